@@ -1,0 +1,158 @@
+"""Datasheet ceilings for a few data-centre GPUs, and a registry for measured machines.
+
+Datasheet figures are vendor peaks, not measurements: Lab 1 measures the real ones.  Rows a
+datasheet does not print (the transcendental unit, shared-memory bandwidth) are derived from
+the architecture's per-SM throughput at the boost clock; their ``source`` says how.
+"""
+from __future__ import annotations
+
+from .model import Ceiling, Machine
+
+NVIDIA_SFU_PER_SM = 16  # transcendental (MUFU) results per clock per SM, sm_80 and sm_90
+NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM = 128  # 32 banks x 4 bytes
+
+
+def _derived_nvidia(sms: int, clock_ghz: float, where: str) -> tuple:
+    sfu = sms * NVIDIA_SFU_PER_SM * clock_ghz  # G results/s, each counted as one FLOP
+    shared = sms * NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM * clock_ghz  # GB/s
+    return (
+        Ceiling("sfu", "compute", sfu, f"derived: {sms} SMs x 16 SFU/clock x {clock_ghz} GHz ({where})",
+                "transcendental (SFU)"),
+        Ceiling("shared", "memory", shared,
+                f"derived: {sms} SMs x 128 B/clock x {clock_ghz} GHz ({where})", "shared memory"),
+    )
+
+
+_NV_A100 = "NVIDIA A100 Tensor Core GPU datasheet, SXM4 40 GB, dense figures"
+_NV_H100 = "NVIDIA H100 Tensor Core GPU datasheet, SXM5, dense figures (seed 000 table)"
+_NV_H200 = "NVIDIA H200 Tensor Core GPU datasheet, SXM, dense figures"
+_AMD_MI300X = "AMD Instinct MI300X product specifications (seed 000 table)"
+
+
+A100 = Machine(
+    name="A100",
+    source=_NV_A100,
+    date="2026-11-30",
+    notes="108 SMs at 1.41 GHz boost, 40 MB L2. The 40 GB part's 1555 GB/s is the one seed 001 uses.",
+    ceilings=(
+        Ceiling("dram", "memory", 1555.0, _NV_A100, "HBM2"),
+        Ceiling("fp64", "compute", 9_700.0, _NV_A100, "fp64 vector"),
+        Ceiling("fp64-matrix", "compute", 19_500.0, _NV_A100, "fp64 tensor"),
+        Ceiling("fp32", "compute", 19_500.0, _NV_A100, "fp32 vector"),
+        Ceiling("tf32-tensor", "compute", 156_000.0, _NV_A100, "tf32 tensor"),
+        Ceiling("bf16-tensor", "compute", 312_000.0, _NV_A100, "bf16 tensor"),
+        Ceiling("fp16-tensor", "compute", 312_000.0, _NV_A100, "fp16 tensor"),
+    ) + _derived_nvidia(108, 1.41, "A100"),
+)
+
+_H100_COMPUTE = (
+    ("fp64", 33_500.0, "fp64 vector"),
+    ("fp64-matrix", 66_900.0, "fp64 tensor"),
+    ("fp32", 66_900.0, "fp32 vector"),
+    ("tf32-tensor", 494_700.0, "tf32 tensor"),
+    ("bf16-tensor", 989_400.0, "bf16 tensor"),
+    ("fp16-tensor", 989_400.0, "fp16 tensor"),
+    ("fp8-tensor", 1_978_900.0, "fp8 tensor"),
+)
+
+H100_SXM = Machine(
+    name="H100 SXM",
+    source=_NV_H100,
+    date="2026-08-08",
+    notes="132 SMs at 1.98 GHz boost, 50 MB L2, up to 228 KB shared memory per SM.",
+    ceilings=(Ceiling("dram", "memory", 3350.0, _NV_H100, "HBM3"),)
+    + tuple(Ceiling(n, "compute", v, _NV_H100, lab) for n, v, lab in _H100_COMPUTE)
+    + _derived_nvidia(132, 1.98, "H100 SXM"),
+)
+
+# The H200 is the H100's GH100 die with HBM3e: same SMs and clocks, more and faster memory.
+H200 = Machine(
+    name="H200",
+    source=_NV_H200,
+    date="2026-11-30",
+    notes="132 SMs at 1.98 GHz boost, 50 MB L2, 141 GB HBM3e.",
+    ceilings=(Ceiling("dram", "memory", 4800.0, _NV_H200, "HBM3e"),)
+    + tuple(Ceiling(n, "compute", v, _NV_H200, lab) for n, v, lab in _H100_COMPUTE)
+    + _derived_nvidia(132, 1.98, "H200"),
+)
+
+MI300X = Machine(
+    name="MI300X",
+    source=_AMD_MI300X,
+    date="2026-08-08",
+    notes=("304 CUs. AMD also quotes 163.4 TFLOP/s fp32 vector, which assumes packed fp32 "
+           "dual-issue; the unpacked 81.7 is the fair roof for ordinary fp32 code."),
+    ceilings=(
+        Ceiling("dram", "memory", 5300.0, _AMD_MI300X, "HBM3"),
+        Ceiling("fp64", "compute", 81_700.0, _AMD_MI300X, "fp64 vector"),
+        Ceiling("fp64-matrix", "compute", 163_400.0, _AMD_MI300X, "fp64 matrix"),
+        Ceiling("fp32", "compute", 81_700.0, _AMD_MI300X, "fp32 vector"),
+        Ceiling("fp32-matrix", "compute", 163_400.0, _AMD_MI300X, "fp32 matrix"),
+        Ceiling("tf32-tensor", "compute", 653_700.0, _AMD_MI300X, "tf32 matrix"),
+        Ceiling("bf16-tensor", "compute", 1_307_400.0, _AMD_MI300X, "bf16 matrix"),
+        Ceiling("fp16-tensor", "compute", 1_307_400.0, _AMD_MI300X, "fp16 matrix"),
+        Ceiling("fp8-tensor", "compute", 2_614_900.0, _AMD_MI300X, "fp8 matrix"),
+    ),
+)
+
+# Seed 002's worked example: not a product, a round-number machine for exercises.
+EXAMPLE_120T_3TB = Machine(
+    name="example 120 TFLOP/s, 3 TB/s",
+    kind="example",
+    source="seed 002 worked example",
+    date="2026-11-30",
+    ceilings=(
+        Ceiling("dram", "memory", 3000.0, "seed 002 worked example", "HBM"),
+        Ceiling("fp32", "compute", 120_000.0, "seed 002 worked example", "relevant arithmetic"),
+    ),
+)
+
+DATASHEET_MACHINES = (A100, H100_SXM, H200, MI300X)
+
+_REGISTRY: dict = {}
+_ALIASES = {"h100": "H100 SXM", "h100-sxm": "H100 SXM", "h100 sxm5": "H100 SXM"}
+
+
+def _key(name: str) -> str:
+    return " ".join(str(name).lower().split())
+
+
+def register(machine: Machine) -> Machine:
+    """Add (or replace) a machine, typically one built from a measurement."""
+    _REGISTRY[_key(machine.name)] = machine
+    return machine
+
+
+def get_machine(name: str) -> Machine:
+    key = _key(name)
+    key = _key(_ALIASES.get(key, key))
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        known = ", ".join(m.name for m in _REGISTRY.values())
+        raise KeyError(f"machine: unknown {name!r}; known: {known}") from None
+
+
+def machine_names() -> list:
+    return [m.name for m in _REGISTRY.values()]
+
+
+for _m in DATASHEET_MACHINES + (EXAMPLE_120T_3TB,):
+    register(_m)
+
+
+def ridge_table(machines=DATASHEET_MACHINES, memory: str = "dram") -> list:
+    """Rows of (machine, memory GB/s, ceiling, GFLOP/s, ridge FLOP/byte) for every compute roof."""
+    rows = []
+    for m in machines:
+        b = m.ceiling(memory)
+        for c in m.compute_ceilings:
+            rows.append({
+                "machine": m.name,
+                "memory_gbps": b.value,
+                "ceiling": c.title,
+                "name": c.name,
+                "peak_gflops": c.value,
+                "ridge": c.value / b.value,
+            })
+    return rows

@@ -1,0 +1,259 @@
+"""The operator catalogue: FLOPs, HBM bytes and intensity for the operators the course studies.
+
+Conventions (seed 000, section 3), stated once and used everywhere:
+- one fused multiply-add is 2 FLOPs; an ``exp``, a compare, a divide is 1 FLOP each;
+- bytes are those that must cross HBM in the implementation named, counted from the tensor
+  sizes (compulsory traffic), not from a profiler;
+- element sizes are those of :data:`DTYPE_BYTES`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+
+# The compute ceiling a dtype's GEMM is scored against, by ceiling name.
+GEMM_CEILING = {
+    "fp64": "fp64-matrix",
+    "fp32": "fp32",
+    "tf32": "tf32-tensor",
+    "bf16": "bf16-tensor",
+    "fp16": "fp16-tensor",
+    "fp8": "fp8-tensor",
+}
+
+# FLOPs per score element of attention's softmax: max, subtract, exp, sum, divide.
+SOFTMAX_FLOPS_PER_ELEMENT = 5
+
+
+@dataclass(frozen=True)
+class OpCost:
+    """FLOPs and bytes of one operator instance.  ``intensity`` is FLOP/byte."""
+
+    name: str
+    n_flops: float
+    n_bytes: float
+    dtype: str = "fp32"
+    note: str = ""
+
+    @property
+    def intensity(self) -> float:
+        return self.n_flops / self.n_bytes
+
+
+def dtype_bytes(dtype: str) -> int:
+    try:
+        return DTYPE_BYTES[dtype]
+    except KeyError:
+        raise ValueError(f"dtype: unknown {dtype!r}; known: {', '.join(DTYPE_BYTES)}") from None
+
+
+def _count(field: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise ValueError(f"{field}: must be a whole number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
+    return int(value)
+
+
+# --- elementwise and reductions -------------------------------------------------------------
+
+def vector_add(n: int, dtype: str = "fp32") -> OpCost:
+    """C = A + B: one add per element; read A and B, write C."""
+    n, s = _count("n", n), dtype_bytes(dtype)
+    return OpCost("vector add", n, 3 * n * s, dtype, "1 FLOP; 2 reads + 1 write per element")
+
+
+def reduction(n: int, dtype: str = "fp32") -> OpCost:
+    """sum(A): one add per element; read A once and write one scalar."""
+    n, s = _count("n", n), dtype_bytes(dtype)
+    return OpCost("sum reduction", n, (n + 1) * s, dtype, "1 FLOP and 1 read per element, 1 scalar out")
+
+
+def softmax(n: int, fused: bool = True, dtype: str = "fp32") -> OpCost:
+    """Safe softmax over n elements: 5 FLOPs each (max, subtract, exp, sum, divide).
+
+    The 3-pass form reads the row in each pass and writes in two: 3 reads + 2 writes.  The fused
+    single pass (online normalizer) reads once and writes once.
+    """
+    n, s = _count("n", n), dtype_bytes(dtype)
+    accesses = 2 if fused else 5
+    name = "fused softmax" if fused else "3-pass softmax"
+    return OpCost(name, SOFTMAX_FLOPS_PER_ELEMENT * n, accesses * n * s, dtype,
+                  f"5 FLOPs, {accesses} accesses per element")
+
+
+# --- GEMM ------------------------------------------------------------------------------------
+
+def gemm(n: int, dtype: str = "fp32", m: int = None, k: int = None) -> OpCost:
+    """C[m,n] = A[m,k] B[k,n] with perfect reuse: each of A, B and C crosses HBM once."""
+    n = _count("n", n)
+    m = n if m is None else _count("m", m)
+    k = n if k is None else _count("k", k)
+    s = dtype_bytes(dtype)
+    return OpCost("GEMM", 2 * m * n * k, (m * k + k * n + m * n) * s, dtype, "perfect reuse")
+
+
+def gemm_naive(n: int, dtype: str = "fp32") -> OpCost:
+    """One thread per output, no reuse: each output reads a row of A and a column of B."""
+    n, s = _count("n", n), dtype_bytes(dtype)
+    return OpCost("GEMM naive", 2 * n ** 3, (2 * n ** 3 + n * n) * s, dtype,
+                  "2n reads per output, C written once")
+
+
+def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
+    """Square GEMM with b x b output tiles and no L2 reuse (seed 001's tile model).
+
+    Each tile loads b rows of A and b columns of B (n elements each), so A and B are read
+    n/b times in all: 2 n^3 / b elements, plus n^2 for writing C.
+    I = (b/s) / (1 + b/(2n)); for fp32, b/4 / (1 + b/(2n)).
+    """
+    n, b, s = _count("n", n), _count("tile", tile), dtype_bytes(dtype)
+    if b > n:
+        raise ValueError(f"tile: must not exceed n ({n}), got {b}")
+    return OpCost(f"GEMM {b}x{b} tiles", 2 * n ** 3, (2 * n ** 3 / b + n * n) * s, dtype,
+                  "tile model, no L2 reuse")
+
+
+def smallest_compute_bound_gemm_n(ridge: float, dtype: str) -> int:
+    """Smallest square N whose perfect-reuse GEMM reaches the ridge: 2N/(3s) >= ridge."""
+    s = dtype_bytes(dtype)
+    n = math.ceil(1.5 * s * ridge)
+    while gemm(n, dtype).intensity < ridge:  # guard the ceil against rounding down
+        n += 1
+    return max(n, 1)
+
+
+def smallest_tile(ridge: float, n: int, dtype: str = "fp32") -> dict:
+    """Smallest b x b tile whose GEMM intensity reaches ``ridge``, exact and as a power of two.
+
+    From (b/s) / (1 + b/(2n)) >= ridge:  b >= ridge*s / (1 - ridge*s/(2n)).  Returns None
+    entries when no tile up to n gets there.
+    """
+    n, s = _count("n", n), dtype_bytes(dtype)
+    limit = 1 - ridge * s / (2 * n)
+    exact = math.ceil(ridge * s / limit) if limit > 0 else None
+    if exact is not None and exact > n:
+        exact = None
+    if exact is not None:
+        while exact > 1 and gemm_tiled(n, exact - 1, dtype).intensity >= ridge:
+            exact -= 1
+        while gemm_tiled(n, exact, dtype).intensity < ridge:
+            exact += 1
+    pow2 = None if exact is None else 1 << (exact - 1).bit_length()
+    if pow2 is not None and pow2 > n:
+        pow2 = None
+    return {"exact": exact, "power_of_two": pow2, "estimate": ridge * s}
+
+
+# --- attention -------------------------------------------------------------------------------
+
+def attention(s: int, d: int, fused: bool, dtype: str = "bf16", causal: bool = False,
+              queries: int = None, heads_per_kv: int = 1) -> OpCost:
+    """One KV head of attention with ``heads_per_kv`` query heads sharing it.
+
+    ``s`` is the key length and ``queries`` the query length (``s`` for prefill, 1 for one
+    decode step).  Each (query, key) pair costs 4d FLOPs in the two GEMMs (QK^T and PV) and
+    5 in the softmax.  Causal masking keeps the pairs with key index <= query index, with the
+    queries taken as the last ``queries`` positions.
+
+    Bytes: Q and O per query head, K and V once per KV head.  Unfused attention also writes the
+    query x key score matrix and reads it back, then writes the probabilities and reads them
+    back: 4 accesses per element.  The unfused kernels materialize the full rectangle even when
+    causal, since masking happens inside the softmax kernel.
+    """
+    s, d = _count("s", s), _count("d", d)
+    q = s if queries is None else _count("queries", queries)
+    if q > s:
+        raise ValueError(f"queries: must not exceed s ({s}), got {q}")
+    g = _count("heads_per_kv", heads_per_kv)
+    e = dtype_bytes(dtype)
+    pairs = q * s - (q * (q - 1)) // 2 if causal else q * s
+    n_flops = g * pairs * (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
+    n_bytes = e * (2 * g * q * d + 2 * s * d)
+    if not fused:
+        n_bytes += e * g * 4 * q * s
+    parts = ["fused" if fused else "unfused"]
+    if causal:
+        parts.append("causal")
+    if q == 1 and s > 1:
+        parts.append("decode")
+    if g > 1:
+        parts.append(f"GQA {g}:1")
+    return OpCost(f"attention ({', '.join(parts)})", n_flops, n_bytes, dtype,
+                  f"s={s}, d={d}, queries={q}")
+
+
+def attention_intensity_limit(d: int, fused: bool, dtype: str = "bf16"):
+    """Intensity as s grows: unfused tends to (4d+5)/(4e)... a constant; fused has no limit.
+
+    For bf16 (e = 2) the unfused limit is (4d+5)/8, about d/2.  Returns ``math.inf`` for fused.
+    """
+    d = _count("d", d)
+    if fused:
+        return math.inf
+    return (4 * d + SOFTMAX_FLOPS_PER_ELEMENT) / (4 * dtype_bytes(dtype))
+
+
+def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dict:
+    """The sequence length where fusion changes attention's classification.
+
+    Returns the smallest s at which fused attention reaches ``ridge``, and whether unfused
+    attention ever does (its intensity is bounded by :func:`attention_intensity_limit`).
+    """
+    d, e = _count("d", d), dtype_bytes(dtype)
+    # fused: s (4d+5) / (4 e d) >= ridge
+    estimate = ridge * 4 * e * d / (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
+    s = max(1, math.ceil(estimate))
+    while attention(s, d, fused=True, dtype=dtype).intensity < ridge:
+        s += 1
+    while s > 1 and attention(s - 1, d, fused=True, dtype=dtype).intensity >= ridge:
+        s -= 1
+    limit = attention_intensity_limit(d, fused=False, dtype=dtype)
+    unfused_s = None
+    if limit > ridge:
+        # unfused: s (4d+5) / (4e (d + s)) >= ridge  =>  s >= ridge 4e d / ((4d+5) - 4e ridge)
+        unfused_s = max(1, math.ceil(ridge * 4 * e * d / ((4 * d + 5) - 4 * e * ridge)))
+        while attention(unfused_s, d, fused=False, dtype=dtype).intensity < ridge:
+            unfused_s += 1
+    return {"fused_s": s, "fused_estimate": estimate, "unfused_limit": limit,
+            "unfused_s": unfused_s, "unfused_ever_compute_bound": unfused_s is not None}
+
+
+# --- inference -------------------------------------------------------------------------------
+
+def decode_matvec(rows: int, cols: int, dtype: str = "bf16") -> OpCost:
+    """Batch-1 decode: y = W x with W rows x cols.  Every weight is read once for one FMA."""
+    m, n, e = _count("rows", rows), _count("cols", cols), dtype_bytes(dtype)
+    return OpCost("decode matvec", 2 * m * n, (m * n + n + m) * e, dtype,
+                  "each weight read once, one FMA per weight")
+
+
+# --- the seed's demo set ---------------------------------------------------------------------
+
+DEMO_N = 2 ** 24  # elements for the elementwise demos: large enough that one-off terms vanish
+
+
+def demo_kernels() -> list:
+    """Seed 000's six operators on the roofline, in its order."""
+    return [
+        vector_add(DEMO_N, "fp32"),
+        reduction(DEMO_N, "fp32"),
+        softmax(DEMO_N, fused=True, dtype="fp32"),
+        replace(attention(8192, 128, fused=False, dtype="bf16"), name="unfused attention bf16 s=8192"),
+        replace(gemm(8192, "fp32"), name="GEMM fp32 N=8192"),
+        replace(attention(8192, 128, fused=True, dtype="bf16"), name="fused attention bf16 s=8192"),
+    ]
+
+
+def operator_table(n: int = DEMO_N, gemm_n: int = 8192, s: int = 8192, d: int = 128) -> list:
+    """The seed's operator-intensity table as rows, every figure computed here."""
+    rows = [
+        vector_add(n), reduction(n), softmax(n, fused=False), softmax(n, fused=True),
+        gemm(gemm_n, "fp32"), gemm_naive(gemm_n, "fp32"),
+        attention(s, d, fused=False), attention(s, d, fused=True),
+        attention(s, d, fused=True, queries=1), decode_matvec(gemm_n, gemm_n, "bf16"),
+    ]
+    return [{"operator": r.name, "dtype": r.dtype, "n_flops": r.n_flops, "n_bytes": r.n_bytes,
+             "intensity": r.intensity} for r in rows]
