@@ -9,6 +9,7 @@ Conventions (seed 000, section 3), stated once and used everywhere:
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, replace
 
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
@@ -50,11 +51,25 @@ def dtype_bytes(dtype: str) -> int:
 
 
 def _count(field: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    # numbers.Integral admits numpy integers (sweeps built with np.arange); NaN and inf are
+    # checked before int() so that they get this message rather than int()'s own.
+    whole = isinstance(value, numbers.Integral) or (
+        isinstance(value, numbers.Real) and math.isfinite(value) and value == int(value))
+    if isinstance(value, bool) or not whole:
         raise ValueError(f"{field}: must be a whole number, got {value!r}")
     if value < minimum:
         raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
     return int(value)
+
+
+def _ridge_value(ridge) -> float:
+    try:
+        number = float(ridge)
+    except (TypeError, ValueError, OverflowError):
+        number = math.nan
+    if isinstance(ridge, (bool, str)) or not math.isfinite(number) or number <= 0:
+        raise ValueError(f"ridge: must be a positive finite number of FLOP/byte, got {ridge!r}")
+    return number
 
 
 # --- elementwise and reductions -------------------------------------------------------------
@@ -118,6 +133,7 @@ def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
 
 def smallest_compute_bound_gemm_n(ridge: float, dtype: str) -> int:
     """Smallest square N whose perfect-reuse GEMM reaches the ridge: 2N/(3s) >= ridge."""
+    ridge = _ridge_value(ridge)
     s = dtype_bytes(dtype)
     n = math.ceil(1.5 * s * ridge)
     while gemm(n, dtype).intensity < ridge:  # guard the ceil against rounding down
@@ -131,6 +147,7 @@ def smallest_tile(ridge: float, n: int, dtype: str = "fp32") -> dict:
     From (b/s) / (1 + b/(2n)) >= ridge:  b >= ridge*s / (1 - ridge*s/(2n)).  Returns None
     entries when no tile up to n gets there.
     """
+    ridge = _ridge_value(ridge)
     n, s = _count("n", n), dtype_bytes(dtype)
     limit = 1 - ridge * s / (2 * n)
     exact = math.ceil(ridge * s / limit) if limit > 0 else None
@@ -202,6 +219,7 @@ def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dic
     Returns the smallest s at which fused attention reaches ``ridge``, and whether unfused
     attention ever does (its intensity is bounded by :func:`attention_intensity_limit`).
     """
+    ridge = _ridge_value(ridge)
     d, e = _count("d", d), dtype_bytes(dtype)
     # fused: s (4d+5) / (4 e d) >= ridge
     estimate = ridge * 4 * e * d / (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
