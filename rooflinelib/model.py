@@ -201,6 +201,8 @@ def side_of_ridge(intensity: float, ridge_intensity: float, tolerance: float = R
     """
     intensity = _non_negative("intensity", intensity)
     ridge_intensity = _positive("ridge", ridge_intensity)
+    if not 0 <= tolerance < 1:  # a negative band would make the sides overlap
+        raise ValueError(f"ridge_tolerance: must lie in [0, 1), got {tolerance!r}")
     if intensity * (1 + tolerance) < ridge_intensity:
         return "memory"
     if intensity > ridge_intensity * (1 + tolerance):
