@@ -1,0 +1,290 @@
+"""The one Plotly roofline figure: ``roofline plot --html``, the notebooks and the widgets all use it.
+
+Plotly is imported inside the functions, so ``import rooflinelib`` stays light.
+
+What the figure holds, and the stable trace ids (each trace's ``meta``) that widgets use to
+update a trace in place rather than rebuilding the figure:
+
+- ``roof:<ceiling>`` one horizontal roof per compute ceiling, from where it meets the highest
+  memory roof to the right edge; tensor and matrix roofs are dashed;
+- ``mem:<ceiling>`` one sloped roof per memory ceiling, ``y = I * B``, up to where it meets the
+  highest compute roof;
+- ``ridge:<ceiling>`` a dotted vertical line at each compute ceiling's ridge against the
+  *primary* memory ceiling (the first one: ``dram`` unless told otherwise), with an annotation;
+- ``kernel:<name>`` one marker per kernel at its intensity and its achieved rate (or its roof
+  when it was not timed), with hover text giving intensity, roof and verdict.
+
+Verdicts are taken against the primary roofline: the first compute ceiling (``fp32`` unless
+told otherwise) against the first memory ceiling.
+
+Axis ranges and annotation positions on Plotly's log axes are in log10 units; the public
+``x_range`` argument takes plain FLOP/byte and converts.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .model import Ceiling, Machine, Roofline
+from .placement import as_kernel_point, verdict_phrase
+
+#: Ceilings drawn first (and so used for verdicts) when the machine has them.
+PRIMARY_COMPUTE = "fp32"
+PRIMARY_MEMORY = "dram"
+
+X_TITLE = "arithmetic intensity (FLOP/byte)"
+Y_TITLE = "attainable rate (GFLOP/s)"
+
+_COLOURS = {
+    "dram": "#1f77b4", "l2": "#17becf", "shared": "#2ca02c",
+    "fp32": "#d62728", "fp64": "#8c564b", "fp64-matrix": "#8c564b", "fp32-matrix": "#e377c2",
+    "tf32-tensor": "#9467bd", "bf16-tensor": "#ff7f0e", "fp16-tensor": "#bcbd22",
+    "fp8-tensor": "#7f7f7f", "sfu": "#393b79",
+}
+_FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
+#: Kernel markers: dark, and distinct from the roofs' colours (ColorBrewer Dark2).
+_KERNEL_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
+                   "#666666")
+
+
+def roof_id(name: str) -> str:
+    return f"roof:{name}"
+
+
+def memory_id(name: str) -> str:
+    return f"mem:{name}"
+
+
+def ridge_id(name: str) -> str:
+    return f"ridge:{name}"
+
+
+def kernel_id(name: str) -> str:
+    return f"kernel:{name}"
+
+
+def machine_from_peaks(peak_gflops: float, peak_gbps: float, name: str = "given peaks",
+                       compute_name: str = PRIMARY_COMPUTE, memory_name: str = PRIMARY_MEMORY,
+                       source: str = "given by the user") -> Machine:
+    """A two-ceiling machine from a compute peak (GFLOP/s) and a bandwidth (GB/s).
+
+    The defaults name the ceilings ``fp32`` and ``dram`` because that is what Lab 1 measures:
+    an fp32 FMA loop and a DRAM copy.
+    """
+    return Machine(name=name, kind="given", source=source, ceilings=(
+        Ceiling(memory_name, "memory", peak_gbps, source, f"B = {memory_name}"),
+        Ceiling(compute_name, "compute", peak_gflops, source, f"P = {compute_name}"),
+    ))
+
+
+def _names(value, field: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    names = list(value)
+    if not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{field}: expected ceiling names, got {value!r}")
+    return names
+
+
+def select_ceilings(machine: Machine, kind: str, names=None) -> list:
+    """The machine's ceilings of ``kind`` ('compute' or 'memory') to draw, primary first.
+
+    ``names`` picks and orders them; ``None`` means all of them, with ``fp32`` (compute) or
+    ``dram`` (memory) moved to the front when present.
+    """
+    field = kind
+    available = machine.compute_ceilings if kind == "compute" else machine.memory_ceilings
+    wanted = _names(names, field)
+    if not wanted:
+        if not available:
+            raise ValueError(f"{field}: {machine.name} has no {kind} ceilings")
+        primary = PRIMARY_COMPUTE if kind == "compute" else PRIMARY_MEMORY
+        return sorted(available, key=lambda c: c.name != primary)  # stable: keeps the rest in order
+    chosen = []
+    for name in wanted:
+        try:
+            ceiling = machine.ceiling(name)
+        except KeyError as exc:
+            raise ValueError(f"{field}: {exc.args[0]}") from None
+        if ceiling.kind != kind:
+            raise ValueError(f"{field}: {name!r} is a {ceiling.kind} ceiling, not a {kind} one")
+        if ceiling not in chosen:
+            chosen.append(ceiling)
+    return chosen
+
+
+def primary_roofline(machine: Machine, compute=None, memory=None) -> Roofline:
+    """The roofline that kernel verdicts are taken against: first compute vs first memory."""
+    p = select_ceilings(machine, "compute", compute)[0]
+    b = select_ceilings(machine, "memory", memory)[0]
+    return Roofline(p.value, b.value, compute_name=p.name, memory_name=b.name)
+
+
+def _is_matrix_roof(ceiling: Ceiling) -> bool:
+    return "tensor" in ceiling.name or "matrix" in ceiling.name
+
+
+def _colour(name: str, index: int) -> str:
+    return _COLOURS.get(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def kernel_hover_text(kernel, roofline: Roofline) -> str:
+    """Hover text for one kernel: name, intensity, roof, achieved rate and verdict (HTML lines)."""
+    point = as_kernel_point(kernel)
+    roof = roofline.attainable_gflops(point.intensity)
+    lines = [
+        f"<b>{point.name}</b>",
+        f"intensity: {point.intensity:.4g} FLOP/byte",
+        f"roof: {_fmt(roof)} GFLOP/s ({roofline.compute_name} vs {roofline.memory_name}, "
+        f"ridge {roofline.ridge:.3g} FLOP/byte)",
+    ]
+    if point.achieved_gflops is not None:
+        lines.append(f"achieved: {_fmt(point.achieved_gflops)} GFLOP/s")
+    lines.append(f"verdict: {verdict_phrase(point, roofline)}")
+    return "<br>".join(lines)
+
+
+def _decades(low: float, high: float) -> tuple:
+    return 10.0 ** math.floor(math.log10(low)), 10.0 ** math.ceil(math.log10(high))
+
+
+def _check_x_range(x_range) -> tuple:
+    try:
+        low, high = (float(v) for v in x_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"x_range: expected (low, high) in FLOP/byte, got {x_range!r}") from None
+    if not (0 < low < high and math.isfinite(high)):
+        raise ValueError(f"x_range: need 0 < low < high, finite, got {x_range!r}")
+    return low, high
+
+
+def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, title=None,
+                    x_range=None, widget: bool = False):
+    """The roofline chart of ``machine`` with ``kernels`` placed on it.
+
+    ``compute`` and ``memory`` are ceiling names (a name or a list) to draw; the first of each
+    makes the primary roofline that ridges and verdicts refer to.  ``kernels`` are
+    :class:`~rooflinelib.placement.KernelPoint` or anything with ``name``, ``n_flops`` and
+    ``n_bytes`` (an ``OpCost``).  ``x_range`` is ``(low, high)`` in FLOP/byte; by default it
+    spans whole decades around every ridge, roof corner and kernel.  Returns a ``go.Figure``,
+    or a ``go.FigureWidget`` when ``widget`` is true.
+    """
+    import plotly.graph_objects as go
+
+    compute_ceilings = select_ceilings(machine, "compute", compute)
+    memory_ceilings = select_ceilings(machine, "memory", memory)
+    primary = Roofline(compute_ceilings[0].value, memory_ceilings[0].value,
+                       compute_name=compute_ceilings[0].name, memory_name=memory_ceilings[0].name)
+    points = [as_kernel_point(k) for k in kernels]
+    top_compute = max(c.value for c in compute_ceilings)
+    top_memory = max(m.value for m in memory_ceilings)
+
+    # Every place where something happens on the x axis: ridges, corners, kernels.
+    landmarks = [c.value / primary.peak_gbps for c in compute_ceilings]
+    landmarks += [c.value / top_memory for c in compute_ceilings]
+    landmarks += [top_compute / m.value for m in memory_ceilings]
+    landmarks += [p.intensity for p in points]
+    if x_range is None:
+        x_low, x_high = _decades(min(landmarks) / 3, max(landmarks) * 3)
+    else:
+        x_low, x_high = _check_x_range(x_range)
+    rates = [primary.attainable_gflops(p.intensity) if p.achieved_gflops is None else p.achieved_gflops
+             for p in points]
+    y_low, y_high = _decades(min([x_low * m.value for m in memory_ceilings] + rates),
+                             max([top_compute * 2] + [r * 2 for r in rates]))
+
+    fig = go.Figure()
+    for index, m in enumerate(memory_ceilings):
+        corner = min(x_high, top_compute / m.value)
+        fig.add_trace(go.Scatter(
+            x=[x_low, corner], y=[x_low * m.value, corner * m.value], mode="lines",
+            name=f"{m.title}: {_fmt(m.value)} GB/s", meta=memory_id(m.name),
+            line=dict(color=_colour(m.name, index), width=3 if index == 0 else 2),
+            hovertemplate=f"{m.title} ({m.name}): {_fmt(m.value)} GB/s<br>"
+                          "I = %{x:.3g} FLOP/byte, I*B = %{y:,.0f} GFLOP/s<extra></extra>",
+        ))
+    for index, c in enumerate(compute_ceilings):
+        start = max(x_low, c.value / top_memory)
+        fig.add_trace(go.Scatter(
+            x=[start, x_high], y=[c.value, c.value], mode="lines",
+            name=f"{c.title}: {_fmt(c.value)} GFLOP/s", meta=roof_id(c.name),
+            line=dict(color=_colour(c.name, index), width=3 if index == 0 else 2,
+                      dash="dash" if _is_matrix_roof(c) else "solid"),
+            hovertemplate=f"{c.title} ({c.name}): {_fmt(c.value)} GFLOP/s<extra></extra>",
+        ))
+
+    # Ridges against the primary memory ceiling.  Ceilings with equal peaks share one ridge
+    # position, so they share one annotation instead of printing on top of each other.
+    annotated = {}
+    for index, c in enumerate(compute_ceilings):
+        ridge = c.value / primary.peak_gbps
+        fig.add_trace(go.Scatter(
+            x=[ridge, ridge], y=[y_low, c.value], mode="lines",
+            name=f"ridge {c.name}: {ridge:.3g} FLOP/byte", meta=ridge_id(c.name),
+            line=dict(color=_colour(c.name, index), width=1, dash="dot"),
+            showlegend=False,
+            hovertemplate=(f"ridge {c.name} vs {primary.memory_name}: {ridge:.3g} FLOP/byte"
+                           "<extra></extra>"),
+        ))
+        annotated.setdefault(c.value, []).append(c.name)
+    for peak, names in annotated.items():
+        ridge = peak / primary.peak_gbps
+        fig.add_annotation(
+            x=math.log10(ridge), y=math.log10(peak), name=ridge_id(names[0]),
+            text=f"ridge {'/'.join(names)}: {ridge:.3g}", showarrow=False,
+            xanchor="left", yanchor="bottom", textangle=-90, font=dict(size=10),
+        )
+
+    used = {}
+    for index, (point, rate) in enumerate(zip(points, rates)):
+        used[point.name] = used.get(point.name, 0) + 1
+        suffix = "" if used[point.name] == 1 else f"#{used[point.name]}"
+        measured = point.achieved_gflops is not None
+        colour = _KERNEL_COLOURS[index % len(_KERNEL_COLOURS)]
+        fig.add_trace(go.Scatter(
+            x=[point.intensity], y=[rate], mode="markers+text",
+            name=point.name + suffix, meta=kernel_id(point.name + suffix),
+            # Alternate label sides so neighbouring kernels' names do not print on each other.
+            text=[point.name], textposition="top center" if index % 2 == 0 else "bottom center",
+            hovertext=[kernel_hover_text(point, primary)], hoverinfo="text",
+            marker=dict(size=11, color=colour, line=dict(width=2, color=colour),
+                        # Filled when timed, open when the point only sits on its roof.
+                        symbol="circle" if measured else "circle-open"),
+        ))
+
+    fig.update_layout(
+        title=title if title is not None else f"Roofline: {machine.name}",
+        template="plotly_white",
+        hovermode="closest",
+        legend=dict(title="ceilings and kernels"),
+        xaxis=dict(type="log", title=X_TITLE, range=[math.log10(x_low), math.log10(x_high)]),
+        yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)]),
+    )
+    return go.FigureWidget(fig) if widget else fig
+
+
+def find_trace(fig, trace_id: str):
+    """The trace whose ``meta`` is ``trace_id`` (``'roof:fp32'``, ``'kernel:GEMM'``...), or KeyError."""
+    for trace in fig.data:
+        if trace.meta == trace_id:
+            return trace
+    raise KeyError(f"trace: no trace {trace_id!r}; have: {', '.join(str(t.meta) for t in fig.data)}")
+
+
+def trace_ids(fig) -> list:
+    """The stable ids of the figure's traces, in drawing order."""
+    return [trace.meta for trace in fig.data]
+
+
+def write_html(fig, path) -> Path:
+    """Write ``fig`` as one standalone HTML file that works offline (plotly.js inline, ~5 MB)."""
+    path = Path(path)
+    fig.write_html(str(path), include_plotlyjs=True, full_html=True,
+                   config={"displaylogo": False, "responsive": True})
+    return path
