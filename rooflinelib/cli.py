@@ -1,0 +1,251 @@
+"""The ``roofline`` command.
+
+    roofline plot --peak-gflops 78500 --peak-gbps 4650 --demo-kernels
+    roofline plot --peak-gflops 78500 --peak-gbps 4650 --kernel "my_softmax, 5*2**24, 8*2**24, 410"
+    roofline plot --machine H200 --precision bf16-tensor --demo-kernels --html roofline.html
+
+Each subcommand has an ``add_<name>_command(subparsers)`` that declares its options and sets
+``handler``; :func:`build_parser` calls them in turn.  Adding a subcommand means writing one such
+function and its handler, and listing it in :data:`COMMANDS`.
+
+Bad input never produces a traceback: the user gets one line on stderr that names the field,
+and exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .expr import parse_positive
+from .machines import get_machine, machine_names
+from .model import Machine, Roofline
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+#: Plausible peaks for one device, in GFLOP/s and GB/s.  Outside this band a value is a unit
+#: slip (FLOP/s typed as GFLOP/s, or the reverse), and the chart would span absurd decades.
+MIN_PEAK, MAX_PEAK = 1e-6, 1e12
+
+
+class UsageError(Exception):
+    """Bad input from the user.  The message is one line and starts with the field's name."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage error becomes :class:`UsageError` instead of usage text + exit."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+# --- options shared by commands that need a roofline -----------------------------------------
+
+def add_machine_options(parser: argparse.ArgumentParser) -> None:
+    """The ways to name a roofline: two peaks, or a datasheet machine and a precision."""
+    group = parser.add_argument_group("roofline (give both peaks, or --machine)")
+    group.add_argument("--peak-gflops", metavar="P",
+                       help="compute ceiling in GFLOP/s, e.g. the fp32 peak Lab 1 measured; "
+                            "formulas such as 66.9e3 or 132*128*2*1.98 are accepted")
+    group.add_argument("--peak-gbps", metavar="B",
+                       help="memory ceiling in GB/s (decimal), e.g. Lab 1's copy bandwidth")
+    group.add_argument("--machine", metavar="NAME",
+                       help="use a datasheet machine instead of peaks: A100, H100, H200, MI300X")
+    group.add_argument("--precision", metavar="CEILING",
+                       help="with --machine: the compute ceiling to place kernels against "
+                            "(fp32, fp64, tf32-tensor, bf16-tensor, fp16-tensor, fp8-tensor, ...); "
+                            "default fp32")
+
+
+def _peak(text: str, field: str, unit: str) -> float:
+    value = parse_positive(text, field)
+    if not MIN_PEAK <= value <= MAX_PEAK:
+        raise UsageError(f"{field}: {value:g} {unit} is outside {MIN_PEAK:g}..{MAX_PEAK:g} {unit}; "
+                         "check the units")
+    return value
+
+
+def resolve_machine(args) -> tuple:
+    """``(machine, compute_name, memory_name)`` from the options of :func:`add_machine_options`."""
+    from .plotting import machine_from_peaks
+
+    peaks_given = args.peak_gflops is not None or args.peak_gbps is not None
+    if args.machine is not None:
+        if peaks_given:
+            raise UsageError("--machine: give either --machine or --peak-gflops/--peak-gbps, not both")
+        try:
+            machine = get_machine(args.machine)
+        except KeyError:
+            raise UsageError(f"--machine: unknown {args.machine!r}; known: "
+                             f"{', '.join(machine_names())}") from None
+        precision = args.precision or "fp32"
+        if not machine.has(precision):
+            names = ", ".join(c.name for c in machine.compute_ceilings)
+            raise UsageError(f"--precision: {machine.name} has no ceiling {precision!r}; "
+                             f"it has: {names}")
+        if machine.ceiling(precision).kind != "compute":
+            raise UsageError(f"--precision: {precision!r} is a memory ceiling; name a compute one")
+        return machine, precision, "dram"
+    if args.precision is not None:
+        raise UsageError("--precision: only meaningful with --machine; with peaks, "
+                         "--peak-gflops is the ceiling")
+    if args.peak_gflops is None:
+        raise UsageError("--peak-gflops: missing; give --peak-gflops and --peak-gbps, "
+                         "or --machine NAME")
+    if args.peak_gbps is None:
+        raise UsageError("--peak-gbps: missing; give --peak-gflops and --peak-gbps, "
+                         "or --machine NAME")
+    peak_gflops = _peak(args.peak_gflops, "--peak-gflops", "GFLOP/s")
+    peak_gbps = _peak(args.peak_gbps, "--peak-gbps", "GB/s")
+    machine = machine_from_peaks(peak_gflops, peak_gbps, name="given peaks",
+                                 source="--peak-gflops and --peak-gbps")
+    return machine, machine.compute_ceilings[0].name, machine.memory_ceilings[0].name
+
+
+# --- roofline plot ---------------------------------------------------------------------------
+
+def add_plot_command(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "plot", help="place kernels on a roofline (Lab 3)",
+        description="Draw a log-log roofline in the terminal and place kernels on it: their "
+                    "intensity, their roof, the fraction of it they reach and the next step.")
+    add_machine_options(parser)
+    kernels = parser.add_argument_group("kernels")
+    kernels.add_argument("--kernel", action="append", default=[], metavar="SPEC",
+                         help='"name, flops, bytes[, achieved_gflops]"; numeric fields accept '
+                              'formulas such as 5*2**24; repeat for more kernels')
+    kernels.add_argument("--demo-kernels", action="store_true",
+                         help="add the six operators of the course's intensity table")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true",
+                        help="print the placements as JSON instead of the chart and table")
+    output.add_argument("--html", metavar="FILE",
+                        help="also write an interactive chart that works offline (plotly.js inline)")
+    output.add_argument("--width", type=int, default=64, help="chart columns (default 64)")
+    output.add_argument("--height", type=int, default=18, help="chart rows (default 18)")
+    parser.set_defaults(handler=run_plot)
+    return parser
+
+
+def collect_kernels(args) -> list:
+    """The kernels named by ``--demo-kernels`` and ``--kernel``, in that order, as KernelPoints."""
+    from .operators import demo_kernels
+    from .placement import KernelPoint, parse_kernel_spec
+
+    points = [KernelPoint.from_op(op) for op in demo_kernels()] if args.demo_kernels else []
+    for spec in args.kernel:
+        try:
+            points.append(parse_kernel_spec(spec, "--kernel"))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return points
+
+
+def plot_record(roofline: Roofline, kernels) -> dict:
+    """What ``roofline plot --json`` prints."""
+    from .placement import place
+
+    return {
+        "machine": {"peak_gflops": roofline.peak_gflops, "peak_gbps": roofline.peak_gbps,
+                    "ridge": roofline.ridge},
+        "kernels": [place(k, roofline) for k in kernels],
+    }
+
+
+def _check_size(args) -> None:
+    from .ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH
+
+    if not MIN_WIDTH <= args.width <= MAX_WIDTH:
+        raise UsageError(f"--width: must be from {MIN_WIDTH} to {MAX_WIDTH}, got {args.width}")
+    if not MIN_HEIGHT <= args.height <= MAX_HEIGHT:
+        raise UsageError(f"--height: must be from {MIN_HEIGHT} to {MAX_HEIGHT}, got {args.height}")
+
+
+def _write_html(machine: Machine, compute: str, memory: str, kernels, path: str) -> None:
+    from .plotting import roofline_figure, select_ceilings, write_html
+
+    if not path.strip():
+        raise UsageError("--html: empty file name")
+    # Every ceiling the machine has, with the one the verdicts use first.
+    computes = [compute] + [c.name for c in select_ceilings(machine, "compute") if c.name != compute]
+    memories = [memory] + [m.name for m in select_ceilings(machine, "memory") if m.name != memory]
+    figure = roofline_figure(machine, kernels, compute=computes, memory=memories)
+    try:
+        write_html(figure, path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"--html: cannot write {path!r}: {reason}") from None
+
+
+def run_plot(args) -> int:
+    from .ascii_plot import render
+
+    _check_size(args)
+    machine, compute, memory = resolve_machine(args)
+    roofline = machine.roofline(compute, memory)
+    kernels = collect_kernels(args)
+    if args.html is not None:
+        _write_html(machine, compute, memory, kernels, args.html)
+    if args.json:
+        print(json.dumps(plot_record(roofline, kernels), indent=2, allow_nan=False))
+    else:
+        print(render(roofline, kernels, width=args.width, height=args.height))
+    if args.html is not None:
+        # stderr, so that --json output on stdout stays parseable.
+        print(f"wrote {args.html}", file=sys.stderr)
+    return EXIT_OK
+
+
+# --- the command line ------------------------------------------------------------------------
+
+#: One function per subcommand; each adds its parser and sets ``handler``.
+COMMANDS = (add_plot_command,)
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="roofline",
+        description="The roofline model from the command line. Numeric fields accept formulas "
+                    "(5*2**24, 1.2e9). Units: GFLOP/s, GB/s (decimal), FLOP/byte.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                       parser_class=ArgumentParser)
+    for add_command in COMMANDS:
+        add_command(subparsers)
+    return parser
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv=None) -> int:
+    """Run ``roofline``; return the exit status (0 ok, 2 bad input)."""
+    if hasattr(sys.stdout, "reconfigure"):
+        # A kernel name in a script's locale must not crash the printing of the table.
+        sys.stdout.reconfigure(errors="backslashreplace")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.handler(args)
+    except UsageError as exc:
+        print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:  # ExpressionError included: its message names the field
+        print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:
+        # `roofline plot ... | head`: the reader left; stop quietly, as other tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("roofline: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
