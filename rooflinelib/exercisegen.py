@@ -1,0 +1,281 @@
+"""Turn the instructor notebooks in ``solutions/`` into the student notebooks in ``exercises/``.
+
+``solutions/`` is the single source.  In its code cells, nbgrader-style markers fence off what
+students must not see::
+
+    ### BEGIN SOLUTION
+    intensity = 1 / 12      # the worked answer
+    ### END SOLUTION
+
+    ### BEGIN HIDDEN TESTS
+    assert check.passed, check   # the instructor copy insists that every check passes
+    ### END HIDDEN TESTS
+
+A solution block becomes a stub that binds the same names to ``NOT_ANSWERED``
+(``intensity = NOT_ANSWERED``); a function defined in the block keeps its signature and docstring
+and returns ``NOT_ANSWERED``.  A hidden-tests block disappears.  Outputs are cleared.  Nested,
+unclosed, stray or misspelled markers are refused with a one-line error naming the notebook,
+the cell and the line.
+
+    python -m rooflinelib.exercisegen            # rewrite exercises/ from solutions/
+    python -m rooflinelib.exercisegen --check    # exit 1 if exercises/ differs from what it would write
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)#+[ \t]*(?P<edge>BEGIN|END)[ \t]+"
+                     r"(?P<kind>SOLUTION|HIDDEN TESTS)[ \t]*$")
+# Anything that looks like a marker but is not exactly one: refused rather than ignored, so a
+# typo can never leak a solution into the student copy.
+_LOOSE_MARKER = re.compile(r"(BEGIN|END)\s*(SOLUTION|HIDDEN\s*TESTS?)", re.IGNORECASE)
+
+SENTINEL = "NOT_ANSWERED"
+MARKDOWN_STUB = "_Write your answer here._"
+
+
+class MarkerError(ValueError):
+    """A solution notebook whose markers cannot be turned into an exercise.  One line."""
+
+
+def _stub_for_function(node: ast.FunctionDef, indent: str) -> list:
+    if node.decorator_list:
+        raise ValueError(f"function {node.name!r} has decorators; stubs cannot keep them")
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    keyword = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    lines = [f"{indent}{keyword} {node.name}({ast.unparse(node.args)}){returns}:"]
+    doc = ast.get_docstring(node, clean=True)
+    inner = indent + "    "
+    if doc:
+        doc_lines = doc.replace('"""', r'\"\"\"').splitlines()
+        if len(doc_lines) == 1:
+            lines.append(f'{inner}"""{doc_lines[0]}"""')
+        else:
+            lines.append(f'{inner}"""{doc_lines[0]}')
+            lines += [f"{inner}{line}" if line else "" for line in doc_lines[1:]]
+            lines.append(f'{inner}"""')
+    lines.append(f"{inner}return {SENTINEL}")
+    return lines
+
+
+def _names_of(target) -> list:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _names_of(element)]
+    if isinstance(target, ast.Starred):
+        return _names_of(target.value)
+    raise ValueError(f"it assigns to {ast.unparse(target)!r}; a stub can only stand in for plain names")
+
+
+def make_stub(block_lines: list, indent: str) -> list:
+    """The stub lines that replace one solution block (``ValueError`` saying why not)."""
+    source = textwrap.dedent("".join(block_lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ValueError(f"the block is not valid Python on its own ({exc.msg}, block line "
+                         f"{exc.lineno})") from None
+    names, functions = [], []
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                names += _names_of(target)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            names += _names_of(node.target)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node)
+        elif isinstance(node, (ast.Expr, ast.Import, ast.ImportFrom, ast.Pass)):
+            continue  # the worked answer's displays and helper imports are not part of the stub
+        else:
+            raise ValueError(f"a solution block may hold assignments, functions and expressions; "
+                             f"found {type(node).__name__} at block line {node.lineno}")
+    lines = []
+    for name in dict.fromkeys(n for n in names if n not in {f.name for f in functions}):
+        lines.append(f"{indent}{name} = {SENTINEL}")
+    for function in functions:
+        if lines:
+            lines.append("")
+        lines += _stub_for_function(function, indent)
+    if not lines:
+        raise ValueError("the block binds no name, so the exercise would have nothing to fill in")
+    return [line + "\n" for line in lines]
+
+
+def transform_source(source: str, cell_type: str, where: str):
+    """(new source, number of stubs) for one cell; :class:`MarkerError` on bad markers."""
+    text, stubs, _ = _transform(source, cell_type, where)
+    return text, stubs
+
+
+def _transform(source: str, cell_type: str, where: str):
+    lines = source.splitlines(keepends=True)
+    out, stubs, kept = [], 0, []
+    open_at, open_kind, open_indent, block = None, None, "", []
+    for number, line in enumerate(lines, start=1):
+        match = _MARKER.match(line.rstrip("\r\n"))
+        if match is None and _LOOSE_MARKER.search(line):
+            raise MarkerError(f"{where} line {number}: {line.strip()!r} looks like a marker but is "
+                              f"not one; write '### BEGIN SOLUTION' on a line of its own")
+        if match is None:
+            if open_at:
+                block.append(line)
+            else:
+                out.append(line)
+                kept.append(line)
+            continue
+        edge, kind = match.group("edge"), match.group("kind")
+        if cell_type != "code" and kind != "SOLUTION":
+            raise MarkerError(f"{where} line {number}: {kind} markers belong in code cells")
+        if edge == "BEGIN":
+            if open_at is not None:
+                raise MarkerError(f"{where} line {number}: nested '{line.strip()}' inside the "
+                                  f"{open_kind} block opened at line {open_at}")
+            open_at, open_kind, open_indent, block = number, kind, match.group("indent"), []
+            continue
+        if open_at is None:
+            raise MarkerError(f"{where} line {number}: '{line.strip()}' without a matching BEGIN")
+        if kind != open_kind:
+            raise MarkerError(f"{where} line {number}: '{line.strip()}' closes the {open_kind} "
+                              f"block opened at line {open_at}")
+        if kind == "SOLUTION":
+            if cell_type == "code":
+                try:
+                    out += make_stub(block, open_indent)
+                except ValueError as exc:
+                    raise MarkerError(f"{where} solution block at line {open_at}: {exc}") from None
+            else:
+                out.append(MARKDOWN_STUB + "\n")
+            stubs += 1
+        open_at, block = None, []
+    if open_at is not None:
+        raise MarkerError(f"{where} line {open_at}: '### BEGIN {open_kind}' is never closed "
+                          f"(blocks must end in the cell they start in)")
+    text = "".join(out)
+    if text != source:
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+    return text, stubs, "".join(kept)
+
+
+def make_exercise(notebook, name: str = "notebook"):
+    """The student copy of one solution notebook (an ``nbformat`` node), outputs cleared."""
+    exercise = copy.deepcopy(notebook)
+    cells, sentinel_bound = [], False
+    for index, cell in enumerate(exercise.cells, start=1):
+        where = f"{name} cell {index}"
+        original = cell.source
+        source, stubs, kept = _transform(original, cell.cell_type, where)
+        if cell.cell_type == "code":
+            # The sentinel must be imported (outside any solution block) before a stub uses it.
+            if re.search(rf"\b{SENTINEL}\b", kept):
+                sentinel_bound = True
+            elif stubs and not sentinel_bound:
+                raise MarkerError(f"{where}: the stub uses {SENTINEL} before any cell imports it; "
+                                  f"add 'from rooflinelib.grading import {SENTINEL}' to the setup cell")
+        if original.strip() and not source.strip():
+            continue  # a cell that held only hidden tests
+        cell.source = source
+        if cell.cell_type == "code":
+            keep = source == original and "NBVAL_CHECK_OUTPUT" in source
+            if not keep:
+                cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    exercise.cells = cells
+    return exercise
+
+
+def notebook_text(notebook) -> str:
+    """Canonical text of a notebook, as ``nbformat.write`` produces it."""
+    import nbformat
+
+    text = nbformat.writes(notebook)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _read(path: Path):
+    import nbformat
+
+    try:
+        return nbformat.read(str(path), as_version=4)
+    except (OSError, json.JSONDecodeError, nbformat.reader.NotJSONError) as exc:
+        raise MarkerError(f"{path}: cannot read it as a notebook ({str(exc).splitlines()[0]})") from None
+
+
+def plan(solutions: Path, exercises: Path) -> dict:
+    """{exercise path: text it should hold} for every notebook in ``solutions``."""
+    wanted = {}
+    for path in sorted(solutions.glob("*.ipynb")):
+        wanted[exercises / path.name] = notebook_text(make_exercise(_read(path), f"{solutions.name}/{path.name}"))
+    return wanted
+
+
+def drift(solutions: Path, exercises: Path) -> list:
+    """One line per exercise notebook that differs from what the generator would write."""
+    wanted = plan(solutions, exercises)
+    problems = []
+    for path, text in wanted.items():
+        if not path.exists():
+            problems.append(f"{exercises.name}/{path.name} is missing")
+        elif path.read_text(encoding="utf-8") != text:
+            problems.append(f"{exercises.name}/{path.name} differs from its solution notebook")
+    for path in sorted(exercises.glob("*.ipynb")):
+        if path not in wanted:
+            problems.append(f"{exercises.name}/{path.name} has no notebook in {solutions.name}/")
+    return problems
+
+
+def write(solutions: Path, exercises: Path) -> list:
+    """Write every exercise notebook; return the paths whose content changed."""
+    changed = []
+    exercises.mkdir(exist_ok=True)
+    for path, text in plan(solutions, exercises).items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rooflinelib.exercisegen",
+                                     description="Write exercises/*.ipynb from solutions/*.ipynb.")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if exercises/ is out of date")
+    parser.add_argument("--root", default=".", help="the course folder (default: current folder)")
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    solutions, exercises = root / "solutions", root / "exercises"
+    if not solutions.is_dir():
+        print(f"exercisegen: no solutions/ folder in {root.resolve()}", file=sys.stderr)
+        return 2
+    try:
+        if args.check:
+            problems = drift(solutions, exercises)
+            for line in problems:
+                print(f"exercisegen: {line}", file=sys.stderr)
+            if problems:
+                print("exercisegen: run 'python -m rooflinelib.exercisegen' and commit the result",
+                      file=sys.stderr)
+                return 1
+            print(f"exercisegen: exercises/ matches solutions/ ({len(list(solutions.glob('*.ipynb')))} notebooks)")
+            return 0
+        changed = write(solutions, exercises)
+    except MarkerError as exc:
+        print(f"exercisegen: {exc}", file=sys.stderr)
+        return 2
+    for path in changed:
+        print(f"exercisegen: wrote {path}")
+    if not changed:
+        print("exercisegen: exercises/ already up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

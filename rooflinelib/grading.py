@@ -1,0 +1,652 @@
+"""Self-grading for the exercises: read an answer, compare it with a key, explain what is off.
+
+Every check returns a :class:`Check` with one of four statuses:
+
+- ``"pass"``: the answer matches the key (numbers within a stated tolerance, choices by meaning);
+- ``"fail"``: a readable answer that is wrong, with a hint that teaches without giving the key;
+- ``"unanswered"``: the answer is still :data:`NOT_ANSWERED` (the exercise stub) or ``...``;
+- ``"invalid"``: the input cannot be read (None, NaN, a list, an unknown word); the message says
+  what is wrong with the input.
+
+Checks never raise on a student's input and never print the expected value.  Answer keys are
+computed by the exercise modules (:mod:`rooflinelib.exercises`) from the rest of the library.
+
+Numeric answers may be numbers or short formulas (``"120/3"``, ``"4.0e11 / 2.0e10"``), read by
+:func:`rooflinelib.expr.evaluate` and never run as code, optionally followed by a unit
+(``"120 TFLOP/s"``, ``"49152 B"``, ``"13%"``) that is converted to the unit the question asks for.
+"""
+from __future__ import annotations
+
+import decimal
+import difflib
+import html
+import math
+import numbers
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, Sequence
+
+from .expr import ExpressionError, evaluate
+
+#: Default relative tolerance for numeric answers: wide enough for rounding to three
+#: significant figures (0.0833 for 1/12), narrow enough to catch a wrong count.
+DEFAULT_RTOL = 0.02
+
+#: Prose attempts shorter than this are not an attempt yet.
+MIN_ATTEMPT_WORDS = 8
+
+# --- the unanswered sentinel -----------------------------------------------------------------
+
+
+class NotAnsweredError(NotImplementedError):
+    """Raised when an unanswered stub is used in arithmetic, a comparison or a conversion."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message or "not answered yet: replace NOT_ANSWERED with your answer "
+                                    "before using it")
+
+
+class _NotAnswered:
+    """The value of every exercise stub.  Checks report it as "not answered yet".
+
+    Any other use (arithmetic, comparison, ``float()``, ``if``) raises :class:`NotAnsweredError`,
+    so a cell that builds on an unanswered value stops at once with a clear message instead of
+    producing a confusing ``TypeError`` further down.
+    """
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "NOT_ANSWERED"
+
+    def __reduce__(self):
+        return "NOT_ANSWERED"
+
+    def __eq__(self, other):
+        return other is self
+
+    def __ne__(self, other):
+        return other is not self
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if spec:
+            raise NotAnsweredError()
+        return repr(self)
+
+    def _refuse(self, *args, **kwargs):
+        raise NotAnsweredError()
+
+    __bool__ = __float__ = __int__ = __index__ = __complex__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _refuse
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = __round__ = _refuse
+    __len__ = __iter__ = __getitem__ = __contains__ = __call__ = _refuse
+
+
+NOT_ANSWERED = _NotAnswered()
+
+
+def is_unanswered(value) -> bool:
+    """True for the exercise stub's value (and for ``...``, which some students type)."""
+    return value is NOT_ANSWERED or value is Ellipsis
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be read.  The message is one line and says what is wrong."""
+
+
+# --- results ---------------------------------------------------------------------------------
+
+STATUSES = ("pass", "fail", "unanswered", "invalid")
+_MARK = {"pass": "PASS", "fail": "TRY AGAIN", "unanswered": "NOT ANSWERED YET",
+         "invalid": "CHECK YOUR INPUT"}
+_COLOUR = {"pass": "#15803d", "fail": "#b91c1c", "unanswered": "#6b7280", "invalid": "#b45309"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """The result of checking one answer.  It never holds the expected value."""
+
+    question: str
+    status: str
+    message: str
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status: must be one of {', '.join(STATUSES)}, got {self.status!r}")
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def answered(self) -> bool:
+        return self.status != "unanswered"
+
+    def __bool__(self) -> bool:  # so that ``assert check`` means "assert it passed"
+        return self.passed
+
+    def __str__(self) -> str:
+        return f"[{_MARK[self.status]}] {self.question}: {self.message}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return (f'<div style="font-family:monospace"><b style="color:{_COLOUR[self.status]}">'
+                f'{_MARK[self.status]}</b> {html.escape(self.question)}: '
+                f'{html.escape(self.message)}</div>')
+
+
+@dataclass(frozen=True)
+class Report:
+    """Several checks shown together, e.g. the five answers of one table row."""
+
+    title: str
+    checks: tuple = ()
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def status(self) -> str:
+        statuses = {c.status for c in self.checks}
+        if statuses == {"pass"}:
+            return "pass"
+        if statuses == {"unanswered"} or not statuses:
+            return "unanswered"
+        if "invalid" in statuses:
+            return "invalid"
+        if "fail" in statuses:
+            return "fail"
+        return "unanswered"  # some passed, the rest not answered yet
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def summary(self) -> str:
+        counts = [(s, sum(c.status == s for c in self.checks)) for s in STATUSES]
+        words = {"pass": "correct", "fail": "to try again", "unanswered": "not answered yet",
+                 "invalid": "unreadable"}
+        parts = [f"{n} {words[s]}" for s, n in counts if n]
+        return f"{self.title}: " + ", ".join(parts) if parts else f"{self.title}: nothing to check"
+
+    def __str__(self) -> str:
+        return "\n".join([self.summary()] + ["  " + str(c) for c in self.checks])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<li>{c._repr_html_()}</li>" for c in self.checks)
+        return (f'<div><b style="color:{_COLOUR[self.status]}">{html.escape(self.summary())}</b>'
+                f'<ul style="margin:0">{rows}</ul></div>')
+
+
+def report(title: str, *checks) -> Report:
+    """Bundle checks (or other reports, flattened) under one title."""
+    flat = []
+    for c in checks:
+        flat.extend(c.checks if isinstance(c, Report) else [c])
+    return Report(title, tuple(flat))
+
+
+def _guarded(question: str, grade: Callable[[], Check]) -> Check:
+    """Run a grading function; turn unreadable input into "invalid", the stub into "unanswered".
+
+    Anything else that goes wrong is a fault in the key, not in the answer, so it propagates.
+    """
+    try:
+        return grade()
+    except NotAnsweredError:
+        return Check(question, "unanswered", "not answered yet: replace NOT_ANSWERED with your answer")
+    except AnswerError as exc:
+        return Check(question, "invalid", str(exc))
+
+
+def unanswered(question: str) -> Check:
+    return Check(question, "unanswered", "not answered yet: replace NOT_ANSWERED with your answer")
+
+
+# --- reading numbers -------------------------------------------------------------------------
+
+# Unit families: each spelling maps to (family, factor to the family's base unit).
+_FAMILIES = {
+    "rate": ("FLOP/s", {"flop/s": 1, "flops": 1, "kflop/s": 1e3, "mflop/s": 1e6, "gflop/s": 1e9,
+                        "gflops": 1e9, "tflop/s": 1e12, "tflops": 1e12, "pflop/s": 1e15,
+                        "pflops": 1e15}),
+    "bandwidth": ("B/s", {"b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
+                          "kib/s": 2 ** 10, "mib/s": 2 ** 20, "gib/s": 2 ** 30, "tib/s": 2 ** 40}),
+    "bytes": ("B", {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+                    "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}),
+    "work": ("FLOP", {"flop": 1, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12,
+                      "pflop": 1e15}),
+    "time": ("s", {"s": 1, "sec": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}),
+    "intensity": ("FLOP/byte", {"flop/byte": 1, "flop/b": 1, "flops/byte": 1, "flop per byte": 1}),
+    "fraction": ("fraction", {"fraction": 1, "%": 0.01, "percent": 0.01}),
+    "ratio": ("x", {"x": 1, "×": 1, "times": 1}),
+}
+_UNIT_INDEX = {spelling: (family, factor)
+               for family, (_, spellings) in _FAMILIES.items()
+               for spelling, factor in spellings.items()}
+_FAMILY_WORDS = {"rate": "a compute rate", "bandwidth": "a bandwidth", "bytes": "a byte count",
+                 "work": "a FLOP count", "time": "a time", "intensity": "an intensity",
+                 "fraction": "a fraction", "ratio": "a ratio"}
+_TRAILING_UNIT = re.compile(r"^(?P<number>.*?[0-9.)])\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ ]*)$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def _unit_of(unit: str):
+    """(family, factor to base) for a unit spelling such as ``"TFLOP/s"``; None if unknown."""
+    key = " ".join(unit.lower().split())
+    if key in _UNIT_INDEX:
+        return _UNIT_INDEX[key]
+    return None
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_number(answer, question: str = "answer", unit: str = "") -> float:
+    """The answer as a float in ``unit``, or :class:`AnswerError` / :class:`NotAnsweredError`.
+
+    Accepts ints, floats, numpy scalars, fractions and decimals, and strings holding a number or
+    a formula with an optional unit.  ``unit`` names the unit the question asks for (``"TFLOP/s"``,
+    ``"fraction"``, ``""`` for a plain number); a string answer written in another unit of the
+    same family is converted, one of another family is refused.
+    """
+    if is_unanswered(answer):
+        raise NotAnsweredError()
+    if answer is None:
+        raise AnswerError("the answer is None: did you forget to assign it, or does a function "
+                          "you called have no return?")
+    if isinstance(answer, bool):
+        raise AnswerError(f"expected a number, got {answer} (a yes/no value)")
+    if isinstance(answer, str):
+        return _read_text(answer, unit)
+    if isinstance(answer, (numbers.Real, decimal.Decimal)):
+        try:
+            value = float(answer)
+        except (TypeError, ValueError, OverflowError):
+            raise AnswerError(f"could not read {_describe(answer)} as a number") from None
+        return _finite(value)
+    if isinstance(answer, numbers.Complex):
+        raise AnswerError(f"expected a real number, got the complex number {_describe(answer)}")
+    if hasattr(answer, "shape") and getattr(answer, "shape", None) == ():
+        try:  # a 0-d numpy array holds one number
+            return read_number(answer.item(), question, unit)
+        except AttributeError:
+            pass
+    kind = type(answer).__name__
+    if isinstance(answer, (list, tuple, set, dict)) or hasattr(answer, "__len__"):
+        raise AnswerError(f"expected one number, got a collection (type {kind})")
+    raise AnswerError(f"expected a number, got {_describe(answer)} (type {kind})")
+
+
+def _finite(value: float) -> float:
+    if math.isnan(value):
+        raise AnswerError("the answer is NaN (not a number): a 0/0 or a failed conversion "
+                          "somewhere upstream")
+    if math.isinf(value):
+        raise AnswerError("the answer is infinite: a division by zero somewhere upstream?")
+    return value
+
+
+def _read_text(text: str, unit: str) -> float:
+    stripped = text.strip()
+    if not stripped:
+        raise AnswerError("the answer is an empty string")
+    if stripped.lower() in ("todo", "tbd", "?", "...", "not answered", "not_answered"):
+        raise NotAnsweredError()
+    number_part, unit_part = stripped, ""
+    match = _TRAILING_UNIT.match(stripped)
+    if match:
+        number_part, unit_part = match.group("number"), match.group("unit").strip()
+    if _THOUSANDS.match(number_part.strip()):
+        number_part = number_part.replace(",", "")
+    elif "," in number_part:
+        raise AnswerError(f"{stripped[:40]!r} has a comma: write one number (for thousands use "
+                          "120000 or 120_000)")
+    try:
+        value = evaluate(number_part, "answer")
+    except ExpressionError as exc:
+        raise AnswerError(f"could not read {stripped[:40]!r} as a number or formula "
+                          f"({str(exc).split(': ', 1)[-1]})") from None
+    value = _finite(value)
+    if unit_part:
+        value = _convert(value, unit_part, unit)
+    return value
+
+
+def _convert(value: float, written: str, wanted: str) -> float:
+    found = _unit_of(written)
+    if found is None:
+        raise AnswerError(f"unknown unit {written!r}; write the number alone, or use units like "
+                          "TFLOP/s, GB/s, FLOP/byte, B, ms, %")
+    family, factor = found
+    if not wanted:
+        if family in ("fraction",):
+            return value * factor
+        raise AnswerError(f"this answer is a plain number; drop the unit {written!r}")
+    target = _unit_of(wanted)
+    if target is None:  # the question's own unit is free text: accept the number as written
+        return value
+    wanted_family, wanted_factor = target
+    if family != wanted_family:
+        raise AnswerError(f"{written!r} is {_FAMILY_WORDS[family]}, but this asks for "
+                          f"{_FAMILY_WORDS[wanted_family]} in {wanted}")
+    return value * factor / wanted_factor
+
+
+# --- numeric checks --------------------------------------------------------------------------
+
+def _close(value: float, target: float, rtol: float, atol: float) -> bool:
+    return abs(value - target) <= max(atol, rtol * abs(target))
+
+
+def _tolerance_text(rtol: float, atol: float, unit: str) -> str:
+    if atol and not rtol:
+        return f"within ±{atol:g}{' ' + unit if unit and unit != 'fraction' else ''}"
+    return f"within ±{rtol * 100:g}%"
+
+
+# Factors a wrong answer is often off by, and what each usually means.
+_FACTOR_HINTS = (
+    (1e3, "off by a factor of 1,000: check the unit prefixes (G vs T, ms vs µs, KB vs MB)"),
+    (1e6, "off by a factor of a million: check the unit prefixes (G vs P, s vs µs)"),
+    (1e9, "off by a factor of 10^9: did you mix GFLOP/s with FLOP/s, or GB with bytes?"),
+    (1e12, "off by a factor of 10^12: did you mix TFLOP/s with FLOP/s?"),
+    (8.0, "off by a factor of 8: bits and bytes mixed up? (one byte is 8 bits)"),
+    (2 ** 30 / 1e9, "off by about 7%: binary (GiB) and decimal (GB) prefixes mixed up? This "
+                    "course uses decimal GB and TB"),
+    (2.0, "off by a factor of 2: recount; one fused multiply-add is 2 FLOPs, and a copy both "
+          "reads and writes"),
+)
+
+
+def check_number(answer, expected: float, question: str, *, unit: str = "",
+                 rtol: float = DEFAULT_RTOL, atol: float = 0.0,
+                 mistakes: Iterable = (), percent_ok: bool = True) -> Check:
+    """Pass when ``answer`` is within ``rtol`` (relative) or ``atol`` (absolute) of ``expected``.
+
+    ``mistakes`` lists ``(wrong_value, hint)`` pairs for the usual slips, computed the same way
+    as the key but with the slip in it; an answer close to one gets that hint.  Otherwise a
+    generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction.
+    For ``unit="fraction"`` a bare number 100 times the key is read as a percentage.
+    """
+    expected = float(expected)
+    mistakes = list(mistakes)
+
+    def grade() -> Check:
+        value = read_number(answer, question, unit)
+        tolerance = _tolerance_text(rtol, atol, unit)
+        if _close(value, expected, rtol, atol):
+            return Check(question, "pass", f"correct ({tolerance})")
+        if unit == "fraction" and percent_ok and _close(value, 100 * expected, rtol, 100 * atol):
+            return Check(question, "pass", f"correct, read as a percentage ({tolerance})")
+        hints = []
+        for wrong, hint in mistakes:
+            if _close(value, float(wrong), rtol, atol) and hint not in hints:
+                hints.append(hint)
+        if hints:
+            return Check(question, "fail", " ".join(hints))
+        if value <= 0 < expected:
+            return Check(question, "fail", "must be positive: rates, bytes, intensities and "
+                                           "times are never zero or negative here")
+        if expected != 0 and value != 0:
+            ratio = value / expected
+            for factor, hint in _FACTOR_HINTS:
+                for candidate in (factor, 1 / factor):
+                    if _close(ratio, candidate, rtol, 0.0):
+                        return Check(question, "fail", hint)
+        direction = "too high" if value > expected else "too low"
+        return Check(question, "fail", f"not {tolerance} of the key: your value is {direction}")
+
+    return _guarded(question, grade)
+
+
+# --- choices ---------------------------------------------------------------------------------
+
+_FILLER_WORDS = {"the", "a", "an", "it", "is", "its", "kernel", "bound", "limited", "roof",
+                 "side", "by"}
+
+
+def _normalize(text: str) -> str:
+    text = text.lower().replace("_", " ").replace("-", " ")
+    text = re.sub(r"[.!;:,'\"()]", " ", text)
+    words = [w for w in text.split() if w not in _FILLER_WORDS]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """A closed set of answers, each with its accepted spellings.
+
+    ``options`` maps a canonical name to ``(description, synonyms)``.  Spellings are compared
+    after lower-casing, turning ``-``/``_`` into spaces and dropping filler words such as
+    "bound", "limited" and "the", so ``"Memory-bound"``, ``"memory"`` and ``"bandwidth-limited"``
+    can all name one option.
+    """
+
+    options: dict
+
+    def __post_init__(self):
+        index = {}
+        for name, (_, synonyms) in self.options.items():
+            for spelling in (name, *synonyms):
+                key = _normalize(spelling)
+                if index.get(key, name) != name:
+                    raise ValueError(f"choices: {spelling!r} names both {index[key]!r} and {name!r}")
+                index[key] = name
+        object.__setattr__(self, "_index", index)
+
+    def names(self) -> list:
+        return list(self.options)
+
+    def menu(self) -> str:
+        return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self.options.items())
+
+    def read(self, answer) -> str:
+        """The canonical option an answer names, or :class:`AnswerError` saying why not."""
+        if is_unanswered(answer):
+            raise NotAnsweredError()
+        if answer is None:
+            raise AnswerError("the answer is None: did you forget to assign it?")
+        side = getattr(answer, "side", None)  # a rooflinelib Verdict names its side
+        if isinstance(side, str):
+            answer = side
+        if not isinstance(answer, str):
+            raise AnswerError(f"expected one of {self._listing()} as text, got "
+                              f"{_describe(answer)} (type {type(answer).__name__})")
+        key = _normalize(answer)
+        if not key:
+            raise AnswerError(f"the answer is empty; expected one of {self._listing()}")
+        if key in self._index:
+            return self._index[key]
+        close = difflib.get_close_matches(key, list(self._index), n=1, cutoff=0.75)
+        suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
+        raise AnswerError(f"{answer.strip()[:40]!r} is not one of {self._listing()}{suggestion}")
+
+    def _listing(self) -> str:
+        names = [repr(n) for n in self.options]
+        return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+
+
+#: Which side of the ridge a kernel is on (the vocabulary of :class:`rooflinelib.model.Verdict`).
+SIDES = Choices({
+    "memory": ("memory-bound, left of the ridge",
+               ("memory bound", "bandwidth", "bandwidth bound", "memory limited", "hbm",
+                "hbm bandwidth", "bw", "left", "left of ridge", "slope", "sloped")),
+    "compute": ("compute-bound, right of the ridge",
+                ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
+                 "alu", "right", "right of ridge", "flat")),
+    "ridge": ("at the ridge, both roofs bind",
+              ("at ridge", "on ridge", "ridge point", "both", "balanced")),
+})
+
+YES_NO = Choices({
+    "yes": ("yes", ("y", "true", "correct", "right")),
+    "no": ("no", ("n", "false", "wrong", "incorrect")),
+})
+
+
+def check_choice(answer, accepted, question: str, choices: Choices, *,
+                 hints: Optional[dict] = None) -> Check:
+    """Pass when ``answer`` names an option in ``accepted`` (one name or a set of names).
+
+    ``hints`` maps a wrong option to what to reconsider; a wrong option without a hint gets a
+    generic nudge.  Neither says which option is right.
+    """
+    accepted = {accepted} if isinstance(accepted, str) else set(accepted)
+    unknown = accepted - set(choices.options)
+    if unknown:
+        raise ValueError(f"accepted: {sorted(unknown)} are not options")
+    hints = hints or {}
+
+    def grade() -> Check:
+        chosen = choices.read(answer)
+        if chosen in accepted:
+            return Check(question, "pass", "correct")
+        return Check(question, "fail", hints.get(chosen, f"{chosen!r} is not it: reread the "
+                                                         "question and try another option"))
+
+    return _guarded(question, grade)
+
+
+def check_side(answer, intensity: float, ridge: float, question: str, *,
+               hints: Optional[dict] = None) -> Check:
+    """Check a memory/compute/ridge verdict against the side of ``ridge`` ``intensity`` is on."""
+    from .model import side_of_ridge
+
+    expected = side_of_ridge(intensity, ridge)
+    default = {
+        "memory": "compare the intensity with the ridge again: the memory side is where "
+                  "I x B is below the compute roof",
+        "compute": "compare the intensity with the ridge again: the compute side is where "
+                   "I x B exceeds the compute roof",
+        "ridge": "'at the ridge' is for intensities within about 10% of the ridge",
+    }
+    merged = {**default, **(hints or {})}
+    return check_choice(answer, expected, question, SIDES, hints=merged)
+
+
+# --- functions of parameters -----------------------------------------------------------------
+
+def check_function(function, reference: Callable, samples: Sequence[dict], question: str, *,
+                   rtol: float = DEFAULT_RTOL, mistakes: Iterable = ()) -> Check:
+    """Check a student's formula, written as a Python function, at several parameter points.
+
+    ``reference(**point)`` gives the key at each point; ``mistakes`` lists ``(wrong_function,
+    hint)`` pairs: an answer that agrees with a wrong function everywhere gets its hint.
+    """
+    mistakes = list(mistakes)
+
+    def grade() -> Check:
+        if is_unanswered(function):
+            raise NotAnsweredError()
+        if function is None:
+            raise AnswerError("the answer is None: define a function with def")
+        if not callable(function):
+            raise AnswerError(f"expected a function of {', '.join(samples[0])}, got a "
+                              f"{type(function).__name__}")
+        values = []
+        for point in samples:
+            where = ", ".join(f"{k}={v}" for k, v in point.items())
+            try:
+                result = function(**point)
+            except NotAnsweredError:
+                raise
+            except TypeError as exc:
+                raise AnswerError(f"calling it with {where} failed: {exc}") from None
+            except Exception as exc:  # the student's code: report it, never crash the check
+                raise AnswerError(f"it raised {type(exc).__name__} at {where}: {exc}") from None
+            if is_unanswered(result):
+                raise NotAnsweredError()
+            try:
+                values.append(read_number(result))
+            except AnswerError as exc:
+                raise AnswerError(f"at {where} it returned something unusable: {exc}") from None
+        wrong = [(point, value) for point, value in zip(samples, values)
+                 if not _close(value, float(reference(**point)), rtol, 0.0)]
+        if not wrong:
+            return Check(question, "pass", f"correct at all {len(samples)} test points "
+                                           f"(within ±{rtol * 100:g}%)")
+        for mistaken, hint in mistakes:
+            if all(_close(v, float(mistaken(**p)), rtol, 0.0) for p, v in zip(samples, values)):
+                return Check(question, "fail", hint)
+        point, value = wrong[0]
+        where = ", ".join(f"{k}={v}" for k, v in point.items())
+        direction = "too high" if value > reference(**point) else "too low"
+        return Check(question, "fail", f"wrong at {len(wrong)} of {len(samples)} test points; "
+                                       f"at {where} it is {direction}")
+
+    return _guarded(question, grade)
+
+
+# --- prose: the model answer, after an attempt -----------------------------------------------
+
+@dataclass(frozen=True)
+class Reveal:
+    """A model answer, shown only once the student has written an attempt of their own."""
+
+    question: str
+    status: str  # "revealed", "unanswered" or "invalid"
+    message: str
+    model_answer: str = ""
+    key_points: tuple = ()
+
+    @property
+    def revealed(self) -> bool:
+        return self.status == "revealed"
+
+    def __bool__(self) -> bool:
+        return self.revealed
+
+    def __str__(self) -> str:
+        if not self.revealed:
+            mark = "NOT ANSWERED YET" if self.status == "unanswered" else "CHECK YOUR INPUT"
+            return f"[{mark}] {self.question}: {self.message}"
+        lines = [f"[MODEL ANSWER] {self.question}", self.model_answer]
+        if self.key_points:
+            lines.append("Does your attempt make these points?")
+            lines += [f"  - {point}" for point in self.key_points]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        if not self.revealed:
+            colour = _COLOUR["unanswered" if self.status == "unanswered" else "invalid"]
+            return f'<div style="color:{colour}">{html.escape(str(self))}</div>'
+        points = "".join(f"<li>{html.escape(p)}</li>" for p in self.key_points)
+        extra = f"<p>Does your attempt make these points?</p><ul>{points}</ul>" if points else ""
+        return (f"<div><b>Model answer: {html.escape(self.question)}</b>"
+                f"<p>{html.escape(self.model_answer)}</p>{extra}</div>")
+
+
+def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[str] = (),
+           min_words: int = MIN_ATTEMPT_WORDS) -> Reveal:
+    """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words)."""
+    if is_unanswered(attempt):
+        return Reveal(question, "unanswered", "not answered yet: write your own answer first, "
+                                              "then run this cell to compare with the model answer")
+    if attempt is None:
+        return Reveal(question, "invalid", "the attempt is None: assign your answer as a string")
+    if not isinstance(attempt, str):
+        return Reveal(question, "invalid", f"write your attempt as text (a string in quotes), "
+                                           f"not a {type(attempt).__name__}")
+    n_words = len(re.findall(r"\w+", attempt))
+    if n_words < min_words:
+        return Reveal(question, "invalid", f"write at least {min_words} words of your own before "
+                                           f"the model answer is shown (you wrote {n_words})")
+    return Reveal(question, "revealed", "", model_answer, tuple(key_points))
