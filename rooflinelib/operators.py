@@ -131,6 +131,28 @@ def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
                   "tile model, no L2 reuse")
 
 
+def _smallest_reaching(intensity_at, ridge: float, guess: int, upper: int = 2 ** 62):
+    """Smallest size k in [1, upper] with ``intensity_at(k) >= ridge``, or None.
+
+    Bisection from the closed-form ``guess`` (``intensity_at`` never decreases with k).  Near
+    an asymptote, float rounding can put the closed form far from the answer, so stepping one
+    size at a time from it could run for ever.
+    """
+    hi = min(max(1, guess), upper)
+    while intensity_at(hi) < ridge:
+        if hi >= upper:
+            return None
+        hi = min(2 * hi, upper)
+    lo = 0  # stands for "nothing smaller reaches the ridge"
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if intensity_at(mid) >= ridge:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def smallest_compute_bound_gemm_n(ridge: float, dtype: str) -> int:
     """Smallest square N whose perfect-reuse GEMM reaches the ridge: 2N/(3s) >= ridge."""
     ridge = _ridge_value(ridge)
@@ -149,15 +171,7 @@ def smallest_tile(ridge: float, n: int, dtype: str = "fp32") -> dict:
     """
     ridge = _ridge_value(ridge)
     n, s = _count("n", n), dtype_bytes(dtype)
-    limit = 1 - ridge * s / (2 * n)
-    exact = math.ceil(ridge * s / limit) if limit > 0 else None
-    if exact is not None and exact > n:
-        exact = None
-    if exact is not None:
-        while exact > 1 and gemm_tiled(n, exact - 1, dtype).intensity >= ridge:
-            exact -= 1
-        while gemm_tiled(n, exact, dtype).intensity < ridge:
-            exact += 1
+    exact = _smallest_reaching(lambda b: gemm_tiled(n, b, dtype).intensity, ridge, n, upper=n)
     pow2 = None if exact is None else 1 << (exact - 1).bit_length()
     if pow2 is not None and pow2 > n:
         pow2 = None
@@ -223,18 +237,16 @@ def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dic
     d, e = _count("d", d), dtype_bytes(dtype)
     # fused: s (4d+5) / (4 e d) >= ridge
     estimate = ridge * 4 * e * d / (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
-    s = max(1, math.ceil(estimate))
-    while attention(s, d, fused=True, dtype=dtype).intensity < ridge:
-        s += 1
-    while s > 1 and attention(s - 1, d, fused=True, dtype=dtype).intensity >= ridge:
-        s -= 1
+    s = _smallest_reaching(lambda k: attention(k, d, fused=True, dtype=dtype).intensity, ridge,
+                           math.ceil(estimate))
     limit = attention_intensity_limit(d, fused=False, dtype=dtype)
     unfused_s = None
     if limit > ridge:
         # unfused: s (4d+5) / (4e (d + s)) >= ridge  =>  s >= ridge 4e d / ((4d+5) - 4e ridge)
-        unfused_s = max(1, math.ceil(ridge * 4 * e * d / ((4 * d + 5) - 4 * e * ridge)))
-        while attention(unfused_s, d, fused=False, dtype=dtype).intensity < ridge:
-            unfused_s += 1
+        # (None when the ridge is within rounding of the limit: no sequence length gets there)
+        unfused_s = _smallest_reaching(
+            lambda k: attention(k, d, fused=False, dtype=dtype).intensity, ridge,
+            math.ceil(ridge * 4 * e * d / ((4 * d + 5) - 4 * e * ridge)))
     return {"fused_s": s, "fused_estimate": estimate, "unfused_limit": limit,
             "unfused_s": unfused_s, "unfused_ever_compute_bound": unfused_s is not None}
 

@@ -4,6 +4,8 @@ Each expected value is written as the derivation itself (FMA = 2 FLOPs, exp = 1,
 cross HBM), so a failing test shows which term disagrees.
 """
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -247,6 +249,23 @@ def test_seed_001_smallest_tile(machine, exact, power_of_two):
     assert tile["power_of_two"] == power_of_two
     assert tile["estimate"] == approx(4 * ridge)  # b ~ 4 I*
     assert ops.gemm_tiled(4096, exact - 1).intensity < ridge <= ops.gemm_tiled(4096, exact).intensity
+
+
+@pytest.mark.parametrize("n", [1, 5, 7, 4096])
+def test_smallest_tile_when_only_the_whole_matrix_reaches(n):
+    ridge = ops.gemm_tiled(n, n).intensity  # a ridge met exactly by one n x n tile
+    assert ops.smallest_tile(ridge, n)["exact"] == n
+
+
+def test_fusion_crossover_a_hair_below_the_unfused_limit_finishes():
+    # the closed form is off by millions of tokens here; stepping from it used to hang
+    code = ("import math; from rooflinelib import operators as ops; "
+            "r = math.nextafter(64.625, 0); a = ops.attention_fusion_crossover(r, 128); "
+            "u = a['unfused_s']; assert u is None or ops.attention(u, 128, False).intensity >= r; "
+            "print(a['fused_s'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "128"
 
 
 def test_smallest_tile_unreachable_gives_none():
