@@ -87,6 +87,8 @@ def resolve_machine(args) -> tuple:
                              f"it has: {names}")
         if machine.ceiling(precision).kind != "compute":
             raise UsageError(f"--precision: {precision!r} is a memory ceiling; name a compute one")
+        if not machine.has("dram") or machine.ceiling("dram").kind != "memory":
+            raise UsageError(f"--machine: {machine.name} has no dram ceiling to place kernels against")
         return machine, precision, "dram"
     if args.precision is not None:
         raise UsageError("--precision: only meaningful with --machine; with peaks, "
