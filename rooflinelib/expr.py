@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import warnings
 
 MAX_CHARS = 200
 MAX_NODES = 100
@@ -31,7 +32,10 @@ class ExpressionError(ValueError):
 def _number(value, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ExpressionError(f"{field}: only numbers are allowed")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float range, passed in as a number
+        raise ExpressionError(f"{field}: number out of range") from None
     if not math.isfinite(number) or abs(number) > MAX_ABS:
         raise ExpressionError(f"{field}: number out of range")
     return number
@@ -100,7 +104,10 @@ def evaluate(text, field: str = "value") -> float:
     if any(not (ch.isascii() and ch.isprintable()) for ch in stripped):
         raise ExpressionError(f"{field}: formula has characters other than printable ASCII")
     try:
-        tree = ast.parse(stripped, mode="eval")
+        # "1if 1 else 2" makes the parser warn on stderr; the refusal below is the only message
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(stripped, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"{field}: {stripped[:40]!r} is not a number or formula") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
