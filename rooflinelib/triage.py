@@ -1,0 +1,382 @@
+"""The pitfalls triage tree: from what you know about a kernel to its likely cause and next step.
+
+Seed 000's nine pitfalls are nine ways a roofline verdict misleads.  Most show up as a kernel
+sitting where the model says it should not, and each leaves a fingerprint that a profiler or a
+stopwatch can see: a run time of a few microseconds, a grid smaller than the device, a high L2
+hit rate, far more bytes moved than the algorithm needs.  :func:`triage` checks those
+fingerprints in the order that saves the most wasted effort (the checks that make the roofline
+irrelevant come first) and returns every finding, the most likely one first.
+
+Facts you do not know stay ``None``; the tree then says which facts would sharpen it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Optional
+
+from .model import ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, Roofline
+
+#: A kernel shorter than this is dominated by launch overhead (about 4 us on current GPUs):
+#: at 10 us the launch is still 40% of the wall time.
+LAUNCH_BOUND_US = 10.0
+
+#: Achieved occupancy below this leaves too few warps per scheduler to hide memory latency
+#: (under 16 of 64 warp slots on an sm_90 SM).
+LOW_OCCUPANCY = 0.25
+
+#: An L2 hit rate above this means most "HBM" bytes never reached HBM.
+HIGH_L2_HIT_RATE = 0.5
+
+#: At least this share of transcendental operations makes the FMA roof the wrong yardstick:
+#: the SFU retires 16 results per clock per SM against 128 FMAs.
+TRANSCENDENTAL_SHARE = 0.2
+
+#: Measured bytes this many times the analytic count point at an access-pattern problem.
+WASTED_BYTES_RATIO = 1.5
+
+#: An SM clock this far below the one the ceilings were measured at has moved the roof.
+CLOCK_DROP_RATIO = 0.9
+
+#: A job waiting this share of its time on the interconnect is bound outside the device.
+COMMUNICATION_SHARE = 0.3
+
+#: At or above this fraction of its roof a kernel is "at the roof" (model.classify's near-roof).
+NEAR_ROOF_FRACTION = 0.8
+
+PITFALLS = {
+    1: "the latency-bound regime is invisible",
+    2: "perfect overlap is assumed, not achieved",
+    3: "there is no cache in the model",
+    4: "there is more than one compute ceiling",
+    5: "not all FLOPs cost the same",
+    6: '"bytes" and "FLOPs" are both ambiguous',
+    7: "it scores the implementation, never the algorithm",
+    8: "the ceilings move",
+    9: "it stops at the device boundary",
+}
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """What is known about one kernel run.  Every field is optional.
+
+    Fractions and shares are between 0 and 1, except ``fraction_of_roof`` (achieved / roof),
+    which may exceed 1 when something is miscounted.
+    """
+
+    fraction_of_roof: Optional[float] = None  # achieved GFLOP/s over the roof at its intensity
+    side: Optional[str] = None  # "memory", "ridge" or "compute": where its intensity sits
+    duration_us: Optional[float] = None  # kernel run time in microseconds
+    blocks: Optional[int] = None  # blocks in the grid
+    sm_count: Optional[int] = None  # SMs (or CUs) on the device
+    occupancy: Optional[float] = None  # achieved occupancy, 0..1
+    serial_phases: Optional[bool] = None  # load, barrier, compute, barrier, with no prefetch
+    l2_hit_rate: Optional[float] = None  # 0..1
+    matrix_instructions: Optional[bool] = None  # the kernel runs tensor/matrix-core instructions
+    roof_is_matrix: Optional[bool] = None  # the compute roof it is scored against is a matrix roof
+    transcendental_share: Optional[float] = None  # exp/sqrt/div share of the counted FLOPs
+    bytes_ratio: Optional[float] = None  # profiler bytes over the analytic byte count
+    clock_ratio: Optional[float] = None  # SM clock in this run over the clock of the ceilings
+    communication_share: Optional[float] = None  # share of wall time waiting on the interconnect
+    cheaper_algorithm: Optional[bool] = None  # a lower-complexity algorithm does the same job
+
+    def __post_init__(self):
+        for name in ("occupancy", "l2_hit_rate", "transcendental_share", "communication_share"):
+            _check_share(name, getattr(self, name))
+        for name in ("fraction_of_roof", "duration_us", "bytes_ratio", "clock_ratio"):
+            _check_positive(name, getattr(self, name), allow_zero=name == "fraction_of_roof")
+        for name in ("blocks", "sm_count"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name}: must be a whole number of at least 1, got {value!r}")
+        for name in ("serial_phases", "matrix_instructions", "roof_is_matrix", "cheaper_algorithm"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, bool):
+                raise ValueError(f"{name}: must be True, False or None, got {value!r}")
+        if self.side is not None and self.side not in ("memory", "ridge", "compute"):
+            raise ValueError(f"side: must be 'memory', 'ridge' or 'compute', got {self.side!r}")
+
+    @classmethod
+    def placed(cls, intensity: float, achieved_gflops: float, roofline: Roofline, **facts) -> "KernelFacts":
+        """Facts with ``fraction_of_roof`` and ``side`` computed from a measured point."""
+        verdict = roofline.classify(intensity, achieved_gflops)
+        return cls(fraction_of_roof=verdict.fraction_of_roof, side=verdict.side, **facts)
+
+    def known(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+
+def _check_share(name: str, value) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{name}: must be a number from 0 to 1, got {value!r}")
+
+
+def _check_positive(name: str, value, allow_zero: bool = False) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name}: must be a finite number, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name}: must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One branch of the tree that the facts lead to."""
+
+    cause: str
+    next_step: str
+    evidence: str
+    pitfall: Optional[int] = None  # seed 000's pitfall number, when the cause is one of them
+
+    @property
+    def title(self) -> str:
+        if self.pitfall is None:
+            return self.cause
+        return f"Pitfall {self.pitfall} ({PITFALLS[self.pitfall]}): {self.cause}"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Every finding the facts support, most likely first, and the facts that would help."""
+
+    findings: tuple
+    missing: tuple = ()  # names of KernelFacts fields that would sharpen the answer
+
+    @property
+    def likely(self) -> Finding:
+        return self.findings[0]
+
+    @property
+    def pitfalls(self) -> list:
+        return [f.pitfall for f in self.findings if f.pitfall is not None]
+
+    def text(self) -> str:
+        lines = [f"Likely cause: {self.likely.title}",
+                 f"  because {self.likely.evidence}",
+                 f"  next step: {self.likely.next_step}"]
+        for other in self.findings[1:]:
+            lines.append(f"Also: {other.title} (because {other.evidence}); then: {other.next_step}")
+        if self.missing:
+            lines.append("Facts that would sharpen this: " + ", ".join(self.missing))
+        return "\n".join(lines)
+
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.0f}%"
+
+
+def _specific_findings(facts: KernelFacts) -> list:
+    """The fingerprints of the pitfalls, in the order they should be ruled out."""
+    found = []
+    frac = facts.fraction_of_roof
+    if frac is not None and frac > ABOVE_ROOF_FRACTION:
+        found.append(Finding(
+            "the point is above its own roof, which no kernel can be",
+            "Recount FLOPs and bytes with one convention, check the units (GB against GiB, bits "
+            "against bytes), and check the clock the ceiling was measured at against the kernel's.",
+            f"it reaches {_pct(frac)} of a hard upper bound", 6))
+    if facts.communication_share is not None and facts.communication_share >= COMMUNICATION_SHARE:
+        found.append(Finding(
+            "the job waits on the interconnect, which the device roofline has no axis for",
+            "Profile the timeline; add an interconnect ceiling (FLOPs per byte communicated) and "
+            "overlap communication with compute before tuning any kernel.",
+            f"{_pct(facts.communication_share)} of the wall time is spent waiting on communication", 9))
+    if facts.duration_us is not None and facts.duration_us < LAUNCH_BOUND_US:
+        found.append(Finding(
+            "launch- or latency-bound: the kernel is over before either roof matters",
+            "Batch the work into fewer, larger launches, fuse it into a neighbour, capture it in a "
+            "CUDA graph, or leave it on the CPU.",
+            f"it runs for {facts.duration_us:g} us, about as long as a launch (~4 us) itself", 1))
+    if facts.blocks is not None and facts.sm_count is not None and facts.blocks < facts.sm_count:
+        found.append(Finding(
+            "the grid cannot fill the device, so most SMs sit idle",
+            "Launch at least a few blocks per SM (a grid-stride loop keeps the work per thread "
+            "sensible), then re-measure.",
+            f"{facts.blocks} block{'s' if facts.blocks != 1 else ''} for {facts.sm_count} SMs", 1))
+    if facts.matrix_instructions is True and facts.roof_is_matrix is False:
+        found.append(Finding(
+            "a matrix-core kernel is being scored against a vector (fp32) roof",
+            "Re-plot against the matrix ceiling of the dtype it executes; its ridge is many times "
+            "further right, and the verdict can flip to memory-bound.",
+            "it runs tensor/matrix instructions but its roof is not a matrix roof", 4))
+    if facts.matrix_instructions is False and facts.roof_is_matrix is True:
+        found.append(Finding(
+            "a vector kernel is being scored against a matrix-core roof",
+            "Re-plot against the fp32 (or fp64) vector ceiling it can actually reach.",
+            "it runs no matrix instructions but its roof is a matrix roof", 4))
+    if facts.transcendental_share is not None and facts.transcendental_share >= TRANSCENDENTAL_SHARE:
+        found.append(Finding(
+            "the transcendental unit, not the FMA pipes, limits it",
+            "Measure the SFU ceiling and score against it, or cut the exp/sqrt/div count "
+            "(fast-math intrinsics, algebra that removes divides).",
+            f"{_pct(facts.transcendental_share)} of its FLOPs are transcendentals", 5))
+    if facts.bytes_ratio is not None and facts.bytes_ratio >= WASTED_BYTES_RATIO:
+        found.append(Finding(
+            "the memory system moves bytes the algorithm never asked for (uncoalesced or strided access)",
+            "Fix the access pattern first (coalesce, tile through shared memory, pad to avoid bank "
+            "conflicts), then re-measure bytes and rate.",
+            f"the profiler counts {facts.bytes_ratio:.3g}x the analytic bytes", 6))
+    if facts.l2_hit_rate is not None and facts.l2_hit_rate >= HIGH_L2_HIT_RATE:
+        found.append(Finding(
+            "the working set lives in cache, so the HBM roof is the wrong level",
+            "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
+            "with the bytes that cross each level.",
+            f"its L2 hit rate is {_pct(facts.l2_hit_rate)}", 3))
+    below_roof = frac is None or frac < NEAR_ROOF_FRACTION
+    if below_roof and facts.occupancy is not None and facts.occupancy < LOW_OCCUPANCY:
+        found.append(Finding(
+            "too few warps to hide latency, so loads and math do not overlap",
+            "Raise occupancy (fewer registers or less shared memory per block) or the independent "
+            "work per thread (ILP), then re-measure.",
+            f"achieved occupancy is {_pct(facts.occupancy)}", 2))
+    if below_roof and facts.serial_phases is True:
+        found.append(Finding(
+            "load and compute phases run one after the other, so time is closer to F/P + M/B",
+            "Double-buffer: prefetch the next tile (async copies) while computing on this one.",
+            "the kernel alternates loads and math across barriers with no prefetch", 2))
+    if facts.clock_ratio is not None and facts.clock_ratio < CLOCK_DROP_RATIO:
+        found.append(Finding(
+            "the clock dropped, so the roof it is scored against is too high",
+            "Re-measure the ceilings in the state the kernel runs in (sustained load, same "
+            "clocks) and log the SM clock with every result.",
+            f"the SM clock ran at {_pct(facts.clock_ratio)} of the clock the ceilings were measured at", 8))
+    if facts.cheaper_algorithm is True:
+        found.append(Finding(
+            "the kernel may be efficient, but the algorithm does more work than it needs to",
+            "Change the algorithm first (lower complexity, or skip the work); the roofline "
+            "only scores how well this implementation runs.",
+            "a lower-complexity algorithm does the same job", 7))
+    return found
+
+
+_HELPFUL = ("fraction_of_roof", "duration_us", "blocks", "sm_count", "occupancy", "bytes_ratio",
+            "l2_hit_rate", "matrix_instructions", "roof_is_matrix", "transcendental_share",
+            "clock_ratio", "communication_share")
+
+
+def _general_finding(facts: KernelFacts) -> Finding:
+    """Seed 000's decision table, for when no pitfall's fingerprint shows."""
+    frac, side = facts.fraction_of_roof, facts.side
+    if frac is None:
+        return Finding("not placed yet: without an achieved rate there is nothing to diagnose",
+                       "Time the kernel, compute achieved GFLOP/s and its fraction of the roof.",
+                       "no fraction of the roof was given")
+    if frac < FAR_BELOW_FRACTION:
+        return Finding("bound by something the roofline does not model",
+                       "Collect duration, grid size, occupancy, profiler bytes and the L2 hit rate "
+                       "before changing bytes or FLOPs.",
+                       f"it reaches only {_pct(frac)} of its roof")
+    if side == "ridge" or frac < NEAR_ROOF_FRACTION:
+        return Finding("both roofs are close, or overlap is incomplete",
+                       "Overlap loads with math (software pipelining, prefetch), then re-measure.",
+                       f"it reaches {_pct(frac)} of its roof"
+                       + (" at the ridge" if side == "ridge" else ""))
+    if side == "compute":
+        return Finding("compute-bound and near peak",
+                       "Improve the instruction mix: matrix cores, packed ops, fewer "
+                       "transcendentals; then more ILP.",
+                       f"it reaches {_pct(frac)} of the compute roof")
+    if side == "memory":
+        return Finding("memory-bound and bandwidth-optimal",
+                       "Move fewer bytes: fuse, tile for reuse, use a smaller dtype, avoid "
+                       "materializing intermediates.",
+                       f"it reaches {_pct(frac)} of the bandwidth roof")
+    return Finding("at its roof", "Say which side of the ridge it sits on to get the lever.",
+                   f"it reaches {_pct(frac)} of its roof")
+
+
+def triage(facts: KernelFacts) -> Diagnosis:
+    """Walk the tree: every pitfall whose fingerprint the facts show, else the decision table."""
+    if not isinstance(facts, KernelFacts):
+        raise ValueError(f"facts: expected KernelFacts, got {type(facts).__name__}")
+    found = _specific_findings(facts)
+    general = _general_finding(facts)
+    if not found:
+        found = [general]
+        missing = tuple(name for name in _HELPFUL if getattr(facts, name) is None)
+        if facts.fraction_of_roof is not None and facts.fraction_of_roof >= NEAR_ROOF_FRACTION:
+            missing = tuple(name for name in ("bytes_ratio", "matrix_instructions",
+                                              "roof_is_matrix", "cheaper_algorithm")
+                            if getattr(facts, name) is None)
+        return Diagnosis(tuple(found), missing)
+    # A kernel at its roof keeps the decision table's lever alongside the pitfalls.
+    if facts.fraction_of_roof is not None and NEAR_ROOF_FRACTION <= facts.fraction_of_roof <= ABOVE_ROOF_FRACTION:
+        found.append(general)
+    return Diagnosis(tuple(found))
+
+
+# --- reading the facts from a form -----------------------------------------------------------
+
+#: The numeric facts, with the label a form shows for each.
+NUMBER_FIELDS = {
+    "fraction_of_roof": "achieved / roof (0.9 = 90%)",
+    "duration_us": "kernel run time (us)",
+    "blocks": "blocks in the grid",
+    "sm_count": "SMs on the device",
+    "occupancy": "achieved occupancy (0 to 1)",
+    "l2_hit_rate": "L2 hit rate (0 to 1)",
+    "transcendental_share": "share of FLOPs that are exp/sqrt/div",
+    "bytes_ratio": "profiler bytes / analytic bytes",
+    "clock_ratio": "SM clock now / clock of the ceilings",
+    "communication_share": "share of time waiting on communication",
+}
+
+#: The yes/no facts, with their labels.
+BOOLEAN_FIELDS = {
+    "serial_phases": "load, barrier, compute, no prefetch?",
+    "matrix_instructions": "runs tensor/matrix instructions?",
+    "roof_is_matrix": "scored against a matrix roof?",
+    "cheaper_algorithm": "a cheaper algorithm exists?",
+}
+
+_WHOLE_FIELDS = ("blocks", "sm_count")
+_UNKNOWN = ("", "unknown", "?", None)
+
+
+def facts_from_inputs(values: dict) -> KernelFacts:
+    """KernelFacts from a form's raw values: numbers or formulas as text, yes/no/unknown.
+
+    Empty boxes and ``unknown`` stay ``None``.  A bad entry is a one-line ``ValueError`` that
+    names the field; formulas go through :mod:`rooflinelib.expr`, never through ``eval``.
+    """
+    from .expr import evaluate
+
+    facts = {}
+    for name, raw in values.items():
+        text = raw.strip() if isinstance(raw, str) else raw
+        if text in _UNKNOWN:
+            continue
+        if name in NUMBER_FIELDS:
+            number = evaluate(text, name)
+            if name in _WHOLE_FIELDS:
+                if number != int(number):
+                    raise ValueError(f"{name}: must be a whole number, got {number:g}")
+                number = int(number)
+            facts[name] = number
+        elif name in BOOLEAN_FIELDS:
+            if isinstance(text, bool):
+                facts[name] = text
+            elif str(text).lower() in ("yes", "y", "true"):
+                facts[name] = True
+            elif str(text).lower() in ("no", "n", "false"):
+                facts[name] = False
+            else:
+                raise ValueError(f"{name}: answer yes, no or unknown, got {text!r}")
+        elif name == "side":
+            facts[name] = str(text).lower()
+        else:
+            raise ValueError(f"{name}: not a fact the triage knows")
+    return KernelFacts(**facts)
+
+
+def triage_report(values: dict) -> str:
+    """The triage of a form's values as text, or a one-line message saying what to fix."""
+    try:
+        facts = facts_from_inputs(values)
+    except ValueError as exc:
+        return f"Cannot triage yet: {exc}"
+    return triage(facts).text()

@@ -1,0 +1,163 @@
+"""The pitfalls triage tree: each pitfall's fingerprint leads to that pitfall, in a sound order."""
+import pytest
+
+from rooflinelib.model import Roofline
+from rooflinelib.triage import (KernelFacts, NUMBER_FIELDS, BOOLEAN_FIELDS, PITFALLS,
+                                facts_from_inputs, triage, triage_report)
+
+# One set of facts per pitfall, each what notebook 06's demonstration of it shows.
+FINGERPRINTS = {
+    1: KernelFacts(fraction_of_roof=0.003, side="memory", duration_us=3.0),
+    2: KernelFacts(fraction_of_roof=0.55, side="ridge", serial_phases=True),
+    3: KernelFacts(fraction_of_roof=2.5, side="memory", l2_hit_rate=0.95),
+    4: KernelFacts(fraction_of_roof=0.3, side="compute", matrix_instructions=True, roof_is_matrix=False),
+    5: KernelFacts(fraction_of_roof=0.2, side="compute", transcendental_share=0.6),
+    6: KernelFacts(fraction_of_roof=0.9, side="memory", bytes_ratio=8.0),
+    7: KernelFacts(fraction_of_roof=0.98, side="compute", cheaper_algorithm=True),
+    8: KernelFacts(fraction_of_roof=0.7, side="compute", clock_ratio=0.75),
+    9: KernelFacts(fraction_of_roof=0.9, side="compute", communication_share=0.7),
+}
+
+
+def test_there_are_nine_pitfalls():
+    assert sorted(PITFALLS) == list(range(1, 10))
+
+
+@pytest.mark.parametrize("pitfall", sorted(FINGERPRINTS))
+def test_each_fingerprint_names_its_pitfall(pitfall):
+    diagnosis = triage(FINGERPRINTS[pitfall])
+    assert pitfall in diagnosis.pitfalls
+    if pitfall != 3:  # pitfall 3's demo also sits above its HBM roof: that comes first
+        assert diagnosis.likely.pitfall == pitfall
+
+
+def test_cache_resident_kernel_above_its_hbm_roof_names_counting_then_cache():
+    diagnosis = triage(FINGERPRINTS[3])
+    assert diagnosis.pitfalls[:2] == [6, 3]
+    assert "above its own roof" in diagnosis.likely.cause
+
+
+def test_too_few_blocks_is_pitfall_one():
+    diagnosis = triage(KernelFacts(fraction_of_roof=0.02, side="compute", blocks=2, sm_count=132))
+    assert diagnosis.likely.pitfall == 1
+    assert "2 blocks for 132 SMs" in diagnosis.likely.evidence
+
+
+def test_low_occupancy_is_pitfall_two_only_below_the_roof():
+    low = KernelFacts(fraction_of_roof=0.4, side="memory", occupancy=0.1)
+    assert triage(low).likely.pitfall == 2
+    at_roof = KernelFacts(fraction_of_roof=0.9, side="memory", occupancy=0.1)
+    assert 2 not in triage(at_roof).pitfalls
+
+
+def test_vector_kernel_against_matrix_roof_is_pitfall_four():
+    facts = KernelFacts(fraction_of_roof=0.05, side="memory", matrix_instructions=False, roof_is_matrix=True)
+    assert triage(facts).likely.pitfall == 4
+    assert "vector kernel" in triage(facts).likely.cause
+
+
+def test_launch_bound_outranks_everything_inside_the_kernel():
+    facts = KernelFacts(fraction_of_roof=0.01, duration_us=2.0, occupancy=0.05, bytes_ratio=4.0)
+    assert triage(facts).pitfalls[0] == 1
+    assert set(triage(facts).pitfalls) == {1, 2, 6}
+
+
+def test_interconnect_outranks_the_kernel():
+    facts = KernelFacts(communication_share=0.5, duration_us=5.0)
+    assert triage(facts).pitfalls == [9, 1]
+
+
+def test_thresholds_are_edges():
+    assert 1 not in triage(KernelFacts(duration_us=10.0)).pitfalls
+    assert 1 in triage(KernelFacts(duration_us=9.99)).pitfalls
+    assert 6 not in triage(KernelFacts(bytes_ratio=1.49)).pitfalls
+    assert 6 in triage(KernelFacts(bytes_ratio=1.5)).pitfalls
+
+
+def test_no_fingerprint_falls_back_to_the_decision_table():
+    memory = triage(KernelFacts(fraction_of_roof=0.9, side="memory"))
+    assert memory.likely.pitfall is None
+    assert "memory-bound and bandwidth-optimal" in memory.likely.cause
+    assert "fewer bytes" in memory.likely.next_step
+    compute = triage(KernelFacts(fraction_of_roof=0.9, side="compute"))
+    assert "instruction mix" in compute.likely.next_step
+    far = triage(KernelFacts(fraction_of_roof=0.2, side="compute"))
+    assert "does not model" in far.likely.cause
+    assert "duration_us" in far.missing and "occupancy" in far.missing
+
+
+def test_unplaced_kernel_asks_for_a_measurement():
+    diagnosis = triage(KernelFacts())
+    assert "not placed yet" in diagnosis.likely.cause
+    assert diagnosis.missing[0] == "fraction_of_roof"
+
+
+def test_a_kernel_at_its_roof_keeps_the_lever_next_to_the_pitfall():
+    diagnosis = triage(FINGERPRINTS[7])
+    assert diagnosis.likely.pitfall == 7
+    assert diagnosis.findings[-1].pitfall is None
+    assert "instruction mix" in diagnosis.findings[-1].next_step
+
+
+def test_placed_computes_fraction_and_side_from_a_measurement():
+    # Seed 000's interview question: 4e11 FLOPs, 2e10 bytes, 12 TFLOP/s on P = 60 TFLOP/s,
+    # B = 3 TB/s. I = 20 sits on the ridge, at 20% of the roof.
+    roofline = Roofline(60_000, 3_000)
+    facts = KernelFacts.placed(4e11 / 2e10, 12_000, roofline)
+    assert facts.side == "ridge"
+    assert facts.fraction_of_roof == pytest.approx(0.2)
+    assert "does not model" in triage(facts).likely.cause
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(occupancy=1.5), "occupancy: must be a number from 0 to 1"),
+    (dict(l2_hit_rate=-0.1), "l2_hit_rate: must be a number from 0 to 1"),
+    (dict(duration_us=0), "duration_us: must be positive"),
+    (dict(fraction_of_roof=float("nan")), "fraction_of_roof: must be a finite number"),
+    (dict(blocks=0), "blocks: must be a whole number of at least 1"),
+    (dict(blocks=2.5), "blocks: must be a whole number"),
+    (dict(serial_phases="yes"), "serial_phases: must be True, False or None"),
+    (dict(side="left"), "side: must be 'memory', 'ridge' or 'compute'"),
+])
+def test_bad_facts_are_one_line_errors(kwargs, message):
+    with pytest.raises(ValueError) as info:
+        KernelFacts(**kwargs)
+    assert str(info.value).startswith(message)
+    assert "\n" not in str(info.value)
+
+
+def test_form_values_become_facts():
+    values = {name: "" for name in NUMBER_FIELDS}
+    values.update({name: "unknown" for name in BOOLEAN_FIELDS})
+    values.update(duration_us="2**2", blocks="2", sm_count="132", serial_phases="no", side="memory",
+                  fraction_of_roof="12/60")
+    facts = facts_from_inputs(values)
+    assert facts.duration_us == 4.0 and facts.blocks == 2 and facts.serial_phases is False
+    assert facts.fraction_of_roof == pytest.approx(0.2) and facts.occupancy is None
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"duration_us": "__import__('os')"}, "duration_us: names and calls are not allowed"),
+    ({"blocks": "2.5"}, "blocks: must be a whole number"),
+    ({"occupancy": "3"}, "occupancy: must be a number from 0 to 1"),
+    ({"serial_phases": "maybe"}, "serial_phases: answer yes, no or unknown"),
+    ({"favourite_colour": "red"}, "favourite_colour: not a fact the triage knows"),
+    ({"duration_us": "9**9**9**9"}, "duration_us: exponent"),
+])
+def test_bad_form_values_give_one_line_reports(values, message):
+    report = triage_report(values)
+    assert report.startswith("Cannot triage yet: " + message), report
+    assert "\n" not in report
+
+
+def test_report_text_names_cause_evidence_and_next_step():
+    text = triage_report({"duration_us": "3", "fraction_of_roof": "0.003", "side": "memory"})
+    lines = text.splitlines()
+    assert lines[0].startswith("Likely cause: Pitfall 1 (the latency-bound regime is invisible)")
+    assert "because it runs for 3 us" in lines[1]
+    assert lines[2].lstrip().startswith("next step: Batch the work")
+
+
+def test_triage_rejects_other_objects():
+    with pytest.raises(ValueError, match="facts: expected KernelFacts"):
+        triage({"duration_us": 3})
