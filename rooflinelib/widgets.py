@@ -1,0 +1,676 @@
+"""The course's interactive widgets: controls, a live Plotly figure, and a line of verdict.
+
+Every widget follows one pattern:
+
+1. its controls (sliders, dropdowns) hold the state;
+2. a pure function of :mod:`rooflinelib.widget_state` turns the state into numbers and text;
+3. the text goes into an HTML line and the numbers into one ``FigureWidget``, updated in place
+   inside ``fig.batch_update()`` so that the browser receives one message per change and the
+   5 MB of plotly.js is sent once per figure, never per update.
+
+The roofline geometry comes from :func:`rooflinelib.plotting.roofline_figure`; the widgets
+only move the traces it names (``kernel:<name>``, ``roof:<ceiling>``, ...).
+
+ipywidgets and plotly are imported inside the functions, so ``import rooflinelib`` stays light.
+"""
+from __future__ import annotations
+
+import threading
+
+from . import widget_state as ws
+from .machines import get_machine, machine_names
+from .model import Ceiling, Machine
+from .placement import KernelPoint
+
+#: The name of the explorer's movable point; its trace id is ``kernel:<POINT_NAME>``.
+POINT_NAME = "your kernel"
+
+#: CSS classes the browser test (and anyone styling the course) can find the parts by.
+EXPLORER_CLASS = "roofline-explorer"
+SLIDER_CLASS = "roofline-intensity"
+VERDICT_CLASS = "roofline-verdict"
+
+
+def _widgets():
+    import ipywidgets
+    return ipywidgets
+
+
+def _html_line(text: str, css_class: str = "") -> str:
+    import html
+    return f'<div class="{css_class}" style="line-height:1.4">{html.escape(text)}</div>'
+
+
+def _error_line(exc: Exception) -> str:
+    import html
+    return f'<div style="color:#b00020">{html.escape(str(exc))}</div>'
+
+
+class _Widget:
+    """Shows as its ``box`` when it is the last expression of a cell."""
+
+    box = None
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.box._repr_mimebundle_(**kwargs)
+
+
+def _copy_figure(target, source) -> None:
+    """Make FigureWidget ``target`` show ``source``'s traces and layout, in place.
+
+    Traces are updated one for one when the counts match (the usual case: a different machine
+    or precision draws the same kinds of lines), else replaced; either way the widget, and the
+    plotly.js already in the browser, stay.
+    """
+    with target.batch_update():
+        if len(target.data) == len(source.data):
+            for old, new in zip(target.data, source.data):
+                old.update(new.to_plotly_json(), overwrite=True)
+        else:
+            target.data = ()
+            target.add_traces(list(source.data))
+        target.layout.annotations = source.layout.annotations
+        target.layout.title = source.layout.title
+        target.layout.xaxis.range = source.layout.xaxis.range
+        target.layout.yaxis.range = source.layout.yaxis.range
+
+
+# --- the intensity explorer ------------------------------------------------------------------
+
+class IntensityExplorer(_Widget):
+    """A point that slides along a roofline: the course's central widget.
+
+    A log-scale slider sets the intensity; dropdowns pick the machine and the precision (the
+    compute ceiling).  The point, the attainable rate and the verdict follow the slider, turning
+    from memory-bound to compute-bound as the point crosses the ridge.  :meth:`use_ceilings`
+    swaps the datasheet ceilings for measured ones.
+    """
+
+    def __init__(self, machine="H200", precision: str = "fp32", intensity: float = 1.0,
+                 memory: str = "dram", warm: bool = True):
+        w = _widgets()
+        from .plotting import roofline_figure
+
+        self.memory = memory
+        self.machines = {name: get_machine(name) for name in machine_names()}
+        first = ws.as_machine(machine)
+        self.machines.setdefault(first.name, first)
+        state = ws.explorer_state(first, precision, intensity, memory)
+        self._state = state
+        self._busy = False  # set while one control updates another, so only one redraw runs
+
+        self.slider = w.FloatLogSlider(
+            value=intensity, base=2, min=_log2(ws.EXPLORER_MIN_INTENSITY),
+            max=_log2(ws.EXPLORER_MAX_INTENSITY), step=0.05, readout_format=".3g",
+            description="I (FLOP/byte)", continuous_update=True,
+            style={"description_width": "initial"}, layout=w.Layout(width="620px"))
+        self.slider.add_class(SLIDER_CLASS)
+        self.machine_menu = w.Dropdown(options=list(self.machines), value=first.name,
+                                       description="machine")
+        self.precision_menu = w.Dropdown(options=ws.precision_options(first),
+                                         value=state.precision, description="precision")
+        self.verdict = w.HTML(_html_line(state.verdict_text(), VERDICT_CLASS))
+        self.verdict.add_class(VERDICT_CLASS)
+        self.figure = roofline_figure(first, kernels=[self._point(state)], compute=[state.precision],
+                                      memory=[memory], x_range=ws.EXPLORER_X_RANGE, widget=True)
+        self.box = w.VBox([w.HBox([self.machine_menu, self.precision_menu]), self.slider,
+                           self.verdict, self.figure])
+        self.box.add_class(EXPLORER_CLASS)
+
+        self.slider.observe(self._on_intensity, names="value")
+        self.machine_menu.observe(self._on_machine, names="value")
+        self.precision_menu.observe(self._on_precision, names="value")
+        self.warmed = None
+        if warm:
+            self.warm_up()
+
+    # The state and its two kinds of update ------------------------------------------------
+
+    @property
+    def state(self) -> ws.ExplorerState:
+        return self._state
+
+    @property
+    def machine(self) -> Machine:
+        return self.machines[self.machine_menu.value]
+
+    @staticmethod
+    def _point(state: ws.ExplorerState) -> KernelPoint:
+        # One byte and I FLOPs: a point of intensity I that sits on its roof (never timed).
+        return KernelPoint(POINT_NAME, state.intensity, 1.0)
+
+    def update(self, intensity=None, machine=None, precision=None) -> ws.ExplorerState:
+        """Recompute the state and redraw; ``None`` keeps a control's current value.
+
+        The point alone moves when only the intensity changed; the roofs are redrawn when the
+        machine or the precision did.  Bad values leave everything as it was and show a
+        one-line error instead of the verdict.
+        """
+        from .plotting import find_trace, kernel_hover_text, kernel_id
+
+        machine_obj = self.machines[machine] if machine is not None else self.machine
+        precision = precision if precision is not None else self.precision_menu.value
+        intensity = intensity if intensity is not None else self.slider.value
+        try:
+            state = ws.explorer_state(machine_obj, precision, intensity, self.memory)
+        except ValueError as exc:
+            self.verdict.value = _error_line(exc)
+            return self._state
+        roofs_changed = (state.machine, state.precision) != (self._state.machine, self._state.precision)
+        self._state = state
+        if roofs_changed:
+            _copy_figure(self.figure, self._roofs(machine_obj, state.precision))
+        point = find_trace(self.figure, kernel_id(POINT_NAME))
+        roofline = machine_obj.roofline(state.precision, self.memory)
+        with self.figure.batch_update():
+            point.x = [state.intensity]
+            point.y = [state.attainable_gflops]
+            point.hovertext = [kernel_hover_text(self._point(state), roofline)]
+        self.verdict.value = _html_line(state.verdict_text(), VERDICT_CLASS)
+        return state
+
+    def _roofs(self, machine: Machine, precision: str):
+        return _reference_roofs(machine, precision, self.memory)
+
+    def warm_up(self, wait: bool = False) -> threading.Event:
+        """Build every (machine, precision) reference figure in a background thread.
+
+        Started when the explorer is created, so that by the time a student opens a menu its
+        roofs are ready and the switch costs a copy (about 5 ms) instead of a build (25-40 ms).
+        Returns the event that is set when all are built; ``wait=True`` blocks until then.
+        """
+        jobs = [(machine, name) for machine in self._menu_order()
+                for _, name in ws.precision_options(machine)]
+        done = threading.Event()
+
+        def build():
+            try:
+                for machine, name in jobs:
+                    _reference_roofs(machine, name, self.memory)
+            except Exception:  # a failed warm-up only costs speed: builds then happen on demand
+                pass
+            finally:
+                done.set()
+
+        threading.Thread(target=build, name="roofline-explorer-warm-up", daemon=True).start()
+        self.warmed = done
+        if wait:
+            done.wait()
+        return done
+
+    def _menu_order(self) -> list:
+        current = self.machine
+        return [current] + [m for m in self.machines.values() if m is not current]
+
+    def _on_intensity(self, change):
+        if not self._busy:
+            self.update(intensity=change["new"])
+
+    def _on_precision(self, change):
+        if not self._busy and change["new"] is not None:
+            self.update(precision=change["new"])
+
+    def _on_machine(self, change):
+        if self._busy:
+            return
+        machine = self.machines[change["new"]]
+        names = [name for _, name in ws.precision_options(machine)]
+        keep = self.precision_menu.value if self.precision_menu.value in names else (
+            "fp32" if "fp32" in names else names[0])
+        self._busy = True
+        try:
+            self.precision_menu.options = ws.precision_options(machine)
+            self.precision_menu.value = keep
+        finally:
+            self._busy = False
+        self.update(machine=machine.name, precision=keep)
+
+    # Measured ceilings ----------------------------------------------------------------------
+
+    def use_ceilings(self, measured, name: str = None) -> "IntensityExplorer":
+        """Show measured ceilings instead of the datasheet ones, in one call.
+
+        ``measured`` is a :class:`Machine` (for example the one a Lab 1 result file loads into)
+        or one or more :class:`Ceiling` objects, which then replace the same-named ceilings of
+        the machine on show.  The result joins the machine menu and is selected.
+        """
+        if isinstance(measured, Machine):
+            machine = measured
+        else:
+            ceilings = (measured,) if isinstance(measured, Ceiling) else tuple(measured)
+            if not ceilings or not all(isinstance(c, Ceiling) for c in ceilings):
+                raise ValueError("measured: expected a Machine or Ceiling objects")
+            base = self.machine
+            machine = base.with_ceilings(*ceilings, name=f"{base.name} (measured)", kind="measured")
+        label = name or machine.name
+        if label in self.machines and self.machines[label] is not machine and machine.kind != "datasheet":
+            label = f"{label} ({machine.kind})"
+        self.machines[label] = machine
+        self._busy = True
+        try:
+            self.machine_menu.options = list(self.machines)
+        finally:
+            self._busy = False
+        self.machine_menu.value = label  # fires _on_machine, which redraws
+        if self._state.machine != machine.name:  # the label was already selected
+            self._on_machine({"new": label})
+        return self
+
+
+# Reference figures of the explorer's roofs, shared by every explorer in the process.  A
+# roofline_figure costs 25-40 ms to build (Plotly validates the template each time); a copy of
+# one into the live widget costs about 5 ms.
+_REFERENCE_LOCK = threading.Lock()
+_REFERENCES: dict = {}
+
+
+def _reference_roofs(machine: Machine, precision: str, memory: str):
+    """The go.Figure of ``machine``'s ``precision`` roof against ``memory``, built once."""
+    from .plotting import roofline_figure
+    key = (machine.name, machine.ceilings, precision, memory)
+    with _REFERENCE_LOCK:
+        figure = _REFERENCES.get(key)
+    if figure is None:
+        point = KernelPoint(POINT_NAME, 1.0, 1.0)  # moved to the slider's intensity after the copy
+        figure = roofline_figure(machine, kernels=[point], compute=[precision], memory=[memory],
+                                 x_range=ws.EXPLORER_X_RANGE)
+        with _REFERENCE_LOCK:
+            figure = _REFERENCES.setdefault(key, figure)
+    return figure
+
+
+def _log2(value: float) -> float:
+    import math
+    return math.log2(value)
+
+
+def intensity_explorer(machine="H200", precision: str = "fp32", intensity: float = 1.0,
+                       memory: str = "dram") -> IntensityExplorer:
+    """The intensity explorer (see :class:`IntensityExplorer`); display it as a cell's result."""
+    return IntensityExplorer(machine, precision, intensity, memory)
+
+
+# --- the two time bounds ---------------------------------------------------------------------
+
+class TimeBoundsWidget(_Widget):
+    """F, M, P and B sliders; bars for F/P, M/B, their max (overlapped) and their sum (serial)."""
+
+    def __init__(self, n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0):
+        w = _widgets()
+        import plotly.graph_objects as go
+
+        def slider(value, low, high, description):
+            import math
+            return w.FloatLogSlider(value=value, base=10, min=math.floor(math.log10(low)),
+                                    max=math.ceil(math.log10(high)), step=0.05,
+                                    readout_format=".3g", description=description,
+                                    continuous_update=True, style={"description_width": "initial"},
+                                    layout=w.Layout(width="560px"))
+
+        self.flops = slider(n_flops, 1e6, 1e15, "F (FLOPs)")
+        self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)")
+        self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)")
+        self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)")
+        self.text = w.HTML()
+        self.figure = go.FigureWidget(go.Figure(
+            go.Bar(orientation="h", x=[0, 0, 0, 0], y=["", "", "", ""], meta="bars",
+                   marker_color=["#d62728", "#1f77b4", "#2ca02c", "#7f7f7f"]),
+            layout=dict(template="plotly_white", height=300, margin=dict(l=220, r=20, t=40, b=50),
+                        title="lower bounds on the run time",
+                        yaxis=dict(autorange="reversed"))))
+        self.box = w.VBox([self.flops, self.bytes, self.peak, self.bandwidth, self.text, self.figure])
+        for control in (self.flops, self.bytes, self.peak, self.bandwidth):
+            control.observe(lambda change: self.update(), names="value")
+        self.update()
+
+    def update(self) -> ws.TimeBoundsState:
+        try:
+            state = ws.time_bounds_state(self.flops.value, self.bytes.value, self.peak.value,
+                                         self.bandwidth.value)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
+        bars = state.bars()
+        unit, scale = _time_unit(max(seconds for _, seconds in bars))
+        with self.figure.batch_update():
+            bar = self.figure.data[0]
+            bar.y = [label for label, _ in bars]
+            bar.x = [seconds / scale for _, seconds in bars]
+            bar.text = [ws.seconds_text(seconds) for _, seconds in bars]
+            self.figure.layout.xaxis.title = f"time ({unit})"
+        self.text.value = _html_line(state.text())
+        return state
+
+
+def _time_unit(seconds: float) -> tuple:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return unit, scale
+    return "ns", 1e-9
+
+
+def time_bounds_widget(**values) -> TimeBoundsWidget:
+    return TimeBoundsWidget(**values)
+
+
+# --- GEMM size and precision -----------------------------------------------------------------
+
+class GemmWidget(_Widget):
+    """N and precision of a square GEMM against the ridge of that precision's matrix roof."""
+
+    def __init__(self, machine="MI300X", dtype: str = "bf16", n: int = 512):
+        w = _widgets()
+        import plotly.graph_objects as go
+
+        machine = ws.as_machine(machine)
+        self.machine_menu = w.Dropdown(options=[m for m in machine_names()
+                                                if ws.gemm_dtypes(get_machine(m))],
+                                       value=machine.name, description="machine")
+        self.dtype_menu = w.Dropdown(options=ws.gemm_dtypes(machine), value=dtype,
+                                     description="precision")
+        self.n_slider = w.SelectionSlider(options=ws.GEMM_SIZES, value=n, description="N",
+                                          continuous_update=True, layout=w.Layout(width="560px"))
+        self.text = w.HTML()
+        self.figure = go.FigureWidget(go.Figure(
+            [go.Scatter(mode="lines", name="I(N) = 2N / (3s)", meta="curve"),
+             go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot")),
+             go.Scatter(mode="lines", name="smallest compute-bound N", meta="threshold",
+                        line=dict(dash="dash", color="#7f7f7f")),
+             go.Scatter(mode="markers", name="this GEMM", meta="point", marker=dict(size=12))],
+            layout=dict(template="plotly_white", height=380,
+                        xaxis=dict(type="log", title="N (square GEMM)"),
+                        yaxis=dict(type="log", title="intensity (FLOP/byte)"))))
+        self.box = w.VBox([w.HBox([self.machine_menu, self.dtype_menu]), self.n_slider,
+                           self.text, self.figure])
+        self.machine_menu.observe(self._on_machine, names="value")
+        self.dtype_menu.observe(lambda change: self.update(), names="value")
+        self.n_slider.observe(lambda change: self.update(), names="value")
+        self._busy = False
+        self.update()
+
+    def _on_machine(self, change):
+        dtypes = ws.gemm_dtypes(change["new"])
+        keep = self.dtype_menu.value if self.dtype_menu.value in dtypes else dtypes[0]
+        self._busy = True
+        try:
+            self.dtype_menu.options = dtypes
+            self.dtype_menu.value = keep
+        finally:
+            self._busy = False
+        self.update()
+
+    def update(self):
+        if self._busy:
+            return None
+        try:
+            state = ws.gemm_state(self.machine_menu.value, self.dtype_menu.value, self.n_slider.value)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
+        sizes, intensities = ws.gemm_curve(state.dtype)
+        low, high = min(intensities + [state.ridge]) / 2, max(intensities + [state.ridge]) * 2
+        with self.figure.batch_update():
+            curve, ridge, threshold, point = self.figure.data
+            curve.x, curve.y = sizes, intensities
+            ridge.x, ridge.y = [sizes[0], sizes[-1]], [state.ridge, state.ridge]
+            ridge.name = f"{state.ceiling} ridge: {state.ridge:.4g} FLOP/byte"
+            threshold.x, threshold.y = [state.smallest_n] * 2, [low, high]
+            threshold.name = f"smallest N reaching the ridge: {state.smallest_n}"
+            point.x, point.y = [state.n], [state.intensity]
+            self.figure.layout.yaxis.range = [_log10(low), _log10(high)]
+            self.figure.layout.title = f"GEMM {state.dtype} on {state.machine}"
+        self.text.value = _html_line(state.text())
+        return state
+
+
+def _log10(value: float) -> float:
+    import math
+    return math.log10(value)
+
+
+def gemm_widget(machine="MI300X", dtype: str = "bf16", n: int = 512) -> GemmWidget:
+    return GemmWidget(machine, dtype, n)
+
+
+# --- attention: fused against unfused --------------------------------------------------------
+
+class AttentionWidget(_Widget):
+    """Attention's intensity against sequence length, fused and unfused, against the ridge."""
+
+    def __init__(self, machine="MI300X", s: int = 1024, d: int = 128, dtype: str = "bf16"):
+        w = _widgets()
+        import plotly.graph_objects as go
+
+        machine = ws.as_machine(machine)
+        self.dtype = dtype
+        self.machine_menu = w.Dropdown(
+            options=[m for m in machine_names() if dtype in ws.gemm_dtypes(get_machine(m))],
+            value=machine.name, description="machine")
+        self.d_menu = w.Dropdown(options=list(ws.ATTENTION_HEAD_DIMS), value=d, description="d")
+        self.s_slider = w.SelectionSlider(options=ws.ATTENTION_LENGTHS, value=s,
+                                          description="s (tokens)", continuous_update=True,
+                                          style={"description_width": "initial"},
+                                          layout=w.Layout(width="560px"))
+        self.text = w.HTML()
+        self.figure = go.FigureWidget(go.Figure(
+            [go.Scatter(mode="lines", name="unfused", meta="unfused", line=dict(color="#d62728")),
+             go.Scatter(mode="lines", name="fused", meta="fused", line=dict(color="#2ca02c")),
+             go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot", color="#333")),
+             go.Scatter(mode="lines", name="fused crosses", meta="crossing",
+                        line=dict(dash="dash", color="#7f7f7f")),
+             go.Scatter(mode="markers", name="this s", meta="points",
+                        marker=dict(size=12, color=["#d62728", "#2ca02c"]))],
+            layout=dict(template="plotly_white", height=380,
+                        xaxis=dict(type="log", title="sequence length s"),
+                        yaxis=dict(type="log", title="intensity (FLOP/byte)"))))
+        self.box = w.VBox([w.HBox([self.machine_menu, self.d_menu]), self.s_slider, self.text,
+                           self.figure])
+        for control in (self.machine_menu, self.d_menu, self.s_slider):
+            control.observe(lambda change: self.update(), names="value")
+        self.update()
+
+    def update(self):
+        try:
+            state = ws.attention_state(self.machine_menu.value, self.s_slider.value,
+                                       self.d_menu.value, self.dtype)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
+        curves = ws.attention_curves(state.d, state.dtype)
+        values = curves["fused"] + curves["unfused"] + [state.ridge]
+        low, high = min(values) / 2, max(values) * 2
+        s_values = curves["s"]
+        with self.figure.batch_update():
+            unfused, fused, ridge, crossing, points = self.figure.data
+            unfused.x, unfused.y = s_values, curves["unfused"]
+            fused.x, fused.y = s_values, curves["fused"]
+            ridge.x, ridge.y = [s_values[0], s_values[-1]], [state.ridge] * 2
+            ridge.name = f"{state.ceiling} ridge: {state.ridge:.4g}"
+            crossing.x, crossing.y = [state.fused_crossover_s] * 2, [low, high]
+            crossing.name = f"fused crosses at s = {state.fused_crossover_s}"
+            points.x = [state.s, state.s]
+            points.y = [state.unfused_intensity, state.fused_intensity]
+            self.figure.layout.yaxis.range = [_log10(low), _log10(high)]
+            self.figure.layout.title = f"attention {state.dtype}, d = {state.d}, on {state.machine}"
+        self.text.value = _html_line(state.text())
+        return state
+
+
+def attention_widget(machine="MI300X", s: int = 1024, d: int = 128,
+                     dtype: str = "bf16") -> AttentionWidget:
+    return AttentionWidget(machine, s, d, dtype)
+
+
+# --- seed 001's tile-size animation ----------------------------------------------------------
+
+class TileAnimation(_Widget):
+    """A b x b tiled fp32 GEMM stepping b = 1..128 on A100, H100 and H200, with a Play button.
+
+    Each machine has its own panel: fp32 roof (solid), bf16 tensor roof (dashed), and the
+    GEMM's point on the fp32 roofline at its tile intensity.
+    """
+
+    def __init__(self, machines=ws.TILE_MACHINES, n: int = ws.TILE_GEMM_N, tile: int = 1,
+                 interval_ms: int = 900):
+        w = _widgets()
+        import plotly.graph_objects as go
+        from plotly.subplots import make_subplots
+        from .plotting import roofline_figure
+
+        self.machines = [ws.as_machine(m) for m in machines]
+        self.n = n
+        self.tile_slider = w.SelectionSlider(options=ws.TILE_SIZES, value=tile,
+                                             description="tile b", continuous_update=True)
+        self.play = w.Play(min=0, max=len(ws.TILE_SIZES) - 1, step=1, interval=interval_ms,
+                           value=ws.TILE_SIZES.index(tile), description="play")
+        w.jslink((self.play, "value"), (self.tile_slider, "index"))
+        self.text = w.HTML()
+
+        state = ws.tile_state(tile, n, self.machines)
+        fig = make_subplots(rows=1, cols=len(self.machines), shared_yaxes=True,
+                            subplot_titles=[m.name for m in self.machines],
+                            horizontal_spacing=0.03)
+        for column, (machine, row) in enumerate(zip(self.machines, state.rows), start=1):
+            single = roofline_figure(machine, kernels=[KernelPoint(_tile_point(), row.intensity, 1.0)],
+                                     compute=["fp32", ws.TILE_TENSOR_CEILING], memory=["dram"],
+                                     x_range=(0.1, 1e4))
+            for trace in single.data:
+                trace.meta = f"{machine.name}|{trace.meta}"
+                trace.showlegend = column == 1 and not str(trace.meta).endswith(_tile_point())
+                fig.add_trace(trace, row=1, col=column)
+            axis = "" if column == 1 else str(column)
+            fig.layout[f"xaxis{axis}"].update(type="log", range=single.layout.xaxis.range,
+                                               title="FLOP/byte")
+            fig.layout[f"yaxis{axis}"].update(type="log", range=[2, 6])
+        fig.update_layout(template="plotly_white", height=420, yaxis_title="GFLOP/s",
+                          title=f"GEMM {n}^3 fp32, b x b tiles", legend=dict(orientation="h", y=-0.25))
+        self.figure = go.FigureWidget(fig)
+        self.box = w.VBox([w.HBox([self.play, self.tile_slider]), self.text, self.figure])
+        self.tile_slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.update(tile)
+
+    def update(self, tile: int) -> ws.TileState:
+        from .plotting import find_trace, kernel_id
+        state = ws.tile_state(tile, self.n, self.machines)
+        with self.figure.batch_update():
+            for machine, row in zip(self.machines, state.rows):
+                point = find_trace(self.figure, f"{machine.name}|{kernel_id(_tile_point())}")
+                point.x, point.y = [row.intensity], [row.attainable_gflops]
+                point.text = [f"b = {tile}"]
+        self.text.value = _html_line(state.text())
+        return state
+
+
+def _tile_point() -> str:
+    return "tiled GEMM"
+
+
+def tile_animation(machines=ws.TILE_MACHINES, n: int = ws.TILE_GEMM_N, tile: int = 1,
+                   interval_ms: int = 900) -> TileAnimation:
+    return TileAnimation(machines, n, tile, interval_ms)
+
+
+# --- a measured sweep, one K at a time -------------------------------------------------------
+
+class SweepWalker(_Widget):
+    """A K slider that walks one measured sweep point along the roofline it was measured on.
+
+    ``rows`` are a sweep result's rows (``k``, ``intensity``, ``gbps``, ``gflops``,
+    ``verified``); ``machine`` holds the ceilings to draw (measured ones, ideally).
+    """
+
+    def __init__(self, rows, machine, compute: str = "fp32", memory: str = "dram", title=None):
+        w = _widgets()
+        from .plotting import roofline_figure
+
+        self.rows = [row for row in rows if float(row["intensity"]) > 0]
+        if not self.rows:
+            raise ValueError("rows: the sweep has no row with K > 0 to walk")
+        self.machine = ws.as_machine(machine)
+        self.roofline = self.machine.roofline(compute, memory)
+        ks = [int(row["k"]) for row in self.rows]
+        self.k_slider = w.SelectionSlider(options=ks, value=ks[0], description="K",
+                                          continuous_update=True, layout=w.Layout(width="560px"))
+        self.text = w.HTML()
+        first = ws.sweep_point_state(self.rows, ks[0], self.roofline)
+        self.figure = roofline_figure(
+            self.machine, kernels=[KernelPoint("sweep K", first.intensity, 1.0, first.gflops)],
+            compute=[compute], memory=[memory], title=title, widget=True,
+            x_range=(min(float(r["intensity"]) for r in self.rows) / 2,
+                     max(float(r["intensity"]) for r in self.rows) * 2))
+        self.box = w.VBox([self.k_slider, self.text, self.figure])
+        self.k_slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.update(ks[0])
+
+    def update(self, k: int):
+        from .plotting import find_trace, kernel_id
+        try:
+            state = ws.sweep_point_state(self.rows, k, self.roofline)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
+        point = find_trace(self.figure, kernel_id("sweep K"))
+        with self.figure.batch_update():
+            point.x, point.y = [state.intensity], [max(state.gflops, 1e-9)]
+            point.hovertext = [state.text()]
+        self.text.value = _html_line(state.text())
+        return state
+
+
+def sweep_walker(rows, machine, compute: str = "fp32", memory: str = "dram", title=None) -> SweepWalker:
+    return SweepWalker(rows, machine, compute, memory, title)
+
+
+# --- the triage tool -------------------------------------------------------------------------
+
+class TriageTool(_Widget):
+    """Type what you know about a kernel; read the likely cause and the next step.
+
+    Numbers accept formulas (``3/132``); leave a box empty when the fact is unknown.
+    """
+
+    def __init__(self, **initial):
+        w = _widgets()
+        from .triage import BOOLEAN_FIELDS, NUMBER_FIELDS
+
+        self.inputs = {}
+        rows = []
+        for name, label in NUMBER_FIELDS.items():
+            box = w.Text(value=str(initial.get(name, "")), description=label,
+                         placeholder="unknown", style={"description_width": "300px"},
+                         layout=w.Layout(width="480px"))
+            self.inputs[name] = box
+            rows.append(box)
+        for name, label in BOOLEAN_FIELDS.items():
+            value = initial.get(name)
+            menu = w.Dropdown(options=["unknown", "yes", "no"],
+                              value={True: "yes", False: "no"}.get(value, "unknown"),
+                              description=label, style={"description_width": "300px"},
+                              layout=w.Layout(width="480px"))
+            self.inputs[name] = menu
+            rows.append(menu)
+        self.side_menu = w.Dropdown(options=["unknown", "memory", "ridge", "compute"],
+                                    value=initial.get("side") or "unknown",
+                                    description="side of the ridge", style={"description_width": "300px"},
+                                    layout=w.Layout(width="480px"))
+        self.inputs["side"] = self.side_menu
+        rows.append(self.side_menu)
+        self.report = w.HTML()
+        self.box = w.VBox([w.VBox(rows), self.report])
+        for control in self.inputs.values():
+            control.observe(lambda change: self.update(), names="value")
+        self.update()
+
+    def values(self) -> dict:
+        return {name: control.value for name, control in self.inputs.items()}
+
+    def update(self) -> str:
+        import html
+        from .triage import triage_report
+        text = triage_report(self.values())
+        self.report.value = f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre>'
+        return text
+
+
+def triage_tool(**initial) -> TriageTool:
+    return TriageTool(**initial)

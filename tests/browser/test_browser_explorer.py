@@ -1,0 +1,214 @@
+"""The intensity explorer in a real browser: JupyterLab on localhost, headless Chromium.
+
+The test serves a temporary copy of notebooks/01_derivation.ipynb with JupyterLab (bound to
+127.0.0.1, as root when it must be), opens it in Debian's ``chromium`` driven by Playwright,
+runs every cell, then drags the explorer's intensity slider from below the ridge to above it.
+It asserts that the verdict turns from memory-bound to compute-bound and that the plotted point
+moved, both in the figure's data and on screen, and saves screenshots under
+``test-artifacts/browser/``.
+
+It is skipped, with the reason, when Playwright or Chromium is missing, unless
+``ROOFLINE_REQUIRE_BROWSER=1`` (set by .ci/run, which installs both), where a missing browser
+is a failure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "01_derivation.ipynb"
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("ROOFLINE_REQUIRE_BROWSER", "") == "1"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SERVER_START_S = 90
+RUN_ALL_S = 240
+STEP_S = 60
+
+
+def _missing() -> str:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install playwright)"
+    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set ROOFLINE_CHROMIUM)"
+    return ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_server(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A JupyterLab server on 127.0.0.1 serving a temporary copy of the explorer notebook."""
+    missing = _missing()
+    if missing:
+        if REQUIRED:
+            pytest.fail(f"ROOFLINE_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(f"real-browser test skipped: {missing}")
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(NOTEBOOK, work / "explorer.ipynb")
+    settings = tmp_path / "settings"
+    for plugin, values in {
+        # No "Select Kernel" dialog: start the notebook's kernel as soon as it opens.
+        "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
+        # No news or update toasts over the notebook.
+        "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
+                                                        "checkForUpdates": False},
+    }.items():
+        path = settings / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    token = secrets.token_hex(16)
+    port = _free_port()
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    log = tmp_path / "jupyterlab.log"
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={work}",
+               "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    with open(log, "w") as handle:
+        process = subprocess.Popen(command, cwd=work, env=env, stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait_for_server(f"{base}/api/status?token={token}", process, log)
+        yield {"url": f"{base}/lab/tree/explorer.ipynb?token={token}", "log": log}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+# JavaScript run in the page. The explorer's figure is the plotly graph inside the explorer box;
+# its movable point is the trace whose meta is "kernel:your kernel".
+_POINT_JS = """
+() => {
+  const gd = document.querySelector('.roofline-explorer .js-plotly-plot');
+  if (!gd || !gd.data) return null;
+  const index = gd.data.findIndex(t => t.meta === 'kernel:your kernel');
+  if (index < 0) return null;
+  const traces = gd.querySelectorAll('.scatterlayer .trace');
+  const marker = traces[index] ? traces[index].querySelector('path.point') : null;
+  return {x: gd.data[index].x[0], y: gd.data[index].y[0],
+          transform: marker ? marker.getAttribute('transform') : null};
+}
+"""
+
+_KERNEL_IDLE_JS = """
+() => {
+  const app = window.jupyterapp;
+  const panel = app && app.shell.currentWidget;
+  const ctx = panel && panel.sessionContext;
+  return !!(ctx && ctx.session && ctx.session.kernel && ctx.kernelDisplayStatus === 'idle');
+}
+"""
+
+
+def _verdict(page) -> str:
+    return page.locator(".roofline-explorer .roofline-verdict").first.inner_text()
+
+
+def test_slider_moves_point_across_the_ridge(lab):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(lab["url"], timeout=STEP_S * 1000)
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
+                                   timeout=STEP_S * 1000)
+            page.wait_for_function(_KERNEL_IDLE_JS, timeout=STEP_S * 1000)
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+            # Run-all is done when the explorer is drawn and the kernel is idle again.
+            page.wait_for_selector(".roofline-explorer .roofline-verdict", timeout=RUN_ALL_S * 1000)
+            page.wait_for_function(f"() => ({_POINT_JS})() !== null", timeout=STEP_S * 1000)
+            page.wait_for_function(_KERNEL_IDLE_JS, timeout=RUN_ALL_S * 1000)
+            explorer = page.locator(".roofline-explorer").first
+            explorer.scroll_into_view_if_needed()
+
+            before_text = _verdict(page)
+            before_point = page.evaluate(_POINT_JS)
+            assert "memory-bound" in before_text, before_text
+            assert before_point["transform"], before_point
+            explorer.screenshot(path=str(ARTIFACTS / "explorer-before.png"))
+
+            # Drag the slider's handle to 90% of its track: I = 2**(-6 + 0.9 * 18), about 1200
+            # FLOP/byte, far right of the H200's fp32 ridge (13.9).
+            track = page.locator(".roofline-explorer .roofline-intensity .noUi-target").first
+            handle = page.locator(".roofline-explorer .roofline-intensity .noUi-handle").first
+            track_box, handle_box = track.bounding_box(), handle.bounding_box()
+            start_x = handle_box["x"] + handle_box["width"] / 2
+            y = handle_box["y"] + handle_box["height"] / 2
+            page.mouse.move(start_x, y)
+            page.mouse.down()
+            target_x = track_box["x"] + 0.9 * track_box["width"]
+            for step in range(1, 11):
+                page.mouse.move(start_x + (target_x - start_x) * step / 10, y)
+                page.wait_for_timeout(50)
+            page.mouse.up()
+
+            page.wait_for_function(
+                "() => { const v = document.querySelector('.roofline-explorer .roofline-verdict');"
+                " return v && v.innerText.includes('compute-bound'); }",
+                timeout=STEP_S * 1000)
+            page.wait_for_function(
+                f"(x0) => {{ const p = ({_POINT_JS})(); return p && p.x > x0; }}",
+                arg=before_point["x"], timeout=STEP_S * 1000)
+            page.wait_for_timeout(500)  # let plotly finish drawing the moved marker
+            after_text = _verdict(page)
+            after_point = page.evaluate(_POINT_JS)
+            explorer.screenshot(path=str(ARTIFACTS / "explorer-after.png"))
+            page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"), full_page=False)
+        finally:
+            browser.close()
+
+    assert "memory-bound" not in after_text and "compute-bound" in after_text, after_text
+    assert after_point["x"] > 13.9 > before_point["x"], (before_point, after_point)
+    assert after_point["y"] > before_point["y"], (before_point, after_point)
+    assert after_point["transform"] != before_point["transform"], (before_point, after_point)
+    (ARTIFACTS / "result.json").write_text(json.dumps(
+        {"before": {"verdict": before_text, **before_point},
+         "after": {"verdict": after_text, **after_point}}, indent=2))

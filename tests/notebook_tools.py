@@ -1,0 +1,164 @@
+"""Keep the course notebooks committable: canonical format, fixed kernel, only checked outputs.
+
+The notebooks are the source students open, so they are edited in JupyterLab.  Before a
+commit, run
+
+    .venv/bin/python tests/notebook_tools.py refresh notebooks/01_derivation.ipynb   # or several
+
+which executes each notebook in a fresh kernel, keeps the plain-text outputs of the cells
+marked ``# NBVAL_CHECK_OUTPUT`` (nbval compares those in CI), drops every other output and all
+widget state, and writes the file in canonical nbformat.  ``strip`` does the same without
+executing.  ``check`` lists what is wrong with a notebook; tests/test_notebooks.py runs it.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+LANGUAGE_INFO = {"name": "python"}
+CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
+MAX_BYTES = 1_000_000
+#: Output types kept in checked cells: the plain text nbval compares, nothing else.
+KEPT_MIMETYPE = "text/plain"
+#: Strings that must never appear in a committed notebook.
+FORBIDDEN = {
+    "plotly.js inlined": "Plotly.newPlot(",
+    "a widget view": "application/vnd.jupyter.widget-view+json",
+    "a saved plotly figure": "application/vnd.plotly.v1+json",
+    "a pip install": "!pip",
+}
+
+
+def is_checked(cell) -> bool:
+    return cell.cell_type == "code" and CHECK_MARK in cell.source
+
+
+def _plain(output):
+    """The output reduced to what nbval compares, or None to drop it."""
+    if output.output_type == "stream":
+        return nbformat.v4.new_output("stream", name=output.name, text=output.text)
+    if output.output_type in ("execute_result", "display_data"):
+        text = output.get("data", {}).get(KEPT_MIMETYPE)
+        if text is None:
+            return None
+        if output.output_type == "execute_result":
+            return nbformat.v4.new_output("execute_result", data={KEPT_MIMETYPE: text},
+                                          execution_count=output.get("execution_count"))
+        return nbformat.v4.new_output("display_data", data={KEPT_MIMETYPE: text})
+    return None  # errors are never stored: a notebook that raises is not committed
+
+
+def canonical(nb):
+    """The notebook with the fixed kernelspec, no widget state, and outputs only where checked."""
+    nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC),
+                                      "language_info": dict(LANGUAGE_INFO)})
+    for index, cell in enumerate(nb.cells):
+        cell.metadata = nbformat.from_dict({})
+        if cell.cell_type != "code":
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+            continue
+        if is_checked(cell):
+            outputs = [kept for kept in (_plain(o) for o in cell.get("outputs", [])) if kept]
+            count = 1 if outputs else None
+            for output in outputs:
+                if output.output_type == "execute_result":
+                    output.execution_count = count
+            cell.outputs = outputs
+            cell.execution_count = count
+        else:
+            cell.outputs = []
+            cell.execution_count = None
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    return nb
+
+
+def execute(nb, path: Path, timeout: int = 600):
+    from nbclient import NotebookClient
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return nb
+
+
+def write(nb, path: Path) -> None:
+    nbformat.validate(nb)
+    nbformat.write(nb, str(path))
+
+
+def refresh(path: Path) -> None:
+    nb = nbformat.read(str(path), as_version=4)
+    execute(nb, path)
+    write(canonical(nb), path)
+
+
+def strip(path: Path) -> None:
+    nb = nbformat.read(str(path), as_version=4)
+    write(canonical(nb), path)
+
+
+def check(path: Path) -> list:
+    """Everything that keeps ``path`` from being committed, one line each (empty when fine)."""
+    problems = []
+    text = path.read_text(encoding="utf-8")
+    if len(text.encode("utf-8")) >= MAX_BYTES:
+        problems.append(f"larger than {MAX_BYTES} bytes")
+    for what, needle in FORBIDDEN.items():
+        if needle in text:
+            problems.append(f"contains {what} ({needle!r})")
+    nb = nbformat.reads(text, as_version=4)
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        problems.append(f"invalid nbformat: {str(exc).splitlines()[0]}")
+    if dict(nb.metadata.get("kernelspec", {})) != KERNELSPEC:
+        problems.append(f"kernelspec is {dict(nb.metadata.get('kernelspec', {}))}, not {KERNELSPEC}")
+    if "widgets" in nb.metadata:
+        problems.append("saved widget state in the notebook metadata")
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if "import *" in cell.source:
+            problems.append(f"cell {index}: star import")
+        if cell.outputs and not is_checked(cell):
+            problems.append(f"cell {index}: outputs stored in a cell nbval does not check")
+        if is_checked(cell) and not cell.outputs:
+            problems.append(f"cell {index}: marked {CHECK_MARK} but has no stored output")
+        for output in cell.outputs:
+            data = output.get("data", {})
+            extra = set(data) - {KEPT_MIMETYPE}
+            if extra:
+                problems.append(f"cell {index}: stored output has {sorted(extra)}")
+            if output.output_type == "error":
+                problems.append(f"cell {index}: stored error output")
+    canonical_text = nbformat.writes(canonical(nbformat.reads(text, as_version=4))) + "\n"
+    if canonical_text != text:
+        problems.append("not in canonical form (run: tests/notebook_tools.py strip FILE)")
+    return problems
+
+
+def main(argv) -> int:
+    if len(argv) < 2 or argv[0] not in ("refresh", "strip", "check"):
+        print(__doc__)
+        return 2
+    status = 0
+    for name in argv[1:]:
+        path = Path(name)
+        if argv[0] == "refresh":
+            refresh(path)
+            print(f"refreshed {path}")
+        elif argv[0] == "strip":
+            strip(path)
+            print(f"stripped {path}")
+        else:
+            for problem in check(path):
+                print(f"{path}: {problem}")
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,62 @@
+"""Committed notebooks: canonical nbformat, fixed kernelspec, no widget state, no plotly.js,
+under 1 MB, outputs stored only where nbval checks them.  (nbval itself runs them: see course.py.)
+"""
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import notebook_tools  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_committable(path):
+    assert notebook_tools.check(path) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_checks_some_output(path):
+    # Deterministic results are checked, not only executed: at least one cell per notebook
+    # carries stored output or asserts.
+    nb = nbformat.read(str(path), as_version=4)
+    checked = [c for c in nb.cells if notebook_tools.is_checked(c)]
+    asserting = [c for c in nb.cells if c.cell_type == "code" and "assert " in c.source]
+    assert checked or asserting
+
+
+def test_check_catches_what_it_should(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(1)")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/plain": "x", "application/vnd.jupyter.widget-view+json": {"model_id": "m"}})]
+    nb.cells = [cell, nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(2)"),
+                nbformat.v4.new_code_cell("from math import *")]
+    nb.metadata["widgets"] = {"state": {}}
+    path = tmp_path / "bad.ipynb"
+    nbformat.write(nb, str(path))
+    problems = "\n".join(notebook_tools.check(path))
+    for expected in ("a widget view", "kernelspec", "saved widget state", "cell 0: outputs stored",
+                     "cell 1: marked # NBVAL_CHECK_OUTPUT but has no stored output",
+                     "cell 2: star import", "not in canonical form"):
+        assert expected in problems
+    notebook_tools.strip(path)
+    remaining = notebook_tools.check(path)
+    assert remaining == ["cell 1: marked # NBVAL_CHECK_OUTPUT but has no stored output",
+                         "cell 2: star import"]
+
+
+def test_canonical_keeps_only_plain_text_of_checked_cells():
+    nb = nbformat.v4.new_notebook()
+    checked = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\n1")
+    checked.outputs = [nbformat.v4.new_output("execute_result", execution_count=7, data={
+        "text/plain": "1", "text/html": "<b>1</b>"})]
+    nb.cells = [checked]
+    out = notebook_tools.canonical(nb)
+    assert out.cells[0].outputs[0].data == {"text/plain": "1"}
+    assert out.cells[0].execution_count == 1
+    assert out.metadata["kernelspec"] == notebook_tools.KERNELSPEC
