@@ -535,13 +535,20 @@ class TileAnimation(_Widget):
                                      compute=["fp32", ws.TILE_TENSOR_CEILING], memory=["dram"],
                                      x_range=(0.1, 1e4))
             for trace in single.data:
+                kind = str(trace.meta).split(":")[0]
                 trace.meta = f"{machine.name}|{trace.meta}"
-                trace.showlegend = column == 1 and not str(trace.meta).endswith(_tile_point())
+                # One legend for three panels: generic names, shown once, grouped by role.
+                trace.legendgroup = kind
+                if column == 1 and kind in _TILE_LEGEND:
+                    trace.name = _TILE_LEGEND[kind] if kind != "roof" else (
+                        "fp32 vector roof" if trace.meta.endswith(":fp32") else "bf16 tensor roof (dashed)")
+                else:
+                    trace.showlegend = False
                 fig.add_trace(trace, row=1, col=column)
             axis = "" if column == 1 else str(column)
             fig.layout[f"xaxis{axis}"].update(type="log", range=single.layout.xaxis.range,
                                                title="FLOP/byte")
-            fig.layout[f"yaxis{axis}"].update(type="log", range=[2, 6])
+            fig.layout[f"yaxis{axis}"].update(type="log", range=[2, 6.3])
         fig.update_layout(template="plotly_white", height=420, yaxis_title="GFLOP/s",
                           title=f"GEMM {n}^3 fp32, b x b tiles", legend=dict(orientation="h", y=-0.25))
         self.figure = go.FigureWidget(fig)
@@ -559,6 +566,9 @@ class TileAnimation(_Widget):
                 point.text = [f"b = {tile}"]
         self.text.value = _html_line(state.text())
         return state
+
+
+_TILE_LEGEND = {"mem": "HBM bandwidth roof", "roof": None, "kernel": "tiled GEMM"}
 
 
 def _tile_point() -> str:

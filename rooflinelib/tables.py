@@ -1,0 +1,194 @@
+"""Plain-text tables for the notebooks: every figure computed by rooflinelib, then printed.
+
+Plain text, not HTML, because nbval compares the notebooks' stored outputs as text: a table that
+prints the same characters every run is a table CI can check.  Each ``*_table`` function
+returns rows (dicts); :func:`render` turns rows into aligned text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import operators
+from .ascii_plot import format_number
+from .machines import DATASHEET_MACHINES, ridge_table
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    fmt: Callable = str  # value -> text
+    align: str = ">"  # ">" right, "<" left
+
+
+def number(value) -> str:
+    """format_number, with '-' for a missing value."""
+    return "-" if value is None else format_number(value)
+
+
+def sig(digits: int) -> Callable:
+    return lambda value: "-" if value is None else f"{value:.{digits}g}"
+
+
+def render(rows, columns) -> str:
+    """Rows of dicts as an aligned text table with a header and a rule under it."""
+    cells = [[column.fmt(row[column.key]) for column in columns] for row in rows]
+    widths = [max([len(column.header)] + [len(r[i]) for r in cells]) for i, column in enumerate(columns)]
+
+    def line(values):
+        return "  ".join(f"{v:{c.align}{w}}" for v, c, w in zip(values, columns, widths)).rstrip()
+
+    out = [line([c.header for c in columns]), line(["-" * w for w in widths])]
+    out += [line(r) for r in cells]
+    return "\n".join(out)
+
+
+# --- operator intensities --------------------------------------------------------------------
+
+OPERATOR_COLUMNS = (
+    Column("operator", "operator", align="<"),
+    Column("dtype", "dtype", align="<"),
+    Column("n_flops", "FLOPs", lambda v: f"{v:.4g}"),
+    Column("n_bytes", "HBM bytes", lambda v: f"{v:.4g}"),
+    Column("intensity", "FLOP/byte", sig(4)),
+)
+
+
+def operator_rows(**sizes) -> list:
+    """The catalogue's operator table (see :func:`rooflinelib.operators.operator_table`)."""
+    return operators.operator_table(**sizes)
+
+
+def place_rows(kernels, machine, memory: str = "dram") -> list:
+    """Each kernel against the compute ceiling its dtype runs on (fp32 vector for fp32 work,
+    the tensor roof for bf16 and below): intensity, that ridge, the roof and the verdict."""
+    rows = []
+    for k in kernels:
+        ceiling = operators.GEMM_CEILING[k.dtype]
+        roofline = machine.roofline(ceiling, memory)
+        verdict = roofline.classify(k.intensity)
+        rows.append({"operator": k.name, "intensity": k.intensity, "ceiling": ceiling,
+                     "ridge": roofline.ridge, "roof_gflops": verdict.roof_gflops,
+                     "side": verdict.bound, "ridge_over_i": roofline.ridge / k.intensity})
+    return rows
+
+
+PLACE_COLUMNS = (
+    Column("operator", "operator", align="<"),
+    Column("intensity", "FLOP/byte", sig(4)),
+    Column("ceiling", "against", align="<"),
+    Column("ridge", "ridge", sig(4)),
+    Column("roof_gflops", "roof GFLOP/s", number),
+    Column("side", "verdict", align="<"),
+    Column("ridge_over_i", "ridge / I", sig(3)),
+)
+
+
+# --- ridges ----------------------------------------------------------------------------------
+
+RIDGE_COLUMNS = (
+    Column("machine", "machine", align="<"),
+    Column("memory_gbps", "HBM GB/s", number),
+    Column("ceiling", "compute ceiling", align="<"),
+    Column("peak_gflops", "GFLOP/s", number),
+    Column("ridge", "ridge FLOP/byte", sig(4)),
+)
+
+
+def ridge_rows(machines=DATASHEET_MACHINES, names=None) -> list:
+    """machines.ridge_table, optionally only the ceilings in ``names``."""
+    rows = ridge_table(machines)
+    return [r for r in rows if names is None or r["name"] in names]
+
+
+# --- GEMM ------------------------------------------------------------------------------------
+
+GEMM_COLUMNS = (
+    Column("machine", "machine", align="<"),
+    Column("dtype", "dtype", align="<"),
+    Column("ceiling", "ceiling", align="<"),
+    Column("bytes", "s (bytes)"),
+    Column("ridge", "ridge", sig(4)),
+    Column("smallest_n", "smallest compute-bound N"),
+)
+
+
+def gemm_threshold_rows(machine, dtypes=("fp32", "tf32", "bf16", "fp16", "fp8")) -> list:
+    """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3s) >= ridge."""
+    rows = []
+    for dtype in dtypes:
+        ceiling = operators.GEMM_CEILING[dtype]
+        if not machine.has(ceiling):
+            continue
+        r = machine.ridge(ceiling)
+        rows.append({"machine": machine.name, "dtype": dtype, "ceiling": ceiling,
+                     "bytes": operators.dtype_bytes(dtype), "ridge": r,
+                     "smallest_n": operators.smallest_compute_bound_gemm_n(r, dtype)})
+    return rows
+
+
+# --- attention -------------------------------------------------------------------------------
+
+ATTENTION_COLUMNS = (
+    Column("s", "s"),
+    Column("unfused", "unfused FLOP/byte", sig(4)),
+    Column("fused", "fused FLOP/byte", sig(5)),
+    Column("fused_over_s", "fused / s", sig(4)),
+)
+
+
+def attention_rows(d: int = 128, dtype: str = "bf16", lengths=(512, 2048, 8192, 32768)) -> list:
+    rows = []
+    for s in lengths:
+        fused = operators.attention(s, d, fused=True, dtype=dtype).intensity
+        rows.append({"s": s, "unfused": operators.attention(s, d, fused=False, dtype=dtype).intensity,
+                     "fused": fused, "fused_over_s": fused / s})
+    return rows
+
+
+CROSSOVER_COLUMNS = (
+    Column("machine", "machine", align="<"),
+    Column("ridge", "bf16 ridge", sig(4)),
+    Column("unfused_limit", "unfused limit", sig(4)),
+    Column("unfused_s", "unfused crosses at s", lambda v: "never" if v is None else str(v)),
+    Column("fused_s", "fused crosses at s"),
+)
+
+
+def attention_crossover_rows(machines=DATASHEET_MACHINES, d: int = 128, dtype: str = "bf16") -> list:
+    rows = []
+    for m in machines:
+        ceiling = operators.GEMM_CEILING[dtype]
+        if not m.has(ceiling):
+            continue
+        r = m.ridge(ceiling)
+        cross = operators.attention_fusion_crossover(r, d, dtype)
+        rows.append({"machine": m.name, "ridge": r, "unfused_limit": cross["unfused_limit"],
+                     "unfused_s": cross["unfused_s"], "fused_s": cross["fused_s"]})
+    return rows
+
+
+# --- seed 001's tile sweep -------------------------------------------------------------------
+
+def tile_rows(machines, n: int = 4096, tiles=(1, 2, 4, 8, 16, 32, 64, 128)) -> list:
+    """Per tile b: the tiled GEMM's intensity and its fp32 roof on each machine."""
+    rows = []
+    for b in tiles:
+        op = operators.gemm_tiled(n, b, "fp32")
+        row = {"tile": b, "intensity": op.intensity}
+        for m in machines:
+            roofline = m.roofline("fp32", "dram")
+            row[m.name] = roofline.attainable_gflops(op.intensity)
+            row[m.name + " side"] = roofline.side(op.intensity)
+        rows.append(row)
+    return rows
+
+
+def tile_columns(machines) -> tuple:
+    columns = [Column("tile", "b"), Column("intensity", "FLOP/byte", sig(4))]
+    for m in machines:
+        columns.append(Column(m.name, f"{m.name} GFLOP/s", number))
+        columns.append(Column(m.name + " side", "", lambda v: {"memory": "slope", "ridge": "ridge",
+                                                              "compute": "ROOF"}[v], "<"))
+    return tuple(columns)

@@ -1,0 +1,54 @@
+"""Plain-text tables for the notebooks: the seeds' figures, aligned and deterministic."""
+import pytest
+
+from rooflinelib import operators, tables
+from rooflinelib.machines import A100, H100_SXM, H200, MI300X
+
+
+def test_render_aligns_columns_under_a_rule():
+    rows = [{"a": "x", "b": 1.5}, {"a": "longer", "b": 12345.0}]
+    text = tables.render(rows, (tables.Column("a", "name", align="<"),
+                                tables.Column("b", "value", tables.number)))
+    lines = text.splitlines()
+    assert lines == ["name     value", "------  ------", "x          1.5", "longer  12,345"]
+
+
+def test_operator_table_matches_seed_000():
+    by_name = {r["operator"]: r["intensity"] for r in tables.operator_rows()}
+    assert by_name["vector add"] == pytest.approx(1 / 12)
+    assert by_name["3-pass softmax"] == pytest.approx(0.25)
+    assert by_name["fused softmax"] == pytest.approx(0.625)
+    assert by_name["GEMM"] == pytest.approx(8192 / 6)
+    assert by_name["attention (fused)"] == pytest.approx(4136, abs=0.5)
+
+
+def test_place_rows_use_the_ceiling_of_each_dtype():
+    rows = {r["operator"]: r for r in tables.place_rows(operators.demo_kernels(), MI300X)}
+    unfused = rows["unfused attention bf16 s=8192"]
+    assert unfused["ceiling"] == "bf16-tensor" and unfused["side"] == "memory-bound"
+    assert rows["GEMM fp32 N=8192"]["ceiling"] == "fp32"
+    assert rows["vector add"]["ridge_over_i"] == pytest.approx(81_700 / 5_300 * 12)
+
+
+def test_gemm_thresholds_reproduce_the_seed_table():
+    rows = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(MI300X)}
+    assert (rows["fp32"], rows["bf16"], rows["fp8"]) == (93, 741, 741)
+    assert "fp8" not in {r["dtype"] for r in tables.gemm_threshold_rows(A100)}
+
+
+def test_attention_crossovers():
+    rows = {r["machine"]: r for r in tables.attention_crossover_rows()}
+    assert all(r["unfused_s"] is None for r in rows.values())
+    assert 480 <= rows["MI300X"]["fused_s"] <= 500
+    text = tables.render(list(rows.values()), tables.CROSSOVER_COLUMNS)
+    assert "never" in text
+
+
+def test_tile_rows_mark_the_roof_from_seed_001_tiles():
+    trio = [A100, H100_SXM, H200]
+    rows = {r["tile"]: r for r in tables.tile_rows(trio)}
+    assert rows[32]["A100 side"] == "memory" and rows[64]["A100 side"] == "compute"
+    assert rows[64]["H100 SXM side"] == "memory" and rows[128]["H100 SXM side"] == "compute"
+    assert rows[1]["A100"] == pytest.approx(389, rel=0.005)
+    text = tables.render(list(rows.values()), tables.tile_columns(trio))
+    assert text.splitlines()[-1].count("ROOF") == 3
