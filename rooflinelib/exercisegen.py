@@ -102,7 +102,7 @@ def make_stub(block_lines: list, indent: str) -> list:
         lines.append(f"{indent}{name} = {SENTINEL}")
     for function in functions:
         if lines:
-            lines.append("")
+            lines += [""] if indent else ["", ""]  # PEP 8: two blank lines between top-level defs
         lines += _stub_for_function(function, indent)
     if not lines:
         raise ValueError("the block binds no name, so the exercise would have nothing to fill in")
@@ -160,7 +160,7 @@ def _transform(source: str, cell_type: str, where: str):
                           f"(blocks must end in the cell they start in)")
     text = "".join(out)
     if text != source:
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+        text = re.sub(r"\n{4,}", "\n\n\n", text).strip("\n")
     return text, stubs, "".join(kept)
 
 

@@ -32,6 +32,10 @@ from .expr import ExpressionError, evaluate
 #: significant figures (0.0833 for 1/12), narrow enough to catch a wrong count.
 DEFAULT_RTOL = 0.02
 
+#: Fractions are usually given as whole percentages ("13%" for 0.133), so they also pass within
+#: half a percentage point.
+FRACTION_ATOL = 0.005
+
 #: Prose attempts shorter than this are not an attempt yet.
 MIN_ATTEMPT_WORDS = 8
 
@@ -199,7 +203,10 @@ def report(title: str, *checks) -> Report:
     return Report(title, tuple(flat))
 
 
-def _guarded(question: str, grade: Callable[[], Check]) -> Check:
+UNANSWERED_MESSAGE = "replace NOT_ANSWERED with your answer, run that cell, then run this check again"
+
+
+def guarded(question: str, grade: Callable[[], Check]) -> Check:
     """Run a grading function; turn unreadable input into "invalid", the stub into "unanswered".
 
     Anything else that goes wrong is a fault in the key, not in the answer, so it propagates.
@@ -207,13 +214,13 @@ def _guarded(question: str, grade: Callable[[], Check]) -> Check:
     try:
         return grade()
     except NotAnsweredError:
-        return Check(question, "unanswered", "not answered yet: replace NOT_ANSWERED with your answer")
+        return Check(question, "unanswered", UNANSWERED_MESSAGE)
     except AnswerError as exc:
         return Check(question, "invalid", str(exc))
 
 
 def unanswered(question: str) -> Check:
-    return Check(question, "unanswered", "not answered yet: replace NOT_ANSWERED with your answer")
+    return Check(question, "unanswered", UNANSWERED_MESSAGE)
 
 
 # --- reading numbers -------------------------------------------------------------------------
@@ -355,21 +362,34 @@ def _close(value: float, target: float, rtol: float, atol: float) -> bool:
 
 
 def _tolerance_text(rtol: float, atol: float, unit: str) -> str:
+    if unit == "fraction" and atol:
+        absolute = f"±{atol * 100:g} percentage points"
+    else:
+        absolute = f"±{atol:g}{' ' + unit if unit else ''}"
     if atol and not rtol:
-        return f"within ±{atol:g}{' ' + unit if unit and unit != 'fraction' else ''}"
+        return f"within {absolute}"
+    if atol:
+        return f"within ±{rtol * 100:g}% or {absolute}"
     return f"within ±{rtol * 100:g}%"
 
 
 # Factors a wrong answer is often off by, and what each usually means.
+_BYTE_FAMILIES = ("bytes", "bandwidth", "")  # "": a plain number, often a byte count
+
+# Each entry: (factor, unit families it applies to (None: any), hint).
 _FACTOR_HINTS = (
-    (1e3, "off by a factor of 1,000: check the unit prefixes (G vs T, ms vs µs, KB vs MB)"),
-    (1e6, "off by a factor of a million: check the unit prefixes (G vs P, s vs µs)"),
-    (1e9, "off by a factor of 10^9: did you mix GFLOP/s with FLOP/s, or GB with bytes?"),
-    (1e12, "off by a factor of 10^12: did you mix TFLOP/s with FLOP/s?"),
-    (8.0, "off by a factor of 8: bits and bytes mixed up? (one byte is 8 bits)"),
-    (2 ** 30 / 1e9, "off by about 7%: binary (GiB) and decimal (GB) prefixes mixed up? This "
+    (1e3, None, "off by a factor of 1,000: check the unit prefixes (G vs T, ms vs µs, KB vs MB)"),
+    (1e6, None, "off by a factor of a million: check the unit prefixes (G vs P, s vs µs)"),
+    (1e9, None, "off by a factor of 10^9: did you mix GFLOP/s with FLOP/s, or GB with bytes?"),
+    (1e12, None, "off by a factor of 10^12: did you mix TFLOP/s with FLOP/s?"),
+    (8.0, None, "off by a factor of 8: bits and bytes mixed up? (one byte is 8 bits)"),
+    (2 ** 30 / 1e9, _BYTE_FAMILIES, "off by about 7%: binary (GiB) and decimal (GB) prefixes mixed up? This "
                     "course uses decimal GB and TB"),
-    (2.0, "off by a factor of 2: recount; one fused multiply-add is 2 FLOPs, and a copy both "
+    (2 ** 20 / 1e6, _BYTE_FAMILIES, "off by about 5%: binary (MiB, 2^20 bytes) and decimal (MB, 10^6 bytes) "
+                    "prefixes mixed up?"),
+    (1.024, _BYTE_FAMILIES, "off by 2.4%: binary (KiB, 1024 bytes) and decimal (KB, 1000 bytes) prefixes "
+            "mixed up?"),
+    (2.0, None, "off by a factor of 2: recount; one fused multiply-add is 2 FLOPs, and a copy both "
           "reads and writes"),
 )
 
@@ -386,6 +406,8 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
     """
     expected = float(expected)
     mistakes = list(mistakes)
+    if unit == "fraction" and not atol:
+        atol = FRACTION_ATOL
 
     def grade() -> Check:
         value = read_number(answer, question, unit)
@@ -405,14 +427,20 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
                                            "times are never zero or negative here")
         if expected != 0 and value != 0:
             ratio = value / expected
-            for factor, hint in _FACTOR_HINTS:
+            family = (_unit_of(unit) or ("",))[0] if unit else ""
+            for factor, families, hint in _FACTOR_HINTS:
+                if families is not None and family not in families:
+                    continue
+                # Prefix slips (1.024, 1.074) sit close to 1: match them tightly, or every
+                # answer a few percent off would be blamed on KiB.
+                tight = min(rtol, 0.003) if factor < 1.1 else rtol
                 for candidate in (factor, 1 / factor):
-                    if _close(ratio, candidate, rtol, 0.0):
+                    if _close(ratio, candidate, tight, 0.0):
                         return Check(question, "fail", hint)
         direction = "too high" if value > expected else "too low"
         return Check(question, "fail", f"not {tolerance} of the key: your value is {direction}")
 
-    return _guarded(question, grade)
+    return guarded(question, grade)
 
 
 # --- choices ---------------------------------------------------------------------------------
@@ -477,6 +505,11 @@ class Choices:
         suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
         raise AnswerError(f"{answer.strip()[:40]!r} is not one of {self._listing()}{suggestion}")
 
+    def table(self, title: str = "") -> "Table":
+        """The menu as a table of answers and what each means, for a notebook to show."""
+        return Table(("answer", "meaning"), tuple((n, d) for n, (d, _) in self.options.items()),
+                     title=title)
+
     def _listing(self) -> str:
         names = [repr(n) for n in self.options]
         return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
@@ -520,7 +553,7 @@ def check_choice(answer, accepted, question: str, choices: Choices, *,
         return Check(question, "fail", hints.get(chosen, f"{chosen!r} is not it: reread the "
                                                          "question and try another option"))
 
-    return _guarded(question, grade)
+    return guarded(question, grade)
 
 
 def check_side(answer, intensity: float, ridge: float, question: str, *,
@@ -590,7 +623,7 @@ def check_function(function, reference: Callable, samples: Sequence[dict], quest
         return Check(question, "fail", f"wrong at {len(wrong)} of {len(samples)} test points; "
                                        f"at {where} it is {direction}")
 
-    return _guarded(question, grade)
+    return guarded(question, grade)
 
 
 # --- prose: the model answer, after an attempt -----------------------------------------------
@@ -638,8 +671,8 @@ def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[st
            min_words: int = MIN_ATTEMPT_WORDS) -> Reveal:
     """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words)."""
     if is_unanswered(attempt):
-        return Reveal(question, "unanswered", "not answered yet: write your own answer first, "
-                                              "then run this cell to compare with the model answer")
+        return Reveal(question, "unanswered", "write your own answer first, then run this cell "
+                                              "to compare it with the model answer")
     if attempt is None:
         return Reveal(question, "invalid", "the attempt is None: assign your answer as a string")
     if not isinstance(attempt, str):
@@ -650,3 +683,48 @@ def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[st
         return Reveal(question, "invalid", f"write at least {min_words} words of your own before "
                                            f"the model answer is shown (you wrote {n_words})")
     return Reveal(question, "revealed", "", model_answer, tuple(key_points))
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+def _cell_text(value) -> str:
+    if is_unanswered(value):
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table that prints as aligned text and renders as HTML in a notebook.
+
+    Unanswered values print as a dash, so a table of a student's answers never raises.
+    """
+
+    headers: tuple
+    rows: tuple
+    title: str = ""
+
+    def _text_rows(self) -> list:
+        return [[str(h) for h in self.headers]] + [[_cell_text(v) for v in row] for row in self.rows]
+
+    def __str__(self) -> str:
+        rows = self._text_rows()
+        widths = [max(len(r[i]) for r in rows) for i in range(len(self.headers))]
+        lines = [self.title] if self.title else []
+        for index, row in enumerate(rows):
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+            if index == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = self._text_rows()
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                       for row in rows[1:])
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

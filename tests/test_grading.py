@@ -97,7 +97,7 @@ def test_malformed_answers_say_what_is_wrong_and_never_raise(answer, says):
 def test_unanswered_forms_report_not_answered_yet(answer):
     check = check_number(answer, 40, "ridge")
     assert check.status == "unanswered"
-    assert "not answered yet" in str(check)
+    assert "NOT ANSWERED YET" in str(check)
     assert not check and not check.passed and not check.answered
 
 
@@ -295,3 +295,11 @@ def test_read_number_is_usable_directly():
         read_number(NOT_ANSWERED)
     with pytest.raises(grading.AnswerError):
         read_number(math.nan)
+
+
+def test_fractions_pass_as_rounded_percentages_without_prefix_hints():
+    assert check_number("13%", 0.1333, "q", unit="fraction").passed
+    assert "percentage points" in check_number(0.133, 0.1333, "q", unit="fraction").message
+    wrong = check_number(0.512, 0.5, "q", unit="fraction")  # off by 1.024, as KiB would be
+    assert wrong.status == "fail" and "KiB" not in wrong.message
+    assert "KiB" in check_number("80 KB", 81920, "q", unit="B").message
