@@ -1,0 +1,412 @@
+"""Exercise 1: classify nine kernels against two ridge points, then three cases the model misses.
+
+The machine has one memory roof and two compute roofs, so every kernel has two candidate
+verdicts and only one of them counts: the one against the roof its instructions run on.  Row 8
+is built to catch the mix-up: a bf16 GEMM at about 124 FLOP/byte is compute-bound against the
+fp32 ridge of 15 and memory-bound against the bf16 matrix ridge of 300.
+
+Part C leaves the model's comfort zone: a launch too small to reach either roof, a kernel at 13%
+of its roof, and a working set that lives in L2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import operators as ops
+from ..grading import (Choices, Table, check_choice, check_number, check_side, report)
+from ..model import Ceiling, Machine, attainable_gflops, classify, time_bounds
+
+SOURCE = "Exercise 1: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
+
+#: The exercise GPU.  Its bandwidth and bf16 roof are seed 000's drill-2 machine; the fp32
+#: vector roof is chosen so that its ridge is the 15 FLOP/byte of the seed's row-8 trap.
+MACHINE = Machine(
+    name="exercise GPU", kind="example", source=SOURCE, date="2026-11-30",
+    ceilings=(
+        Ceiling("dram", "memory", 3_000.0, SOURCE, "HBM"),
+        Ceiling("fp32", "compute", 45_000.0, SOURCE, "fp32 vector"),
+        Ceiling("bf16-tensor", "compute", 900_000.0, SOURCE, "bf16 matrix"),
+    ),
+)
+ROOF_NAMES = {"fp32": "fp32 vector units", "bf16-tensor": "bf16 matrix cores"}
+
+#: The first optimization to try, as a closed menu.
+FIRST_STEPS = Choices({
+    "fuse": ("fuse with its neighbours so intermediates never cross HBM",
+             ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
+              "online softmax", "fuse it")),
+    "tile": ("tile for on-chip reuse in shared memory and registers",
+             ("tiling", "tiles", "bigger tiles", "larger tiles", "shared memory", "reuse",
+              "blocking", "cache blocking")),
+    "batch": ("batch more work onto each byte read, or more work per launch",
+              ("batching", "bigger batch", "larger batch", "more tokens", "increase batch",
+               "cuda graphs", "graphs")),
+    "smaller-dtype": ("use a smaller data type", ("smaller dtype", "quantize", "quantization",
+                                                  "fp8", "int8", "lower precision", "dtype")),
+    "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
+                        "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
+                                            "use matrix cores", "instruction mix", "packed ops")),
+    "overlap": ("overlap loads with math: software pipelining, prefetch, async copies",
+                ("pipelining", "software pipelining", "prefetch", "double buffering",
+                 "async copies")),
+    "score-bandwidth": ("nothing left to delete: score it as a fraction of the copy bandwidth",
+                        ("bandwidth score", "percent of copy", "copy ceiling",
+                         "already optimal", "nothing", "score bandwidth")),
+    "profile": ("look past the roofline first: occupancy, stall reasons, spills, tail effects",
+                ("occupancy", "check occupancy", "stall reasons", "stalls", "profile it",
+                 "profiler", "investigate")),
+})
+
+#: What limits a kernel, including the limits the single-level roofline does not draw.
+LIMITERS = Choices({
+    "memory": ("HBM bandwidth", ("hbm", "bandwidth", "dram", "memory bandwidth")),
+    "compute": ("the compute roof", ("flops", "alu", "arithmetic", "compute roof")),
+    "launch": ("launch overhead: too little work to reach steady state",
+               ("launch overhead", "overhead", "kernel launch", "too small", "tiny launch")),
+    "unmodelled": ("something the roofline does not model: occupancy, latency, stalls",
+                   ("unmodeled", "not modelled", "not modeled", "neither", "neither roof",
+                    "latency", "something else", "other")),
+    "cache": ("a cache level's bandwidth, such as L2", ("l2", "l2 bandwidth", "cache bandwidth",
+                                                        "l1", "cache level")),
+})
+
+_MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys any time. "
+                            "Which lever makes the arithmetic itself faster?")
+_COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits on bytes: "
+                            "which lever moves fewer of them?")
+_DEFAULT_STEP_HINTS = {
+    "memory": {"instruction-mix": _COMPUTE_LEVER_ON_MEMORY,
+               "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
+                          "left of it",
+               "profile": "nothing says this kernel is far below its roof; assume it is on it"},
+    "compute": {"fuse": _MEMORY_LEVER_ON_COMPUTE, "tile": _MEMORY_LEVER_ON_COMPUTE,
+                "batch": _MEMORY_LEVER_ON_COMPUTE, "smaller-dtype": _MEMORY_LEVER_ON_COMPUTE,
+                "score-bandwidth": _MEMORY_LEVER_ON_COMPUTE,
+                "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
+                           "right of it",
+                "profile": "nothing says this kernel is far below its roof; assume it is on it"},
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One kernel of Part B: what the student is given, and what the key accepts."""
+
+    number: int
+    op: object  # an OpCost
+    description: str
+    size: str
+    roof: str  # the compute ceiling its instructions run on
+    first_steps: frozenset
+    step_hints: dict = field(default_factory=dict)
+    intensity_mistakes: tuple = ()
+    verdict_hint: str = ""
+
+    @property
+    def intensity(self) -> float:
+        return self.op.intensity
+
+    @property
+    def ridge(self) -> float:
+        return MACHINE.ridge(self.roof, "dram")
+
+    @property
+    def verdict(self) -> str:
+        return classify(self.intensity, MACHINE.ceiling(self.roof).value,
+                        MACHINE.ceiling("dram").value).side
+
+
+def _rows() -> tuple:
+    n = 2 ** 24
+    fp32, bf16 = ops.dtype_bytes("fp32"), ops.dtype_bytes("bf16")
+    square, tokens, hidden = 4096, 128, 8192
+    add = ops.vector_add(n)
+    red = ops.reduction(n)
+    soft = ops.softmax(n, fused=False)
+    naive = ops.gemm_naive(square)
+    tiled = ops.gemm_tiled(square, 16)
+    decode = ops.decode_matvec(hidden, hidden, "bf16")
+    gemm = ops.gemm(square, "fp32")
+    projection = ops.gemm(hidden, "bf16", m=tokens, k=hidden)
+    flash = ops.attention(8192, 128, fused=True, dtype="bf16")
+    fma_is_two = "one fused multiply-add counts as 2 FLOPs"
+    bytes_not_elements = "you divided by elements, not bytes: check the element size"
+    return (
+        Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
+            frozenset({"fuse"}),
+            {"smaller-dtype": "a smaller type deletes some bytes but changes the result; which "
+                              "lever deletes the whole round trip and keeps the result exact?",
+             "score-bandwidth": "on its own it moves the minimum, but its output is another "
+                                "kernel's input: what removes that round trip?"},
+            ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
+                              "writes C"),
+             (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
+             (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2"))),
+        Row(2, red, "sum reduction s = sum(A)", "n = 2^24 fp32 elements", "fp32",
+            frozenset({"score-bandwidth"}),
+            {"fuse": "there is no intermediate here to keep on chip: every element is read once "
+                     "and one number comes out. How do you judge a kernel whose bytes are "
+                     "already the minimum?",
+             "tile": "there is no reuse to capture: each element is used exactly once"},
+            ((n / (2 * n * fp32), "a reduction writes one scalar, not one value per element"),
+             (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"))),
+        Row(3, soft, "safe softmax in three passes (max, exponentiate, normalize)",
+            "n = 2^24 fp32 elements", "fp32", frozenset({"fuse"}),
+            {"smaller-dtype": "that deletes bytes, but the passes stay: which lever removes "
+                              "whole passes over the row?"},
+            ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
+                                                    "three-pass version reads the row in every "
+                                                    "pass and writes it in two of them"),
+             (soft.n_flops / (3 * n * fp32), "you counted the three reads but not the two writes"),
+             (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
+                                "sum, divide"))),
+        Row(4, naive, "GEMM, one thread per output, no reuse", "N = 4096 fp32", "fp32",
+            frozenset({"tile"}),
+            {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
+                     "re-reads its inputs over and over"},
+            ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; one thread per "
+                                                  "output re-reads a row of A and a column of B "
+                                                  "for every output"),
+             (naive.intensity / 2, fma_is_two),
+             (naive.intensity * fp32, bytes_not_elements))),
+        Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
+            frozenset({"tile"}),
+            {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?"},
+            ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
+                                                  "A and B are each read N/b times"),
+             (tiled.intensity / 2, fma_is_two),
+             (tiled.intensity * fp32, bytes_not_elements))),
+        Row(6, decode, "decode step y = W x (batch 1)", "W is 8192 x 8192 bf16", "bf16-tensor",
+            frozenset({"batch", "smaller-dtype"}),
+            {"fuse": "the weights must be read whatever you fuse: what makes one weight read "
+                     "serve more than one multiply-add?",
+             "tile": "with a single input vector there is nothing to reuse a weight for"},
+            ((decode.intensity / 2, "one multiply-add per weight is 2 FLOPs, and a bf16 weight "
+                                    "is 2 bytes: check both"),
+             (decode.intensity * bf16, bytes_not_elements))),
+        Row(7, gemm, "GEMM, library kernel with full reuse", "N = 4096 fp32", "fp32",
+            frozenset({"instruction-mix"}), {},
+            ((gemm.intensity / 2, fma_is_two),
+             (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "
+                                                            "each cross HBM once"),
+             (gemm.intensity * fp32, bytes_not_elements))),
+        Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
+            "128 x 8192 by 8192 x 8192, bf16", "bf16-tensor", frozenset({"batch"}),
+            {"instruction-mix": "first check which side of the ridge it is on, against the ridge "
+                                "of the roof a bf16 GEMM actually runs on",
+             "smaller-dtype": "for a GEMM on matrix cores a smaller type halves the bytes but "
+                              "also doubles the matrix roof, so the ridge moves with it; which "
+                              "lever raises the FLOPs per weight byte without moving the ridge?",
+             "tile": "this byte count already assumes perfect tiling (each matrix crosses HBM once); "
+                     "what else raises the FLOPs per weight byte?"},
+            ((ops.gemm(hidden, "bf16").intensity, "this GEMM is not square: only 128 tokens "
+                                                  "share each weight"),
+             (projection.n_flops / (hidden * hidden * bf16), "close, but you counted only the "
+                                                             "weights: the activations read and "
+                                                             "the outputs written cross HBM too"),
+             (projection.intensity / 2, fma_is_two),
+             (projection.intensity * bf16, bytes_not_elements)),
+            verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
+                         "on the matrix cores: classify it against that roof's ridge"),
+        Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
+            "bf16-tensor", frozenset({"instruction-mix"}),
+            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
+            ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
+                                                               "attention never writes the score "
+                                                               "matrix to HBM"),)),
+    )
+
+
+ROWS = _rows()
+
+
+def _row(number) -> Row:
+    for row in ROWS:
+        if row.number == number:
+            return row
+    raise ValueError(f"row: must be 1 to {len(ROWS)}, got {number!r}")
+
+
+def problem_table() -> Table:
+    """Part B's given data: the nine kernels, their sizes and the roof they run on."""
+    return Table(("row", "kernel", "size", "runs on"),
+                 tuple((r.number, r.description, r.size, ROOF_NAMES[r.roof]) for r in ROWS),
+                 title=f"{MACHINE.name}: HBM {MACHINE.ceiling('dram').value / 1000:g} TB/s, "
+                       f"fp32 vector {MACHINE.ceiling('fp32').value / 1000:g} TFLOP/s, "
+                       f"bf16 matrix {MACHINE.ceiling('bf16-tensor').value / 1000:g} TFLOP/s")
+
+
+def machine_table() -> Table:
+    return Table(("ceiling", "kind", "value"),
+                 tuple((c.title, c.kind, f"{c.value:,.0f} {c.unit}") for c in MACHINE.ceilings),
+                 title=MACHINE.name)
+
+
+# --- Part A: the two ridges -------------------------------------------------------------------
+
+def check_ridges(ridge_fp32, ridge_bf16):
+    return report(
+        "Part A: the ridge points",
+        check_number(ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof",
+                     unit="FLOP/byte"),
+        check_number(ridge_bf16, MACHINE.ridge("bf16-tensor"), "ridge of the bf16 matrix roof",
+                     unit="FLOP/byte"),
+    )
+
+
+# --- Part B: the nine rows --------------------------------------------------------------------
+
+def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
+    """Check one row: intensity, the side of each ridge, the verdict that counts, the first step."""
+    row = _row(number)
+    verdict_hints = {}
+    if row.verdict_hint:
+        verdict_hints = {side: row.verdict_hint for side in ("memory", "compute", "ridge")
+                         if side != row.verdict}
+    else:
+        verdict_hints = {side: f"this kernel runs on the {ROOF_NAMES[row.roof]}: classify it "
+                               f"against that roof's ridge" for side in ("memory", "compute",
+                                                                           "ridge")}
+    step_hints = {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}
+    return report(
+        f"Row {row.number}: {row.description}",
+        check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
+                     mistakes=row.intensity_mistakes),
+        check_side(vs_fp32, row.intensity, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
+        check_side(vs_bf16, row.intensity, MACHINE.ridge("bf16-tensor"), "side of the bf16 ridge"),
+        check_side(verdict, row.intensity, row.ridge, "verdict on the roof it runs on",
+                   hints=verdict_hints),
+        check_choice(first_step, row.first_steps, "first optimization", FIRST_STEPS,
+                     hints=step_hints),
+    )
+
+
+# --- Part C: where the roofline is silent -----------------------------------------------------
+
+#: C1, the tiny launch (seed 000, pitfall 1): a 4096-element vector add on a 4 TB/s GPU.
+TINY_N = 4096
+TINY_GBPS = 4_000.0
+LAUNCH_OVERHEAD_S = 4e-6
+
+#: C2, the kernel at 13% of its roof: counted FLOPs and bytes, and a measured time.
+SLOW_FLOPS = 8.0e10
+SLOW_BYTES = 1.0e10
+SLOW_SECONDS = 25.6e-3
+
+#: C3, the cache-resident row: 5 passes over a 4096-element fp32 row that stays in L2.
+ROW_ELEMENTS = 4096
+ROW_PASSES = 5
+FLOPS_PER_ELEMENT_PER_PASS = 1
+#: What the profiler shows for C3: the fraction of the HBM roof reached, and of the L2 ceiling.
+CACHE_HBM_ROOF_FRACTION = 0.35
+CACHE_L2_CEILING_FRACTION = 0.92
+
+
+def given_part_c() -> Table:
+    """Part C's given data, for the notebook to print."""
+    return Table(("case", "given"), (
+        ("C1", f"vector add of {TINY_N} fp32 elements; HBM {TINY_GBPS / 1000:g} TB/s; "
+               f"launch overhead {LAUNCH_OVERHEAD_S * 1e6:g} µs"),
+        ("C2", f"fp32 kernel: {SLOW_FLOPS:.2g} FLOPs, {SLOW_BYTES:.2g} bytes, measured "
+               f"{SLOW_SECONDS * 1e3:g} ms, on the exercise GPU"),
+        ("C3", f"{ROW_PASSES} passes over each {ROW_ELEMENTS}-element fp32 row, "
+               f"{FLOPS_PER_ELEMENT_PER_PASS} FLOP per element per pass; the row stays in L2; "
+               f"profiler: {CACHE_HBM_ROOF_FRACTION:.0%} of the HBM roof, "
+               f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
+    ), title="Part C: given data")
+
+
+def _tiny():
+    op = ops.vector_add(TINY_N)
+    bounds = time_bounds(op.n_flops, op.n_bytes, MACHINE.ceiling("fp32").value, TINY_GBPS)
+    return op, bounds.memory_s
+
+
+def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_step):
+    op, memory_s = _tiny()
+    return report(
+        "C1: the tiny launch",
+        check_number(n_bytes, op.n_bytes, "bytes moved", unit="B",
+                     mistakes=[(op.n_bytes / 3, "C = A + B moves three arrays: two in, one out"),
+                               (op.n_bytes * 8, "that is bits; one byte is 8 bits")]),
+        check_number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns"),
+        check_number(launch_ratio, LAUNCH_OVERHEAD_S / memory_s, "launch overhead / memory time",
+                     unit="x"),
+        check_choice(bound_by, "launch", "what bounds it", LIMITERS,
+                     hints={"memory": "compare the memory time with the launch overhead: which "
+                                      "one is the run time made of?",
+                            "unmodelled": "true, the roofline cannot see it; but you can name it: "
+                                          "compare the memory time with the launch overhead",
+                            "compute": "one add per element: the arithmetic takes even less time "
+                                       "than the memory traffic"}),
+        check_choice(first_step, {"batch", "fuse"}, "first step", FIRST_STEPS,
+                     hints={"profile": "you already know the cause: the launch costs more than "
+                                       "the work. What amortizes a launch?",
+                            "smaller-dtype": "fewer bytes shorten a memory time that is already "
+                                             "negligible next to the launch"}),
+    )
+
+
+def _slow():
+    intensity = SLOW_FLOPS / SLOW_BYTES
+    peak, bandwidth = MACHINE.ceiling("fp32").value, MACHINE.ceiling("dram").value
+    achieved_gflops = SLOW_FLOPS / SLOW_SECONDS / 1e9
+    return intensity, classify(intensity, peak, bandwidth, achieved_gflops), achieved_gflops
+
+
+def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, bound_by,
+                    first_step):
+    key_intensity, verdict, achieved_gflops = _slow()
+    limiter = "unmodelled" if verdict.status == "far-below" else verdict.side
+    peak, bandwidth = MACHINE.ceiling("fp32").value, MACHINE.ceiling("dram").value
+    return report(
+        "C2: the kernel at 13% of its roof",
+        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
+        check_number(roof_tflops, verdict.roof_gflops / 1000, "its roof", unit="TFLOP/s",
+                     mistakes=[(peak / 1000, "that is the compute roof; at this intensity the "
+                                             "bandwidth product I x B is lower")]),
+        check_number(achieved_tflops, achieved_gflops / 1000, "achieved rate", unit="TFLOP/s"),
+        check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of its roof",
+                     unit="fraction",
+                     mistakes=[(achieved_gflops / peak, "that is the fraction of the compute "
+                                                        "peak; score it against its own roof")]),
+        check_choice(bound_by, limiter, "what bounds it", LIMITERS,
+                     hints={"memory": "it is on the memory side of the ridge, but at this "
+                                      "fraction of its roof the memory roof is not what stops it",
+                            "compute": "it is left of the fp32 ridge, and far below its roof"}),
+        check_choice(first_step, "profile", "first step", FIRST_STEPS,
+                     hints={"fuse": "fusing deletes bytes, but this kernel is not even using the "
+                                    "bandwidth it already has",
+                            "tile": "more reuse raises the roof; the kernel is nowhere near the "
+                                    "roof it has"}),
+    )
+
+
+def _cached():
+    row_bytes = ROW_ELEMENTS * ops.dtype_bytes("fp32")
+    n_flops = ROW_ELEMENTS * ROW_PASSES * FLOPS_PER_ELEMENT_PER_PASS
+    l2_bytes = ROW_PASSES * row_bytes
+    hbm_bytes = row_bytes  # the row comes from HBM once; later passes hit L2
+    return n_flops, l2_bytes, hbm_bytes
+
+
+def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound_by):
+    n_flops, key_l2, key_hbm = _cached()
+    return report(
+        "C3: the cache-resident row",
+        check_number(l2_bytes, key_l2, "L2 bytes per row", unit="B",
+                     mistakes=[(key_hbm, "that is the HBM traffic; every pass reads the row "
+                                         "from L2")]),
+        check_number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
+                     mistakes=[(key_l2, "the row stays in L2 between passes: how many times "
+                                        "does it come from HBM?")]),
+        check_number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte"),
+        check_number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
+                     mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
+                                                  "intensity divides by HBM bytes")]),
+        check_choice(bound_by, "cache", "what bounds it", LIMITERS,
+                     hints={"memory": "it is well below the HBM roof at its HBM intensity; which "
+                                      "counter is near its ceiling?",
+                            "unmodelled": "the single-level roofline cannot see it, but the "
+                                          "counters name it"}),
+    )
