@@ -1,0 +1,208 @@
+"""Exercise 2: the arithmetic intensity of attention, fused and unfused.
+
+One head, sequence length ``s``, head dimension ``d``, bf16.  The keys come from
+:func:`rooflinelib.operators.attention` and its helpers; the student's formulas are Python
+functions checked at several ``(s, d)`` points.
+"""
+from __future__ import annotations
+
+from .. import operators as ops
+from ..grading import (Choices, Table, YES_NO, check_choice, check_function, check_number,
+                       check_side, is_unanswered, report)
+from ..machines import H200, MI300X
+
+DTYPE = "bf16"
+HEAD_DIM = 128
+SEQ_LEN = 8192  # the sequence length of parts B and D
+GQA_GROUP = 8  # query heads per KV head in part D
+
+#: (s, d) points at which the student's functions are compared with the key.  Small d makes
+#: the softmax's 5 FLOPs per score visible next to the 4d of the two GEMMs.
+SAMPLES = (dict(s=512, d=16), dict(s=1024, d=64), dict(s=8192, d=128), dict(s=3000, d=256),
+           dict(s=100, d=128))
+
+GROWTH = Choices({
+    "constant": ("tends to a constant", ("converges", "saturates", "flat", "bounded", "const",
+                                         "plateaus", "levels off")),
+    "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
+                                            "o(s)", "grows")),
+    "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically")),
+})
+
+
+def _e() -> int:
+    return ops.dtype_bytes(DTYPE)
+
+
+# --- Part A: FLOPs and bytes ------------------------------------------------------------------
+
+def _flops(s, d):
+    return ops.attention(s, d, fused=True, dtype=DTYPE).n_flops
+
+
+def _unfused_bytes(s, d):
+    return ops.attention(s, d, fused=False, dtype=DTYPE).n_bytes
+
+
+def _fused_bytes(s, d):
+    return ops.attention(s, d, fused=True, dtype=DTYPE).n_bytes
+
+
+def check_flops(attention_flops):
+    softmax = ops.SOFTMAX_FLOPS_PER_ELEMENT
+    return check_function(
+        attention_flops, _flops, SAMPLES, "attention FLOPs(s, d)",
+        mistakes=[
+            (lambda s, d: _flops(s, d) - softmax * s * s,
+             "you left out the softmax: a few FLOPs for every score (max, subtract, exp, sum, "
+             "divide)"),
+            (lambda s, d: 2 * s * s * d + softmax * s * s,
+             "you have half the matrix work: there are two GEMMs (Q K^T and P V), and each "
+             "multiply-add counts 2 FLOPs"),
+            (lambda s, d: 2 * s * s * d,
+             "you have half the matrix work, and no softmax: two GEMMs of s x s x d "
+             "multiply-adds, 2 FLOPs each, plus a few FLOPs per score"),
+        ])
+
+
+def check_unfused_bytes(unfused_bytes):
+    e = _e()
+    return check_function(
+        unfused_bytes, _unfused_bytes, SAMPLES, "unfused bytes(s, d)",
+        mistakes=[
+            (lambda s, d: _unfused_bytes(s, d) / e, "bf16 is 2 bytes per element: you counted "
+                                                    "elements"),
+            (lambda s, d: _unfused_bytes(s, d) * 2, "this exercise is in bf16: 2 bytes per "
+                                                    "element, not 4"),
+            (lambda s, d: e * (4 * s * d + 2 * s * s),
+             "two s x s matrices cross HBM, the scores and the probabilities, and each is "
+             "written once and read back once"),
+            (lambda s, d: e * (4 * s * d + 3 * s * s),
+             "count each s x s matrix: the scores are written and read back, and so are the "
+             "probabilities"),
+            (lambda s, d: e * 4 * s * s, "Q, K and V are read and O is written too"),
+        ])
+
+
+def check_fused_bytes(fused_bytes):
+    e = _e()
+    return check_function(
+        fused_bytes, _fused_bytes, SAMPLES, "fused bytes(s, d)",
+        mistakes=[
+            (lambda s, d: _fused_bytes(s, d) / e, "bf16 is 2 bytes per element: you counted "
+                                                  "elements"),
+            (lambda s, d: e * 3 * s * d, "the output O is written to HBM too"),
+            (lambda s, d: _unfused_bytes(s, d), "that is the unfused count: a fused kernel "
+                                                "keeps the s x s matrices on chip"),
+        ])
+
+
+def check_part_a(attention_flops, unfused_bytes, fused_bytes):
+    return report("Part A: FLOPs and bytes", check_flops(attention_flops),
+                  check_unfused_bytes(unfused_bytes), check_fused_bytes(fused_bytes))
+
+
+def _safe_ratio(flops_function, bytes_function, s, d):
+    """The student's intensity at (s, d), or None when either function is not usable yet."""
+    try:
+        n_flops, n_bytes = flops_function(s, d), bytes_function(s, d)
+        if is_unanswered(n_flops) or is_unanswered(n_bytes):
+            return None
+        return float(n_flops) / float(n_bytes)
+    except Exception:  # the student's code: a table of their values must never crash
+        return None
+
+
+def intensity_table(attention_flops, unfused_bytes, fused_bytes, d: int = HEAD_DIM,
+                    lengths=(128, 512, 2048, 8192, 32768)) -> Table:
+    """The student's own intensities at several s: a dash where their functions give nothing."""
+    rows = []
+    for s in lengths:
+        unfused = _safe_ratio(attention_flops, unfused_bytes, s, d)
+        fused = _safe_ratio(attention_flops, fused_bytes, s, d)
+        rows.append((s, "—" if unfused is None else f"{unfused:.4g}",
+                     "—" if fused is None else f"{fused:.4g}"))
+    return Table(("s", "unfused FLOP/byte", "fused FLOP/byte"), tuple(rows),
+                 title=f"Your intensities at d = {d}, {DTYPE}")
+
+
+def given_machines() -> Table:
+    rows = []
+    for machine in (MI300X, H200):
+        rows.append((machine.name, f"{machine.ceiling('bf16-tensor').value / 1000:g} TFLOP/s",
+                     f"{machine.ceiling('dram').value / 1000:g} TB/s"))
+    return Table(("GPU", "bf16 matrix peak", "HBM bandwidth"), tuple(rows),
+                 title="Datasheet ceilings for Part C")
+
+
+# --- Part B: the limits -----------------------------------------------------------------------
+
+def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
+    limit = ops.attention_intensity_limit(HEAD_DIM, fused=False, dtype=DTYPE)
+    per_token = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE).intensity / SEQ_LEN
+    return report(
+        "Part B: the limits as s grows",
+        check_choice(unfused_growth, "constant", "unfused intensity as s grows", GROWTH,
+                     hints={"linear": "the unfused traffic has an s^2 term, just like the "
+                                      "FLOPs: what happens to the ratio?",
+                            "quadratic": "the intensity is a ratio: both FLOPs and bytes grow "
+                                         "like s^2"}),
+        check_choice(fused_growth, "linear", "fused intensity as s grows", GROWTH,
+                     hints={"constant": "the fused traffic has no s^2 term, but the FLOPs do",
+                            "quadratic": "the FLOPs grow like s^2, but the bytes grow like s "
+                                         "too"}),
+        check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
+                     mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "
+                                           "bf16, for 4 accesses: divide by 8 per score")]),
+        check_number(fused_per_token, per_token, f"fused intensity per token at d = {HEAD_DIM}",
+                     unit="FLOP/byte"),
+    )
+
+
+# --- Part C: where fusion changes the verdict -------------------------------------------------
+
+def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
+    mi_ridge = MI300X.ridge("bf16-tensor")
+    h_ridge = H200.ridge("bf16-tensor")
+    mi = ops.attention_fusion_crossover(mi_ridge, HEAD_DIM, DTYPE)
+    h = ops.attention_fusion_crossover(h_ridge, HEAD_DIM, DTYPE)
+    return report(
+        "Part C: the sequence length where fusion changes the verdict",
+        check_number(ridge_mi300x, mi_ridge, "MI300X bf16 ridge", unit="FLOP/byte"),
+        check_number(s_mi300x, mi["fused_s"], "smallest compute-bound s on MI300X (fused)",
+                     rtol=0.01),
+        check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
+                     "does unfused attention ever get there on MI300X?", YES_NO,
+                     hints={"yes": "compare the unfused limit with the ridge"}),
+        check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte"),
+        check_number(s_h200, h["fused_s"], "smallest compute-bound s on H200 (fused)", rtol=0.01),
+    )
+
+
+# --- Part D (stretch): causal, decode, grouped-query ------------------------------------------
+
+def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_decode_intensity):
+    full = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE)
+    causal = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE, causal=True)
+    decode = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE, queries=1)
+    gqa = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE, queries=1,
+                        heads_per_kv=GQA_GROUP)
+    return report(
+        "Part D: causal, decode and grouped-query attention",
+        check_number(causal_intensity, causal.intensity, "causal prefill intensity (fused)",
+                     unit="FLOP/byte",
+                     mistakes=[(full.intensity, "causal masking skips the (query, key) pairs "
+                                                "above the diagonal: fewer FLOPs, same bytes")]),
+        check_number(decode_intensity, decode.intensity, "decode intensity (one query)",
+                     unit="FLOP/byte",
+                     mistakes=[(full.intensity, "in decode only one query row meets the s keys: "
+                                                "recount the FLOPs")]),
+        check_side(decode_side_h200, decode.intensity, H200.ridge("bf16-tensor"),
+                   "decode against the H200 bf16 ridge"),
+        check_number(gqa_decode_intensity, gqa.intensity,
+                     f"decode intensity with {GQA_GROUP} query heads per KV head",
+                     unit="FLOP/byte",
+                     mistakes=[(decode.intensity, "the K and V reads are now shared by several "
+                                                  "query heads: the FLOPs multiply, the bytes "
+                                                  "barely change")]),
+    )
