@@ -1,0 +1,164 @@
+"""Exercise 4: place two kernels on one roofline, then again after the bandwidth drops.
+
+Seed 002's machine: 120 TFLOP/s of the relevant arithmetic and 3 TB/s of HBM, then the same
+compute with 2 TB/s.  Two kernels, at 20 and 80 FLOP/byte.  The keys come from
+:mod:`rooflinelib.model`; the figure is checked by reading the traces of
+:func:`rooflinelib.plotting.roofline_figure`.
+"""
+from __future__ import annotations
+
+from ..grading import (AnswerError, Check, NotAnsweredError, Table, check_number, check_side,
+                       guarded, is_unanswered, report, reveal)
+from ..machines import EXAMPLE_120T_3TB
+from ..model import attainable_gflops, ridge
+
+PEAK_GFLOPS = EXAMPLE_120T_3TB.ceiling("fp32").value
+BANDWIDTHS_GBPS = (EXAMPLE_120T_3TB.ceiling("dram").value, 2_000.0)  # before and after the drop
+INTENSITIES = (20.0, 80.0)
+
+
+def _case_name(intensity: float, bandwidth: float) -> str:
+    return f"{intensity:g} FLOP/byte at {bandwidth / 1000:g} TB/s"
+
+
+def check_ridges(ridge_at_3, ridge_at_2):
+    before, after = BANDWIDTHS_GBPS
+    return report(
+        "The ridge points",
+        check_number(ridge_at_3, ridge(PEAK_GFLOPS, before), "ridge at 3 TB/s", unit="FLOP/byte"),
+        check_number(ridge_at_2, ridge(PEAK_GFLOPS, after), "ridge at 2 TB/s", unit="FLOP/byte",
+                     mistakes=[(ridge(PEAK_GFLOPS, before), "the bandwidth changed, so the ridge "
+                                                            "moved: recompute P / B")]),
+    )
+
+
+def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2):
+    answers = {(20.0, BANDWIDTHS_GBPS[0]): tflops_20_at_3, (80.0, BANDWIDTHS_GBPS[0]): tflops_80_at_3,
+               (20.0, BANDWIDTHS_GBPS[1]): tflops_20_at_2, (80.0, BANDWIDTHS_GBPS[1]): tflops_80_at_2}
+    checks = []
+    for (intensity, bandwidth), answer in answers.items():
+        key = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth) / 1000
+        mistakes = []
+        if intensity * bandwidth > PEAK_GFLOPS:
+            mistakes.append((intensity * bandwidth / 1000, "that is the bandwidth product I x B "
+                                                           "alone; the compute roof caps it"))
+        else:
+            mistakes.append((PEAK_GFLOPS / 1000, "that is the compute roof; at this intensity "
+                                                 "the bandwidth product I x B is lower"))
+        checks.append(check_number(answer, key, f"predicted TFLOP/s, {_case_name(intensity, bandwidth)}",
+                                   unit="TFLOP/s", mistakes=mistakes))
+    return report("Predicted rates", *checks)
+
+
+def check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
+    answers = {(20.0, BANDWIDTHS_GBPS[0]): roof_20_at_3, (80.0, BANDWIDTHS_GBPS[0]): roof_80_at_3,
+               (20.0, BANDWIDTHS_GBPS[1]): roof_20_at_2, (80.0, BANDWIDTHS_GBPS[1]): roof_80_at_2}
+    return report("Active roofs", *[
+        check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth),
+                   f"active roof, {_case_name(intensity, bandwidth)}")
+        for (intensity, bandwidth), answer in answers.items()])
+
+
+def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
+                roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
+    """The whole table at once: the four predicted rates and the four active roofs."""
+    return report("The table",
+                  check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2),
+                  check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2))
+
+
+def check_slowdowns(slowdown_20, slowdown_80):
+    before, after = BANDWIDTHS_GBPS
+    checks = []
+    for intensity, answer in zip(INTENSITIES, (slowdown_20, slowdown_80)):
+        key = attainable_gflops(intensity, PEAK_GFLOPS, before) / attainable_gflops(intensity, PEAK_GFLOPS, after)
+        checks.append(check_number(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
+                                   unit="x",
+                                   mistakes=[(before / after, "that is how much the bandwidth "
+                                                              "fell; does this kernel feel it?")]
+                                   if key != before / after else []))
+    return report("What the bandwidth drop costs", *checks)
+
+
+def prediction_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
+                     roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2) -> Table:
+    """The student's own table: predicted rates and active roofs, a dash where unanswered."""
+    rows = (
+        ("20", "3 TB/s", tflops_20_at_3, roof_20_at_3),
+        ("80", "3 TB/s", tflops_80_at_3, roof_80_at_3),
+        ("20", "2 TB/s", tflops_20_at_2, roof_20_at_2),
+        ("80", "2 TB/s", tflops_80_at_2, roof_80_at_2),
+    )
+    return Table(("FLOP/byte", "bandwidth", "predicted TFLOP/s", "active roof"), rows,
+                 title="Your predictions")
+
+
+# --- the figure -------------------------------------------------------------------------------
+
+def _slope_of(trace) -> float:
+    x, y = list(trace.x), list(trace.y)
+    return y[0] / x[0]
+
+
+def check_figure(figure):
+    """The figure must hold the 120 TFLOP/s roof, both bandwidth roofs and all four points."""
+    question = "the roofline figure"
+
+    def grade() -> Check:
+        if is_unanswered(figure):
+            raise NotAnsweredError()
+        if figure is None:
+            raise AnswerError("the figure is None: assign the figure that roofline_figure returns")
+        data = getattr(figure, "data", None)
+        if data is None or not hasattr(figure, "layout"):
+            raise AnswerError(f"expected a Plotly figure from rooflinelib.plotting.roofline_figure, "
+                              f"got a {type(figure).__name__}")
+        metas = [str(getattr(t, "meta", "")) for t in data]
+        if not any(m.startswith(("roof:", "mem:", "kernel:")) for m in metas):
+            raise AnswerError("this figure has no roofline traces: build it with "
+                              "rooflinelib.plotting.roofline_figure")
+        problems = []
+        roofs = [t.y[0] for t, m in zip(data, metas) if m.startswith("roof:")]
+        if not any(abs(r - PEAK_GFLOPS) <= 0.02 * PEAK_GFLOPS for r in roofs):
+            problems.append("the compute roof is missing or not at the given peak (the y axis is "
+                            "in GFLOP/s)")
+        slopes = [_slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")]
+        for bandwidth in BANDWIDTHS_GBPS:
+            if not any(abs(s - bandwidth) <= 0.02 * bandwidth for s in slopes):
+                problems.append(f"no memory roof at {bandwidth / 1000:g} TB/s (the slope is GB/s)")
+        points = [(t.x[0], t.y[0]) for t, m in zip(data, metas) if m.startswith("kernel:")]
+        for bandwidth in BANDWIDTHS_GBPS:
+            for intensity in INTENSITIES:
+                rate = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
+                if not any(abs(x - intensity) <= 0.02 * intensity and abs(y - rate) <= 0.02 * rate
+                           for x, y in points):
+                    problems.append(f"no point at the prediction for {_case_name(intensity, bandwidth)}")
+        if problems:
+            return Check(question, "fail", "; ".join(problems))
+        return Check(question, "pass", "both bandwidth roofs, the compute roof and all four "
+                                       "predictions are on it")
+
+    return guarded(question, grade)
+
+
+def model_conclusion(conclusion):
+    """The model conclusion, once the student has written their own."""
+    before, after = BANDWIDTHS_GBPS
+    low, high = INTENSITIES
+    r_before, r_after = ridge(PEAK_GFLOPS, before), ridge(PEAK_GFLOPS, after)
+    rate = {(i, b): attainable_gflops(i, PEAK_GFLOPS, b) / 1000 for i in INTENSITIES
+            for b in BANDWIDTHS_GBPS}
+    text = (f"At {before / 1000:g} TB/s the ridge is {r_before:g} FLOP/byte: the {low:g} FLOP/byte "
+            f"kernel sits left of it under the bandwidth roof at {rate[low, before]:g} TFLOP/s, "
+            f"and the {high:g} FLOP/byte kernel sits right of it under the compute roof at "
+            f"{rate[high, before]:g} TFLOP/s. When bandwidth falls to {after / 1000:g} TB/s the "
+            f"ridge moves right to {r_after:g}. The {low:g} FLOP/byte kernel stays on the bandwidth "
+            f"roof and loses {1 - rate[low, after] / rate[low, before]:.0%} of its rate, down to "
+            f"{rate[low, after]:g} TFLOP/s; the "
+            f"{high:g} FLOP/byte kernel is still right of the new ridge, so the compute roof "
+            f"stays active and its prediction does not change. Only a kernel whose active roof "
+            f"is the bandwidth roof feels the drop.")
+    return reveal(conclusion, text, "the conclusion",
+                  key_points=("name the active roof in all four cases",
+                              "the ridge moves right when bandwidth falls",
+                              "only the bandwidth-bound kernel slows down"))
