@@ -235,3 +235,28 @@ def test_course_notebooks_are_canonical(path):
         if cell.cell_type == "code" and "NBVAL_CHECK_OUTPUT" not in cell.source:
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
         assert "!pip" not in cell.source and "import *" not in cell.source
+
+
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_unanswered_exercises_run_clean_and_every_check_says_not_answered_yet(path):
+    """The student copy runs top to bottom without an error, and no check passes or fails."""
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(str(path), as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    checks = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        assert not [o for o in cell.outputs if o.output_type == "error"], cell.source[:60]
+        if cell.source.startswith(("check = ", "model = ")):
+            checks += 1
+            text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+            assert "NOT ANSWERED YET" in text.upper(), (cell.source[:60], text[:200])
+            for word in ("[PASS]", "[TRY AGAIN]", "[CHECK YOUR INPUT]", "[MODEL ANSWER]"):
+                assert word not in text, (cell.source[:60], text[:200])
+    assert checks >= 3

@@ -1,0 +1,237 @@
+"""Exercise 5: the conceptual drills.
+
+Numbers and choices are checked; prose answers are compared with a model answer that is shown
+only after the student has written an attempt of their own (:func:`model_answer`).
+"""
+from __future__ import annotations
+
+from .. import operators as ops
+from ..grading import (Choices, check_choice, check_number, check_side, report, reveal)
+from ..model import attainable_gflops, classify, ridge, time_bounds
+from .ex01_classify import FIRST_STEPS, LIMITERS
+
+# Given data of the drills (the problem statements' numbers).
+D2_PEAK_GFLOPS, D2_GBPS, D2_INTENSITY = 900_000.0, 3_000.0, 40.0
+D3_ACHIEVED_GFLOPS, D3_FLOPS, D3_BYTES = 12_000.0, 4.0e11, 2.0e10
+D3_PEAK_GFLOPS, D3_GBPS = 60_000.0, 3_000.0
+D4_KERNELS = 5  # elementwise fp32 kernels, one FLOP per element each, one array in, one out
+D6_PEAK_GROWTH, D6_BANDWIDTH_GROWTH = 20.0, 3.0
+D7_HEAD_DIM = 128
+
+BOUNDS = Choices({
+    "max": ("time >= max(F/P, M/B): arithmetic and traffic overlap completely",
+            ("maximum", "max(f/p, m/b)", "overlap", "perfect overlap", "the max")),
+    "sum": ("time >= F/P + M/B: no overlap at all",
+            ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
+})
+
+RIDGE_MOVES = Choices({
+    "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",
+                                                      "moves right", "to the right")),
+    "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
+                                                    "moves left", "to the left")),
+    "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put")),
+})
+
+
+def check_drill1(optimistic, worst_ratio):
+    # At the ridge the two bounds are equal, where the serial bound is furthest from the max.
+    peak, bandwidth = D2_PEAK_GFLOPS, D2_GBPS
+    balanced = time_bounds(peak * 1e9, bandwidth * 1e9, peak, bandwidth)
+    return report(
+        "Drill 1",
+        check_choice(optimistic, "max", "the optimistic step", BOUNDS,
+                     hints={"sum": "adding the two times assumes nothing overlaps: is that the "
+                                   "hopeful or the cautious case?"}),
+        check_number(worst_ratio, balanced.serial_s / balanced.overlapped_s,
+                     "largest ratio of the pessimistic to the optimistic bound", unit="x"),
+    )
+
+
+def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
+    roof = attainable_gflops(D2_INTENSITY, D2_PEAK_GFLOPS, D2_GBPS)
+    return report(
+        "Drill 2",
+        check_number(ridge_point, ridge(D2_PEAK_GFLOPS, D2_GBPS), "ridge", unit="FLOP/byte"),
+        check_side(side, D2_INTENSITY, ridge(D2_PEAK_GFLOPS, D2_GBPS), "side of the ridge"),
+        check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
+                     mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; at this "
+                                                       "intensity I x B is lower")]),
+        check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
+                     unit="fraction"),
+    )
+
+
+def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by, first_check):
+    key_intensity = D3_FLOPS / D3_BYTES
+    verdict = classify(key_intensity, D3_PEAK_GFLOPS, D3_GBPS, D3_ACHIEVED_GFLOPS)
+    limiter = "unmodelled" if verdict.status == "far-below" else verdict.side
+    return report(
+        "Drill 3",
+        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
+        check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte"),
+        check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
+                     unit="TFLOP/s"),
+        check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
+                     unit="fraction"),
+        check_choice(bound_by, limiter, "what bounds it", LIMITERS,
+                     hints={"memory": "it sits at the ridge, and reaches only a small part of "
+                                      "its roof: is either roof what stops it?",
+                            "compute": "it sits at the ridge, and reaches only a small part of "
+                                       "its roof: is either roof what stops it?"}),
+        check_choice(first_check, "profile", "what to look at first", FIRST_STEPS,
+                     hints={"fuse": "changing bytes or FLOPs now would be guessing: the kernel "
+                                    "is not near either roof",
+                            "overlap": "that is the verdict at the ridge once the kernel is near "
+                                       "its roof; it is far from it"}),
+    )
+
+
+def _drill4():
+    e = ops.dtype_bytes("fp32")
+    flops = D4_KERNELS * 1  # per element: one FLOP in each kernel
+    bytes_separate = D4_KERNELS * 2 * e  # each kernel reads one array and writes one
+    bytes_fused = 2 * e  # the chain reads the input once and writes the result once
+    return flops, bytes_separate, bytes_fused
+
+
+def check_drill4(intensity_before, intensity_after, side_after, speedup):
+    flops, before, after = _drill4()
+    memory_before = time_bounds(flops, before, D2_PEAK_GFLOPS, D2_GBPS).overlapped_s
+    memory_after = time_bounds(flops, after, D2_PEAK_GFLOPS, D2_GBPS).overlapped_s
+    return report(
+        "Drill 4",
+        check_number(intensity_before, flops / before, "intensity of the five separate kernels",
+                     unit="FLOP/byte",
+                     mistakes=[(1 / (2 * ops.dtype_bytes("fp32")) / D4_KERNELS,
+                                "the FLOPs add up across the five kernels, just like the bytes")]),
+        check_number(intensity_after, flops / after, "intensity of the fused kernel",
+                     unit="FLOP/byte"),
+        check_side(side_after, flops / after, ridge(D2_PEAK_GFLOPS, D2_GBPS),
+                   f"side of drill 2's {ridge(D2_PEAK_GFLOPS, D2_GBPS):g} FLOP/byte ridge after "
+                   "fusion",
+                   hints={"compute": "compare the fused intensity with the ridge: how many "
+                                     "times smaller is it?"}),
+        check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x"),
+    )
+
+
+def check_drill6(direction, ridge_factor):
+    return report(
+        "Drill 6",
+        check_choice(direction, "right", "where the ridge moves", RIDGE_MOVES),
+        check_number(ridge_factor, D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
+                     "factor by which the ridge grows", unit="x",
+                     mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
+                                "the ridge is P divided by B")]),
+    )
+
+
+def check_drill7(unfused_limit, fused_growth):
+    from .ex02_attention import GROWTH
+
+    return report(
+        "Drill 7",
+        check_number(unfused_limit, ops.attention_intensity_limit(D7_HEAD_DIM, fused=False),
+                     f"unfused limit at d = {D7_HEAD_DIM}, bf16", unit="FLOP/byte"),
+        check_choice(fused_growth, "linear", "how fused intensity grows with s", GROWTH),
+    )
+
+
+MODEL_ANSWERS = {
+    1: ("Each resource puts a floor under the run time: the arithmetic cannot finish in less "
+        "than F/P seconds and the data cannot arrive in less than M/B. If both go on at once, "
+        "the kernel needs at least the longer of the two, max(F/P, M/B); dividing the work F "
+        "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Taking the max is "
+        "the hopeful step, because it assumes loads and arithmetic overlap perfectly. With no "
+        "overlap at all the floor is F/P + M/B, which is worst, twice as long, when the two "
+        "terms are equal, at the ridge.",
+        ("two lower bounds, one per resource", "the max assumes perfect overlap",
+         "the sum is the no-overlap bound, at most 2x worse")),
+    3: None,  # filled in by _numeric_answers(), from the drill's data
+    4: None,
+    5: ("Intensity depends on conventions, so both can be right. They may have counted bytes at "
+        "different levels (HBM traffic versus L2 traffic or every load and store); one may have "
+        "used the algorithm's ideal bytes and the other the profiler's measured bytes, which "
+        "include what uncoalesced access wastes; or they counted FLOPs differently (a "
+        "multiply-add as one or two, transcendentals weighted differently, sparsity counted or "
+        "not). Until both state their conventions the two numbers cannot be compared.",
+        ("different memory levels", "ideal versus measured bytes",
+         "different FLOP conventions")),
+    6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
+        "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "
+        "matrix cores, grew much faster than memory bandwidth, so P/B grew and the ridge moved "
+        "right. Kernels that once sat near or past the ridge now sit to its left, although "
+        "nothing about them changed.",
+        ("intensity is a property of the kernel", "the ridge is P/B",
+         "P grew much faster than B")),
+    7: ("Unfused attention writes the s x s scores and probabilities to HBM and reads them "
+        "back, so its bytes grow like s^2, as fast as its FLOPs, and the ratio levels off at a "
+        "constant set by d (about d/2 in bf16). Fused attention keeps those matrices on chip: "
+        "its bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
+        "grows in proportion to s.",
+        ("unfused: traffic and FLOPs are both O(s^2)", "fused: traffic is O(s d), FLOPs O(s^2 d)")),
+    8: ("Being at 96% of a roof says the kernel uses that resource well, not that the work is "
+        "useful. The bytes can be wasteful: uncoalesced access that moves eight times the bytes "
+        "it needs makes the intensity and the roof eight times too low, and the kernel then "
+        "moves junk efficiently. Or the algorithm is the problem: a worse-complexity method, or "
+        "a kernel that need not run at all (a redundant copy or layout change), can sit at its "
+        "roof and still be pure waste.",
+        ("wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
+                                                      "or whether the kernel is needed")),
+    9: ("Most of the program's time goes into waiting for data to arrive from memory, not into "
+        "calculating. A chip that calculates twice as fast just waits twice as long, unless the "
+        "data also arrives faster.",
+        ("the program waits on data, not on arithmetic",
+         "faster arithmetic does not shorten the wait")),
+}
+
+def _numeric_answers() -> None:
+    verdict = classify(D3_FLOPS / D3_BYTES, D3_PEAK_GFLOPS, D3_GBPS, D3_ACHIEVED_GFLOPS)
+    MODEL_ANSWERS[3] = (
+        f"Do the arithmetic first: I = {verdict.intensity:g} FLOP/byte, which is exactly the "
+        f"ridge, so the roof is the full {verdict.roof_gflops / 1000:g} TFLOP/s and the kernel "
+        f"reaches {verdict.fraction_of_roof:.0%} of it. A kernel that far below its roof is "
+        "limited by neither roof, and the chart has nothing more to tell you. In order: check "
+        "that the launch is big and long enough to fill the GPU; look at occupancy and stall "
+        "reasons, since too few warps break the overlap the model assumes; compare the "
+        "profiler's bytes with the algorithm's, since extra bytes mean an access-pattern bug; "
+        f"and make sure {D3_PEAK_GFLOPS / 1000:g} TFLOP/s is the roof of the instructions "
+        "actually used. Only once the kernel is close to its roof does the roofline's verdict, "
+        "here 'improve overlap', apply.",
+        ("I equals the ridge, so the roof is the full peak", "far below the roof: neither roof "
+         "binds", "look at launch size, occupancy, stalls and real bytes before touching bytes "
+                  "or FLOPs"))
+    flops, before, after = _drill4()
+    MODEL_ANSWERS[4] = (
+        "Fusing elementwise kernels deletes the intermediates' trips through HBM and leaves the "
+        f"arithmetic as it was. The {D4_KERNELS} separate kernels move {before:g} bytes per "
+        f"element for {flops:g} FLOPs, {flops / before:g} FLOP/byte; the fused chain moves "
+        f"{after:g} bytes for the same FLOPs, {flops / after:g} FLOP/byte. That is still "
+        "hundreds of times left of a matrix-core ridge, so the pipeline is exactly as "
+        f"memory-bound as before. What fusion bought is a roof {before / after:g} times higher, "
+        "and so that much less run time.",
+        ("the intensity rises but stays far below any matrix ridge",
+         "the speedup comes from deleted bytes", "fusion rarely changes the verdict"))
+
+
+_numeric_answers()
+
+QUESTIONS = {
+    1: "derive the roofline from two inequalities",
+    3: "the kernel at 12 TFLOP/s: what next",
+    4: "fusing five elementwise kernels",
+    5: "two intensities 8x apart",
+    6: "why a faster GPU makes more kernels memory-bound",
+    7: "attention's intensity as s grows",
+    8: "a bad kernel at 96% of its roof",
+    9: "twice the arithmetic, no speedup",
+}
+
+
+def model_answer(drill, attempt):
+    """The model answer to a prose drill, shown only once ``attempt`` holds a real attempt."""
+    if drill not in MODEL_ANSWERS:
+        raise ValueError(f"drill: prose drills are {sorted(MODEL_ANSWERS)}, got {drill!r}")
+    text, points = MODEL_ANSWERS[drill]
+    return reveal(attempt, text, f"Drill {drill}: {QUESTIONS[drill]}", key_points=points)

@@ -1,0 +1,262 @@
+"""The exercises' answer keys and checks: seed-consistent keys, teaching hints, robust input."""
+import inspect
+import math
+
+import pytest
+
+from rooflinelib.exercises import ex01_classify as ex01
+from rooflinelib.exercises import ex02_attention as ex02
+from rooflinelib.exercises import ex04_two_kernels as ex04
+from rooflinelib.exercises import ex05_drills as ex05
+from rooflinelib.grading import NOT_ANSWERED, Check, Report, Reveal
+
+MODULES = (ex01, ex02, ex04, ex05)
+
+
+def statuses(result):
+    return [c.status for c in result.checks] if isinstance(result, Report) else [result.status]
+
+
+def messages(result):
+    return [c.message for c in result.checks] if isinstance(result, Report) else [result.message]
+
+
+# --- every check survives any input ----------------------------------------------------------
+
+def check_functions():
+    for module in MODULES:
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            if name.startswith("check_") and function.__module__ == module.__name__:
+                yield module.__name__.rsplit(".", 1)[-1], name, function
+
+
+CHECKS = list(check_functions())
+
+
+def call(function, value):
+    parameters = list(inspect.signature(function).parameters)
+    if parameters[0] == "number":  # ex01.check_row takes the row number first
+        return function(8, *[value] * (len(parameters) - 1))
+    return function(*[value] * len(parameters))
+
+
+@pytest.mark.parametrize("module, name, function", CHECKS, ids=[f"{m}.{n}" for m, n, _ in CHECKS])
+def test_unanswered_stubs_report_not_answered_yet(module, name, function):
+    result = call(function, NOT_ANSWERED)
+    assert set(statuses(result)) == {"unanswered"}
+    assert "NOT ANSWERED YET" in str(result) or "not answered yet" in str(result)
+
+
+@pytest.mark.parametrize("junk", [None, float("nan"), "purple", [1, 2], {"a": 1}, object(), True,
+                                  "", -1, 1e300, "9**9**9**9"])
+@pytest.mark.parametrize("module, name, function", CHECKS, ids=[f"{m}.{n}" for m, n, _ in CHECKS])
+def test_junk_never_crashes_a_check_and_never_passes(module, name, function, junk):
+    result = call(function, junk)
+    assert isinstance(result, (Check, Report))
+    assert "pass" not in statuses(result)
+    for message in messages(result):
+        assert message and "\n" not in message and "Traceback" not in message
+
+
+def test_row_numbers_outside_the_table_are_refused():
+    with pytest.raises(ValueError, match="row"):
+        ex01.check_row(10, 1, 1, 1, 1, 1)
+
+
+# --- exercise 1 ------------------------------------------------------------------------------
+
+def test_the_machine_has_the_seeds_two_ridges():
+    assert ex01.MACHINE.ridge("fp32") == pytest.approx(15)
+    assert ex01.MACHINE.ridge("bf16-tensor") == pytest.approx(300)
+    assert ex01.check_ridges("45000/3000", "300 FLOP/byte").passed
+    assert "1,000" in ex01.check_ridges(45 / 3000, 300).checks[0].message
+
+
+# Intensities worked by hand from each row's description (seed 000 and 001 give 1-3, 5, 9, 8).
+HAND = {1: 1 / 12, 2: 0.25, 3: 0.25, 4: 0.25, 5: 3.99, 6: 1.0, 7: 4096 / 6, 8: 124.1, 9: 4136}
+SIDES = {1: ("memory", "memory"), 2: ("memory", "memory"), 3: ("memory", "memory"),
+         4: ("memory", "memory"), 5: ("memory", "memory"), 6: ("memory", "memory"),
+         7: ("compute", "compute"), 8: ("compute", "memory"), 9: ("compute", "compute")}
+STEPS = {1: "fusion", 2: "already optimal", 3: "single pass", 4: "tiling", 5: "bigger tiles",
+         6: "batching", 7: "tensor cores", 8: "bigger batch", 9: "instruction mix"}
+
+
+@pytest.mark.parametrize("number", range(1, 10))
+def test_each_row_accepts_the_hand_worked_answer(number):
+    vs_fp32, vs_bf16 = SIDES[number]
+    verdict = vs_fp32 if ex01._row(number).roof == "fp32" else vs_bf16
+    result = ex01.check_row(number, HAND[number], vs_fp32, vs_bf16, verdict, STEPS[number])
+    assert result.passed, result
+
+
+def test_row_8_is_the_trap():
+    row = ex01._row(8)
+    assert row.intensity == pytest.approx(124, abs=0.5)
+    result = ex01.check_row(8, 124, "compute", "memory", "compute", "batch")
+    verdict = result.checks[3]
+    assert verdict.status == "fail" and "matrix cores" in verdict.message
+    assert "memory" not in verdict.message
+
+
+@pytest.mark.parametrize("number, wrong, says", [
+    (1, 1 / 4, "one array"), (1, 1 / 8, "not the write"), (1, 1 / 6, "only a fused multiply-add"),
+    (2, 1 / 8, "one scalar"), (3, 5 / 8, "single-pass"), (3, 5 / 12, "not the two writes"),
+    (4, 4096 / 6, "perfect reuse"), (5, 4096 / 6, "N/b times"), (6, 0.5, "check both"),
+    (7, 4096 / 12, "2 FLOPs"), (7, 1024, "writing C"), (8, 8192 / 3, "not square"),
+    (8, 128, "only the weights"), (9, 64.6, "unfused"),
+])
+def test_the_usual_counting_slips_get_their_hint(number, wrong, says):
+    check = ex01.check_row(number, wrong, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                           NOT_ANSWERED).checks[0]
+    assert check.status == "fail" and says in check.message, check
+
+
+@pytest.mark.parametrize("number, step, says", [
+    (2, "fuse", "already the minimum"), (8, "smaller dtype", "ridge moves"),
+    (7, "fuse", "compute-bound"), (1, "tensor cores", "fewer"), (6, "fuse", "more than one"),
+])
+def test_wrong_first_steps_get_a_teaching_hint(number, step, says):
+    check = ex01.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                           step).checks[4]
+    assert check.status == "fail" and says in check.message
+
+
+def test_no_row_hint_names_its_key():
+    for row in ex01.ROWS:
+        result = ex01.check_row(row.number, row.intensity * 3, "ridge", "ridge", "ridge", "overlap")
+        text = " ".join(c.message for c in result.checks)
+        for form in (f"{row.intensity:.3g}", f"{row.intensity:.2f}"):
+            if len(form) >= 3:  # "1" would match any digit in the text
+                assert form not in text
+        for step in row.first_steps:
+            assert repr(step) not in text
+
+
+def test_part_c_keys_follow_the_seed():
+    _, memory_s = ex01._tiny()
+    assert memory_s * 1e9 == pytest.approx(12.3, abs=0.1)  # "12 nanoseconds"
+    assert ex01.LAUNCH_OVERHEAD_S / memory_s == pytest.approx(325, abs=1)  # "a factor of 325"
+    intensity, verdict, _ = ex01._slow()
+    assert verdict.fraction_of_roof == pytest.approx(0.13, abs=0.001)
+    assert verdict.status == "far-below"
+    n_flops, l2_bytes, hbm_bytes = ex01._cached()
+    assert (n_flops / hbm_bytes) / (n_flops / l2_bytes) == 5  # "HBM intensity is 5x"
+    assert ex01.check_tiny_launch("48 KiB", "12.288 ns", 325.5, "launch", "fuse").passed
+    assert ex01.check_far_below(8, "24 TFLOP/s", 3.125, "13%", "neither roof", "occupancy").passed
+    assert ex01.check_cache_resident("80 KiB", "16 KiB", 0.25, 1.25, "L2").passed
+    c2 = ex01.check_far_below(8, 45, 3.125, 3.125 / 45, "memory", "fuse")
+    assert [c.status for c in c2.checks] == ["pass", "fail", "pass", "fail", "fail", "fail"]
+
+
+# --- exercise 2 ------------------------------------------------------------------------------
+
+def test_attention_keys_follow_the_seed():
+    assert ex02.check_part_a(lambda s, d: 4 * s * s * d + 5 * s * s,
+                             lambda s, d: 8 * s * d + 8 * s * s, lambda s, d: 8 * s * d).passed
+    assert ex02.check_limits("saturates", "grows linearly", 64.6, 0.505).passed
+    assert ex02.check_crossover(246.7, 490, "no", 206.1, 409).passed  # seed: "s ~= 490"
+    assert ex02.check_stretch(4136 / 2, 1.0, "bandwidth-bound", 8.0).passed
+
+
+@pytest.mark.parametrize("function, says", [
+    (lambda s, d: 8 * s * d + 4 * s * s, "written once and read back once"),
+    (lambda s, d: 4 * s * d + 4 * s * s, "counted elements"),
+    (lambda s, d: 8 * s * s, "O is written too"),
+])
+def test_unfused_byte_slips(function, says):
+    assert says in ex02.check_unfused_bytes(function).message
+
+
+def test_a_function_that_raises_is_reported_not_raised():
+    def broken(s, d):
+        return s / (d - d)
+
+    check = ex02.check_fused_bytes(broken)
+    assert check.status == "invalid" and "ZeroDivisionError" in check.message
+
+
+def test_the_students_table_survives_stubs_and_errors():
+    def stub(s, d):
+        return NOT_ANSWERED
+
+    table = ex02.intensity_table(stub, lambda s, d: 1 / 0, stub)
+    assert str(table).count("—") == 10
+
+
+# --- exercise 4 ------------------------------------------------------------------------------
+
+def test_two_kernel_keys_follow_seed_002():
+    assert ex04.check_ridges(40, 60).passed
+    assert ex04.check_table(60, 120, 40, 120, "memory", "compute", "bandwidth", "compute").passed
+    assert ex04.check_slowdowns(1.5, 1).passed
+    wrong = ex04.check_predictions(60, 240, 40, 160)
+    assert [c.status for c in wrong.checks] == ["pass", "fail", "pass", "fail"]
+    assert "compute roof caps it" in wrong.checks[1].message
+
+
+def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3)):
+    from rooflinelib.model import Ceiling, Machine
+    from rooflinelib.placement import KernelPoint
+    from rooflinelib.plotting import roofline_figure
+
+    machine = Machine("m", ceilings=(Ceiling("dram", "memory", bandwidths[0]),
+                                     Ceiling("dram-b", "memory", bandwidths[1]),
+                                     Ceiling("fp32", "compute", 120_000)))
+    points = [KernelPoint(f"k{i}", i_, 1, r) for i, (i_, r) in enumerate(zip((20, 80, 20, 80), rates))]
+    return roofline_figure(machine, points)
+
+
+def test_the_figure_check_reads_the_traces():
+    pytest.importorskip("plotly")
+    assert ex04.check_figure(figure()).passed
+    wrong = ex04.check_figure(figure(bandwidths=(3000, 1500)))
+    assert wrong.status == "fail" and "2 TB/s" in wrong.message
+    misplaced = ex04.check_figure(figure(rates=(60e3, 120e3, 60e3, 120e3)))
+    assert misplaced.status == "fail" and "20 FLOP/byte at 2 TB/s" in misplaced.message
+    import plotly.graph_objects as go
+    assert ex04.check_figure(go.Figure()).status == "invalid"
+
+
+# --- exercise 5 ------------------------------------------------------------------------------
+
+def test_drill_keys_follow_the_seed():
+    assert ex05.check_drill1("max", 2).passed
+    assert ex05.check_drill2(300, "memory", 120, "13%").passed
+    assert ex05.check_drill3(20, 20, 60, 0.2, "unmodelled", "profile").passed
+    assert ex05.check_drill4(0.125, 0.625, "memory", 5).passed
+    assert ex05.check_drill6("right", 20 / 3).passed
+    assert ex05.check_drill7(64.6, "linear").passed
+
+
+def test_drill_hints():
+    assert "compute peak" in ex05.check_drill2(300, "memory", 900, 1).checks[2].message
+    assert "either roof" in ex05.check_drill3(20, 20, 60, 0.2, "memory", "profile").checks[4].message
+    assert "divided by B" in ex05.check_drill6("right", 60).checks[1].message
+
+
+@pytest.mark.parametrize("drill", sorted(ex05.MODEL_ANSWERS))
+def test_model_answers_wait_for_an_attempt(drill):
+    text, _ = ex05.MODEL_ANSWERS[drill]
+    hidden = ex05.model_answer(drill, NOT_ANSWERED)
+    assert isinstance(hidden, Reveal) and not hidden.revealed and text not in str(hidden)
+    assert not ex05.model_answer(drill, "no idea").revealed
+    shown = ex05.model_answer(drill, "an honest attempt of my own with enough words in it")
+    assert shown.revealed and text in str(shown)
+
+
+def test_drill_answers_quote_computed_numbers():
+    assert "20%" in ex05.MODEL_ANSWERS[3][0] and "0.625" in ex05.MODEL_ANSWERS[4][0]
+    with pytest.raises(ValueError):
+        ex05.model_answer(2, "text")
+
+
+def test_exercise_modules_do_not_load_heavy_packages():
+    import subprocess
+    import sys
+
+    code = ("import sys; from rooflinelib.exercises import ex01_classify, ex02_attention, "
+            "ex04_two_kernels, ex05_drills; "
+            "print(sorted(m for m in ('numpy', 'numba', 'plotly', 'cupy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert not math.isnan(ex01.MACHINE.ridge("fp32"))
