@@ -236,3 +236,160 @@ def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=Non
                 return RunMode("cpu", result.backend, result.detail, wanted, tuple(fallbacks))
             fallbacks.append(f"{result.backend}: {result.detail}")
     return RunMode("recorded", None, "recorded H200 runs", wanted, tuple(fallbacks))
+
+
+# --- result files, with fallbacks ------------------------------------------------------------
+
+#: A result older than this many days gets a warning: clocks, drivers and neighbours move the
+#: ceilings (pitfall 8), so an old measurement describes the machine as it was.
+STALE_AFTER_DAYS = 90
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What a notebook got when it asked for a result: the thing, where it came from, and why.
+
+    ``origin`` is ``file`` (the path asked for), ``recorded`` (the H200 runs shipped with the
+    course), ``datasheet`` (vendor peaks: only when no measurement at all could be loaded) or
+    ``none`` (nothing usable, for a sweep).  ``message`` says which, and why any fallback happened.
+    """
+
+    origin: str
+    message: str
+    machine: object = None  # a Machine holding the ceilings (None for an unusable sweep)
+    result: Optional[dict] = None  # the validated result, when one was loaded
+
+
+def _age_note(result: dict, now=None) -> str:
+    from datetime import datetime, timezone
+    try:
+        created = datetime.fromisoformat(str(result["created"]).replace("Z", "+00:00"))
+        if created.tzinfo is None:
+            created = created.replace(tzinfo=timezone.utc)
+        days = ((now or datetime.now(timezone.utc)) - created).days
+    except (KeyError, ValueError, TypeError):
+        return " Its date cannot be read, so treat it as possibly stale."
+    if days > STALE_AFTER_DAYS:
+        return (f" It is {days} days old: clocks, drivers and neighbours move ceilings, so "
+                "re-measure if this machine has changed since.")
+    return ""
+
+
+def _describe_result(result: dict) -> str:
+    device = result.get("device", {})
+    return (f"{device.get('name', 'unknown device')}, {result.get('backend')} backend, "
+            f"measured {str(result.get('created', '?'))[:10]}")
+
+
+def _load_file(path, kind: str):
+    """(result, None) or (None, one-line reason)."""
+    try:
+        from . import results
+    except Exception as exc:  # the measurement package is missing or broken
+        return None, f"results cannot be read here ({_first_line(exc)})"
+    try:
+        result = results.load(path)
+    except Exception as exc:  # ResultError for bad files; anything else is reported the same way
+        return None, " ".join(str(exc).split()) or type(exc).__name__
+    if result.get("kind") != kind:
+        return None, f"{path}: kind: is {result.get('kind')!r}, expected {kind!r}"
+    return result, None
+
+
+def _recorded(kind: str, backend: str):
+    try:
+        from . import results
+        return results.recorded(kind, backend), None
+    except Exception as exc:
+        return None, " ".join(str(exc).split()) or type(exc).__name__
+
+
+def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
+    """Lab 1 ceilings: from ``path`` if it loads, else the recorded H200 run, else the datasheet.
+
+    Never raises for a missing, truncated, foreign or outdated file: the ``message`` of the
+    answer says what was used and why.
+    """
+    reason = None
+    if path is not None:
+        result, reason = _load_file(path, "ceilings")
+        if result is not None:
+            from .results import to_machine
+            return Loaded("file", f"Ceilings from {path}: {_describe_result(result)}."
+                          + _age_note(result, now), to_machine(result), result)
+    because = f" ({path} could not be used: {reason})" if reason else ""
+    result, recorded_reason = _recorded("ceilings", backend)
+    if result is not None:
+        from .results import to_machine
+        machine = to_machine(result, name=f"H200 (recorded, {result['backend']})")
+        return Loaded("recorded", f"Ceilings from the recorded H200 run shipped with the course: "
+                      f"{_describe_result(result)}.{because}", machine, result)
+    from .machines import H200
+    return Loaded("datasheet", "No measured ceilings could be loaded, so these are the H200 "
+                  f"datasheet peaks, not measurements{because}; recorded run: {recorded_reason}.",
+                  H200, None)
+
+
+def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
+    """A Lab 2 sweep: from ``path`` if it loads, else the recorded H200 sweep, else nothing."""
+    reason = None
+    if path is not None:
+        result, reason = _load_file(path, "sweep")
+        if result is not None:
+            from .results import to_machine
+            return Loaded("file", f"Sweep from {path}: {_describe_result(result)}."
+                          + _age_note(result, now), to_machine(result), result)
+    because = f" ({path} could not be used: {reason})" if reason else ""
+    result, recorded_reason = _recorded("sweep", backend)
+    if result is not None:
+        from .results import to_machine
+        machine = to_machine(result, name=f"H200 sweep (recorded, {result['backend']})")
+        return Loaded("recorded", f"Sweep from the recorded H200 run shipped with the course: "
+                      f"{_describe_result(result)}.{because}", machine, result)
+    return Loaded("none", f"No sweep could be loaded{because}; recorded sweep: {recorded_reason}.")
+
+
+# --- measure live when the mode allows, load otherwise ---------------------------------------
+
+#: The measurement engine's backend name for each live backend.
+MEASURE_BACKENDS = {"numba-cuda": "numba", "cupy": "cupy", "numba-cpu": "cpu"}
+
+
+def _measured(kind: str, mode: RunMode, progress, options: dict):
+    """(result, None) from a live run, or (None, reason) when it could not run or verify."""
+    try:
+        from . import measure
+        run = measure.measure_ceilings if kind == "ceilings" else measure.run_sweep
+        return run(backend=MEASURE_BACKENDS[mode.backend], progress=progress, **options), None
+    except Exception as exc:  # includes a failed verification: an error, never a number
+        return None, f"the live {kind} run on {mode.device} failed ({_first_line(exc)})"
+
+
+def _live_or_loaded(kind: str, mode: RunMode, path, backend: str, progress, options: dict) -> Loaded:
+    loader = load_ceilings if kind == "ceilings" else load_sweep
+    if mode.live:
+        result, reason = _measured(kind, mode, progress, options)
+        if result is not None:
+            from .results import to_machine
+            scope = "a CPU roofline of this machine" if mode.mode == "cpu" else "this GPU"
+            return Loaded("live", f"{kind.capitalize()} measured just now on {mode.device} "
+                          f"({scope}, {result['backend']} backend, every rate verified).",
+                          to_machine(result), result)
+        loaded = loader(path, backend)
+        return Loaded(loaded.origin, f"{reason}. {loaded.message}", loaded.machine, loaded.result)
+    return loader(path, backend)
+
+
+def ceilings_for(mode: RunMode, path=None, backend: str = "numba", progress=None, **options) -> Loaded:
+    """Lab 1's ceilings for a notebook: measured live in gpu/cpu mode, else loaded.
+
+    ``options`` go to :func:`rooflinelib.measure.measure_ceilings` (``size_mib``, ``repeats``,
+    ...).  A live run that fails, or fails its verification, falls back to :func:`load_ceilings`
+    and the message says so.
+    """
+    return _live_or_loaded("ceilings", mode, path, backend, progress, options)
+
+
+def sweep_for(mode: RunMode, path=None, backend: str = "numba", progress=None, **options) -> Loaded:
+    """Lab 2's sweep for a notebook: measured live in gpu/cpu mode, else loaded."""
+    return _live_or_loaded("sweep", mode, path, backend, progress, options)

@@ -148,3 +148,116 @@ def test_runmode_str_is_its_description():
     mode = RunMode("recorded", None, "recorded H200 runs", "recorded")
     assert str(mode) == mode.describe()
     assert "as asked" in str(mode)
+
+
+# --- loading results with fallbacks ----------------------------------------------------------
+
+def _ceilings_result(created="2026-11-29T12:00:00+00:00"):
+    return {"format": "rooflinelib-result", "version": 1, "kind": "ceilings", "backend": "numba",
+            "scope": "gpu", "created": created, "device": {"name": "NVIDIA H200"},
+            "ceilings": [{"name": "dram", "kind": "memory", "value": 4200.0, "unit": "GB/s",
+                          "verified": True, "spread": 0.01},
+                         {"name": "fp32", "kind": "compute", "value": 60000.0, "unit": "GFLOP/s",
+                          "verified": True, "spread": 0.01}]}
+
+
+@pytest.fixture
+def results_module():
+    return pytest.importorskip("rooflinelib.results")
+
+
+@pytest.fixture
+def no_recorded(results_module, monkeypatch, tmp_path):
+    monkeypatch.setattr(results_module, "DATA_DIR", tmp_path / "empty")
+    return results_module
+
+
+def test_good_file_is_used(tmp_path, results_module):
+    import json
+    from datetime import datetime, timezone
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(_ceilings_result()))
+    loaded = modes.load_ceilings(path, now=datetime(2026, 12, 1, tzinfo=timezone.utc))
+    assert loaded.origin == "file"
+    assert loaded.machine.ceiling("fp32").value == 60000.0
+    assert "NVIDIA H200, numba backend, measured 2026-11-29" in loaded.message
+    assert "days old" not in loaded.message
+
+
+def test_old_file_is_used_with_a_warning(tmp_path, results_module):
+    import json
+    from datetime import datetime, timezone
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_ceilings_result("2025-01-01T00:00:00+00:00")))
+    loaded = modes.load_ceilings(path, now=datetime(2026, 12, 1, tzinfo=timezone.utc))
+    assert loaded.origin == "file" and "699 days old" in loaded.message
+
+
+@pytest.mark.parametrize("content, reason", [
+    ('{"format": "rooflinelib-result", "version": 1, "kind": "ceil', "not valid JSON"),
+    ('{"format": "rooflinelib-result", "version": 99}', "version: 99 is newer"),
+    ('[1, 2, 3]', "top level: must be a JSON object"),
+])
+def test_broken_or_stale_file_falls_back_and_says_why(tmp_path, no_recorded, content, reason):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    loaded = modes.load_ceilings(path)
+    assert loaded.origin == "datasheet" and loaded.machine.name == "H200"
+    assert f"{path} could not be used" in loaded.message and reason in loaded.message
+    assert "\n" not in loaded.message
+
+
+def test_missing_file_and_no_recorded_data(tmp_path, no_recorded):
+    loaded = modes.load_ceilings(tmp_path / "nope.json")
+    assert loaded.origin == "datasheet" and "file: not found" in loaded.message
+    sweep = modes.load_sweep(tmp_path / "nope.json")
+    assert sweep.origin == "none" and sweep.result is None and "No sweep could be loaded" in sweep.message
+
+
+def test_a_sweep_file_is_not_taken_for_ceilings(tmp_path, no_recorded):
+    import json
+    data = _ceilings_result()
+    data.update(kind="sweep", rows=[{"k": 0, "intensity": 0.0, "gbps": 4000.0, "gflops": 0.0, "verified": True},
+                                    {"k": 4, "intensity": 1.0, "gbps": 4000.0, "gflops": 4000.0, "verified": True}],
+                peak_gflops=4000.0, peak_gbps=4000.0, ridge=1.0)
+    del data["ceilings"]
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(data))
+    assert modes.load_sweep(path).origin == "file"
+    loaded = modes.load_ceilings(path)
+    assert loaded.origin == "datasheet" and "kind: is 'sweep', expected 'ceilings'" in loaded.message
+
+
+def test_recorded_data_is_the_fallback_when_shipped(tmp_path, results_module, monkeypatch):
+    import json
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "h200_ceilings_numba.json").write_text(json.dumps(_ceilings_result()))
+    monkeypatch.setattr(results_module, "DATA_DIR", data_dir)
+    loaded = modes.load_ceilings(tmp_path / "missing.json")
+    assert loaded.origin == "recorded" and loaded.machine.name == "H200 (recorded, numba)"
+    assert "recorded H200 run" in loaded.message and "missing.json could not be used" in loaded.message
+
+
+def test_live_mode_measures_and_a_failed_run_falls_back(monkeypatch, no_recorded):
+    measure = pytest.importorskip("rooflinelib.measure")
+
+    def fails(**kwargs):
+        raise RuntimeError("verification failed: 3 of 1024 elements differ")
+
+    monkeypatch.setattr(measure, "measure_ceilings", fails)
+    mode = RunMode("gpu", "numba-cuda", "NVIDIA H200")
+    loaded = modes.ceilings_for(mode)
+    assert loaded.origin == "datasheet"
+    assert loaded.message.startswith("the live ceilings run on NVIDIA H200 failed (RuntimeError: verification failed")
+
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **kwargs: _ceilings_result())
+    loaded = modes.ceilings_for(mode)
+    assert loaded.origin == "live" and loaded.machine.ceiling("dram").value == 4200.0
+
+
+def test_recorded_mode_never_measures(monkeypatch, no_recorded):
+    measure = pytest.importorskip("rooflinelib.measure")
+    monkeypatch.setattr(measure, "run_sweep", lambda **kwargs: pytest.fail("measured in recorded mode"))
+    loaded = modes.sweep_for(RunMode("recorded", None, "recorded H200 runs"))
+    assert loaded.origin == "none"
