@@ -53,6 +53,9 @@ def add_machine_options(parser: argparse.ArgumentParser) -> None:
                        help="memory ceiling in GB/s (decimal), e.g. Lab 1's copy bandwidth")
     group.add_argument("--machine", metavar="NAME",
                        help="use a datasheet machine instead of peaks: A100, H100, H200, MI300X")
+    group.add_argument("--ceilings", metavar="FILE",
+                       help="take the ceilings from a result file of roofline measure/sweep "
+                            "(measured or recorded); --precision picks the compute one")
     group.add_argument("--precision", metavar="CEILING",
                        help="with --machine: the compute ceiling to place kernels against "
                             "(fp32, fp64, tf32-tensor, bf16-tensor, fp16-tensor, fp8-tensor, ...); "
@@ -72,6 +75,11 @@ def resolve_machine(args) -> tuple:
     from .plotting import machine_from_peaks
 
     peaks_given = args.peak_gflops is not None or args.peak_gbps is not None
+    if getattr(args, "ceilings", None) is not None:
+        from .measure.plotcli import machine_from_ceilings_file
+        if peaks_given or args.machine is not None:
+            raise UsageError("--ceilings: give either --ceilings, --machine or the two peaks")
+        return machine_from_ceilings_file(args.ceilings, args.precision, UsageError)
     if args.machine is not None:
         if peaks_given:
             raise UsageError("--machine: give either --machine or --peak-gflops/--peak-gbps, not both")
@@ -203,7 +211,9 @@ def run_plot(args) -> int:
 # --- the command line ------------------------------------------------------------------------
 
 #: One function per subcommand; each adds its parser and sets ``handler``.
-COMMANDS = (add_plot_command,)
+from .measure.cli import COMMANDS as MEASURE_COMMANDS  # noqa: E402  (measure, sweep)
+
+COMMANDS = (add_plot_command,) + MEASURE_COMMANDS
 
 
 def build_parser() -> ArgumentParser:

@@ -1,0 +1,89 @@
+"""FLOPs and bytes of every measurement kernel, stated once.
+
+Every backend (Numba-CUDA, CuPy, the CPU) launches its kernels with the same parameters and
+asks this module what one launch does.  Nothing else in the package counts FLOPs or bytes for
+these kernels, so a count fixed here is fixed for every backend, table and test.
+
+Conventions (seed 000): one fused multiply-add is 2 FLOPs; one transcendental (``exp2``) is
+1 operation, reported in the FLOP/s column of the ``sfu`` ceiling; bytes are those the kernel
+must move through the level being measured (read + write for a copy, reads only for the
+read-only L2 and shared-memory kernels).  Bytes are counted analytically, not read from a
+profiler.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FP32_BYTES = 4
+FP64_BYTES = 8
+VECTOR_BYTES = 16  # one 16-byte access: four float32 or two float64
+
+#: Bytes one element of the sweep moves through DRAM: one float32 read, one float32 written.
+SWEEP_BYTES_PER_ELEMENT = 2 * FP32_BYTES
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one launch does: ``n_flops`` operations and ``n_bytes`` bytes moved."""
+
+    n_flops: float
+    n_bytes: float
+
+    @property
+    def intensity(self) -> float:
+        """FLOP/byte; 0 for a kernel that moves bytes and does no arithmetic."""
+        return self.n_flops / self.n_bytes if self.n_bytes else float("inf")
+
+    def gflops(self, seconds: float) -> float:
+        return self.n_flops / seconds / 1e9
+
+    def gbps(self, seconds: float) -> float:
+        return self.n_bytes / seconds / 1e9
+
+
+def copy_work(n_vectors: int) -> Work:
+    """Device copy of ``n_vectors`` 16-byte vectors: each read once and written once."""
+    return Work(0.0, 2.0 * VECTOR_BYTES * n_vectors)
+
+
+def copy_elements_work(n_elements: int, element_bytes: int) -> Work:
+    """CPU copy of ``n_elements`` scalars of ``element_bytes`` each: read once, written once."""
+    return Work(0.0, 2.0 * element_bytes * n_elements)
+
+
+def fma_peak_work(n_threads: int, n_iter: int, unroll: int, chains: int) -> Work:
+    """The FMA-peak kernel: every thread runs ``n_iter * unroll`` FMAs on each of ``chains``
+    register-resident chains, then stores one value (whose bytes are negligible and not
+    counted: the kernel is scored on FLOP/s only)."""
+    return Work(2.0 * n_threads * n_iter * unroll * chains, 0.0)
+
+
+def sweep_work(n_elements: int, k: int) -> Work:
+    """The intensity sweep: each float32 element is read, gets ``k`` FMAs, and is written.
+
+    I = 2k / 8 = k / 4 FLOP/byte, exactly.
+    """
+    return Work(2.0 * k * n_elements, float(SWEEP_BYTES_PER_ELEMENT) * n_elements)
+
+
+def sweep_intensity(k: int) -> float:
+    """FLOP/byte of sweep point ``k`` (float32): 2k FLOPs over 8 bytes."""
+    return 2.0 * k / SWEEP_BYTES_PER_ELEMENT
+
+
+def read_work(n_threads: int, vectors_per_thread: int) -> Work:
+    """The read-only L2 and shared-memory kernels: each thread loads ``vectors_per_thread``
+    16-byte vectors and adds their four floats into four accumulators.  The adds are not
+    counted as FLOPs: these kernels are scored on GB/s."""
+    return Work(0.0, float(VECTOR_BYTES) * n_threads * vectors_per_thread)
+
+
+def sfu_work(n_threads: int, n_iter: int, unroll: int, chains: int) -> Work:
+    """The transcendental kernel: ``n_iter * unroll`` ``exp2`` per chain per thread.
+    One ``exp2`` counts as one operation (the multiply and add around it are not counted)."""
+    return Work(1.0 * n_threads * n_iter * unroll * chains, 0.0)
+
+
+def matmul_work(n: int, element_bytes: int) -> Work:
+    """C = A @ B with n x n operands: 2 n^3 FLOPs; A and B read and C written once."""
+    return Work(2.0 * n ** 3, 3.0 * element_bytes * n * n)

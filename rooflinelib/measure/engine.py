@@ -1,0 +1,485 @@
+"""The GPU measurement engine: launch a kernel, verify it, time it, turn the time into a rate.
+
+One class per GPU backend (:class:`NumbaGpu`, :class:`CupyGpu`) with the same methods, so Lab 1
+and Lab 2 run the same plan on either.  Every measurement follows the same four steps:
+
+1. first call: compile + launch, timed on the host and reported apart (``first_call_s``);
+2. verify the output bit for bit (tolerances only for cuBLAS); a mismatch raises
+   :class:`VerificationError` and no rate is produced;
+3. time ``repeats`` launches with device events after a warm-up; each timed launch is queued
+   behind an untimed one, so the host's launch overhead never falls inside the timed interval;
+4. rate = counted work (:mod:`.accounting`) / median time, with the spread of the repeats.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import accounting as acc
+from .provenance import FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM
+from .provenance import ClockSampler, gpu_snapshot
+from .checks import (fma_peak_expected, l2_expected, read_pattern_passes, sfu_expected,
+                     shared_expected)
+from .timing import Stopwatch, Timing, time_with_events
+
+
+class VerificationError(RuntimeError):
+    """A kernel's output was wrong: its time is not a measurement."""
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend asked for cannot run here (no GPU, library missing)."""
+
+
+@dataclass
+class Measurement:
+    """One verified, timed kernel run and the rate it gives."""
+
+    name: str  # ceiling name: dram, fp32, ...
+    kind: str  # "memory" (rate in GB/s) or "compute" (rate in GFLOP/s)
+    work: acc.Work
+    timing: Timing
+    verified: bool
+    first_call_s: float = 0.0
+    kernel: str = ""
+    config: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def value(self) -> float:
+        t = self.timing.median_s
+        return self.work.gbps(t) if self.kind == "memory" else self.work.gflops(t)
+
+    @property
+    def unit(self) -> str:
+        return "GB/s" if self.kind == "memory" else "GFLOP/s"
+
+    def ceiling_row(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "value": self.value, "unit": self.unit,
+                "verified": self.verified, "spread": self.timing.spread}
+
+    def detail(self) -> dict:
+        return {"name": self.name, "kernel": self.kernel, "n_flops": self.work.n_flops,
+                "n_bytes": self.work.n_bytes, "first_call_s": self.first_call_s,
+                "config": dict(self.config), **self.timing.as_dict(), **self.extra}
+
+
+def best(measurements: list) -> Measurement:
+    """The ceiling is the best rate any configuration reached, as ERT reports it; the others
+    stay in the details."""
+    top = max(measurements, key=lambda m: m.value)
+    top.extra["configs_tried"] = [dict(m.config, value=m.value) for m in measurements]
+    return top
+
+
+def _require(ok: bool, what: str):
+    if not ok:
+        raise VerificationError(f"verification: {what}")
+
+
+def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
+    """Per-clock peaks of this architecture at ``clock_mhz`` (empty where unknown)."""
+    if not clock_mhz:
+        return {}
+    ghz = float(clock_mhz) / 1000.0
+    out = {"clock_mhz": float(clock_mhz)}
+    lanes = FMA_LANES_PER_SM.get(tuple(cc))
+    if lanes:
+        out["fp32_gflops"] = sm_count * lanes[0] * 2 * ghz
+        out["fp64_gflops"] = sm_count * lanes[1] * 2 * ghz
+    if tuple(cc) in SFU_PER_CLOCK_PER_SM:
+        out["sfu_gops"] = sm_count * SFU_PER_CLOCK_PER_SM[tuple(cc)] * ghz
+    out["shared_gbps"] = sm_count * SHARED_BYTES_PER_CLOCK_PER_SM * ghz
+    return out
+
+
+# Launch shapes.  256-thread blocks, as many as the SM holds, for the compute kernels.
+BLOCK = 256
+COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
+FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
+L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
+L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact
+SHARED_FILL_MOD = 5
+
+
+def _vector_count(size_bytes: int, multiple: int) -> int:
+    n = int(size_bytes) // acc.VECTOR_BYTES
+    return max(multiple, n - n % multiple)
+
+
+class _GpuBase:
+    """What both GPU backends share: the plan, the checks and the arithmetic."""
+
+    name = "?"
+    repeats = 20
+    warmup = 2
+
+    # -- to provide: device_facts(), empty(n, dtype), host(array), fill(x),
+    #    count_mismatches(a, b), time(launch), and the kernel launchers
+
+    def threads_to_fill(self) -> int:
+        return self.sm_count * self.max_threads_per_sm
+
+    def provenance(self) -> dict:
+        return dict(self.device_facts(), backend=self.name)
+
+    def _first_call(self, launch):
+        with Stopwatch() as sw:
+            launch()
+            self.synchronize()
+        return sw.seconds
+
+    # -- DRAM -------------------------------------------------------------------------------
+
+    def dram(self, size_bytes: int, progress=None) -> Measurement:
+        """Best copy rate over COPY_CONFIGS, on two buffers of ``size_bytes`` each."""
+        multiple = max(v * b for v, b in COPY_CONFIGS)
+        n_vec = _vector_count(size_bytes, multiple)
+        src = self.empty(4 * n_vec, "fp32")
+        dst = self.empty(4 * n_vec, "fp32")
+        self.fill(src)
+        tried = []
+        for vpt, block in COPY_CONFIGS:
+            launch = self.copy_launcher(vpt, block, n_vec, src, dst)
+            self.poison(dst)  # so that a kernel that writes nothing cannot pass
+            first = self._first_call(launch)
+            bad = self.count_mismatches(src, dst)
+            _require(bad == 0, f"copy x{vpt}: {bad} of {4 * n_vec} floats differ")
+            timing = self.time(launch)
+            m = Measurement("dram", "memory", acc.copy_work(n_vec), timing, True, first,
+                            f"copy16 x{vpt}", {"vectors_per_thread": vpt, "block": block,
+                                               "buffer_bytes": 16 * n_vec})
+            tried.append(m)
+            if progress:
+                progress(f"  copy x{vpt} block {block}: {m.value:,.0f} GB/s")
+        self.release(src, dst)
+        return best(tried)
+
+    # -- FMA peak -----------------------------------------------------------------------------
+
+    def fma_peak(self, dtype: str, configs, n_iter: int, progress=None) -> Measurement:
+        threads = self.threads_to_fill()
+        out = self.empty(threads, dtype)
+        import numpy as np
+        expected = np.zeros(threads)
+        t_index = np.arange(threads)
+        tried = []
+        for chains, unroll in configs:
+            launch = self.fma_launcher(dtype, chains, unroll, n_iter, threads, out)
+            self.poison(out)
+            first = self._first_call(launch)
+            got = self.host(out).astype(np.float64)
+            expected = fma_peak_expected(t_index, chains)
+            bad = int(np.count_nonzero(got != expected))
+            _require(bad == 0, f"fma_peak {dtype} chains={chains}: {bad} of {threads} threads wrong")
+            with ClockSampler() as clocks:
+                timing = self.time(launch)
+            m = Measurement(dtype, "compute", acc.fma_peak_work(threads, n_iter, unroll, chains),
+                            timing, True, first, f"fma_peak<{dtype}>",
+                            {"chains": chains, "unroll": unroll, "n_iter": n_iter,
+                             "threads": threads, "block": BLOCK})
+            peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
+            key = f"{dtype}_gflops"
+            if key in peak:
+                m.extra["sm_clock_mhz_during"] = peak["clock_mhz"]
+                m.extra["theoretical_gflops"] = peak[key]
+                m.extra["fraction_of_theoretical"] = m.value / peak[key]
+            tried.append(m)
+            if progress:
+                progress(f"  fma_peak {dtype} chains {chains} x unroll {unroll}: "
+                         f"{m.value:,.0f} GFLOP/s")
+        self.release(out)
+        return best(tried)
+
+    # -- the sweep ------------------------------------------------------------------------------
+
+    def sweep_buffers(self, size_bytes: int):
+        n_vec = _vector_count(size_bytes, BLOCK)
+        x = self.empty(4 * n_vec, "fp32")
+        y = self.empty(4 * n_vec, "fp32")
+        self.fill(x)
+        return n_vec, x, y
+
+    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=()) -> Measurement:
+        launch = self.sweep_launcher(k, n_vec, x, y, all_ks)
+        self.poison(y)  # y still holds the previous point's (correct) output otherwise
+        first = self._first_call(launch)
+        bad = self.count_mismatches(x, y)
+        _require(bad == 0, f"sweep k={k}: {bad} of {4 * n_vec} floats differ from the input")
+        timing = self.time(launch)
+        return Measurement("sweep", "compute", acc.sweep_work(4 * n_vec, k), timing, True,
+                           first, f"sweep<{k}>", {"k": k, "elements": 4 * n_vec, "block": BLOCK})
+
+
+class NumbaGpu(_GpuBase):
+    """Numba-CUDA kernels from :mod:`.kernels_numba`."""
+
+    name = "numba"
+
+    def __init__(self):
+        try:
+            from numba import cuda
+        except Exception as exc:  # numba-cuda missing or broken (numpy 2.5: see README)
+            raise BackendUnavailable(f"backend numba: cannot import numba.cuda ({exc})") from None
+        if not cuda.is_available():
+            raise BackendUnavailable("backend numba: no CUDA GPU is available to Numba")
+        from . import kernels_numba as kn
+        self.cuda, self.kn = cuda, kn
+        dev = cuda.get_current_device()
+        self.sm_count = int(dev.MULTIPROCESSOR_COUNT)
+        self.max_threads_per_sm = int(dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+        self.cc = tuple(dev.compute_capability)
+        self.device_name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+
+    def device_facts(self) -> dict:
+        from numba.cuda.cudadrv import runtime, driver
+        facts = {"name": self.device_name, "kind": "gpu", "sm_count": self.sm_count,
+                 "compute_capability": f"{self.cc[0]}.{self.cc[1]}"}
+        try:
+            facts["cuda_runtime"] = ".".join(map(str, runtime.runtime.get_version()))
+            facts["cuda_driver"] = ".".join(map(str, driver.driver.get_version()))
+        except Exception:
+            pass
+        return facts
+
+    def synchronize(self):
+        self.cuda.synchronize()
+
+    def empty(self, n, dtype):
+        import numpy as np
+        return self.cuda.device_array(int(n), dtype=np.float32 if dtype == "fp32" else np.float64)
+
+    def release(self, *arrays):
+        del arrays
+
+    def poison(self, x):
+        """Every byte 0xFF: NaN in every float, equal to no input value."""
+        from numba.cuda.cudadrv.driver import device_memset
+        device_memset(x, 0xFF, x.nbytes)
+
+    def host(self, array):
+        return array.copy_to_host()
+
+    def upload(self, host_array):
+        return self.cuda.to_device(host_array)
+
+    def fill(self, x):
+        self.kn.fill_kernel().compile()[self.sm_count * 8, BLOCK](x)
+
+    def count_mismatches(self, a, b) -> int:
+        import numpy as np
+        count = self.cuda.to_device(np.zeros(1, np.int32))
+        self.kn.mismatch_kernel().compile()[self.sm_count * 8, BLOCK](a, b, count)
+        return int(count.copy_to_host()[0])
+
+    def time(self, launch, repeats=None) -> Timing:
+        return time_with_events(launch, lambda: self.cuda.event(timing=True),
+                                lambda s, e: s.elapsed_time(e), repeats or self.repeats,
+                                self.warmup, prime=launch)
+
+    # kernel launchers: each returns a zero-argument callable that enqueues one launch
+
+    def copy_launcher(self, vpt, block, n_vec, src, dst):
+        kernel = self.kn.copy_kernel(vpt).compile()
+        grid = n_vec // (vpt * block)
+        return lambda: kernel[grid, block](src, dst)
+
+    def fma_launcher(self, dtype, chains, unroll, n_iter, threads, out):
+        import numpy as np
+        kernel = self.kn.fma_peak_kernel(dtype, chains, unroll, n_iter).compile()
+        one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (1.0, 0.0)
+        return lambda: kernel[threads // BLOCK, BLOCK](out, one, zero)
+
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=()):
+        import numpy as np
+        kernel = self.kn.sweep_kernel(k).compile()
+        one, zero = np.float32(1), np.float32(0)
+        return lambda: kernel[n_vec // BLOCK, BLOCK](x, y, one, zero)
+
+    # -- the hierarchy and the SFU (Numba backend only) --------------------------------------
+
+    def l2(self, progress=None, unroll: int = 4, min_passes: int = 512) -> Measurement:
+        import numpy as np
+        n_vec = L2_WORKING_SET_BYTES // acc.VECTOR_BYTES  # a power of two
+        threads = self.threads_to_fill()
+        n_pass = read_pattern_passes(n_vec, threads, unroll, min_passes)
+        data_host = (np.arange(4 * n_vec) % L2_FILL_MOD).astype(np.float32)
+        data = self.upload(data_host)
+        out = self.empty(4 * threads, "fp32")
+        kernel = self.kn.l2_read_kernel(unroll).compile()
+        args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
+        launch = lambda: kernel[threads // BLOCK, BLOCK](*args)  # noqa: E731
+        self.poison(out)
+        first = self._first_call(launch)
+        got = self.host(out).astype(np.float64)
+        reads_per_vector = n_pass * unroll * threads // n_vec
+        expected_total = reads_per_vector * float(data_host.astype(np.float64).sum())
+        _require(got.sum() == expected_total,
+                 f"l2: outputs sum to {got.sum():.0f}, expected {expected_total:.0f}")
+        # and a sample of threads exactly, lane by lane
+        sample = np.linspace(0, threads - 1, 64).astype(np.int64)
+        want = l2_expected(data_host.reshape(n_vec, 4).astype(np.float64), threads, n_pass,
+                           unroll, sample)
+        got_sample = got.reshape(threads, 4)[sample]
+        _require(np.array_equal(got_sample, want), "l2: sampled threads summed wrong")
+        timing = self.time(launch)
+        m = Measurement("l2", "memory", acc.read_work(threads, n_pass * unroll), timing, True,
+                        first, "l2_read (ld.global.cg, 16 B)",
+                        {"working_set_bytes": L2_WORKING_SET_BYTES, "passes": n_pass,
+                         "unroll": unroll, "threads": threads})
+        if progress:
+            progress(f"  l2 read, {L2_WORKING_SET_BYTES / 1e6:.1f} MB working set: {m.value:,.0f} GB/s")
+        return m
+
+    def shared(self, progress=None, unroll: int = 4, n_pass: int = 4096) -> Measurement:
+        import numpy as np
+        floats = self.kn.SHARED_FLOATS
+        n_vec = floats // 4
+        if n_vec % (unroll * BLOCK):
+            raise ValueError("unroll: unroll * block must divide the shared tile's vectors")
+        threads = self.threads_to_fill()
+        blocks = threads // BLOCK
+        data_host = (np.arange(floats) % SHARED_FILL_MOD).astype(np.float32)
+        data = self.upload(data_host)
+        out = self.empty(4 * threads, "fp32")
+        kernel = self.kn.shared_read_kernel(unroll).compile()
+        args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
+        launch = lambda: kernel[blocks, BLOCK](*args)  # noqa: E731
+        self.poison(out)
+        first = self._first_call(launch)
+        got = self.host(out).astype(np.float64).reshape(blocks, BLOCK, 4)
+        want = shared_expected(data_host.reshape(n_vec, 4).astype(np.float64), BLOCK, n_pass, unroll)
+        bad = int(np.count_nonzero(got != want[None, :, :]))
+        _require(bad == 0, f"shared: {bad} of {got.size} sums wrong")
+        with ClockSampler() as clocks:
+            timing = self.time(launch)
+        m = Measurement("shared", "memory", acc.read_work(threads, n_pass * unroll), timing,
+                        True, first, "shared_read (ld.shared.v4, 16 B)",
+                        {"passes": n_pass, "unroll": unroll, "threads": threads,
+                         "tile_bytes": floats * 4})
+        peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
+        if "shared_gbps" in peak:
+            m.extra.update(sm_clock_mhz_during=peak["clock_mhz"],
+                           theoretical_gbps=peak["shared_gbps"],
+                           fraction_of_theoretical=m.value / peak["shared_gbps"])
+        if progress:
+            progress(f"  shared-memory read: {m.value:,.0f} GB/s")
+        return m
+
+    def sfu(self, progress=None, chains: int = 8, unroll: int = 8, n_iter: int = 512) -> Measurement:
+        import numpy as np
+        threads = self.threads_to_fill()
+        out = self.empty(threads, "fp32")
+        kernel = self.kn.sfu_kernel(chains, unroll, n_iter).compile()
+        zero = np.float32(0)
+        launch = lambda: kernel[threads // BLOCK, BLOCK](out, zero)  # noqa: E731
+        self.poison(out)
+        first = self._first_call(launch)
+        got = self.host(out).astype(np.float64)
+        want = sfu_expected(np.arange(threads), chains, n_iter * unroll)
+        bad = int(np.count_nonzero(got != want))
+        _require(bad == 0, f"sfu: {bad} of {threads} threads wrong")
+        with ClockSampler() as clocks:
+            timing = self.time(launch)
+        m = Measurement("sfu", "compute", acc.sfu_work(threads, n_iter, unroll, chains), timing,
+                        True, first, "sfu (ex2.approx.ftz)",
+                        {"chains": chains, "unroll": unroll, "n_iter": n_iter, "threads": threads})
+        peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
+        if "sfu_gops" in peak:
+            m.extra.update(sm_clock_mhz_during=peak["clock_mhz"], theoretical_gflops=peak["sfu_gops"],
+                           fraction_of_theoretical=m.value / peak["sfu_gops"])
+        if progress:
+            progress(f"  exp2 (SFU): {m.value:,.0f} G exp2/s")
+        return m
+
+
+class CupyGpu(_GpuBase):
+    """CUDA C++ kernels from :mod:`.kernels_cupy`, compiled by NVRTC."""
+
+    name = "cupy"
+
+    def __init__(self):
+        try:
+            import cupy
+        except Exception as exc:
+            raise BackendUnavailable(f"backend cupy: cannot import cupy ({exc})") from None
+        try:
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                raise RuntimeError("no device")
+            props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        except Exception as exc:
+            raise BackendUnavailable(f"backend cupy: no CUDA GPU is available to CuPy ({exc})") from None
+        from . import kernels_cupy as kc
+        self.cp, self.kc = cupy, kc
+        self.sm_count = int(props["multiProcessorCount"])
+        self.max_threads_per_sm = int(props["maxThreadsPerMultiProcessor"])
+        self.cc = (int(props["major"]), int(props["minor"]))
+        name = props["name"]
+        self.device_name = name.decode() if isinstance(name, bytes) else str(name)
+
+    def device_facts(self) -> dict:
+        rt = self.cp.cuda.runtime
+        def version(v):
+            return f"{v // 1000}.{v % 1000 // 10}"
+        return {"name": self.device_name, "kind": "gpu", "sm_count": self.sm_count,
+                "compute_capability": f"{self.cc[0]}.{self.cc[1]}",
+                "cuda_runtime": version(rt.runtimeGetVersion()),
+                "cuda_driver": version(rt.driverGetVersion())}
+
+    def synchronize(self):
+        self.cp.cuda.Device().synchronize()
+
+    def empty(self, n, dtype):
+        return self.cp.empty(int(n), dtype=self.cp.float32 if dtype == "fp32" else self.cp.float64)
+
+    def release(self, *arrays):
+        del arrays
+        self.cp.get_default_memory_pool().free_all_blocks()
+
+    def poison(self, x):
+        """Every byte 0xFF: NaN in every float, equal to no input value."""
+        x.view(self.cp.uint8).fill(0xFF)
+
+    def host(self, array):
+        return self.cp.asnumpy(array)
+
+    def upload(self, host_array):
+        return self.cp.asarray(host_array)
+
+    def fill(self, x):
+        cp = self.cp
+        i = cp.arange(x.size, dtype=cp.int64)
+        x[...] = ((i * 40503) & 65535).astype(cp.float32) * cp.float32(0.25) + cp.float32(1)
+        del i
+
+    def count_mismatches(self, a, b) -> int:
+        cp = self.cp
+        count = cp.zeros(1, dtype=cp.uint64)
+        fn = self.kc.kernel("count_mismatches")
+        fn((self.sm_count * 8,), (BLOCK,), (a, b, cp.uint64(a.size), count))
+        return int(count.get()[0])
+
+    def time(self, launch, repeats=None) -> Timing:
+        cp = self.cp
+        return time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time,
+                                repeats or self.repeats, self.warmup, prime=launch)
+
+    def copy_launcher(self, vpt, block, n_vec, src, dst):
+        fn = self.kc.kernel(self.kc.copy_name(vpt),
+                            tuple(self.kc.copy_name(v) for v, _ in COPY_CONFIGS))
+        grid = n_vec // (vpt * block)
+        return lambda: fn((grid,), (block,), (src, dst))
+
+    def fma_launcher(self, dtype, chains, unroll, n_iter, threads, out):
+        import numpy as np
+        fn = self.kc.kernel(self.kc.fma_peak_name(dtype, chains, unroll, n_iter))
+        one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (np.float64(1), np.float64(0))
+        return lambda: fn((threads // BLOCK,), (BLOCK,), (out, one, zero))
+
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=()):
+        import numpy as np
+        names = tuple(self.kc.sweep_name(j) for j in all_ks) or (self.kc.sweep_name(k),)
+        fn = self.kc.kernel(self.kc.sweep_name(k), names)
+        one, zero = np.float32(1), np.float32(0)
+        return lambda: fn((n_vec // BLOCK,), (BLOCK,), (x, y, one, zero))
+

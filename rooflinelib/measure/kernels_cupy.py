@@ -1,0 +1,116 @@
+"""The CuPy backend's kernels: CUDA C++ compiled by NVRTC through ``cupy.RawModule``.
+
+The same kernels as :mod:`.kernels_numba` (copy, FMA peak, the sweep), written the way CUDA
+C++ writes them: ``float4`` for 16-byte accesses and templates for compile-time counts.  They
+take the same launch parameters and do the same work, so one count in :mod:`.accounting` and
+one check serve both backends, and the two backends can be compared kernel for kernel.
+
+CuPy is imported only inside the functions that need it.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+SWEEP_UNROLL = 64  # as the Numba sweep: 64 steps of 4 chains per loop trip
+
+SOURCE = f"#define SWEEP_UNROLL {SWEEP_UNROLL}\n" + r"""
+// dst[v] = src[v] for 16-byte vectors; VPT vectors per thread, one block-width apart,
+// all loads issued before the first store.
+template <int VPT>
+__global__ void copy16(const float4* __restrict__ src, float4* __restrict__ dst) {
+    const size_t first = (size_t)blockIdx.x * blockDim.x * VPT + threadIdx.x;
+    float4 v[VPT];
+#pragma unroll
+    for (int u = 0; u < VPT; ++u) v[u] = src[first + (size_t)u * blockDim.x];
+#pragma unroll
+    for (int u = 0; u < VPT; ++u) dst[first + (size_t)u * blockDim.x] = v[u];
+}
+
+// CHAINS independent FMA chains per thread, N_ITER trips of UNROLL steps; identity FMAs
+// (a = 1, b = 0) so that thread t stores exactly sum_c ((t % 1024) + c + 1).
+template <typename T, int CHAINS, int UNROLL, int N_ITER>
+__global__ void fma_peak(T* out, T a, T b) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const T seed = (T)(t & 1023u);
+    T v[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) v[c] = seed + (T)(c + 1);
+#pragma unroll 1
+    for (int i = 0; i < N_ITER; ++i) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) v[c] = fma(v[c], a, b);
+        }
+    }
+    T total = (T)0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) total += v[c];
+    out[t] = total;
+}
+
+// K identity FMAs on each float of one 16-byte vector per thread: I = K / 4 FLOP/byte.
+template <int K>
+__global__ void sweep(const float4* __restrict__ x, float4* __restrict__ y, float a, float b) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float4 v = x[i];
+#pragma unroll 1
+    for (int j = 0; j < K / SWEEP_UNROLL; ++j) {
+#pragma unroll
+        for (int u = 0; u < SWEEP_UNROLL; ++u) {
+            v.x = fmaf(v.x, a, b); v.y = fmaf(v.y, a, b);
+            v.z = fmaf(v.z, a, b); v.w = fmaf(v.w, a, b);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < K % SWEEP_UNROLL; ++u) {
+        v.x = fmaf(v.x, a, b); v.y = fmaf(v.y, a, b);
+        v.z = fmaf(v.z, a, b); v.w = fmaf(v.w, a, b);
+    }
+    y[i] = v;
+}
+
+// count[0] += positions where a and b differ (the inputs hold no NaN and no -0).
+__global__ void count_mismatches(const float* a, const float* b, size_t n, unsigned long long* count) {
+    unsigned long long bad = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        bad += (a[i] != b[i]);
+    if (bad) atomicAdd(count, bad);
+}
+"""
+
+_CTYPE = {"fp32": "float", "fp64": "double"}
+
+
+def copy_name(vectors_per_thread: int) -> str:
+    return f"copy16<{int(vectors_per_thread)}>"
+
+
+def fma_peak_name(dtype: str, chains: int, unroll: int, n_iter: int) -> str:
+    return f"fma_peak<{_CTYPE[dtype]}, {int(chains)}, {int(unroll)}, {int(n_iter)}>"
+
+
+def sweep_name(k: int) -> str:
+    return f"sweep<{int(k)}>"
+
+
+OPTIONS = ("--std=c++17",)
+
+
+@lru_cache(maxsize=None)
+def module(name_expressions: tuple):
+    """One RawModule holding the template instances named; compiled on first use of a kernel
+    (CuPy caches the binary on disk, keyed by the source)."""
+    import cupy
+
+    return cupy.RawModule(code=SOURCE, options=OPTIONS, name_expressions=name_expressions)
+
+
+def kernel(name_expression: str, all_names: tuple = ()):
+    """The compiled kernel ``name_expression``, from a module holding ``all_names`` too (so a
+    sweep compiles its K values in one NVRTC call)."""
+    names = tuple(all_names) or (name_expression,)
+    if name_expression not in names:
+        names = names + (name_expression,)
+    return module(names).get_function(name_expression)

@@ -1,0 +1,393 @@
+"""The measurement kernels in Numba-CUDA.
+
+Each factory returns a compiled kernel for one set of compile-time constants, memoized, so a
+sweep point K is compiled once per process (and once per machine with the on-disk cache).
+What each launch computes is counted in :mod:`rooflinelib.measure.accounting`.
+
+Rules these kernels follow, each learnt on the H200 (shared/gpu/README.md):
+
+- Loops that must cost nothing are ``while`` loops on an ``int32`` counter around a body of
+  ``for _ in range(CONSTANT)`` that NVVM unrolls fully.  A ``for _ in range(n)`` with a run-time
+  ``n`` compiled to ~80 integer instructions beside every 128 FFMA.
+- Every float constant is built with the kernel's own float type.  A bare ``1`` or ``1.0`` mixed
+  with float32 promotes the expression to float64, which runs at half rate.
+- Memory kernels move 16 bytes per access (:mod:`.vector_access`).
+- The FMA kernels use the seed's identity trick: ``v = fma(v, a, b)`` with ``a = 1, b = 0``
+  passed at run time, so the compiler cannot fold the work away and the result is known
+  exactly.
+
+The test suite compiles every kernel here to sm_90 PTX and checks its instruction mix, and runs
+every kernel in the CUDA simulator.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from numba import cuda, float32, float64, int32, void
+
+from .checks import fill_values, fma_peak_expected, read_pattern_passes, sfu_expected  # noqa: F401
+from .vector_access import load4, load4_cg, store4, simulator_enabled
+
+# NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
+# body holds SWEEP_UNROLL steps of its four chains: 256 FMAs per trip of the outer ``while``,
+# against 3 instructions of loop control, so the loop costs ~1%.
+SWEEP_UNROLL = 64
+SWEEP_CHAINS = 4  # the four floats of one 16-byte vector
+
+# Shared memory per block for the shared-memory kernel, in float32 values: 16 KiB, so that the
+# 8 blocks of 256 threads a Hopper SM holds fit in its shared memory together.
+SHARED_FLOATS = 4096
+
+_FLOAT_TYPES = {"fp32": float32, "fp64": float64}
+_ARR = {"fp32": float32[::1], "fp64": float64[::1]}
+
+# The compile cache lives beside this file, or in NUMBA_CACHE_DIR when that is set.
+_CACHE = not simulator_enabled()
+
+
+class KernelSource:
+    """One kernel before compilation: its Python function, its signature and its options.
+
+    Kept apart from the compiled kernel so that the tests can compile it to PTX on a machine
+    without a GPU (``ptx``) while the measurement compiles it for the GPU at hand
+    (``compile``, memoized, on-disk cached).
+    """
+
+    def __init__(self, name, py_func, signature, **options):
+        self.name = name
+        self.py_func = py_func
+        self.signature = signature
+        self.options = options
+        self._kernel = None
+
+    def compile(self):
+        if self._kernel is None:
+            if simulator_enabled():  # the simulator ignores signatures and options
+                self._kernel = cuda.jit(self.py_func)
+            else:
+                self._kernel = cuda.jit(self.signature, cache=_CACHE, **self.options)(self.py_func)
+        return self._kernel
+
+    def ptx(self, cc=(9, 0)) -> str:
+        fastmath = self.options.get("fastmath", False)
+        text, _ = cuda.compile_ptx(self.py_func, self.signature.args, cc=cc, fastmath=fastmath)
+        return text
+
+    def __repr__(self):
+        return f"KernelSource({self.name!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# DRAM: copy
+
+
+COPY_SIGNATURE = void(float32[::1], float32[::1])
+
+
+@lru_cache(maxsize=None)
+def copy_kernel(vectors_per_thread: int = 1):
+    """dst[v] = src[v] for 16-byte vectors.  Each thread moves ``vectors_per_thread`` vectors,
+    one block-width apart so that every access is coalesced, issuing all its loads before its
+    first store.  Launch with exactly n_vectors / (block * vectors_per_thread) blocks."""
+    per_thread = int(vectors_per_thread)
+    if per_thread == 1:
+        def copy16(src, dst):
+            i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+            v0, v1, v2, v3 = load4(src, i)
+            store4(dst, i, v0, v1, v2, v3)
+        return KernelSource("copy x1", copy16, COPY_SIGNATURE)
+
+    if per_thread == 2:
+        def copy16x2(src, dst):
+            width = cuda.blockDim.x
+            i = cuda.blockIdx.x * (2 * width) + cuda.threadIdx.x
+            a0, a1, a2, a3 = load4(src, i)
+            b0, b1, b2, b3 = load4(src, i + width)
+            store4(dst, i, a0, a1, a2, a3)
+            store4(dst, i + width, b0, b1, b2, b3)
+        return KernelSource("copy x2", copy16x2, COPY_SIGNATURE)
+
+    if per_thread == 4:
+        def copy16x4(src, dst):
+            width = cuda.blockDim.x
+            i = cuda.blockIdx.x * (4 * width) + cuda.threadIdx.x
+            a0, a1, a2, a3 = load4(src, i)
+            b0, b1, b2, b3 = load4(src, i + width)
+            c0, c1, c2, c3 = load4(src, i + 2 * width)
+            d0, d1, d2, d3 = load4(src, i + 3 * width)
+            store4(dst, i, a0, a1, a2, a3)
+            store4(dst, i + width, b0, b1, b2, b3)
+            store4(dst, i + 2 * width, c0, c1, c2, c3)
+            store4(dst, i + 3 * width, d0, d1, d2, d3)
+        return KernelSource("copy x4", copy16x4, COPY_SIGNATURE)
+
+    raise ValueError(f"vectors_per_thread: must be 1, 2 or 4, got {vectors_per_thread!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Compute: FMA peak (fp32 and fp64)
+
+
+def fma_peak_signature(dtype: str):
+    t = _FLOAT_TYPES[dtype]
+    return void(_ARR[dtype], t, t)
+
+
+
+@lru_cache(maxsize=None)
+def fma_peak_kernel(dtype: str = "fp32", chains: int = 8, unroll: int = 32, n_iter: int = 4096):
+    """``chains`` independent register-resident FMA chains per thread; ``n_iter`` trips of a
+    loop whose body holds ``unroll`` steps of every chain; then one store per thread.
+
+    All three counts are compile-time constants: NVVM then turns the loop into a 32-bit
+    count-down (3 instructions per trip), where a run-time bound compared in 64 bits (Numba
+    widens int32 arithmetic) cost 6.
+    """
+    if dtype not in _FLOAT_TYPES:
+        raise ValueError(f"dtype: must be 'fp32' or 'fp64', got {dtype!r}")
+    ftype = _FLOAT_TYPES[dtype]
+    n_chains, n_unroll, n_trips = int(chains), int(unroll), int(n_iter)
+
+    def fma_peak(out, a, b):
+        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        seed = ftype(t & 1023)
+        v = cuda.local.array(n_chains, ftype)  # promoted to registers: every index is constant
+        for c in range(n_chains):
+            v[c] = seed + ftype(c + 1)
+        i = 0
+        while i < n_trips:
+            for _ in range(n_unroll):
+                for c in range(n_chains):
+                    v[c] = cuda.fma(v[c], a, b)
+            i += 1
+        total = ftype(0)
+        for c in range(n_chains):
+            total += v[c]
+        out[t] = total
+
+    return KernelSource(f"fma_peak {dtype} chains={n_chains} unroll={n_unroll} n_iter={n_trips}",
+                        fma_peak, fma_peak_signature(dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# The intensity sweep: K FMAs per float32 element, K fixed at compile time
+
+
+SWEEP_SIGNATURE = void(float32[::1], float32[::1], float32, float32)
+
+
+@lru_cache(maxsize=None)
+def sweep_kernel(k: int):
+    """y = x after ``k`` identity FMAs on every element, for one compile-time ``k``.
+
+    Each thread loads one 16-byte vector, runs ``k`` FMAs on each of its four floats (four
+    independent chains) and stores the vector: 8 bytes and 2k FLOPs per element, I = k/4.
+    ``k`` is a closure constant, so NVVM sees the exact trip counts: up to ~100 the FMAs are
+    straight-line code; beyond, a loop of SWEEP_UNROLL steps (256 FMAs) per trip.
+    Launch with exactly len(x) / (4 * block) blocks.
+    """
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"k: must be >= 0, got {k}")
+    k_blocks, k_rest = divmod(k, SWEEP_UNROLL)
+
+    def sweep(x, y, a, b):
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        v0, v1, v2, v3 = load4(x, i)
+        j = int32(0)
+        while j < k_blocks:
+            for _ in range(SWEEP_UNROLL):
+                v0 = cuda.fma(v0, a, b)
+                v1 = cuda.fma(v1, a, b)
+                v2 = cuda.fma(v2, a, b)
+                v3 = cuda.fma(v3, a, b)
+            j += int32(1)
+        for _ in range(k_rest):
+            v0 = cuda.fma(v0, a, b)
+            v1 = cuda.fma(v1, a, b)
+            v2 = cuda.fma(v2, a, b)
+            v3 = cuda.fma(v3, a, b)
+        store4(y, i, v0, v1, v2, v3)
+
+    return KernelSource(f"sweep k={k}", sweep, SWEEP_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Read-only bandwidth of the L2 and of shared memory
+
+
+READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
+
+
+
+@lru_cache(maxsize=None)
+def l2_read_kernel(unroll: int = 4):
+    """Each thread sums 16-byte vectors of a working set small enough to stay in the L2.
+
+    Thread t of a grid of T threads reads vectors (t + m*T) mod n, m = 0, 1, ...: consecutive
+    threads read consecutive vectors, and successive reads of a thread land on other SMs' lines.
+    The loads are ``ld.global.cg`` so that no SM's L1 answers them.  ``mask`` is n - 1 (n a
+    power of two); ``out`` gets each thread's four sums.
+    """
+    n_unroll = int(unroll)
+
+    def l2_read(data, out, n_pass, mask):
+        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        stride = cuda.gridDim.x * cuda.blockDim.x
+        s0 = float32(0)
+        s1 = float32(0)
+        s2 = float32(0)
+        s3 = float32(0)
+        start = t & mask
+        p = int32(0)
+        while p < n_pass:
+            for u in range(n_unroll):
+                x0, x1, x2, x3 = load4_cg(data, (start + u * stride) & mask)
+                s0 += x0
+                s1 += x1
+                s2 += x2
+                s3 += x3
+            start = (start + n_unroll * stride) & mask
+            p += int32(1)
+        store4(out, t, s0, s1, s2, s3)
+
+    return KernelSource(f"l2_read unroll={n_unroll}", l2_read, READ_SIGNATURE)
+
+
+@lru_cache(maxsize=None)
+def shared_read_kernel(unroll: int = 4):
+    """Each block copies SHARED_FLOATS floats of ``data`` into shared memory, then every
+    thread sums 16-byte vectors of it, ``n_pass`` passes of ``unroll`` loads.
+
+    Thread t of a block of width W reads vectors (start + t + u*W), start = p*unroll*W mod n:
+    a warp reads 512 consecutive bytes, which the 32 banks serve in four conflict-free
+    phases.  The host keeps unroll*W a divisor of n, so no load wraps and every offset is a
+    constant.  ``mask`` is n - 1 for the n = SHARED_FLOATS/4 vectors.
+    """
+    n_unroll = int(unroll)
+
+    def shared_read(data, out, n_pass, mask):
+        tile = cuda.shared.array(SHARED_FLOATS, float32)
+        tid = cuda.threadIdx.x
+        width = cuda.blockDim.x
+        j = tid
+        while j < SHARED_FLOATS:
+            tile[j] = data[j]
+            j += width
+        cuda.syncthreads()
+        s0 = float32(0)
+        s1 = float32(0)
+        s2 = float32(0)
+        s3 = float32(0)
+        step = n_unroll * width
+        p = int32(0)
+        while p < n_pass:
+            start = (p * step) & mask
+            for u in range(n_unroll):
+                x0, x1, x2, x3 = load4(tile, start + tid + u * width)
+                s0 += x0
+                s1 += x1
+                s2 += x2
+                s3 += x3
+            p += int32(1)
+        store4(out, cuda.blockIdx.x * width + tid, s0, s1, s2, s3)
+
+    return KernelSource(f"shared_read unroll={n_unroll}", shared_read, READ_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
+# The transcendental (SFU) ceiling
+
+
+SFU_SIGNATURE = void(float32[::1], float32)
+
+
+
+@lru_cache(maxsize=None)
+def sfu_kernel(chains: int = 8, unroll: int = 8, n_iter: int = 1024):
+    """``v = v + exp2(v * zero)`` on ``chains`` chains: one MUFU.EX2 per step and chain,
+    ``n_iter * unroll`` steps (compile-time constants, as in :func:`fma_peak_kernel`).
+
+    ``zero`` is a run-time 0, so each step adds exactly 1 (checkable) while the compiler must
+    still evaluate every exp2.  fastmath maps exp2 to the hardware's approximate ``ex2``
+    instruction, which is what the SFU ceiling is about.
+    """
+    n_chains, n_unroll, n_trips = int(chains), int(unroll), int(n_iter)
+
+    def sfu(out, zero):
+        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        seed = float32(t & 63)
+        v = cuda.local.array(n_chains, float32)
+        for c in range(n_chains):
+            v[c] = seed + float32(c)
+        i = 0
+        while i < n_trips:
+            for _ in range(n_unroll):
+                for c in range(n_chains):
+                    v[c] = v[c] + math.exp2(v[c] * zero)
+            i += 1
+        total = float32(0)
+        for c in range(n_chains):
+            total += v[c]
+        out[t] = total
+
+    return KernelSource(f"sfu chains={n_chains} unroll={n_unroll} n_iter={n_trips}", sfu,
+                        SFU_SIGNATURE, fastmath=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Input data, made on the device (a 1 GiB host array would take longer to make than to measure)
+
+
+FILL_SIGNATURE = void(float32[::1])
+
+
+
+@lru_cache(maxsize=None)
+def fill_kernel():
+    def fill(x):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < x.shape[0]:
+            x[i] = float32((i * 40503) & 65535) * float32(0.25) + float32(1)
+            i += stride
+
+    return KernelSource("fill", fill, FILL_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks that run on the device, so that a 1 GiB result is not copied to the host to verify it
+
+
+COUNT_SIGNATURE = void(float32[::1], float32[::1], int32[::1])
+
+
+@lru_cache(maxsize=None)
+def mismatch_kernel():
+    """count[0] += the number of positions where a and b differ bit for bit (NaN-safe: two
+    floats that are == and both non-NaN have the same bits, except +0 and -0, which the
+    inputs never hold)."""
+    def count_mismatches(a, b, count):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        bad = int32(0)
+        while i < a.shape[0]:
+            if not (a[i] == b[i]):
+                bad += int32(1)
+            i += stride
+        if bad:
+            cuda.atomic.add(count, 0, bad)
+
+    return KernelSource("count_mismatches", count_mismatches, COUNT_SIGNATURE)
+
+
+def ptx_targets():
+    """A representative of every kernel family, as :class:`KernelSource` (the tests compile
+    each to PTX and check its instruction mix)."""
+    return [
+        copy_kernel(1), copy_kernel(2), copy_kernel(4),
+        fma_peak_kernel("fp32"), fma_peak_kernel("fp64"),
+        sweep_kernel(0), sweep_kernel(64), sweep_kernel(1024),
+        l2_read_kernel(), shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(),
+    ]

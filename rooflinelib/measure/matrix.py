@@ -1,0 +1,123 @@
+"""Matrix ceilings: cuBLAS GEMM through CuPy, one dtype at a time.
+
+A hand-written kernel cannot reach the tensor cores' roofs; the vendor library can, so these
+ceilings are cuBLAS's rate on a square product big enough to fill the chip (8192^3 by
+default).  Every dtype goes through the same ``cublasGemmEx`` call with explicit data and
+compute types, so what runs is never left to a library default:
+
+==========  ============  ==================================  ===============
+ceiling     operands      compute type                        check (rel. err)
+==========  ============  ==================================  ===============
+fp64-matrix float64       CUBLAS_COMPUTE_64F                  1e-12
+fp32-matrix float32       CUBLAS_COMPUTE_32F, default math    1e-5
+tf32-tensor float32       CUBLAS_COMPUTE_32F_FAST_TF32        5e-3
+fp16-tensor float16       CUBLAS_COMPUTE_32F (fp32 accum.)    5e-3
+bf16-tensor bfloat16      CUBLAS_COMPUTE_32F (fp32 accum.)    2e-2
+==========  ============  ==================================  ===============
+
+Inputs are normally distributed random numbers (never zeros: a product of zeros runs faster
+than real data).  The check compares four rows of C with a float64 product of the same
+(rounded) inputs; its tolerance covers the output's rounding and the reduced-precision
+products, and a NaN never passes.
+"""
+from __future__ import annotations
+
+from . import accounting as acc
+from .engine import Measurement, VerificationError
+from .timing import Stopwatch, time_with_events
+
+# cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
+CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14
+CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_32F_FAST_TF32 = 68, 70, 77
+CUBLAS_OP_N, CUBLAS_GEMM_DEFAULT = 0, -1
+CUBLAS_DEFAULT_MATH, CUBLAS_POINTER_MODE_HOST = 0, 0
+
+#: ceiling name -> (dtype, data type, compute type, element bytes, relative tolerance)
+MATRIX_CEILINGS = {
+    "fp64-matrix": ("fp64", CUDA_R_64F, CUBLAS_COMPUTE_64F, 8, 1e-12),
+    "fp32-matrix": ("fp32", CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 1e-5),
+    "tf32-tensor": ("tf32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 5e-3),
+    "fp16-tensor": ("fp16", CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 5e-3),
+    "bf16-tensor": ("bf16", CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2e-2),
+}
+
+
+def _operands(cp, n: int, dtype: str, seed: int):
+    """A, B (row-major n x n, stored in the GEMM's input type) and their float64 values."""
+    rng = cp.random.RandomState(seed)
+    if dtype == "fp64":
+        a = rng.standard_normal((n, n), dtype=cp.float64)
+        b = rng.standard_normal((n, n), dtype=cp.float64)
+        return a, b, (lambda x: x)
+    a32 = rng.standard_normal((n, n), dtype=cp.float32)
+    b32 = rng.standard_normal((n, n), dtype=cp.float32)
+    if dtype in ("fp32", "tf32"):
+        return a32, b32, (lambda x: x.astype(cp.float64))
+    if dtype == "fp16":
+        return a32.astype(cp.float16), b32.astype(cp.float16), (lambda x: x.astype(cp.float64))
+
+    # bfloat16: numpy has no such dtype, so keep the bits in uint16 (round to nearest even)
+    def to_bf16(x):
+        u = x.view(cp.uint32)
+        return ((u + cp.uint32(0x7FFF) + ((u >> 16) & cp.uint32(1))) >> 16).astype(cp.uint16)
+
+    def from_bf16(bits):
+        return (bits.astype(cp.uint32) << 16).view(cp.float32).astype(cp.float64)
+
+    return to_bf16(a32), to_bf16(b32), from_bf16
+
+
+def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
+                   progress=None) -> Measurement:
+    """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`), verified then timed."""
+    import numpy as np
+    import cupy as cp
+    from cupy.cuda import cublas
+
+    dtype, data_type, compute_type, element_bytes, tolerance = MATRIX_CEILINGS[name]
+    a, b, as_f64 = _operands(cp, n, dtype, seed=12345)
+    c = cp.empty((n, n), dtype=a.dtype)
+    if dtype == "fp64":
+        alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
+    else:
+        alpha, beta = np.array(1.0, np.float32), np.array(0.0, np.float32)
+    handle = cp.cuda.device.get_cublas_handle()
+    cublas.setPointerMode(handle, CUBLAS_POINTER_MODE_HOST)
+    cublas.setMathMode(handle, CUBLAS_DEFAULT_MATH)
+
+    def launch():
+        # cuBLAS is column-major: C^T = B^T A^T, so passing B then A yields row-major A @ B.
+        cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+                      alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
+                      beta.ctypes.data, c.data.ptr, data_type, n, compute_type, CUBLAS_GEMM_DEFAULT)
+
+    with Stopwatch() as sw:
+        launch()
+        cp.cuda.Device().synchronize()
+    rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
+    reference = as_f64(a[rows]) @ as_f64(b)
+    got = as_f64(c[rows])
+    error = float(cp.linalg.norm(got - reference) / cp.linalg.norm(reference))
+    if not np.isfinite(error) or error > tolerance:
+        raise VerificationError(f"verification: {name} {n}^3 relative error {error:.2e} "
+                                f"exceeds {tolerance:.0e}")
+    del reference, got
+    timing = time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats, warmup,
+                              prime=launch)
+    m = Measurement(name, "compute", acc.matmul_work(n, element_bytes), timing, True, sw.seconds,
+                    "cublasGemmEx via CuPy",
+                    {"n": n, "dtype": dtype, "compute_type": compute_type},
+                    {"relative_error": error, "tolerance": tolerance})
+    del a, b, c
+    cp.get_default_memory_pool().free_all_blocks()
+    if progress:
+        progress(f"  {name} ({dtype}, {n}^3): {m.value:,.0f} GFLOP/s")
+    return m
+
+
+def cupy_gpu_available() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False

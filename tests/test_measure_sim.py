@@ -1,0 +1,81 @@
+"""Every Numba-CUDA measurement kernel, run in the CUDA simulator at tiny sizes.
+
+The simulator must be on before numba is imported, so the kernels run in a subprocess
+(tests/sim_measure_kernels.py) that counts the FMAs, exp2s and 16-byte accesses each kernel
+really performs; here we check its results bit for bit and that the counts equal what
+rooflinelib.measure.accounting says the kernel does.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba_cuda")
+
+HELPER = Path(__file__).with_name("sim_measure_kernels.py")
+
+
+@pytest.fixture(scope="module")
+def records():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, str(HELPER)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=HELPER.parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = {}
+    for line in done.stdout.splitlines():
+        rec = json.loads(line)
+        out[rec["name"]] = rec
+    return out
+
+
+EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
+            "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130", "l2_read",
+            "shared_read", "sfu", "fill", "count_mismatches"]
+
+
+def test_every_kernel_ran(records):
+    assert sorted(records) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_kernel_result_is_exact(records, name):
+    rec = records[name]
+    assert rec["ok"] is True, rec
+
+
+@pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "sweep k=0", "sweep k=1",
+                                  "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
+                                  "l2_read", "shared_read"])
+def test_bytes_counted_equal_bytes_accounted(records, name):
+    rec = records[name]
+    assert rec["counted_bytes"] == rec["n_bytes"] > 0
+
+
+@pytest.mark.parametrize("name", ["fma_peak fp32", "fma_peak fp64", "sweep k=1", "sweep k=3",
+                                  "sweep k=64", "sweep k=70", "sweep k=130", "sfu"])
+def test_flops_counted_equal_flops_accounted(records, name):
+    rec = records[name]
+    assert rec["counted_flops"] == rec["n_flops"] > 0
+
+
+def test_copy_and_k0_do_no_arithmetic(records):
+    for name in ("copy x1", "sweep k=0"):
+        assert records[name]["counts"]["fma"] == 0
+        assert records[name].get("n_flops", 0) == 0
+
+
+def test_sweep_intensity_is_k_over_4(records):
+    for k in (0, 1, 3, 64, 70, 130):
+        assert records[f"sweep k={k}"]["intensity"] == k / 4
+
+
+def test_fma_peak_runs_in_its_own_precision(records):
+    assert records["fma_peak fp32"]["dtype"] == "float32"
+    assert records["fma_peak fp64"]["dtype"] == "float64"
+
+
+def test_mismatch_kernel_counts_planted_differences(records):
+    assert records["count_mismatches"]["count"] == 3

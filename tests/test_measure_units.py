@@ -1,0 +1,118 @@
+"""The measurement engine's pure parts: FLOP/byte accounting, timing statistics, the ridge and
+knee read off a sweep, provenance without a GPU, and the light import."""
+import math
+import subprocess
+import sys
+
+import pytest
+
+from rooflinelib.measure import accounting as acc
+from rooflinelib.measure import checks
+from rooflinelib.measure.sweep import knee, nearest_k, steps_between, summarize
+from rooflinelib.measure.timing import Timing, TimingUnavailable, time_on_host
+
+
+def test_sweep_intensity_is_k_over_4():
+    for k in (0, 1, 4, 64, 1024):
+        w = acc.sweep_work(1000, k)
+        assert w.n_bytes == 8000 and w.n_flops == 2 * k * 1000
+        assert acc.sweep_intensity(k) == k / 4 == (w.intensity if k else 0)
+
+
+def test_copy_counts_read_and_write():
+    assert acc.copy_work(10).n_bytes == 320 and acc.copy_work(10).n_flops == 0
+    assert acc.copy_elements_work(10, 4).n_bytes == 80
+
+
+def test_fma_and_matmul_counts():
+    assert acc.fma_peak_work(2, 3, 4, 5).n_flops == 2 * 2 * 3 * 4 * 5
+    assert acc.matmul_work(8192, 2).n_flops == 2 * 8192 ** 3
+    assert acc.sfu_work(2, 3, 4, 5).n_flops == 120
+
+
+def test_timing_median_and_spread():
+    t = Timing((1.0, 2.0, 4.0))
+    assert t.median_s == 2.0 and t.spread == 1.5 and t.repeats == 3
+    with pytest.raises(TimingUnavailable):
+        Timing((-1.0,))  # the simulator's events
+    assert time_on_host(lambda: None, 3, 1).repeats == 3
+
+
+def model_rows(peak_gflops, peak_gbps, ks, p=4.0):
+    """Rows of a kernel that blends the two bounds smoothly: t = (tm^p + tc^p)^(1/p)."""
+    rows = []
+    for k in ks:
+        flops, nbytes = 2.0 * k, 8.0
+        tm, tc = nbytes / peak_gbps, flops / peak_gflops
+        t = (tm ** p + tc ** p) ** (1 / p)
+        rows.append({"k": k, "intensity": k / 4, "gbps": nbytes / t, "gflops": flops / t,
+                     "verified": True})
+    return rows
+
+
+def test_knee_of_a_symmetric_blend_is_the_ridge():
+    from rooflinelib.measure.sweep import DEFAULT_KS
+    rows = model_rows(64000.0, 4000.0, DEFAULT_KS)
+    s = summarize(rows)
+    assert s["knee"]["intensity"] == pytest.approx(16.0, rel=0.05)
+    assert steps_between(rows, s["knee"]["k"], nearest_k(rows, s["ridge"])) <= 1
+
+
+def test_knee_is_none_when_the_curve_never_turns():
+    rows = model_rows(1e9, 4000.0, (0, 1, 2, 4, 8))
+    assert knee(rows) is None
+
+
+def test_ridge_from_the_sweeps_ends():
+    rows = model_rows(64000.0, 4000.0, (0, 1, 4, 16, 64, 256, 1024))
+    s = summarize(rows)
+    assert s["peak_gbps"] == pytest.approx(4000.0, rel=1e-3)
+    assert s["peak_gflops"] == pytest.approx(64000.0, rel=0.01)
+    assert s["ridge"] == pytest.approx(s["peak_gflops"] / s["peak_gbps"])
+
+
+def test_read_pattern_reads_every_vector_equally():
+    import numpy as np
+    n_vec, threads, unroll = 64, 48, 4
+    passes = checks.read_pattern_passes(n_vec, threads, unroll, 1)
+    assert (passes * unroll * threads) % n_vec == 0
+    vectors = np.arange(4 * n_vec, dtype=np.float64).reshape(n_vec, 4) % 7
+    sums = checks.l2_expected(vectors, threads, passes, unroll)
+    reads = passes * unroll * threads // n_vec
+    assert sums.sum() == reads * vectors.sum()
+
+
+def test_fill_values_are_exact_and_never_zero():
+    import numpy as np
+    v = checks.fill_values(np.arange(100000))
+    assert (v >= 1).all() and np.array_equal(v.astype(np.float32).astype(np.float64), v)
+
+
+def test_provenance_degrades_without_tools(monkeypatch):
+    from rooflinelib.measure import provenance
+    monkeypatch.setattr(provenance, "_nvml", lambda: None)
+    monkeypatch.setattr(provenance.shutil, "which", lambda name: None)
+    assert provenance.gpu_snapshot() == {"source": "unknown"}
+    done = provenance.finish({"name": "x"}, {"sm_clock_mhz": 1980}, {"sm_clock_mhz": 1700},
+                             "numba", provenance.now_iso())
+    assert done["clock_drift_flag"] is True and math.isclose(done["sm_clock_drift"], -280 / 1980)
+    steady = provenance.finish({"name": "x"}, {"sm_clock_mhz": 1980}, {"sm_clock_mhz": 1975},
+                               "numba", provenance.now_iso())
+    assert steady["clock_drift_flag"] is False
+    assert "numpy" in steady["libraries"]
+
+
+def test_theoretical_peaks_of_an_h200():
+    from rooflinelib.measure.engine import theoretical
+    t = theoretical(132, (9, 0), 1980)
+    assert t["fp32_gflops"] == pytest.approx(66908.16)
+    assert t["shared_gbps"] == pytest.approx(33454.08)
+    assert t["fp64_gflops"] == pytest.approx(t["fp32_gflops"] / 2)
+
+
+def test_import_stays_light():
+    code = ("import sys, rooflinelib, rooflinelib.measure, rooflinelib.results; "
+            "heavy = [m for m in ('numba', 'cupy', 'numpy') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
