@@ -79,3 +79,19 @@ def test_fma_peak_runs_in_its_own_precision(records):
 
 def test_mismatch_kernel_counts_planted_differences(records):
     assert records["count_mismatches"]["count"] == 3
+
+
+def test_numba_engine_plumbing_in_the_simulator():
+    """The engine's launch shapes, poisoning, checks and bookkeeping, end to end on a pretend
+    one-SM GPU in the simulator (timing is faked there: the simulator has none)."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    helper = HELPER.with_name("sim_measure_engine.py")
+    done = subprocess.run([sys.executable, str(helper)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=HELPER.parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(out["ceilings"]) == ["dram", "fp32", "fp64", "l2", "sfu", "shared"]
+    assert all(c["verified"] for c in out["ceilings"].values())
+    assert out["details"]["dram"]["n_bytes"] == 2 * out["details"]["dram"]["config"]["buffer_bytes"]
+    assert [r["verified"] for r in out["sweep"]] == [True, True, True]
+    assert len(out["details"]["dram"]["configs_tried"]) == 2

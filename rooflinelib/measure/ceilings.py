@@ -49,6 +49,8 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
         with_matrix = cupy_gpu_available()
     names = plan(b.name, with_matrix)
     started = now_iso()
+    if not is_cpu:
+        b.warm_up()
     before = {} if is_cpu else gpu_snapshot()
     done = []
     notes = []
@@ -72,8 +74,17 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
         elif name == "sfu":
             m = b.sfu(progress)
         else:
+            from .engine import VerificationError
             from .matrix import measure_matrix
-            m = measure_matrix(name, n=matrix_n, progress=progress)
+            try:
+                m = measure_matrix(name, n=matrix_n, progress=progress)
+            except VerificationError:
+                raise
+            except Exception as exc:  # a dtype this GPU or library lacks: say so, go on
+                notes.append(f"{name} not measured: {' '.join(str(exc).split())[:200]}")
+                if progress:
+                    progress(f"  {name}: not measured ({type(exc).__name__})")
+                continue
         done.append(m)
     after = {} if is_cpu else gpu_snapshot()
     if is_cpu:

@@ -81,6 +81,8 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     size_bytes = int((size_mib or (256 if is_cpu else 1024)) * 2 ** 20)
     started = now_iso()
     n, x, y = b.sweep_buffers(size_bytes)
+    if not is_cpu:
+        b.warm_up()
     before = {} if is_cpu else gpu_snapshot()
     rows, details, jit = [], [], {}
     for i, k in enumerate(ks):
