@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import platform
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -154,19 +153,10 @@ def probe_cupy() -> Probe:
 
 
 def cpu_description() -> str:
-    """The CPU in words: model name and logical core count, from /proc/cpuinfo where it exists."""
-    model = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.lower().startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    model = model or platform.processor() or platform.machine() or "unknown CPU"
+    """The CPU in words: model name and logical core count."""
+    from .measure.provenance import cpu_name
     cores = os.cpu_count() or 1
-    return f"{model}, {cores} logical core{'s' if cores != 1 else ''}"
+    return f"{cpu_name()}, {cores} logical core{'s' if cores != 1 else ''}"
 
 
 def probe_numba_cpu() -> Probe:

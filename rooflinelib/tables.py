@@ -192,3 +192,34 @@ def tile_columns(machines) -> tuple:
         columns.append(Column(m.name + " side", "", lambda v: {"memory": "slope", "ridge": "ridge",
                                                               "compute": "ROOF"}[v], "<"))
     return tuple(columns)
+
+
+# --- measured experiments --------------------------------------------------------------------
+
+def _time(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+VARIANT_COLUMNS = (
+    Column("name", "variant", align="<"),
+    Column("median_s", "median time", _time),
+    Column("gbps", "GB/s", lambda v: "-" if v is None else number(v)),
+    Column("gflops", "GFLOP/s", lambda v: "-" if v is None else number(v)),
+    Column("spread", "spread", lambda v: f"{100 * v:.0f}%"),
+)
+
+
+def variant_rows(experiment) -> list:
+    """One row per variant: its median time, and the rates its counts give (None when 0)."""
+    return [{"name": v.name, "median_s": v.median_s, "spread": v.spread,
+             "gbps": v.gbps if v.n_bytes else None, "gflops": v.gflops if v.n_flops else None}
+            for v in experiment.variants]
+
+
+def experiment_text(experiment) -> str:
+    """The experiment's table with a heading line giving the device and the backend."""
+    head = f"{experiment.title} - {experiment.device.get('name', '?')}, {experiment.backend} backend"
+    return head + "\n" + render(variant_rows(experiment), VARIANT_COLUMNS)

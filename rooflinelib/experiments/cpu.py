@@ -1,0 +1,645 @@
+"""The experiments on this machine's CPU, with Numba's parallel target.
+
+The CPU stands in for the GPU when there is none: the same questions, asked of cores, SIMD
+lanes, caches and DRAM instead of SMs, warps, L2 and HBM.  Every kernel verifies its output
+(bit for bit where the arithmetic is exact, against a float64 reference within a stated
+tolerance where it is not) before its time is kept, and every time is the median of
+``repeats`` runs after a warm-up (:func:`rooflinelib.measure.timing.time_on_host`).
+
+FLOPs and bytes come from :mod:`rooflinelib.operators` where the catalogue has the operator,
+and are stated next to the kernel otherwise.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from .. import operators
+from ..measure.checks import fill_values, fma_peak_expected
+from ..measure.engine import VerificationError
+from ..measure.provenance import cpu_provenance, now_iso
+from ..measure.timing import Stopwatch, time_on_host
+from .record import Experiment, Variant
+
+_FAST = {"contract"}  # allow a*b+c to become one FMA; nothing else is relaxed
+REPEATS = 7
+WARMUP = 1
+
+
+# --- shared plumbing -------------------------------------------------------------------------
+
+def _threads() -> int:
+    import numba
+    return numba.get_num_threads()
+
+
+def _device() -> dict:
+    return cpu_provenance(_threads())
+
+
+def _require(ok, what: str):
+    if not ok:
+        raise VerificationError(f"verification: {what}")
+
+
+def _data(n: int):
+    import numpy as np
+    return fill_values(np.arange(n, dtype=np.int64)).astype(np.float32)
+
+
+def _elements(size_mib: float, multiple: int = 4096) -> int:
+    n = int(size_mib * 2 ** 20) // 4
+    return max(multiple, n - n % multiple)
+
+
+def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, **extra) -> Variant:
+    """Time an already verified ``run`` and make its row."""
+    timing = time_on_host(run, repeats, warmup)
+    return Variant(name, float(n_flops), float(n_bytes), timing.median_s, timing.spread,
+                   timing.repeats, True, dict(extra))
+
+
+def _experiment(name, title, variants, notes=(), **extra) -> Experiment:
+    return Experiment(name, title, "cpu", _device(), now_iso(), tuple(variants), tuple(notes),
+                      dict(extra))
+
+
+def _say(progress, text):
+    if progress:
+        progress(text)
+
+
+# --- chains: dependent against independent ---------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _chains_kernel(lanes: int):
+    import numpy as np
+    from numba import njit, prange
+    width = int(lanes)
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def chains(out, a, b, trips):
+        for t in prange(out.shape[0]):
+            v = np.empty(width, np.float32)
+            seed = np.float32(t % 1024)
+            for lane in range(width):
+                v[lane] = seed + np.float32(lane + 1)
+            for _ in range(trips):
+                for lane in range(width):  # lanes are independent: SIMD and pipelining
+                    v[lane] = v[lane] * a + b  # each step depends on the last: latency
+            total = np.float32(0)
+            for lane in range(width):
+                total += v[lane]
+            out[t] = total
+
+    return chains
+
+
+CHAIN_WIDTHS = (1, 4, 16, 64)
+
+
+def run_chains(progress=None, widths=CHAIN_WIDTHS, target_s: float = 0.05, repeats=REPEATS) -> Experiment:
+    """FMA rate with 1, 4, 16 and 64 independent chains per task (identity FMAs, exact)."""
+    import numpy as np
+    tasks = _threads() * 4
+    out = np.empty(tasks, np.float32)
+    one, zero = np.float32(1), np.float32(0)
+    variants = []
+    for width in widths:
+        kernel = _chains_kernel(width)
+        kernel(out, one, zero, 10)  # compile
+        with Stopwatch() as probe:
+            kernel(out, one, zero, 20000)
+        trips = int(min(5_000_000, max(1000, 20000 * target_s / max(probe.seconds, 1e-6))))
+        out.fill(-1)
+        kernel(out, one, zero, trips)
+        expected = fma_peak_expected(np.arange(tasks), width)
+        _require(np.array_equal(out.astype(np.int64), expected), f"chains={width}: wrong sums")
+        variants.append(_timed(f"{width} chain{'s' if width > 1 else ''}",
+                               lambda: kernel(out, one, zero, trips),
+                               2.0 * tasks * trips * width, 0.0, repeats, chains=width, trips=trips))
+        _say(progress, f"  {width} chains: {variants[-1].gflops:,.1f} GFLOP/s")
+    return _experiment("chains", "FMA rate against the number of independent chains", variants,
+                       ["One chain waits for each FMA to finish before the next can start "
+                        "(latency); many independent chains keep the pipelines full (throughput)."])
+
+
+# --- softmax: three passes against one -------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _softmax_kernels():
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def three_pass(x, scratch, y, row_max, row_sum):
+        rows, cols = x.shape
+        for r in prange(rows):  # pass 1: read x
+            m = x[r, 0]
+            for c in range(1, cols):
+                m = max(m, x[r, c])
+            row_max[r] = m
+        for r in prange(rows):  # pass 2: read x, write exp(x - max)
+            s = np.float32(0)
+            for c in range(cols):
+                e = np.exp(x[r, c] - row_max[r])
+                scratch[r, c] = e
+                s += e
+            row_sum[r] = s
+        for r in prange(rows):  # pass 3: read the exponentials, write y
+            inv = np.float32(1) / row_sum[r]
+            for c in range(cols):
+                y[r, c] = scratch[r, c] * inv
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def fused(x, y):
+        rows, cols = x.shape
+        for r in prange(rows):  # one row at a time: it stays in cache between the steps
+            m = x[r, 0]
+            for c in range(1, cols):
+                m = max(m, x[r, c])
+            s = np.float32(0)
+            for c in range(cols):
+                e = np.exp(x[r, c] - m)
+                y[r, c] = e
+                s += e
+            inv = np.float32(1) / s
+            for c in range(cols):
+                y[r, c] *= inv
+
+    return three_pass, fused
+
+
+def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=REPEATS) -> Experiment:
+    """Row softmax of a float32 matrix, three passes (5 accesses per element) against one
+    fused pass (2 accesses); each row is 8 KB, so the fused kernel's rereads hit the cache."""
+    import numpy as np
+    rows = max(16, _elements(size_mib) // cols)
+    x = (_data(rows * cols).reshape(rows, cols) / np.float32(1024)).astype(np.float32)
+    scratch, y3, yf = (np.empty_like(x) for _ in range(3))
+    row_max, row_sum = np.empty(rows, np.float32), np.empty(rows, np.float32)
+    three_pass, fused = _softmax_kernels()
+    three_pass(x, scratch, y3, row_max, row_sum)
+    fused(x, yf)
+    reference = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    reference /= reference.sum(axis=1, keepdims=True)
+    for name, got in (("3-pass", y3), ("fused", yf)):
+        error = float(np.max(np.abs(got - reference) / reference))
+        _require(error < 1e-4, f"softmax {name}: relative error {error:.2e} against float64")
+    variants = []
+    for name, fused_flag, run in (("3-pass", False, lambda: three_pass(x, scratch, y3, row_max, row_sum)),
+                                  ("fused", True, lambda: fused(x, yf))):
+        cost = operators.softmax(rows * cols, fused=fused_flag, dtype="fp32")
+        variants.append(_timed(name, run, cost.n_flops, cost.n_bytes, repeats, rows=rows, cols=cols))
+        _say(progress, f"  softmax {name}: {variants[-1].gbps:,.1f} GB/s")
+    predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
+    # The two rates that bound a softmax here, measured in the same run: the copy bandwidth
+    # (its memory roof) and the exp rate (its transcendental roof, pitfall 5).
+    copy_gbps = run_cache(sizes=(("copy", _elements(size_mib), 1),), repeats=3).variants[0].gbps
+    exp_rate = run_transcendental(target_s=0.02, repeats=3).variant("exp").gflops
+    return _experiment("softmax", "Softmax: three passes against one fused pass", variants,
+                       ["Verified against a float64 softmax to a relative error below 1e-4."],
+                       predicted_speedup=predicted, copy_gbps=copy_gbps, exp_per_s=exp_rate * 1e9,
+                       exps=rows * cols)
+
+
+# --- the transpose ladder --------------------------------------------------------------------
+
+TILE = 32
+PAD = 16  # floats added to each row of the padded output: 64 bytes, one cache line
+
+
+@lru_cache(maxsize=None)
+def _transpose_kernels():
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=True)
+    def copy(a, out):
+        n = a.shape[0]
+        for i in prange(n):
+            for j in range(n):
+                out[i, j] = a[i, j]
+
+    @njit(parallel=True, cache=True)
+    def naive(a, out):
+        n = a.shape[0]
+        for i in prange(n):
+            for j in range(n):
+                out[j, i] = a[i, j]  # reads along a row, writes down a column
+
+    @njit(parallel=True, cache=True)
+    def tiled(a, out):
+        n = a.shape[0]
+        tiles = n // TILE
+        for t in prange(tiles * tiles):
+            bi, bj = t // tiles, t % tiles
+            for i in range(bi * TILE, bi * TILE + TILE):
+                for j in range(bj * TILE, bj * TILE + TILE):
+                    out[j, i] = a[i, j]  # both tiles stay in cache while they are used
+
+    return copy, naive, tiled
+
+
+def run_transpose(progress=None, n: int = 4096, repeats=REPEATS) -> Experiment:
+    """Transpose an n x n float32 matrix: naive, tiled (32 x 32), and tiled into rows padded
+    by one cache line, each as a fraction of a plain copy of the same bytes."""
+    import numpy as np
+    n = max(TILE, n - n % TILE)
+    a = _data(n * n).reshape(n, n)
+    out = np.empty_like(a)
+    padded_store = np.empty((n, n + PAD), np.float32)
+    padded = padded_store[:, :n]  # rows n + 16 floats apart: no power-of-two stride
+    copy, naive, tiled = _transpose_kernels()
+    expected = a.T
+    copy(a, out)
+    _require(np.array_equal(out, a), "copy differs")
+    checks = (("naive", naive, out), ("tiled", tiled, out), ("tiled + padded", tiled, padded))
+    for name, kernel, target in checks:
+        target[:] = -1
+        kernel(a, target)
+        _require(np.array_equal(target, expected), f"transpose {name} differs from a.T")
+    moved = 2.0 * 4 * n * n  # each element read once and written once
+    variants = [_timed("copy", lambda: copy(a, out), 0, moved, repeats, n=n)]
+    for name, kernel, target in checks:
+        variants.append(_timed(name, lambda k=kernel, t=target: k(a, t), 0, moved, repeats, n=n))
+        _say(progress, f"  transpose {name}: {variants[-1].gbps:,.1f} GB/s")
+    return _experiment("transpose", "The transpose ladder against a copy", variants,
+                       ["Zero FLOPs: the only score is the fraction of the copy's bandwidth.",
+                        "On a CPU, padding the rows breaks the power-of-two stride that makes "
+                        "a column's elements compete for the same cache sets; on a GPU it "
+                        "breaks shared-memory bank conflicts. Same idea, different hardware."])
+
+
+# --- pitfall 1: launch-bound and starved -----------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _vector_add_kernels():
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=True)
+    def parallel_add(a, b, c):
+        for i in prange(a.shape[0]):
+            c[i] = a[i] + b[i]
+
+    @njit(cache=True)
+    def serial_add(a, b, c):
+        for i in range(a.shape[0]):
+            c[i] = a[i] + b[i]
+
+    return parallel_add, serial_add
+
+
+def run_launch(progress=None, small: int = 4096, large_mib: float = 64, repeats: int = 25) -> Experiment:
+    """Vector add of 4096 elements and of a DRAM-sized vector: same intensity, 1/12."""
+    import numpy as np
+    parallel_add, serial_add = _vector_add_kernels()
+    variants = []
+    for label, n, kernel in ((f"{small} elements, parallel", small, parallel_add),
+                             (f"{small} elements, one thread", small, serial_add),
+                             ("large, parallel", _elements(large_mib), parallel_add)):
+        a, b = _data(n), _data(n)[::-1].copy()
+        c = np.empty_like(a)
+        kernel(a, b, c)
+        _require(np.array_equal(c, a + b), f"vector add ({label}) differs")
+        cost = operators.vector_add(n, "fp32")
+        variants.append(_timed(label, lambda k=kernel, x=a, y=b, z=c: k(x, y, z),
+                               cost.n_flops, cost.n_bytes, repeats, elements=n))
+        _say(progress, f"  vector add {label}: {variants[-1].median_s * 1e6:,.1f} us")
+    return _experiment("launch", "Vector add: a few thousand elements against many millions", variants,
+                       ["Both sizes have I = 1/12 FLOP/byte, so the roofline gives both the "
+                        "same roof. Starting the parallel loop costs more than the work."])
+
+
+@lru_cache(maxsize=None)
+def _chunked_sweep(k: int):
+    import numpy as np
+    from numba import njit, prange
+    steps, lanes = int(k), 128  # 128 floats: enough independent chains to fill the FMA pipes
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def chunked(x, y, a, b, chunks):
+        per_chunk = x.shape[0] // chunks
+        for chunk in prange(chunks):  # the parallelism is exactly `chunks`
+            v = np.empty(lanes, np.float32)
+            for base in range(chunk * per_chunk, (chunk + 1) * per_chunk, lanes):
+                source = x[base:base + lanes]  # views index from 0: LLVM vectorizes them
+                for lane in range(lanes):
+                    v[lane] = source[lane]
+                for _ in range(steps):
+                    for lane in range(lanes):
+                        v[lane] = v[lane] * a + b
+                target = y[base:base + lanes]
+                for lane in range(lanes):
+                    target[lane] = v[lane]
+
+    return chunked
+
+
+def run_starved(progress=None, k: int = 64, size_mib: float = 16, repeats=REPEATS) -> Experiment:
+    """The sweep kernel at K FMAs per element, with one parallel task against one per core
+    (times 8): the same intensity, K/4, and a fraction of the machine."""
+    import numpy as np
+    threads = _threads()
+    n = _elements(size_mib, 128 * threads * 8)
+    x = _data(n)
+    y = np.empty_like(x)
+    one, zero = np.float32(1), np.float32(0)
+    kernel = _chunked_sweep(k)
+    variants = []
+    for chunks in (1, threads * 8):
+        y.fill(-1)
+        kernel(x, y, one, zero, chunks)
+        _require(np.array_equal(x, y), f"sweep k={k} with {chunks} tasks changed the data")
+        variants.append(_timed(f"{chunks} parallel task{'s' if chunks > 1 else ''}",
+                               lambda c=chunks: kernel(x, y, one, zero, c),
+                               2.0 * k * n, 8.0 * n, repeats, chunks=chunks, k=k))
+        _say(progress, f"  sweep k={k}, {chunks} tasks: {variants[-1].gflops:,.1f} GFLOP/s")
+    return _experiment("starved", f"Sweep kernel K={k}: one task against {threads * 8}", variants,
+                       [f"This machine has {threads} thread(s) for Numba; a GPU has thousands of "
+                        "lanes, so a starved grid loses far more there."])
+
+
+# --- pitfall 2: serial against overlapped ----------------------------------------------------
+
+OVERLAP_KS = (4, 8, 16, 32, 64, 128, 256)
+
+
+def run_overlap(progress=None, size_mib: float = 64, repeats=REPEATS) -> Experiment:
+    """The same bytes and FLOPs twice: as the sweep kernel, whose loop loads, computes and stores
+    element by element so the core overlaps the two, and as a copy followed by an FMA loop on
+    registers.  K is picked so that the two phases take about as long: the worst case for
+    no overlap."""
+    import numpy as np
+    threads = _threads()
+    tasks = threads * 8
+    n = _elements(size_mib, 128 * tasks)
+    x, y = _data(n), np.empty(n, np.float32)
+    one, zero = np.float32(1), np.float32(0)
+    copy = _chunked_sweep(0)
+    copy(x, y, one, zero, tasks)
+    with Stopwatch() as copy_time:
+        copy(x, y, one, zero, tasks)
+    fma = _chains_kernel(64)
+    out = np.empty(tasks, np.float32)
+    fma(out, one, zero, 10)
+    with Stopwatch() as probe:
+        fma(out, one, zero, 2000)
+    flop_rate = 2.0 * tasks * 2000 * 64 / max(probe.seconds, 1e-9)
+    balanced = flop_rate * copy_time.seconds / (2.0 * n)  # K at which F/P = M/B
+    k = min(OVERLAP_KS, key=lambda kk: abs(math.log(kk / max(balanced, 1e-9))))
+    trips = max(1, k * n // (tasks * 64))  # the same FLOPs as the sweep at this K
+    sweep = _chunked_sweep(k)
+    y.fill(-1)
+    sweep(x, y, one, zero, tasks)
+    _require(np.array_equal(x, y), f"sweep k={k} changed the data")
+    fma(out, one, zero, trips)
+    _require(np.array_equal(out.astype(np.int64), fma_peak_expected(np.arange(tasks), 64)),
+             "FMA phase: wrong sums")
+    flops, moved = 2.0 * tasks * trips * 64, 8.0 * n
+    variants = [
+        _timed("memory phase alone", lambda: copy(x, y, one, zero, tasks), 0, moved, repeats),
+        _timed("compute phase alone", lambda: fma(out, one, zero, trips), flops, 0, repeats),
+        _timed("one after the other", lambda: (copy(x, y, one, zero, tasks), fma(out, one, zero, trips)),
+               flops, moved, repeats),
+        _timed("overlapped (sweep kernel)", lambda: sweep(x, y, one, zero, tasks), flops, moved, repeats),
+    ]
+    for v in variants:
+        _say(progress, f"  {v.name}: {v.median_s * 1e3:,.2f} ms")
+    return _experiment("overlap", f"Serial against overlapped phases (K = {k})", variants,
+                       ["The roofline assumes max(F/P, M/B); code that cannot overlap pays F/P + M/B."],
+                       k=k)
+
+
+# --- pitfall 3: a cache-resident working set -------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _passes_copy():
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=True)
+    def passes_copy(src, dst, passes, tasks):
+        per = src.shape[0] // tasks
+        for t in prange(tasks):
+            s, d = src[t * per:(t + 1) * per], dst[t * per:(t + 1) * per]
+            for _ in range(passes):  # the same slice again and again: cache-resident if small
+                for i in range(per):
+                    d[i] = s[i]
+
+    return passes_copy
+
+
+def _cache_sizes(small_kib: float, large_mib: float):
+    tasks = _threads()
+    large_n = _elements(large_mib, 4096 * tasks)
+    small_n = max(1024 * tasks, int(small_kib * 1024) // 4 // (1024 * tasks) * 1024 * tasks)
+    return ((f"{small_kib:g} KiB, copied {large_n // small_n} times", small_n, large_n // small_n),
+            (f"{large_mib:g} MiB, copied once", large_n, 1))
+
+
+def run_cache(progress=None, small_kib: float = 32, large_mib: float = 64, sizes=None,
+              repeats=REPEATS) -> Experiment:
+    """Copies moving the same number of bytes: a working set that fits in the core's cache,
+    copied many times, against one far larger than the caches, copied once."""
+    import numpy as np
+    kernel = _passes_copy()
+    tasks = _threads()
+    variants = []
+    for label, n, passes in sizes or _cache_sizes(small_kib, large_mib):
+        x = _data(n)
+        y = np.empty_like(x)
+        kernel(x, y, passes, tasks)
+        _require(np.array_equal(x, y), f"copy of {label} differs")
+        variants.append(_timed(label, lambda a=x, b=y, p=passes: kernel(a, b, p, tasks),
+                               0.0, 8.0 * n * passes, repeats, elements=n, passes=passes))
+        _say(progress, f"  {label}: {variants[-1].gbps:,.1f} GB/s")
+    return _experiment("cache", "Cache-resident against DRAM-sized working set", variants,
+                       ["Both move the same number of bytes through the core. Only the "
+                        "DRAM-sized one moves them through DRAM."])
+
+
+# --- pitfall 5: transcendentals --------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _exp_kernels():
+    import numpy as np
+    from numba import njit, prange
+    lanes = 64
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def exp_chains(out, zero, trips):
+        for t in prange(out.shape[0]):
+            v = np.empty(lanes, np.float32)
+            for lane in range(lanes):
+                v[lane] = np.float32(t % 64) + np.float32(lane)
+            for _ in range(trips):
+                for lane in range(lanes):
+                    v[lane] += np.exp(v[lane] * zero)  # exp(0) = 1 exactly: +1 per step
+            s = np.float32(0)
+            for lane in range(lanes):
+                s += v[lane]
+            out[t] = s
+
+    return exp_chains
+
+
+def run_transcendental(progress=None, target_s: float = 0.05, repeats=REPEATS) -> Experiment:
+    """exp against FMA, both in 64 independent chains per task, both exact."""
+    import numpy as np
+    tasks = _threads() * 4
+    out = np.empty(tasks, np.float32)
+    exp_chains, fma = _exp_kernels(), _chains_kernel(64)
+    zero, one = np.float32(0), np.float32(1)
+    exp_chains(out, zero, 10)
+    with Stopwatch() as probe:
+        exp_chains(out, zero, 2000)
+    trips = int(max(100, 2000 * target_s / max(probe.seconds, 1e-9)))
+    out.fill(-1)
+    exp_chains(out, zero, trips)
+    t = np.arange(tasks)
+    expected = 64 * (t % 64) + 64 * 63 // 2 + 64 * trips
+    _require(np.array_equal(out.astype(np.int64), expected), "exp chains: wrong sums")
+    exp_variant = _timed("exp", lambda: exp_chains(out, zero, trips), float(tasks) * 64 * trips, 0,
+                         repeats, trips=trips, note="one exp counted as 1 operation")
+    fma_rate = run_chains(widths=(64,), target_s=target_s, repeats=repeats).variants[0]
+    fma_variant = Variant("FMA", fma_rate.n_flops, 0.0, fma_rate.median_s, fma_rate.spread,
+                          fma_rate.repeats, True, dict(fma_rate.extra))
+    _say(progress, f"  exp: {exp_variant.gflops:,.2f} G/s, FMA: {fma_variant.gflops:,.2f} GFLOP/s")
+    return _experiment("transcendental", "exp against fused multiply-add", [exp_variant, fma_variant],
+                       ["Counting exp as 1 FLOP and scoring it against the FMA roof hides how "
+                        "much slower it is."])
+
+
+# --- pitfall 6: strided reads ----------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _strided_kernel():
+    from numba import njit, prange
+
+    @njit(parallel=True, fastmath={"contract", "reassoc"}, cache=True)
+    def strided_sum(x, stride, partial):
+        tasks = partial.shape[0]
+        count = x.shape[0] // stride
+        per_task = count // tasks
+        for t in prange(tasks):
+            s = 0.0
+            for m in range(t * per_task, (t + 1) * per_task):
+                s += x[m * stride]
+            partial[t] = s
+
+    return strided_sum
+
+
+STRIDES = (1, 2, 4, 8, 16, 32)
+
+
+def run_strided(progress=None, size_mib: float = 128, strides=STRIDES, repeats=REPEATS) -> Experiment:
+    """Sum every s-th float of a DRAM-sized buffer: useful bytes per second as s grows."""
+    import numpy as np
+    tasks = _threads()
+    n = _elements(size_mib, max(strides) * 4096 * tasks)
+    x = _data(n)
+    kernel = _strided_kernel()
+    partial = np.empty(tasks, np.float64)
+    variants = []
+    for stride in strides:
+        kernel(x, stride, partial)
+        count = (n // stride) // tasks * tasks
+        expected = float(np.sum(x[: count * stride: stride], dtype=np.float64))
+        _require(float(np.sum(partial)) == expected, f"stride {stride}: wrong sum")
+        variants.append(_timed(f"stride {stride}", lambda s=stride: kernel(x, s, partial),
+                               float(count), 4.0 * count, repeats, stride=stride))
+        _say(progress, f"  stride {stride}: {variants[-1].gbps:,.2f} useful GB/s")
+    return _experiment("strided", "Useful bandwidth of strided reads", variants,
+                       ["Bytes counted are the useful ones: 4 per element read. The memory "
+                        "system moves whole 64-byte lines, so from stride 16 on it moves 16 "
+                        "times more than is used."])
+
+
+# --- pitfall 7: O(n^2) at its roof against O(n log n) ----------------------------------------
+
+@lru_cache(maxsize=None)
+def _correlate_kernel():
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True, fastmath=_FAST, cache=True)
+    def direct(signal, taps, out):
+        m = taps.shape[0]
+        blocks = out.shape[0] // 64
+        for blk in prange(blocks):
+            acc = np.empty(64, np.float32)
+            for lane in range(64):
+                acc[lane] = 0
+            base = blk * 64
+            for j in range(m):  # 64 outputs at once: SIMD FMAs with taps[j] broadcast
+                w = taps[j]
+                window = signal[base + j: base + j + 64]
+                for lane in range(64):
+                    acc[lane] += window[lane] * w
+            for lane in range(64):
+                out[base + lane] = acc[lane]
+
+    return direct
+
+
+def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: int = 5) -> Experiment:
+    """A correlation of n outputs with an m-tap filter: directly (2nm FLOPs, FMA-bound) against
+    the FFT route (three real transforms of about 2.5 L log2 L FLOPs each, L >= n + 2m)."""
+    import numpy as np
+    from ..measure.cpu import CpuBackend
+    rng = np.random.default_rng(20261130)
+    signal = rng.standard_normal(n + m).astype(np.float32)
+    taps = rng.standard_normal(m).astype(np.float32)
+    out = np.empty(n, np.float32)
+    direct = _correlate_kernel()
+    length = 1 << (n + 2 * m).bit_length()
+
+    def via_fft():
+        spectrum = np.fft.rfft(signal, length) * np.conj(np.fft.rfft(taps, length))
+        return np.fft.irfft(spectrum, length)[:n]
+
+    direct(signal, taps, out)
+    reference = np.correlate(signal.astype(np.float64), taps.astype(np.float64), "valid")[:n]
+    scale = float(np.max(np.abs(reference)))
+    for name, got in (("direct", out), ("FFT", via_fft())):
+        error = float(np.max(np.abs(got - reference))) / scale
+        _require(error < 1e-4, f"correlation {name}: error {error:.2e} of the largest output")
+    fft_flops = 3 * 2.5 * length * math.log2(length)  # a real transform is half a complex one
+    peak = CpuBackend(repeats=3).fma_peak("fp32", target_s=0.05).value
+    timed_direct = _timed("direct O(n m)", lambda: direct(signal, taps, out), 2.0 * n * m,
+                          4.0 * (2 * n + 2 * m), repeats)
+    direct_row = Variant(timed_direct.name, timed_direct.n_flops, timed_direct.n_bytes,
+                         timed_direct.median_s, timed_direct.spread, timed_direct.repeats, True,
+                         {"fraction_of_fp32_peak": timed_direct.gflops / peak,
+                          "seconds_at_100_percent": timed_direct.n_flops / (peak * 1e9)})
+    fft_row = _timed("FFT O(L log L)", via_fft, fft_flops, 0.0, repeats, length=length)
+    for v in (direct_row, fft_row):
+        _say(progress, f"  {v.name}: {v.median_s * 1e3:,.2f} ms, {v.gflops:,.1f} GFLOP/s")
+    return _experiment("algorithm", "Direct correlation against FFT correlation", [direct_row, fft_row],
+                       ["Both verified against numpy's float64 correlation."],
+                       fp32_peak_gflops=peak, n=n, m=m)
+
+
+# --- pitfall 8: the ceiling moves ------------------------------------------------------------
+
+def _cpu_mhz() -> float:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            values = [float(line.split(":")[1]) for line in handle if line.lower().startswith("cpu mhz")]
+        return sum(values) / len(values) if values else float("nan")
+    except (OSError, ValueError):
+        return float("nan")
+
+
+def run_clocks(progress=None, runs: int = 8, target_s: float = 0.03) -> Experiment:
+    """The fp32 FMA ceiling measured ``runs`` times in a row, with the clock read around each."""
+    variants = []
+    for i in range(runs):
+        before = _cpu_mhz()
+        v = run_chains(widths=(64,), target_s=target_s, repeats=3).variants[0]
+        after = _cpu_mhz()
+        variants.append(Variant(f"run {i + 1}", v.n_flops, 0.0, v.median_s, v.spread, v.repeats, True,
+                                {"cpu_mhz_before": before, "cpu_mhz_after": after}))
+        _say(progress, f"  run {i + 1}: {variants[-1].gflops:,.1f} GFLOP/s")
+    return _experiment("clocks", "The same FMA ceiling, measured again and again", variants,
+                       ["Clock readings come from /proc/cpuinfo (NaN where it has none)."])

@@ -1,0 +1,458 @@
+"""The experiments on a CUDA GPU, with Numba-CUDA.
+
+The plumbing is the measurement engine's (:class:`rooflinelib.measure.engine.NumbaGpu`):
+device arrays, first-call timing, device-event timing with a priming launch, verification
+before any rate.  The kernels here are the experiments' own; the engine's copy, FMA-peak,
+sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.
+
+Kernel rules (``shared/gpu/README.md``): float32 constants are typed, loops that must cost
+nothing are ``while`` loops on int32 counters, and FLOPs and bytes come from
+:mod:`rooflinelib.operators` or are stated next to the kernel.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+# At module level, as the simulator requires: it swaps the kernels' global ``cuda`` for its own.
+from numba import cuda, float32, int32
+
+from .. import operators
+from ..measure import accounting as acc
+from ..measure.checks import fill_values, fma_peak_expected
+from ..measure.engine import BLOCK, NumbaGpu, VerificationError
+from ..measure.provenance import ClockSampler, finish, gpu_snapshot, now_iso
+from .record import Experiment, Variant
+
+TILE = 32  # transpose tile: 32 x 32 floats, moved by 32 x 8 threads
+TILE_ROWS = 8
+SOFTMAX_COLS = 4096  # one row per block of 256 threads: 16 values per thread
+SOFTMAX_THREADS = 256
+
+
+def _require(ok, what: str):
+    if not ok:
+        raise VerificationError(f"verification: {what}")
+
+
+def _variant(name, measurement_timing, n_flops, n_bytes, first_s=0.0, **extra) -> Variant:
+    t = measurement_timing
+    return Variant(name, float(n_flops), float(n_bytes), t.median_s, t.spread, t.repeats, True,
+                   dict(extra, first_call_s=first_s))
+
+
+class _Run:
+    """One experiment's session on the GPU: the backend, its start state, and the result."""
+
+    def __init__(self, progress=None):
+        self.gpu = NumbaGpu()
+        self.progress = progress
+        self.started = now_iso()
+        self.before = gpu_snapshot()
+
+    def say(self, text):
+        if self.progress:
+            self.progress(text)
+
+    def experiment(self, name, title, variants, notes=(), **extra) -> Experiment:
+        device = finish(self.gpu.provenance(), self.before, gpu_snapshot(), "numba", self.started)
+        return Experiment(name, title, "numba", device, self.started, tuple(variants),
+                          tuple(notes), dict(extra))
+
+    def timed(self, name, launch, n_flops, n_bytes, **extra) -> Variant:
+        first = self.gpu._first_call(launch)
+        return _variant(name, self.gpu.time(launch), n_flops, n_bytes, first, **extra)
+
+
+# --- kernels ---------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def softmax_kernels(cols: int = SOFTMAX_COLS, threads: int = SOFTMAX_THREADS):
+    """(row_max, exp_sum, normalize, fused) for rows of ``cols`` float32, one block per row."""
+    per_thread = cols // threads
+    if per_thread * threads != cols:
+        raise ValueError(f"cols: must be a multiple of {threads}, got {cols}")
+
+    @cuda.jit(device=True)
+    def block_reduce(value, scratch, use_max):
+        t = cuda.threadIdx.x
+        scratch[t] = value
+        cuda.syncthreads()
+        step = threads // 2
+        while step > 0:
+            if t < step:
+                other = scratch[t + step]
+                if use_max:
+                    scratch[t] = max(scratch[t], other)
+                else:
+                    scratch[t] = scratch[t] + other
+            cuda.syncthreads()
+            step //= 2
+        result = scratch[0]
+        cuda.syncthreads()
+        return result
+
+    @cuda.jit
+    def row_max(x, out):  # pass 1: read the row
+        r, t = cuda.blockIdx.x, cuda.threadIdx.x
+        scratch = cuda.shared.array(threads, float32)
+        m = x[r, t]
+        for j in range(1, per_thread):
+            m = max(m, x[r, t + j * threads])
+        m = block_reduce(m, scratch, True)
+        if t == 0:
+            out[r] = m
+
+    @cuda.jit
+    def exp_sum(x, row_max_values, scratch_out, sums):  # pass 2: read x, write exp(x - max)
+        r, t = cuda.blockIdx.x, cuda.threadIdx.x
+        scratch = cuda.shared.array(threads, float32)
+        m = row_max_values[r]
+        s = float32(0)
+        for j in range(per_thread):
+            e = math.exp(x[r, t + j * threads] - m)
+            scratch_out[r, t + j * threads] = e
+            s += e
+        s = block_reduce(s, scratch, False)
+        if t == 0:
+            sums[r] = s
+
+    @cuda.jit
+    def normalize(scratch_in, sums, y):  # pass 3: read the exponentials, write y
+        r, t = cuda.blockIdx.x, cuda.threadIdx.x
+        inv = float32(1) / sums[r]
+        for j in range(per_thread):
+            y[r, t + j * threads] = scratch_in[r, t + j * threads] * inv
+
+    @cuda.jit
+    def fused(x, y):  # the row lives in registers: read once, write once
+        r, t = cuda.blockIdx.x, cuda.threadIdx.x
+        scratch = cuda.shared.array(threads, float32)
+        v = cuda.local.array(per_thread, float32)
+        m = x[r, t]
+        for j in range(per_thread):
+            v[j] = x[r, t + j * threads]
+            m = max(m, v[j])
+        m = block_reduce(m, scratch, True)
+        s = float32(0)
+        for j in range(per_thread):
+            v[j] = math.exp(v[j] - m)
+            s += v[j]
+        s = block_reduce(s, scratch, False)
+        inv = float32(1) / s
+        for j in range(per_thread):
+            y[r, t + j * threads] = v[j] * inv
+
+    return row_max, exp_sum, normalize, fused
+
+
+@lru_cache(maxsize=None)
+def transpose_kernels():
+    """(naive, tiled, padded): out = a.T for n x n float32, n a multiple of 32, 32 x 8 blocks."""
+
+    @cuda.jit
+    def naive(a, out):
+        x = cuda.blockIdx.x * TILE + cuda.threadIdx.x
+        y = cuda.blockIdx.y * TILE + cuda.threadIdx.y
+        for j in range(0, TILE, TILE_ROWS):
+            out[x, y + j] = a[y + j, x]  # coalesced read, writes TILE floats apart
+
+    def make_tiled(width):
+        @cuda.jit
+        def tiled(a, out):
+            tile = cuda.shared.array((TILE, width), float32)
+            x = cuda.blockIdx.x * TILE + cuda.threadIdx.x
+            y = cuda.blockIdx.y * TILE + cuda.threadIdx.y
+            for j in range(0, TILE, TILE_ROWS):
+                tile[cuda.threadIdx.y + j, cuda.threadIdx.x] = a[y + j, x]
+            cuda.syncthreads()
+            x = cuda.blockIdx.y * TILE + cuda.threadIdx.x
+            y = cuda.blockIdx.x * TILE + cuda.threadIdx.y
+            for j in range(0, TILE, TILE_ROWS):  # reads a column of the tile
+                out[y + j, x] = tile[cuda.threadIdx.x, cuda.threadIdx.y + j]
+        return tiled
+
+    # A 32-float row puts a tile's column in one shared-memory bank (32-way conflicts);
+    # a 33-float row spreads it over all 32 banks.
+    return naive, make_tiled(TILE), make_tiled(TILE + 1)
+
+
+@lru_cache(maxsize=None)
+def vector_add_kernel():
+
+    @cuda.jit
+    def vector_add(a, b, c):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < a.shape[0]:
+            c[i] = a[i] + b[i]
+            i += stride
+
+    return vector_add
+
+
+@lru_cache(maxsize=None)
+def grid_stride_sweep(k: int):
+    """The sweep's K identity FMAs per float32 element, in a grid-stride loop: any grid works."""
+    steps = int(k)
+
+    @cuda.jit
+    def sweep_any_grid(x, y, a, b):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < x.shape[0]:
+            v = x[i]
+            j = int32(0)
+            while j < steps:
+                v = cuda.fma(v, a, b)
+                j += int32(1)
+            y[i] = v
+            i += stride
+
+    return sweep_any_grid
+
+
+@lru_cache(maxsize=None)
+def strided_sum_kernel():
+
+    @cuda.jit
+    def strided_sum(x, stride, out):
+        t = cuda.grid(1)
+        threads = cuda.gridsize(1)
+        count = x.shape[0] // stride
+        s = float32(0)
+        m = t
+        while m < count:
+            s += x[m * stride]
+            m += threads
+        out[t] = s
+
+    return strided_sum
+
+
+# --- experiments -----------------------------------------------------------------------------
+
+def run_chains(progress=None, n_iter: int = 2048) -> Experiment:
+    """The engine's FMA-peak kernel with 1, 2, 4 and 8 chains (256 FMAs per loop trip)."""
+    run = _Run(progress)
+    configs = ((1, 256), (2, 128), (4, 64), (8, 32))
+    best = run.gpu.fma_peak("fp32", configs, n_iter, progress)
+    variants = []
+    for tried in best.extra["configs_tried"]:
+        seconds = acc.fma_peak_work(run.gpu.threads_to_fill(), n_iter, tried["unroll"],
+                                    tried["chains"]).n_flops / (tried["value"] * 1e9)
+        variants.append(Variant(f"{tried['chains']} chain{'s' if tried['chains'] > 1 else ''}",
+                                tried["value"] * seconds * 1e9, 0.0, seconds, 0.0, run.gpu.repeats,
+                                True, dict(tried)))
+    return run.experiment("chains", "FMA rate against the number of independent chains", variants,
+                          ["Rates from the engine's verified fma_peak runs; spread in its details."])
+
+
+def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> Experiment:
+    import numpy as np
+    run = _Run(progress)
+    row_max, exp_sum, normalize, fused = softmax_kernels(cols)
+    host = (fill_values(np.arange(rows * cols)) / 1024).astype(np.float32).reshape(rows, cols)
+    x = cuda.to_device(host)
+    scratch, y3, yf = (cuda.device_array((rows, cols), np.float32) for _ in range(3))
+    maxima, sums = cuda.device_array(rows, np.float32), cuda.device_array(rows, np.float32)
+
+    def three_pass():
+        row_max[rows, SOFTMAX_THREADS](x, maxima)
+        exp_sum[rows, SOFTMAX_THREADS](x, maxima, scratch, sums)
+        normalize[rows, SOFTMAX_THREADS](scratch, sums, y3)
+
+    def one_pass():
+        fused[rows, SOFTMAX_THREADS](x, yf)
+
+    three_pass()
+    one_pass()
+    run.gpu.synchronize()
+    sample = host[:: max(1, rows // 64)].astype(np.float64)
+    reference = np.exp(sample - sample.max(axis=1, keepdims=True))
+    reference /= reference.sum(axis=1, keepdims=True)
+    for name, out in (("3-pass", y3), ("fused", yf)):
+        got = out.copy_to_host()[:: max(1, rows // 64)]
+        error = float(np.max(np.abs(got - reference) / reference))
+        _require(error < 1e-4, f"softmax {name}: relative error {error:.2e} against float64")
+    variants = []
+    for name, is_fused, launch in (("3-pass", False, three_pass), ("fused", True, one_pass)):
+        cost = operators.softmax(rows * cols, fused=is_fused)
+        variants.append(run.timed(name, launch, cost.n_flops, cost.n_bytes, rows=rows, cols=cols))
+        run.say(f"  softmax {name}: {variants[-1].gbps:,.0f} GB/s")
+    copy = run.gpu.dram(rows * cols * 4)
+    predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
+    return run.experiment("softmax", "Softmax: three passes against one fused pass", variants,
+                          ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4)."],
+                          predicted_speedup=predicted, copy_gbps=copy.value)
+
+
+def run_transpose(progress=None, n: int = 8192) -> Experiment:
+    import numpy as np
+    run = _Run(progress)
+    n -= n % TILE
+    host = fill_values(np.arange(n * n)).astype(np.float32).reshape(n, n)
+    a = cuda.to_device(host)
+    out = cuda.device_array((n, n), np.float32)
+    grid, block = (n // TILE, n // TILE), (TILE, TILE_ROWS)
+    moved = 2.0 * 4 * n * n
+    copy = run.gpu.dram(n * n * 4)
+    variants = [Variant("copy", 0.0, copy.work.n_bytes, copy.timing.median_s, copy.timing.spread,
+                        copy.timing.repeats, True, {"kernel": copy.kernel})]
+    for name, kernel in zip(("naive", "tiled", "tiled + padded"), transpose_kernels()):
+        launch = lambda k=kernel: k[grid, block](a, out)  # noqa: E731
+        run.gpu.poison(out)
+        launch()
+        _require(np.array_equal(out.copy_to_host(), host.T), f"transpose {name} differs from a.T")
+        variants.append(run.timed(name, launch, 0.0, moved, n=n))
+        run.say(f"  transpose {name}: {variants[-1].gbps:,.0f} GB/s")
+    return run.experiment("transpose", "The transpose ladder against a copy", variants,
+                          ["Zero FLOPs: scored as a fraction of the copy's bandwidth."])
+
+
+def run_launch(progress=None, small: int = 4096, large: int = 2 ** 26) -> Experiment:
+    import numpy as np
+    run = _Run(progress)
+    kernel = vector_add_kernel()
+    variants = []
+    for label, n in ((f"{small} elements", small), (f"{large} elements", large)):
+        ha, hb = fill_values(np.arange(n)).astype(np.float32), fill_values(np.arange(n, 2 * n)).astype(np.float32)
+        a, b, c = cuda.to_device(ha), cuda.to_device(hb), cuda.device_array(n, np.float32)
+        blocks = min(run.gpu.sm_count * 32, max(1, n // BLOCK))
+        launch = lambda k=kernel, x=a, y=b, z=c, g=blocks: k[g, BLOCK](x, y, z)  # noqa: E731
+        launch()
+        _require(np.array_equal(c.copy_to_host(), ha + hb), f"vector add {label} differs")
+        cost = operators.vector_add(n)
+        # A launch's cost is the point here, so time launches back to back from the host too.
+        variants.append(run.timed(label, launch, cost.n_flops, cost.n_bytes, elements=n))
+        run.say(f"  vector add {label}: {variants[-1].median_s * 1e6:,.2f} us")
+    return run.experiment("launch", "Vector add: 4096 elements against 64 M", variants,
+                          ["Device-event times exclude the host's launch overhead, about 4 us more."])
+
+
+def run_starved(progress=None, k: int = 64, n: int = 2 ** 24) -> Experiment:
+    import numpy as np
+    run = _Run(progress)
+    host = fill_values(np.arange(n)).astype(np.float32)
+    x, y = cuda.to_device(host), cuda.device_array(n, np.float32)
+    kernel = grid_stride_sweep(k)
+    one, zero = np.float32(1), np.float32(0)
+    variants = []
+    for blocks in (2, run.gpu.sm_count * 8):
+        launch = lambda g=blocks: kernel[g, BLOCK](x, y, one, zero)  # noqa: E731
+        run.gpu.poison(y)
+        launch()
+        _require(np.array_equal(y.copy_to_host(), host), f"sweep k={k} on {blocks} blocks changed the data")
+        variants.append(run.timed(f"{blocks} blocks", launch, 2.0 * k * n, 8.0 * n, blocks=blocks, k=k))
+        run.say(f"  {blocks} blocks: {variants[-1].gflops:,.0f} GFLOP/s")
+    return run.experiment("starved", f"Sweep kernel K={k}: 2 blocks against a full grid", variants)
+
+
+def run_overlap(progress=None, size_mib: float = 1024, k: int = 64) -> Experiment:
+    """The engine's copy and FMA-peak kernels one after the other, against its sweep at K,
+    which moves the same bytes and does about the same FLOPs in one overlapped kernel."""
+    import numpy as np
+    run = _Run(progress)
+    g = run.gpu
+    n_vec, x, y = g.sweep_buffers(int(size_mib * 2 ** 20))
+    copy = g.copy_launcher(1, BLOCK, n_vec, x, y)
+    threads = g.threads_to_fill()
+    out = g.empty(threads, "fp32")
+    sweep_flops = acc.sweep_work(4 * n_vec, k).n_flops
+    n_iter = max(1, round(sweep_flops / acc.fma_peak_work(threads, 1, 32, 8).n_flops))
+    fma = g.fma_launcher("fp32", 8, 32, n_iter, threads, out)
+    sweep = g.sweep_launcher(k, n_vec, x, y)
+    for launch in (copy, sweep):
+        g.poison(y)
+        launch()
+        _require(g.count_mismatches(x, y) == 0, "overlap: copy or sweep changed the data")
+    fma()
+    _require(np.array_equal(g.host(out).astype(np.int64), fma_peak_expected(np.arange(threads), 8)),
+             "overlap: FMA phase wrong")
+    flops = acc.fma_peak_work(threads, n_iter, 32, 8).n_flops
+    moved = acc.copy_work(n_vec).n_bytes
+    variants = [run.timed("memory phase alone", copy, 0.0, moved),
+                run.timed("compute phase alone", fma, flops, 0.0),
+                run.timed("one after the other", lambda: (copy(), fma()), flops, moved),
+                run.timed(f"overlapped (sweep kernel, K = {k})", sweep, sweep_flops, moved)]
+    return run.experiment("overlap", f"Serial against overlapped phases (K = {k})", variants, k=k)
+
+
+def run_cache(progress=None) -> Experiment:
+    """The engine's L2 read (16 MB working set) against its DRAM copy."""
+    run = _Run(progress)
+    l2, dram = run.gpu.l2(progress), run.gpu.dram(1024 * 2 ** 20)
+    variants = [Variant(f"{m.name}: {m.kernel}", 0.0, m.work.n_bytes, m.timing.median_s,
+                        m.timing.spread, m.timing.repeats, True, dict(m.config)) for m in (l2, dram)]
+    return run.experiment("cache", "L2-resident against DRAM-sized working set", variants)
+
+
+def run_transcendental(progress=None) -> Experiment:
+    run = _Run(progress)
+    from .. measure.engine import FP32_CONFIGS
+    sfu = run.gpu.sfu(progress)
+    fma = run.gpu.fma_peak("fp32", FP32_CONFIGS, 4096, progress)
+    variants = [Variant("exp2 (SFU)", sfu.work.n_flops, 0.0, sfu.timing.median_s, sfu.timing.spread,
+                        sfu.timing.repeats, True, dict(sfu.extra)),
+                Variant("FMA", fma.work.n_flops, 0.0, fma.timing.median_s, fma.timing.spread,
+                        fma.timing.repeats, True, dict(fma.config))]
+    return run.experiment("transcendental", "exp2 against fused multiply-add", variants)
+
+
+def run_strided(progress=None, n: int = 2 ** 28, strides=(1, 2, 4, 8, 16, 32)) -> Experiment:
+    import numpy as np
+    run = _Run(progress)
+    host = ((np.arange(n) * 40503) & 3).astype(np.float32) * np.float32(0.25)
+    x = cuda.to_device(host)
+    threads = run.gpu.threads_to_fill()
+    out = cuda.device_array(threads, np.float32)
+    kernel = strided_sum_kernel()
+    variants = []
+    for stride in strides:
+        launch = lambda s=stride: kernel[threads // BLOCK, BLOCK](x, np.int64(s), out)  # noqa: E731
+        launch()
+        count = n // stride
+        expected = float(np.sum(host[: count * stride: stride], dtype=np.float64))
+        _require(float(out.copy_to_host().astype(np.float64).sum()) == expected, f"stride {stride}: wrong sum")
+        variants.append(run.timed(f"stride {stride}", launch, float(count), 4.0 * count, stride=stride))
+        run.say(f"  stride {stride}: {variants[-1].gbps:,.0f} useful GB/s")
+    return run.experiment("strided", "Useful bandwidth of strided reads", variants)
+
+
+def run_clocks(progress=None, runs: int = 8) -> Experiment:
+    run = _Run(progress)
+    from ..measure.engine import FP32_CONFIGS
+    variants = []
+    for i in range(runs):
+        with ClockSampler() as clocks:
+            m = run.gpu.fma_peak("fp32", FP32_CONFIGS[:1], 4096)
+        variants.append(Variant(f"run {i + 1}", m.work.n_flops, 0.0, m.timing.median_s, m.timing.spread,
+                                m.timing.repeats, True, {"sm_clock_mhz": clocks.median_mhz}))
+    return run.experiment("clocks", "The same FMA ceiling, measured again and again", variants)
+
+
+def run_traps(progress=None, trips: int = 2048) -> Experiment:
+    """The trap kernels of :mod:`.traps` on this GPU: verified, timed, and their SASS counted."""
+    import numpy as np
+    from . import traps
+    run = _Run(progress)
+    threads = run.gpu.threads_to_fill()
+    out = run.gpu.empty(threads, "fp32")
+    one, zero = np.float32(1), np.float32(0)
+    expected = fma_peak_expected(np.arange(threads), traps.CHAINS)
+    variants = []
+    for variant in ("promoted", "typed", "range", "while"):
+        function, signature = traps.kernel_source(variant)
+        kernel = cuda.jit(signature)(function)
+        launch = lambda k=kernel: k[threads // BLOCK, BLOCK](out, one, zero, np.int32(trips))  # noqa: E731
+        run.gpu.poison(out)
+        launch()
+        _require(np.array_equal(run.gpu.host(out).astype(np.int64), expected), f"trap {variant}: wrong sums")
+        try:
+            sass = traps.sass_summary(kernel.inspect_sass(signature.args))
+        except Exception as exc:  # nvdisasm missing: the rate still stands
+            sass = {"unavailable": f"{type(exc).__name__}: {str(exc)[:120]}"}
+        flops = 2.0 * threads * trips * traps.UNROLL * traps.CHAINS
+        variants.append(run.timed(variant, launch, flops, 0.0, sass=sass, ptx=traps.ptx_summary(variant)))
+        run.say(f"  {variant}: {variants[-1].gflops:,.0f} GFLOP/s")
+    return run.experiment("traps", "Two traps that halve a Numba roof", variants)
