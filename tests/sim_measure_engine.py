@@ -41,8 +41,8 @@ class TinyGpu(engine.NumbaGpu):
     def shared(self, progress=None, unroll=4, n_pass=2):
         return super().shared(progress, unroll=unroll, n_pass=n_pass)
 
-    def l2(self, progress=None, unroll=4, min_passes=2):
-        return super().l2(progress, unroll=unroll, min_passes=min_passes)
+    def l2(self, progress=None, configs=(("cg", 4), ("nc", 4), ("ca", 8)), min_passes=2):
+        return super().l2(progress, configs=configs, min_passes=min_passes)
 
     def sfu(self, progress=None, chains=4, unroll=2, n_iter=2):
         return super().sfu(progress, chains=chains, unroll=unroll, n_iter=n_iter)

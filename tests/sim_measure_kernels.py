@@ -36,6 +36,7 @@ math.exp2 = counting("exp2", math.exp2)
 kn.load4 = counting("load16", kn.load4)
 kn.load4_cg = counting("load16", kn.load4_cg)
 kn.store4 = counting("store16", kn.store4)
+kn._L2_LOADS = {cache: counting("load16", fn) for cache, fn in kn._L2_LOADS.items()}
 
 
 def run(name, fn):
@@ -86,12 +87,24 @@ def sweep(k):
             "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
 
 
-def l2():
+def sweep_pipelined(k):
+    n_vec = THREADS * 3 + 5  # several vectors per thread, and a ragged end
+    x = checks.fill_values(np.arange(4 * n_vec)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    kn.sweep_pipelined_kernel(k).compile()[GRID, BLOCK](x, y, np.float32(1), np.float32(0))
+    work = acc.sweep_work(4 * n_vec, k)
+    return {"ok": bool(np.array_equal(x.view(np.uint32), y.view(np.uint32))), "k": k,
+            "n_flops": work.n_flops, "n_bytes": work.n_bytes, "intensity": work.intensity,
+            "counted_flops": 2 * COUNTS["fma"],
+            "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
+
+
+def l2(cache):
     n_vec, unroll = 64, 4
     n_pass = checks.read_pattern_passes(n_vec, THREADS, unroll, 2)
     data = (np.arange(4 * n_vec) % 7).astype(np.float32)
     out = np.full(4 * THREADS, np.nan, np.float32)
-    kn.l2_read_kernel(unroll).compile()[GRID, BLOCK](data, out, np.int32(n_pass), np.int32(n_vec - 1))
+    kn.l2_read_kernel(unroll, cache).compile()[GRID, BLOCK](data, out, np.int32(n_pass), np.int32(n_vec - 1))
     want = checks.l2_expected(data.reshape(n_vec, 4).astype(np.float64), THREADS, n_pass, unroll)
     work = acc.read_work(THREADS, n_pass * unroll)
     return {"ok": bool(np.array_equal(out.reshape(THREADS, 4), want)), "n_bytes": work.n_bytes,
@@ -145,7 +158,10 @@ if __name__ == "__main__":
         run(f"fma_peak {d}", lambda d=d: fma_peak(d))
     for k in (0, 1, 3, 64, 70, 130):
         run(f"sweep k={k}", lambda k=k: sweep(k))
-    run("l2_read", l2)
+    for k in (0, 1, 70):
+        run(f"sweep_pipelined k={k}", lambda k=k: sweep_pipelined(k))
+    for cache in ("cg", "nc", "ca"):
+        run(f"l2_read {cache}", lambda cache=cache: l2(cache))
     run("shared_read", shared)
     run("sfu", sfu)
     run("fill", fill)

@@ -113,9 +113,31 @@ def test_sweep_has_exactly_k_fmas_per_element(ptx_of, k):
         assert len(loop) - in_loop <= 3
 
 
-def test_l2_read_bypasses_l1_with_16_byte_loads(ptx_of):
-    ptx = ptx_of(kn.l2_read_kernel(4))
-    assert count(ptx, "ld.global.cg.v4.f32") >= 4
+@pytest.mark.parametrize("k", [0, 1, 64, 100, 1024])
+def test_pipelined_sweep_has_k_fmas_per_element(ptx_of, k):
+    ptx = ptx_of(kn.sweep_pipelined_kernel(k))
+    assert ".f64" not in ptx and ".local" not in ptx
+    ops = [op for op, _ in instructions(ptx)]
+    assert not [op for op in ops if op.startswith(("ld.global", "st.global")) and ".v4." not in op]
+    total = count(ptx, "fma.rn.f32")
+    bodies = loops(ptx)
+    if k >= 2 * kn.SWEEP_UNROLL:  # the K loop: exactly 256 FMAs a trip, nothing else but control
+        inner = [b for b in bodies if sum(1 for op, _ in b if op == "fma.rn.f32") == 4 * kn.SWEEP_UNROLL]
+        # besides the FMAs: the count-down, compare and branch (parameter reads are constant
+        # operands in SASS)
+        assert inner and min(len([op for op, _ in b if op not in ("fma.rn.f32", "ld.param.f32")])
+                             for b in inner) <= 3
+        assert total == 4 * kn.SWEEP_UNROLL + 4 * (k % kn.SWEEP_UNROLL)
+    else:  # the vector loop may be unrolled a few times: a whole number of copies of 4k FMAs
+        assert total % (4 * k) == 0 if k else total == 0
+
+
+@pytest.mark.parametrize("cache,opcode", [("cg", "ld.global.cg.v4.f32"),
+                                          ("nc", "ld.global.nc.v4.f32"),
+                                          ("ca", "ld.global.v4.f32")])
+def test_l2_read_uses_16_byte_loads_with_the_cache_hint_asked(ptx_of, cache, opcode):
+    ptx = ptx_of(kn.l2_read_kernel(4, cache))
+    assert count(ptx, opcode) >= 4
     assert count(ptx, "ld.global.f32") == 0
     assert ".f64" not in ptx
 
@@ -172,7 +194,7 @@ def _entry(ptx, mangled):
 def test_cupy_kernels_compile_with_the_same_instruction_mix():
     from rooflinelib.measure import kernels_cupy as kc
     names = [kc.copy_name(1), kc.fma_peak_name("fp32", 8, 32, 4096), kc.sweep_name(0),
-             kc.sweep_name(64), kc.sweep_name(1000), "count_mismatches"]
+             kc.sweep_name(64), kc.sweep_name(1000), kc.sweep_name(1000, True), "count_mismatches"]
     ptx, lowered = _nvrtc_ptx(names)
     copy = _entry(ptx, lowered[kc.copy_name(1)])
     assert count(copy, "ld.global.nc.v4.f32") + count(copy, "ld.global.v4.f32") == 1
@@ -181,5 +203,6 @@ def test_cupy_kernels_compile_with_the_same_instruction_mix():
     assert count(fma, "fma.rn.f32") == 256 and ".f64" not in fma
     assert count(_entry(ptx, lowered[kc.sweep_name(0)]), "fma.rn.f32") == 0
     assert count(_entry(ptx, lowered[kc.sweep_name(64)]), "fma.rn.f32") in (256,)
-    big = _entry(ptx, lowered[kc.sweep_name(1000)])
-    assert count(big, "fma.rn.f32") == 4 * kc.SWEEP_UNROLL + 4 * (1000 % kc.SWEEP_UNROLL)
+    for pipelined in (False, True):
+        big = _entry(ptx, lowered[kc.sweep_name(1000, pipelined)])
+        assert count(big, "fma.rn.f32") == 4 * kc.SWEEP_UNROLL + 4 * (1000 % kc.SWEEP_UNROLL)

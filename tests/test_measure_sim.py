@@ -32,8 +32,10 @@ def records():
 
 
 EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
-            "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130", "l2_read",
-            "shared_read", "sfu", "fill", "count_mismatches"]
+            "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
+            "sweep_pipelined k=0", "sweep_pipelined k=1", "sweep_pipelined k=70",
+            "l2_read cg", "l2_read nc", "l2_read ca", "shared_read", "sfu", "fill",
+            "count_mismatches"]
 
 
 def test_every_kernel_ran(records):
@@ -48,14 +50,17 @@ def test_kernel_result_is_exact(records, name):
 
 @pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "sweep k=0", "sweep k=1",
                                   "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
-                                  "l2_read", "shared_read"])
+                                  "sweep_pipelined k=0", "sweep_pipelined k=1",
+                                  "sweep_pipelined k=70", "l2_read cg", "l2_read nc",
+                                  "l2_read ca", "shared_read"])
 def test_bytes_counted_equal_bytes_accounted(records, name):
     rec = records[name]
     assert rec["counted_bytes"] == rec["n_bytes"] > 0
 
 
 @pytest.mark.parametrize("name", ["fma_peak fp32", "fma_peak fp64", "sweep k=1", "sweep k=3",
-                                  "sweep k=64", "sweep k=70", "sweep k=130", "sfu"])
+                                  "sweep k=64", "sweep k=70", "sweep k=130",
+                                  "sweep_pipelined k=1", "sweep_pipelined k=70", "sfu"])
 def test_flops_counted_equal_flops_accounted(records, name):
     rec = records[name]
     assert rec["counted_flops"] == rec["n_flops"] > 0

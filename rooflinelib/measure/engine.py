@@ -97,6 +97,7 @@ def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
 BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
+L2_CONFIGS = (("cg", 4), ("nc", 4), ("ca", 4), ("nc", 8))  # (load flavour, unroll)
 L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
 L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact
 SHARED_FILL_MOD = 5
@@ -211,15 +212,16 @@ class _GpuBase:
         self.fill(x)
         return n_vec, x, y
 
-    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=()) -> Measurement:
-        launch = self.sweep_launcher(k, n_vec, x, y, all_ks)
+    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(), pipelined: bool = True) -> Measurement:
+        launch = self.sweep_launcher(k, n_vec, x, y, all_ks, pipelined)
         self.poison(y)  # y still holds the previous point's (correct) output otherwise
         first = self._first_call(launch)
         bad = self.count_mismatches(x, y)
         _require(bad == 0, f"sweep k={k}: {bad} of {4 * n_vec} floats differ from the input")
         timing = self.time(launch)
         return Measurement("sweep", "compute", acc.sweep_work(4 * n_vec, k), timing, True,
-                           first, f"sweep<{k}>", {"k": k, "elements": 4 * n_vec, "block": BLOCK})
+                           first, f"{'sweep_pipelined' if pipelined else 'sweep'}<{k}>",
+                           {"k": k, "elements": 4 * n_vec, "block": BLOCK, "pipelined": pipelined})
 
 
 class NumbaGpu(_GpuBase):
@@ -301,46 +303,54 @@ class NumbaGpu(_GpuBase):
         one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (1.0, 0.0)
         return lambda: kernel[threads // BLOCK, BLOCK](out, one, zero)
 
-    def sweep_launcher(self, k, n_vec, x, y, all_ks=()):
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), pipelined=True):
         import numpy as np
-        kernel = self.kn.sweep_kernel(k).compile()
         one, zero = np.float32(1), np.float32(0)
+        if pipelined:  # a grid that just fills the GPU, walking the array
+            kernel = self.kn.sweep_pipelined_kernel(k).compile()
+            grid = min(n_vec, self.threads_to_fill()) // BLOCK
+            return lambda: kernel[grid, BLOCK](x, y, one, zero)
+        kernel = self.kn.sweep_kernel(k).compile()
         return lambda: kernel[n_vec // BLOCK, BLOCK](x, y, one, zero)
 
     # -- the hierarchy and the SFU (Numba backend only) --------------------------------------
 
-    def l2(self, progress=None, unroll: int = 4, min_passes: int = 512) -> Measurement:
+    def l2(self, progress=None, configs=None, min_passes: int = 512) -> Measurement:
+        """Best read rate over L2_CONFIGS (load flavour, unroll) on a 16 MiB working set."""
         import numpy as np
         n_vec = L2_WORKING_SET_BYTES // acc.VECTOR_BYTES  # a power of two
         threads = self.threads_to_fill()
-        n_pass = read_pattern_passes(n_vec, threads, unroll, min_passes)
         data_host = (np.arange(4 * n_vec) % L2_FILL_MOD).astype(np.float32)
+        vectors = data_host.reshape(n_vec, 4).astype(np.float64)
         data = self.upload(data_host)
         out = self.empty(4 * threads, "fp32")
-        kernel = self.kn.l2_read_kernel(unroll).compile()
-        args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
-        launch = lambda: kernel[threads // BLOCK, BLOCK](*args)  # noqa: E731
-        self.poison(out)
-        first = self._first_call(launch)
-        got = self.host(out).astype(np.float64)
-        reads_per_vector = n_pass * unroll * threads // n_vec
-        expected_total = reads_per_vector * float(data_host.astype(np.float64).sum())
-        _require(got.sum() == expected_total,
-                 f"l2: outputs sum to {got.sum():.0f}, expected {expected_total:.0f}")
-        # and a sample of threads exactly, lane by lane
-        sample = np.linspace(0, threads - 1, 64).astype(np.int64)
-        want = l2_expected(data_host.reshape(n_vec, 4).astype(np.float64), threads, n_pass,
-                           unroll, sample)
-        got_sample = got.reshape(threads, 4)[sample]
-        _require(np.array_equal(got_sample, want), "l2: sampled threads summed wrong")
-        timing = self.time(launch)
-        m = Measurement("l2", "memory", acc.read_work(threads, n_pass * unroll), timing, True,
-                        first, "l2_read (ld.global.cg, 16 B)",
-                        {"working_set_bytes": L2_WORKING_SET_BYTES, "passes": n_pass,
-                         "unroll": unroll, "threads": threads})
-        if progress:
-            progress(f"  l2 read, {L2_WORKING_SET_BYTES / 1e6:.1f} MB working set: {m.value:,.0f} GB/s")
-        return m
+        tried = []
+        for cache, unroll in configs or L2_CONFIGS:
+            n_pass = read_pattern_passes(n_vec, threads, unroll, min_passes // unroll * 4)
+            kernel = self.kn.l2_read_kernel(unroll, cache).compile()
+            args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
+            launch = lambda: kernel[threads // BLOCK, BLOCK](*args)  # noqa: E731
+            self.poison(out)
+            first = self._first_call(launch)
+            got = self.host(out).astype(np.float64)
+            reads_per_vector = n_pass * unroll * threads // n_vec
+            expected_total = reads_per_vector * float(vectors.sum())
+            _require(got.sum() == expected_total,
+                     f"l2 {cache}: outputs sum to {got.sum():.0f}, expected {expected_total:.0f}")
+            sample = np.linspace(0, threads - 1, 64).astype(np.int64)  # and 64 threads exactly
+            want = l2_expected(vectors, threads, n_pass, unroll, sample)
+            _require(np.array_equal(got.reshape(threads, 4)[sample], want),
+                     f"l2 {cache}: sampled threads summed wrong")
+            timing = self.time(launch)
+            m = Measurement("l2", "memory", acc.read_work(threads, n_pass * unroll), timing, True,
+                            first, f"l2_read (ld.global.{cache}, 16 B)",
+                            {"cache": cache, "unroll": unroll, "passes": n_pass, "threads": threads,
+                             "working_set_bytes": L2_WORKING_SET_BYTES})
+            tried.append(m)
+            if progress:
+                progress(f"  l2 read ld.global.{cache} x{unroll}, "
+                         f"{L2_WORKING_SET_BYTES / 1e6:.1f} MB working set: {m.value:,.0f} GB/s")
+        return best(tried)
 
     def shared(self, progress=None, unroll: int = 4, n_pass: int = 4096) -> Measurement:
         import numpy as np
@@ -487,10 +497,14 @@ class CupyGpu(_GpuBase):
         one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (np.float64(1), np.float64(0))
         return lambda: fn((threads // BLOCK,), (BLOCK,), (out, one, zero))
 
-    def sweep_launcher(self, k, n_vec, x, y, all_ks=()):
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), pipelined=True):
         import numpy as np
-        names = tuple(self.kc.sweep_name(j) for j in all_ks) or (self.kc.sweep_name(k),)
-        fn = self.kc.kernel(self.kc.sweep_name(k), names)
+        names = tuple(self.kc.sweep_name(j, pipelined) for j in all_ks) or (self.kc.sweep_name(k, pipelined),)
+        fn = self.kc.kernel(self.kc.sweep_name(k, pipelined), names)
         one, zero = np.float32(1), np.float32(0)
+        if pipelined:
+            grid = min(n_vec, self.threads_to_fill()) // BLOCK
+            n = np.uint64(n_vec)
+            return lambda: fn((grid,), (BLOCK,), (x, y, n, one, zero))
         return lambda: fn((n_vec // BLOCK,), (BLOCK,), (x, y, one, zero))
 

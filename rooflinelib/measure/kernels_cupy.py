@@ -70,6 +70,39 @@ __global__ void sweep(const float4* __restrict__ x, float4* __restrict__ y, floa
     y[i] = v;
 }
 
+// The same work, software-pipelined: grid-stride over n vectors, each thread loading its next
+// vector before it computes on the current one (see kernels_numba.sweep_pipelined_kernel).
+template <int K>
+__global__ void sweep_pipelined(const float4* __restrict__ x, float4* __restrict__ y, size_t n,
+                                float a, float b) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 v = x[i];
+    for (;;) {
+        const size_t following = i + stride;
+        float4 w = v;
+        if (following < n) w = x[following];
+#pragma unroll 1
+        for (int j = 0; j < K / SWEEP_UNROLL; ++j) {
+#pragma unroll
+            for (int u = 0; u < SWEEP_UNROLL; ++u) {
+                v.x = fmaf(v.x, a, b); v.y = fmaf(v.y, a, b);
+                v.z = fmaf(v.z, a, b); v.w = fmaf(v.w, a, b);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < K % SWEEP_UNROLL; ++u) {
+            v.x = fmaf(v.x, a, b); v.y = fmaf(v.y, a, b);
+            v.z = fmaf(v.z, a, b); v.w = fmaf(v.w, a, b);
+        }
+        y[i] = v;
+        if (following >= n) break;
+        i = following;
+        v = w;
+    }
+}
+
 // count[0] += positions where a and b differ (the inputs hold no NaN and no -0).
 __global__ void count_mismatches(const float* a, const float* b, size_t n, unsigned long long* count) {
     unsigned long long bad = 0;
@@ -91,8 +124,8 @@ def fma_peak_name(dtype: str, chains: int, unroll: int, n_iter: int) -> str:
     return f"fma_peak<{_CTYPE[dtype]}, {int(chains)}, {int(unroll)}, {int(n_iter)}>"
 
 
-def sweep_name(k: int) -> str:
-    return f"sweep<{int(k)}>"
+def sweep_name(k: int, pipelined: bool = False) -> str:
+    return f"sweep_pipelined<{int(k)}>" if pipelined else f"sweep<{int(k)}>"
 
 
 OPTIONS = ("--std=c++17",)

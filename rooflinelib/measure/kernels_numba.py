@@ -27,7 +27,7 @@ from functools import lru_cache
 from numba import cuda, float32, float64, int32, void
 
 from .checks import fill_values, fma_peak_expected, read_pattern_passes, sfu_expected  # noqa: F401
-from .vector_access import load4, load4_cg, store4, simulator_enabled
+from .vector_access import load4, load4_cg, load4_nc, store4, simulator_enabled
 
 # NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
 # body holds SWEEP_UNROLL steps of its four chains: 256 FMAs per trip of the outer ``while``,
@@ -213,6 +213,53 @@ def sweep_kernel(k: int):
     return KernelSource(f"sweep k={k}", sweep, SWEEP_SIGNATURE)
 
 
+@lru_cache(maxsize=None)
+def sweep_pipelined_kernel(k: int):
+    """The same work as :func:`sweep_kernel`, software-pipelined: a grid that just fills the
+    GPU walks the array (grid-stride), and each thread loads its next vector before it works
+    on the current one.  Every thread then always has a load in flight while it computes, so
+    memory and arithmetic overlap inside a thread too, and the measured curve follows
+    max(F/P, M/B) more closely near the ridge (seed 000, pitfall on overlap: the one-vector
+    kernel leans towards F/P + M/B there).  Launch with any grid; every vector is done once.
+    """
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"k: must be >= 0, got {k}")
+    k_blocks, k_rest = divmod(k, SWEEP_UNROLL)
+
+    def sweep_pipelined(x, y, a, b):
+        n = x.shape[0] // 4
+        stride = cuda.gridDim.x * cuda.blockDim.x
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if i < n:
+            v0, v1, v2, v3 = load4(x, i)
+            while True:
+                following = i + stride
+                w0, w1, w2, w3 = v0, v1, v2, v3
+                if following < n:  # prefetch: in flight during the FMAs below
+                    w0, w1, w2, w3 = load4(x, following)
+                j = int32(0)
+                while j < k_blocks:
+                    for _ in range(SWEEP_UNROLL):
+                        v0 = cuda.fma(v0, a, b)
+                        v1 = cuda.fma(v1, a, b)
+                        v2 = cuda.fma(v2, a, b)
+                        v3 = cuda.fma(v3, a, b)
+                    j += int32(1)
+                for _ in range(k_rest):
+                    v0 = cuda.fma(v0, a, b)
+                    v1 = cuda.fma(v1, a, b)
+                    v2 = cuda.fma(v2, a, b)
+                    v3 = cuda.fma(v3, a, b)
+                store4(y, i, v0, v1, v2, v3)
+                if following >= n:
+                    break
+                i = following
+                v0, v1, v2, v3 = w0, w1, w2, w3
+
+    return KernelSource(f"sweep_pipelined k={k}", sweep_pipelined, SWEEP_SIGNATURE)
+
+
 # ---------------------------------------------------------------------------------------------
 # Read-only bandwidth of the L2 and of shared memory
 
@@ -221,16 +268,24 @@ READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
 
 
 
+_L2_LOADS = {"cg": load4_cg, "nc": load4_nc, "ca": load4}
+
+
 @lru_cache(maxsize=None)
-def l2_read_kernel(unroll: int = 4):
+def l2_read_kernel(unroll: int = 4, cache: str = "cg"):
     """Each thread sums 16-byte vectors of a working set small enough to stay in the L2.
 
     Thread t of a grid of T threads reads vectors (t + m*T) mod n, m = 0, 1, ...: consecutive
     threads read consecutive vectors, and successive reads of a thread land on other SMs' lines.
-    The loads are ``ld.global.cg`` so that no SM's L1 answers them.  ``mask`` is n - 1 (n a
-    power of two); ``out`` gets each thread's four sums.
+    ``cache`` picks the load: ``cg`` (L2 only, no SM's L1 can answer), ``nc`` (the read-only
+    path) or ``ca`` (the default).  Successive reads of a thread land on lines other SMs read,
+    so L1 hits stay rare with every one.  ``mask`` is n - 1 (n a power of two); ``out`` gets
+    each thread's four sums.
     """
     n_unroll = int(unroll)
+    if cache not in _L2_LOADS:
+        raise ValueError(f"cache: must be one of {', '.join(_L2_LOADS)}, got {cache!r}")
+    load = _L2_LOADS[cache]
 
     def l2_read(data, out, n_pass, mask):
         t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
@@ -243,7 +298,7 @@ def l2_read_kernel(unroll: int = 4):
         p = int32(0)
         while p < n_pass:
             for u in range(n_unroll):
-                x0, x1, x2, x3 = load4_cg(data, (start + u * stride) & mask)
+                x0, x1, x2, x3 = load(data, (start + u * stride) & mask)
                 s0 += x0
                 s1 += x1
                 s2 += x2
@@ -252,7 +307,7 @@ def l2_read_kernel(unroll: int = 4):
             p += int32(1)
         store4(out, t, s0, s1, s2, s3)
 
-    return KernelSource(f"l2_read unroll={n_unroll}", l2_read, READ_SIGNATURE)
+    return KernelSource(f"l2_read {cache} unroll={n_unroll}", l2_read, READ_SIGNATURE)
 
 
 @lru_cache(maxsize=None)
@@ -389,5 +444,7 @@ def ptx_targets():
         copy_kernel(1), copy_kernel(2), copy_kernel(4),
         fma_peak_kernel("fp32"), fma_peak_kernel("fp64"),
         sweep_kernel(0), sweep_kernel(64), sweep_kernel(1024),
-        l2_read_kernel(), shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(),
+        sweep_pipelined_kernel(0), sweep_pipelined_kernel(64), sweep_pipelined_kernel(1024),
+        l2_read_kernel(4, "cg"), l2_read_kernel(4, "nc"), l2_read_kernel(4, "ca"),
+        shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(),
     ]

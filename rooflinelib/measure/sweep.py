@@ -63,11 +63,12 @@ def summarize(rows: list) -> dict:
 
 
 def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = None,
-              progress=None) -> dict:
+              progress=None, pipelined: bool = True) -> dict:
     """Run Lab 2 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
-    the two buffers (default 1024 on a GPU, 256 on the CPU).  Every row is verified bit for
+    the two buffers (default 1024 on a GPU, 256 on the CPU).  ``pipelined``: on a GPU, the
+    software-pipelined grid-stride kernel (default) or one vector per thread.  Every row is verified bit for
     bit; a failed row raises VerificationError and nothing is returned.
     """
     from .backends import open_backend
@@ -86,7 +87,7 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     before = {} if is_cpu else gpu_snapshot()
     rows, details, jit = [], [], {}
     for i, k in enumerate(ks):
-        m = b.sweep_point(k, n, x, y, all_ks=ks)
+        m = b.sweep_point(k, n, x, y, all_ks=ks, pipelined=pipelined)
         t = m.timing.median_s
         row = {"k": k, "intensity": sweep_intensity(k), "gbps": m.work.gbps(t),
                "gflops": m.work.gflops(t), "verified": True}

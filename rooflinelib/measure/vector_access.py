@@ -36,6 +36,9 @@ if simulator_enabled():
     def load4_cg(array, i):
         return load4(array, i)
 
+    def load4_nc(array, i):
+        return load4(array, i)
+
     def store4(array, i, v0, v1, v2, v3):
         j = 4 * i
         array[j] = v0
@@ -79,24 +82,30 @@ else:
 
         return sig, codegen
 
-    @intrinsic
-    def load4_cg(typingctx, array, index):
-        """Like :func:`load4` but ``ld.global.cg``: cached in L2 only, never in L1, so that a
-        read-only L2 benchmark measures the L2 and not the SM's own L1."""
-        _check(array, index)
-        sig = types.UniTuple(types.float32, 4)(array, index)
+    def _asm_load4(operator, doc):
+        @intrinsic
+        def load(typingctx, array, index):
+            _check(array, index)
+            sig = types.UniTuple(types.float32, 4)(array, index)
 
-        def codegen(context, builder, sig, args):
-            ptr = _vector_pointer(context, builder, sig.args[0], args[0], sig.args[1], args[1])
-            f32 = ir.FloatType()
-            fn = ir.FunctionType(ir.LiteralStructType([f32] * 4), [ptr.type])
-            asm = ir.InlineAsm(fn, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
-                               "=f,=f,=f,=f,l")
-            vec = builder.call(asm, [ptr])
-            lanes = [builder.extract_value(vec, k) for k in range(4)]
-            return context.make_tuple(builder, sig.return_type, lanes)
+            def codegen(context, builder, sig, args):
+                ptr = _vector_pointer(context, builder, sig.args[0], args[0], sig.args[1], args[1])
+                f32 = ir.FloatType()
+                fn = ir.FunctionType(ir.LiteralStructType([f32] * 4), [ptr.type])
+                asm = ir.InlineAsm(fn, f"ld.global.{operator}.v4.f32 {{$0, $1, $2, $3}}, [$4];",
+                                   "=f,=f,=f,=f,l")
+                vec = builder.call(asm, [ptr])
+                lanes = [builder.extract_value(vec, k) for k in range(4)]
+                return context.make_tuple(builder, sig.return_type, lanes)
 
-        return sig, codegen
+            return sig, codegen
+
+        load.__doc__ = doc
+        return load
+
+    load4_cg = _asm_load4("cg", "Like load4 but ``ld.global.cg``: cached in L2 only, never in "
+                                "L1, so that a read-only L2 benchmark measures the L2.")
+    load4_nc = _asm_load4("nc", "Like load4 but ``ld.global.nc``: the read-only (texture) path.")
 
     @intrinsic
     def store4(typingctx, array, index, v0, v1, v2, v3):
