@@ -6,11 +6,13 @@ import pytest
 
 from rooflinelib.exercises import ex01_classify as ex01
 from rooflinelib.exercises import ex02_attention as ex02
+from rooflinelib.exercises import ex03_place_kernel as ex03
 from rooflinelib.exercises import ex04_two_kernels as ex04
 from rooflinelib.exercises import ex05_drills as ex05
 from rooflinelib.grading import NOT_ANSWERED, Check, Report, Reveal
 
-MODULES = (ex01, ex02, ex04, ex05)
+MODULES = (ex01, ex02, ex03, ex04, ex05)
+RECORDED = ex03.prepare("recorded", progress=None)
 
 
 def statuses(result):
@@ -37,6 +39,8 @@ def call(function, value):
     parameters = list(inspect.signature(function).parameters)
     if parameters[0] == "number":  # ex01.check_row takes the row number first
         return function(8, *[value] * (len(parameters) - 1))
+    if parameters[0] == "setup":  # ex03 grades against the ceilings the notebook loaded
+        return function(RECORDED, *[value] * (len(parameters) - 1))
     return function(*[value] * len(parameters))
 
 
@@ -255,8 +259,131 @@ def test_exercise_modules_do_not_load_heavy_packages():
     import sys
 
     code = ("import sys; from rooflinelib.exercises import ex01_classify, ex02_attention, "
-            "ex04_two_kernels, ex05_drills; "
+            "ex03_place_kernel, ex04_two_kernels, ex05_drills; "
+            "ex03_place_kernel.prepare('recorded', progress=None); "
             "print(sorted(m for m in ('numpy', 'numba', 'plotly', 'cupy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert not math.isnan(ex01.MACHINE.ridge("fp32"))
+
+
+# --- exercise 3 ------------------------------------------------------------------------------
+
+def hand_placement(setup, side_of_fma):
+    """Exercise 3's placement worked by hand from the setup's own numbers."""
+    r, f = setup.reduction, setup.fma
+    p, b = setup.peak_gflops, setup.peak_gbps
+    r_i, f_i = r.n / (4 * r.n + 4), 16.0
+    f_gflops = 128 * f.n / f.seconds / 1e9
+    return (r_i, r.n / r.seconds / 1e9, min(p, r_i * b), "memory", 4 * r.n / r.seconds / 1e9 / b,
+            f_i, f_gflops, min(p, f_i * b), side_of_fma, f_gflops / min(p, f_i * b))
+
+
+def test_recorded_h200_lands_where_the_seed_says():
+    keys = ex03._keys(RECORDED)
+    assert keys["reduction"]["intensity"] == pytest.approx(0.25, rel=1e-6)  # "I ~= 0.25"
+    assert keys["fma"]["intensity"] == 16  # "the FMA kernel at I = 16"
+    assert RECORDED.ridge == pytest.approx(15.5, abs=0.1)
+    assert keys["fma"]["side"] == "ridge"  # its verdict depends on the hardware
+    assert 0.9 < keys["reduction"]["gbps"] / RECORDED.peak_gbps < 1.05
+    assert RECORDED.origin == "recorded" and "580.159.04" in RECORDED.message
+    assert "1980 MHz" in RECORDED.message and "2026-11-30" in RECORDED.message
+
+
+def test_placement_is_graded_against_the_loaded_ceilings():
+    assert ex03.check_placement(RECORDED, *hand_placement(RECORDED, "ridge")).passed
+    # The same kernels timed the same way, against a CPU-like roofline: the verdict changes.
+    from rooflinelib.model import Ceiling, Machine
+    cpu_like = Machine("cpu-like", ceilings=(Ceiling("dram", "memory", 40.0),
+                                             Ceiling("fp32", "compute", 120.0)))
+    other = ex03.Setup(cpu_like, RECORDED.reduction, RECORDED.fma, "live", "test")
+    stale = ex03.check_placement(other, *hand_placement(RECORDED, "ridge"))
+    assert [c.status for c in stale.checks] == ["pass", "pass", "fail", "pass", "fail",
+                                                "pass", "pass", "fail", "fail", "fail"]
+    assert ex03.check_placement(other, *hand_placement(other, "compute")).passed
+
+
+def test_placement_hints():
+    answers = list(hand_placement(RECORDED, "ridge"))
+    keys = ex03._keys(RECORDED)
+    answers[1] = keys["reduction"]["gbps"]  # GB/s instead of GFLOP/s
+    answers[6] = keys["fma"]["achieved"] / 2  # FMA counted as one FLOP
+    checks = ex03.check_placement(RECORDED, *answers).checks
+    assert "GB/s" in checks[1].message and "2 FLOPs" in checks[6].message
+
+
+def test_accounting_checks():
+    right = (lambda n: n, lambda n: 4 * n + 4, lambda n: 128 * n, lambda n: 8 * n)
+    assert ex03.check_accounting(*right).passed
+    slips = ex03.check_accounting(lambda n: n, lambda n: 8 * n, lambda n: 64 * n, lambda n: 4 * n)
+    messages = [c.message for c in slips.checks]
+    assert "one number" in messages[1] and "2 FLOPs" in messages[2] and "both" in messages[3]
+
+
+def test_kernel_runs_must_be_verified():
+    with pytest.raises(ex03.KernelError):
+        ex03.KernelRun("reduction", 10, 1e-3, 0.0, 5, False, "k", "here")
+    with pytest.raises(TypeError, match="Setup"):
+        ex03.check_placement("not a setup", *[1] * 10)
+
+
+def test_the_cpu_reduction_is_exact_and_a_wrong_sum_is_an_error():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("numba")
+    from rooflinelib.measure.checks import fill_values
+    x = fill_values(np.arange(100_003)).astype(np.float32)
+    got = ex03._cpu_sum()(x)
+    assert got == ex03._expected_sum(x.size)
+    ex03._verify_sum(got, x.size, "here")
+    with pytest.raises(ex03.KernelError, match="no time reported"):
+        ex03._verify_sum(got + 0.25, x.size, "here")
+
+
+def test_the_gpu_reduction_compiles_to_vector_loads_and_one_atomic_per_block():
+    cuda = pytest.importorskip("numba.cuda")
+    from rooflinelib.exercises import ex03_kernels
+    try:
+        ptx, _ = cuda.compile_ptx(ex03_kernels.gpu_sum, ex03_kernels.SIGNATURE.args, cc=(9, 0))
+    except Exception as exc:  # no NVVM here (numba-cuda without its toolkit wheels)
+        pytest.skip(f"cannot compile PTX here: {exc}")
+    assert "ld.global.v4.f32" in ptx  # 16-byte loads
+    assert ptx.count("atom.global.add.f64") == 1
+    assert "fma.rn" not in ptx
+
+
+def test_the_gpu_reduction_sums_exactly_in_the_simulator():
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip("numba.cuda")
+    code = ("import numpy as np\n"
+            "from numba import cuda\n"
+            "from rooflinelib.exercises import ex03_kernels as k, ex03_place_kernel as ex\n"
+            "from rooflinelib.measure.checks import fill_values\n"
+            "n = 4 * k.BLOCK * 3 + 8\n"
+            "x = fill_values(np.arange(n)).astype(np.float32)\n"
+            "out = np.zeros(1)\n"
+            "cuda.jit(k.gpu_sum)[2, k.BLOCK](x, out)\n"
+            "print(out[0] == ex._expected_sum(n))\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.stdout.strip() == "True", out.stderr[-2000:]
+
+
+def test_kernel_sources_are_shown_without_importing_numba_cuda():
+    text = ex03.kernel_sources()
+    for name in ("def _cpu_sum", "def gpu_sum", "def _sweep", "def sweep_pipelined_kernel"):
+        assert name in text
+
+
+def test_model_verdict_uses_the_loaded_numbers():
+    shown = ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
+    assert shown.revealed and "15.5 FLOP/byte" in str(shown) and "at the ridge" in str(shown)
+    assert not ex03.model_verdict(RECORDED, NOT_ANSWERED).revealed
+
+
+def test_the_figure_accepts_unanswered_rates():
+    pytest.importorskip("plotly")
+    fig = ex03.placement_figure(RECORDED, NOT_ANSWERED, "junk")
+    assert len([t for t in fig.data if str(t.meta).startswith("kernel:")]) == 2

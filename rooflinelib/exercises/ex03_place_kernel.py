@@ -1,0 +1,511 @@
+"""Exercise 3: place your own kernels on the ceilings you measured.
+
+Two kernels are given, verified and timed on whatever this machine can measure:
+
+- a **reduction**, ``sum(x)`` over float32 values, accumulated in float64;
+- an **FMA-heavy kernel**, ``y = x`` after :data:`FMA_STEPS` identity multiply-adds per element
+  (Lab 2's software-pipelined sweep kernel at one fixed K).
+
+The student writes the FLOP and byte accounting and places both kernels on the ceilings the
+notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
+that :func:`prepare` returned, never from constants, so the verdict on the FMA kernel is the
+verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge and far right
+of a CPU's.
+
+Where the kernels run: live on the GPU (Numba-CUDA or CuPy) when there is one, live on this
+CPU (Numba's parallel target) when there is not, and otherwise the H200 runs recorded below,
+against the H200 ceilings shipped with the course.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Optional
+
+from .. import operators as ops
+from ..grading import (SIDES, Table, check_choice, check_function, check_number, check_side,
+                       is_unanswered, report, reveal)
+from ..model import Machine, attainable_gflops, side_of_ridge
+
+#: Identity multiply-adds per element in the FMA kernel: 2 * 64 FLOPs per 8 bytes = 16 FLOP/byte.
+FMA_STEPS = 64
+#: Buffer sizes: far larger than the last-level cache, small enough for a notebook cell.
+GPU_BUFFER_MIB = 512
+CPU_BUFFER_MIB = 512
+
+
+class KernelError(RuntimeError):
+    """A given kernel could not run or gave a wrong answer: no time is reported for it."""
+
+
+@dataclass(frozen=True)
+class KernelRun:
+    """One verified, timed kernel: ``n`` float32 elements in ``seconds`` (the median)."""
+
+    name: str
+    n: int
+    seconds: float
+    spread: float
+    repeats: int
+    verified: bool
+    kernel: str
+    where: str
+
+    def __post_init__(self):
+        if not self.verified:
+            raise KernelError(f"{self.name}: not verified, so its time is not a measurement")
+        if not (self.n > 0 and self.seconds > 0):
+            raise KernelError(f"{self.name}: n and seconds must be positive")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The ceilings this notebook loaded and the two kernels timed against them."""
+
+    machine: Machine
+    reduction: KernelRun
+    fma: KernelRun
+    origin: str  # "live", "file", "recorded" or "datasheet"
+    message: str
+    notes: tuple = field(default_factory=tuple)
+
+    @property
+    def peak_gflops(self) -> float:
+        return self.machine.ceiling("fp32").value
+
+    @property
+    def peak_gbps(self) -> float:
+        return self.machine.ceiling("dram").value
+
+    @property
+    def ridge(self) -> float:
+        return self.machine.ridge("fp32", "dram")
+
+    def describe(self) -> Table:
+        rows = [("ceilings", self.machine.name), ("origin", self.message),
+                ("fp32 roof", f"{self.peak_gflops:,.1f} GFLOP/s"),
+                ("DRAM roof", f"{self.peak_gbps:,.1f} GB/s"),
+                ("ridge", f"{self.ridge:.3g} FLOP/byte")]
+        for run in (self.reduction, self.fma):
+            rows.append((run.name, f"{run.n:,} elements in {run.seconds * 1e3:.4g} ms (median of "
+                                   f"{run.repeats}, spread {run.spread:.1%}), verified; "
+                                   f"{run.kernel} on {run.where}"))
+        rows += [("note", note) for note in self.notes]
+        return Table(("what", "value"), tuple(rows), title="Exercise 3: what this notebook loaded")
+
+    def _repr_html_(self):
+        return self.describe()._repr_html_()
+
+    def __str__(self):
+        return str(self.describe())
+
+
+# --- the keys: what each kernel does ---------------------------------------------------------
+
+def reduction_cost(n: int):
+    """FLOPs and bytes of the reduction: one add per element, n float32 read, one scalar out."""
+    return ops.reduction(n, "fp32")
+
+
+def fma_cost(n: int):
+    """FLOPs and bytes of the FMA kernel: Lab 2's sweep accounting at K = FMA_STEPS."""
+    from ..measure.accounting import sweep_work
+    return sweep_work(n, FMA_STEPS)
+
+
+# --- the reduction kernels -------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _cpu_sum():
+    from numba import njit, prange
+
+    # reassoc lets LLVM keep several partial sums in SIMD registers; the inputs are multiples
+    # of 1/4 below 2^15, so every float64 partial sum is exact and the order cannot matter.
+    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+    def cpu_sum(x):
+        total = 0.0
+        for i in prange(x.shape[0]):
+            total += x[i]
+        return total
+
+    return cpu_sum
+
+
+def _expected_sum(n: int) -> float:
+    """The exact sum of the engine's fill values 0..n-1 (multiples of 1/4: float64 is exact)."""
+    import numpy as np
+
+    from ..measure.checks import fill_values
+    total = 0.0
+    chunk = 1 << 22
+    for start in range(0, n, chunk):
+        total += float(fill_values(np.arange(start, min(n, start + chunk), dtype=np.int64)).sum())
+    return total
+
+
+def _verify_sum(got: float, n: int, where: str) -> None:
+    want = _expected_sum(n)
+    if got != want:
+        raise KernelError(f"reduction on {where}: got {got!r}, expected {want!r}; no time reported")
+
+
+def _run_on_cpu(backend, progress) -> tuple:
+    from ..measure.timing import time_on_host
+    n, x, y = backend.sweep_buffers(CPU_BUFFER_MIB * 2 ** 20)
+    where = f"this CPU ({backend.threads} threads)"
+    kernel = _cpu_sum()
+    _verify_sum(kernel(x), n, where)
+    timing = time_on_host(lambda: kernel(x), backend.repeats, backend.warmup)
+    reduction = KernelRun("reduction", n, timing.median_s, timing.spread, timing.repeats, True,
+                          "cpu_sum (Numba prange, float64 accumulator)", where)
+    if progress:
+        progress(f"  reduction: {n:,} elements in {timing.median_s * 1e3:.3g} ms, verified")
+    m = backend.sweep_point(FMA_STEPS, n, x, y, pipelined=True)
+    fma = KernelRun("fma", int(m.work.n_bytes // 8), m.timing.median_s, m.timing.spread,
+                    m.timing.repeats, m.verified, f"{m.kernel} (Lab 2's sweep kernel)", where)
+    if progress:
+        progress(f"  fma: {fma.n:,} elements in {fma.seconds * 1e3:.3g} ms, verified")
+    return reduction, fma
+
+
+def _run_on_gpu(backend, progress) -> tuple:
+    import numpy as np
+    n_vec, x, y = backend.sweep_buffers(GPU_BUFFER_MIB * 2 ** 20)
+    n = 4 * n_vec
+    where = backend.device_name
+    if backend.name == "numba":
+        from . import ex03_kernels
+        kernel = ex03_kernels.compiled()
+        out = backend.cuda.to_device(np.zeros(1, np.float64))
+        block = ex03_kernels.BLOCK
+        grid = backend.sm_count * (backend.max_threads_per_sm // block)
+        launch = lambda: kernel[grid, block](x, out)  # noqa: E731
+        launch()
+        backend.synchronize()
+        got = float(out.copy_to_host()[0])
+        label = "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"
+    else:  # CuPy: its own reduction kernel
+        cp = backend.cp
+        launch = lambda: cp.sum(x, dtype=cp.float64)  # noqa: E731
+        got = float(launch().get())
+        label = "cupy.sum(dtype=float64)"
+    _verify_sum(got, n, where)
+    timing = backend.time(launch)  # later launches keep adding into out: verified already
+    reduction = KernelRun("reduction", n, timing.median_s, timing.spread, timing.repeats, True,
+                          label, where)
+    if progress:
+        progress(f"  reduction: {n:,} elements in {timing.median_s * 1e3:.3g} ms, verified")
+    m = backend.sweep_point(FMA_STEPS, n_vec, x, y, pipelined=True)
+    fma = KernelRun("fma", n, m.timing.median_s, m.timing.spread, m.timing.repeats, m.verified,
+                    f"{m.kernel} (Lab 2's sweep kernel)", where)
+    if progress:
+        progress(f"  fma: {n:,} elements in {fma.seconds * 1e3:.3g} ms, verified")
+    backend.release(x, y)
+    return reduction, fma
+
+
+def run_kernels(backend="cpu", progress=None) -> tuple:
+    """Run, verify and time both kernels; ``backend`` is a name or an engine backend object."""
+    from ..measure.backends import open_backend
+    b = open_backend(backend, progress) if isinstance(backend, str) else backend
+    if b.name == "cpu":
+        return _run_on_cpu(b, progress)
+    return _run_on_gpu(b, progress)
+
+
+# --- recorded runs on the H200 ---------------------------------------------------------------
+
+#: Both kernels and the two ceilings, measured on the course's H200 in one session by
+#: :func:`record` (numba backend), for students with nothing to measure on.  The kernels are
+#: scored against the ceilings of the same session, so the recording is self-consistent.
+RECORDED_H200 = {
+    "where": "NVIDIA H200 (recorded)",
+    "created": "2026-11-30T01:06:39+00:00",
+    "device": {"name": "NVIDIA H200", "sm_count": 132, "compute_capability": "9.0",
+               "driver": "580.159.04", "cuda_driver": "13.0", "sm_clock_mhz": 1980,
+               "mem_clock_mhz": 3201, "sm_clock_drift": 0.0,
+               "libraries": {"numpy": "2.4.6", "numba": "0.68.0", "numba-cuda": "0.30.4",
+                             "python": "3.12.3"}},
+    "ceilings": {"dram": {"value": 4258.6, "spread": 0.008},
+                 "fp32": {"value": 66075.8, "spread": 0.0}},
+    "reduction": {"name": "reduction", "n": 134217728, "seconds": 0.00012129599973559379,
+                  "spread": 0.025326482709061425, "repeats": 20, "verified": True,
+                  "kernel": "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"},
+    "fma": {"name": "fma", "n": 134217728, "seconds": 0.0003314239978790283,
+            "spread": 0.014096808630789437, "repeats": 20, "verified": True,
+            "kernel": "sweep_pipelined<64> (Lab 2's sweep kernel)"},
+}
+
+
+def recorded_runs(recording: dict = None) -> tuple:
+    recording = recording or RECORDED_H200
+    where = recording["where"]
+    return tuple(KernelRun(**dict(recording[name], where=where)) for name in ("reduction", "fma"))
+
+
+def recorded_provenance(recording: dict = None) -> str:
+    recording = recording or RECORDED_H200
+    d = recording["device"]
+    return (f"{d['name']}, driver {d['driver']} (CUDA {d['cuda_driver']}), SM clock "
+            f"{d['sm_clock_mhz']} MHz, memory clock {d['mem_clock_mhz']} MHz, numba-cuda "
+            f"{d['libraries']['numba-cuda']}, recorded {recording['created'][:10]}")
+
+
+def recorded_machine(recording: dict = None) -> Machine:
+    """The recording's own ceilings, as a measured Machine with its provenance."""
+    from ..model import Ceiling
+    recording = recording or RECORDED_H200
+    where = f"measured {recording['created'][:10]}, numba backend"
+    labels = {"dram": "DRAM (copy)", "fp32": "fp32 FMA"}
+    kinds = {"dram": "memory", "fp32": "compute"}
+    ceilings = tuple(Ceiling(name, kinds[name], c["value"],
+                             f"{where}, spread {100 * c['spread']:.1f}%", labels[name])
+                     for name, c in recording["ceilings"].items())
+    return Machine(name=recording["where"], ceilings=ceilings, source=where,
+                   date=recording["created"][:10], kind="measured", notes="GPU roofline",
+                   provenance=dict(recording["device"], created=recording["created"]))
+
+
+def record(progress=None) -> dict:
+    """Measure the two ceilings and time both kernels on this machine's GPU, in one session:
+    the data of RECORDED_H200.  ``python -m rooflinelib.exercises.ex03_place_kernel`` prints
+    it as JSON (progress goes to stderr)."""
+    from dataclasses import asdict
+
+    from ..measure import measure_ceilings
+    from ..measure.backends import open_backend
+    from ..measure.provenance import gpu_snapshot, now_iso
+    backend = open_backend("numba", progress)
+    started, before = now_iso(), gpu_snapshot()
+    result = measure_ceilings(backend, matrix=False, progress=progress)
+    reduction, fma = run_kernels(backend, progress)
+    after = gpu_snapshot()
+    facts = backend.provenance()
+    drift = None
+    if before.get("sm_clock_mhz") and after.get("sm_clock_mhz"):
+        drift = after["sm_clock_mhz"] / before["sm_clock_mhz"] - 1
+    device = {"name": facts["name"], "sm_count": facts["sm_count"],
+              "compute_capability": facts["compute_capability"],
+              "driver": before.get("driver", "?"), "cuda_driver": facts.get("cuda_driver", "?"),
+              "sm_clock_mhz": before.get("sm_clock_mhz", "?"),
+              "mem_clock_mhz": before.get("mem_clock_mhz", "?"), "sm_clock_drift": drift,
+              "libraries": {k: v for k, v in result["device"].get("libraries", {}).items()
+                            if k in ("numpy", "numba", "numba-cuda", "python")}}
+    ceilings = {c["name"]: {"value": round(c["value"], 1), "spread": round(c["spread"], 3)}
+                for c in result["ceilings"] if c["name"] in ("dram", "fp32")}
+    runs = {name: {k: v for k, v in asdict(run).items() if k != "where"}
+            for name, run in (("reduction", reduction), ("fma", fma))}
+    return {"where": f"{backend.device_name} (recorded)", "created": started, "device": device,
+            "ceilings": ceilings, **runs}
+
+
+# --- what the notebook calls first -----------------------------------------------------------
+
+def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> Setup:
+    """Load ceilings and time both kernels on the same hardware.
+
+    ``mode`` is ``"auto"`` (default, or ``$ROOFLINE_MODE``), ``"gpu"``, ``"cpu"`` or
+    ``"recorded"``.  In a live mode the ceilings are measured now (Lab 1), or read from
+    ``ceilings_file`` when that is a Lab 1 result from this same kind of device, and the
+    kernels run here.  Otherwise the recorded H200 ceilings and kernel runs are used.
+    """
+    from ..modes import MEASURE_BACKENDS, ceilings_for, detect_mode, load_ceilings
+
+    run_mode = detect_mode(mode)
+    notes = [line for line in run_mode.describe().splitlines()[1:]]
+    if run_mode.live:
+        backend_name = MEASURE_BACKENDS[run_mode.backend]
+        loaded = None
+        if ceilings_file is not None:
+            loaded = load_ceilings(ceilings_file)
+            scope = (loaded.result or {}).get("scope")
+            if loaded.origin != "file" or scope != run_mode.mode:
+                notes.append(f"{ceilings_file} is not a Lab 1 result from this {run_mode.mode}; "
+                             "measuring the ceilings instead")
+                loaded = None
+        if loaded is None:
+            if progress:
+                progress(f"Measuring the ceilings on {run_mode.device} (Lab 1)...")
+            loaded = ceilings_for(run_mode, backend=backend_name, progress=progress,
+                                  **({} if run_mode.mode == "cpu"
+                                     else {"matrix": False}))
+        if loaded.origin in ("live", "file"):
+            if progress:
+                progress(f"Running the two kernels on {run_mode.device}...")
+            reduction, fma = run_kernels(backend_name, progress)
+            return Setup(loaded.machine, reduction, fma, loaded.origin, loaded.message,
+                         tuple(notes))
+        notes.append(loaded.message)
+    reduction, fma = recorded_runs()
+    return Setup(recorded_machine(), reduction, fma, "recorded",
+                 "Ceilings and kernel times recorded in one session on the course's H200: "
+                 + recorded_provenance() + ".", tuple(notes))
+
+
+def _source_of(path, name: str) -> str:
+    """The source of the function ``name`` in the file ``path``, read without importing it
+    (importing the GPU kernels would need numba-cuda)."""
+    import ast
+    from pathlib import Path
+
+    text = Path(path).read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return ast.get_source_segment(text, node, padded=True)
+    raise KeyError(f"{name} not found in {path}")
+
+
+def kernel_sources() -> str:
+    """The source of both kernels, for the notebook to print next to the accounting task."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    measure = here.parent / "measure"
+    parts = [
+        ("Reduction, CPU (Numba parallel)", _source_of(__file__, "_cpu_sum")),
+        ("Reduction, GPU (Numba-CUDA)", _source_of(here / "ex03_kernels.py", "gpu_sum")),
+        (f"FMA kernel, CPU (Lab 2's sweep at K = {FMA_STEPS})", _source_of(measure / "cpu.py", "_sweep")),
+        (f"FMA kernel, GPU (Lab 2's pipelined sweep at K = {FMA_STEPS})",
+         _source_of(measure / "kernels_numba.py", "sweep_pipelined_kernel")),
+    ]
+    return "\n\n".join(f"# ---- {title} " + "-" * max(0, 70 - len(title)) + f"\n{code}"
+                       for title, code in parts)
+
+
+# --- the checks ------------------------------------------------------------------------------
+
+SAMPLES = (dict(n=4096), dict(n=2 ** 20), dict(n=2 ** 27))
+
+
+def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
+    """The four counting functions of n, at several n."""
+    e = ops.dtype_bytes("fp32")
+    return report(
+        "The accounting",
+        check_function(reduction_flops, lambda n: reduction_cost(n).n_flops, SAMPLES,
+                       "reduction FLOPs(n)",
+                       mistakes=[(lambda n: 2 * n, "one add per element: an add is 1 FLOP, only a "
+                                                   "multiply-add counts 2")]),
+        check_function(reduction_bytes, lambda n: reduction_cost(n).n_bytes, SAMPLES,
+                       "reduction bytes(n)",
+                       mistakes=[(lambda n: 2 * e * n, "a reduction writes one number, not one "
+                                                       "per element"),
+                                 (lambda n: n, "float32 is 4 bytes per element")]),
+        check_function(fma_flops, lambda n: fma_cost(n).n_flops, SAMPLES, "FMA kernel FLOPs(n)",
+                       mistakes=[(lambda n: FMA_STEPS * n, "each multiply-add counts as 2 FLOPs"),
+                                 (lambda n: 2 * n, "each element gets FMA_STEPS multiply-adds, "
+                                                   "not one")]),
+        check_function(fma_bytes, lambda n: fma_cost(n).n_bytes, SAMPLES, "FMA kernel bytes(n)",
+                       mistakes=[(lambda n: e * n, "the kernel reads x and writes y: both cross "
+                                                   "memory"),
+                                 (lambda n: 2 * n, "float32 is 4 bytes per element")]),
+    )
+
+
+def _keys(setup: Setup) -> dict:
+    keys = {}
+    for run, cost in ((setup.reduction, reduction_cost(setup.reduction.n)),
+                      (setup.fma, fma_cost(setup.fma.n))):
+        intensity = cost.n_flops / cost.n_bytes
+        achieved = cost.n_flops / run.seconds / 1e9
+        roof = attainable_gflops(intensity, setup.peak_gflops, setup.peak_gbps)
+        keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof,
+                              side=side_of_ridge(intensity, setup.ridge),
+                              fraction=achieved / roof,
+                              gbps=cost.n_bytes / run.seconds / 1e9)
+    return keys
+
+
+def _require_setup(setup):
+    if not isinstance(setup, Setup):
+        raise TypeError("setup: pass the Setup that ex.prepare() returned")
+
+
+def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof,
+                    reduction_side, reduction_fraction_of_copy, fma_intensity, fma_gflops,
+                    fma_roof, fma_side, fma_fraction_of_roof):
+    """Both kernels on the loaded ceilings: intensity, achieved and roof (GFLOP/s), side, score."""
+    _require_setup(setup)
+    k = _keys(setup)
+    red, fma = k["reduction"], k["fma"]
+    time_hint = "achieved GFLOP/s = FLOPs / seconds / 1e9, with this run's n and median time"
+    roof_hint = "the roof is min(P, I x B) with this notebook's fp32 and DRAM ceilings"
+    return report(
+        f"Placement on {setup.machine.name}",
+        check_number(reduction_intensity, red["intensity"], "reduction intensity",
+                     unit="FLOP/byte"),
+        check_number(reduction_gflops, red["achieved"], "reduction achieved rate",
+                     unit="GFLOP/s", mistakes=[(red["gbps"], "that is its GB/s; the question "
+                                                             "asks for GFLOP/s")]),
+        check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
+                     mistakes=[(setup.peak_gflops, "that is the compute roof; at this "
+                                                   "intensity I x B is far lower")]),
+        check_side(reduction_side, red["intensity"], setup.ridge, "reduction side of the ridge"),
+        check_number(reduction_fraction_of_copy, red["gbps"] / setup.peak_gbps,
+                     "reduction bandwidth as a fraction of the copy ceiling", unit="fraction",
+                     rtol=0.03),
+        check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
+        check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
+                     mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
+                               (fma["gbps"], "that is its GB/s; the question asks for GFLOP/s")]),
+        check_number(fma_roof, fma["roof"], "FMA kernel roof", unit="GFLOP/s",
+                     mistakes=[(fma["intensity"] * setup.peak_gbps, roof_hint + ": I x B alone is "
+                                                                    "above the compute roof")]
+                     if fma["intensity"] * setup.peak_gbps > setup.peak_gflops else
+                     [(setup.peak_gflops, roof_hint)]),
+        check_side(fma_side, fma["intensity"], setup.ridge, "FMA kernel side of the ridge",
+                   hints={s: f"compare 16 FLOP/byte with this machine's ridge, P / B from the "
+                             f"ceilings loaded above" for s in ("memory", "compute", "ridge")}),
+        check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
+                     unit="fraction", rtol=0.03),
+    )
+
+
+def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
+    """Both kernels on the loaded roofline, at the student's achieved rates (or their roofs)."""
+    from ..placement import KernelPoint
+    from ..plotting import roofline_figure
+    _require_setup(setup)
+    points = []
+    for run, cost, rate in ((setup.reduction, reduction_cost(setup.reduction.n), reduction_gflops),
+                            (setup.fma, fma_cost(setup.fma.n), fma_gflops)):
+        usable = rate is not None and not is_unanswered(rate) and isinstance(rate, (int, float)) \
+            and rate > 0
+        points.append(KernelPoint(run.name, cost.n_flops, cost.n_bytes,
+                                  float(rate) if usable else None))
+    return roofline_figure(setup.machine, points, compute="fp32", memory="dram",
+                           title=f"Your two kernels on {setup.machine.name}")
+
+
+def model_verdict(setup, attempt):
+    """The model answer on whether the FMA kernel's verdict depends on the hardware."""
+    _require_setup(setup)
+    from ..machines import H200
+    k = _keys(setup)
+    here = k["fma"]["side"]
+    h200_ridge = H200.ridge("fp32", "dram")
+    text = (f"On these ceilings the ridge is {setup.ridge:.3g} FLOP/byte, so the FMA kernel at "
+            f"{k['fma']['intensity']:g} FLOP/byte is {SIDES.options[here][0]}, and it reaches "
+            f"{k['fma']['fraction']:.0%} of its roof. Its intensity is the same everywhere: "
+            f"{2 * FMA_STEPS} FLOPs per 8 bytes. What changes is the ridge. A CPU has a ridge of "
+            "a few FLOP/byte, so the kernel is deep on the compute side there; an H200's fp32 "
+            f"datasheet ridge is {h200_ridge:.3g}, so on a GPU it sits close to the ridge, where "
+            "a measured ceiling a few percent lower or higher can flip the verdict. The "
+            f"reduction, at {k['reduction']['intensity']:.3g} FLOP/byte, is memory-bound on any "
+            "machine, and the honest score for it is its bandwidth against the copy ceiling, "
+            f"here {k['reduction']['gbps'] / setup.peak_gbps:.0%}.")
+    if k["reduction"]["gbps"] > setup.peak_gbps:
+        text += (" Above 100% is possible: a stream of reads alone avoids the switching between "
+                 "reads and writes that a copy pays for, so a roof measured with a copy is a "
+                 "little low for it.")
+    return reveal(attempt, text, "does the verdict depend on the hardware?",
+                  key_points=("intensity belongs to the kernel, the ridge to the machine",
+                              "16 FLOP/byte is near a GPU's fp32 ridge, far right of a CPU's",
+                              "score the reduction as a fraction of copy bandwidth"))
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(record(progress=lambda line: print(line, file=sys.stderr)), indent=1))
