@@ -223,3 +223,24 @@ def experiment_text(experiment) -> str:
     """The experiment's table with a heading line giving the device and the backend."""
     head = f"{experiment.title} - {experiment.device.get('name', '?')}, {experiment.backend} backend"
     return head + "\n" + render(variant_rows(experiment), VARIANT_COLUMNS)
+
+
+# --- measured against datasheet --------------------------------------------------------------
+
+COMPARE_COLUMNS = (
+    Column("name", "ceiling", align="<"),
+    Column("unit", "unit", align="<"),
+    Column("measured", "measured", number),
+    Column("datasheet", "datasheet", number),
+    Column("fraction", "measured / datasheet", lambda v: "-" if v is None else f"{100 * v:.0f}%"),
+)
+
+
+def compare_rows(measured, datasheet) -> list:
+    """Each measured ceiling beside the datasheet's ceiling of the same name (None if absent)."""
+    rows = []
+    for c in measured.ceilings:
+        reference = datasheet.ceiling(c.name).value if datasheet.has(c.name) else None
+        rows.append({"name": c.name, "unit": c.unit, "measured": c.value, "datasheet": reference,
+                     "fraction": None if reference is None else c.value / reference})
+    return rows

@@ -15,6 +15,7 @@ import math
 from functools import lru_cache
 
 from .. import operators
+from ..pitfalls import fft_correlation_flops, fft_length
 from ..measure.checks import fill_values, fma_peak_expected
 from ..measure.engine import VerificationError
 from ..measure.provenance import cpu_provenance, now_iso
@@ -592,7 +593,7 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
     taps = rng.standard_normal(m).astype(np.float32)
     out = np.empty(n, np.float32)
     direct = _correlate_kernel()
-    length = 1 << (n + 2 * m).bit_length()
+    length = fft_length(n, m)
 
     def via_fft():
         spectrum = np.fft.rfft(signal, length) * np.conj(np.fft.rfft(taps, length))
@@ -604,7 +605,7 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
     for name, got in (("direct", out), ("FFT", via_fft())):
         error = float(np.max(np.abs(got - reference))) / scale
         _require(error < 1e-4, f"correlation {name}: error {error:.2e} of the largest output")
-    fft_flops = 3 * 2.5 * length * math.log2(length)  # a real transform is half a complex one
+    fft_flops = fft_correlation_flops(length)
     peak = CpuBackend(repeats=3).fma_peak("fp32", target_s=0.05).value
     timed_direct = _timed("direct O(n m)", lambda: direct(signal, taps, out), 2.0 * n * m,
                           4.0 * (2 * n + 2 * m), repeats)

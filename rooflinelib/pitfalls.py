@@ -1,0 +1,81 @@
+"""The model's side of the nine pitfalls: what each one predicts, before anything is measured.
+
+Notebook 06 sets each prediction here against a measurement from :mod:`rooflinelib.experiments`
+and hands the facts to :mod:`rooflinelib.triage`.  Every function is arithmetic on the
+catalogue (:mod:`rooflinelib.operators`) and the machine table; nothing here measures.
+"""
+from __future__ import annotations
+
+import math
+
+from . import operators
+
+#: The cost of launching one GPU kernel, as seed 000 puts it ("roughly 4 us"): the order of
+#: magnitude of a CUDA launch from Python, not a measurement of any one machine.
+LAUNCH_OVERHEAD_US = 4.0
+
+#: A GPU's global-memory transactions move 32-byte sectors; a CPU moves 64-byte cache lines.
+GPU_SECTOR_BYTES = 32
+CPU_LINE_BYTES = 64
+
+
+def launch_bound(n: int, machine, dtype: str = "fp32", launch_us: float = LAUNCH_OVERHEAD_US) -> dict:
+    """A vector add of ``n`` elements on ``machine``: its traffic time against a launch.
+
+    Returns the bytes, the traffic time at the DRAM roof, the launch time, their ratio, and
+    the fraction of the roof the kernel can reach when every launch is paid.
+    """
+    op = operators.vector_add(n, dtype)
+    roofline = machine.roofline("fp32", "dram")
+    traffic_s = op.n_bytes / (roofline.peak_gbps * 1e9)
+    launch_s = launch_us * 1e-6
+    return {"n": n, "n_bytes": op.n_bytes, "traffic_s": traffic_s, "launch_s": launch_s,
+            "launch_over_traffic": launch_s / traffic_s,
+            "fraction_of_roof": traffic_s / (traffic_s + launch_s)}
+
+
+def strided_amplification(stride: int, element_bytes: int = 4,
+                          transaction_bytes: int = GPU_SECTOR_BYTES) -> float:
+    """Bytes the memory system moves per useful byte when every ``stride``-th element is read.
+
+    One element per transaction once the stride spans a whole transaction; before that, the
+    transaction is shared by ``transaction_bytes / (stride * element_bytes)`` useful elements.
+    """
+    if stride < 1 or element_bytes < 1 or transaction_bytes < element_bytes:
+        raise ValueError("stride, element_bytes, transaction_bytes: must be positive, "
+                         "with a transaction at least one element wide")
+    return min(stride * element_bytes, transaction_bytes) / element_bytes
+
+
+def fft_correlation_flops(length: int) -> float:
+    """FLOPs of correlating through the FFT at transform length L: three real transforms of
+    about 2.5 L log2 L each (half the classic 5 L log2 L of a complex one)."""
+    return 3 * 2.5 * length * math.log2(length)
+
+
+def fft_length(n: int, m: int) -> int:
+    """The power-of-two transform length that holds a correlation of n outputs and m taps."""
+    return 1 << (n + 2 * m).bit_length()
+
+
+def algorithm_race(n: int, m: int) -> dict:
+    """Direct correlation (2nm FLOPs) against the FFT route, in FLOPs."""
+    length = fft_length(n, m)
+    direct, fft = 2.0 * n * m, fft_correlation_flops(length)
+    return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
+
+
+def fp32_peak_at_clock(sm_count: int, compute_capability: tuple, clock_mhz: float) -> float:
+    """The theoretical fp32 FMA peak in GFLOP/s: SMs x lanes x 2 FLOP x clock."""
+    from .measure.engine import theoretical
+    peaks = theoretical(sm_count, tuple(compute_capability), clock_mhz)
+    if "fp32_gflops" not in peaks:
+        raise ValueError(f"compute_capability: no published lane count for {compute_capability}")
+    return peaks["fp32_gflops"]
+
+
+def serial_over_overlapped(n_flops: float, n_bytes: float, peak_gflops: float, peak_gbps: float) -> float:
+    """How much longer a kernel takes with no overlap than with perfect overlap (1 to 2)."""
+    from .model import time_bounds
+    t = time_bounds(n_flops, n_bytes, peak_gflops, peak_gbps)
+    return t.serial_s / t.overlapped_s

@@ -1,0 +1,43 @@
+"""The model side of the pitfalls: launch cost, strided traffic, the algorithm race, clocks."""
+import pytest
+
+from rooflinelib import pitfalls
+from rooflinelib.machines import H200
+
+
+def test_launch_bound_vector_add_on_the_h200():
+    r = pitfalls.launch_bound(4096, H200)
+    assert r["n_bytes"] == 49_152  # seed 000: "moves 49 KB"
+    assert r["traffic_s"] == pytest.approx(49_152 / 4.8e12)
+    assert r["launch_over_traffic"] == pytest.approx(4e-6 / (49_152 / 4.8e12))
+    assert r["fraction_of_roof"] < 0.003
+    big = pitfalls.launch_bound(2 ** 26, H200)
+    assert big["fraction_of_roof"] > 0.97  # 168 us of traffic against a 4 us launch
+
+
+@pytest.mark.parametrize("stride, gpu, cpu", [(1, 1, 1), (2, 2, 2), (8, 8, 8), (16, 8, 16), (64, 8, 16)])
+def test_strided_amplification(stride, gpu, cpu):
+    assert pitfalls.strided_amplification(stride) == gpu
+    assert pitfalls.strided_amplification(stride, transaction_bytes=pitfalls.CPU_LINE_BYTES) == cpu
+    with pytest.raises(ValueError):
+        pitfalls.strided_amplification(0)
+
+
+def test_algorithm_race_counts():
+    race = pitfalls.algorithm_race(2 ** 16, 2 ** 14)
+    assert race["length"] == 2 ** 17 and race["direct_flops"] == 2 ** 31
+    assert race["fft_flops"] == pytest.approx(3 * 2.5 * 2 ** 17 * 17)
+    assert race["flop_ratio"] > 100
+
+
+def test_peak_scales_with_the_clock():
+    assert pitfalls.fp32_peak_at_clock(132, (9, 0), 1980) == pytest.approx(132 * 128 * 2 * 1.98)
+    assert pitfalls.fp32_peak_at_clock(132, (9, 0), 990) == pytest.approx(
+        pitfalls.fp32_peak_at_clock(132, (9, 0), 1980) / 2)
+    with pytest.raises(ValueError, match="compute_capability"):
+        pitfalls.fp32_peak_at_clock(10, (1, 0), 1000)
+
+
+def test_serial_is_at_most_twice_overlapped():
+    assert pitfalls.serial_over_overlapped(120e9, 3e9, 120_000, 3_000) == pytest.approx(2.0)
+    assert pitfalls.serial_over_overlapped(240e9, 20e9, 120_000, 3_000) == pytest.approx(1.3)
