@@ -204,12 +204,27 @@ def _matmul_refs():
     return out
 
 
-@section("sweep, one vector per thread (numba, for comparison)")
-def _sweep_unpipelined():
+SWEEP_VARIANTS = {}
+
+
+@section("sweep variants: vectors per thread")
+def _sweep_variants():
+    """The sweep with one vector per thread (1) and pipelined over 2 and 8 vectors, beside the
+    default (engine.SWEEP_VECTORS_PER_THREAD) measured above; full results kept."""
     from rooflinelib.measure import run_sweep
-    r = run_sweep("numba", pipelined=False)
-    return {"rows": [[x["k"], x["gbps"], x["gflops"]] for x in r["rows"]], "ridge": r["ridge"],
-            "knee": r["knee"], "peak_gflops": r["peak_gflops"], "peak_gbps": r["peak_gbps"]}
+    out = {}
+    for backend in ("numba", "cupy"):
+        for vpt in (1, 2, 8):
+            r = run_sweep(backend, vectors_per_thread=vpt)
+            SWEEP_VARIANTS[(backend, vpt)] = r
+            out[f"{backend} vpt={vpt}"] = r
+    return out
+
+
+@section("cuBLAS libraries loaded")
+def _libraries():
+    maps = Path("/proc/self/maps").read_text().splitlines()
+    return sorted({line.split()[-1] for line in maps if "libcublas" in line})
 
 
 @section("l2 working sets (numba, exploration)")
@@ -327,6 +342,21 @@ def targets():
             t[f"sweep {backend} knee within one K step of P/B"] = {
                 "value": steps, "goal": "<= 1", "met": steps <= 1,
                 "note": f"knee I={sw['knee']['intensity']:.2f} (K={sw['knee']['k']}), ridge {sw['ridge']:.2f}"}
+    from rooflinelib.measure.engine import SWEEP_VECTORS_PER_THREAD
+    from rooflinelib.measure.sweep import nearest_k, steps_between
+    for (backend, vpt), sw in sorted(SWEEP_VARIANTS.items()):
+        res = nc if backend == "numba" else cc
+        copy, theo = _ceiling(res, "dram"), _detail(res, "fp32").get("theoretical_gflops")
+        rows = sw["rows"]
+        steps = steps_between(rows, sw["knee"]["k"], nearest_k(rows, sw["ridge"])) if sw.get("knee") else None
+        t[f"variant {backend} vpt={vpt} (default {SWEEP_VECTORS_PER_THREAD})"] = {
+            "value": {"k0_over_copy": rows[0]["gbps"] / copy if copy else None,
+                      "plateau_over_theoretical": sw["peak_gflops"] / theo if theo else None,
+                      "knee_steps_from_ridge": steps},
+            "goal": ">= 0.95, >= 0.93, <= 1",
+            "met": bool(copy and theo and steps is not None and rows[0]["gbps"] / copy >= 0.95
+                        and sw["peak_gflops"] / theo >= 0.93 and steps <= 1),
+            "note": f"knee {sw.get('knee')}, ridge {sw['ridge']:.2f}"}
     add("l2 GB/s", _ceiling(nc, "l2"), 12000.0)
     d = _detail(nc, "shared")
     add("shared / (SMs x 128 B x clock)", d.get("fraction_of_theoretical"), 0.90,
@@ -364,6 +394,8 @@ if __name__ == "__main__":
     for name, v in REPORT["targets"].items():
         val = v["value"]
         shown = f"{val:,.4g}" if isinstance(val, (int, float)) else str(val)
+        if isinstance(val, dict):
+            shown = ", ".join(f"{k} {x:.3f}" if isinstance(x, float) else f"{k} {x}" for k, x in val.items())
         log(f"  {'MET ' if v['met'] else 'MISS' if v['met'] is False else '----'} {name}: {shown} "
             f"(goal {v['goal']}) {v.get('note', '')}")
     if REPORT["errors"]:

@@ -60,7 +60,8 @@ m = {
     "sfu": gpu.sfu(lines.append),
 }
 n, x, y = gpu.sweep_buffers(64 * 16)
-rows = [gpu.sweep_point(k, n, x, y).ceiling_row() for k in (0, 1, 70)]
+rows = [gpu.sweep_point(k, n, x, y, vectors_per_thread=v).ceiling_row()
+        for k in (0, 1, 70) for v in (1, 4)]
 print(json.dumps({"ceilings": {k: v.ceiling_row() for k, v in m.items()},
                   "details": {k: v.detail() for k, v in m.items()},
                   "sweep": rows, "progress": lines}))

@@ -88,7 +88,7 @@ def sweep(k):
 
 
 def sweep_pipelined(k):
-    n_vec = THREADS * 3 + 5  # several vectors per thread, and a ragged end
+    n_vec = 140  # two blocks of 32 threads, each walking a chunk of 70 vectors: a ragged last step
     x = checks.fill_values(np.arange(4 * n_vec)).astype(np.float32)
     y = np.full_like(x, np.nan)
     kn.sweep_pipelined_kernel(k).compile()[GRID, BLOCK](x, y, np.float32(1), np.float32(0))

@@ -173,7 +173,7 @@ class CpuBackend:
         x = self._data(n)
         return n, x, np.empty_like(x)
 
-    def sweep_point(self, k: int, n: int, x, y, all_ks=(), pipelined=True) -> Measurement:
+    def sweep_point(self, k: int, n: int, x, y, all_ks=(), vectors_per_thread=None) -> Measurement:
         import numpy as np
         a, b = np.float32(1), np.float32(0)
         kernel = _sweep(k)

@@ -98,6 +98,8 @@ BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
 L2_CONFIGS = (("cg", 4), ("nc", 4), ("ca", 4), ("nc", 8))  # (load flavour, unroll)
+#: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).
+SWEEP_VECTORS_PER_THREAD = 4
 L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
 L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact
 SHARED_FILL_MOD = 5
@@ -206,14 +208,20 @@ class _GpuBase:
     # -- the sweep ------------------------------------------------------------------------------
 
     def sweep_buffers(self, size_bytes: int):
-        n_vec = _vector_count(size_bytes, BLOCK)
+        n_vec = _vector_count(size_bytes, BLOCK * 64)
         x = self.empty(4 * n_vec, "fp32")
         y = self.empty(4 * n_vec, "fp32")
         self.fill(x)
         return n_vec, x, y
 
-    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(), pipelined: bool = True) -> Measurement:
-        launch = self.sweep_launcher(k, n_vec, x, y, all_ks, pipelined)
+    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(),
+                    vectors_per_thread: int = SWEEP_VECTORS_PER_THREAD) -> Measurement:
+        """One sweep point.  ``vectors_per_thread`` 1: one vector per thread, no pipelining;
+        2 or more: the software-pipelined kernel, each thread walking that many vectors."""
+        pipelined = vectors_per_thread > 1
+        if n_vec % (BLOCK * vectors_per_thread):
+            raise ValueError("vectors_per_thread: must divide the vectors into whole blocks")
+        launch = self.sweep_launcher(k, n_vec, x, y, all_ks, vectors_per_thread)
         self.poison(y)  # y still holds the previous point's (correct) output otherwise
         first = self._first_call(launch)
         bad = self.count_mismatches(x, y)
@@ -221,7 +229,8 @@ class _GpuBase:
         timing = self.time(launch)
         return Measurement("sweep", "compute", acc.sweep_work(4 * n_vec, k), timing, True,
                            first, f"{'sweep_pipelined' if pipelined else 'sweep'}<{k}>",
-                           {"k": k, "elements": 4 * n_vec, "block": BLOCK, "pipelined": pipelined})
+                           {"k": k, "elements": 4 * n_vec, "block": BLOCK,
+                            "vectors_per_thread": vectors_per_thread})
 
 
 class NumbaGpu(_GpuBase):
@@ -303,12 +312,12 @@ class NumbaGpu(_GpuBase):
         one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (1.0, 0.0)
         return lambda: kernel[threads // BLOCK, BLOCK](out, one, zero)
 
-    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), pipelined=True):
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), vectors_per_thread=1):
         import numpy as np
         one, zero = np.float32(1), np.float32(0)
-        if pipelined:  # a grid that just fills the GPU, walking the array
+        if vectors_per_thread > 1:
             kernel = self.kn.sweep_pipelined_kernel(k).compile()
-            grid = min(n_vec, self.threads_to_fill()) // BLOCK
+            grid = n_vec // (BLOCK * vectors_per_thread)
             return lambda: kernel[grid, BLOCK](x, y, one, zero)
         kernel = self.kn.sweep_kernel(k).compile()
         return lambda: kernel[n_vec // BLOCK, BLOCK](x, y, one, zero)
@@ -497,13 +506,14 @@ class CupyGpu(_GpuBase):
         one, zero = (np.float32(1), np.float32(0)) if dtype == "fp32" else (np.float64(1), np.float64(0))
         return lambda: fn((threads // BLOCK,), (BLOCK,), (out, one, zero))
 
-    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), pipelined=True):
+    def sweep_launcher(self, k, n_vec, x, y, all_ks=(), vectors_per_thread=1):
         import numpy as np
+        pipelined = vectors_per_thread > 1
         names = tuple(self.kc.sweep_name(j, pipelined) for j in all_ks) or (self.kc.sweep_name(k, pipelined),)
         fn = self.kc.kernel(self.kc.sweep_name(k, pipelined), names)
         one, zero = np.float32(1), np.float32(0)
         if pipelined:
-            grid = min(n_vec, self.threads_to_fill()) // BLOCK
+            grid = n_vec // (BLOCK * vectors_per_thread)
             n = np.uint64(n_vec)
             return lambda: fn((grid,), (BLOCK,), (x, y, n, one, zero))
         return lambda: fn((n_vec // BLOCK,), (BLOCK,), (x, y, one, zero))

@@ -70,19 +70,21 @@ __global__ void sweep(const float4* __restrict__ x, float4* __restrict__ y, floa
     y[i] = v;
 }
 
-// The same work, software-pipelined: grid-stride over n vectors, each thread loading its next
-// vector before it computes on the current one (see kernels_numba.sweep_pipelined_kernel).
+// The same work, software-pipelined: each block walks its own contiguous chunk of n / grid
+// vectors, a block-width at a time, each thread loading its next vector before it computes on
+// the current one (see kernels_numba.sweep_pipelined_kernel).
 template <int K>
 __global__ void sweep_pipelined(const float4* __restrict__ x, float4* __restrict__ y, size_t n,
                                 float a, float b) {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    const size_t chunk = n / gridDim.x;
+    const size_t end = (size_t)blockIdx.x * chunk + chunk;
+    size_t i = (size_t)blockIdx.x * chunk + threadIdx.x;
+    if (i >= end) return;
     float4 v = x[i];
     for (;;) {
-        const size_t following = i + stride;
+        const size_t following = i + blockDim.x;
         float4 w = v;
-        if (following < n) w = x[following];
+        if (following < end) w = x[following];
 #pragma unroll 1
         for (int j = 0; j < K / SWEEP_UNROLL; ++j) {
 #pragma unroll
@@ -97,7 +99,7 @@ __global__ void sweep_pipelined(const float4* __restrict__ x, float4* __restrict
             v.z = fmaf(v.z, a, b); v.w = fmaf(v.w, a, b);
         }
         y[i] = v;
-        if (following >= n) break;
+        if (following >= end) break;
         i = following;
         v = w;
     }

@@ -215,12 +215,14 @@ def sweep_kernel(k: int):
 
 @lru_cache(maxsize=None)
 def sweep_pipelined_kernel(k: int):
-    """The same work as :func:`sweep_kernel`, software-pipelined: a grid that just fills the
-    GPU walks the array (grid-stride), and each thread loads its next vector before it works
-    on the current one.  Every thread then always has a load in flight while it computes, so
-    memory and arithmetic overlap inside a thread too, and the measured curve follows
-    max(F/P, M/B) more closely near the ridge (seed 000, pitfall on overlap: the one-vector
-    kernel leans towards F/P + M/B there).  Launch with any grid; every vector is done once.
+    """The same work as :func:`sweep_kernel`, software-pipelined: each block walks its own
+    contiguous chunk of len(x) / (4 * grid) vectors, a block-width at a time, and each thread
+    loads its next vector before it works on the current one.  A thread then has a load in
+    flight while it computes, so memory and arithmetic overlap inside the thread too and the
+    measured curve follows max(F/P, M/B) more closely near the ridge (seed 000's pitfall on
+    overlap: one vector per thread leans towards F/P + M/B there).  Chunks keep the blocks
+    that run together on neighbouring addresses, as in a plain copy.
+    Launch with a grid that divides the vector count into multiples of the block width.
     """
     k = int(k)
     if k < 0:
@@ -228,15 +230,16 @@ def sweep_pipelined_kernel(k: int):
     k_blocks, k_rest = divmod(k, SWEEP_UNROLL)
 
     def sweep_pipelined(x, y, a, b):
-        n = x.shape[0] // 4
-        stride = cuda.gridDim.x * cuda.blockDim.x
-        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-        if i < n:
+        chunk = (x.shape[0] // 4) // cuda.gridDim.x
+        i = cuda.blockIdx.x * chunk + cuda.threadIdx.x
+        end = cuda.blockIdx.x * chunk + chunk
+        width = cuda.blockDim.x
+        if i < end:
             v0, v1, v2, v3 = load4(x, i)
             while True:
-                following = i + stride
+                following = i + width
                 w0, w1, w2, w3 = v0, v1, v2, v3
-                if following < n:  # prefetch: in flight during the FMAs below
+                if following < end:  # prefetch: in flight during the FMAs below
                     w0, w1, w2, w3 = load4(x, following)
                 j = int32(0)
                 while j < k_blocks:
@@ -252,7 +255,7 @@ def sweep_pipelined_kernel(k: int):
                     v2 = cuda.fma(v2, a, b)
                     v3 = cuda.fma(v3, a, b)
                 store4(y, i, v0, v1, v2, v3)
-                if following >= n:
+                if following >= end:
                     break
                 i = following
                 v0, v1, v2, v3 = w0, w1, w2, w3

@@ -29,7 +29,7 @@ from .timing import Stopwatch, time_with_events
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14
 CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_32F_FAST_TF32 = 68, 70, 77
-CUBLAS_OP_N, CUBLAS_GEMM_DEFAULT = 0, -1
+CUBLAS_OP_N, CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 0, -1, 99
 CUBLAS_DEFAULT_MATH, CUBLAS_POINTER_MODE_HOST = 0, 0
 
 #: ceiling name -> (dtype, data type, compute type, element bytes, relative tolerance)
@@ -86,15 +86,17 @@ def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
     cublas.setMathMode(handle, CUBLAS_DEFAULT_MATH)
     _give_workspace(cp, cublas, handle)
 
-    def gemm_ex():
+    def gemm_ex(algo=CUBLAS_GEMM_DEFAULT):
         # cuBLAS is column-major: C^T = B^T A^T, so passing B then A yields row-major A @ B.
         cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
                       alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
-                      beta.ctypes.data, c.data.ptr, data_type, n, compute_type, CUBLAS_GEMM_DEFAULT)
+                      beta.ctypes.data, c.data.ptr, data_type, n, compute_type, algo)
 
     candidates = [("cublasGemmEx via CuPy", gemm_ex)]
-    if dtype == "fp64":  # CuPy's own matmul (cublasDgemm) picks its algorithm differently
+    if dtype == "fp64":  # other entry points, whose heuristics may pick another kernel
         candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
+        candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
+                           lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
     rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
     reference = as_f64(a[rows]) @ as_f64(b)
     tried = []

@@ -63,13 +63,14 @@ def summarize(rows: list) -> dict:
 
 
 def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = None,
-              progress=None, pipelined: bool = True) -> dict:
+              progress=None, vectors_per_thread: int = None) -> dict:
     """Run Lab 2 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
-    the two buffers (default 1024 on a GPU, 256 on the CPU).  ``pipelined``: on a GPU, the
-    software-pipelined grid-stride kernel (default) or one vector per thread.  Every row is verified bit for
-    bit; a failed row raises VerificationError and nothing is returned.
+    the two buffers (default 1024 on a GPU, 256 on the CPU).
+    ``vectors_per_thread``: on a GPU, 1 for one vector per thread, 2 or more for the
+    software-pipelined kernel walking that many (default: engine.SWEEP_VECTORS_PER_THREAD).
+    Every row is verified bit for bit; a failed row raises VerificationError and nothing is returned.
     """
     from .backends import open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
@@ -81,13 +82,14 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
         b.repeats = int(repeats)
     size_bytes = int((size_mib or (256 if is_cpu else 1024)) * 2 ** 20)
     started = now_iso()
+    options = {} if vectors_per_thread is None else {"vectors_per_thread": int(vectors_per_thread)}
     n, x, y = b.sweep_buffers(size_bytes)
     if not is_cpu:
         b.warm_up()
     before = {} if is_cpu else gpu_snapshot()
     rows, details, jit = [], [], {}
     for i, k in enumerate(ks):
-        m = b.sweep_point(k, n, x, y, all_ks=ks, pipelined=pipelined)
+        m = b.sweep_point(k, n, x, y, all_ks=ks, **options)
         t = m.timing.median_s
         row = {"k": k, "intensity": sweep_intensity(k), "gbps": m.work.gbps(t),
                "gflops": m.work.gflops(t), "verified": True}
