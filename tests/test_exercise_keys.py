@@ -375,6 +375,8 @@ def test_kernel_sources_are_shown_without_importing_numba_cuda():
     text = ex03.kernel_sources()
     for name in ("def _cpu_sum", "def gpu_sum", "def _sweep", "def sweep_pipelined_kernel"):
         assert name in text
+    recorded = ex03.kernel_sources(RECORDED)
+    assert "def gpu_sum" in recorded and "def _cpu_sum" not in recorded
 
 
 def test_model_verdict_uses_the_loaded_numbers():
