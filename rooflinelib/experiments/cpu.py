@@ -606,7 +606,9 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
         error = float(np.max(np.abs(got - reference))) / scale
         _require(error < 1e-4, f"correlation {name}: error {error:.2e} of the largest output")
     fft_flops = fft_correlation_flops(length)
-    peak = CpuBackend(repeats=3).fma_peak("fp32", target_s=0.05).value
+    # The ceiling is the best of a few measurements, as a ceiling always is (ERT reports the
+    # best configuration): a busy moment can only make a run slower, never faster.
+    peak = max(CpuBackend(repeats=3).fma_peak("fp32", target_s=0.05).value for _ in range(3))
     timed_direct = _timed("direct O(n m)", lambda: direct(signal, taps, out), 2.0 * n * m,
                           4.0 * (2 * n + 2 * m), repeats)
     direct_row = Variant(timed_direct.name, timed_direct.n_flops, timed_direct.n_bytes,
