@@ -209,12 +209,12 @@ SWEEP_VARIANTS = {}
 
 @section("sweep variants: vectors per thread")
 def _sweep_variants():
-    """The sweep with one vector per thread (1) and pipelined over 2 and 8 vectors, beside the
+    """The sweep with one vector per thread (1) and pipelined over 4 to 64 vectors, beside the
     default (engine.SWEEP_VECTORS_PER_THREAD) measured above; full results kept."""
     from rooflinelib.measure import run_sweep
     out = {}
     for backend in ("numba", "cupy"):
-        for vpt in (1, 2, 8):
+        for vpt in (1, 4, 8, 32, 64):
             r = run_sweep(backend, vectors_per_thread=vpt)
             SWEEP_VARIANTS[(backend, vpt)] = r
             out[f"{backend} vpt={vpt}"] = r

@@ -99,7 +99,7 @@ COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread,
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
 L2_CONFIGS = (("cg", 4), ("nc", 4), ("ca", 4), ("nc", 8))  # (load flavour, unroll)
 #: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).
-SWEEP_VECTORS_PER_THREAD = 4
+SWEEP_VECTORS_PER_THREAD = 16
 L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
 L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact
 SHARED_FILL_MOD = 5
