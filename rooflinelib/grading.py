@@ -23,7 +23,7 @@ import html
 import math
 import numbers
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
 from .expr import ExpressionError, evaluate

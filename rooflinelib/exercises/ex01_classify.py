@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import operators as ops
 from ..grading import (Choices, Table, check_choice, check_number, check_side, report)
-from ..model import Ceiling, Machine, attainable_gflops, classify, time_bounds
+from ..model import Ceiling, Machine, classify, time_bounds
 
 SOURCE = "Exercise 1: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
 

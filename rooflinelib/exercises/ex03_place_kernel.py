@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Optional
 
 from .. import operators as ops
-from ..grading import (SIDES, Table, check_choice, check_function, check_number, check_side,
+from ..grading import (SIDES, Table, check_function, check_number, check_side,
                        is_unanswered, report, reveal)
 from ..model import Machine, attainable_gflops, side_of_ridge
 
