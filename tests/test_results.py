@@ -193,3 +193,65 @@ def test_peaks_must_be_the_sweeps_maxima():
     data.update(peak_gflops=1000.0, ridge=0.25)
     with pytest.raises(ResultError, match="peak_gflops: is below"):
         results.validate(data)
+
+
+# --- the recorded H200 runs shipped in rooflinelib/data ---------------------------------------
+
+SHIPPED = ["h200_ceilings_numba.json", "h200_ceilings_cupy.json", "h200_sweep_numba.json",
+           "h200_sweep_cupy.json"]
+
+
+def test_every_recorded_run_is_shipped_and_valid():
+    assert sorted(results.recorded_names()) == sorted(SHIPPED)
+    for name in SHIPPED:
+        r = results.load(results.DATA_DIR / name)
+        dev = r["device"]
+        assert dev["name"] == "NVIDIA H200" and dev["sm_count"] == 132
+        assert r["scope"] == "gpu" and r["backend"] in ("numba", "cupy")
+        # provenance: clocks before and after, driver, versions, timestamps
+        for when in ("before", "after"):
+            assert dev[when]["sm_clock_mhz"] > 1000 and dev[when]["mem_clock_mhz"] > 1000
+            assert dev[when]["driver"] and "temperature_c" in dev[when] and "power_w" in dev[when]
+        # a run whose SM clock moved more than 2% says so (the cupy ceilings run ends right
+        # after the fp16/bf16 GEMMs, which pull the clock down under the 700 W power cap)
+        assert isinstance(dev["clock_drift_flag"], bool)
+        if dev["clock_drift_flag"]:
+            assert any("SM clock moved" in note for note in r["notes"])
+        assert {"numpy", "python"} <= set(dev["libraries"]) and dev["started"] and dev["finished"]
+
+
+@pytest.mark.parametrize("backend", ["numba", "cupy"])
+def test_recorded_ceilings_are_plausible_for_an_h200(backend):
+    m = results.recorded_h200(backend)
+    assert m.kind == "measured" and m.provenance["name"] == "NVIDIA H200"
+    assert 3500 < m.ceiling("dram").value < 4800  # HBM3e, under the 4.8 TB/s datasheet
+    assert 55_000 < m.ceiling("fp32").value < 67_000  # 132 SMs x 128 x 2 x 1.98 GHz = 66.9 T
+    assert m.ceiling("fp64").value == pytest.approx(m.ceiling("fp32").value / 2, rel=0.05)
+    assert m.ceiling("bf16-tensor").value > 10 * m.ceiling("fp32").value
+    assert 10 < m.ridge("fp32", "dram") < 20
+
+
+def test_recorded_numba_run_has_the_hierarchy():
+    m = results.recorded_h200("numba")
+    assert m.ceiling("shared").value > m.ceiling("l2").value > m.ceiling("dram").value
+    assert m.has("sfu")
+
+
+@pytest.mark.parametrize("backend", ["numba", "cupy"])
+def test_recorded_sweep_walks_k_0_to_1024(backend):
+    s = results.recorded_h200_sweep(backend)
+    ks = [r["k"] for r in s["rows"]]
+    assert ks[0] == 0 and ks[-1] == 1024 and all(r["verified"] for r in s["rows"])
+    assert s["knee"] is not None
+    # the ridge from the sweep's own ends sits near the ceilings' ridge
+    ceilings = results.recorded_h200(backend)
+    assert s["ridge"] == pytest.approx(ceilings.ridge("fp32", "dram"), rel=0.15)
+
+
+def test_recorded_bad_names_get_one_line():
+    with pytest.raises(ResultError, match="backend"):
+        results.recorded("ceilings", "opencl")
+    with pytest.raises(ResultError, match="kind"):
+        results.recorded("plot", "numba")
+    with pytest.raises(ResultError, match="no recorded"):
+        results.recorded("ceilings", "cpu")

@@ -98,7 +98,11 @@ BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
 L2_CONFIGS = (("cg", 4), ("nc", 4), ("ca", 4), ("nc", 8))  # (load flavour, unroll)
-#: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).
+#: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).  Measured
+#: on the H200 (benchmarks/REPORT.md): more vectors per thread overlap loads with FMAs better,
+#: so the knee moves onto the ridge (2 K-steps early at 1, 1 step from 16 up), while the K = 0
+#: copy loses bandwidth (0.999 of the copy ceiling at 1, 0.95 at 16, 0.93 at 64).  16 is the
+#: largest value that keeps K = 0 within 5% of the copy.
 SWEEP_VECTORS_PER_THREAD = 16
 L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
 L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact

@@ -113,7 +113,9 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
         "rows": rows, "ridge": summary["ridge"], "peak_gflops": summary["peak_gflops"],
         "peak_gbps": summary["peak_gbps"], "knee": summary["knee"],
         "details": details, "jit_seconds": jit,
-        "notes": (["CPU roofline: measured on this machine's CPU cores, not a GPU."]
-                  if is_cpu else []),
+        "notes": (["CPU roofline: measured on this machine's CPU cores, not a GPU."] if is_cpu
+                  else [f"SM clock moved {100 * device['sm_clock_drift']:+.1f}% between the start "
+                        "and the end of the run: re-measure before trusting small gaps"]
+                  if device.get("clock_drift_flag") else []),
     }
     return results.validate(result)
