@@ -298,8 +298,10 @@ def to_machine(result_or_path, name: str = None):
 
 
 def recorded_names() -> list:
-    """File names of the recorded results in ``rooflinelib/data``."""
-    return sorted(p.name for p in DATA_DIR.glob("*.json"))
+    """File names of the recorded results in ``rooflinelib/data`` (``<device>_<kind>_<backend>.json``
+    for the kinds above; the folder also holds data other modules read, such as working-set
+    sweeps and ncu counters)."""
+    return sorted(p.name for p in DATA_DIR.glob("*.json") if any(f"_{k}_" in p.name for k in KINDS))
 
 
 def recorded(kind: str = "ceilings", backend: str = "numba", device: str = "h200") -> dict:

@@ -1,0 +1,233 @@
+"""Charts and the widget of the hierarchical roofline (notebook 05).
+
+- :func:`sweep_figure`: read bandwidth against working-set size, log-log, with the detected
+  levels (dashed, over their plateaus), their capacities (dotted) and the cache sizes the
+  device reports (dash-dot).
+- :func:`hierarchical_figure`: the roofline of :func:`rooflinelib.plotting.roofline_figure`
+  with one memory roof per level, and each kernel drawn NERSC-style: one marker per level at
+  the same GFLOP/s, joined by a line, the binding level's marker outlined.
+- :class:`WorkingSetExplorer`: a slider over the working-set size; the kernel's points and the
+  verdict follow, and so does a marker on the sweep.
+
+Trace ids (``meta``), for widgets and tests: ``series:<name>``, ``level:<name>``,
+``capacity:<name>``, ``reported:<name>``, ``ws-marker``; ``hier:<kernel>`` (the joining line)
+and ``hier:<kernel>:<level>`` (a marker); ``peak:<level>`` for a second machine's memory roofs.
+Plotly and ipywidgets are imported inside the functions.
+"""
+from __future__ import annotations
+
+import math
+
+from . import hierarchy as h
+from .plotting import _COLOURS, _FALLBACK_COLOURS, find_trace, roofline_figure  # noqa: F401
+
+LEVEL_COLOURS = dict(_COLOURS, l1="#2ca02c", l3="#9467bd")
+SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+
+
+def level_colour(name: str, index: int = 0) -> str:
+    return LEVEL_COLOURS.get(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+
+
+def _decade_range(low, high):
+    return [math.floor(math.log10(low)), math.ceil(math.log10(high))]
+
+
+def sweep_figure(result: dict, series=None, levels=None, title=None, widget: bool = False):
+    """Bandwidth against working set for ``series`` (names; default all) of a working-set
+    result, with the levels of the first one (or ``levels``) and the reported cache sizes."""
+    import plotly.graph_objects as go
+    names = [s["name"] for s in result["series"]] if series is None else list(series)
+    all_series = [h.series_of(result, n) for n in names]
+    if levels is None:
+        levels = h.hierarchy_levels(result) if series is None else \
+            all_series[0].levels(ends_in_memory=h.ends_in_memory(result, all_series[0]))
+    fig = go.Figure()
+    for index, s in enumerate(all_series):
+        fig.add_trace(go.Scatter(
+            x=list(s.sizes), y=list(s.gbps), mode="lines+markers", name=s.name, meta=f"series:{s.name}",
+            line=dict(color=SERIES_COLOURS[index % len(SERIES_COLOURS)], width=2), marker=dict(size=4),
+            hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s<extra>" + s.name + "</extra>"))
+    sizes = [x for s in all_series for x in s.sizes]
+    rates = [g for s in all_series for g in s.gbps]
+    for index, lv in enumerate(levels):
+        colour = level_colour(lv.name, index)
+        fig.add_trace(go.Scatter(
+            x=[lv.first_bytes, lv.last_bytes], y=[lv.gbps, lv.gbps], mode="lines",
+            name=f"{lv.name}: {lv.gbps:,.0f} GB/s", meta=f"level:{lv.name}",
+            line=dict(color=colour, width=4, dash="dash"),
+            hovertemplate=f"{lv.title}: {lv.gbps:,.0f} GB/s (plateau median)<extra></extra>"))
+        if lv.capacity_bytes:
+            fig.add_trace(go.Scatter(
+                x=[lv.capacity_bytes] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
+                name=f"{lv.name} holds up to {h.format_bytes(lv.capacity_bytes)}",
+                meta=f"capacity:{lv.name}", line=dict(color=colour, width=1, dash="dot"),
+                hovertemplate=f"{lv.name} capacity (detected): {h.format_bytes(lv.capacity_bytes)}<extra></extra>"))
+    for key, size in sorted(h.reported_sizes(result).items()):
+        if min(sizes) <= size <= max(sizes):
+            fig.add_trace(go.Scatter(
+                x=[size] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
+                name=f"{key} reported by the device: {h.format_bytes(size)}", meta=f"reported:{key}",
+                line=dict(color="#7f7f7f", width=1, dash="dashdot"),
+                hovertemplate=f"{key} size reported by the device: {h.format_bytes(size)}<extra></extra>"))
+    device = result["device"]["name"]
+    fig.update_layout(
+        title=title or f"Working-set sweep: {device}, measured {result['created'][:10]}",
+        template="plotly_white", hovermode="closest",
+        xaxis=dict(type="log", title="working set (bytes)", range=_decade_range(min(sizes), max(sizes))),
+        yaxis=dict(type="log", title="read bandwidth (GB/s)",
+                   range=_decade_range(min(rates) / 1.5, max(rates) * 1.5)))
+    return go.FigureWidget(fig) if widget else fig
+
+
+def _x_range(machine, placements, compute):
+    values = [p.intensity for pl in placements for p in pl.points]
+    peak = machine.ceiling(compute).value
+    values += [peak / c.value for c in machine.memory_ceilings]
+    return (10 ** math.floor(math.log10(min(values) / 3)), 10 ** math.ceil(math.log10(max(values) * 3)))
+
+
+def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None, title=None,
+                        peaks=None, x_range=None, widget: bool = False):
+    """The hierarchical roofline of ``machine`` with ``placements`` (from
+    :func:`rooflinelib.hierarchy.place_levels`), one marker per level per kernel.
+
+    ``levels``: the memory ceilings to draw (default every level a placement uses, innermost
+    first as in the machine).  ``peaks``: a second machine (e.g. ncu's theoretical peaks) whose
+    memory roofs are drawn thin and dashed beside the measured ones.
+    """
+    import plotly.graph_objects as go
+    used = {p.level for pl in placements for p in pl.points}
+    if levels is None:
+        levels = [c.name for c in machine.memory_ceilings if c.name in used or not used]
+    memory = ["dram"] + [lv for lv in levels if lv != "dram"] if "dram" in levels else list(levels)
+    if x_range is None and placements:
+        x_range = _x_range(machine, placements, compute)
+    fig = roofline_figure(machine, (), compute=[compute], memory=memory, title=title, x_range=x_range)
+    x_low, x_high = (10 ** v for v in fig.layout.xaxis.range)
+    if peaks is not None:
+        for c in peaks.memory_ceilings:
+            corner = min(x_high, peaks.ceiling(compute).value / c.value if peaks.has(compute) else x_high)
+            fig.add_trace(go.Scatter(
+                x=[x_low, corner], y=[x_low * c.value, corner * c.value], mode="lines",
+                name=f"{c.name} ncu peak: {c.value:,.0f} GB/s", meta=f"peak:{c.name}",
+                line=dict(color=level_colour(c.name), width=1, dash="longdash"),
+                hovertemplate=f"{c.title}: {c.value:,.0f} GB/s (theoretical)<extra></extra>"))
+        if peaks.has(compute):
+            top = peaks.ceiling(compute).value
+            fig.add_trace(go.Scatter(
+                x=[x_low, x_high], y=[top, top], mode="lines", name=f"{compute} ncu peak: {top:,.0f} GFLOP/s",
+                meta=f"peak:{compute}", line=dict(color="#d62728", width=1, dash="longdash")))
+    symbols = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon")
+    rates = []
+    for index, pl in enumerate(placements):
+        rate = pl.achieved_gflops if pl.achieved_gflops is not None else pl.roof_gflops
+        rates.append(rate)
+        xs = sorted(p.intensity for p in pl.points)
+        fig.add_trace(go.Scatter(x=xs, y=[rate] * len(xs), mode="lines", meta=f"hier:{pl.name}",
+                                 name=pl.name, showlegend=False,
+                                 line=dict(color="#444444", width=1), hoverinfo="skip"))
+        for p in pl.points:
+            binding = p.level == pl.binding
+            frac = "" if p.fraction_of_roof is None else f", {100 * p.fraction_of_roof:.0f}% of this roof"
+            fig.add_trace(go.Scatter(
+                x=[p.intensity], y=[rate], mode="markers", meta=f"hier:{pl.name}:{p.level}",
+                name=f"{pl.name} @ {p.level}" + (" (binds)" if binding else ""),
+                marker=dict(symbol=symbols[index % len(symbols)], size=13 if binding else 10,
+                            color=level_colour(p.level),
+                            line=dict(width=3 if binding else 1, color="#000000" if binding else level_colour(p.level))),
+                hovertext=[f"<b>{pl.name}</b> at {p.level}<br>{h.format_bytes(p.n_bytes)}, "
+                           f"I = {p.intensity:.3g} FLOP/byte<br>roof {p.roof_gflops:,.0f} GFLOP/s{frac}"],
+                hoverinfo="text"))
+    if rates:
+        low = min(min(rates) / 3, 10 ** fig.layout.yaxis.range[0])
+        fig.update_layout(yaxis=dict(range=[math.floor(math.log10(low)), fig.layout.yaxis.range[1]]))
+    fig.update_layout(legend=dict(title="roofs and kernels (one marker per level)"))
+    if title is None:
+        fig.update_layout(title=f"Hierarchical roofline: {machine.name}")
+    return go.FigureWidget(fig) if widget else fig
+
+
+# --- the working-set explorer ----------------------------------------------------------------
+
+class WorkingSetExplorer:
+    """Move the working set of a kernel that re-reads it; watch the binding level change.
+
+    The kernel reads W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
+    Its traffic at each level follows :func:`rooflinelib.hierarchy.working_set_traffic`, with
+    the capacities and ceilings measured by the sweep (:func:`rooflinelib.hierarchy.hierarchy_levels`);
+    the sweep chart marks W.
+    """
+
+    def __init__(self, result: dict, machine, reads: float = 64, flops_per_byte: float = 0.25,
+                 ws_bytes: float = 8e6, compute: str = "fp32"):
+        from . import widgets as wd
+        w = wd._widgets()
+        self._wd = wd
+        self.result, self.machine, self.compute = result, machine, compute
+        chosen = h.hierarchy_series(result)
+        self.levels = h.hierarchy_levels(result)
+        self.curve = h.reference_curve(result)
+        self.reads, self.flops_per_byte = reads, flops_per_byte
+        low, high = math.log2(self.curve[0][0]), math.log2(self.curve[0][-1])
+        self.slider = w.FloatLogSlider(value=min(max(ws_bytes, self.curve[0][0]), self.curve[0][-1]), base=2,
+                                       min=low, max=high, step=0.125, readout_format=".3s",
+                                       description="working set (B)", continuous_update=True,
+                                       style={"description_width": "initial"}, layout=w.Layout(width="620px"))
+        self.text = w.HTML()
+        state = self.state_at(self.slider.value)
+        # Fixed axes: the kernel's intensities run from flops_per_byte (every level sees every
+        # request) to flops_per_byte * reads (a level sees the working set once).
+        span = (flops_per_byte / 4, flops_per_byte * reads * 4)
+        self.roofline = hierarchical_figure(machine, [state.placement], compute, widget=True,
+                                            x_range=span,
+                                            title="The working-set kernel against every level")
+        self.sweep = sweep_figure(result, [c.name for c in chosen], self.levels, widget=True,
+                                  title="Where the working set sits on the measured sweep")
+        self.sweep.add_scatter(x=[state.ws_bytes], y=[state.predicted_gbps], mode="markers",
+                               meta="ws-marker", name="the kernel (model)",
+                               marker=dict(size=14, color="#000000", symbol="x"))
+        self.box = w.VBox([self.slider, self.text, self.roofline, self.sweep])
+        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.update(self.slider.value)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.box._repr_mimebundle_(**kwargs)
+
+    def state_at(self, ws_bytes: float) -> h.WorkingSetState:
+        return h.working_set_state(self.levels, self.machine, ws_bytes, self.reads,
+                                   self.flops_per_byte, self.compute, self.curve)
+
+    def update(self, ws_bytes: float):
+        """Move the kernel to ``ws_bytes``; returns the new state (or None after an error,
+        shown in place of the verdict)."""
+        from .plotting import find_trace
+        try:
+            state = self.state_at(ws_bytes)
+        except (h.HierarchyError, ValueError) as exc:
+            self.text.value = self._wd._error_line(exc)
+            return None
+        pl = state.placement
+        rate = pl.roof_gflops
+        with self.roofline.batch_update():
+            line = find_trace(self.roofline, f"hier:{pl.name}")
+            xs = sorted(p.intensity for p in pl.points)
+            line.x, line.y = xs, [rate] * len(xs)
+            for p in pl.points:
+                marker = find_trace(self.roofline, f"hier:{pl.name}:{p.level}")
+                binding = p.level == pl.binding
+                marker.x, marker.y = [p.intensity], [rate]
+                marker.name = f"{pl.name} @ {p.level}" + (" (binds)" if binding else "")
+                marker.marker.size = 13 if binding else 10
+                marker.marker.line.width = 3 if binding else 1
+                marker.marker.line.color = "#000000" if binding else level_colour(p.level)
+        with self.sweep.batch_update():
+            point = find_trace(self.sweep, "ws-marker")
+            point.x, point.y = [state.ws_bytes], [state.predicted_gbps]
+        self.text.value = "<br>".join(self._wd._html_line(line) for line in state.text().splitlines())
+        self.state = state
+        return state
+
+
+def working_set_explorer(result: dict, machine, **options) -> WorkingSetExplorer:
+    return WorkingSetExplorer(result, machine, **options)

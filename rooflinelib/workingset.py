@@ -1,0 +1,354 @@
+"""The working-set sweep, measured: read bandwidth against working-set size, on a GPU (Numba)
+or on this machine's CPU.
+
+    from rooflinelib.workingset import run_workingset
+    result = run_workingset("auto", progress=print)      # GPU if there is one, else the CPU
+    from rooflinelib import hierarchy
+    levels = hierarchy.result_levels(result)              # the steps, found in the numbers
+
+Every point is verified before it is timed: the buffer holds small integers whose float sums
+are exact, so each thread's sums are compared bit for bit with :func:`expected_gpu_sums` (or
+the CPU's with :func:`expected_cpu_sum`).  A wrong sum raises VerificationError and no rate is
+recorded.  The result is a ``rooflinelib-workingset`` file (:mod:`rooflinelib.hierarchy`).
+
+Bytes counted: the bytes the kernel loads, each 16-byte load (8 on the CPU) counted once; the
+adds that consume them are not scored.  Times: device events around each launch after a
+warm-up, median of ``repeats`` (the measurement engine's timing, :mod:`rooflinelib.measure`).
+"""
+from __future__ import annotations
+
+import math
+
+from . import hierarchy
+
+KIB = 1024
+MIB = 1024 * 1024
+
+#: GPU sweep: 16 KiB (one chunk) to 512 MiB (2 GiB for the L2-to-DRAM series, thirty times the
+#: H200's L2, where even a cache that keeps a fraction of a large working set no longer helps),
+#: 8 sizes per octave.
+GPU_MIN_BYTES = 16 * KIB
+GPU_MAX_BYTES = 512 * MIB
+PER_OCTAVE = 8
+#: Bytes read per launch: long enough (0.3 ms from L1, 2 ms from HBM) that the launch's ramp-up
+#: and tail are small, short enough that 300 launches take seconds.
+GPU_BYTES_PER_LAUNCH = 8e9
+
+#: CPU sweep defaults: 4 KiB to 64 MiB (past the L1 and L2 of most CPUs; an L3 of hundreds of
+#: MB needs ``max_bytes`` raised, and patience).
+CPU_MIN_BYTES = 4 * KIB
+CPU_MAX_BYTES = 64 * MIB
+CPU_BYTES_PER_CALL = 2e8
+
+A_PERIOD = 5  # value of float q of a chunk: q % 5 ...
+B_PERIOD = 3  # ... plus (chunk index) % 3: both small, so every float32 sum is exact
+
+
+def working_set_sizes(min_bytes: float, max_bytes: float, per_octave: int = PER_OCTAVE,
+                      multiple: int = 1) -> list:
+    """Working sets from ``min_bytes`` to ``max_bytes``, ``per_octave`` per doubling, each a
+    whole number of ``multiple`` bytes (so the smallest sizes are spaced by ``multiple``)."""
+    if not (0 < min_bytes <= max_bytes) or per_octave < 1 or multiple < 1:
+        raise ValueError(f"sizes: need 0 < min_bytes <= max_bytes and per_octave >= 1, got "
+                         f"{min_bytes!r}, {max_bytes!r}, {per_octave!r}")
+    steps = int(math.floor(per_octave * math.log2(max_bytes / min_bytes) + 1e-9))
+    sizes = set()
+    for i in range(steps + 1):
+        size = min_bytes * 2.0 ** (i / per_octave)
+        sizes.add(max(multiple, int(round(size / multiple)) * multiple))
+    return sorted(sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU: data and expected sums
+
+
+def gpu_data(n_chunks: int):
+    """The float32 working set of ``n_chunks`` chunks: float q of chunk j holds
+    (q % 5) + (j % 3)."""
+    import numpy as np
+    from .workingset_kernels import CHUNK_FLOATS
+    pattern = (np.arange(CHUNK_FLOATS) % A_PERIOD).astype(np.float32)
+    chunk_term = (np.arange(n_chunks) % B_PERIOD).astype(np.float32)
+    return (chunk_term[:, None] + pattern[None, :]).ravel()
+
+
+def block_chunks(n_chunks: int, grid: int, pattern: str = "spread"):
+    """For each block: its first chunk and how many chunks it cycles over (numpy arrays)."""
+    import numpy as np
+    b = np.arange(grid, dtype=np.int64)
+    first = (b * n_chunks) // grid
+    if pattern != "slices":  # 'spread', and the shared tiles, walk the whole set
+        return first, np.full(grid, n_chunks, dtype=np.int64), np.zeros(grid, dtype=np.int64)
+    last = np.maximum(((b + 1) * n_chunks) // grid, first + 1)
+    return first, last - first, first
+
+
+def expected_gpu_sums(n_chunks: int, n_pass: int, grid: int, pattern: str = "spread"):
+    """Each thread's four sums, shape (grid * BLOCK, 4), for a launch of ``grid`` blocks.
+
+    Thread t of block b reads, n_pass times, the chunk after the one before it within the
+    block's cycle (the whole set for 'spread', its slice for 'slices'), at vectors
+    t + u * BLOCK.  The pattern term is the same every chunk (n_pass times the sum over u); the
+    chunk term adds UNROLL * (chunk index % 3) per chunk visited.
+    """
+    import numpy as np
+    from .workingset_kernels import BLOCK, CHUNK_FLOATS, UNROLL
+    pattern_term = (np.arange(CHUNK_FLOATS) % A_PERIOD).astype(np.float64).reshape(UNROLL, BLOCK, 4)
+    per_thread = n_pass * pattern_term.sum(axis=0)  # (BLOCK, 4)
+    terms = (np.arange(n_chunks) % B_PERIOD).astype(np.float64)
+    cumulative = np.concatenate([[0.0], np.cumsum(terms)])
+
+    def chunk_sum(lo, hi):  # sum of terms[lo:hi] for lo <= hi <= n_chunks, elementwise
+        return cumulative[hi] - cumulative[lo]
+
+    first, length, origin = block_chunks(n_chunks, grid, pattern)
+    full, rest = np.divmod(np.int64(n_pass), length)
+    cycle = chunk_sum(origin, origin + length)
+    # the partial cycle: rest chunks from ``first``, wrapping back to ``origin``
+    head = np.minimum(rest, origin + length - first)
+    per_block = full * cycle + chunk_sum(first, first + head) + chunk_sum(origin, origin + rest - head)
+    sums = per_thread[None, :, :] + UNROLL * per_block[:, None, None]
+    return sums.reshape(grid * BLOCK, 4)
+
+
+#: The GPU sweep's series: (access, pattern, largest working set).  The L1 needs every SM to
+#: read the whole set ('spread'); the L2 and DRAM need blocks that share nothing ('slices'),
+#: read far past the L2 so that the DRAM plateau is flat.  The spread .cg series shows what
+#: sharing data between blocks does to the same L2.
+GPU_SERIES = (("global", "spread", GPU_MAX_BYTES), ("global-cg", "slices", 4 * GPU_MAX_BYTES),
+              ("global-cg", "spread", GPU_MAX_BYTES), ("shared", "tiles", None))
+SERIES_NAMES = {("global", "spread"): "global loads (L1 + L2), every SM reads all",
+                ("global-cg", "slices"): "global loads .cg (L2 only), a slice per block",
+                ("global-cg", "spread"): "global loads .cg (L2 only), every SM reads all",
+                ("global", "slices"): "global loads (L1 + L2), a slice per block",
+                ("shared", "tiles"): "shared-memory tiles"}
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU: the sweep
+
+
+def _gpu():
+    from .measure.engine import NumbaGpu
+    gpu = NumbaGpu()
+    dev = gpu.cuda.get_current_device()
+    facts = {}
+    for key, attr in (("l2", "L2_CACHE_SIZE"), ("shared", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR")):
+        try:
+            facts[key] = int(getattr(dev, attr))
+        except Exception:  # an attribute this driver does not know: compare without it
+            pass
+    return gpu, facts
+
+
+def _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats, pattern="spread"):
+    import numpy as np
+    from .measure.engine import Measurement, VerificationError
+    from .measure.accounting import Work
+    from .workingset_kernels import BLOCK, CHUNK_BYTES
+    out = gpu.empty(4 * grid * BLOCK, "fp32")
+    args = (data, out, np.int32(n_chunks), np.int32(n_pass))
+    launch = lambda: kernel[grid, BLOCK](*args)  # noqa: E731
+    gpu.poison(out)
+    first = gpu._first_call(launch)
+    got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
+    want = expected_gpu_sums(n_chunks, n_pass, grid, pattern)
+    bad = int(np.count_nonzero(got != want))
+    if bad:
+        raise VerificationError(f"verification: working set {n_chunks * CHUNK_BYTES} B ({access} {pattern}): "
+                                f"{bad} of {got.size} sums wrong")
+    timing = gpu.time(launch, repeats)
+    n_bytes = float(grid) * n_pass * CHUNK_BYTES  # every block reads n_pass whole chunks
+    return Measurement("workingset", "memory", Work(0.0, n_bytes), timing, True, first,
+                       f"ws_read {access}", {"n_chunks": n_chunks, "n_pass": n_pass, "grid": grid})
+
+
+def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYTES_PER_LAUNCH,
+                repeats: int = 10, progress=None) -> dict:
+    """The working-set sweep on this GPU (Numba backend), one result series per entry of
+    ``series``: (access, pattern, largest working set in bytes).
+
+    ``sizes``: working sets in bytes (default 16 KiB .. 2 GiB, 8 per octave), rounded to whole
+    16 KiB chunks; each series takes those up to its largest.  The ``shared`` series reads
+    tiles of 16, 32 and 48 KiB in shared memory.  Returns a validated ``rooflinelib-workingset``
+    result.
+    """
+    from .measure.provenance import ClockSampler, finish, gpu_snapshot, now_iso
+    from .workingset_kernels import (BLOCK, CHUNK_BYTES, PATTERNS, SHARED_TILE_CHUNKS, read_kernel,
+                                     shared_read_kernel)
+    plan = []
+    for entry in series:
+        access, pattern, largest = entry
+        if (access, pattern) not in SERIES_NAMES or (access == "shared") != (pattern == "tiles"):
+            raise ValueError(f"series: unknown access/pattern {access!r}/{pattern!r}")
+        plan.append((access, pattern, largest))
+    gpu, reported = _gpu()
+    if sizes is None:
+        top = max([e[2] for e in plan if e[2]] or [GPU_MAX_BYTES])
+        sizes = working_set_sizes(GPU_MIN_BYTES, top, PER_OCTAVE, CHUNK_BYTES)
+    chunks = sorted({max(1, int(s) // CHUNK_BYTES) for s in sizes})
+    started = now_iso()
+    gpu.warm_up()
+    before = gpu_snapshot()
+    host = gpu_data(max(chunks + list(SHARED_TILE_CHUNKS)))
+    data = gpu.upload(host)
+    blocks_per_sm = gpu.max_threads_per_sm // BLOCK
+    out_series = []
+    for access, pattern, largest in plan:
+        rows = []
+        if access == "shared":
+            per_sm = reported.get("shared", 0)
+            points = []
+            for tile in SHARED_TILE_CHUNKS:
+                # Blocks per SM: as many as the threads allow and the tiles fit (1 KiB of each
+                # block's shared memory is reserved by the system).
+                fit = per_sm // (tile * CHUNK_BYTES + KIB) if per_sm else 1
+                points.append((tile, shared_read_kernel(tile).compile(),
+                               gpu.sm_count * max(1, min(blocks_per_sm, fit))))
+        else:
+            kernel = read_kernel(access, pattern).compile()
+            points = [(n, kernel, gpu.sm_count * blocks_per_sm) for n in chunks
+                      if largest is None or n * CHUNK_BYTES <= largest]
+        with ClockSampler() as clocks:  # the SM clock while this series ran (NVML, if present)
+            for n_chunks, kernel, grid in points:
+                # Enough passes for bytes_per_launch, and for every block to cover its chunks.
+                n_pass = max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))),
+                             int(math.ceil(n_chunks / grid)))
+                m = _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats,
+                               "spread" if pattern not in PATTERNS else pattern)
+                rows.append({"bytes": n_chunks * CHUNK_BYTES, "gbps": m.value,
+                             "spread": m.timing.spread, "verified": True})
+                if progress:
+                    progress(f"  {access:<9} {pattern:<6} {hierarchy.format_bytes(n_chunks * CHUNK_BYTES):>9}: "
+                             f"{m.value:>9,.0f} GB/s (spread {100 * m.timing.spread:.1f}%)")
+        out_series.append({"name": SERIES_NAMES[(access, pattern)], "access": access, "pattern": pattern,
+                           "first_cache": 2 if access == "global-cg" else 1, "rows": rows,
+                           "sm_clock_mhz": clocks.median_mhz,
+                           "grid": {str(n): g for n, _, g in points} if access == "shared" else
+                           gpu.sm_count * blocks_per_sm})
+    after = gpu_snapshot()
+    del data
+    device = finish(gpu.provenance(), before, after, "numba", started)
+    device["reported_cache_bytes"] = reported
+    result = {"format": hierarchy.FORMAT, "version": hierarchy.VERSION, "kind": "workingset",
+              "backend": "numba", "scope": "gpu", "created": started, "device": device,
+              "config": {"block": BLOCK, "chunk_bytes": CHUNK_BYTES, "bytes_per_launch": bytes_per_launch,
+                         "repeats": repeats, "blocks_per_sm": blocks_per_sm,
+                         "max_host_bytes": int(host.nbytes)},
+              "series": out_series, "notes": []}
+    return hierarchy.validate(result)
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU
+
+
+def _cpu_kernel():
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def build():
+        from numba import njit, prange
+
+        # Every thread sums the whole working set ``passes`` times.  ``reassoc`` lets LLVM keep
+        # several vector accumulators (the sum of small integers is exact in any order).
+        @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+        def cpu_ws_read(data, passes, out):
+            for t in prange(out.shape[0]):
+                total = 0.0
+                for _ in range(passes):
+                    for i in range(data.shape[0]):
+                        total += data[i]
+                out[t] = total
+
+        return cpu_ws_read
+    return build()
+
+
+def cpu_data(n: int):
+    """``n`` float64 values, small integers (i % 7): sums are exact."""
+    import numpy as np
+    return (np.arange(n) % 7).astype(np.float64)
+
+
+def expected_cpu_sum(n: int, passes: int) -> float:
+    full, rest = divmod(n, 7)
+    return float(passes * (full * 21 + rest * (rest - 1) // 2))
+
+
+def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats: int = 5,
+                threads: int = None, progress=None) -> dict:
+    """The working-set sweep on this CPU: every thread reads one shared buffer of W bytes,
+    so the per-core caches (L1, L2) and the shared last-level cache appear as steps.
+    Returns a validated ``rooflinelib-workingset`` result (scope 'cpu')."""
+    import numba
+    import numpy as np
+    from .measure.engine import VerificationError
+    from .measure.provenance import cpu_provenance, library_versions, now_iso
+    from .measure.timing import time_on_host
+    if sizes is None:
+        sizes = working_set_sizes(CPU_MIN_BYTES, CPU_MAX_BYTES, 4, 1024)
+    n_threads = int(threads or numba.get_num_threads())
+    kernel = _cpu_kernel()
+    started = now_iso()
+    out = np.empty(n_threads)
+    rows = []
+    for size in sizes:
+        n = max(1, int(size) // 8)
+        data = cpu_data(n)
+        passes = max(1, int(bytes_per_call // (8 * n * n_threads)))
+        kernel(data, passes, out)  # the first call compiles; it is checked, never timed
+        want = expected_cpu_sum(n, passes)
+        if not np.all(out == want):
+            raise VerificationError(f"verification: cpu working set {8 * n} B: sums {out[:2]} "
+                                    f"differ from {want}")
+        timing = time_on_host(lambda: kernel(data, passes, out), repeats, 1)
+        gbps = 8.0 * n * passes * n_threads / timing.median_s / 1e9
+        rows.append({"bytes": 8 * n, "gbps": gbps, "spread": timing.spread, "verified": True})
+        if progress:
+            progress(f"  cpu {hierarchy.format_bytes(8 * n):>9}: {gbps:>8,.1f} GB/s")
+    device = dict(cpu_provenance(n_threads), backend="cpu", started=started, finished=now_iso(),
+                  libraries=library_versions(), reported_cache_bytes=cpu_cache_sizes())
+    result = {"format": hierarchy.FORMAT, "version": hierarchy.VERSION, "kind": "workingset",
+              "backend": "cpu", "scope": "cpu", "created": started, "device": device,
+              "config": {"threads": n_threads, "bytes_per_call": bytes_per_call, "repeats": repeats},
+              "series": [{"name": "cpu reads (every thread the whole set)", "access": "cpu",
+                          "first_cache": 1, "rows": rows}],
+              "notes": ["CPU working-set sweep: the levels are this CPU's caches, not a GPU's."]}
+    return hierarchy.validate(result)
+
+
+def cpu_cache_sizes() -> dict:
+    """Data and unified cache sizes the OS reports for CPU 0 (Linux sysfs), e.g.
+    ``{"l1": 49152, "l2": 2097152, "l3": 314572800}``; empty elsewhere."""
+    from pathlib import Path
+    found = {}
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = int((index / "level").read_text().strip())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction":
+            continue
+        scale = {"K": KIB, "M": MIB, "G": 1024 * MIB}.get(text[-1:], 1)
+        try:
+            found[f"l{level}"] = int(text.rstrip("KMG")) * scale
+        except ValueError:
+            continue
+    return found
+
+
+def run_workingset(backend: str = "auto", progress=None, **options) -> dict:
+    """The sweep on ``backend`` 'numba' (GPU), 'cpu', or 'auto' (the GPU when Numba-CUDA can
+    use one, else the CPU, and says so)."""
+    if backend not in ("auto", "numba", "cpu"):
+        raise ValueError(f"backend: must be auto, numba or cpu, got {backend!r}")
+    if backend == "auto":
+        from .measure.backends import gpu_available
+        backend = "numba" if gpu_available() else "cpu"
+        if progress and backend == "cpu":
+            progress("No CUDA GPU: sweeping this machine's CPU caches instead.")
+    return measure_gpu(progress=progress, **options) if backend == "numba" else measure_cpu(progress=progress, **options)
