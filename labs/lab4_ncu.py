@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Lab 4: Nsight Compute's counters, placed on the hierarchical roofline.
+
+    python3 labs/lab4_ncu.py profile                      # ncu on labs/lab4_target.py (our kernels)
+    python3 labs/lab4_ncu.py profile -- python3 my_prog.py --size 4096
+    python3 labs/lab4_ncu.py show results/lab4_ncu.csv --analytic results/lab4_analytic.json
+
+``profile`` runs ``ncu --clock-control none --csv --page raw`` with the metrics for L1, L2 and
+DRAM bytes, FP32/FP64 FMA, add and mul instructions, the kernel time and ncu's own peaks; it
+stores the CSV and then does what ``show`` does.  ``show`` imports a CSV and prints, for every
+profiled launch: its bytes and intensity at each level; its place against our measured
+ceilings (the working-set sweep's levels and Lab 1's fp32 peak) and against ncu's peaks, with
+the level that binds; and, given the program's analytic counts, how far the counters are from
+them.  Needs ``ncu`` only to profile; ``show`` works anywhere, e.g. on the recorded H200 CSV:
+
+    python3 labs/lab4_ncu.py show rooflinelib/data/h200_ncu_lab4.csv \\
+        --analytic rooflinelib/data/h200_ncu_lab4_analytic.json
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+RESULTS = ROOT / "results"
+DEFAULT_REGEX = "sweep|ws_read"
+
+
+def find_ncu(given=None):
+    for candidate in (given, os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
+        if candidate and Path(candidate).exists():
+            return str(candidate)
+    return None
+
+
+def profile(args) -> int:
+    from rooflinelib.ncu import NcuError, command
+    ncu = find_ncu(args.ncu)
+    if ncu is None:
+        raise NcuError("ncu: not found (give --ncu PATH or set NCU); Nsight Compute ships with "
+                       "the CUDA toolkit, and `show` works without it on a recorded CSV")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    analytic = args.analytic
+    if not program:
+        analytic = analytic or str(out.with_name(out.stem + "_analytic.json"))
+        program = [sys.executable, str(ROOT / "labs" / "lab4_target.py"), "--analytic", analytic]
+    cmd = command(program, args.kernel_regex, peaks=not args.no_peaks, ncu=ncu)
+    print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        raise NcuError(f"ncu: did not finish within {args.timeout:.0f} s") from None
+    out.write_text(done.stdout)
+    if args.log:
+        Path(args.log).write_text(done.stderr)
+    if done.returncode != 0:
+        last = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-1:] or [""]
+        raise NcuError(f"ncu: exited with status {done.returncode}: {last[0][:300]}")
+    print(f"ncu CSV written to {out}", file=sys.stderr)
+    return show(argparse.Namespace(csv=str(out), analytic=analytic, ceilings=args.ceilings,
+                                   workingset=args.workingset))
+
+
+def _machine(ceilings_path, workingset_path):
+    """Our measured ceilings: the working-set levels and Lab 1's compute peaks."""
+    from rooflinelib import hierarchy
+    from rooflinelib.modes import load_ceilings
+    loaded = load_ceilings(ceilings_path)
+    ws = hierarchy.load(workingset_path) if workingset_path else hierarchy.recorded()
+    return hierarchy.machine_from_result(ws, loaded.machine), loaded.message
+
+
+def show(args) -> int:
+    from rooflinelib import hierarchy, ncu
+    kernels = ncu.load_csv(args.csv)
+    print(f"{len(kernels)} profiled launch(es) in {args.csv}\n")
+    print(ncu.kernel_table(kernels))
+    if args.analytic:
+        try:
+            records = json.loads(Path(args.analytic).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ncu.NcuError(f"{args.analytic}: cannot be read as JSON ({exc})") from None
+        print("\nncu counters against the counts made by hand (gap = ncu / analytic - 1):")
+        print(ncu.agreement_table(ncu.compare(kernels, records, args.analytic)))
+    try:
+        machine, message = _machine(args.ceilings, args.workingset)
+    except hierarchy.HierarchyError as exc:  # no sweep to take levels from: the counters still print
+        machine = None
+        print(f"\nNo hierarchical placement: {' '.join(str(exc).split())}")
+    if machine is not None:
+        print(f"\nOur ceilings: {machine.name}. {message}")
+        placements = []
+        for k in kernels:
+            try:
+                placements.append(hierarchy.place_levels(k.hierarchical(), machine))
+            except ncu.NcuError as exc:
+                print(f"  (skipped: {exc})")
+        print(hierarchy.placement_table(placements))
+        for pl in placements:
+            print("  " + pl.verdict())
+    peaks = next((k.peaks() for k in kernels if k.peaks()), None)
+    if peaks is not None:
+        print(f"\nncu's own peaks (peak per cycle x the clock of that run, SM at "
+              f"{peaks.sm_clock_mhz or 0:,.0f} MHz): theoretical, not measured.")
+        print(f"{'ceiling':<8} {'ncu peak':>12} {'measured':>12} {'measured/ncu':>13}")
+        for name, value in list(peaks.gbps.items()) + list(peaks.gflops.items()):
+            ours = machine.ceiling(name).value if machine is not None and machine.has(name) else None
+            ratio = f"{ours / value:>13.2f}" if ours else f"{'-':>13}"
+            shown = f"{ours:>12,.0f}" if ours else f"{'-':>12}"
+            print(f"{name:<8} {value:>12,.0f} {shown} {ratio}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="lab4_ncu.py", description="Lab 4: import Nsight "
+                                     "Compute counters into the hierarchical roofline.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("profile", help="run ncu on a program, store the CSV, show it")
+    p.add_argument("--out", default=str(RESULTS / "lab4_ncu.csv"), help="CSV to write")
+    p.add_argument("--analytic", help="the program's analytic counts (JSON), for the comparison")
+    p.add_argument("--kernel-regex", default=DEFAULT_REGEX, help="profile only these kernels")
+    p.add_argument("--no-peaks", action="store_true", help="do not collect ncu's peak metrics")
+    p.add_argument("--ncu", help="path of the ncu executable")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds before giving up")
+    p.add_argument("--log", help="also store ncu's messages (stderr) here")
+    p.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
+    p.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
+    p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS (default: lab4_target.py)")
+    s = sub.add_parser("show", help="import an ncu CSV and place its kernels")
+    s.add_argument("csv")
+    s.add_argument("--analytic", help="analytic counts (JSON list, one record per launch)")
+    s.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
+    s.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
+    args = parser.parse_args(argv)
+    from rooflinelib.hierarchy import HierarchyError
+    from rooflinelib.ncu import NcuError
+    try:
+        return profile(args) if args.command == "profile" else show(args)
+    except (NcuError, HierarchyError) as exc:
+        print(f"lab4: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

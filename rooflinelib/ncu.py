@@ -1,0 +1,516 @@
+"""Nsight Compute (``ncu``) counters as hierarchical roofline points (Lab 4).
+
+``ncu`` counts, for each kernel launch, the bytes that crossed each memory level and the
+floating-point instructions executed.  With those, a kernel becomes one point per level:
+
+- L1: ``l1tex__t_bytes.sum``; L2: ``lts__t_bytes.sum``;
+  DRAM: ``dram__bytes_read.sum + dram__bytes_write.sum``;
+- FLOPs: ``2 x FFMA + FADD + FMUL`` thread instructions (``sm__sass_thread_inst_executed_op_
+  {ffma,fadd,fmul}_pred_on.sum``), and the same for fp64 (DFMA, DADD, DMUL);
+- time: ``gpu__time_duration.sum``.
+
+ncu also knows the hardware's peak per clock (``<metric>.peak_sustained``) and the clock each
+unit ran at (``<unit>__cycles_elapsed.avg.per_second``).  Their product is ncu's ceiling:
+*theoretical* at the clock of that run, not measured.  Our working-set sweep measures what the
+levels actually deliver, which is lower.
+
+This module parses the CSV that ``ncu --csv`` prints (``--page raw``: one row per launch, one
+column per metric; or the default details page: one row per launch and metric) and builds the
+command that produces it.  A file that is not such a CSV, or lacks a column or a metric the
+points need, raises :class:`NcuError` with one line naming the line, the column or the metric.
+Standard library only.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+#: Bytes at each memory level, by level name (the names of :mod:`rooflinelib.hierarchy`).
+LEVEL_METRICS = {
+    "l1": ("l1tex__t_bytes.sum",),
+    "l2": ("lts__t_bytes.sum",),
+    "dram": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+}
+_INST = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+#: FLOPs per executed thread instruction, by precision: an FMA is two.
+FLOP_METRICS = {
+    "fp32": {_INST.format("ffma"): 2, _INST.format("fadd"): 1, _INST.format("fmul"): 1},
+    "fp64": {_INST.format("dfma"): 2, _INST.format("dadd"): 1, _INST.format("dmul"): 1},
+}
+TIME_METRIC = "gpu__time_duration.sum"
+METRICS = (tuple(m for names in LEVEL_METRICS.values() for m in names)
+           + tuple(m for table in FLOP_METRICS.values() for m in table) + (TIME_METRIC,))
+
+#: ncu's own peaks: bytes (or instructions) per cycle at peak, and the clock of the unit.
+PEAK_METRICS = {
+    "l1": ("l1tex__t_bytes.sum.peak_sustained", "l1tex__cycles_elapsed.avg.per_second", 1),
+    "l2": ("lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second", 1),
+    "dram": ("dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second", 1),
+    "fp32": (_INST.format("ffma") + ".peak_sustained", "sm__cycles_elapsed.avg.per_second", 2),
+    "fp64": (_INST.format("dfma") + ".peak_sustained", "sm__cycles_elapsed.avg.per_second", 2),
+}
+PEAK_METRIC_NAMES = tuple(dict.fromkeys(m for a, b, _ in PEAK_METRICS.values() for m in (a, b)))
+_NEEDED = frozenset(METRICS + PEAK_METRIC_NAMES)
+
+NCU_DEFAULT = "/usr/local/cuda/bin/ncu"
+
+REQUIRED_COLUMNS = ("ID", "Kernel Name")
+DETAILS_COLUMNS = ("Metric Name", "Metric Unit", "Metric Value")
+
+
+class NcuError(ValueError):
+    """An ncu CSV that cannot be used; the message is one line naming what is wrong."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
+def command(program, kernel_regex: Optional[str] = None, peaks: bool = True,
+            ncu: str = NCU_DEFAULT, launch_count: Optional[int] = None) -> list:
+    """The ncu command line that profiles ``program`` (a list: executable and arguments).
+
+    ``--clock-control none`` leaves the clocks as the card runs them (ncu would otherwise lock
+    them to base clock, and the kernel would be timed at a clock nobody runs at).
+    ``--cache-control all`` (ncu's default, stated) flushes the caches before each launch, so
+    DRAM bytes are those of a cold start.  ``-k regex:`` keeps only the kernels asked for.
+    """
+    if isinstance(program, str) or not program:
+        raise NcuError("program: give the program to profile as a list, e.g. ['python3', 'prog.py']")
+    metrics = list(METRICS) + (list(PEAK_METRIC_NAMES) if peaks else [])
+    cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--target-processes", "all",
+           "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "function",
+           "--metrics", ",".join(metrics)]
+    if kernel_regex:
+        cmd += ["--kernel-name-base", "function", "-k", f"regex:{kernel_regex}"]
+    if launch_count:
+        cmd += ["-c", str(int(launch_count))]
+    return cmd + [str(p) for p in program]
+
+
+# ---------------------------------------------------------------------------------------------
+# values and units
+
+_PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+           "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12}
+_BASES = ("byte", "second", "cycle", "inst", "hz", "warp", "sector", "request", "thread",
+          "block", "wavefront", "op", "flop")
+_UNIT = re.compile(r"^([KMGTPmunp]?)(byte|second|cycle|inst|hz|warp|sector|request|thread|block|"
+                   r"wavefront|op|flop)s?$", re.IGNORECASE)
+
+
+def unit_factor(unit: str) -> Optional[float]:
+    """The factor that turns a value in ``unit`` into base units (bytes, seconds, cycles,
+    instructions, Hz), or None for a unit this module does not know.  ``Mbyte`` -> 1e6,
+    ``usecond`` -> 1e-6, ``byte/cycle`` -> 1, ``cycle/nsecond`` -> 1e9, ``""`` -> 1."""
+    unit = (unit or "").strip()
+    if unit in ("", "%", "inst", "(!)"):
+        return 1.0
+    if unit.lower() in ("ns", "us", "ms", "s"):
+        return {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit.lower()]
+    if "/" in unit:
+        top, _, bottom = unit.partition("/")
+        a, b = unit_factor(top), unit_factor(bottom)
+        return None if a is None or b is None or b == 0 else a / b
+    m = _UNIT.match(unit)
+    if not m:
+        return None
+    prefix = m.group(1)
+    if m.group(2).lower() == "hz" and prefix == "m":  # "mhz" is how some versions spell MHz
+        prefix = "M"
+    return _PREFIX[prefix]
+
+
+def parse_number(text: str) -> Optional[float]:
+    """A value as ncu prints it: ``1,234,567.5`` -> 1234567.5; ``n/a`` or empty -> None;
+    anything else that is not a plain number raises ValueError."""
+    t = (text or "").strip()
+    if t.lower() in ("", "n/a", "nan", "-"):
+        return None
+    if not re.fullmatch(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?", t):
+        raise ValueError(t)
+    value = float(t.replace(",", ""))
+    if not math.isfinite(value):
+        raise ValueError(t)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# one profiled launch
+
+
+@dataclass(frozen=True)
+class NcuKernel:
+    """One profiled kernel launch: its identity and its metrics in base units."""
+
+    id: str
+    name: str  # as ncu printed it
+    metrics: dict  # metric name -> value in base units (bytes, seconds, instructions, Hz)
+    block: str = ""
+    grid: str = ""
+    device: str = ""
+    where: str = "ncu CSV"
+    line: int = 0
+
+    @property
+    def short_name(self) -> str:
+        """The function name without namespace, arguments, ABI tag or Numba's numeric suffix:
+        ``cudapy::pkg::f::<locals>::sweep$241(Array<...>)`` -> ``sweep``."""
+        return short_kernel_name(self.name)
+
+    def value(self, metric: str) -> float:
+        """A metric's value; NcuError naming the metric when the CSV lacks it."""
+        v = self.metrics.get(metric)
+        if v is None:
+            reason = "missing" if metric not in self.metrics else "has no value (n/a)"
+            raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): metric {metric}: "
+                           f"{reason}; profile with --metrics {metric}")
+        return v
+
+    @property
+    def seconds(self) -> float:
+        return self.value(TIME_METRIC)
+
+    def flops(self, precision: Optional[str] = None) -> float:
+        """FLOPs counted from the instruction counters: one precision, or all present."""
+        tables = [FLOP_METRICS[precision]] if precision else list(FLOP_METRICS.values())
+        total, seen = 0.0, False
+        for table in tables:
+            for metric, weight in table.items():
+                if self.metrics.get(metric) is not None:
+                    total += weight * self.metrics[metric]
+                    seen = True
+        if not seen:
+            wanted = ", ".join(m for t in tables for m in t)
+            raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): FLOP counters: "
+                           f"none present; profile with --metrics {wanted}")
+        return total
+
+    @property
+    def n_flops(self) -> float:
+        return self.flops()
+
+    def level_bytes(self, level: str) -> float:
+        if level not in LEVEL_METRICS:
+            raise NcuError(f"level: must be one of {', '.join(LEVEL_METRICS)}, got {level!r}")
+        return sum(self.value(m) for m in LEVEL_METRICS[level])
+
+    @property
+    def bytes_by_level(self) -> dict:
+        return {level: self.level_bytes(level) for level in LEVEL_METRICS}
+
+    @property
+    def achieved_gflops(self) -> float:
+        return self.n_flops / self.seconds / 1e9
+
+    def hierarchical(self, name: Optional[str] = None):
+        """This launch as a :class:`rooflinelib.hierarchy.HierarchicalKernel`, timed."""
+        from .hierarchy import HierarchicalKernel
+        flops = self.n_flops
+        if flops <= 0:
+            raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): executed no "
+                           "floating-point instruction, so it has no point on a FLOP/s roofline")
+        levels = {k: v for k, v in self.bytes_by_level.items() if v > 0}
+        label = name or f"{self.short_name} #{self.id}"
+        return HierarchicalKernel(label[:60], flops, levels, flops / self.seconds / 1e9)
+
+    def peaks(self) -> Optional["NcuPeaks"]:
+        """ncu's theoretical peaks at this launch's clocks, or None if not collected."""
+        values = {}
+        for key, (per_cycle, clock, weight) in PEAK_METRICS.items():
+            a, b = self.metrics.get(per_cycle), self.metrics.get(clock)
+            if a is not None and b is not None:
+                values[key] = weight * a * b / 1e9
+        if not values:
+            return None
+        sm_hz = self.metrics.get("sm__cycles_elapsed.avg.per_second")
+        return NcuPeaks(self.device or "GPU", sm_hz / 1e6 if sm_hz else None,
+                        {k: v for k, v in values.items() if k in LEVEL_METRICS},
+                        {k: v for k, v in values.items() if k in FLOP_METRICS})
+
+
+@dataclass(frozen=True)
+class NcuPeaks:
+    """ncu's ceilings for one launch: peak per cycle x the clock measured during it."""
+
+    device: str
+    sm_clock_mhz: Optional[float]
+    gbps: dict  # level -> GB/s
+    gflops: dict  # precision -> GFLOP/s
+
+    def machine(self, name: Optional[str] = None):
+        """A :class:`rooflinelib.Machine` holding these peaks (kind 'theoretical')."""
+        from .model import Ceiling, Machine
+        clock = f" at {self.sm_clock_mhz:,.0f} MHz" if self.sm_clock_mhz else ""
+        source = f"ncu peak_sustained x cycles_elapsed.per_second{clock}: theoretical, not measured"
+        ceilings = [Ceiling(k, "memory", v, source, f"{k} (ncu peak)") for k, v in self.gbps.items()]
+        ceilings += [Ceiling(k, "compute", v, source, f"{k} FMA (ncu peak)") for k, v in self.gflops.items()]
+        return Machine(name or f"{self.device} (ncu peaks{clock})", tuple(ceilings), source,
+                       kind="theoretical")
+
+
+def short_kernel_name(name: str) -> str:
+    text = name.strip()
+    depth, cut = 0, len(text)
+    for i, ch in enumerate(text):  # drop the argument list: the first '(' at template depth 0
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == "(" and depth == 0 and i > 0:
+            cut = i
+            break
+    text = text[:cut]
+    text = re.sub(r"\[abi:[^\]]*\]", "", text)
+    text = text.split("::")[-1].strip()
+    text = re.sub(r"\$\d+$", "", text)
+    return text or name.strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing
+
+
+def _header_index(lines):
+    for index, line in enumerate(lines):
+        if not line.startswith('"'):
+            continue
+        try:
+            cells = next(csv.reader([line]))
+        except (csv.Error, StopIteration):
+            continue
+        if cells and cells[0] == "ID" and "Kernel Name" in cells:
+            return index, cells
+    return None, None
+
+
+def parse_csv(text: str, where: str = "ncu CSV") -> list:
+    """The kernel launches of an ``ncu --csv`` output (raw or details page), in launch order.
+
+    Lines before the header (``==PROF==`` messages, the program's own output) and lines that
+    do not start with a quote after it are skipped.  Raises NcuError (one line) for anything
+    that is not an ncu CSV, a missing column, a row with the wrong number of fields, a value
+    that is not a number, or a unit this module cannot convert.
+    """
+    if not isinstance(text, str):
+        raise NcuError(f"{where}: expected text, got {type(text).__name__}")
+    if not text.strip():
+        raise NcuError(f"{where}: file: empty")
+    lines = text.splitlines()
+    start, header = _header_index(lines)
+    if header is None:
+        raise NcuError(f"{where}: header: no line starting \"ID\",... with a \"Kernel Name\" column; "
+                       "not the output of ncu --csv (was the program profiled, and did ncu print errors?)")
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            raise NcuError(f"{where}: column {column!r}: missing from the header")
+    details = "Metric Name" in header or "Metric Value" in header
+    if details:
+        for column in DETAILS_COLUMNS:
+            if column not in header:
+                raise NcuError(f"{where}: column {column!r}: missing (a details-page CSV needs "
+                               f"{', '.join(DETAILS_COLUMNS)})")
+    rows = []
+    for number, line in enumerate(lines[start + 1:], start=start + 2):
+        if not line.startswith('"'):
+            continue  # ncu messages and program output
+        try:
+            cells = next(csv.reader([line]))
+        except csv.Error as exc:
+            raise NcuError(f"{where}: line {number}: not valid CSV ({exc})") from None
+        if len(cells) != len(header):
+            raise NcuError(f"{where}: line {number}: has {len(cells)} fields, the header has {len(header)}")
+        rows.append((number, dict(zip(header, cells))))
+    kernels = _details(rows, where) if details else _raw(rows, header, where)
+    if not kernels:
+        raise NcuError(f"{where}: rows: the CSV has a header but no kernel; did the -k filter "
+                       "match nothing, or did the program launch no kernel?")
+    return kernels
+
+
+#: A metric column of the raw page: ncu's metric names are ``unit__counter.rollup[.suffix]``.
+_METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*__[A-Za-z0-9_.]+$")
+
+
+def _convert(where, line, metric, unit, raw):
+    try:
+        value = parse_number(raw)
+    except ValueError:
+        raise NcuError(f"{where}: line {line}: metric {metric}: value {raw!r:.30} is not a number") from None
+    if value is None:
+        return None
+    factor = unit_factor(unit)
+    if factor is None:
+        raise NcuError(f"{where}: line {line}: metric {metric}: unit {unit!r:.20} is not one this "
+                       "importer converts (profile with --print-units base)")
+    return value * factor
+
+
+def _kernel(where, number, row, metrics):
+    ident = row["ID"].strip()
+    if not ident:
+        raise NcuError(f"{where}: line {number}: column 'ID': empty")
+    name = row["Kernel Name"].strip()
+    if not name:
+        raise NcuError(f"{where}: line {number}: column 'Kernel Name': empty")
+    device = row.get("Device Name") or row.get("Device") or ""
+    return NcuKernel(ident, name, metrics, row.get("Block Size", ""), row.get("Grid Size", ""),
+                     device, where, number)
+
+
+def _raw(rows, header, where):
+    metric_columns = [c for c in header if _METRIC_NAME.match(c)]
+    if not metric_columns:
+        raise NcuError(f"{where}: header: no metric columns (was ncu run with --metrics?)")
+    units = {}
+    if rows and not rows[0][1]["ID"].strip():  # the raw page's second line: the units
+        units = rows[0][1]
+        rows = rows[1:]
+    kernels = []
+    for number, row in rows:
+        metrics = {}
+        for c in metric_columns:
+            try:
+                metrics[c] = _convert(where, number, c, units.get(c, ""), row[c])
+            except NcuError:
+                # The raw page also lists device attributes (names, modes, flags) that are not
+                # numbers; only the metrics this module reads must be.
+                if c in _NEEDED:
+                    raise
+        kernels.append(_kernel(where, number, row, metrics))
+    return kernels
+
+
+def _details(rows, where):
+    order, found = [], {}
+    for number, row in rows:
+        ident = row["ID"].strip()
+        metric = row["Metric Name"].strip()
+        if not metric:
+            raise NcuError(f"{where}: line {number}: column 'Metric Name': empty")
+        value = _convert(where, number, metric, row["Metric Unit"], row["Metric Value"])
+        if ident not in found:
+            order.append(ident)
+            found[ident] = (number, row, {})
+        metrics = found[ident][2]
+        if metric in metrics and metrics[metric] != value:
+            raise NcuError(f"{where}: line {number}: metric {metric}: given twice for kernel "
+                           f"{ident} with different values")
+        metrics[metric] = value
+    return [_kernel(where, *found[i]) for i in order]
+
+
+def load_csv(path) -> list:
+    """Read and parse an ncu CSV file (NcuError, one line, on any problem)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="strict")
+    except FileNotFoundError:
+        raise NcuError(f"{p}: file: not found") from None
+    except (IsADirectoryError, UnicodeDecodeError):
+        raise NcuError(f"{p}: file: not a UTF-8 text file, so not an ncu CSV") from None
+    except OSError as exc:
+        raise NcuError(f"{p}: file: cannot be read ({exc.strerror})") from None
+    return parse_csv(text, str(p))
+
+
+# ---------------------------------------------------------------------------------------------
+# counters against analytic counts
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One quantity counted two ways: by ncu and by hand."""
+
+    kernel: str
+    quantity: str  # "FLOPs", "DRAM bytes", ...
+    measured: float
+    analytic: float
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.analytic if self.analytic else float("inf")
+
+    @property
+    def gap(self) -> float:
+        """(measured - analytic) / analytic: -0.02 is 2% fewer bytes than counted."""
+        return self.ratio - 1.0
+
+    def within(self, fraction: float) -> bool:
+        return abs(self.gap) <= fraction
+
+
+ANALYTIC_KEYS = {"n_flops": "FLOPs", "dram_bytes": "DRAM bytes", "l2_bytes": "L2 bytes",
+                 "l1_bytes": "L1 bytes", "dram_read_bytes": "DRAM read bytes",
+                 "dram_write_bytes": "DRAM write bytes"}
+
+
+def _measured(kernel: NcuKernel, key: str) -> float:
+    if key == "n_flops":
+        return kernel.n_flops
+    if key == "dram_read_bytes":
+        return kernel.value("dram__bytes_read.sum")
+    if key == "dram_write_bytes":
+        return kernel.value("dram__bytes_write.sum")
+    return kernel.level_bytes(key[:-len("_bytes")])
+
+
+def compare(kernels, analytic, where: str = "analytic counts") -> list:
+    """Match ``kernels`` (from the CSV, in launch order) with ``analytic`` records (a list of
+    dicts, one per profiled launch, in the same order, each with a ``name`` and any of
+    ``n_flops``, ``dram_bytes``, ``l2_bytes``, ``l1_bytes``, ``dram_read_bytes``,
+    ``dram_write_bytes``) and return one :class:`Agreement` per quantity."""
+    if not isinstance(analytic, list) or not all(isinstance(a, dict) for a in analytic):
+        raise NcuError(f"{where}: must be a list of objects, one per profiled launch")
+    if len(analytic) != len(kernels):
+        raise NcuError(f"{where}: {len(analytic)} records for {len(kernels)} profiled launches; "
+                       "profile exactly the launches the program describes (check -k)")
+    out = []
+    for i, (kernel, record) in enumerate(zip(kernels, analytic)):
+        name = record.get("name")
+        if not isinstance(name, str) or not name:
+            raise NcuError(f"{where}: [{i}].name: missing")
+        for key, label in ANALYTIC_KEYS.items():
+            if key not in record:
+                continue
+            value = record[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise NcuError(f"{where}: [{i}].{key}: must be a positive number, got {value!r:.30}")
+            out.append(Agreement(name, label, _measured(kernel, key), float(value)))
+    return out
+
+
+def agreement_table(rows) -> str:
+    lines = [f"{'kernel':<34} {'quantity':<17} {'ncu':>16} {'analytic':>16} {'gap':>8}"]
+    for a in rows:
+        lines.append(f"{a.kernel[:34]:<34} {a.quantity:<17} {a.measured:>16,.0f} {a.analytic:>16,.0f} "
+                     f"{100 * a.gap:>+7.2f}%")
+    return "\n".join(lines)
+
+
+def kernel_table(kernels) -> str:
+    """One line per launch: time, GFLOP/s, and bytes and intensity at each level."""
+    lines = [f"{'#':>3} {'kernel':<18} {'time us':>9} {'GFLOP/s':>10} "
+             + " ".join(f"{lv + ' MB':>10} {'I_' + lv:>8}" for lv in LEVEL_METRICS)]
+    for k in kernels:
+        flops = k.flops() if any(k.metrics.get(m) is not None for t in FLOP_METRICS.values() for m in t) else 0.0
+        cells = []
+        for lv in LEVEL_METRICS:
+            b = k.level_bytes(lv)
+            cells.append(f"{b / 1e6:>10,.2f} {(flops / b if b else float('inf')):>8.3g}")
+        lines.append(f"{k.id:>3} {k.short_name[:18]:<18} {k.seconds * 1e6:>9,.1f} "
+                     f"{flops / k.seconds / 1e9:>10,.0f} " + " ".join(cells))
+    return "\n".join(lines)
+
+
+def recorded_csv(name: str = "h200_ncu_lab4.csv") -> Path:
+    """Path of an ncu CSV recorded on the H200 and shipped in ``rooflinelib/data``."""
+    path = Path(__file__).resolve().parent / "data" / name
+    if not path.exists():
+        raise NcuError(f"{name}: file: no such recorded ncu CSV in rooflinelib/data")
+    return path
