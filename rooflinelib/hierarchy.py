@@ -357,6 +357,7 @@ class HierarchicalPlacement:
     points: tuple
     binding: str  # a level name, or the compute ceiling's name
     roof_gflops: float  # F / max(every level's time, the compute time)
+    close: tuple = ()  # other levels (or compute) whose time is within TIE_TOLERANCE of the binding one
 
     @property
     def fraction_of_roof(self) -> Optional[float]:
@@ -379,23 +380,39 @@ class HierarchicalPlacement:
         rate = (f"{self.achieved_gflops:,.0f} GFLOP/s achieved, "
                 f"{100 * self.fraction_of_roof:.0f}% of the hierarchical roof"
                 if self.achieved_gflops is not None else "not timed")
+        tied = ""
+        if self.close:
+            tied = (", tied with " + " and ".join(LEVEL_TITLES.get(c, c) for c in self.close)
+                    + f" within {TIE_TOLERANCE:.0%}")
         if not self.binding_is_memory:
             return (f"{self.name}: bound by {self.compute} compute ({self.compute_gflops:,.0f} "
-                    f"GFLOP/s): every level moves its bytes faster than the arithmetic runs ({rate}).")
+                    f"GFLOP/s){tied}: no level takes longer to move its bytes than the arithmetic "
+                    f"takes ({rate}).")
         bind = self.point(self.binding)
-        text = (f"{self.name}: bound by {LEVEL_TITLES.get(self.binding, self.binding)} — its "
-                f"{format_bytes(bind.n_bytes)} need {bind.time_s * 1e6:,.1f} us at "
-                f"{bind.ceiling_gbps:,.0f} GB/s, the longest of any level ({rate}).")
+        title = LEVEL_TITLES.get(self.binding, self.binding) + tied
+        text = (f"{self.name}: bound by {title} — its {format_bytes(bind.n_bytes)} need "
+                f"{bind.time_s * 1e6:,.1f} us at {bind.ceiling_gbps:,.0f} GB/s, the longest of any "
+                f"level ({rate}).")
         try:
             dram = self.point("dram")
         except KeyError:
             return text
-        if self.binding != "dram" and dram.intensity < self.compute_gflops / dram.ceiling_gbps:
+        reused = bind.n_bytes >= REUSE_FACTOR * dram.n_bytes
+        if (self.binding != "dram" and "dram" not in self.close and reused
+                and dram.intensity < self.compute_gflops / dram.ceiling_gbps):
             text += (f" Against DRAM alone it looks memory-bound (I = {dram.intensity:.3g}), yet "
-                     "DRAM is not the limit: the reuse already works, and the traffic at "
+                     "DRAM is not the limit: the reuse already works (each byte from DRAM is read "
+                     f"{bind.n_bytes / dram.n_bytes:.0f} times at {self.binding}), and the traffic at "
                      f"{self.binding} is what to cut (more reuse closer to the cores: registers, "
                      "shared-memory tiles), not the DRAM bytes.")
         return text
+
+
+#: Two bounds within this fraction of each other bind together: the ceilings themselves are
+#: known to a few per cent, so the roofline cannot tell such levels apart (as at the ridge).
+TIE_TOLERANCE = 0.10
+#: The cache lesson needs reuse: the binding level moves at least this many times the DRAM bytes.
+REUSE_FACTOR = 2.0
 
 
 def place_levels(kernel: HierarchicalKernel, machine: Machine, compute: str = "fp32") -> HierarchicalPlacement:
@@ -428,9 +445,11 @@ def place_levels(kernel: HierarchicalKernel, machine: Machine, compute: str = "f
         times[level] = time_s
         points.append(LevelPoint(level, n_bytes, intensity, b.value, roof, time_s, fraction))
     binding = max(times, key=times.get)
+    close = tuple(name for name, t in sorted(times.items(), key=lambda kv: -kv[1])
+                  if name != binding and t * (1 + TIE_TOLERANCE) >= times[binding])
     return HierarchicalPlacement(kernel.name, kernel.n_flops, kernel.achieved_gflops, compute,
                                  peak.value, compute_s, tuple(points), binding,
-                                 kernel.n_flops / max(times.values()) / 1e9)
+                                 kernel.n_flops / max(times.values()) / 1e9, close)
 
 
 def placement_table(placements) -> str:

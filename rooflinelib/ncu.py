@@ -208,14 +208,20 @@ class NcuKernel:
     def achieved_gflops(self) -> float:
         return self.n_flops / self.seconds / 1e9
 
-    def hierarchical(self, name: Optional[str] = None):
-        """This launch as a :class:`rooflinelib.hierarchy.HierarchicalKernel`, timed."""
+    def hierarchical(self, name: Optional[str] = None, levels: Optional[dict] = None):
+        """This launch as a :class:`rooflinelib.hierarchy.HierarchicalKernel`, timed.
+
+        ``levels`` renames levels for the machine it will be placed on, e.g.
+        ``{"l2": "l2-fast"}`` to hold the L2 bytes against the L2's fast range (a working set of
+        a few megabytes on the H200) rather than its full-capacity range.
+        """
         from .hierarchy import HierarchicalKernel
         flops = self.n_flops
         if flops <= 0:
             raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): executed no "
                            "floating-point instruction, so it has no point on a FLOP/s roofline")
-        levels = {k: v for k, v in self.bytes_by_level.items() if v > 0}
+        rename = levels or {}
+        levels = {rename.get(k, k): v for k, v in self.bytes_by_level.items() if v > 0}
         label = name or f"{self.short_name} #{self.id}"
         return HierarchicalKernel(label[:60], flops, levels, flops / self.seconds / 1e9)
 

@@ -513,3 +513,24 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
 ])
 def test_level_names_follow_the_reported_cache_sizes(capacities, reported, ends, names):
     assert h.name_levels(capacities, reported, 1, ends) == names
+
+
+def test_levels_within_ten_percent_bind_together():
+    m, _ = machine()
+    # L2 and DRAM take about as long: a streaming kernel whose L2 counter also counts the fills
+    l2_s, dram_s = 1.5e9 / 12_000e9, 0.5e9 / 4_000e9
+    assert abs(l2_s / dram_s - 1) < 0.1
+    pl = h.place_levels(h.HierarchicalKernel("stream", 1e8, {"l1": 1e9, "l2": 1.5e9, "dram": 0.5e9}), m)
+    assert pl.close in (("dram",), ("l2",))
+    assert "tied with" in pl.verdict() and "within 10%" in pl.verdict()
+    assert "looks memory-bound" not in pl.verdict()  # no cache lesson when DRAM binds as much
+
+
+def test_the_cache_lesson_needs_reuse():
+    levels = (h.Level("l2", 5_000.0, 5_000.0, 1, 2, 1e6, 3), h.Level("dram", 4_000.0, 4_000.0, 3, 4, None, 3))
+    m = h.hierarchical_machine(levels, H200, ("fp32",))
+    # L2-bound (300 us against 250 us), but the L2 moves only 1.5x the DRAM bytes: no reuse
+    pl = h.place_levels(h.HierarchicalKernel("k", 1e8, {"l2": 1.5e9, "dram": 1.0e9}), m)
+    assert pl.binding == "l2" and not pl.close and "looks memory-bound" not in pl.verdict()
+    pl = h.place_levels(h.HierarchicalKernel("k", 1e8, {"l2": 4e9, "dram": 1.0e9}), m)
+    assert "read 4 times at l2" in pl.verdict()
