@@ -32,8 +32,11 @@ DEFAULT_REGEX = "sweep|ws_read"
 
 
 def find_ncu(given=None):
-    for candidate in (given, os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
-        if candidate and Path(candidate).exists():
+    """The ncu to run: ``given`` (and nothing else when it is given), else $NCU, the PATH, or
+    the CUDA toolkit's default place."""
+    candidates = (given,) if given else (os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu")
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
             return str(candidate)
     return None
 
@@ -42,8 +45,9 @@ def profile(args) -> int:
     from rooflinelib.ncu import NcuError, command
     ncu = find_ncu(args.ncu)
     if ncu is None:
-        raise NcuError("ncu: not found (give --ncu PATH or set NCU); Nsight Compute ships with "
-                       "the CUDA toolkit, and `show` works without it on a recorded CSV")
+        where = f"{args.ncu} does not exist" if args.ncu else "not found (give --ncu PATH or set NCU)"
+        raise NcuError(f"ncu: {where}; Nsight Compute ships with the CUDA toolkit, and `show` works "
+                       "without it on a recorded CSV")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     program = list(args.program)

@@ -326,8 +326,19 @@ def test_lab_errors_are_one_line(tmp_path):
     done = run_lab("show", str(bad))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("lab4: ") and done.stderr.count("\n") == 1 and "header" in done.stderr
-    done = run_lab("profile", "--ncu", str(tmp_path / "no-ncu"), "--", "true")
-    assert done.returncode == 2 and "lab4: ncu: not found" in done.stderr or "ncu" in done.stderr
+    done = run_lab("profile", "--ncu", str(tmp_path / "no-ncu"), "--out", str(tmp_path / "p.csv"), "--", "true")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"lab4: ncu: {tmp_path / 'no-ncu'} does not exist")
+
+
+def test_lab_show_on_the_recorded_run_names_the_l2_bound_kernel():
+    done = run_lab("show", str(ncu.recorded_csv()), "--analytic",
+                   str(ncu.recorded_csv().with_name("h200_ncu_lab4_analytic.json")))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "6 profiled launch(es)" in out and "ws_read_global #5: bound by L2 cache" in out
+    assert "looks memory-bound" in out and "theoretical, not measured" in out
+    assert "+0.00%" in out and "-35.92%" in out  # FLOPs exact; the 64 MiB run's writes in the L2
 
 
 # --- real ncu output, recorded on the H200 ----------------------------------------------------------
