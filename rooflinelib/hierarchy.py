@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from .fileio import parse_json, read_text
 from .model import Ceiling, Machine
 
 FORMAT = "rooflinelib-workingset"
@@ -667,26 +668,12 @@ def series_of(result: dict, name: str = None) -> Series:
 
 
 def loads(text: str, where: str = "working-set result") -> dict:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HierarchyError(f"{where}: not valid JSON (truncated or corrupted?): {exc.msg} at line "
-                             f"{exc.lineno} column {exc.colno}") from None
-    return validate(data, where)
+    return validate(parse_json(text, where, HierarchyError), where)
 
 
 def load(path) -> dict:
     """Read and validate a working-set result file (one-line HierarchyError on any problem)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HierarchyError(f"{p}: file: not found") from None
-    except (IsADirectoryError, UnicodeDecodeError):
-        raise HierarchyError(f"{p}: file: not a UTF-8 text file") from None
-    except OSError as exc:
-        raise HierarchyError(f"{p}: file: cannot be read ({exc.strerror})") from None
-    return loads(text, str(p))
+    return loads(read_text(path, HierarchyError, "a working-set result"), str(Path(path)))
 
 
 def save(result: dict, path) -> Path:

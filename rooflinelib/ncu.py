@@ -28,6 +28,8 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .fileio import read_text
 from typing import Optional
 
 #: Bytes at each memory level, by level name (the names of :mod:`rooflinelib.hierarchy`).
@@ -413,16 +415,7 @@ def _details(rows, where):
 
 def load_csv(path) -> list:
     """Read and parse an ncu CSV file (NcuError, one line, on any problem)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="strict")
-    except FileNotFoundError:
-        raise NcuError(f"{p}: file: not found") from None
-    except (IsADirectoryError, UnicodeDecodeError):
-        raise NcuError(f"{p}: file: not a UTF-8 text file, so not an ncu CSV") from None
-    except OSError as exc:
-        raise NcuError(f"{p}: file: cannot be read ({exc.strerror})") from None
-    return parse_csv(text, str(p))
+    return parse_csv(read_text(path, NcuError, "an ncu CSV"), str(Path(path)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .fileio import parse_json, read_text
+
 FORMAT = "rooflinelib-result"
 VERSION = 1
 KINDS = ("ceilings", "sweep")
@@ -200,28 +202,12 @@ def validate(data, where: str = "result") -> dict:
 
 
 def loads(text: str, where: str = "result") -> dict:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultError(f"{where}: not valid JSON (truncated or corrupted?): "
-                          f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    return validate(data, where)
+    return validate(parse_json(text, where, ResultError), where)
 
 
 def load(path) -> dict:
     """Read and validate a result file; raises ResultError (one line) on any problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultError(f"{p}: file: not found") from None
-    except IsADirectoryError:
-        raise ResultError(f"{p}: file: is a directory") from None
-    except UnicodeDecodeError:
-        raise ResultError(f"{p}: file: not UTF-8 text, so not a result file") from None
-    except OSError as exc:
-        raise ResultError(f"{p}: file: cannot be read ({exc.strerror})") from None
-    return loads(text, str(p))
+    return loads(read_text(path, ResultError, "a result file"), str(Path(path)))
 
 
 def dumps(result: dict) -> str:

@@ -269,9 +269,9 @@ def test_files(tmp_path):
         ncu.load_csv(tmp_path / "none.csv")
     binary = tmp_path / "report.ncu-rep"
     binary.write_bytes(b"\x89NCU\xff\xfe\x00\x01" * 20)
-    with pytest.raises(ncu.NcuError, match="not a UTF-8 text file"):
+    with pytest.raises(ncu.NcuError, match="file: not UTF-8 text, so not an ncu CSV"):
         ncu.load_csv(binary)
-    with pytest.raises(ncu.NcuError, match="file: not a UTF-8"):
+    with pytest.raises(ncu.NcuError, match="file: is a directory"):
         ncu.load_csv(tmp_path)
 
 
