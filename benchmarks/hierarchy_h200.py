@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -128,22 +127,9 @@ def _engine():
 
 @section("sass of the working-set kernels")
 def _sass():
-    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/local/cuda/bin"
-    if not shutil.which("nvdisasm"):
-        return {"skipped": "nvdisasm not found"}
     from rooflinelib import workingset_kernels as wk
-    out = {}
-    for src in wk.ptx_targets():
-        sass = src.compile().inspect_sass()
-        if isinstance(sass, dict):
-            sass = "\n".join(sass.values())
-        ops = re.findall(r"^\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass, re.M)
-        hist = {}
-        for op in ops:
-            if op != "NOP":
-                hist[op] = hist.get(op, 0) + 1
-        out[src.name] = dict(sorted(hist.items(), key=lambda kv: -kv[1]))
-    return out
+    from rooflinelib.measure.sass import kernel_histograms
+    return kernel_histograms(wk.ptx_targets())
 
 
 @section("ncu (Lab 4) on our kernels")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -245,23 +244,11 @@ def _l2_sets():
 
 @section("sass histograms")
 def _sass():
-    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/local/cuda/bin"
-    if not shutil.which("nvdisasm"):
-        return {"skipped": "nvdisasm not found"}
     from rooflinelib.measure import kernels_numba as kn
-    out = {}
-    for src in (kn.fma_peak_kernel("fp32", 8, 32, 4096), kn.sweep_kernel(1024), kn.sweep_kernel(64),
-                kn.copy_kernel(1), kn.l2_read_kernel(4), kn.shared_read_kernel(4), kn.sfu_kernel(8, 8, 512)):
-        sass = src.compile().inspect_sass()
-        if isinstance(sass, dict):
-            sass = "\n".join(sass.values())
-        ops = re.findall(r"^\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass, re.M)
-        hist = {}
-        for op in ops:
-            if op != "NOP":
-                hist[op] = hist.get(op, 0) + 1
-        out[src.name] = dict(sorted(hist.items(), key=lambda kv: -kv[1]))
-    return out
+    from rooflinelib.measure.sass import kernel_histograms
+    return kernel_histograms((kn.fma_peak_kernel("fp32", 8, 32, 4096), kn.sweep_kernel(1024), kn.sweep_kernel(64),
+                              kn.copy_kernel(1), kn.l2_read_kernel(4), kn.shared_read_kernel(4),
+                              kn.sfu_kernel(8, 8, 512)))
 
 
 @section("lab timings")
