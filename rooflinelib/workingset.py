@@ -145,7 +145,7 @@ def _gpu():
 def _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats, pattern="spread"):
     import numpy as np
     from .measure.engine import Measurement, VerificationError
-    from .measure.accounting import Work
+    from .measure.accounting import chunk_read_work
     from .workingset_kernels import BLOCK, CHUNK_BYTES
     out = gpu.empty(4 * grid * BLOCK, "fp32")
     args = (data, out, np.int32(n_chunks), np.int32(n_pass))
@@ -159,8 +159,7 @@ def _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats, patte
         raise VerificationError(f"verification: working set {n_chunks * CHUNK_BYTES} B ({access} {pattern}): "
                                 f"{bad} of {got.size} sums wrong")
     timing = gpu.time(launch, repeats)
-    n_bytes = float(grid) * n_pass * CHUNK_BYTES  # every block reads n_pass whole chunks
-    return Measurement("workingset", "memory", Work(0.0, n_bytes), timing, True, first,
+    return Measurement("workingset", "memory", chunk_read_work(grid, n_pass, CHUNK_BYTES), timing, True, first,
                        f"ws_read {access}", {"n_chunks": n_chunks, "n_pass": n_pass, "grid": grid})
 
 

@@ -15,7 +15,6 @@ from rooflinelib.measure.timing import Timing  # noqa: E402
 
 engine.COPY_CONFIGS = ((1, 32), (2, 32))
 engine.FP32_CONFIGS = ((4, 2),)
-engine.L2_WORKING_SET_BYTES = 64 * 16
 engine.BLOCK = 32
 
 
@@ -41,8 +40,10 @@ class TinyGpu(engine.NumbaGpu):
     def shared(self, progress=None, unroll=4, n_pass=2):
         return super().shared(progress, unroll=unroll, n_pass=n_pass)
 
-    def l2(self, progress=None, configs=(("cg", 4), ("nc", 4), ("ca", 8)), min_passes=2):
-        return super().l2(progress, configs=configs, min_passes=min_passes)
+    def l2(self, progress=None):  # two working sets: 2 and 3 chunks, a few passes each
+        from rooflinelib.workingset_kernels import CHUNK_BYTES
+        return super().l2(progress, working_sets=(2 * CHUNK_BYTES, 3 * CHUNK_BYTES),
+                          bytes_per_launch=2 * CHUNK_BYTES)
 
     def sfu(self, progress=None, chains=4, unroll=2, n_iter=2):
         return super().sfu(progress, chains=chains, unroll=unroll, n_iter=n_iter)

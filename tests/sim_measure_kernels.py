@@ -15,7 +15,10 @@ import numpy as np  # noqa: E402
 
 from rooflinelib.measure import accounting as acc  # noqa: E402
 from rooflinelib.measure import checks  # noqa: E402
+from rooflinelib.measure import engine  # noqa: E402
 from rooflinelib.measure import kernels_numba as kn  # noqa: E402
+from rooflinelib import workingset as ws  # noqa: E402
+from rooflinelib import workingset_kernels as wk  # noqa: E402
 
 COUNTS = {"fma": 0, "exp2": 0, "load16": 0, "store16": 0}
 
@@ -34,9 +37,10 @@ from numba.cuda.simulator.kernelapi import FakeCUDAModule  # noqa: E402
 FakeCUDAModule.fma = counting("fma", FakeCUDAModule.fma)
 math.exp2 = counting("exp2", math.exp2)
 kn.load4 = counting("load16", kn.load4)
-kn.load4_cg = counting("load16", kn.load4_cg)
 kn.store4 = counting("store16", kn.store4)
-kn._L2_LOADS = {cache: counting("load16", fn) for cache, fn in kn._L2_LOADS.items()}
+# The L2 ceiling's kernel (the working-set sweep's) captures its loader when first built.
+wk.load4_cg = counting("load16", wk.load4_cg)
+wk.store4 = counting("store16", wk.store4)
 
 
 def run(name, fn):
@@ -99,16 +103,19 @@ def sweep_pipelined(k):
             "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
 
 
-def l2(cache):
-    n_vec, unroll = 64, 4
-    n_pass = checks.read_pattern_passes(n_vec, THREADS, unroll, 2)
-    data = (np.arange(4 * n_vec) % 7).astype(np.float32)
-    out = np.full(4 * THREADS, np.nan, np.float32)
-    kn.l2_read_kernel(unroll, cache).compile()[GRID, BLOCK](data, out, np.int32(n_pass), np.int32(n_vec - 1))
-    want = checks.l2_expected(data.reshape(n_vec, 4).astype(np.float64), THREADS, n_pass, unroll)
-    work = acc.read_work(THREADS, n_pass * unroll)
-    return {"ok": bool(np.array_equal(out.reshape(THREADS, 4), want)), "n_bytes": work.n_bytes,
-            "counted_bytes": 16 * COUNTS["load16"], "stores": COUNTS["store16"]}
+def l2():
+    """The L2 ceiling's kernel as the engine launches it (ld.global.cg, engine.L2_PATTERN):
+    5 chunks over 2 blocks, so that one block's slice wraps round."""
+    n_chunks, n_pass, grid = 5, 4, 2
+    data = ws.gpu_data(n_chunks + 1)  # one chunk more than read: an overrun is caught
+    out = np.full(4 * grid * wk.BLOCK, np.nan, np.float32)
+    kernel = wk.read_kernel("global-cg", engine.L2_PATTERN).compile()
+    kernel[grid, wk.BLOCK](data, out, np.int32(n_chunks), np.int32(n_pass))
+    want = ws.expected_gpu_sums(n_chunks, n_pass, grid, engine.L2_PATTERN)
+    work = acc.chunk_read_work(grid, n_pass, wk.CHUNK_BYTES)
+    return {"ok": bool(np.array_equal(out.reshape(grid * wk.BLOCK, 4).astype(np.float64), want)),
+            "n_bytes": work.n_bytes, "counted_bytes": 16 * COUNTS["load16"],
+            "stores": COUNTS["store16"]}
 
 
 def shared():
@@ -160,8 +167,7 @@ if __name__ == "__main__":
         run(f"sweep k={k}", lambda k=k: sweep(k))
     for k in (0, 1, 70):
         run(f"sweep_pipelined k={k}", lambda k=k: sweep_pipelined(k))
-    for cache in ("cg", "nc", "ca"):
-        run(f"l2_read {cache}", lambda cache=cache: l2(cache))
+    run("l2 ws_read global-cg", l2)
     run("shared_read", shared)
     run("sfu", sfu)
     run("fill", fill)

@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 
 from rooflinelib import workingset as ws  # noqa: E402
 from rooflinelib import workingset_kernels as wk  # noqa: E402
+from rooflinelib.measure.accounting import chunk_read_work  # noqa: E402
 
 LOADS = {"n": 0}
 
@@ -41,7 +42,7 @@ def case(name, kernel, n_chunks, n_pass, grid, pattern="spread"):
     print(json.dumps({"name": name, "ok": bool(np.array_equal(got, want)),
                       "wrong": int(np.count_nonzero(got != want)),
                       "loaded_bytes": 16 * LOADS["n"],
-                      "accounted_bytes": grid * n_pass * wk.CHUNK_BYTES}), flush=True)
+                      "accounted_bytes": chunk_read_work(grid, n_pass, wk.CHUNK_BYTES).n_bytes}), flush=True)
 
 
 def tiny_gpu():

@@ -132,14 +132,19 @@ def test_pipelined_sweep_has_k_fmas_per_element(ptx_of, k):
         assert total % (4 * k) == 0 if k else total == 0
 
 
-@pytest.mark.parametrize("cache,opcode", [("cg", "ld.global.cg.v4.f32"),
-                                          ("nc", "ld.global.nc.v4.f32"),
-                                          ("ca", "ld.global.v4.f32")])
-def test_l2_read_uses_16_byte_loads_with_the_cache_hint_asked(ptx_of, cache, opcode):
-    ptx = ptx_of(kn.l2_read_kernel(4, cache))
-    assert count(ptx, opcode) >= 4
-    assert count(ptx, "ld.global.f32") == 0
+def test_l2_ceiling_kernel_reads_16_bytes_through_the_l2_only(ptx_of):
+    """The engine's L2 ceiling launches the working-set sweep's kernel with ``.cg`` loads (the
+    L1 never answers) and each block on its own slice."""
+    from rooflinelib import workingset_kernels as wk
+    from rooflinelib.measure import engine
+    ptx = ptx_of(wk.read_kernel("global-cg", engine.L2_PATTERN))
+    loads = count(ptx, "ld.global.cg.v4.f32")
+    assert loads >= wk.UNROLL and loads % wk.UNROLL == 0  # whole chunks (NVVM may unroll the loop)
+    assert count(ptx, "ld.global.f32") == count(ptx, "ld.global.v4.f32") == 0  # no L1-cached load
     assert ".f64" not in ptx
+    bodies = [b for b in loops(ptx) if any(op == "ld.global.cg.v4.f32" for op, _ in b)]
+    assert bodies and all(sum(1 for op, _ in b if op == "ld.global.cg.v4.f32") % wk.UNROLL == 0
+                          for b in bodies)
 
 
 def test_shared_read_uses_16_byte_shared_loads(ptx_of):

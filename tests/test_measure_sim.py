@@ -34,7 +34,7 @@ def records():
 EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
             "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
             "sweep_pipelined k=0", "sweep_pipelined k=1", "sweep_pipelined k=70",
-            "l2_read cg", "l2_read nc", "l2_read ca", "shared_read", "sfu", "fill",
+            "l2 ws_read global-cg", "shared_read", "sfu", "fill",
             "count_mismatches"]
 
 
@@ -51,8 +51,8 @@ def test_kernel_result_is_exact(records, name):
 @pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "sweep k=0", "sweep k=1",
                                   "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
                                   "sweep_pipelined k=0", "sweep_pipelined k=1",
-                                  "sweep_pipelined k=70", "l2_read cg", "l2_read nc",
-                                  "l2_read ca", "shared_read"])
+                                  "sweep_pipelined k=70", "l2 ws_read global-cg",
+                                  "shared_read"])
 def test_bytes_counted_equal_bytes_accounted(records, name):
     rec = records[name]
     assert rec["counted_bytes"] == rec["n_bytes"] > 0
@@ -100,3 +100,13 @@ def test_numba_engine_plumbing_in_the_simulator():
     assert out["details"]["dram"]["n_bytes"] == 2 * out["details"]["dram"]["config"]["buffer_bytes"]
     assert [r["verified"] for r in out["sweep"]] == [True] * 6
     assert len(out["details"]["dram"]["configs_tried"]) == 2
+    # the L2 ceiling: the working-set kernel, a slice per block, every working set tried,
+    # bytes from the accounting (each block reads `passes` whole 16 KiB chunks)
+    l2 = out["details"]["l2"]
+    assert l2["config"]["pattern"] == "slices" and "global-cg" in l2["kernel"]
+    assert sorted(c["working_set_bytes"] for c in l2["configs_tried"]) == [2 * 16384, 3 * 16384]
+    assert l2["n_bytes"] == l2["config"]["grid"] * l2["config"]["passes"] * 16384 > 0
+
+
+def test_l2_kernel_stores_once_per_thread(records):
+    assert records["l2 ws_read global-cg"]["stores"] == 2 * 256

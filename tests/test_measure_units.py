@@ -71,15 +71,19 @@ def test_ridge_from_the_sweeps_ends():
     assert s["ridge"] == pytest.approx(s["peak_gflops"] / s["peak_gbps"])
 
 
-def test_read_pattern_reads_every_vector_equally():
-    import numpy as np
-    n_vec, threads, unroll = 64, 48, 4
-    passes = checks.read_pattern_passes(n_vec, threads, unroll, 1)
-    assert (passes * unroll * threads) % n_vec == 0
-    vectors = np.arange(4 * n_vec, dtype=np.float64).reshape(n_vec, 4) % 7
-    sums = checks.l2_expected(vectors, threads, passes, unroll)
-    reads = passes * unroll * threads // n_vec
-    assert sums.sum() == reads * vectors.sum()
+def test_chunk_read_work_counts_whole_chunks_per_block_and_pass():
+    w = acc.chunk_read_work(1056, 463, 16384)
+    assert w.n_bytes == 1056 * 463 * 16384 and w.n_flops == 0
+    assert w.gbps(1e-3) == pytest.approx(1056 * 463 * 16384 / 1e-3 / 1e9)
+
+
+def test_l2_working_sets_stay_well_inside_the_reported_l2():
+    from rooflinelib.measure.engine import L2_DEFAULT_BYTES, l2_working_sets
+    h200 = l2_working_sets(60 * 2 ** 20)  # 60 MiB: 3.75, 5 and 7.5 MiB, whole 16 KiB chunks
+    assert h200 == (240 * 16384, 320 * 16384, 480 * 16384)
+    assert all(size <= 60 * 2 ** 20 / 8 for size in h200)
+    assert l2_working_sets(None) == (L2_DEFAULT_BYTES,)
+    assert l2_working_sets(40 * 1024) == (16384,)  # never less than one chunk
 
 
 def test_fill_values_are_exact_and_never_zero():

@@ -72,10 +72,18 @@ def sweep_intensity(k: int) -> float:
 
 
 def read_work(n_threads: int, vectors_per_thread: int) -> Work:
-    """The read-only L2 and shared-memory kernels: each thread loads ``vectors_per_thread``
-    16-byte vectors and adds their four floats into four accumulators.  The adds are not
-    counted as FLOPs: these kernels are scored on GB/s."""
+    """The read-only shared-memory kernel: each thread loads ``vectors_per_thread`` 16-byte
+    vectors and adds their four floats into four accumulators.  The adds are not counted as
+    FLOPs: the kernel is scored on GB/s."""
     return Work(0.0, float(VECTOR_BYTES) * n_threads * vectors_per_thread)
+
+
+def chunk_read_work(n_blocks: int, n_pass: int, chunk_bytes: int) -> Work:
+    """The working-set read kernel (:mod:`rooflinelib.workingset_kernels`), which both the
+    L2 ceiling and the hierarchical working-set sweep launch: every one of ``n_blocks`` blocks
+    reads ``n_pass`` whole chunks of ``chunk_bytes``, each byte loaded once per pass.  Scored
+    on GB/s; the adds that consume the loads are not counted."""
+    return Work(0.0, float(n_blocks) * n_pass * chunk_bytes)
 
 
 def sfu_work(n_threads: int, n_iter: int, unroll: int, chains: int) -> Work:

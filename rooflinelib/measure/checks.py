@@ -28,26 +28,6 @@ def sfu_expected(thread_index, chains: int, steps: int):
     return chains * (thread_index % 64) + chains * (chains - 1) // 2 + chains * steps
 
 
-def read_pattern_passes(n_vectors: int, n_threads: int, unroll: int, at_least: int) -> int:
-    """Passes of the L2 read kernel such that every vector of the working set is read equally
-    often: passes * unroll * n_threads must be a multiple of n_vectors.  Then the sum of all
-    outputs is exactly (reads per vector) * sum(working set)."""
-    need = n_vectors // math.gcd(n_vectors, unroll * n_threads)
-    return max(1, -(-int(at_least) // need)) * need
-
-
-def l2_expected(vectors, n_threads: int, n_pass: int, unroll: int, threads=None):
-    """Per-thread sums of the L2 read kernel for ``threads`` (default all), as an array of
-    shape (len(threads), 4): thread t reads vectors (t + m * n_threads) mod n for
-    m < n_pass * unroll.  ``vectors`` is the working set as an (n, 4) float64 array."""
-    import numpy as np
-    n = vectors.shape[0]
-    threads = np.arange(n_threads) if threads is None else np.asarray(threads)
-    m = np.arange(n_pass * unroll, dtype=np.int64)
-    idx = (threads[:, None] + m[None, :] * n_threads) % n
-    return vectors[idx].sum(axis=1)
-
-
 def shared_expected(vectors, width: int, n_pass: int, unroll: int):
     """Per-thread sums of the shared-memory kernel for one block of ``width`` threads, shape
     (width, 4): thread t reads vectors (p * unroll * width + t + u * width) mod n."""

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from . import accounting as acc
 from .provenance import FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM
 from .provenance import ClockSampler, gpu_snapshot
-from .checks import (fma_peak_expected, l2_expected, read_pattern_passes, sfu_expected,
-                     shared_expected)
+from .checks import fma_peak_expected, sfu_expected, shared_expected
 from .timing import Stopwatch, Timing, time_with_events
 
 
@@ -97,16 +96,33 @@ def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
 BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
-L2_CONFIGS = (("cg", 4), ("nc", 4), ("ca", 4), ("nc", 8))  # (load flavour, unroll)
 #: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).  Measured
 #: on the H200 (benchmarks/REPORT.md): more vectors per thread overlap loads with FMAs better,
 #: so the knee moves onto the ridge (2 K-steps early at 1, 1 step from 16 up), while the K = 0
 #: copy loses bandwidth (0.999 of the copy ceiling at 1, 0.95 at 16, 0.93 at 64).  16 is the
 #: largest value that keeps K = 0 within 5% of the copy.
 SWEEP_VECTORS_PER_THREAD = 16
-L2_WORKING_SET_BYTES = 16 * 2 ** 20  # fits either half of the H100/H200's 50 MB L2
-L2_FILL_MOD = 7  # working-set values are j % 7: small integers, so every sum is exact
+#: The L2 ceiling reads working sets of 1/16, 1/12 and 1/8 of the L2 size the device reports
+#: (3.75, 5 and 7.5 MiB of the H200's 60 MiB).  The working-set sweep (benchmarks/REPORT.md)
+#: found the H200's L2 fastest up to ~10 MB (13.1 TB/s) and slower from 15 MB to its capacity
+#: (7.7 TB/s): the old 16 MiB set sat on that edge and read at 10.5 TB/s.
+L2_WORKING_SET_DIVISORS = (16, 12, 8)
+L2_DEFAULT_BYTES = 2 * 2 ** 20  # when the device does not report its L2 size
+#: Each block owns a slice of the working set ("slices"): blocks that read the same lines
+#: drift into lockstep and share each fetch, which a bandwidth ceiling must not count twice.
+L2_PATTERN = "slices"
+L2_BYTES_PER_LAUNCH = 8e9  # as the working-set sweep: ~0.6 ms at 13 TB/s, ramp and tail small
 SHARED_FILL_MOD = 5
+
+
+def l2_working_sets(l2_bytes=None, chunk_bytes: int = 16 * 1024) -> tuple:
+    """The working sets (bytes, whole chunks, at least one) the L2 ceiling reads, for a
+    device that reports an L2 of ``l2_bytes`` (None: unknown)."""
+    if not l2_bytes or l2_bytes <= 0:
+        sizes = (L2_DEFAULT_BYTES,)
+    else:
+        sizes = tuple(int(l2_bytes) // d for d in L2_WORKING_SET_DIVISORS)
+    return tuple(sorted({max(1, s // chunk_bytes) * chunk_bytes for s in sizes}))
 
 
 def _vector_count(size_bytes: int, multiple: int) -> int:
@@ -256,6 +272,10 @@ class NumbaGpu(_GpuBase):
         self.max_threads_per_sm = int(dev.MAX_THREADS_PER_MULTIPROCESSOR)
         self.cc = tuple(dev.compute_capability)
         self.device_name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        try:
+            self.l2_bytes = int(dev.L2_CACHE_SIZE)
+        except Exception:  # an attribute this driver does not report: the default working set
+            self.l2_bytes = None
 
     def device_facts(self) -> dict:
         from numba.cuda.cudadrv import runtime, driver
@@ -328,41 +348,52 @@ class NumbaGpu(_GpuBase):
 
     # -- the hierarchy and the SFU (Numba backend only) --------------------------------------
 
-    def l2(self, progress=None, configs=None, min_passes: int = 512) -> Measurement:
-        """Best read rate over L2_CONFIGS (load flavour, unroll) on a 16 MiB working set."""
+    def l2(self, progress=None, working_sets=None, bytes_per_launch: float = L2_BYTES_PER_LAUNCH,
+           pattern: str = L2_PATTERN) -> Measurement:
+        """Best read rate over ``working_sets`` (bytes; default :func:`l2_working_sets` of the
+        device's L2), each small enough to stay in the L2.
+
+        The kernel is the working-set sweep's (:func:`rooflinelib.workingset_kernels.read_kernel`,
+        ``ld.global.cg``: the L1 never answers), so the L2 ceiling of Lab 1 and the L2 plateau of
+        the hierarchical sweep are measured the same way.  Every thread's four sums are checked
+        bit for bit against :func:`rooflinelib.workingset.expected_gpu_sums`.
+        """
         import numpy as np
-        n_vec = L2_WORKING_SET_BYTES // acc.VECTOR_BYTES  # a power of two
-        threads = self.threads_to_fill()
-        data_host = (np.arange(4 * n_vec) % L2_FILL_MOD).astype(np.float32)
-        vectors = data_host.reshape(n_vec, 4).astype(np.float64)
-        data = self.upload(data_host)
-        out = self.empty(4 * threads, "fp32")
+        from .. import workingset as ws
+        from .. import workingset_kernels as wk
+        sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), wk.CHUNK_BYTES))
+        all_chunks = [max(1, int(size) // wk.CHUNK_BYTES) for size in sizes]
+        grid = self.sm_count * max(1, self.max_threads_per_sm // wk.BLOCK)
+        data = self.upload(ws.gpu_data(max(all_chunks)))
+        out = self.empty(4 * grid * wk.BLOCK, "fp32")
+        kernel = wk.read_kernel("global-cg", pattern).compile()
         tried = []
-        for cache, unroll in configs or L2_CONFIGS:
-            n_pass = read_pattern_passes(n_vec, threads, unroll, min_passes // unroll * 4)
-            kernel = self.kn.l2_read_kernel(unroll, cache).compile()
-            args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
-            launch = lambda: kernel[threads // BLOCK, BLOCK](*args)  # noqa: E731
+        for n_chunks in all_chunks:
+            # Enough passes for bytes_per_launch, and for every block to cover its chunks.
+            n_pass = max(int(math.ceil(bytes_per_launch / (grid * wk.CHUNK_BYTES))),
+                         int(math.ceil(n_chunks / grid)))
+            args = (data, out, np.int32(n_chunks), np.int32(n_pass))
+            launch = lambda args=args: kernel[grid, wk.BLOCK](*args)  # noqa: E731
             self.poison(out)
             first = self._first_call(launch)
-            got = self.host(out).astype(np.float64)
-            reads_per_vector = n_pass * unroll * threads // n_vec
-            expected_total = reads_per_vector * float(vectors.sum())
-            _require(got.sum() == expected_total,
-                     f"l2 {cache}: outputs sum to {got.sum():.0f}, expected {expected_total:.0f}")
-            sample = np.linspace(0, threads - 1, 64).astype(np.int64)  # and 64 threads exactly
-            want = l2_expected(vectors, threads, n_pass, unroll, sample)
-            _require(np.array_equal(got.reshape(threads, 4)[sample], want),
-                     f"l2 {cache}: sampled threads summed wrong")
-            timing = self.time(launch)
-            m = Measurement("l2", "memory", acc.read_work(threads, n_pass * unroll), timing, True,
-                            first, f"l2_read (ld.global.{cache}, 16 B)",
-                            {"cache": cache, "unroll": unroll, "passes": n_pass, "threads": threads,
-                             "working_set_bytes": L2_WORKING_SET_BYTES})
+            got = self.host(out).astype(np.float64).reshape(grid * wk.BLOCK, 4)
+            want = ws.expected_gpu_sums(n_chunks, n_pass, grid, pattern)
+            bad = int(np.count_nonzero(got != want))
+            _require(bad == 0, f"l2 {n_chunks * wk.CHUNK_BYTES} B {pattern}: {bad} of {got.size} sums wrong")
+            with ClockSampler() as clocks:
+                timing = self.time(launch)
+            m = Measurement("l2", "memory", acc.chunk_read_work(grid, n_pass, wk.CHUNK_BYTES), timing,
+                            True, first, f"ws_read global-cg {pattern} (ld.global.cg, 16 B)",
+                            {"pattern": pattern, "working_set_bytes": n_chunks * wk.CHUNK_BYTES,
+                             "n_chunks": n_chunks, "passes": n_pass, "grid": grid, "block": wk.BLOCK,
+                             "reported_l2_bytes": getattr(self, "l2_bytes", None)})
+            if clocks.median_mhz:
+                m.extra["sm_clock_mhz_during"] = clocks.median_mhz
             tried.append(m)
             if progress:
-                progress(f"  l2 read ld.global.{cache} x{unroll}, "
-                         f"{L2_WORKING_SET_BYTES / 1e6:.1f} MB working set: {m.value:,.0f} GB/s")
+                progress(f"  l2 read ld.global.cg, pattern {pattern}, "
+                         f"{n_chunks * wk.CHUNK_BYTES / 1e6:.2f} MB working set: {m.value:,.0f} GB/s")
+        self.release(data, out)
         return best(tried)
 
     def shared(self, progress=None, unroll: int = 4, n_pass: int = 4096) -> Measurement:

@@ -26,8 +26,8 @@ from functools import lru_cache
 
 from numba import cuda, float32, float64, int32, void
 
-from .checks import fill_values, fma_peak_expected, read_pattern_passes, sfu_expected  # noqa: F401
-from .vector_access import load4, load4_cg, load4_nc, store4, simulator_enabled
+from .checks import fill_values, fma_peak_expected, sfu_expected  # noqa: F401
+from .vector_access import load4, store4, simulator_enabled
 
 # NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
 # body holds SWEEP_UNROLL steps of its four chains: 256 FMAs per trip of the outer ``while``,
@@ -264,53 +264,12 @@ def sweep_pipelined_kernel(k: int):
 
 
 # ---------------------------------------------------------------------------------------------
-# Read-only bandwidth of the L2 and of shared memory
+# Read-only bandwidth of shared memory (the L2 ceiling reads with the working-set sweep's
+# kernel, rooflinelib.workingset_kernels, so that both measure the L2 the same way)
 
 
 READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
 
-
-
-_L2_LOADS = {"cg": load4_cg, "nc": load4_nc, "ca": load4}
-
-
-@lru_cache(maxsize=None)
-def l2_read_kernel(unroll: int = 4, cache: str = "cg"):
-    """Each thread sums 16-byte vectors of a working set small enough to stay in the L2.
-
-    Thread t of a grid of T threads reads vectors (t + m*T) mod n, m = 0, 1, ...: consecutive
-    threads read consecutive vectors, and successive reads of a thread land on other SMs' lines.
-    ``cache`` picks the load: ``cg`` (L2 only, no SM's L1 can answer), ``nc`` (the read-only
-    path) or ``ca`` (the default).  Successive reads of a thread land on lines other SMs read,
-    so L1 hits stay rare with every one.  ``mask`` is n - 1 (n a power of two); ``out`` gets
-    each thread's four sums.
-    """
-    n_unroll = int(unroll)
-    if cache not in _L2_LOADS:
-        raise ValueError(f"cache: must be one of {', '.join(_L2_LOADS)}, got {cache!r}")
-    load = _L2_LOADS[cache]
-
-    def l2_read(data, out, n_pass, mask):
-        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-        stride = cuda.gridDim.x * cuda.blockDim.x
-        s0 = float32(0)
-        s1 = float32(0)
-        s2 = float32(0)
-        s3 = float32(0)
-        start = t & mask
-        p = int32(0)
-        while p < n_pass:
-            for u in range(n_unroll):
-                x0, x1, x2, x3 = load(data, (start + u * stride) & mask)
-                s0 += x0
-                s1 += x1
-                s2 += x2
-                s3 += x3
-            start = (start + n_unroll * stride) & mask
-            p += int32(1)
-        store4(out, t, s0, s1, s2, s3)
-
-    return KernelSource(f"l2_read {cache} unroll={n_unroll}", l2_read, READ_SIGNATURE)
 
 
 @lru_cache(maxsize=None)
@@ -448,6 +407,5 @@ def ptx_targets():
         fma_peak_kernel("fp32"), fma_peak_kernel("fp64"),
         sweep_kernel(0), sweep_kernel(64), sweep_kernel(1024),
         sweep_pipelined_kernel(0), sweep_pipelined_kernel(64), sweep_pipelined_kernel(1024),
-        l2_read_kernel(4, "cg"), l2_read_kernel(4, "nc"), l2_read_kernel(4, "ca"),
         shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(),
     ]
