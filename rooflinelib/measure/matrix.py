@@ -3,7 +3,8 @@
 A hand-written kernel cannot reach the tensor cores' roofs; the vendor library can, so these
 ceilings are cuBLAS's rate on a square product big enough to fill the chip (8192^3 by
 default).  Every dtype goes through the same ``cublasGemmEx`` call with explicit data and
-compute types, so what runs is never left to a library default:
+compute types, so what runs is never left to a library default (fp64 also tries
+``cublasDgemm``, ``cupy.matmul`` and the tensor-op algorithm hint, and keeps the best):
 
 ==========  ============  ==================================  ===============
 ceiling     operands      compute type                        check (rel. err)
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from . import accounting as acc
 from .engine import Measurement, VerificationError, best
+from .provenance import ClockSampler
 from .timing import Stopwatch, time_with_events
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
@@ -42,8 +44,15 @@ MATRIX_CEILINGS = {
 }
 
 
-def _operands(cp, n: int, dtype: str, seed: int):
-    """A, B (row-major n x n, stored in the GEMM's input type) and their float64 values."""
+def operands(cp, n: int, dtype: str, seed: int = 12345):
+    """A, B (row-major n x n, stored in the GEMM's input type) and a function giving the
+    float64 values of such an array.  The same seed gives the same operands, so a reference
+    library can be timed on exactly the data the ceiling was measured on.
+
+    fp64 operands use every bit of the mantissa.  Data whose low bits are zero (float32
+    values widened to float64, say) toggle fewer bits in the multipliers, draw less power
+    and, on a card at its power cap, run at a higher clock: a ceiling measured on them would
+    be optimistic for real fp64 data."""
     rng = cp.random.RandomState(seed)
     if dtype == "fp64":
         a = rng.standard_normal((n, n), dtype=cp.float64)
@@ -75,7 +84,7 @@ def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
     from cupy.cuda import cublas
 
     dtype, data_type, compute_type, element_bytes, tolerance = MATRIX_CEILINGS[name]
-    a, b, as_f64 = _operands(cp, n, dtype, seed=12345)
+    a, b, as_f64 = operands(cp, n, dtype, seed=12345)
     c = cp.empty((n, n), dtype=a.dtype)
     if dtype == "fp64":
         alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
@@ -92,31 +101,49 @@ def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
                       alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
                       beta.ctypes.data, c.data.ptr, data_type, n, compute_type, algo)
 
+    def dgemm():
+        # The classic entry point, as torch.matmul calls it for float64 (same operand order).
+        cublas.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha.ctypes.data, b.data.ptr, n,
+                     a.data.ptr, n, beta.ctypes.data, c.data.ptr, n)
+
     candidates = [("cublasGemmEx via CuPy", gemm_ex)]
     if dtype == "fp64":  # other entry points, whose heuristics may pick another kernel
+        candidates.append(("cublasDgemm via CuPy", dgemm))
         candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
         candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
                            lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
     rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
     reference = as_f64(a[rows]) @ as_f64(b)
-    tried = []
+    tried, failed = [], {}
     for label, launch in candidates:
         c.fill(0)
-        with Stopwatch() as sw:
-            launch()
-            cp.cuda.Device().synchronize()
+        try:
+            with Stopwatch() as sw:
+                launch()
+                cp.cuda.Device().synchronize()
+        except Exception as exc:  # an entry point this CuPy lacks: the others still measure
+            failed[label] = " ".join(str(exc).split())[:200]
+            continue
         got = as_f64(c[rows])
         error = float(cp.linalg.norm(got - reference) / cp.linalg.norm(reference))
         if not np.isfinite(error) or error > tolerance:
             raise VerificationError(f"verification: {name} {n}^3 ({label}) relative error "
                                     f"{error:.2e} exceeds {tolerance:.0e}")
-        timing = time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats,
-                                  warmup, prime=launch)
+        with ClockSampler() as clocks:  # GEMMs can pull the clock down at the power cap
+            timing = time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats,
+                                      warmup, prime=launch)
+        extra = {"relative_error": error, "tolerance": tolerance}
+        if clocks.median_mhz:
+            extra["sm_clock_mhz_during"] = clocks.median_mhz
         tried.append(Measurement(name, "compute", acc.matmul_work(n, element_bytes), timing, True,
                                  sw.seconds, label,
                                  {"n": n, "dtype": dtype, "compute_type": compute_type, "call": label},
-                                 {"relative_error": error, "tolerance": tolerance}))
+                                 extra))
+    if not tried:
+        raise RuntimeError(f"{name}: no cuBLAS entry point ran ({failed})")
     m = best(tried)
+    if failed:
+        m.extra["calls_failed"] = failed
     del reference
     del a, b, c
     cp.get_default_memory_pool().free_all_blocks()
