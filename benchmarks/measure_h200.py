@@ -16,6 +16,7 @@ device events, median of N).  Nothing here changes a clock or any other setting 
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -46,12 +47,13 @@ def section(name):
             REPORT["errors"][name] = "".join(traceback.format_exception(exc))[-4000:]
             log(f"!! {name} failed: {exc}")
         log(f"   ({time.perf_counter() - t0:.1f} s)")
+        save_json("bench.json", REPORT)  # so that a run cut short keeps what it measured
         return fn
     return wrap
 
 
 def save_json(name, data):
-    (OUT / name).write_text(json.dumps(data, indent=1) + "\n")
+    (OUT / name).write_text(json.dumps(data, indent=1, default=str) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,6 +75,22 @@ def progress(line):
     log("   " + line)
 
 
+# --- references are timed exactly like our kernels -----------------------------------------------
+
+def _time_cupy(launch, repeats=20, warmup=3):
+    import cupy as cp
+    from rooflinelib.measure.timing import time_with_events
+    return time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats, warmup,
+                            prime=launch)
+
+
+def _time_torch(launch, repeats=20, warmup=3):
+    import torch
+    from rooflinelib.measure.timing import time_with_events
+    return time_with_events(launch, lambda: torch.cuda.Event(enable_timing=True),
+                            lambda s, e: s.elapsed_time(e), repeats, warmup, prime=launch)
+
+
 @section("numba ceilings")
 def _numba_ceilings():
     from rooflinelib import results
@@ -81,6 +99,143 @@ def _numba_ceilings():
     results.save(r, OUT / "h200_ceilings_numba.json")
     RESULTS["numba_ceilings"] = r
     return {c["name"]: c["value"] for c in r["ceilings"]}
+
+
+class PowerSampler:
+    """SM clock (MHz), board power (W) and NVML clock-event reasons, sampled in a thread while
+    a block runs.  Read-only: nothing here changes a setting of the card."""
+
+    def __init__(self, interval_s=0.01):
+        import threading
+        self.interval_s, self.clock, self.power, self.reasons = interval_s, [], [], set()
+        self._stop, self._thread = threading.Event(), None
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self._nv, self._h = pynvml, pynvml.nvmlDeviceGetHandleByIndex(0)
+        except Exception:
+            self._nv = None
+
+    def _run(self):
+        nv, h = self._nv, self._h
+        while not self._stop.is_set():
+            try:
+                self.clock.append(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
+                self.power.append(nv.nvmlDeviceGetPowerUsage(h) / 1000.0)
+            except Exception:
+                return
+            try:  # a bit mask; 4 = software power cap
+                self.reasons.add(int(nv.nvmlDeviceGetCurrentClocksEventReasons(h)))
+            except Exception:
+                pass
+            time.sleep(self.interval_s)
+
+    def __enter__(self):
+        if self._nv is not None:
+            import threading
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=2)
+        return False
+
+    def summary(self):
+        def median(xs):
+            return sorted(xs)[len(xs) // 2] if xs else None
+        return {"sm_clock_mhz_median": median(self.clock), "sm_clock_mhz_min": min(self.clock, default=None),
+                "power_w_median": median(self.power), "power_w_max": max(self.power, default=None),
+                "clock_event_reasons": sorted(self.reasons), "samples": len(self.clock)}
+
+
+@section("fp64 GEMM: ours against torch, call path and operands")
+def _fp64_gemm():
+    """What separates cuBLAS-through-CuPy from torch.matmul at fp64, 8192^3.  Two operand sets:
+    ours (full 53-bit mantissas, as the ceiling uses) and the torch reference's (float32 randn
+    widened to float64: the low 29 mantissa bits are zero).  Four call paths: cublasGemmEx and
+    cublasDgemm through CuPy, torch.matmul with torch's cuBLAS and with cuBLASLt.  Each
+    variant is verified (4 rows against a float64 product), timed like the references (10
+    launches after a warm-up, each behind an untimed one), with the SM clock and the power
+    sampled; two rounds in rotated order so that drift hits every variant alike."""
+    import cupy as cp
+    import numpy as np
+    import torch
+    from cupy.cuda import cublas
+    from rooflinelib.measure import matrix as mx
+    n = 8192
+    out = {"torch_preferred_blas": str(torch.backends.cuda.preferred_blas_library())}
+    full_a, full_b, _ = mx.operands(cp, n, "fp64", seed=12345)
+    g = torch.Generator(device="cuda").manual_seed(1)
+    ta = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(torch.float64)
+    tb = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(torch.float64)
+    data = {"full": (full_a, full_b), "fp32-widened": (cp.asarray(ta), cp.asarray(tb))}
+    low_bits = cp.uint64(2 ** 29 - 1)
+    for label, (a, b) in data.items():
+        out[f"{label} share of elements with zero low 29 mantissa bits"] = float(
+            ((a.view(cp.uint64) & low_bits) == 0).mean())
+    c = cp.empty((n, n), cp.float64)
+    tc = torch.as_tensor(c, device="cuda")
+    handle = cp.cuda.device.get_cublas_handle()
+    alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
+    rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
+
+    def gemm_ex(a, b):
+        cublas.gemmEx(handle, 0, 0, n, n, n, alpha.ctypes.data, b.data.ptr, mx.CUDA_R_64F, n,
+                      a.data.ptr, mx.CUDA_R_64F, n, beta.ctypes.data, c.data.ptr, mx.CUDA_R_64F, n,
+                      mx.CUBLAS_COMPUTE_64F, mx.CUBLAS_GEMM_DEFAULT)
+
+    def dgemm(a, b):
+        cublas.dgemm(handle, 0, 0, n, n, n, alpha.ctypes.data, b.data.ptr, n, a.data.ptr, n,
+                     beta.ctypes.data, c.data.ptr, n)
+
+    def torch_mm(a, b):  # torch tensors on the very same device memory
+        ta_, tb_ = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
+        return lambda: torch.matmul(ta_, tb_, out=tc)
+
+    variants = []  # (name, launch, torch BLAS backend or None, operand set)
+    for label, (a, b) in data.items():
+        variants.append((f"{label} cublasGemmEx (CuPy)", lambda a=a, b=b: gemm_ex(a, b), None, label))
+        variants.append((f"{label} cublasDgemm (CuPy)", lambda a=a, b=b: dgemm(a, b), None, label))
+        for backend in ("cublas", "cublaslt"):
+            variants.append((f"{label} torch.matmul ({backend})", torch_mm(a, b), backend, label))
+    references = {label: (a[rows] @ b) for label, (a, b) in data.items()}
+    default_blas = torch.backends.cuda.preferred_blas_library()
+    for rnd in range(2):
+        order = variants[rnd * 3:] + variants[:rnd * 3]
+        if rnd:
+            order = order[::-1]
+        for name, launch, backend, label in order:
+            key = f"{name} round {rnd}"
+            try:
+                if backend:
+                    torch.backends.cuda.preferred_blas_library(backend)
+                c.fill(0)
+                launch()
+                cp.cuda.Device().synchronize()
+                ref = references[label]
+                error = float(cp.linalg.norm(c[rows] - ref) / cp.linalg.norm(ref))
+                if not np.isfinite(error) or error > 1e-12:
+                    out[key] = {"error": f"verification: relative error {error:.2e}"}
+                    continue
+                timer = _time_torch if backend else _time_cupy
+                with PowerSampler() as sampler:
+                    t = timer(launch, repeats=10, warmup=2)
+                out[key] = {"gflops": 2 * n ** 3 / t.median_s / 1e9, "spread": t.spread,
+                            "relative_error": error, **sampler.summary()}
+                log(f"   {key}: {out[key]['gflops']:,.0f} GFLOP/s, SM {out[key]['sm_clock_mhz_median']} MHz, "
+                    f"{out[key]['power_w_median']} W")
+            except Exception as exc:  # one failing path must not hide the others
+                out[key] = {"error": " ".join(str(exc).split())[:300]}
+                log(f"   {key}: failed ({exc})")
+            finally:
+                torch.backends.cuda.preferred_blas_library(default_blas)
+    del full_a, full_b, ta, tb, data, c, tc, references
+    cp.get_default_memory_pool().free_all_blocks()
+    torch.cuda.empty_cache()
+    return out
 
 
 @section("cupy ceilings")
@@ -116,20 +271,6 @@ def _cupy_sweep():
 
 
 # --- references: the same buffers, the same timing method -------------------------------------
-
-def _time_cupy(launch, repeats=20, warmup=3):
-    import cupy as cp
-    from rooflinelib.measure.timing import time_with_events
-    return time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats, warmup,
-                            prime=launch)
-
-
-def _time_torch(launch, repeats=20, warmup=3):
-    import torch
-    from rooflinelib.measure.timing import time_with_events
-    return time_with_events(launch, lambda: torch.cuda.Event(enable_timing=True),
-                            lambda s, e: s.elapsed_time(e), repeats, warmup, prime=launch)
-
 
 @section("copy references")
 def _copy_refs():
@@ -177,27 +318,42 @@ def _copy_refs():
 
 @section("matmul references")
 def _matmul_refs():
-    """For each dtype: our cuBLAS-through-CuPy ceiling and torch.matmul back to back, twice,
-    so that clock and temperature drift hit both alike."""
+    """For each dtype: our cuBLAS-through-CuPy ceiling, torch.matmul on the very same operands
+    (same device memory), and torch.matmul on its own randn data (float32 randn cast to the
+    dtype, as the first runs compared), back to back, twice, so that clock and temperature
+    drift hit all alike.  The target compares like with like: the same operands."""
+    import cupy as cp
     import torch
-    from rooflinelib.measure.matrix import measure_matrix
+    from rooflinelib.measure.matrix import measure_matrix, operands
     n = 8192
     out = {}
     for name, dtype, tf32 in (("fp64-matrix", torch.float64, False), ("fp32-matrix", torch.float32, False),
                               ("tf32-tensor", torch.float32, True), ("fp16-tensor", torch.float16, False),
                               ("bf16-tensor", torch.bfloat16, False)):
+        short = {"fp64-matrix": "fp64", "fp32-matrix": "fp32", "tf32-tensor": "tf32",
+                 "fp16-tensor": "fp16", "bf16-tensor": "bf16"}[name]
         for rep in range(2):
             ours = measure_matrix(name, n=n)
             out[f"{name} ours_{rep}"] = ours.value
             out[f"{name} ours_{rep} call"] = ours.kernel
+            out[f"{name} ours_{rep} sm_clock_mhz"] = ours.extra.get("sm_clock_mhz_during")
             torch.backends.cuda.matmul.allow_tf32 = tf32
+            # torch on our operands: the same seed gives the same arrays; no copy is made
+            ca, cb, _ = operands(cp, n, short, seed=12345)
+            a, b = torch.as_tensor(ca, device="cuda"), torch.as_tensor(cb, device="cuda")
+            if short == "bf16":  # ours keeps bfloat16 bits in uint16
+                a, b = a.view(torch.bfloat16), b.view(torch.bfloat16)
+            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            t = _time_torch(lambda: torch.matmul(a, b, out=c), repeats=10, warmup=2)
+            out[f"{name} torch_same_operands_{rep}"] = 2 * n ** 3 / t.median_s / 1e9
+            del a, b, ca, cb
             g = torch.Generator(device="cuda").manual_seed(1)
             a = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
             b = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
-            c = torch.empty(n, n, device="cuda", dtype=dtype)
             t = _time_torch(lambda: torch.matmul(a, b, out=c), repeats=10, warmup=2)
-            out[f"{name} torch_{rep}"] = 2 * n ** 3 / t.median_s / 1e9
+            out[f"{name} torch_own_data_{rep}"] = 2 * n ** 3 / t.median_s / 1e9
             del a, b, c
+            cp.get_default_memory_pool().free_all_blocks()
             torch.cuda.empty_cache()
         torch.backends.cuda.matmul.allow_tf32 = False
     return out
@@ -208,12 +364,13 @@ SWEEP_VARIANTS = {}
 
 @section("sweep variants: vectors per thread")
 def _sweep_variants():
-    """The sweep with one vector per thread (1) and pipelined over 4 to 64 vectors, beside the
-    default (engine.SWEEP_VECTORS_PER_THREAD) measured above; full results kept."""
+    """The sweep pipelined over 8 vectors per thread, beside the default
+    (engine.SWEEP_VECTORS_PER_THREAD) measured above: the trade-off between K = 0 and the
+    knee, measured again (1 to 64 were compared on 2026-11-30; REPORT.md)."""
     from rooflinelib.measure import run_sweep
     out = {}
     for backend in ("numba", "cupy"):
-        for vpt in (1, 4, 8, 32, 64):
+        for vpt in (8,):
             r = run_sweep(backend, vectors_per_thread=vpt)
             SWEEP_VARIANTS[(backend, vpt)] = r
             out[f"{backend} vpt={vpt}"] = r
@@ -228,26 +385,28 @@ def _libraries():
 
 @section("l2 working sets (numba, exploration)")
 def _l2_sets():
+    """The L2 ceiling's kernel over more working sets than Lab 1 reads, a slice per block and
+    every block walking the whole set ('spread'), each verified."""
     from rooflinelib.measure import engine
+    from rooflinelib.workingset_kernels import CHUNK_BYTES
     b = engine.NumbaGpu()
-    out = {}
-    saved = engine.L2_WORKING_SET_BYTES
-    try:
-        for mib in (8, 16, 32):
-            engine.L2_WORKING_SET_BYTES = mib * 2 ** 20
-            m = b.l2()
-            out[f"{mib} MiB"] = {"best": m.value, "tried": m.extra.get("configs_tried")}
-    finally:
-        engine.L2_WORKING_SET_BYTES = saved
+    mib = 2 ** 20
+    out = {"reported_l2_bytes": b.l2_bytes}
+    for pattern, sizes in (("slices", (1 * mib, 2 * mib, 10 * mib, 16 * mib)),
+                           ("spread", engine.l2_working_sets(b.l2_bytes, CHUNK_BYTES) + (16 * mib,))):
+        m = b.l2(progress, working_sets=sizes, pattern=pattern)
+        out[pattern] = {"best": m.value, "tried": m.extra.get("configs_tried")}
     return out
 
 
 @section("sass histograms")
 def _sass():
     from rooflinelib.measure import kernels_numba as kn
+    from rooflinelib.measure.engine import L2_PATTERN
     from rooflinelib.measure.sass import kernel_histograms
+    from rooflinelib.workingset_kernels import read_kernel
     return kernel_histograms((kn.fma_peak_kernel("fp32", 8, 32, 4096), kn.sweep_kernel(1024), kn.sweep_kernel(64),
-                              kn.copy_kernel(1), kn.l2_read_kernel(4), kn.shared_read_kernel(4),
+                              kn.copy_kernel(1), read_kernel("global-cg", L2_PATTERN), kn.shared_read_kernel(4),
                               kn.sfu_kernel(8, 8, 512)))
 
 
@@ -348,11 +507,17 @@ def targets():
     d = _detail(nc, "shared")
     add("shared / (SMs x 128 B x clock)", d.get("fraction_of_theoretical"), 0.90,
         f"clock {d.get('sm_clock_mhz_during')} MHz")
+    def best_of(name, side):
+        pattern = re.compile(rf"^{re.escape(name)} {side}_\d$")
+        return max([v for k, v in mm.items() if pattern.match(k) and isinstance(v, (int, float))] or [0])
+
     for name in ("fp64-matrix", "fp32-matrix", "tf32-tensor", "fp16-tensor", "bf16-tensor"):
-        ours = max([v for k, v in mm.items() if k.startswith(f"{name} ours_") and not k.endswith("call")] or [0])
-        ref = max([v for k, v in mm.items() if k.startswith(f"{name} torch_")] or [0])
-        add(f"{name} cuBLAS via CuPy / torch.matmul (best of 2 each)", ours / ref if ours and ref else None,
-            0.97, f"ours {ours:,.0f}, torch {ref:,.0f} GFLOP/s")
+        ours, ref = best_of(name, "ours"), best_of(name, "torch_same_operands")
+        own = best_of(name, "torch_own_data")
+        add(f"{name} cuBLAS via CuPy / torch.matmul on the same operands (best of 2 each)",
+            ours / ref if ours and ref else None, 0.97,
+            f"ours {ours:,.0f}, torch {ref:,.0f} GFLOP/s; torch on its own randn data {own:,.0f} "
+            f"({ours / own if ours and own else float('nan'):.3f} of it)")
     for name in ("dram", "fp32", "fp64"):
         a, b = _ceiling(nc, name), _ceiling(cc, name)
         if a and b:
