@@ -157,7 +157,7 @@ def _fp64_gemm():
     ours (full 53-bit mantissas, as the ceiling uses) and the torch reference's (float32 randn
     widened to float64: the low 29 mantissa bits are zero).  Four call paths: cublasGemmEx and
     cublasDgemm through CuPy, torch.matmul with torch's cuBLAS and with cuBLASLt.  Each
-    variant is verified (4 rows against a float64 product), timed like the references (10
+    variant is verified (4 rows against a float64 product), timed like the references (15
     launches after a warm-up, each behind an untimed one), with the SM clock and the power
     sampled; two rounds in rotated order so that drift hits every variant alike."""
     import cupy as cp
@@ -179,6 +179,7 @@ def _fp64_gemm():
     c = cp.empty((n, n), cp.float64)
     tc = torch.as_tensor(c, device="cuda")
     handle = cp.cuda.device.get_cublas_handle()
+    cublas.setPointerMode(handle, mx.CUBLAS_POINTER_MODE_HOST)  # alpha and beta live on the host
     alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
     rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
 
@@ -222,7 +223,7 @@ def _fp64_gemm():
                     continue
                 timer = _time_torch if backend else _time_cupy
                 with PowerSampler() as sampler:
-                    t = timer(launch, repeats=10, warmup=2)
+                    t = timer(launch, repeats=15, warmup=2)  # ~0.6 s: long enough for NVML's power average
                 out[key] = {"gflops": 2 * n ** 3 / t.median_s / 1e9, "spread": t.spread,
                             "relative_error": error, **sampler.summary()}
                 log(f"   {key}: {out[key]['gflops']:,.0f} GFLOP/s, SM {out[key]['sm_clock_mhz_median']} MHz, "
