@@ -146,16 +146,64 @@ def test_gpu_only_experiment_on_a_cpu_falls_back(monkeypatch, tmp_path):
 
 # --- GPU kernels without a GPU ---------------------------------------------------------------
 
-def test_trap_kernels_show_float64_promotion_in_ptx():
+def _toolkit_or_skip():
     from rooflinelib.experiments import traps
     ok, reason = traps.cuda_toolkit_available()
     if not ok:
         pytest.skip(reason)
+    return traps
+
+
+def test_trap_kernels_show_float64_promotion_in_ptx():
+    traps = _toolkit_or_skip()
     promoted, typed = traps.ptx_summary("promoted"), traps.ptx_summary("typed")
-    fmas = traps.CHAINS * traps.UNROLL
-    assert (promoted["fma.rn.f64"], promoted["fma.rn.f32"]) == (fmas, 0)
-    assert (typed["fma.rn.f32"], typed["fma.rn.f64"]) == (fmas, 0)
-    assert traps.ptx_summary("range")["fma.rn.f32"] == fmas
+    # NVVM unrolls the 128-step inner loop 16 times: 8 chains x 16 = 128 FMAs per loop body.
+    assert (promoted["fma.rn.f64"], promoted["fma.rn.f32"]) == (128, 0)
+    assert (typed["fma.rn.f32"], typed["fma.rn.f64"]) == (128, 0)
+
+
+def test_range_trap_keeps_a_64_bit_count_down_in_every_unrolled_copy():
+    traps = _toolkit_or_skip()
+    trap, fix = traps.ptx_summary("range"), traps.ptx_summary("while")
+    assert trap["fma.rn.f32"] == fix["fma.rn.f32"] == 128
+    copies = trap["fma.rn.f32"] // traps.CHAINS  # one range step per unrolled copy of the body
+    assert trap["compare (setp)"] == trap["select (selp)"] == trap["integer add"] == copies
+    assert trap["64-bit integer"] == 3 * copies
+    assert fix["select (selp)"] == 0 and fix["compare (setp)"] + fix["integer add"] <= 2
+    # The same holds in the whole kernel: the loop is not unrolled completely (1024 FMAs).
+    assert traps.ptx_kernel_summary("range")["fma.rn.f32"] < traps.FMAS_PER_TRIP
+
+
+def test_trap_kernels_differ_only_where_they_should():
+    import inspect
+    from rooflinelib.experiments import traps
+    source = {v: inspect.getsource(traps.kernel_source(v)[0]).splitlines()[1:] for v in traps.VARIANTS}
+    assert traps.kernel_source("while")[0].__code__ is traps.kernel_source("typed")[0].__code__
+    bare = lambda line: line.split("#")[0].strip()  # the code of a line, without its comment
+    differ = [(bare(x), bare(y)) for x, y in zip(source["promoted"], source["typed"]) if bare(x) != bare(y)]
+    assert differ == [("c = b + 0.0", "c = b + float32(0)")]
+    code = {v: {bare(line) for line in lines} for v, lines in source.items()}
+    assert code["range"] - code["typed"] == {"for _ in range(inner):"}
+    assert code["typed"] - code["range"] == {"j = int32(0)", "while j < inner:", "j += int32(1)"}
+
+
+def test_hot_loop_and_issue_bound_from_sass_text():
+    from rooflinelib.experiments import traps
+    body = "".join(f"        /*{0x100 + 16 * i:04x}*/                   FFMA R{i}, R{i}, R9, R8 ;\n" for i in range(8))
+    sass = ("        /*0000*/                   MOV R1, 0x1 ;\n"
+            ".L_x_1:\n" + body +
+            "        /*0200*/                   ISETP.NE.AND P1, PT, R4, RZ, PT ;\n"
+            "        /*0210*/                   SEL R7, RZ, 0xffffffff, !P1 ;\n"
+            "        /*0220*/                   IADD3 R5, P1, R4, R7, RZ ;\n"
+            "        /*0230*/               @P1 BRA `(.L_x_1) ;\n"
+            "        /*0240*/                   EXIT ;\n"
+            ".L_x_2:\n"
+            "        /*0250*/                   BRA `(.L_x_2);\n"
+            "        /*0260*/                   NOP;\n")
+    loop = traps.sass_loop_summary(sass)
+    assert (loop["FFMA"], loop["ISETP"], loop["SEL"], loop["IADD3"], loop["all"]) == (8, 1, 1, 1, 12)
+    assert traps.issue_bound(loop) == pytest.approx(8 / 12)
+    assert traps.sass_summary(sass)["all"] == 15  # every instruction but the NOP
 
 
 def test_sass_histogram_parses_disassembly():
@@ -164,7 +212,7 @@ def test_sass_histogram_parses_disassembly():
             "        /*0080*/              @!P0 IADD3 R4, R4, 0x1, RZ ;\n"
             "        /*0090*/                   ISETP.GE.AND P0, PT, R4, c[0x0][0x170], PT ;\n")
     assert traps.sass_summary(sass) == {"FFMA": 1, "DFMA": 0, "F2F (conversions)": 0,
-                                        "IADD3": 1, "ISETP": 1, "SEL": 0}
+                                        "IADD3": 1, "ISETP": 1, "SEL": 0, "all": 3}
 
 
 SIMULATED = r"""
@@ -199,6 +247,13 @@ s = (np.arange(256) % 5).astype(np.float32)
 out = cuda.device_array(32, np.float32)
 gpu.strided_sum_kernel()[2, 16](cuda.to_device(s), np.int64(3), out)
 assert out.copy_to_host().sum() == s[: (256 // 3) * 3: 3].sum()
+from rooflinelib.experiments import traps
+from rooflinelib.measure.checks import fma_peak_expected
+for variant in traps.VARIANTS:
+    function, signature = traps.kernel_source(variant)
+    got = cuda.device_array(32, np.float32)
+    cuda.jit(signature)(function)[1, 32](got, np.float32(1), np.float32(0), np.int32(1))
+    assert np.array_equal(got.copy_to_host().astype(np.int64), fma_peak_expected(np.arange(32), traps.CHAINS)), variant
 print("ok")
 """
 

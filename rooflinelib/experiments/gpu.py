@@ -280,11 +280,17 @@ def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> E
         cost = operators.softmax(rows * cols, fused=is_fused)
         variants.append(run.timed(name, launch, cost.n_flops, cost.n_bytes, rows=rows, cols=cols))
         run.say(f"  softmax {name}: {variants[-1].gbps:,.0f} GB/s")
+    # The two rates that bound a softmax, measured in the same run: the copy bandwidth (its
+    # memory roof) and the SFU's exp2 rate (its transcendental roof: every exp needs one ex2).
     copy = run.gpu.dram(rows * cols * 4)
+    sfu = run.gpu.sfu(progress)
     predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
     return run.experiment("softmax", "Softmax: three passes against one fused pass", variants,
-                          ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4)."],
-                          predicted_speedup=predicted, copy_gbps=copy.value)
+                          ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4).",
+                           "exp_per_s is the SFU's measured exp2 rate: each exp needs one ex2, so "
+                           "no kernel computes exps faster."],
+                          predicted_speedup=predicted, copy_gbps=copy.value, exp_per_s=sfu.value * 1e9,
+                          exps=rows * cols)
 
 
 def run_transpose(progress=None, n: int = 8192) -> Experiment:
@@ -431,8 +437,9 @@ def run_clocks(progress=None, runs: int = 8) -> Experiment:
     return run.experiment("clocks", "The same FMA ceiling, measured again and again", variants)
 
 
-def run_traps(progress=None, trips: int = 2048) -> Experiment:
-    """The trap kernels of :mod:`.traps` on this GPU: verified, timed, and their SASS counted."""
+def run_traps(progress=None, trips: int = 256) -> Experiment:
+    """The trap kernels of :mod:`.traps` on this GPU: verified, timed, and their SASS counted,
+    over the whole kernel and in its hot loop (what every thread repeats)."""
     import numpy as np
     from . import traps
     run = _Run(progress)
@@ -441,7 +448,7 @@ def run_traps(progress=None, trips: int = 2048) -> Experiment:
     one, zero = np.float32(1), np.float32(0)
     expected = fma_peak_expected(np.arange(threads), traps.CHAINS)
     variants = []
-    for variant in ("promoted", "typed", "range", "while"):
+    for variant in traps.VARIANTS:
         function, signature = traps.kernel_source(variant)
         kernel = cuda.jit(signature)(function)
         launch = lambda k=kernel: k[threads // BLOCK, BLOCK](out, one, zero, np.int32(trips))  # noqa: E731
@@ -449,10 +456,15 @@ def run_traps(progress=None, trips: int = 2048) -> Experiment:
         launch()
         _require(np.array_equal(run.gpu.host(out).astype(np.int64), expected), f"trap {variant}: wrong sums")
         try:
-            sass = traps.sass_summary(kernel.inspect_sass(signature.args))
+            text = kernel.inspect_sass(signature.args)
+            sass, loop = traps.sass_summary(text), traps.sass_loop_summary(text)
+            sass_extra = {"sass": sass, "sass_loop": loop, "issue_bound": traps.issue_bound(loop)}
         except Exception as exc:  # nvdisasm missing: the rate still stands
-            sass = {"unavailable": f"{type(exc).__name__}: {str(exc)[:120]}"}
-        flops = 2.0 * threads * trips * traps.UNROLL * traps.CHAINS
-        variants.append(run.timed(variant, launch, flops, 0.0, sass=sass, ptx=traps.ptx_summary(variant)))
+            sass_extra = {"sass": {"unavailable": f"{type(exc).__name__}: {str(exc)[:120]}"}}
+        flops = 2.0 * threads * trips * traps.FMAS_PER_TRIP
+        variants.append(run.timed(variant, launch, flops, 0.0, ptx=traps.ptx_summary(variant),
+                                  trips=trips, fmas_per_trip=traps.FMAS_PER_TRIP, **sass_extra))
         run.say(f"  {variant}: {variants[-1].gflops:,.0f} GFLOP/s")
-    return run.experiment("traps", "Two traps that halve a Numba roof", variants)
+    return run.experiment("traps", "Two traps that cut a Numba roof", variants,
+                          [f"{traps.CHAINS} chains x {traps.INNER} inner steps per trip; 'while' is "
+                           "the 'typed' kernel, timed again as the fix of the range trap."])

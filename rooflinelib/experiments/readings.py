@@ -1,0 +1,358 @@
+"""What a measurement says: the sentences the notebooks print after each experiment.
+
+A notebook's markdown is written before anything runs, so it can state a prediction but never
+an outcome.  Every sentence here is computed from the experiment it reads: it sets the
+prediction against the measured outcome, within :data:`TOLERANCE`, and when the two part it
+names the likely cause.  The same functions read a live run, a CPU run or the recorded H200
+run, and each returns plain text (one or a few lines).
+"""
+from __future__ import annotations
+
+import math
+
+from .. import pitfalls
+
+TOLERANCE = 0.15  # a measured ratio within 15% of its prediction agrees with it
+LEVEL = 0.95  # a rate within 5% of the best one counts as level with it
+
+
+def _agrees(measured: float, predicted: float, tolerance: float = TOLERANCE) -> str:
+    """'agrees', 'above' or 'below': the measured ratio against the predicted one."""
+    if abs(measured / predicted - 1) <= tolerance:
+        return "agrees"
+    return "above" if measured > predicted else "below"
+
+
+def _share(fraction: float) -> str:
+    """A fraction as a percentage with two significant digits, however small."""
+    return f"{fraction:.0%}" if fraction >= 0.1 else f"{100 * fraction:.2g}%"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:,.1f} us"
+
+
+# --- notebook 03 -----------------------------------------------------------------------------
+
+def chains(experiment) -> str:
+    """Where the FMA rate stops climbing as independent chains are added."""
+    rows = sorted(experiment.variants, key=lambda v: v.extra.get("chains", 0))
+    best = max(v.gflops for v in rows)
+    level = next(v for v in rows if v.gflops >= LEVEL * best)
+    first, widest = rows[0], rows[-1]
+    text = (f"{first.name}: {first.gflops:,.0f} GFLOP/s; {widest.name}: {widest.gflops:,.0f} GFLOP/s "
+            f"({widest.gflops / first.gflops:.1f}x).")
+    if level is first:
+        return text + (" More chains did not help: one chain already kept the FMA units busy here, "
+                       "so this machine hid the FMA latency some other way (several threads per core, "
+                       "or a compiler that interleaved the loop).")
+    if level is widest and len(rows) > 1 and rows[-2].gflops < LEVEL * best:
+        return text + (f" Still climbing at the widest tried ({widest.name}): more independent "
+                       "chains might add more, and the ceiling may be higher than measured.")
+    return text + (f" The rate levels off from {level.name} on (within {1 - LEVEL:.0%} of the best): "
+                   f"that many FMAs in flight cover the latency, and more chains add nothing.")
+
+
+def _datasheet_ratio(device_name: str, fast: str, slow: str):
+    """The datasheet ratio of two ceilings for the device, or None for an unknown device."""
+    from ..machines import A100, H100_SXM, H200, MI300X
+    for machine in (H200, H100_SXM, A100, MI300X):
+        if machine.name.split()[0] in device_name and machine.has(fast) and machine.has(slow):
+            return machine.name, machine.ceiling(fast).value / machine.ceiling(slow).value
+    return None
+
+
+def traps(experiment) -> str:
+    """Each trap's rate against its fix's, with the prediction from the datasheet (float64
+    promotion) or from the SASS of the hot loop (range bookkeeping)."""
+    from . import traps as trap_kernels
+    lines = []
+    names = {v.name for v in experiment.variants}
+    for pair, (trap_name, fix_name) in trap_kernels.PAIRS.items():
+        if not {trap_name, fix_name} <= names:
+            lines.append(f"{pair}: not in this run.")
+            continue
+        trap, fix = experiment.variant(trap_name), experiment.variant(fix_name)
+        fraction = trap.gflops / fix.gflops
+        head = (f"{pair}: '{trap_name}' ran at {trap.gflops:,.0f} GFLOP/s, {fraction:.2f} of "
+                f"'{fix_name}' ({fix.gflops:,.0f} GFLOP/s).")
+        if pair == "float64 promotion":
+            datasheet = _datasheet_ratio(experiment.device.get("name", ""), "fp64", "fp32")
+            predicted = datasheet[1] if datasheet else None
+            basis = f"the {datasheet[0]} datasheet's fp64 : fp32 ratio" if datasheet else None
+            why_not = ("its float64 FMAs ran no slower than float32 ones here, so the literal "
+                       "cost nothing on this GPU")
+        else:
+            trap_loop, fix_loop = trap.extra.get("sass_loop"), fix.extra.get("sass_loop")
+            if trap_loop and fix_loop:
+                predicted = trap_kernels.issue_bound(trap_loop) / trap_kernels.issue_bound(fix_loop)
+                extra = trap_loop["all"] - trap_loop["FFMA"] - trap_loop["DFMA"]
+                basis = (f"the issue slots of its SASS hot loop ({extra} other instructions beside "
+                         f"{trap_loop['FFMA'] + trap_loop['DFMA']} FMAs, against "
+                         f"{fix_loop['all'] - fix_loop['FFMA'] - fix_loop['DFMA']} in the fix's)")
+            else:
+                predicted, basis = None, None
+            why_not = ("the compiler kept the range bookkeeping out of the hot loop, or the FMA "
+                       "pipe was not what limited the loop")
+        if predicted is None or not math.isfinite(predicted):
+            missing = ("its hot loop's SASS was not recorded" if pair != "float64 promotion"
+                       else "its datasheet is not in the catalogue")
+            shown = ("the trap did not show in this run" if fraction >= LEVEL
+                     else "the trap showed, by how much the model cannot say")
+            lines.append(head + f" No prediction ({missing}); {shown}.")
+            continue
+        verdict = _agrees(fraction, predicted)
+        lines.append(head + f" Predicted {predicted:.2f} from {basis}: " + {
+            "agrees": "the trap cost what the model says.",
+            "below": ("the trap cost even more than predicted (dependent integer instructions add "
+                      "latency that issue slots alone do not count)." if pair != "float64 promotion"
+                      else "the trap cost even more than the datasheet ratio: the float64 chains "
+                           "also paid for conversions."),
+            "above": f"the trap cost less than predicted: {why_not}.",
+        }[verdict])
+    return "\n".join(lines)
+
+
+# --- notebook 04 -----------------------------------------------------------------------------
+
+def knee(found, ridge: float, ridge_k: int, steps: int) -> str:
+    """The knee of the measured sweep against the ridge of its two ends."""
+    if found is None:
+        return ("The measured curve never turns: every point sits on one roof, so this run cannot "
+                "locate the ridge; sweep a wider range of K.")
+    where = f"The knee (I = {found['intensity']:.2f}) is {steps} sweep step(s) from P/B = {ridge:.2f}"
+    if steps <= 1:
+        return where + ": the model's ridge and the measured turn agree on this run."
+    return where + (": they part on this run, so the curve is ragged (a busy machine or a wandering "
+                    "clock) or the kernel turns gradually; trust the ridge only to within those steps.")
+
+
+def _softmax_times(experiment) -> dict:
+    """{variant: (bytes at copy speed s, exps at the exp rate s or None, measured s)}."""
+    copy_bps = experiment.extra["copy_gbps"] * 1e9
+    exp_per_s, exps = experiment.extra.get("exp_per_s"), experiment.extra.get("exps")
+    exp_s = exps / exp_per_s if exp_per_s and exps else None
+    return {v.name: (v.n_bytes / copy_bps, exp_s, v.median_s) for v in experiment.variants}
+
+
+def softmax(experiment) -> str:
+    """The measured 3-pass / fused ratio against the byte-count prediction, and why they part."""
+    predicted = experiment.extra["predicted_speedup"]
+    measured = experiment.ratio("3-pass", "fused")
+    copy = experiment.extra["copy_gbps"]
+    share = {v.name: v.gbps / copy for v in experiment.variants}
+    head = (f"Predicted {predicted:.2f}x, measured {measured:.2f}x; the 3-pass kernels moved their bytes "
+            f"at {share['3-pass']:.0%} of the copy bandwidth, the fused one at {share['fused']:.0%}.")
+    verdict = _agrees(measured, predicted)
+    if verdict == "agrees":
+        return head + f" Within {TOLERANCE:.0%}: both ran near the memory roof, as the model assumed."
+    times = _softmax_times(experiment)
+    fused_bytes_s, exp_s, _ = times["fused"]
+    if verdict == "above":
+        return head + (" Fusion gained more than the bytes predict, because the passes were not "
+                       "equally efficient: the 3-pass version moves its bytes further below the copy "
+                       "rate (extra launches, and passes that end in a reduction move less than a "
+                       "streaming copy does). The byte count was right; the equal-bandwidth "
+                       "assumption was not.")
+    if exp_s is not None and exp_s > fused_bytes_s:
+        return head + (f" Fusion gained less than the bytes predict: at the measured exp rate the "
+                       f"exps take {_ms(exp_s)}, longer than the fused kernel's bytes "
+                       f"({_ms(fused_bytes_s)}), so the softmax is bound by its exps here, and "
+                       "fusion deletes bytes, not exps.")
+    return head + (" Fusion gained less than the bytes predict, and not because of its exps: the "
+                   "fused kernel itself ran well below the copy bandwidth (too little parallelism "
+                   "per row, or a row that does not stay on chip).")
+
+
+def softmax_refined(experiment) -> str:
+    """Each variant's byte time and exp time, the larger as the refined bound, and the ratio."""
+    lines = []
+    bound = {}
+    for name, (bytes_s, exp_s, measured_s) in _softmax_times(experiment).items():
+        bound[name] = max(bytes_s, exp_s or 0.0)
+        exp_text = _ms(exp_s) if exp_s is not None else "not recorded"
+        lines.append(f"{name:7s} bytes at copy speed {_ms(bytes_s):>10s}, exps at the measured exp rate "
+                     f"{exp_text:>12s} -> bound {_ms(bound[name]):>10s}; measured {_ms(measured_s):>10s}")
+    refined = bound["3-pass"] / bound["fused"]
+    measured = experiment.ratio("3-pass", "fused")
+    reached = {v.name: bound[v.name] / v.median_s for v in experiment.variants}
+    if _agrees(measured, refined) == "agrees":
+        verdict = "agrees."
+    else:
+        further = min(reached, key=reached.get)
+        verdict = (f"still apart. The 3-pass version ran at {reached['3-pass']:.0%} of its bound and the "
+                   f"fused one at {reached['fused']:.0%}: '{further}' came further from its roof, so the "
+                   "gap lies in how well each version uses its roof, not in a roof the model left out.")
+    lines.append(f"refined prediction {refined:.2f}x, measured {measured:.2f}x: {verdict}")
+    if _softmax_times(experiment)["fused"][1] is None:
+        lines.append("(This run did not record an exp rate, so the exp roof is missing from the bound.)")
+    return "\n".join(lines)
+
+
+def transpose(experiment) -> str:
+    """The ladder as fractions of the copy, and whether each step climbed."""
+    copy = experiment.variant("copy").gbps
+    ladder = [v for v in experiment.variants if v.name != "copy"]
+    shares = ", ".join(f"{v.name} {v.gbps / copy:.0%}" for v in ladder)
+    text = f"Fractions of the copy bandwidth: {shares}."
+    falls = [(a.name, b.name) for a, b in zip(ladder, ladder[1:]) if b.gbps < a.gbps * (1 + TOLERANCE / 3)]
+    if falls:
+        text += (" The ladder did not climb at " + ", ".join(f"{a} -> {b}" for a, b in falls) + ": that "
+                 "step removed no waste this machine pays for (a CPU's caches and prefetchers already "
+                 "absorb part of what tiling and padding fix on a GPU).")
+    else:
+        text += " Each step climbed, as predicted."
+    naive = ladder[0].gbps / copy
+    if naive < 0.5:
+        text += (f" The naive kernel moved its bytes at {naive:.0%} of copy speed with no arithmetic "
+                 "at all: the lost time is in the access pattern.")
+    return text
+
+
+# --- notebook 06 -----------------------------------------------------------------------------
+
+def launch(experiment) -> str:
+    """The small vector add against the large one: same intensity, same roof."""
+    small, large = experiment.variants[0], experiment.variants[-1]
+    share = small.gbps / large.gbps
+    text = (f"The small add took {_ms(small.median_s)} and moved bytes at {_share(share)} of the large "
+            f"one's rate, at the same intensity and under the same roof.")
+    if share < 0.1:
+        return text + " Its time is a fixed start-up cost, not bytes: it is latency-bound."
+    if share < 0.5:
+        return text + " The fixed start-up cost is a large part of its time."
+    return text + " The start-up cost is small on this machine, so the pitfall barely shows at this size."
+
+
+def starved(experiment) -> str:
+    """Too little parallelism: the same kernel on a starved grid against a full one."""
+    few, full = experiment.variants[0], experiment.variants[-1]
+    share = few.gflops / full.gflops
+    text = f"{few.name}: {_share(share)} of the rate of {full.name}, at the same intensity."
+    if share < 0.5:
+        return text + " The roofline gives both one roof; most of the machine sat idle in the first."
+    return text + (" Little was lost: this machine has few parallel units, so one task already uses "
+                   "much of it. On a GPU with thousands of lanes the same mistake costs far more.")
+
+
+def overlap(experiment) -> str:
+    """How much of the shorter phase the overlapped kernel hid behind the longer one."""
+    memory, compute, serial, fused = (v.median_s for v in experiment.variants[:4])
+    total, longer = memory + compute, max(memory, compute)
+    hidden = (total - fused) / (total - longer) if total > longer else float("nan")
+    text = (f"Phases alone: {_ms(memory)} and {_ms(compute)} (sum {_ms(total)}); one after the other "
+            f"{_ms(serial)}; overlapped {_ms(fused)}.")
+    if not math.isfinite(hidden):
+        return text
+    text += (f" The overlapped kernel hid {hidden:.0%} of the shorter phase behind the longer one "
+             "(100% is the roofline's max(F/P, M/B), 0% the serial sum).")
+    if longer > 2 * min(memory, compute):
+        text += " The phases were far from balanced, so even no overlap costs less than the worst case 2x."
+    return text
+
+
+def cache(experiment) -> str:
+    """The cache-resident working set against the DRAM-sized one."""
+    resident, streamed = experiment.variants[0], experiment.variants[-1]
+    ratio = resident.gbps / streamed.gbps
+    text = f"The cache-resident working set moved bytes at {ratio:.1f}x the DRAM-sized one's rate."
+    if ratio > 1 + TOLERANCE:
+        return text + " Counted against the DRAM roof, it would sit above that roof."
+    return text + " No gain here: this cache was not much faster than DRAM for this access pattern."
+
+
+def transcendental(experiment) -> str:
+    """The FMA rate against the exp rate, with the H200 datasheet's gap beside it."""
+    from ..machines import H200
+    exp = experiment.variants[0]
+    fma = experiment.variant("FMA")
+    gap = fma.gflops / exp.gflops
+    sheet = H200.ceiling("fp32").value / H200.ceiling("sfu").value
+    text = f"Measured: the FMA rate is {gap:,.0f}x the exp rate (the H200 datasheet: {sheet:.0f}x)."
+    if gap > sheet * (1 + TOLERANCE):
+        text += (" The gap is wider here than on the H200, so a kernel with one exp per element is "
+                 "far more likely to be bound by its exps on this machine.")
+    return text
+
+
+def strided(experiment) -> str:
+    """Useful bandwidth against stride, set against one transaction per element."""
+    transaction = pitfalls.CPU_LINE_BYTES if experiment.backend == "cpu" else pitfalls.GPU_SECTOR_BYTES
+    base = experiment.variants[0]
+    widest = experiment.variants[-1]
+    stride = widest.extra.get("stride", 1)
+    moved = base.gbps / widest.gbps  # bytes moved per useful byte, if the raw rate held
+    predicted = pitfalls.strided_amplification(stride, transaction_bytes=transaction)
+    text = (f"At stride {stride} the useful bandwidth is 1/{moved:.1f} of stride 1's: about "
+            f"{4 * moved:.0f} bytes moved per useful 4-byte float, against {4 * predicted:.0f} for "
+            f"one {transaction}-byte transaction per element.")
+    verdict = _agrees(moved, predicted, 0.25)
+    if verdict == "agrees":
+        return text + " The transaction model holds."
+    if verdict == "above":
+        return text + (" More than the model: the memory system fetched more than one transaction "
+                       "per element (DRAM and caches move data in units larger than the smallest "
+                       "transaction), or the raw bandwidth fell at wide strides.")
+    return text + (" Less than the model: caches or the hardware prefetcher served part of the "
+                   "strided reads.")
+
+
+def algorithm(experiment) -> str:
+    """Who won the race: the kernel near its roof or the one with fewer FLOPs."""
+    direct, fft = experiment.variants[0], experiment.variants[-1]
+    fraction = direct.extra.get("fraction_of_fp32_peak")
+    at = f" at {fraction:.0%} of its roof" if fraction else ""
+    at_roof = direct.extra.get("seconds_at_100_percent")
+    if fft.median_s < direct.median_s:
+        text = (f"The FFT route finished {direct.median_s / fft.median_s:.1f}x sooner than the direct "
+                f"kernel{at}.")
+        if at_roof and at_roof < fft.median_s:
+            return text + (f" At 100% of its roof the direct kernel would need {_ms(at_roof)}, less than "
+                           f"the FFT's {_ms(fft.median_s)}: at these sizes the FFT won through the direct "
+                           "kernel's shortfall, not through the algorithm alone; grow n and m and the "
+                           "FLOP ratio takes over.")
+        return text + (" It would win even against the direct kernel at 100% of its roof"
+                       + (f" ({_ms(at_roof)})" if at_roof else "") + ": fewer FLOPs beat a better-scored kernel.")
+    return (f"The direct kernel{at} finished {fft.median_s / direct.median_s:.1f}x sooner than the FFT "
+            "route at these sizes: the FLOP count favours the FFT, but its constant factors and memory "
+            "traffic won here; grow n and m and the order flips.")
+
+
+def clocks(experiment) -> str:
+    """How far the same ceiling moved across repeated measurements, and the clocks seen."""
+    rates = [v.gflops for v in experiment.variants]
+    spread = (max(rates) - min(rates)) / max(rates)
+    seen = [v.extra.get(key) for v in experiment.variants
+            for key in ("sm_clock_mhz", "cpu_mhz_before", "cpu_mhz_after")]
+    seen = [c for c in seen if isinstance(c, (int, float)) and math.isfinite(c)]
+    clock = f", with the clock read between {min(seen):,.0f} and {max(seen):,.0f} MHz" if seen else ""
+    text = f"The same ceiling, {len(rates)} times: {spread:.1%} apart{clock}."
+    if spread < 0.02:
+        return text + (" It held still in this run; it moves when power, temperature or neighbours "
+                       "move the clock, so record the clock with every ceiling.")
+    return text + (" It moved: a kernel compared with a ceiling measured at another moment can look "
+                   "better or worse than it is.")
+
+
+def trap_ptx() -> str:
+    """What the PTX of the four trap kernels shows, compiled here (no GPU needed)."""
+    from . import traps as trap_kernels
+    lines = []
+    for pair, (trap_name, fix_name) in trap_kernels.PAIRS.items():
+        trap, fix = trap_kernels.ptx_summary(trap_name), trap_kernels.ptx_summary(fix_name)
+        if pair == "float64 promotion":
+            shown = trap["fma.rn.f64"] > 0 and fix["fma.rn.f64"] == 0
+            lines.append(f"{pair}: the hot loop of '{trap_name}' has {trap['fma.rn.f64']} fma.rn.f64 and "
+                         f"{trap['fma.rn.f32']} fma.rn.f32; '{fix_name}' has {fix['fma.rn.f32']} fma.rn.f32: "
+                         + ("the trap is visible in PTX." if shown else "no float64 in PTX with this compiler."))
+            continue
+        fmas = trap["fma.rn.f32"] + trap["fma.rn.f64"]
+        book = trap["compare (setp)"] + trap["select (selp)"] + trap["integer add"]
+        fix_book = fix["compare (setp)"] + fix["select (selp)"] + fix["integer add"]
+        lines.append(f"{pair}: the hot loop of '{trap_name}' has {book} integer compare/select/add "
+                     f"instructions ({trap['64-bit integer']} of them 64-bit) beside {fmas} FMAs; "
+                     f"'{fix_name}' has {fix_book} beside {fix['fma.rn.f32']}: "
+                     + ("the range bookkeeping is visible in PTX, one step of it per unrolled copy of the body."
+                        if book > 4 * max(fix_book, 1) else
+                        "this compiler kept the bookkeeping out of the loop, so the trap may not show."))
+    return "\n".join(lines)

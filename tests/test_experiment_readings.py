@@ -1,0 +1,117 @@
+"""The sentences the notebooks print after an experiment: computed from the measurement, so a
+different outcome gives a different sentence, and the shipped H200 run says what it measured."""
+import pytest
+
+from rooflinelib.experiments import readings, recorded_experiments
+from rooflinelib.experiments.record import Experiment, Variant
+
+H200 = {"name": "NVIDIA H200"}
+
+
+def experiment(name, rows, backend="numba", device=H200, **extra):
+    """rows: (variant name, n_flops, n_bytes, median_s, extra dict)."""
+    variants = tuple(Variant(n, f, b, s, 0.01, 10, True, dict(x)) for n, f, b, s, x in rows)
+    return Experiment(name, name, backend, dict(device), "2026-11-30T00:00:00+00:00", variants, (), extra)
+
+
+def softmax(three_s, fused_s, exp_per_s=None, copy_gbps=4000.0):
+    n = 2 ** 24
+    extra = {"predicted_speedup": 2.5, "copy_gbps": copy_gbps}
+    if exp_per_s:
+        extra.update(exp_per_s=exp_per_s, exps=n)
+    return experiment("softmax", [("3-pass", 5.0 * n, 20.0 * n, three_s, {}),
+                                  ("fused", 5.0 * n, 8.0 * n, fused_s, {})], **extra)
+
+
+def test_softmax_agreement_and_both_ways_of_parting():
+    bytes_fused = 8 * 2 ** 24 / 4000e9
+    assert "Within 15%" in readings.softmax(softmax(2.5 * bytes_fused, bytes_fused))
+    above = readings.softmax(softmax(3.0 * bytes_fused, bytes_fused))
+    assert "measured 3.00x" in above and "more than the bytes predict" in above
+    slow_exp = readings.softmax(softmax(1.2 * bytes_fused, bytes_fused, exp_per_s=2 ** 24 / (2 * bytes_fused)))
+    assert "bound by its exps" in slow_exp
+    fast_exp = readings.softmax(softmax(1.2 * bytes_fused, bytes_fused, exp_per_s=1e15))
+    assert "not because of its exps" in fast_exp
+
+
+def test_refined_softmax_uses_the_exp_rate_and_says_when_it_is_missing():
+    bytes_fused = 8 * 2 ** 24 / 4000e9
+    exp_bound = softmax(2.6 * bytes_fused, 2.1 * bytes_fused, exp_per_s=2 ** 24 / (2 * bytes_fused))
+    text = readings.softmax_refined(exp_bound)
+    assert "refined prediction 1.25x" in text and "did not record" not in text
+    missing = readings.softmax_refined(softmax(3 * bytes_fused, bytes_fused))
+    assert "not recorded" in missing and "did not record an exp rate" in missing
+
+
+def traps_run(range_s, loop=True):
+    def row(name, seconds, ffma, other):
+        sass_loop = {"FFMA": ffma, "DFMA": 0, "all": ffma + other} if loop else None
+        return (name, 1e12, 0.0, seconds, {"sass_loop": sass_loop} if loop else {})
+    return experiment("traps", [row("promoted", 2.0, 128, 5), row("typed", 1.0, 128, 5),
+                                row("range", range_s, 128, 81), row("while", 1.0, 128, 5)])
+
+
+def test_trap_readings_set_each_rate_against_its_prediction():
+    text = readings.traps(traps_run(1.7)).splitlines()
+    assert "0.50 of 'typed'" in text[0] and "Predicted 0.50" in text[0] and "what the model says" in text[0]
+    assert "Predicted 0.64" in text[1] and "what the model says" in text[1]
+    assert "cost less than predicted" in readings.traps(traps_run(1.0)).splitlines()[1]
+    assert "even more than predicted" in readings.traps(traps_run(2.5)).splitlines()[1]
+    assert "did not show in this run" in readings.traps(traps_run(1.0, loop=False)).splitlines()[1]
+
+
+def test_chains_reading_finds_where_the_rate_levels_off():
+    def run(*rates):
+        return experiment("chains", [(f"{c} chains", r, 0.0, 1.0, {"chains": c})
+                                     for c, r in zip((1, 2, 4, 8), rates)])
+    assert "levels off from 4 chains" in readings.chains(run(1, 2, 9.8, 10))
+    assert "Still climbing" in readings.chains(run(1, 2, 4, 8))
+    assert "More chains did not help" in readings.chains(run(10, 10, 10, 10))
+
+
+def test_transpose_strided_launch_starved_cache_clocks_algorithm_and_knee():
+    moved = 8.0 * 2 ** 26
+    ladder = experiment("transpose", [("copy", 0, moved, 1.0, {}), ("naive", 0, moved, 8.0, {}),
+                                      ("tiled", 0, moved, 3.0, {}), ("tiled + padded", 0, moved, 3.1, {})])
+    assert "did not climb at tiled -> tiled + padded" in readings.transpose(ladder)
+    # Useful bytes per second fall 8x by stride 8 and no further: one 32-byte sector per float.
+    rows = [(f"stride {s}", 1, b, 1.0, {"stride": s}) for s, b in ((1, 4.0), (8, 0.5), (32, 0.5))]
+    assert "The transaction model holds" in readings.strided(experiment("strided", rows))
+    assert "Less than the model" in readings.strided(experiment("strided", rows, backend="cpu"))  # 64 B lines
+    launch = experiment("launch", [("small", 1, 1.0, 1e-5, {}), ("large", 1, 1e6, 1e-4, {})])
+    assert "latency-bound" in readings.launch(launch)
+    starved = experiment("starved", [("1 task", 1.0, 1, 1.0, {}), ("16 tasks", 1.0, 1, 0.8, {})])
+    assert "Little was lost" in readings.starved(starved)
+    cache = experiment("cache", [("small", 0, 1.0, 1.0, {}), ("large", 0, 1.0, 1.02, {})])
+    assert "No gain here" in readings.cache(cache)
+    clocks = experiment("clocks", [("run 1", 1.0, 0, 1.0, {"sm_clock_mhz": 1980}),
+                                   ("run 2", 1.0, 0, 1.2, {"sm_clock_mhz": 1650})])
+    text = readings.clocks(clocks)
+    assert "16.7% apart" in text and "1,650 and 1,980 MHz" in text and "It moved" in text
+    race = experiment("algorithm", [("direct", 1, 1, 9.0, {"fraction_of_fp32_peak": 0.36,
+                                                           "seconds_at_100_percent": 3.2}),
+                                    ("FFT", 1, 1, 6.0, {})])
+    assert "shortfall, not through the algorithm alone" in readings.algorithm(race)
+    assert "agree on this run" in readings.knee({"intensity": 13.5, "k": 56}, 16.0, 64, 1)
+    assert "part on this run" in readings.knee({"intensity": 4.0, "k": 16}, 16.0, 64, 5)
+    assert "never turns" in readings.knee(None, 16.0, 64, None)
+
+
+def test_the_shipped_h200_run_reads_as_measured():
+    recorded = recorded_experiments()
+    traps = readings.traps(recorded["traps"]).splitlines()
+    assert all("the trap cost what the model says" in line for line in traps), traps
+    assert "did not record" not in readings.softmax_refined(recorded["softmax"])
+    for name in ("chains", "softmax", "transpose", "launch", "starved", "overlap", "cache",
+                 "transcendental", "strided", "clocks"):
+        assert getattr(readings, name)(recorded[name]).strip(), name
+
+
+def test_trap_ptx_reading_names_both_traps():
+    from rooflinelib.experiments import traps
+    ok, reason = traps.cuda_toolkit_available()
+    if not ok:
+        pytest.skip(reason)
+    text = readings.trap_ptx().splitlines()
+    assert "the trap is visible in PTX" in text[0]
+    assert "48 integer compare/select/add instructions (48 of them 64-bit) beside 128 FMAs" in text[1]
