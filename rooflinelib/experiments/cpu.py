@@ -308,7 +308,7 @@ def run_launch(progress=None, small: int = 4096, large_mib: float = 64, repeats:
         _say(progress, f"  vector add {label}: {variants[-1].median_s * 1e6:,.1f} us")
     return _experiment("launch", "Vector add: a few thousand elements against many millions", variants,
                        ["Both sizes have I = 1/12 FLOP/byte, so the roofline gives both the "
-                        "same roof. Starting the parallel loop costs more than the work."])
+                        "same roof; whatever separates their rates is fixed start-up cost, not bytes."])
 
 
 @lru_cache(maxsize=None)
@@ -357,7 +357,7 @@ def run_starved(progress=None, k: int = 64, size_mib: float = 16, repeats=REPEAT
         _say(progress, f"  sweep k={k}, {chunks} tasks: {variants[-1].gflops:,.1f} GFLOP/s")
     return _experiment("starved", f"Sweep kernel K={k}: one task against {threads * 8}", variants,
                        [f"This machine has {threads} thread(s) for Numba; a GPU has thousands of "
-                        "lanes, so a starved grid loses far more there."])
+                        "lanes, so a starved grid can lose far more there."])
 
 
 # --- pitfall 2: serial against overlapped ----------------------------------------------------
@@ -552,8 +552,8 @@ def run_strided(progress=None, size_mib: float = 128, strides=STRIDES, repeats=R
         _say(progress, f"  stride {stride}: {variants[-1].gbps:,.2f} useful GB/s")
     return _experiment("strided", "Useful bandwidth of strided reads", variants,
                        ["Bytes counted are the useful ones: 4 per element read. The memory "
-                        "system moves whole 64-byte lines, so from stride 16 on it moves 16 "
-                        "times more than is used."])
+                        "system moves whole 64-byte lines, so from stride 16 on the line model "
+                        "predicts 16 times more bytes moved than used."])
 
 
 # --- pitfall 7: O(n^2) at its roof against O(n log n) ----------------------------------------
