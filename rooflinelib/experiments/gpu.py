@@ -385,7 +385,7 @@ def run_overlap(progress=None, size_mib: float = 1024, k: int = 64) -> Experimen
 
 
 def run_cache(progress=None) -> Experiment:
-    """The engine's L2 read (16 MB working set) against its DRAM copy."""
+    """The engine's L2 read (working sets of 1/16 to 1/8 of the reported L2) against its DRAM copy."""
     run = _Run(progress)
     l2, dram = run.gpu.l2(progress), run.gpu.dram(1024 * 2 ** 20)
     variants = [Variant(f"{m.name}: {m.kernel}", 0.0, m.work.n_bytes, m.timing.median_s,
