@@ -63,6 +63,8 @@ m = {
 n, x, y = gpu.sweep_buffers(64 * 16)
 rows = [gpu.sweep_point(k, n, x, y, vectors_per_thread=v).ceiling_row()
         for k in (0, 1, 70) for v in (1, 4)]
+# the default: every configuration of engine.SWEEP_VECTOR_CONFIGS at each K, the fastest kept
+chosen = {k: gpu.sweep_point(k, n, x, y).detail() for k in (0, 70)}
 print(json.dumps({"ceilings": {k: v.ceiling_row() for k, v in m.items()},
                   "details": {k: v.detail() for k, v in m.items()},
-                  "sweep": rows, "progress": lines}))
+                  "sweep": rows, "sweep_chosen": chosen, "progress": lines}))

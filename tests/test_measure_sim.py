@@ -100,6 +100,13 @@ def test_numba_engine_plumbing_in_the_simulator():
     assert out["details"]["dram"]["n_bytes"] == 2 * out["details"]["dram"]["config"]["buffer_bytes"]
     assert [r["verified"] for r in out["sweep"]] == [True] * 6
     assert len(out["details"]["dram"]["configs_tried"]) == 2
+    # each default sweep point ran, and verified, every configured launch shape in the simulator
+    for k, d in out["sweep_chosen"].items():
+        tried = d["configs_tried"]
+        assert [t["vectors_per_thread"] for t in tried] == [1, 16]
+        assert all(t["verified"] and t["gbps"] > 0 for t in tried)
+        assert [t["kernel"] for t in tried] == [f"sweep<{k}>", f"sweep_pipelined<{k}>"]
+        assert d["config"]["vectors_per_thread"] in (1, 16) and d["config"]["k"] == int(k)
     # the L2 ceiling: the working-set kernel, a slice per block, every working set tried,
     # bytes from the accounting (each block reads `passes` whole 16 KiB chunks)
     l2 = out["details"]["l2"]

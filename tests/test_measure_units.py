@@ -120,3 +120,71 @@ def test_import_stays_light():
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+class _FakeSweepGpu:
+    """The engine's sweep plumbing on a pretend GPU: each launch configuration takes a set
+    time, and the 'kernel' copies x into y unless told to corrupt it."""
+
+    def __new__(cls, seconds_by_vpt, corrupt_vpt=None):
+        from rooflinelib.measure import engine
+
+        class Fake(engine._GpuBase):
+            name = "fake"
+
+            def sweep_launcher(self, k, n_vec, x, y, all_ks=(), vectors_per_thread=1):
+                def launch():
+                    y[:] = x
+                    if vectors_per_thread == corrupt_vpt:
+                        y[0] += 1.0
+                self._last = vectors_per_thread
+                return launch
+
+            def synchronize(self):
+                pass
+
+            def poison(self, y):
+                y[:] = [float("nan")] * len(y)
+
+            def count_mismatches(self, a, b):
+                return sum(1 for p, q in zip(a, b) if p != q)
+
+            def time(self, launch, repeats=None):
+                launch()
+                return Timing((seconds_by_vpt[self._last],) * 3)
+
+        return Fake()
+
+
+def test_sweep_point_reports_the_fastest_variant_and_keeps_them_all():
+    from rooflinelib.measure import engine
+    n_vec = engine.BLOCK * 16
+    x, y = [1.5] * (4 * n_vec), [0.0] * (4 * n_vec)
+    gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3})
+    # K = 0 does no FLOPs: every variant's GFLOP/s is 0, so the shorter time must decide
+    m = gpu.sweep_point(0, n_vec, x, y)
+    assert m.config["vectors_per_thread"] == 1 and m.timing.median_s == 1e-3
+    tried = m.extra["configs_tried"]
+    assert [t["vectors_per_thread"] for t in tried] == list(engine.SWEEP_VECTOR_CONFIGS)
+    # 4 floats a vector, 8 bytes a float moved (read + write)
+    assert [t["gbps"] for t in tried] == [pytest.approx(32 * n_vec / 1e-3 / 1e9),
+                                          pytest.approx(32 * n_vec / 2e-3 / 1e9)]
+    assert all(t["verified"] for t in tried)
+    gpu = _FakeSweepGpu({1: 3e-3, 16: 2e-3})
+    m = gpu.sweep_point(64, n_vec, x, y)
+    assert m.config["vectors_per_thread"] == 16 and m.kernel == "sweep_pipelined<64>"
+    assert m.extra["configs_tried"][0]["gflops"] < m.value
+    # one kernel only, when asked for
+    m = gpu.sweep_point(64, n_vec, x, y, vectors_per_thread=1)
+    assert m.config["vectors_per_thread"] == 1 and len(m.extra["configs_tried"]) == 1
+
+
+def test_sweep_point_fails_if_any_variant_fails_verification():
+    from rooflinelib.measure import engine
+    n_vec = engine.BLOCK * 16
+    x, y = [1.5] * (4 * n_vec), [0.0] * (4 * n_vec)
+    gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3}, corrupt_vpt=16)  # the slower one is wrong
+    with pytest.raises(engine.VerificationError, match="k=8 x16: 1 of"):
+        gpu.sweep_point(8, n_vec, x, y)
+    with pytest.raises(ValueError, match="vectors_per_thread"):
+        gpu.sweep_point(8, n_vec, x, y, vectors_per_thread=(0,))

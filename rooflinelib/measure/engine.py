@@ -66,8 +66,11 @@ class Measurement:
 def best(measurements: list) -> Measurement:
     """The ceiling is the best rate any configuration reached, as ERT reports it; the others
     stay in the details."""
-    top = max(measurements, key=lambda m: m.value)
-    top.extra["configs_tried"] = [dict(m.config, value=m.value) for m in measurements]
+    # Ties (a K = 0 sweep point does no FLOPs: every variant's GFLOP/s is 0) go to the
+    # shortest median time, which is the highest rate of the same counted work.
+    top = max(measurements, key=lambda m: (m.value, -m.timing.median_s))
+    top.extra["configs_tried"] = [dict(m.config, value=m.value, median_s=m.timing.median_s)
+                                  for m in measurements]
     return top
 
 
@@ -96,11 +99,14 @@ def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
 BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
-#: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining).  Measured
-#: on the H200 (benchmarks/REPORT.md): more vectors per thread overlap loads with FMAs better,
-#: so the knee moves onto the ridge (2 K-steps early at 1, 1 step from 16 up), while the K = 0
-#: copy loses bandwidth (0.999 of the copy ceiling at 1, 0.95 at 16, 0.93 at 64).  16 is the
-#: largest value that keeps K = 0 within 5% of the copy.
+#: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining), tried at
+#: every K; the point reports the fastest, as the copy ceiling does (:func:`best`).  Measured on
+#: the H200 (benchmarks/REPORT.md), neither setting alone serves the whole curve: one vector per
+#: thread reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps
+#: before the ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap
+#: them and put the knee within one step, but lose ~5% of the bandwidth at K = 0.
+SWEEP_VECTOR_CONFIGS = (1, 16)
+#: The pipelined setting, for callers that ask for one kernel only.
 SWEEP_VECTORS_PER_THREAD = 16
 #: The L2 ceiling reads working sets of 1/16, 1/12 and 1/8 of the L2 size the device reports
 #: (3.75, 5 and 7.5 MiB of the H200's 60 MiB).  The working-set sweep (benchmarks/REPORT.md)
@@ -234,18 +240,41 @@ class _GpuBase:
         self.fill(x)
         return n_vec, x, y
 
-    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(),
-                    vectors_per_thread: int = SWEEP_VECTORS_PER_THREAD) -> Measurement:
-        """One sweep point.  ``vectors_per_thread`` 1: one vector per thread, no pipelining;
-        2 or more: the software-pipelined kernel, each thread walking that many vectors."""
+    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(), vectors_per_thread=None) -> Measurement:
+        """One sweep point: every launch configuration in ``vectors_per_thread`` (an int, a
+        tuple, or None for SWEEP_VECTOR_CONFIGS), each verified bit for bit, the fastest
+        reported.  Its details keep the chosen setting (``config``) and every variant's GB/s,
+        GFLOP/s and median time (``configs_tried``)."""
+        if vectors_per_thread is None:
+            configs = SWEEP_VECTOR_CONFIGS
+        elif isinstance(vectors_per_thread, int):
+            configs = (vectors_per_thread,)
+        else:
+            configs = tuple(int(v) for v in vectors_per_thread)
+        if not configs or any(v < 1 for v in configs):
+            raise ValueError("vectors_per_thread: must be whole numbers of at least 1")
+        tried = [self._sweep_variant(k, n_vec, x, y, all_ks, v) for v in configs]
+        top = best(tried)
+        top.extra["configs_tried"] = [
+            {"vectors_per_thread": m.config["vectors_per_thread"], "kernel": m.kernel,
+             "gbps": m.work.gbps(m.timing.median_s), "gflops": m.work.gflops(m.timing.median_s),
+             "median_s": m.timing.median_s, "spread": m.timing.spread,
+             "first_call_s": m.first_call_s, "verified": m.verified} for m in tried]
+        return top
+
+    def _sweep_variant(self, k: int, n_vec: int, x, y, all_ks, vectors_per_thread: int) -> Measurement:
+        """One launch configuration of one sweep point.  ``vectors_per_thread`` 1: one vector
+        per thread, no pipelining; 2 or more: the software-pipelined kernel, each thread
+        walking that many vectors."""
         pipelined = vectors_per_thread > 1
         if n_vec % (BLOCK * vectors_per_thread):
             raise ValueError("vectors_per_thread: must divide the vectors into whole blocks")
         launch = self.sweep_launcher(k, n_vec, x, y, all_ks, vectors_per_thread)
-        self.poison(y)  # y still holds the previous point's (correct) output otherwise
+        self.poison(y)  # y still holds the previous variant's (correct) output otherwise
         first = self._first_call(launch)
         bad = self.count_mismatches(x, y)
-        _require(bad == 0, f"sweep k={k}: {bad} of {4 * n_vec} floats differ from the input")
+        _require(bad == 0, f"sweep k={k} x{vectors_per_thread}: {bad} of {4 * n_vec} floats "
+                           "differ from the input")
         timing = self.time(launch)
         return Measurement("sweep", "compute", acc.sweep_work(4 * n_vec, k), timing, True,
                            first, f"{'sweep_pipelined' if pipelined else 'sweep'}<{k}>",

@@ -68,9 +68,12 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
     the two buffers (default 1024 on a GPU, 256 on the CPU).
-    ``vectors_per_thread``: on a GPU, 1 for one vector per thread, 2 or more for the
-    software-pipelined kernel walking that many (default: engine.SWEEP_VECTORS_PER_THREAD).
-    Every row is verified bit for bit; a failed row raises VerificationError and nothing is returned.
+    ``vectors_per_thread``: on a GPU, the launch configurations tried at every K (an int or a
+    tuple; 1: one vector per thread, 2 or more: the software-pipelined kernel walking that
+    many; default engine.SWEEP_VECTOR_CONFIGS).  Each row reports the fastest; its details
+    name the chosen one and keep every variant's rates.
+    Every variant is verified bit for bit; a failed one raises VerificationError and nothing
+    is returned.
     """
     from .backends import open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
@@ -82,7 +85,9 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
         b.repeats = int(repeats)
     size_bytes = int((size_mib or (256 if is_cpu else 1024)) * 2 ** 20)
     started = now_iso()
-    options = {} if vectors_per_thread is None else {"vectors_per_thread": int(vectors_per_thread)}
+    options = {} if vectors_per_thread is None else {
+        "vectors_per_thread": (int(vectors_per_thread) if isinstance(vectors_per_thread, (int, float))
+                               else tuple(int(v) for v in vectors_per_thread))}
     n, x, y = b.sweep_buffers(size_bytes)
     if not is_cpu:
         b.warm_up()
@@ -95,10 +100,14 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
                "gflops": m.work.gflops(t), "verified": True}
         rows.append(row)
         details.append(m.detail())
-        jit[f"k={k}"] = m.first_call_s
+        variants = m.extra.get("configs_tried", [])
+        # first calls (compilation included) of every variant, kept out of the rates
+        jit[f"k={k}"] = sum(v["first_call_s"] for v in variants) if variants else m.first_call_s
         if progress:
+            chosen = m.config.get("vectors_per_thread")
+            note = f"  x{chosen} of {len(variants)}" if len(variants) > 1 else ""
             progress(f"[{i + 1}/{len(ks)}] K={k:5d}  I={row['intensity']:7.2f}  "
-                     f"{row['gbps']:10,.0f} GB/s  {row['gflops']:11,.0f} GFLOP/s  verified")
+                     f"{row['gbps']:10,.0f} GB/s  {row['gflops']:11,.0f} GFLOP/s  verified{note}")
     after = {} if is_cpu else gpu_snapshot()
     device = b.provenance() if is_cpu else finish(b.provenance(), before, after, b.name, started)
     if is_cpu:
