@@ -317,64 +317,76 @@ def _copy_refs():
     return out
 
 
+MATMUL_ROUNDS = 4
+
+
 @section("matmul references")
 def _matmul_refs():
-    """For each dtype: our cuBLAS-through-CuPy ceiling, torch.matmul on the very same operands
-    (same device memory), and torch.matmul on its own randn data (float32 randn cast to the
-    dtype, as the first runs compared), back to back, twice, so that clock and temperature
-    drift hit all alike.  The target compares like with like: the same operands."""
+    """For each dtype: our cuBLAS-through-CuPy ceiling and torch.matmul on the very same
+    operands (same device memory), in MATMUL_ROUNDS alternating rounds (even rounds ours first,
+    odd rounds torch first), so that clock and temperature drift under the 700 W power cap hit
+    both sides alike; then torch.matmul on its own randn data (float32 randn cast to the dtype,
+    as the first runs compared), twice.  The SM clock and board power are sampled (NVML) during
+    every timed block of either side.  The target compares like with like (the same operands):
+    the best round of each side, with every round's ratio reported beside it."""
     import cupy as cp
     import torch
     from rooflinelib.measure.matrix import measure_matrix, operands
     n = 8192
-    out = {}
+    out = {"rounds": MATMUL_ROUNDS}
     for name, dtype, tf32 in (("fp64-matrix", torch.float64, False), ("fp32-matrix", torch.float32, False),
                               ("tf32-tensor", torch.float32, True), ("fp16-tensor", torch.float16, False),
                               ("bf16-tensor", torch.bfloat16, False)):
         short = {"fp64-matrix": "fp64", "fp32-matrix": "fp32", "tf32-tensor": "tf32",
                  "fp16-tensor": "fp16", "bf16-tensor": "bf16"}[name]
-        for rep in range(2):
-            ours = measure_matrix(name, n=n)
-            out[f"{name} ours_{rep}"] = ours.value
-            out[f"{name} ours_{rep} call"] = ours.kernel
-            out[f"{name} ours_{rep} sm_clock_mhz"] = ours.extra.get("sm_clock_mhz_during")
+        # torch on our operands: the same seed gives the same arrays; no copy is made
+        ca, cb, _ = operands(cp, n, short, seed=12345)
+        a, b = torch.as_tensor(ca, device="cuda"), torch.as_tensor(cb, device="cuda")
+        if short == "bf16":  # ours keeps bfloat16 bits in uint16
+            a, b = a.view(torch.bfloat16), b.view(torch.bfloat16)
+        c = torch.empty(n, n, device="cuda", dtype=dtype)
+
+        def ours(rnd):
+            with PowerSampler() as sampler:
+                m = measure_matrix(name, n=n)
+            out[f"{name} ours_{rnd}"] = m.value
+            out[f"{name} ours_{rnd} call"] = m.kernel
+            out[f"{name} ours_{rnd} sm_clock_mhz"] = m.extra.get("sm_clock_mhz_during")
+            out[f"{name} ours_{rnd} sampled"] = sampler.summary()
+
+        def theirs(rnd):
             torch.backends.cuda.matmul.allow_tf32 = tf32
-            # torch on our operands: the same seed gives the same arrays; no copy is made
-            ca, cb, _ = operands(cp, n, short, seed=12345)
-            a, b = torch.as_tensor(ca, device="cuda"), torch.as_tensor(cb, device="cuda")
-            if short == "bf16":  # ours keeps bfloat16 bits in uint16
-                a, b = a.view(torch.bfloat16), b.view(torch.bfloat16)
-            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            try:
+                with PowerSampler() as sampler:
+                    t = _time_torch(lambda: torch.matmul(a, b, out=c), repeats=10, warmup=2)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = False
+            out[f"{name} torch_same_operands_{rnd}"] = 2 * n ** 3 / t.median_s / 1e9
+            summary = sampler.summary()
+            out[f"{name} torch_same_operands_{rnd} sm_clock_mhz"] = summary["sm_clock_mhz_median"]
+            out[f"{name} torch_same_operands_{rnd} sampled"] = summary
+
+        for rnd in range(MATMUL_ROUNDS):
+            for side in ((ours, theirs) if rnd % 2 == 0 else (theirs, ours)):
+                side(rnd)
+            r = out[f"{name} ours_{rnd}"] / out[f"{name} torch_same_operands_{rnd}"]
+            out[f"{name} ratio_{rnd}"] = r
+            log(f"   {name} round {rnd}: ours {out[f'{name} ours_{rnd}']:,.0f} "
+                f"(SM {out[f'{name} ours_{rnd} sampled']['sm_clock_mhz_median']} MHz), torch "
+                f"{out[f'{name} torch_same_operands_{rnd}']:,.0f} "
+                f"(SM {out[f'{name} torch_same_operands_{rnd} sm_clock_mhz']} MHz): {r:.3f}")
+        del a, b, ca, cb
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        g = torch.Generator(device="cuda").manual_seed(1)
+        a = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
+        b = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
+        for rnd in range(2):
             t = _time_torch(lambda: torch.matmul(a, b, out=c), repeats=10, warmup=2)
-            out[f"{name} torch_same_operands_{rep}"] = 2 * n ** 3 / t.median_s / 1e9
-            del a, b, ca, cb
-            g = torch.Generator(device="cuda").manual_seed(1)
-            a = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
-            b = torch.randn(n, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
-            t = _time_torch(lambda: torch.matmul(a, b, out=c), repeats=10, warmup=2)
-            out[f"{name} torch_own_data_{rep}"] = 2 * n ** 3 / t.median_s / 1e9
-            del a, b, c
-            cp.get_default_memory_pool().free_all_blocks()
-            torch.cuda.empty_cache()
+            out[f"{name} torch_own_data_{rnd}"] = 2 * n ** 3 / t.median_s / 1e9
         torch.backends.cuda.matmul.allow_tf32 = False
-    return out
-
-
-SWEEP_VARIANTS = {}
-
-
-@section("sweep variants: vectors per thread")
-def _sweep_variants():
-    """The sweep pipelined over 8 vectors per thread, beside the default
-    (engine.SWEEP_VECTORS_PER_THREAD) measured above: the trade-off between K = 0 and the
-    knee, measured again (1 to 64 were compared on 2026-11-30; REPORT.md)."""
-    from rooflinelib.measure import run_sweep
-    out = {}
-    for backend in ("numba", "cupy"):
-        for vpt in (8,):
-            r = run_sweep(backend, vectors_per_thread=vpt)
-            SWEEP_VARIANTS[(backend, vpt)] = r
-            out[f"{backend} vpt={vpt}"] = r
+        del a, b, c
+        cp.get_default_memory_pool().free_all_blocks()
+        torch.cuda.empty_cache()
     return out
 
 
@@ -489,21 +501,35 @@ def targets():
             t[f"sweep {backend} knee within one K step of P/B"] = {
                 "value": steps, "goal": "<= 1", "met": steps <= 1,
                 "note": f"knee I={sw['knee']['intensity']:.2f} (K={sw['knee']['k']}), ridge {sw['ridge']:.2f}"}
-    from rooflinelib.measure.engine import SWEEP_VECTORS_PER_THREAD
-    from rooflinelib.measure.sweep import nearest_k, steps_between
-    for (backend, vpt), sw in sorted(SWEEP_VARIANTS.items()):
-        res = nc if backend == "numba" else cc
+    # each launch configuration of the sweep on its own, from the rates every row keeps of
+    # every variant: what the best-per-K choice gains over either alone
+    from rooflinelib.measure.sweep import nearest_k, steps_between, summarize
+    for backend, sw, res in (("numba", ns, nc), ("cupy", cs, cc)):
+        if not sw:
+            continue
         copy, theo = _ceiling(res, "dram"), _detail(res, "fp32").get("theoretical_gflops")
         rows = sw["rows"]
-        steps = steps_between(rows, sw["knee"]["k"], nearest_k(rows, sw["ridge"])) if sw.get("knee") else None
-        t[f"variant {backend} vpt={vpt} (default {SWEEP_VECTORS_PER_THREAD})"] = {
-            "value": {"k0_over_copy": rows[0]["gbps"] / copy if copy else None,
-                      "plateau_over_theoretical": sw["peak_gflops"] / theo if theo else None,
-                      "knee_steps_from_ridge": steps},
-            "goal": ">= 0.95, >= 0.93, <= 1",
-            "met": bool(copy and theo and steps is not None and rows[0]["gbps"] / copy >= 0.95
-                        and sw["peak_gflops"] / theo >= 0.93 and steps <= 1),
-            "note": f"knee {sw.get('knee')}, ridge {sw['ridge']:.2f}"}
+        t[f"sweep {backend} chosen vectors per thread by K"] = {
+            "value": {str(r["k"]): d["config"]["vectors_per_thread"] for r, d in zip(rows, sw["details"])},
+            "goal": "-", "met": None, "note": "the fastest verified variant at each K"}
+        by_vpt = {}
+        for r, d in zip(rows, sw["details"]):
+            for v in d.get("configs_tried", []):
+                by_vpt.setdefault(v["vectors_per_thread"], []).append(
+                    {"k": r["k"], "intensity": r["intensity"], "gbps": v["gbps"], "gflops": v["gflops"]})
+        for vpt, vrows in sorted(by_vpt.items()):
+            if len(vrows) != len(rows):
+                continue
+            summary = summarize(vrows)
+            kn = summary["knee"]
+            steps = steps_between(vrows, kn["k"], nearest_k(vrows, summary["ridge"])) if kn else None
+            t[f"variant {backend} vpt={vpt} alone"] = {
+                "value": {"k0_over_copy": vrows[0]["gbps"] / copy if copy else None,
+                          "plateau_over_theoretical": summary["peak_gflops"] / theo if theo else None,
+                          "knee_steps_from_ridge": steps},
+                "goal": ">= 0.95, >= 0.93, <= 1", "met": None,
+                "note": f"knee {kn}, ridge {summary['ridge']:.2f} (same run, same buffers, "
+                        "measured beside the other variant at every K)"}
     add("l2 GB/s", _ceiling(nc, "l2"), 12000.0)
     d = _detail(nc, "shared")
     add("shared / (SMs x 128 B x clock)", d.get("fraction_of_theoretical"), 0.90,
@@ -515,9 +541,15 @@ def targets():
     for name in ("fp64-matrix", "fp32-matrix", "tf32-tensor", "fp16-tensor", "bf16-tensor"):
         ours, ref = best_of(name, "ours"), best_of(name, "torch_same_operands")
         own = best_of(name, "torch_own_data")
-        add(f"{name} cuBLAS via CuPy / torch.matmul on the same operands (best of 2 each)",
+        per_round = [mm.get(f"{name} ratio_{r}") for r in range(mm.get("rounds", 0))]
+        clocks = [(mm.get(f"{name} ours_{r} sampled", {}).get("sm_clock_mhz_median"),
+                   mm.get(f"{name} torch_same_operands_{r} sm_clock_mhz")) for r in range(mm.get("rounds", 0))]
+        add(f"{name} cuBLAS via CuPy / torch.matmul on the same operands (best round of each of "
+            f"{mm.get('rounds', '?')})",
             ours / ref if ours and ref else None, 0.97,
-            f"ours {ours:,.0f}, torch {ref:,.0f} GFLOP/s; torch on its own randn data {own:,.0f} "
+            f"ours {ours:,.0f}, torch {ref:,.0f} GFLOP/s; ratio per round "
+            f"{', '.join(f'{r:.3f}' if r else '-' for r in per_round)}; SM MHz per round (ours, torch) "
+            f"{clocks}; torch on its own randn data {own:,.0f} "
             f"({ours / own if ours and own else float('nan'):.3f} of it)")
     for name in ("dram", "fp32", "fp64"):
         a, b = _ceiling(nc, name), _ceiling(cc, name)
