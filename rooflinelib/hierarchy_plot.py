@@ -41,7 +41,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     all_series = [h.series_of(result, n) for n in names]
     if levels is None:
         levels = h.hierarchy_levels(result) if series is None else \
-            all_series[0].levels(ends_in_memory=h.ends_in_memory(result, all_series[0]))
+            h.series_levels(all_series[0], ends_in_memory=h.ends_in_memory(result, all_series[0]))
     fig = go.Figure()
     for index, s in enumerate(all_series):
         fig.add_trace(go.Scatter(

@@ -9,7 +9,7 @@ or on this machine's CPU.
 Every point is verified before it is timed: the buffer holds small integers whose float sums
 are exact, so each thread's sums are compared bit for bit with :func:`expected_gpu_sums` (or
 the CPU's with :func:`expected_cpu_sum`).  A wrong sum raises VerificationError and no rate is
-recorded.  The result is a ``rooflinelib-workingset`` file (:mod:`rooflinelib.hierarchy`).
+recorded.  The result is a ``rooflinelib-workingset`` file (:mod:`rooflinelib.workingset_results`).
 
 Bytes counted: the bytes the kernel loads, each 16-byte load (8 on the CPU) counted once; the
 adds that consume them are not scored.  Times: device events around each launch after a
@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from . import hierarchy
+from .workingset_results import FORMAT, VERSION, validate
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -230,13 +231,13 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
     del data
     device = finish(gpu.provenance(), before, after, "numba", started)
     device["reported_cache_bytes"] = reported
-    result = {"format": hierarchy.FORMAT, "version": hierarchy.VERSION, "kind": "workingset",
+    result = {"format": FORMAT, "version": VERSION, "kind": "workingset",
               "backend": "numba", "scope": "gpu", "created": started, "device": device,
               "config": {"block": BLOCK, "chunk_bytes": CHUNK_BYTES, "bytes_per_launch": bytes_per_launch,
                          "repeats": repeats, "blocks_per_sm": blocks_per_sm,
                          "max_host_bytes": int(host.nbytes)},
               "series": out_series, "notes": []}
-    return hierarchy.validate(result)
+    return validate(result)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,13 +310,13 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
             progress(f"  cpu {hierarchy.format_bytes(8 * n):>9}: {gbps:>8,.1f} GB/s")
     device = dict(cpu_provenance(n_threads), backend="cpu", started=started, finished=now_iso(),
                   libraries=library_versions(), reported_cache_bytes=cpu_cache_sizes())
-    result = {"format": hierarchy.FORMAT, "version": hierarchy.VERSION, "kind": "workingset",
+    result = {"format": FORMAT, "version": VERSION, "kind": "workingset",
               "backend": "cpu", "scope": "cpu", "created": started, "device": device,
               "config": {"threads": n_threads, "bytes_per_call": bytes_per_call, "repeats": repeats},
               "series": [{"name": "cpu reads (every thread the whole set)", "access": "cpu",
                           "first_cache": 1, "rows": rows}],
               "notes": ["CPU working-set sweep: the levels are this CPU's caches, not a GPU's."]}
-    return hierarchy.validate(result)
+    return validate(result)
 
 
 def cpu_cache_sizes() -> dict:

@@ -534,3 +534,23 @@ def test_the_cache_lesson_needs_reuse():
     assert pl.binding == "l2" and not pl.close and "looks memory-bound" not in pl.verdict()
     pl = h.place_levels(h.HierarchicalKernel("k", 1e8, {"l2": 4e9, "dram": 1.0e9}), m)
     assert "read 4 times at l2" in pl.verdict()
+
+
+# --- module layout: the file format below the level detection -----------------------------------
+
+def test_result_format_module_stands_alone_and_hierarchy_reexports_it():
+    # workingset_results must not pull in hierarchy (that would be an import cycle), and the
+    # names callers reach through ``hierarchy.<name>`` must be the very same objects.
+    probe = ("import sys, rooflinelib.workingset_results; "
+             "print(sorted(m for m in sys.modules if m.startswith('rooflinelib.')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "rooflinelib.hierarchy" not in done.stdout and "rooflinelib.workingset_results" in done.stdout
+    from rooflinelib import workingset_results as w
+    for name in ("FORMAT", "VERSION", "DATA_DIR", "HierarchyError", "Series", "ACCESSES", "PATTERNS",
+                 "ROW_KEYS", "validate", "loads", "load", "save", "recorded", "series_of",
+                 "series_by_access", "reported_sizes"):
+        assert getattr(h, name) is getattr(w, name), name
+    with pytest.raises(h.HierarchyError, match="format"):
+        w.loads('{"format": "something-else"}', "probe.json")
