@@ -4,6 +4,9 @@
     python3 course.py          # install what is needed, then open the course in JupyterLab
     python3 course.py test     # install what is needed, then run the whole test suite
 
+Options after ``python3 course.py`` (or ``python3 course.py lab``) go to JupyterLab, e.g.
+``python3 course.py --no-browser --port 8889``; options after ``test`` go to pytest.
+
 Both create a virtual environment in ``.venv`` beside this file on first use, and reinstall
 only when ``pyproject.toml`` changes.
 """
@@ -62,13 +65,23 @@ def run_tests(extra_args: list) -> int:
 
 def open_lab(extra_args: list) -> int:
     ensure_env(EXTRAS["lab"])
-    target = ROOT / "notebooks" if (ROOT / "notebooks").is_dir() else ROOT
-    say(f"opening JupyterLab in {target}")
-    return subprocess.run([str(BIN / "jupyter"), "lab", *extra_args], cwd=target).returncode
+    # The file browser starts at the repository root, so exercises/ and labs/ are one click away;
+    # the first notebook opens by itself.
+    start = ROOT / "notebooks" / "00_start_here.ipynb"
+    asked_for_a_path = any(a.endswith(".ipynb") or (ROOT / a).exists()
+                           for a in extra_args if not a.startswith("-"))
+    if start.exists() and not asked_for_a_path:
+        extra_args = [str(start.relative_to(ROOT)), *extra_args]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
+        extra_args = [*extra_args, "--allow-root"]  # containers often run as root
+    say(f"opening JupyterLab in {ROOT}")
+    return subprocess.run([str(BIN / "jupyter"), "lab", *extra_args], cwd=ROOT).returncode
 
 
 def main(argv: list) -> int:
-    command = argv[0] if argv else "lab"
+    if not argv or argv[0].startswith("-"):  # options alone go to JupyterLab
+        argv = ["lab", *argv]
+    command = argv[0]
     if command in ("lab", "open"):
         return open_lab(argv[1:])
     if command == "test":
