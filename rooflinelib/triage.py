@@ -45,15 +45,15 @@ COMMUNICATION_SHARE = 0.3
 NEAR_ROOF_FRACTION = 0.8
 
 PITFALLS = {
-    1: "the latency-bound regime is invisible",
-    2: "perfect overlap is assumed, not achieved",
-    3: "there is no cache in the model",
-    4: "there is more than one compute ceiling",
-    5: "not all FLOPs cost the same",
-    6: '"bytes" and "FLOPs" are both ambiguous',
-    7: "it scores the implementation, never the algorithm",
-    8: "the ceilings move",
-    9: "it stops at the device boundary",
+    1: "a short or starved kernel never reaches either roof",
+    2: "the model assumes loads and math overlap perfectly",
+    3: "the model knows nothing of caches",
+    4: "a GPU has a different compute roof for each instruction class",
+    5: "a FLOP's price depends on the instruction",
+    6: "bytes and FLOPs can each be counted more than one way",
+    7: "a kernel can be efficient and still be the wrong algorithm",
+    8: "clocks, power and neighbours move the roofs",
+    9: "nothing past the device's edge is on the chart",
 }
 
 

@@ -153,7 +153,7 @@ def test_bad_form_values_give_one_line_reports(values, message):
 def test_report_text_names_cause_evidence_and_next_step():
     text = triage_report({"duration_us": "3", "fraction_of_roof": "0.003", "side": "memory"})
     lines = text.splitlines()
-    assert lines[0].startswith("Likely cause: Pitfall 1 (the latency-bound regime is invisible)")
+    assert lines[0].startswith("Likely cause: Pitfall 1 (a short or starved kernel never reaches either roof)")
     assert "because it runs for 3 us" in lines[1]
     assert lines[2].lstrip().startswith("next step: Batch the work")
 
