@@ -294,26 +294,38 @@ def _recorded(kind: str, backend: str):
         return None, " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str, now):
+    """A stored result of ``kind``: from ``path`` if it loads, else the recorded H200 run.
+
+    Returns ``(Loaded or None, because, recorded_reason)``; the last two word why neither was
+    usable, for the caller's own fallback message.
+    """
+    from .results import to_machine
+    reason = None
+    if path is not None:
+        result, reason = _load_file(path, kind)
+        if result is not None:
+            return Loaded("file", f"{title} from {path}: {_describe_result(result)}."
+                          + _age_note(result, now), to_machine(result), result), "", ""
+    because = f" ({path} could not be used: {reason})" if reason else ""
+    result, recorded_reason = _recorded(kind, backend)
+    if result is not None:
+        machine = to_machine(result, name=recorded_name.format(backend=result["backend"]))
+        return Loaded("recorded", f"{title} from the recorded H200 run shipped with the course: "
+                      f"{_describe_result(result)}.{because}", machine, result), "", ""
+    return None, because, recorded_reason
+
+
 def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
     """Lab 1 ceilings: from ``path`` if it loads, else the recorded H200 run, else the datasheet.
 
     Never raises for a missing, truncated, foreign or outdated file: the ``message`` of the
     answer says what was used and why.
     """
-    reason = None
-    if path is not None:
-        result, reason = _load_file(path, "ceilings")
-        if result is not None:
-            from .results import to_machine
-            return Loaded("file", f"Ceilings from {path}: {_describe_result(result)}."
-                          + _age_note(result, now), to_machine(result), result)
-    because = f" ({path} could not be used: {reason})" if reason else ""
-    result, recorded_reason = _recorded("ceilings", backend)
-    if result is not None:
-        from .results import to_machine
-        machine = to_machine(result, name=f"H200 (recorded, {result['backend']})")
-        return Loaded("recorded", f"Ceilings from the recorded H200 run shipped with the course: "
-                      f"{_describe_result(result)}.{because}", machine, result)
+    loaded, because, recorded_reason = _load_measured(
+        "ceilings", "Ceilings", "H200 (recorded, {backend})", path, backend, now)
+    if loaded is not None:
+        return loaded
     from .machines import H200
     return Loaded("datasheet", "No measured ceilings could be loaded, so these are the H200 "
                   f"datasheet peaks, not measurements{because}; recorded run: {recorded_reason}.",
@@ -322,20 +334,10 @@ def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
 
 def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
     """A Lab 2 sweep: from ``path`` if it loads, else the recorded H200 sweep, else nothing."""
-    reason = None
-    if path is not None:
-        result, reason = _load_file(path, "sweep")
-        if result is not None:
-            from .results import to_machine
-            return Loaded("file", f"Sweep from {path}: {_describe_result(result)}."
-                          + _age_note(result, now), to_machine(result), result)
-    because = f" ({path} could not be used: {reason})" if reason else ""
-    result, recorded_reason = _recorded("sweep", backend)
-    if result is not None:
-        from .results import to_machine
-        machine = to_machine(result, name=f"H200 sweep (recorded, {result['backend']})")
-        return Loaded("recorded", f"Sweep from the recorded H200 run shipped with the course: "
-                      f"{_describe_result(result)}.{because}", machine, result)
+    loaded, because, recorded_reason = _load_measured(
+        "sweep", "Sweep", "H200 sweep (recorded, {backend})", path, backend, now)
+    if loaded is not None:
+        return loaded
     return Loaded("none", f"No sweep could be loaded{because}; recorded sweep: {recorded_reason}.")
 
 
