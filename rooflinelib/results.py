@@ -86,16 +86,21 @@ def _ceiling_kind(name: str):
     return None
 
 
+def _exact_fields(where, field, obj, keys):
+    """``obj`` must be an object with exactly the fields ``keys``."""
+    if not isinstance(obj, dict):
+        _fail(where, field, f"must be an object, got {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        _fail(where, f"{field}.{missing[0]}", "missing")
+    extra = sorted(set(obj) - set(keys))
+    if extra:
+        _fail(where, f"{field}.{extra[0]}", "unknown field")
+
+
 def _check_ceiling(where, i, c):
     f = f"ceilings[{i}]"
-    if not isinstance(c, dict):
-        _fail(where, f, f"must be an object, got {type(c).__name__}")
-    missing = [k for k in CEILING_KEYS if k not in c]
-    if missing:
-        _fail(where, f"{f}.{missing[0]}", "missing")
-    extra = sorted(set(c) - set(CEILING_KEYS))
-    if extra:
-        _fail(where, f"{f}.{extra[0]}", "unknown field")
+    _exact_fields(where, f, c, CEILING_KEYS)
     name = c["name"]
     expected_kind = _ceiling_kind(name) if isinstance(name, str) else None
     if expected_kind is None:
@@ -114,14 +119,7 @@ def _check_ceiling(where, i, c):
 
 def _check_row(where, i, r, previous_k):
     f = f"rows[{i}]"
-    if not isinstance(r, dict):
-        _fail(where, f, f"must be an object, got {type(r).__name__}")
-    missing = [k for k in ROW_KEYS if k not in r]
-    if missing:
-        _fail(where, f"{f}.{missing[0]}", "missing")
-    extra = sorted(set(r) - set(ROW_KEYS))
-    if extra:
-        _fail(where, f"{f}.{extra[0]}", "unknown field")
+    _exact_fields(where, f, r, ROW_KEYS)
     k = r["k"]
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         _fail(where, f"{f}.k", f"must be a whole number >= 0, got {k!r:.20}")
