@@ -59,10 +59,10 @@ def workingset_launch(gpu, ws_chunks, n_pass, records):
     from rooflinelib.measure.engine import VerificationError
     from rooflinelib.workingset import expected_gpu_sums, gpu_data
     from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES, read_kernel
-    grid = gpu.sm_count * (gpu.max_threads_per_sm // BLOCK)
+    kernel = read_kernel("global").compile()
+    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)  # one wave, as the sweep
     data = gpu.upload(gpu_data(ws_chunks))
     out = gpu.empty(4 * grid * BLOCK, "fp32")
-    kernel = read_kernel("global").compile()
     kernel[grid, BLOCK](data, out, np.int32(ws_chunks), np.int32(n_pass))
     gpu.synchronize()
     got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)

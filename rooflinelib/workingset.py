@@ -193,7 +193,9 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
     before = gpu_snapshot()
     host = gpu_data(max(chunks + list(SHARED_TILE_CHUNKS)))
     data = gpu.upload(host)
-    blocks_per_sm = gpu.max_threads_per_sm // BLOCK
+    # One wave: every block resident at once (see NumbaGpu.resident_blocks_per_sm), so that
+    # the whole working set is read between two reuses of any part of it.
+    blocks_per_sm = {}
     out_series = []
     for access, pattern, largest in plan:
         rows = []
@@ -201,14 +203,18 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
             per_sm = reported.get("shared", 0)
             points = []
             for tile in SHARED_TILE_CHUNKS:
-                # Blocks per SM: as many as the threads allow and the tiles fit (1 KiB of each
+                kernel = shared_read_kernel(tile).compile()
+                # As many blocks as are resident, and no more than the tiles fit (1 KiB of each
                 # block's shared memory is reserved by the system).
                 fit = per_sm // (tile * CHUNK_BYTES + KIB) if per_sm else 1
-                points.append((tile, shared_read_kernel(tile).compile(),
-                               gpu.sm_count * max(1, min(blocks_per_sm, fit))))
+                resident = min(gpu.resident_blocks_per_sm(kernel, BLOCK), max(1, fit))
+                blocks_per_sm[f"shared {tile}"] = resident
+                points.append((tile, kernel, gpu.sm_count * resident))
         else:
             kernel = read_kernel(access, pattern).compile()
-            points = [(n, kernel, gpu.sm_count * blocks_per_sm) for n in chunks
+            resident = gpu.resident_blocks_per_sm(kernel, BLOCK)
+            blocks_per_sm[f"{access} {pattern}"] = resident
+            points = [(n, kernel, gpu.sm_count * resident) for n in chunks
                       if largest is None or n * CHUNK_BYTES <= largest]
         with ClockSampler() as clocks:  # the SM clock while this series ran (NVML, if present)
             for n_chunks, kernel, grid in points:
@@ -226,7 +232,7 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
                            "first_cache": 2 if access == "global-cg" else 1, "rows": rows,
                            "sm_clock_mhz": clocks.median_mhz,
                            "grid": {str(n): g for n, _, g in points} if access == "shared" else
-                           gpu.sm_count * blocks_per_sm})
+                           gpu.sm_count * resident})
     after = gpu_snapshot()
     del data
     device = finish(gpu.provenance(), before, after, "numba", started)

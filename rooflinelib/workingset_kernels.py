@@ -107,7 +107,8 @@ def read_kernel(access: str = "global", pattern: str = "spread") -> KernelSource
     and ``pattern`` 'spread' (every block walks the whole set) or 'slices' (each block cycles
     over its own part).
 
-    Launch with BLOCK threads per block and any number of blocks; ``data`` holds at least
+    Launch with BLOCK threads per block and any number of blocks (a sweep launches exactly the
+    blocks that are resident at once, ``NumbaGpu.resident_blocks_per_sm``); ``data`` holds at least
     ``n_chunks * CHUNK_FLOATS`` floats; every thread reads ``n_pass`` chunks' worth (UNROLL
     vectors per chunk) and writes its four sums to ``out`` (4 floats per thread).
     """

@@ -320,6 +320,23 @@ class NumbaGpu(_GpuBase):
     def synchronize(self):
         self.cuda.synchronize()
 
+    def resident_blocks_per_sm(self, kernel, block: int = BLOCK) -> int:
+        """How many ``block``-thread blocks of the compiled ``kernel`` one SM holds at once,
+        from the driver's occupancy calculator (registers and shared memory included).
+
+        A working-set read launches exactly this many per SM.  With more, the blocks past the
+        first wave wait for a slot, and while the first wave runs only its part of the working
+        set is being reused: on the H200 the read kernels take 36-38 registers, six blocks fit
+        where the thread limit alone allows eight, and a grid of eight per SM kept a 79 MB set
+        "in" a 63 MB L2.  Without the calculator (the simulator) the thread limit decides."""
+        limit = max(1, self.max_threads_per_sm // block)
+        try:
+            overload = next(iter(kernel.overloads.values()))
+            per_sm = overload.max_cooperative_grid_blocks(block) // self.sm_count
+        except Exception:
+            return limit
+        return max(1, min(limit, per_sm))
+
     def empty(self, n, dtype):
         import numpy as np
         return self.cuda.device_array(int(n), dtype=np.float32 if dtype == "fp32" else np.float64)
@@ -392,10 +409,10 @@ class NumbaGpu(_GpuBase):
         from .. import workingset_kernels as wk
         sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), wk.CHUNK_BYTES))
         all_chunks = [max(1, int(size) // wk.CHUNK_BYTES) for size in sizes]
-        grid = self.sm_count * max(1, self.max_threads_per_sm // wk.BLOCK)
+        kernel = wk.read_kernel("global-cg", pattern).compile()
+        grid = self.sm_count * self.resident_blocks_per_sm(kernel, wk.BLOCK)
         data = self.upload(ws.gpu_data(max(all_chunks)))
         out = self.empty(4 * grid * wk.BLOCK, "fp32")
-        kernel = wk.read_kernel("global-cg", pattern).compile()
         tried = []
         for n_chunks in all_chunks:
             # Enough passes for bytes_per_launch, and for every block to cover its chunks.
