@@ -76,79 +76,115 @@ def operands(cp, n: int, dtype: str, seed: int = 12345):
     return to_bf16(a32), to_bf16(b32), from_bf16
 
 
+class MatrixGemm:
+    """One matrix ceiling's GEMM, set up and verified: operands ``a`` and ``b`` (CuPy, from
+    :func:`operands`), output ``c``, and ``calls``: label -> launch for every cuBLAS entry point
+    that ran and passed the check (``failed``: label -> why, for the others).
+
+    :func:`measure_matrix` times each call and keeps the fastest; a benchmark can time one of
+    these very launches against another library on the same operands.  ``release()`` frees
+    the buffers."""
+
+    def __init__(self, name: str, n: int = 8192):
+        import numpy as np
+        import cupy as cp
+        from cupy.cuda import cublas
+
+        if name not in MATRIX_CEILINGS:
+            raise ValueError(f"name: not a matrix ceiling, got {name!r} (one of {', '.join(MATRIX_CEILINGS)})")
+        self.name, self.n = name, n
+        dtype, data_type, compute_type, self.element_bytes, tolerance = MATRIX_CEILINGS[name]
+        self.dtype, self.compute_type, self.tolerance = dtype, compute_type, tolerance
+        a, b, as_f64 = operands(cp, n, dtype, seed=12345)
+        c = cp.empty((n, n), dtype=a.dtype)
+        self.a, self.b, self.c = a, b, c
+        if dtype == "fp64":
+            alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
+        else:
+            alpha, beta = np.array(1.0, np.float32), np.array(0.0, np.float32)
+        self._scalars = (alpha, beta)  # their host memory must outlive every call
+        handle = cp.cuda.device.get_cublas_handle()
+        cublas.setPointerMode(handle, CUBLAS_POINTER_MODE_HOST)
+        cublas.setMathMode(handle, CUBLAS_DEFAULT_MATH)
+        _give_workspace(cp, cublas, handle)
+
+        def gemm_ex(algo=CUBLAS_GEMM_DEFAULT):
+            # cuBLAS is column-major: C^T = B^T A^T, so passing B then A yields row-major A @ B.
+            cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+                          alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
+                          beta.ctypes.data, c.data.ptr, data_type, n, compute_type, algo)
+
+        def dgemm():
+            # The classic entry point, as torch.matmul calls it for float64 (same operand order).
+            cublas.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha.ctypes.data, b.data.ptr, n,
+                         a.data.ptr, n, beta.ctypes.data, c.data.ptr, n)
+
+        candidates = [("cublasGemmEx via CuPy", gemm_ex)]
+        if dtype == "fp64":  # other entry points, whose heuristics may pick another kernel
+            candidates.append(("cublasDgemm via CuPy", dgemm))
+            candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
+            candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
+                               lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
+        rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
+        reference = as_f64(a[rows]) @ as_f64(b)
+        self.calls, self.failed, self.first_call_s, self.relative_error = {}, {}, {}, {}
+        for label, launch in candidates:
+            c.fill(0)
+            try:
+                with Stopwatch() as sw:
+                    launch()
+                    cp.cuda.Device().synchronize()
+            except Exception as exc:  # an entry point this CuPy lacks: the others still measure
+                self.failed[label] = " ".join(str(exc).split())[:200]
+                continue
+            got = as_f64(c[rows])
+            error = float(cp.linalg.norm(got - reference) / cp.linalg.norm(reference))
+            if not np.isfinite(error) or error > tolerance:
+                raise VerificationError(f"verification: {name} {n}^3 ({label}) relative error "
+                                        f"{error:.2e} exceeds {tolerance:.0e}")
+            self.calls[label] = launch
+            self.first_call_s[label] = sw.seconds
+            self.relative_error[label] = error
+        del reference
+        if not self.calls:
+            raise RuntimeError(f"{name}: no cuBLAS entry point ran ({self.failed})")
+
+    @property
+    def n_flops(self) -> float:
+        return acc.matmul_work(self.n, self.element_bytes).n_flops
+
+    def release(self):
+        import cupy as cp
+        self.calls.clear()
+        self.a = self.b = self.c = None
+        cp.get_default_memory_pool().free_all_blocks()
+
+
 def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
                    progress=None) -> Measurement:
-    """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`), verified then timed."""
-    import numpy as np
+    """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`), verified then timed: the fastest
+    of :class:`MatrixGemm`'s calls."""
     import cupy as cp
-    from cupy.cuda import cublas
-
-    dtype, data_type, compute_type, element_bytes, tolerance = MATRIX_CEILINGS[name]
-    a, b, as_f64 = operands(cp, n, dtype, seed=12345)
-    c = cp.empty((n, n), dtype=a.dtype)
-    if dtype == "fp64":
-        alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
-    else:
-        alpha, beta = np.array(1.0, np.float32), np.array(0.0, np.float32)
-    handle = cp.cuda.device.get_cublas_handle()
-    cublas.setPointerMode(handle, CUBLAS_POINTER_MODE_HOST)
-    cublas.setMathMode(handle, CUBLAS_DEFAULT_MATH)
-    _give_workspace(cp, cublas, handle)
-
-    def gemm_ex(algo=CUBLAS_GEMM_DEFAULT):
-        # cuBLAS is column-major: C^T = B^T A^T, so passing B then A yields row-major A @ B.
-        cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
-                      alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
-                      beta.ctypes.data, c.data.ptr, data_type, n, compute_type, algo)
-
-    def dgemm():
-        # The classic entry point, as torch.matmul calls it for float64 (same operand order).
-        cublas.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha.ctypes.data, b.data.ptr, n,
-                     a.data.ptr, n, beta.ctypes.data, c.data.ptr, n)
-
-    candidates = [("cublasGemmEx via CuPy", gemm_ex)]
-    if dtype == "fp64":  # other entry points, whose heuristics may pick another kernel
-        candidates.append(("cublasDgemm via CuPy", dgemm))
-        candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
-        candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
-                           lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
-    rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
-    reference = as_f64(a[rows]) @ as_f64(b)
-    tried, failed = [], {}
-    for label, launch in candidates:
-        c.fill(0)
-        try:
-            with Stopwatch() as sw:
-                launch()
-                cp.cuda.Device().synchronize()
-        except Exception as exc:  # an entry point this CuPy lacks: the others still measure
-            failed[label] = " ".join(str(exc).split())[:200]
-            continue
-        got = as_f64(c[rows])
-        error = float(cp.linalg.norm(got - reference) / cp.linalg.norm(reference))
-        if not np.isfinite(error) or error > tolerance:
-            raise VerificationError(f"verification: {name} {n}^3 ({label}) relative error "
-                                    f"{error:.2e} exceeds {tolerance:.0e}")
+    gemm = MatrixGemm(name, n)
+    tried = []
+    for label, launch in gemm.calls.items():
         with ClockSampler() as clocks:  # GEMMs can pull the clock down at the power cap
             timing = time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats,
                                       warmup, prime=launch)
-        extra = {"relative_error": error, "tolerance": tolerance}
+        extra = {"relative_error": gemm.relative_error[label], "tolerance": gemm.tolerance}
         if clocks.median_mhz:
             extra["sm_clock_mhz_during"] = clocks.median_mhz
-        tried.append(Measurement(name, "compute", acc.matmul_work(n, element_bytes), timing, True,
-                                 sw.seconds, label,
-                                 {"n": n, "dtype": dtype, "compute_type": compute_type, "call": label},
+        tried.append(Measurement(name, "compute", acc.matmul_work(n, gemm.element_bytes), timing, True,
+                                 gemm.first_call_s[label], label,
+                                 {"n": n, "dtype": gemm.dtype, "compute_type": gemm.compute_type,
+                                  "call": label},
                                  extra))
-    if not tried:
-        raise RuntimeError(f"{name}: no cuBLAS entry point ran ({failed})")
     m = best(tried)
-    if failed:
-        m.extra["calls_failed"] = failed
-    del reference
-    del a, b, c
-    cp.get_default_memory_pool().free_all_blocks()
+    if gemm.failed:
+        m.extra["calls_failed"] = dict(gemm.failed)
+    gemm.release()
     if progress:
-        progress(f"  {name} ({dtype}, {n}^3): {m.value:,.0f} GFLOP/s")
+        progress(f"  {name} ({gemm.dtype}, {n}^3): {m.value:,.0f} GFLOP/s")
     return m
 
 
