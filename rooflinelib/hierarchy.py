@@ -49,6 +49,14 @@ MERGE_RATIO = 1.25
 #: but it falls faster than this.
 MAX_SLOPE_PER_OCTAVE = 0.12
 
+#: A plateau ends where the curve leaves it: the first step down (3-point running median) by
+#: more than the plateau's own noise band, 3 times the point-to-point scatter of its points, at
+#: least STEP_MIN_DROP and at most PLATEAU_TOLERANCE (see _plateau_end).  A cache whose replacement is not strict LRU keeps a shrinking share of
+#: the reads beyond its size, so past the step the bandwidth can sink slowly; the start of the
+#: fall, not some depth of it, is where the cache stops holding the whole working set.
+STEP_MIN_DROP = 0.03
+STEP_NOISE_BANDS = 3.0
+
 #: What each level name means, for labels.
 LEVEL_TITLES = {
     "l1": "L1 cache", "l2": "L2 cache", "l3": "L3 cache", "l4": "L4 cache",
@@ -143,6 +151,32 @@ def _flat_part(x, y, a, b, max_slope, min_points, min_octaves):
     return None
 
 
+def _plateau_end(x, raw, smooth, a, b, level, log_tol):
+    """The working set (bytes) at which the curve leaves the plateau [a, b) of ``level`` (all in
+    log units).  From the first point that reaches the level (a plateau can begin on the end
+    of a rise or of a fall): the first step of the smoothed curve (3-point running median) below the median
+    of the octave before it by more than the plateau's noise band, or PLATEAU_TOLERANCE below
+    the level, whichever comes first; interpolated in log-log between the two points that
+    straddle it.  The band is STEP_NOISE_BANDS times the scatter between neighbouring points
+    of the plateau, at least STEP_MIN_DROP and at most PLATEAU_TOLERANCE.  Measured against the
+    octave just before it, a slow drift along the plateau (the tail of a faster level inside
+    it) is no step."""
+    steps = [abs(raw[i + 1] - raw[i]) for i in range(a, b - 1)] or [0.0]
+    scatter = 1.4826 * statistics.median(steps) / math.sqrt(2)
+    band = min(max(STEP_NOISE_BANDS * scatter, math.log1p(STEP_MIN_DROP)), log_tol)
+    rising = smooth[a] < level
+    start = next((j for j in range(a, b) if (smooth[j] >= level if rising else smooth[j] <= level)), a)
+    for j in range(start, len(smooth) - 1):
+        window = [smooth[i] for i in range(start, j + 1) if x[j] - x[i] <= 1.0]
+        edge = max(statistics.median(window) - band, level - log_tol)
+        if smooth[j + 1] < edge:
+            if smooth[j] <= edge:
+                return 2.0 ** x[j]
+            t = (smooth[j] - edge) / (smooth[j] - smooth[j + 1])
+            return 2.0 ** (x[j] + t * (x[j + 1] - x[j]))
+    return 2.0 ** x[b - 1]
+
+
 def detect_levels(sizes, gbps, names=None, first_cache: int = 1, ends_in_memory: bool = True,
                   reported=None, tolerance: float = PLATEAU_TOLERANCE, min_octaves: float = MIN_OCTAVES,
                   min_points: int = MIN_POINTS, merge_ratio: float = MERGE_RATIO,
@@ -154,7 +188,8 @@ def detect_levels(sizes, gbps, names=None, first_cache: int = 1, ends_in_memory:
     in two) and split into maximal runs of points within ``tolerance`` of the run's median.  A
     run, or its core once points at its ends are dropped, is a plateau when it spans at least
     ``min_octaves`` and ``min_points`` and its slope stays under ``max_slope`` per octave; the
-    rest are the transitions between plateaus.  Neighbouring plateaus within ``merge_ratio`` of one another are
+    rest are the transitions between plateaus.  A level's capacity is where the curve leaves
+    its plateau (:data:`STEP_MIN_DROP`).  Neighbouring plateaus within ``merge_ratio`` of one another are
     merged, and a plateau that is slower than the one after it is dropped (small working sets
     can underuse the machine: that is no memory level).
 
@@ -194,23 +229,14 @@ def detect_levels(sizes, gbps, names=None, first_cache: int = 1, ends_in_memory:
     if not plateaus:
         return ()
 
-    capacities = []
-    for index, (a, b) in enumerate(plateaus):
-        capacity = None
-        if index < len(plateaus) - 1:
-            # Where the measured curve first falls ``tolerance`` below this plateau, interpolated
-            # in log-log between the plateau's last point and the next one.
-            edge = level_of((a, b)) - log_tol
-            capacity = sizes[b - 1]
-            for j in range(b - 1, len(raw) - 1):
-                if raw[j + 1] < edge <= raw[j]:
-                    t = (raw[j] - edge) / (raw[j] - raw[j + 1])
-                    capacity = 2.0 ** (x[j] + t * (x[j + 1] - x[j]))
-                    break
-                if raw[j] < edge:  # already below at the plateau's last point
-                    capacity = sizes[j]
-                    break
-        capacities.append(capacity)
+    capacities = [_plateau_end(x, raw, smooth, a, b, level_of((a, b)), log_tol) if index < len(plateaus) - 1
+                  else None for index, (a, b) in enumerate(plateaus)]
+    # A plateau holds the working sets up to its capacity; the slow fall after it, however
+    # shallow, belongs to the transition.
+    plateaus = [(a, b) if capacity is None else
+                (a, max(min(b, a + min_points), max([i + 1 for i in range(a, b) if sizes[i] <= capacity],
+                                                    default=b)))
+                for (a, b), capacity in zip(plateaus, capacities)]
 
     if names is None:
         names = name_levels(capacities, reported, first_cache, ends_in_memory)

@@ -59,6 +59,24 @@ def test_three_levels_found_with_their_rates_and_capacities(mixing, seed):
     assert levels[-1].capacity_bytes is None
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_slow_fall_past_the_capacity_is_placed_at_its_start(seed):
+    # A cache that is not strict LRU keeps some hits past its size: here the hit share falls
+    # linearly over the two octaves beyond C (as the H200's L1 does).  The step is where the
+    # fall begins; 15% down the fall would place it about 1.5 C.
+    rng = random.Random(seed)
+    cap, fast, slow = 230e3, 32_000.0, 20_000.0
+    sizes = sizes_per_octave(16e3, 64e6)
+    gbps = []
+    for w in sizes:
+        hit = 1.0 if w <= cap else max(0.0, 1 - math.log2(w / cap) / 2)
+        gbps.append(1 / (hit / fast + (1 - hit) / slow) * (1 + rng.gauss(0, 0.003)))
+    first = h.detect_levels(sizes, gbps)[0]
+    assert first.gbps == pytest.approx(fast, rel=0.01)
+    assert cap <= first.capacity_bytes <= 1.15 * cap
+    assert first.last_bytes <= first.capacity_bytes  # the fall is no part of the plateau
+
+
 def test_a_sharp_step_is_placed_between_its_two_points():
     sizes = [2 ** i for i in range(10, 30)]
     gbps = [100.0 if s <= 2 ** 18 else 20.0 for s in sizes]
