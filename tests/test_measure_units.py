@@ -77,13 +77,18 @@ def test_chunk_read_work_counts_whole_chunks_per_block_and_pass():
     assert w.gbps(1e-3) == pytest.approx(1056 * 463 * 16384 / 1e-3 / 1e9)
 
 
-def test_l2_working_sets_stay_well_inside_the_reported_l2():
+def test_l2_working_sets_give_every_block_its_own_chunks_inside_half_the_l2():
     from rooflinelib.measure.engine import L2_DEFAULT_BYTES, l2_working_sets
-    h200 = l2_working_sets(60 * 2 ** 20)  # 60 MiB: 3.75, 5 and 7.5 MiB, whole 16 KiB chunks
-    assert h200 == (240 * 16384, 320 * 16384, 480 * 16384)
-    assert all(size <= 60 * 2 ** 20 / 8 for size in h200)
+    chunk = 16384
+    h200 = l2_working_sets(60 * 2 ** 20, chunk, blocks=792)  # 60 MiB, 132 SMs x 6 blocks
+    assert h200 == (792 * chunk, 1188 * chunk, 1584 * chunk)
+    assert all(size // chunk >= 792 and size <= 30 * 2 ** 20 for size in h200)
+    # 1.5 and 2 chunks per block would pass half of a 40 MiB L2: one set remains
+    assert l2_working_sets(40 * 2 ** 20, chunk, blocks=1024) == (1024 * chunk,)
+    # a grid too large for its L2 to give each block a chunk: a quarter of the L2, shared
+    assert l2_working_sets(4 * 2 ** 20, chunk, blocks=1024) == (2 ** 20,)
     assert l2_working_sets(None) == (L2_DEFAULT_BYTES,)
-    assert l2_working_sets(40 * 1024) == (16384,)  # never less than one chunk
+    assert l2_working_sets(40 * 1024) == (chunk,)  # never less than one chunk
 
 
 def test_fill_values_are_exact_and_never_zero():

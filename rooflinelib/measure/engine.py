@@ -108,11 +108,14 @@ FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per lo
 SWEEP_VECTOR_CONFIGS = (1, 16)
 #: The pipelined setting, for callers that ask for one kernel only.
 SWEEP_VECTORS_PER_THREAD = 16
-#: The L2 ceiling reads working sets of 1/16, 1/12 and 1/8 of the L2 size the device reports
-#: (3.75, 5 and 7.5 MiB of the H200's 60 MiB).  The working-set sweep (benchmarks/REPORT.md)
-#: found the H200's L2 fastest up to ~10 MB (13.1 TB/s) and slower from 15 MB to its capacity
-#: (7.7 TB/s): the old 16 MiB set sat on that edge and read at 10.5 TB/s.
-L2_WORKING_SET_DIVISORS = (16, 12, 8)
+#: The L2 ceiling reads working sets of 1, 1.5 and 2 chunks per block (each block owns its
+#: chunks: no two blocks read the same line), those that stay below half the L2 the device
+#: reports (13, 19.5 and 26 MB on the H200).  Smaller sets make blocks share chunks, and the
+#: SMs' requests for one line then merge before they reach the L2's slices: on the H200 a 2 MB
+#: set read at 15.6 TB/s while the slices (ncu, lts__t_bytes) served 45% of the bytes, at
+#: 7.0 TB/s.  That is no bandwidth of the L2, and ncu's L2 bytes, which the hierarchical
+#: roofline divides by this ceiling, count the slices.
+L2_CHUNKS_PER_BLOCK = (1.0, 1.5, 2.0)
 L2_DEFAULT_BYTES = 2 * 2 ** 20  # when the device does not report its L2 size
 #: Each block owns a slice of the working set ("slices"): blocks that read the same lines
 #: drift into lockstep and share each fetch, which a bandwidth ceiling must not count twice.
@@ -121,13 +124,16 @@ L2_BYTES_PER_LAUNCH = 8e9  # as the working-set sweep: ~0.6 ms at 13 TB/s, ramp 
 SHARED_FILL_MOD = 5
 
 
-def l2_working_sets(l2_bytes=None, chunk_bytes: int = 16 * 1024) -> tuple:
-    """The working sets (bytes, whole chunks, at least one) the L2 ceiling reads, for a
-    device that reports an L2 of ``l2_bytes`` (None: unknown)."""
+def l2_working_sets(l2_bytes=None, chunk_bytes: int = 16 * 1024, blocks: int = 1) -> tuple:
+    """The working sets (bytes, whole chunks, at least one) the L2 ceiling reads with a grid of
+    ``blocks`` blocks, on a device that reports an L2 of ``l2_bytes`` (None: unknown): 1, 1.5
+    and 2 chunks per block, as far as they stay below half the L2.  When even one chunk per
+    block does not, a quarter of the L2 (the blocks then share chunks; the result says so)."""
     if not l2_bytes or l2_bytes <= 0:
         sizes = (L2_DEFAULT_BYTES,)
     else:
-        sizes = tuple(int(l2_bytes) // d for d in L2_WORKING_SET_DIVISORS)
+        sizes = tuple(int(m * blocks) * chunk_bytes for m in L2_CHUNKS_PER_BLOCK
+                      if m * blocks * chunk_bytes <= l2_bytes / 2) or (int(l2_bytes) // 4,)
     return tuple(sorted({max(1, s // chunk_bytes) * chunk_bytes for s in sizes}))
 
 
@@ -407,10 +413,10 @@ class NumbaGpu(_GpuBase):
         import numpy as np
         from .. import workingset as ws
         from .. import workingset_kernels as wk
-        sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), wk.CHUNK_BYTES))
-        all_chunks = [max(1, int(size) // wk.CHUNK_BYTES) for size in sizes]
         kernel = wk.read_kernel("global-cg", pattern).compile()
         grid = self.sm_count * self.resident_blocks_per_sm(kernel, wk.BLOCK)
+        sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), wk.CHUNK_BYTES, grid))
+        all_chunks = [max(1, int(size) // wk.CHUNK_BYTES) for size in sizes]
         data = self.upload(ws.gpu_data(max(all_chunks)))
         out = self.empty(4 * grid * wk.BLOCK, "fp32")
         tried = []
@@ -432,6 +438,7 @@ class NumbaGpu(_GpuBase):
                             True, first, f"ws_read global-cg {pattern} (ld.global.cg, 16 B)",
                             {"pattern": pattern, "working_set_bytes": n_chunks * wk.CHUNK_BYTES,
                              "n_chunks": n_chunks, "passes": n_pass, "grid": grid, "block": wk.BLOCK,
+                             "blocks_per_chunk": grid / n_chunks,
                              "reported_l2_bytes": getattr(self, "l2_bytes", None)})
             if clocks.median_mhz:
                 m.extra["sm_clock_mhz_during"] = clocks.median_mhz
