@@ -7,12 +7,15 @@ Each kernel below is launched exactly once (ncu profiles every launch that match
 filter) and verified afterwards:
 
 1. the Lab 2 sweep kernel at K = 1, 8, 64 and 256 on 1 GiB in and 1 GiB out, twenty times the
-   H200's 50 MB L2, so that the few megabytes of dirty lines the L2 still holds when a kernel
+   H200's 60 MiB L2, so that the few megabytes of dirty lines the L2 still holds when a kernel
    ends are a small part of its DRAM writes;
 2. the same kernel at K = 8 on 64 MiB in and out, where they are not: ncu then reports fewer
    DRAM writes than the kernel makes, and the gap is the lesson;
-3. the working-set read kernel re-reading 32 MiB (which the L2 holds) about 33 times: a
-   kernel that looks memory-bound against DRAM but is bound by the L2.
+3. the working-set read kernel re-reading 32 MiB (which the L2 holds) some 25 times (the count
+   follows from the grid): a kernel that looks memory-bound against DRAM but is bound by the L2;
+4. with ``--l2-sharing 2,32``, the L2-only read (``ld.global.cg``, a slice per block) on each of
+   those working sets (MiB), once: below one 16 KiB chunk per block the blocks share chunks,
+   and the L2's slices (``lts__t_bytes``) then serve fewer bytes than the SMs asked for.
 
 The analytic FLOPs and bytes of every launch, in launch order, go to ``--analytic`` (JSON), which
 ``lab4_ncu.py show --analytic`` compares with the counters.  Nothing is printed on stdout, so
@@ -79,6 +82,35 @@ def workingset_launch(gpu, ws_chunks, n_pass, records):
     log(f"ws_read {ws_bytes // MIB} MiB, {requested / 1e6:.0f} MB requested: verified")
 
 
+def sharing_launch(gpu, ws_chunks, records, bytes_per_launch=2e9):
+    """The L2 ceiling's kernel (``ld.global.cg``, 'slices') on a working set of ``ws_chunks``
+    chunks, one wave of resident blocks, verified.  ``l2_bytes`` is what the SMs request: the
+    slices serve exactly that unless blocks share chunks."""
+    import math
+    import numpy as np
+    from rooflinelib.measure.engine import VerificationError
+    from rooflinelib.workingset import expected_gpu_sums, gpu_data
+    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES, read_kernel
+    kernel = read_kernel("global-cg", "slices").compile()
+    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)
+    n_pass = max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))), int(math.ceil(ws_chunks / grid)))
+    data = gpu.upload(gpu_data(ws_chunks))
+    out = gpu.empty(4 * grid * BLOCK, "fp32")
+    kernel[grid, BLOCK](data, out, np.int32(ws_chunks), np.int32(n_pass))
+    gpu.synchronize()
+    got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
+    if not np.array_equal(got, expected_gpu_sums(ws_chunks, n_pass, grid, "slices")):
+        raise VerificationError("verification: L2-only read: wrong sums")
+    requested = float(grid) * n_pass * CHUNK_BYTES
+    ws_bytes = ws_chunks * CHUNK_BYTES
+    records.append({"name": f"ws_read .cg {ws_bytes // MIB} MiB, {grid / ws_chunks:.2f} blocks/chunk",
+                    "kernel": "ws_read_cg_slices", "ws_bytes": ws_bytes, "grid": grid,
+                    "blocks_per_chunk": grid / ws_chunks, "requested_bytes": requested,
+                    "n_flops": requested / 4, "l2_bytes": requested + 16.0 * grid * BLOCK})
+    gpu.release(data, out)
+    log(f"ws_read .cg {ws_bytes // MIB} MiB, {grid} blocks: verified")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--analytic", required=True, help="where to write the analytic counts (JSON)")
@@ -87,11 +119,19 @@ def main(argv=None):
     parser.add_argument("--small-mib", type=int, default=64, help="the small-buffer sweep, MiB (0: skip)")
     parser.add_argument("--ws-mib", type=int, default=32, help="working set of the read kernel, MiB (0: skip)")
     parser.add_argument("--ws-passes", type=int, default=64, help="chunks each block reads")
+    parser.add_argument("--l2-sharing", default="", help="working sets (MiB, comma-separated) for the "
+                        "L2-only read with and without blocks sharing chunks (default: none)")
     args = parser.parse_args(argv)
     try:
         ks = [int(k) for k in args.ks.split(",") if k.strip()]
     except ValueError:
         parser.error(f"--ks: expected comma-separated whole numbers, got {args.ks!r}")
+    try:
+        sharing = [int(m) for m in args.l2_sharing.split(",") if m.strip()]
+    except ValueError:
+        parser.error(f"--l2-sharing: expected comma-separated whole numbers of MiB, got {args.l2_sharing!r}")
+    if any(m <= 0 for m in sharing):
+        parser.error(f"--l2-sharing: every working set must be at least 1 MiB, got {args.l2_sharing!r}")
     from rooflinelib.measure.engine import NumbaGpu
     from rooflinelib.workingset_kernels import CHUNK_BYTES
     gpu = NumbaGpu()
@@ -102,6 +142,8 @@ def main(argv=None):
         sweep_launch(gpu, 8, args.small_mib * MIB, records)
     if args.ws_mib:
         workingset_launch(gpu, args.ws_mib * MIB // CHUNK_BYTES, args.ws_passes, records)
+    for mib in sharing:
+        sharing_launch(gpu, mib * MIB // CHUNK_BYTES, records)
     Path(args.analytic).write_text(json.dumps(records, indent=1) + "\n")
     log(f"analytic counts of {len(records)} launches written to {args.analytic}")
     return 0

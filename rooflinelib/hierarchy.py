@@ -294,6 +294,18 @@ def name_levels(capacities, reported=None, first_cache: int = 1, ends_in_memory:
     return names
 
 
+def inside_each_level(levels) -> dict:
+    """A working set well inside each level's range, by level name: the geometric middle between
+    the capacity of the level before it and its own (half the first capacity for the first
+    level, ten times the last cache for main memory)."""
+    out, low = {}, None
+    for lv in levels:
+        high = lv.capacity_bytes or 10 * (low or lv.first_bytes)
+        out[lv.name] = (low * high) ** 0.5 if low else high / 2
+        low = lv.capacity_bytes
+    return out
+
+
 def level_table(levels) -> str:
     """Plain-text table of detected levels: bandwidth, plateau range, capacity."""
     lines = [f"{'level':<6} {'ceiling GB/s':>13} {'best GB/s':>11}   {'plateau':<21} capacity"]
@@ -636,13 +648,16 @@ def hierarchy_series(result: dict) -> tuple:
     On a GPU: the L1 from the series in which every SM reads the whole working set (global
     loads, 'spread'), since the L1 is per SM; the L2 and DRAM from the series in which each
     block reads its own slice through the L2 only ('global-cg', 'slices'), since blocks that
-    share data fetch it together and make a working set larger than the L2 look cached.  On a
+    share data fetch it together and make a working set larger than the L2 look cached.  That
+    series counts only from the working set that gives every block chunks of its own
+    (``Series.own_data``): below it, blocks share chunks, requests for one line merge before
+    they reach the L2's slices, and the rate is no bandwidth of the L2 (notebook 05).  On a
     CPU, or a file with other series: the first series alone.
     """
     inner = series_by_access(result, "global", "spread")
     outer = series_by_access(result, "global-cg", "slices")
     if inner is not None and outer is not None:
-        return inner, outer
+        return inner, outer.own_data()
     main = series_by_access(result, "cpu") or series_by_access(result, "global") or series_of(result)
     return (main,)
 

@@ -49,6 +49,17 @@ class Series:
     gbps: tuple
     spread: tuple
     pattern: str = ""  # which blocks read what: "spread", "slices", "tiles" (GPU), "" (CPU)
+    #: 'slices' only: below this working set (blocks x chunk bytes) there are fewer chunks than
+    #: blocks, so blocks share chunks and their requests for one line can merge on the way to
+    #: the L2.  0 when every point gives each block chunks of its own.
+    shared_below: float = 0.0
+
+    def own_data(self) -> "Series":
+        """The points at which no two blocks read the same data (all of them, but for a
+        'slices' series below ``shared_below``)."""
+        keep = [i for i, size in enumerate(self.sizes) if size >= self.shared_below]
+        return Series(self.name, self.access, self.first_cache, tuple(self.sizes[i] for i in keep),
+                      tuple(self.gbps[i] for i in keep), tuple(self.spread[i] for i in keep), self.pattern)
 
 
 def _fail(where, field_name, reason):
@@ -133,9 +144,13 @@ def series_of(result: dict, name: str = None) -> Series:
     for s in result["series"]:
         if name is None or s["name"] == name:
             rows = s["rows"]
+            shared_below = 0.0
+            grid, chunk = s.get("grid"), result.get("config", {}).get("chunk_bytes")
+            if s.get("pattern") == "slices" and isinstance(grid, int) and isinstance(chunk, int):
+                shared_below = float(grid * chunk)
             return Series(s["name"], s["access"], s["first_cache"],
                           tuple(float(r["bytes"]) for r in rows), tuple(float(r["gbps"]) for r in rows),
-                          tuple(float(r["spread"]) for r in rows), s.get("pattern", ""))
+                          tuple(float(r["spread"]) for r in rows), s.get("pattern", ""), shared_below)
     names = ", ".join(s["name"] for s in result["series"])
     raise HierarchyError(f"series: no series {name!r}; this result has: {names}")
 

@@ -92,6 +92,7 @@ def lab4_target():
     gpu, records = tiny_gpu(), []
     target.sweep_launch(gpu, 3, 256 * 16, records)
     target.workingset_launch(gpu, 2, 3, records)
+    target.sharing_launch(gpu, 2, records, bytes_per_launch=3 * wk.CHUNK_BYTES)
     print(json.dumps({"name": "lab4 target", "ok": True, "records": records}), flush=True)
 
 

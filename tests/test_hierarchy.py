@@ -390,10 +390,14 @@ def test_simulated_sweep_plumbing_writes_a_valid_result(simulated):
 
 
 def test_simulated_lab4_target_counts(simulated):
-    sweep, ws = simulated["lab4 target"]["records"]
+    sweep, ws, cg = simulated["lab4 target"]["records"]
     assert sweep["n_flops"] == 2 * 3 * sweep["buffer_bytes"] / 4  # 2K FLOPs per float, K = 3
     assert sweep["dram_bytes"] == 2 * sweep["buffer_bytes"]
     assert ws["n_flops"] == ws["requested_bytes"] / 4 and ws["dram_read_bytes"] == ws["ws_bytes"]
+    # one block on two chunks: 3 chunks' worth requested (3 passes), nothing shared
+    assert (cg["grid"], cg["ws_bytes"], cg["blocks_per_chunk"]) == (1, 2 * 16384, 0.5)
+    assert cg["requested_bytes"] == 3 * 16384 and cg["n_flops"] == cg["requested_bytes"] / 4
+    assert cg["l2_bytes"] == cg["requested_bytes"] + 16 * 256  # plus the sums each thread stores
 
 
 @pytest.fixture(scope="module")
@@ -456,23 +460,36 @@ def test_recorded_h200_sweep_is_valid_and_has_provenance(recorded):
 
 def test_recorded_h200_levels_are_found_from_the_steps(recorded):
     levels = {lv.name: lv for lv in h.hierarchy_levels(recorded)}
-    assert list(levels) == ["l1", "l2-fast", "l2", "dram"]
+    assert list(levels) == ["l1", "l2", "dram"]
     theoretical_shared = 132 * 128 * 1980 / 1e3  # GB/s at the clock the series ran at
     assert levels["l1"].gbps / theoretical_shared > 0.9
-    assert levels["l2-fast"].gbps > 12_000 and 6_000 < levels["l2"].gbps < 10_000
+    assert 6_000 < levels["l2"].gbps < 10_000
     assert 3_800 < levels["dram"].gbps < 4_800
     steps = {c.level: c for c in h.compare_steps(list(levels.values()), h.reported_sizes(recorded))}
     assert steps["l1 vs shared"].within(0.25)
-    # The L2 hands over to DRAM a little past the 60 MiB the device reports (see notebook 05).
-    assert 1.0 < steps["l2"].ratio < 1.4
-    assert 5e6 < levels["l2-fast"].capacity_bytes < 20e6
+    # The L2's step lies a little short of the 60 MiB the device reports (see notebook 05).
+    assert steps["l2"].within(0.25) and steps["l2"].ratio < 1.0
+
+
+def test_recorded_l2_level_starts_where_blocks_stop_sharing_chunks(recorded):
+    slices = h.series_by_access(recorded, "global-cg", "slices")
+    assert slices.shared_below == 792 * 16384  # 132 SMs x 6 resident blocks, one chunk each
+    own = slices.own_data()
+    assert min(own.sizes) >= slices.shared_below and len(own.sizes) < len(slices.sizes)
+    l2 = next(lv for lv in h.hierarchy_levels(recorded) if lv.name == "l2")
+    assert l2.first_bytes >= slices.shared_below
+    # below it the blocks share chunks and read faster than the L2's slices serve (notebook 05)
+    shared = [g for x, g in zip(slices.sizes, slices.gbps) if x < slices.shared_below]
+    assert max(shared) > 1.5 * l2.gbps
 
 
 def test_recorded_dram_level_agrees_with_the_lab1_copy_ceiling(recorded):
     from rooflinelib.results import recorded_h200
     copy = recorded_h200().ceiling("dram").value
     dram = next(lv for lv in h.hierarchy_levels(recorded) if lv.name == "dram")
-    assert dram.gbps == pytest.approx(copy, rel=0.05)  # two kernels, two runs, one HBM
+    # Two kernels, two runs, one HBM.  Reads alone run faster than a copy: the bus never
+    # turns round between reads and writes (on the H200 about 9% faster).
+    assert copy <= dram.gbps <= 1.15 * copy
 
 
 def test_recorded_sharing_blocks_make_a_large_set_look_cached(recorded):
@@ -488,12 +505,13 @@ def test_recorded_sharing_blocks_make_a_large_set_look_cached(recorded):
 def test_recorded_machine_and_working_set_widget_state(recorded):
     from rooflinelib.results import recorded_h200
     m = h.machine_from_result(recorded, recorded_h200())
-    assert [c.name for c in m.memory_ceilings] == ["l1", "l2-fast", "l2", "dram", "shared"]
+    assert [c.name for c in m.memory_ceilings] == ["l1", "l2", "dram", "shared"]
     levels = h.hierarchy_levels(recorded)
     curve = h.reference_curve(recorded)
+    inside = h.inside_each_level(levels)
     bound = {ws: h.working_set_state(levels, m, ws, 64, 0.25, sweep=curve).placement.binding
-             for ws in (100e3, 4e6, 32e6, 500e6)}
-    assert bound == {100e3: "l1", 4e6: "l2-fast", 32e6: "l2", 500e6: "dram"}
+             for ws in inside.values()}
+    assert bound == {ws: name for name, ws in inside.items()}
 
 
 def test_figures_and_explorer_from_the_recorded_sweep(recorded):
@@ -511,10 +529,12 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     fig = hp.hierarchical_figure(m, [pl], peaks=m)
     ids = [t.meta for t in fig.data]
     assert {"mem:l1", "mem:l2", "mem:dram", "hier:ws 32 MB", "hier:ws 32 MB:l2", "peak:l2"} <= set(ids)
-    assert "mem:l2-fast" not in ids  # only the levels the kernel has bytes at
-    explorer = hp.WorkingSetExplorer(recorded, m, ws_bytes=100e3)
+    assert "mem:shared" not in ids  # only the levels the kernel has bytes at
+    inside = h.inside_each_level(h.hierarchy_levels(recorded))
+    assert list(inside) == ["l1", "l2", "dram"]
+    explorer = hp.WorkingSetExplorer(recorded, m, ws_bytes=inside["l1"])
     assert explorer.state.placement.binding == "l1"
-    for ws, binding in ((4e6, "l2-fast"), (32e6, "l2"), (500e6, "dram")):
+    for binding, ws in list(inside.items())[1:]:
         assert explorer.update(ws).placement.binding == binding
         marker = hp.find_trace(explorer.roofline, f"hier:working-set kernel:{binding}")
         assert marker.marker.line.width == 3  # the binding level is outlined

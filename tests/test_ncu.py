@@ -338,7 +338,13 @@ def test_lab_show_on_the_recorded_run_names_the_l2_bound_kernel():
     out = done.stdout
     assert "6 profiled launch(es)" in out and "ws_read_global #5: bound by L2 cache" in out
     assert "looks memory-bound" in out and "theoretical, not measured" in out
-    assert "+0.00%" in out and "-35.92%" in out  # FLOPs exact; the 64 MiB run's writes in the L2
+    # FLOPs exact; the 64 MiB run's writes partly still in the L2 when the kernel ended
+    writes = next(a for a in ncu.compare(ncu.load_csv(ncu.recorded_csv()),
+                                         json.loads(ncu.recorded_csv().with_name("h200_ncu_lab4_analytic.json")
+                                                    .read_text()))
+                  if a.quantity == "DRAM write bytes" and "64 MiB" in a.kernel)
+    assert writes.gap < -0.2
+    assert "+0.00%" in out and f"{100 * writes.gap:+.2f}%" in out
 
 
 # --- real ncu output, recorded on the H200 ----------------------------------------------------------
@@ -355,7 +361,8 @@ def test_real_csv_imports_every_profiled_launch(h200):
     kernels, analytic = h200
     assert [k.short_name for k in kernels] == ["sweep"] * 5 + ["ws_read_global"]
     assert len(kernels) == len(analytic) == 6
-    assert [k.grid for k in kernels] == ["(262144, 1, 1)"] * 4 + ["(16384, 1, 1)", "(1056, 1, 1)"]
+    # the working-set read launches one wave: 6 resident blocks on each of the 132 SMs
+    assert [k.grid for k in kernels] == ["(262144, 1, 1)"] * 4 + ["(16384, 1, 1)", "(792, 1, 1)"]
     for k in kernels:
         assert k.seconds > 0 and all(v > 0 for v in k.bytes_by_level.values())
 
