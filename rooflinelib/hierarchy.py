@@ -295,15 +295,9 @@ def name_levels(capacities, reported=None, first_cache: int = 1, ends_in_memory:
 
 
 def inside_each_level(levels) -> dict:
-    """A working set well inside each level's range, by level name: the geometric middle between
-    the capacity of the level before it and its own (half the first capacity for the first
-    level, ten times the last cache for main memory)."""
-    out, low = {}, None
-    for lv in levels:
-        high = lv.capacity_bytes or 10 * (low or lv.first_bytes)
-        out[lv.name] = (low * high) ** 0.5 if low else high / 2
-        low = lv.capacity_bytes
-    return out
+    """A working set well inside each level's plateau, by level name: the geometric middle of
+    the plateau's first and last working sets."""
+    return {lv.name: (lv.first_bytes * lv.last_bytes) ** 0.5 for lv in levels}
 
 
 def level_table(levels) -> str:

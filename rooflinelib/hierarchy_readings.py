@@ -1,0 +1,187 @@
+"""What a hierarchical run shows, in sentences computed from its own numbers.
+
+Notebook 05 prints these readings instead of typing figures into its prose, so that a new run
+(recorded or live) reads true: every figure below comes from the levels detected in a
+working-set sweep, from ncu's counters against the counts made by hand, or from a placement.
+Pure standard library.
+"""
+from __future__ import annotations
+
+import statistics
+
+from .hierarchy import format_bytes, reported_sizes, series_by_access
+
+#: Bytes per clock per SM that the L1 and shared memory deliver to loads (Volta to Hopper;
+#: seed 000's shared-memory ceiling).  ncu's own L1 peak counts a wider path.
+SHARED_BYTES_PER_CLOCK_PER_SM = 128
+
+
+def _tb(gbps: float) -> str:
+    return f"{gbps / 1e3:.3g} TB/s"
+
+
+def _level(levels, name):
+    return next((lv for lv in levels if lv.name == name), None)
+
+
+def shared_peak_gbps(result: dict, series_name: str = None):
+    """SMs x 128 B x the SM clock the sweep ran at (GB/s), and that clock (MHz); (None, None)
+    for a result without an SM count or clock (a CPU sweep)."""
+    device = result.get("device", {})
+    clocks = [s.get("sm_clock_mhz") for s in result.get("series", [])
+              if s.get("sm_clock_mhz") and (series_name is None or s.get("name") == series_name)]
+    sm_count = device.get("sm_count")
+    if not sm_count or not clocks:
+        return None, None
+    clock = statistics.median(clocks)
+    return sm_count * SHARED_BYTES_PER_CLOCK_PER_SM * clock / 1e3, clock
+
+
+def sweep_reading(result: dict, levels, copy_gbps: float = None) -> str:
+    """Bullets on the levels of a GPU working-set sweep: each plateau, where its step lies
+    against the size the device reports, DRAM against Lab 1's copy, and what blocks that share
+    data do to the L2 (the '.cg spread' series, when the run has it)."""
+    reported = reported_sizes(result)
+    device = result.get("device", {})
+    lines = []
+    l1 = _level(levels, "l1")
+    if l1 is not None:
+        text = (f"L1: {_tb(l1.gbps)}, flat from {format_bytes(l1.first_bytes)} to "
+                f"{format_bytes(l1.last_bytes)}, with the step at {format_bytes(l1.capacity_bytes)}")
+        if reported.get("shared"):
+            text += (f" ({l1.capacity_bytes / reported['shared']:.2f} of the "
+                     f"{format_bytes(reported['shared'])} of shared memory the device reports)")
+        peak, clock = shared_peak_gbps(result)
+        if peak:
+            text += (f". {device['sm_count']} SMs x {SHARED_BYTES_PER_CLOCK_PER_SM} B per clock x "
+                     f"{clock / 1e3:.3g} GHz is {_tb(peak)}: the plateau reaches {l1.gbps / peak:.2f} of it")
+        lines.append(text + ".")
+    fast, l2 = _level(levels, "l2-fast"), _level(levels, "l2")
+    if l2 is not None:
+        if fast is not None:
+            text = (f"L2, in two ranges: up to {format_bytes(fast.capacity_bytes)} it delivers "
+                    f"{_tb(fast.gbps)}; from {format_bytes(l2.first_bytes)} to "
+                    f"{format_bytes(l2.capacity_bytes)}, {_tb(l2.gbps)}")
+        else:
+            text = (f"L2: {_tb(l2.gbps)} from {format_bytes(l2.first_bytes)} to "
+                    f"{format_bytes(l2.capacity_bytes)}")
+        if reported.get("l2") and l2.capacity_bytes:
+            text += (f". The data leaves the L2 at {format_bytes(l2.capacity_bytes)}, "
+                     f"{l2.capacity_bytes / reported['l2']:.2f} times the {format_bytes(reported['l2'])} "
+                     "the device reports")
+        lines.append(text + ".")
+    slices = series_by_access(result, "global-cg", "slices")
+    if slices is not None and slices.shared_below and l2 is not None:
+        below = [g for x, g in zip(slices.sizes, slices.gbps) if x < slices.shared_below]
+        if below:
+            lines.append(f"Below {format_bytes(slices.shared_below)} (one 16 kB chunk per block) the "
+                         f"blocks of the L2-only series share chunks, and it reads up to "
+                         f"{_tb(max(below))}, {max(below) / l2.gbps:.1f} times the L2 level: no level "
+                         "is taken from there.")
+    dram = _level(levels, "dram")
+    if dram is not None:
+        text = (f"DRAM: {_tb(dram.gbps)}, from {format_bytes(dram.first_bytes)} to "
+                f"{format_bytes(dram.last_bytes)}")
+        if copy_gbps:
+            text += (f". Lab 1's copy kernel, which reads and writes, measured {_tb(copy_gbps)} on the "
+                     f"same card: reading alone runs {dram.gbps / copy_gbps:.2f} times as fast")
+        lines.append(text + ".")
+    shared_series = next((s for s in result.get("series", [])
+                          if s.get("access") == "global-cg" and s.get("pattern") == "spread"), None)
+    l2_bytes = reported.get("l2") or (l2.capacity_bytes if l2 is not None else None)
+    if shared_series and l2_bytes and dram is not None:
+        row = min(shared_series["rows"], key=lambda r: abs(r["bytes"] / l2_bytes - 2.0))
+        lines.append(f"Blocks that share data: with every SM reading all of the buffer through the "
+                     f"L2, a working set of {format_bytes(row['bytes'])} ({row['bytes'] / l2_bytes:.1f} "
+                     f"times the L2) still reads at {_tb(row['gbps'])}, {row['gbps'] / dram.gbps:.1f} "
+                     "times the DRAM plateau.")
+    return "\n".join("- " + line for line in lines)
+
+
+def ncu_reading(agreement) -> str:
+    """Bullets on ncu's counters against the counts made by hand (a list of
+    :class:`rooflinelib.ncu.Agreement`), for the launches of ``labs/lab4_target.py``: the
+    1024 MiB and 64 MiB sweeps and the working-set read."""
+    rows = list(agreement)
+
+    def pick(quantity, where):
+        return [a for a in rows if a.quantity == quantity and where in a.kernel]
+
+    def span(found):
+        gaps = [100 * a.gap for a in found]
+        low, high = min(gaps), max(gaps)
+        return f"{low:+.2f}%" if abs(high - low) < 0.005 else f"{low:+.2f}% to {high:+.2f}%"
+
+    lines = []
+    flops = pick("FLOPs", "")
+    if flops:
+        worst = max(abs(a.gap) for a in flops)
+        lines.append(f"FLOPs: {len(flops)} launches, " + ("every count exact." if worst == 0 else
+                     f"at most {100 * worst:.2f}% apart."))
+    big, big_writes = pick("DRAM bytes", "1024 MiB"), pick("DRAM write bytes", "1024 MiB")
+    if big:
+        text = f"DRAM bytes on 1 GiB buffers: {span(big)}"
+        if big_writes:
+            missing = statistics.mean(a.analytic - a.measured for a in big_writes)
+            text += (f"; the writes alone {span(big_writes)}, on average {format_bytes(missing)} "
+                     "fewer than written")
+        lines.append(text + ".")
+    small, small_writes = pick("DRAM bytes", "64 MiB"), pick("DRAM write bytes", "64 MiB")
+    if small:
+        text = f"DRAM bytes on 64 MiB buffers: {span(small)}"
+        if small_writes:
+            text += f"; the writes alone {span(small_writes)}"
+        lines.append(text + ".")
+    l2_big = pick("L2 bytes", "1024 MiB")
+    reads = pick("DRAM read bytes", "1024 MiB")
+    if l2_big:
+        text = f"L2 bytes of the 1 GiB sweeps: {span(l2_big)} against the SMs' requests"
+        if reads:
+            surplus = statistics.mean(a.measured - a.analytic for a in l2_big)
+            dram_reads = statistics.mean(a.measured for a in reads)
+            text += (f"; the surplus, {format_bytes(surplus)} a launch, is "
+                     f"{surplus / dram_reads:.2f} times the launch's DRAM reads")
+        lines.append(text + ".")
+    ws = pick("L2 bytes", "ws_read")
+    if ws:
+        lines.append(f"L2 bytes of the working-set read: {span(ws)}.")
+    return "\n".join("- " + line for line in lines)
+
+
+def looks_memory_bound_reading(placement, machine, compute: str = "fp32") -> str:
+    """The single-level view of a kernel against its hierarchical one: its DRAM intensity
+    against the DRAM ridge and its share of the HBM roof, then its binding level."""
+    dram = placement.point("dram")
+    ridge = machine.ridge(compute, "dram")
+    side = "left" if dram.intensity < ridge else "right"
+    lines = [f"{placement.name}, against DRAM alone: I = {dram.intensity:.3g} FLOP/byte, {side} of "
+             f"the ridge ({ridge:.3g})"]
+    if placement.achieved_gflops is not None:
+        lines[-1] += (f", at {placement.achieved_gflops / dram.roof_gflops:.0%} of the HBM roof "
+                      f"({placement.achieved_gflops:,.0f} of {dram.roof_gflops:,.0f} GFLOP/s)")
+    lines[-1] += "."
+    if placement.binding_is_memory and placement.binding != "dram":
+        bind = placement.point(placement.binding)
+        lines.append(f"Against every level: {bind.n_bytes / dram.n_bytes:.0f} times as many bytes at "
+                     f"{placement.binding} as from DRAM; bound by {placement.binding}"
+                     + (f", at {bind.fraction_of_roof:.0%} of its roof ({bind.ceiling_gbps:,.0f} GB/s)"
+                        if bind.fraction_of_roof is not None else "") + ".")
+    else:
+        lines.append(f"Against every level: bound by {placement.binding}.")
+    return "\n".join(lines)
+
+
+def sharing_reading(kernels, records) -> str:
+    """One line per launch of Lab 4's ``--l2-sharing`` run (ncu kernels and the target's
+    records, in launch order): what the SMs asked of the L2 against what its slices served
+    (``lts__t_bytes``), and ncu's theoretical peak for the slices."""
+    lines = []
+    for kernel, record in zip(kernels, records):
+        seconds, asked, served = kernel.seconds, kernel.level_bytes("l1"), kernel.level_bytes("l2")
+        lines.append(f"{format_bytes(record['ws_bytes']):>8}, {record['blocks_per_chunk']:5.2f} blocks per "
+                     f"chunk: the SMs read {_tb(asked / seconds / 1e9)}; the slices served "
+                     f"{served / asked:.0%} of those bytes, at {_tb(served / seconds / 1e9)}")
+    peaks = next((k.peaks() for k in kernels if k.peaks()), None)
+    if peaks and "l2" in peaks.gbps:
+        lines.append(f"ncu's theoretical peak of the L2's slices at that clock: {_tb(peaks.gbps['l2'])}")
+    return "\n".join(lines)
