@@ -120,7 +120,7 @@ L2_DEFAULT_BYTES = 2 * 2 ** 20  # when the device does not report its L2 size
 #: Each block owns a slice of the working set ("slices"): blocks that read the same lines
 #: drift into lockstep and share each fetch, which a bandwidth ceiling must not count twice.
 L2_PATTERN = "slices"
-L2_BYTES_PER_LAUNCH = 8e9  # as the working-set sweep: ~0.6 ms at 13 TB/s, ramp and tail small
+L2_BYTES_PER_LAUNCH = 8e9  # as the working-set sweep: ~0.9 ms at 9 TB/s, ramp and tail small
 SHARED_FILL_MOD = 5
 
 
