@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import numbers
 import operator
 import warnings
 
@@ -90,8 +91,8 @@ def evaluate(text, field: str = "value") -> float:
     """
     if isinstance(text, bool):
         raise ExpressionError(f"{field}: expected a number, got a boolean")
-    if isinstance(text, (int, float)):
-        return _number(text, field)
+    if isinstance(text, numbers.Real):  # Python and numpy ints and floats alike
+        return _number(float(text) if not isinstance(text, (int, float)) else text, field)
     if text is None:
         raise ExpressionError(f"{field}: missing value")
     if not isinstance(text, str):

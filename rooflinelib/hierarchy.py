@@ -339,7 +339,8 @@ class HierarchicalKernel:
     def __post_init__(self):
         from .placement import check_name
         object.__setattr__(self, "name", check_name(self.name))
-        if not (isinstance(self.n_flops, (int, float)) and math.isfinite(self.n_flops) and self.n_flops > 0):
+        if (isinstance(self.n_flops, bool) or not isinstance(self.n_flops, (int, float))
+                or not math.isfinite(self.n_flops) or not self.n_flops > 0):
             raise HierarchyError(f"{self.name}: n_flops must be a positive number, got {self.n_flops!r}")
         if not isinstance(self.bytes_by_level, dict) or not self.bytes_by_level:
             raise HierarchyError(f"{self.name}: bytes_by_level must name at least one level")

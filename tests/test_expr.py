@@ -142,6 +142,16 @@ def test_non_string_values_meet_the_contract(value):
     assert str(info.value).startswith(f"{FIELD}: ") and "\n" not in str(info.value)
 
 
+def test_numpy_numbers_pass_and_numpy_booleans_and_nans_do_not():
+    np = pytest.importorskip("numpy")
+    assert evaluate(np.int64(3), FIELD) == 3.0 and evaluate(np.float32(2.5), FIELD) == 2.5
+    assert evaluate(np.uint8(255), FIELD) == 255.0
+    for value in (np.bool_(True), np.float64("nan"), np.float32("inf"), np.array([1.0])):
+        with pytest.raises(ExpressionError) as info:
+            evaluate(value, FIELD)
+        assert str(info.value).startswith(f"{FIELD}: ") and "\n" not in str(info.value)
+
+
 @pytest.mark.parametrize("text", ["1if 1 else 2", "1and 2", "0x1for", "1_"])
 def test_refusals_print_nothing_else(text, recwarn):
     # a SyntaxWarning would reach a CLI user's stderr as a second, confusing line

@@ -77,6 +77,13 @@ def test_a_slow_fall_past_the_capacity_is_placed_at_its_start(seed):
     assert first.last_bytes <= first.capacity_bytes  # the fall is no part of the plateau
 
 
+@pytest.mark.parametrize("n_flops", [True, 0, -1.0, float("nan"), "10"])
+def test_a_kernel_needs_a_positive_flop_count(n_flops):
+    with pytest.raises(h.HierarchyError) as info:
+        h.HierarchicalKernel("k", n_flops, {"dram": 1.0})
+    assert str(info.value).startswith("k: n_flops must be a positive number") and "\n" not in str(info.value)
+
+
 def test_a_sharp_step_is_placed_between_its_two_points():
     sizes = [2 ** i for i in range(10, 30)]
     gbps = [100.0 if s <= 2 ** 18 else 20.0 for s in sizes]
