@@ -50,6 +50,17 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
             hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s<extra>" + s.name + "</extra>"))
     sizes = [x for s in all_series for x in s.sizes]
     rates = [g for s in all_series for g in s.gbps]
+    for index, s in enumerate(all_series):
+        # Where blocks of a 'slices' series share chunks: drawn, and marked as such, since no
+        # level is taken from there (hierarchy.hierarchy_series).
+        shared = [(x, g) for x, g in zip(s.sizes, s.gbps) if x < s.shared_below]
+        if shared:
+            fig.add_trace(go.Scatter(
+                x=[x for x, _ in shared], y=[g for _, g in shared], mode="markers",
+                name=f"{s.name}: blocks share chunks below {h.format_bytes(s.shared_below)}",
+                meta=f"shared-chunks:{s.name}",
+                marker=dict(size=9, symbol="circle-open", color=SERIES_COLOURS[index % len(SERIES_COLOURS)]),
+                hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s, blocks sharing chunks (no L2 level taken)<extra></extra>"))
     for index, lv in enumerate(levels):
         colour = level_colour(lv.name, index)
         fig.add_trace(go.Scatter(

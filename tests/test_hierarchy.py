@@ -531,6 +531,10 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     ids = [t.meta for t in fig.data]
     assert ids[:4] == [f"series:{s['name']}" for s in recorded["series"]]
     assert {"level:l1", "level:l2", "level:dram", "capacity:l2", "reported:l2", "reported:shared"} <= set(ids)
+    slices = h.series_by_access(recorded, "global-cg", "slices")
+    marked = hp.find_trace(fig, f"shared-chunks:{slices.name}")
+    assert max(marked.x) < slices.shared_below and len(marked.x) == sum(x < slices.shared_below for x in slices.sizes)
+    assert not any(t.startswith("shared-chunks:") and t != f"shared-chunks:{slices.name}" for t in ids if t)
     pl = h.place_levels(h.HierarchicalKernel("ws 32 MB", 0.25 * 1.1e9, {"l1": 1.1e9, "l2": 1.1e9, "dram": 36e6},
                                              1_800.0), m)
     fig = hp.hierarchical_figure(m, [pl], peaks=m)
