@@ -101,54 +101,10 @@ def _numba_ceilings():
     return {c["name"]: c["value"] for c in r["ceilings"]}
 
 
-class PowerSampler:
-    """SM clock (MHz), board power (W) and NVML clock-event reasons, sampled in a thread while
-    a block runs.  Read-only: nothing here changes a setting of the card."""
-
-    def __init__(self, interval_s=0.01):
-        import threading
-        self.interval_s, self.clock, self.power, self.reasons = interval_s, [], [], set()
-        self._stop, self._thread = threading.Event(), None
-        try:
-            import pynvml
-            pynvml.nvmlInit()
-            self._nv, self._h = pynvml, pynvml.nvmlDeviceGetHandleByIndex(0)
-        except Exception:
-            self._nv = None
-
-    def _run(self):
-        nv, h = self._nv, self._h
-        while not self._stop.is_set():
-            try:
-                self.clock.append(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
-                self.power.append(nv.nvmlDeviceGetPowerUsage(h) / 1000.0)
-            except Exception:
-                return
-            try:  # a bit mask; 4 = software power cap
-                self.reasons.add(int(nv.nvmlDeviceGetCurrentClocksEventReasons(h)))
-            except Exception:
-                pass
-            time.sleep(self.interval_s)
-
-    def __enter__(self):
-        if self._nv is not None:
-            import threading
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join(timeout=2)
-        return False
-
-    def summary(self):
-        def median(xs):
-            return sorted(xs)[len(xs) // 2] if xs else None
-        return {"sm_clock_mhz_median": median(self.clock), "sm_clock_mhz_min": min(self.clock, default=None),
-                "power_w_median": median(self.power), "power_w_max": max(self.power, default=None),
-                "clock_event_reasons": sorted(self.reasons), "samples": len(self.clock)}
+def PowerSampler():
+    """SM clock, board power and clock-event reasons, sampled every 10 ms while a block runs."""
+    from rooflinelib.measure.provenance import ClockSampler
+    return ClockSampler(interval_s=0.01, power=True)
 
 
 @section("fp64 GEMM: ours against torch, call path and operands")

@@ -111,6 +111,51 @@ def test_provenance_degrades_without_tools(monkeypatch):
     assert "numpy" in steady["libraries"]
 
 
+class FakeNvml:
+    """Stands in for pynvml: the SM clock sinks 15 MHz per read, the power rises 10 W."""
+    NVML_CLOCK_SM = 1
+
+    def __init__(self, reasons=True):
+        self.reads, self.with_reasons = 0, reasons
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        return index
+
+    def nvmlDeviceGetClockInfo(self, handle, which):
+        self.reads += 1
+        return 1980 - 15 * (self.reads - 1)
+
+    def nvmlDeviceGetPowerUsage(self, handle):
+        return 600_000 + 10_000 * self.reads  # milliwatts
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
+        if not self.with_reasons:
+            raise RuntimeError("not supported")
+        return 4 if self.reads > 2 else 0
+
+
+@pytest.mark.parametrize("reasons", [True, False])
+def test_clock_sampler_summary_with_power(monkeypatch, reasons):
+    import time
+    from rooflinelib.measure import provenance
+    fake = FakeNvml(reasons)
+    monkeypatch.setattr(provenance, "_nvml", lambda: fake)
+    with provenance.ClockSampler(interval_s=0.001, power=True) as sampler:
+        deadline = time.monotonic() + 5
+        while fake.reads < 5 and time.monotonic() < deadline:
+            time.sleep(0.002)
+    summary = sampler.summary()
+    n = summary["samples"]
+    assert n >= 5 and n == len(sampler.power_w)
+    clocks = [1980 - 15 * i for i in range(n)]
+    assert summary["sm_clock_mhz_min"] == min(clocks)
+    assert summary["sm_clock_mhz_median"] == sorted(clocks)[n // 2] == sampler.median_mhz
+    assert summary["power_w_max"] == 600 + 10 * n
+    assert summary["clock_event_reasons"] == ([0, 4] if reasons else [])
+    plain = provenance.ClockSampler(power=False)
+    assert plain.summary()["samples"] == 0 and plain.summary()["power_w_median"] is None
+
+
 def test_theoretical_peaks_of_an_h200():
     from rooflinelib.measure.engine import theoretical
     t = theoretical(132, (9, 0), 1980)

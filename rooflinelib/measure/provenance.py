@@ -146,22 +146,36 @@ class ClockSampler:
 
     ``with ClockSampler() as s: ...`` then ``s.median_mhz`` (None without NVML).  The
     theoretical FMA peak is computed at this clock, the one the kernel actually ran at.
+    With ``power=True`` it also samples the board power (W) and NVML's clock-event reasons (a
+    bit mask; 4 is the software power cap), for :meth:`summary`.  Read-only: nothing here
+    changes a setting of the card.
     """
 
-    def __init__(self, interval_s: float = 0.005):
+    def __init__(self, interval_s: float = 0.005, power: bool = False):
         self.interval_s = interval_s
         self.samples = []
+        self.power_w = []
+        self.reasons = set()
+        self._power = power
         self._stop = threading.Event()
         self._thread = None
         self._nv = _nvml()
 
     def _run(self):
-        h = self._nv.nvmlDeviceGetHandleByIndex(_device_index())
+        nv = self._nv
+        h = nv.nvmlDeviceGetHandleByIndex(_device_index())
         while not self._stop.is_set():
             try:
-                self.samples.append(self._nv.nvmlDeviceGetClockInfo(h, self._nv.NVML_CLOCK_SM))
+                self.samples.append(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
+                if self._power:
+                    self.power_w.append(nv.nvmlDeviceGetPowerUsage(h) / 1000.0)
             except Exception:
                 return
+            if self._power:
+                try:
+                    self.reasons.add(int(nv.nvmlDeviceGetCurrentClocksEventReasons(h)))
+                except Exception:  # an older NVML: no reasons, the rest still sampled
+                    pass
             time.sleep(self.interval_s)
 
     def __enter__(self):
@@ -182,6 +196,15 @@ class ClockSampler:
             return None
         ordered = sorted(self.samples)
         return float(ordered[len(ordered) // 2])
+
+    def summary(self) -> dict:
+        """The samples in short: SM clock median and minimum (MHz), power median and maximum
+        (W), the clock-event reasons seen, and how many samples there were."""
+        def median(values):
+            return sorted(values)[len(values) // 2] if values else None
+        return {"sm_clock_mhz_median": median(self.samples), "sm_clock_mhz_min": min(self.samples, default=None),
+                "power_w_median": median(self.power_w), "power_w_max": max(self.power_w, default=None),
+                "clock_event_reasons": sorted(self.reasons), "samples": len(self.samples)}
 
 
 def clock_drift(before: dict, after: dict):
