@@ -113,6 +113,7 @@ def test_numba_engine_plumbing_in_the_simulator():
     assert l2["config"]["pattern"] == "slices" and "global-cg" in l2["kernel"]
     assert sorted(c["working_set_bytes"] for c in l2["configs_tried"]) == [2 * 16384, 3 * 16384]
     assert l2["n_bytes"] == l2["config"]["grid"] * l2["config"]["passes"] * 16384 > 0
+    assert l2["config"]["blocks_per_chunk"] == l2["config"]["grid"] / l2["config"]["n_chunks"]
 
 
 def test_l2_kernel_stores_once_per_thread(records):

@@ -238,3 +238,55 @@ def test_sweep_point_fails_if_any_variant_fails_verification():
         gpu.sweep_point(8, n_vec, x, y)
     with pytest.raises(ValueError, match="vectors_per_thread"):
         gpu.sweep_point(8, n_vec, x, y, vectors_per_thread=(0,))
+
+
+class _FakeGpu:
+    """A backend that measures nothing: every ceiling 1 GB/s or GFLOP/s, with the L2's
+    blocks-per-chunk chosen by the test."""
+    name = "numba"
+    repeats = 3
+
+    def __init__(self, blocks_per_chunk):
+        self.blocks_per_chunk = blocks_per_chunk
+
+    def _m(self, name, kind, config=None):
+        from rooflinelib.measure import accounting as acc
+        from rooflinelib.measure.engine import Measurement
+        from rooflinelib.measure.timing import Timing
+        work = acc.Work(0.0 if kind == "memory" else 1e9, 1e9 if kind == "memory" else 0.0)
+        return Measurement(name, kind, work, Timing((1.0, 1.0, 1.0)), True, 0.0, "fake", config or {})
+
+    def warm_up(self):
+        pass
+
+    def provenance(self):
+        return {"name": "fake GPU", "kind": "gpu", "backend": "numba"}
+
+    def dram(self, size_bytes, progress=None):
+        return self._m("dram", "memory")
+
+    def fma_peak(self, name, *args, **kwargs):
+        return self._m(name, "compute")
+
+    def l2(self, progress=None):
+        return self._m("l2", "memory", {"blocks_per_chunk": self.blocks_per_chunk})
+
+    def shared(self, progress=None):
+        return self._m("shared", "memory")
+
+    def sfu(self, progress=None):
+        return self._m("sfu", "compute")
+
+
+@pytest.mark.parametrize("blocks_per_chunk,noted", [(0.5, False), (1.0, False), (2.5, True)])
+def test_lab1_notes_an_l2_read_with_shared_chunks(monkeypatch, blocks_per_chunk, noted):
+    from rooflinelib.measure import provenance
+    from rooflinelib.measure.ceilings import measure_ceilings
+    monkeypatch.setattr(provenance, "_nvml", lambda: None)
+    monkeypatch.setattr(provenance.shutil, "which", lambda name: None)
+    result = measure_ceilings(_FakeGpu(blocks_per_chunk), matrix=False)
+    assert [c["name"] for c in result["ceilings"]] == ["dram", "l2", "shared", "fp32", "fp64", "sfu"]
+    notes = [n for n in result["notes"] if n.startswith("l2:")]
+    assert bool(notes) is noted
+    if noted:
+        assert "2.5 blocks per chunk" in notes[0] and "\n" not in notes[0]

@@ -69,6 +69,10 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
             m = b.fma_peak("fp64", ((8, 32),), 1024, progress)
         elif name == "l2":
             m = b.l2(progress)
+            if m.config.get("blocks_per_chunk", 0) > 1:  # an L2 too small for a chunk per block
+                notes.append(f"l2: read with {m.config['blocks_per_chunk']:.1f} blocks per chunk; blocks that "
+                             "share lines have their requests merged before the L2, so this rate can "
+                             "exceed what the L2 itself serves")
         elif name == "shared":
             m = b.shared(progress)
         elif name == "sfu":
