@@ -57,20 +57,31 @@ def sweep_launch(gpu, k, buffer_bytes, records):
     log(f"sweep K={k} on {buffer_bytes // MIB} MiB: verified")
 
 
-def workingset_launch(gpu, ws_chunks, n_pass, records):
+def read_once(gpu, access, pattern, ws_chunks, n_pass=None, bytes_per_launch=2e9):
+    """One verified launch of the working-set read kernel (``access``, ``pattern``) on
+    ``ws_chunks`` chunks, one wave of resident blocks, as the sweep launches it; ``n_pass``
+    chunks per block (default: enough for ``bytes_per_launch``).  Returns (grid, n_pass)."""
     import numpy as np
     from rooflinelib.measure.engine import VerificationError
-    from rooflinelib.workingset import expected_gpu_sums, gpu_data
-    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES, read_kernel
-    kernel = read_kernel("global").compile()
-    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)  # one wave, as the sweep
+    from rooflinelib.workingset import expected_gpu_sums, gpu_data, passes_for
+    from rooflinelib.workingset_kernels import BLOCK, read_kernel
+    kernel = read_kernel(access, pattern).compile()
+    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)
+    n_pass = n_pass or passes_for(bytes_per_launch, grid, ws_chunks)
     data = gpu.upload(gpu_data(ws_chunks))
     out = gpu.empty(4 * grid * BLOCK, "fp32")
     kernel[grid, BLOCK](data, out, np.int32(ws_chunks), np.int32(n_pass))
     gpu.synchronize()
     got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
-    if not np.array_equal(got, expected_gpu_sums(ws_chunks, n_pass, grid)):
-        raise VerificationError("verification: working-set read: wrong sums")
+    if not np.array_equal(got, expected_gpu_sums(ws_chunks, n_pass, grid, pattern)):
+        raise VerificationError(f"verification: working-set read ({access}, {pattern}): wrong sums")
+    gpu.release(data, out)
+    return grid, n_pass
+
+
+def workingset_launch(gpu, ws_chunks, n_pass, records):
+    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES
+    grid, n_pass = read_once(gpu, "global", "spread", ws_chunks, n_pass)
     requested = float(grid) * n_pass * CHUNK_BYTES
     stored = 16.0 * grid * BLOCK
     ws_bytes = ws_chunks * CHUNK_BYTES
@@ -84,30 +95,16 @@ def workingset_launch(gpu, ws_chunks, n_pass, records):
 
 def sharing_launch(gpu, ws_chunks, records, bytes_per_launch=2e9):
     """The L2 ceiling's kernel (``ld.global.cg``, 'slices') on a working set of ``ws_chunks``
-    chunks, one wave of resident blocks, verified.  ``l2_bytes`` is what the SMs request: the
-    slices serve exactly that unless blocks share chunks."""
-    import math
-    import numpy as np
-    from rooflinelib.measure.engine import VerificationError
-    from rooflinelib.workingset import expected_gpu_sums, gpu_data
-    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES, read_kernel
-    kernel = read_kernel("global-cg", "slices").compile()
-    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)
-    n_pass = max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))), int(math.ceil(ws_chunks / grid)))
-    data = gpu.upload(gpu_data(ws_chunks))
-    out = gpu.empty(4 * grid * BLOCK, "fp32")
-    kernel[grid, BLOCK](data, out, np.int32(ws_chunks), np.int32(n_pass))
-    gpu.synchronize()
-    got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
-    if not np.array_equal(got, expected_gpu_sums(ws_chunks, n_pass, grid, "slices")):
-        raise VerificationError("verification: L2-only read: wrong sums")
+    chunks.  ``l2_bytes`` is what the SMs request: the slices serve exactly that unless blocks
+    share chunks."""
+    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES
+    grid, n_pass = read_once(gpu, "global-cg", "slices", ws_chunks, bytes_per_launch=bytes_per_launch)
     requested = float(grid) * n_pass * CHUNK_BYTES
     ws_bytes = ws_chunks * CHUNK_BYTES
     records.append({"name": f"ws_read .cg {ws_bytes // MIB} MiB, {grid / ws_chunks:.2f} blocks/chunk",
                     "kernel": "ws_read_cg_slices", "ws_bytes": ws_bytes, "grid": grid,
                     "blocks_per_chunk": grid / ws_chunks, "requested_bytes": requested,
                     "n_flops": requested / 4, "l2_bytes": requested + 16.0 * grid * BLOCK})
-    gpu.release(data, out)
     log(f"ws_read .cg {ws_bytes // MIB} MiB, {grid} blocks: verified")
 
 

@@ -74,6 +74,13 @@ def gpu_data(n_chunks: int):
     return (chunk_term[:, None] + pattern[None, :]).ravel()
 
 
+def passes_for(bytes_per_launch: float, grid: int, n_chunks: int) -> int:
+    """Chunks each of ``grid`` blocks reads in one launch: enough for ``bytes_per_launch`` in
+    all, and enough for every block to cover its chunks of an ``n_chunks`` working set."""
+    from .workingset_kernels import CHUNK_BYTES
+    return max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))), int(math.ceil(n_chunks / grid)))
+
+
 def block_chunks(n_chunks: int, grid: int, pattern: str = "spread"):
     """For each block: its first chunk and how many chunks it cycles over (numpy arrays)."""
     import numpy as np
@@ -218,9 +225,7 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
                       if largest is None or n * CHUNK_BYTES <= largest]
         with ClockSampler() as clocks:  # the SM clock while this series ran (NVML, if present)
             for n_chunks, kernel, grid in points:
-                # Enough passes for bytes_per_launch, and for every block to cover its chunks.
-                n_pass = max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))),
-                             int(math.ceil(n_chunks / grid)))
+                n_pass = passes_for(bytes_per_launch, grid, n_chunks)
                 m = _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats,
                                "spread" if pattern not in PATTERNS else pattern)
                 rows.append({"bytes": n_chunks * CHUNK_BYTES, "gbps": m.value,

@@ -12,12 +12,11 @@ and Lab 2 run the same plan on either.  Every measurement follows the same four 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from . import accounting as acc
 from .provenance import FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM
-from .provenance import ClockSampler, gpu_snapshot
+from .provenance import ClockSampler
 from .checks import fma_peak_expected, sfu_expected, shared_expected
 from .timing import Stopwatch, Timing, time_with_events
 
@@ -421,9 +420,7 @@ class NumbaGpu(_GpuBase):
         out = self.empty(4 * grid * wk.BLOCK, "fp32")
         tried = []
         for n_chunks in all_chunks:
-            # Enough passes for bytes_per_launch, and for every block to cover its chunks.
-            n_pass = max(int(math.ceil(bytes_per_launch / (grid * wk.CHUNK_BYTES))),
-                         int(math.ceil(n_chunks / grid)))
+            n_pass = ws.passes_for(bytes_per_launch, grid, n_chunks)
             args = (data, out, np.int32(n_chunks), np.int32(n_pass))
             launch = lambda args=args: kernel[grid, wk.BLOCK](*args)  # noqa: E731
             self.poison(out)
