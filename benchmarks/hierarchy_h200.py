@@ -190,18 +190,11 @@ def _ncu_sharing():
 
 
 def sharing_rows(csv_path, analytic):
-    from rooflinelib import ncu
-    kernels = ncu.load_csv(csv_path)
-    records = json.loads(Path(analytic).read_text())
-    rows = []
-    for kernel, record in zip(kernels, records):
-        seconds, asked, served = kernel.seconds, kernel.level_bytes("l1"), kernel.level_bytes("l2")
-        rows.append({"name": record["name"], "ws_bytes": record["ws_bytes"],
-                     "blocks_per_chunk": record["blocks_per_chunk"], "sm_gbps": asked / seconds / 1e9,
-                     "slices_gbps": served / seconds / 1e9, "slices_share": served / asked,
-                     "ncu_l2_peak_gbps": (kernel.peaks().gbps.get("l2") if kernel.peaks() else None)})
-        log(f"   {record['name']}: SMs {rows[-1]['sm_gbps']:,.0f} GB/s, slices {rows[-1]['slices_gbps']:,.0f} "
-            f"GB/s ({100 * rows[-1]['slices_share']:.0f}% of the bytes)")
+    from rooflinelib import hierarchy_readings, ncu
+    rows = hierarchy_readings.sharing_rows(ncu.load_csv(csv_path), json.loads(Path(analytic).read_text()))
+    for row in rows:
+        log(f"   {row['name']}: SMs {row['sm_gbps']:,.0f} GB/s, slices {row['slices_gbps']:,.0f} "
+            f"GB/s ({100 * row['slices_share']:.0f}% of the bytes)")
     return rows
 
 
@@ -233,18 +226,11 @@ def targets():
                 top.gbps >= 12000, "; ".join(f"{lv.name}: {lv.gbps:,.0f} GB/s (best {lv.best_gbps:,.0f}) from "
                                              f"{hierarchy.format_bytes(lv.first_bytes)} up to "
                                              f"{hierarchy.format_bytes(lv.capacity_bytes)}" for lv in l2s))
-        if outer is not None and outer.shared_below:
-            shared = [g for x, g in zip(outer.sizes, outer.gbps) if x < outer.shared_below]
-            if shared:
-                add("(reference) .cg slices with blocks sharing chunks: best GB/s, no L2 bandwidth",
-                    max(shared), "reference", None,
-                    f"below {hierarchy.format_bytes(outer.shared_below)} (one chunk per block)")
-    for row in (REPORT["sections"].get("ncu: the L2's slices, chunks shared and own") or {}).get("rows", []):
-        add(f"(reference) ncu, {row['name']}: share of the SMs' bytes the L2 slices served",
-            row["slices_share"], "reference", None,
-            f"SMs {row['sm_gbps']:,.0f} GB/s, slices {row['slices_gbps']:,.0f} GB/s, ncu's L2 peak "
-            f"{row['ncu_l2_peak_gbps'] or 0:,.0f} GB/s")
-    if ws:
+        shared = outer.shared_data().gbps if outer is not None else ()
+        if shared:
+            add("(reference) .cg slices with blocks sharing chunks: best GB/s, no L2 bandwidth",
+                max(shared), "reference", None,
+                f"below {hierarchy.format_bytes(outer.shared_below)} (one chunk per block)")
         inner = next(x for x in ws["series"] if x["access"] == "global")
         l1 = next((lv for lv in levels if lv.name == "l1"), None)
         if l1 and sm_count and inner.get("sm_clock_mhz"):
@@ -265,6 +251,11 @@ def targets():
             best = max(r["gbps"] for r in shared["rows"])
             add("shared / (SMs x 128 B x clock)", best / theo, ">= 0.90", best / theo >= 0.90,
                 f"{best:,.0f} GB/s against {theo:,.0f} GB/s at {float(clock):.0f} MHz")
+    for row in (REPORT["sections"].get("ncu: the L2's slices, chunks shared and own") or {}).get("rows", []):
+        add(f"(reference) ncu, {row['name']}: share of the SMs' bytes the L2 slices served",
+            row["slices_share"], "reference", None,
+            f"SMs {row['sm_gbps']:,.0f} GB/s, slices {row['slices_gbps']:,.0f} GB/s, ncu's L2 peak "
+            f"{row['ncu_l2_peak_gbps'] or 0:,.0f} GB/s")
     engine = REPORT["sections"].get("engine references (Lab 1 kernels)") or {}
     if "shared" in engine and "fraction_of_theoretical" in engine["shared"]:
         add("engine shared kernel / theoretical (reference)", engine["shared"]["fraction_of_theoretical"],

@@ -53,10 +53,10 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     for index, s in enumerate(all_series):
         # Where blocks of a 'slices' series share chunks: drawn, and marked as such, since no
         # level is taken from there (hierarchy.hierarchy_series).
-        shared = [(x, g) for x, g in zip(s.sizes, s.gbps) if x < s.shared_below]
-        if shared:
+        shared = s.shared_data()
+        if shared.sizes:
             fig.add_trace(go.Scatter(
-                x=[x for x, _ in shared], y=[g for _, g in shared], mode="markers",
+                x=list(shared.sizes), y=list(shared.gbps), mode="markers",
                 name=f"{s.name}: blocks share chunks below {h.format_bytes(s.shared_below)}",
                 meta=f"shared-chunks:{s.name}",
                 marker=dict(size=9, symbol="circle-open", color=SERIES_COLOURS[index % len(SERIES_COLOURS)]),

@@ -10,10 +10,9 @@ from __future__ import annotations
 import statistics
 
 from .hierarchy import format_bytes, reported_sizes, series_by_access
-
-#: Bytes per clock per SM that the L1 and shared memory deliver to loads (Volta to Hopper;
-#: seed 000's shared-memory ceiling).  ncu's own L1 peak counts a wider path.
-SHARED_BYTES_PER_CLOCK_PER_SM = 128
+# Bytes per clock per SM that the L1 and shared memory deliver to loads (the engine's shared
+# ceiling uses the same figure); ncu's own L1 peak counts a wider path.
+from .measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
 
 
 def _tb(gbps: float) -> str:
@@ -72,7 +71,7 @@ def sweep_reading(result: dict, levels, copy_gbps: float = None) -> str:
         lines.append(text + ".")
     slices = series_by_access(result, "global-cg", "slices")
     if slices is not None and slices.shared_below and l2 is not None:
-        below = [g for x, g in zip(slices.sizes, slices.gbps) if x < slices.shared_below]
+        below = slices.shared_data().gbps
         if below:
             lines.append(f"Below {format_bytes(slices.shared_below)} (one 16 kB chunk per block) the "
                          f"blocks of the L2-only series share chunks, and it reads up to "
@@ -171,17 +170,28 @@ def looks_memory_bound_reading(placement, machine, compute: str = "fp32") -> str
     return "\n".join(lines)
 
 
-def sharing_reading(kernels, records) -> str:
-    """One line per launch of Lab 4's ``--l2-sharing`` run (ncu kernels and the target's
-    records, in launch order): what the SMs asked of the L2 against what its slices served
-    (``lts__t_bytes``), and ncu's theoretical peak for the slices."""
-    lines = []
+def sharing_rows(kernels, records) -> list:
+    """Lab 4's ``--l2-sharing`` run (ncu kernels and the target's records, in launch order),
+    one dict per launch: what the SMs asked of the L2 (``l1tex__t_bytes``) against what its
+    slices served (``lts__t_bytes``), as rates (GB/s) and as a share, with ncu's L2 peak."""
+    rows = []
     for kernel, record in zip(kernels, records):
         seconds, asked, served = kernel.seconds, kernel.level_bytes("l1"), kernel.level_bytes("l2")
-        lines.append(f"{format_bytes(record['ws_bytes']):>8}, {record['blocks_per_chunk']:5.2f} blocks per "
-                     f"chunk: the SMs read {_tb(asked / seconds / 1e9)}; the slices served "
-                     f"{served / asked:.0%} of those bytes, at {_tb(served / seconds / 1e9)}")
-    peaks = next((k.peaks() for k in kernels if k.peaks()), None)
-    if peaks and "l2" in peaks.gbps:
-        lines.append(f"ncu's theoretical peak of the L2's slices at that clock: {_tb(peaks.gbps['l2'])}")
+        peaks = kernel.peaks()
+        rows.append({"name": record["name"], "ws_bytes": record["ws_bytes"],
+                     "blocks_per_chunk": record["blocks_per_chunk"], "sm_gbps": asked / seconds / 1e9,
+                     "slices_gbps": served / seconds / 1e9, "slices_share": served / asked,
+                     "ncu_l2_peak_gbps": peaks.gbps.get("l2") if peaks else None})
+    return rows
+
+
+def sharing_reading(kernels, records) -> str:
+    """:func:`sharing_rows` in sentences, and ncu's theoretical peak for the L2's slices."""
+    rows = sharing_rows(kernels, records)
+    lines = [f"{format_bytes(r['ws_bytes']):>8}, {r['blocks_per_chunk']:5.2f} blocks per chunk: the SMs "
+             f"read {_tb(r['sm_gbps'])}; the slices served {r['slices_share']:.0%} of those bytes, at "
+             f"{_tb(r['slices_gbps'])}" for r in rows]
+    peak = next((r["ncu_l2_peak_gbps"] for r in rows if r["ncu_l2_peak_gbps"]), None)
+    if peak:
+        lines.append(f"ncu's theoretical peak of the L2's slices at that clock: {_tb(peak)}")
     return "\n".join(lines)

@@ -57,7 +57,14 @@ class Series:
     def own_data(self) -> "Series":
         """The points at which no two blocks read the same data (all of them, but for a
         'slices' series below ``shared_below``)."""
-        keep = [i for i, size in enumerate(self.sizes) if size >= self.shared_below]
+        return self._points(lambda size: size >= self.shared_below)
+
+    def shared_data(self) -> "Series":
+        """The points below ``shared_below``, where blocks share chunks (none for most series)."""
+        return self._points(lambda size: size < self.shared_below)
+
+    def _points(self, wanted) -> "Series":
+        keep = [i for i, size in enumerate(self.sizes) if wanted(size)]
         return Series(self.name, self.access, self.first_cache, tuple(self.sizes[i] for i in keep),
                       tuple(self.gbps[i] for i in keep), tuple(self.spread[i] for i in keep), self.pattern)
 
