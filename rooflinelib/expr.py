@@ -31,7 +31,7 @@ class ExpressionError(ValueError):
 
 
 def _number(value, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy's numbers too
         raise ExpressionError(f"{field}: only numbers are allowed")
     try:
         number = float(value)
@@ -91,8 +91,8 @@ def evaluate(text, field: str = "value") -> float:
     """
     if isinstance(text, bool):
         raise ExpressionError(f"{field}: expected a number, got a boolean")
-    if isinstance(text, numbers.Real):  # Python and numpy ints and floats alike
-        return _number(float(text) if not isinstance(text, (int, float)) else text, field)
+    if isinstance(text, numbers.Real):
+        return _number(text, field)
     if text is None:
         raise ExpressionError(f"{field}: missing value")
     if not isinstance(text, str):
