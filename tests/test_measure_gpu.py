@@ -55,6 +55,20 @@ def test_matrix_ceilings_verify(ceiling):
     assert m.verified and m.value > 0 and m.extra["relative_error"] <= m.extra["tolerance"]
 
 
+def test_matrix_ceiling_on_a_given_gemm_keeps_it():
+    pytest.importorskip("cupy")
+    from rooflinelib.measure.matrix import MatrixGemm, cupy_gpu_available, measure_matrix
+    if not cupy_gpu_available():
+        pytest.skip("no GPU for CuPy")
+    gemm = MatrixGemm("fp32-matrix", 1024)
+    m = measure_matrix("fp32-matrix", n=1024, repeats=3, gemm=gemm)
+    assert m.kernel in gemm.calls and gemm.a is not None  # still set up: the caller owns it
+    gemm.calls[m.kernel]()
+    with pytest.raises(ValueError, match="gemm: set up for fp32-matrix 1024"):
+        measure_matrix("fp16-tensor", n=1024, gemm=gemm)
+    gemm.release()
+
+
 def test_sass_of_the_fp32_peak_loop_is_ffma():
     b = _backend("numba")
     import shutil

@@ -161,11 +161,17 @@ class MatrixGemm:
 
 
 def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
-                   progress=None) -> Measurement:
+                   progress=None, gemm: "MatrixGemm" = None) -> Measurement:
     """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`), verified then timed: the fastest
-    of :class:`MatrixGemm`'s calls."""
+    of :class:`MatrixGemm`'s calls.  Pass ``gemm`` (set up for ``name`` and ``n``) to time its
+    calls and keep it, e.g. to time the chosen call again beside another library; otherwise
+    one is set up here and released."""
     import cupy as cp
-    gemm = MatrixGemm(name, n)
+    own = gemm is None
+    if own:
+        gemm = MatrixGemm(name, n)
+    elif (gemm.name, gemm.n) != (name, n):
+        raise ValueError(f"gemm: set up for {gemm.name} {gemm.n}^3, not {name} {n}^3")
     tried = []
     for label, launch in gemm.calls.items():
         with ClockSampler() as clocks:  # GEMMs can pull the clock down at the power cap
@@ -182,7 +188,8 @@ def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
     m = best(tried)
     if gemm.failed:
         m.extra["calls_failed"] = dict(gemm.failed)
-    gemm.release()
+    if own:
+        gemm.release()
     if progress:
         progress(f"  {name} ({gemm.dtype}, {n}^3): {m.value:,.0f} GFLOP/s")
     return m
