@@ -72,6 +72,10 @@ def open_lab(extra_args: list) -> int:
                            for a in extra_args if not a.startswith("-"))
     if start.exists() and not asked_for_a_path:
         extra_args = [str(start.relative_to(ROOT)), *extra_args]
+    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir", "--ServerApp.notebook_dir"))
+               for a in extra_args):
+        # Given a notebook alone, Jupyter would serve the notebook's own folder.
+        extra_args = [*extra_args, f"--ServerApp.root_dir={ROOT}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
         extra_args = [*extra_args, "--allow-root"]  # containers often run as root
     say(f"opening JupyterLab in {ROOT}")

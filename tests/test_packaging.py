@@ -248,3 +248,20 @@ def test_ci_runs_the_readme_test_command():
     runs = [l for l in lines if "course.py" in l]
     assert runs, ".ci/run does not call course.py"
     assert all(re.fullmatch(r"(exec\s+)?python3 course\.py test", l) for l in runs), runs
+
+
+def test_course_opens_jupyterlab_at_the_root_on_the_first_notebook(monkeypatch):
+    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    calls = []
+    monkeypatch.setattr(course, "ensure_env", lambda extras: None)
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda args, cwd: calls.append((args, cwd)) or type("Done", (), {"returncode": 0})())
+    assert course.main(["--no-browser"]) == 0
+    args, cwd = calls[-1]
+    assert cwd == course.ROOT and args[1:3] == ["lab", "notebooks/00_start_here.ipynb"]
+    # given a notebook alone, Jupyter would serve the notebook's folder, not the repository
+    assert f"--ServerApp.root_dir={course.ROOT}" in args and "--no-browser" in args
+    course.main(["--ServerApp.root_dir=/elsewhere"])
+    assert [a for a in calls[-1][0] if "root_dir" in a] == ["--ServerApp.root_dir=/elsewhere"]
