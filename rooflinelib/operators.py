@@ -1,9 +1,12 @@
 """The operator catalogue: FLOPs, HBM bytes and intensity for the operators the course studies.
 
-Conventions (seed 000, section 3), stated once and used everywhere:
+Conventions, stated once and used everywhere (they follow Williams, Waterman and Patterson's
+roofline paper; see REFERENCES.md):
 - one fused multiply-add is 2 FLOPs; an ``exp``, a compare, a divide is 1 FLOP each;
-- bytes are those that must cross HBM in the implementation named, counted from the tensor
-  sizes (compulsory traffic), not from a profiler;
+- bytes are those that cross the boundary named by :attr:`OpCost.level`, counted from the tensor
+  sizes, not from a profiler.  For most operators that is HBM (the compulsory traffic of the
+  implementation named); the naive and tiled GEMMs instead count what the SMs request, because
+  how much of that the caches keep away from HBM is exactly what those two models leave out;
 - element sizes are those of :data:`DTYPE_BYTES`.
 """
 from __future__ import annotations
@@ -37,6 +40,8 @@ class OpCost:
     n_bytes: float
     dtype: str = "fp32"
     note: str = ""
+    #: the boundary the bytes are counted at: "HBM", or what the SMs request ("SM requests")
+    level: str = "HBM"
 
     @property
     def intensity(self) -> float:
@@ -86,17 +91,32 @@ def reduction(n: int, dtype: str = "fp32") -> OpCost:
     return OpCost("sum reduction", n, (n + 1) * s, dtype, "1 FLOP and 1 read per element, 1 scalar out")
 
 
-def softmax(n: int, fused: bool = True, dtype: str = "fp32") -> OpCost:
+def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool = True) -> OpCost:
     """Safe softmax over n elements: 5 FLOPs each (max, subtract, exp, sum, divide).
 
-    The 3-pass form reads the row in each pass and writes in two: 3 reads + 2 writes.  The fused
-    single pass (online normalizer) reads once and writes once.
+    Three forms, told apart by their HBM traffic:
+
+    - ``fused=False``: the 3-pass form (max, then exponentiate and sum, then normalize) reads
+      the row in each pass and writes in two: 3 reads + 2 writes, 20 bytes per fp32 element;
+    - ``fused=True, row_on_chip=False``: the online normalizer (Milakov and Gimelshein 2018)
+      streaming from HBM.  It finds the maximum and the sum in one read, then reads again to
+      write the output: 2 reads + 1 write, 12 bytes per fp32 element;
+    - ``fused=True, row_on_chip=True`` (the default): a single pass that keeps the whole row in
+      registers or shared memory, so the row is read once and written once: 8 bytes per fp32
+      element.  This needs a row that fits on chip; it is what notebook 04's kernel does.
+
+    The online normalizer's rescaling adds a few FLOPs per element; the course keeps the
+    5-FLOP count for every form, so that only the bytes differ.
     """
     n, s = _count("n", n), dtype_bytes(dtype)
-    accesses = 2 if fused else 5
-    name = "fused softmax" if fused else "3-pass softmax"
+    if not fused:
+        accesses, name, how = 5, "3-pass softmax", "3 reads + 2 writes"
+    elif row_on_chip:
+        accesses, name, how = 2, "fused softmax", "1 read + 1 write, row kept on chip"
+    else:
+        accesses, name, how = 3, "online softmax, streaming", "2 reads + 1 write"
     return OpCost(name, SOFTMAX_FLOPS_PER_ELEMENT * n, accesses * n * s, dtype,
-                  f"5 FLOPs, {accesses} accesses per element")
+                  f"5 FLOPs, {how} per element")
 
 
 # --- GEMM ------------------------------------------------------------------------------------
@@ -114,11 +134,12 @@ def gemm_naive(n: int, dtype: str = "fp32") -> OpCost:
     """One thread per output, no reuse: each output reads a row of A and a column of B."""
     n, s = _count("n", n), dtype_bytes(dtype)
     return OpCost("GEMM naive", 2 * n ** 3, (2 * n ** 3 + n * n) * s, dtype,
-                  "2n reads per output, C written once")
+                  "2n loads per output, C written once; counted as the SMs request them, before "
+                  "the L1 and L2 serve most of them", level="SM requests")
 
 
 def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
-    """Square GEMM with b x b output tiles and no L2 reuse (seed 001's tile model).
+    """Square GEMM with b x b output tiles and no L2 reuse (the classic tile model).
 
     Each tile loads b rows of A and b columns of B (n elements each), so A and B are read
     n/b times in all: 2 n^3 / b elements, plus n^2 for writing C.
@@ -128,7 +149,8 @@ def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
     if b > n:
         raise ValueError(f"tile: must not exceed n ({n}), got {b}")
     return OpCost(f"GEMM {b}x{b} tiles", 2 * n ** 3, (2 * n ** 3 / b + n * n) * s, dtype,
-                  "tile model, no L2 reuse")
+                  "tile model: the tiles' loads as the SMs request them; HBM traffic only if the "
+                  "L2 keeps nothing", level="SM requests")
 
 
 def _smallest_reaching(intensity_at, ridge: float, guess: int, upper: int = 2 ** 62):
@@ -260,13 +282,13 @@ def decode_matvec(rows: int, cols: int, dtype: str = "bf16") -> OpCost:
                   "each weight read once, one FMA per weight")
 
 
-# --- the seed's demo set ---------------------------------------------------------------------
+# --- the demonstration set -------------------------------------------------------------------
 
 DEMO_N = 2 ** 24  # elements for the elementwise demos: large enough that one-off terms vanish
 
 
 def demo_kernels() -> list:
-    """Seed 000's six operators on the roofline, in its order."""
+    """The six operators notebook 02 places on a roofline, from elementwise to fused attention."""
     return [
         vector_add(DEMO_N, "fp32"),
         reduction(DEMO_N, "fp32"),
@@ -278,12 +300,30 @@ def demo_kernels() -> list:
 
 
 def operator_table(n: int = DEMO_N, gemm_n: int = 8192, s: int = 8192, d: int = 128) -> list:
-    """The seed's operator-intensity table as rows, every figure computed here."""
+    """The operator-intensity table of notebook 02 as rows, every figure computed here.
+
+    ``level`` says which boundary each byte count is for (see :attr:`OpCost.level`)."""
     rows = [
-        vector_add(n), reduction(n), softmax(n, fused=False), softmax(n, fused=True),
+        vector_add(n), reduction(n), softmax(n, fused=False),
+        softmax(n, fused=True, row_on_chip=False), softmax(n, fused=True),
         gemm(gemm_n, "fp32"), gemm_naive(gemm_n, "fp32"),
         attention(s, d, fused=False), attention(s, d, fused=True),
         attention(s, d, fused=True, queries=1), decode_matvec(gemm_n, gemm_n, "bf16"),
     ]
     return [{"operator": r.name, "dtype": r.dtype, "n_flops": r.n_flops, "n_bytes": r.n_bytes,
-             "intensity": r.intensity} for r in rows]
+             "level": r.level, "intensity": r.intensity} for r in rows]
+
+
+def exp_time_over_matrix_time(d: int, machine, dtype: str = "bf16") -> float:
+    """Fused attention's exp time over its matrix time, per score, on ``machine``'s datasheet.
+
+    Each score costs 4d FLOPs on the matrix units (QK^T and PV) and one ``exp`` on the
+    transcendental unit (the ``sfu`` ceiling, in G results/s).  The ratio is
+    (1 / sfu) / (4d / matrix peak); near 1 or above, the SFU is a second compute roof that the
+    matrix roof alone does not show (the motivation of FlashAttention-3's overlap of softmax
+    with the GEMMs).
+    """
+    d = _count("d", d)
+    matrix = machine.ceiling(GEMM_CEILING[dtype]).value
+    sfu = machine.ceiling("sfu").value
+    return (1.0 / sfu) / (4 * d / matrix)

@@ -50,7 +50,8 @@ OPERATOR_COLUMNS = (
     Column("operator", "operator", align="<"),
     Column("dtype", "dtype", align="<"),
     Column("n_flops", "FLOPs", lambda v: f"{v:.4g}"),
-    Column("n_bytes", "HBM bytes", lambda v: f"{v:.4g}"),
+    Column("n_bytes", "bytes", lambda v: f"{v:.4g}"),
+    Column("level", "counted at", align="<"),
     Column("intensity", "FLOP/byte", sig(4)),
 )
 
@@ -169,7 +170,7 @@ def attention_crossover_rows(machines=DATASHEET_MACHINES, d: int = 128, dtype: s
     return rows
 
 
-# --- seed 001's tile sweep -------------------------------------------------------------------
+# --- the tile sweep (notebook 02) ------------------------------------------------------------
 
 def tile_rows(machines, n: int = 4096, tiles=(1, 2, 4, 8, 16, 32, 64, 128)) -> list:
     """Per tile b: the tiled GEMM's intensity and its fp32 roof on each machine."""

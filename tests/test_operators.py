@@ -1,4 +1,4 @@
-"""The operator catalogue against hand-derived counts and every figure of the seeds' tables.
+"""The operator catalogue against hand-derived counts and every figure of the course's tables.
 
 Each expected value is written as the derivation itself (FMA = 2 FLOPs, exp = 1, bytes that
 cross HBM), so a failing test shows which term disagrees.
@@ -55,6 +55,39 @@ def test_softmax_counts(n):
     assert "3-pass" in three_pass.name and "fused" in fused.name
 
 
+@pytest.mark.parametrize("n", [1, 4096, 2 ** 24])
+def test_streaming_online_softmax_reads_twice_and_writes_once(n):
+    # The online normalizer without the row on chip: one read for max and sum, one read and
+    # one write for the output.  12 bytes per fp32 element, I = 5/12, 1.67x over 3 passes.
+    streaming = ops.softmax(n, fused=True, dtype="fp32", row_on_chip=False)
+    three_pass = ops.softmax(n, fused=False, dtype="fp32")
+    on_chip = ops.softmax(n, fused=True, dtype="fp32", row_on_chip=True)
+    assert streaming.n_flops == 5 * n
+    assert streaming.n_bytes == (4 + 4 + 4) * n
+    assert streaming.intensity == approx(5 / 12)
+    assert three_pass.n_bytes / streaming.n_bytes == approx(5 / 3)
+    assert three_pass.n_bytes / on_chip.n_bytes == approx(2.5)
+    assert streaming.name != on_chip.name
+    # row_on_chip means nothing for the 3-pass form
+    assert ops.softmax(n, fused=False, row_on_chip=False) == three_pass
+    assert ops.softmax(n, fused=True, dtype="bf16", row_on_chip=False).n_bytes == 6 * n
+
+
+def test_naive_and_tiled_gemm_say_their_bytes_are_sm_requests():
+    assert ops.gemm_naive(64).level == "SM requests"
+    assert ops.gemm_tiled(64, 16).level == "SM requests"
+    assert ops.gemm(64).level == "HBM" and ops.vector_add(64).level == "HBM"
+
+
+def test_exp_time_over_matrix_time_on_the_h200_datasheet():
+    from rooflinelib.machines import H200
+    # one exp at 4,182 G/s against 4 x 128 FLOPs at 989.4 TFLOP/s: 0.46
+    ratio = ops.exp_time_over_matrix_time(128, H200)
+    assert ratio == approx(989_400 / (4 * 128 * H200.ceiling("sfu").value))
+    assert 0.45 < ratio < 0.47
+    assert ops.exp_time_over_matrix_time(256, H200) == approx(ratio / 2)
+
+
 @pytest.mark.parametrize("dtype", list(BYTES))
 @pytest.mark.parametrize("n", [1, 2, 93, 8192])
 def test_gemm_perfect_reuse_counts(n, dtype):
@@ -87,7 +120,7 @@ def test_gemm_tiled_counts(n, b):
     assert op.n_flops == 2 * n ** 3
     assert op.n_bytes == approx((2 * n ** 3 / b + n * n) * 4)
     assert op.intensity == approx(2 * n ** 3 / ((2 * n ** 3 / b + n * n) * 4))
-    # seed 001's closed form
+    # the tile model's closed form
     assert op.intensity == approx((b / 4) / (1 + b / (2 * n)))
 
 
@@ -111,7 +144,7 @@ def test_attention_prefill_counts(s, d, dtype):
     assert fused.intensity == approx(s * (4 * d + 5) / (4 * e * d))
 
 
-def test_attention_bf16_matches_the_seeds_byte_formulas():
+def test_attention_bf16_matches_the_courses_byte_formulas():
     s, d = 4096, 128
     assert ops.attention(s, d, fused=False).n_bytes == 8 * s * d + 8 * s * s
     assert ops.attention(s, d, fused=True).n_bytes == 8 * s * d
@@ -130,19 +163,19 @@ def test_opcost_intensity_is_flops_over_bytes():
     assert op.intensity == 2.5
 
 
-# --- every figure of the seeds' intensity tables ---------------------------------------------
+# --- every figure of the course's intensity tables ---------------------------------------------
 
-def test_seed_vector_add_one_twelfth():
+def test_vector_add_one_twelfth():
     op = ops.vector_add(2 ** 24, "fp32")
     assert op.intensity == approx(1 / 12)
     assert round(op.intensity, 4) == 0.0833
 
 
-def test_seed_reduction_quarter():
+def test_reduction_quarter():
     assert ops.reduction(2 ** 24, "fp32").intensity == approx(0.25, rel=1e-6)
 
 
-def test_seed_softmax_three_pass_quarter_fused_0625_ratio_25():
+def test_softmax_three_pass_quarter_fused_0625_ratio_25():
     n = 2 ** 24
     three_pass, fused = ops.softmax(n, fused=False).intensity, ops.softmax(n, fused=True).intensity
     assert three_pass == 0.25
@@ -150,25 +183,25 @@ def test_seed_softmax_three_pass_quarter_fused_0625_ratio_25():
     assert fused / three_pass == 2.5
 
 
-def test_seed_gemm_fp32_8192():
+def test_gemm_fp32_8192():
     op = ops.gemm(8192, "fp32")
     assert op.intensity == approx(8192 / 6)
     assert round(op.intensity, 1) == 1365.3
 
 
 @pytest.mark.parametrize("n", [64, 1024, 8192, 65536])
-def test_seed_naive_gemm_stays_at_a_quarter_whatever_n(n):
+def test_naive_gemm_stays_at_a_quarter_whatever_n(n):
     intensity = ops.gemm_naive(n, "fp32").intensity
     assert intensity < 0.25
     assert intensity == pytest.approx(0.25, rel=1 / n)
 
 
-def test_seed_001_tile_model_4096():
+def test_tile_model_4096():
     assert round(ops.gemm_tiled(4096, 16, "fp32").intensity, 2) == 3.99
     assert round(ops.gemm_tiled(4096, 128, "fp32").intensity, 1) == 31.5
 
 
-def test_seed_unfused_attention_limit_and_s8192():
+def test_unfused_attention_limit_and_s8192():
     assert ops.attention_intensity_limit(128, fused=False, dtype="bf16") == (4 * 128 + 5) / 8 == 64.625
     assert round(ops.attention_intensity_limit(128, fused=False), 1) == 64.6
     at_8192 = ops.attention(8192, 128, fused=False).intensity
@@ -180,18 +213,18 @@ def test_seed_unfused_attention_limit_and_s8192():
     assert ops.attention_intensity_limit(128, fused=True) == math.inf
 
 
-def test_seed_fused_attention_grows_as_0505_s():
+def test_fused_attention_grows_as_0505_s():
     for s in (512, 8192, 32768):
         assert round(ops.attention(s, 128, fused=True).intensity / s, 3) == 0.505
     assert ops.attention(8192, 128, fused=True).intensity == 4136
 
 
-def test_seed_fusion_crossover_on_mi300x_bf16():
+def test_fusion_crossover_on_mi300x_bf16():
     ridge = MI300X.ridge("bf16-tensor")
     assert round(ridge, 1) == 246.7
     answer = ops.attention_fusion_crossover(ridge, 128, "bf16")
     assert answer["fused_s"] == 489
-    assert abs(answer["fused_s"] - 490) <= 1  # seed: "s ~ 490"
+    assert abs(answer["fused_s"] - 490) <= 1  # the course: "s ~ 490"
     assert ops.attention(488, 128, fused=True).intensity < ridge <= ops.attention(489, 128, fused=True).intensity
     assert answer["fused_estimate"] == approx(ridge * 4 * 2 * 128 / (4 * 128 + 5))
     # unfused never gets there: its limit is 64.6 against a ridge of 246.7
@@ -209,7 +242,7 @@ def test_fusion_crossover_when_unfused_does_cross():
     assert answer["fused_s"] < s  # fusion always gets there first
 
 
-def test_seed_decode_attention_about_one():
+def test_decode_attention_about_one():
     s, d = 8192, 128
     op = ops.attention(s, d, fused=True, queries=1)
     assert op.n_flops == s * (4 * d + 5)
@@ -218,7 +251,7 @@ def test_seed_decode_attention_about_one():
     assert "decode" in op.name
 
 
-def test_seed_batch1_decode_matvec_about_one_at_bf16():
+def test_batch1_decode_matvec_about_one_at_bf16():
     assert ops.decode_matvec(8192, 8192, "bf16").intensity == pytest.approx(1, rel=1e-3)
 
 
@@ -228,7 +261,7 @@ def test_seed_batch1_decode_matvec_about_one_at_bf16():
     ("bf16-tensor", "bf16", 741),
     ("fp8-tensor", "fp8", 741),
 ])
-def test_seed_smallest_compute_bound_gemm_on_mi300x(ceiling, dtype, expected):
+def test_smallest_compute_bound_gemm_on_mi300x(ceiling, dtype, expected):
     ridge = MI300X.ridge(ceiling)
     n = ops.smallest_compute_bound_gemm_n(ridge, dtype)
     assert n == expected
@@ -242,7 +275,7 @@ def test_fp8_and_bf16_need_the_same_gemm_n():
 
 
 @pytest.mark.parametrize("machine, exact, power_of_two", [(A100, 51, 64), (H100_SXM, 81, 128)])
-def test_seed_001_smallest_tile(machine, exact, power_of_two):
+def test_smallest_tile(machine, exact, power_of_two):
     ridge = machine.ridge("fp32")
     tile = ops.smallest_tile(ridge, 4096, "fp32")
     assert tile["exact"] == exact
@@ -273,7 +306,7 @@ def test_smallest_tile_unreachable_gives_none():
     assert ops.smallest_tile(300.0, 64, "fp32") == {"exact": None, "power_of_two": None, "estimate": 1200.0}
 
 
-def test_demo_kernels_are_the_seeds_six_in_order():
+def test_demo_kernels_are_the_courses_six_in_order():
     demo = ops.demo_kernels()
     names = [k.name for k in demo]
     assert names[0] == "vector add" and names[1] == "sum reduction" and names[2] == "fused softmax"
@@ -290,12 +323,14 @@ def test_demo_kernels_are_the_seeds_six_in_order():
 
 def test_operator_table_rows_come_from_the_functions():
     rows = ops.operator_table()
-    assert len(rows) == 10
+    assert len(rows) == 11
     for row in rows:
-        assert set(row) == {"operator", "dtype", "n_flops", "n_bytes", "intensity"}
+        assert set(row) == {"operator", "dtype", "n_flops", "n_bytes", "level", "intensity"}
         assert row["intensity"] == approx(row["n_flops"] / row["n_bytes"])
     by_name = {r["operator"]: r["intensity"] for r in rows}
     assert by_name["3-pass softmax"] == 0.25 and by_name["fused softmax"] == 0.625
+    assert by_name["online softmax, streaming"] == approx(5 / 12)
+    assert {r["operator"]: r["level"] for r in rows}["GEMM naive"] == "SM requests"
     assert by_name["GEMM naive"] == pytest.approx(0.25, rel=1e-4)
     assert by_name["decode matvec"] == pytest.approx(1, rel=1e-3)
 
