@@ -10,13 +10,20 @@ import math
 
 from . import operators
 
-#: The cost of launching one GPU kernel, as seed 000 puts it ("roughly 4 us"): the order of
-#: magnitude of a CUDA launch from Python, not a measurement of any one machine.
+#: A round figure for the cost of launching one GPU kernel (a few microseconds), used by the
+#: worked examples; it is an order of magnitude, not a measurement of any one machine.  What a
+#: launch really costs depends on the launch path (driver, Python binding, graphs), and notebook
+#: 06 measures it.
 LAUNCH_OVERHEAD_US = 4.0
 
-#: A GPU's global-memory transactions move 32-byte sectors; a CPU moves 64-byte cache lines.
+#: A GPU's L1 and L2 move global memory in 32-byte sectors (Nsight Compute's Kernel Profiling
+#: Guide); a CPU moves 64-byte cache lines.
 GPU_SECTOR_BYTES = 32
 CPU_LINE_BYTES = 64
+#: The unit the H200's DRAM traffic behaves as if it moved: pairs of 32-byte sectors.  This is
+#: what the recorded strided reads fit (useful bandwidth keeps halving up to stride 16, four
+#: times the sector's stride), not a datasheet figure; docs/h200-facts.md has the data.
+GPU_DRAM_ACCESS_BYTES = 64
 
 
 def launch_bound(n: int, machine, dtype: str = "fp32", launch_us: float = LAUNCH_OVERHEAD_US) -> dict:

@@ -7,7 +7,7 @@ from rooflinelib.machines import H200
 
 def test_launch_bound_vector_add_on_the_h200():
     r = pitfalls.launch_bound(4096, H200)
-    assert r["n_bytes"] == 49_152  # seed 000: "moves 49 KB"
+    assert r["n_bytes"] == 49_152  # the course: "moves 49 KB"
     assert r["traffic_s"] == pytest.approx(49_152 / 4.8e12)
     assert r["launch_over_traffic"] == pytest.approx(4e-6 / (49_152 / 4.8e12))
     assert r["fraction_of_roof"] < 0.003
@@ -41,3 +41,12 @@ def test_peak_scales_with_the_clock():
 def test_serial_is_at_most_twice_overlapped():
     assert pitfalls.serial_over_overlapped(120e9, 3e9, 120_000, 3_000) == pytest.approx(2.0)
     assert pitfalls.serial_over_overlapped(240e9, 20e9, 120_000, 3_000) == pytest.approx(1.3)
+
+
+@pytest.mark.parametrize("stride, expected", [(1, 1), (4, 4), (8, 8), (16, 16), (32, 16), (64, 16)])
+def test_strided_amplification_with_the_dram_unit_keeps_halving_to_stride_16(stride, expected):
+    # The recorded H200 reads fell from 13.6% to 6.8% of stride 1 between strides 8 and 16:
+    # a 64-byte unit (two sectors) fits, a 32-byte one predicts a flat line from stride 8.
+    assert pitfalls.GPU_DRAM_ACCESS_BYTES == 2 * pitfalls.GPU_SECTOR_BYTES
+    assert pitfalls.strided_amplification(
+        stride, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == expected
