@@ -1,6 +1,6 @@
 """The pitfalls triage tree: from what you know about a kernel to its likely cause and next step.
 
-Seed 000's nine pitfalls are nine ways a roofline verdict misleads.  Most show up as a kernel
+The course's nine pitfalls (notebook 06) are nine ways a roofline verdict misleads.  Most show up as a kernel
 sitting where the model says it should not, and each leaves a fingerprint that a profiler or a
 stopwatch can see: a run time of a few microseconds, a grid smaller than the device, a high L2
 hit rate, far more bytes moved than the algorithm needs.  :func:`triage` checks those
@@ -130,7 +130,7 @@ class Finding:
     cause: str
     next_step: str
     evidence: str
-    pitfall: Optional[int] = None  # seed 000's pitfall number, when the cause is one of them
+    pitfall: Optional[int] = None  # the course's pitfall number, when the cause is one of them
 
     @property
     def title(self) -> str:
@@ -173,12 +173,30 @@ def _specific_findings(facts: KernelFacts) -> list:
     """The fingerprints of the pitfalls, in the order they should be ruled out."""
     found = []
     frac = facts.fraction_of_roof
+    cached = facts.l2_hit_rate is not None and facts.l2_hit_rate >= HIGH_L2_HIT_RATE
+    cache_finding = Finding(
+        "the working set lives in cache, so the HBM roof is the wrong level",
+        "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
+        "with the bytes that cross each level.",
+        f"its L2 hit rate is {_pct(facts.l2_hit_rate)}" if cached else "", 3)
     if frac is not None and frac > ABOVE_ROOF_FRACTION:
-        found.append(Finding(
-            "the point is above its own roof, which no kernel can be",
-            "Recount FLOPs and bytes with one convention, check the units (GB against GiB, bits "
-            "against bytes), and check the clock the ceiling was measured at against the kernel's.",
-            f"it reaches {_pct(frac)} of a hard upper bound", 6))
+        if cached and facts.side in ("memory", "ridge", None):
+            # Above the DRAM roof with the bytes served by the L2: the cache explains the point,
+            # so the cache comes first and recounting is only what is left if it does not.
+            found.append(cache_finding)
+            found.append(Finding(
+                "a point above the DRAM roof that the cache does not fully explain would be a "
+                "counting error",
+                "Once the kernel is placed against the L2 roof, if it is still above its roof, "
+                "recount FLOPs and bytes with one convention and check the units and the clock.",
+                f"it reaches {_pct(frac)} of the DRAM roof", 6))
+        else:
+            found.append(Finding(
+                "the point is above its own roof, which no kernel can be",
+                "Recount FLOPs and bytes with one convention, check the units (GB against GiB, "
+                "bits against bytes), and check the clock the ceiling was measured at against "
+                "the kernel's.",
+                f"it reaches {_pct(frac)} of a hard upper bound", 6))
     if facts.communication_share is not None and facts.communication_share >= COMMUNICATION_SHARE:
         found.append(Finding(
             "the job waits on the interconnect, which the device roofline has no axis for",
@@ -220,12 +238,8 @@ def _specific_findings(facts: KernelFacts) -> list:
             "Fix the access pattern first (coalesce, tile through shared memory, pad to avoid bank "
             "conflicts), then re-measure bytes and rate.",
             f"the profiler counts {facts.bytes_ratio:.3g}x the analytic bytes", 6))
-    if facts.l2_hit_rate is not None and facts.l2_hit_rate >= HIGH_L2_HIT_RATE:
-        found.append(Finding(
-            "the working set lives in cache, so the HBM roof is the wrong level",
-            "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
-            "with the bytes that cross each level.",
-            f"its L2 hit rate is {_pct(facts.l2_hit_rate)}", 3))
+    if cached and cache_finding not in found:
+        found.append(cache_finding)
     below_roof = frac is None or frac < NEAR_ROOF_FRACTION
     if below_roof and facts.occupancy is not None and facts.occupancy < LOW_OCCUPANCY:
         found.append(Finding(
@@ -259,7 +273,7 @@ _HELPFUL = ("fraction_of_roof", "duration_us", "blocks", "sm_count", "occupancy"
 
 
 def _general_finding(facts: KernelFacts) -> Finding:
-    """Seed 000's decision table, for when no pitfall's fingerprint shows."""
+    """The course's decision table, for when no pitfall's fingerprint shows."""
     frac, side = facts.fraction_of_roof, facts.side
     if frac is None:
         return Finding("not placed yet: without an achieved rate there is nothing to diagnose",
@@ -281,10 +295,20 @@ def _general_finding(facts: KernelFacts) -> Finding:
                        "transcendentals; then more ILP.",
                        f"it reaches {_pct(frac)} of the compute roof")
     if side == "memory":
-        return Finding("memory-bound and bandwidth-optimal",
+        wasted = facts.bytes_ratio is not None and facts.bytes_ratio >= WASTED_BYTES_RATIO
+        if wasted:
+            return Finding("memory-bound and at the bandwidth roof, but for bytes it does not need",
+                           "After the access pattern is fixed, the bytes it needs are the ones to "
+                           "cut: fuse, tile for reuse, use a smaller dtype.",
+                           f"it reaches {_pct(frac)} of the bandwidth roof while moving "
+                           f"{facts.bytes_ratio:.3g}x the analytic bytes")
+        optimal = facts.bytes_ratio is not None
+        return Finding("memory-bound and bandwidth-optimal" if optimal
+                       else "memory-bound and at the bandwidth roof",
                        "Move fewer bytes: fuse, tile for reuse, use a smaller dtype, avoid "
                        "materializing intermediates.",
-                       f"it reaches {_pct(frac)} of the bandwidth roof")
+                       f"it reaches {_pct(frac)} of the bandwidth roof"
+                       + (" with no more bytes than the algorithm needs" if optimal else ""))
     return Finding("at its roof", "Say which side of the ridge it sits on to get the lever.",
                    f"it reaches {_pct(frac)} of its roof")
 
