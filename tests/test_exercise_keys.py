@@ -1,9 +1,10 @@
-"""The exercises' answer keys and checks: seed-consistent keys, teaching hints, robust input."""
+"""The exercises' answer keys and checks: course-consistent keys, teaching hints, robust input."""
 import inspect
 import math
 
 import pytest
 
+from rooflinelib import operators as ops
 from rooflinelib.exercises import ex01_classify as ex01
 from rooflinelib.exercises import ex02_attention as ex02
 from rooflinelib.exercises import ex03_place_kernel as ex03
@@ -69,14 +70,14 @@ def test_row_numbers_outside_the_table_are_refused():
 
 # --- exercise 1 ------------------------------------------------------------------------------
 
-def test_the_machine_has_the_seeds_two_ridges():
+def test_the_machine_has_the_courses_two_ridges():
     assert ex01.MACHINE.ridge("fp32") == pytest.approx(15)
     assert ex01.MACHINE.ridge("bf16-tensor") == pytest.approx(300)
     assert ex01.check_ridges("45000/3000", "300 FLOP/byte").passed
     assert "1,000" in ex01.check_ridges(45 / 3000, 300).checks[0].message
 
 
-# Intensities worked by hand from each row's description (seed 000 and 001 give 1-3, 5, 9, 8).
+# Intensities worked by hand from each row's description (the course text gives 1-3, 5, 9, 8).
 HAND = {1: 1 / 12, 2: 0.25, 3: 0.25, 4: 0.25, 5: 3.99, 6: 1.0, 7: 4096 / 6, 8: 124.1, 9: 4136}
 SIDES = {1: ("memory", "memory"), 2: ("memory", "memory"), 3: ("memory", "memory"),
          4: ("memory", "memory"), 5: ("memory", "memory"), 6: ("memory", "memory"),
@@ -116,13 +117,36 @@ def test_the_usual_counting_slips_get_their_hint(number, wrong, says):
 
 
 @pytest.mark.parametrize("number, step, says", [
-    (2, "fuse", "already the minimum"), (8, "smaller dtype", "ridge moves"),
+    (2, "fuse", "already the minimum"), (1, "smaller dtype", "changes the result"),
+    (3, "smaller dtype", "keeps fp32"),
     (7, "fuse", "compute-bound"), (1, "tensor cores", "fewer"), (6, "fuse", "more than one"),
 ])
 def test_wrong_first_steps_get_a_teaching_hint(number, step, says):
     check = ex01.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                            step).checks[4]
     assert check.status == "fail" and says in check.message
+
+
+@pytest.mark.parametrize("number", [6, 8])
+def test_a_smaller_dtype_is_accepted_for_the_memory_bound_bf16_rows(number):
+    # Memory-bound: halving the bytes halves the time wherever the ridge sits.  Row 8 with fp8
+    # weights is at about twice its bf16 intensity, still left of a ridge that doubled too.
+    row = ex01._row(number)
+    assert row.verdict == "memory"
+    assert ex01.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                          "smaller dtype").checks[4].status == "pass"
+    fp8 = ops.gemm(8192, "fp8", m=128, k=8192) if number == 8 else ops.decode_matvec(8192, 8192, "fp8")
+    assert fp8.intensity == pytest.approx(2 * row.intensity, rel=0.01)
+    assert fp8.intensity < 2 * row.ridge  # the fp8 matrix roof is twice the bf16 one
+
+
+def test_every_memory_bound_row_that_rejects_a_smaller_dtype_says_why_it_would_help():
+    for row in ex01.ROWS:
+        if row.verdict != "memory" or "smaller-dtype" in row.first_steps:
+            continue
+        message = ex01.check_row(row.number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                                 NOT_ANSWERED, "smaller dtype").checks[4].message
+        assert "ridge moves" not in message, (row.number, message)
 
 
 def test_no_row_hint_names_its_key():
@@ -136,7 +160,7 @@ def test_no_row_hint_names_its_key():
             assert repr(step) not in text
 
 
-def test_part_c_keys_follow_the_seed():
+def test_part_c_keys_follow_the_course():
     _, memory_s = ex01._tiny()
     assert memory_s * 1e9 == pytest.approx(12.3, abs=0.1)  # "12 nanoseconds"
     assert ex01.LAUNCH_OVERHEAD_S / memory_s == pytest.approx(325, abs=1)  # "a factor of 325"
@@ -154,11 +178,11 @@ def test_part_c_keys_follow_the_seed():
 
 # --- exercise 2 ------------------------------------------------------------------------------
 
-def test_attention_keys_follow_the_seed():
+def test_attention_keys_follow_the_course():
     assert ex02.check_part_a(lambda s, d: 4 * s * s * d + 5 * s * s,
                              lambda s, d: 8 * s * d + 8 * s * s, lambda s, d: 8 * s * d).passed
     assert ex02.check_limits("saturates", "grows linearly", 64.6, 0.505).passed
-    assert ex02.check_crossover(246.7, 490, "no", 206.1, 409).passed  # seed: "s ~= 490"
+    assert ex02.check_crossover(246.7, 490, "no", 206.1, 409).passed  # the course: "s ~= 490"
     assert ex02.check_stretch(4136 / 2, 1.0, "bandwidth-bound", 8.0).passed
 
 
@@ -189,7 +213,7 @@ def test_the_students_table_survives_stubs_and_errors():
 
 # --- exercise 4 ------------------------------------------------------------------------------
 
-def test_two_kernel_keys_follow_seed_002():
+def test_two_kernel_keys_follow_the_worked_example():
     assert ex04.check_ridges(40, 60).passed
     assert ex04.check_table(60, 120, 40, 120, "memory", "compute", "bandwidth", "compute").passed
     assert ex04.check_slowdowns(1.5, 1).passed
@@ -223,7 +247,7 @@ def test_the_figure_check_reads_the_traces():
 
 # --- exercise 5 ------------------------------------------------------------------------------
 
-def test_drill_keys_follow_the_seed():
+def test_drill_keys_follow_the_course():
     assert ex05.check_drill1("max", 2).passed
     assert ex05.check_drill2(300, "memory", 120, "13%").passed
     assert ex05.check_drill3(20, 20, 60, 0.2, "unmodelled", "profile").passed
@@ -279,7 +303,7 @@ def hand_placement(setup, side_of_fma):
             f_i, f_gflops, min(p, f_i * b), side_of_fma, f_gflops / min(p, f_i * b))
 
 
-def test_recorded_h200_lands_where_the_seed_says():
+def test_recorded_h200_lands_where_the_course_says():
     keys = ex03._keys(RECORDED)
     assert keys["reduction"]["intensity"] == pytest.approx(0.25, rel=1e-6)  # "I ~= 0.25"
     assert keys["fma"]["intensity"] == 16  # "the FMA kernel at I = 16"

@@ -18,8 +18,8 @@ from ..model import Ceiling, Machine, classify, time_bounds
 
 SOURCE = "Exercise 1: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
 
-#: The exercise GPU.  Its bandwidth and bf16 roof are seed 000's drill-2 machine; the fp32
-#: vector roof is chosen so that its ridge is the 15 FLOP/byte of the seed's row-8 trap.
+#: The exercise GPU.  Round numbers close to a current data-centre GPU; the fp32 vector roof is
+#: chosen so that its ridge is 15 FLOP/byte, which puts row 8 between the two ridges.
 MACHINE = Machine(
     name="exercise GPU", kind="example", source=SOURCE, date="2026-11-30",
     ceilings=(
@@ -134,8 +134,9 @@ def _rows() -> tuple:
     return (
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
             frozenset({"fuse"}),
-            {"smaller-dtype": "a smaller type deletes some bytes but changes the result; which "
-                              "lever deletes the whole round trip and keeps the result exact?",
+            {"smaller-dtype": "a smaller type would cut the time in proportion to the bytes (the "
+                              "kernel is memory-bound), but it changes the result; which lever "
+                              "deletes the whole round trip and keeps the result exact?",
              "score-bandwidth": "on its own it moves the minimum, but its output is another "
                                 "kernel's input: what removes that round trip?"},
             ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
@@ -152,8 +153,9 @@ def _rows() -> tuple:
              (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"))),
         Row(3, soft, "safe softmax in three passes (max, exponentiate, normalize)",
             "n = 2^24 fp32 elements", "fp32", frozenset({"fuse"}),
-            {"smaller-dtype": "that deletes bytes, but the passes stay: which lever removes "
-                              "whole passes over the row?"},
+            {"smaller-dtype": "that would cut the time in proportion to the bytes, but the five "
+                              "passes stay and the result loses precision: which lever removes "
+                              "whole passes over the row and keeps fp32?"},
             ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
@@ -191,12 +193,11 @@ def _rows() -> tuple:
                                                             "each cross HBM once"),
              (gemm.intensity * fp32, bytes_not_elements))),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
-            "128 x 8192 by 8192 x 8192, bf16", "bf16-tensor", frozenset({"batch"}),
+            "128 x 8192 by 8192 x 8192, bf16", "bf16-tensor", frozenset({"batch", "smaller-dtype"}),
+            # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
+            # bytes (I about 248, still left of the fp8 ridge) and so halve the time.
             {"instruction-mix": "first check which side of the ridge it is on, against the ridge "
                                 "of the roof a bf16 GEMM actually runs on",
-             "smaller-dtype": "for a GEMM on matrix cores a smaller type halves the bytes but "
-                              "also doubles the matrix roof, so the ridge moves with it; which "
-                              "lever raises the FLOPs per weight byte without moving the ridge?",
              "tile": "this byte count already assumes perfect tiling (each matrix crosses HBM once); "
                      "what else raises the FLOPs per weight byte?"},
             ((ops.gemm(hidden, "bf16").intensity, "this GEMM is not square: only 128 tokens "
@@ -283,7 +284,7 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
 
 # --- Part C: where the roofline is silent -----------------------------------------------------
 
-#: C1, the tiny launch (seed 000, pitfall 1): a 4096-element vector add on a 4 TB/s GPU.
+#: C1, the tiny launch (pitfall 1): a 4096-element vector add on a 4 TB/s GPU.
 TINY_N = 4096
 TINY_GBPS = 4_000.0
 LAUNCH_OVERHEAD_S = 4e-6
@@ -293,7 +294,9 @@ SLOW_FLOPS = 8.0e10
 SLOW_BYTES = 1.0e10
 SLOW_SECONDS = 25.6e-3
 
-#: C3, the cache-resident row: 5 passes over a 4096-element fp32 row that stays in L2.
+#: C3, the cache-resident row: 5 read passes over a 4096-element fp32 row that stays in L2.  The
+#: kernel writes one number per row (a row statistic), so the writes are negligible and only the
+#: reads are counted.
 ROW_ELEMENTS = 4096
 ROW_PASSES = 5
 FLOPS_PER_ELEMENT_PER_PASS = 1
@@ -309,8 +312,9 @@ def given_part_c() -> Table:
                f"launch overhead {LAUNCH_OVERHEAD_S * 1e6:g} µs"),
         ("C2", f"fp32 kernel: {SLOW_FLOPS:.2g} FLOPs, {SLOW_BYTES:.2g} bytes, measured "
                f"{SLOW_SECONDS * 1e3:g} ms, on the exercise GPU"),
-        ("C3", f"{ROW_PASSES} passes over each {ROW_ELEMENTS}-element fp32 row, "
-               f"{FLOPS_PER_ELEMENT_PER_PASS} FLOP per element per pass; the row stays in L2; "
+        ("C3", f"{ROW_PASSES} read passes over each {ROW_ELEMENTS}-element fp32 row, "
+               f"{FLOPS_PER_ELEMENT_PER_PASS} FLOP per element per pass, one number written per "
+               f"row; the row stays in L2; "
                f"profiler: {CACHE_HBM_ROOF_FRACTION:.0%} of the HBM roof, "
                f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
     ), title="Part C: given data")
