@@ -154,7 +154,7 @@ TABLE_COLUMNS = ("", "kernel", "I FLOP/byte", "roof GFLOP/s", "% of roof", "side
 def render_table(roofline: Roofline, kernels=(), width: int = 120) -> str:
     """One row per kernel: letter, name, intensity, roof, % of roof (or ``-``), side, next step.
 
-    The next step is the advice of the seed's decision table, wrapped to fit ``width``; a kernel
+    The next step is the advice of the course's decision table, wrapped to fit ``width``; a kernel
     whose advice repeats an earlier row's says "same as A" instead.
     """
     records = [place(k, roofline) for k in kernels]

@@ -24,16 +24,16 @@ def _derived_nvidia(sms: int, clock_ghz: float, where: str) -> tuple:
 
 
 _NV_A100 = "NVIDIA A100 Tensor Core GPU datasheet, SXM4 40 GB, dense figures"
-_NV_H100 = "NVIDIA H100 Tensor Core GPU datasheet, SXM5, dense figures (seed 000 table)"
+_NV_H100 = "NVIDIA H100 Tensor Core GPU datasheet, SXM5, dense figures"
 _NV_H200 = "NVIDIA H200 Tensor Core GPU datasheet, SXM, dense figures"
-_AMD_MI300X = "AMD Instinct MI300X product specifications (seed 000 table)"
+_AMD_MI300X = "AMD Instinct MI300X product specifications (data sheet and CDNA 3 white paper)"
 
 
 A100 = Machine(
     name="A100",
     source=_NV_A100,
     date="2026-11-30",
-    notes="108 SMs at 1.41 GHz boost, 40 MB L2. The 40 GB part's 1555 GB/s is the one seed 001 uses.",
+    notes="108 SMs at 1.41 GHz boost, 40 MB L2. The 40 GB part's 1555 GB/s; the 80 GB part has more.",
     ceilings=(
         Ceiling("dram", "memory", 1555.0, _NV_A100, "HBM2"),
         Ceiling("fp64", "compute", 9_700.0, _NV_A100, "fp64 vector"),
@@ -59,7 +59,9 @@ H100_SXM = Machine(
     name="H100 SXM",
     source=_NV_H100,
     date="2026-08-08",
-    notes="132 SMs at 1.98 GHz boost, 50 MB L2, up to 228 KB shared memory per SM.",
+    notes=("132 SMs at 1.98 GHz boost, 50 MB L2, 256 KiB of combined L1 and shared memory per "
+           "SM, of which shared memory can take up to 228 KiB. Hopper has no fp32 tensor-core "
+           "path: an fp32 GEMM (SGEMM) runs on the CUDA cores, under the fp32 vector roof."),
     ceilings=(Ceiling("dram", "memory", 3350.0, _NV_H100, "HBM3"),)
     + tuple(Ceiling(n, "compute", v, _NV_H100, lab) for n, v, lab in _H100_COMPUTE)
     + _derived_nvidia(132, 1.98, "H100 SXM"),
@@ -70,7 +72,9 @@ H200 = Machine(
     name="H200",
     source=_NV_H200,
     date="2026-11-30",
-    notes="132 SMs at 1.98 GHz boost, 50 MB L2, 141 GB HBM3e.",
+    notes=("132 SMs at 1.98 GHz boost, 141 GB HBM3e. The recorded H200 reports a 62.9 MB (60 MiB) "
+           "L2 and 233 kB (228 KiB) of shared memory per SM; see docs/h200-facts.md. No fp32 "
+           "tensor-core path: an fp32 GEMM runs on the CUDA cores."),
     ceilings=(Ceiling("dram", "memory", 4800.0, _NV_H200, "HBM3e"),)
     + tuple(Ceiling(n, "compute", v, _NV_H200, lab) for n, v, lab in _H100_COMPUTE)
     + _derived_nvidia(132, 1.98, "H200"),
@@ -95,15 +99,16 @@ MI300X = Machine(
     ),
 )
 
-# Seed 002's worked example: not a product, a round-number machine for exercises.
+# The course's worked example: not a product, a round-number machine for exercises.
 EXAMPLE_120T_3TB = Machine(
     name="example 120 TFLOP/s, 3 TB/s",
     kind="example",
-    source="seed 002 worked example",
+    source="worked example (round numbers, not a product)",
     date="2026-11-30",
     ceilings=(
-        Ceiling("dram", "memory", 3000.0, "seed 002 worked example", "HBM"),
-        Ceiling("fp32", "compute", 120_000.0, "seed 002 worked example", "relevant arithmetic"),
+        Ceiling("dram", "memory", 3000.0, "worked example (round numbers)", "HBM"),
+        Ceiling("fp32", "compute", 120_000.0, "worked example (round numbers)",
+                "relevant arithmetic"),
     ),
 )
 

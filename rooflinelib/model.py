@@ -19,8 +19,8 @@ from typing import Optional
 #: measurement cannot tell the two sides apart.
 RIDGE_TOLERANCE = 0.10
 
-#: Below this fraction of its roof a kernel is not bound by either roof (seed 000, section 3,
-#: step 5: "achieved << roof (say < 50%)").
+#: Below this fraction of its roof a kernel is not bound by either roof: a rule of thumb (a
+#: measured ceiling wanders by a few percent, a kernel at half its roof by far more than that).
 FAR_BELOW_FRACTION = 0.50
 
 #: Above this fraction of its roof the measurement is not credible: a roof is a hard bound,
@@ -213,7 +213,7 @@ def side_of_ridge(intensity: float, ridge_intensity: float, tolerance: float = R
 def classify(intensity: float, peak_gflops: float, peak_gbps: float,
              achieved_gflops: Optional[float] = None,
              ridge_tolerance: float = RIDGE_TOLERANCE) -> Verdict:
-    """Seed 000's decision table: the side of the ridge first, then achieved against roof."""
+    """The course's decision table: the side of the ridge first, then achieved against roof."""
     ridge_intensity = ridge(peak_gflops, peak_gbps)
     roof = attainable_gflops(intensity, peak_gflops, peak_gbps)
     side = side_of_ridge(intensity, ridge_intensity, ridge_tolerance)

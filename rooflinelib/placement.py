@@ -129,7 +129,7 @@ def place(kernel, roofline: Roofline) -> dict:
     Keys, in order: ``name``, ``flops``, ``bytes``, ``intensity`` (FLOP/byte), ``roof_gflops``
     (``min(P, I*B)``), ``side`` (``memory``, ``ridge`` or ``compute``), ``achieved_gflops`` and
     ``fraction_of_roof`` (both ``None`` when no rate was measured), and ``advice``: the next step
-    from the seed's decision table, via :meth:`Roofline.classify`.
+    from the course's decision table, via :meth:`Roofline.classify`.
     """
     point = as_kernel_point(kernel)
     verdict = roofline.classify(point.intensity, point.achieved_gflops)

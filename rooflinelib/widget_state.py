@@ -317,7 +317,7 @@ def attention_curves(d: int, dtype: str = "bf16", lengths=None) -> dict:
     }
 
 
-# --- seed 001's tile-size animation ----------------------------------------------------------
+# --- the tile-size animation (notebook 02) ---------------------------------------------------
 
 TILE_SIZES = [2 ** e for e in range(8)]  # 1, 2, 4, ..., 128
 TILE_MACHINES = ("A100", "H100 SXM", "H200")

@@ -501,7 +501,7 @@ def attention_widget(machine="MI300X", s: int = 1024, d: int = 128,
     return AttentionWidget(machine, s, d, dtype)
 
 
-# --- seed 001's tile-size animation ----------------------------------------------------------
+# --- the tile-size animation (notebook 02) ---------------------------------------------------
 
 class TileAnimation(_Widget):
     """A b x b tiled fp32 GEMM stepping b = 1..128 on A100, H100 and H200, with a Play button.

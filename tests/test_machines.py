@@ -1,4 +1,4 @@
-"""Datasheet machines: every row of the seeds' ridge tables, sources, the registry."""
+"""Datasheet machines: every row of the course's ridge tables, sources, the registry."""
 import re
 
 import pytest
@@ -12,9 +12,9 @@ KNOWN_CEILINGS = {"dram", "l2", "shared", "fp32", "fp64", "sfu", "fp16-tensor", 
                   "tf32-tensor", "fp8-tensor", "fp32-matrix", "fp64-matrix"}
 
 
-# --- seed 000's datasheet ridge table, row by row --------------------------------------------
+# --- the course's datasheet ridge table, row by row --------------------------------------------
 
-SEED_RIDGE_ROWS = [
+DATASHEET_RIDGE_ROWS = [
     (MI300X, 5_300, "fp32", 81_700, 15.4),
     (MI300X, 5_300, "fp32-matrix", 163_400, 30.8),
     (MI300X, 5_300, "bf16-tensor", 1_307_400, 246.7),
@@ -24,20 +24,20 @@ SEED_RIDGE_ROWS = [
     (H100_SXM, 3_350, "tf32-tensor", 494_700, 147.7),
     (H100_SXM, 3_350, "bf16-tensor", 989_400, 295.3),
     (H100_SXM, 3_350, "fp8-tensor", 1_978_900, 590.7),
-    (A100, 1_555, "fp32", 19_500, 12.5),  # seed 001
+    (A100, 1_555, "fp32", 19_500, 12.5),  # datasheet
 ]
 
 
-@pytest.mark.parametrize("machine, gbps, ceiling, gflops, ridge", SEED_RIDGE_ROWS,
-                         ids=[f"{r[0].name}-{r[2]}" for r in SEED_RIDGE_ROWS])
-def test_seed_ridge_table_rows(machine, gbps, ceiling, gflops, ridge):
+@pytest.mark.parametrize("machine, gbps, ceiling, gflops, ridge", DATASHEET_RIDGE_ROWS,
+                         ids=[f"{r[0].name}-{r[2]}" for r in DATASHEET_RIDGE_ROWS])
+def test_ridge_table_rows(machine, gbps, ceiling, gflops, ridge):
     assert machine.ceiling("dram").value == gbps
     assert machine.ceiling(ceiling).value == gflops
     assert machine.ridge(ceiling) == gflops / gbps
     assert round(machine.ridge(ceiling), 1) == ridge
 
 
-def test_seed_001_a100_bf16_ridge_about_201():
+def test_a100_bf16_ridge_about_201():
     assert round(A100.ridge("bf16-tensor")) == 201
     # "about 16 (A100) or 15 (H100) times higher" than fp32
     assert round(A100.ceiling("bf16-tensor").value / A100.ceiling("fp32").value) == 16
@@ -55,7 +55,7 @@ def test_vector_add_is_2960x_below_mi300x_bf16_ridge():
 
 
 def test_same_kernel_opposite_verdicts_on_two_ceilings():
-    # seed 000, Exercise 1 row 8: I = 124 against a ridge of 15 and of ~300
+    # Exercise 1 row 8: I = 124 against a ridge of 15 and of ~300
     assert MI300X.roofline("fp32").side(124) == "compute"
     assert H100_SXM.roofline("bf16-tensor").side(124) == "memory"
 
@@ -67,7 +67,7 @@ def test_ridge_table_has_one_row_per_compute_ceiling():
         assert set(row) == {"machine", "memory_gbps", "ceiling", "name", "peak_gflops", "ridge"}
         assert row["ridge"] == row["peak_gflops"] / row["memory_gbps"]
     by_key = {(r["machine"], r["name"]): r["ridge"] for r in rows}
-    for machine, _, ceiling, _, ridge in SEED_RIDGE_ROWS:
+    for machine, _, ceiling, _, ridge in DATASHEET_RIDGE_ROWS:
         assert round(by_key[(machine.name, ceiling)], 1) == ridge
 
 
@@ -94,7 +94,7 @@ def test_datasheet_machines_have_provenance(machine):
         assert machine.has(required), f"{machine.name} lacks {required}"
 
 
-def test_every_seed_precision_row_exists():
+def test_every_datasheet_precision_row_exists():
     for name in ("fp32", "fp32-matrix", "bf16-tensor", "fp16-tensor", "fp8-tensor"):
         assert MI300X.has(name)
     for name in ("fp32", "tf32-tensor", "bf16-tensor", "fp8-tensor"):
@@ -123,7 +123,7 @@ def test_h200_is_an_h100_with_more_bandwidth():
     assert H200.ridge("fp32") < H100_SXM.ridge("fp32")
 
 
-def test_example_machine_is_seed_002s():
+def test_example_machine_is_the_worked_example():
     assert EXAMPLE_120T_3TB.ridge() == 40.0
     assert EXAMPLE_120T_3TB.kind == "example"
 

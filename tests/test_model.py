@@ -1,4 +1,4 @@
-"""The roofline model: attainable rate, ridge, time bounds and verdicts, on the seeds' examples."""
+"""The roofline model: attainable rate, ridge, time bounds and verdicts, on the course's examples."""
 import math
 
 import pytest
@@ -8,7 +8,7 @@ from rooflinelib.model import (ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, RIDGE_TO
                                Machine, Roofline, attainable_gflops, classify, ridge, side_of_ridge,
                                time_bounds)
 
-# Seed 002's worked example: 120 TFLOP/s and 3 TB/s, in GFLOP/s and GB/s.
+# The worked example: 120 TFLOP/s and 3 TB/s, in GFLOP/s and GB/s.
 EXAMPLE = Roofline(120_000.0, 3_000.0)
 
 
@@ -24,7 +24,7 @@ def test_ridge_is_peak_over_bandwidth():
 @pytest.mark.parametrize("intensity, expected", [
     (0.0, 0.0),
     (1 / 12, 3_000 / 12),
-    (12.0, 36_000.0),  # seed 002: 3 TB/s x 12 FLOP/byte = 36 TFLOP/s
+    (12.0, 36_000.0),  # the course: 3 TB/s x 12 FLOP/byte = 36 TFLOP/s
     (20.0, 60_000.0),  # knowledge check: 60 TFLOP/s
     (40.0, 120_000.0),  # at the ridge both roofs give the same rate
     (90.0, 120_000.0),  # 270 TFLOP/s of bandwidth product, capped at 120
@@ -35,7 +35,7 @@ def test_attainable_is_min_of_peak_and_intensity_times_bandwidth(intensity, expe
     assert EXAMPLE.attainable_gflops(intensity) == pytest.approx(expected, rel=1e-15)
 
 
-def test_seed_002_bandwidth_drops_to_2_tb_s():
+def test_bandwidth_drops_to_2_tb_s():
     # the "place two kernels" exercise: 20 and 80 FLOP/byte at 3 then 2 TB/s
     slower = Roofline(120_000.0, 2_000.0)
     assert slower.ridge == 60.0
@@ -103,9 +103,9 @@ def test_bad_ridge_tolerance(tolerance):
         Roofline(100, 10, ridge_tolerance=tolerance)
 
 
-# --- classification on the seeds' worked examples --------------------------------------------
+# --- classification on the course's worked examples --------------------------------------------
 
-def test_seed_002_normalization_kernel():
+def test_normalization_kernel():
     v = EXAMPLE.classify(12, achieved_gflops=30_000)
     assert v.side == "memory" and v.bound == "memory-bound"
     assert v.ridge == 40.0
@@ -117,7 +117,7 @@ def test_seed_002_normalization_kernel():
     assert "fewer bytes" in v.advice.lower() and "fuse" in v.advice.lower()
 
 
-def test_seed_002_gemm_far_below_its_compute_roof():
+def test_gemm_far_below_its_compute_roof():
     v = EXAMPLE.classify(90, achieved_gflops=55_000)
     assert v.side == "compute" and v.bound == "compute-bound"
     assert v.roof_gflops == 120_000
@@ -136,7 +136,7 @@ def test_compute_side_below_roof_gets_instruction_mix_advice():
     assert "matrix cores" in v.advice
 
 
-def test_seed_000_drill_2():
+def test_drill_2():
     v = classify(40, 900_000, 3_000)
     assert v.ridge == 300.0
     assert v.side == "memory"
@@ -146,7 +146,7 @@ def test_seed_000_drill_2():
     assert v.advice == model.ADVICE["memory"]
 
 
-def test_seed_000_drill_3_interview_question():
+def test_drill_3_interview_question():
     intensity = 4.0e11 / 2.0e10
     assert intensity == 20.0
     v = classify(intensity, 60_000, 3_000, achieved_gflops=12_000)

@@ -1,4 +1,4 @@
-"""Plain-text tables for the notebooks: the seeds' figures, aligned and deterministic."""
+"""Plain-text tables for the notebooks: the course's figures, aligned and deterministic."""
 import pytest
 
 from rooflinelib import operators, tables
@@ -13,7 +13,7 @@ def test_render_aligns_columns_under_a_rule():
     assert lines == ["name     value", "------  ------", "x          1.5", "longer  12,345"]
 
 
-def test_operator_table_matches_seed_000():
+def test_operator_table_matches_the_course():
     by_name = {r["operator"]: r["intensity"] for r in tables.operator_rows()}
     assert by_name["vector add"] == pytest.approx(1 / 12)
     assert by_name["3-pass softmax"] == pytest.approx(0.25)
@@ -30,7 +30,7 @@ def test_place_rows_use_the_ceiling_of_each_dtype():
     assert rows["vector add"]["ridge_over_i"] == pytest.approx(81_700 / 5_300 * 12)
 
 
-def test_gemm_thresholds_reproduce_the_seed_table():
+def test_gemm_thresholds_reproduce_the_course_table():
     rows = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(MI300X)}
     assert (rows["fp32"], rows["bf16"], rows["fp8"]) == (93, 741, 741)
     assert "fp8" not in {r["dtype"] for r in tables.gemm_threshold_rows(A100)}
@@ -44,7 +44,7 @@ def test_attention_crossovers():
     assert "never" in text
 
 
-def test_tile_rows_mark_the_roof_from_seed_001_tiles():
+def test_tile_rows_mark_the_roof_from_the_tile_model():
     trio = [A100, H100_SXM, H200]
     rows = {r["tile"]: r for r in tables.tile_rows(trio)}
     assert rows[32]["A100 side"] == "memory" and rows[64]["A100 side"] == "compute"

@@ -67,7 +67,7 @@ def test_attainable_doubles_below_the_ridge_and_stays_flat_above():
 
 # --- other states ----------------------------------------------------------------------------
 
-def test_time_bounds_state_on_the_seed_example():
+def test_time_bounds_state_on_the_worked_example():
     state = ws.time_bounds_state(240e9, 20e9, 120_000, 3_000)
     assert state.compute_s == pytest.approx(2e-3) and state.memory_s == pytest.approx(20 / 3 * 1e-3)
     assert state.limiter == "memory" and state.overlapped_gflops == pytest.approx(36_000)
@@ -86,7 +86,7 @@ def test_equal_times_make_the_serial_bound_twice_the_overlapped():
 @pytest.mark.parametrize("machine, dtype, smallest", [
     ("MI300X", "fp32", 93), ("MI300X", "bf16", 741), ("MI300X", "fp8", 741),
 ])
-def test_gemm_state_reproduces_the_seed_table(machine, dtype, smallest):
+def test_gemm_state_reproduces_the_course_table(machine, dtype, smallest):
     state = ws.gemm_state(machine, dtype, 512)
     assert state.smallest_n == smallest
     assert state.intensity == pytest.approx(2 * 512 / (3 * {"fp32": 4, "bf16": 2, "fp8": 1}[dtype]), rel=1e-12)
@@ -105,7 +105,7 @@ def test_attention_state_fused_crosses_unfused_never_does():
     assert state.unfused_side == "memory" and state.fused_side == "compute"
     assert state.unfused_crossover_s is None
     assert state.unfused_limit == pytest.approx((4 * 128 + 5) / 8)
-    assert 480 <= state.fused_crossover_s <= 500  # seed 000: "crossing the ridge at s ~ 490"
+    assert 480 <= state.fused_crossover_s <= 500  # the course: "crossing the ridge at s ~ 490"
     assert "never reaches the ridge" in state.text()
     curves = ws.attention_curves(128)
     assert all(b > a for a, b in zip(curves["fused"], curves["fused"][1:]))
@@ -115,13 +115,13 @@ def test_attention_state_fused_crosses_unfused_never_does():
 @pytest.mark.parametrize("tile, a100_gflops, a100_side", [
     (1, 389, "memory"), (32, 12_400, "memory"), (64, 19_500, "compute"), (128, 19_500, "compute"),
 ])
-def test_tile_state_matches_seed_001(tile, a100_gflops, a100_side):
+def test_tile_state_matches_the_tile_model(tile, a100_gflops, a100_side):
     state = ws.tile_state(tile)
     a100, h100, h200 = state.rows
     assert a100.attainable_gflops == pytest.approx(a100_gflops, rel=0.005)
     assert a100.side == a100_side
     assert (a100.smallest_tile_pow2, h100.smallest_tile_pow2) == (64, 128)
-    assert a100.tensor_ridge == pytest.approx(312_000 / 1_555)  # seed 001: "201 flop/byte"
+    assert a100.tensor_ridge == pytest.approx(312_000 / 1_555)  # the course: "201 flop/byte"
     assert h100.side == ("compute" if tile == 128 else "memory")
 
 

@@ -1,6 +1,6 @@
 """Exercise 4: place two kernels on one roofline, then again after the bandwidth drops.
 
-Seed 002's machine: 120 TFLOP/s of the relevant arithmetic and 3 TB/s of HBM, then the same
+The course's worked example: 120 TFLOP/s of the relevant arithmetic and 3 TB/s of HBM, then the same
 compute with 2 TB/s.  Two kernels, at 20 and 80 FLOP/byte.  The keys come from
 :mod:`rooflinelib.model`; the figure is checked by reading the traces of
 :func:`rooflinelib.plotting.roofline_figure`.

@@ -8,8 +8,7 @@
    (here 128 steps of 8 FMAs), every unrolled copy keeps its own step of it: in PTX one
    ``setp.ne.s64``, ``selp.b64`` and ``add.s64`` per 8 FMAs, in SASS (the two halves of each
    64-bit value) 2 ISETP + 2 IADD3 + 1 SEL per 8 FFMA, which take issue slots from the FMAs.
-   The H200 reference saw exactly 34 IADD3 + 32 ISETP + 16 SEL beside 128 FFMA
-   (``shared/gpu/README.md``).  A ``while`` loop on an ``int32`` counter has a trip count NVVM
+   The recorded H200 run's SASS shows it (``docs/h200-facts.md`` lists the counts).  A ``while`` loop on an ``int32`` counter has a trip count NVVM
    can see: 128 FFMA and a couple of integer instructions per unrolled body.
 
 All four kernels have one shape: a run-time outer ``while`` loop on an ``int32`` counter around
