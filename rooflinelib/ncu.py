@@ -6,7 +6,12 @@ floating-point instructions executed.  With those, a kernel becomes one point pe
 - L1: ``l1tex__t_bytes.sum``; L2: ``lts__t_bytes.sum``;
   DRAM: ``dram__bytes_read.sum + dram__bytes_write.sum``;
 - FLOPs: ``2 x FFMA + FADD + FMUL`` thread instructions (``sm__sass_thread_inst_executed_op_
-  {ffma,fadd,fmul}_pred_on.sum``), and the same for fp64 (DFMA, DADD, DMUL);
+  {ffma,fadd,fmul}_pred_on.sum``), and the same for fp64 (DFMA, DADD, DMUL).  That is every
+  FLOP of a kernel that runs on the fp32 and fp64 CUDA-core pipes, and nothing else: tensor-core
+  instructions (HMMA, HGMMA), packed half precision (HFMA2, HADD2, HMUL2) and the
+  transcendental unit (MUFU) are not in it, so a bf16 GEMM would count about 0 FLOPs.  The
+  :data:`GUARD_METRICS` count those instructions; when a CSV has them and they are not zero,
+  :meth:`NcuKernel.flops` refuses with a message instead of returning an undercount;
 - time: ``gpu__time_duration.sum``.
 
 ncu also knows the hardware's peak per clock (``<metric>.peak_sustained``) and the clock each
@@ -44,6 +49,15 @@ FLOP_METRICS = {
     "fp32": {_INST.format("ffma"): 2, _INST.format("fadd"): 1, _INST.format("fmul"): 1},
     "fp64": {_INST.format("dfma"): 2, _INST.format("dadd"): 1, _INST.format("dmul"): 1},
 }
+#: Instructions that carry FLOPs the count above does not include, with what they are.  A kernel
+#: that executed any of them gets no FLOP count from this module (see NcuKernel.flops).
+GUARD_METRICS = {
+    "sm__inst_executed_pipe_tensor.sum": "tensor-core (HMMA/HGMMA/IMMA/DMMA) warp instructions",
+    _INST.format("hfma"): "half-precision FMA (HFMA2) thread instructions",
+    _INST.format("hadd"): "half-precision add (HADD2) thread instructions",
+    _INST.format("hmul"): "half-precision multiply (HMUL2) thread instructions",
+    "sm__inst_executed_pipe_xu.sum": "transcendental-unit (MUFU, on the XU pipe) warp instructions",
+}
 TIME_METRIC = "gpu__time_duration.sum"
 METRICS = (tuple(m for names in LEVEL_METRICS.values() for m in names)
            + tuple(m for table in FLOP_METRICS.values() for m in table) + (TIME_METRIC,))
@@ -74,17 +88,22 @@ class NcuError(ValueError):
 
 
 def command(program, kernel_regex: Optional[str] = None, peaks: bool = True,
-            ncu: str = NCU_DEFAULT, launch_count: Optional[int] = None) -> list:
+            ncu: str = NCU_DEFAULT, launch_count: Optional[int] = None,
+            guards: bool = False) -> list:
     """The ncu command line that profiles ``program`` (a list: executable and arguments).
 
     ``--clock-control none`` leaves the clocks as the card runs them (ncu would otherwise lock
     them to base clock, and the kernel would be timed at a clock nobody runs at).
     ``--cache-control all`` (ncu's default, stated) flushes the caches before each launch, so
     DRAM bytes are those of a cold start.  ``-k regex:`` keeps only the kernels asked for.
+    ``guards=True`` also collects :data:`GUARD_METRICS`, so that the import refuses to count
+    the FLOPs of a kernel that runs instructions the FMA counters do not see.  (Off by default
+    until their names are checked against ``ncu --query-metrics`` on the course's GPUs.)
     """
     if isinstance(program, str) or not program:
         raise NcuError("program: give the program to profile as a list, e.g. ['python3', 'prog.py']")
-    metrics = list(METRICS) + (list(PEAK_METRIC_NAMES) if peaks else [])
+    metrics = (list(METRICS) + (list(PEAK_METRIC_NAMES) if peaks else [])
+               + (list(GUARD_METRICS) if guards else []))
     cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--target-processes", "all",
            "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "function",
            "--metrics", ",".join(metrics)]
@@ -178,8 +197,23 @@ class NcuKernel:
     def seconds(self) -> float:
         return self.value(TIME_METRIC)
 
+    def uncounted(self) -> dict:
+        """The guard metrics this launch executed (non-zero), metric -> count."""
+        return {m: self.metrics[m] for m in GUARD_METRICS if self.metrics.get(m)}
+
     def flops(self, precision: Optional[str] = None) -> float:
-        """FLOPs counted from the instruction counters: one precision, or all present."""
+        """FLOPs counted from the instruction counters: one precision, or all present.
+
+        Refuses (:class:`NcuError`) when the CSV shows instructions this count leaves out
+        (:data:`GUARD_METRICS`): an undercount would put the kernel far below its real rate.
+        """
+        extra = self.uncounted()
+        if extra:
+            shown = "; ".join(f"{GUARD_METRICS[m]}: {v:,.0f}" for m, v in extra.items())
+            raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): it executed "
+                           f"instructions whose FLOPs 2 x FFMA + FADD + FMUL (and fp64) does not "
+                           f"count ({shown}); its FLOPs would be undercounted. Count them by hand "
+                           "(the analytic count) and place the kernel with those.")
         tables = [FLOP_METRICS[precision]] if precision else list(FLOP_METRICS.values())
         total, seen = 0.0, False
         for table in tables:
@@ -221,7 +255,10 @@ class NcuKernel:
         flops = self.n_flops
         if flops <= 0:
             raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): executed no "
-                           "floating-point instruction, so it has no point on a FLOP/s roofline")
+                           "FFMA, FADD, FMUL, DFMA, DADD or DMUL, so this count gives it no point "
+                           "on a FLOP/s roofline; if it runs tensor-core, half-precision or MUFU "
+                           "instructions, count its FLOPs by hand (profile with "
+                           "command(..., guards=True) to see them)")
         rename = levels or {}
         levels = {rename.get(k, k): v for k, v in self.bytes_by_level.items() if v > 0}
         label = name or f"{self.short_name} #{self.id}"
@@ -496,14 +533,23 @@ def kernel_table(kernels) -> str:
     """One line per launch: time, GFLOP/s, and bytes and intensity at each level."""
     lines = [f"{'#':>3} {'kernel':<18} {'time us':>9} {'GFLOP/s':>10} "
              + " ".join(f"{lv + ' MB':>10} {'I_' + lv:>8}" for lv in LEVEL_METRICS)]
+    refused = []
     for k in kernels:
-        flops = k.flops() if any(k.metrics.get(m) is not None for t in FLOP_METRICS.values() for m in t) else 0.0
+        counted = any(k.metrics.get(m) is not None for t in FLOP_METRICS.values() for m in t)
+        flops = k.flops() if counted and not k.uncounted() else (None if counted else 0.0)
         cells = []
         for lv in LEVEL_METRICS:
             b = k.level_bytes(lv)
-            cells.append(f"{b / 1e6:>10,.2f} {(flops / b if b else float('inf')):>8.3g}")
+            intensity = "-" if flops is None else f"{(flops / b if b else float('inf')):.3g}"
+            cells.append(f"{b / 1e6:>10,.2f} {intensity:>8}")
+        rate = "-" if flops is None else f"{flops / k.seconds / 1e9:,.0f}"
         lines.append(f"{k.id:>3} {k.short_name[:18]:<18} {k.seconds * 1e6:>9,.1f} "
-                     f"{flops / k.seconds / 1e9:>10,.0f} " + " ".join(cells))
+                     f"{rate:>10} " + " ".join(cells))
+        if flops is None:
+            refused.append(k.id)
+    if refused:
+        lines.append(f"(no FLOPs for {', '.join(refused)}: they ran instructions the FMA counters "
+                     "do not see; see NcuKernel.flops)")
     return "\n".join(lines)
 
 

@@ -279,8 +279,35 @@ def test_zero_flop_kernel_has_no_roofline_point():
     m = metrics(k=0)
     (k,) = ncu.parse_csv(raw_csv([(NAME, m)]))
     assert k.n_flops == 0
-    with pytest.raises(ncu.NcuError, match="executed no floating-point instruction"):
+    with pytest.raises(ncu.NcuError, match="executed no FFMA, FADD, FMUL, DFMA, DADD or DMUL"):
         k.hierarchical()
+    with pytest.raises(ncu.NcuError, match="count its FLOPs by hand"):
+        k.hierarchical()
+
+
+@pytest.mark.parametrize("guard", sorted(ncu.GUARD_METRICS))
+def test_instructions_the_fma_count_misses_make_it_refuse(guard):
+    # A bf16 GEMM runs on the tensor pipe: 2 x FFMA + FADD + FMUL would count its epilogue only.
+    m = metrics(k=1)
+    m[guard] = (4096, "inst")
+    (k,) = ncu.parse_csv(raw_csv([(NAME, m)]))
+    assert k.uncounted() == {guard: 4096}
+    with pytest.raises(ncu.NcuError, match="would be undercounted") as refused:
+        k.flops()
+    assert ncu.GUARD_METRICS[guard] in str(refused.value)
+    with pytest.raises(ncu.NcuError, match="would be undercounted"):
+        k.hierarchical()
+    table = ncu.kernel_table([k])
+    assert "no FLOPs for 0" in table
+
+
+def test_guard_metrics_at_zero_leave_the_count_alone():
+    m = metrics(k=8)
+    for guard in ncu.GUARD_METRICS:
+        m[guard] = (0, "inst")
+    (k,) = ncu.parse_csv(raw_csv([(NAME, m)]))
+    assert k.uncounted() == {}
+    assert k.n_flops == 2 * 8 * 2 ** 28
 
 
 # --- the command and the lab script ---------------------------------------------------------------
@@ -297,6 +324,9 @@ def test_command_leaves_clocks_alone_and_asks_for_every_metric():
                      "dram__bytes.sum.peak_sustained"):
         assert required in metrics_arg
     assert cmd[-4:] == ["python3", "prog.py", "--n", "4"]
+    assert not set(ncu.GUARD_METRICS) & set(metrics_arg)  # off until checked on the GPU
+    guarded = ncu.command(["a"], guards=True)
+    assert set(ncu.GUARD_METRICS) <= set(guarded[guarded.index("--metrics") + 1].split(","))
     no_peaks = ncu.command(["a"], peaks=False)
     assert not any("peak" in m for m in no_peaks[no_peaks.index("--metrics") + 1].split(","))
     with pytest.raises(ncu.NcuError, match="program: give the program"):
