@@ -126,6 +126,33 @@ def _is_matrix_roof(ceiling: Ceiling) -> bool:
     return "tensor" in ceiling.name or "matrix" in ceiling.name
 
 
+def _is_nvidia(machine: Machine) -> bool:
+    device = str((getattr(machine, "provenance", None) or {}).get("name", ""))
+    return "NVIDIA" in device or machine.name.split()[0] in ("A100", "H100", "H200")
+
+
+def ceiling_label(ceiling: Ceiling, machine: Machine) -> str:
+    """The legend's name for a ceiling.  On NVIDIA GPUs an fp32 GEMM has no tensor-core path
+    (Hopper's and Ampere's tensor cores take tf32, not fp32), so ``fp32-matrix`` there is SGEMM
+    on the CUDA cores and says so; on the MI300X it is a real matrix-core roof."""
+    if ceiling.name == "fp32-matrix" and _is_nvidia(machine):
+        return f"{ceiling.title} (SGEMM on the CUDA cores, no fp32 tensor path)"
+    return ceiling.title
+
+
+def own_roofline(kernel, compute_ceilings, primary: Roofline) -> Roofline:
+    """The roofline a kernel is judged against on a chart: the ceiling its dtype runs on
+    (:data:`rooflinelib.operators.GEMM_CEILING`, fp32 vector for fp32 work, the tensor roof for
+    bf16) when that ceiling is drawn, else the chart's primary roofline."""
+    from .operators import GEMM_CEILING
+    wanted = GEMM_CEILING.get(getattr(kernel, "dtype", None))
+    for c in compute_ceilings:
+        if c.name == wanted:
+            return Roofline(c.value, primary.peak_gbps, compute_name=c.name,
+                            memory_name=primary.memory_name)
+    return primary
+
+
 def _colour(name: str, index: int) -> str:
     return _COLOURS.get(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
 
@@ -182,6 +209,9 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
     primary = Roofline(compute_ceilings[0].value, memory_ceilings[0].value,
                        compute_name=compute_ceilings[0].name, memory_name=memory_ceilings[0].name)
     points = [as_kernel_point(k) for k in kernels]
+    # Each kernel is judged (hover text, and the height of an untimed point) against the roof
+    # of its own dtype when the chart draws it, the same choice tables.place_rows makes.
+    judged = [own_roofline(k, compute_ceilings, primary) for k in kernels]
     top_compute = max(c.value for c in compute_ceilings)
     top_memory = max(m.value for m in memory_ceilings)
 
@@ -194,8 +224,8 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         x_low, x_high = _decades(min(landmarks) / 3, max(landmarks) * 3)
     else:
         x_low, x_high = _check_x_range(x_range)
-    rates = [primary.attainable_gflops(p.intensity) if p.achieved_gflops is None else p.achieved_gflops
-             for p in points]
+    rates = [r.attainable_gflops(p.intensity) if p.achieved_gflops is None else p.achieved_gflops
+             for p, r in zip(points, judged)]
     y_low, y_high = _decades(min([x_low * m.value for m in memory_ceilings] + rates),
                              max([top_compute * 2] + [r * 2 for r in rates]))
 
@@ -213,7 +243,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         start = max(x_low, c.value / top_memory)
         fig.add_trace(go.Scatter(
             x=[start, x_high], y=[c.value, c.value], mode="lines",
-            name=f"{c.title}: {_fmt(c.value)} GFLOP/s", meta=roof_id(c.name),
+            name=f"{ceiling_label(c, machine)}: {_fmt(c.value)} GFLOP/s", meta=roof_id(c.name),
             line=dict(color=_colour(c.name, index), width=3 if index == 0 else 2,
                       dash="dash" if _is_matrix_roof(c) else "solid"),
             hovertemplate=f"{c.title} ({c.name}): {_fmt(c.value)} GFLOP/s<extra></extra>",
@@ -242,7 +272,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         )
 
     used = {}
-    for index, (point, rate) in enumerate(zip(points, rates)):
+    for index, (point, rate, judge) in enumerate(zip(points, rates, judged)):
         used[point.name] = used.get(point.name, 0) + 1
         suffix = "" if used[point.name] == 1 else f"#{used[point.name]}"
         measured = point.achieved_gflops is not None
@@ -252,7 +282,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
             name=point.name + suffix, meta=kernel_id(point.name + suffix),
             # Alternate label sides so neighbouring kernels' names do not print on each other.
             text=[point.name], textposition="top center" if index % 2 == 0 else "bottom center",
-            hovertext=[kernel_hover_text(point, primary)], hoverinfo="text",
+            hovertext=[kernel_hover_text(point, judge)], hoverinfo="text",
             marker=dict(size=11, color=colour, line=dict(width=2, color=colour),
                         # Filled when timed, open when the point only sits on its roof.
                         symbol="circle" if measured else "circle-open"),

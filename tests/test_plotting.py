@@ -162,3 +162,36 @@ def test_importing_the_module_does_not_import_plotly():
     code = "import sys, rooflinelib.plotting; assert 'plotly' not in sys.modules"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_each_kernel_is_judged_against_its_own_dtypes_roof_like_the_table():
+    # Notebook 02's chart draws fp32 first and bf16-tensor second; the table judges unfused bf16
+    # attention against the bf16 matrix ridge, so the chart's hover text must say the same.
+    from rooflinelib import tables
+    from rooflinelib.machines import MI300X
+    kernels = operators.demo_kernels()
+    figure = roofline_figure(MI300X, kernels=kernels, compute=["fp32", "bf16-tensor"])
+    table = {row["operator"]: row for row in tables.place_rows(kernels, MI300X)}
+    for kernel in kernels:
+        hover = find_trace(figure, f"kernel:{kernel.name}").hovertext[0]
+        row = table[kernel.name]
+        assert f"({row['ceiling']} vs dram" in hover, (kernel.name, hover)
+        assert row["side"] in hover, (kernel.name, hover)
+    unfused = find_trace(figure, "kernel:unfused attention bf16 s=8192")
+    assert "memory-bound" in unfused.hovertext[0]
+    assert unfused.y[0] == pytest.approx(table["unfused attention bf16 s=8192"]["roof_gflops"])
+    # without the bf16 roof on the chart, the primary (fp32) roof is all there is to judge by
+    only_fp32 = roofline_figure(MI300X, kernels=kernels, compute=["fp32"])
+    assert "(fp32 vs dram" in find_trace(only_fp32, "kernel:unfused attention bf16 s=8192").hovertext[0]
+
+
+def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
+    from rooflinelib.machines import MI300X
+    from rooflinelib.model import Ceiling, Machine
+    nvidia = Machine("H200 (recorded)", ceilings=(
+        Ceiling("dram", "memory", 4276.0, "test", "DRAM"),
+        Ceiling("fp32-matrix", "compute", 51_279.0, "test", "fp32 GEMM (cuBLAS)")))
+    label = find_trace(roofline_figure(nvidia), "roof:fp32-matrix").name
+    assert "SGEMM on the CUDA cores" in label
+    amd = find_trace(roofline_figure(MI300X, compute=["fp32-matrix"]), "roof:fp32-matrix").name
+    assert "SGEMM" not in amd and "fp32 matrix" in amd
