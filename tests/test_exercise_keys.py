@@ -407,6 +407,17 @@ def test_model_verdict_uses_the_loaded_numbers():
     shown = ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
     assert shown.revealed and "15.5 FLOP/byte" in str(shown) and "at the ridge" in str(shown)
     assert not ex03.model_verdict(RECORDED, NOT_ANSWERED).revealed
+    # no rule-of-thumb ridge for a CPU: on the recorded GPU it says to measure one
+    assert "few FLOP/byte" not in str(shown) and "ROOFLINE_MODE=cpu" in str(shown)
+
+
+def test_model_verdict_on_a_cpu_quotes_that_cpus_measured_ridge():
+    from dataclasses import replace
+    cpu_machine = replace(RECORDED.machine, provenance={"kind": "cpu", "backend": "cpu"})
+    shown = ex03.model_verdict(replace(RECORDED, machine=cpu_machine),
+                               "the ridge moves between machines and the kernel does not")
+    assert f"its ridge is {RECORDED.ridge:.3g} FLOP/byte" in str(shown)
+    assert "ROOFLINE_MODE=cpu" not in str(shown)
 
 
 def test_the_figure_accepts_unanswered_rates():

@@ -206,7 +206,7 @@ def _run_on_gpu(backend, progress) -> tuple:
 
 def run_kernels(backend="cpu", progress=None) -> tuple:
     """Run, verify and time both kernels; ``backend`` is a name or an engine backend object."""
-    from ..measure.backends import open_backend
+    from ..measure.backend import open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     if b.name == "cpu":
         return _run_on_cpu(b, progress)
@@ -273,7 +273,7 @@ def record(progress=None) -> dict:
     from dataclasses import asdict
 
     from ..measure import measure_ceilings
-    from ..measure.backends import open_backend
+    from ..measure.backend import open_backend
     from ..measure.provenance import gpu_snapshot, now_iso
     backend = open_backend("numba", progress)
     started, before = now_iso(), gpu_snapshot()
@@ -490,13 +490,23 @@ def model_verdict(setup, attempt):
     k = _keys(setup)
     here = k["fma"]["side"]
     h200_ridge = H200.ridge("fp32", "dram")
+    provenance = setup.machine.provenance or {}
+    on_cpu = provenance.get("kind") == "cpu" or provenance.get("backend") == "cpu"
+    if on_cpu:
+        cpu = (f"This notebook measured this CPU: its ridge is {setup.ridge:.3g} FLOP/byte, and "
+               "that, not a rule of thumb, places the kernel on a CPU; a server CPU with wide "
+               "vectors and few memory channels per core can have a ridge as high as a GPU's. ")
+    else:
+        cpu = ("A CPU's ridge depends on its cores, vector width and memory channels, so "
+               "measure it rather than assume it (run this notebook with ROOFLINE_MODE=cpu): "
+               "wide-vector server CPUs can sit as far right as a GPU's fp32 ridge. ")
     text = (f"On these ceilings the ridge is {setup.ridge:.3g} FLOP/byte, so the FMA kernel at "
             f"{k['fma']['intensity']:g} FLOP/byte is {SIDES.options[here][0]}, and it reaches "
             f"{k['fma']['fraction']:.0%} of its roof. Its intensity is the same everywhere: "
-            f"{2 * FMA_STEPS} FLOPs per 8 bytes. What changes is the ridge. A CPU has a ridge of "
-            "a few FLOP/byte, so the kernel is deep on the compute side there; an H200's fp32 "
-            f"datasheet ridge is {h200_ridge:.3g}, so on a GPU it sits close to the ridge, where "
-            "a measured ceiling a few percent lower or higher can flip the verdict. The "
+            f"{2 * FMA_STEPS} FLOPs per 8 bytes. What changes is the ridge. " + cpu +
+            f"An H200's fp32 datasheet ridge is {h200_ridge:.3g}, so on that GPU the kernel sits "
+            "close to the ridge, where a measured ceiling a few percent lower or higher can flip "
+            "the verdict. The "
             f"reduction, at {k['reduction']['intensity']:.3g} FLOP/byte, is memory-bound on any "
             "machine, and the honest score for it is its bandwidth against the copy ceiling, "
             f"here {k['reduction']['gbps'] / setup.peak_gbps:.0%}.")
@@ -506,7 +516,8 @@ def model_verdict(setup, attempt):
                  "little low for it.")
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
-                              "16 FLOP/byte is near a GPU's fp32 ridge, far right of a CPU's",
+                              "16 FLOP/byte is near a GPU's fp32 ridge; a CPU's ridge must be "
+                              "measured",
                               "score the reduction as a fraction of copy bandwidth"))
 
 
