@@ -9,6 +9,14 @@ which executes each notebook in a fresh kernel, keeps the plain-text outputs of 
 marked ``# NBVAL_CHECK_OUTPUT`` (nbval compares those in CI), drops every other output and all
 widget state, and writes the file in canonical nbformat.  ``strip`` does the same without
 executing.  ``check`` lists what is wrong with a notebook; tests/test_notebooks.py runs it.
+
+Cells whose output depends on the machine (the measurements of notebooks 03 to 06) cannot be
+compared, but a page that shows blank results reads wrong before it is run.  A cell marked
+``# stored output: recorded H200 run`` keeps the printed text (stream output only) of a run in
+recorded mode: ``refresh`` executes a notebook that has such cells with ``ROOFLINE_MODE=recorded``,
+and ``mark`` adds the mark to every unmarked code cell that prints text in that mode.  nbval
+never compares these cells (only ``# NBVAL_CHECK_OUTPUT`` ones), so a live run may print other
+numbers.
 """
 from __future__ import annotations
 
@@ -20,6 +28,7 @@ import nbformat
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 LANGUAGE_INFO = {"name": "python"}
 CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
+RECORDED_MARK = "# stored output: recorded H200 run"
 MAX_BYTES = 1_000_000
 #: Output types kept in checked cells: the plain text nbval compares, nothing else.
 KEPT_MIMETYPE = "text/plain"
@@ -34,6 +43,10 @@ FORBIDDEN = {
 
 def is_checked(cell) -> bool:
     return cell.cell_type == "code" and CHECK_MARK in cell.source
+
+
+def is_recorded(cell) -> bool:
+    return cell.cell_type == "code" and RECORDED_MARK in cell.source and not is_checked(cell)
 
 
 def _plain(output):
@@ -69,6 +82,10 @@ def canonical(nb):
                     output.execution_count = count
             cell.outputs = outputs
             cell.execution_count = count
+        elif is_recorded(cell):
+            cell.outputs = [nbformat.v4.new_output("stream", name=o.name, text=o.text)
+                            for o in cell.get("outputs", []) if o.output_type == "stream"]
+            cell.execution_count = None
         else:
             cell.outputs = []
             cell.execution_count = None
@@ -89,10 +106,43 @@ def write(nb, path: Path) -> None:
     nbformat.write(nb, str(path))
 
 
+def _execute_recorded(nb, path: Path):
+    """Execute with ROOFLINE_MODE=recorded (the kernel inherits this process's environment)."""
+    import os
+    before = os.environ.get("ROOFLINE_MODE")
+    os.environ["ROOFLINE_MODE"] = "recorded"
+    try:
+        return execute(nb, path)
+    finally:
+        if before is None:
+            os.environ.pop("ROOFLINE_MODE", None)
+        else:
+            os.environ["ROOFLINE_MODE"] = before
+
+
 def refresh(path: Path) -> None:
     nb = nbformat.read(str(path), as_version=4)
-    execute(nb, path)
+    if any(is_recorded(cell) for cell in nb.cells):
+        _execute_recorded(nb, path)
+    else:
+        execute(nb, path)
     write(canonical(nb), path)
+
+
+def mark(path: Path) -> list:
+    """Execute in recorded mode, mark every unmarked code cell that printed text, and keep its
+    output.  Returns the indices of the cells it marked."""
+    nb = nbformat.read(str(path), as_version=4)
+    _execute_recorded(nb, path)
+    marked = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or is_checked(cell) or is_recorded(cell):
+            continue
+        if any(o.output_type == "stream" for o in cell.get("outputs", [])):
+            cell.source = RECORDED_MARK + "\n" + cell.source
+            marked.append(index)
+    write(canonical(nb), path)
+    return marked
 
 
 def strip(path: Path) -> None:
@@ -123,8 +173,12 @@ def check(path: Path) -> list:
             continue
         if "import *" in cell.source:
             problems.append(f"cell {index}: star import")
-        if cell.outputs and not is_checked(cell):
+        if cell.outputs and not (is_checked(cell) or is_recorded(cell)):
             problems.append(f"cell {index}: outputs stored in a cell nbval does not check")
+        if is_recorded(cell) and not cell.outputs:
+            problems.append(f"cell {index}: marked {RECORDED_MARK!r} but has no stored output")
+        if is_recorded(cell) and any(o.output_type != "stream" for o in cell.outputs):
+            problems.append(f"cell {index}: a recorded-run cell may store printed text only")
         if is_checked(cell) and not cell.outputs:
             problems.append(f"cell {index}: marked {CHECK_MARK} but has no stored output")
         for output in cell.outputs:
@@ -141,7 +195,7 @@ def check(path: Path) -> list:
 
 
 def main(argv) -> int:
-    if len(argv) < 2 or argv[0] not in ("refresh", "strip", "check"):
+    if len(argv) < 2 or argv[0] not in ("refresh", "strip", "check", "mark"):
         print(__doc__)
         return 2
     status = 0
@@ -150,6 +204,8 @@ def main(argv) -> int:
         if argv[0] == "refresh":
             refresh(path)
             print(f"refreshed {path}")
+        elif argv[0] == "mark":
+            print(f"marked {path}: cells {mark(path)}")
         elif argv[0] == "strip":
             strip(path)
             print(f"stripped {path}")

@@ -113,6 +113,8 @@ def test_the_shipped_h200_run_reads_as_measured():
     assert "the trap cost what the model says, to 4%" in traps[0], traps
     assert "0.56 of 'while'" in traps[1] and "12% below it" in traps[1], traps
     assert "64-byte unit" in readings.strided(recorded["strided"])
+    cache = readings.cache(recorded["cache"])
+    assert "2.5x the rate" in cache and "copy16" in cache and "most of the gain is the cache" in cache
     assert "The transaction model holds" in readings.strided(recorded["strided"])
     assert "did not record" not in readings.softmax_refined(recorded["softmax"])
     for name in ("chains", "softmax", "transpose", "launch", "starved", "overlap", "cache",

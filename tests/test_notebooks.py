@@ -60,3 +60,36 @@ def test_canonical_keeps_only_plain_text_of_checked_cells():
     assert out.cells[0].outputs[0].data == {"text/plain": "1"}
     assert out.cells[0].execution_count == 1
     assert out.metadata["kernelspec"] == notebook_tools.KERNELSPEC
+
+
+def test_recorded_run_cells_keep_their_printed_text_and_nothing_else(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    recorded = nbformat.v4.new_code_cell(notebook_tools.RECORDED_MARK + "\nprint(lab1.message)")
+    recorded.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recorded H200\n"),
+                        nbformat.v4.new_output("display_data", data={"text/plain": "Figure()"})]
+    plain = nbformat.v4.new_code_cell("print(3)")
+    plain.outputs = [nbformat.v4.new_output("stream", name="stdout", text="3\n")]
+    nb.cells = [recorded, plain]
+    out = notebook_tools.canonical(nb)
+    assert [o.output_type for o in out.cells[0].outputs] == ["stream"]
+    assert out.cells[0].outputs[0].text == "recorded H200\n"
+    assert out.cells[1].outputs == []
+    empty = nbformat.v4.new_notebook()
+    empty.cells = [nbformat.v4.new_code_cell(notebook_tools.RECORDED_MARK + "\nprint(1)")]
+    path = tmp_path / "empty.ipynb"
+    nbformat.write(notebook_tools.canonical(empty), str(path))
+    assert any("has no stored output" in p for p in notebook_tools.check(path))
+
+
+MEASURED = [p for p in NOTEBOOKS if p.name[:2] in ("03", "04", "05", "06")]
+
+
+@pytest.mark.parametrize("path", MEASURED, ids=[p.name for p in MEASURED])
+def test_measured_notebooks_show_a_recorded_run_before_they_are_run(path):
+    # The prose says what the tables show ("every row says verified"): the committed page
+    # carries the text of a run in recorded mode, so it reads right before anyone runs it.
+    nb = nbformat.read(str(path), as_version=4)
+    recorded = [c for c in nb.cells if notebook_tools.is_recorded(c)]
+    assert recorded, path.name
+    text = "".join(o.text for c in recorded for o in c.outputs)
+    assert "recorded H200" in text or "Recorded on NVIDIA H200" in text
