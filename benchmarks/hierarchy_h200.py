@@ -127,7 +127,7 @@ def _engine():
 
 @section("sass of the working-set kernels")
 def _sass():
-    from rooflinelib import workingset_kernels as wk
+    from rooflinelib.measure import workingset_kernels as wk
     from rooflinelib.measure.sass import kernel_histograms
     return kernel_histograms(wk.ptx_targets())
 

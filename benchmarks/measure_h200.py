@@ -291,14 +291,16 @@ def _matmul_refs():
     own randn data (float32 randn cast to the dtype) is timed twice after it."""
     import cupy as cp
     import torch
+    from rooflinelib.measure.engine import NumbaGpu
     from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
+    backend = NumbaGpu()  # Lab 1's GEMM ceilings come from the numba backend's run
     n = 8192
     out = {"rounds": MATMUL_ROUNDS, "launches_per_side_per_round": MATMUL_BLOCK}
     for name, dtype, tf32 in (("fp64-matrix", torch.float64, False), ("fp32-matrix", torch.float32, False),
                               ("tf32-tensor", torch.float32, True), ("fp16-tensor", torch.float16, False),
                               ("bf16-tensor", torch.bfloat16, False)):
         gemm = MatrixGemm(name, n)
-        ceiling = measure_matrix(name, n=n, gemm=gemm)
+        ceiling = measure_matrix(backend, name, n=n, gemm=gemm)
         out[f"{name} ceiling"] = ceiling.value
         out[f"{name} ceiling call"] = ceiling.kernel
         out[f"{name} ceiling sm_clock_mhz"] = ceiling.extra.get("sm_clock_mhz_during")
@@ -349,31 +351,12 @@ def _libraries():
     return sorted({line.split()[-1] for line in maps if "libcublas" in line})
 
 
-@section("l2 working sets (numba, exploration)")
-def _l2_sets():
-    """The L2 ceiling's kernel over more working sets than Lab 1 reads: a slice per block and
-    every block walking the whole set ('spread'), each verified.  The 2 MiB set has several
-    blocks per chunk (their requests for a line merge before the L2's slices); from one chunk
-    per block on (13 MB on the H200), no two blocks of 'slices' read the same line."""
-    from rooflinelib.measure import engine
-    b = engine.NumbaGpu()
-    mib = 2 ** 20
-    sizes = (2 * mib, 16 * mib, 24 * mib, 30 * mib)
-    out = {"reported_l2_bytes": b.l2_bytes}
-    for pattern in ("slices", "spread"):
-        m = b.l2(progress, working_sets=sizes, pattern=pattern)
-        out[pattern] = {"best": m.value, "tried": m.extra.get("configs_tried")}
-    return out
-
-
 @section("sass histograms")
 def _sass():
     from rooflinelib.measure import kernels_numba as kn
-    from rooflinelib.measure.engine import L2_PATTERN
     from rooflinelib.measure.sass import kernel_histograms
-    from rooflinelib.workingset_kernels import read_kernel
     return kernel_histograms((kn.fma_peak_kernel("fp32", 8, 32, 4096), kn.sweep_kernel(1024), kn.sweep_kernel(64),
-                              kn.copy_kernel(1), read_kernel("global-cg", L2_PATTERN), kn.shared_read_kernel(4),
+                              kn.copy_kernel(1), kn.l2_slab_kernel(), kn.shared_read_kernel(4),
                               kn.sfu_kernel(8, 8, 512)))
 
 
@@ -484,7 +467,20 @@ def targets():
                 "goal": ">= 0.95, >= 0.93, <= 1", "met": None,
                 "note": f"knee {kn}, ridge {summary['ridge']:.2f} (same run, same buffers, "
                         "measured beside the other variant at every K)"}
-    add("l2 GB/s", _ceiling(nc, "l2"), 12000.0)
+    peer = {}
+    if (OUT / "l2_vs_peer.json").exists():  # written by benchmarks/l2_vs_peer.py in the same run
+        peer = json.loads((OUT / "l2_vs_peer.json").read_text())
+    for backend in ("numba", "cupy"):
+        p = peer.get(backend) or {}
+        add(f"l2 {backend}: slices' rate under ncu / gpu-benches' best (served >= 0.95)",
+            p.get("ratio_to_peer") if p.get("served_fraction_at_best", 0) >= 0.95 else None, 0.97,
+            f"ours {p.get('best_gbps', 0):,.0f} GB/s at {p.get('best_working_set_bytes', 0) / 1e6:.1f} MB, served "
+            f"{p.get('served_fraction_at_best', 0):.3f}; peer {peer.get('peer_best_gbps', 0):,.0f} GB/s")
+        res = nc if backend == "numba" else cc
+        l2 = _ceiling(res, "l2")
+        add(f"l2 {backend}: Lab 1 ceiling (events) / gpu-benches' best under ncu",
+            l2 / peer["peer_best_gbps"] if l2 and peer.get("peer_best_gbps") else None, 0.97,
+            f"Lab 1 {l2 or 0:,.0f} GB/s")
     d = _detail(nc, "shared")
     add("shared / (SMs x 128 B x clock)", d.get("fraction_of_theoretical"), 0.90,
         f"clock {d.get('sm_clock_mhz_during')} MHz")
@@ -503,7 +499,7 @@ def targets():
             f"{sampled.get('sm_clock_mhz_median')} MHz (min-median), {sampled.get('power_w_median')} W; "
             f"Lab 1 ceiling {ceiling or 0:,.0f} ({mm.get(f'{name} ceiling call')}); torch on its own "
             f"randn data {own:,.0f}")
-    for name in ("dram", "fp32", "fp64"):
+    for name in [c["name"] for c in (nc or {}).get("ceilings", [])]:
         a, b = _ceiling(nc, name), _ceiling(cc, name)
         if a and b:
             gap = abs(a - b) / max(a, b)

@@ -37,23 +37,19 @@ def log(message):
 
 
 def sweep_launch(gpu, k, buffer_bytes, records):
-    from rooflinelib.measure import accounting as acc
-    from rooflinelib.measure.engine import VerificationError
-    n_vec, x, y = gpu.sweep_buffers(buffer_bytes)
-    launch = gpu.sweep_launcher(k, n_vec, x, y)
-    gpu.poison(y)
-    launch()
-    gpu.synchronize()
-    bad = gpu.count_mismatches(x, y)
-    if bad:
-        raise VerificationError(f"verification: sweep k={k}: {bad} floats differ from the input")
-    work = acc.sweep_work(4 * n_vec, k)
+    from rooflinelib.measure.protocol import launch_verified
+    buffers = gpu.sweep_buffers(buffer_bytes)
+    n_vec = buffers.n_vec
+    (run,) = gpu.sweep_runs(k, buffers, vectors_per_thread=1)
+    launch_verified(gpu, "sweep", run)
+    work = run.work
     half = work.n_bytes / 2  # one float32 read and one written per element
     records.append({"name": f"sweep K={k}, {buffer_bytes // MIB} MiB", "kernel": "sweep", "k": k,
                     "buffer_bytes": 16 * n_vec, "n_flops": work.n_flops, "dram_bytes": work.n_bytes,
                     "dram_read_bytes": half, "dram_write_bytes": half,
                     "l2_bytes": work.n_bytes, "l1_bytes": work.n_bytes})
-    gpu.release(x, y)
+    del buffers, run
+    gpu.release()
     log(f"sweep K={k} on {buffer_bytes // MIB} MiB: verified")
 
 
@@ -61,26 +57,22 @@ def read_once(gpu, access, pattern, ws_chunks, n_pass=None, bytes_per_launch=2e9
     """One verified launch of the working-set read kernel (``access``, ``pattern``) on
     ``ws_chunks`` chunks, one wave of resident blocks, as the sweep launches it; ``n_pass``
     chunks per block (default: enough for ``bytes_per_launch``).  Returns (grid, n_pass)."""
-    import numpy as np
-    from rooflinelib.measure.engine import VerificationError
-    from rooflinelib.workingset import expected_gpu_sums, gpu_data, passes_for
-    from rooflinelib.workingset_kernels import BLOCK, read_kernel
-    kernel = read_kernel(access, pattern).compile()
-    grid = gpu.sm_count * gpu.resident_blocks_per_sm(kernel, BLOCK)
+    from rooflinelib.measure.checks import gpu_data, passes_for
+    from rooflinelib.measure.protocol import launch_verified
+    from rooflinelib.measure.workingset_kernels import BLOCK, read_kernel
+    source = read_kernel(access, pattern)
+    grid = gpu.sm_count * gpu.resident_blocks_per_sm(source.compile(), BLOCK)
     n_pass = n_pass or passes_for(bytes_per_launch, grid, ws_chunks)
     data = gpu.upload(gpu_data(ws_chunks))
-    out = gpu.empty(4 * grid * BLOCK, "fp32")
-    kernel[grid, BLOCK](data, out, np.int32(ws_chunks), np.int32(n_pass))
-    gpu.synchronize()
-    got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
-    if not np.array_equal(got, expected_gpu_sums(ws_chunks, n_pass, grid, pattern)):
-        raise VerificationError(f"verification: working-set read ({access}, {pattern}): wrong sums")
-    gpu.release(data, out)
+    launch_verified(gpu, "working-set read", gpu.workingset_run(source, data, ws_chunks, n_pass, grid,
+                                                                 pattern, access))
+    del data
+    gpu.release()
     return grid, n_pass
 
 
 def workingset_launch(gpu, ws_chunks, n_pass, records):
-    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES
+    from rooflinelib.measure.workingset_kernels import BLOCK, CHUNK_BYTES
     grid, n_pass = read_once(gpu, "global", "spread", ws_chunks, n_pass)
     requested = float(grid) * n_pass * CHUNK_BYTES
     stored = 16.0 * grid * BLOCK
@@ -97,7 +89,7 @@ def sharing_launch(gpu, ws_chunks, records, bytes_per_launch=2e9):
     """The L2 ceiling's kernel (``ld.global.cg``, 'slices') on a working set of ``ws_chunks``
     chunks.  ``l2_bytes`` is what the SMs request: the slices serve exactly that unless blocks
     share chunks."""
-    from rooflinelib.workingset_kernels import BLOCK, CHUNK_BYTES
+    from rooflinelib.measure.workingset_kernels import BLOCK, CHUNK_BYTES
     grid, n_pass = read_once(gpu, "global-cg", "slices", ws_chunks, bytes_per_launch=bytes_per_launch)
     requested = float(grid) * n_pass * CHUNK_BYTES
     ws_bytes = ws_chunks * CHUNK_BYTES
@@ -130,7 +122,7 @@ def main(argv=None):
     if any(m <= 0 for m in sharing):
         parser.error(f"--l2-sharing: every working set must be at least 1 MiB, got {args.l2_sharing!r}")
     from rooflinelib.measure.engine import NumbaGpu
-    from rooflinelib.workingset_kernels import CHUNK_BYTES
+    from rooflinelib.measure.workingset_kernels import CHUNK_BYTES
     gpu = NumbaGpu()
     records = []
     for k in ks:

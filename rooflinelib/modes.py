@@ -8,7 +8,8 @@ The notebooks measure when they can and fall back when they cannot:
 - ``recorded``: nothing can be measured here, so the notebooks load the runs recorded on the
   H200 that ship with the package.
 
-:func:`detect_mode` probes each backend in that order.  A probe never raises: every import,
+:func:`detect_mode` runs the backends' probes (:mod:`rooflinelib.measure.backend`, the ones
+``--backend auto`` runs) in that order.  A probe never raises: every import,
 driver call or device query that fails becomes one line in :attr:`RunMode.fallbacks`, so a
 notebook can always say what it tried and what it fell back to.  The environment variable
 ``ROOFLINE_MODE`` (``auto``, ``gpu``, ``cpu`` or ``recorded``) asks for a mode; a mode that is
@@ -18,17 +19,13 @@ Nothing heavy is imported at module import time; the probes import numba and cup
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 MODES = ("gpu", "cpu", "recorded")
 CHOICES = ("auto",) + MODES
 ENV_VAR = "ROOFLINE_MODE"
-
-#: numba-cuda 0.30.4 cannot compile a kernel with numpy 2.5 or newer (np.row_stack is gone).
-NUMPY_BREAKS_NUMBA_CUDA = (2, 5)
 
 MODE_TITLES = {
     "gpu": "live GPU",
@@ -38,20 +35,11 @@ MODE_TITLES = {
 
 
 @dataclass(frozen=True)
-class Probe:
-    """The outcome of trying one backend: usable or not, and a one-line reason either way."""
-
-    backend: str  # "numba-cuda", "cupy" or "numba-cpu"
-    ok: bool
-    detail: str  # the device when ok, the reason it is unusable otherwise
-
-
-@dataclass(frozen=True)
 class RunMode:
     """The mode the notebooks run in, the backend that serves it, and what was passed over."""
 
     mode: str  # one of MODES
-    backend: Optional[str]  # "numba-cuda", "cupy", "numba-cpu", or None for recorded data
+    backend: Optional[str]  # "numba", "cupy", "cpu" (the backends' names), or None for recorded data
     device: str  # what is measured, in words
     requested: str = "auto"
     fallbacks: tuple = field(default_factory=tuple)  # "backend: reason" for each one not used
@@ -74,7 +62,8 @@ class RunMode:
             head = ("Mode: recorded H200 data. Nothing on this machine can be measured, so the "
                     "labs load the H200 runs shipped with the course.")
         else:
-            head = f"Mode: {self.title}, measured with {self.backend} on {self.device}."
+            head = (f"Mode: {self.title}, measured with the {self.backend} backend "
+                    f"({BACKEND_WORDS.get(self.backend, self.backend)}) on {self.device}.")
         lines = [head]
         if self.requested not in ("auto", self.mode):
             lines.append(f"Asked for {self.requested!r}; it is not available here, so this is the fallback.")
@@ -86,94 +75,15 @@ class RunMode:
         return self.describe()
 
 
+#: The backends in words, for the mode line.
+BACKEND_WORDS = {"numba": "Numba-CUDA", "cupy": "CuPy", "cpu": "Numba's parallel CPU target"}
+
+
 def _first_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     name = type(exc).__name__
     text = text[:160] + ("..." if len(text) > 160 else "")
     return f"{name}: {text}" if text else name
-
-
-def _numpy_version() -> Optional[tuple]:
-    try:
-        from importlib.metadata import version
-        parts = version("numpy").split(".")
-        return int(parts[0]), int(parts[1])
-    except Exception:  # numpy missing or a version string we cannot read: no opinion
-        return None
-
-
-def probe_numba_cuda() -> Probe:
-    """Can Numba-CUDA compile and launch on a real device here?"""
-    backend = "numba-cuda"
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
-        return Probe(backend, False, "the CUDA simulator is switched on (NUMBA_ENABLE_CUDASIM); "
-                                     "it runs kernels correctly but its timings mean nothing")
-    if importlib.util.find_spec("numba") is None:
-        return Probe(backend, False, "numba is not installed")
-    try:
-        from numba import cuda
-    except Exception as exc:
-        return Probe(backend, False, f"import failed ({_first_line(exc)})")
-    try:
-        available = cuda.is_available()
-    except Exception as exc:
-        return Probe(backend, False, f"driver check failed ({_first_line(exc)})")
-    if not available:
-        return Probe(backend, False, "no CUDA driver or device is visible")
-    numpy_version = _numpy_version()
-    if numpy_version is not None and numpy_version >= NUMPY_BREAKS_NUMBA_CUDA:
-        return Probe(backend, False, f"numpy {numpy_version[0]}.{numpy_version[1]} breaks "
-                                     "numba-cuda 0.30.4 kernels (np.row_stack is gone); "
-                                     "install numpy<2.5")
-    try:
-        device = cuda.get_current_device()
-        name = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
-        cc = ".".join(str(part) for part in device.compute_capability)
-    except Exception as exc:
-        return Probe(backend, False, f"device query failed ({_first_line(exc)})")
-    return Probe(backend, True, f"{name} (compute capability {cc})")
-
-
-def probe_cupy() -> Probe:
-    """Can CuPy allocate on a real device here?"""
-    backend = "cupy"
-    if importlib.util.find_spec("cupy") is None:
-        return Probe(backend, False, "CuPy is not installed")
-    try:
-        import cupy
-        count = cupy.cuda.runtime.getDeviceCount()
-        if count < 1:
-            return Probe(backend, False, "no CUDA device is visible")
-        props = cupy.cuda.runtime.getDeviceProperties(0)
-        name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-        cupy.zeros(1, dtype=cupy.float32)  # the first allocation is where a missing driver shows
-    except Exception as exc:
-        return Probe(backend, False, f"no usable device ({_first_line(exc)})")
-    return Probe(backend, True, name)
-
-
-def cpu_description() -> str:
-    """The CPU in words: model name and logical core count."""
-    from .measure.provenance import cpu_name
-    cores = os.cpu_count() or 1
-    return f"{cpu_name()}, {cores} logical core{'s' if cores != 1 else ''}"
-
-
-def probe_numba_cpu() -> Probe:
-    """Can Numba's parallel CPU target run the CPU labs here?"""
-    backend = "numba-cpu"
-    if importlib.util.find_spec("numba") is None:
-        return Probe(backend, False, "numba is not installed (pip install numba)")
-    try:
-        import numba  # noqa: F401  (the import itself is the check)
-    except Exception as exc:
-        return Probe(backend, False, f"import failed ({_first_line(exc)})")
-    return Probe(backend, True, f"CPU: {cpu_description()}")
-
-
-#: Probes in the order they are tried, per mode.  Tests replace these to simulate machines.
-GPU_PROBES: tuple = (probe_numba_cuda, probe_cupy)
-CPU_PROBES: tuple = (probe_numba_cpu,)
 
 
 def requested_mode(requested: Optional[str] = None) -> str:
@@ -189,14 +99,6 @@ def requested_mode(requested: Optional[str] = None) -> str:
     return value
 
 
-def _safe(probe: Callable[[], Probe]) -> Probe:
-    try:
-        return probe()
-    except Exception as exc:  # a probe with a bug must not take a notebook down
-        name = getattr(probe, "__name__", "probe").replace("probe_", "").replace("_", "-")
-        return Probe(name, False, f"probe failed ({_first_line(exc)})")
-
-
 def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=None) -> RunMode:
     """The best mode this machine supports, never raising for a missing GPU or library.
 
@@ -210,18 +112,19 @@ def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=Non
     except ValueError as exc:
         fallbacks.append(f"{exc}; using auto")
         wanted = "auto"
-    gpu_probes = GPU_PROBES if gpu_probes is None else gpu_probes
-    cpu_probes = CPU_PROBES if cpu_probes is None else cpu_probes
+    from .measure import backend as backends
+    gpu_probes = backends.GPU_PROBES if gpu_probes is None else gpu_probes
+    cpu_probes = backends.CPU_PROBES if cpu_probes is None else cpu_probes
 
     if wanted in ("auto", "gpu"):
         for probe in gpu_probes:
-            result = _safe(probe)
+            result = backends.safe_probe(probe)
             if result.ok:
                 return RunMode("gpu", result.backend, result.detail, wanted, tuple(fallbacks))
             fallbacks.append(f"{result.backend}: {result.detail}")
     if wanted in ("auto", "gpu", "cpu"):
         for probe in cpu_probes:
-            result = _safe(probe)
+            result = backends.safe_probe(probe)
             if result.ok:
                 return RunMode("cpu", result.backend, result.detail, wanted, tuple(fallbacks))
             fallbacks.append(f"{result.backend}: {result.detail}")
@@ -343,16 +246,12 @@ def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
 
 # --- measure live when the mode allows, load otherwise ---------------------------------------
 
-#: The measurement engine's backend name for each live backend.
-MEASURE_BACKENDS = {"numba-cuda": "numba", "cupy": "cupy", "numba-cpu": "cpu"}
-
-
 def _measured(kind: str, mode: RunMode, progress, options: dict):
     """(result, None) from a live run, or (None, reason) when it could not run or verify."""
     try:
         from . import measure
         run = measure.measure_ceilings if kind == "ceilings" else measure.run_sweep
-        return run(backend=MEASURE_BACKENDS[mode.backend], progress=progress, **options), None
+        return run(backend=mode.backend, progress=progress, **options), None
     except Exception as exc:  # includes a failed verification: an error, never a number
         return None, f"the live {kind} run on {mode.device} failed ({_first_line(exc)})"
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from .measure import registry
 from .model import Ceiling, Machine, Roofline
 from .placement import as_kernel_point, verdict_phrase
 
@@ -35,12 +36,6 @@ PRIMARY_MEMORY = "dram"
 X_TITLE = "arithmetic intensity (FLOP/byte)"
 Y_TITLE = "attainable rate (GFLOP/s)"
 
-_COLOURS = {
-    "dram": "#1f77b4", "l2": "#17becf", "shared": "#2ca02c",
-    "fp32": "#d62728", "fp64": "#8c564b", "fp64-matrix": "#8c564b", "fp32-matrix": "#e377c2",
-    "tf32-tensor": "#9467bd", "bf16-tensor": "#ff7f0e", "fp16-tensor": "#bcbd22",
-    "fp8-tensor": "#7f7f7f", "sfu": "#393b79",
-}
 _FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
 #: Kernel markers: dark, and distinct from the roofs' colours (ColorBrewer Dark2).
 _KERNEL_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
@@ -154,7 +149,7 @@ def own_roofline(kernel, compute_ceilings, primary: Roofline) -> Roofline:
 
 
 def _colour(name: str, index: int) -> str:
-    return _COLOURS.get(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+    return registry.colour_of(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
 
 
 def _fmt(value: float) -> str:

@@ -32,26 +32,14 @@ import tempfile
 from pathlib import Path
 
 from .fileio import parse_json, read_text
+from .measure import registry
 
 FORMAT = "rooflinelib-result"
 VERSION = 1
 KINDS = ("ceilings", "sweep")
-BACKENDS = ("numba", "cupy", "cpu")
-
-MEMORY_CEILINGS = ("dram", "l2", "shared")
-COMPUTE_CEILINGS = ("fp32", "fp64", "sfu", "fp16-tensor", "bf16-tensor", "tf32-tensor",
-                    "fp8-tensor", "fp32-matrix", "fp64-matrix")
+BACKENDS = registry.BACKENDS
 CEILING_KEYS = ("name", "kind", "value", "unit", "verified", "spread")
 ROW_KEYS = ("k", "intensity", "gbps", "gflops", "verified")
-
-#: What each measured ceiling is, in words (used as the Ceiling label).
-LABELS = {
-    "dram": "DRAM (copy)", "l2": "L2 (read)", "shared": "shared memory (read)",
-    "fp32": "fp32 FMA", "fp64": "fp64 FMA", "sfu": "exp2 (SFU)",
-    "fp16-tensor": "fp16 tensor (cuBLAS)", "bf16-tensor": "bf16 tensor (cuBLAS)",
-    "tf32-tensor": "tf32 tensor (cuBLAS)", "fp8-tensor": "fp8 tensor",
-    "fp32-matrix": "fp32 GEMM (cuBLAS)", "fp64-matrix": "fp64 GEMM (cuBLAS)",
-}
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -78,14 +66,6 @@ def _number(where, field, value, minimum=None, strictly=False):
     return float(value)
 
 
-def _ceiling_kind(name: str):
-    if name in MEMORY_CEILINGS:
-        return "memory"
-    if name in COMPUTE_CEILINGS:
-        return "compute"
-    return None
-
-
 def _exact_fields(where, field, obj, keys):
     """``obj`` must be an object with exactly the fields ``keys``."""
     if not isinstance(obj, dict):
@@ -102,10 +82,9 @@ def _check_ceiling(where, i, c):
     f = f"ceilings[{i}]"
     _exact_fields(where, f, c, CEILING_KEYS)
     name = c["name"]
-    expected_kind = _ceiling_kind(name) if isinstance(name, str) else None
+    expected_kind = registry.kind_of(name) if isinstance(name, str) else None
     if expected_kind is None:
-        _fail(where, f"{f}.name", f"unknown ceiling {name!r:.40}; known: "
-              + ", ".join(MEMORY_CEILINGS + COMPUTE_CEILINGS))
+        _fail(where, f"{f}.name", f"unknown ceiling {name!r:.40}; known: " + ", ".join(registry.names()))
     if c["kind"] != expected_kind:
         _fail(where, f"{f}.kind", f"{name} is a {expected_kind} ceiling, got {c['kind']!r:.20}")
     unit = "GB/s" if expected_kind == "memory" else "GFLOP/s"
@@ -261,7 +240,7 @@ def to_machine(result_or_path, name: str = None):
     if result["kind"] == "ceilings":
         ceilings = tuple(
             Ceiling(c["name"], c["kind"], float(c["value"]),
-                    f"{where}, spread {100 * c['spread']:.1f}%", LABELS[c["name"]])
+                    f"{where}, spread {100 * c['spread']:.1f}%", registry.label_of(c["name"]))
             for c in result["ceilings"])
     else:
         ceilings = (

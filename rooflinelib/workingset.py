@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from . import hierarchy
+from .measure.checks import expected_gpu_sums, gpu_data, passes_for  # noqa: F401
 from .workingset_results import FORMAT, VERSION, validate
 
 KIB = 1024
@@ -41,10 +42,6 @@ CPU_MIN_BYTES = 4 * KIB
 CPU_MAX_BYTES = 64 * MIB
 CPU_BYTES_PER_CALL = 2e8
 
-A_PERIOD = 5  # value of float q of a chunk: q % 5 ...
-B_PERIOD = 3  # ... plus (chunk index) % 3: both small, so every float32 sum is exact
-
-
 def working_set_sizes(min_bytes: float, max_bytes: float, per_octave: int = PER_OCTAVE,
                       multiple: int = 1) -> list:
     """Working sets from ``min_bytes`` to ``max_bytes``, ``per_octave`` per doubling, each a
@@ -58,66 +55,6 @@ def working_set_sizes(min_bytes: float, max_bytes: float, per_octave: int = PER_
         size = min_bytes * 2.0 ** (i / per_octave)
         sizes.add(max(multiple, int(round(size / multiple)) * multiple))
     return sorted(sizes)
-
-
-# ---------------------------------------------------------------------------------------------
-# GPU: data and expected sums
-
-
-def gpu_data(n_chunks: int):
-    """The float32 working set of ``n_chunks`` chunks: float q of chunk j holds
-    (q % 5) + (j % 3)."""
-    import numpy as np
-    from .workingset_kernels import CHUNK_FLOATS
-    pattern = (np.arange(CHUNK_FLOATS) % A_PERIOD).astype(np.float32)
-    chunk_term = (np.arange(n_chunks) % B_PERIOD).astype(np.float32)
-    return (chunk_term[:, None] + pattern[None, :]).ravel()
-
-
-def passes_for(bytes_per_launch: float, grid: int, n_chunks: int) -> int:
-    """Chunks each of ``grid`` blocks reads in one launch: enough for ``bytes_per_launch`` in
-    all, and enough for every block to cover its chunks of an ``n_chunks`` working set."""
-    from .workingset_kernels import CHUNK_BYTES
-    return max(int(math.ceil(bytes_per_launch / (grid * CHUNK_BYTES))), int(math.ceil(n_chunks / grid)))
-
-
-def block_chunks(n_chunks: int, grid: int, pattern: str = "spread"):
-    """For each block: its first chunk and how many chunks it cycles over (numpy arrays)."""
-    import numpy as np
-    b = np.arange(grid, dtype=np.int64)
-    first = (b * n_chunks) // grid
-    if pattern != "slices":  # 'spread', and the shared tiles, walk the whole set
-        return first, np.full(grid, n_chunks, dtype=np.int64), np.zeros(grid, dtype=np.int64)
-    last = np.maximum(((b + 1) * n_chunks) // grid, first + 1)
-    return first, last - first, first
-
-
-def expected_gpu_sums(n_chunks: int, n_pass: int, grid: int, pattern: str = "spread"):
-    """Each thread's four sums, shape (grid * BLOCK, 4), for a launch of ``grid`` blocks.
-
-    Thread t of block b reads, n_pass times, the chunk after the one before it within the
-    block's cycle (the whole set for 'spread', its slice for 'slices'), at vectors
-    t + u * BLOCK.  The pattern term is the same every chunk (n_pass times the sum over u); the
-    chunk term adds UNROLL * (chunk index % 3) per chunk visited.
-    """
-    import numpy as np
-    from .workingset_kernels import BLOCK, CHUNK_FLOATS, UNROLL
-    pattern_term = (np.arange(CHUNK_FLOATS) % A_PERIOD).astype(np.float64).reshape(UNROLL, BLOCK, 4)
-    per_thread = n_pass * pattern_term.sum(axis=0)  # (BLOCK, 4)
-    terms = (np.arange(n_chunks) % B_PERIOD).astype(np.float64)
-    cumulative = np.concatenate([[0.0], np.cumsum(terms)])
-
-    def chunk_sum(lo, hi):  # sum of terms[lo:hi] for lo <= hi <= n_chunks, elementwise
-        return cumulative[hi] - cumulative[lo]
-
-    first, length, origin = block_chunks(n_chunks, grid, pattern)
-    full, rest = np.divmod(np.int64(n_pass), length)
-    cycle = chunk_sum(origin, origin + length)
-    # the partial cycle: rest chunks from ``first``, wrapping back to ``origin``
-    head = np.minimum(rest, origin + length - first)
-    per_block = full * cycle + chunk_sum(first, first + head) + chunk_sum(origin, origin + rest - head)
-    sums = per_thread[None, :, :] + UNROLL * per_block[:, None, None]
-    return sums.reshape(grid * BLOCK, 4)
 
 
 #: The GPU sweep's series: (access, pattern, largest working set).  The L1 needs every SM to
@@ -150,25 +87,11 @@ def _gpu():
     return gpu, facts
 
 
-def _gpu_point(gpu, kernel, data, n_chunks, n_pass, grid, access, repeats, pattern="spread"):
-    import numpy as np
-    from .measure.engine import Measurement, VerificationError
-    from .measure.accounting import chunk_read_work
-    from .workingset_kernels import BLOCK, CHUNK_BYTES
-    out = gpu.empty(4 * grid * BLOCK, "fp32")
-    args = (data, out, np.int32(n_chunks), np.int32(n_pass))
-    launch = lambda: kernel[grid, BLOCK](*args)  # noqa: E731
-    gpu.poison(out)
-    first = gpu._first_call(launch)
-    got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
-    want = expected_gpu_sums(n_chunks, n_pass, grid, pattern)
-    bad = int(np.count_nonzero(got != want))
-    if bad:
-        raise VerificationError(f"verification: working set {n_chunks * CHUNK_BYTES} B ({access} {pattern}): "
-                                f"{bad} of {got.size} sums wrong")
-    timing = gpu.time(launch, repeats)
-    return Measurement("workingset", "memory", chunk_read_work(grid, n_pass, CHUNK_BYTES), timing, True, first,
-                       f"ws_read {access}", {"n_chunks": n_chunks, "n_pass": n_pass, "grid": grid})
+def _gpu_point(gpu, source, data, n_chunks, n_pass, grid, access, repeats, pattern="spread"):
+    """One working set, by the verified-run protocol (sums checked bit for bit)."""
+    from .measure.protocol import measure_run
+    run = gpu.workingset_run(source, data, n_chunks, n_pass, grid, pattern, access)
+    return measure_run(gpu, "workingset", "memory", run, repeats)
 
 
 def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYTES_PER_LAUNCH,
@@ -181,8 +104,8 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
     tiles of 16, 32 and 48 KiB in shared memory.  Returns a validated ``rooflinelib-workingset``
     result.
     """
-    from .measure.provenance import ClockSampler, finish, gpu_snapshot, now_iso
-    from .workingset_kernels import (BLOCK, CHUNK_BYTES, PATTERNS, SHARED_TILE_CHUNKS, read_kernel,
+    from .measure.provenance import ClockSampler
+    from .measure.workingset_kernels import (BLOCK, CHUNK_BYTES, PATTERNS, SHARED_TILE_CHUNKS, read_kernel,
                                      shared_read_kernel)
     plan = []
     for entry in series:
@@ -195,9 +118,8 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
         top = max([e[2] for e in plan if e[2]] or [GPU_MAX_BYTES])
         sizes = working_set_sizes(GPU_MIN_BYTES, top, PER_OCTAVE, CHUNK_BYTES)
     chunks = sorted({max(1, int(s) // CHUNK_BYTES) for s in sizes})
-    started = now_iso()
-    gpu.warm_up()
-    before = gpu_snapshot()
+    session = gpu.start()
+    started = session["started"]
     host = gpu_data(max(chunks + list(SHARED_TILE_CHUNKS)))
     data = gpu.upload(host)
     # One wave: every block resident at once (see NumbaGpu.resident_blocks_per_sm), so that
@@ -210,16 +132,16 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
             per_sm = reported.get("shared", 0)
             points = []
             for tile in SHARED_TILE_CHUNKS:
-                kernel = shared_read_kernel(tile).compile()
+                kernel = shared_read_kernel(tile)
                 # As many blocks as are resident, and no more than the tiles fit (1 KiB of each
                 # block's shared memory is reserved by the system).
                 fit = per_sm // (tile * CHUNK_BYTES + KIB) if per_sm else 1
-                resident = min(gpu.resident_blocks_per_sm(kernel, BLOCK), max(1, fit))
+                resident = min(gpu.resident_blocks_per_sm(kernel.compile(), BLOCK), max(1, fit))
                 blocks_per_sm[f"shared {tile}"] = resident
                 points.append((tile, kernel, gpu.sm_count * resident))
         else:
-            kernel = read_kernel(access, pattern).compile()
-            resident = gpu.resident_blocks_per_sm(kernel, BLOCK)
+            kernel = read_kernel(access, pattern)
+            resident = gpu.resident_blocks_per_sm(kernel.compile(), BLOCK)
             blocks_per_sm[f"{access} {pattern}"] = resident
             points = [(n, kernel, gpu.sm_count * resident) for n in chunks
                       if largest is None or n * CHUNK_BYTES <= largest]
@@ -238,9 +160,8 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
                            "sm_clock_mhz": clocks.median_mhz,
                            "grid": {str(n): g for n, _, g in points} if access == "shared" else
                            gpu.sm_count * resident})
-    after = gpu_snapshot()
     del data
-    device = finish(gpu.provenance(), before, after, "numba", started)
+    device = gpu.finish(session)
     device["reported_cache_bytes"] = reported
     result = {"format": FORMAT, "version": VERSION, "kind": "workingset",
               "backend": "numba", "scope": "gpu", "created": started, "device": device,
@@ -295,7 +216,7 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
     Returns a validated ``rooflinelib-workingset`` result (scope 'cpu')."""
     import numba
     import numpy as np
-    from .measure.engine import VerificationError
+    from .measure.errors import VerificationError
     from .measure.provenance import cpu_provenance, library_versions, now_iso
     from .measure.timing import time_on_host
     if sizes is None:
@@ -358,7 +279,7 @@ def run_workingset(backend: str = "auto", progress=None, **options) -> dict:
     if backend not in ("auto", "numba", "cpu"):
         raise ValueError(f"backend: must be auto, numba or cpu, got {backend!r}")
     if backend == "auto":
-        from .measure.backends import gpu_available
+        from .measure.backend import gpu_available
         backend = "numba" if gpu_available() else "cpu"
         if progress and backend == "cpu":
             progress("No CUDA GPU: sweeping this machine's CPU caches instead.")

@@ -1,8 +1,10 @@
-"""The Numba GPU engine's host side (launch shapes, poisoning, checks, result assembly) run
-end to end in the CUDA simulator on a pretend 1-SM GPU.  The simulator gives no timing, so a
-fixed fake timing stands in for the device events; only the plumbing is under test here.
+"""The Numba GPU backend's host side (launch shapes, poisoning, checks, result assembly) run
+end to end in the CUDA simulator on a pretend 1-SM GPU, through the registry and the
+verified-run protocol as Lab 1 and Lab 2 use them.  The simulator gives no timing, so a fixed
+fake timing stands in for the device events; only the plumbing is under test here.
 Prints one JSON line: the ceilings and sweep results.  Run by tests/test_measure_sim.py.
 """
+import contextlib
 import json
 import os
 
@@ -10,12 +12,26 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 import numpy as np  # noqa: E402
 
-from rooflinelib.measure import engine  # noqa: E402
+from rooflinelib.measure import engine, registry  # noqa: E402
+from rooflinelib.measure.accounting import CHUNK_BYTES  # noqa: E402
+from rooflinelib.measure.sweep import sweep_point  # noqa: E402
 from rooflinelib.measure.timing import Timing  # noqa: E402
 
 engine.COPY_CONFIGS = ((1, 32), (2, 32))
 engine.FP32_CONFIGS = ((4, 2),)
+engine.FP32_ITER = engine.FP64_ITER = 2
+engine.FP64_CONFIGS = ((4, 2),)
 engine.BLOCK = 32
+
+
+class _NoClock:
+    median_mhz = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 class TinyGpu(engine.NumbaGpu):
@@ -25,6 +41,7 @@ class TinyGpu(engine.NumbaGpu):
         self.cuda, self.kn = cuda, kernels_numba
         self.sm_count, self.max_threads_per_sm, self.cc = 1, 64, (9, 0)
         self.device_name = "simulated GPU"
+        self.l2_bytes = None
 
     def device_facts(self):
         return {"name": self.device_name, "kind": "gpu", "sm_count": 1,
@@ -37,34 +54,30 @@ class TinyGpu(engine.NumbaGpu):
         launch()
         return Timing((1e-3, 1e-3, 1.1e-3))
 
-    def shared(self, progress=None, unroll=4, n_pass=2):
-        return super().shared(progress, unroll=unroll, n_pass=n_pass)
+    def clock_sampler(self):
+        return contextlib.nullcontext(_NoClock())
 
-    def l2(self, progress=None):  # two working sets: 2 and 3 chunks, a few passes each
-        from rooflinelib.workingset_kernels import CHUNK_BYTES
-        return super().l2(progress, working_sets=(2 * CHUNK_BYTES, 3 * CHUNK_BYTES),
-                          bytes_per_launch=2 * CHUNK_BYTES)
+    def shared_runs(self, unroll=4, n_pass=2):
+        return super().shared_runs(unroll=unroll, n_pass=n_pass)
 
-    def sfu(self, progress=None, chains=4, unroll=2, n_iter=2):
-        return super().sfu(progress, chains=chains, unroll=unroll, n_iter=n_iter)
+    def l2_runs(self, working_sets=None):  # two working sets of 1 and 2 groups of 2 chunks
+        return super().l2_runs(working_sets=(2 * CHUNK_BYTES, 4 * CHUNK_BYTES), iters=2,
+                               bytes_per_launch=8 * CHUNK_BYTES)
+
+    def sfu_runs(self, chains=4, unroll=2, n_iter=2):
+        return super().sfu_runs(chains=chains, unroll=unroll, n_iter=n_iter)
 
 
 gpu = TinyGpu()
-gpu.kn.SHARED_FLOATS = gpu.kn.SHARED_FLOATS  # kept: 4096 floats, 1024 vectors
 lines = []
-m = {
-    "dram": gpu.dram(1024 * 16 * 2, lines.append),
-    "fp32": gpu.fma_peak("fp32", engine.FP32_CONFIGS, 2, lines.append),
-    "fp64": gpu.fma_peak("fp64", ((4, 2),), 2, lines.append),
-    "l2": gpu.l2(lines.append),
-    "shared": gpu.shared(lines.append),
-    "sfu": gpu.sfu(lines.append),
-}
-n, x, y = gpu.sweep_buffers(64 * 16)
-rows = [gpu.sweep_point(k, n, x, y, vectors_per_thread=v).ceiling_row()
+options = registry.Options(1024 * 16 * 2, progress=lines.append)
+m = {name: registry.get(name).measure(gpu, options)
+     for name in ("dram", "fp32", "fp64", "l2", "shared", "sfu")}
+buffers = gpu.sweep_buffers(64 * 16)
+rows = [sweep_point(gpu, k, buffers, vectors_per_thread=v).ceiling_row()
         for k in (0, 1, 70) for v in (1, 4)]
 # the default: every configuration of engine.SWEEP_VECTOR_CONFIGS at each K, the fastest kept
-chosen = {k: gpu.sweep_point(k, n, x, y).detail() for k in (0, 70)}
+chosen = {k: sweep_point(gpu, k, buffers).detail() for k in (0, 70)}
 print(json.dumps({"ceilings": {k: v.ceiling_row() for k, v in m.items()},
                   "details": {k: v.detail() for k, v in m.items()},
                   "sweep": rows, "sweep_chosen": chosen, "progress": lines}))

@@ -17,8 +17,7 @@ from rooflinelib.measure import accounting as acc  # noqa: E402
 from rooflinelib.measure import checks  # noqa: E402
 from rooflinelib.measure import engine  # noqa: E402
 from rooflinelib.measure import kernels_numba as kn  # noqa: E402
-from rooflinelib import workingset as ws  # noqa: E402
-from rooflinelib import workingset_kernels as wk  # noqa: E402
+from rooflinelib.measure import workingset_kernels as wk  # noqa: E402
 
 COUNTS = {"fma": 0, "exp2": 0, "load16": 0, "store16": 0}
 
@@ -38,7 +37,8 @@ FakeCUDAModule.fma = counting("fma", FakeCUDAModule.fma)
 math.exp2 = counting("exp2", math.exp2)
 kn.load4 = counting("load16", kn.load4)
 kn.store4 = counting("store16", kn.store4)
-# The L2 ceiling's kernel (the working-set sweep's) captures its loader when first built.
+kn.load4_cg = counting("load16", kn.load4_cg)
+# The working-set kernels capture their loader when first built.
 wk.load4_cg = counting("load16", wk.load4_cg)
 wk.store4 = counting("store16", wk.store4)
 
@@ -104,18 +104,16 @@ def sweep_pipelined(k):
 
 
 def l2():
-    """The L2 ceiling's kernel as the engine launches it (ld.global.cg, engine.L2_PATTERN):
-    5 chunks over 2 blocks, so that one block's slice wraps round."""
-    n_chunks, n_pass, grid = 5, 4, 2
-    data = ws.gpu_data(n_chunks + 1)  # one chunk more than read: an overrun is caught
-    out = np.full(4 * grid * wk.BLOCK, np.nan, np.float32)
-    kernel = wk.read_kernel("global-cg", engine.L2_PATTERN).compile()
-    kernel[grid, wk.BLOCK](data, out, np.int32(n_chunks), np.int32(n_pass))
-    want = ws.expected_gpu_sums(n_chunks, n_pass, grid, engine.L2_PATTERN)
-    work = acc.chunk_read_work(grid, n_pass, wk.CHUNK_BYTES)
-    return {"ok": bool(np.array_equal(out.reshape(grid * wk.BLOCK, 4).astype(np.float64), want)),
-            "n_bytes": work.n_bytes, "counted_bytes": 16 * COUNTS["load16"],
-            "stores": COUNTS["store16"]}
+    """The L2 ceiling's kernel as the engine launches it (ld.global.cg, short blocks): 2 groups
+    of 3 chunks, 4 blocks, so that two blocks read each group."""
+    groups, iters, grid = 2, 3, 4
+    data = checks.gpu_data(groups * iters + 1)  # one chunk more than read: an overrun is caught
+    out = np.full(4 * grid, np.nan, np.float32)
+    kn.l2_slab_kernel().compile()[grid, acc.WS_BLOCK](data, out, np.int32(groups), np.int32(iters))
+    want = checks.l2_slab_expected(groups, iters, grid)
+    return {"ok": bool(np.array_equal(out.reshape(grid, 4).astype(np.float64), want)),
+            "n_bytes": float(grid * iters * acc.CHUNK_BYTES), "counted_bytes": 16 * COUNTS["load16"],
+            "stores": COUNTS["store16"], "grid": grid}
 
 
 def shared():
@@ -167,7 +165,7 @@ if __name__ == "__main__":
         run(f"sweep k={k}", lambda k=k: sweep(k))
     for k in (0, 1, 70):
         run(f"sweep_pipelined k={k}", lambda k=k: sweep_pipelined(k))
-    run("l2 ws_read global-cg", l2)
+    run("l2_slab", l2)
     run("shared_read", shared)
     run("sfu", sfu)
     run("fill", fill)

@@ -13,7 +13,7 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 import numpy as np  # noqa: E402
 
 from rooflinelib import workingset as ws  # noqa: E402
-from rooflinelib import workingset_kernels as wk  # noqa: E402
+from rooflinelib.measure import workingset_kernels as wk  # noqa: E402
 from rooflinelib.measure.accounting import chunk_read_work  # noqa: E402
 
 LOADS = {"n": 0}

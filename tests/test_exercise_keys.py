@@ -354,20 +354,47 @@ def test_kernel_runs_must_be_verified():
 def test_the_cpu_reduction_is_exact_and_a_wrong_sum_is_an_error():
     np = pytest.importorskip("numpy")
     pytest.importorskip("numba")
-    from rooflinelib.measure.checks import fill_values
-    x = fill_values(np.arange(100_003)).astype(np.float32)
-    got = ex03._cpu_sum()(x)
-    assert got == ex03._expected_sum(x.size)
-    ex03._verify_sum(got, x.size, "here")
+    from rooflinelib.measure.checks import fill_sum
+    from rooflinelib.measure.cpu import CpuBackend
+    from rooflinelib.measure.protocol import SweepBuffers
+    b = CpuBackend()
+    buffers = b.sweep_buffers(4 * 100_000)
+    run = b.reduction_run(buffers)
+    run.launch()
+    assert run.check() is None
+    assert float(np.sum(buffers.x, dtype=np.float64)) == fill_sum(4 * buffers.n_vec)
+    wrong = SweepBuffers(buffers.n_vec, buffers.x.copy(), buffers.y)
+    wrong.x[7] += 0.25
+    bad = b.reduction_run(wrong)
+    bad.launch()
+    assert "expected" in bad.check()
     with pytest.raises(ex03.KernelError, match="no time reported"):
-        ex03._verify_sum(got + 0.25, x.size, "here")
+        ex03.run_kernels(_WrongSums(b))
+
+
+class _WrongSums:
+    """A CPU backend whose reduction adds a quarter too much: the exercise must refuse it."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def sweep_buffers(self, size_bytes):
+        return self._inner.sweep_buffers(4 * 4096 * 8)
+
+    def reduction_run(self, buffers):
+        run = self._inner.reduction_run(buffers)
+        run.check = lambda: "sum off by 0.25 from the exact sum"
+        return run
 
 
 def test_the_gpu_reduction_compiles_to_vector_loads_and_one_atomic_per_block():
-    cuda = pytest.importorskip("numba.cuda")
-    from rooflinelib.exercises import ex03_kernels
+    pytest.importorskip("numba.cuda")
+    from rooflinelib.measure import kernels_numba as kn
     try:
-        ptx, _ = cuda.compile_ptx(ex03_kernels.gpu_sum, ex03_kernels.SIGNATURE.args, cc=(9, 0))
+        ptx = kn.reduction_kernel().ptx()
     except Exception as exc:  # no NVVM here (numba-cuda without its toolkit wheels)
         pytest.skip(f"cannot compile PTX here: {exc}")
     assert "ld.global.v4.f32" in ptx  # 16-byte loads
@@ -382,13 +409,13 @@ def test_the_gpu_reduction_sums_exactly_in_the_simulator():
     pytest.importorskip("numba.cuda")
     code = ("import numpy as np\n"
             "from numba import cuda\n"
-            "from rooflinelib.exercises import ex03_kernels as k, ex03_place_kernel as ex\n"
-            "from rooflinelib.measure.checks import fill_values\n"
-            "n = 4 * k.BLOCK * 3 + 8\n"
+            "from rooflinelib.measure import kernels_numba as kn\n"
+            "from rooflinelib.measure.checks import fill_sum, fill_values\n"
+            "n = 4 * 256 * 3 + 8\n"
             "x = fill_values(np.arange(n)).astype(np.float32)\n"
             "out = np.zeros(1)\n"
-            "cuda.jit(k.gpu_sum)[2, k.BLOCK](x, out)\n"
-            "print(out[0] == ex._expected_sum(n))\n")
+            "kn.reduction_kernel().compile()[2, 256](x, out)\n"
+            "print(out[0] == fill_sum(n))\n")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)
@@ -397,10 +424,10 @@ def test_the_gpu_reduction_sums_exactly_in_the_simulator():
 
 def test_kernel_sources_are_shown_without_importing_numba_cuda():
     text = ex03.kernel_sources()
-    for name in ("def _cpu_sum", "def gpu_sum", "def _sweep", "def sweep_pipelined_kernel"):
+    for name in ("def cpu_sum", "def gpu_sum", "def _sweep", "def sweep_pipelined_kernel"):
         assert name in text
     recorded = ex03.kernel_sources(RECORDED)
-    assert "def gpu_sum" in recorded and "def _cpu_sum" not in recorded
+    assert "def gpu_sum" in recorded and "def cpu_sum" not in recorded
 
 
 def test_model_verdict_uses_the_loaded_numbers():

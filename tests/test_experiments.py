@@ -133,14 +133,14 @@ def test_recorded_mode_loads_shipped_runs(monkeypatch, tmp_path):
 
 
 def test_cpu_mode_measures_live():
-    outcome = experiments.experiment_for(RunMode("cpu", "numba-cpu", "CPU"), "transpose",
+    outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), "transpose",
                                          cpu={"n": 128, "repeats": 2})
     assert outcome.origin == "live" and "a CPU, not a GPU" in outcome.message
 
 
 def test_gpu_only_experiment_on_a_cpu_falls_back(monkeypatch, tmp_path):
     monkeypatch.setattr(record, "DATA_DIR", tmp_path)
-    outcome = experiments.experiment_for(RunMode("cpu", "numba-cpu", "CPU"), "traps")
+    outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), "traps")
     assert outcome.origin == "none" and "not available on the cpu backend" in outcome.message
 
 

@@ -352,7 +352,7 @@ def test_working_set_sizes_are_whole_chunks_per_octave():
 def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid):
     np = pytest.importorskip("numpy")
     from rooflinelib import workingset as ws
-    from rooflinelib.workingset_kernels import BLOCK, CHUNK_VECTORS, UNROLL
+    from rooflinelib.measure.workingset_kernels import BLOCK, CHUNK_VECTORS, UNROLL
     data = ws.gpu_data(n_chunks).astype(np.float64).reshape(-1, 4)
     want = np.zeros((grid * BLOCK, 4))
     for b in range(grid):
@@ -412,7 +412,7 @@ def ptx():
     pytest.importorskip("numba_cuda")
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         pytest.skip("PTX needs the real compiler, not the simulator")
-    from rooflinelib import workingset_kernels as wk
+    from rooflinelib.measure import workingset_kernels as wk
     return {src.name: src.ptx(cc=(9, 0)) for src in wk.ptx_targets()}
 
 

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.gpu
 
 
 def _backend(name):
-    from rooflinelib.measure.backends import open_backend
-    from rooflinelib.measure.engine import BackendUnavailable
+    from rooflinelib.measure.backend import open_backend
+    from rooflinelib.measure.errors import BackendUnavailable
     try:
         return open_backend(name)
     except BackendUnavailable as exc:

@@ -133,18 +133,27 @@ def test_pipelined_sweep_has_k_fmas_per_element(ptx_of, k):
 
 
 def test_l2_ceiling_kernel_reads_16_bytes_through_the_l2_only(ptx_of):
-    """The engine's L2 ceiling launches the working-set sweep's kernel with ``.cg`` loads (the
-    L1 never answers) and each block on its own slice."""
-    from rooflinelib import workingset_kernels as wk
-    from rooflinelib.measure import engine
-    ptx = ptx_of(wk.read_kernel("global-cg", engine.L2_PATTERN))
+    """The engine's L2 ceiling reads with ``.cg`` loads (the L1 never answers), whole chunks per
+    trip of its loop, and stores one float4 per block after a reduction in shared memory."""
+    from rooflinelib.measure import accounting as acc
+    ptx = ptx_of(kn.l2_slab_kernel())
     loads = count(ptx, "ld.global.cg.v4.f32")
-    assert loads >= wk.UNROLL and loads % wk.UNROLL == 0  # whole chunks (NVVM may unroll the loop)
+    assert loads >= acc.WS_UNROLL and loads % acc.WS_UNROLL == 0
     assert count(ptx, "ld.global.f32") == count(ptx, "ld.global.v4.f32") == 0  # no L1-cached load
     assert ".f64" not in ptx
     bodies = [b for b in loops(ptx) if any(op == "ld.global.cg.v4.f32" for op, _ in b)]
-    assert bodies and all(sum(1 for op, _ in b if op == "ld.global.cg.v4.f32") % wk.UNROLL == 0
+    assert bodies and all(sum(1 for op, _ in b if op == "ld.global.cg.v4.f32") % acc.WS_UNROLL == 0
                           for b in bodies)
+    assert count(ptx, "st.global.v4.f32") == 1
+    assert count(ptx, "bar.sync") >= 1
+
+
+def test_working_set_read_kernel_reads_16_bytes_through_the_l2_only(ptx_of):
+    from rooflinelib.measure import workingset_kernels as wk
+    ptx = ptx_of(wk.read_kernel("global-cg", "slices"))
+    loads = count(ptx, "ld.global.cg.v4.f32")
+    assert loads >= wk.UNROLL and loads % wk.UNROLL == 0  # whole chunks (NVVM may unroll the loop)
+    assert count(ptx, "ld.global.f32") == count(ptx, "ld.global.v4.f32") == 0
 
 
 def test_shared_read_uses_16_byte_shared_loads(ptx_of):

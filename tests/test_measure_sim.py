@@ -34,7 +34,7 @@ def records():
 EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
             "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
             "sweep_pipelined k=0", "sweep_pipelined k=1", "sweep_pipelined k=70",
-            "l2 ws_read global-cg", "shared_read", "sfu", "fill",
+            "l2_slab", "shared_read", "sfu", "fill",
             "count_mismatches"]
 
 
@@ -51,7 +51,7 @@ def test_kernel_result_is_exact(records, name):
 @pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "sweep k=0", "sweep k=1",
                                   "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
                                   "sweep_pipelined k=0", "sweep_pipelined k=1",
-                                  "sweep_pipelined k=70", "l2 ws_read global-cg",
+                                  "sweep_pipelined k=70", "l2_slab",
                                   "shared_read"])
 def test_bytes_counted_equal_bytes_accounted(records, name):
     rec = records[name]
@@ -107,14 +107,16 @@ def test_numba_engine_plumbing_in_the_simulator():
         assert all(t["verified"] and t["gbps"] > 0 for t in tried)
         assert [t["kernel"] for t in tried] == [f"sweep<{k}>", f"sweep_pipelined<{k}>"]
         assert d["config"]["vectors_per_thread"] in (1, 16) and d["config"]["k"] == int(k)
-    # the L2 ceiling: the working-set kernel, a slice per block, every working set tried,
-    # bytes from the accounting (each block reads `passes` whole 16 KiB chunks)
+    # the L2 ceiling: many short blocks, each reading `iters` whole 16 KiB chunks of its group,
+    # every working set tried, bytes from the accounting
     l2 = out["details"]["l2"]
-    assert l2["config"]["pattern"] == "slices" and "global-cg" in l2["kernel"]
-    assert sorted(c["working_set_bytes"] for c in l2["configs_tried"]) == [2 * 16384, 3 * 16384]
-    assert l2["n_bytes"] == l2["config"]["grid"] * l2["config"]["passes"] * 16384 > 0
-    assert l2["config"]["blocks_per_chunk"] == l2["config"]["grid"] / l2["config"]["n_chunks"]
+    assert "l2_slab" in l2["kernel"] and "ld.global.cg" in l2["kernel"]
+    assert sorted(c["working_set_bytes"] for c in l2["configs_tried"]) == [2 * 16384, 4 * 16384]
+    assert l2["n_bytes"] == l2["config"]["grid"] * l2["config"]["iters"] * 16384 > 0
+    assert l2["config"]["grid"] % l2["config"]["groups"] == 0
+    # the progress lines name every measured configuration
+    assert any("l2_slab" in line for line in out["progress"])
 
 
-def test_l2_kernel_stores_once_per_thread(records):
-    assert records["l2 ws_read global-cg"]["stores"] == 2 * 256
+def test_l2_kernel_stores_once_per_block(records):
+    assert records["l2_slab"]["stores"] == records["l2_slab"]["grid"]

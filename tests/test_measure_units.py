@@ -77,18 +77,24 @@ def test_chunk_read_work_counts_whole_chunks_per_block_and_pass():
     assert w.gbps(1e-3) == pytest.approx(1056 * 463 * 16384 / 1e-3 / 1e9)
 
 
-def test_l2_working_sets_give_every_block_its_own_chunks_inside_half_the_l2():
-    from rooflinelib.measure.engine import L2_DEFAULT_BYTES, l2_working_sets
-    chunk = 16384
-    h200 = l2_working_sets(60 * 2 ** 20, chunk, blocks=792)  # 60 MiB, 132 SMs x 6 blocks
-    assert h200 == (792 * chunk, 1188 * chunk, 1584 * chunk)
-    assert all(size // chunk >= 792 and size <= 30 * 2 ** 20 for size in h200)
-    # 1.5 and 2 chunks per block would pass half of a 40 MiB L2: one set remains
-    assert l2_working_sets(40 * 2 ** 20, chunk, blocks=1024) == (1024 * chunk,)
-    # a grid too large for its L2 to give each block a chunk: a quarter of the L2, shared
-    assert l2_working_sets(4 * 2 ** 20, chunk, blocks=1024) == (2 ** 20,)
-    assert l2_working_sets(None) == (L2_DEFAULT_BYTES,)
-    assert l2_working_sets(40 * 1024) == (chunk,)  # never less than one chunk
+def test_l2_working_sets_are_whole_groups_between_a_quarter_and_two_fifths_of_the_l2():
+    from rooflinelib.measure.engine import L2_DEFAULT_BYTES, L2_ITERS, l2_working_sets
+    group = L2_ITERS * acc.CHUNK_BYTES  # 512 KiB: what one block reads
+    h200 = l2_working_sets(60 * 2 ** 20)
+    assert len(h200) == 3 and all(size % group == 0 for size in h200)
+    assert 60 * 2 ** 20 / 4 - group < h200[0] <= 60 * 2 ** 20 / 4
+    assert h200[-1] <= 0.4 * 60 * 2 ** 20
+    assert l2_working_sets(None) == (L2_DEFAULT_BYTES // group * group,)
+    assert l2_working_sets(64 * 1024) == (group,)  # never less than one group
+
+
+def test_l2_slab_expected_sums_match_a_direct_count():
+    import numpy as np
+    groups, iters, grid = 3, 4, 9
+    data = checks.gpu_data(groups * iters).astype(np.float64).reshape(groups * iters, -1, 4)
+    want = np.stack([sum(data[i * groups + b % groups].sum(axis=0) for i in range(iters))
+                     for b in range(grid)])
+    assert np.array_equal(checks.l2_slab_expected(groups, iters, grid), want)
 
 
 def test_fill_values_are_exact_and_never_zero():
@@ -177,7 +183,12 @@ class _FakeSweepGpu:
     time, and the 'kernel' copies x into y unless told to corrupt it."""
 
     def __new__(cls, seconds_by_vpt, corrupt_vpt=None):
+        import contextlib
+
         from rooflinelib.measure import engine
+
+        class _NoClock:
+            median_mhz = None
 
         class Fake(engine._GpuBase):
             name = "fake"
@@ -187,7 +198,7 @@ class _FakeSweepGpu:
                     y[:] = x
                     if vectors_per_thread == corrupt_vpt:
                         y[0] += 1.0
-                self._last = vectors_per_thread
+                    self._last = vectors_per_thread
                 return launch
 
             def synchronize(self):
@@ -199,6 +210,9 @@ class _FakeSweepGpu:
             def count_mismatches(self, a, b):
                 return sum(1 for p, q in zip(a, b) if p != q)
 
+            def clock_sampler(self):
+                return contextlib.nullcontext(_NoClock())
+
             def time(self, launch, repeats=None):
                 launch()
                 return Timing((seconds_by_vpt[self._last],) * 3)
@@ -206,13 +220,19 @@ class _FakeSweepGpu:
         return Fake()
 
 
+def _buffers(n_vec):
+    from rooflinelib.measure.protocol import SweepBuffers
+    return SweepBuffers(n_vec, [1.5] * (4 * n_vec), [0.0] * (4 * n_vec))
+
+
 def test_sweep_point_reports_the_fastest_variant_and_keeps_them_all():
     from rooflinelib.measure import engine
+    from rooflinelib.measure.sweep import sweep_point
     n_vec = engine.BLOCK * 16
-    x, y = [1.5] * (4 * n_vec), [0.0] * (4 * n_vec)
+    buffers = _buffers(n_vec)
     gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3})
     # K = 0 does no FLOPs: every variant's GFLOP/s is 0, so the shorter time must decide
-    m = gpu.sweep_point(0, n_vec, x, y)
+    m = sweep_point(gpu, 0, buffers)
     assert m.config["vectors_per_thread"] == 1 and m.timing.median_s == 1e-3
     tried = m.extra["configs_tried"]
     assert [t["vectors_per_thread"] for t in tried] == list(engine.SWEEP_VECTOR_CONFIGS)
@@ -221,72 +241,136 @@ def test_sweep_point_reports_the_fastest_variant_and_keeps_them_all():
                                           pytest.approx(32 * n_vec / 2e-3 / 1e9)]
     assert all(t["verified"] for t in tried)
     gpu = _FakeSweepGpu({1: 3e-3, 16: 2e-3})
-    m = gpu.sweep_point(64, n_vec, x, y)
+    m = sweep_point(gpu, 64, buffers)
     assert m.config["vectors_per_thread"] == 16 and m.kernel == "sweep_pipelined<64>"
     assert m.extra["configs_tried"][0]["gflops"] < m.value
     # one kernel only, when asked for
-    m = gpu.sweep_point(64, n_vec, x, y, vectors_per_thread=1)
+    m = sweep_point(gpu, 64, buffers, vectors_per_thread=1)
     assert m.config["vectors_per_thread"] == 1 and len(m.extra["configs_tried"]) == 1
 
 
 def test_sweep_point_fails_if_any_variant_fails_verification():
     from rooflinelib.measure import engine
-    n_vec = engine.BLOCK * 16
-    x, y = [1.5] * (4 * n_vec), [0.0] * (4 * n_vec)
+    from rooflinelib.measure.errors import VerificationError
+    from rooflinelib.measure.sweep import sweep_point
+    buffers = _buffers(engine.BLOCK * 16)
     gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3}, corrupt_vpt=16)  # the slower one is wrong
-    with pytest.raises(engine.VerificationError, match="k=8 x16: 1 of"):
-        gpu.sweep_point(8, n_vec, x, y)
+    with pytest.raises(VerificationError, match=r"sweep_pipelined<8>\): 1 of"):
+        sweep_point(gpu, 8, buffers)
     with pytest.raises(ValueError, match="vectors_per_thread"):
-        gpu.sweep_point(8, n_vec, x, y, vectors_per_thread=(0,))
+        sweep_point(gpu, 8, buffers, vectors_per_thread=(0,))
 
 
-class _FakeGpu:
-    """A backend that measures nothing: every ceiling 1 GB/s or GFLOP/s, with the L2's
-    blocks-per-chunk chosen by the test."""
+def test_the_protocol_poisons_times_the_first_call_apart_and_verifies_before_timing():
+    import contextlib
+
+    from rooflinelib.measure.errors import VerificationError
+    from rooflinelib.measure.protocol import Run, measure_run
+    calls = []
+
+    class _NoClock:
+        median_mhz = None
+
+    class Backend:
+        def first_call(self, launch):
+            calls.append("first")
+            launch()
+            return 0.5
+
+        def clock_sampler(self):
+            return contextlib.nullcontext(_NoClock())
+
+        def time(self, launch, repeats=None):
+            calls.append("timed")
+            return Timing((2e-3, 1e-3, 3e-3))
+
+        def theoretical(self, mhz):
+            return {}
+
+    out = []
+    run = Run(lambda: out.append(1), lambda: None if out == [1] else f"out is {out}",
+              acc.Work(0.0, 4e6), "fake", poison=lambda: (calls.append("poison"), out.clear()))
+    m = measure_run(Backend(), "dram", "memory", run)
+    assert calls == ["poison", "first", "timed"]
+    assert m.first_call_s == 0.5 and m.seconds == 2e-3 and m.gbps == pytest.approx(2.0)
+    calls.clear()
+    wrong = Run(lambda: out.append(2), lambda: "2 of 2 floats differ", acc.Work(0.0, 1.0), "bad")
+    with pytest.raises(VerificationError, match="verification: dram \\(bad\\): 2 of 2"):
+        measure_run(Backend(), "dram", "memory", wrong)
+    assert "timed" not in calls  # a wrong kernel is never timed
+
+
+def test_a_best_rule_timing_reports_the_fastest_repeat():
+    t = Timing((3.0, 1.0, 2.0), "best")
+    assert t.seconds == 1.0 and t.median_s == 2.0 and t.as_dict()["rule"] == "best"
+    assert Timing((3.0, 1.0, 2.0)).seconds == 2.0
+    with pytest.raises(ValueError, match="rule"):
+        Timing((1.0,), "mean")
+
+
+class _FakeBackend:
+    """A backend that measures nothing: every kernel a verified run of 1 GB or 1 GFLOP in 1 s."""
     name = "numba"
+    scope = "gpu"
     repeats = 3
+    device_name = "fake GPU"
+    default_buffer_bytes = 2 ** 20
 
-    def __init__(self, blocks_per_chunk):
-        self.blocks_per_chunk = blocks_per_chunk
-
-    def _m(self, name, kind, config=None):
-        from rooflinelib.measure import accounting as acc
-        from rooflinelib.measure.engine import Measurement
-        from rooflinelib.measure.timing import Timing
+    def _runs(self, kind, note=None):
+        from rooflinelib.measure.protocol import Run
         work = acc.Work(0.0 if kind == "memory" else 1e9, 1e9 if kind == "memory" else 0.0)
-        return Measurement(name, kind, work, Timing((1.0, 1.0, 1.0)), True, 0.0, "fake", config or {})
+        return [Run(lambda: None, lambda: None, work, "fake", extra={"note": note} if note else {})]
 
-    def warm_up(self):
+    def start(self):
+        return {"started": "2026-12-01T00:00:00+00:00"}
+
+    def finish(self, session):
+        return {"name": "fake GPU", "kind": "gpu", "backend": "numba", "started": session["started"]}
+
+    def result_notes(self, device):
+        return []
+
+    def first_call(self, launch):
+        launch()
+        return 0.0
+
+    def time(self, launch, repeats=None):
+        return Timing((1.0, 1.0, 1.0))
+
+    def clock_sampler(self):
+        import contextlib
+
+        class _NoClock:
+            median_mhz = None
+        return contextlib.nullcontext(_NoClock())
+
+    def theoretical(self, mhz):
+        return {}
+
+    def release(self):
         pass
 
-    def provenance(self):
-        return {"name": "fake GPU", "kind": "gpu", "backend": "numba"}
+    def copy_runs(self, size_bytes):
+        return self._runs("memory")
 
-    def dram(self, size_bytes, progress=None):
-        return self._m("dram", "memory")
+    def fma_runs(self, dtype):
+        return self._runs("compute")
 
-    def fma_peak(self, name, *args, **kwargs):
-        return self._m(name, "compute")
+    def l2_runs(self):
+        return self._runs("memory", note="read with shared chunks")
 
-    def l2(self, progress=None):
-        return self._m("l2", "memory", {"blocks_per_chunk": self.blocks_per_chunk})
+    def shared_runs(self):
+        return self._runs("memory")
 
-    def shared(self, progress=None):
-        return self._m("shared", "memory")
-
-    def sfu(self, progress=None):
-        return self._m("sfu", "compute")
+    def sfu_runs(self):
+        return self._runs("compute")
 
 
-@pytest.mark.parametrize("blocks_per_chunk,noted", [(0.5, False), (1.0, False), (2.5, True)])
-def test_lab1_notes_an_l2_read_with_shared_chunks(monkeypatch, blocks_per_chunk, noted):
-    from rooflinelib.measure import provenance
+def test_lab1_measures_the_registry_plan_and_keeps_a_runs_note():
     from rooflinelib.measure.ceilings import measure_ceilings
-    monkeypatch.setattr(provenance, "_nvml", lambda: None)
-    monkeypatch.setattr(provenance.shutil, "which", lambda name: None)
-    result = measure_ceilings(_FakeGpu(blocks_per_chunk), matrix=False)
+    result = measure_ceilings(_FakeBackend(), matrix=False)
     assert [c["name"] for c in result["ceilings"]] == ["dram", "l2", "shared", "fp32", "fp64", "sfu"]
-    notes = [n for n in result["notes"] if n.startswith("l2:")]
-    assert bool(notes) is noted
-    if noted:
-        assert "2.5 blocks per chunk" in notes[0] and "\n" not in notes[0]
+    assert result["notes"] == ["l2: read with shared chunks"]
+    assert all(d["rule"] == "median" for d in result["details"])
+
+

@@ -5,7 +5,9 @@ import sys
 import pytest
 
 from rooflinelib import modes
-from rooflinelib.modes import Probe, RunMode, detect_mode
+from rooflinelib.measure import backend as backends
+from rooflinelib.measure.backend import Probe
+from rooflinelib.modes import RunMode, detect_mode
 
 
 def ok(backend, detail):
@@ -20,32 +22,32 @@ def broken():
     raise RuntimeError("driver exploded\nwith a second line")
 
 
-GPU = (ok("numba-cuda", "NVIDIA H200 (compute capability 9.0)"),)
-NO_GPU = (unusable("numba-cuda", "no CUDA driver or device is visible"),
+GPU = (ok("numba", "NVIDIA H200 (compute capability 9.0)"),)
+NO_GPU = (unusable("numba", "no CUDA driver or device is visible"),
           unusable("cupy", "CuPy is not installed"))
-CPU = (ok("numba-cpu", "CPU: test CPU, 2 logical cores"),)
-NO_CPU = (unusable("numba-cpu", "numba is not installed"),)
+CPU = (ok("cpu", "CPU: test CPU, 2 logical cores"),)
+NO_CPU = (unusable("cpu", "numba is not installed"),)
 
 
 def test_gpu_machine_runs_live_gpu():
     mode = detect_mode("auto", GPU, CPU)
-    assert (mode.mode, mode.backend, mode.live) == ("gpu", "numba-cuda", True)
+    assert (mode.mode, mode.backend, mode.live) == ("gpu", "numba", True)
     assert "NVIDIA H200" in mode.describe() and "live GPU" in mode.describe()
 
 
 def test_cupy_serves_when_numba_cuda_cannot():
-    probes = (unusable("numba-cuda", "numba is not installed"), ok("cupy", "NVIDIA H200"))
+    probes = (unusable("numba", "numba is not installed"), ok("cupy", "NVIDIA H200"))
     mode = detect_mode("auto", probes, CPU)
     assert (mode.mode, mode.backend) == ("gpu", "cupy")
-    assert mode.fallbacks == ("numba-cuda: numba is not installed",)
+    assert mode.fallbacks == ("numba: numba is not installed",)
 
 
 def test_no_gpu_falls_back_to_cpu_and_says_why():
     mode = detect_mode("auto", NO_GPU, CPU)
-    assert (mode.mode, mode.backend) == ("cpu", "numba-cpu")
+    assert (mode.mode, mode.backend) == ("cpu", "cpu")
     text = mode.describe()
     assert "live CPU" in text
-    assert "Not used: numba-cuda: no CUDA driver or device is visible" in text
+    assert "Not used: numba: no CUDA driver or device is visible" in text
     assert "Not used: cupy: CuPy is not installed" in text
 
 
@@ -101,7 +103,7 @@ def test_bad_argument_is_a_one_line_error():
 
 def test_simulator_is_never_taken_for_a_gpu(monkeypatch):
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
-    probe = modes.probe_numba_cuda()
+    probe = backends.probe_numba()
     assert not probe.ok and "simulator" in probe.detail
 
 
@@ -114,9 +116,9 @@ def test_numpy_that_breaks_numba_cuda_is_refused(monkeypatch):
     import numba
     monkeypatch.setattr(numba, "cuda", FakeCuda, raising=False)
     monkeypatch.setitem(sys.modules, "numba.cuda", FakeCuda)
-    monkeypatch.setattr(modes, "_numpy_version", lambda: (2, 5))
+    monkeypatch.setattr(backends, "_numpy_version", lambda: (2, 5))
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
-    probe = modes.probe_numba_cuda()
+    probe = backends.probe_numba()
     assert not probe.ok and "numpy<2.5" in probe.detail
 
 
@@ -132,7 +134,7 @@ def test_missing_cupy_is_named(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "cupy" else real(name, *a))
-    probe = modes.probe_cupy()
+    probe = backends.probe_cupy()
     assert not probe.ok and probe.detail == "CuPy is not installed"
 
 
@@ -246,7 +248,7 @@ def test_live_mode_measures_and_a_failed_run_falls_back(monkeypatch, no_recorded
         raise RuntimeError("verification failed: 3 of 1024 elements differ")
 
     monkeypatch.setattr(measure, "measure_ceilings", fails)
-    mode = RunMode("gpu", "numba-cuda", "NVIDIA H200")
+    mode = RunMode("gpu", "numba", "NVIDIA H200")
     loaded = modes.ceilings_for(mode)
     assert loaded.origin == "datasheet"
     assert loaded.message.startswith("the live ceilings run on NVIDIA H200 failed (RuntimeError: verification failed")

@@ -11,7 +11,7 @@ import math, os, sys
 sys.path.insert(0, os.getcwd())
 import numpy as np
 from rooflinelib import workingset as ws
-from rooflinelib.workingset_kernels import read_kernel, BLOCK, CHUNK_BYTES
+from rooflinelib.measure.workingset_kernels import read_kernel, BLOCK, CHUNK_BYTES
 gpu, _ = ws._gpu()
 MIB = 2 ** 20
 cases = [("global-cg", "spread", 16), ("global-cg", "spread", 31), ("global", "spread", 16), ("global", "spread", 31),

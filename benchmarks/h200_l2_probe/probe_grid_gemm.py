@@ -13,7 +13,7 @@ import numpy as np
 OUT = os.environ.get("OUT", ".")
 res = {}
 from rooflinelib import workingset as ws
-from rooflinelib.workingset_kernels import read_kernel, shared_read_kernel, BLOCK, CHUNK_BYTES, SHARED_TILE_CHUNKS
+from rooflinelib.measure.workingset_kernels import read_kernel, shared_read_kernel, BLOCK, CHUNK_BYTES, SHARED_TILE_CHUNKS
 gpu, reported = ws._gpu()
 sm = gpu.sm_count
 occ = {}

@@ -113,104 +113,35 @@ def fma_cost(n: int):
     return sweep_work(n, FMA_STEPS)
 
 
-# --- the reduction kernels -------------------------------------------------------------------
+# --- running both kernels --------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _cpu_sum():
-    from numba import njit, prange
-
-    # reassoc lets LLVM keep several partial sums in SIMD registers; the inputs are multiples
-    # of 1/4 below 2^15, so every float64 partial sum is exact and the order cannot matter.
-    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
-    def cpu_sum(x):
-        total = 0.0
-        for i in prange(x.shape[0]):
-            total += x[i]
-        return total
-
-    return cpu_sum
-
-
-def _expected_sum(n: int) -> float:
-    """The exact sum of the engine's fill values 0..n-1 (multiples of 1/4: float64 is exact)."""
-    import numpy as np
-
-    from ..measure.checks import fill_values
-    total = 0.0
-    chunk = 1 << 22
-    for start in range(0, n, chunk):
-        total += float(fill_values(np.arange(start, min(n, start + chunk), dtype=np.int64)).sum())
-    return total
-
-
-def _verify_sum(got: float, n: int, where: str) -> None:
-    want = _expected_sum(n)
-    if got != want:
-        raise KernelError(f"reduction on {where}: got {got!r}, expected {want!r}; no time reported")
-
-
-def _run_on_cpu(backend, progress) -> tuple:
-    from ..measure.timing import time_on_host
-    n, x, y = backend.sweep_buffers(CPU_BUFFER_MIB * 2 ** 20)
-    where = f"this CPU ({backend.threads} threads)"
-    kernel = _cpu_sum()
-    _verify_sum(kernel(x), n, where)
-    timing = time_on_host(lambda: kernel(x), backend.repeats, backend.warmup)
-    reduction = KernelRun("reduction", n, timing.median_s, timing.spread, timing.repeats, True,
-                          "cpu_sum (Numba prange, float64 accumulator)", where)
+def run_kernels(backend="cpu", progress=None) -> tuple:
+    """Run, verify and time both kernels by the verified-run protocol; ``backend`` is a name
+    or a backend object.  Returns ``(reduction, fma)`` as KernelRuns."""
+    from ..measure.backend import open_backend
+    from ..measure.errors import VerificationError
+    from ..measure.protocol import measure_run
+    from ..measure.sweep import sweep_point
+    b = open_backend(backend, progress) if isinstance(backend, str) else backend
+    mib = CPU_BUFFER_MIB if b.scope == "cpu" else GPU_BUFFER_MIB
+    buffers = b.sweep_buffers(mib * 2 ** 20)
+    where = b.device_name
+    n = 4 * buffers.n_vec
+    try:
+        m = measure_run(b, "reduction", "memory", b.reduction_run(buffers))
+    except VerificationError as exc:
+        raise KernelError(f"reduction on {where}: {exc}; no time reported") from None
+    reduction = KernelRun("reduction", n, m.seconds, m.timing.spread, m.timing.repeats, True, m.kernel, where)
     if progress:
-        progress(f"  reduction: {n:,} elements in {timing.median_s * 1e3:.3g} ms, verified")
-    m = backend.sweep_point(FMA_STEPS, n, x, y)
-    fma = KernelRun("fma", int(m.work.n_bytes // 8), m.timing.median_s, m.timing.spread,
-                    m.timing.repeats, m.verified, f"{m.kernel} (Lab 2's sweep kernel)", where)
-    if progress:
-        progress(f"  fma: {fma.n:,} elements in {fma.seconds * 1e3:.3g} ms, verified")
-    return reduction, fma
-
-
-def _run_on_gpu(backend, progress) -> tuple:
-    import numpy as np
-    n_vec, x, y = backend.sweep_buffers(GPU_BUFFER_MIB * 2 ** 20)
-    n = 4 * n_vec
-    where = backend.device_name
-    if backend.name == "numba":
-        from . import ex03_kernels
-        kernel = ex03_kernels.compiled()
-        out = backend.cuda.to_device(np.zeros(1, np.float64))
-        block = ex03_kernels.BLOCK
-        grid = backend.sm_count * (backend.max_threads_per_sm // block)
-        launch = lambda: kernel[grid, block](x, out)  # noqa: E731
-        launch()
-        backend.synchronize()
-        got = float(out.copy_to_host()[0])
-        label = "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"
-    else:  # CuPy: its own reduction kernel
-        cp = backend.cp
-        launch = lambda: cp.sum(x, dtype=cp.float64)  # noqa: E731
-        got = float(launch().get())
-        label = "cupy.sum(dtype=float64)"
-    _verify_sum(got, n, where)
-    timing = backend.time(launch)  # later launches keep adding into out: verified already
-    reduction = KernelRun("reduction", n, timing.median_s, timing.spread, timing.repeats, True,
-                          label, where)
-    if progress:
-        progress(f"  reduction: {n:,} elements in {timing.median_s * 1e3:.3g} ms, verified")
-    m = backend.sweep_point(FMA_STEPS, n_vec, x, y)
-    fma = KernelRun("fma", n, m.timing.median_s, m.timing.spread, m.timing.repeats, m.verified,
+        progress(f"  reduction: {n:,} elements in {m.seconds * 1e3:.3g} ms, verified")
+    m = sweep_point(b, FMA_STEPS, buffers)
+    fma = KernelRun("fma", n, m.seconds, m.timing.spread, m.timing.repeats, m.verified,
                     f"{m.kernel} (Lab 2's sweep kernel)", where)
     if progress:
         progress(f"  fma: {n:,} elements in {fma.seconds * 1e3:.3g} ms, verified")
-    backend.release(x, y)
+    del buffers
+    b.release()
     return reduction, fma
-
-
-def run_kernels(backend="cpu", progress=None) -> tuple:
-    """Run, verify and time both kernels; ``backend`` is a name or an engine backend object."""
-    from ..measure.backend import open_backend
-    b = open_backend(backend, progress) if isinstance(backend, str) else backend
-    if b.name == "cpu":
-        return _run_on_cpu(b, progress)
-    return _run_on_gpu(b, progress)
 
 
 # --- recorded runs on the H200 ---------------------------------------------------------------
@@ -309,12 +240,12 @@ def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> S
     ``ceilings_file`` when that is a Lab 1 result from this same kind of device, and the
     kernels run here.  Otherwise the recorded H200 ceilings and kernel runs are used.
     """
-    from ..modes import MEASURE_BACKENDS, ceilings_for, detect_mode, load_ceilings
+    from ..modes import ceilings_for, detect_mode, load_ceilings
 
     run_mode = detect_mode(mode)
     notes = [line for line in run_mode.describe().splitlines()[1:]]
     if run_mode.live:
-        backend_name = MEASURE_BACKENDS[run_mode.backend]
+        backend_name = run_mode.backend
         loaded = None
         if ceilings_file is not None:
             loaded = load_ceilings(ceilings_file)
@@ -361,13 +292,13 @@ def kernel_sources(setup=None) -> str:
 
     here = Path(__file__).resolve().parent
     measure = here.parent / "measure"
-    on_cpu = [("Reduction, CPU (Numba parallel)", _source_of(__file__, "_cpu_sum")),
+    on_cpu = [("Reduction, CPU (Numba parallel)", _source_of(measure / "cpu.py", "cpu_sum")),
               (f"FMA kernel, CPU (Lab 2's sweep at K = {FMA_STEPS})",
                _source_of(measure / "cpu.py", "_sweep"))]
     gpu_sweep = "sweep_kernel"
     if setup is None or "pipelined" in setup.fma.kernel:
         gpu_sweep = "sweep_pipelined_kernel"
-    on_gpu = [("Reduction, GPU (Numba-CUDA)", _source_of(here / "ex03_kernels.py", "gpu_sum")),
+    on_gpu = [("Reduction, GPU (Numba-CUDA)", _source_of(measure / "kernels_numba.py", "gpu_sum")),
               (f"FMA kernel, GPU (Lab 2's sweep at K = {FMA_STEPS})",
                _source_of(measure / "kernels_numba.py", gpu_sweep))]
     if setup is None:

@@ -89,7 +89,7 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
     if name not in CATALOGUE:
         raise ValueError(f"experiment: unknown {name!r}; known: {', '.join(CATALOGUE)}")
     reasons = []
-    if mode.mode == "gpu" and mode.backend == "numba-cuda":
+    if mode.mode == "gpu" and mode.backend == "numba":
         from . import gpu
         if hasattr(gpu, f"run_{name}"):
             experiment, reason = _live(name, "numba", progress, options.get("gpu", {}))
@@ -99,7 +99,7 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
         else:
             reasons.append("the GPU backend has no version of this experiment")
     elif mode.mode == "gpu":
-        reasons.append(f"the experiments need numba-cuda, and this GPU is served by {mode.backend}")
+        reasons.append(f"the experiments need the numba backend, and this GPU is served by {mode.backend}")
     if mode.live:
         experiment, reason = _live(name, "cpu", progress, options.get("cpu", {}))
         if experiment is not None:

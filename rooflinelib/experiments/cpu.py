@@ -17,7 +17,7 @@ from functools import lru_cache
 from .. import operators
 from ..pitfalls import fft_correlation_flops, fft_length
 from ..measure.checks import fill_values, fma_peak_expected
-from ..measure.engine import VerificationError
+from ..measure.errors import VerificationError
 from ..measure.provenance import cpu_provenance, now_iso
 from ..measure.timing import Stopwatch, time_on_host
 from .record import Experiment, Variant

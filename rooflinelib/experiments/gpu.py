@@ -5,7 +5,7 @@ device arrays, first-call timing, device-event timing with a priming launch, ver
 before any rate.  The kernels here are the experiments' own; the engine's copy, FMA-peak,
 sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.
 
-Kernel rules (``shared/gpu/README.md``): float32 constants are typed, loops that must cost
+Kernel rules (docs/h200-facts.md): float32 constants are typed, loops that must cost
 nothing are ``while`` loops on int32 counters, and FLOPs and bytes come from
 :mod:`rooflinelib.operators` or are stated next to the kernel.
 """
@@ -20,8 +20,9 @@ from numba import cuda, float32, int32
 from .. import operators
 from ..measure import accounting as acc
 from ..measure.checks import fill_values, fma_peak_expected
-from ..measure.engine import BLOCK, NumbaGpu, VerificationError
-from ..measure.provenance import ClockSampler, finish, gpu_snapshot, now_iso
+from ..measure.engine import BLOCK, FP32_CONFIGS, NumbaGpu
+from ..measure.protocol import Run, measure_best, measure_run
+from ..measure.provenance import ClockSampler
 from .record import Experiment, Variant
 
 TILE = 32  # transpose tile: 32 x 32 floats, moved by 32 x 8 threads
@@ -30,9 +31,9 @@ SOFTMAX_COLS = 4096  # one row per block of 256 threads: 16 values per thread
 SOFTMAX_THREADS = 256
 
 
-def _require(ok, what: str):
-    if not ok:
-        raise VerificationError(f"verification: {what}")
+def _unless(ok: bool, what: str):
+    """A check's answer: None when ``ok``, else what is wrong."""
+    return None if ok else what
 
 
 def _variant(name, measurement_timing, n_flops, n_bytes, first_s=0.0, **extra) -> Variant:
@@ -47,21 +48,29 @@ class _Run:
     def __init__(self, progress=None):
         self.gpu = NumbaGpu()
         self.progress = progress
-        self.started = now_iso()
-        self.before = gpu_snapshot()
+        self.session = self.gpu.start()
+        self.started = self.session["started"]
 
     def say(self, text):
         if self.progress:
             self.progress(text)
 
     def experiment(self, name, title, variants, notes=(), **extra) -> Experiment:
-        device = finish(self.gpu.provenance(), self.before, gpu_snapshot(), "numba", self.started)
+        device = self.gpu.finish(self.session)
         return Experiment(name, title, "numba", device, self.started, tuple(variants),
                           tuple(notes), dict(extra))
 
-    def timed(self, name, launch, n_flops, n_bytes, **extra) -> Variant:
-        first = self.gpu._first_call(launch)
-        return _variant(name, self.gpu.time(launch), n_flops, n_bytes, first, **extra)
+    def timed(self, name, launch, n_flops, n_bytes, check, poison=None, **extra) -> Variant:
+        """One experiment kernel by the verified-run protocol: ``check()`` returns None when
+        the output is right, else what is wrong."""
+        m = measure_run(self.gpu, name, "compute", Run(launch, check, acc.Work(float(n_flops), float(n_bytes)),
+                                                       name, poison=poison))
+        return _variant(name, m.timing, n_flops, n_bytes, m.first_call_s, **extra)
+
+    def ceiling(self, name: str, runs) -> "object":
+        """A ceiling of the engine measured here, as Lab 1 measures it."""
+        from ..measure import registry
+        return measure_best(self.gpu, name, registry.get(name).kind, runs, self.progress)
 
 
 # --- kernels ---------------------------------------------------------------------------------
@@ -236,7 +245,7 @@ def run_chains(progress=None, n_iter: int = 2048) -> Experiment:
     """The engine's FMA-peak kernel with 1, 2, 4 and 8 chains (256 FMAs per loop trip)."""
     run = _Run(progress)
     configs = ((1, 256), (2, 128), (4, 64), (8, 32))
-    best = run.gpu.fma_peak("fp32", configs, n_iter, progress)
+    best = run.ceiling("fp32", run.gpu.fma_runs("fp32", configs, n_iter))
     variants = []
     for tried in best.extra["configs_tried"]:
         seconds = acc.fma_peak_work(run.gpu.threads_to_fill(), n_iter, tried["unroll"],
@@ -265,25 +274,25 @@ def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> E
     def one_pass():
         fused[rows, SOFTMAX_THREADS](x, yf)
 
-    three_pass()
-    one_pass()
-    run.gpu.synchronize()
     sample = host[:: max(1, rows // 64)].astype(np.float64)
     reference = np.exp(sample - sample.max(axis=1, keepdims=True))
     reference /= reference.sum(axis=1, keepdims=True)
-    for name, out in (("3-pass", y3), ("fused", yf)):
+
+    def check(out):
         got = out.copy_to_host()[:: max(1, rows // 64)]
         error = float(np.max(np.abs(got - reference) / reference))
-        _require(error < 1e-4, f"softmax {name}: relative error {error:.2e} against float64")
+        return _unless(error < 1e-4, f"relative error {error:.2e} against float64")
+
     variants = []
-    for name, is_fused, launch in (("3-pass", False, three_pass), ("fused", True, one_pass)):
+    for name, is_fused, launch, out in (("3-pass", False, three_pass, y3), ("fused", True, one_pass, yf)):
         cost = operators.softmax(rows * cols, fused=is_fused)
-        variants.append(run.timed(name, launch, cost.n_flops, cost.n_bytes, rows=rows, cols=cols))
+        variants.append(run.timed(name, launch, cost.n_flops, cost.n_bytes, lambda out=out: check(out),
+                                  poison=lambda out=out: run.gpu.poison(out), rows=rows, cols=cols))
         run.say(f"  softmax {name}: {variants[-1].gbps:,.0f} GB/s")
     # The two rates that bound a softmax, measured in the same run: the copy bandwidth (its
     # memory roof) and the SFU's exp2 rate (its transcendental roof: every exp needs one ex2).
-    copy = run.gpu.dram(rows * cols * 4)
-    sfu = run.gpu.sfu(progress)
+    copy = run.ceiling("dram", run.gpu.copy_runs(rows * cols * 4))
+    sfu = run.ceiling("sfu", run.gpu.sfu_runs())
     predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
     return run.experiment("softmax", "Softmax: three passes against one fused pass", variants,
                           ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4).",
@@ -302,15 +311,14 @@ def run_transpose(progress=None, n: int = 8192) -> Experiment:
     out = cuda.device_array((n, n), np.float32)
     grid, block = (n // TILE, n // TILE), (TILE, TILE_ROWS)
     moved = 2.0 * 4 * n * n
-    copy = run.gpu.dram(n * n * 4)
+    copy = run.ceiling("dram", run.gpu.copy_runs(n * n * 4))
     variants = [Variant("copy", 0.0, copy.work.n_bytes, copy.timing.median_s, copy.timing.spread,
                         copy.timing.repeats, True, {"kernel": copy.kernel})]
     for name, kernel in zip(("naive", "tiled", "tiled + padded"), transpose_kernels()):
         launch = lambda k=kernel: k[grid, block](a, out)  # noqa: E731
-        run.gpu.poison(out)
-        launch()
-        _require(np.array_equal(out.copy_to_host(), host.T), f"transpose {name} differs from a.T")
-        variants.append(run.timed(name, launch, 0.0, moved, n=n))
+        variants.append(run.timed(name, launch, 0.0, moved,
+                                  lambda: _unless(np.array_equal(out.copy_to_host(), host.T), "differs from a.T"),
+                                  poison=lambda: run.gpu.poison(out), n=n))
         run.say(f"  transpose {name}: {variants[-1].gbps:,.0f} GB/s")
     return run.experiment("transpose", "The transpose ladder against a copy", variants,
                           ["Zero FLOPs: scored as a fraction of the copy's bandwidth."])
@@ -326,11 +334,10 @@ def run_launch(progress=None, small: int = 4096, large: int = 2 ** 26) -> Experi
         a, b, c = cuda.to_device(ha), cuda.to_device(hb), cuda.device_array(n, np.float32)
         blocks = min(run.gpu.sm_count * 32, max(1, n // BLOCK))
         launch = lambda k=kernel, x=a, y=b, z=c, g=blocks: k[g, BLOCK](x, y, z)  # noqa: E731
-        launch()
-        _require(np.array_equal(c.copy_to_host(), ha + hb), f"vector add {label} differs")
         cost = operators.vector_add(n)
-        # A launch's cost is the point here, so time launches back to back from the host too.
-        variants.append(run.timed(label, launch, cost.n_flops, cost.n_bytes, elements=n))
+        variants.append(run.timed(label, launch, cost.n_flops, cost.n_bytes,
+                                  lambda c=c, ha=ha, hb=hb: _unless(np.array_equal(c.copy_to_host(), ha + hb), "differs"),
+                                  poison=lambda c=c: run.gpu.poison(c), elements=n))
         run.say(f"  vector add {label}: {variants[-1].median_s * 1e6:,.2f} us")
     return run.experiment("launch", "Vector add: 4096 elements against 64 M", variants,
                           ["Device-event times exclude the host's launch overhead, about 4 us more."])
@@ -346,10 +353,9 @@ def run_starved(progress=None, k: int = 64, n: int = 2 ** 24) -> Experiment:
     variants = []
     for blocks in (2, run.gpu.sm_count * 8):
         launch = lambda g=blocks: kernel[g, BLOCK](x, y, one, zero)  # noqa: E731
-        run.gpu.poison(y)
-        launch()
-        _require(np.array_equal(y.copy_to_host(), host), f"sweep k={k} on {blocks} blocks changed the data")
-        variants.append(run.timed(f"{blocks} blocks", launch, 2.0 * k * n, 8.0 * n, blocks=blocks, k=k))
+        variants.append(run.timed(f"{blocks} blocks", launch, 2.0 * k * n, 8.0 * n,
+                                  lambda: _unless(np.array_equal(y.copy_to_host(), host), "changed the data"),
+                                  poison=lambda: run.gpu.poison(y), blocks=blocks, k=k))
         run.say(f"  {blocks} blocks: {variants[-1].gflops:,.0f} GFLOP/s")
     return run.experiment("starved", f"Sweep kernel K={k}: 2 blocks against a full grid", variants)
 
@@ -360,7 +366,8 @@ def run_overlap(progress=None, size_mib: float = 1024, k: int = 64) -> Experimen
     import numpy as np
     run = _Run(progress)
     g = run.gpu
-    n_vec, x, y = g.sweep_buffers(int(size_mib * 2 ** 20))
+    buffers = g.sweep_buffers(int(size_mib * 2 ** 20))
+    n_vec, x, y = buffers.n_vec, buffers.x, buffers.y
     copy = g.copy_launcher(1, BLOCK, n_vec, x, y)
     threads = g.threads_to_fill()
     out = g.empty(threads, "fp32")
@@ -368,26 +375,37 @@ def run_overlap(progress=None, size_mib: float = 1024, k: int = 64) -> Experimen
     n_iter = max(1, round(sweep_flops / acc.fma_peak_work(threads, 1, 32, 8).n_flops))
     fma = g.fma_launcher("fp32", 8, 32, n_iter, threads, out)
     sweep = g.sweep_launcher(k, n_vec, x, y)
-    for launch in (copy, sweep):
+    def data_kept():
+        return _unless(g.count_mismatches(x, y) == 0, "copy or sweep changed the data")
+
+    def fma_right():
+        return _unless(np.array_equal(g.host(out).astype(np.int64), fma_peak_expected(np.arange(threads), 8)),
+                       "FMA phase wrong")
+
+    def both():
+        return data_kept() or fma_right()
+
+    def poison_y():
         g.poison(y)
-        launch()
-        _require(g.count_mismatches(x, y) == 0, "overlap: copy or sweep changed the data")
-    fma()
-    _require(np.array_equal(g.host(out).astype(np.int64), fma_peak_expected(np.arange(threads), 8)),
-             "overlap: FMA phase wrong")
+
+    def poison_both():
+        g.poison(y)
+        g.poison(out)
+
     flops = acc.fma_peak_work(threads, n_iter, 32, 8).n_flops
     moved = acc.copy_work(n_vec).n_bytes
-    variants = [run.timed("memory phase alone", copy, 0.0, moved),
-                run.timed("compute phase alone", fma, flops, 0.0),
-                run.timed("one after the other", lambda: (copy(), fma()), flops, moved),
-                run.timed(f"overlapped (sweep kernel, K = {k})", sweep, sweep_flops, moved)]
+    variants = [run.timed("memory phase alone", copy, 0.0, moved, data_kept, poison_y),
+                run.timed("compute phase alone", fma, flops, 0.0, fma_right, lambda: g.poison(out)),
+                run.timed("one after the other", lambda: (copy(), fma()), flops, moved, both, poison_both),
+                run.timed(f"overlapped (sweep kernel, K = {k})", sweep, sweep_flops, moved, data_kept, poison_y)]
     return run.experiment("overlap", f"Serial against overlapped phases (K = {k})", variants, k=k)
 
 
 def run_cache(progress=None) -> Experiment:
-    """The engine's L2 read (working sets of 1/16 to 1/8 of the reported L2) against its DRAM copy."""
+    """The engine's L2 read (Lab 1's working sets) against its DRAM copy."""
     run = _Run(progress)
-    l2, dram = run.gpu.l2(progress), run.gpu.dram(1024 * 2 ** 20)
+    l2 = run.ceiling("l2", run.gpu.l2_runs())
+    dram = run.ceiling("dram", run.gpu.copy_runs(1024 * 2 ** 20))
     variants = [Variant(f"{m.name}: {m.kernel}", 0.0, m.work.n_bytes, m.timing.median_s,
                         m.timing.spread, m.timing.repeats, True, dict(m.config)) for m in (l2, dram)]
     return run.experiment("cache", "L2-resident against DRAM-sized working set", variants)
@@ -395,9 +413,8 @@ def run_cache(progress=None) -> Experiment:
 
 def run_transcendental(progress=None) -> Experiment:
     run = _Run(progress)
-    from .. measure.engine import FP32_CONFIGS
-    sfu = run.gpu.sfu(progress)
-    fma = run.gpu.fma_peak("fp32", FP32_CONFIGS, 4096, progress)
+    sfu = run.ceiling("sfu", run.gpu.sfu_runs())
+    fma = run.ceiling("fp32", run.gpu.fma_runs("fp32"))
     variants = [Variant("exp2 (SFU)", sfu.work.n_flops, 0.0, sfu.timing.median_s, sfu.timing.spread,
                         sfu.timing.repeats, True, dict(sfu.extra)),
                 Variant("FMA", fma.work.n_flops, 0.0, fma.timing.median_s, fma.timing.spread,
@@ -416,22 +433,22 @@ def run_strided(progress=None, n: int = 2 ** 28, strides=(1, 2, 4, 8, 16, 32)) -
     variants = []
     for stride in strides:
         launch = lambda s=stride: kernel[threads // BLOCK, BLOCK](x, np.int64(s), out)  # noqa: E731
-        launch()
         count = n // stride
         expected = float(np.sum(host[: count * stride: stride], dtype=np.float64))
-        _require(float(out.copy_to_host().astype(np.float64).sum()) == expected, f"stride {stride}: wrong sum")
-        variants.append(run.timed(f"stride {stride}", launch, float(count), 4.0 * count, stride=stride))
+        variants.append(run.timed(f"stride {stride}", launch, float(count), 4.0 * count,
+                                  lambda e=expected: _unless(float(out.copy_to_host().astype(np.float64).sum()) == e,
+                                                             "wrong sum"),
+                                  poison=lambda: run.gpu.poison(out), stride=stride))
         run.say(f"  stride {stride}: {variants[-1].gbps:,.0f} useful GB/s")
     return run.experiment("strided", "Useful bandwidth of strided reads", variants)
 
 
 def run_clocks(progress=None, runs: int = 8) -> Experiment:
     run = _Run(progress)
-    from ..measure.engine import FP32_CONFIGS
     variants = []
     for i in range(runs):
         with ClockSampler() as clocks:
-            m = run.gpu.fma_peak("fp32", FP32_CONFIGS[:1], 4096)
+            m = run.ceiling("fp32", run.gpu.fma_runs("fp32", FP32_CONFIGS[:1]))
         variants.append(Variant(f"run {i + 1}", m.work.n_flops, 0.0, m.timing.median_s, m.timing.spread,
                                 m.timing.repeats, True, {"sm_clock_mhz": clocks.median_mhz}))
     return run.experiment("clocks", "The same FMA ceiling, measured again and again", variants)
@@ -452,9 +469,6 @@ def run_traps(progress=None, trips: int = 256) -> Experiment:
         function, signature = traps.kernel_source(variant)
         kernel = cuda.jit(signature)(function)
         launch = lambda k=kernel: k[threads // BLOCK, BLOCK](out, one, zero, np.int32(trips))  # noqa: E731
-        run.gpu.poison(out)
-        launch()
-        _require(np.array_equal(run.gpu.host(out).astype(np.int64), expected), f"trap {variant}: wrong sums")
         try:
             text = kernel.inspect_sass(signature.args)
             sass, loop = traps.sass_summary(text), traps.sass_loop_summary(text)
@@ -462,7 +476,10 @@ def run_traps(progress=None, trips: int = 256) -> Experiment:
         except Exception as exc:  # nvdisasm missing: the rate still stands
             sass_extra = {"sass": {"unavailable": f"{type(exc).__name__}: {str(exc)[:120]}"}}
         flops = 2.0 * threads * trips * traps.FMAS_PER_TRIP
-        variants.append(run.timed(variant, launch, flops, 0.0, ptx=traps.ptx_summary(variant),
+        variants.append(run.timed(variant, launch, flops, 0.0,
+                                  lambda: _unless(np.array_equal(run.gpu.host(out).astype(np.int64), expected),
+                                                  "wrong sums"),
+                                  poison=lambda: run.gpu.poison(out), ptx=traps.ptx_summary(variant),
                                   trips=trips, fmas_per_trip=traps.FMAS_PER_TRIP, **sass_extra))
         run.say(f"  {variant}: {variants[-1].gflops:,.0f} GFLOP/s")
     return run.experiment("traps", "Two traps that cut a Numba roof", variants,

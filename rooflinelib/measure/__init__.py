@@ -27,7 +27,7 @@ def run_sweep(*args, **kwargs):
 run_sweep.__doc__ = """Lab 2: see :func:`rooflinelib.measure.sweep.run_sweep`."""
 
 
-def measure_cpu(size_mib: float = 64, progress=None):
+def measure_cpu(size_mib: float = None, progress=None):
     """Both labs on this machine's CPU, small enough for a notebook cell: returns
     ``(ceilings_result, sweep_result)``, each labelled as a CPU roofline."""
     from .ceilings import measure_ceilings as lab1
@@ -38,5 +38,5 @@ def measure_cpu(size_mib: float = 64, progress=None):
 
 def gpu_available() -> bool:
     """True when a CUDA GPU can be measured here (Numba-CUDA or CuPy)."""
-    from .backends import gpu_available as check
+    from .backend import gpu_available as check
     return check()

@@ -4,7 +4,7 @@ Every backend (Numba-CUDA, CuPy, the CPU) launches its kernels with the same par
 asks this module what one launch does.  Nothing else in the package counts FLOPs or bytes for
 these kernels, so a count fixed here is fixed for every backend, table and test.
 
-Conventions (seed 000): one fused multiply-add is 2 FLOPs; one transcendental (``exp2``) is
+Conventions: one fused multiply-add is 2 FLOPs; one transcendental (``exp2``) is
 1 operation, reported in the FLOP/s column of the ``sfu`` ceiling; bytes are those the kernel
 must move through the level being measured (read + write for a copy, reads only for the
 read-only L2 and shared-memory kernels).  Bytes are counted analytically, not read from a
@@ -17,6 +17,14 @@ from dataclasses import dataclass
 FP32_BYTES = 4
 FP64_BYTES = 8
 VECTOR_BYTES = 16  # one 16-byte access: four float32 or two float64
+
+#: The working-set read kernels' geometry (:mod:`.workingset_kernels`): a chunk is what one
+#: block of WS_BLOCK threads reads with WS_UNROLL 16-byte loads per thread.
+WS_BLOCK = 256
+WS_UNROLL = 4
+CHUNK_VECTORS = WS_BLOCK * WS_UNROLL  # 1024 vectors
+CHUNK_FLOATS = 4 * CHUNK_VECTORS
+CHUNK_BYTES = VECTOR_BYTES * CHUNK_VECTORS  # 16 KiB: the step between working-set sizes
 
 #: Bytes one element of the sweep moves through DRAM: one float32 read, one float32 written.
 SWEEP_BYTES_PER_ELEMENT = 2 * FP32_BYTES
@@ -79,7 +87,7 @@ def read_work(n_threads: int, vectors_per_thread: int) -> Work:
 
 
 def chunk_read_work(n_blocks: int, n_pass: int, chunk_bytes: int) -> Work:
-    """The working-set read kernel (:mod:`rooflinelib.workingset_kernels`), which both the
+    """The working-set read kernel (:mod:`rooflinelib.measure.workingset_kernels`), which both the
     L2 ceiling and the hierarchical working-set sweep launch: every one of ``n_blocks`` blocks
     reads ``n_pass`` whole chunks of ``chunk_bytes``, each byte loaded once per pass.  Scored
     on GB/s; the adds that consume the loads are not counted."""

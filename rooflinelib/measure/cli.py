@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .backends import BACKEND_CHOICES
+from .backend import BACKEND_CHOICES
 
 EXIT_FAILED = 1  # the measurement ran and failed (verification, device)
 
@@ -199,7 +199,7 @@ def _finish(result, args, table):
 
 def _guarded(run):
     from ..results import ResultError
-    from .engine import BackendUnavailable, VerificationError
+    from .errors import BackendUnavailable, VerificationError
     from .timing import TimingUnavailable
     try:
         return run()

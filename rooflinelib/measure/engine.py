@@ -1,81 +1,23 @@
-"""The GPU measurement engine: launch a kernel, verify it, time it, turn the time into a rate.
+"""The two GPU backends, :class:`NumbaGpu` and :class:`CupyGpu`: the same kernels, the same
+launch shapes, the same checks, so that the two can be compared kernel for kernel.
 
-One class per GPU backend (:class:`NumbaGpu`, :class:`CupyGpu`) with the same methods, so Lab 1
-and Lab 2 run the same plan on either.  Every measurement follows the same four steps:
-
-1. first call: compile + launch, timed on the host and reported apart (``first_call_s``);
-2. verify the output bit for bit (tolerances only for cuBLAS); a mismatch raises
-   :class:`VerificationError` and no rate is produced;
-3. time ``repeats`` launches with device events after a warm-up; each timed launch is queued
-   behind an untimed one, so the host's launch overhead never falls inside the timed interval;
-4. rate = counted work (:mod:`.accounting`) / median time, with the spread of the repeats.
+Each implements :class:`rooflinelib.measure.backend.Backend`.  What they share lives in
+:class:`_GpuBase`: the launch shapes, how each kernel is set up and checked, and the session
+(warm-up, clocks before and after).  What differs is small and named: allocation, poisoning,
+the host copy, the event timer and one launcher per kernel.  Measuring is not done here: a
+kernel method returns :class:`~rooflinelib.measure.protocol.Run` objects, and
+:func:`~rooflinelib.measure.protocol.measure_run` verifies and times them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from . import accounting as acc
-from .provenance import FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM
-from .provenance import ClockSampler
-from .checks import fma_peak_expected, sfu_expected, shared_expected
+from .checks import (expected_gpu_sums, fma_peak_expected, gpu_data, l2_slab_expected,
+                     passes_for, sfu_expected, shared_expected)
+from .errors import BackendUnavailable, VerificationError  # noqa: F401  (raised through here)
+from .protocol import Run, SweepBuffers, mismatch_message
+from .provenance import (FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM,
+                         ClockSampler, finish, gpu_snapshot, now_iso)
 from .timing import Stopwatch, Timing, time_with_events
-
-
-class VerificationError(RuntimeError):
-    """A kernel's output was wrong: its time is not a measurement."""
-
-
-class BackendUnavailable(RuntimeError):
-    """The backend asked for cannot run here (no GPU, library missing)."""
-
-
-@dataclass
-class Measurement:
-    """One verified, timed kernel run and the rate it gives."""
-
-    name: str  # ceiling name: dram, fp32, ...
-    kind: str  # "memory" (rate in GB/s) or "compute" (rate in GFLOP/s)
-    work: acc.Work
-    timing: Timing
-    verified: bool
-    first_call_s: float = 0.0
-    kernel: str = ""
-    config: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def value(self) -> float:
-        t = self.timing.median_s
-        return self.work.gbps(t) if self.kind == "memory" else self.work.gflops(t)
-
-    @property
-    def unit(self) -> str:
-        return "GB/s" if self.kind == "memory" else "GFLOP/s"
-
-    def ceiling_row(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "value": self.value, "unit": self.unit,
-                "verified": self.verified, "spread": self.timing.spread}
-
-    def detail(self) -> dict:
-        return {"name": self.name, "kernel": self.kernel, "n_flops": self.work.n_flops,
-                "n_bytes": self.work.n_bytes, "first_call_s": self.first_call_s,
-                "config": dict(self.config), **self.timing.as_dict(), **self.extra}
-
-
-def best(measurements: list) -> Measurement:
-    """The ceiling is the best rate any configuration reached, as ERT reports it; the others
-    stay in the details."""
-    # Ties (a K = 0 sweep point does no FLOPs: every variant's GFLOP/s is 0) go to the
-    # shortest median time, which is the highest rate of the same counted work.
-    top = max(measurements, key=lambda m: (m.value, -m.timing.median_s))
-    top.extra["configs_tried"] = [dict(m.config, value=m.value, median_s=m.timing.median_s)
-                                  for m in measurements]
-    return top
-
-
-def _require(ok: bool, what: str):
-    if not ok:
-        raise VerificationError(f"verification: {what}")
 
 
 def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
@@ -98,42 +40,40 @@ def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
 BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
+FP32_ITER = 4096
+FP64_CONFIGS = ((8, 32),)
+FP64_ITER = 1024
 #: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining), tried at
-#: every K; the point reports the fastest, as the copy ceiling does (:func:`best`).  Measured on
-#: the H200 (benchmarks/REPORT.md), neither setting alone serves the whole curve: one vector per
-#: thread reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps
-#: before the ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap
-#: them and put the knee within one step, but lose ~5% of the bandwidth at K = 0.
+#: every K; the point reports the fastest, as the copy ceiling does.  Measured on the H200
+#: (benchmarks/REPORT.md), neither setting alone serves the whole curve: one vector per thread
+#: reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps before the
+#: ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap them and
+#: put the knee within one step, but lose ~5% of the bandwidth at K = 0.
 SWEEP_VECTOR_CONFIGS = (1, 16)
 #: The pipelined setting, for callers that ask for one kernel only.
 SWEEP_VECTORS_PER_THREAD = 16
-#: The L2 ceiling reads working sets of 1, 1.5 and 2 chunks per block (each block owns its
-#: chunks: no two blocks read the same line), those that stay below half the L2 the device
-#: reports (13, 19.5 and 26 MB on the H200).  Smaller sets make blocks share chunks, and the
-#: SMs' requests for one line then merge before they reach the L2's slices: on the H200 a 2 MB
-#: set read at 15.6 TB/s while the slices (ncu, lts__t_bytes) served 45% of the bytes, at
-#: 7.0 TB/s.  That is no bandwidth of the L2, and ncu's L2 bytes, which the hierarchical
-#: roofline divides by this ceiling, count the slices.
-L2_CHUNKS_PER_BLOCK = (1.0, 1.5, 2.0)
-L2_DEFAULT_BYTES = 2 * 2 ** 20  # when the device does not report its L2 size
-#: Each block owns a slice of the working set ("slices"): blocks that read the same lines
-#: drift into lockstep and share each fetch, which a bandwidth ceiling must not count twice.
-L2_PATTERN = "slices"
-L2_BYTES_PER_LAUNCH = 8e9  # as the working-set sweep: ~0.9 ms at 9 TB/s, ramp and tail small
+#: The L2 ceiling reads working sets of these fractions of the L2 the device reports (16, 21
+#: and 25 MB on the H200's 60 MiB), each block reading L2_ITERS chunks.  Below about a quarter
+#: of the L2 the blocks that read one chunk run together and their requests merge before the
+#: L2's slices (ncu's lts__t_bytes then counts less than the SMs asked for: 93% at 8 MB on the
+#: H200, 96-97.5% from 16 MB up); above half, the far partition's share of the L2 shows.
+L2_FRACTIONS = (0.25, 1 / 3, 0.4)
+L2_ITERS = 32  # chunks per block: 512 KiB
+L2_DEFAULT_BYTES = 4 * 2 ** 20  # when the device does not report its L2 size
+L2_BYTES_PER_LAUNCH = 8e9  # ~0.85 ms at 9.5 TB/s: ramp and tail small
 SHARED_FILL_MOD = 5
+SHARED_UNROLL = 4
+SHARED_PASSES = 4096
+SFU_SHAPE = (8, 8, 512)  # chains, unroll, n_iter
 
 
-def l2_working_sets(l2_bytes=None, chunk_bytes: int = 16 * 1024, blocks: int = 1) -> tuple:
-    """The working sets (bytes, whole chunks, at least one) the L2 ceiling reads with a grid of
-    ``blocks`` blocks, on a device that reports an L2 of ``l2_bytes`` (None: unknown): 1, 1.5
-    and 2 chunks per block, as far as they stay below half the L2.  When even one chunk per
-    block does not, a quarter of the L2 (the blocks then share chunks; the result says so)."""
+def l2_working_sets(l2_bytes=None, iters: int = L2_ITERS) -> tuple:
+    """Working sets (whole chunk groups of ``iters`` chunks) the L2 ceiling reads on a device
+    that reports an L2 of ``l2_bytes`` (None: unknown)."""
+    group = iters * acc.CHUNK_BYTES
     if not l2_bytes or l2_bytes <= 0:
-        sizes = (L2_DEFAULT_BYTES,)
-    else:
-        sizes = tuple(int(m * blocks) * chunk_bytes for m in L2_CHUNKS_PER_BLOCK
-                      if m * blocks * chunk_bytes <= l2_bytes / 2) or (int(l2_bytes) // 4,)
-    return tuple(sorted({max(1, s // chunk_bytes) * chunk_bytes for s in sizes}))
+        return (max(group, L2_DEFAULT_BYTES // group * group),)
+    return tuple(sorted({max(1, int(f * l2_bytes) // group) * group for f in L2_FRACTIONS}))
 
 
 def _vector_count(size_bytes: int, multiple: int) -> int:
@@ -142,20 +82,26 @@ def _vector_count(size_bytes: int, multiple: int) -> int:
 
 
 class _GpuBase:
-    """What both GPU backends share: the plan, the checks and the arithmetic."""
+    """What both GPU backends share: the plan of each kernel, its checks and the session."""
 
     name = "?"
+    scope = "gpu"
     repeats = 20
     warmup = 2
+    default_buffer_bytes = 2 ** 30
+    sweep_ks = None  # Lab 2's defaults (sweep.DEFAULT_KS)
 
-    # -- to provide: device_facts(), empty(n, dtype), host(array), fill(x),
-    #    count_mismatches(a, b), time(launch), and the kernel launchers
+    # -- to provide: device_facts(), empty(n, dtype), host(array), upload(array), fill(x),
+    #    poison(x), count_mismatches(a, b), synchronize(), release(), _events(), and the
+    #    launchers: copy, fma, sweep, l2, shared, sfu
+
+    def provenance(self) -> dict:
+        return dict(self.device_facts(), backend=self.name)
 
     def threads_to_fill(self) -> int:
         return self.sm_count * self.max_threads_per_sm
 
-    def provenance(self) -> dict:
-        return dict(self.device_facts(), backend=self.name)
+    # -- the session --------------------------------------------------------------------------
 
     def warm_up(self, seconds: float = 0.3):
         """Keep the GPU busy for a moment so that the clocks read "before" are the running
@@ -166,90 +112,103 @@ class _GpuBase:
         while time.perf_counter() - t0 < seconds:
             self.fill(x)
             self.synchronize()
-        self.release(x)
+        del x
+        self.release()
 
-    def _first_call(self, launch):
+    def start(self) -> dict:
+        started = now_iso()
+        self.warm_up()
+        return {"started": started, "before": gpu_snapshot()}
+
+    def finish(self, session: dict) -> dict:
+        return finish(self.provenance(), session["before"], gpu_snapshot(), self.name,
+                      session["started"])
+
+    def result_notes(self, device: dict) -> list:
+        if device.get("clock_drift_flag"):
+            return [f"SM clock moved {100 * device['sm_clock_drift']:+.1f}% between the start and "
+                    "the end of the run: re-measure before trusting small gaps"]
+        return []
+
+    # -- the protocol's primitives --------------------------------------------------------------
+
+    def first_call(self, launch) -> float:
         with Stopwatch() as sw:
             launch()
             self.synchronize()
         return sw.seconds
 
-    # -- DRAM -------------------------------------------------------------------------------
+    def time(self, launch, repeats=None) -> Timing:
+        make, elapsed = self._events()
+        return time_with_events(launch, make, elapsed, repeats or self.repeats, self.warmup,
+                                prime=launch)
 
-    def dram(self, size_bytes: int, progress=None) -> Measurement:
-        """Best copy rate over COPY_CONFIGS, on two buffers of ``size_bytes`` each."""
+    def clock_sampler(self):
+        return ClockSampler()
+
+    def theoretical(self, clock_mhz) -> dict:
+        return theoretical(self.sm_count, self.cc, clock_mhz)
+
+    def _mismatches(self, got, want, what: str):
+        import numpy as np
+        return mismatch_message(int(np.count_nonzero(got != want)), got.size, what)
+
+    # -- DRAM -----------------------------------------------------------------------------------
+
+    def copy_runs(self, size_bytes: int) -> list:
+        """A copy of two buffers of ``size_bytes`` each, in every COPY_CONFIGS shape."""
         multiple = max(v * b for v, b in COPY_CONFIGS)
         n_vec = _vector_count(size_bytes, multiple)
         src = self.empty(4 * n_vec, "fp32")
         dst = self.empty(4 * n_vec, "fp32")
         self.fill(src)
-        tried = []
-        for vpt, block in COPY_CONFIGS:
-            launch = self.copy_launcher(vpt, block, n_vec, src, dst)
-            self.poison(dst)  # so that a kernel that writes nothing cannot pass
-            first = self._first_call(launch)
-            bad = self.count_mismatches(src, dst)
-            _require(bad == 0, f"copy x{vpt}: {bad} of {4 * n_vec} floats differ")
-            timing = self.time(launch)
-            m = Measurement("dram", "memory", acc.copy_work(n_vec), timing, True, first,
-                            f"copy16 x{vpt}", {"vectors_per_thread": vpt, "block": block,
-                                               "buffer_bytes": 16 * n_vec})
-            tried.append(m)
-            if progress:
-                progress(f"  copy x{vpt} block {block}: {m.value:,.0f} GB/s")
-        self.release(src, dst)
-        return best(tried)
 
-    # -- FMA peak -----------------------------------------------------------------------------
+        def check():
+            return mismatch_message(self.count_mismatches(src, dst), 4 * n_vec, "floats")
 
-    def fma_peak(self, dtype: str, configs, n_iter: int, progress=None) -> Measurement:
+        return [Run(self.copy_launcher(vpt, block, n_vec, src, dst), check, acc.copy_work(n_vec),
+                    f"copy16 x{vpt} block {block}",
+                    {"vectors_per_thread": vpt, "block": block, "buffer_bytes": 16 * n_vec},
+                    poison=lambda: self.poison(dst))
+                for vpt, block in COPY_CONFIGS]
+
+    # -- FMA peak -------------------------------------------------------------------------------
+
+    def fma_runs(self, dtype: str, configs=None, n_iter: int = None) -> list:
+        """``chains`` register-resident FMA chains per thread, every thread the GPU holds."""
+        import numpy as np
+        if configs is None:
+            configs = FP32_CONFIGS if dtype == "fp32" else FP64_CONFIGS
+        n_iter = n_iter or (FP32_ITER if dtype == "fp32" else FP64_ITER)
         threads = self.threads_to_fill()
         out = self.empty(threads, dtype)
-        import numpy as np
-        expected = np.zeros(threads)
         t_index = np.arange(threads)
-        tried = []
+        runs = []
         for chains, unroll in configs:
-            launch = self.fma_launcher(dtype, chains, unroll, n_iter, threads, out)
-            self.poison(out)
-            first = self._first_call(launch)
-            got = self.host(out).astype(np.float64)
-            expected = fma_peak_expected(t_index, chains)
-            bad = int(np.count_nonzero(got != expected))
-            _require(bad == 0, f"fma_peak {dtype} chains={chains}: {bad} of {threads} threads wrong")
-            with ClockSampler() as clocks:
-                timing = self.time(launch)
-            m = Measurement(dtype, "compute", acc.fma_peak_work(threads, n_iter, unroll, chains),
-                            timing, True, first, f"fma_peak<{dtype}>",
+            def check(chains=chains):
+                got = self.host(out).astype(np.float64)
+                return self._mismatches(got, fma_peak_expected(t_index, chains), "threads' sums")
+            runs.append(Run(self.fma_launcher(dtype, chains, unroll, n_iter, threads, out), check,
+                            acc.fma_peak_work(threads, n_iter, unroll, chains),
+                            f"fma_peak<{dtype}> chains {chains} x unroll {unroll}",
                             {"chains": chains, "unroll": unroll, "n_iter": n_iter,
-                             "threads": threads, "block": BLOCK})
-            peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
-            key = f"{dtype}_gflops"
-            if key in peak:
-                m.extra["sm_clock_mhz_during"] = peak["clock_mhz"]
-                m.extra["theoretical_gflops"] = peak[key]
-                m.extra["fraction_of_theoretical"] = m.value / peak[key]
-            tried.append(m)
-            if progress:
-                progress(f"  fma_peak {dtype} chains {chains} x unroll {unroll}: "
-                         f"{m.value:,.0f} GFLOP/s")
-        self.release(out)
-        return best(tried)
+                             "threads": threads, "block": BLOCK},
+                            poison=lambda: self.poison(out), peak_key=f"{dtype}_gflops"))
+        return runs
 
     # -- the sweep ------------------------------------------------------------------------------
 
-    def sweep_buffers(self, size_bytes: int):
+    def sweep_buffers(self, size_bytes: int) -> SweepBuffers:
         n_vec = _vector_count(size_bytes, BLOCK * 64)
         x = self.empty(4 * n_vec, "fp32")
         y = self.empty(4 * n_vec, "fp32")
         self.fill(x)
-        return n_vec, x, y
+        return SweepBuffers(n_vec, x, y)
 
-    def sweep_point(self, k: int, n_vec: int, x, y, all_ks=(), vectors_per_thread=None) -> Measurement:
-        """One sweep point: every launch configuration in ``vectors_per_thread`` (an int, a
-        tuple, or None for SWEEP_VECTOR_CONFIGS), each verified bit for bit, the fastest
-        reported.  Its details keep the chosen setting (``config``) and every variant's GB/s,
-        GFLOP/s and median time (``configs_tried``)."""
+    def sweep_runs(self, k: int, buffers: SweepBuffers, all_ks=(), vectors_per_thread=None) -> list:
+        """Sweep point ``k`` in every launch configuration of ``vectors_per_thread`` (an int, a
+        tuple, or None for SWEEP_VECTOR_CONFIGS): 1, one vector per thread; 2 or more, the
+        software-pipelined kernel walking that many."""
         if vectors_per_thread is None:
             configs = SWEEP_VECTOR_CONFIGS
         elif isinstance(vectors_per_thread, int):
@@ -258,37 +217,113 @@ class _GpuBase:
             configs = tuple(int(v) for v in vectors_per_thread)
         if not configs or any(v < 1 for v in configs):
             raise ValueError("vectors_per_thread: must be whole numbers of at least 1")
-        tried = [self._sweep_variant(k, n_vec, x, y, all_ks, v) for v in configs]
-        top = best(tried)
-        top.extra["configs_tried"] = [
-            {"vectors_per_thread": m.config["vectors_per_thread"], "kernel": m.kernel,
-             "gbps": m.work.gbps(m.timing.median_s), "gflops": m.work.gflops(m.timing.median_s),
-             "median_s": m.timing.median_s, "spread": m.timing.spread,
-             "first_call_s": m.first_call_s, "verified": m.verified} for m in tried]
-        return top
+        n_vec, x, y = buffers.n_vec, buffers.x, buffers.y
 
-    def _sweep_variant(self, k: int, n_vec: int, x, y, all_ks, vectors_per_thread: int) -> Measurement:
-        """One launch configuration of one sweep point.  ``vectors_per_thread`` 1: one vector
-        per thread, no pipelining; 2 or more: the software-pipelined kernel, each thread
-        walking that many vectors."""
-        pipelined = vectors_per_thread > 1
-        if n_vec % (BLOCK * vectors_per_thread):
-            raise ValueError("vectors_per_thread: must divide the vectors into whole blocks")
-        launch = self.sweep_launcher(k, n_vec, x, y, all_ks, vectors_per_thread)
-        self.poison(y)  # y still holds the previous variant's (correct) output otherwise
-        first = self._first_call(launch)
-        bad = self.count_mismatches(x, y)
-        _require(bad == 0, f"sweep k={k} x{vectors_per_thread}: {bad} of {4 * n_vec} floats "
-                           "differ from the input")
-        timing = self.time(launch)
-        return Measurement("sweep", "compute", acc.sweep_work(4 * n_vec, k), timing, True,
-                           first, f"{'sweep_pipelined' if pipelined else 'sweep'}<{k}>",
-                           {"k": k, "elements": 4 * n_vec, "block": BLOCK,
-                            "vectors_per_thread": vectors_per_thread})
+        def check():  # identity FMAs: y must equal x bit for bit
+            return mismatch_message(self.count_mismatches(x, y), 4 * n_vec, "floats")
+
+        runs = []
+        for vpt in configs:
+            if n_vec % (BLOCK * vpt):
+                raise ValueError("vectors_per_thread: must divide the vectors into whole blocks")
+            runs.append(Run(self.sweep_launcher(k, n_vec, x, y, all_ks, vpt), check,
+                            acc.sweep_work(4 * n_vec, k),
+                            f"{'sweep_pipelined' if vpt > 1 else 'sweep'}<{k}>",
+                            {"k": k, "elements": 4 * n_vec, "block": BLOCK, "vectors_per_thread": vpt},
+                            poison=lambda: self.poison(y)))
+        return runs
+
+    # -- the L2 -----------------------------------------------------------------------------------
+
+    def l2_runs(self, working_sets=None, iters: int = L2_ITERS,
+                bytes_per_launch: float = L2_BYTES_PER_LAUNCH) -> list:
+        """The L2 read (``ld.global.cg``: the L1 never answers) of each working set (bytes;
+        default :func:`l2_working_sets` of the device's L2): many short blocks, each reading
+        ``iters`` chunks of its own group."""
+        import numpy as np
+        sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), iters))
+        groups_of = [max(1, int(s) // (iters * acc.CHUNK_BYTES)) for s in sizes]
+        data = self.upload(gpu_data(max(groups_of) * iters))
+        runs = []
+        for groups in groups_of:
+            per_block = iters * acc.CHUNK_BYTES
+            grid = max(1, int(bytes_per_launch // (per_block * groups))) * groups
+            out = self.empty(4 * grid, "fp32")
+
+            def check(groups=groups, grid=grid, out=out):
+                got = self.host(out).astype(np.float64).reshape(grid, 4)
+                return self._mismatches(got, l2_slab_expected(groups, iters, grid), "block sums")
+
+            runs.append(Run(self.l2_launcher(data, out, groups, iters, grid), check,
+                            acc.Work(0.0, float(grid) * per_block),
+                            f"l2_slab {groups * per_block / 1e6:.1f} MB (ld.global.cg, 16 B)",
+                            {"working_set_bytes": groups * per_block, "groups": groups,
+                             "iters": iters, "grid": grid, "block": acc.WS_BLOCK,
+                             "reported_l2_bytes": getattr(self, "l2_bytes", None)},
+                            poison=lambda out=out: self.poison(out)))
+        return runs
+
+    # -- shared memory and the SFU -----------------------------------------------------------------
+
+    def shared_runs(self, unroll: int = SHARED_UNROLL, n_pass: int = SHARED_PASSES) -> list:
+        import numpy as np
+        floats = 4096
+        n_vec = floats // 4
+        if n_vec % (unroll * BLOCK):
+            raise ValueError("unroll: unroll * block must divide the shared tile's vectors")
+        threads = self.threads_to_fill()
+        blocks = threads // BLOCK
+        data_host = (np.arange(floats) % SHARED_FILL_MOD).astype(np.float32)
+        data = self.upload(data_host)
+        out = self.empty(4 * threads, "fp32")
+        want = shared_expected(data_host.reshape(n_vec, 4).astype(np.float64), BLOCK, n_pass, unroll)
+
+        def check():
+            got = self.host(out).astype(np.float64).reshape(blocks, BLOCK, 4)
+            return self._mismatches(got, np.broadcast_to(want[None, :, :], got.shape), "sums")
+
+        return [Run(self.shared_launcher(data, out, unroll, n_pass, n_vec - 1, blocks), check,
+                    acc.read_work(threads, n_pass * unroll), "shared_read (ld.shared.v4, 16 B)",
+                    {"passes": n_pass, "unroll": unroll, "threads": threads, "tile_bytes": floats * 4},
+                    poison=lambda: self.poison(out), peak_key="shared_gbps")]
+
+    def sfu_runs(self, chains: int = SFU_SHAPE[0], unroll: int = SFU_SHAPE[1],
+                 n_iter: int = SFU_SHAPE[2]) -> list:
+        import numpy as np
+        threads = self.threads_to_fill()
+        out = self.empty(threads, "fp32")
+        want = sfu_expected(np.arange(threads), chains, n_iter * unroll)
+
+        def check():
+            return self._mismatches(self.host(out).astype(np.float64), want, "threads' sums")
+
+        return [Run(self.sfu_launcher(out, chains, unroll, n_iter, threads), check,
+                    acc.sfu_work(threads, n_iter, unroll, chains), "sfu (ex2.approx.ftz)",
+                    {"chains": chains, "unroll": unroll, "n_iter": n_iter, "threads": threads},
+                    poison=lambda: self.poison(out), peak_key="sfu_gops")]
+
+    # -- Exercise 3's reduction ----------------------------------------------------------------------
+
+    def reduction_run(self, buffers: SweepBuffers) -> Run:
+        """The sum of Lab 2's input, in float64 (exact for the fill values, in any order)."""
+        from .checks import fill_sum
+        launch, result, label = self.reduction_launcher(buffers.x)
+        n = 4 * buffers.n_vec
+        want = fill_sum(n)
+        return Run(launch, lambda: None if result() == want else f"sum {result()!r}, expected {want!r}",
+                   acc.Work(float(n), 4.0 * n), label, {"elements": n})
+
+    # -- the working-set sweep's read (rooflinelib.hierarchy.sweep) ----------------------------------
+
+    def workingset_run(self, kernel_source, data, n_chunks: int, n_pass: int, grid: int,
+                       pattern: str, access: str) -> Run:
+        """One point of the working-set sweep: ``grid`` blocks of the working-set kernel read
+        ``n_chunks`` chunks ``n_pass`` times each (Numba: the kernels are Numba's)."""
+        raise NotImplementedError(f"backend {self.name}: the working-set sweep runs on numba")
 
 
 class NumbaGpu(_GpuBase):
-    """Numba-CUDA kernels from :mod:`.kernels_numba`."""
+    """Numba-CUDA kernels from :mod:`.kernels_numba` and :mod:`.workingset_kernels`."""
 
     name = "numba"
 
@@ -346,8 +381,8 @@ class NumbaGpu(_GpuBase):
         import numpy as np
         return self.cuda.device_array(int(n), dtype=np.float32 if dtype == "fp32" else np.float64)
 
-    def release(self, *arrays):
-        del arrays
+    def release(self):
+        """Numba frees device arrays when they are no longer referenced."""
 
     def poison(self, x):
         """Every byte 0xFF: NaN in every float, equal to no input value."""
@@ -369,10 +404,8 @@ class NumbaGpu(_GpuBase):
         self.kn.mismatch_kernel().compile()[self.sm_count * 8, BLOCK](a, b, count)
         return int(count.copy_to_host()[0])
 
-    def time(self, launch, repeats=None) -> Timing:
-        return time_with_events(launch, lambda: self.cuda.event(timing=True),
-                                lambda s, e: s.elapsed_time(e), repeats or self.repeats,
-                                self.warmup, prime=launch)
+    def _events(self):
+        return (lambda: self.cuda.event(timing=True)), (lambda s, e: s.elapsed_time(e))
 
     # kernel launchers: each returns a zero-argument callable that enqueues one launch
 
@@ -397,115 +430,48 @@ class NumbaGpu(_GpuBase):
         kernel = self.kn.sweep_kernel(k).compile()
         return lambda: kernel[n_vec // BLOCK, BLOCK](x, y, one, zero)
 
-    # -- the hierarchy and the SFU (Numba backend only) --------------------------------------
-
-    def l2(self, progress=None, working_sets=None, bytes_per_launch: float = L2_BYTES_PER_LAUNCH,
-           pattern: str = L2_PATTERN) -> Measurement:
-        """Best read rate over ``working_sets`` (bytes; default :func:`l2_working_sets` of the
-        device's L2), each small enough to stay in the L2.
-
-        The kernel is the working-set sweep's (:func:`rooflinelib.workingset_kernels.read_kernel`,
-        ``ld.global.cg``: the L1 never answers), so the L2 ceiling of Lab 1 and the L2 plateau of
-        the hierarchical sweep are measured the same way.  Every thread's four sums are checked
-        bit for bit against :func:`rooflinelib.workingset.expected_gpu_sums`.
-        """
+    def l2_launcher(self, data, out, groups, iters, grid):
         import numpy as np
-        from .. import workingset as ws
-        from .. import workingset_kernels as wk
-        kernel = wk.read_kernel("global-cg", pattern).compile()
-        grid = self.sm_count * self.resident_blocks_per_sm(kernel, wk.BLOCK)
-        sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), wk.CHUNK_BYTES, grid))
-        all_chunks = [max(1, int(size) // wk.CHUNK_BYTES) for size in sizes]
-        data = self.upload(ws.gpu_data(max(all_chunks)))
-        out = self.empty(4 * grid * wk.BLOCK, "fp32")
-        tried = []
-        for n_chunks in all_chunks:
-            n_pass = ws.passes_for(bytes_per_launch, grid, n_chunks)
-            args = (data, out, np.int32(n_chunks), np.int32(n_pass))
-            launch = lambda args=args: kernel[grid, wk.BLOCK](*args)  # noqa: E731
-            self.poison(out)
-            first = self._first_call(launch)
-            got = self.host(out).astype(np.float64).reshape(grid * wk.BLOCK, 4)
-            want = ws.expected_gpu_sums(n_chunks, n_pass, grid, pattern)
-            bad = int(np.count_nonzero(got != want))
-            _require(bad == 0, f"l2 {n_chunks * wk.CHUNK_BYTES} B {pattern}: {bad} of {got.size} sums wrong")
-            with ClockSampler() as clocks:
-                timing = self.time(launch)
-            m = Measurement("l2", "memory", acc.chunk_read_work(grid, n_pass, wk.CHUNK_BYTES), timing,
-                            True, first, f"ws_read global-cg {pattern} (ld.global.cg, 16 B)",
-                            {"pattern": pattern, "working_set_bytes": n_chunks * wk.CHUNK_BYTES,
-                             "n_chunks": n_chunks, "passes": n_pass, "grid": grid, "block": wk.BLOCK,
-                             "blocks_per_chunk": grid / n_chunks,
-                             "reported_l2_bytes": getattr(self, "l2_bytes", None)})
-            if clocks.median_mhz:
-                m.extra["sm_clock_mhz_during"] = clocks.median_mhz
-            tried.append(m)
-            if progress:
-                progress(f"  l2 read ld.global.cg, pattern {pattern}, "
-                         f"{n_chunks * wk.CHUNK_BYTES / 1e6:.2f} MB working set: {m.value:,.0f} GB/s")
-        self.release(data, out)
-        return best(tried)
+        kernel = self.kn.l2_slab_kernel().compile()
+        args = (data, out, np.int32(groups), np.int32(iters))
+        return lambda: kernel[grid, acc.WS_BLOCK](*args)
 
-    def shared(self, progress=None, unroll: int = 4, n_pass: int = 4096) -> Measurement:
+    def shared_launcher(self, data, out, unroll, n_pass, mask, blocks):
         import numpy as np
-        floats = self.kn.SHARED_FLOATS
-        n_vec = floats // 4
-        if n_vec % (unroll * BLOCK):
-            raise ValueError("unroll: unroll * block must divide the shared tile's vectors")
-        threads = self.threads_to_fill()
-        blocks = threads // BLOCK
-        data_host = (np.arange(floats) % SHARED_FILL_MOD).astype(np.float32)
-        data = self.upload(data_host)
-        out = self.empty(4 * threads, "fp32")
         kernel = self.kn.shared_read_kernel(unroll).compile()
-        args = (data, out, np.int32(n_pass), np.int32(n_vec - 1))
-        launch = lambda: kernel[blocks, BLOCK](*args)  # noqa: E731
-        self.poison(out)
-        first = self._first_call(launch)
-        got = self.host(out).astype(np.float64).reshape(blocks, BLOCK, 4)
-        want = shared_expected(data_host.reshape(n_vec, 4).astype(np.float64), BLOCK, n_pass, unroll)
-        bad = int(np.count_nonzero(got != want[None, :, :]))
-        _require(bad == 0, f"shared: {bad} of {got.size} sums wrong")
-        with ClockSampler() as clocks:
-            timing = self.time(launch)
-        m = Measurement("shared", "memory", acc.read_work(threads, n_pass * unroll), timing,
-                        True, first, "shared_read (ld.shared.v4, 16 B)",
-                        {"passes": n_pass, "unroll": unroll, "threads": threads,
-                         "tile_bytes": floats * 4})
-        peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
-        if "shared_gbps" in peak:
-            m.extra.update(sm_clock_mhz_during=peak["clock_mhz"],
-                           theoretical_gbps=peak["shared_gbps"],
-                           fraction_of_theoretical=m.value / peak["shared_gbps"])
-        if progress:
-            progress(f"  shared-memory read: {m.value:,.0f} GB/s")
-        return m
+        args = (data, out, np.int32(n_pass), np.int32(mask))
+        return lambda: kernel[blocks, BLOCK](*args)
 
-    def sfu(self, progress=None, chains: int = 8, unroll: int = 8, n_iter: int = 512) -> Measurement:
+    def sfu_launcher(self, out, chains, unroll, n_iter, threads):
         import numpy as np
-        threads = self.threads_to_fill()
-        out = self.empty(threads, "fp32")
         kernel = self.kn.sfu_kernel(chains, unroll, n_iter).compile()
         zero = np.float32(0)
-        launch = lambda: kernel[threads // BLOCK, BLOCK](out, zero)  # noqa: E731
-        self.poison(out)
-        first = self._first_call(launch)
-        got = self.host(out).astype(np.float64)
-        want = sfu_expected(np.arange(threads), chains, n_iter * unroll)
-        bad = int(np.count_nonzero(got != want))
-        _require(bad == 0, f"sfu: {bad} of {threads} threads wrong")
-        with ClockSampler() as clocks:
-            timing = self.time(launch)
-        m = Measurement("sfu", "compute", acc.sfu_work(threads, n_iter, unroll, chains), timing,
-                        True, first, "sfu (ex2.approx.ftz)",
-                        {"chains": chains, "unroll": unroll, "n_iter": n_iter, "threads": threads})
-        peak = theoretical(self.sm_count, self.cc, clocks.median_mhz)
-        if "sfu_gops" in peak:
-            m.extra.update(sm_clock_mhz_during=peak["clock_mhz"], theoretical_gflops=peak["sfu_gops"],
-                           fraction_of_theoretical=m.value / peak["sfu_gops"])
-        if progress:
-            progress(f"  exp2 (SFU): {m.value:,.0f} G exp2/s")
-        return m
+        return lambda: kernel[threads // BLOCK, BLOCK](out, zero)
+
+    def reduction_launcher(self, x):
+        """Launch, the sum (read after the first launch; later launches keep adding), label."""
+        import numpy as np
+        kernel = self.kn.reduction_kernel().compile()
+        out = self.cuda.to_device(np.zeros(1, np.float64))
+        grid = self.sm_count * (self.max_threads_per_sm // BLOCK)
+        return (lambda: kernel[grid, BLOCK](x, out)), (lambda: float(out.copy_to_host()[0])), \
+            "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"
+
+    def workingset_run(self, kernel_source, data, n_chunks, n_pass, grid, pattern, access) -> Run:
+        import numpy as np
+        kernel = kernel_source.compile()
+        out = self.empty(4 * grid * acc.WS_BLOCK, "fp32")
+        args = (data, out, np.int32(n_chunks), np.int32(n_pass))
+
+        def check():
+            got = self.host(out).astype(np.float64).reshape(grid * acc.WS_BLOCK, 4)
+            return self._mismatches(got, expected_gpu_sums(n_chunks, n_pass, grid, pattern), "sums")
+
+        return Run(lambda: kernel[grid, acc.WS_BLOCK](*args), check,
+                   acc.chunk_read_work(grid, n_pass, acc.CHUNK_BYTES),
+                   f"ws_read {access} {pattern} {n_chunks * acc.CHUNK_BYTES} B",
+                   {"n_chunks": n_chunks, "n_pass": n_pass, "grid": grid},
+                   poison=lambda: self.poison(out))
 
 
 class CupyGpu(_GpuBase):
@@ -529,11 +495,13 @@ class CupyGpu(_GpuBase):
         self.sm_count = int(props["multiProcessorCount"])
         self.max_threads_per_sm = int(props["maxThreadsPerMultiProcessor"])
         self.cc = (int(props["major"]), int(props["minor"]))
+        self.l2_bytes = int(props.get("l2CacheSize", 0)) or None
         name = props["name"]
         self.device_name = name.decode() if isinstance(name, bytes) else str(name)
 
     def device_facts(self) -> dict:
         rt = self.cp.cuda.runtime
+
         def version(v):
             return f"{v // 1000}.{v % 1000 // 10}"
         return {"name": self.device_name, "kind": "gpu", "sm_count": self.sm_count,
@@ -547,8 +515,8 @@ class CupyGpu(_GpuBase):
     def empty(self, n, dtype):
         return self.cp.empty(int(n), dtype=self.cp.float32 if dtype == "fp32" else self.cp.float64)
 
-    def release(self, *arrays):
-        del arrays
+    def release(self):
+        """Hand the memory pool's free blocks back, so that the next kernel's buffers fit."""
         self.cp.get_default_memory_pool().free_all_blocks()
 
     def poison(self, x):
@@ -574,10 +542,8 @@ class CupyGpu(_GpuBase):
         fn((self.sm_count * 8,), (BLOCK,), (a, b, cp.uint64(a.size), count))
         return int(count.get()[0])
 
-    def time(self, launch, repeats=None) -> Timing:
-        cp = self.cp
-        return time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time,
-                                repeats or self.repeats, self.warmup, prime=launch)
+    def _events(self):
+        return self.cp.cuda.Event, self.cp.cuda.get_elapsed_time
 
     def copy_launcher(self, vpt, block, n_vec, src, dst):
         fn = self.kc.kernel(self.kc.copy_name(vpt),
@@ -603,3 +569,28 @@ class CupyGpu(_GpuBase):
             return lambda: fn((grid,), (BLOCK,), (x, y, n, one, zero))
         return lambda: fn((n_vec // BLOCK,), (BLOCK,), (x, y, one, zero))
 
+    def reduction_launcher(self, x):
+        cp = self.cp
+        last = {}
+
+        def launch():
+            last["sum"] = cp.sum(x, dtype=cp.float64)
+        return launch, (lambda: float(last["sum"].get())), "cupy.sum(dtype=float64)"
+
+    def l2_launcher(self, data, out, groups, iters, grid):
+        import numpy as np
+        fn = self.kc.kernel("l2_slab")
+        args = (data, out, np.int32(groups), np.int32(iters))
+        return lambda: fn((grid,), (acc.WS_BLOCK,), args)
+
+    def shared_launcher(self, data, out, unroll, n_pass, mask, blocks):
+        import numpy as np
+        fn = self.kc.kernel(self.kc.shared_read_name(unroll))
+        args = (data, out, np.int32(n_pass), np.int32(mask))
+        return lambda: fn((blocks,), (BLOCK,), args)
+
+    def sfu_launcher(self, out, chains, unroll, n_iter, threads):
+        import numpy as np
+        fn = self.kc.kernel(self.kc.sfu_name(chains, unroll, n_iter))
+        zero = np.float32(0)
+        return lambda: fn((threads // BLOCK,), (BLOCK,), (out, zero))

@@ -1,6 +1,7 @@
 """The CuPy backend's kernels: CUDA C++ compiled by NVRTC through ``cupy.RawModule``.
 
-The same kernels as :mod:`.kernels_numba` (copy, FMA peak, the sweep), written the way CUDA
+The same kernels as :mod:`.kernels_numba` (copy, FMA peak, the sweep, the L2 read, the
+shared-memory read and the SFU), written the way CUDA
 C++ writes them: ``float4`` for 16-byte accesses and templates for compile-time counts.  They
 take the same launch parameters and do the same work, so one count in :mod:`.accounting` and
 one check serve both backends, and the two backends can be compared kernel for kernel.
@@ -11,9 +12,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-SWEEP_UNROLL = 64  # as the Numba sweep: 64 steps of 4 chains per loop trip
+from .accounting import CHUNK_VECTORS, WS_BLOCK, WS_UNROLL
 
-SOURCE = f"#define SWEEP_UNROLL {SWEEP_UNROLL}\n" + r"""
+SWEEP_UNROLL = 64  # as the Numba sweep: 64 steps of 4 chains per loop trip
+SHARED_FLOATS = 4096  # as the Numba shared-memory kernel: 16 KiB per block
+
+SOURCE = (f"#define SWEEP_UNROLL {SWEEP_UNROLL}\n#define WS_BLOCK {WS_BLOCK}\n#define WS_UNROLL {WS_UNROLL}\n"
+          f"#define CHUNK_VECTORS {CHUNK_VECTORS}\n#define SHARED_FLOATS {SHARED_FLOATS}\n") + r"""
 // dst[v] = src[v] for 16-byte vectors; VPT vectors per thread, one block-width apart,
 // all loads issued before the first store.
 template <int VPT>
@@ -105,6 +110,84 @@ __global__ void sweep_pipelined(const float4* __restrict__ x, float4* __restrict
     }
 }
 
+// The L2 ceiling (kernels_numba.l2_slab_kernel): block b reads chunks i * groups + b % groups,
+// i < iters, with ld.global.cg, and reduces its threads' four sums into out[b].
+__global__ void __launch_bounds__(WS_BLOCK) l2_slab(const float4* __restrict__ data, float4* out,
+                                                    int groups, int iters) {
+    __shared__ float4 part[WS_BLOCK];
+    const int tid = threadIdx.x;
+    const int g = blockIdx.x % groups;
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int i = 0; i < iters; ++i) {
+        const float4* base = data + (size_t)(i * groups + g) * CHUNK_VECTORS + tid;
+        float4 v[WS_UNROLL];
+#pragma unroll
+        for (int u = 0; u < WS_UNROLL; ++u) v[u] = __ldcg(base + u * WS_BLOCK);
+#pragma unroll
+        for (int u = 0; u < WS_UNROLL; ++u) { s.x += v[u].x; s.y += v[u].y; s.z += v[u].z; s.w += v[u].w; }
+    }
+    part[tid] = s;
+    __syncthreads();
+    for (int width = WS_BLOCK / 2; width > 0; width >>= 1) {
+        if (tid < width) {
+            float4 o = part[tid + width];
+            part[tid].x += o.x; part[tid].y += o.y; part[tid].z += o.z; part[tid].w += o.w;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = part[0];
+}
+
+// Shared-memory read bandwidth (kernels_numba.shared_read_kernel): every block copies
+// SHARED_FLOATS floats into shared memory, then each thread sums UNROLL 16-byte vectors per
+// pass, starting at (p * UNROLL * blockDim) & mask.
+template <int UNROLL>
+__global__ void shared_read(const float* __restrict__ data, float4* out, int n_pass, int mask) {
+    __shared__ float4 tile[SHARED_FLOATS / 4];
+    float* flat = reinterpret_cast<float*>(tile);
+    for (int j = threadIdx.x; j < SHARED_FLOATS; j += blockDim.x) flat[j] = data[j];
+    __syncthreads();
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    const int step = UNROLL * blockDim.x;
+    for (int p = 0; p < n_pass; ++p) {
+        const int start = (p * step) & mask;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            const float4 x = tile[start + threadIdx.x + u * blockDim.x];
+            s.x += x.x; s.y += x.y; s.z += x.z; s.w += x.w;
+        }
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// The SFU ceiling (kernels_numba.sfu_kernel): v += exp2(v * zero) on CHAINS chains, one
+// ex2.approx.ftz per step and chain; each step adds exactly 1.
+__device__ __forceinline__ float ex2_approx(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+template <int CHAINS, int UNROLL, int N_ITER>
+__global__ void sfu(float* out, float zero) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const float seed = (float)(t & 63u);
+    float v[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) v[c] = seed + (float)c;
+#pragma unroll 1
+    for (int i = 0; i < N_ITER; ++i) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) v[c] = v[c] + ex2_approx(v[c] * zero);
+        }
+    }
+    float total = 0.f;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) total += v[c];
+    out[t] = total;
+}
+
 // count[0] += positions where a and b differ (the inputs hold no NaN and no -0).
 __global__ void count_mismatches(const float* a, const float* b, size_t n, unsigned long long* count) {
     unsigned long long bad = 0;
@@ -124,6 +207,14 @@ def copy_name(vectors_per_thread: int) -> str:
 
 def fma_peak_name(dtype: str, chains: int, unroll: int, n_iter: int) -> str:
     return f"fma_peak<{_CTYPE[dtype]}, {int(chains)}, {int(unroll)}, {int(n_iter)}>"
+
+
+def shared_read_name(unroll: int) -> str:
+    return f"shared_read<{int(unroll)}>"
+
+
+def sfu_name(chains: int, unroll: int, n_iter: int) -> str:
+    return f"sfu<{int(chains)}, {int(unroll)}, {int(n_iter)}>"
 
 
 def sweep_name(k: int, pipelined: bool = False) -> str:

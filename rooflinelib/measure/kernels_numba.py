@@ -4,7 +4,7 @@ Each factory returns a compiled kernel for one set of compile-time constants, me
 sweep point K is compiled once per process (and once per machine with the on-disk cache).
 What each launch computes is counted in :mod:`rooflinelib.measure.accounting`.
 
-Rules these kernels follow, each learnt on the H200 (shared/gpu/README.md):
+Rules these kernels follow, each learnt on the H200 (benchmarks/REPORT.md):
 
 - Loops that must cost nothing are ``while`` loops on an ``int32`` counter around a body of
   ``for _ in range(CONSTANT)`` that NVVM unrolls fully.  A ``for _ in range(n)`` with a run-time
@@ -27,7 +27,8 @@ from functools import lru_cache
 from numba import cuda, float32, float64, int32, void
 
 from .checks import fill_values, fma_peak_expected, sfu_expected  # noqa: F401
-from .vector_access import load4, store4, simulator_enabled
+from .accounting import CHUNK_VECTORS, WS_BLOCK, WS_UNROLL
+from .vector_access import load4, load4_cg, store4, simulator_enabled
 
 # NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
 # body holds SWEEP_UNROLL steps of its four chains: 256 FMAs per trip of the outer ``while``,
@@ -263,12 +264,63 @@ def sweep_pipelined_kernel(k: int):
     return KernelSource(f"sweep_pipelined k={k}", sweep_pipelined, SWEEP_SIGNATURE)
 
 
-# ---------------------------------------------------------------------------------------------
-# Read-only bandwidth of shared memory (the L2 ceiling reads with the working-set sweep's
-# kernel, rooflinelib.workingset_kernels, so that both measure the L2 the same way)
-
-
 READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
+
+
+# ---------------------------------------------------------------------------------------------
+# The L2 ceiling: many short blocks, each reading its own strided set of chunks
+
+
+@lru_cache(maxsize=None)
+def l2_slab_kernel():
+    """Block b reads ``iters`` whole chunks, i * groups + (b % groups) for i < iters, with
+    ``ld.global.cg`` (L2 only), then reduces its threads' four sums into one float4 at
+    out[b].  Launch many more blocks than are resident (a multiple of ``groups``): the blocks
+    that read one chunk then run at different times, and the block scheduler hands the next
+    block to whichever SM is free, so SMs close to fast L2 slices do not wait for the others.
+
+    Measured under ncu on the H200 (benchmarks/REPORT.md), this shape let the L2's slices
+    serve 9.5-9.6 TB/s; a grid of resident blocks that each cycle over their own chunks, the
+    shape of the working-set sweep, 8.8-8.9 TB/s.  Launch with WS_BLOCK threads per block.
+    """
+    def l2_slab(data, out, groups, iters):
+        part = cuda.shared.array((WS_BLOCK, 4), float32)
+        tid = cuda.threadIdx.x
+        g = cuda.blockIdx.x % groups
+        s0 = float32(0)
+        s1 = float32(0)
+        s2 = float32(0)
+        s3 = float32(0)
+        i = int32(0)
+        while i < iters:
+            base = (i * groups + g) * CHUNK_VECTORS + tid
+            for u in range(WS_UNROLL):
+                x0, x1, x2, x3 = load4_cg(data, base + u * WS_BLOCK)
+                s0 += x0
+                s1 += x1
+                s2 += x2
+                s3 += x3
+            i += int32(1)
+        part[tid, 0] = s0
+        part[tid, 1] = s1
+        part[tid, 2] = s2
+        part[tid, 3] = s3
+        cuda.syncthreads()
+        width = int32(WS_BLOCK // 2)
+        while width > 0:
+            if tid < width:
+                for c in range(4):
+                    part[tid, c] += part[tid + width, c]
+            cuda.syncthreads()
+            width //= int32(2)
+        if tid == 0:
+            store4(out, cuda.blockIdx.x, part[0, 0], part[0, 1], part[0, 2], part[0, 3])
+
+    return KernelSource("l2_slab (ld.global.cg, 16 B)", l2_slab, READ_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Read-only bandwidth of shared memory
 
 
 
@@ -354,6 +406,55 @@ def sfu_kernel(chains: int = 8, unroll: int = 8, n_iter: int = 1024):
 
 
 # ---------------------------------------------------------------------------------------------
+# Exercise 3's reduction
+
+
+REDUCTION_SIGNATURE = void(float32[::1], float64[::1])
+
+
+@lru_cache(maxsize=None)
+def reduction_kernel():
+    """out[0] += sum(x): 16-byte loads, four float64 partial sums per thread, a tree in shared
+    memory per block, one atomic add per block.
+
+    The float64 partial sums are exact for the fill values (multiples of 1/4 below 2^15), so
+    the result is exact whatever the order of the additions.  Launch with any grid of BLOCK
+    (256)-thread blocks; len(x) must be a multiple of 4.
+    """
+    block = 256
+
+    def gpu_sum(x, out):
+        partial = cuda.shared.array(block, float64)
+        tid = cuda.threadIdx.x
+        i = cuda.blockIdx.x * block + tid
+        stride = cuda.gridDim.x * block
+        n_vec = x.shape[0] // 4
+        s0 = float64(0)
+        s1 = float64(0)
+        s2 = float64(0)
+        s3 = float64(0)
+        while i < n_vec:  # four independent sums keep the loads in flight
+            v0, v1, v2, v3 = load4(x, i)
+            s0 += float64(v0)
+            s1 += float64(v1)
+            s2 += float64(v2)
+            s3 += float64(v3)
+            i += stride
+        partial[tid] = (s0 + s1) + (s2 + s3)
+        cuda.syncthreads()
+        width = int32(block // 2)
+        while width > 0:
+            if tid < width:
+                partial[tid] += partial[tid + width]
+            cuda.syncthreads()
+            width //= int32(2)
+        if tid == 0:
+            cuda.atomic.add(out, 0, partial[0])
+
+    return KernelSource("reduction (gpu_sum)", gpu_sum, REDUCTION_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
 # Input data, made on the device (a 1 GiB host array would take longer to make than to measure)
 
 
@@ -407,5 +508,6 @@ def ptx_targets():
         fma_peak_kernel("fp32"), fma_peak_kernel("fp64"),
         sweep_kernel(0), sweep_kernel(64), sweep_kernel(1024),
         sweep_pipelined_kernel(0), sweep_pipelined_kernel(64), sweep_pipelined_kernel(1024),
-        shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(),
+        shared_read_kernel(), sfu_kernel(), mismatch_kernel(), fill_kernel(), l2_slab_kernel(),
+        reduction_kernel(),
     ]

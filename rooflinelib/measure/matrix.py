@@ -1,7 +1,7 @@
 """Matrix ceilings: cuBLAS GEMM through CuPy, one dtype at a time.
 
-A hand-written kernel cannot reach the tensor cores' roofs; the vendor library can, so these
-ceilings are cuBLAS's rate on a square product big enough to fill the chip (8192^3 by
+Tuned libraries (cuBLAS, CUTLASS, and kernels such as FlashAttention-3 built on them) come
+close to the tensor cores' roofs; these ceilings are cuBLAS's rate on a square product big enough to fill the chip (8192^3 by
 default).  Every dtype goes through the same ``cublasGemmEx`` call with explicit data and
 compute types, so what runs is never left to a library default (fp64 also tries
 ``cublasDgemm``, ``cupy.matmul`` and the tensor-op algorithm hint, and keeps the best):
@@ -24,9 +24,8 @@ products, and a NaN never passes.
 from __future__ import annotations
 
 from . import accounting as acc
-from .engine import Measurement, VerificationError, best
-from .provenance import ClockSampler
-from .timing import Stopwatch, time_with_events
+from .errors import VerificationError
+from .protocol import Measurement, Run, best, measure_run
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14
@@ -125,29 +124,32 @@ class MatrixGemm:
             candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
             candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
                                lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
-        rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
-        reference = as_f64(a[rows]) @ as_f64(b)
-        self.calls, self.failed, self.first_call_s, self.relative_error = {}, {}, {}, {}
-        for label, launch in candidates:
-            c.fill(0)
-            try:
-                with Stopwatch() as sw:
-                    launch()
-                    cp.cuda.Device().synchronize()
-            except Exception as exc:  # an entry point this CuPy lacks: the others still measure
-                self.failed[label] = " ".join(str(exc).split())[:200]
-                continue
-            got = as_f64(c[rows])
-            error = float(cp.linalg.norm(got - reference) / cp.linalg.norm(reference))
-            if not np.isfinite(error) or error > tolerance:
-                raise VerificationError(f"verification: {name} {n}^3 ({label}) relative error "
-                                        f"{error:.2e} exceeds {tolerance:.0e}")
-            self.calls[label] = launch
-            self.first_call_s[label] = sw.seconds
-            self.relative_error[label] = error
-        del reference
-        if not self.calls:
-            raise RuntimeError(f"{name}: no cuBLAS entry point ran ({self.failed})")
+        self._rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
+        self._reference = as_f64(a[self._rows]) @ as_f64(b)
+        self._as_f64 = as_f64
+        self.candidates = dict(candidates)
+        self.calls, self.failed, self.relative_error = {}, {}, {}
+
+    def check(self, label: str):
+        """None when C (just written by call ``label``) matches the float64 product of four of
+        its rows within the tolerance, else what is wrong.  A NaN never passes."""
+        import numpy as np
+        import cupy as cp
+        got = self._as_f64(self.c[self._rows])
+        error = float(cp.linalg.norm(got - self._reference) / cp.linalg.norm(self._reference))
+        self.relative_error[label] = error
+        if not np.isfinite(error) or error > self.tolerance:
+            return f"relative error {error:.2e} exceeds {self.tolerance:.0e}"
+        return None
+
+    def runs(self) -> list:
+        """One :class:`~rooflinelib.measure.protocol.Run` per entry point."""
+        return [Run(launch, (lambda label=label: self.check(label)),
+                    acc.matmul_work(self.n, self.element_bytes), label,
+                    {"n": self.n, "dtype": self.dtype, "compute_type": self.compute_type, "call": label},
+                    poison=lambda: self.c.fill(float("nan")),
+                    extra={"tolerance": self.tolerance})
+                for label, launch in self.candidates.items()]
 
     @property
     def n_flops(self) -> float:
@@ -156,35 +158,37 @@ class MatrixGemm:
     def release(self):
         import cupy as cp
         self.calls.clear()
-        self.a = self.b = self.c = None
+        self.candidates.clear()
+        self.a = self.b = self.c = self._reference = None
         cp.get_default_memory_pool().free_all_blocks()
 
 
-def measure_matrix(name: str, n: int = 8192, repeats: int = 10, warmup: int = 2,
-                   progress=None, gemm: "MatrixGemm" = None) -> Measurement:
-    """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`), verified then timed: the fastest
-    of :class:`MatrixGemm`'s calls.  Pass ``gemm`` (set up for ``name`` and ``n``) to time its
-    calls and keep it, e.g. to time the chosen call again beside another library; otherwise
-    one is set up here and released."""
-    import cupy as cp
+def measure_matrix(backend, name: str, n: int = 8192, repeats: int = 10, progress=None,
+                   gemm: "MatrixGemm" = None) -> Measurement:
+    """One matrix ceiling (a key of :data:`MATRIX_CEILINGS`) by the verified-run protocol: the
+    fastest of :class:`MatrixGemm`'s entry points, each checked after its first call.  An entry
+    point this CuPy lacks is skipped (``calls_failed``); a wrong product raises
+    VerificationError.  Pass ``gemm`` (set up for ``name`` and ``n``) to keep it, e.g. to time
+    the chosen call again beside another library; otherwise one is set up here and released."""
     own = gemm is None
     if own:
         gemm = MatrixGemm(name, n)
     elif (gemm.name, gemm.n) != (name, n):
         raise ValueError(f"gemm: set up for {gemm.name} {gemm.n}^3, not {name} {n}^3")
     tried = []
-    for label, launch in gemm.calls.items():
-        with ClockSampler() as clocks:  # GEMMs can pull the clock down at the power cap
-            timing = time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats,
-                                      warmup, prime=launch)
-        extra = {"relative_error": gemm.relative_error[label], "tolerance": gemm.tolerance}
-        if clocks.median_mhz:
-            extra["sm_clock_mhz_during"] = clocks.median_mhz
-        tried.append(Measurement(name, "compute", acc.matmul_work(n, gemm.element_bytes), timing, True,
-                                 gemm.first_call_s[label], label,
-                                 {"n": n, "dtype": gemm.dtype, "compute_type": gemm.compute_type,
-                                  "call": label},
-                                 extra))
+    for run in gemm.runs():
+        try:
+            m = measure_run(backend, name, "compute", run, repeats)
+        except VerificationError:
+            raise
+        except Exception as exc:  # an entry point this CuPy lacks: the others still measure
+            gemm.failed[run.kernel] = " ".join(str(exc).split())[:200]
+            continue
+        m.extra["relative_error"] = gemm.relative_error[run.kernel]
+        gemm.calls[run.kernel] = run.launch
+        tried.append(m)
+    if not tried:
+        raise RuntimeError(f"{name}: no cuBLAS entry point ran ({gemm.failed})")
     m = best(tried)
     if gemm.failed:
         m.extra["calls_failed"] = dict(gemm.failed)

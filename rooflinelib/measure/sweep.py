@@ -1,7 +1,7 @@
 """Lab 2: the intensity sweep, and what is read off it (the ridge and the knee).
 
 One kernel, K fused multiply-adds per float32 element, K = 0 .. 1024, so I = K/4 FLOP/byte
-walks the whole roofline (seed 000, Lab 2).  K = 0 is a pure copy: the sweep calibrates its own
+walks the whole roofline.  K = 0 is a pure copy: the sweep calibrates its own
 bandwidth roof.  The ridge is computed from the sweep's two ends, max GFLOP/s over max GB/s,
 never asserted; the knee is located from the shape of the curve alone (:func:`knee`), so the
 two can be compared.
@@ -12,7 +12,6 @@ import math
 
 from .. import results
 from .accounting import sweep_intensity
-from .provenance import finish, gpu_snapshot, now_iso
 
 #: Powers of two as in the seed, plus steps of 8 between 16 and 128 where the H100/H200-class
 #: knee lies (K ~ 60), so that "the knee within one K step of P/B" is a sharp test.
@@ -62,12 +61,21 @@ def summarize(rows: list) -> dict:
             "ridge": peak_gflops / peak_gbps, "knee": knee(rows)}
 
 
+def sweep_point(backend, k: int, buffers, all_ks=(), vectors_per_thread=None, progress=None):
+    """One verified sweep point: every launch configuration the backend offers for ``k``,
+    measured by the protocol, the fastest reported (its details keep every variant)."""
+    from .protocol import best, measure_run
+    tried = [measure_run(backend, "sweep", "compute", run)
+             for run in backend.sweep_runs(k, buffers, all_ks, vectors_per_thread)]
+    return best(tried)
+
+
 def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = None,
               progress=None, vectors_per_thread: int = None) -> dict:
     """Run Lab 2 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
-    the two buffers (default 1024 on a GPU, 256 on the CPU).
+    the two buffers (default: the backend's).
     ``vectors_per_thread``: on a GPU, the launch configurations tried at every K (an int or a
     tuple; 1: one vector per thread, 2 or more: the software-pipelined kernel walking that
     many; default engine.SWEEP_VECTOR_CONFIGS).  Each row reports the fastest; its details
@@ -75,56 +83,45 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     Every variant is verified bit for bit; a failed one raises VerificationError and nothing
     is returned.
     """
-    from .backends import open_backend
+    from .backend import open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
-    is_cpu = b.name == "cpu"
-    ks = tuple(int(k) for k in (ks if ks is not None else (CPU_KS if is_cpu else DEFAULT_KS)))
+    ks = tuple(int(k) for k in (ks if ks is not None else (b.sweep_ks or DEFAULT_KS)))
     if not ks or ks[0] != 0 or any(k1 <= k0 for k0, k1 in zip(ks, ks[1:])):
         raise ValueError("ks: must start at 0 and increase")
     if repeats:
         b.repeats = int(repeats)
-    size_bytes = int((size_mib or (256 if is_cpu else 1024)) * 2 ** 20)
-    started = now_iso()
-    options = {} if vectors_per_thread is None else {
-        "vectors_per_thread": (int(vectors_per_thread) if isinstance(vectors_per_thread, (int, float))
-                               else tuple(int(v) for v in vectors_per_thread))}
-    n, x, y = b.sweep_buffers(size_bytes)
-    if not is_cpu:
-        b.warm_up()
-    before = {} if is_cpu else gpu_snapshot()
+    size_bytes = int(size_mib * 2 ** 20) if size_mib else b.default_buffer_bytes
+    if vectors_per_thread is not None and not isinstance(vectors_per_thread, (int, float)):
+        vectors_per_thread = tuple(int(v) for v in vectors_per_thread)
+    elif vectors_per_thread is not None:
+        vectors_per_thread = int(vectors_per_thread)
+    buffers = b.sweep_buffers(size_bytes)
+    session = b.start()
     rows, details, jit = [], [], {}
     for i, k in enumerate(ks):
-        m = b.sweep_point(k, n, x, y, all_ks=ks, **options)
-        t = m.timing.median_s
-        row = {"k": k, "intensity": sweep_intensity(k), "gbps": m.work.gbps(t),
-               "gflops": m.work.gflops(t), "verified": True}
+        m = sweep_point(b, k, buffers, ks, vectors_per_thread)
+        row = {"k": k, "intensity": sweep_intensity(k), "gbps": m.gbps, "gflops": m.gflops,
+               "verified": True}
         rows.append(row)
         details.append(m.detail())
-        variants = m.extra.get("configs_tried", [])
+        variants = m.extra["configs_tried"]
         # first calls (compilation included) of every variant, kept out of the rates
-        jit[f"k={k}"] = sum(v["first_call_s"] for v in variants) if variants else m.first_call_s
+        jit[f"k={k}"] = sum(v["first_call_s"] for v in variants)
         if progress:
             chosen = m.config.get("vectors_per_thread")
             note = f"  x{chosen} of {len(variants)}" if len(variants) > 1 else ""
             progress(f"[{i + 1}/{len(ks)}] K={k:5d}  I={row['intensity']:7.2f}  "
                      f"{row['gbps']:10,.0f} GB/s  {row['gflops']:11,.0f} GFLOP/s  verified{note}")
-    after = {} if is_cpu else gpu_snapshot()
-    device = b.provenance() if is_cpu else finish(b.provenance(), before, after, b.name, started)
-    if is_cpu:
-        device.update(backend="cpu", started=started, finished=now_iso())
-        from .provenance import library_versions
-        device["libraries"] = library_versions()
+    del buffers
+    b.release()
+    device = b.finish(session)
     summary = summarize(rows)
     result = {
         "format": results.FORMAT, "version": results.VERSION, "kind": "sweep",
-        "backend": b.name, "scope": "cpu" if is_cpu else "gpu", "created": started,
+        "backend": b.name, "scope": b.scope, "created": session["started"],
         "device": device, "dtype": "float32", "bytes_per_element": 8,
         "rows": rows, "ridge": summary["ridge"], "peak_gflops": summary["peak_gflops"],
         "peak_gbps": summary["peak_gbps"], "knee": summary["knee"],
-        "details": details, "jit_seconds": jit,
-        "notes": (["CPU roofline: measured on this machine's CPU cores, not a GPU."] if is_cpu
-                  else [f"SM clock moved {100 * device['sm_clock_drift']:+.1f}% between the start "
-                        "and the end of the run: re-measure before trusting small gaps"]
-                  if device.get("clock_drift_flag") else []),
+        "details": details, "jit_seconds": jit, "notes": b.result_notes(device),
     }
     return results.validate(result)

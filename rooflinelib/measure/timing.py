@@ -12,6 +12,10 @@ import time
 from dataclasses import dataclass, field
 
 
+#: The statistics a rate may be computed from.
+RULES = ("median", "best")
+
+
 class TimingUnavailable(RuntimeError):
     """The device gave no timing (the CUDA simulator's events return -1)."""
 
@@ -21,12 +25,25 @@ class Timing:
     """Seconds of ``len(samples_s)`` timed repeats."""
 
     samples_s: tuple = field(default_factory=tuple)
+    #: which statistic a rate is computed from: "median" (the GPU backends) or "best"
+    rule: str = "median"
 
     def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"rule: must be one of {', '.join(RULES)}, got {self.rule!r}")
         if not self.samples_s:
             raise ValueError("samples_s: needs at least one timed repeat")
         if any(not (s > 0) for s in self.samples_s):
             raise TimingUnavailable(f"samples_s: non-positive time in {self.samples_s[:4]}")
+
+    @property
+    def seconds(self) -> float:
+        """The time a rate is computed from, by ``rule``."""
+        return self.median_s if self.rule == "median" else self.min_s
+
+    @property
+    def min_s(self) -> float:
+        return min(self.samples_s)
 
     @property
     def median_s(self) -> float:
@@ -42,12 +59,12 @@ class Timing:
         return len(self.samples_s)
 
     def as_dict(self) -> dict:
-        return {"median_s": self.median_s, "min_s": min(self.samples_s),
+        return {"median_s": self.median_s, "min_s": self.min_s, "rule": self.rule,
                 "max_s": max(self.samples_s), "spread": self.spread, "repeats": self.repeats}
 
 
 def time_with_events(launch, make_event, elapsed_ms, repeats: int, warmup: int,
-                     prime=None) -> Timing:
+                     prime=None, rule: str = "median") -> Timing:
     """Time ``launch()`` with a pair of device events around each repeat.
 
     ``make_event()`` returns an object with ``record()`` and ``synchronize()``;
@@ -73,10 +90,10 @@ def time_with_events(launch, make_event, elapsed_ms, repeats: int, warmup: int,
         if not ms or ms <= 0:
             raise TimingUnavailable("device events returned no time (is this the simulator?)")
         samples.append(ms / 1e3)
-    return Timing(tuple(samples))
+    return Timing(tuple(samples), rule)
 
 
-def time_on_host(run, repeats: int, warmup: int) -> Timing:
+def time_on_host(run, repeats: int, warmup: int, rule: str = "median") -> Timing:
     """Time a synchronous ``run()`` (the CPU backend) with the host's monotonic clock."""
     for _ in range(warmup):
         run()
@@ -85,7 +102,7 @@ def time_on_host(run, repeats: int, warmup: int) -> Timing:
         t0 = time.perf_counter()
         run()
         samples.append(time.perf_counter() - t0)
-    return Timing(tuple(samples))
+    return Timing(tuple(samples), rule)
 
 
 class Stopwatch:

@@ -1,0 +1,159 @@
+"""The verified-run protocol: the one function that turns a kernel into a rate.
+
+Every ceiling, sweep point, working-set point, experiment and exercise kernel is measured by
+:func:`measure_run`, on any backend (:class:`rooflinelib.measure.backend.Backend`):
+
+1. poison the output, so that a kernel which writes nothing cannot pass;
+2. the first call (compilation and module load included), timed on the host and kept apart
+   (``first_call_s``): it never enters a rate;
+3. verify the output, bit for bit wherever the kernel allows; a mismatch raises
+   :class:`VerificationError` and no rate exists;
+4. a warm-up, then ``repeats`` timed launches (device events on a GPU, each queued behind an
+   untimed launch; the host clock on the CPU), with the SM clock sampled meanwhile where the
+   backend can;
+5. rate = the work counted in :mod:`.accounting` / the backend's time statistic (the median
+   of the repeats), with the spread of the repeats.
+
+A kernel comes to the protocol as a :class:`Run`: what to launch, how to check it, what one
+launch does.  Backends build runs; nothing else times or verifies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .accounting import Work
+from .errors import VerificationError
+from .timing import Timing
+
+
+@dataclass
+class Run:
+    """One kernel configuration, ready to be measured."""
+
+    launch: Callable[[], None]  # enqueues one launch
+    check: Callable[[], Optional[str]]  # None when the output is right, else what is wrong
+    work: Work  # what one launch does
+    kernel: str  # what ran, in words
+    config: dict = field(default_factory=dict)
+    poison: Optional[Callable[[], None]] = None  # overwrite the output before the first call
+    peak_key: Optional[str] = None  # key of the backend's theoretical peaks to compare with
+    first_call_s: Optional[float] = None  # when set-up already made (and timed) the first call
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Measurement:
+    """One verified, timed kernel run and the rate it gives."""
+
+    name: str  # ceiling name (dram, fp32, ...), or what else was measured
+    kind: str  # "memory" (rate in GB/s) or "compute" (rate in GFLOP/s)
+    work: Work
+    timing: Timing
+    verified: bool
+    first_call_s: float = 0.0
+    kernel: str = ""
+    config: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        """The time the rate is computed from (the timing's rule: the median of the repeats,
+        or the best where the backend says so)."""
+        return self.timing.seconds
+
+    @property
+    def gbps(self) -> float:
+        return self.work.gbps(self.seconds)
+
+    @property
+    def gflops(self) -> float:
+        return self.work.gflops(self.seconds)
+
+    @property
+    def value(self) -> float:
+        return self.gbps if self.kind == "memory" else self.gflops
+
+    @property
+    def unit(self) -> str:
+        return "GB/s" if self.kind == "memory" else "GFLOP/s"
+
+    def ceiling_row(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "value": self.value, "unit": self.unit,
+                "verified": self.verified, "spread": self.timing.spread}
+
+    def detail(self) -> dict:
+        return {"name": self.name, "kernel": self.kernel, "n_flops": self.work.n_flops,
+                "n_bytes": self.work.n_bytes, "first_call_s": self.first_call_s,
+                "config": dict(self.config), **self.timing.as_dict(), **self.extra}
+
+
+class SweepBuffers:
+    """Lab 2's input and output, as a backend made them: ``n_vec`` 16-byte vectors each (four
+    float32 elements apiece)."""
+
+    def __init__(self, n_vec: int, x, y):
+        self.n_vec, self.x, self.y = n_vec, x, y
+
+
+def launch_verified(backend, name: str, run: Run) -> float:
+    """Steps 1-3 of the protocol: poison, the first call (timed apart), the check.  Returns the
+    first call's seconds; raises VerificationError.  A profiler that wants one launch of each
+    kernel (Lab 4 under ncu) stops here."""
+    if run.first_call_s is None:
+        if run.poison is not None:
+            run.poison()
+        first = backend.first_call(run.launch)
+    else:
+        first = run.first_call_s
+    problem = run.check()
+    if problem:
+        raise VerificationError(f"verification: {name} ({run.kernel}): {problem}")
+    return first
+
+
+def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) -> Measurement:
+    """Measure ``run`` on ``backend`` by the protocol above; raises VerificationError."""
+    first = launch_verified(backend, name, run)
+    with backend.clock_sampler() as clocks:
+        timing = backend.time(run.launch, repeats)
+    m = Measurement(name, kind, run.work, timing, True, first, run.kernel, dict(run.config),
+                    dict(run.extra))
+    mhz = clocks.median_mhz
+    if mhz:
+        m.extra["sm_clock_mhz_during"] = mhz
+        peak = backend.theoretical(mhz).get(run.peak_key) if run.peak_key else None
+        if peak:
+            m.extra["theoretical_" + ("gbps" if kind == "memory" else "gflops")] = peak
+            m.extra["fraction_of_theoretical"] = m.value / peak
+    return m
+
+
+def best(measurements: list) -> Measurement:
+    """The ceiling is the best rate any configuration reached, as ERT reports it; the others
+    stay in the details (``configs_tried``)."""
+    # Ties (a K = 0 sweep point does no FLOPs: every variant's GFLOP/s is 0) go to the
+    # shortest time, which is the highest rate of the same counted work.
+    top = max(measurements, key=lambda m: (m.value, -m.seconds))
+    top.extra["configs_tried"] = [
+        dict(m.config, kernel=m.kernel, value=m.value, gbps=m.gbps, gflops=m.gflops,
+             median_s=m.seconds, spread=m.timing.spread, first_call_s=m.first_call_s,
+             verified=m.verified) for m in measurements]
+    return top
+
+
+def measure_best(backend, name: str, kind: str, runs, progress=None, repeats: int = None) -> Measurement:
+    """Every run measured by :func:`measure_run`, the best reported (:func:`best`)."""
+    tried = []
+    for run in runs:
+        m = measure_run(backend, name, kind, run, repeats)
+        tried.append(m)
+        if progress:
+            progress(f"  {name} {run.kernel}: {m.value:,.1f} {m.unit}")
+    backend.release()
+    return best(tried)
+
+
+def mismatch_message(bad: int, total: int, what: str = "values") -> Optional[str]:
+    """The usual check result: None when nothing differs."""
+    return None if bad == 0 else f"{bad} of {total} {what} differ from the expected"

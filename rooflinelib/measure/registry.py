@@ -1,0 +1,184 @@
+"""The ceiling registry: one row per ceiling, as BabelStream keeps one table of its kernels.
+
+A row says what the ceiling is (name, kind, label, unit, chart colour), which backends measure
+it, and how: ``measure(backend, options) -> Measurement``.  Planning (Lab 1), validation of
+result files, the labels of measured machines and the chart colours all read this table, so
+adding a ceiling means writing its kernel (a backend method that returns
+:class:`~rooflinelib.measure.protocol.Run` objects), its FLOP/byte count
+(:mod:`.accounting`) and one row passed to :func:`register`.
+
+Importing this module loads no numba, cupy or numpy: a row's ``measure`` is called only when a
+measurement starts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+UNITS = {"memory": "GB/s", "compute": "GFLOP/s"}
+#: The backends a row may name, in the one vocabulary the CLI, the modes and the results use.
+BACKENDS = ("numba", "cupy", "cpu")
+GPU_BACKENDS = ("numba", "cupy")
+
+
+@dataclass
+class Options:
+    """What Lab 1 was asked for, as every row's ``measure`` receives it."""
+
+    size_bytes: int  # each DRAM buffer
+    matrix_n: int = 8192
+    groups: tuple = ("core", "matrix")  # which groups of rows to measure
+    progress: Optional[Callable[[str], None]] = None
+    notes: list = field(default_factory=list)  # a row may add a line for the result's notes
+
+
+@dataclass(frozen=True)
+class CeilingSpec:
+    """One ceiling: what it is, where it can be measured, and how."""
+
+    name: str
+    kind: str  # "memory" or "compute"
+    label: str  # in words, for charts and tables
+    colour: str  # chart colour (hex)
+    backends: tuple = ()  # backends that measure it; empty: a datasheet-only ceiling
+    measure: Optional[Callable] = None  # (backend, Options) -> Measurement
+    #: None when it can be measured with this backend here, else the reason it cannot
+    available: Optional[Callable] = None
+    #: a failure other than a verification error becomes a note (a dtype a GPU lacks)
+    optional: bool = False
+    group: str = "core"  # "matrix" for the cuBLAS rows, which ``--no-matrix`` leaves out
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or len(self.name) > 40:
+            raise ValueError(f"name: must be a short non-empty string, got {self.name!r:.50}")
+        if self.kind not in UNITS:
+            raise ValueError(f"kind: must be 'memory' or 'compute', got {self.kind!r:.20}")
+        unknown = [b for b in self.backends if b not in BACKENDS]
+        if unknown:
+            raise ValueError(f"backends: unknown {unknown[0]!r:.20}; known: {', '.join(BACKENDS)}")
+        if self.backends and self.measure is None:
+            raise ValueError(f"measure: {self.name} names backends but no way to measure it")
+
+    @property
+    def unit(self) -> str:
+        return UNITS[self.kind]
+
+
+_ROWS: dict = {}
+
+
+def register(spec: CeilingSpec, replace: bool = False) -> CeilingSpec:
+    """Add a row (at the end of the plan order).  A name already registered is refused unless
+    ``replace``."""
+    if not isinstance(spec, CeilingSpec):
+        raise TypeError(f"spec: must be a CeilingSpec, got {type(spec).__name__}")
+    if spec.name in _ROWS and not replace:
+        raise ValueError(f"name: ceiling {spec.name!r} is already registered")
+    _ROWS[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    _ROWS.pop(name, None)
+
+
+def get(name: str) -> CeilingSpec:
+    try:
+        return _ROWS[name]
+    except KeyError:
+        raise KeyError(f"ceiling: unknown {name!r:.40}; known: {', '.join(_ROWS)}") from None
+
+
+def specs() -> tuple:
+    return tuple(_ROWS.values())
+
+
+def names(kind: str = None) -> tuple:
+    return tuple(s.name for s in _ROWS.values() if kind is None or s.kind == kind)
+
+
+def kind_of(name: str) -> Optional[str]:
+    spec = _ROWS.get(name)
+    return spec.kind if spec else None
+
+
+def label_of(name: str) -> str:
+    spec = _ROWS.get(name)
+    return spec.label if spec else name
+
+
+def colour_of(name: str, default: str = "#444444") -> str:
+    spec = _ROWS.get(name)
+    return spec.colour if spec else default
+
+
+def plan(backend, groups=("core", "matrix")) -> tuple:
+    """``(specs to measure, notes)`` for ``backend``, in registry order: every row of ``groups``
+    that names the backend and can be measured here; each row left out for another reason is
+    a note."""
+    chosen, notes = [], []
+    for spec in _ROWS.values():
+        if backend.name not in spec.backends or spec.group not in groups:
+            continue
+        reason = spec.available(backend) if spec.available else None
+        if reason:
+            notes.append(f"{spec.name} not measured: {reason}")
+            continue
+        chosen.append(spec)
+    return chosen, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# the built-in ceilings
+
+
+def _best(name: str, kind: str, runs_of: Callable):
+    def measure(backend, options: Options):
+        from .protocol import measure_best
+        return measure_best(backend, name, kind, runs_of(backend, options), options.progress)
+    return measure
+
+
+def _cublas(backend) -> Optional[str]:
+    from .matrix import cupy_gpu_available
+    return None if cupy_gpu_available() else "CuPy with a GPU is not available for cuBLAS"
+
+
+def _matrix(name: str):
+    def measure(backend, options: Options):
+        from .matrix import measure_matrix
+        return measure_matrix(backend, name, n=options.matrix_n, progress=options.progress)
+    return measure
+
+
+_CORE = (
+    CeilingSpec("dram", "memory", "DRAM (copy)", "#1f77b4", BACKENDS,
+                _best("dram", "memory", lambda b, o: b.copy_runs(o.size_bytes))),
+    CeilingSpec("l2", "memory", "L2 (read)", "#17becf", GPU_BACKENDS,
+                _best("l2", "memory", lambda b, o: b.l2_runs())),
+    CeilingSpec("shared", "memory", "shared memory (read)", "#2ca02c", GPU_BACKENDS,
+                _best("shared", "memory", lambda b, o: b.shared_runs())),
+    CeilingSpec("fp32", "compute", "fp32 FMA", "#d62728", BACKENDS,
+                _best("fp32", "compute", lambda b, o: b.fma_runs("fp32"))),
+    CeilingSpec("fp64", "compute", "fp64 FMA", "#8c564b", BACKENDS,
+                _best("fp64", "compute", lambda b, o: b.fma_runs("fp64"))),
+    CeilingSpec("sfu", "compute", "exp2 (SFU)", "#393b79", GPU_BACKENDS,
+                _best("sfu", "compute", lambda b, o: b.sfu_runs())),
+)
+#: cuBLAS through CuPy on either GPU backend; "fp32-matrix" is SGEMM on the CUDA cores on
+#: NVIDIA parts that have no fp32 tensor path (Hopper among them).
+_MATRIX = (
+    ("fp64-matrix", "fp64 GEMM (cuBLAS)", "#8c564b"),
+    ("fp32-matrix", "fp32 GEMM (cuBLAS, CUDA cores)", "#e377c2"),
+    ("tf32-tensor", "tf32 tensor (cuBLAS)", "#9467bd"),
+    ("fp16-tensor", "fp16 tensor (cuBLAS)", "#bcbd22"),
+    ("bf16-tensor", "bf16 tensor (cuBLAS)", "#ff7f0e"),
+)
+
+for _spec in _CORE:
+    register(_spec)
+for _name, _label, _colour in _MATRIX:
+    register(CeilingSpec(_name, "compute", _label, _colour, GPU_BACKENDS, _matrix(_name),
+                         available=_cublas, optional=True, group="matrix"))
+#: Datasheet-only: no backend measures it here, but result files and charts know it.
+register(CeilingSpec("fp8-tensor", "compute", "fp8 tensor", "#7f7f7f"))
