@@ -87,7 +87,7 @@ def test_sweep_json_has_rows_and_ridge():
 
 
 def test_auto_without_gpu_says_it_measures_the_cpu():
-    from rooflinelib.measure.backends import gpu_available
+    from rooflinelib.measure.backend import gpu_available
     if gpu_available():
         pytest.skip("a GPU is present")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
@@ -122,3 +122,86 @@ def test_plot_ceilings_uses_a_stored_result(cpu_ceilings, tmp_path):
     machine = json.loads(done.stdout)["machine"]
     fp32 = next(c["value"] for c in cpu_ceilings["ceilings"] if c["name"] == "fp32")
     assert machine["peak_gflops"] == pytest.approx(fp32)
+
+
+# The CPU lane's own rules: buffer sizes, the ceiling rule, the trial window, the FMA width.
+
+from rooflinelib.measure import cpu as cpu_lane  # noqa: E402
+from rooflinelib.measure.accounting import Work  # noqa: E402
+from rooflinelib.measure.timing import Timing  # noqa: E402
+
+MIB = 2 ** 20
+
+
+@pytest.mark.parametrize("llc_mib,threads,free_mib,want_mib", [
+    (300, 2, 24_000, 600),     # this 2-core Xeon: 2 x LLC
+    (8, 8, 16_000, 256),       # a laptop: the floor
+    (64, 32, 256_000, 1024),   # many threads: each one's share stays above LLC / 2
+    (300, 2, 2_400, 300),      # little free memory: an eighth of it per buffer
+    (300, 2, 800, 256),        # never below the floor
+])
+def test_dram_buffer_size_rule(llc_mib, threads, free_mib, want_mib):
+    got = cpu_lane.dram_buffer_bytes(threads, llc_mib * MIB, free_mib * MIB)
+    step = 4 * cpu_lane.BLOCK * threads
+    assert got % step == 0 and want_mib * MIB <= got < want_mib * MIB + step
+
+
+def test_last_level_cache_is_the_largest_data_or_unified_cache(tmp_path):
+    for name, kind, size in [("index0", "Data", "48K"), ("index1", "Instruction", "512M"),
+                             ("index2", "Unified", "2048K"), ("index3", "Unified", "300M")]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "type").write_text(kind + "\n")
+        (tmp_path / name / "size").write_text(size + "\n")
+    assert cpu_lane.last_level_cache_bytes(str(tmp_path)) == 300 * MIB
+    assert cpu_lane.last_level_cache_bytes(str(tmp_path / "missing")) is None
+
+
+def test_cpu_ceiling_is_the_fastest_trial_and_keeps_median_and_spread():
+    import time
+    t = cpu_lane.time_in_window(lambda: time.sleep(0.002), 3, 0, 0.0)
+    assert t.rule == cpu_lane.CEILING_RULE == "best"
+    m = cpu_lane.Measurement("dram", "memory", Work(0.0, 1e9), t, True)
+    assert m.value == pytest.approx(1e9 / min(t.samples_s) / 1e9)
+    assert cpu_lane.median_rate(m) == pytest.approx(1.0 / t.median_s)
+    assert cpu_lane.median_rate(m) <= m.value
+    assert m.ceiling_row()["spread"] == t.spread
+    assert m.detail()["rule"] == "best" and m.detail()["median_s"] == t.median_s
+
+
+def test_trials_fill_the_window_and_never_fall_short_of_repeats():
+    import time
+    calls = []
+    t = cpu_lane.time_in_window(lambda: (calls.append(1), time.sleep(0.01)), 3, 1, 0.1)
+    assert t.repeats >= 8 and len(calls) == t.repeats + 1  # the warm-up is not a trial
+    assert cpu_lane.time_in_window(lambda: None, 4, 0, 0.0).repeats == 4
+
+
+def test_cpu_fill_matches_the_reference_values():
+    import numpy as np
+    from rooflinelib.measure.checks import fill_values
+    n = 3 * cpu_lane.BLOCK + 5
+    x = cpu_lane.CpuBackend(repeats=2)._data(n)
+    assert np.array_equal(x, fill_values(np.arange(n, dtype=np.int64)).astype(np.float32))
+
+
+def test_small_copy_is_verified_and_says_it_is_below_the_memory_size():
+    b = cpu_lane.CpuBackend(repeats=2)
+    m = b.dram(4 * MIB)
+    assert m.verified and m.value >= m.extra["median_value"] > 0
+    if cpu_lane.last_level_cache_bytes():
+        assert "below" in m.extra["note"]
+    assert m.config["bytes_per_thread"] * b.threads == m.config["buffer_bytes"] == 4 * MIB
+    assert b.default_buffer_bytes == cpu_lane.dram_buffer_bytes(b.threads)
+
+
+def test_fma_peak_fills_full_width_registers():
+    b = cpu_lane.CpuBackend(repeats=2)
+    m = b.fma_peak("fp32", target_s=0.01)
+    lanes = cpu_lane.fma_lanes("fp32")
+    assert m.verified and m.config["lanes"] == lanes
+    assert m.work.n_flops == 2 * m.config["tasks"] * m.config["n_iter"] * lanes
+    if cpu_lane.has_avx512():  # 16 zmm registers of 16 float32 (or 8 float64) per task
+        assert lanes == 256 and cpu_lane.fma_lanes("fp64") == 128
+        assert m.config["vector_bits"] == 512
+    else:
+        assert lanes == cpu_lane.LANES and m.config["vector_bits"] is None
