@@ -64,6 +64,20 @@ def _plain(output):
     return None  # errors are never stored: a notebook that raises is not committed
 
 
+def _recorded_text(output):
+    """What a recorded-run cell keeps: printed text, and the plain-text form of a result that
+    is not a figure or a widget (whose plain text is only a repr of the object)."""
+    if output.output_type == "stream":
+        return nbformat.v4.new_output("stream", name=output.name, text=output.text)
+    data = output.get("data", {})
+    if output.output_type in ("execute_result", "display_data") and KEPT_MIMETYPE in data:
+        if any(m.startswith(("application/vnd.plotly", "application/vnd.jupyter.widget"))
+               for m in data):
+            return None
+        return nbformat.v4.new_output("display_data", data={KEPT_MIMETYPE: data[KEPT_MIMETYPE]})
+    return None
+
+
 def canonical(nb):
     """The notebook with the fixed kernelspec, no widget state, and outputs only where checked."""
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC),
@@ -83,9 +97,10 @@ def canonical(nb):
             cell.outputs = outputs
             cell.execution_count = count
         elif is_recorded(cell):
-            cell.outputs = [nbformat.v4.new_output("stream", name=o.name, text=o.text)
-                            for o in cell.get("outputs", []) if o.output_type == "stream"]
-            cell.execution_count = None
+            cell.outputs = [kept for kept in (_recorded_text(o) for o in cell.get("outputs", []))
+                            if kept]
+            # nbval refuses a stored output without an execution count ("unrun reference cell")
+            cell.execution_count = 1 if cell.outputs else None
         else:
             cell.outputs = []
             cell.execution_count = None
@@ -138,7 +153,7 @@ def mark(path: Path) -> list:
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or is_checked(cell) or is_recorded(cell):
             continue
-        if any(o.output_type == "stream" for o in cell.get("outputs", [])):
+        if any(_recorded_text(o) for o in cell.get("outputs", [])):
             cell.source = RECORDED_MARK + "\n" + cell.source
             marked.append(index)
     write(canonical(nb), path)
@@ -177,8 +192,8 @@ def check(path: Path) -> list:
             problems.append(f"cell {index}: outputs stored in a cell nbval does not check")
         if is_recorded(cell) and not cell.outputs:
             problems.append(f"cell {index}: marked {RECORDED_MARK!r} but has no stored output")
-        if is_recorded(cell) and any(o.output_type != "stream" for o in cell.outputs):
-            problems.append(f"cell {index}: a recorded-run cell may store printed text only")
+        if is_recorded(cell) and any(set(o.get("data", {})) - {KEPT_MIMETYPE} for o in cell.outputs):
+            problems.append(f"cell {index}: a recorded-run cell may store plain text only")
         if is_checked(cell) and not cell.outputs:
             problems.append(f"cell {index}: marked {CHECK_MARK} but has no stored output")
         for output in cell.outputs:

@@ -70,8 +70,12 @@ def test_recorded_run_cells_keep_their_printed_text_and_nothing_else(tmp_path):
     plain = nbformat.v4.new_code_cell("print(3)")
     plain.outputs = [nbformat.v4.new_output("stream", name="stdout", text="3\n")]
     nb.cells = [recorded, plain]
+    figure = nbformat.v4.new_output("display_data", data={
+        "text/plain": "Figure({...})", "application/vnd.plotly.v1+json": {}})
+    recorded.outputs.append(figure)
     out = notebook_tools.canonical(nb)
-    assert [o.output_type for o in out.cells[0].outputs] == ["stream"]
+    assert [o.output_type for o in out.cells[0].outputs] == ["stream", "display_data"]
+    assert out.cells[0].outputs[1].data == {"text/plain": "Figure()"}  # a plain result stays
     assert out.cells[0].outputs[0].text == "recorded H200\n"
     assert out.cells[1].outputs == []
     empty = nbformat.v4.new_notebook()
