@@ -105,8 +105,8 @@ def sweep_pipelined(k):
 
 def l2():
     """The L2 ceiling's kernel as the engine launches it (ld.global.cg, short blocks): 2 groups
-    of 3 chunks, 4 blocks, so that two blocks read each group."""
-    groups, iters, grid = 2, 3, 4
+    of 4 chunks, 6 blocks, so that three blocks read each group, starting at different pairs."""
+    groups, iters, grid = 2, 4, 6
     data = checks.gpu_data(groups * iters + 1)  # one chunk more than read: an overrun is caught
     out = np.full(4 * grid, np.nan, np.float32)
     kn.l2_slab_kernel().compile()[grid, acc.WS_BLOCK](data, out, np.int32(groups), np.int32(iters))

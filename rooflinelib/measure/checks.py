@@ -117,8 +117,9 @@ def expected_gpu_sums(n_chunks: int, n_pass: int, grid: int, pattern: str = "spr
 def l2_slab_expected(groups: int, iters: int, grid: int):
     """The four sums each block of the L2 ceiling's kernel stores, shape (grid, 4).
 
-    Block b reads chunks i * groups + (b % groups) for i < iters, each whole (its WS_BLOCK
-    threads, WS_UNROLL vectors apiece), and reduces its threads' sums into one float4.  Float
+    Block b reads chunks i * groups + (b % groups) for i < iters (in a rotated order, which no
+    sum depends on), each whole (its WS_BLOCK threads, WS_UNROLL vectors apiece), and reduces
+    its threads' sums into one float4.  Float
     j of vector v in chunk c holds ((4 v + j) % A_PERIOD) + (c % B_PERIOD).
     """
     import numpy as np

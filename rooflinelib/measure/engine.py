@@ -58,7 +58,7 @@ SWEEP_VECTORS_PER_THREAD = 16
 #: L2's slices (ncu's lts__t_bytes then counts less than the SMs asked for: 93% at 8 MB on the
 #: H200, 96-97.5% from 16 MB up); above half, the far partition's share of the L2 shows.
 L2_FRACTIONS = (0.25, 1 / 3, 0.4)
-L2_ITERS = 32  # chunks per block: 512 KiB
+L2_ITERS = 32  # chunks per block (even: read two per trip): 512 KiB
 L2_DEFAULT_BYTES = 4 * 2 ** 20  # when the device does not report its L2 size
 L2_BYTES_PER_LAUNCH = 8e9  # ~0.85 ms at 9.5 TB/s: ramp and tail small
 SHARED_FILL_MOD = 5
@@ -241,6 +241,8 @@ class _GpuBase:
         default :func:`l2_working_sets` of the device's L2): many short blocks, each reading
         ``iters`` chunks of its own group."""
         import numpy as np
+        if iters < 2 or iters % 2:
+            raise ValueError(f"iters: the kernel reads chunks in pairs; must be even, got {iters!r}")
         sizes = tuple(working_sets or l2_working_sets(getattr(self, "l2_bytes", None), iters))
         groups_of = [max(1, int(s) // (iters * acc.CHUNK_BYTES)) for s in sizes]
         data = self.upload(gpu_data(max(groups_of) * iters))

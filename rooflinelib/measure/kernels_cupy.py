@@ -111,20 +111,33 @@ __global__ void sweep_pipelined(const float4* __restrict__ x, float4* __restrict
 }
 
 // The L2 ceiling (kernels_numba.l2_slab_kernel): block b reads chunks i * groups + b % groups,
-// i < iters, with ld.global.cg, and reduces its threads' four sums into out[b].
+// i < iters, two per trip starting at pair (b / groups) % (iters / 2), with ld.global.cg, and
+// reduces its threads' four sums into out[b].
+__device__ __forceinline__ void add4(float4& s, float4 a, float4 b, float4 c, float4 d,
+                                     float4 e, float4 f, float4 h, float4 k) {
+    s.x += ((a.x + b.x) + (c.x + d.x)) + ((e.x + f.x) + (h.x + k.x));
+    s.y += ((a.y + b.y) + (c.y + d.y)) + ((e.y + f.y) + (h.y + k.y));
+    s.z += ((a.z + b.z) + (c.z + d.z)) + ((e.z + f.z) + (h.z + k.z));
+    s.w += ((a.w + b.w) + (c.w + d.w)) + ((e.w + f.w) + (h.w + k.w));
+}
 __global__ void __launch_bounds__(WS_BLOCK) l2_slab(const float4* __restrict__ data, float4* out,
                                                     int groups, int iters) {
     __shared__ float4 part[WS_BLOCK];
     const int tid = threadIdx.x;
     const int g = blockIdx.x % groups;
+    const int pairs = iters / 2;
+    const int phase = (blockIdx.x / groups) % pairs;
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int i = 0; i < iters; ++i) {
-        const float4* base = data + (size_t)(i * groups + g) * CHUNK_VECTORS + tid;
-        float4 v[WS_UNROLL];
-#pragma unroll
-        for (int u = 0; u < WS_UNROLL; ++u) v[u] = __ldcg(base + u * WS_BLOCK);
-#pragma unroll
-        for (int u = 0; u < WS_UNROLL; ++u) { s.x += v[u].x; s.y += v[u].y; s.z += v[u].z; s.w += v[u].w; }
+    for (int p = 0; p < pairs; ++p) {
+        int q = p + phase;
+        if (q >= pairs) q -= pairs;
+        const float4* first = data + (size_t)(2 * q * groups + g) * CHUNK_VECTORS + tid;
+        const float4* second = first + (size_t)groups * CHUNK_VECTORS;
+        const float4 a = __ldcg(first), b = __ldcg(first + WS_BLOCK);
+        const float4 c = __ldcg(first + 2 * WS_BLOCK), d = __ldcg(first + 3 * WS_BLOCK);
+        const float4 e = __ldcg(second), f = __ldcg(second + WS_BLOCK);
+        const float4 h = __ldcg(second + 2 * WS_BLOCK), k = __ldcg(second + 3 * WS_BLOCK);
+        add4(s, a, b, c, d, e, f, h, k);
     }
     part[tid] = s;
     __syncthreads();

@@ -274,33 +274,49 @@ READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
 @lru_cache(maxsize=None)
 def l2_slab_kernel():
     """Block b reads ``iters`` whole chunks, i * groups + (b % groups) for i < iters, with
-    ``ld.global.cg`` (L2 only), then reduces its threads' four sums into one float4 at
-    out[b].  Launch many more blocks than are resident (a multiple of ``groups``): the blocks
-    that read one chunk then run at different times, and the block scheduler hands the next
-    block to whichever SM is free, so SMs close to fast L2 slices do not wait for the others.
+    ``ld.global.cg`` (L2 only), two chunks per trip, then reduces its threads' four sums into
+    one float4 at out[b].  Launch many more blocks than are resident (a multiple of
+    ``groups``): the blocks that read one group then run at different times, and the block
+    scheduler hands the next block to whichever SM is free, so SMs close to fast L2 slices do
+    not wait for the others.  The blocks of one group start at different pairs of chunks
+    (``(b // groups) % (iters / 2)``), so that two blocks resident together rarely ask for the
+    same line at once: requests that merge before the L2 would be bytes its slices never served.
 
-    Measured under ncu on the H200 (benchmarks/REPORT.md), this shape let the L2's slices
-    serve 9.5-9.6 TB/s; a grid of resident blocks that each cycle over their own chunks, the
-    shape of the working-set sweep, 8.8-8.9 TB/s.  Launch with WS_BLOCK threads per block.
+    Measured under ncu on the H200 (benchmarks/REPORT.md), this shape lets the L2's slices
+    serve as much as the best public L2 benchmark; a grid of resident blocks that each cycle
+    over their own chunks, the shape of the working-set sweep, about 7% less.  Launch with
+    WS_BLOCK threads per block and an even ``iters``.
     """
     def l2_slab(data, out, groups, iters):
         part = cuda.shared.array((WS_BLOCK, 4), float32)
         tid = cuda.threadIdx.x
         g = cuda.blockIdx.x % groups
+        pairs = iters // int32(2)
+        phase = (cuda.blockIdx.x // groups) % pairs
         s0 = float32(0)
         s1 = float32(0)
         s2 = float32(0)
         s3 = float32(0)
-        i = int32(0)
-        while i < iters:
-            base = (i * groups + g) * CHUNK_VECTORS + tid
-            for u in range(WS_UNROLL):
-                x0, x1, x2, x3 = load4_cg(data, base + u * WS_BLOCK)
-                s0 += x0
-                s1 += x1
-                s2 += x2
-                s3 += x3
-            i += int32(1)
+        p = int32(0)
+        while p < pairs:
+            q = p + phase
+            if q >= pairs:
+                q -= pairs
+            first = (int32(2) * q * groups + g) * CHUNK_VECTORS + tid
+            second = first + groups * CHUNK_VECTORS
+            a0, a1, a2, a3 = load4_cg(data, first)
+            b0, b1, b2, b3 = load4_cg(data, first + WS_BLOCK)
+            c0, c1, c2, c3 = load4_cg(data, first + 2 * WS_BLOCK)
+            d0, d1, d2, d3 = load4_cg(data, first + 3 * WS_BLOCK)
+            e0, e1, e2, e3 = load4_cg(data, second)
+            f0, f1, f2, f3 = load4_cg(data, second + WS_BLOCK)
+            h0, h1, h2, h3 = load4_cg(data, second + 2 * WS_BLOCK)
+            k0, k1, k2, k3 = load4_cg(data, second + 3 * WS_BLOCK)
+            s0 += ((a0 + b0) + (c0 + d0)) + ((e0 + f0) + (h0 + k0))
+            s1 += ((a1 + b1) + (c1 + d1)) + ((e1 + f1) + (h1 + k1))
+            s2 += ((a2 + b2) + (c2 + d2)) + ((e2 + f2) + (h2 + k2))
+            s3 += ((a3 + b3) + (c3 + d3)) + ((e3 + f3) + (h3 + k3))
+            p += int32(1)
         part[tid, 0] = s0
         part[tid, 1] = s1
         part[tid, 2] = s2
@@ -316,7 +332,8 @@ def l2_slab_kernel():
         if tid == 0:
             store4(out, cuda.blockIdx.x, part[0, 0], part[0, 1], part[0, 2], part[0, 3])
 
-    return KernelSource("l2_slab (ld.global.cg, 16 B)", l2_slab, READ_SIGNATURE)
+    # 32 registers, as NVRTC gives the CuPy twin: eight blocks per SM instead of six
+    return KernelSource("l2_slab (ld.global.cg, 16 B)", l2_slab, READ_SIGNATURE, max_registers=32)
 
 
 # ---------------------------------------------------------------------------------------------

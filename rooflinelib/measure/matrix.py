@@ -144,10 +144,11 @@ class MatrixGemm:
 
     def runs(self) -> list:
         """One :class:`~rooflinelib.measure.protocol.Run` per entry point."""
+        import cupy as cp
         return [Run(launch, (lambda label=label: self.check(label)),
                     acc.matmul_work(self.n, self.element_bytes), label,
                     {"n": self.n, "dtype": self.dtype, "compute_type": self.compute_type, "call": label},
-                    poison=lambda: self.c.fill(float("nan")),
+                    poison=lambda: self.c.view(cp.uint8).fill(0xFF),  # NaN in every dtype, bf16 bits too
                     extra={"tolerance": self.tolerance})
                 for label, launch in self.candidates.items()]
 
