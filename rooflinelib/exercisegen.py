@@ -38,6 +38,9 @@ _MARKER = re.compile(r"^(?P<indent>[ \t]*)#+[ \t]*(?P<edge>BEGIN|END)[ \t]+"
 _LOOSE_MARKER = re.compile(r"(BEGIN|END)\s*(SOLUTION|HIDDEN\s*TESTS?)", re.IGNORECASE)
 
 SENTINEL = "NOT_ANSWERED"
+#: A solution cell that stores the output of a run in recorded mode starts with this line (see
+#: tests/notebook_tools.py).  The student copy has no outputs, so it drops the line too.
+RECORDED_MARK = "# stored output: recorded H200 run"
 MARKDOWN_STUB = "_Write your answer here._"
 
 
@@ -171,6 +174,8 @@ def make_exercise(notebook, name: str = "notebook"):
     for index, cell in enumerate(exercise.cells, start=1):
         where = f"{name} cell {index}"
         original = cell.source
+        if cell.cell_type == "code" and original.startswith(RECORDED_MARK + "\n"):
+            original = original[len(RECORDED_MARK) + 1:]
         source, stubs, kept = _transform(original, cell.cell_type, where)
         if cell.cell_type == "code":
             # The sentinel must be imported (outside any solution block) before a stub uses it.

@@ -232,7 +232,14 @@ def test_course_notebooks_are_canonical(path):
     assert "widgets" not in nb.metadata
     assert len(text.encode()) < 1_000_000
     for cell in nb.cells:
-        if cell.cell_type == "code" and "NBVAL_CHECK_OUTPUT" not in cell.source:
+        recorded = path.parent.name == "solutions" and cell.source.startswith(
+            exercisegen.RECORDED_MARK + "\n")
+        if recorded:  # a solution shows a recorded-mode run: plain text, never an error
+            assert cell.execution_count == (1 if cell.outputs else None), cell.source[:60]
+            for output in cell.outputs:
+                assert output.output_type in ("stream", "display_data"), cell.source[:60]
+                assert set(output.get("data", {})) <= {"text/plain"}, cell.source[:60]
+        elif cell.cell_type == "code" and "NBVAL_CHECK_OUTPUT" not in cell.source:
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
         assert "!pip" not in cell.source and "import *" not in cell.source
 
@@ -260,3 +267,25 @@ def test_unanswered_exercises_run_clean_and_every_check_says_not_answered_yet(pa
             for word in ("[PASS]", "[TRY AGAIN]", "[CHECK YOUR INPUT]", "[MODEL ANSWER]"):
                 assert word not in text, (cell.source[:60], text[:200])
     assert checks >= 3
+
+
+def test_the_recorded_output_mark_never_reaches_the_student_copy():
+    nb = solution_notebook()
+    nb.cells[3].source = exercisegen.RECORDED_MARK + "\n" + nb.cells[3].source
+    nb.cells[3].outputs = [nbformat.v4.new_output("stream", text="[PASS] ridge")]
+    exercise = make_exercise(nb, "x.ipynb")
+    assert all(exercisegen.RECORDED_MARK not in c.source for c in exercise.cells)
+    assert exercise.cells[3].outputs == []
+    assert exercise.cells[3].source == make_exercise(solution_notebook(), "x.ipynb").cells[3].source
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_every_solution_shows_a_recorded_mode_run(path):
+    # The solutions are read as worked answers: each carries the output of a run, so that the
+    # PASS lines and the model answers read right before anyone runs it.
+    nb = nbformat.read(str(path), as_version=4)
+    shown = [c for c in nb.cells if c.cell_type == "code" and c.outputs]
+    assert shown, path.name
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                   for c in shown for o in c.outputs)
+    assert "[PASS]" in text and "[TRY AGAIN]" not in text, path.name
