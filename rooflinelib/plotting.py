@@ -36,6 +36,9 @@ PRIMARY_MEMORY = "dram"
 X_TITLE = "arithmetic intensity (FLOP/byte)"
 Y_TITLE = "attainable rate (GFLOP/s)"
 
+#: name -> chart colour of every registered ceiling (the colours live in measure.registry).
+#: Kept as a module constant because rooflinelib.hierarchy_plot builds its level colours on it.
+_COLOURS = {spec.name: spec.colour for spec in registry.specs()}
 _FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
 #: Kernel markers: dark, and distinct from the roofs' colours (ColorBrewer Dark2).
 _KERNEL_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",

@@ -195,3 +195,12 @@ def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
     assert "SGEMM on the CUDA cores" in label
     amd = find_trace(roofline_figure(MI300X, compute=["fp32-matrix"]), "roof:fp32-matrix").name
     assert "SGEMM" not in amd and "fp32 matrix" in amd
+
+
+def test_the_ceiling_colours_come_from_the_registry_and_hierarchy_plot_imports():
+    # rooflinelib.hierarchy_plot builds its level colours on plotting._COLOURS
+    from rooflinelib import hierarchy_plot
+    from rooflinelib.measure import registry
+    from rooflinelib.plotting import _COLOURS
+    assert _COLOURS["dram"] == registry.colour_of("dram") and "fp32" in _COLOURS
+    assert hierarchy_plot.LEVEL_COLOURS["dram"] == _COLOURS["dram"]
