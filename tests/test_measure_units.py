@@ -282,6 +282,7 @@ def test_the_protocol_poisons_times_the_first_call_apart_and_verifies_before_tim
 
         def time(self, launch, repeats=None):
             calls.append("timed")
+            launch()
             return Timing((2e-3, 1e-3, 3e-3))
 
         def theoretical(self, mhz):
@@ -291,13 +292,19 @@ def test_the_protocol_poisons_times_the_first_call_apart_and_verifies_before_tim
     run = Run(lambda: out.append(1), lambda: None if out == [1] else f"out is {out}",
               acc.Work(0.0, 4e6), "fake", poison=lambda: (calls.append("poison"), out.clear()))
     m = measure_run(Backend(), "dram", "memory", run)
-    assert calls == ["poison", "first", "timed"]
+    assert calls == ["poison", "first", "poison", "timed"]
     assert m.first_call_s == 0.5 and m.seconds == 2e-3 and m.gbps == pytest.approx(2.0)
     calls.clear()
     wrong = Run(lambda: out.append(2), lambda: "2 of 2 floats differ", acc.Work(0.0, 1.0), "bad")
     with pytest.raises(VerificationError, match="verification: dram \\(bad\\): 2 of 2"):
         measure_run(Backend(), "dram", "memory", wrong)
     assert "timed" not in calls  # a wrong kernel is never timed
+    # a kernel right at its first call but wrong in its timed launches is caught after them
+    launches = []
+    flaky = Run(lambda: launches.append(1), lambda: None if len(launches) == 1 else "timed launches wrote garbage",
+                acc.Work(0.0, 1.0), "flaky")
+    with pytest.raises(VerificationError, match="after the timed repeats: timed launches wrote garbage"):
+        measure_run(Backend(), "dram", "memory", flaky)
 
 
 def test_a_best_rule_timing_reports_the_fastest_repeat():

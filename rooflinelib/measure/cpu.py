@@ -23,7 +23,7 @@ from functools import lru_cache
 from . import accounting as acc
 from .checks import fill_values, fma_peak_expected
 from .errors import VerificationError
-from .protocol import Measurement
+from .protocol import Run, SweepBuffers
 from .timing import Stopwatch, Timing, time_on_host
 
 LANES = 64  # values per task updated together without AVX-512: 8 AVX2 registers of float32
@@ -38,10 +38,16 @@ ZMM_CHAINS = 16
 #: The CPU ceilings are read from the fastest verified trial ("best"); see the module notes.
 CEILING_RULE = "best"
 #: Trials go on until ``repeats`` are done and ``repeats x WINDOW_PER_REPEAT_S`` have passed
-#: (2 s at the default 10).  A neighbour's burst lasts seconds: on a shared 2-core Xeon the
-#: copy ran at half speed for 1-3 s at a time, so 10 back-to-back trials (0.3 s) could all
-#: fall inside one burst, and then no rule over them finds the machine's rate.
+#: (2 s at the default 10), then until UNCONTENDED_TRIALS of them had every core to
+#: themselves, for at most WINDOW_CAP such windows.  A neighbour's burst lasts seconds: on a
+#: shared 2-core Xeon the copy ran at half speed for 1-3 s at a time (one of its two threads
+#: waiting for a core), so 10 back-to-back trials (0.3 s) could all fall inside one burst.
 WINDOW_PER_REPEAT_S = 0.2
+WINDOW_CAP = 5
+UNCONTENDED_TRIALS = 3
+#: A trial had the cores to itself when the process got at least this share of
+#: threads x wall time as CPU time: a thread that waited for a core lowers it.
+UNCONTENDED_SHARE = 0.95
 MAX_TRIALS = 1000
 #: An FMA-peak trial lasts at most this long.  On a shared core the scheduler hands out
 #: slices of a few milliseconds: a 25 ms trial always contains a neighbour's slice, a 3 ms one
@@ -114,22 +120,35 @@ def dram_buffer_bytes(threads: int, llc_bytes=None, available_bytes=None) -> int
 
 
 def time_in_window(run, repeats: int, warmup: int, window_s: float = None,
-                   rule: str = CEILING_RULE) -> Timing:
+                   rule: str = CEILING_RULE, threads: int = None, stats: dict = None) -> Timing:
     """Time ``run()`` at least ``repeats`` times and over at least ``window_s`` seconds
-    (default ``repeats x WINDOW_PER_REPEAT_S``); every trial is kept, so the spread is the
-    spread of all of them, and the rate follows ``rule``."""
+    (default ``repeats x WINDOW_PER_REPEAT_S``), then on until UNCONTENDED_TRIALS trials ran
+    with all ``threads`` (default: Numba's) on a core, or WINDOW_CAP windows have passed.
+    Every trial is kept, so the spread is the spread of all of them; the rate follows
+    ``rule``.  ``stats``, if given, receives the window's length, the number of trials and
+    how many of them had the cores to themselves (0: the rate is a lower bound)."""
+    if threads is None:
+        import numba
+        threads = numba.get_num_threads()
     window = repeats * WINDOW_PER_REPEAT_S if window_s is None else window_s
-    t_end = time.perf_counter() + window
-    samples = list(time_on_host(run, repeats, warmup).samples_s)
-    while time.perf_counter() < t_end and len(samples) < MAX_TRIALS:
-        samples.extend(time_on_host(run, 1, 0).samples_s)
+    for _ in range(warmup):
+        run()
+    start = time.perf_counter()
+    samples, uncontended = [], 0
+    while len(samples) < MAX_TRIALS:
+        c0, t0 = time.process_time(), time.perf_counter()
+        run()
+        t1, c1 = time.perf_counter(), time.process_time()
+        samples.append(t1 - t0)
+        if c1 - c0 >= UNCONTENDED_SHARE * max(1, threads) * (t1 - t0):
+            uncontended += 1
+        if len(samples) >= repeats and t1 - start >= window:
+            if uncontended >= min(UNCONTENDED_TRIALS, repeats) or t1 - start >= WINDOW_CAP * window:
+                break
+    if stats is not None:
+        stats.update(window_s=time.perf_counter() - start, trials=len(samples),
+                     uncontended_trials=uncontended)
     return Timing(tuple(samples), rule)
-
-
-def median_rate(m: Measurement) -> float:
-    """The rate at the median trial, which a busy machine drags down (kept beside the rule's)."""
-    t = m.timing.median_s
-    return m.work.gbps(t) if m.kind == "memory" else m.work.gflops(t)
 
 
 def _host_features() -> str:
@@ -269,15 +288,50 @@ def _sweep(k: int):
     return cpu_sweep
 
 
+@lru_cache(maxsize=None)
+def _reduction():
+    from numba import njit, prange
+
+    # reassoc lets LLVM keep several partial sums in SIMD registers; the inputs are multiples
+    # of 1/4 below 2^15, so every float64 partial sum is exact and the order cannot matter.
+    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+    def cpu_sum(x):
+        total = 0.0
+        for i in prange(x.shape[0]):
+            total += x[i]
+        return total
+
+    return cpu_sum
+
+
 def _require(ok, what):
     if not ok:
         raise VerificationError(f"verification: {what}")
 
 
+#: Lab 2's K values on a CPU: powers of two (its ridge lies anywhere from 1 to 30 FLOP/byte).
+CPU_KS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+class _NoClock:
+    """The CPU backend reads no SM clock while it times."""
+
+    median_mhz = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 class CpuBackend:
-    """Numba's parallel CPU target, on every core Numba uses."""
+    """Numba's parallel CPU target, on every core Numba uses
+    (:class:`rooflinelib.measure.backend.Backend`)."""
 
     name = "cpu"
+    scope = "cpu"
+    sweep_ks = CPU_KS
 
     def __init__(self, repeats: int = 10, warmup: int = 1):
         try:
@@ -285,13 +339,48 @@ class CpuBackend:
         except Exception as exc:
             from .errors import BackendUnavailable
             raise BackendUnavailable(f"backend cpu: cannot import numba ({exc})") from None
+        from .provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
         self.repeats, self.warmup = repeats, warmup
+        self.device_name = f"{cpu_name()} ({self.threads} threads)"
+
+    # -- the session ------------------------------------------------------------------------------
 
     def provenance(self) -> dict:
         from .provenance import cpu_provenance
         return cpu_provenance(self.threads)
+
+    def start(self) -> dict:
+        from .provenance import now_iso
+        return {"started": now_iso()}
+
+    def finish(self, session: dict) -> dict:
+        from .provenance import library_versions, now_iso
+        return dict(self.provenance(), backend="cpu", started=session["started"], finished=now_iso(),
+                    libraries=library_versions())
+
+    def result_notes(self, device: dict) -> list:
+        return ["CPU roofline: measured on this machine's CPU cores, not a GPU."]
+
+    # -- the protocol's primitives ------------------------------------------------------------------
+
+    def first_call(self, launch) -> float:
+        with Stopwatch() as sw:  # compilation, and the first touch of every output page
+            launch()
+        return sw.seconds
+
+    def time(self, launch, repeats: int = None) -> Timing:
+        return time_in_window(launch, repeats or self.repeats, self.warmup)
+
+    def clock_sampler(self):
+        return _NoClock()
+
+    def theoretical(self, clock_mhz) -> dict:
+        return {}
+
+    def release(self) -> None:
+        """numpy frees the buffers once no run refers to them."""
 
     def _data(self, n):
         import numpy as np
@@ -304,35 +393,32 @@ class CpuBackend:
                  "cpu fill differs from fill_values")
         return x
 
-    def dram(self, size_bytes: int, progress=None) -> Measurement:
+    # -- kernels ----------------------------------------------------------------------------------
+
+    def copy_runs(self, size_bytes: int) -> list:
         import numpy as np
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         src = self._data(n)
         dst = np.empty_like(src)
         kernel = _copy()
-        with Stopwatch() as sw:  # also the first touch of every destination page
-            kernel(src, dst)
-        _require(np.array_equal(src.view(np.uint32), dst.view(np.uint32)), "cpu copy differs")
-        dst.fill(-1.0)  # so the check after the timed runs sees what they wrote
-        timing = time_in_window(lambda: kernel(src, dst), self.repeats, self.warmup)
-        _require(np.array_equal(src.view(np.uint32), dst.view(np.uint32)),
-                 "cpu copy differs after the timed runs")
         llc = last_level_cache_bytes()
         config = {"elements": n, "threads": self.threads, "buffer_bytes": 4 * n,
                   "bytes_per_thread": 4 * n // self.threads, "llc_bytes": llc}
-        m = Measurement("dram", "memory", acc.copy_elements_work(n, 4), timing, True,
-                        sw.seconds, "cpu_copy (prange)", config)
-        m.extra["median_value"] = median_rate(m)
+        extra = {}
         if llc and 4 * n < dram_buffer_bytes(self.threads, llc, 1 << 62):
-            m.extra["note"] = (f"buffers of {4 * n / MIB:,.0f} MiB are below "
-                               f"{dram_buffer_bytes(self.threads, llc, 1 << 62) / MIB:,.0f} MiB: "
-                               "the cache, or stores that first read each line, may set this rate")
-        if progress:
-            progress(f"  copy: {m.value:,.1f} GB/s (best of {timing.repeats}; "
-                     f"median {m.extra['median_value']:,.1f})")
-        return m
+            extra["note"] = (f"buffers of {4 * n / MIB:,.0f} MiB are below "
+                             f"{dram_buffer_bytes(self.threads, llc, 1 << 62) / MIB:,.0f} MiB: "
+                             "the cache, or stores that first read each line, may set this rate")
 
-    def fma_peak(self, dtype: str, target_s: float = 0.2, progress=None) -> Measurement:
+        def check():
+            return None if np.array_equal(src.view(np.uint32), dst.view(np.uint32)) else "copy differs"
+
+        return [Run(lambda: kernel(src, dst), check, acc.copy_elements_work(n, 4), "cpu_copy (prange)",
+                    config, poison=lambda: dst.fill(-1.0), extra=extra)]
+
+    def fma_runs(self, dtype: str, target_s: float = 0.2) -> list:
+        """The FMA peak: every task runs ``n_iter`` FMAs on full-width registers, ``n_iter``
+        sized from compiled probes so that one trial lasts about FMA_TRIAL_S."""
         import numpy as np
         ftype = np.float32 if dtype == "fp32" else np.float64
         tasks = self.threads * 4
@@ -341,7 +427,7 @@ class CpuBackend:
         probe_iter = 20000
         lanes, wide = fma_lanes(dtype), has_avx512()
         kernel = _fma_peak(dtype, lanes, wide)
-        with Stopwatch() as sw:
+        with Stopwatch() as sw:  # compiles: the first call, kept apart
             kernel(out, a, b, probe_iter)
         probe_s = []
         for _ in range(3):  # size the real run from the fastest of three compiled probes
@@ -349,40 +435,64 @@ class CpuBackend:
                 kernel(out, a, b, probe_iter)
             probe_s.append(probe.seconds)
         trial_s = min(target_s, FMA_TRIAL_S)
-        n_iter = max(probe_iter, int(probe_iter * trial_s / max(min(probe_s), 1e-6)))
-        n_iter = min(n_iter, 2_000_000)
-        want = fma_peak_expected(np.arange(tasks), lanes)
-        _require(np.array_equal(out.astype(np.float64), want.astype(np.float64)),
-                 f"cpu fma_peak {dtype}: wrong sums")
-        out.fill(-1)  # so the check after the timed runs sees what they wrote
-        timing = time_in_window(lambda: kernel(out, a, b, n_iter), self.repeats, self.warmup)
-        _require(np.array_equal(out.astype(np.float64), want.astype(np.float64)),
-                 f"cpu fma_peak {dtype}: wrong sums after the timed runs")
-        m = Measurement(dtype, "compute", acc.fma_peak_work(tasks, n_iter, 1, lanes), timing,
-                        True, sw.seconds, f"cpu_fma_peak<{dtype}>",
-                        {"lanes": lanes, "vector_bits": 512 if wide else None,
-                         "n_iter": n_iter, "tasks": tasks, "threads": self.threads})
-        m.extra["median_value"] = median_rate(m)
-        if progress:
-            progress(f"  fma_peak {dtype}: {m.value:,.1f} GFLOP/s (best of {timing.repeats}; "
-                     f"median {m.extra['median_value']:,.1f})")
-        return m
+        n_iter = min(2_000_000, max(probe_iter, int(probe_iter * trial_s / max(min(probe_s), 1e-6))))
+        want = fma_peak_expected(np.arange(tasks), lanes).astype(np.float64)
 
-    def sweep_buffers(self, size_bytes: int):
+        def check():
+            return None if np.array_equal(out.astype(np.float64), want) else "wrong sums"
+
+        return [Run(lambda: kernel(out, a, b, n_iter), check, acc.fma_peak_work(tasks, n_iter, 1, lanes),
+                    f"cpu_fma_peak<{dtype}>",
+                    {"lanes": lanes, "vector_bits": 512 if wide else None, "n_iter": n_iter,
+                     "tasks": tasks, "threads": self.threads},
+                    poison=lambda: out.fill(-1), first_call_s=sw.seconds)]
+
+    def sweep_buffers(self, size_bytes: int) -> SweepBuffers:
         import numpy as np
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         x = self._data(n)
-        return n, x, np.empty_like(x)
+        return SweepBuffers(n // 4, x, np.empty_like(x))
 
-    def sweep_point(self, k: int, n: int, x, y, all_ks=(), vectors_per_thread=None) -> Measurement:
+    def sweep_runs(self, k: int, buffers: SweepBuffers, all_ks=(), vectors_per_thread=None) -> list:
+        """One configuration per K on the CPU (``vectors_per_thread`` is a GPU launch shape)."""
         import numpy as np
+        x, y = buffers.x, buffers.y
         a, b = np.float32(1), np.float32(0)
         kernel = _sweep(k)
-        y.fill(-1.0)
-        with Stopwatch() as sw:
-            kernel(x, y, a, b)
-        _require(np.array_equal(x.view(np.uint32), y.view(np.uint32)),
-                 f"cpu sweep k={k}: output differs from input")
-        timing = time_on_host(lambda: kernel(x, y, a, b), self.repeats, self.warmup)
-        return Measurement("sweep", "compute", acc.sweep_work(n, k), timing, True, sw.seconds,
-                           f"cpu_sweep<{k}>", {"k": k, "elements": n, "threads": self.threads})
+
+        def check():
+            return None if np.array_equal(x.view(np.uint32), y.view(np.uint32)) else "output differs from input"
+
+        return [Run(lambda: kernel(x, y, a, b), check, acc.sweep_work(x.shape[0], k), f"cpu_sweep<{k}>",
+                    {"k": k, "elements": int(x.shape[0]), "threads": self.threads},
+                    poison=lambda: y.fill(-1.0))]
+
+    def reduction_run(self, buffers: SweepBuffers) -> Run:
+        """Exercise 3's reduction: the float64 sum of Lab 2's input."""
+        from .checks import fill_sum
+        x = buffers.x
+        kernel = _reduction()
+        want = fill_sum(x.shape[0])
+        last = {}
+
+        def launch():
+            last["sum"] = kernel(x)
+
+        def check():
+            got = last.get("sum")
+            return None if got == want else f"sum {got!r}, expected {want!r}"
+
+        return Run(launch, check, acc.Work(float(x.shape[0]), 4.0 * x.shape[0]),
+                   "cpu_sum (Numba prange, float64 accumulator)", {"elements": int(x.shape[0])})
+
+    def _absent(self, what: str):
+        raise NotImplementedError(f"backend cpu: no {what} kernel (the registry lists it for GPUs only)")
+
+    def l2_runs(self, working_sets=None) -> list:
+        self._absent("L2")
+
+    def shared_runs(self) -> list:
+        self._absent("shared-memory")
+
+    def sfu_runs(self) -> list:
+        self._absent("SFU")

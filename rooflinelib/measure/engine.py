@@ -312,8 +312,9 @@ class _GpuBase:
         launch, result, label = self.reduction_launcher(buffers.x)
         n = 4 * buffers.n_vec
         want = fill_sum(n)
+        # the Numba kernel adds into its output at every launch: checked after the first only
         return Run(launch, lambda: None if result() == want else f"sum {result()!r}, expected {want!r}",
-                   acc.Work(float(n), 4.0 * n), label, {"elements": n})
+                   acc.Work(float(n), 4.0 * n), label, {"elements": n}, recheck=False)
 
     # -- the working-set sweep's read (rooflinelib.hierarchy.sweep) ----------------------------------
 

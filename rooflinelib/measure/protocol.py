@@ -8,9 +8,10 @@ Every ceiling, sweep point, working-set point, experiment and exercise kernel is
    (``first_call_s``): it never enters a rate;
 3. verify the output, bit for bit wherever the kernel allows; a mismatch raises
    :class:`VerificationError` and no rate exists;
-4. a warm-up, then ``repeats`` timed launches (device events on a GPU, each queued behind an
-   untimed launch; the host clock on the CPU), with the SM clock sampled meanwhile where the
-   backend can;
+4. poison again, a warm-up, then ``repeats`` timed launches (device events on a GPU, each
+   queued behind an untimed launch; the host clock on the CPU), with the SM clock sampled
+   meanwhile where the backend can; then verify again, so that the timed launches too are
+   known to have done the work;
 5. rate = the work counted in :mod:`.accounting` / the backend's time statistic (the median
    of the repeats), with the spread of the repeats.
 
@@ -40,6 +41,9 @@ class Run:
     peak_key: Optional[str] = None  # key of the backend's theoretical peaks to compare with
     first_call_s: Optional[float] = None  # when set-up already made (and timed) the first call
     extra: dict = field(default_factory=dict)
+    #: check again after the timed repeats (poisoned before them): they must have written the
+    #: right output too.  False for a kernel that accumulates into its output across launches.
+    recheck: bool = True
 
 
 @dataclass
@@ -115,10 +119,19 @@ def launch_verified(backend, name: str, run: Run) -> float:
 def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) -> Measurement:
     """Measure ``run`` on ``backend`` by the protocol above; raises VerificationError."""
     first = launch_verified(backend, name, run)
+    if run.recheck and run.poison is not None:
+        run.poison()
     with backend.clock_sampler() as clocks:
         timing = backend.time(run.launch, repeats)
+    if run.recheck:
+        problem = run.check()
+        if problem:
+            raise VerificationError(f"verification: {name} ({run.kernel}), after the timed repeats: {problem}")
     m = Measurement(name, kind, run.work, timing, True, first, run.kernel, dict(run.config),
                     dict(run.extra))
+    if timing.rule != "median":  # the rate at the median trial, which a busy machine drags down
+        t = timing.median_s
+        m.extra["median_value"] = run.work.gbps(t) if kind == "memory" else run.work.gflops(t)
     mhz = clocks.median_mhz
     if mhz:
         m.extra["sm_clock_mhz_during"] = mhz

@@ -17,7 +17,6 @@ from .accounting import sweep_intensity
 #: knee lies (K ~ 60), so that "the knee within one K step of P/B" is a sharp test.
 DEFAULT_KS = (0, 1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 256,
               384, 512, 768, 1024)
-CPU_KS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
 def knee(rows: list):
