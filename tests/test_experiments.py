@@ -218,7 +218,7 @@ def test_sass_histogram_parses_disassembly():
 SIMULATED = r"""
 import numpy as np
 from numba import cuda
-from rooflinelib.experiments import gpu
+from rooflinelib.measure import experiment_kernels as gpu
 rows, cols, threads = 3, 64, 16
 x = ((np.arange(rows * cols) * 7 % 11) / 4).reshape(rows, cols).astype(np.float32)
 ref = np.exp(x - x.max(1, keepdims=True)); ref /= ref.sum(1, keepdims=True)

@@ -24,7 +24,7 @@ from . import accounting as acc
 from .checks import fill_values, fma_peak_expected
 from .errors import VerificationError
 from .protocol import Run, SweepBuffers
-from .timing import Stopwatch, Timing, time_on_host
+from .timing import Stopwatch, Timing
 
 LANES = 64  # values per task updated together without AVX-512: 8 AVX2 registers of float32
 BLOCK = 4096  # elements per parallel task in the copy and the sweep

@@ -11,9 +11,9 @@ kernel method returns :class:`~rooflinelib.measure.protocol.Run` objects, and
 from __future__ import annotations
 
 from . import accounting as acc
-from .checks import (expected_gpu_sums, fma_peak_expected, gpu_data, l2_slab_expected,
-                     passes_for, sfu_expected, shared_expected)
-from .errors import BackendUnavailable, VerificationError  # noqa: F401  (raised through here)
+from .checks import (expected_gpu_sums, fma_peak_expected, gpu_data, l2_slab_expected, sfu_expected,
+                     shared_expected)
+from .errors import BackendUnavailable
 from .protocol import Run, SweepBuffers, mismatch_message
 from .provenance import (FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM,
                          ClockSampler, finish, gpu_snapshot, now_iso)

@@ -26,8 +26,7 @@ from functools import lru_cache
 
 from numba import cuda, float32, float64, int32, void
 
-from .checks import fill_values, fma_peak_expected, sfu_expected  # noqa: F401
-from .accounting import CHUNK_VECTORS, WS_BLOCK, WS_UNROLL
+from .accounting import CHUNK_VECTORS, WS_BLOCK
 from .vector_access import load4, load4_cg, store4, simulator_enabled
 
 # NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
