@@ -162,7 +162,8 @@ def _rows() -> tuple:
              (soft.n_flops / (3 * n * fp32), "you counted the three reads but not the two writes"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
                                 "sum, divide"))),
-        Row(4, naive, "GEMM, one thread per output, no reuse", "N = 4096 fp32", "fp32",
+        Row(4, naive, "GEMM, one thread per output, no reuse (no cache keeps anything)",
+            "N = 4096 fp32", "fp32",
             frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
                      "re-reads its inputs over and over"},
