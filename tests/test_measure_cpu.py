@@ -207,3 +207,19 @@ def test_fma_peak_fills_full_width_registers():
         assert m.config["vector_bits"] == 512
     else:
         assert lanes == cpu_lane.LANES and m.config["vector_bits"] is None
+
+
+def test_window_runs_on_while_no_trial_had_the_cores_to_itself():
+    import time
+    busy, idle = {}, {}
+
+    def spin():  # one thread on a core for 5 ms: its process time keeps up with the clock
+        end = time.perf_counter() + 0.005
+        while time.perf_counter() < end:
+            pass
+
+    cpu_lane.time_in_window(spin, 2, 0, 0.02, threads=1, stats=busy)
+    assert busy["uncontended_trials"] >= 2 and busy["window_s"] < cpu_lane.WINDOW_CAP * 0.02
+    # sleeping gets no CPU time, which is what a thread waiting for a core looks like
+    cpu_lane.time_in_window(lambda: time.sleep(0.005), 2, 0, 0.02, threads=1, stats=idle)
+    assert idle["uncontended_trials"] == 0 and idle["window_s"] >= cpu_lane.WINDOW_CAP * 0.02
