@@ -247,6 +247,15 @@ s = (np.arange(256) % 5).astype(np.float32)
 out = cuda.device_array(32, np.float32)
 gpu.strided_sum_kernel()[2, 16](cuda.to_device(s), np.int64(3), out)
 assert out.copy_to_host().sum() == s[: (256 // 3) * 3: 3].sum()
+threads, taps_len = 8, gpu.CORRELATE_TAPS
+span = threads * gpu.CORRELATE_OUTPUTS
+rng = np.random.default_rng(3)
+sig = rng.standard_normal(2 * span + 2 * taps_len).astype(np.float32)
+taps = rng.standard_normal(taps_len).astype(np.float32)
+cor = np.zeros(2 * span, np.float32)
+gpu.correlate_kernel(threads)[2, threads](sig, taps, cor)
+want = np.array([np.dot(sig[i:i + taps_len].astype(np.float64), taps) for i in range(2 * span)])
+assert np.max(np.abs(cor - want)) < 1e-4 * np.max(np.abs(want))
 from rooflinelib.experiments import traps
 from rooflinelib.measure.checks import fma_peak_expected
 for variant in traps.VARIANTS:

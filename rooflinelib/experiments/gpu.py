@@ -19,9 +19,10 @@ from .. import operators
 from ..measure import accounting as acc
 from ..measure.checks import fill_values, fma_peak_expected
 from ..measure.engine import BLOCK, FP32_CONFIGS, NumbaGpu
-from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, TILE_ROWS, grid_stride_sweep,
-                                          softmax_kernels, strided_sum_kernel, transpose_kernels,
-                                          vector_add_kernel)
+from ..measure.errors import VerificationError
+from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, TILE_ROWS, correlate_kernel,
+                                          grid_stride_sweep, softmax_kernels, strided_sum_kernel,
+                                          transpose_kernels, vector_add_kernel)
 from ..measure.protocol import Run, measure_best, measure_run
 from ..measure.provenance import ClockSampler
 from .record import Experiment, Variant
@@ -72,20 +73,55 @@ class _Run:
 
 # --- experiments -----------------------------------------------------------------------------
 
+#: (chains, unroll) of the chains experiment: every body is short enough for NVVM to unroll
+#: fully (64 steps of each chain, or 256 FMAs), so the loop costs three instructions a trip.
+CHAIN_CONFIGS = ((1, 64), (2, 64), (4, 64), (8, 32))
+#: The old 1-chain shape, kept as the code-generation trap it is: a 256-step ``range`` loop
+#: that NVVM unrolls only 64 times, keeping a 64-bit loop counter beside every FFMA.
+CHAIN_TRAP = (1, 256)
+
+
 def run_chains(progress=None, n_iter: int = 2048) -> Experiment:
-    """The engine's FMA-peak kernel with 1, 2, 4 and 8 chains (256 FMAs per loop trip)."""
+    """The engine's FMA-peak kernel with 1, 2, 4 and 8 chains, at full occupancy (every thread
+    the GPU holds: 16 warps per scheduler on Hopper) and at one warp per scheduler (a 128-thread
+    block per SM), each verified; plus the SASS opcode counts of every kernel.
+
+    With 16 warps to switch between, a scheduler has an independent FFMA to issue every cycle
+    even with one chain per warp; with one warp, only the warp's own chains can cover the
+    FFMA's latency, and the rate climbs with the chain count until they do.
+    """
+    import numpy as np
+
+    from ..measure.sass import kernel_histograms
     run = _Run(progress)
-    configs = ((1, 256), (2, 128), (4, 64), (8, 32))
-    best = run.ceiling("fp32", run.gpu.fma_runs("fp32", configs, n_iter))
+    g = run.gpu
+    per_sm_low = 4 * 32  # one warp for each of the SM's four schedulers
     variants = []
-    for tried in best.extra["configs_tried"]:
-        seconds = acc.fma_peak_work(run.gpu.threads_to_fill(), n_iter, tried["unroll"],
-                                    tried["chains"]).n_flops / (tried["value"] * 1e9)
-        variants.append(Variant(f"{tried['chains']} chain{'s' if tried['chains'] > 1 else ''}",
-                                tried["value"] * seconds * 1e9, 0.0, seconds, 0.0, run.gpu.repeats,
-                                True, dict(tried)))
-    return run.experiment("chains", "FMA rate against the number of independent chains", variants,
-                          ["Rates from the engine's verified fma_peak runs; spread in its details."])
+    for (chains, unroll), trap in [(c, False) for c in CHAIN_CONFIGS] + [(CHAIN_TRAP, True)]:
+        source = g.kn.fma_peak_kernel("fp32", chains, unroll, n_iter)
+        kernel = source.compile()
+        sass = kernel_histograms([source]).get(source.name, {})
+        settings = [("full occupancy", g.sm_count * (g.max_threads_per_sm // BLOCK), BLOCK)]
+        if not trap:
+            settings.append(("one warp per scheduler", g.sm_count, per_sm_low))
+        for setting, grid, block in settings:
+            threads = grid * block
+            out = g.empty(threads, "fp32")
+            want = fma_peak_expected(np.arange(threads), chains)
+            launch = (lambda k=kernel, gr=grid, bl=block, o=out:  # noqa: E731
+                      k[gr, bl](o, np.float32(1), np.float32(0)))
+            flops = acc.fma_peak_work(threads, n_iter, unroll, chains).n_flops
+            name = (f"{chains} chain{'s' if chains > 1 else ''}, {setting}" if not trap else
+                    f"1 chain, unroll {unroll} (NVVM unrolls it partly), {setting}")
+            variants.append(run.timed(
+                name, launch, flops, 0.0,
+                lambda o=out, w=want: _unless(np.array_equal(g.host(o).astype(np.int64), w), "wrong sums"),
+                poison=lambda o=out: g.poison(o), chains=chains, unroll=unroll, n_iter=n_iter,
+                setting=setting, warps_per_scheduler=threads // g.sm_count // 4 // 32,
+                dependent_steps=n_iter * unroll, trap=trap, sass=sass))
+            run.say(f"  {name}: {variants[-1].gflops:,.0f} GFLOP/s")
+    return run.experiment("chains", "FMA rate against independent chains, at full and at low occupancy",
+                          variants, ["Every variant verified; SASS opcode counts of each kernel in its details."])
 
 
 def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> Experiment:
@@ -155,12 +191,99 @@ def run_transpose(progress=None, n: int = 8192) -> Experiment:
                           ["Zero FLOPs: scored as a fraction of the copy's bandwidth."])
 
 
+def _per_launch_wall_s(launch, sync, n: int = 2000, rounds: int = 5) -> tuple:
+    """Host seconds per launch of ``n`` launches back to back (the dispatch: the GPU drains an
+    empty kernel faster than any host enqueues it), median and spread over ``rounds``."""
+    import statistics
+    import time
+    for _ in range(50):
+        launch()
+    sync()
+    samples = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            launch()
+        samples.append((time.perf_counter() - t0) / n)
+        sync()
+    med = statistics.median(samples)
+    return med, (max(samples) - min(samples)) / med, rounds
+
+
+def _graph_per_kernel_s(n: int = 1000, rounds: int = 5):
+    """Device seconds per empty kernel inside a CUDA graph of ``n`` of them (CuPy), where no
+    host work sits between two launches: the GPU's own cost of a launch.  None without CuPy."""
+    import statistics
+    try:
+        import cupy as cp
+        kernel = cp.RawKernel(r'extern "C" __global__ void touch(float* x) { x[0] = 1.0f; }', "touch")
+        x = cp.zeros(1, cp.float32)
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            stream.begin_capture()
+            for _ in range(n):
+                kernel((1,), (32,), (x,))
+            graph = stream.end_capture()
+            graph.launch(stream)
+            stream.synchronize()
+            samples = []
+            for _ in range(rounds):
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                start.record(stream)
+                graph.launch(stream)
+                end.record(stream)
+                end.synchronize()
+                samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3 / n)
+        if float(x.get()[0]) != 1.0:
+            raise RuntimeError("the graph's kernels did not run")
+    except Exception as exc:  # no CuPy, or no graphs in this CuPy: say so
+        return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+    med = statistics.median(samples)
+    return (med, (max(samples) - min(samples)) / med, rounds), None
+
+
+def _dispatchers(run):
+    """(label, launch, sync, check) for an empty kernel that writes x[0] = 1, per library."""
+    import numpy as np
+
+    @cuda.jit("void(float32[::1])")
+    def touch(x):
+        if cuda.threadIdx.x == 0:
+            x[0] = 1.0
+
+    x = cuda.to_device(np.zeros(1, np.float32))
+    out = [("Numba-CUDA", lambda: touch[1, 32](x), cuda.synchronize,
+            lambda: float(x.copy_to_host()[0]) == 1.0)]
+    try:
+        import cupy as cp
+        kernel = cp.RawKernel(r'extern "C" __global__ void touch(float* x) { x[0] = 1.0f; }', "touch")
+        y = cp.zeros(1, cp.float32)
+        out.append(("CuPy RawKernel", lambda: kernel((1,), (32,), (y,)), cp.cuda.Device().synchronize,
+                    lambda: float(y.get()[0]) == 1.0))
+    except Exception:  # CuPy missing: the others still measure
+        pass
+    try:
+        import torch
+        if torch.cuda.is_available():
+            z = torch.zeros(1, device="cuda")
+            out.append(("torch (fill_ on one float)", lambda: z.fill_(1.0), torch.cuda.synchronize,
+                        lambda: float(z.item()) == 1.0))
+    except Exception:  # torch missing: the others still measure
+        pass
+    return out
+
+
 def run_launch(progress=None, small: int = 4096, large: int = 2 ** 26) -> Experiment:
+    """Pitfall 1: what a launch costs, taken apart.  The vector add at 4096 and 64 M elements
+    timed with device events as every kernel is; an empty kernel's host dispatch per launch
+    (Numba, CuPy, torch: wall clock over launches back to back); and its device cost per launch
+    inside a CUDA graph, where no host work separates two kernels."""
     import numpy as np
     run = _Run(progress)
     kernel = vector_add_kernel()
     variants = []
-    for label, n in ((f"{small} elements", small), (f"{large} elements", large)):
+    for label, n in ((f"vector add, {small} elements (device events)", small),
+                     (f"vector add, {large} elements (device events)", large)):
         ha, hb = fill_values(np.arange(n)).astype(np.float32), fill_values(np.arange(n, 2 * n)).astype(np.float32)
         a, b, c = cuda.to_device(ha), cuda.to_device(hb), cuda.device_array(n, np.float32)
         blocks = min(run.gpu.sm_count * 32, max(1, n // BLOCK))
@@ -168,10 +291,26 @@ def run_launch(progress=None, small: int = 4096, large: int = 2 ** 26) -> Experi
         cost = operators.vector_add(n)
         variants.append(run.timed(label, launch, cost.n_flops, cost.n_bytes,
                                   lambda c=c, ha=ha, hb=hb: _unless(np.array_equal(c.copy_to_host(), ha + hb), "differs"),
-                                  poison=lambda c=c: run.gpu.poison(c), elements=n))
-        run.say(f"  vector add {label}: {variants[-1].median_s * 1e6:,.2f} us")
-    return run.experiment("launch", "Vector add: 4096 elements against 64 M", variants,
-                          ["Device-event times exclude the host's launch overhead, about 4 us more."])
+                                  poison=lambda c=c: run.gpu.poison(c), elements=n, part="kernel"))
+        run.say(f"  {label}: {variants[-1].median_s * 1e6:,.2f} us")
+    for library, launch, sync, ok in _dispatchers(run):
+        per, spread, rounds = _per_launch_wall_s(launch, sync)
+        if not ok():
+            raise VerificationError(f"verification: launch: the empty {library} kernel did not run")
+        variants.append(Variant(f"empty kernel, host dispatch ({library})", 0.0, 0.0, per, spread, rounds,
+                                True, {"part": "host dispatch", "library": library, "launches": 2000}))
+        run.say(f"  host dispatch, {library}: {per * 1e6:,.2f} us per launch")
+    graph, reason = _graph_per_kernel_s()
+    notes = ["Device events around one launch include the host's dispatch whenever the launch "
+             "before it finishes first: for a tiny kernel they measure the host, not the GPU."]
+    if graph:
+        variants.append(Variant("empty kernel, device cost in a CUDA graph (CuPy)", 0.0, 0.0, graph[0], graph[1],
+                                graph[2], True, {"part": "device", "library": "CuPy graph", "launches": 1000}))
+        run.say(f"  device, in a CUDA graph: {graph[0] * 1e6:,.2f} us per kernel")
+    else:
+        notes.append(f"No CUDA-graph measurement: {reason}")
+    return run.experiment("launch", "What a launch costs: the kernel, the host's dispatch, the device's", variants,
+                          notes)
 
 
 def run_starved(progress=None, k: int = 64, n: int = 2 ** 24) -> Experiment:
@@ -272,6 +411,59 @@ def run_strided(progress=None, n: int = 2 ** 28, strides=(1, 2, 4, 8, 16, 32)) -
                                   poison=lambda: run.gpu.poison(out), stride=stride))
         run.say(f"  stride {stride}: {variants[-1].gbps:,.0f} useful GB/s")
     return run.experiment("strided", "Useful bandwidth of strided reads", variants)
+
+
+def run_algorithm(progress=None, n: int = 2 ** 22, m: int = 2 ** 12) -> Experiment:
+    """Pitfall 7 on the GPU: a correlation of n outputs with an m-tap filter, directly (2 n m
+    FLOPs in FMAs from shared memory) against the FFT route through cuFFT (three real
+    transforms of about 2.5 L log2 L FLOPs each, L >= n + m), both checked on 64 outputs
+    against a float64 sum, and the fp32 ceiling measured in the same session."""
+    import numpy as np
+
+    from .. import pitfalls
+    from ..measure.experiment_kernels import CORRELATE_OUTPUTS, CORRELATE_TAPS
+    import cupy as cp
+    run = _Run(progress)
+    threads = 256
+    span = threads * CORRELATE_OUTPUTS
+    n -= n % span
+    m -= m % CORRELATE_TAPS
+    rng = np.random.default_rng(20261201)
+    host_signal = rng.standard_normal(n + m + CORRELATE_TAPS).astype(np.float32)
+    host_taps = rng.standard_normal(m).astype(np.float32)
+    signal, taps = cp.asarray(host_signal), cp.asarray(host_taps)
+    out = cp.empty(n, cp.float32)
+    kernel = correlate_kernel(threads)
+    sample = np.linspace(0, n - 1, 64).astype(np.int64)
+    windows = host_signal[sample[:, None] + np.arange(m)[None, :]].astype(np.float64)
+    reference = windows @ host_taps.astype(np.float64)
+    scale = float(np.max(np.abs(reference)))
+    length = pitfalls.fft_length(n, m)
+    result = {}
+
+    def direct():
+        kernel[n // span, threads](signal, taps, out)
+
+    def via_fft():
+        spectrum = cp.fft.rfft(signal[: n + m], length) * cp.conj(cp.fft.rfft(taps, length))
+        result["fft"] = cp.fft.irfft(spectrum, length)[:n]
+
+    def close(got):
+        error = float(np.max(np.abs(cp.asnumpy(got)[sample] - reference))) / scale
+        return _unless(error < 1e-3, f"error {error:.2e} of the largest output")
+
+    peak = run.ceiling("fp32", run.gpu.fma_runs("fp32")).value
+    direct_row = run.timed("direct O(n m)", direct, 2.0 * n * m, 4.0 * (2 * n + 2 * m), lambda: close(out),
+                           poison=lambda: out.fill(float("nan")))
+    direct_row.extra.update(fraction_of_fp32_peak=direct_row.gflops / peak,
+                            seconds_at_100_percent=direct_row.n_flops / (peak * 1e9))
+    fft_row = run.timed("FFT O(L log L) (cuFFT)", via_fft, pitfalls.fft_correlation_flops(length), 0.0,
+                        lambda: close(result["fft"]), length=length)
+    for v in (direct_row, fft_row):
+        run.say(f"  {v.name}: {v.median_s * 1e3:,.3f} ms, {v.gflops:,.0f} GFLOP/s")
+    return run.experiment("algorithm", "Direct correlation against FFT correlation", [direct_row, fft_row],
+                          ["Both checked on 64 outputs against a float64 sum (error < 1e-3 of the largest)."],
+                          fp32_peak_gflops=peak, n=n, m=m)
 
 
 def run_clocks(progress=None, runs: int = 8) -> Experiment:

@@ -182,3 +182,60 @@ def strided_sum_kernel():
         out[t] = s
 
     return strided_sum
+
+
+#: The direct correlation: outputs per thread (a block-width apart) and taps per shared tile.
+CORRELATE_OUTPUTS = 4
+CORRELATE_TAPS = 256
+
+
+@lru_cache(maxsize=None)
+def correlate_kernel(threads: int = 256):
+    """out[i] = sum_j signal[i + j] * taps[j] for i < len(out), the direct O(n m) route.
+
+    Each block computes threads x CORRELATE_OUTPUTS consecutive outputs; the taps and the
+    stretch of signal they need go through shared memory a tile of CORRELATE_TAPS taps at a
+    time, so every FMA reads its operands from shared memory (one broadcast tap, one signal
+    value).  Launch with len(out) / (threads * CORRELATE_OUTPUTS) blocks; len(out) and
+    len(taps) must be multiples of those tiles, and len(signal) >= len(out) + len(taps).
+    """
+    outputs, tile = CORRELATE_OUTPUTS, CORRELATE_TAPS
+    span = threads * outputs
+    window = span + tile  # a compile-time constant: the shared array's length
+
+    def correlate(signal, taps, out):
+        sig = cuda.shared.array(window, float32)
+        tap = cuda.shared.array(tile, float32)
+        tid = cuda.threadIdx.x
+        first = cuda.blockIdx.x * span
+        a0 = float32(0)
+        a1 = float32(0)
+        a2 = float32(0)
+        a3 = float32(0)
+        j0 = int32(0)
+        while j0 < taps.shape[0]:
+            k = tid
+            while k < window:
+                sig[k] = signal[first + j0 + k]
+                k += threads
+            k = tid
+            while k < tile:
+                tap[k] = taps[j0 + k]
+                k += threads
+            cuda.syncthreads()
+            j = int32(0)
+            while j < tile:
+                t = tap[j]
+                a0 = cuda.fma(sig[tid + j], t, a0)
+                a1 = cuda.fma(sig[tid + threads + j], t, a1)
+                a2 = cuda.fma(sig[tid + 2 * threads + j], t, a2)
+                a3 = cuda.fma(sig[tid + 3 * threads + j], t, a3)
+                j += int32(1)
+            cuda.syncthreads()
+            j0 += int32(tile)
+        out[first + tid] = a0
+        out[first + tid + threads] = a1
+        out[first + tid + 2 * threads] = a2
+        out[first + tid + 3 * threads] = a3
+
+    return cuda.jit(correlate)
