@@ -66,13 +66,13 @@ def run_sections():
 
 def load_run(run: Path):
     """The state a run left in its files, for evaluating the targets again (no GPU needed)."""
-    from rooflinelib import hierarchy, ncu
+    from rooflinelib.hierarchy import ncu, results
     saved = json.loads((run / "hierarchy_bench.json").read_text())
     REPORT["sections"] = saved["sections"]
     REPORT["errors"] = saved["errors"]
     REPORT["run_finished"] = saved.get("finished")
     REPORT["targets_recomputed_from"] = str(run.name)
-    STATE["ws"] = hierarchy.load(run / "h200_workingset_numba.json")
+    STATE["ws"] = results.load(run / "h200_workingset_numba.json")
     kernels = ncu.load_csv(run / "h200_ncu_lab4.csv")
     records = json.loads((run / "h200_ncu_lab4_analytic.json").read_text())
     rows = ncu.compare(kernels, records)
@@ -91,16 +91,16 @@ def _env():
 
 @section("working-set sweep")
 def _sweep():
-    from rooflinelib import hierarchy
-    from rooflinelib.workingset import measure_gpu
+    from rooflinelib.hierarchy import levels as hl, placement, results
+    from rooflinelib.hierarchy.sweep import measure_gpu
     result = measure_gpu(progress=lambda line: log("   " + line))
-    hierarchy.save(result, OUT / "h200_workingset_numba.json")
+    results.save(result, OUT / "h200_workingset_numba.json")
     STATE["ws"] = result
     out = {"reported_cache_bytes": result["device"].get("reported_cache_bytes"),
-           "hierarchy_levels": [[lv.name, lv.gbps, lv.capacity_bytes] for lv in hierarchy.hierarchy_levels(result)]}
+           "hierarchy_levels": [[lv.name, lv.gbps, lv.capacity_bytes] for lv in placement.hierarchy_levels(result)]}
     for s in result["series"]:
-        series = hierarchy.series_of(result, s["name"])
-        levels = hierarchy.result_levels(result, s["name"]) if s["access"] != "shared" else ()
+        series = results.series_of(result, s["name"])
+        levels = placement.result_levels(result, s["name"]) if s["access"] != "shared" else ()
         out[f"{s['access']} {s.get('pattern', '')}"] = {
             "sm_clock_mhz": s.get("sm_clock_mhz"),
             "best_gbps": max(series.gbps),
@@ -109,7 +109,7 @@ def _sweep():
                         "capacity_bytes": lv.capacity_bytes} for lv in levels],
         }
         if levels:
-            log(hierarchy.level_table(levels))
+            log(hl.level_table(levels))
     return out
 
 
@@ -140,7 +140,7 @@ def _ncu():
     target = ["--", sys.executable, str(ROOT / "labs" / "lab4_target.py"), "--analytic", str(analytic)]
     if STATE.get("ws"):  # place the kernels against the sweep just measured
         base += ["--workingset", str(OUT / "h200_workingset_numba.json")]
-    from rooflinelib import ncu
+    from rooflinelib.hierarchy import ncu
     out = {}
     for attempt, extra in (("with peaks", []), ("without peaks", ["--no-peaks"])):
         if attempt == "without peaks":  # keep the first attempt's CSV for the record
@@ -190,7 +190,7 @@ def _ncu_sharing():
 
 
 def sharing_rows(csv_path, analytic):
-    from rooflinelib import hierarchy_readings, ncu
+    from rooflinelib.hierarchy import ncu, readings as hierarchy_readings
     rows = hierarchy_readings.sharing_rows(ncu.load_csv(csv_path), json.loads(Path(analytic).read_text()))
     for row in rows:
         log(f"   {row['name']}: SMs {row['sm_gbps']:,.0f} GB/s, slices {row['slices_gbps']:,.0f} "
@@ -199,7 +199,7 @@ def sharing_rows(csv_path, analytic):
 
 
 def targets():
-    from rooflinelib import hierarchy
+    from rooflinelib.hierarchy import levels as hl, placement, results
     t = REPORT["targets"]
     ws = STATE.get("ws")
 
@@ -208,40 +208,40 @@ def targets():
 
     if ws:
         sm_count = ws["device"].get("sm_count")
-        reported = hierarchy.reported_sizes(ws)
-        levels = hierarchy.hierarchy_levels(ws)
+        reported = results.reported_sizes(ws)
+        levels = placement.hierarchy_levels(ws)
         found = [lv.name for lv in levels]
         add("levels found (L1 from the spread series, L2 and DRAM from the slices series)",
             ", ".join(found), "l1, l2 and dram among them", {"l1", "l2", "dram"} <= set(found),
             "a level named <cache>-fast is a faster range inside that cache's capacity")
-        for check in hierarchy.compare_steps(levels, reported):
+        for check in placement.compare_steps(levels, reported):
             add(f"{check.level} step within 25% of the reported size", check.ratio, "0.75 .. 1.25",
-                check.within(0.25), f"detected {hierarchy.format_bytes(check.detected_bytes)}, "
-                f"reported {hierarchy.format_bytes(check.reported_bytes)}")
+                check.within(0.25), f"detected {hl.format_bytes(check.detected_bytes)}, "
+                f"reported {hl.format_bytes(check.reported_bytes)}")
         l2s = [lv for lv in levels if lv.name.startswith("l2")]
-        outer = hierarchy.series_by_access(ws, "global-cg", "slices")
+        outer = results.series_by_access(ws, "global-cg", "slices")
         if l2s:
             top = max(l2s, key=lambda lv: lv.gbps)
             add("L2 plateau GB/s (median, .cg slices, every block its own chunks)", top.gbps, ">= 12000",
                 top.gbps >= 12000, "; ".join(f"{lv.name}: {lv.gbps:,.0f} GB/s (best {lv.best_gbps:,.0f}) from "
-                                             f"{hierarchy.format_bytes(lv.first_bytes)} up to "
-                                             f"{hierarchy.format_bytes(lv.capacity_bytes)}" for lv in l2s))
+                                             f"{hl.format_bytes(lv.first_bytes)} up to "
+                                             f"{hl.format_bytes(lv.capacity_bytes)}" for lv in l2s))
         shared = outer.shared_data().gbps if outer is not None else ()
         if shared:
             add("(reference) .cg slices with blocks sharing chunks: best GB/s, no L2 bandwidth",
                 max(shared), "reference", None,
-                f"below {hierarchy.format_bytes(outer.shared_below)} (one chunk per block)")
+                f"below {hl.format_bytes(outer.shared_below)} (one chunk per block)")
         inner = next(x for x in ws["series"] if x["access"] == "global")
         l1 = next((lv for lv in levels if lv.name == "l1"), None)
         if l1 and sm_count and inner.get("sm_clock_mhz"):
             theo = sm_count * 128 * inner["sm_clock_mhz"] / 1e3
             add("L1 plateau / (SMs x 128 B x clock) (reference)", l1.gbps / theo, "reference", None,
                 f"{l1.gbps:,.0f} GB/s at {inner['sm_clock_mhz']:.0f} MHz")
-        other = hierarchy.series_by_access(ws, "global-cg", "spread")
+        other = results.series_by_access(ws, "global-cg", "spread")
         if other is not None:
-            lv = hierarchy.result_levels(ws, other.name)
+            lv = placement.result_levels(ws, other.name)
             add("(reference) .cg spread series levels", "; ".join(
-                f"{x.name} {x.gbps:,.0f} GB/s" + (f" up to {hierarchy.format_bytes(x.capacity_bytes)}"
+                f"{x.name} {x.gbps:,.0f} GB/s" + (f" up to {hl.format_bytes(x.capacity_bytes)}"
                                                    if x.capacity_bytes else "") for x in lv),
                 "reference", None)
         shared = next((x for x in ws["series"] if x["access"] == "shared"), None)

@@ -49,7 +49,7 @@ def launch(backend_name: str) -> None:
 
 
 def _profile(out: Path, name: str, cmd: list, kernel_regex: str, extra=()) -> list:
-    from rooflinelib.ncu import load_csv
+    from rooflinelib.hierarchy.ncu import load_csv
     log = out / f"ncu_{name}.csv"
     done = subprocess.run([NCU, "--clock-control", "none", "--csv", "--page", "raw", "--metrics", METRICS,
                            "-k", f"regex:{kernel_regex}", *extra, "--log-file", str(log), *cmd],

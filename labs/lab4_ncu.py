@@ -42,7 +42,7 @@ def find_ncu(given=None):
 
 
 def profile(args) -> int:
-    from rooflinelib.ncu import NcuError, command
+    from rooflinelib.hierarchy.ncu import NcuError, command
     ncu = find_ncu(args.ncu)
     if ncu is None:
         where = f"{args.ncu} does not exist" if args.ncu else "not found (give --ncu PATH or set NCU)"
@@ -76,15 +76,16 @@ def profile(args) -> int:
 
 def _machine(ceilings_path, workingset_path):
     """Our measured ceilings: the working-set levels and Lab 1's compute peaks."""
-    from rooflinelib import hierarchy
+    from rooflinelib.hierarchy import placement, results
     from rooflinelib.modes import load_ceilings
     loaded = load_ceilings(ceilings_path)
-    ws = hierarchy.load(workingset_path) if workingset_path else hierarchy.recorded()
-    return hierarchy.machine_from_result(ws, loaded.machine), loaded.message
+    ws = results.load(workingset_path) if workingset_path else results.recorded()
+    return placement.machine_from_result(ws, loaded.machine), loaded.message
 
 
 def show(args) -> int:
-    from rooflinelib import hierarchy, ncu
+    from rooflinelib.hierarchy import ncu, placement
+    from rooflinelib.hierarchy.results import HierarchyError
     kernels = ncu.load_csv(args.csv)
     print(f"{len(kernels)} profiled launch(es) in {args.csv}\n")
     print(ncu.kernel_table(kernels))
@@ -97,7 +98,7 @@ def show(args) -> int:
         print(ncu.agreement_table(ncu.compare(kernels, records, args.analytic)))
     try:
         machine, message = _machine(args.ceilings, args.workingset)
-    except hierarchy.HierarchyError as exc:  # no sweep to take levels from: the counters still print
+    except HierarchyError as exc:  # no sweep to take levels from: the counters still print
         machine = None
         print(f"\nNo hierarchical placement: {' '.join(str(exc).split())}")
     if machine is not None:
@@ -105,10 +106,10 @@ def show(args) -> int:
         placements = []
         for k in kernels:
             try:
-                placements.append(hierarchy.place_levels(k.hierarchical(), machine))
+                placements.append(placement.place_levels(k.hierarchical(), machine))
             except ncu.NcuError as exc:
                 print(f"  (skipped: {exc})")
-        print(hierarchy.placement_table(placements))
+        print(placement.placement_table(placements))
         for pl in placements:
             print("  " + pl.verdict())
     peaks = next((k.peaks() for k in kernels if k.peaks()), None)
@@ -145,8 +146,8 @@ def main(argv=None) -> int:
     s.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
     s.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
     args = parser.parse_args(argv)
-    from rooflinelib.hierarchy import HierarchyError
-    from rooflinelib.ncu import NcuError
+    from rooflinelib.hierarchy.ncu import NcuError
+    from rooflinelib.hierarchy.results import HierarchyError
     try:
         return profile(args) if args.command == "profile" else show(args)
     except (NcuError, HierarchyError) as exc:

@@ -37,7 +37,7 @@ X_TITLE = "arithmetic intensity (FLOP/byte)"
 Y_TITLE = "attainable rate (GFLOP/s)"
 
 #: name -> chart colour of every registered ceiling (the colours live in measure.registry).
-#: Kept as a module constant because rooflinelib.hierarchy_plot builds its level colours on it.
+#: Kept as a module constant because rooflinelib.hierarchy.plot builds its level colours on it.
 _COLOURS = {spec.name: spec.colour for spec in registry.specs()}
 _FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
 #: Kernel markers: dark, and distinct from the roofs' colours (ColorBrewer Dark2).

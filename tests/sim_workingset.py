@@ -12,9 +12,10 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 
 import numpy as np  # noqa: E402
 
-from rooflinelib import workingset as ws  # noqa: E402
+from rooflinelib.hierarchy import sweep as ws  # noqa: E402
 from rooflinelib.measure import workingset_kernels as wk  # noqa: E402
 from rooflinelib.measure.accounting import chunk_read_work  # noqa: E402
+from rooflinelib.measure.checks import expected_gpu_sums, gpu_data  # noqa: E402
 
 LOADS = {"n": 0}
 
@@ -34,10 +35,10 @@ wk.load4_cg = counting(wk.load4_cg)
 
 def case(name, kernel, n_chunks, n_pass, grid, pattern="spread"):
     LOADS["n"] = 0
-    data = ws.gpu_data(n_chunks + 1)  # one chunk more than read: a kernel overrunning it is caught
+    data = gpu_data(n_chunks + 1)  # one chunk more than read: a kernel overrunning it is caught
     out = np.full(4 * grid * wk.BLOCK, np.nan, np.float32)
     kernel.compile()[grid, wk.BLOCK](data, out, np.int32(n_chunks), np.int32(n_pass))
-    want = ws.expected_gpu_sums(n_chunks, n_pass, grid, pattern)
+    want = expected_gpu_sums(n_chunks, n_pass, grid, pattern)
     got = out.reshape(grid * wk.BLOCK, 4).astype(np.float64)
     print(json.dumps({"name": name, "ok": bool(np.array_equal(got, want)),
                       "wrong": int(np.count_nonzero(got != want)),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import hierarchy as h
+from rooflinelib.hierarchy import levels as hl, placement as h, results as wsr
 from rooflinelib.machines import H200
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ GPU_CAPS = (250e3, 50e6)
 @pytest.mark.parametrize("mixing", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_three_levels_found_with_their_rates_and_capacities(mixing, seed):
-    levels = h.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS, 0.02, mixing, seed))
+    levels = hl.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS, 0.02, mixing, seed))
     assert [lv.name for lv in levels] == ["l1", "l2", "dram"]
     for lv, rate in zip(levels, GPU_RATES):
         # with mixing, a tenth of the reads at 10x the L2 still hit it: DRAM's plateau sits higher
@@ -71,7 +71,7 @@ def test_a_slow_fall_past_the_capacity_is_placed_at_its_start(seed):
     for w in sizes:
         hit = 1.0 if w <= cap else max(0.0, 1 - math.log2(w / cap) / 2)
         gbps.append(1 / (hit / fast + (1 - hit) / slow) * (1 + rng.gauss(0, 0.003)))
-    first = h.detect_levels(sizes, gbps)[0]
+    first = hl.detect_levels(sizes, gbps)[0]
     assert first.gbps == pytest.approx(fast, rel=0.01)
     assert cap <= first.capacity_bytes <= 1.15 * cap
     assert first.last_bytes <= first.capacity_bytes  # the fall is no part of the plateau
@@ -79,7 +79,7 @@ def test_a_slow_fall_past_the_capacity_is_placed_at_its_start(seed):
 
 @pytest.mark.parametrize("n_flops", [True, 0, -1.0, float("nan"), "10"])
 def test_a_kernel_needs_a_positive_flop_count(n_flops):
-    with pytest.raises(h.HierarchyError) as info:
+    with pytest.raises(wsr.HierarchyError) as info:
         h.HierarchicalKernel("k", n_flops, {"dram": 1.0})
     assert str(info.value).startswith("k: n_flops must be a positive number") and "\n" not in str(info.value)
 
@@ -87,7 +87,7 @@ def test_a_kernel_needs_a_positive_flop_count(n_flops):
 def test_a_sharp_step_is_placed_between_its_two_points():
     sizes = [2 ** i for i in range(10, 30)]
     gbps = [100.0 if s <= 2 ** 18 else 20.0 for s in sizes]
-    l1, dram = h.detect_levels(sizes, gbps)
+    l1, dram = hl.detect_levels(sizes, gbps)
     assert 2 ** 18 <= l1.capacity_bytes <= 2 ** 19
     assert (l1.first_bytes, l1.last_bytes) == (2 ** 10, 2 ** 18)
     assert dram.first_bytes == 2 ** 19
@@ -96,7 +96,7 @@ def test_a_sharp_step_is_placed_between_its_two_points():
 def test_a_cpu_like_four_level_sweep():
     sizes = sizes_per_octave(4e3, 1.2e9, 4)
     rates, caps = (200, 100, 40, 15), (48e3, 2e6, 300e6)
-    levels = h.detect_levels(sizes, staircase(sizes, rates, caps, 0.03, seed=4))
+    levels = hl.detect_levels(sizes, staircase(sizes, rates, caps, 0.03, seed=4))
     assert [lv.name for lv in levels] == ["l1", "l2", "l3", "dram"]
     assert [round(lv.gbps / r, 1) for lv, r in zip(levels, rates)] == [1.0] * 4
 
@@ -104,7 +104,7 @@ def test_a_cpu_like_four_level_sweep():
 def test_one_stray_point_does_not_split_a_plateau():
     gbps = staircase(GPU_SIZES, GPU_RATES, GPU_CAPS)
     gbps[40] *= 0.5  # one slow repeat in the middle of the L2 plateau
-    assert [lv.name for lv in h.detect_levels(GPU_SIZES, gbps)] == ["l1", "l2", "dram"]
+    assert [lv.name for lv in hl.detect_levels(GPU_SIZES, gbps)] == ["l1", "l2", "dram"]
 
 
 def test_a_slow_start_is_not_a_level():
@@ -112,29 +112,29 @@ def test_a_slow_start_is_not_a_level():
     gbps = staircase(GPU_SIZES, GPU_RATES, GPU_CAPS)
     for i in range(12):
         gbps[i] = 9_000.0
-    names = [lv.name for lv in h.detect_levels(GPU_SIZES, gbps)]
+    names = [lv.name for lv in hl.detect_levels(GPU_SIZES, gbps)]
     assert names[-2:] == ["l2", "dram"] and len(names) == 3
 
 
 def test_a_flat_sweep_is_one_level_and_names_follow_first_cache():
     sizes = sizes_per_octave(1e3, 1e6)
-    (only,) = h.detect_levels(sizes, [50.0] * len(sizes), first_cache=2, ends_in_memory=False)
+    (only,) = hl.detect_levels(sizes, [50.0] * len(sizes), first_cache=2, ends_in_memory=False)
     assert only.name == "l2" and only.capacity_bytes is None
-    levels = h.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES[1:], GPU_CAPS[1:]), first_cache=2)
+    levels = hl.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES[1:], GPU_CAPS[1:]), first_cache=2)
     assert [lv.name for lv in levels] == ["l2", "dram"]
 
 
 def test_explicit_names_must_match_the_levels_found():
     gbps = staircase(GPU_SIZES, GPU_RATES, GPU_CAPS)
-    assert [lv.name for lv in h.detect_levels(GPU_SIZES, gbps, names=["a", "b", "c"])] == ["a", "b", "c"]
-    with pytest.raises(h.HierarchyError, match="names: 3 levels found but 2"):
-        h.detect_levels(GPU_SIZES, gbps, names=["a", "b"])
+    assert [lv.name for lv in hl.detect_levels(GPU_SIZES, gbps, names=["a", "b", "c"])] == ["a", "b", "c"]
+    with pytest.raises(wsr.HierarchyError, match="names: 3 levels found but 2"):
+        hl.detect_levels(GPU_SIZES, gbps, names=["a", "b"])
 
 
 def test_a_steady_slope_is_no_plateau():
     sizes = sizes_per_octave(1e3, 1e9)
     gbps = [1e5 * (s / 1e3) ** -0.5 for s in sizes]  # falls 30% per octave, everywhere
-    assert h.detect_levels(sizes, gbps) == ()
+    assert hl.detect_levels(sizes, gbps) == ()
 
 
 @pytest.mark.parametrize("sizes,gbps,match", [
@@ -146,23 +146,23 @@ def test_a_steady_slope_is_no_plateau():
     ([1, 2, "x"], [1, 1, 1], "must be numbers"),
 ])
 def test_bad_sweeps_are_refused_in_one_line(sizes, gbps, match):
-    with pytest.raises(h.HierarchyError, match=match) as info:
-        h.detect_levels(sizes, gbps)
+    with pytest.raises(wsr.HierarchyError, match=match) as info:
+        hl.detect_levels(sizes, gbps)
     assert "\n" not in str(info.value)
 
 
 def test_level_table_and_bytes_format():
-    levels = h.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS))
-    table = h.level_table(levels)
+    levels = hl.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS))
+    table = hl.level_table(levels)
     assert table.splitlines()[1].split()[:2] == ["l1", "30,000"]
     assert "(holds everything)" in table.splitlines()[-1]
-    assert [h.format_bytes(v) for v in (512, 48e3, 50.3e6, 2.1e9)] == ["512 B", "48 kB", "50.3 MB", "2.1 GB"]
+    assert [hl.format_bytes(v) for v in (512, 48e3, 50.3e6, 2.1e9)] == ["512 B", "48 kB", "50.3 MB", "2.1 GB"]
 
 
 # --- placement per level -----------------------------------------------------------------------
 
 def machine():
-    levels = h.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS))
+    levels = hl.detect_levels(GPU_SIZES, staircase(GPU_SIZES, GPU_RATES, GPU_CAPS))
     return h.hierarchical_machine(levels, H200, ("fp32",), name="test H200"), levels
 
 
@@ -200,18 +200,18 @@ def test_dram_bound_kernel_gets_no_cache_lesson():
 
 def test_placement_refuses_unknown_levels_and_bad_kernels():
     m, _ = machine()
-    with pytest.raises(h.HierarchyError, match="has no such memory ceiling"):
+    with pytest.raises(wsr.HierarchyError, match="has no such memory ceiling"):
         h.place_levels(h.HierarchicalKernel("k", 1.0, {"l7": 1.0}), m)
-    with pytest.raises(h.HierarchyError, match="compute: "):
+    with pytest.raises(wsr.HierarchyError, match="compute: "):
         h.place_levels(h.HierarchicalKernel("k", 1.0, {"l1": 1.0}), m, compute="fp8-tensor")
-    with pytest.raises(h.HierarchyError, match="is a memory ceiling"):
+    with pytest.raises(wsr.HierarchyError, match="is a memory ceiling"):
         h.place_levels(h.HierarchicalKernel("k", 1.0, {"l1": 1.0}), m, compute="l2")
     for bad in ({"l1": 0}, {"l1": -1}, {"l1": float("inf")}, {"l1": True}, {}):
-        with pytest.raises(h.HierarchyError):
+        with pytest.raises(wsr.HierarchyError):
             h.HierarchicalKernel("k", 1.0, bad)
-    with pytest.raises(h.HierarchyError, match="n_flops"):
+    with pytest.raises(wsr.HierarchyError, match="n_flops"):
         h.HierarchicalKernel("k", 0, {"l1": 1.0})
-    with pytest.raises(h.HierarchyError, match="achieved_gflops"):
+    with pytest.raises(wsr.HierarchyError, match="achieved_gflops"):
         h.HierarchicalKernel("k", 1.0, {"l1": 1.0}, float("nan"))
 
 
@@ -251,7 +251,7 @@ def test_working_set_state_refuses_bad_values():
     m, levels = machine()
     for kwargs, field in (({"ws_bytes": 0}, "ws_bytes"), ({"ws_bytes": 1e6, "reads": -1}, "reads"),
                           ({"ws_bytes": 1e6, "flops_per_byte": float("nan")}, "flops_per_byte")):
-        with pytest.raises(h.HierarchyError, match=field):
+        with pytest.raises(wsr.HierarchyError, match=field):
             h.working_set_state(levels, m, **kwargs)
 
 
@@ -260,7 +260,7 @@ def test_working_set_state_refuses_bad_values():
 def result(levels_rates=GPU_RATES):
     rows = [{"bytes": int(s), "gbps": g, "spread": 0.01, "verified": True}
             for s, g in zip(GPU_SIZES, staircase(GPU_SIZES, levels_rates, GPU_CAPS, 0.01))]
-    return {"format": h.FORMAT, "version": 1, "kind": "workingset", "backend": "numba", "scope": "gpu",
+    return {"format": wsr.FORMAT, "version": 1, "kind": "workingset", "backend": "numba", "scope": "gpu",
             "created": "2026-11-30T00:00:00+00:00",
             "device": {"name": "test GPU", "reported_cache_bytes": {"l2": 52428800, "shared": 233472}},
             "series": [{"name": "global", "access": "global", "first_cache": 1, "rows": rows},
@@ -270,11 +270,11 @@ def result(levels_rates=GPU_RATES):
 
 
 def test_result_round_trip_levels_and_machine(tmp_path):
-    path = h.save(result(), tmp_path / "ws.json")
-    loaded = h.load(path)
+    path = wsr.save(result(), tmp_path / "ws.json")
+    loaded = wsr.load(path)
     levels = h.result_levels(loaded)
     assert [lv.name for lv in levels] == ["l1", "l2", "dram"]
-    checks = {c.level: c for c in h.compare_steps(levels, h.reported_sizes(loaded))}
+    checks = {c.level: c for c in h.compare_steps(levels, wsr.reported_sizes(loaded))}
     assert checks["l2"].within(0.25) and checks["l1 vs shared"].within(0.25)
     m = h.machine_from_result(loaded, H200)
     assert [c.name for c in m.memory_ceilings] == ["l1", "l2", "dram", "shared"]
@@ -306,27 +306,27 @@ def test_a_sweep_short_of_memory_does_not_call_its_last_level_dram():
 def test_bad_result_files_name_the_field(edit, field):
     r = copy.deepcopy(result())
     edit(r)
-    with pytest.raises(h.HierarchyError, match=field) as info:
-        h.validate(r, "ws.json")
+    with pytest.raises(wsr.HierarchyError, match=field) as info:
+        wsr.validate(r, "ws.json")
     assert str(info.value).startswith("ws.json: ") and "\n" not in str(info.value)
 
 
 def test_truncated_and_missing_files(tmp_path):
     path = tmp_path / "ws.json"
     path.write_text(json.dumps(result())[:500])
-    with pytest.raises(h.HierarchyError, match="not valid JSON"):
-        h.load(path)
-    with pytest.raises(h.HierarchyError, match="file: not found"):
-        h.load(tmp_path / "none.json")
-    with pytest.raises(h.HierarchyError, match="series: no series 'x'"):
-        h.series_of(result(), "x")
+    with pytest.raises(wsr.HierarchyError, match="not valid JSON"):
+        wsr.load(path)
+    with pytest.raises(wsr.HierarchyError, match="file: not found"):
+        wsr.load(tmp_path / "none.json")
+    with pytest.raises(wsr.HierarchyError, match="series: no series 'x'"):
+        wsr.series_of(result(), "x")
 
 
 # --- the CPU sweep, for real, at tiny sizes -----------------------------------------------------
 
 def test_cpu_sweep_runs_verified_at_tiny_sizes():
     pytest.importorskip("numba")
-    from rooflinelib.workingset import expected_cpu_sum, measure_cpu, working_set_sizes
+    from rooflinelib.hierarchy.sweep import expected_cpu_sum, measure_cpu, working_set_sizes
     sizes = working_set_sizes(4096, 64 * 1024, 2, 1024)
     r = measure_cpu(sizes=sizes, bytes_per_call=4e6, repeats=2)
     rows = r["series"][0]["rows"]
@@ -337,7 +337,7 @@ def test_cpu_sweep_runs_verified_at_tiny_sizes():
 
 
 def test_working_set_sizes_are_whole_chunks_per_octave():
-    from rooflinelib.workingset import working_set_sizes
+    from rooflinelib.hierarchy.sweep import working_set_sizes
     sizes = working_set_sizes(16384, 2 ** 29, 8, 16384)
     assert sizes[0] == 16384 and sizes[-1] == 2 ** 29
     assert all(s % 16384 == 0 for s in sizes) and sizes == sorted(set(sizes))
@@ -351,9 +351,9 @@ def test_working_set_sizes_are_whole_chunks_per_octave():
 @pytest.mark.parametrize("n_chunks,n_pass,grid", [(5, 7, 3), (2, 3, 3), (7, 2, 2), (1, 4, 2)])
 def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid):
     np = pytest.importorskip("numpy")
-    from rooflinelib import workingset as ws
+    from rooflinelib.measure.checks import expected_gpu_sums, gpu_data
     from rooflinelib.measure.workingset_kernels import BLOCK, CHUNK_VECTORS, UNROLL
-    data = ws.gpu_data(n_chunks).astype(np.float64).reshape(-1, 4)
+    data = gpu_data(n_chunks).astype(np.float64).reshape(-1, 4)
     want = np.zeros((grid * BLOCK, 4))
     for b in range(grid):
         first = (b * n_chunks) // grid
@@ -364,7 +364,7 @@ def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid)
             for u in range(UNROLL):
                 want[b * BLOCK:(b + 1) * BLOCK] += data[base + u * BLOCK + np.arange(BLOCK)]
             chunk = chunk + 1 if chunk + 1 < hi else lo
-    assert np.array_equal(ws.expected_gpu_sums(n_chunks, n_pass, grid, pattern), want)
+    assert np.array_equal(expected_gpu_sums(n_chunks, n_pass, grid, pattern), want)
 
 
 # --- the GPU kernels without a GPU: simulator and PTX ------------------------------------------
@@ -388,7 +388,7 @@ def test_simulated_kernel_sums_are_exact_and_bytes_are_counted(simulated, name):
 
 
 def test_simulated_sweep_plumbing_writes_a_valid_result(simulated):
-    r = h.validate(simulated["plumbing"]["result"])
+    r = wsr.validate(simulated["plumbing"]["result"])
     assert [(s["access"], s["pattern"]) for s in r["series"]] == [
         ("global", "spread"), ("global-cg", "slices"), ("shared", "tiles")]
     assert [row["bytes"] for row in r["series"][1]["rows"]] == [16384, 32768]  # its largest: 2 chunks
@@ -452,7 +452,7 @@ def test_ptx_chunk_offsets_are_constants(ptx, name):
 
 @pytest.fixture(scope="module")
 def recorded():
-    return h.recorded("h200", "numba")
+    return wsr.recorded("h200", "numba")
 
 
 def test_recorded_h200_sweep_is_valid_and_has_provenance(recorded):
@@ -472,14 +472,14 @@ def test_recorded_h200_levels_are_found_from_the_steps(recorded):
     assert levels["l1"].gbps / theoretical_shared > 0.9
     assert 6_000 < levels["l2"].gbps < 10_000
     assert 3_800 < levels["dram"].gbps < 4_800
-    steps = {c.level: c for c in h.compare_steps(list(levels.values()), h.reported_sizes(recorded))}
+    steps = {c.level: c for c in h.compare_steps(list(levels.values()), wsr.reported_sizes(recorded))}
     assert steps["l1 vs shared"].within(0.25)
     # The L2's step lies a little short of the 60 MiB the device reports (see notebook 05).
     assert steps["l2"].within(0.25) and steps["l2"].ratio < 1.0
 
 
 def test_recorded_l2_level_starts_where_blocks_stop_sharing_chunks(recorded):
-    slices = h.series_by_access(recorded, "global-cg", "slices")
+    slices = wsr.series_by_access(recorded, "global-cg", "slices")
     assert slices.shared_below == 792 * 16384  # 132 SMs x 6 resident blocks, one chunk each
     own = slices.own_data()
     assert min(own.sizes) >= slices.shared_below and len(own.sizes) < len(slices.sizes)
@@ -502,8 +502,8 @@ def test_recorded_dram_level_agrees_with_the_lab1_copy_ceiling(recorded):
 def test_recorded_sharing_blocks_make_a_large_set_look_cached(recorded):
     # With every SM reading the whole set, blocks fetch chunks together: at 100 MB, far past
     # the L2, the .cg spread series still reads much faster than the slices series.
-    spread = h.series_by_access(recorded, "global-cg", "spread")
-    slices = h.series_by_access(recorded, "global-cg", "slices")
+    spread = wsr.series_by_access(recorded, "global-cg", "spread")
+    slices = wsr.series_by_access(recorded, "global-cg", "slices")
     at = {s: dict(zip(x.sizes, x.gbps)) for s, x in (("spread", spread), ("slices", slices))}
     size = min(spread.sizes, key=lambda v: abs(v - 100e6))
     assert at["spread"][size] > 1.4 * at["slices"][size]
@@ -515,7 +515,7 @@ def test_recorded_machine_and_working_set_widget_state(recorded):
     assert [c.name for c in m.memory_ceilings] == ["l1", "l2", "dram", "shared"]
     levels = h.hierarchy_levels(recorded)
     curve = h.reference_curve(recorded)
-    inside = h.inside_each_level(levels)
+    inside = hl.inside_each_level(levels)
     bound = {ws: h.working_set_state(levels, m, ws, 64, 0.25, sweep=curve).placement.binding
              for ws in inside.values()}
     assert bound == {ws: name for name, ws in inside.items()}
@@ -524,14 +524,14 @@ def test_recorded_machine_and_working_set_widget_state(recorded):
 def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     pytest.importorskip("plotly")
     pytest.importorskip("ipywidgets")
-    from rooflinelib import hierarchy_plot as hp
+    from rooflinelib.hierarchy import plot as hp
     from rooflinelib.results import recorded_h200
     m = h.machine_from_result(recorded, recorded_h200())
     fig = hp.sweep_figure(recorded)
     ids = [t.meta for t in fig.data]
     assert ids[:4] == [f"series:{s['name']}" for s in recorded["series"]]
     assert {"level:l1", "level:l2", "level:dram", "capacity:l2", "reported:l2", "reported:shared"} <= set(ids)
-    slices = h.series_by_access(recorded, "global-cg", "slices")
+    slices = wsr.series_by_access(recorded, "global-cg", "slices")
     marked = hp.find_trace(fig, f"shared-chunks:{slices.name}")
     assert max(marked.x) < slices.shared_below and len(marked.x) == sum(x < slices.shared_below for x in slices.sizes)
     assert not any(t.startswith("shared-chunks:") and t != f"shared-chunks:{slices.name}" for t in ids if t)
@@ -541,7 +541,7 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     ids = [t.meta for t in fig.data]
     assert {"mem:l1", "mem:l2", "mem:dram", "hier:ws 32 MB", "hier:ws 32 MB:l2", "peak:l2"} <= set(ids)
     assert "mem:shared" not in ids  # only the levels the kernel has bytes at
-    inside = h.inside_each_level(h.hierarchy_levels(recorded))
+    inside = hl.inside_each_level(h.hierarchy_levels(recorded))
     assert list(inside) == ["l1", "l2", "dram"]
     explorer = hp.WorkingSetExplorer(recorded, m, ws_bytes=inside["l1"])
     assert explorer.state.placement.binding == "l1"
@@ -561,7 +561,7 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     ([10e6, 70e6, None], None, False, ["l1", "l2", "l3"]),
 ])
 def test_level_names_follow_the_reported_cache_sizes(capacities, reported, ends, names):
-    assert h.name_levels(capacities, reported, 1, ends) == names
+    assert hl.name_levels(capacities, reported, 1, ends) == names
 
 
 def test_levels_within_ten_percent_bind_together():
@@ -576,7 +576,7 @@ def test_levels_within_ten_percent_bind_together():
 
 
 def test_the_cache_lesson_needs_reuse():
-    levels = (h.Level("l2", 5_000.0, 5_000.0, 1, 2, 1e6, 3), h.Level("dram", 4_000.0, 4_000.0, 3, 4, None, 3))
+    levels = (hl.Level("l2", 5_000.0, 5_000.0, 1, 2, 1e6, 3), hl.Level("dram", 4_000.0, 4_000.0, 3, 4, None, 3))
     m = h.hierarchical_machine(levels, H200, ("fp32",))
     # L2-bound (300 us against 250 us), but the L2 moves only 1.5x the DRAM bytes: no reuse
     pl = h.place_levels(h.HierarchicalKernel("k", 1e8, {"l2": 1.5e9, "dram": 1.0e9}), m)
@@ -587,19 +587,20 @@ def test_the_cache_lesson_needs_reuse():
 
 # --- module layout: the file format below the level detection -----------------------------------
 
-def test_result_format_module_stands_alone_and_hierarchy_reexports_it():
-    # workingset_results must not pull in hierarchy (that would be an import cycle), and the
-    # names callers reach through ``hierarchy.<name>`` must be the very same objects.
-    probe = ("import sys, rooflinelib.workingset_results; "
+def test_result_format_module_stands_alone_and_nothing_reexports_it():
+    # hierarchy.results must not pull in the level detection or the placement (they import it,
+    # so that would be an import cycle), and the file's API has one home: no other module of
+    # the package re-exports it.
+    probe = ("import sys, rooflinelib.hierarchy.results; "
              "print(sorted(m for m in sys.modules if m.startswith('rooflinelib.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "rooflinelib.hierarchy" not in done.stdout and "rooflinelib.workingset_results" in done.stdout
-    from rooflinelib import workingset_results as w
-    for name in ("FORMAT", "VERSION", "DATA_DIR", "HierarchyError", "Series", "ACCESSES", "PATTERNS",
-                 "ROW_KEYS", "validate", "loads", "load", "save", "recorded", "series_of",
-                 "series_by_access", "reported_sizes"):
-        assert getattr(h, name) is getattr(w, name), name
-    with pytest.raises(h.HierarchyError, match="format"):
-        w.loads('{"format": "something-else"}', "probe.json")
+    loaded = set(json.loads(done.stdout.replace("'", '"')))
+    assert "rooflinelib.hierarchy.results" in loaded
+    assert not loaded & {"rooflinelib.hierarchy.levels", "rooflinelib.hierarchy.placement"}, loaded
+    for module in (hl, h):
+        for name in ("FORMAT", "VERSION", "DATA_DIR", "validate", "loads", "load", "save", "recorded"):
+            assert not hasattr(module, name), f"{module.__name__} re-exports {name}"
+    with pytest.raises(wsr.HierarchyError, match="format"):
+        wsr.loads('{"format": "something-else"}', "probe.json")

@@ -4,14 +4,12 @@ import json
 
 import pytest
 
-from rooflinelib import hierarchy as h
-from rooflinelib import hierarchy_readings as hr
-from rooflinelib import ncu
+from rooflinelib.hierarchy import levels as hl, ncu, placement as h, readings as hr, results as wsr
 
 
 @pytest.fixture(scope="module")
 def recorded():
-    return h.recorded("h200", "numba")
+    return wsr.recorded("h200", "numba")
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +24,7 @@ def test_sweep_reading_quotes_the_detected_levels(recorded):
     text = hr.sweep_reading(recorded, levels, copy_gbps=4_000.0)
     lines = text.splitlines()
     assert all(line.startswith("- ") for line in lines)
-    assert f"L1: {l1.gbps / 1e3:.3g} TB/s" in lines[0] and h.format_bytes(l1.capacity_bytes) in lines[0]
+    assert f"L1: {l1.gbps / 1e3:.3g} TB/s" in lines[0] and hl.format_bytes(l1.capacity_bytes) in lines[0]
     peak, clock = hr.shared_peak_gbps(recorded)
     assert peak == pytest.approx(132 * 128 * clock / 1e3) and f"{l1.gbps / peak:.2f} of it" in lines[0]
     assert f"L2: {l2.gbps / 1e3:.3g} TB/s" in lines[1]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import ncu
+from rooflinelib.hierarchy import ncu
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -445,15 +445,15 @@ def test_real_csv_without_peaks_and_with_text_attributes():
 
 
 def test_real_csv_hierarchical_points_place_the_l2_kernel(h200):
-    from rooflinelib import hierarchy
+    from rooflinelib.hierarchy import placement, results as wsr
     from rooflinelib.results import recorded_h200
     kernels, _ = h200
-    machine = hierarchy.machine_from_result(hierarchy.recorded(), recorded_h200())
-    ws = hierarchy.place_levels(kernels[5].hierarchical(), machine)
+    machine = placement.machine_from_result(wsr.recorded(), recorded_h200())
+    ws = placement.place_levels(kernels[5].hierarchical(), machine)
     assert ws.binding == "l2" and ws.point("l2").fraction_of_roof > 0.8
     assert ws.point("dram").intensity < machine.ridge("fp32", "dram")  # memory side against DRAM...
     assert ws.point("dram").fraction_of_roof < 0.2  # ...far below that roof
-    sweep = hierarchy.place_levels(kernels[0].hierarchical(), machine)
+    sweep = placement.place_levels(kernels[0].hierarchical(), machine)
     assert sweep.binding == "dram" and sweep.point("dram").fraction_of_roof > 0.9
 
 

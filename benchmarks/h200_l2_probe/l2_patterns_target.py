@@ -10,13 +10,14 @@ ncu (2026-11-30, output in ncu_l2_patterns.csv, read in benchmarks/REPORT.md):
 import math, os, sys
 sys.path.insert(0, os.getcwd())
 import numpy as np
-from rooflinelib import workingset as ws
+from rooflinelib.hierarchy import sweep as ws
+from rooflinelib.measure.checks import expected_gpu_sums, gpu_data
 from rooflinelib.measure.workingset_kernels import read_kernel, BLOCK, CHUNK_BYTES
 gpu, _ = ws._gpu()
 MIB = 2 ** 20
 cases = [("global-cg", "spread", 16), ("global-cg", "spread", 31), ("global", "spread", 16), ("global", "spread", 31),
          ("global-cg", "slices", 16), ("global", "slices", 16)]
-data = gpu.upload(ws.gpu_data(31 * MIB // CHUNK_BYTES))
+data = gpu.upload(gpu_data(31 * MIB // CHUNK_BYTES))
 for access, pattern, mib in cases:
     k = read_kernel(access, pattern).compile()
     grid = gpu.sm_count * gpu.resident_blocks_per_sm(k, BLOCK)
@@ -25,5 +26,5 @@ for access, pattern, mib in cases:
     out = gpu.empty(4 * grid * BLOCK, "fp32")
     k[grid, BLOCK](data, out, np.int32(n), np.int32(n_pass)); gpu.synchronize()
     got = gpu.host(out).astype(np.float64).reshape(grid * BLOCK, 4)
-    assert np.array_equal(got, ws.expected_gpu_sums(n, n_pass, grid, pattern))
+    assert np.array_equal(got, expected_gpu_sums(n, n_pass, grid, pattern))
     print(access, pattern, mib, grid, n_pass, grid * n_pass * CHUNK_BYTES, file=sys.stderr, flush=True)

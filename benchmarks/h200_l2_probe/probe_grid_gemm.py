@@ -12,7 +12,8 @@ sys.path.insert(0, os.getcwd())
 import numpy as np
 OUT = os.environ.get("OUT", ".")
 res = {}
-from rooflinelib import workingset as ws
+from rooflinelib.hierarchy import sweep as ws
+from rooflinelib.measure.checks import gpu_data
 from rooflinelib.measure.workingset_kernels import read_kernel, shared_read_kernel, BLOCK, CHUNK_BYTES, SHARED_TILE_CHUNKS
 gpu, reported = ws._gpu()
 sm = gpu.sm_count
@@ -37,7 +38,7 @@ res["reported"] = reported
 sizes = ws.working_set_sizes(24e6, 160e6, 16, CHUNK_BYTES)
 chunks = [s // CHUNK_BYTES for s in sizes]
 grids = [] if os.environ.get("SKIP_L2") else sorted({sm * 8, occ["global-cg slices"]["resident_blocks"], sm * 4, sm * 2})
-data = gpu.upload(ws.gpu_data(max(chunks) if grids else 1))
+data = gpu.upload(gpu_data(max(chunks) if grids else 1))
 k = read_kernel("global-cg", "slices").compile()
 rows = {}
 for g in grids:

@@ -28,16 +28,18 @@ Standard library only.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .fileio import read_text
 from typing import Optional
 
-#: Bytes at each memory level, by level name (the names of :mod:`rooflinelib.hierarchy`).
+from ..fileio import read_text
+from ..model import Ceiling, Machine
+from .placement import HierarchicalKernel
+
+#: Bytes at each memory level, by level name (the names of :mod:`rooflinelib.hierarchy.levels`).
 LEVEL_METRICS = {
     "l1": ("l1tex__t_bytes.sum",),
     "l2": ("lts__t_bytes.sum",),
@@ -245,13 +247,12 @@ class NcuKernel:
         return self.n_flops / self.seconds / 1e9
 
     def hierarchical(self, name: Optional[str] = None, levels: Optional[dict] = None):
-        """This launch as a :class:`rooflinelib.hierarchy.HierarchicalKernel`, timed.
+        """This launch as a :class:`rooflinelib.hierarchy.placement.HierarchicalKernel`, timed.
 
         ``levels`` renames levels for the machine it will be placed on, e.g.
         ``{"l2": "l2-fast"}`` to hold the L2 bytes against the L2's fast range (a working set of
         a few megabytes on the H200) rather than its full-capacity range.
         """
-        from .hierarchy import HierarchicalKernel
         flops = self.n_flops
         if flops <= 0:
             raise NcuError(f"{self.where}: kernel {self.id} ({self.short_name}): executed no "
@@ -290,7 +291,6 @@ class NcuPeaks:
 
     def machine(self, name: Optional[str] = None):
         """A :class:`rooflinelib.Machine` holding these peaks (kind 'theoretical')."""
-        from .model import Ceiling, Machine
         clock = f" at {self.sm_clock_mhz:,.0f} MHz" if self.sm_clock_mhz else ""
         source = f"ncu peak_sustained x cycles_elapsed.per_second{clock}: theoretical, not measured"
         ceilings = [Ceiling(k, "memory", v, source, f"{k} (ncu peak)") for k, v in self.gbps.items()]
@@ -555,7 +555,7 @@ def kernel_table(kernels) -> str:
 
 def recorded_csv(name: str = "h200_ncu_lab4.csv") -> Path:
     """Path of an ncu CSV recorded on the H200 and shipped in ``rooflinelib/data``."""
-    path = Path(__file__).resolve().parent / "data" / name
+    path = Path(__file__).resolve().parent.parent / "data" / name
     if not path.exists():
         raise NcuError(f"{name}: file: no such recorded ncu CSV in rooflinelib/data")
     return path

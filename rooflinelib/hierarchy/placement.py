@@ -2,16 +2,15 @@
 once per level.
 
 The levels of a working-set sweep (the flat stretches of its bandwidth curve, one per memory
-level) are found by :mod:`rooflinelib.levels` and re-exported here: :func:`detect_levels`,
-:class:`Level`, :func:`level_table`.
+level) are found by :mod:`rooflinelib.hierarchy.levels`.
 
 A kernel then enters with its FLOPs and the bytes it moves *at each level* (counted, or read off
-Nsight Compute by :mod:`rooflinelib.ncu`).  Same FLOPs, different bytes: one intensity per level,
+Nsight Compute by :mod:`rooflinelib.hierarchy.ncu`).  Same FLOPs, different bytes: one intensity per level,
 one point per level, all at the same GFLOP/s (the NERSC hierarchical roofline).  The level whose
 bytes take the longest at its ceiling binds, and :func:`place_levels` names it.
 
-Pure standard library: the measurement lives in :mod:`rooflinelib.workingset`, its file format
-in :mod:`rooflinelib.workingset_results`, the charts in :mod:`rooflinelib.hierarchy_plot`.
+Pure standard library: the measurement lives in :mod:`rooflinelib.hierarchy.sweep`, its file
+format in :mod:`rooflinelib.hierarchy.results`, the charts in :mod:`rooflinelib.hierarchy.plot`.
 """
 from __future__ import annotations
 
@@ -20,17 +19,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from .model import Ceiling, Machine
-from .workingset_results import HierarchyError, Series, reported_sizes, series_by_access, series_of
-
-# The result-file API stays reachable as ``hierarchy.<name>``, where notebooks, labs and
-# benchmarks have always called it; each name is defined once, in workingset_results.
-from .workingset_results import (ACCESSES, DATA_DIR, FORMAT, PATTERNS, ROW_KEYS,  # noqa: F401
-                                 VERSION, load, loads, recorded, save, validate)
-# So do the level detection's names, each defined once, in rooflinelib.levels.
-from .levels import (LEVEL_TITLES, MAX_SLOPE_PER_OCTAVE, MERGE_RATIO, MIN_OCTAVES,  # noqa: F401
-                     MIN_POINTS, PLATEAU_TOLERANCE, STEP_MIN_DROP, STEP_NOISE_BANDS, Level,
-                     detect_levels, format_bytes, inside_each_level, level_table, name_levels)
+from ..model import Ceiling, Machine
+from ..placement import check_name
+from .levels import LEVEL_TITLES, detect_levels, format_bytes
+from .results import HierarchyError, Series, reported_sizes, series_by_access, series_of
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,7 +43,6 @@ class HierarchicalKernel:
     achieved_gflops: Optional[float] = None
 
     def __post_init__(self):
-        from .placement import check_name
         object.__setattr__(self, "name", check_name(self.name))
         if (isinstance(self.n_flops, bool) or not isinstance(self.n_flops, (int, float))
                 or not math.isfinite(self.n_flops) or not self.n_flops > 0):
@@ -295,11 +286,11 @@ def working_set_state(levels, machine: Machine, ws_bytes: float, reads: float = 
 
 
 # ---------------------------------------------------------------------------------------------
-# levels of a working-set result (the file itself: rooflinelib.workingset_results)
+# levels of a working-set result (the file itself: rooflinelib.hierarchy.results)
 
 
 def series_levels(series: Series, ends_in_memory: bool = True, reported=None, **options) -> tuple:
-    """:func:`detect_levels` on one :class:`~rooflinelib.workingset_results.Series`."""
+    """:func:`detect_levels` on one :class:`~rooflinelib.hierarchy.results.Series`."""
     return detect_levels(series.sizes, series.gbps, first_cache=series.first_cache,
                          ends_in_memory=ends_in_memory, reported=reported, **options)
 

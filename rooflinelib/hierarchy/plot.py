@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import math
 
-from . import hierarchy as h
-from .plotting import _COLOURS, _FALLBACK_COLOURS, find_trace, roofline_figure  # noqa: F401
+from .. import widgets as wd
+from ..plotting import _COLOURS, _FALLBACK_COLOURS, find_trace, roofline_figure
+from .levels import format_bytes
+from .placement import (WorkingSetState, ends_in_memory, hierarchy_levels, hierarchy_series,
+                        reference_curve, series_levels, working_set_state)
+from .results import HierarchyError, reported_sizes, series_of
 
 LEVEL_COLOURS = dict(_COLOURS, l1="#2ca02c", l3="#9467bd")
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
@@ -38,10 +42,10 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     result, with the levels of the first one (or ``levels``) and the reported cache sizes."""
     import plotly.graph_objects as go
     names = [s["name"] for s in result["series"]] if series is None else list(series)
-    all_series = [h.series_of(result, n) for n in names]
+    all_series = [series_of(result, n) for n in names]
     if levels is None:
-        levels = h.hierarchy_levels(result) if series is None else \
-            h.series_levels(all_series[0], ends_in_memory=h.ends_in_memory(result, all_series[0]))
+        levels = hierarchy_levels(result) if series is None else \
+            series_levels(all_series[0], ends_in_memory=ends_in_memory(result, all_series[0]))
     fig = go.Figure()
     for index, s in enumerate(all_series):
         fig.add_trace(go.Scatter(
@@ -52,12 +56,12 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     rates = [g for s in all_series for g in s.gbps]
     for index, s in enumerate(all_series):
         # Where blocks of a 'slices' series share chunks: drawn, and marked as such, since no
-        # level is taken from there (hierarchy.hierarchy_series).
+        # level is taken from there (placement.hierarchy_series).
         shared = s.shared_data()
         if shared.sizes:
             fig.add_trace(go.Scatter(
                 x=list(shared.sizes), y=list(shared.gbps), mode="markers",
-                name=f"{s.name}: blocks share chunks below {h.format_bytes(s.shared_below)}",
+                name=f"{s.name}: blocks share chunks below {format_bytes(s.shared_below)}",
                 meta=f"shared-chunks:{s.name}",
                 marker=dict(size=9, symbol="circle-open", color=SERIES_COLOURS[index % len(SERIES_COLOURS)]),
                 hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s, blocks sharing chunks (no L2 level taken)<extra></extra>"))
@@ -71,16 +75,16 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         if lv.capacity_bytes:
             fig.add_trace(go.Scatter(
                 x=[lv.capacity_bytes] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
-                name=f"{lv.name} holds up to {h.format_bytes(lv.capacity_bytes)}",
+                name=f"{lv.name} holds up to {format_bytes(lv.capacity_bytes)}",
                 meta=f"capacity:{lv.name}", line=dict(color=colour, width=1, dash="dot"),
-                hovertemplate=f"{lv.name} capacity (detected): {h.format_bytes(lv.capacity_bytes)}<extra></extra>"))
-    for key, size in sorted(h.reported_sizes(result).items()):
+                hovertemplate=f"{lv.name} capacity (detected): {format_bytes(lv.capacity_bytes)}<extra></extra>"))
+    for key, size in sorted(reported_sizes(result).items()):
         if min(sizes) <= size <= max(sizes):
             fig.add_trace(go.Scatter(
                 x=[size] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
-                name=f"{key} reported by the device: {h.format_bytes(size)}", meta=f"reported:{key}",
+                name=f"{key} reported by the device: {format_bytes(size)}", meta=f"reported:{key}",
                 line=dict(color="#7f7f7f", width=1, dash="dashdot"),
-                hovertemplate=f"{key} size reported by the device: {h.format_bytes(size)}<extra></extra>"))
+                hovertemplate=f"{key} size reported by the device: {format_bytes(size)}<extra></extra>"))
     device = result["device"]["name"]
     fig.update_layout(
         title=title or f"Working-set sweep: {device}, measured {result['created'][:10]}",
@@ -101,7 +105,7 @@ def _x_range(machine, placements, compute):
 def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None, title=None,
                         peaks=None, x_range=None, widget: bool = False):
     """The hierarchical roofline of ``machine`` with ``placements`` (from
-    :func:`rooflinelib.hierarchy.place_levels`), one marker per level per kernel.
+    :func:`rooflinelib.hierarchy.placement.place_levels`), one marker per level per kernel.
 
     ``levels``: the memory ceilings to draw (default every level a placement uses, innermost
     first as in the machine).  ``peaks``: a second machine (e.g. ncu's theoretical peaks) whose
@@ -147,7 +151,7 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
                 marker=dict(symbol=symbols[index % len(symbols)], size=13 if binding else 10,
                             color=level_colour(p.level),
                             line=dict(width=3 if binding else 1, color="#000000" if binding else level_colour(p.level))),
-                hovertext=[f"<b>{pl.name}</b> at {p.level}<br>{h.format_bytes(p.n_bytes)}, "
+                hovertext=[f"<b>{pl.name}</b> at {p.level}<br>{format_bytes(p.n_bytes)}, "
                            f"I = {p.intensity:.3g} FLOP/byte<br>roof {p.roof_gflops:,.0f} GFLOP/s{frac}"],
                 hoverinfo="text"))
     if rates:
@@ -165,20 +169,19 @@ class WorkingSetExplorer:
     """Move the working set of a kernel that re-reads it; watch the binding level change.
 
     The kernel reads W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
-    Its traffic at each level follows :func:`rooflinelib.hierarchy.working_set_traffic`, with
-    the capacities and ceilings measured by the sweep (:func:`rooflinelib.hierarchy.hierarchy_levels`);
+    Its traffic at each level follows :func:`.placement.working_set_traffic`, with the
+    capacities and ceilings measured by the sweep (:func:`.placement.hierarchy_levels`);
     the sweep chart marks W.
     """
 
     def __init__(self, result: dict, machine, reads: float = 64, flops_per_byte: float = 0.25,
                  ws_bytes: float = 8e6, compute: str = "fp32"):
-        from . import widgets as wd
         w = wd._widgets()
         self._wd = wd
         self.result, self.machine, self.compute = result, machine, compute
-        chosen = h.hierarchy_series(result)
-        self.levels = h.hierarchy_levels(result)
-        self.curve = h.reference_curve(result)
+        chosen = hierarchy_series(result)
+        self.levels = hierarchy_levels(result)
+        self.curve = reference_curve(result)
         self.reads, self.flops_per_byte = reads, flops_per_byte
         low, high = math.log2(self.curve[0][0]), math.log2(self.curve[0][-1])
         self.slider = w.FloatLogSlider(value=min(max(ws_bytes, self.curve[0][0]), self.curve[0][-1]), base=2,
@@ -205,17 +208,16 @@ class WorkingSetExplorer:
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)
 
-    def state_at(self, ws_bytes: float) -> h.WorkingSetState:
-        return h.working_set_state(self.levels, self.machine, ws_bytes, self.reads,
+    def state_at(self, ws_bytes: float) -> WorkingSetState:
+        return working_set_state(self.levels, self.machine, ws_bytes, self.reads,
                                    self.flops_per_byte, self.compute, self.curve)
 
     def update(self, ws_bytes: float):
         """Move the kernel to ``ws_bytes``; returns the new state (or None after an error,
         shown in place of the verdict)."""
-        from .plotting import find_trace
         try:
             state = self.state_at(ws_bytes)
-        except (h.HierarchyError, ValueError) as exc:
+        except (HierarchyError, ValueError) as exc:
             self.text.value = self._wd._error_line(exc)
             return None
         pl = state.placement

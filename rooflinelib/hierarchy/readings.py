@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import statistics
 
-from .hierarchy import format_bytes, reported_sizes, series_by_access
 # Bytes per clock per SM that the L1 and shared memory deliver to loads (the engine's shared
 # ceiling uses the same figure); ncu's own L1 peak counts a wider path.
-from .measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
+from ..measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
+from .levels import format_bytes
+from .results import reported_sizes, series_by_access
 
 
 def _tb(gbps: float) -> str:
@@ -99,7 +100,7 @@ def sweep_reading(result: dict, levels, copy_gbps: float = None) -> str:
 
 def ncu_reading(agreement) -> str:
     """Bullets on ncu's counters against the counts made by hand (a list of
-    :class:`rooflinelib.ncu.Agreement`), for the launches of ``labs/lab4_target.py``: the
+    :class:`rooflinelib.hierarchy.ncu.Agreement`), for the launches of ``labs/lab4_target.py``: the
     1024 MiB and 64 MiB sweeps and the working-set read."""
     rows = list(agreement)
 

@@ -1,6 +1,6 @@
 """Working-set result files: the ``rooflinelib-workingset`` format, read, checked and written.
 
-A working-set sweep (:mod:`rooflinelib.workingset`) writes one JSON object::
+A working-set sweep (:mod:`rooflinelib.hierarchy.sweep`) writes one JSON object::
 
     {"format": "rooflinelib-workingset", "version": 1, "kind": "workingset",
      "backend": "numba", "scope": "gpu", "created": "2026-11-30T01:25:24+00:00",
@@ -13,7 +13,8 @@ A working-set sweep (:mod:`rooflinelib.workingset`) writes one JSON object::
 Loading checks every field a reader relies on before returning anything: a malformed,
 truncated or foreign file raises :class:`HierarchyError` with one line naming the file and the
 field, and an unverified rate is refused.  Finding the memory levels in the numbers is
-:mod:`rooflinelib.hierarchy`'s job; this module knows only the file.  Standard library only.
+:mod:`rooflinelib.hierarchy.levels`' and :mod:`~rooflinelib.hierarchy.placement`'s job; this
+module knows only the file.  Standard library only.
 """
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .fileio import parse_json, read_text
+from ..fileio import parse_json, read_text
 
 FORMAT = "rooflinelib-workingset"
 VERSION = 1
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 ACCESSES = ("global", "global-cg", "shared", "cpu")
 PATTERNS = ("spread", "slices", "tiles")
@@ -40,7 +41,7 @@ class HierarchyError(ValueError):
 
 @dataclass(frozen=True)
 class Series:
-    """One measured curve of a working-set result (its levels: ``hierarchy.series_levels``)."""
+    """One measured curve of a working-set result (its levels: ``placement.series_levels``)."""
 
     name: str
     access: str  # how the reads were made: "global" (L1 + L2), "global-cg" (L2 only), "shared", "cpu"

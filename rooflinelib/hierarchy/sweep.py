@@ -1,15 +1,15 @@
 """The working-set sweep, measured: read bandwidth against working-set size, on a GPU (Numba)
 or on this machine's CPU.
 
-    from rooflinelib.workingset import run_workingset
+    from rooflinelib.hierarchy.sweep import run_workingset
     result = run_workingset("auto", progress=print)      # GPU if there is one, else the CPU
-    from rooflinelib import hierarchy
-    levels = hierarchy.result_levels(result)              # the steps, found in the numbers
+    from rooflinelib.hierarchy import placement
+    levels = placement.result_levels(result)              # the steps, found in the numbers
 
 Every point is verified before it is timed: the buffer holds small integers whose float sums
 are exact, so each thread's sums are compared bit for bit with :func:`expected_gpu_sums` (or
 the CPU's with :func:`expected_cpu_sum`).  A wrong sum raises VerificationError and no rate is
-recorded.  The result is a ``rooflinelib-workingset`` file (:mod:`rooflinelib.workingset_results`).
+recorded.  The result is a ``rooflinelib-workingset`` file (:mod:`rooflinelib.hierarchy.results`).
 
 Bytes counted: the bytes the kernel loads, each 16-byte load (8 on the CPU) counted once; the
 adds that consume them are not scored.  Times: device events around each launch after a
@@ -18,10 +18,20 @@ warm-up, median of ``repeats`` (the measurement engine's timing, :mod:`rooflinel
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+from pathlib import Path
 
-from . import hierarchy
-from .measure.checks import expected_gpu_sums, gpu_data, passes_for  # noqa: F401
-from .workingset_results import FORMAT, VERSION, validate
+import numpy as np
+
+from ..measure.backend import gpu_available
+from ..measure.checks import gpu_data, passes_for
+from ..measure.engine import NumbaGpu
+from ..measure.errors import VerificationError
+from ..measure.protocol import measure_run
+from ..measure.provenance import ClockSampler, cpu_provenance, library_versions, now_iso
+from ..measure.timing import time_on_host
+from .levels import format_bytes
+from .results import FORMAT, VERSION, validate
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -75,7 +85,6 @@ SERIES_NAMES = {("global", "spread"): "global loads (L1 + L2), every SM reads al
 
 
 def _gpu():
-    from .measure.engine import NumbaGpu
     gpu = NumbaGpu()
     dev = gpu.cuda.get_current_device()
     facts = {}
@@ -89,7 +98,6 @@ def _gpu():
 
 def _gpu_point(gpu, source, data, n_chunks, n_pass, grid, access, repeats, pattern="spread"):
     """One working set, by the verified-run protocol (sums checked bit for bit)."""
-    from .measure.protocol import measure_run
     run = gpu.workingset_run(source, data, n_chunks, n_pass, grid, pattern, access)
     return measure_run(gpu, "workingset", "memory", run, repeats)
 
@@ -104,9 +112,9 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
     tiles of 16, 32 and 48 KiB in shared memory.  Returns a validated ``rooflinelib-workingset``
     result.
     """
-    from .measure.provenance import ClockSampler
-    from .measure.workingset_kernels import (BLOCK, CHUNK_BYTES, PATTERNS, SHARED_TILE_CHUNKS, read_kernel,
-                                     shared_read_kernel)
+    # The kernels module builds Numba-CUDA kernels when it is imported.
+    from ..measure.workingset_kernels import (BLOCK, CHUNK_BYTES, PATTERNS, SHARED_TILE_CHUNKS,
+                                              read_kernel, shared_read_kernel)
     plan = []
     for entry in series:
         access, pattern, largest = entry
@@ -153,7 +161,7 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
                 rows.append({"bytes": n_chunks * CHUNK_BYTES, "gbps": m.value,
                              "spread": m.timing.spread, "verified": True})
                 if progress:
-                    progress(f"  {access:<9} {pattern:<6} {hierarchy.format_bytes(n_chunks * CHUNK_BYTES):>9}: "
+                    progress(f"  {access:<9} {pattern:<6} {format_bytes(n_chunks * CHUNK_BYTES):>9}: "
                              f"{m.value:>9,.0f} GB/s (spread {100 * m.timing.spread:.1f}%)")
         out_series.append({"name": SERIES_NAMES[(access, pattern)], "access": access, "pattern": pattern,
                            "first_cache": 2 if access == "global-cg" else 1, "rows": rows,
@@ -177,8 +185,6 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
 
 
 def _cpu_kernel():
-    from functools import lru_cache
-
     @lru_cache(maxsize=None)
     def build():
         from numba import njit, prange
@@ -200,7 +206,6 @@ def _cpu_kernel():
 
 def cpu_data(n: int):
     """``n`` float64 values, small integers (i % 7): sums are exact."""
-    import numpy as np
     return (np.arange(n) % 7).astype(np.float64)
 
 
@@ -215,10 +220,6 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
     so the per-core caches (L1, L2) and the shared last-level cache appear as steps.
     Returns a validated ``rooflinelib-workingset`` result (scope 'cpu')."""
     import numba
-    import numpy as np
-    from .measure.errors import VerificationError
-    from .measure.provenance import cpu_provenance, library_versions, now_iso
-    from .measure.timing import time_on_host
     if sizes is None:
         sizes = working_set_sizes(CPU_MIN_BYTES, CPU_MAX_BYTES, 4, 1024)
     n_threads = int(threads or numba.get_num_threads())
@@ -239,7 +240,7 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
         gbps = 8.0 * n * passes * n_threads / timing.median_s / 1e9
         rows.append({"bytes": 8 * n, "gbps": gbps, "spread": timing.spread, "verified": True})
         if progress:
-            progress(f"  cpu {hierarchy.format_bytes(8 * n):>9}: {gbps:>8,.1f} GB/s")
+            progress(f"  cpu {format_bytes(8 * n):>9}: {gbps:>8,.1f} GB/s")
     device = dict(cpu_provenance(n_threads), backend="cpu", started=started, finished=now_iso(),
                   libraries=library_versions(), reported_cache_bytes=cpu_cache_sizes())
     result = {"format": FORMAT, "version": VERSION, "kind": "workingset",
@@ -254,7 +255,6 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
 def cpu_cache_sizes() -> dict:
     """Data and unified cache sizes the OS reports for CPU 0 (Linux sysfs), e.g.
     ``{"l1": 49152, "l2": 2097152, "l3": 314572800}``; empty elsewhere."""
-    from pathlib import Path
     found = {}
     for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
         try:
@@ -279,7 +279,6 @@ def run_workingset(backend: str = "auto", progress=None, **options) -> dict:
     if backend not in ("auto", "numba", "cpu"):
         raise ValueError(f"backend: must be auto, numba or cpu, got {backend!r}")
     if backend == "auto":
-        from .measure.backend import gpu_available
         backend = "numba" if gpu_available() else "cpu"
         if progress and backend == "cpu":
             progress("No CUDA GPU: sweeping this machine's CPU caches instead.")
