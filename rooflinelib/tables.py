@@ -245,3 +245,89 @@ def compare_rows(measured, datasheet) -> list:
         rows.append({"name": c.name, "unit": c.unit, "measured": c.value, "datasheet": reference,
                      "fraction": None if reference is None else c.value / reference})
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# the tables of Labs 1 and 2 (``roofline measure`` and ``roofline sweep`` print them)
+
+
+def _fmt(value):
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
+
+
+def ceilings_table(result) -> str:
+    """Lab 1's table of a ceilings result: each ceiling with its spread, the timing rule its
+    rate was computed by, and whether it was verified; then the ridge and the notes.
+
+    The ``rule`` column ("median" or "best" of the timed trials) is shown when the result's
+    details record it; results written before the rule was recorded all used the median, and
+    their table keeps its old columns.
+    """
+    dev = result["device"]
+    scope = "CPU roofline" if result["scope"] == "cpu" else "GPU roofline"
+    lines = [f"Ceilings of {dev['name']}  [{scope}, {result['backend']} backend, {result['created']}]"]
+    if result["scope"] == "gpu":
+        before, after = dev.get("before", {}), dev.get("after", {})
+        lines.append(f"  driver {dev.get('cuda_driver', before.get('driver', '?'))}, "
+                     f"SM clock {before.get('sm_clock_mhz', '?')} -> {after.get('sm_clock_mhz', '?')} MHz, "
+                     f"memory clock {after.get('mem_clock_mhz', '?')} MHz, "
+                     f"{after.get('temperature_c', '?')} C, {after.get('power_w', '?')} W")
+    lines.append("")
+    rules = {d["name"]: d["rule"] for d in result.get("details", [])
+             if isinstance(d, dict) and "name" in d and "rule" in d}
+    rule_header = f"{'rule':<8}" if rules else ""
+    lines.append(f"  {'ceiling':<13}{'kind':<9}{'value':>14}  {'unit':<8}{'spread':>8}  {rule_header}"
+                 "verified  first call")
+    for c in result["ceilings"]:
+        jit = result.get("jit_seconds", {}).get(c["name"])
+        jit_text = f"{jit:8.2f} s" if isinstance(jit, (int, float)) else ""
+        rule = f"{rules.get(c['name'], '?'):<8}" if rules else ""
+        lines.append(f"  {c['name']:<13}{c['kind']:<9}{_fmt(c['value']):>14}  {c['unit']:<8}"
+                     f"{100 * c['spread']:7.1f}%  {rule}{'yes' if c['verified'] else 'NO':<8}  {jit_text}")
+    names = {c["name"]: c["value"] for c in result["ceilings"]}
+    if "fp32" in names and "dram" in names:
+        lines.append("")
+        lines.append(f"  ridge point I = P / B = fp32 / dram = {names['fp32'] / names['dram']:.2f} FLOP/byte")
+    for d in result.get("details", []):
+        if "fraction_of_theoretical" in d:
+            lines.append(f"  {d['name']}: {100 * d['fraction_of_theoretical']:.1f}% of the "
+                         f"theoretical {_fmt(d['theoretical_gflops'] if 'theoretical_gflops' in d else d['theoretical_gbps'])} "
+                         f"at the {d['sm_clock_mhz_during']:.0f} MHz read during the run")
+    for note in result.get("notes", []):
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def sweep_tables(result, width: int = 40) -> str:
+    """Lab 2's tables of a sweep result: each K's rates, then each K against the sweep's own
+    roofs with a bar, the knee and the notes."""
+    dev = result["device"]
+    scope = "CPU roofline" if result["scope"] == "cpu" else "GPU roofline"
+    rows = result["rows"]
+    lines = [f"Intensity sweep on {dev['name']}  [{scope}, {result['backend']} backend, {result['created']}]",
+             "", f"  {'K':>5} {'I (FLOP/B)':>11} {'GB/s':>12} {'GFLOP/s':>13}  verified"]
+    for r in rows:
+        lines.append(f"  {r['k']:>5} {r['intensity']:>11.2f} {r['gbps']:>12,.0f} {r['gflops']:>13,.0f}"
+                     f"  {'yes' if r['verified'] else 'NO'}")
+    peak_gflops, peak_gbps, ridge = result["peak_gflops"], result["peak_gbps"], result["ridge"]
+    lines += ["", f"  Against the sweep's own roofs: P = {_fmt(peak_gflops)} GFLOP/s, "
+                  f"B = {_fmt(peak_gbps)} GB/s, ridge = P/B = {ridge:.2f} FLOP/byte", "",
+              f"  {'K':>5} {'I':>8}  {'roof':>10}  {'of roof':>7}  {'side':<8} bar"]
+    for r in rows:
+        roof = min(peak_gflops, r["intensity"] * peak_gbps)
+        if roof > 0:
+            frac = r["gflops"] / roof
+            side = "memory" if r["intensity"] < ridge else "compute"
+        else:  # K = 0: no FLOPs, score the bandwidth instead
+            frac = r["gbps"] / peak_gbps
+            side = "copy"
+        bar = "#" * max(0, min(width, round(frac * width)))
+        lines.append(f"  {r['k']:>5} {r['intensity']:>8.2f}  {_fmt(roof):>10}  {100 * frac:6.1f}%  {side:<8} {bar}")
+    k = result.get("knee")
+    if k:
+        lines.append("")
+        lines.append(f"  knee (where the curve turns): I = {k['intensity']:.2f} FLOP/byte, "
+                     f"nearest K = {k['k']}; the ridge P/B = {ridge:.2f}")
+    for note in result.get("notes", []):
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)

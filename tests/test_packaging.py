@@ -187,8 +187,10 @@ def test_console_script_roofline_is_declared_and_resolves():
     target = PYPROJECT["project"]["scripts"]["roofline"]
     module, _, function = target.partition(":")
     assert module and function, f"entry point {target!r} must be module:function"
-    path = ROOT / (module.replace(".", "/") + ".py")
-    assert path.is_file(), f"{target!r} points at a module that does not exist"
+    # a module file, or a package whose __init__.py defines the function
+    stem = ROOT / module.replace(".", "/")
+    path = next((p for p in (stem.with_suffix(".py"), stem / "__init__.py") if p.is_file()), None)
+    assert path is not None, f"{target!r} points at a module that does not exist"
     tree = ast.parse(path.read_text())
     assert any(isinstance(node, ast.FunctionDef) and node.name == function for node in tree.body)
 

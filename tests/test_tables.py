@@ -52,3 +52,33 @@ def test_tile_rows_mark_the_roof_from_the_tile_model():
     assert rows[1]["A100"] == pytest.approx(389, rel=0.005)
     text = tables.render(list(rows.values()), tables.tile_columns(trio))
     assert text.splitlines()[-1].count("ROOF") == 3
+
+
+# --- Lab 1 and Lab 2 tables (roofline measure / sweep print them) ---------------------------
+
+def _ceilings_columns(text):
+    header = next(line for line in text.splitlines() if line.strip().startswith("ceiling"))
+    rows = {line.split()[0]: line.split() for line in text.splitlines()
+            if line.startswith("  ") and line.split() and line.split()[0] in ("dram", "fp32", "l2")}
+    return header.split(), rows
+
+
+def test_ceilings_table_says_which_timing_rule_each_rate_uses():
+    from rooflinelib import results
+    recorded = results.recorded("ceilings", "numba")
+    header, _ = _ceilings_columns(tables.ceilings_table(recorded))
+    assert "rule" not in header  # recorded before the rule was stored: the old columns
+    with_rules = dict(recorded, details=[dict(d, rule="best" if d["name"] == "dram" else "median")
+                                         for d in recorded["details"]])
+    text = tables.ceilings_table(with_rules)
+    header, rows = _ceilings_columns(text)
+    assert header[header.index("spread") + 1] == "rule"
+    assert rows["dram"][5] == "best" and rows["fp32"][5] == "median" and rows["l2"][5] == "median"
+
+
+def test_sweep_tables_read_the_ridge_off_the_sweep():
+    from rooflinelib import results
+    sweep = results.recorded("sweep", "numba")
+    text = tables.sweep_tables(sweep)
+    assert f"ridge = P/B = {sweep['ridge']:.2f} FLOP/byte" in text
+    assert text.count("  yes") == len(sweep["rows"])

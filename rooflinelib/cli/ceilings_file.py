@@ -1,27 +1,28 @@
 """``roofline plot --ceilings FILE``: a stored result (measured or recorded) as the roofline."""
 from __future__ import annotations
 
+from ..results import ResultError, to_machine
+from .errors import UsageError
 
-def machine_from_ceilings_file(path: str, precision, usage_error) -> tuple:
-    """``(machine, compute_name, memory_name)`` for :func:`rooflinelib.cli.resolve_machine`.
+
+def machine_from_ceilings_file(path: str, precision) -> tuple:
+    """``(machine, compute_name, memory_name)`` for :func:`rooflinelib.cli.plot.resolve_machine`.
 
     The machine holds every ceiling of the file (the HTML chart draws them all); the verdicts
     use ``precision`` (default fp32, else the file's first compute ceiling) against dram.
     """
-    from ..results import ResultError, to_machine
-
     if not str(path).strip():
-        raise usage_error("--ceilings: empty file name")
+        raise UsageError("--ceilings: empty file name")
     try:
         machine = to_machine(path)
     except ResultError as exc:
-        raise usage_error(f"--ceilings: {' '.join(str(exc).split())}") from None
+        raise UsageError(f"--ceilings: {' '.join(str(exc).split())}") from None
     computes = [c.name for c in machine.compute_ceilings]
     if precision is None:
         precision = "fp32" if "fp32" in computes else (computes[0] if computes else None)
     if precision not in computes:
-        raise usage_error(f"--precision: {path} has no compute ceiling {precision!r}; "
-                          f"it has: {', '.join(computes) or 'none'}")
+        raise UsageError(f"--precision: {path} has no compute ceiling {precision!r}; "
+                         f"it has: {', '.join(computes) or 'none'}")
     if not machine.has("dram"):
-        raise usage_error(f"--ceilings: {path} has no dram ceiling to place kernels against")
+        raise UsageError(f"--ceilings: {path} has no dram ceiling to place kernels against")
     return machine, precision, "dram"

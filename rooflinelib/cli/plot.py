@@ -1,44 +1,28 @@
-"""The ``roofline`` command.
+"""``roofline plot`` (Lab 3): place kernels on a roofline, and the options that name one.
 
     roofline plot --peak-gflops 78500 --peak-gbps 4650 --demo-kernels
-    roofline plot --peak-gflops 78500 --peak-gbps 4650 --kernel "my_softmax, 5*2**24, 8*2**24, 410"
     roofline plot --machine H200 --precision bf16-tensor --demo-kernels --html roofline.html
-
-Each subcommand has an ``add_<name>_command(subparsers)`` that declares its options and sets
-``handler``; :func:`build_parser` calls them in turn.  Adding a subcommand means writing one such
-function and its handler, and listing it in :data:`COMMANDS`.
-
-Bad input never produces a traceback: the user gets one line on stderr that names the field,
-and exit status 2.
+    roofline plot --ceilings lab1.json --kernel "my_softmax, 5*2**24, 8*2**24, 410"
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-from .expr import parse_positive
-from .machines import get_machine, machine_names
-from .model import Machine, Roofline
-
-EXIT_OK = 0
-EXIT_USAGE = 2
+from ..ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH, render
+from ..expr import parse_positive
+from ..machines import get_machine, machine_names
+from ..model import Machine, Roofline
+from ..operators import demo_kernels
+from ..placement import KernelPoint, parse_kernel_spec, place
+from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
+from .ceilings_file import machine_from_ceilings_file
+from .errors import EXIT_OK, UsageError
 
 #: Plausible peaks for one device, in GFLOP/s and GB/s.  Outside this band a value is a unit
 #: slip (FLOP/s typed as GFLOP/s, or the reverse), and the chart would span absurd decades.
 MIN_PEAK, MAX_PEAK = 1e-6, 1e12
-
-
-class UsageError(Exception):
-    """Bad input from the user.  The message is one line and starts with the field's name."""
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error becomes :class:`UsageError` instead of usage text + exit."""
-
-    def error(self, message):
-        raise UsageError(message)
 
 
 # --- options shared by commands that need a roofline -----------------------------------------
@@ -72,14 +56,11 @@ def _peak(text: str, field: str, unit: str) -> float:
 
 def resolve_machine(args) -> tuple:
     """``(machine, compute_name, memory_name)`` from the options of :func:`add_machine_options`."""
-    from .plotting import machine_from_peaks
-
     peaks_given = args.peak_gflops is not None or args.peak_gbps is not None
     if getattr(args, "ceilings", None) is not None:
-        from .measure.plotcli import machine_from_ceilings_file
         if peaks_given or args.machine is not None:
             raise UsageError("--ceilings: give either --ceilings, --machine or the two peaks")
-        return machine_from_ceilings_file(args.ceilings, args.precision, UsageError)
+        return machine_from_ceilings_file(args.ceilings, args.precision)
     if args.machine is not None:
         if peaks_given:
             raise UsageError("--machine: give either --machine or --peak-gflops/--peak-gbps, not both")
@@ -141,9 +122,6 @@ def add_plot_command(subparsers) -> argparse.ArgumentParser:
 
 def collect_kernels(args) -> list:
     """The kernels named by ``--demo-kernels`` and ``--kernel``, in that order, as KernelPoints."""
-    from .operators import demo_kernels
-    from .placement import KernelPoint, parse_kernel_spec
-
     points = [KernelPoint.from_op(op) for op in demo_kernels()] if args.demo_kernels else []
     for spec in args.kernel:
         try:
@@ -155,8 +133,6 @@ def collect_kernels(args) -> list:
 
 def plot_record(roofline: Roofline, kernels) -> dict:
     """What ``roofline plot --json`` prints."""
-    from .placement import place
-
     return {
         "machine": {"peak_gflops": roofline.peak_gflops, "peak_gbps": roofline.peak_gbps,
                     "ridge": roofline.ridge},
@@ -165,8 +141,6 @@ def plot_record(roofline: Roofline, kernels) -> dict:
 
 
 def _check_size(args) -> None:
-    from .ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH
-
     if not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise UsageError(f"--width: must be from {MIN_WIDTH} to {MAX_WIDTH}, got {args.width}")
     if not MIN_HEIGHT <= args.height <= MAX_HEIGHT:
@@ -174,8 +148,6 @@ def _check_size(args) -> None:
 
 
 def _write_html(machine: Machine, compute: str, memory: str, kernels, path: str) -> None:
-    from .plotting import roofline_figure, select_ceilings, write_html
-
     if not path.strip():
         raise UsageError("--html: empty file name")
     # Every ceiling the machine has, with the one the verdicts use first.
@@ -190,8 +162,6 @@ def _write_html(machine: Machine, compute: str, memory: str, kernels, path: str)
 
 
 def run_plot(args) -> int:
-    from .ascii_plot import render
-
     _check_size(args)
     machine, compute, memory = resolve_machine(args)
     roofline = machine.roofline(compute, memory)
@@ -206,58 +176,3 @@ def run_plot(args) -> int:
         # stderr, so that --json output on stdout stays parseable.
         print(f"wrote {args.html}", file=sys.stderr)
     return EXIT_OK
-
-
-# --- the command line ------------------------------------------------------------------------
-
-#: One function per subcommand; each adds its parser and sets ``handler``.
-from .measure.cli import COMMANDS as MEASURE_COMMANDS  # noqa: E402  (measure, sweep)
-
-COMMANDS = (add_plot_command,) + MEASURE_COMMANDS
-
-
-def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(
-        prog="roofline",
-        description="The roofline model from the command line. Numeric fields accept formulas "
-                    "(5*2**24, 1.2e9). Units: GFLOP/s, GB/s (decimal), FLOP/byte.")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                       parser_class=ArgumentParser)
-    for add_command in COMMANDS:
-        add_command(subparsers)
-    return parser
-
-
-def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
-
-
-def main(argv=None) -> int:
-    """Run ``roofline``; return the exit status (0 ok, 2 bad input)."""
-    if hasattr(sys.stdout, "reconfigure"):
-        # A kernel name in a script's locale must not crash the printing of the table.
-        sys.stdout.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        return args.handler(args)
-    except UsageError as exc:
-        print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_USAGE
-    except ValueError as exc:  # ExpressionError included: its message names the field
-        print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_USAGE
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except BrokenPipeError:
-        # `roofline plot ... | head`: the reader left; stop quietly, as other tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
-    except KeyboardInterrupt:
-        print("roofline: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
