@@ -134,6 +134,8 @@ def ceiling_label(ceiling: Ceiling, machine: Machine) -> str:
     (Hopper's and Ampere's tensor cores take tf32, not fp32), so ``fp32-matrix`` there is SGEMM
     on the CUDA cores and says so; on the MI300X it is a real matrix-core roof."""
     if ceiling.name == "fp32-matrix" and _is_nvidia(machine):
+        if "CUDA cores" in ceiling.title:  # the registry's title already says where it runs
+            return f"{ceiling.title}: no fp32 tensor path"
         return f"{ceiling.title} (SGEMM on the CUDA cores, no fp32 tensor path)"
     return ceiling.title
 

@@ -193,6 +193,11 @@ def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
         Ceiling("fp32-matrix", "compute", 51_279.0, "test", "fp32 GEMM (cuBLAS)")))
     label = find_trace(roofline_figure(nvidia), "roof:fp32-matrix").name
     assert "SGEMM on the CUDA cores" in label
+    titled = Machine("H200 (recorded)", ceilings=(
+        Ceiling("dram", "memory", 4276.0, "test", "DRAM"),
+        Ceiling("fp32-matrix", "compute", 51_279.0, "test", "fp32 GEMM (cuBLAS, CUDA cores)")))
+    once = find_trace(roofline_figure(titled), "roof:fp32-matrix").name
+    assert once.count("CUDA cores") == 1 and "no fp32 tensor path" in once
     amd = find_trace(roofline_figure(MI300X, compute=["fp32-matrix"]), "roof:fp32-matrix").name
     assert "SGEMM" not in amd and "fp32 matrix" in amd
 
