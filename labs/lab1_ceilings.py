@@ -4,7 +4,7 @@
     python3 labs/lab1_ceilings.py                      # GPU if there is one, else the CPU
     python3 labs/lab1_ceilings.py --backend cupy --out results/ceilings.json
 
-Prints the seed's table (progress on stderr) and writes a result file that the notebooks
+Prints the ceilings table of notebook 03 (progress on stderr) and writes a result file that the notebooks
 load (rooflinelib.results.load) and that ``roofline plot --ceilings FILE`` draws.  The same
 options as ``roofline measure``; the default --out is results/lab1_ceilings_<backend>.json.
 """

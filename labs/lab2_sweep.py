@@ -4,7 +4,7 @@
     python3 labs/lab2_sweep.py                          # K = 0..1024 on the GPU, else the CPU
     python3 labs/lab2_sweep.py --backend numba --ks 0,1,2,4,8,16,32,64,128,256,512
 
-Prints the two tables of seed 000's Lab 2 (raw rates, then each point against the sweep's
+Prints the two tables of notebook 04 (Lab 2) (raw rates, then each point against the sweep's
 own roofs) and writes results/lab2_sweep_<backend>.json unless --out says otherwise.
 """
 import sys

@@ -2,7 +2,7 @@
 instruction mix checked.
 
 This is the only CPU-side guard against two traps measured on the H200
-(shared/gpu/README.md, shared/notes/stack-facts.md): a float64 literal that silently turns fp32
+(docs/h200-facts.md): a float64 literal that silently turns fp32
 FMAs into fp64 ones, and numba-cuda failing to compile with numpy 2.5.  It also checks that the
 memory kernels use 16-byte accesses and that the compute loops carry nothing but their FMAs.
 The CuPy kernels' CUDA C++ is compiled with NVRTC and checked the same way.

@@ -12,7 +12,7 @@ Rules these kernels follow, each learnt on the H200 (benchmarks/REPORT.md):
 - Every float constant is built with the kernel's own float type.  A bare ``1`` or ``1.0`` mixed
   with float32 promotes the expression to float64, which runs at half rate.
 - Memory kernels move 16 bytes per access (:mod:`.vector_access`).
-- The FMA kernels use the seed's identity trick: ``v = fma(v, a, b)`` with ``a = 1, b = 0``
+- The FMA kernels use the identity trick of notebook 03: ``v = fma(v, a, b)`` with ``a = 1, b = 0``
   passed at run time, so the compiler cannot fold the work away and the result is known
   exactly.
 
@@ -219,7 +219,7 @@ def sweep_pipelined_kernel(k: int):
     contiguous chunk of len(x) / (4 * grid) vectors, a block-width at a time, and each thread
     loads its next vector before it works on the current one.  A thread then has a load in
     flight while it computes, so memory and arithmetic overlap inside the thread too and the
-    measured curve follows max(F/P, M/B) more closely near the ridge (seed 000's pitfall on
+    measured curve follows max(F/P, M/B) more closely near the ridge (pitfall 2, on
     overlap: one vector per thread leans towards F/P + M/B there).  Chunks keep the blocks
     that run together on neighbouring addresses, as in a plain copy.
     Launch with a grid that divides the vector count into multiples of the block width.

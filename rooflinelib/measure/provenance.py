@@ -1,6 +1,6 @@
 """Where a measurement was made: device, driver, CUDA, clocks, temperature, power, versions.
 
-A ceiling is valid for the machine in the state it was measured in (seed 000, pitfall on
+A ceiling is valid for the machine in the state it was measured in (pitfall 8, on
 clocks), so every result records that state before and after the run, and flags the run when
 the SM clock moved between the two.  Sources, best first: NVML through ``pynvml`` (the
 ``nvidia-ml-py`` package), then ``nvidia-smi``; without either, the fields say ``unknown``
