@@ -1,11 +1,15 @@
-"""Reading user-supplied files with one-line errors: shared by result, working-set and ncu files.
+"""Reading user-supplied files with one-line errors, and writing result files atomically:
+shared by result, working-set, experiment and ncu files.
 
-Every failure becomes ``error(f"{path}: file: <reason>")`` in the caller's own error class, so
-a student sees one sentence that names the file and what is wrong with it, never a traceback.
+Every read failure becomes ``error(f"{path}: file: <reason>")`` in the caller's own error
+class, so a student sees one sentence that names the file and what is wrong with it, never a
+traceback.
 """
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 
@@ -33,3 +37,19 @@ def parse_json(text: str, where: str, error: type):
                     f"{exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise error(f"{where}: JSON nested too deeply") from None
+
+
+def write_atomic(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and a
+    rename, so that a crash or a full disk never leaves a half-written result behind."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}-", suffix=".tmp", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return p

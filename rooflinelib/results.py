@@ -22,24 +22,26 @@ Loading validates everything that a reader relies on before returning anything: 
 truncated or foreign file raises :class:`ResultError` with a one-line message naming the file
 and the field, and nothing half-loaded is ever returned.  Unknown extra top-level keys are
 allowed (newer writers may add detail), unknown keys inside a ceiling or a row are not.
+
+The formats are declared as JSON Schema files, ``rooflinelib/schemas/ceilings.schema.json``
+and ``sweep.schema.json``, which other tools can check files against; :func:`validate` checks
+them with :mod:`rooflinelib.validation`, the ceiling names against the ceiling registry, and
+what a schema cannot say (a ridge equal to P / B, rows in increasing k).
 """
 from __future__ import annotations
 
 import json
-import math
-import os
-import tempfile
+from functools import lru_cache
 from pathlib import Path
 
-from .fileio import parse_json, read_text
+from . import validation
+from .fileio import parse_json, read_text, write_atomic
 from .measure import registry
 
 FORMAT = "rooflinelib-result"
 VERSION = 1
 KINDS = ("ceilings", "sweep")
 BACKENDS = registry.BACKENDS
-CEILING_KEYS = ("name", "kind", "value", "unit", "verified", "spread")
-ROW_KEYS = ("k", "intensity", "gbps", "gflops", "verified")
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -49,128 +51,73 @@ class ResultError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------
-# validation
+# validation: the schemas rooflinelib/schemas/{ceilings,sweep}.schema.json, then what they
+# cannot say
 
 
-def _fail(where: str, field: str, reason: str):
-    raise ResultError(f"{where}: {field}: {reason}")
+@lru_cache(maxsize=None)
+def _ceilings_checker(rows: tuple):
+    """The ceilings schema with the registry's rows filled in: each name must be registered,
+    with its kind and its unit.  Built when a result is validated, since the registry may gain
+    rows at run time; ``rows`` is ``((name, kind, unit), ...)``."""
+    document = validation.schema("ceilings")
+    ceiling = document["$defs"]["ceiling"]
+    known = ", ".join(name for name, _, _ in rows)
+    ceiling["properties"]["name"] = {
+        "type": "string", "enum": [name for name, _, _ in rows],
+        "errorMessage": {"enum": f"unknown ceiling {{value}}; known: {known}"}}
+    # Each name's own kind and unit, ahead of the schema's kind -> unit rule, so that a wrong
+    # unit is reported against the ceiling's name.
+    ceiling["allOf"] = [
+        {"if": {"properties": {"name": {"const": name}}, "required": ["name"]},
+         "then": {"properties": {
+             "kind": {"const": kind, "errorMessage": f"{name} is a {kind} ceiling, got {{value}}"},
+             "unit": {"const": unit, "errorMessage": f"must be {unit!r} for {name}, got {{value}}"}}}}
+        for name, kind, unit in rows] + ceiling.get("allOf", [])
+    return validation.validator(document)
 
 
-def _number(where, field, value, minimum=None, strictly=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        _fail(where, field, f"must be a number, got {value!r:.40}")
-    if not math.isfinite(value):
-        _fail(where, field, f"must be finite, got {value!r}")
-    if minimum is not None and (value <= minimum if strictly else value < minimum):
-        _fail(where, field, f"must be {'>' if strictly else '>='} {minimum}, got {value!r}")
-    return float(value)
+@lru_cache(maxsize=None)
+def _sweep_checker():
+    return validation.validator(validation.schema("sweep"))
 
 
-def _exact_fields(where, field, obj, keys):
-    """``obj`` must be an object with exactly the fields ``keys``."""
-    if not isinstance(obj, dict):
-        _fail(where, field, f"must be an object, got {type(obj).__name__}")
-    missing = [k for k in keys if k not in obj]
-    if missing:
-        _fail(where, f"{field}.{missing[0]}", "missing")
-    extra = sorted(set(obj) - set(keys))
-    if extra:
-        _fail(where, f"{field}.{extra[0]}", "unknown field")
-
-
-def _check_ceiling(where, i, c):
-    f = f"ceilings[{i}]"
-    _exact_fields(where, f, c, CEILING_KEYS)
-    name = c["name"]
-    expected_kind = registry.kind_of(name) if isinstance(name, str) else None
-    if expected_kind is None:
-        _fail(where, f"{f}.name", f"unknown ceiling {name!r:.40}; known: " + ", ".join(registry.names()))
-    if c["kind"] != expected_kind:
-        _fail(where, f"{f}.kind", f"{name} is a {expected_kind} ceiling, got {c['kind']!r:.20}")
-    unit = "GB/s" if expected_kind == "memory" else "GFLOP/s"
-    if c["unit"] != unit:
-        _fail(where, f"{f}.unit", f"must be {unit!r} for {name}, got {c['unit']!r:.20}")
-    _number(where, f"{f}.value", c["value"], 0, strictly=True)
-    if c["verified"] is not True:
-        _fail(where, f"{f}.verified", "must be true: an unverified rate is not a measurement")
-    _number(where, f"{f}.spread", c["spread"], 0)
-
-
-def _check_row(where, i, r, previous_k):
-    f = f"rows[{i}]"
-    _exact_fields(where, f, r, ROW_KEYS)
-    k = r["k"]
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        _fail(where, f"{f}.k", f"must be a whole number >= 0, got {k!r:.20}")
-    if previous_k is not None and k <= previous_k:
-        _fail(where, f"{f}.k", f"rows must be in increasing k, got {k} after {previous_k}")
-    intensity = _number(where, f"{f}.intensity", r["intensity"], 0)
-    if abs(intensity - k / 4) > 1e-9 * max(1, k):
-        _fail(where, f"{f}.intensity", f"must be k/4 = {k / 4}, got {intensity}")
-    _number(where, f"{f}.gbps", r["gbps"], 0, strictly=True)
-    gflops = _number(where, f"{f}.gflops", r["gflops"], 0)
-    if k > 0 and gflops <= 0:
-        _fail(where, f"{f}.gflops", f"must be > 0 for k = {k}")
-    if r["verified"] is not True:
-        _fail(where, f"{f}.verified", "must be true: an unverified rate is not a measurement")
-    return k
+def _check_sweep(where, data):
+    """What the sweep schema cannot say: the rows' order, their intensities, and the roofs."""
+    rows = data["rows"]
+    previous = None
+    for i, r in enumerate(rows):
+        k = r["k"]
+        if previous is not None and k <= previous:
+            validation.fail(ResultError, where, f"rows[{i}].k", f"rows must be in increasing k, got {k} after {previous}")
+        previous = k
+        if abs(r["intensity"] - k / 4) > 1e-9 * max(1, k):
+            validation.fail(ResultError, where, f"rows[{i}].intensity", f"must be k/4 = {k / 4}, got {r['intensity']}")
+        if k > 0 and r["gflops"] <= 0:
+            validation.fail(ResultError, where, f"rows[{i}].gflops", f"must be > 0 for k = {k}")
+    peak_gflops, peak_gbps, ridge = data["peak_gflops"], data["peak_gbps"], data["ridge"]
+    if abs(ridge - peak_gflops / peak_gbps) > 1e-6 * ridge:
+        validation.fail(ResultError, where, "ridge", f"must equal peak_gflops / peak_gbps = {peak_gflops / peak_gbps:.6g}")
+    if peak_gflops < max(r["gflops"] for r in rows) * (1 - 1e-9):
+        validation.fail(ResultError, where, "peak_gflops", "is below a row's gflops; it must be the sweep's maximum")
+    if peak_gbps < max(r["gbps"] for r in rows) * (1 - 1e-9):
+        validation.fail(ResultError, where, "peak_gbps", "is below a row's gbps; it must be the sweep's maximum")
 
 
 def validate(data, where: str = "result") -> dict:
     """Check a result object field by field; returns it unchanged or raises ResultError."""
-    if not isinstance(data, dict):
-        _fail(where, "top level", f"must be a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT:
-        _fail(where, "format", f"missing or not {FORMAT!r}: not a rooflinelib result file")
-    version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        _fail(where, "version", f"must be a whole number, got {version!r:.20}")
-    if version > VERSION:
-        _fail(where, "version", f"{version} is newer than this rooflinelib reads ({VERSION}); upgrade")
-    if version < 1:
-        _fail(where, "version", f"must be >= 1, got {version}")
-    kind = data.get("kind")
-    if kind not in KINDS:
-        _fail(where, "kind", f"must be one of {', '.join(KINDS)}, got {kind!r:.20}")
-    if data.get("backend") not in BACKENDS:
-        _fail(where, "backend", f"must be one of {', '.join(BACKENDS)}, got {data.get('backend')!r:.20}")
-    if data.get("scope") not in ("gpu", "cpu"):
-        _fail(where, "scope", f"must be 'gpu' or 'cpu', got {data.get('scope')!r:.20}")
-    if not isinstance(data.get("created"), str) or not data["created"]:
-        _fail(where, "created", "missing: a result needs its timestamp")
-    device = data.get("device")
-    if not isinstance(device, dict):
-        _fail(where, "device", "missing: a result needs its provenance")
-    if not isinstance(device.get("name"), str) or not device["name"]:
-        _fail(where, "device.name", "missing")
-    if kind == "ceilings":
-        ceilings = data.get("ceilings")
-        if not isinstance(ceilings, list) or not ceilings:
-            _fail(where, "ceilings", "must be a non-empty list")
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind == "sweep":
+        validation.check(data, _sweep_checker(), where, ResultError)
+        _check_sweep(where, data)
+    else:  # a ceilings result, or no result at all: the ceilings schema says which field is wrong
+        rows = tuple((spec.name, spec.kind, spec.unit) for spec in registry.specs())
+        validation.check(data, _ceilings_checker(rows), where, ResultError)
         seen = set()
-        for i, c in enumerate(ceilings):
-            _check_ceiling(where, i, c)
+        for i, c in enumerate(data["ceilings"]):
             if c["name"] in seen:
-                _fail(where, f"ceilings[{i}].name", f"{c['name']} appears twice")
+                validation.fail(ResultError, where, f"ceilings[{i}].name", f"{c['name']} appears twice")
             seen.add(c["name"])
-    else:
-        rows = data.get("rows")
-        if not isinstance(rows, list) or len(rows) < 2:
-            _fail(where, "rows", "must be a list of at least two sweep points")
-        previous = None
-        for i, r in enumerate(rows):
-            previous = _check_row(where, i, r, previous)
-        if rows[0]["k"] != 0:
-            _fail(where, "rows[0].k", "a sweep starts at k = 0 (its bandwidth calibration)")
-        peak_gflops = _number(where, "peak_gflops", data.get("peak_gflops"), 0, strictly=True)
-        peak_gbps = _number(where, "peak_gbps", data.get("peak_gbps"), 0, strictly=True)
-        ridge = _number(where, "ridge", data.get("ridge"), 0, strictly=True)
-        if abs(ridge - peak_gflops / peak_gbps) > 1e-6 * ridge:
-            _fail(where, "ridge", f"must equal peak_gflops / peak_gbps = {peak_gflops / peak_gbps:.6g}")
-        if peak_gflops < max(r["gflops"] for r in rows) * (1 - 1e-9):
-            _fail(where, "peak_gflops", "is below a row's gflops; it must be the sweep's maximum")
-        if peak_gbps < max(r["gbps"] for r in rows) * (1 - 1e-9):
-            _fail(where, "peak_gbps", "is below a row's gbps; it must be the sweep's maximum")
     return data
 
 
@@ -198,16 +145,7 @@ def save(result: dict, path) -> Path:
     p = Path(path)
     if p.parent and not p.parent.exists():
         raise ResultError(f"{p}: out: folder {p.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".result-", suffix=".json", dir=str(p.parent or "."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    return write_atomic(p, text)
 
 
 # ---------------------------------------------------------------------------------------------
