@@ -13,15 +13,20 @@ File format (``rooflinelib-experiments``, version 1)::
         "n_flops": ..., "n_bytes": ..., "median_s": ..., "spread": ..., "repeats": 20,
         "verified": true, "extra": {}}, ...], "notes": [], "extra": {}}, ...]}
 
-Loading checks every field a reader uses and raises ``ValueError`` with a one-line message that
-names the file and the field; nothing half-loaded is returned.
+The format is declared as a JSON Schema, ``rooflinelib/schemas/experiments.schema.json``.
+Saving and loading check every field a reader uses and raise ``ValueError`` with a one-line
+message that names the file and the field; nothing half-loaded is returned.
 """
 from __future__ import annotations
 
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
+
+from .. import validation
+from ..fileio import parse_json, read_text, write_atomic
 
 FORMAT = "rooflinelib-experiments"
 VERSION = 1
@@ -83,51 +88,32 @@ class Experiment:
         return out
 
 
-def _fail(where: str, field_name: str, reason: str):
-    raise ValueError(f"{where}: {field_name}: {reason}")
+@lru_cache(maxsize=None)
+def _checker():
+    return validation.validator(validation.schema("experiments"))
 
 
-def _number(where, name, value, positive=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        _fail(where, name, f"must be a finite number, got {value!r:.30}")
-    if value < 0 or (positive and value == 0):
-        _fail(where, name, f"must be {'positive' if positive else 'non-negative'}, got {value!r}")
-    return value
+def validate(document, where: str = "experiments") -> dict:
+    """Check an experiments document against ``rooflinelib/schemas/experiments.schema.json``;
+    returns it unchanged or raises a one-line ``ValueError`` naming the field (an experiment's
+    fields are named by the experiment: ``softmax.variants[0].median_s``)."""
+    validation.check(document, _checker(), where, ValueError, named=("experiments",))
+    return document
 
 
-def experiment_from_dict(data, where: str = "experiment") -> Experiment:
-    if not isinstance(data, dict):
-        _fail(where, "experiment", "must be an object")
-    for key in ("name", "title", "backend", "created"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            _fail(where, key, "missing")
-    if not isinstance(data.get("device"), dict) or not data["device"].get("name"):
-        _fail(where, f"{data['name']}.device.name", "missing")
-    raw = data.get("variants")
-    if not isinstance(raw, list) or not raw:
-        _fail(where, f"{data['name']}.variants", "must be a non-empty list")
-    variants = []
-    for i, v in enumerate(raw):
-        f = f"{data['name']}.variants[{i}]"
-        if not isinstance(v, dict) or not isinstance(v.get("name"), str):
-            _fail(where, f, "must be an object with a name")
-        if v.get("verified") is not True:
-            _fail(where, f"{f}.verified", "must be true: an unverified time is not a result")
-        repeats = v.get("repeats")
-        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-            _fail(where, f"{f}.repeats", f"must be a whole number >= 1, got {repeats!r:.20}")
-        variants.append(Variant(v["name"], float(_number(where, f"{f}.n_flops", v.get("n_flops"))),
-                                float(_number(where, f"{f}.n_bytes", v.get("n_bytes"))),
-                                float(_number(where, f"{f}.median_s", v.get("median_s"), True)),
-                                float(_number(where, f"{f}.spread", v.get("spread"))),
-                                repeats, True, dict(v.get("extra") or {})))
+def _experiment(data) -> Experiment:
+    """An Experiment from one validated entry of a document's ``experiments``."""
+    variants = tuple(Variant(v["name"], float(v["n_flops"]), float(v["n_bytes"]), float(v["median_s"]),
+                             float(v["spread"]), v["repeats"], True, dict(v.get("extra") or {}))
+                     for v in data["variants"])
     return Experiment(data["name"], data["title"], data["backend"], dict(data["device"]),
-                      data["created"], tuple(variants), tuple(data.get("notes") or ()),
+                      data["created"], variants, tuple(data.get("notes") or ()),
                       dict(data.get("extra") or {}))
 
 
 def save_experiments(experiments, path) -> Path:
-    """Write experiments (all from one machine and backend) as one JSON file."""
+    """Validate, then write experiments (all from one machine and backend) as one JSON file,
+    atomically (a crash never leaves a half-written file)."""
     experiments = list(experiments)
     if not experiments:
         raise ValueError("experiments: nothing to save")
@@ -135,35 +121,15 @@ def save_experiments(experiments, path) -> Path:
     document = {"format": FORMAT, "version": VERSION, "created": first.created,
                 "backend": first.backend, "device": first.device,
                 "experiments": [e.as_dict() for e in experiments]}
-    path = Path(path)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    return path
+    validate(document)
+    return write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
 
 
 def load_experiments(path) -> dict:
     """{name: Experiment} from a file, or a one-line ``ValueError`` naming the problem."""
-    path = Path(path)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{path}: file: not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: file: cannot be read ({type(exc).__name__})") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON (truncated?): {exc.msg} at line {exc.lineno}") from None
-    where = str(path)
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        _fail(where, "format", f"not a {FORMAT} file")
-    if document.get("version") != VERSION:
-        _fail(where, "version", f"must be {VERSION}, got {document.get('version')!r:.20}")
-    raw = document.get("experiments")
-    if not isinstance(raw, list) or not raw:
-        _fail(where, "experiments", "must be a non-empty list")
-    found = {}
-    for item in raw:
-        experiment = experiment_from_dict(item, where)
-        found[experiment.name] = experiment
-    return found
+    where = str(Path(path))
+    document = validate(parse_json(read_text(path, ValueError, "an experiments file"), where, ValueError), where)
+    return {e.name: e for e in map(_experiment, document["experiments"])}
 
 
 def recorded_path(backend: str = "numba", device: str = "h200") -> Path:

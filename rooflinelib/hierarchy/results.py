@@ -12,27 +12,26 @@ A working-set sweep (:mod:`rooflinelib.hierarchy.sweep`) writes one JSON object:
 
 Loading checks every field a reader relies on before returning anything: a malformed,
 truncated or foreign file raises :class:`HierarchyError` with one line naming the file and the
-field, and an unverified rate is refused.  Finding the memory levels in the numbers is
-:mod:`rooflinelib.hierarchy.levels`' and :mod:`~rooflinelib.hierarchy.placement`'s job; this
-module knows only the file.  Standard library only.
+field, and an unverified rate is refused.  The format is declared as a JSON Schema,
+``rooflinelib/schemas/workingset.schema.json`` (the accesses and patterns a series may name
+are listed there), checked by :mod:`rooflinelib.validation`.  Finding the memory levels in the
+numbers is :mod:`rooflinelib.hierarchy.levels`' and :mod:`~rooflinelib.hierarchy.placement`'s
+job; this module knows only the file.
 """
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from ..fileio import parse_json, read_text
+from .. import validation
+from ..fileio import parse_json, read_text, write_atomic
 
 FORMAT = "rooflinelib-workingset"
 VERSION = 1
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-
-ACCESSES = ("global", "global-cg", "shared", "cpu")
-PATTERNS = ("spread", "slices", "tiles")
-ROW_KEYS = ("bytes", "gbps", "spread", "verified")
 
 
 class HierarchyError(ValueError):
@@ -70,80 +69,28 @@ class Series:
                       tuple(self.gbps[i] for i in keep), tuple(self.spread[i] for i in keep), self.pattern)
 
 
-def _fail(where, field_name, reason):
-    raise HierarchyError(f"{where}: {field_name}: {reason}")
-
-
-def _number(where, field_name, value, positive=True):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        _fail(where, field_name, f"must be a finite number, got {value!r:.40}")
-    if positive and value <= 0:
-        _fail(where, field_name, f"must be > 0, got {value!r}")
-    if value < 0:
-        _fail(where, field_name, f"must be >= 0, got {value!r}")
-    return float(value)
+@lru_cache(maxsize=None)
+def _checker():
+    return validation.validator(validation.schema("workingset"))
 
 
 def validate(data, where: str = "working-set result") -> dict:
-    """Check a working-set result field by field; returns it or raises HierarchyError (one line)."""
-    if not isinstance(data, dict):
-        _fail(where, "top level", f"must be a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT:
-        _fail(where, "format", f"missing or not {FORMAT!r}: not a working-set result file")
-    version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        _fail(where, "version", f"must be a whole number >= 1, got {version!r:.20}")
-    if version > VERSION:
-        _fail(where, "version", f"{version} is newer than this rooflinelib reads ({VERSION}); upgrade")
-    if data.get("scope") not in ("gpu", "cpu"):
-        _fail(where, "scope", f"must be 'gpu' or 'cpu', got {data.get('scope')!r:.20}")
-    if not isinstance(data.get("created"), str) or not data["created"]:
-        _fail(where, "created", "missing: a result needs its timestamp")
-    device = data.get("device")
-    if not isinstance(device, dict) or not isinstance(device.get("name"), str) or not device["name"]:
-        _fail(where, "device.name", "missing: a result needs its provenance")
-    series = data.get("series")
-    if not isinstance(series, list) or not series:
-        _fail(where, "series", "must be a non-empty list")
+    """Check a working-set result field by field; returns it or raises HierarchyError (one line).
+
+    The format is ``rooflinelib/schemas/workingset.schema.json``; what it cannot say is checked
+    here: series names are unique and each series' working sets increase."""
+    validation.check(data, _checker(), where, HierarchyError)
     seen = set()
-    for i, s in enumerate(series):
-        f = f"series[{i}]"
-        if not isinstance(s, dict):
-            _fail(where, f, "must be an object")
-        if not isinstance(s.get("name"), str) or not s["name"]:
-            _fail(where, f"{f}.name", "missing")
+    for i, s in enumerate(data["series"]):
         if s["name"] in seen:
-            _fail(where, f"{f}.name", f"{s['name']!r} appears twice")
+            validation.fail(HierarchyError, where, f"series[{i}].name", f"{s['name']!r} appears twice")
         seen.add(s["name"])
-        if s.get("access") not in ACCESSES:
-            _fail(where, f"{f}.access", f"must be one of {', '.join(ACCESSES)}, got {s.get('access')!r:.20}")
-        if "pattern" in s and s["pattern"] not in PATTERNS:
-            _fail(where, f"{f}.pattern", f"must be one of {', '.join(PATTERNS)}, got {s['pattern']!r:.20}")
-        first = s.get("first_cache")
-        if isinstance(first, bool) or not isinstance(first, int) or first < 1:
-            _fail(where, f"{f}.first_cache", f"must be a whole number >= 1, got {first!r:.20}")
-        rows = s.get("rows")
-        if not isinstance(rows, list) or len(rows) < 2:
-            _fail(where, f"{f}.rows", "must list at least two working sets")
         previous = 0.0
-        for j, r in enumerate(rows):
-            g = f"{f}.rows[{j}]"
-            if not isinstance(r, dict):
-                _fail(where, g, "must be an object")
-            missing = [k for k in ROW_KEYS if k not in r]
-            if missing:
-                _fail(where, f"{g}.{missing[0]}", "missing")
-            extra = sorted(set(r) - set(ROW_KEYS))
-            if extra:
-                _fail(where, f"{g}.{extra[0]}", "unknown field")
-            size = _number(where, f"{g}.bytes", r["bytes"])
-            if size <= previous:
-                _fail(where, f"{g}.bytes", f"working sets must increase, got {size:g} after {previous:g}")
-            previous = size
-            _number(where, f"{g}.gbps", r["gbps"])
-            _number(where, f"{g}.spread", r["spread"], positive=False)
-            if r["verified"] is not True:
-                _fail(where, f"{g}.verified", "must be true: an unverified rate is not a measurement")
+        for j, r in enumerate(s["rows"]):
+            if r["bytes"] <= previous:
+                validation.fail(HierarchyError, where, f"series[{i}].rows[{j}].bytes",
+                                f"working sets must increase, got {r['bytes']:g} after {previous:g}")
+            previous = r["bytes"]
     return data
 
 
@@ -173,10 +120,9 @@ def load(path) -> dict:
 
 
 def save(result: dict, path) -> Path:
+    """Validate, then write atomically (a crash never leaves a half-written file)."""
     validate(result)
-    p = Path(path)
-    p.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return p
+    return write_atomic(path, json.dumps(result, indent=1, allow_nan=False) + "\n")
 
 
 def recorded(device: str = "h200", backend: str = "numba") -> dict:
