@@ -37,6 +37,7 @@ from pathlib import Path
 from . import validation
 from .fileio import parse_json, read_text, write_atomic
 from .measure import registry
+from .model import Ceiling, Machine
 
 FORMAT = "rooflinelib-result"
 VERSION = 1
@@ -170,8 +171,6 @@ def to_machine(result_or_path, name: str = None):
     the two ends of the sweep.  The machine's ``provenance`` is the result's ``device`` block
     plus the backend, kind and timestamp.
     """
-    from .model import Ceiling, Machine
-
     result = _as_result(result_or_path)
     date = result["created"][:10]
     where = f"measured {date}, {result['backend']} backend"

@@ -204,11 +204,7 @@ def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
 
 def test_the_ceiling_colours_come_from_the_registry_and_hierarchy_plot_imports():
     # the hierarchical chart builds its level colours on plotting._COLOURS
-    import importlib
-    try:
-        hierarchy_plot = importlib.import_module("rooflinelib.hierarchy.plot")
-    except ImportError:  # before the hierarchy package existed
-        hierarchy_plot = importlib.import_module("rooflinelib.hierarchy_plot")
+    from rooflinelib.hierarchy import plot as hierarchy_plot
     from rooflinelib.measure import registry
     from rooflinelib.plotting import _COLOURS
     assert _COLOURS["dram"] == registry.colour_of("dram") and "fp32" in _COLOURS
