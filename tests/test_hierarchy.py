@@ -521,6 +521,20 @@ def test_recorded_machine_and_working_set_widget_state(recorded):
     assert bound == {ws: name for name, ws in inside.items()}
 
 
+def test_the_l2_level_takes_lab_1s_l2_ceiling_and_keeps_the_sweeps_capacity(recorded):
+    from rooflinelib.machines import H200
+    from rooflinelib.results import recorded_h200
+    lab1 = recorded_h200()
+    levels = {lv.name: lv for lv in h.hierarchy_levels(recorded)}
+    m = h.machine_from_result(recorded, lab1)
+    l2 = m.ceiling("l2")
+    assert l2.value == lab1.ceiling("l2").value != levels["l2"].gbps
+    assert "Lab 1's l2 ceiling" in l2.source and f"{levels['l2'].gbps:,.0f} GB/s" in l2.source
+    # the other levels keep their plateaus; a datasheet machine (no measured l2) keeps them all
+    assert m.ceiling("dram").value == levels["dram"].gbps and m.ceiling("l1").value == levels["l1"].gbps
+    assert h.machine_from_result(recorded, H200).ceiling("l2").value == levels["l2"].gbps
+
+
 def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     pytest.importorskip("plotly")
     pytest.importorskip("ipywidgets")
