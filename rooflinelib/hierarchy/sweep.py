@@ -26,10 +26,8 @@ import numpy as np
 from ..measure.backend import gpu_available
 from ..measure.checks import gpu_data, passes_for
 from ..measure.engine import NumbaGpu
-from ..measure.errors import VerificationError
-from ..measure.protocol import measure_run
+from ..measure.protocol import Run, measure_run
 from ..measure.provenance import ClockSampler, cpu_provenance, library_versions, now_iso
-from ..measure.timing import time_on_host
 from .levels import format_bytes
 from .results import FORMAT, VERSION, validate
 
@@ -220,9 +218,15 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
     so the per-core caches (L1, L2) and the shared last-level cache appear as steps.
     Returns a validated ``rooflinelib-workingset`` result (scope 'cpu')."""
     import numba
+
+    from ..measure.accounting import Work
+    from ..measure.cpu import CpuBackend
     if sizes is None:
         sizes = working_set_sizes(CPU_MIN_BYTES, CPU_MAX_BYTES, 4, 1024)
     n_threads = int(threads or numba.get_num_threads())
+    # just `repeats` trials a point (no window of seconds: a sweep has dozens of short points);
+    # the fastest is the rate, as for the CPU ceilings
+    backend = CpuBackend(repeats=repeats, warmup=1, window_s=0.0)
     kernel = _cpu_kernel()
     started = now_iso()
     out = np.empty(n_threads)
@@ -231,21 +235,21 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
         n = max(1, int(size) // 8)
         data = cpu_data(n)
         passes = max(1, int(bytes_per_call // (8 * n * n_threads)))
-        kernel(data, passes, out)  # the first call compiles; it is checked, never timed
         want = expected_cpu_sum(n, passes)
-        if not np.all(out == want):
-            raise VerificationError(f"verification: cpu working set {8 * n} B: sums {out[:2]} "
-                                    f"differ from {want}")
-        timing = time_on_host(lambda: kernel(data, passes, out), repeats, 1)
-        gbps = 8.0 * n * passes * n_threads / timing.median_s / 1e9
-        rows.append({"bytes": 8 * n, "gbps": gbps, "spread": timing.spread, "verified": True})
+        run = Run(lambda data=data, passes=passes: kernel(data, passes, out),
+                  lambda want=want: None if np.all(out == want) else f"sums {out[:2]} differ from {want}",
+                  Work(0.0, 8.0 * n * passes * n_threads), f"cpu_ws_read {8 * n} B",
+                  {"bytes": 8 * n, "passes": passes}, poison=lambda: out.fill(np.nan))
+        m = measure_run(backend, "workingset", "memory", run)
+        rows.append({"bytes": 8 * n, "gbps": m.gbps, "spread": m.timing.spread, "verified": True})
         if progress:
-            progress(f"  cpu {format_bytes(8 * n):>9}: {gbps:>8,.1f} GB/s")
+            progress(f"  cpu {format_bytes(8 * n):>9}: {m.gbps:>8,.1f} GB/s")
     device = dict(cpu_provenance(n_threads), backend="cpu", started=started, finished=now_iso(),
                   libraries=library_versions(), reported_cache_bytes=cpu_cache_sizes())
     result = {"format": FORMAT, "version": VERSION, "kind": "workingset",
               "backend": "cpu", "scope": "cpu", "created": started, "device": device,
-              "config": {"threads": n_threads, "bytes_per_call": bytes_per_call, "repeats": repeats},
+              "config": {"threads": n_threads, "bytes_per_call": bytes_per_call, "repeats": repeats,
+                         "rule": f"best of {repeats} trials"},
               "series": [{"name": "cpu reads (every thread the whole set)", "access": "cpu",
                           "first_cache": 1, "rows": rows}],
               "notes": ["CPU working-set sweep: the levels are this CPU's caches, not a GPU's."]}

@@ -333,7 +333,10 @@ class CpuBackend:
     scope = "cpu"
     sweep_ks = CPU_KS
 
-    def __init__(self, repeats: int = 10, warmup: int = 1):
+    def __init__(self, repeats: int = 10, warmup: int = 1, window_s: float = None):
+        """``window_s``: how long the trials of one measurement go on at least (default
+        ``repeats x WINDOW_PER_REPEAT_S``; 0 for just ``repeats`` trials, as a sweep of many
+        short points wants)."""
         try:
             import numba
         except Exception as exc:
@@ -342,7 +345,7 @@ class CpuBackend:
         from .provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
-        self.repeats, self.warmup = repeats, warmup
+        self.repeats, self.warmup, self.window_s = repeats, warmup, window_s
         self.device_name = f"{cpu_name()} ({self.threads} threads)"
 
     # -- the session ------------------------------------------------------------------------------
@@ -371,7 +374,7 @@ class CpuBackend:
         return sw.seconds
 
     def time(self, launch, repeats: int = None) -> Timing:
-        return time_in_window(launch, repeats or self.repeats, self.warmup)
+        return time_in_window(launch, repeats or self.repeats, self.warmup, self.window_s)
 
     def clock_sampler(self):
         return _NoClock()
