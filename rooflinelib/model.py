@@ -52,6 +52,28 @@ def _non_negative(field_name: str, value: float) -> float:
 
 
 @dataclass(frozen=True)
+class Work:
+    """FLOPs and bytes of one run of something (a kernel launch, an operator instance):
+    ``n_flops`` operations and ``n_bytes`` bytes moved across one boundary.  The pair every
+    count in the package is: the operator catalogue's costs and the measurement kernels'
+    accounting both are ``Work``."""
+
+    n_flops: float
+    n_bytes: float
+
+    @property
+    def intensity(self) -> float:
+        """FLOP/byte; infinite for work that moves no bytes."""
+        return self.n_flops / self.n_bytes if self.n_bytes else math.inf
+
+    def gflops(self, seconds: float) -> float:
+        return self.n_flops / seconds / 1e9
+
+    def gbps(self, seconds: float) -> float:
+        return self.n_bytes / seconds / 1e9
+
+
+@dataclass(frozen=True)
 class Ceiling:
     """One roof: a compute rate (GFLOP/s) or a memory bandwidth (GB/s).
 

@@ -15,6 +15,8 @@ import math
 import numbers
 from dataclasses import dataclass, replace
 
+from .model import Work
+
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
 # The compute ceiling a dtype's GEMM is scored against, by ceiling name.
@@ -32,20 +34,15 @@ SOFTMAX_FLOPS_PER_ELEMENT = 5
 
 
 @dataclass(frozen=True)
-class OpCost:
-    """FLOPs and bytes of one operator instance.  ``intensity`` is FLOP/byte."""
+class OpCost(Work):
+    """FLOPs and bytes of one operator instance (a :class:`~rooflinelib.model.Work` with a name,
+    a dtype, a note and the boundary its bytes are counted at).  ``intensity`` is FLOP/byte."""
 
-    name: str
-    n_flops: float
-    n_bytes: float
+    name: str = ""
     dtype: str = "fp32"
     note: str = ""
     #: the boundary the bytes are counted at: "HBM", or what the SMs request ("SM requests")
     level: str = "HBM"
-
-    @property
-    def intensity(self) -> float:
-        return self.n_flops / self.n_bytes
 
 
 def dtype_bytes(dtype: str) -> int:
@@ -82,13 +79,14 @@ def _ridge_value(ridge) -> float:
 def vector_add(n: int, dtype: str = "fp32") -> OpCost:
     """C = A + B: one add per element; read A and B, write C."""
     n, s = _count("n", n), dtype_bytes(dtype)
-    return OpCost("vector add", n, 3 * n * s, dtype, "1 FLOP; 2 reads + 1 write per element")
+    return OpCost(name="vector add", n_flops=n, n_bytes=3 * n * s, dtype=dtype, note="1 FLOP; 2 reads + 1 write per element")
 
 
 def reduction(n: int, dtype: str = "fp32") -> OpCost:
     """sum(A): one add per element; read A once and write one scalar."""
     n, s = _count("n", n), dtype_bytes(dtype)
-    return OpCost("sum reduction", n, (n + 1) * s, dtype, "1 FLOP and 1 read per element, 1 scalar out")
+    return OpCost(name="sum reduction", n_flops=n, n_bytes=(n + 1) * s, dtype=dtype,
+                  note="1 FLOP and 1 read per element, 1 scalar out")
 
 
 def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool = True) -> OpCost:
@@ -115,8 +113,8 @@ def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool =
         accesses, name, how = 2, "fused softmax", "1 read + 1 write, row kept on chip"
     else:
         accesses, name, how = 3, "online softmax, streaming", "2 reads + 1 write"
-    return OpCost(name, SOFTMAX_FLOPS_PER_ELEMENT * n, accesses * n * s, dtype,
-                  f"5 FLOPs, {how} per element")
+    return OpCost(name=name, n_flops=SOFTMAX_FLOPS_PER_ELEMENT * n, n_bytes=accesses * n * s, dtype=dtype,
+                  note=f"5 FLOPs, {how} per element")
 
 
 # --- GEMM ------------------------------------------------------------------------------------
@@ -127,14 +125,15 @@ def gemm(n: int, dtype: str = "fp32", m: int = None, k: int = None) -> OpCost:
     m = n if m is None else _count("m", m)
     k = n if k is None else _count("k", k)
     s = dtype_bytes(dtype)
-    return OpCost("GEMM", 2 * m * n * k, (m * k + k * n + m * n) * s, dtype, "perfect reuse")
+    return OpCost(name="GEMM", n_flops=2 * m * n * k, n_bytes=(m * k + k * n + m * n) * s, dtype=dtype,
+                  note="perfect reuse")
 
 
 def gemm_naive(n: int, dtype: str = "fp32") -> OpCost:
     """One thread per output, no reuse: each output reads a row of A and a column of B."""
     n, s = _count("n", n), dtype_bytes(dtype)
-    return OpCost("GEMM naive", 2 * n ** 3, (2 * n ** 3 + n * n) * s, dtype,
-                  "2n loads per output, C written once; counted as the SMs request them, before "
+    return OpCost(name="GEMM naive", n_flops=2 * n ** 3, n_bytes=(2 * n ** 3 + n * n) * s, dtype=dtype,
+                  note="2n loads per output, C written once; counted as the SMs request them, before "
                   "the L1 and L2 serve most of them", level="SM requests")
 
 
@@ -148,8 +147,8 @@ def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
     n, b, s = _count("n", n), _count("tile", tile), dtype_bytes(dtype)
     if b > n:
         raise ValueError(f"tile: must not exceed n ({n}), got {b}")
-    return OpCost(f"GEMM {b}x{b} tiles", 2 * n ** 3, (2 * n ** 3 / b + n * n) * s, dtype,
-                  "tile model: the tiles' loads as the SMs request them; HBM traffic only if the "
+    return OpCost(name=f"GEMM {b}x{b} tiles", n_flops=2 * n ** 3, n_bytes=(2 * n ** 3 / b + n * n) * s,
+                  dtype=dtype, note="tile model: the tiles' loads as the SMs request them; HBM traffic only if the "
                   "L2 keeps nothing", level="SM requests")
 
 
@@ -234,8 +233,8 @@ def attention(s: int, d: int, fused: bool, dtype: str = "bf16", causal: bool = F
         parts.append("decode")
     if g > 1:
         parts.append(f"GQA {g}:1")
-    return OpCost(f"attention ({', '.join(parts)})", n_flops, n_bytes, dtype,
-                  f"s={s}, d={d}, queries={q}")
+    return OpCost(name=f"attention ({', '.join(parts)})", n_flops=n_flops, n_bytes=n_bytes, dtype=dtype,
+                  note=f"s={s}, d={d}, queries={q}")
 
 
 def attention_intensity_limit(d: int, fused: bool, dtype: str = "bf16"):
@@ -278,8 +277,8 @@ def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dic
 def decode_matvec(rows: int, cols: int, dtype: str = "bf16") -> OpCost:
     """Batch-1 decode: y = W x with W rows x cols.  Every weight is read once for one FMA."""
     m, n, e = _count("rows", rows), _count("cols", cols), dtype_bytes(dtype)
-    return OpCost("decode matvec", 2 * m * n, (m * n + n + m) * e, dtype,
-                  "each weight read once, one FMA per weight")
+    return OpCost(name="decode matvec", n_flops=2 * m * n, n_bytes=(m * n + n + m) * e, dtype=dtype,
+                  note="each weight read once, one FMA per weight")
 
 
 # --- the demonstration set -------------------------------------------------------------------

@@ -159,8 +159,18 @@ def test_decode_matvec_counts():
 
 
 def test_opcost_intensity_is_flops_over_bytes():
-    op = ops.OpCost("x", 10, 4)
+    op = ops.OpCost(name="x", n_flops=10, n_bytes=4)
     assert op.intensity == 2.5
+
+
+def test_an_operators_cost_and_a_kernels_accounting_are_one_type():
+    from rooflinelib.measure import accounting
+    from rooflinelib.model import Work
+    assert accounting.Work is Work and issubclass(ops.OpCost, Work)
+    op = ops.vector_add(1000)
+    assert op.gbps(1e-6) == op.n_bytes / 1e-6 / 1e9 and op.gflops(1e-6) == 1000 / 1e-6 / 1e9
+    assert ops.OpCost(name="copy", n_flops=0, n_bytes=8).intensity == 0.0
+    assert math.isinf(Work(1.0, 0.0).intensity)
 
 
 # --- every figure of the course's intensity tables ---------------------------------------------

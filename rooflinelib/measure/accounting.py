@@ -12,7 +12,7 @@ profiler.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..model import Work  # the one FLOPs-and-bytes pair
 
 FP32_BYTES = 4
 FP64_BYTES = 8
@@ -28,25 +28,6 @@ CHUNK_BYTES = VECTOR_BYTES * CHUNK_VECTORS  # 16 KiB: the step between working-s
 
 #: Bytes one element of the sweep moves through DRAM: one float32 read, one float32 written.
 SWEEP_BYTES_PER_ELEMENT = 2 * FP32_BYTES
-
-
-@dataclass(frozen=True)
-class Work:
-    """What one launch does: ``n_flops`` operations and ``n_bytes`` bytes moved."""
-
-    n_flops: float
-    n_bytes: float
-
-    @property
-    def intensity(self) -> float:
-        """FLOP/byte; 0 for a kernel that moves bytes and does no arithmetic."""
-        return self.n_flops / self.n_bytes if self.n_bytes else float("inf")
-
-    def gflops(self, seconds: float) -> float:
-        return self.n_flops / seconds / 1e9
-
-    def gbps(self, seconds: float) -> float:
-        return self.n_bytes / seconds / 1e9
 
 
 def copy_work(n_vectors: int) -> Work:
