@@ -23,17 +23,17 @@ from .record import Experiment, Variant, load_experiments, recorded_experiments,
 
 #: Every experiment, with the notebook that shows it and what it shows.
 CATALOGUE = {
-    "chains": ("03", "independent against dependent FMA chains"),
+    "chains": ("03", "independent against dependent FMA chains, at full and at low occupancy"),
     "traps": ("03", "float64 promotion and range bookkeeping: rates and SASS (GPU only)"),
     "softmax": ("04", "three-pass against fused softmax: the predicted 2.5x"),
     "transpose": ("04", "the transpose ladder: naive, tiled, padded, against a copy"),
-    "launch": ("06", "pitfall 1: a 4096-element vector add against a large one"),
+    "launch": ("06", "pitfall 1: a launch taken apart (kernel, host dispatch, device cost)"),
     "starved": ("06", "pitfall 1: the sweep kernel with too little parallelism"),
     "overlap": ("06", "pitfall 2: two phases in sequence against one overlapped pass"),
     "cache": ("06", "pitfall 3: a cache-resident working set against a DRAM-sized one"),
     "transcendental": ("06", "pitfall 5: exp against FMA"),
     "strided": ("06", "pitfall 6: useful bytes of strided reads"),
-    "algorithm": ("06", "pitfall 7: an O(n^2) DFT at its roof against an O(n log n) FFT"),
+    "algorithm": ("06", "pitfall 7: direct O(n m) correlation against the FFT route"),
     "clocks": ("06", "pitfall 8: the same ceiling measured again and again"),
 }
 

@@ -29,28 +29,138 @@ def _share(fraction: float) -> str:
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:,.1f} us"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:,.2f} ms"
+    return f"{seconds * 1e6:,.1f} us" if seconds >= 1e-5 else f"{seconds * 1e6:.2f} us"
 
 
 # --- notebook 03 -----------------------------------------------------------------------------
 
-def chains(experiment) -> str:
-    """Where the FMA rate stops climbing as independent chains are added."""
-    rows = sorted(experiment.variants, key=lambda v: v.extra.get("chains", 0))
+def _level_off(rows, label=lambda v: v.name, why: bool = True) -> str:
+    """Where the rate of ``rows`` (sorted by chains) stops climbing, as a clause."""
     best = max(v.gflops for v in rows)
     level = next(v for v in rows if v.gflops >= LEVEL * best)
     first, widest = rows[0], rows[-1]
-    text = (f"{first.name}: {first.gflops:,.0f} GFLOP/s; {widest.name}: {widest.gflops:,.0f} GFLOP/s "
-            f"({widest.gflops / first.gflops:.1f}x).")
     if level is first:
-        return text + (" More chains did not help: one chain already kept the FMA units busy here, "
-                       "so this machine hid the FMA latency some other way (several threads per core, "
-                       "or a compiler that interleaved the loop).")
+        return ("more chains did not help: one chain already kept the FMA units busy here, so this "
+                "machine hid the FMA latency some other way (several threads per core, or a compiler "
+                "that interleaved the loop)")
     if level is widest and len(rows) > 1 and rows[-2].gflops < LEVEL * best:
-        return text + (f" Still climbing at the widest tried ({widest.name}): more independent "
-                       "chains might add more, and the ceiling may be higher than measured.")
-    return text + (f" The rate levels off from {level.name} on (within {1 - LEVEL:.0%} of the best): "
-                   f"that many FMAs in flight cover the latency, and more chains add nothing.")
+        return (f"still climbing at the widest tried ({label(widest)}): more independent chains might "
+                "add more, and the ceiling may be higher than measured")
+    return (f"the rate levels off from {label(level)} on (within {1 - LEVEL:.0%} of the best)"
+            + (": that many FMAs in flight cover the latency, and more chains add nothing" if why else ""))
+
+
+def _sm_clock_mhz(experiment):
+    before = experiment.device.get("before") or {}
+    clock = before.get("sm_clock_mhz") if isinstance(before, dict) else None
+    return float(clock) if isinstance(clock, (int, float)) and clock > 0 else None
+
+
+def _fp32_peak(experiment):
+    """The theoretical fp32 FMA peak (GFLOP/s) at the SM clock the run recorded, or None."""
+    clock, device = _sm_clock_mhz(experiment), experiment.device
+    try:
+        cc = tuple(int(x) for x in str(device.get("compute_capability", "")).split("."))
+        return pitfalls.fp32_peak_at_clock(int(device["sm_count"]), cc, clock) if clock else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _chain_label(variant) -> str:
+    chains = variant.extra.get("chains")
+    return f"{chains} chain{'s' if chains != 1 else ''}"
+
+
+def _cycles_per_step(variant, clock_mhz) -> float:
+    """SM cycles between two dependent steps of one chain: the run time over its steps."""
+    return variant.median_s * clock_mhz * 1e6 / variant.extra["dependent_steps"]
+
+
+def _stall_model(chains: int, latency_cycles: int) -> float:
+    """The fraction of the issue rate if a scheduler loses one cycle each time the warp it
+    issued from has no independent FMA left: a warp issues its chains' FMAs back to back and
+    stalls unless they cover the latency."""
+    return 1.0 if chains >= latency_cycles else chains / (chains + 1)
+
+
+def chains(experiment) -> str:
+    """Where the FMA rate stops climbing as independent chains are added; on a GPU run with
+    two occupancies, what one chain costs at each, and the code-generation trap beside them."""
+    clean = [v for v in experiment.variants if not v.extra.get("trap")]
+    settings = list(dict.fromkeys(v.extra.get("setting") for v in clean))
+    if settings == [None]:  # one setting (the CPU's): the rate against the chain count
+        rows = sorted(clean, key=lambda v: v.extra.get("chains", 0))
+        first, widest = rows[0], rows[-1]
+        clause = _level_off(rows)
+        return (f"{first.name}: {first.gflops:,.0f} GFLOP/s; {widest.name}: {widest.gflops:,.0f} GFLOP/s "
+                f"({widest.gflops / first.gflops:.1f}x). {clause[0].upper()}{clause[1:]}.")
+    peak, clock = _fp32_peak(experiment), _sm_clock_mhz(experiment)
+    scale = peak or max(v.gflops for v in clean)
+    basis = (f"of the {peak:,.0f} GFLOP/s fp32 peak at {clock:,.0f} MHz" if peak
+             else "of the best rate measured")
+    lines, groups = [], {}
+    for setting in settings:
+        rows = sorted((v for v in clean if v.extra.get("setting") == setting),
+                      key=lambda v: v.extra.get("chains", 0))
+        groups[setting] = rows
+        warps = rows[0].extra.get("warps_per_scheduler")
+        rates = ", ".join(f"{_chain_label(v)} {v.gflops:,.0f} ({v.gflops / scale:.2f})" for v in rows)
+        named = f" ({warps} warps per scheduler)" if warps and "warp" not in setting else ""
+        lines.append(f"{setting[0].upper()}{setting[1:]}{named}, GFLOP/s and fraction {basis}: {rates}; "
+                     f"{_level_off(rows, _chain_label, why=False)}.")
+    low = next((rows for rows in groups.values() if rows[0].extra.get("warps_per_scheduler") == 1), None)
+    latency = None
+    if low and clock and "dependent_steps" in low[0].extra:
+        one = low[0]
+        cycles = _cycles_per_step(one, clock)
+        latency = round(cycles)
+        best = max(v.gflops for v in low)
+        level = next(v for v in low if v.gflops >= LEVEL * best)
+        lines.append(f"With one warp per scheduler, {_chain_label(one)} issued a dependent FFMA every "
+                     f"{cycles:.1f} cycles ({one.gflops / scale:.3f} of the peak): no other warp can issue "
+                     "while the chain waits, so this rate measures the FFMA's latency"
+                     + (f"; the rate levels off at {_chain_label(level)}, about as many FMAs in flight as "
+                        "cycles of latency." if abs(level.extra.get("chains", 0) - cycles) <= 1 else "."))
+    full = next((rows for rows in groups.values() if (rows[0].extra.get("warps_per_scheduler") or 0) > 1), None)
+    if full and latency and full[0].gflops < LEVEL * scale:
+        fits = [(v, _stall_model(v.extra["chains"], latency)) for v in full]
+        model = ", ".join(f"{p:.2f}" for _, p in fits)
+        counts = ", ".join(str(v.extra["chains"]) for v, _ in fits)
+        measured = ", ".join(f"{v.gflops / scale:.2f}" for v, _ in fits)
+        worst = max(abs((v.gflops / scale) / p - 1) for v, p in fits)
+        warps = full[0].extra.get("warps_per_scheduler")
+        lines.append(f"With {warps} warps per scheduler, enough to cover a {latency}-cycle latency many times "
+                     f"over, one chain still reached only {full[0].gflops / scale:.2f} of the peak. A model in "
+                     "which a scheduler loses one cycle whenever the warp it issued from must wait gives "
+                     f"{model} for {counts} chains (measured {measured}): "
+                     + (f"it fits, to {worst:.0%}; NVIDIA does not document the scheduling policy, so this "
+                        "is a fit to the data, not an explanation of it." if worst <= TOLERANCE else
+                        "it does not fit this run, and NVIDIA documents no other policy to test."))
+    for trap in (v for v in experiment.variants if v.extra.get("trap")):
+        sass = trap.extra.get("sass") or {}
+        twin = next((v for v in clean if v.extra.get("chains") == trap.extra.get("chains")
+                     and v.extra.get("setting") == trap.extra.get("setting")), None)
+        text = f"'{trap.name}': {trap.gflops:,.0f} GFLOP/s"
+        if twin:
+            text += f", {trap.gflops / twin.gflops:.2f} of the fully unrolled kernel at the same occupancy"
+        ffma = sass.get("FFMA", 0)
+        # the bookkeeping that comes once per unrolled step: opcodes about as many as the FFMAs
+        per_step = {op: n for op, n in sass.items() if op != "FFMA" and ffma / 2 <= n <= 2 * ffma}
+        if ffma and per_step:
+            issued = (ffma + sum(per_step.values())) / ffma
+            text += (f". Its SASS has {ffma} FFMA, each beside one {', '.join(per_step)} "
+                     f"({', '.join(str(n) for n in per_step.values())} of them): {issued:.1f} instructions "
+                     "issued per FFMA, because NVVM unrolled only part of the loop and kept its 64-bit "
+                     f"counter beside every step. Issue slots alone cap it at {1 / issued:.2f} of the peak "
+                     f"(measured {trap.gflops / scale:.2f}"
+                     + (", below even that)" if trap.gflops / scale < (1 - TOLERANCE) / issued else ")"))
+            if clock and "dependent_steps" in trap.extra:
+                text += (f"; one dependent step took {_cycles_per_step(trap, clock):.0f} cycles, against the "
+                         f"{latency or 'few'} of the FFMA's latency: code generation, not latency")
+        lines.append(text + ".")
+    return "\n".join(lines)
 
 
 def _datasheet_ratio(device_name: str, fast: str, slow: str):
@@ -244,16 +354,41 @@ def transpose(experiment) -> str:
 # --- notebook 06 -----------------------------------------------------------------------------
 
 def launch(experiment) -> str:
-    """The small vector add against the large one: same intensity, same roof."""
-    small, large = experiment.variants[0], experiment.variants[-1]
+    """The small vector add against the large one (same intensity, same roof), and, where the
+    run took the launch apart, the host's dispatch per library against the device's own cost."""
+    kernels = [v for v in experiment.variants if v.extra.get("part", "kernel") == "kernel"]
+    small, large = kernels[0], kernels[-1]
     share = small.gbps / large.gbps
-    text = (f"The small add took {_ms(small.median_s)} and moved bytes at {_share(share)} of the large "
-            f"one's rate, at the same intensity and under the same roof.")
+    spread = f" (its repeats spread by {small.spread:.0%})" if small.spread > 0.25 else ""
+    text = (f"The small add took {_ms(small.median_s)}{spread} and moved bytes at {_share(share)} of the "
+            "large one's rate, at the same intensity and under the same roof.")
     if share < 0.1:
-        return text + " Its time is a fixed start-up cost, not bytes: it is latency-bound."
-    if share < 0.5:
-        return text + " The fixed start-up cost is a large part of its time."
-    return text + " The start-up cost is small on this machine, so the pitfall barely shows at this size."
+        text += " Its time is a fixed start-up cost, not bytes: it is latency-bound."
+    elif share < 0.5:
+        text += " The fixed start-up cost is a large part of its time."
+    else:
+        text += " The start-up cost is small on this machine, so the pitfall barely shows at this size."
+    dispatch = [v for v in experiment.variants if v.extra.get("part") == "host dispatch"]
+    device = next((v for v in experiment.variants if v.extra.get("part") == "device"), None)
+    if not dispatch and device is None:
+        return text
+    lines = [text]
+    if dispatch:
+        lines.append("Host dispatch of an empty kernel, per launch (wall clock over launches back to back): "
+                     + ", ".join(f"{v.extra.get('library', v.name)} {_ms(v.median_s)}" for v in dispatch) + ".")
+    if device is not None:
+        lines.append(f"The device's own cost of a launch (empty kernels inside a CUDA graph, no host work "
+                     f"between them): {_ms(device.median_s)} per kernel.")
+    numba = next((v for v in dispatch if "numba" in v.extra.get("library", "").lower()), None)
+    if device is not None and small.median_s > 10 * device.median_s:
+        lines.append(f"The small add's device-event time is {small.median_s / device.median_s:,.0f}x the device's "
+                     "cost of a launch"
+                     + (f" and {small.median_s / numba.median_s:.1f}x Numba's dispatch of an empty kernel"
+                        if numba else "")
+                     + ": device events around one tiny launch include the host's dispatch whenever the "
+                     "launch before it finished first, so most of this time is the host's side of the "
+                     "launch, not the GPU's.")
+    return "\n".join(lines)
 
 
 def starved(experiment) -> str:
@@ -334,21 +469,30 @@ def strided(experiment) -> str:
 
 
 def algorithm(experiment) -> str:
-    """Who won the race: the kernel near its roof or the one with fewer FLOPs."""
+    """Who won the race, the kernel's distance from its roof, and whether reaching the roof
+    would have changed the winner."""
     direct, fft = experiment.variants[0], experiment.variants[-1]
     fraction = direct.extra.get("fraction_of_fp32_peak")
     at = f" at {fraction:.0%} of its roof" if fraction else ""
     at_roof = direct.extra.get("seconds_at_100_percent")
+    flops = (f" with {direct.n_flops / fft.n_flops:,.0f}x fewer FLOPs"
+             if fft.n_flops and direct.n_flops > fft.n_flops else "")
     if fft.median_s < direct.median_s:
-        text = (f"The FFT route finished {direct.median_s / fft.median_s:.1f}x sooner than the direct "
+        text = (f"The FFT route{flops} finished {direct.median_s / fft.median_s:.1f}x sooner than the direct "
                 f"kernel{at}.")
         if at_roof and at_roof < fft.median_s:
             return text + (f" At 100% of its roof the direct kernel would need {_ms(at_roof)}, less than "
                            f"the FFT's {_ms(fft.median_s)}: at these sizes the FFT won through the direct "
                            "kernel's shortfall, not through the algorithm alone; grow n and m and the "
                            "FLOP ratio takes over.")
-        return text + (" It would win even against the direct kernel at 100% of its roof"
-                       + (f" ({_ms(at_roof)})" if at_roof else "") + ": fewer FLOPs beat a better-scored kernel.")
+        text += (" It would win even against the direct kernel at 100% of its roof"
+                 + (f" ({_ms(at_roof)}, {at_roof / fft.median_s:.2f}x the FFT's {_ms(fft.median_s)})"
+                    if at_roof else "") + ": no tuning of the direct kernel closes the gap; the algorithm does.")
+        if fraction and fraction < 0.5:
+            text += (f" This run's direct kernel was far from its roof, so it shows the bound, not an "
+                     f"efficient kernel losing: tuning could buy at most {1 / fraction:.0f}x, and that is "
+                     "not enough.")
+        return text
     return (f"The direct kernel{at} finished {fft.median_s / direct.median_s:.1f}x sooner than the FFT "
             "route at these sizes: the FLOP count favours the FFT, but its constant factors and memory "
             "traffic won here; grow n and m and the order flips.")
