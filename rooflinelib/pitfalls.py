@@ -2,19 +2,14 @@
 
 Notebook 06 sets each prediction here against a measurement from :mod:`rooflinelib.experiments`
 and hands the facts to :mod:`rooflinelib.triage`.  Every function is arithmetic on the
-catalogue (:mod:`rooflinelib.operators`) and the machine table; nothing here measures.
+catalogue (:mod:`rooflinelib.operators`) and the machine table, or reads the recorded H200 run
+(:func:`recorded_launch_costs`); nothing here measures.
 """
 from __future__ import annotations
 
 import math
 
 from . import operators
-
-#: A round figure for the cost of launching one GPU kernel (a few microseconds), used by the
-#: worked examples; it is an order of magnitude, not a measurement of any one machine.  What a
-#: launch really costs depends on the launch path (driver, Python binding, graphs), and notebook
-#: 06 measures it.
-LAUNCH_OVERHEAD_US = 4.0
 
 #: A GPU's L1 and L2 move global memory in 32-byte sectors (Nsight Compute's Kernel Profiling
 #: Guide); a CPU moves 64-byte cache lines.
@@ -26,19 +21,54 @@ CPU_LINE_BYTES = 64
 GPU_DRAM_ACCESS_BYTES = 64
 
 
-def launch_bound(n: int, machine, dtype: str = "fp32", launch_us: float = LAUNCH_OVERHEAD_US) -> dict:
-    """A vector add of ``n`` elements on ``machine``: its traffic time against a launch.
+def recorded_launch_costs() -> dict:
+    """What one launch cost on the recorded H200 run (the ``launch`` experiment of
+    ``rooflinelib/data/h200_experiments_numba.json``), taken apart.
+
+    Returns ``{"device_s": the device's own cost per kernel inside a CUDA graph, or None,
+    "host_dispatch_s": {library: the host's wall-clock dispatch of one empty kernel},
+    "source": one line naming the run}``.  Raises ``ValueError`` when no such run is shipped.
+    """
+    from .experiments.record import recorded_experiments
+    try:
+        run = recorded_experiments()["launch"]
+    except KeyError:
+        raise ValueError("launch: the recorded runs have no 'launch' experiment") from None
+    device = next((v.median_s for v in run.variants if v.extra.get("part") == "device"), None)
+    dispatch = {v.extra.get("library", v.name): v.median_s for v in run.variants
+                if v.extra.get("part") == "host dispatch"}
+    if device is None and not dispatch:
+        raise ValueError("launch: the recorded run does not take the launch apart (no device or "
+                         "host-dispatch rows)")
+    return {"device_s": device, "host_dispatch_s": dispatch,
+            "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}"}
+
+
+def launch_bound(n: int, machine, launch_s: float, dtype: str = "fp32") -> dict:
+    """A vector add of ``n`` elements on ``machine``: its traffic time against a launch that
+    costs ``launch_s`` (the device's own cost, or a host's dispatch: see
+    :func:`recorded_launch_costs`).
 
     Returns the bytes, the traffic time at the DRAM roof, the launch time, their ratio, and
     the fraction of the roof the kernel can reach when every launch is paid.
     """
+    if not launch_s > 0:
+        raise ValueError(f"launch_s: must be a positive number of seconds, got {launch_s!r}")
     op = operators.vector_add(n, dtype)
     roofline = machine.roofline("fp32", "dram")
     traffic_s = op.n_bytes / (roofline.peak_gbps * 1e9)
-    launch_s = launch_us * 1e-6
     return {"n": n, "n_bytes": op.n_bytes, "traffic_s": traffic_s, "launch_s": launch_s,
             "launch_over_traffic": launch_s / traffic_s,
             "fraction_of_roof": traffic_s / (traffic_s + launch_s)}
+
+
+def recorded_launch_bounds(n: int, machine) -> list:
+    """``(part, launch_s, launch_bound(...))`` for each launch cost of the recorded H200 run:
+    the device's own cost first, then each library's host dispatch."""
+    costs = recorded_launch_costs()
+    parts = ([("device's own cost (CUDA graph)", costs["device_s"])] if costs["device_s"] else [])
+    parts += [(f"host dispatch, {library}", s) for library, s in costs["host_dispatch_s"].items()]
+    return [(part, s, launch_bound(n, machine, s)) for part, s in parts]
 
 
 def strided_amplification(stride: int, element_bytes: int = 4,

@@ -13,13 +13,38 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Optional
 
 from .model import ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, Roofline
 
-#: A kernel shorter than this is dominated by launch overhead (about 4 us on current GPUs):
-#: at 10 us the launch is still 40% of the wall time.
+#: A kernel shorter than this, launched one at a time from Python, is bound by its launch.  The
+#: figure is set against the host's dispatch of one launch, measured on the H200 on 2026-12-01
+#: (rooflinelib/data/h200_experiments_numba.json and benchmarks/h200_probe_1201/
+#: experiments_chains_launch.json, experiment 'launch'): CuPy RawKernel 5.3-6.2 us, torch
+#: 6.5-8.0 us, Numba-CUDA 20.8-25.9 us per empty kernel.  A kernel shorter than CuPy's or torch's
+#: dispatch leaves the GPU waiting for the next launch (Numba's makes longer kernels wait too);
+#: the device's own cost, 0.64-0.69 us per kernel inside a CUDA graph, is what a graph leaves.
 LAUNCH_BOUND_US = 10.0
+
+
+@lru_cache(maxsize=None)
+def _dispatch_words() -> str:
+    """The host's dispatch of one launch on the recorded run, as words (the shipped figures;
+    a plain 'the host's dispatch of a launch' when none are shipped)."""
+    from .pitfalls import recorded_launch_costs
+    try:
+        costs = recorded_launch_costs()
+    except ValueError:
+        return "the host's dispatch of a launch"
+    dispatch = sorted(costs["host_dispatch_s"].values())
+    if not dispatch:
+        return "the host's dispatch of a launch"
+    span = (f"{dispatch[0] * 1e6:.1f} us" if len(dispatch) == 1 else
+            f"{dispatch[0] * 1e6:.1f}-{dispatch[-1] * 1e6:.1f} us")
+    device = (f"; the device's own cost is {costs['device_s'] * 1e6:.2f} us" if costs["device_s"] else "")
+    return (f"the host's dispatch of one launch from Python ({span} per launch, {costs['source']}"
+            f"{device})")
 
 #: Achieved occupancy below this leaves too few warps per scheduler to hide memory latency
 #: (under 16 of 64 warp slots on an sm_90 SM).
@@ -208,7 +233,8 @@ def _specific_findings(facts: KernelFacts) -> list:
             "launch- or latency-bound: the kernel is over before either roof matters",
             "Batch the work into fewer, larger launches, fuse it into a neighbour, capture it in a "
             "CUDA graph, or leave it on the CPU.",
-            f"it runs for {facts.duration_us:g} us, about as long as a launch (~4 us) itself", 1))
+            f"it runs for {facts.duration_us:g} us, under {LAUNCH_BOUND_US:g} us: the scale of "
+            f"{_dispatch_words()}", 1))
     if facts.blocks is not None and facts.sm_count is not None and facts.blocks < facts.sm_count:
         found.append(Finding(
             "the grid cannot fill the device, so most SMs sit idle",

@@ -6,13 +6,29 @@ from rooflinelib.machines import H200
 
 
 def test_launch_bound_vector_add_on_the_h200():
-    r = pitfalls.launch_bound(4096, H200)
+    r = pitfalls.launch_bound(4096, H200, 4e-6)
     assert r["n_bytes"] == 49_152  # the course: "moves 49 KB"
     assert r["traffic_s"] == pytest.approx(49_152 / 4.8e12)
     assert r["launch_over_traffic"] == pytest.approx(4e-6 / (49_152 / 4.8e12))
     assert r["fraction_of_roof"] < 0.003
-    big = pitfalls.launch_bound(2 ** 26, H200)
+    big = pitfalls.launch_bound(2 ** 26, H200, 4e-6)
     assert big["fraction_of_roof"] > 0.97  # 168 us of traffic against a 4 us launch
+    with pytest.raises(ValueError, match="launch_s"):
+        pitfalls.launch_bound(4096, H200, 0.0)
+
+
+def test_recorded_launch_costs_take_the_launch_apart():
+    costs = pitfalls.recorded_launch_costs()
+    # the H200 run of 2026-12-01: the device's own cost in a CUDA graph is under a microsecond,
+    # and every library's host dispatch of an empty kernel costs several times that
+    assert 0 < costs["device_s"] < 1e-6
+    assert set(costs["host_dispatch_s"]) >= {"Numba-CUDA", "CuPy RawKernel"}
+    assert all(s > 5 * costs["device_s"] for s in costs["host_dispatch_s"].values())
+    assert costs["host_dispatch_s"]["Numba-CUDA"] > costs["host_dispatch_s"]["CuPy RawKernel"]
+    assert costs["source"] == "recorded on NVIDIA H200 on 2026-12-01"
+    bounds = pitfalls.recorded_launch_bounds(4096, H200)
+    assert bounds[0][0] == "device's own cost (CUDA graph)" and bounds[0][1] == costs["device_s"]
+    assert [b[2]["launch_s"] for b in bounds[1:]] == list(costs["host_dispatch_s"].values())
 
 
 @pytest.mark.parametrize("stride, gpu, cpu", [(1, 1, 1), (2, 2, 2), (8, 8, 8), (16, 8, 16), (64, 8, 16)])

@@ -87,6 +87,13 @@ def test_interconnect_outranks_the_kernel():
     assert triage(facts).pitfalls == [9, 1]
 
 
+def test_the_launch_finding_quotes_the_recorded_dispatch_and_device_cost():
+    text = triage(KernelFacts(duration_us=5.0)).text()
+    # the figures of the recorded H200 run, host and device apart, never a typed round figure
+    assert "host's dispatch of one launch from Python (6.2-25.9 us per launch" in text, text
+    assert "recorded on NVIDIA H200 on 2026-12-01" in text and "device's own cost is 0.64 us" in text
+
+
 def test_thresholds_are_edges():
     assert 1 not in triage(KernelFacts(duration_us=10.0)).pitfalls
     assert 1 in triage(KernelFacts(duration_us=9.99)).pitfalls
