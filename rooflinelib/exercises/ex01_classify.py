@@ -285,10 +285,15 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
 
 # --- Part C: where the roofline is silent -----------------------------------------------------
 
-#: C1, the tiny launch (pitfall 1): a 4096-element vector add on a 4 TB/s GPU.
+#: C1, the tiny launch (pitfall 1): a 4096-element vector add on a 4 TB/s GPU, launched from
+#: Python one kernel at a time.  The launch overhead is the host's dispatch of one launch, not
+#: the GPU's own cost: CuPy's RawKernel measured 5.3-6.2 us per launch on the H200 on 2026-12-01
+#: (rooflinelib/data/h200_experiments_numba.json and benchmarks/h200_probe_1201/
+#: experiments_chains_launch.json, experiment 'launch'; torch 6.5-8.0 us, Numba-CUDA
+#: 20.8-25.9 us), against 0.64-0.69 us of device cost per kernel inside a CUDA graph.
 TINY_N = 4096
 TINY_GBPS = 4_000.0
-LAUNCH_OVERHEAD_S = 4e-6
+LAUNCH_OVERHEAD_S = 6e-6
 
 #: C2, the kernel at 13% of its roof: counted FLOPs and bytes, and a measured time.
 SLOW_FLOPS = 8.0e10
@@ -310,7 +315,7 @@ def given_part_c() -> Table:
     """Part C's given data, for the notebook to print."""
     return Table(("case", "given"), (
         ("C1", f"vector add of {TINY_N} fp32 elements; HBM {TINY_GBPS / 1000:g} TB/s; "
-               f"launch overhead {LAUNCH_OVERHEAD_S * 1e6:g} µs"),
+               f"launch overhead {LAUNCH_OVERHEAD_S * 1e6:g} µs (the host's dispatch of one launch)"),
         ("C2", f"fp32 kernel: {SLOW_FLOPS:.2g} FLOPs, {SLOW_BYTES:.2g} bytes, measured "
                f"{SLOW_SECONDS * 1e3:g} ms, on the exercise GPU"),
         ("C3", f"{ROW_PASSES} read passes over each {ROW_ELEMENTS}-element fp32 row, "
