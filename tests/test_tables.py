@@ -66,8 +66,11 @@ def _ceilings_columns(text):
 def test_ceilings_table_says_which_timing_rule_each_rate_uses():
     from rooflinelib import results
     recorded = results.recorded("ceilings", "numba")
-    header, _ = _ceilings_columns(tables.ceilings_table(recorded))
-    assert "rule" not in header  # recorded before the rule was stored: the old columns
+    header, rows = _ceilings_columns(tables.ceilings_table(recorded))
+    assert rows["dram"][header.index("rule")] == "median"  # the GPU's rule, as the run recorded it
+    older = dict(recorded, details=[{k: v for k, v in d.items() if k != "rule"} for d in recorded["details"]])
+    header, _ = _ceilings_columns(tables.ceilings_table(older))
+    assert "rule" not in header  # a result recorded before the rule was stored: the old columns
     with_rules = dict(recorded, details=[dict(d, rule="best" if d["name"] == "dram" else "median")
                                          for d in recorded["details"]])
     text = tables.ceilings_table(with_rules)
