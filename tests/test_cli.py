@@ -134,7 +134,7 @@ def test_datasheet_machine_without_a_gpu():
     assert machine["peak_gbps"] == h200.ceiling("dram").value
     assert machine["ridge"] == pytest.approx(h200.ridge("bf16-tensor"))
     sides = [k["side"] for k in json.loads(result.stdout)["kernels"]]
-    # Against the bf16 tensor roof, unfused attention is memory-bound (seed 000, section 3).
+    # Against the bf16 tensor roof, unfused attention is memory-bound (notebook 02).
     assert sides == ["memory", "memory", "memory", "memory", "compute", "compute"]
 
 

@@ -1,8 +1,8 @@
 """``roofline measure`` (Lab 1) and ``roofline sweep`` (Lab 2).
 
-Both print progress on stderr and the seed's tables on stdout (or, with ``--json``, the
-result itself), and with ``--out FILE`` store the result for the notebooks and for
-``roofline plot --ceilings FILE``.  Registered in :mod:`rooflinelib.cli`; the tables they
+Both print progress on stderr and the tables of notebooks 03 and 04 on stdout (or, with
+``--json``, the result itself), and with ``--out FILE`` store the result for the notebooks and
+for ``roofline plot --ceilings FILE``.  Registered in :mod:`rooflinelib.cli`; the tables they
 print are :func:`rooflinelib.tables.ceilings_table` and :func:`rooflinelib.tables.sweep_tables`.
 """
 from __future__ import annotations
