@@ -4,7 +4,6 @@ verified-run protocol as Lab 1 and Lab 2 use them.  The simulator gives no timin
 fake timing stands in for the device events; only the plumbing is under test here.
 Prints one JSON line: the ceilings and sweep results.  Run by tests/test_measure_sim.py.
 """
-import contextlib
 import json
 import os
 
@@ -14,6 +13,7 @@ import numpy as np  # noqa: E402
 
 from rooflinelib.measure import engine, registry  # noqa: E402
 from rooflinelib.measure.accounting import CHUNK_BYTES  # noqa: E402
+from rooflinelib.measure.provenance import NoClock  # noqa: E402
 from rooflinelib.measure.sweep import sweep_point  # noqa: E402
 from rooflinelib.measure.timing import Timing  # noqa: E402
 
@@ -22,16 +22,6 @@ engine.FP32_CONFIGS = ((4, 2),)
 engine.FP32_ITER = engine.FP64_ITER = 2
 engine.FP64_CONFIGS = ((4, 2),)
 engine.BLOCK = 32
-
-
-class _NoClock:
-    median_mhz = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 class TinyGpu(engine.NumbaGpu):
@@ -55,7 +45,7 @@ class TinyGpu(engine.NumbaGpu):
         return Timing((1e-3, 1e-3, 1.1e-3))
 
     def clock_sampler(self):
-        return contextlib.nullcontext(_NoClock())
+        return NoClock()
 
     def shared_runs(self, unroll=4, n_pass=2):
         return super().shared_runs(unroll=unroll, n_pass=n_pass)

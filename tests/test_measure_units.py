@@ -183,12 +183,9 @@ class _FakeSweepGpu:
     time, and the 'kernel' copies x into y unless told to corrupt it."""
 
     def __new__(cls, seconds_by_vpt, corrupt_vpt=None):
-        import contextlib
-
         from rooflinelib.measure import engine
 
-        class _NoClock:
-            median_mhz = None
+        from rooflinelib.measure.provenance import NoClock
 
         class Fake(engine._GpuBase):
             name = "fake"
@@ -211,7 +208,7 @@ class _FakeSweepGpu:
                 return sum(1 for p, q in zip(a, b) if p != q)
 
             def clock_sampler(self):
-                return contextlib.nullcontext(_NoClock())
+                return NoClock()
 
             def time(self, launch, repeats=None):
                 launch()
@@ -262,14 +259,11 @@ def test_sweep_point_fails_if_any_variant_fails_verification():
 
 
 def test_the_protocol_poisons_times_the_first_call_apart_and_verifies_before_timing():
-    import contextlib
-
     from rooflinelib.measure.errors import VerificationError
     from rooflinelib.measure.protocol import Run, measure_run
     calls = []
 
-    class _NoClock:
-        median_mhz = None
+    from rooflinelib.measure.provenance import NoClock
 
     class Backend:
         def first_call(self, launch):
@@ -278,7 +272,7 @@ def test_the_protocol_poisons_times_the_first_call_apart_and_verifies_before_tim
             return 0.5
 
         def clock_sampler(self):
-            return contextlib.nullcontext(_NoClock())
+            return NoClock()
 
         def time(self, launch, repeats=None):
             calls.append("timed")
@@ -345,11 +339,8 @@ class _FakeBackend:
         return Timing((1.0, 1.0, 1.0))
 
     def clock_sampler(self):
-        import contextlib
-
-        class _NoClock:
-            median_mhz = None
-        return contextlib.nullcontext(_NoClock())
+        from rooflinelib.measure.provenance import NoClock
+        return NoClock()
 
     def theoretical(self, mhz):
         return {}

@@ -313,18 +313,6 @@ def _require(ok, what):
 CPU_KS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
-class _NoClock:
-    """The CPU backend reads no SM clock while it times."""
-
-    median_mhz = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 class CpuBackend:
     """Numba's parallel CPU target, on every core Numba uses
     (:class:`rooflinelib.measure.backend.Backend`)."""
@@ -377,7 +365,8 @@ class CpuBackend:
         return time_in_window(launch, repeats or self.repeats, self.warmup, self.window_s)
 
     def clock_sampler(self):
-        return _NoClock()
+        from .provenance import NoClock
+        return NoClock()
 
     def theoretical(self, clock_mhz) -> dict:
         return {}

@@ -141,6 +141,18 @@ def gpu_snapshot() -> dict:
     return _snapshot_smi()
 
 
+class NoClock:
+    """A clock sampler for a backend that reads no SM clock (the CPU): ``median_mhz`` is None."""
+
+    median_mhz = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 class ClockSampler:
     """Samples the SM clock in a background thread while a kernel runs (NVML only).
 
