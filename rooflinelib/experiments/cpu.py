@@ -3,8 +3,9 @@
 The CPU stands in for the GPU when there is none: the same questions, asked of cores, SIMD
 lanes, caches and DRAM instead of SMs, warps, L2 and HBM.  Every kernel verifies its output
 (bit for bit where the arithmetic is exact, against a float64 reference within a stated
-tolerance where it is not) before its time is kept, and every time is the median of
-``repeats`` runs after a warm-up (:func:`rooflinelib.measure.timing.time_on_host`).
+tolerance where it is not) before and after it is timed, by the verified-run protocol on the CPU
+backend (:func:`rooflinelib.measure.protocol.measure_run`); every row keeps the median of
+``repeats`` trials after a warm-up.
 
 FLOPs and bytes come from :mod:`rooflinelib.operators` where the catalogue has the operator,
 and are stated next to the kernel otherwise.
@@ -17,9 +18,10 @@ from functools import lru_cache
 from .. import operators
 from ..pitfalls import fft_correlation_flops, fft_length
 from ..measure.checks import fill_values, fma_peak_expected
-from ..measure.errors import VerificationError
+from ..measure.protocol import Run, measure_run
 from ..measure.provenance import cpu_provenance, now_iso
-from ..measure.timing import Stopwatch, time_on_host
+from ..measure.timing import Stopwatch
+from ..model import Work
 from .record import Experiment, Variant
 
 _FAST = {"contract"}  # allow a*b+c to become one FMA; nothing else is relaxed
@@ -38,11 +40,6 @@ def _device() -> dict:
     return cpu_provenance(_threads())
 
 
-def _require(ok, what: str):
-    if not ok:
-        raise VerificationError(f"verification: {what}")
-
-
 def _data(n: int):
     import numpy as np
     return fill_values(np.arange(n, dtype=np.int64)).astype(np.float32)
@@ -53,11 +50,22 @@ def _elements(size_mib: float, multiple: int = 4096) -> int:
     return max(multiple, n - n % multiple)
 
 
-def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, **extra) -> Variant:
-    """Time an already verified ``run`` and make its row."""
-    timing = time_on_host(run, repeats, warmup)
-    return Variant(name, float(n_flops), float(n_bytes), timing.median_s, timing.spread,
-                   timing.repeats, True, dict(extra))
+def _unless(ok: bool, what: str):
+    """A check's answer: None when ``ok``, else what is wrong."""
+    return None if ok else what
+
+
+def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, *, check, poison=None,
+           **extra) -> Variant:
+    """One experiment kernel by the verified-run protocol on the CPU backend: ``check()``
+    returns None when the output is right (before and after the timed runs), else what is
+    wrong.  The row keeps the median of ``repeats`` trials, no window of seconds."""
+    from ..measure.cpu import CpuBackend
+    backend = CpuBackend(repeats=repeats, warmup=warmup, window_s=0.0)
+    m = measure_run(backend, name, "compute", Run(run, check, Work(float(n_flops), float(n_bytes)), name,
+                                                  poison=poison))
+    return Variant(name, float(n_flops), float(n_bytes), m.timing.median_s, m.timing.spread,
+                   m.timing.repeats, True, dict(extra, first_call_s=m.first_call_s))
 
 
 def _experiment(name, title, variants, notes=(), **extra) -> Experiment:
@@ -115,10 +123,11 @@ def run_chains(progress=None, widths=CHAIN_WIDTHS, target_s: float = 0.05, repea
         out.fill(-1)
         kernel(out, one, zero, trips)
         expected = fma_peak_expected(np.arange(tasks), width)
-        _require(np.array_equal(out.astype(np.int64), expected), f"chains={width}: wrong sums")
         variants.append(_timed(f"{width} chain{'s' if width > 1 else ''}",
                                lambda: kernel(out, one, zero, trips),
-                               2.0 * tasks * trips * width, 0.0, repeats, chains=width, trips=trips))
+                               2.0 * tasks * trips * width, 0.0, repeats,
+                               check=lambda: _unless(np.array_equal(out.astype(np.int64), expected), "wrong sums"),
+                               poison=lambda: out.fill(-1), chains=width, trips=trips))
         _say(progress, f"  {width} chains: {variants[-1].gflops:,.1f} GFLOP/s")
     return _experiment("chains", "FMA rate against the number of independent chains", variants,
                        ["One chain waits for each FMA to finish before the next can start "
@@ -184,14 +193,17 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
     fused(x, yf)
     reference = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     reference /= reference.sum(axis=1, keepdims=True)
-    for name, got in (("3-pass", y3), ("fused", yf)):
+
+    def close(got):
         error = float(np.max(np.abs(got - reference) / reference))
-        _require(error < 1e-4, f"softmax {name}: relative error {error:.2e} against float64")
+        return _unless(error < 1e-4, f"relative error {error:.2e} against float64")
+
     variants = []
-    for name, fused_flag, run in (("3-pass", False, lambda: three_pass(x, scratch, y3, row_max, row_sum)),
-                                  ("fused", True, lambda: fused(x, yf))):
+    for name, fused_flag, run, got in (("3-pass", False, lambda: three_pass(x, scratch, y3, row_max, row_sum), y3),
+                                       ("fused", True, lambda: fused(x, yf), yf)):
         cost = operators.softmax(rows * cols, fused=fused_flag, dtype="fp32")
-        variants.append(_timed(name, run, cost.n_flops, cost.n_bytes, repeats, rows=rows, cols=cols))
+        variants.append(_timed(name, run, cost.n_flops, cost.n_bytes, repeats, check=lambda g=got: close(g),
+                               poison=lambda g=got: g.fill(np.nan), rows=rows, cols=cols))
         _say(progress, f"  softmax {name}: {variants[-1].gbps:,.1f} GB/s")
     predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
     # The two rates that bound a softmax here, measured in the same run: the copy bandwidth
@@ -252,17 +264,15 @@ def run_transpose(progress=None, n: int = 4096, repeats=REPEATS) -> Experiment:
     padded = padded_store[:, :n]  # rows n + 16 floats apart: no power-of-two stride
     copy, naive, tiled = _transpose_kernels()
     expected = a.T
-    copy(a, out)
-    _require(np.array_equal(out, a), "copy differs")
     checks = (("naive", naive, out), ("tiled", tiled, out), ("tiled + padded", tiled, padded))
-    for name, kernel, target in checks:
-        target[:] = -1
-        kernel(a, target)
-        _require(np.array_equal(target, expected), f"transpose {name} differs from a.T")
     moved = 2.0 * 4 * n * n  # each element read once and written once
-    variants = [_timed("copy", lambda: copy(a, out), 0, moved, repeats, n=n)]
+    variants = [_timed("copy", lambda: copy(a, out), 0, moved, repeats,
+                       check=lambda: _unless(np.array_equal(out, a), "copy differs"),
+                       poison=lambda: out.fill(-1), n=n)]
     for name, kernel, target in checks:
-        variants.append(_timed(name, lambda k=kernel, t=target: k(a, t), 0, moved, repeats, n=n))
+        variants.append(_timed(name, lambda k=kernel, t=target: k(a, t), 0, moved, repeats,
+                               check=lambda t=target: _unless(np.array_equal(t, expected), "differs from a.T"),
+                               poison=lambda t=target: t.fill(-1), n=n))
         _say(progress, f"  transpose {name}: {variants[-1].gbps:,.1f} GB/s")
     return _experiment("transpose", "The transpose ladder against a copy", variants,
                        ["Zero FLOPs: the only score is the fraction of the copy's bandwidth.",
@@ -300,11 +310,11 @@ def run_launch(progress=None, small: int = 4096, large_mib: float = 64, repeats:
                              ("large, parallel", _elements(large_mib), parallel_add)):
         a, b = _data(n), _data(n)[::-1].copy()
         c = np.empty_like(a)
-        kernel(a, b, c)
-        _require(np.array_equal(c, a + b), f"vector add ({label}) differs")
         cost = operators.vector_add(n, "fp32")
         variants.append(_timed(label, lambda k=kernel, x=a, y=b, z=c: k(x, y, z),
-                               cost.n_flops, cost.n_bytes, repeats, elements=n))
+                               cost.n_flops, cost.n_bytes, repeats,
+                               check=lambda x=a, y=b, z=c: _unless(np.array_equal(z, x + y), "differs"),
+                               poison=lambda z=c: z.fill(-1), elements=n))
         _say(progress, f"  vector add {label}: {variants[-1].median_s * 1e6:,.1f} us")
     return _experiment("launch", "Vector add: a few thousand elements against many millions", variants,
                        ["Both sizes have I = 1/12 FLOP/byte, so the roofline gives both the "
@@ -348,12 +358,11 @@ def run_starved(progress=None, k: int = 64, size_mib: float = 16, repeats=REPEAT
     kernel = _chunked_sweep(k)
     variants = []
     for chunks in (1, threads * 8):
-        y.fill(-1)
-        kernel(x, y, one, zero, chunks)
-        _require(np.array_equal(x, y), f"sweep k={k} with {chunks} tasks changed the data")
         variants.append(_timed(f"{chunks} parallel task{'s' if chunks > 1 else ''}",
                                lambda c=chunks: kernel(x, y, one, zero, c),
-                               2.0 * k * n, 8.0 * n, repeats, chunks=chunks, k=k))
+                               2.0 * k * n, 8.0 * n, repeats,
+                               check=lambda: _unless(np.array_equal(x, y), "changed the data"),
+                               poison=lambda: y.fill(-1), chunks=chunks, k=k))
         _say(progress, f"  sweep k={k}, {chunks} tasks: {variants[-1].gflops:,.1f} GFLOP/s")
     return _experiment("starved", f"Sweep kernel K={k}: one task against {threads * 8}", variants,
                        [f"This machine has {threads} thread(s) for Numba; a GPU has thousands of "
@@ -390,19 +399,31 @@ def run_overlap(progress=None, size_mib: float = 64, repeats=REPEATS) -> Experim
     k = min(OVERLAP_KS, key=lambda kk: abs(math.log(kk / max(balanced, 1e-9))))
     trips = max(1, k * n // (tasks * 64))  # the same FLOPs as the sweep at this K
     sweep = _chunked_sweep(k)
-    y.fill(-1)
-    sweep(x, y, one, zero, tasks)
-    _require(np.array_equal(x, y), f"sweep k={k} changed the data")
-    fma(out, one, zero, trips)
-    _require(np.array_equal(out.astype(np.int64), fma_peak_expected(np.arange(tasks), 64)),
-             "FMA phase: wrong sums")
+    want = fma_peak_expected(np.arange(tasks), 64)
+
+    def data_kept():
+        return _unless(np.array_equal(x, y), f"sweep k={k} or copy changed the data")
+
+    def fma_right():
+        return _unless(np.array_equal(out.astype(np.int64), want), "FMA phase: wrong sums")
+
+    def poison_y():
+        y.fill(-1)
+
+    def poison_both():
+        y.fill(-1)
+        out.fill(-1)
+
     flops, moved = 2.0 * tasks * trips * 64, 8.0 * n
     variants = [
-        _timed("memory phase alone", lambda: copy(x, y, one, zero, tasks), 0, moved, repeats),
-        _timed("compute phase alone", lambda: fma(out, one, zero, trips), flops, 0, repeats),
+        _timed("memory phase alone", lambda: copy(x, y, one, zero, tasks), 0, moved, repeats,
+               check=data_kept, poison=poison_y),
+        _timed("compute phase alone", lambda: fma(out, one, zero, trips), flops, 0, repeats,
+               check=fma_right, poison=lambda: out.fill(-1)),
         _timed("one after the other", lambda: (copy(x, y, one, zero, tasks), fma(out, one, zero, trips)),
-               flops, moved, repeats),
-        _timed("overlapped (sweep kernel)", lambda: sweep(x, y, one, zero, tasks), flops, moved, repeats),
+               flops, moved, repeats, check=lambda: data_kept() or fma_right(), poison=poison_both),
+        _timed("overlapped (sweep kernel)", lambda: sweep(x, y, one, zero, tasks), flops, moved, repeats,
+               check=data_kept, poison=poison_y),
     ]
     for v in variants:
         _say(progress, f"  {v.name}: {v.median_s * 1e3:,.2f} ms")
@@ -448,10 +469,10 @@ def run_cache(progress=None, small_kib: float = 32, large_mib: float = 64, sizes
     for label, n, passes in sizes or _cache_sizes(small_kib, large_mib):
         x = _data(n)
         y = np.empty_like(x)
-        kernel(x, y, passes, tasks)
-        _require(np.array_equal(x, y), f"copy of {label} differs")
         variants.append(_timed(label, lambda a=x, b=y, p=passes: kernel(a, b, p, tasks),
-                               0.0, 8.0 * n * passes, repeats, elements=n, passes=passes))
+                               0.0, 8.0 * n * passes, repeats,
+                               check=lambda a=x, b=y: _unless(np.array_equal(a, b), "copy differs"),
+                               poison=lambda b=y: b.fill(-1), elements=n, passes=passes))
         _say(progress, f"  {label}: {variants[-1].gbps:,.1f} GB/s")
     return _experiment("cache", "Cache-resident against DRAM-sized working set", variants,
                        ["Both move the same number of bytes through the core. Only the "
@@ -488,19 +509,17 @@ def run_transcendental(progress=None, target_s: float = 0.05, repeats=REPEATS) -
     import numpy as np
     tasks = _threads() * 4
     out = np.empty(tasks, np.float32)
-    exp_chains, fma = _exp_kernels(), _chains_kernel(64)
-    zero, one = np.float32(0), np.float32(1)
+    exp_chains = _exp_kernels()
+    zero = np.float32(0)
     exp_chains(out, zero, 10)
     with Stopwatch() as probe:
         exp_chains(out, zero, 2000)
     trips = int(max(100, 2000 * target_s / max(probe.seconds, 1e-9)))
-    out.fill(-1)
-    exp_chains(out, zero, trips)
     t = np.arange(tasks)
     expected = 64 * (t % 64) + 64 * 63 // 2 + 64 * trips
-    _require(np.array_equal(out.astype(np.int64), expected), "exp chains: wrong sums")
     exp_variant = _timed("exp", lambda: exp_chains(out, zero, trips), float(tasks) * 64 * trips, 0,
-                         repeats, trips=trips, note="one exp counted as 1 operation")
+                         repeats, check=lambda: _unless(np.array_equal(out.astype(np.int64), expected), "wrong sums"),
+                         poison=lambda: out.fill(-1), trips=trips, note="one exp counted as 1 operation")
     fma_rate = run_chains(widths=(64,), target_s=target_s, repeats=repeats).variants[0]
     fma_variant = Variant("FMA", fma_rate.n_flops, 0.0, fma_rate.median_s, fma_rate.spread,
                           fma_rate.repeats, True, dict(fma_rate.extra))
@@ -543,12 +562,12 @@ def run_strided(progress=None, size_mib: float = 128, strides=STRIDES, repeats=R
     partial = np.empty(tasks, np.float64)
     variants = []
     for stride in strides:
-        kernel(x, stride, partial)
         count = (n // stride) // tasks * tasks
         expected = float(np.sum(x[: count * stride: stride], dtype=np.float64))
-        _require(float(np.sum(partial)) == expected, f"stride {stride}: wrong sum")
         variants.append(_timed(f"stride {stride}", lambda s=stride: kernel(x, s, partial),
-                               float(count), 4.0 * count, repeats, stride=stride))
+                               float(count), 4.0 * count, repeats,
+                               check=lambda e=expected: _unless(float(np.sum(partial)) == e, "wrong sum"),
+                               poison=lambda: partial.fill(np.nan), stride=stride))
         _say(progress, f"  stride {stride}: {variants[-1].gbps:,.2f} useful GB/s")
     return _experiment("strided", "Useful bandwidth of strided reads", variants,
                        ["Bytes counted are the useful ones: 4 per element read. The memory "
@@ -600,25 +619,31 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
         spectrum = np.fft.rfft(signal, length) * np.conj(np.fft.rfft(taps, length))
         return np.fft.irfft(spectrum, length)[:n]
 
-    direct(signal, taps, out)
     reference = np.correlate(signal.astype(np.float64), taps.astype(np.float64), "valid")[:n]
     scale = float(np.max(np.abs(reference)))
-    for name, got in (("direct", out), ("FFT", via_fft())):
+    result = {}
+
+    def close(got):
         error = float(np.max(np.abs(got - reference))) / scale
-        _require(error < 1e-4, f"correlation {name}: error {error:.2e} of the largest output")
+        return _unless(error < 1e-4, f"error {error:.2e} of the largest output")
+
+    def fft_route():
+        result["fft"] = via_fft()
+
     fft_flops = fft_correlation_flops(length)
     # The ceiling is the best of a few measurements, as a ceiling always is (ERT reports the
     # best configuration): a busy moment can only make a run slower, never faster.
-    backend = CpuBackend(repeats=3)
+    backend = CpuBackend(repeats=3, window_s=0.0)  # three short trials, three times: no window of seconds
     peak = max(measure_best(backend, "fp32", "compute", backend.fma_runs("fp32", target_s=0.05)).value
                for _ in range(3))
     timed_direct = _timed("direct O(n m)", lambda: direct(signal, taps, out), 2.0 * n * m,
-                          4.0 * (2 * n + 2 * m), repeats)
+                          4.0 * (2 * n + 2 * m), repeats, check=lambda: close(out), poison=lambda: out.fill(np.nan))
     direct_row = Variant(timed_direct.name, timed_direct.n_flops, timed_direct.n_bytes,
                          timed_direct.median_s, timed_direct.spread, timed_direct.repeats, True,
                          {"fraction_of_fp32_peak": timed_direct.gflops / peak,
                           "seconds_at_100_percent": timed_direct.n_flops / (peak * 1e9)})
-    fft_row = _timed("FFT O(L log L)", via_fft, fft_flops, 0.0, repeats, length=length)
+    fft_row = _timed("FFT O(L log L)", fft_route, fft_flops, 0.0, repeats, check=lambda: close(result["fft"]),
+                     length=length)
     for v in (direct_row, fft_row):
         _say(progress, f"  {v.name}: {v.median_s * 1e3:,.2f} ms, {v.gflops:,.1f} GFLOP/s")
     return _experiment("algorithm", "Direct correlation against FFT correlation", [direct_row, fft_row],
