@@ -25,6 +25,9 @@ def test_sweep_reading_quotes_the_detected_levels(recorded):
     lines = text.splitlines()
     assert all(line.startswith("- ") for line in lines)
     assert f"L1: {l1.gbps / 1e3:.3g} TB/s" in lines[0] and hl.format_bytes(l1.capacity_bytes) in lines[0]
+    # the L1 step is set against the 256 KiB block it shares with shared memory, not the shared size
+    assert f"{l1.capacity_bytes / 262144:.2f} of the 262 kB of SRAM each SM splits" in lines[0]
+    assert "carve-out" in lines[0] and "shared memory the device reports" not in lines[0]
     peak, clock = hr.shared_peak_gbps(recorded)
     assert peak == pytest.approx(132 * 128 * clock / 1e3) and f"{l1.gbps / peak:.2f} of it" in lines[0]
     assert f"L2: {l2.gbps / 1e3:.3g} TB/s" in lines[1]
@@ -79,3 +82,20 @@ def test_looks_memory_bound_reading_of_the_working_set_read(recorded):
     assert "bound by l2" in text
     sweep = hr.looks_memory_bound_reading(placements[1], machine)  # K = 8 on 1 GiB: DRAM-bound
     assert sweep.endswith("Against every level: bound by dram.")
+
+
+def test_lts_by_source_reading_splits_the_l2_bytes_of_the_recorded_run():
+    record = hr.recorded_lts_by_source()
+    assert "2026-12-01" in record["what"] and "H200" in record["what"]
+    sweeps, ws = hr.lts_by_source_reading(record).splitlines()
+    # the 1 GiB sweeps: what the SMs asked for, plus the fabric's bytes, about the DRAM reads
+    assert sweeps.startswith("- 1 GiB sweeps (4 launches): lts__t_bytes 3.24 GB to 3.33 GB = 2.15 GB from the SMs")
+    assert "(as much as l1tex__t_bytes)" in sweeps and "1.08 GB to 1.1 GB from the fabric" in sweeps
+    assert "DRAM reads 1.07 GB: the fabric's bytes are 1.01 to 1.02 times the DRAM reads" in sweeps
+    assert "848 MB = 819 MB from the SMs + 30.8 MB from the fabric" in ws
+    assert "l1tex" not in ws  # the working-set read's SM bytes differ from its L1 bytes
+    assert "DRAM reads 34.6 MB: the fabric's bytes are 0.89 times" in ws
+    # a group with no rows says nothing, and a missing DRAM read gives no ratio
+    only = {"rows": [dict(r, dram_read_bytes=0.0) for r in record["rows"] if r["kernel"].startswith("ws_read")]}
+    text = hr.lts_by_source_reading(only)
+    assert len(text.splitlines()) == 1 and "times the DRAM reads" not in text

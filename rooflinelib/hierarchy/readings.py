@@ -13,6 +13,7 @@ import statistics
 # ceiling uses the same figure); ncu's own L1 peak counts a wider path.
 from ..measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
 from .levels import format_bytes
+from .placement import l1_sram_bytes
 from .results import reported_sizes, series_by_access
 
 
@@ -48,9 +49,11 @@ def sweep_reading(result: dict, levels, copy_gbps: float = None) -> str:
     if l1 is not None:
         text = (f"L1: {_tb(l1.gbps)}, flat from {format_bytes(l1.first_bytes)} to "
                 f"{format_bytes(l1.last_bytes)}, with the step at {format_bytes(l1.capacity_bytes)}")
-        if reported.get("shared"):
-            text += (f" ({l1.capacity_bytes / reported['shared']:.2f} of the "
-                     f"{format_bytes(reported['shared'])} of shared memory the device reports)")
+        sram = l1_sram_bytes(result)
+        if sram:
+            text += (f" ({l1.capacity_bytes / sram:.2f} of the {format_bytes(sram)} of SRAM each SM splits "
+                     "between the L1 and shared memory; the L1 gets that block minus the shared-memory "
+                     "carve-out the driver chose, which the run did not record)")
         peak, clock = shared_peak_gbps(result)
         if peak:
             text += (f". {device['sm_count']} SMs x {SHARED_BYTES_PER_CLOCK_PER_SM} B per clock x "
@@ -146,6 +149,55 @@ def ncu_reading(agreement) -> str:
     if ws:
         lines.append(f"L2 bytes of the working-set read: {span(ws)}.")
     return "\n".join("- " + line for line in lines)
+
+
+def _span_bytes(values) -> str:
+    low, high = min(values), max(values)
+    return format_bytes(low) if format_bytes(low) == format_bytes(high) else \
+        f"{format_bytes(low)} to {format_bytes(high)}"
+
+
+def lts_by_source_reading(record: dict) -> str:
+    """The L2 slices' bytes (``lts__t_bytes``) of Lab 4's 1 GiB sweeps and of its working-set
+    read, split by the unit that sent them (ncu's ``lts__t_sectors_srcunit_*``): the SMs
+    (``tex``), the fabric between the L2's two partitions (``ltcfabric``) and the rest; each
+    set against the kernel's DRAM reads.  ``record`` is the shipped
+    ``h200_ncu_lab4_lts_by_source.json`` (or one of its shape)."""
+    rows = record["rows"]
+    groups = (("1 GiB sweeps", [r for r in rows if r["kernel"].startswith("sweep")
+                                and r["l1tex_bytes"] >= 2 ** 31]),
+              ("working-set read", [r for r in rows if r["kernel"].startswith("ws_read")]))
+    lines = []
+    for title, group in groups:
+        if not group:
+            continue
+        sm = [r["lts_from_sm_bytes"] for r in group]
+        fabric = [r["lts_from_fabric_bytes"] for r in group]
+        rest = [r["lts_bytes"] - a - b for r, a, b in zip(group, sm, fabric)]
+        reads = [r["dram_read_bytes"] for r in group]
+        ratio = [f / d for f, d in zip(fabric, reads) if d]
+        same = all(abs(r["lts_from_sm_bytes"] - r["l1tex_bytes"]) <= 0.005 * r["l1tex_bytes"] for r in group)
+        text = (f"- {title} ({len(group)} launch{'es' if len(group) != 1 else ''}): lts__t_bytes "
+                f"{_span_bytes([r['lts_bytes'] for r in group])} = {_span_bytes(sm)} from the SMs"
+                + (" (as much as l1tex__t_bytes)" if same else "")
+                + f" + {_span_bytes(fabric)} from the fabric between the two L2 partitions"
+                + (f" + {_span_bytes(rest)} from other units" if min(rest) > 0 else
+                   f"; the parts add up to the total within {format_bytes(max(abs(x) for x in rest))}")
+                + f". DRAM reads {_span_bytes(reads)}")
+        if ratio:
+            low, high = min(ratio), max(ratio)
+            text += (f": the fabric's bytes are {low:.2f} times the DRAM reads" if f"{low:.2f}" == f"{high:.2f}"
+                     else f": the fabric's bytes are {low:.2f} to {high:.2f} times the DRAM reads")
+        lines.append(text + ".")
+    return "\n".join(lines)
+
+
+def recorded_lts_by_source() -> dict:
+    """The L2 bytes by source unit of Lab 4's kernels, recorded on the H200 (run of 2026-12-01)."""
+    import json
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "data" / "h200_ncu_lab4_lts_by_source.json"
+    return json.loads(path.read_text())
 
 
 def looks_memory_bound_reading(placement, machine, compute: str = "fp32") -> str:
