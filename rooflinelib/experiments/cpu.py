@@ -13,18 +13,17 @@ and are stated next to the kernel otherwise.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from .. import operators
 from ..pitfalls import fft_correlation_flops, fft_length
 from ..measure.checks import fill_values, fma_peak_expected
+from ..measure import experiment_kernels_cpu as kernels
 from ..measure.protocol import Run, measure_run
 from ..measure.provenance import cpu_provenance, now_iso
 from ..measure.timing import Stopwatch
 from ..model import Work
 from .record import Experiment, Variant
 
-_FAST = {"contract"}  # allow a*b+c to become one FMA; nothing else is relaxed
 REPEATS = 7
 WARMUP = 1
 
@@ -80,30 +79,6 @@ def _say(progress, text):
 
 # --- chains: dependent against independent ---------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _chains_kernel(lanes: int):
-    import numpy as np
-    from numba import njit, prange
-    width = int(lanes)
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def chains(out, a, b, trips):
-        for t in prange(out.shape[0]):
-            v = np.empty(width, np.float32)
-            seed = np.float32(t % 1024)
-            for lane in range(width):
-                v[lane] = seed + np.float32(lane + 1)
-            for _ in range(trips):
-                for lane in range(width):  # lanes are independent: SIMD and pipelining
-                    v[lane] = v[lane] * a + b  # each step depends on the last: latency
-            total = np.float32(0)
-            for lane in range(width):
-                total += v[lane]
-            out[t] = total
-
-    return chains
-
-
 CHAIN_WIDTHS = (1, 4, 16, 64)
 
 
@@ -115,7 +90,7 @@ def run_chains(progress=None, widths=CHAIN_WIDTHS, target_s: float = 0.05, repea
     one, zero = np.float32(1), np.float32(0)
     variants = []
     for width in widths:
-        kernel = _chains_kernel(width)
+        kernel = kernels.chains_kernel(width)
         kernel(out, one, zero, 10)  # compile
         with Stopwatch() as probe:
             kernel(out, one, zero, 20000)
@@ -136,50 +111,6 @@ def run_chains(progress=None, widths=CHAIN_WIDTHS, target_s: float = 0.05, repea
 
 # --- softmax: three passes against one -------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _softmax_kernels():
-    import numpy as np
-    from numba import njit, prange
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def three_pass(x, scratch, y, row_max, row_sum):
-        rows, cols = x.shape
-        for r in prange(rows):  # pass 1: read x
-            m = x[r, 0]
-            for c in range(1, cols):
-                m = max(m, x[r, c])
-            row_max[r] = m
-        for r in prange(rows):  # pass 2: read x, write exp(x - max)
-            s = np.float32(0)
-            for c in range(cols):
-                e = np.exp(x[r, c] - row_max[r])
-                scratch[r, c] = e
-                s += e
-            row_sum[r] = s
-        for r in prange(rows):  # pass 3: read the exponentials, write y
-            inv = np.float32(1) / row_sum[r]
-            for c in range(cols):
-                y[r, c] = scratch[r, c] * inv
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def fused(x, y):
-        rows, cols = x.shape
-        for r in prange(rows):  # one row at a time: it stays in cache between the steps
-            m = x[r, 0]
-            for c in range(1, cols):
-                m = max(m, x[r, c])
-            s = np.float32(0)
-            for c in range(cols):
-                e = np.exp(x[r, c] - m)
-                y[r, c] = e
-                s += e
-            inv = np.float32(1) / s
-            for c in range(cols):
-                y[r, c] *= inv
-
-    return three_pass, fused
-
-
 def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=REPEATS) -> Experiment:
     """Row softmax of a float32 matrix, three passes (5 accesses per element) against one
     fused pass (2 accesses); each row is 8 KB, so the fused kernel's rereads hit the cache."""
@@ -188,7 +119,7 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
     x = (_data(rows * cols).reshape(rows, cols) / np.float32(1024)).astype(np.float32)
     scratch, y3, yf = (np.empty_like(x) for _ in range(3))
     row_max, row_sum = np.empty(rows, np.float32), np.empty(rows, np.float32)
-    three_pass, fused = _softmax_kernels()
+    three_pass, fused = kernels.softmax_kernels()
     three_pass(x, scratch, y3, row_max, row_sum)
     fused(x, yf)
     reference = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
@@ -218,51 +149,18 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
 
 # --- the transpose ladder --------------------------------------------------------------------
 
-TILE = 32
-PAD = 16  # floats added to each row of the padded output: 64 bytes, one cache line
-
-
-@lru_cache(maxsize=None)
-def _transpose_kernels():
-    from numba import njit, prange
-
-    @njit(parallel=True, cache=True)
-    def copy(a, out):
-        n = a.shape[0]
-        for i in prange(n):
-            for j in range(n):
-                out[i, j] = a[i, j]
-
-    @njit(parallel=True, cache=True)
-    def naive(a, out):
-        n = a.shape[0]
-        for i in prange(n):
-            for j in range(n):
-                out[j, i] = a[i, j]  # reads along a row, writes down a column
-
-    @njit(parallel=True, cache=True)
-    def tiled(a, out):
-        n = a.shape[0]
-        tiles = n // TILE
-        for t in prange(tiles * tiles):
-            bi, bj = t // tiles, t % tiles
-            for i in range(bi * TILE, bi * TILE + TILE):
-                for j in range(bj * TILE, bj * TILE + TILE):
-                    out[j, i] = a[i, j]  # both tiles stay in cache while they are used
-
-    return copy, naive, tiled
 
 
 def run_transpose(progress=None, n: int = 4096, repeats=REPEATS) -> Experiment:
     """Transpose an n x n float32 matrix: naive, tiled (32 x 32), and tiled into rows padded
     by one cache line, each as a fraction of a plain copy of the same bytes."""
     import numpy as np
-    n = max(TILE, n - n % TILE)
+    n = max(kernels.TILE, n - n % kernels.TILE)
     a = _data(n * n).reshape(n, n)
     out = np.empty_like(a)
-    padded_store = np.empty((n, n + PAD), np.float32)
+    padded_store = np.empty((n, n + kernels.PAD), np.float32)
     padded = padded_store[:, :n]  # rows n + 16 floats apart: no power-of-two stride
-    copy, naive, tiled = _transpose_kernels()
+    copy, naive, tiled = kernels.transpose_kernels()
     expected = a.T
     checks = (("naive", naive, out), ("tiled", tiled, out), ("tiled + padded", tiled, padded))
     moved = 2.0 * 4 * n * n  # each element read once and written once
@@ -283,27 +181,10 @@ def run_transpose(progress=None, n: int = 4096, repeats=REPEATS) -> Experiment:
 
 # --- pitfall 1: launch-bound and starved -----------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _vector_add_kernels():
-    from numba import njit, prange
-
-    @njit(parallel=True, cache=True)
-    def parallel_add(a, b, c):
-        for i in prange(a.shape[0]):
-            c[i] = a[i] + b[i]
-
-    @njit(cache=True)
-    def serial_add(a, b, c):
-        for i in range(a.shape[0]):
-            c[i] = a[i] + b[i]
-
-    return parallel_add, serial_add
-
-
 def run_launch(progress=None, small: int = 4096, large_mib: float = 64, repeats: int = 25) -> Experiment:
     """Vector add of 4096 elements and of a DRAM-sized vector: same intensity, 1/12."""
     import numpy as np
-    parallel_add, serial_add = _vector_add_kernels()
+    parallel_add, serial_add = kernels.vector_add_kernels()
     variants = []
     for label, n, kernel in ((f"{small} elements, parallel", small, parallel_add),
                              (f"{small} elements, one thread", small, serial_add),
@@ -321,31 +202,6 @@ def run_launch(progress=None, small: int = 4096, large_mib: float = 64, repeats:
                         "same roof; whatever separates their rates is fixed start-up cost, not bytes."])
 
 
-@lru_cache(maxsize=None)
-def _chunked_sweep(k: int):
-    import numpy as np
-    from numba import njit, prange
-    steps, lanes = int(k), 128  # 128 floats: enough independent chains to fill the FMA pipes
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def chunked(x, y, a, b, chunks):
-        per_chunk = x.shape[0] // chunks
-        for chunk in prange(chunks):  # the parallelism is exactly `chunks`
-            v = np.empty(lanes, np.float32)
-            for base in range(chunk * per_chunk, (chunk + 1) * per_chunk, lanes):
-                source = x[base:base + lanes]  # views index from 0: LLVM vectorizes them
-                for lane in range(lanes):
-                    v[lane] = source[lane]
-                for _ in range(steps):
-                    for lane in range(lanes):
-                        v[lane] = v[lane] * a + b
-                target = y[base:base + lanes]
-                for lane in range(lanes):
-                    target[lane] = v[lane]
-
-    return chunked
-
-
 def run_starved(progress=None, k: int = 64, size_mib: float = 16, repeats=REPEATS) -> Experiment:
     """The sweep kernel at K FMAs per element, with one parallel task against one per core
     (times 8): the same intensity, K/4, and a fraction of the machine."""
@@ -355,7 +211,7 @@ def run_starved(progress=None, k: int = 64, size_mib: float = 16, repeats=REPEAT
     x = _data(n)
     y = np.empty_like(x)
     one, zero = np.float32(1), np.float32(0)
-    kernel = _chunked_sweep(k)
+    kernel = kernels.chunked_sweep(k)
     variants = []
     for chunks in (1, threads * 8):
         variants.append(_timed(f"{chunks} parallel task{'s' if chunks > 1 else ''}",
@@ -385,11 +241,11 @@ def run_overlap(progress=None, size_mib: float = 64, repeats=REPEATS) -> Experim
     n = _elements(size_mib, 128 * tasks)
     x, y = _data(n), np.empty(n, np.float32)
     one, zero = np.float32(1), np.float32(0)
-    copy = _chunked_sweep(0)
+    copy = kernels.chunked_sweep(0)
     copy(x, y, one, zero, tasks)
     with Stopwatch() as copy_time:
         copy(x, y, one, zero, tasks)
-    fma = _chains_kernel(64)
+    fma = kernels.chains_kernel(64)
     out = np.empty(tasks, np.float32)
     fma(out, one, zero, 10)
     with Stopwatch() as probe:
@@ -398,7 +254,7 @@ def run_overlap(progress=None, size_mib: float = 64, repeats=REPEATS) -> Experim
     balanced = flop_rate * copy_time.seconds / (2.0 * n)  # K at which F/P = M/B
     k = min(OVERLAP_KS, key=lambda kk: abs(math.log(kk / max(balanced, 1e-9))))
     trips = max(1, k * n // (tasks * 64))  # the same FLOPs as the sweep at this K
-    sweep = _chunked_sweep(k)
+    sweep = kernels.chunked_sweep(k)
     want = fma_peak_expected(np.arange(tasks), 64)
 
     def data_kept():
@@ -434,22 +290,6 @@ def run_overlap(progress=None, size_mib: float = 64, repeats=REPEATS) -> Experim
 
 # --- pitfall 3: a cache-resident working set -------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _passes_copy():
-    from numba import njit, prange
-
-    @njit(parallel=True, cache=True)
-    def passes_copy(src, dst, passes, tasks):
-        per = src.shape[0] // tasks
-        for t in prange(tasks):
-            s, d = src[t * per:(t + 1) * per], dst[t * per:(t + 1) * per]
-            for _ in range(passes):  # the same slice again and again: cache-resident if small
-                for i in range(per):
-                    d[i] = s[i]
-
-    return passes_copy
-
-
 def _cache_sizes(small_kib: float, large_mib: float):
     tasks = _threads()
     large_n = _elements(large_mib, 4096 * tasks)
@@ -463,7 +303,7 @@ def run_cache(progress=None, small_kib: float = 32, large_mib: float = 64, sizes
     """Copies moving the same number of bytes: a working set that fits in the core's cache,
     copied many times, against one far larger than the caches, copied once."""
     import numpy as np
-    kernel = _passes_copy()
+    kernel = kernels.passes_copy()
     tasks = _threads()
     variants = []
     for label, n, passes in sizes or _cache_sizes(small_kib, large_mib):
@@ -481,35 +321,12 @@ def run_cache(progress=None, small_kib: float = 32, large_mib: float = 64, sizes
 
 # --- pitfall 5: transcendentals --------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _exp_kernels():
-    import numpy as np
-    from numba import njit, prange
-    lanes = 64
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def exp_chains(out, zero, trips):
-        for t in prange(out.shape[0]):
-            v = np.empty(lanes, np.float32)
-            for lane in range(lanes):
-                v[lane] = np.float32(t % 64) + np.float32(lane)
-            for _ in range(trips):
-                for lane in range(lanes):
-                    v[lane] += np.exp(v[lane] * zero)  # exp(0) = 1 exactly: +1 per step
-            s = np.float32(0)
-            for lane in range(lanes):
-                s += v[lane]
-            out[t] = s
-
-    return exp_chains
-
-
 def run_transcendental(progress=None, target_s: float = 0.05, repeats=REPEATS) -> Experiment:
     """exp against FMA, both in 64 independent chains per task, both exact."""
     import numpy as np
     tasks = _threads() * 4
     out = np.empty(tasks, np.float32)
-    exp_chains = _exp_kernels()
+    exp_chains = kernels.exp_kernels()
     zero = np.float32(0)
     exp_chains(out, zero, 10)
     with Stopwatch() as probe:
@@ -531,24 +348,6 @@ def run_transcendental(progress=None, target_s: float = 0.05, repeats=REPEATS) -
 
 # --- pitfall 6: strided reads ----------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _strided_kernel():
-    from numba import njit, prange
-
-    @njit(parallel=True, fastmath={"contract", "reassoc"}, cache=True)
-    def strided_sum(x, stride, partial):
-        tasks = partial.shape[0]
-        count = x.shape[0] // stride
-        per_task = count // tasks
-        for t in prange(tasks):
-            s = 0.0
-            for m in range(t * per_task, (t + 1) * per_task):
-                s += x[m * stride]
-            partial[t] = s
-
-    return strided_sum
-
-
 STRIDES = (1, 2, 4, 8, 16, 32)
 
 
@@ -558,7 +357,7 @@ def run_strided(progress=None, size_mib: float = 128, strides=STRIDES, repeats=R
     tasks = _threads()
     n = _elements(size_mib, max(strides) * 4096 * tasks)
     x = _data(n)
-    kernel = _strided_kernel()
+    kernel = kernels.strided_kernel()
     partial = np.empty(tasks, np.float64)
     variants = []
     for stride in strides:
@@ -577,31 +376,6 @@ def run_strided(progress=None, size_mib: float = 128, strides=STRIDES, repeats=R
 
 # --- pitfall 7: O(n^2) at its roof against O(n log n) ----------------------------------------
 
-@lru_cache(maxsize=None)
-def _correlate_kernel():
-    import numpy as np
-    from numba import njit, prange
-
-    @njit(parallel=True, fastmath=_FAST, cache=True)
-    def direct(signal, taps, out):
-        m = taps.shape[0]
-        blocks = out.shape[0] // 64
-        for blk in prange(blocks):
-            acc = np.empty(64, np.float32)
-            for lane in range(64):
-                acc[lane] = 0
-            base = blk * 64
-            for j in range(m):  # 64 outputs at once: SIMD FMAs with taps[j] broadcast
-                w = taps[j]
-                window = signal[base + j: base + j + 64]
-                for lane in range(64):
-                    acc[lane] += window[lane] * w
-            for lane in range(64):
-                out[base + lane] = acc[lane]
-
-    return direct
-
-
 def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: int = 5) -> Experiment:
     """A correlation of n outputs with an m-tap filter: directly (2nm FLOPs, FMA-bound) against
     the FFT route (three real transforms of about 2.5 L log2 L FLOPs each, L >= n + 2m)."""
@@ -612,7 +386,7 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
     signal = rng.standard_normal(n + m).astype(np.float32)
     taps = rng.standard_normal(m).astype(np.float32)
     out = np.empty(n, np.float32)
-    direct = _correlate_kernel()
+    direct = kernels.correlate_kernel()
     length = fft_length(n, m)
 
     def via_fft():

@@ -18,7 +18,6 @@ warm-up, median of ``repeats`` (the measurement engine's timing, :mod:`rooflinel
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -182,26 +181,6 @@ def measure_gpu(sizes=None, series=GPU_SERIES, bytes_per_launch: float = GPU_BYT
 # CPU
 
 
-def _cpu_kernel():
-    @lru_cache(maxsize=None)
-    def build():
-        from numba import njit, prange
-
-        # Every thread sums the whole working set ``passes`` times.  ``reassoc`` lets LLVM keep
-        # several vector accumulators (the sum of small integers is exact in any order).
-        @njit(parallel=True, fastmath={"reassoc"}, cache=True)
-        def cpu_ws_read(data, passes, out):
-            for t in prange(out.shape[0]):
-                total = 0.0
-                for _ in range(passes):
-                    for i in range(data.shape[0]):
-                        total += data[i]
-                out[t] = total
-
-        return cpu_ws_read
-    return build()
-
-
 def cpu_data(n: int):
     """``n`` float64 values, small integers (i % 7): sums are exact."""
     return (np.arange(n) % 7).astype(np.float64)
@@ -220,14 +199,14 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
     import numba
 
     from ..measure.accounting import Work
-    from ..measure.cpu import CpuBackend
+    from ..measure.cpu import CpuBackend, workingset_read_kernel
     if sizes is None:
         sizes = working_set_sizes(CPU_MIN_BYTES, CPU_MAX_BYTES, 4, 1024)
     n_threads = int(threads or numba.get_num_threads())
     # just `repeats` trials a point (no window of seconds: a sweep has dozens of short points);
     # the fastest is the rate, as for the CPU ceilings
     backend = CpuBackend(repeats=repeats, warmup=1, window_s=0.0)
-    kernel = _cpu_kernel()
+    kernel = workingset_read_kernel()
     started = now_iso()
     out = np.empty(n_threads)
     rows = []

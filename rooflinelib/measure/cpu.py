@@ -304,6 +304,25 @@ def _reduction():
     return cpu_sum
 
 
+@lru_cache(maxsize=None)
+def workingset_read_kernel():
+    """The CPU working-set sweep's kernel (:mod:`rooflinelib.hierarchy.sweep`): every task
+    sums the whole working set ``passes`` times.  ``reassoc`` lets LLVM keep several vector
+    accumulators (the sum of small integers is exact in any order)."""
+    from numba import njit, prange
+
+    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+    def cpu_ws_read(data, passes, out):
+        for t in prange(out.shape[0]):
+            total = 0.0
+            for _ in range(passes):
+                for i in range(data.shape[0]):
+                    total += data[i]
+            out[t] = total
+
+    return cpu_ws_read
+
+
 def _require(ok, what):
     if not ok:
         raise VerificationError(f"verification: {what}")
