@@ -214,7 +214,7 @@ def targets():
         add("levels found (L1 from the spread series, L2 and DRAM from the slices series)",
             ", ".join(found), "l1, l2 and dram among them", {"l1", "l2", "dram"} <= set(found),
             "a level named <cache>-fast is a faster range inside that cache's capacity")
-        for check in placement.compare_steps(levels, reported):
+        for check in placement.compare_steps(levels, reported, placement.l1_sram_bytes(ws)):
             add(f"{check.level} step within 25% of the reported size", check.ratio, "0.75 .. 1.25",
                 check.within(0.25), f"detected {hl.format_bytes(check.detected_bytes)}, "
                 f"reported {hl.format_bytes(check.reported_bytes)}")
