@@ -223,3 +223,15 @@ def test_window_runs_on_while_no_trial_had_the_cores_to_itself():
     # sleeping gets no CPU time, which is what a thread waiting for a core looks like
     cpu_lane.time_in_window(lambda: time.sleep(0.005), 2, 0, 0.02, threads=1, stats=idle)
     assert idle["uncontended_trials"] == 0 and idle["window_s"] >= cpu_lane.WINDOW_CAP * 0.02
+
+
+def test_a_window_in_which_no_trial_had_the_cores_says_its_rate_is_a_lower_bound():
+    import time
+
+    from rooflinelib.measure.accounting import Work
+    from rooflinelib.measure.protocol import Run, measure_run
+    b = cpu_lane.CpuBackend(repeats=3, warmup=0, window_s=0.0)
+    # a trial that sleeps uses no CPU time: by the backend's own test, no core was its own
+    run = Run(lambda: time.sleep(0.002), lambda: None, Work(0.0, 1e6), "sleep")
+    m = measure_run(b, "dram", "memory", run)
+    assert "lower bound" in m.extra["note"] and "of 3 trials" in m.extra["note"]

@@ -381,7 +381,13 @@ class CpuBackend:
         return sw.seconds
 
     def time(self, launch, repeats: int = None) -> Timing:
-        return time_in_window(launch, repeats or self.repeats, self.warmup, self.window_s)
+        stats = {}
+        timing = time_in_window(launch, repeats or self.repeats, self.warmup, self.window_s, stats=stats)
+        if stats["uncontended_trials"] == 0:
+            return Timing(timing.samples_s, timing.rule,
+                          note=f"none of {stats['trials']} trials had every core to itself (other work "
+                               "was running): this rate is a lower bound; measure again on a quiet machine")
+        return timing
 
     def clock_sampler(self):
         from .provenance import NoClock

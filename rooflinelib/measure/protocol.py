@@ -129,6 +129,8 @@ def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) ->
             raise VerificationError(f"verification: {name} ({run.kernel}), after the timed repeats: {problem}")
     m = Measurement(name, kind, run.work, timing, True, first, run.kernel, dict(run.config),
                     dict(run.extra))
+    if timing.note:
+        m.extra["note"] = "; ".join(n for n in (m.extra.get("note"), timing.note) if n)
     if timing.rule != "median":  # the rate at the median trial, which a busy machine drags down
         t = timing.median_s
         m.extra["median_value"] = run.work.gbps(t) if kind == "memory" else run.work.gflops(t)

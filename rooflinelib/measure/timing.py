@@ -27,6 +27,8 @@ class Timing:
     samples_s: tuple = field(default_factory=tuple)
     #: which statistic a rate is computed from: "median" (the GPU backends) or "best"
     rule: str = "median"
+    #: what the timer saw that a reader of the rate should know (empty when nothing)
+    note: str = ""
 
     def __post_init__(self):
         if self.rule not in RULES:
