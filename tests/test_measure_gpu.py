@@ -26,7 +26,12 @@ def test_ceilings_on_the_gpu(name):
     r = measure_ceilings(b, size_mib=64, repeats=3, matrix=False)
     names = [c["name"] for c in r["ceilings"]]
     assert names[0] == "dram" and "fp32" in names and "fp64" in names
-    assert {"l2", "shared", "sfu"} <= set(names)  # both GPU backends measure every ceiling
+    assert {"l2", "shared", "sfu", "pcie-h2d", "pcie-d2h"} <= set(names)  # both GPU backends measure every ceiling
+    details = {d["name"]: d for d in r["details"]}
+    for link in ("pcie-h2d", "pcie-d2h"):  # the pinned copy, with the pageable one beside it
+        kinds = {t["host_memory"]: t for t in details[link]["configs_tried"]}
+        assert details[link]["config"]["host_memory"] == "pinned" and set(kinds) == {"pinned", "pageable"}
+        assert kinds["pinned"]["gbps"] >= kinds["pageable"]["gbps"]
     assert all(c["verified"] and c["value"] > 0 for c in r["ceilings"])
     assert r["device"]["sm_count"] > 0 and r["scope"] == "gpu"
     m = results.to_machine(r)

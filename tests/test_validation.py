@@ -20,7 +20,8 @@ FORMATS = ("ceilings", "sweep", "workingset", "experiments")
 #: Each shipped result file and the schema it follows.
 SHIPPED = {"h200_ceilings_numba.json": "ceilings", "h200_ceilings_cupy.json": "ceilings",
            "h200_sweep_numba.json": "sweep", "h200_sweep_cupy.json": "sweep",
-           "h200_workingset_numba.json": "workingset", "h200_experiments_numba.json": "experiments"}
+           "h200_workingset_numba.json": "workingset", "h200_experiments_numba.json": "experiments",
+           "h200_interconnect_numba.json": "ceilings", "h200_interconnect_cupy.json": "ceilings"}
 
 
 @pytest.mark.parametrize("name", FORMATS)

@@ -513,3 +513,6 @@ class CpuBackend:
 
     def sfu_runs(self) -> list:
         self._absent("SFU")
+
+    def link_runs(self, direction: str) -> list:
+        self._absent("host-device link")

@@ -62,6 +62,10 @@ L2_ITERS = 32  # chunks per block (even: read two per trip): 512 KiB
 L2_DEFAULT_BYTES = 4 * 2 ** 20  # when the device does not report its L2 size
 L2_BYTES_PER_LAUNCH = 8e9  # ~0.85 ms at 9.5 TB/s: ramp and tail small
 SHARED_FILL_MOD = 5
+#: Host <-> device copies: 256 MiB each way (5 ms pinned at PCIe Gen5 rates, 30 ms pageable),
+#: timed 5 times, so that Lab 1 gains about a second for both directions and both kinds.
+LINK_BYTES = 256 * 2 ** 20
+LINK_REPEATS = 5
 SHARED_UNROLL = 4
 SHARED_PASSES = 4096
 SFU_SHAPE = (8, 8, 512)  # chains, unroll, n_iter
@@ -304,6 +308,47 @@ class _GpuBase:
                     {"chains": chains, "unroll": unroll, "n_iter": n_iter, "threads": threads},
                     poison=lambda: self.poison(out), peak_key="sfu_gops")]
 
+    # -- host <-> device ----------------------------------------------------------------------------
+
+    def link_runs(self, direction: str, size_bytes: int = LINK_BYTES) -> list:
+        """Copies of ``size_bytes`` between host and device memory, ``direction`` "h2d" or
+        "d2h": from page-locked ("pinned") host memory, which the copy engines read and write
+        directly, and from ordinary (pageable) host memory, which the driver stages through a
+        pinned buffer of its own.  Checked bit for bit: the device side against the fill
+        kernel's values, the host side against :func:`checks.fill_values`."""
+        import numpy as np
+        from .checks import fill_values
+        if direction not in ("h2d", "d2h"):
+            raise ValueError(f"direction: must be 'h2d' or 'd2h', got {direction!r}")
+        n = max(1, int(size_bytes) // 4)
+        want_host = fill_values(np.arange(n, dtype=np.int64)).astype(np.float32)
+        device = self.empty(n, "fp32")
+        reference = self.empty(n, "fp32")
+        self.fill(reference)  # the same values, made on the device
+        runs = []
+        for kind in ("pinned", "pageable"):
+            host = self.pinned(n) if kind == "pinned" else np.empty(n, np.float32)
+            if direction == "h2d":
+                host[:] = want_host
+                launch = self.to_device_launcher(host, device)
+
+                def check(host=host):
+                    return mismatch_message(self.count_mismatches(device, reference), n, "floats")
+
+                poison = (lambda: self.poison(device))
+            else:
+                self.fill(device)
+                launch = self.to_host_launcher(device, host)
+
+                def check(host=host):
+                    bad = int(np.count_nonzero(host.view(np.uint32) != want_host.view(np.uint32)))
+                    return mismatch_message(bad, n, "floats")
+
+                poison = (lambda host=host: host.fill(np.nan))
+            runs.append(Run(launch, check, acc.Work(0.0, 4.0 * n), f"{direction} {kind} {4 * n / 2 ** 20:.0f} MiB",
+                            {"direction": direction, "host_memory": kind, "bytes": 4 * n}, poison=poison))
+        return runs
+
     # -- Exercise 3's reduction ----------------------------------------------------------------------
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
@@ -451,6 +496,16 @@ class NumbaGpu(_GpuBase):
         zero = np.float32(0)
         return lambda: kernel[threads // BLOCK, BLOCK](out, zero)
 
+    def pinned(self, n: int):
+        import numpy as np
+        return self.cuda.pinned_array(int(n), dtype=np.float32)
+
+    def to_device_launcher(self, host, device):
+        return lambda: device.copy_to_device(host)
+
+    def to_host_launcher(self, device, host):
+        return lambda: device.copy_to_host(host)
+
     def reduction_launcher(self, x):
         """Launch, the sum (read after the first launch; later launches keep adding), label."""
         import numpy as np
@@ -571,6 +626,17 @@ class CupyGpu(_GpuBase):
             n = np.uint64(n_vec)
             return lambda: fn((grid,), (BLOCK,), (x, y, n, one, zero))
         return lambda: fn((n_vec // BLOCK,), (BLOCK,), (x, y, one, zero))
+
+    def pinned(self, n: int):
+        import numpy as np
+        memory = self.cp.cuda.alloc_pinned_memory(4 * int(n))
+        return np.frombuffer(memory, np.float32, int(n))
+
+    def to_device_launcher(self, host, device):
+        return lambda: device.set(host)
+
+    def to_host_launcher(self, device, host):
+        return lambda: device.get(out=host)
 
     def reduction_launcher(self, x):
         cp = self.cp

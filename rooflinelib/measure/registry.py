@@ -132,10 +132,10 @@ def plan(backend, groups=("core", "matrix")) -> tuple:
 # the built-in ceilings
 
 
-def _best(name: str, kind: str, runs_of: Callable):
+def _best(name: str, kind: str, runs_of: Callable, repeats: int = None):
     def measure(backend, options: Options):
         from .protocol import measure_best
-        return measure_best(backend, name, kind, runs_of(backend, options), options.progress)
+        return measure_best(backend, name, kind, runs_of(backend, options), options.progress, repeats)
     return measure
 
 
@@ -164,6 +164,12 @@ _CORE = (
                 _best("fp64", "compute", lambda b, o: b.fma_runs("fp64"))),
     CeilingSpec("sfu", "compute", "exp2 (SFU)", "#393b79", GPU_BACKENDS,
                 _best("sfu", "compute", lambda b, o: b.sfu_runs())),
+    # Host <-> device over the GPU's link (PCIe on the H200): the best of pinned and pageable
+    # host memory, which is the pinned one; the pageable rate stays in configs_tried.
+    CeilingSpec("pcie-h2d", "memory", "host to device (PCIe)", "#6b6ecf", GPU_BACKENDS,
+                _best("pcie-h2d", "memory", lambda b, o: b.link_runs("h2d"), repeats=5)),
+    CeilingSpec("pcie-d2h", "memory", "device to host (PCIe)", "#9c9ede", GPU_BACKENDS,
+                _best("pcie-d2h", "memory", lambda b, o: b.link_runs("d2h"), repeats=5)),
 )
 #: cuBLAS through CuPy on either GPU backend; "fp32-matrix" is SGEMM on the CUDA cores on
 #: NVIDIA parts that have no fp32 tensor path (Hopper among them).
