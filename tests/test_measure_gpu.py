@@ -23,7 +23,7 @@ def _backend(name):
 def test_ceilings_on_the_gpu(name):
     from rooflinelib.measure import measure_ceilings
     b = _backend(name)
-    r = measure_ceilings(b, size_mib=64, repeats=3, matrix=False)
+    r = measure_ceilings(b, size_mib=64, repeats=3, matrix=False, links=True)
     names = [c["name"] for c in r["ceilings"]]
     assert names[0] == "dram" and "fp32" in names and "fp64" in names
     assert {"l2", "shared", "sfu", "pcie-h2d", "pcie-d2h"} <= set(names)  # both GPU backends measure every ceiling

@@ -42,6 +42,8 @@ def add_measure_command(subparsers):
     _add_common(parser)
     parser.add_argument("--no-matrix", action="store_true",
                         help="skip the cuBLAS matrix ceilings")
+    parser.add_argument("--links", action="store_true",
+                        help="also measure host <-> device bandwidth (pcie-h2d, pcie-d2h; GPU only)")
     parser.set_defaults(handler=run_measure)
     return parser
 
@@ -141,7 +143,7 @@ def run_measure(args) -> int:
     _check_out(args.out)
     return _guarded(lambda: _finish(
         measure_ceilings(args.backend, size_mib=size, repeats=repeats,
-                         matrix=not args.no_matrix, progress=_progress(args)),
+                         matrix=not args.no_matrix, links=args.links, progress=_progress(args)),
         args, ceilings_table))
 
 

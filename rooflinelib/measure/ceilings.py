@@ -14,21 +14,22 @@ from .errors import VerificationError
 
 
 def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None,
-                     matrix: bool = True, matrix_n: int = 8192, progress=None) -> dict:
+                     matrix: bool = True, matrix_n: int = 8192, progress=None, links: bool = False) -> dict:
     """Run Lab 1 and return a validated ``ceilings`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each copy
     buffer (default: the backend's, large against its last-level cache).  ``matrix``: also
-    measure the cuBLAS ceilings where they can be.  A failed verification raises
-    VerificationError and nothing is returned.
+    measure the cuBLAS ceilings where they can be.  ``links``: also the host <-> device
+    ceilings (``pcie-h2d``, ``pcie-d2h``).  A failed verification raises VerificationError and
+    nothing is returned.
     """
     from .backend import open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     if repeats:
         b.repeats = int(repeats)
     size_bytes = int(size_mib * 2 ** 20) if size_mib else b.default_buffer_bytes
-    options = registry.Options(size_bytes, matrix_n, ("core", "matrix") if matrix else ("core",),
-                               progress)
+    groups = ("core",) + (("matrix",) if matrix else ()) + (("link",) if links else ())
+    options = registry.Options(size_bytes, matrix_n, groups, progress)
     specs, notes = registry.plan(b, options.groups)
     session = b.start()
     done = []

@@ -46,7 +46,9 @@ class CeilingSpec:
     available: Optional[Callable] = None
     #: a failure other than a verification error becomes a note (a dtype a GPU lacks)
     optional: bool = False
-    group: str = "core"  # "matrix" for the cuBLAS rows, which ``--no-matrix`` leaves out
+    #: "core"; "matrix" for the cuBLAS rows, which ``--no-matrix`` leaves out; "link" for the
+    #: host <-> device rows, which ``--links`` adds
+    group: str = "core"
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or len(self.name) > 40:
@@ -165,11 +167,13 @@ _CORE = (
     CeilingSpec("sfu", "compute", "exp2 (SFU)", "#393b79", GPU_BACKENDS,
                 _best("sfu", "compute", lambda b, o: b.sfu_runs())),
     # Host <-> device over the GPU's link (PCIe on the H200): the best of pinned and pageable
-    # host memory, which is the pinned one; the pageable rate stays in configs_tried.
+    # host memory, which is the pinned one; the pageable rate stays in configs_tried.  Their own
+    # group, measured when asked (``--links``): they add 1-1.4 s to Lab 1, which would take
+    # Lab 1 + Lab 2 past the 15 s they must stay within when warm (H200, 2026-12-01, run 11b).
     CeilingSpec("pcie-h2d", "memory", "host to device (PCIe)", "#6b6ecf", GPU_BACKENDS,
-                _best("pcie-h2d", "memory", lambda b, o: b.link_runs("h2d"), repeats=5)),
+                _best("pcie-h2d", "memory", lambda b, o: b.link_runs("h2d"), repeats=5), group="link"),
     CeilingSpec("pcie-d2h", "memory", "device to host (PCIe)", "#9c9ede", GPU_BACKENDS,
-                _best("pcie-d2h", "memory", lambda b, o: b.link_runs("d2h"), repeats=5)),
+                _best("pcie-d2h", "memory", lambda b, o: b.link_runs("d2h"), repeats=5), group="link"),
 )
 #: cuBLAS through CuPy on either GPU backend; "fp32-matrix" is SGEMM on the CUDA cores on
 #: NVIDIA parts that have no fp32 tensor path (Hopper among them).
