@@ -19,22 +19,9 @@ Conventions, stated once:
 """
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 
-from .model import Work, _non_negative, _positive, time_bounds
-
-
-# operators has the same check; this module imports only model, so it keeps its own copy.
-def _count(field: str, value, minimum: int = 1) -> int:
-    whole = isinstance(value, numbers.Integral) or (
-        isinstance(value, numbers.Real) and math.isfinite(value) and value == int(value))
-    if isinstance(value, bool) or not whole:
-        raise ValueError(f"{field}: must be a whole number, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
-    return int(value)
+from .model import Work, _count, _non_negative, _positive, time_bounds
 
 
 # --- datasheet links -------------------------------------------------------------------------

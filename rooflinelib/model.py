@@ -11,6 +11,7 @@ Since GFLOP/s divided by GB/s is FLOP/byte, the ridge needs no conversion factor
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -29,6 +30,18 @@ FAR_BELOW_FRACTION = 0.50
 ABOVE_ROOF_FRACTION = 1.05
 
 SIDES = ("memory", "ridge", "compute")
+
+
+def _count(field: str, value, minimum: int = 1) -> int:
+    # numbers.Integral admits numpy integers (sweeps built with np.arange); NaN and inf are
+    # checked before int() so that they get this message rather than int()'s own.
+    whole = isinstance(value, numbers.Integral) or (
+        isinstance(value, numbers.Real) and math.isfinite(value) and value == int(value))
+    if isinstance(value, bool) or not whole:
+        raise ValueError(f"{field}: must be a whole number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
+    return int(value)
 
 
 def _positive(field_name: str, value: float) -> float:

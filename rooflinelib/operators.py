@@ -12,10 +12,9 @@ roofline paper; see REFERENCES.md):
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, replace
 
-from .model import Work
+from .model import Work, _count
 
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
@@ -50,18 +49,6 @@ def dtype_bytes(dtype: str) -> int:
         return DTYPE_BYTES[dtype]
     except KeyError:
         raise ValueError(f"dtype: unknown {dtype!r}; known: {', '.join(DTYPE_BYTES)}") from None
-
-
-def _count(field: str, value, minimum: int = 1) -> int:
-    # numbers.Integral admits numpy integers (sweeps built with np.arange); NaN and inf are
-    # checked before int() so that they get this message rather than int()'s own.
-    whole = isinstance(value, numbers.Integral) or (
-        isinstance(value, numbers.Real) and math.isfinite(value) and value == int(value))
-    if isinstance(value, bool) or not whole:
-        raise ValueError(f"{field}: must be a whole number, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def _ridge_value(ridge) -> float:
