@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """Set up and open the course, or run its tests.  Standard library only.
 
-    python3 course.py          # install what is needed, then open the course in JupyterLab
-    python3 course.py test     # install what is needed, then run the whole test suite
+usage:
+    python3 course.py                 install what is needed, then open notebook 00 in JupyterLab
+    python3 course.py test [ARGS]     install the test tools too, then run every test and notebook
+    python3 course.py lab [ARGS]      the same as the first line; ARGS go to JupyterLab
+    python3 course.py --help          this text (installs nothing)
 
-Options after ``python3 course.py`` (or ``python3 course.py lab``) go to JupyterLab, e.g.
-``python3 course.py --no-browser --port 8889``; options after ``test`` go to pytest.
+Options other than --help go to JupyterLab, e.g. ``python3 course.py --no-browser --port 8889``
+(``python3 course.py lab --help`` shows JupyterLab's own options); options after ``test`` go to
+pytest, e.g. ``python3 course.py test -k grading -rs``.
 
 Both create a virtual environment in ``.venv`` beside this file on first use, and reinstall
-only when ``pyproject.toml`` changes.
+only when ``pyproject.toml`` changes.  Ctrl-C, or SIGTERM to this script, stops the Jupyter
+server it started.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -28,6 +34,15 @@ EXTRAS = {"lab": "course", "test": "course,test"}
 
 # The notebook folders nbval runs, in course order; those that do not exist yet are skipped.
 NOTEBOOK_DIRS = ("notebooks", "solutions", "exercises")
+
+START_NOTEBOOK = "notebooks/00_start_here.ipynb"
+
+# What the file browser does not list: build and test output, which a student never opens.
+# (Dot-folders such as .venv are hidden by Jupyter already.)
+HIDDEN_GLOBS = ("__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "*.egg-info",
+                "test-artifacts", "build", "dist")
+
+HELP = ("-h", "--help", "help")
 
 
 def say(message: str) -> None:
@@ -63,26 +78,75 @@ def run_tests(extra_args: list) -> int:
     return subprocess.run(args, cwd=ROOT, env=env).returncode
 
 
+def lab_command(extra_args: list) -> list:
+    """The ``jupyter lab`` command line for ``extra_args``."""
+    args = list(extra_args)
+    asked_for_a_path = any(a.endswith(".ipynb") or (ROOT / a).exists()
+                           for a in args if not a.startswith("-"))
+    if (ROOT / START_NOTEBOOK).exists() and not asked_for_a_path and not any(
+            a.startswith(("--LabApp.default_url", "--ServerApp.default_url")) for a in args):
+        # The default URL is what the browser opens and what --no-browser prints, so both land
+        # on notebook 00; the file browser still starts at the root, one click from exercises/.
+        args.append(f"--LabApp.default_url=/lab/tree/{START_NOTEBOOK}")
+    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir", "--ServerApp.notebook_dir"))
+               for a in args):
+        # Given a notebook alone, Jupyter would serve the notebook's own folder.
+        args.append(f"--ServerApp.root_dir={ROOT}")
+    if not any(a.startswith("--ContentsManager.hide_globs") for a in args):
+        args += [f"--ContentsManager.hide_globs={glob}" for glob in HIDDEN_GLOBS]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        args.append("--allow-root")  # containers often run as root
+    return [str(BIN / "jupyter"), "lab", *args]
+
+
+class _Stop(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def serve(command: list) -> int:
+    """Run the Jupyter server ``command`` until it exits or this script is told to stop.
+
+    The server runs in its own session, so Ctrl-C reaches this script alone (not Jupyter's
+    "shut down? y/n" prompt), and SIGINT or SIGTERM here stops the server and its kernels
+    instead of leaving them running without a parent.
+    """
+    process = subprocess.Popen(command, cwd=ROOT, start_new_session=os.name != "nt")
+
+    def stop(signum, frame):
+        raise _Stop(signum)
+
+    handled = [signal.SIGINT] + ([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])
+    previous = {s: signal.signal(s, stop) for s in handled}
+    try:
+        return process.wait()
+    except _Stop as exc:
+        say("stopping the Jupyter server")
+        for s in handled:  # a second signal must not interrupt the shutdown below
+            signal.signal(s, signal.SIG_IGN)
+        process.terminate()  # Jupyter shuts its kernels down on SIGTERM
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        return 128 + exc.signum
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def open_lab(extra_args: list) -> int:
     ensure_env(EXTRAS["lab"])
-    # The file browser starts at the repository root, so exercises/ and labs/ are one click away;
-    # the first notebook opens by itself.
-    start = ROOT / "notebooks" / "00_start_here.ipynb"
-    asked_for_a_path = any(a.endswith(".ipynb") or (ROOT / a).exists()
-                           for a in extra_args if not a.startswith("-"))
-    if start.exists() and not asked_for_a_path:
-        extra_args = [str(start.relative_to(ROOT)), *extra_args]
-    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir", "--ServerApp.notebook_dir"))
-               for a in extra_args):
-        # Given a notebook alone, Jupyter would serve the notebook's own folder.
-        extra_args = [*extra_args, f"--ServerApp.root_dir={ROOT}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
-        extra_args = [*extra_args, "--allow-root"]  # containers often run as root
     say(f"opening JupyterLab in {ROOT}")
-    return subprocess.run([str(BIN / "jupyter"), "lab", *extra_args], cwd=ROOT).returncode
+    return serve(lab_command(extra_args))
 
 
 def main(argv: list) -> int:
+    if argv and argv[0] in HELP:
+        print(__doc__.strip())
+        return 0
     if not argv or argv[0].startswith("-"):  # options alone go to JupyterLab
         argv = ["lab", *argv]
     command = argv[0]
@@ -90,7 +154,8 @@ def main(argv: list) -> int:
         return open_lab(argv[1:])
     if command == "test":
         return run_tests(argv[1:])
-    print(__doc__)
+    print(f"course.py: unknown command {command!r}\n", file=sys.stderr)
+    print(__doc__.strip(), file=sys.stderr)
     return 2
 
 

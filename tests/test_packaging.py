@@ -258,12 +258,11 @@ def test_course_opens_jupyterlab_at_the_root_on_the_first_notebook(monkeypatch):
     spec.loader.exec_module(course)
     calls = []
     monkeypatch.setattr(course, "ensure_env", lambda extras: None)
-    monkeypatch.setattr(course.subprocess, "run",
-                        lambda args, cwd: calls.append((args, cwd)) or type("Done", (), {"returncode": 0})())
+    monkeypatch.setattr(course, "serve", lambda args: calls.append(args) or 0)
     assert course.main(["--no-browser"]) == 0
-    args, cwd = calls[-1]
-    assert cwd == course.ROOT and args[1:3] == ["lab", "notebooks/00_start_here.ipynb"]
+    args = calls[-1]
+    assert args[1] == "lab" and "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in args
     # given a notebook alone, Jupyter would serve the notebook's folder, not the repository
     assert f"--ServerApp.root_dir={course.ROOT}" in args and "--no-browser" in args
     course.main(["--ServerApp.root_dir=/elsewhere"])
-    assert [a for a in calls[-1][0] if "root_dir" in a] == ["--ServerApp.root_dir=/elsewhere"]
+    assert [a for a in calls[-1] if "root_dir" in a] == ["--ServerApp.root_dir=/elsewhere"]

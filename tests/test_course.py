@@ -1,0 +1,137 @@
+"""course.py as a newcomer meets it: its own help, the URL it prints, what the file browser
+lists, and a server that stops with the script."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_course():
+    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)  # defines functions only; main() runs under __main__
+    return course
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h", "help"])
+def test_help_is_the_courses_own_and_installs_nothing(flag, monkeypatch, capsys):
+    course = load_course()
+
+    def no_install(extras):
+        raise AssertionError(f"--help started an install of [{extras}]")
+
+    monkeypatch.setattr(course, "ensure_env", no_install)
+    monkeypatch.setattr(course, "serve", lambda command: pytest.fail(f"--help ran {command}"))
+    assert course.main([flag]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Set up and open the course") and "python3 course.py test" in out
+    assert "JupyterLab's own options" in out
+
+
+def test_unknown_command_prints_usage_and_exits_2(monkeypatch, capsys):
+    course = load_course()
+    monkeypatch.setattr(course, "ensure_env", lambda extras: pytest.fail("installed"))
+    assert course.main(["tset"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'tset'" in err and "usage:" in err
+
+
+def test_lab_command_opens_notebook_00_and_hides_artefacts():
+    course = load_course()
+    args = course.lab_command(["--no-browser"])
+    assert args[1:3] == ["lab", "--no-browser"]
+    assert f"--LabApp.default_url=/lab/tree/{course.START_NOTEBOOK}" in args
+    assert f"--ServerApp.root_dir={course.ROOT}" in args
+    hidden = [a.split("=", 1)[1] for a in args if a.startswith("--ContentsManager.hide_globs=")]
+    assert {"*.egg-info", "test-artifacts", "__pycache__"} <= set(hidden)
+    # a notebook the user names, or their own default URL, wins over notebook 00
+    assert not any("default_url" in a for a in course.lab_command(["notebooks/03_ceilings.ipynb"]))
+    assert [a for a in course.lab_command(["--LabApp.default_url=/lab"]) if "default_url" in a] \
+        == ["--LabApp.default_url=/lab"]
+
+
+def _start(tmp_path, port):
+    """course.py's own serve(lab_command(...)) in a child process, without ensure_env (which
+    would install the 'course' extra on a test-only environment)."""
+    runtime = tmp_path / "runtime"
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import course; "
+            "sys.exit(course.serve(course.lab_command(sys.argv[2:])))")
+    log = tmp_path / "course.log"
+    handle = open(log, "w")
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, str(ROOT), "--no-browser", "--ip=127.0.0.1",
+         f"--port={port}", "--ServerApp.port_retries=0"],
+        cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        text = log.read_text()
+        match = re.search(r"(http://127\.0\.0\.1:\d+/\S*\?token=\w+)", text)
+        servers = list(runtime.glob("jpserver-*.json"))
+        if match and servers:
+            info = json.loads(servers[0].read_text())
+            return process, match.group(1), info, log
+        if process.poll() is not None:
+            break
+        time.sleep(0.3)
+    process.kill()
+    pytest.fail(f"JupyterLab did not start:\n{log.read_text()[-3000:]}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_server_prints_notebook_00_url_hides_artefacts_and_stops_with_the_script(tmp_path, signum):
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process, url, info, log = _start(tmp_path, port)
+    server_pid = info["pid"]
+    try:
+        parts = urllib.parse.urlparse(url)
+        assert parts.path == "/lab/tree/notebooks/00_start_here.ipynb", url
+        with urllib.request.urlopen(url, timeout=20) as response:
+            assert response.status == 200
+        token = urllib.parse.parse_qs(parts.query)["token"][0]
+        listing = f"http://127.0.0.1:{port}/api/contents?token={token}"
+        with urllib.request.urlopen(listing, timeout=20) as response:
+            names = {item["name"] for item in json.load(response)["content"]}
+        assert {"notebooks", "exercises", "labs", "README.md"} <= names, names
+        assert not any(n.endswith(".egg-info") or n in ("test-artifacts", "__pycache__")
+                       for n in names), names
+        assert _alive(server_pid)
+        process.send_signal(signum)
+        assert process.wait(timeout=60) == 128 + signum
+        deadline = time.monotonic() + 10
+        while _alive(server_pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(server_pid), f"Jupyter (pid {server_pid}) outlived course.py"
+        assert "stopping the Jupyter server" in log.read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if _alive(server_pid):
+            os.kill(server_pid, signal.SIGKILL)
