@@ -242,3 +242,79 @@ def place_step(n_flops: float, hbm_bytes: float, link_bytes: float,
     link_s = _non_negative("link_bytes", link_bytes) / (_positive("link_gbps", link_gbps) * 1e9)
     times = (two.compute_s, two.memory_s, link_s)
     return StepBounds(n_flops, two.compute_s, two.memory_s, link_s, max(times), sum(times))
+
+
+# --- whole training steps, with their HBM traffic -------------------------------------------
+
+@dataclass(frozen=True)
+class StepCost:
+    """One training step on one GPU: its FLOPs, the bytes it moves to and from HBM, and the
+    bytes it sends over a link.  ``hbm_intensity`` is what the device's roofline sees;
+    ``link_intensity`` is the third roof's x-coordinate.  :func:`place_step` takes all three."""
+
+    n_flops: float
+    hbm_bytes: float
+    link_bytes: float
+    name: str = ""
+    note: str = ""
+
+    @property
+    def hbm_intensity(self) -> float:
+        return self.n_flops / self.hbm_bytes if self.hbm_bytes else float("inf")
+
+    @property
+    def link_intensity(self) -> float:
+        return self.n_flops / self.link_bytes if self.link_bytes else float("inf")
+
+    def place(self, peak_gflops: float, hbm_gbps: float, link_gbps: float) -> StepBounds:
+        return place_step(self.n_flops, self.hbm_bytes, self.link_bytes, peak_gflops, hbm_gbps, link_gbps)
+
+
+#: Weight traffic of one training step, in multiples of the model's bytes: the weights are read
+#: by the forward pass and again by the backward pass (for the activations' gradients), and
+#: the weights' gradients are written once.  Activations and the optimizer are left out, so the
+#: HBM bytes here are a lower bound and the HBM roof an upper one.
+WEIGHT_PASSES = 3
+
+#: What a step can receive from the host, per token (bytes): the inputs after host-side
+#: preparation, as they cross the link.
+TOKEN_INPUTS = {
+    "token id (int32)": 4,
+    "16x16 RGB patch, uint8": 16 * 16 * 3,
+    "16x16 RGB patch, fp32": 16 * 16 * 3 * 4,
+    "precomputed 1024-wide fp16 embedding": 1024 * 2,
+}
+
+
+def streamed_training_step(n_params: int, tokens: int, bytes_per_token: int,
+                           element_bytes: int = 2) -> StepCost:
+    """A dense model's training step whose batch of ``tokens`` is copied from the host first.
+
+    - FLOPs = 6 x n_params x tokens (:func:`data_parallel_allreduce`'s convention);
+    - HBM bytes >= WEIGHT_PASSES x n_params x element_bytes + the batch, tokens x bytes_per_token;
+    - link bytes = tokens x bytes_per_token.
+
+    The link intensity, 6 n_params / bytes_per_token, does not depend on the batch: only a
+    bigger model per input byte raises it.  The HBM intensity grows with the batch, as the
+    weights' traffic is spread over more tokens.  So a larger batch moves the step across the
+    device's ridge while its link roof stays where it was."""
+    p = _count("n_params", n_params)
+    t = _count("tokens", tokens)
+    b = _count("bytes_per_token", bytes_per_token)
+    s = _count("element_bytes", element_bytes)
+    return StepCost(n_flops=6 * p * t, hbm_bytes=WEIGHT_PASSES * p * s + t * b, link_bytes=t * b,
+                    name="training step, batch streamed from the host",
+                    note=f"{p:,} parameters, {t:,} tokens of {b:,} bytes")
+
+
+def data_parallel_step(n_params: int, tokens_per_gpu: int, n_gpus: int,
+                       element_bytes: int = 2) -> StepCost:
+    """One GPU's data-parallel training step: :func:`data_parallel_allreduce`'s FLOPs and
+    link bytes, with the weights' HBM traffic (WEIGHT_PASSES x n_params x element_bytes).
+
+    Every term is proportional to n_params, so the model size sets the step's time but not
+    which roof binds: that is the tokens per GPU (and the number of GPUs) alone."""
+    comm = data_parallel_allreduce(n_params, tokens_per_gpu, n_gpus, element_bytes)
+    return StepCost(n_flops=comm.n_flops, hbm_bytes=WEIGHT_PASSES * n_params * element_bytes,
+                    link_bytes=comm.n_bytes, name=comm.name,
+                    note=f"{n_params:,} parameters, {tokens_per_gpu:,} tokens per GPU")

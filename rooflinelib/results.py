@@ -34,7 +34,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import validation
+from . import sanity, validation
 from .fileio import parse_json, read_text, write_atomic
 from .measure import registry
 from .model import Ceiling, Machine
@@ -83,6 +83,12 @@ def _sweep_checker():
     return validation.validator(validation.schema("sweep"))
 
 
+def _sane(where, field, value, unit):
+    """A rate inside the physical band of ``--peak-*``: a verified 1e300 GFLOP/s is a forged
+    or corrupted file, and would be drawn as a roof."""
+    sanity.number(value, f"{where}: {field}", error=ResultError, positive=True, unit=unit)
+
+
 def _check_sweep(where, data):
     """What the sweep schema cannot say: the rows' order, their intensities, and the roofs."""
     rows = data["rows"]
@@ -96,6 +102,12 @@ def _check_sweep(where, data):
             validation.fail(ResultError, where, f"rows[{i}].intensity", f"must be k/4 = {k / 4}, got {r['intensity']}")
         if k > 0 and r["gflops"] <= 0:
             validation.fail(ResultError, where, f"rows[{i}].gflops", f"must be > 0 for k = {k}")
+    for i, r in enumerate(rows):
+        _sane(where, f"rows[{i}].gbps", r["gbps"], "GB/s")
+        if r["gflops"]:
+            _sane(where, f"rows[{i}].gflops", r["gflops"], "GFLOP/s")
+    _sane(where, "peak_gflops", data["peak_gflops"], "GFLOP/s")
+    _sane(where, "peak_gbps", data["peak_gbps"], "GB/s")
     peak_gflops, peak_gbps, ridge = data["peak_gflops"], data["peak_gbps"], data["ridge"]
     if abs(ridge - peak_gflops / peak_gbps) > 1e-6 * ridge:
         validation.fail(ResultError, where, "ridge", f"must equal peak_gflops / peak_gbps = {peak_gflops / peak_gbps:.6g}")
@@ -119,6 +131,8 @@ def validate(data, where: str = "result") -> dict:
             if c["name"] in seen:
                 validation.fail(ResultError, where, f"ceilings[{i}].name", f"{c['name']} appears twice")
             seen.add(c["name"])
+            if c["unit"] in sanity.BANDS:
+                _sane(where, f"ceilings[{i}].value", c["value"], c["unit"])
     return data
 
 
@@ -132,7 +146,7 @@ def loads(text: str, where: str = "result") -> dict:
 
 def load(path) -> dict:
     """Read and validate a result file; raises ResultError (one line) on any problem."""
-    return loads(read_text(path, ResultError, "a result file"), str(Path(path)))
+    return loads(read_text(path, ResultError, "a result file", "result"), str(Path(path)))
 
 
 def dumps(result: dict) -> str:
@@ -141,12 +155,9 @@ def dumps(result: dict) -> str:
 
 
 def save(result: dict, path) -> Path:
-    """Validate, then write atomically (a crash never leaves a half-written file)."""
-    text = dumps(result)
-    p = Path(path)
-    if p.parent and not p.parent.exists():
-        raise ResultError(f"{p}: out: folder {p.parent} does not exist")
-    return write_atomic(p, text)
+    """Validate, then write through :func:`rooflinelib.fileio.write_atomic` (ResultError,
+    one line, when it cannot be written; the old file is then unchanged)."""
+    return write_atomic(path, dumps(result), ResultError)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,6 +225,17 @@ def recorded(kind: str = "ceilings", backend: str = "numba", device: str = "h200
     if not path.exists():
         raise ResultError(f"{path.name}: file: no recorded {kind} for {device} with {backend}; "
                           f"shipped: {', '.join(recorded_names()) or 'none'}")
+    return load(path)
+
+
+def recorded_links(backend: str = "numba", device: str = "h200") -> dict:
+    """The shipped host <-> device ceilings (``pcie-h2d``, ``pcie-d2h``), a ``ceilings`` result
+    of their own: the recorded Lab 1 run predates them."""
+    if backend not in BACKENDS:
+        raise ResultError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    path = DATA_DIR / f"{device}_interconnect_{backend}.json"
+    if not path.exists():
+        raise ResultError(f"{path.name}: file: no recorded link ceilings for {device} with {backend}")
     return load(path)
 
 

@@ -115,11 +115,15 @@ GEMM_COLUMNS = (
 )
 
 
-def gemm_threshold_rows(machine, dtypes=("fp32", "tf32", "bf16", "fp16", "fp8")) -> list:
-    """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3s) >= ridge."""
+def gemm_threshold_rows(machine, dtypes=("fp32", ("fp32", "fp32-matrix"), "tf32", "bf16", "fp16", "fp8")) -> list:
+    """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3s) >= ridge.
+
+    An entry of ``dtypes`` is a dtype, scored against its usual ceiling
+    (:data:`operators.GEMM_CEILING`), or a (dtype, ceiling) pair: fp32 has two roofs on a GPU
+    with fp32 matrix units (the MI300X), and a row appears only where the machine has the roof."""
     rows = []
-    for dtype in dtypes:
-        ceiling = operators.GEMM_CEILING[dtype]
+    for entry in dtypes:
+        dtype, ceiling = (entry, operators.GEMM_CEILING[entry]) if isinstance(entry, str) else entry
         if not machine.has(ceiling):
             continue
         r = machine.ridge(ceiling)
@@ -331,3 +335,21 @@ def sweep_tables(result, width: int = 40) -> str:
     for note in result.get("notes", []):
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+def step_roof_rows(roofs) -> list:
+    """The roofs a training step meets (a :class:`rooflinelib.step_roofs.StepRoofs`): compute,
+    HBM, each link, and the pageable copies beside the pinned ones where they were measured."""
+    rows = [{"roof": f"compute ({roofs.compute_name})", "rate": roofs.peak_gflops, "unit": "GFLOP/s",
+             "source": "measured"},
+            {"roof": "HBM (dram)", "rate": roofs.hbm_gbps, "unit": "GB/s", "source": "measured"}]
+    rows += [{"roof": r.label, "rate": r.gbps, "unit": "GB/s per direction",
+              "source": "measured" if r.measured else "datasheet"} for r in roofs.links]
+    rows += [{"roof": f"PCIe, pageable host memory, {direction}", "rate": gbps, "unit": "GB/s",
+              "source": "measured"} for direction, gbps in sorted(roofs.pageable_gbps.items(), reverse=True)]
+    return rows
+
+
+def step_roofs_text(roofs) -> str:
+    return render(step_roof_rows(roofs), (Column("roof", "roof", align="<"), Column("rate", "rate", number),
+                                          Column("unit", "unit", align="<"), Column("source", "source", align="<")))

@@ -43,7 +43,8 @@ def positive(value, field: str) -> float:
 
 
 def whole(value, field: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value)):
         raise ValueError(f"{field}: must be a whole number, got {value!r}")
     if value < minimum:
         raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
@@ -412,3 +413,115 @@ def sweep_point_state(rows, k: int, roofline: Roofline) -> SweepPointState:
         fraction = float(row["gbps"]) / roofline.peak_gbps
     return SweepPointState(int(row["k"]), intensity, float(row["gflops"]), float(row["gbps"]),
                            roof, side, fraction, bool(row.get("verified", False)))
+
+
+# --- pitfall 9: a step on three roofs ---------------------------------------------------------
+
+LINK_SCENARIOS = ("stream the batch from the host", "all-reduce the gradients")
+#: Model sizes (parameters) and tokens per step offered by the widget's sliders.
+MODEL_SIZES = tuple(int(round(m * 10 ** e)) for e in range(6, 11) for m in (1, 2, 5)) + (10 ** 11,)
+STEP_TOKENS = tuple(2 ** e for e in range(4, 21))
+GPU_COUNTS = (2, 4, 8)
+
+
+@dataclass(frozen=True)
+class LinkStepState:
+    scenario: str
+    step: object  # interconnect.StepCost
+    bounds: object  # interconnect.StepBounds
+    device: str
+    compute_name: str
+    peak_gflops: float
+    hbm_gbps: float
+    link: object  # step_roofs.LinkRoof
+    overlap: bool
+
+    @property
+    def device_s(self) -> float:
+        """What the device's own roofline bounds the step by: max(F/P, M/B)."""
+        return max(self.bounds.compute_s, self.bounds.hbm_s)
+
+    @property
+    def device_side(self) -> str:
+        return "compute" if self.bounds.compute_s >= self.bounds.hbm_s else "memory"
+
+    @property
+    def step_s(self) -> float:
+        """The step's bound: the three overlapped (the max), or in sequence (the sum) when the
+        communication waits for the computation, as a step without overlap does."""
+        return self.bounds.overlapped_s if self.overlap else self.device_s + self.bounds.link_s
+
+    @property
+    def communication_share(self) -> float:
+        """The share of the step the GPU spends waiting on the link."""
+        return max(0.0, self.step_s - self.device_s) / self.step_s
+
+    @property
+    def device_gflops(self) -> float:
+        return self.step.n_flops / self.device_s / 1e9
+
+    @property
+    def step_gflops(self) -> float:
+        return self.step.n_flops / self.step_s / 1e9
+
+    @property
+    def link_bound(self) -> bool:
+        return self.bounds.link_s > self.device_s
+
+    def triage_facts(self):
+        """The triage's facts for this step, every one computed from the measured roofs: the
+        step's rate over the device roof (what a timeline would show) and its waiting share."""
+        from .triage import KernelFacts
+        return KernelFacts(fraction_of_roof=self.step_gflops / self.device_gflops, side=self.device_side,
+                           communication_share=self.communication_share)
+
+    def text(self) -> str:
+        b = self.bounds
+        device = (f"The device roofline sees {self.step.hbm_intensity:.4g} FLOP/byte on HBM: "
+                  f"{self.device_side}-bound at {gflops_text(self.device_gflops)}, "
+                  f"{self.device_gflops / self.peak_gflops:.0%} of the {self.compute_name} roof; "
+                  f"every kernel of the step can sit on its roof. ")
+        times = (f"Per step: compute {seconds_text(b.compute_s)}, HBM {seconds_text(b.hbm_s)}, "
+                 f"{self.link.label} {seconds_text(b.link_s)} ({self.step.link_intensity:.4g} FLOP "
+                 f"per byte sent, at {self.link.gbps:.4g} GB/s). ")
+        way = "overlapped with the computation" if self.overlap else "after the computation"
+        if self.link_bound or (not self.overlap and self.communication_share >= 0.05):
+            verdict = (f"With the link {way}, the step runs at {gflops_text(self.step_gflops)}: the GPU waits "
+                       f"{self.communication_share:.0%} of the time, which no kernel's roofline shows.")
+        else:
+            verdict = (f"With the link {way}, the step keeps {self.step_gflops / self.device_gflops:.0%} "
+                       "of the device's rate: communication is not what limits it.")
+        return device + times + verdict
+
+
+def link_step_state(roofs, scenario: str = LINK_SCENARIOS[0], n_params=10 ** 7, tokens=4096,
+                    bytes_per_token=768, n_gpus: int = 8, link: str = "pcie-measured",
+                    overlap: bool = True) -> LinkStepState:
+    """A training step placed on ``roofs`` (a :class:`rooflinelib.step_roofs.StepRoofs`):
+    its batch streamed from the host, or its gradients all-reduced over ``link``."""
+    from . import interconnect
+    if scenario not in LINK_SCENARIOS:
+        raise ValueError(f"scenario: must be one of {', '.join(LINK_SCENARIOS)}, got {scenario!r}")
+    if not isinstance(overlap, bool):
+        raise ValueError(f"overlap: must be True or False, got {overlap!r}")
+    p = whole(n_params, "n_params")
+    t = whole(tokens, "tokens")
+    roof = roofs.link(link)
+    if scenario == LINK_SCENARIOS[0]:
+        step = interconnect.streamed_training_step(p, t, whole(bytes_per_token, "bytes_per_token"))
+    else:
+        step = interconnect.data_parallel_step(p, t, whole(n_gpus, "n_gpus", minimum=2))
+    bounds = step.place(roofs.peak_gflops, roofs.hbm_gbps, roof.gbps)
+    return LinkStepState(scenario, step, bounds, roofs.device, roofs.compute_name, roofs.peak_gflops,
+                         roofs.hbm_gbps, roof, overlap)
+
+
+def link_step_curves(state: LinkStepState, low: float = 1e-1, high: float = 1e7) -> dict:
+    """The three roofs against intensity, for the chart: ``{name: (x, y)}`` in FLOP/byte and
+    GFLOP/s, with each roof drawn against the bytes it carries (HBM or link)."""
+    xs = log_grid(low, high, per_decade=4)
+    return {
+        f"{state.compute_name} roof": (xs, [state.peak_gflops] * len(xs)),
+        f"HBM roof ({state.hbm_gbps:,.0f} GB/s)": (xs, [min(state.peak_gflops, x * state.hbm_gbps) for x in xs]),
+        f"link roof: {state.link.label} ({state.link.gbps:.4g} GB/s)": (xs, [min(state.peak_gflops, x * state.link.gbps) for x in xs]),
+    }

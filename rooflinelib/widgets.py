@@ -684,3 +684,81 @@ class TriageTool(_Widget):
 
 def triage_tool(**initial) -> TriageTool:
     return TriageTool(**initial)
+
+
+# --- pitfall 9: a training step on three roofs -----------------------------------------------
+
+#: Trace names of the link chart's two points; their trace ids are ``point:<name>``.
+DEVICE_POINT = "the device's view (HBM intensity)"
+STEP_POINT = "the step, with the link"
+
+
+class LinkStepWidget(_Widget):
+    """Model size, tokens per step and the link of a training step, against three measured
+    roofs: compute, HBM and the link.  ``roofs`` is a :class:`rooflinelib.step_roofs.StepRoofs`."""
+
+    def __init__(self, roofs, scenario: str = ws.LINK_SCENARIOS[0], n_params: int = 10 ** 7,
+                 tokens: int = 4096, bytes_per_token: int = 768, n_gpus: int = 8,
+                 link: str = "pcie-measured", overlap: bool = True):
+        w = _widgets()
+        import plotly.graph_objects as go
+
+        self.roofs = roofs
+        wide = w.Layout(width="560px")
+        self.scenario = w.ToggleButtons(options=ws.LINK_SCENARIOS, value=scenario, description="step")
+        self.params = w.SelectionSlider(options=[(f"{p:.0e}", p) for p in ws.MODEL_SIZES], value=n_params,
+                                        description="parameters", continuous_update=True, layout=wide)
+        self.tokens = w.SelectionSlider(options=list(ws.STEP_TOKENS), value=tokens,
+                                        description="tokens/step", continuous_update=True, layout=wide)
+        from .interconnect import TOKEN_INPUTS
+        self.inputs = w.Dropdown(options=[(f"{name} ({size:,} B)", size) for name, size in TOKEN_INPUTS.items()],
+                                 value=bytes_per_token, description="each token", layout=wide)
+        self.gpus = w.Dropdown(options=list(ws.GPU_COUNTS), value=n_gpus, description="GPUs")
+        self.link = w.Dropdown(options=[(f"{r.label}: {r.gbps:.4g} GB/s", r.name) for r in roofs.links],
+                               value=link, description="link", layout=wide)
+        self.overlap = w.Checkbox(value=overlap, description="communication overlaps the computation")
+        self.text = w.HTML()
+        state = ws.link_step_state(roofs, scenario, n_params, tokens, bytes_per_token, n_gpus, link, overlap)
+        traces = [go.Scatter(x=x, y=y, mode="lines", name=name, meta=f"roof:{i}",
+                             line=dict(dash="dot" if i == 2 else "solid"))
+                  for i, (name, (x, y)) in enumerate(ws.link_step_curves(state).items())]
+        traces += [go.Scatter(x=[1], y=[1], mode="markers", name=DEVICE_POINT, meta=f"point:{DEVICE_POINT}",
+                              marker=dict(size=13, symbol="circle")),
+                   go.Scatter(x=[1], y=[1], mode="markers", name=STEP_POINT, meta=f"point:{STEP_POINT}",
+                              marker=dict(size=14, symbol="x"))]
+        self.figure = go.FigureWidget(go.Figure(traces, layout=dict(
+            template="plotly_white", height=460, margin=dict(t=60),
+            xaxis=dict(type="log", title="intensity (FLOP per byte of HBM traffic, or per byte sent)"),
+            yaxis=dict(type="log", title="attainable GFLOP/s"),
+            legend=dict(orientation="h", yanchor="top", y=-0.18))))
+        self.box = w.VBox([self.scenario, self.params, self.tokens, w.HBox([self.inputs, self.gpus]),
+                           self.link, self.overlap, self.text, self.figure])
+        for control in (self.scenario, self.params, self.tokens, self.inputs, self.gpus, self.link, self.overlap):
+            control.observe(lambda change: self.update(), names="value")
+        self.update()
+
+    def update(self):
+        try:
+            state = ws.link_step_state(self.roofs, self.scenario.value, self.params.value, self.tokens.value,
+                                       self.inputs.value, self.gpus.value, self.link.value, self.overlap.value)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
+        streaming = state.scenario == ws.LINK_SCENARIOS[0]
+        self.inputs.disabled, self.gpus.disabled = not streaming, streaming
+        curves = ws.link_step_curves(state)
+        with self.figure.batch_update():
+            for trace, (name, (x, y)) in zip(self.figure.data[:3], curves.items()):
+                trace.name, trace.x, trace.y = name, x, y
+            device, step = self.figure.data[3:]
+            device.x, device.y = [state.step.hbm_intensity], [state.device_gflops]
+            step.x, step.y = [state.step.link_intensity], [state.step_gflops]
+            device.name, step.name = DEVICE_POINT, STEP_POINT
+            self.figure.layout.title = (f"{state.scenario} on {state.device}: "
+                                        f"{'link' if state.link_bound else state.device_side}-bound")
+        self.text.value = _html_line(state.text(), VERDICT_CLASS)
+        return state
+
+
+def link_step_widget(roofs, **values) -> LinkStepWidget:
+    return LinkStepWidget(roofs, **values)

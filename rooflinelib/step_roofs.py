@@ -1,0 +1,131 @@
+"""The three roofs of a training step, from measurements: compute, HBM and the host link.
+
+:mod:`rooflinelib.interconnect` says where a step sits against three roofs; this module finds
+the roofs.  On a GPU it measures them (Lab 1 with its link ceilings); anywhere else it loads the
+H200 runs shipped with the course: Lab 1's ceilings and its host <-> device copies.  Every roof
+keeps the line that says where it came from.  Datasheet links (NVLink, PCIe's signalling rate)
+are offered beside the measured one, labelled as datasheet figures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import interconnect, results
+from .results import ResultError
+
+#: Compute roofs a training step can use, best first: the tensor-core precisions training runs
+#: in, then the vector roof every GPU and CPU has.
+COMPUTE_PREFERENCE = ("bf16-tensor", "fp16-tensor", "tf32-tensor", "fp32-matrix", "fp32")
+#: The link ceilings, from Lab 1's registry (group "link").
+LINK_CEILINGS = ("pcie-h2d", "pcie-d2h")
+#: The link choices of the widget: the measured PCIe copy, then datasheet rows.
+DATASHEET_LINKS = ("pcie5-x16", "nvlink4")
+
+
+@dataclass(frozen=True)
+class LinkRoof:
+    """One link's per-direction rate in GB/s, what it is, and where the figure came from."""
+
+    name: str
+    label: str
+    gbps: float
+    measured: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class StepRoofs:
+    """A device's compute and HBM roofs and the links its steps may cross."""
+
+    device: str
+    compute_name: str
+    peak_gflops: float
+    hbm_gbps: float
+    links: tuple  # LinkRoof, the measured host link first
+    origin: str  # "live" or "recorded"
+    message: str  # where each figure came from, in a few lines
+    pageable_gbps: dict  # {"h2d": GB/s, "d2h": GB/s} of pageable copies, where measured
+
+    def link(self, name: str) -> LinkRoof:
+        for roof in self.links:
+            if roof.name == name:
+                return roof
+        raise ValueError(f"link: unknown {name!r}; known: {', '.join(r.name for r in self.links)}")
+
+    @property
+    def host_link(self) -> LinkRoof:
+        """The measured host link: the slower direction of the pinned copies."""
+        return self.links[0]
+
+
+def _values(result: dict) -> dict:
+    return {c["name"]: float(c["value"]) for c in result["ceilings"] if c.get("verified")}
+
+
+def _pageable(result: dict) -> dict:
+    rates = {}
+    for detail in result.get("details", ()):
+        for tried in detail.get("configs_tried", ()):
+            if tried.get("host_memory") == "pageable" and tried.get("verified"):
+                rates[tried["direction"]] = float(tried["gbps"])
+    return rates
+
+
+def _describe(result: dict) -> str:
+    device = result.get("device", {})
+    return (f"{device.get('name', 'unknown device')}, {result.get('backend')} backend, "
+            f"measured {str(result.get('created', '?'))[:10]}")
+
+
+def roofs_from(ceilings: dict, links: dict, origin: str, message: str) -> StepRoofs:
+    """Build the roofs from a validated Lab 1 result (``ceilings``) and one holding the link
+    ceilings (``links``; the same dict when Lab 1 measured them).  Raises ``ResultError``
+    naming what is missing."""
+    values, link_values = _values(ceilings), _values(links)
+    compute = next((name for name in COMPUTE_PREFERENCE if name in values), None)
+    if compute is None:
+        raise ResultError(f"ceilings: no verified compute roof among {', '.join(COMPUTE_PREFERENCE)}")
+    if "dram" not in values:
+        raise ResultError("ceilings: no verified 'dram' ceiling, the HBM roof")
+    missing = [name for name in LINK_CEILINGS if name not in link_values]
+    if missing:
+        raise ResultError(f"ceilings: no verified {', '.join(missing)}: run Lab 1 on a GPU with its link ceilings")
+    slower = min(LINK_CEILINGS, key=link_values.get)
+    measured = LinkRoof("pcie-measured", "PCIe, measured (pinned copies, the slower direction)",
+                        link_values[slower], True, f"{slower}, {_describe(links)}")
+    datasheet = tuple(LinkRoof(row.name, f"{row.label}, datasheet", row.gbps_per_direction, False, row.source)
+                      for row in (interconnect.link(n) for n in DATASHEET_LINKS))
+    device = ceilings.get("device", {}).get("name", "unknown device")
+    return StepRoofs(device, compute, values[compute], values["dram"], (measured,) + datasheet,
+                     origin, message, _pageable(links))
+
+
+def recorded_step_roofs(backend: str = "numba") -> StepRoofs:
+    """The recorded H200's roofs: Lab 1's ceilings and the host <-> device copies shipped with
+    the course (two files of the same card, measured the same day)."""
+    ceilings = results.recorded("ceilings", backend)
+    links = results.recorded_links(backend)
+    message = (f"Compute and HBM roofs from the recorded H200 Lab 1 run ({_describe(ceilings)}); "
+               f"host link from the recorded H200 copies ({_describe(links)}).")
+    return roofs_from(ceilings, links, "recorded", message)
+
+
+def step_roofs_for(mode, backend: str = "numba", progress=None) -> StepRoofs:
+    """The roofs for a notebook in ``mode`` (a :class:`rooflinelib.modes.RunMode`).
+
+    On a GPU, Lab 1 runs now with its link ceilings.  With no GPU (the CPU has no host link to
+    measure) or when the live run fails, the recorded H200 is used, and the message says why.
+    """
+    if mode.live and mode.mode == "gpu":
+        from .modes import ceilings_for
+        loaded = ceilings_for(mode, backend=mode.backend, progress=progress, links=True)
+        if loaded.origin == "live":
+            return roofs_from(loaded.result, loaded.result, "live", loaded.message)
+        why = f"The live run gave no link ceilings ({loaded.message}); "
+    elif mode.mode == "cpu":
+        why = "A CPU has no host link of its own to measure; "
+    else:
+        why = ""
+    roofs = recorded_step_roofs(backend)
+    return StepRoofs(roofs.device, roofs.compute_name, roofs.peak_gflops, roofs.hbm_gbps, roofs.links,
+                     roofs.origin, why + roofs.message, roofs.pageable_gbps)
