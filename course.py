@@ -5,6 +5,8 @@ usage:
     python3 course.py                 install what is needed, then open notebook 00 in JupyterLab
     python3 course.py test [ARGS]     install the test tools too, then run every test and notebook
     python3 course.py lab [ARGS]      the same as the first line; ARGS go to JupyterLab
+    python3 course.py install         install the course into .venv only (for the labs and the
+                                      roofline command), and say how to put roofline on the PATH
     python3 course.py --help          this text (installs nothing)
 
 Options other than --help go to JupyterLab, e.g. ``python3 course.py --no-browser --port 8889``
@@ -143,6 +145,13 @@ def open_lab(extra_args: list) -> int:
     return serve(lab_command(extra_args))
 
 
+def install() -> int:
+    ensure_env(EXTRAS["lab"])
+    say(f"installed; the roofline command is {BIN / 'roofline'}. To type plain `roofline ...`, "
+        f"activate the environment first: source {BIN / 'activate'}")
+    return 0
+
+
 def main(argv: list) -> int:
     if argv and argv[0] in HELP:
         print(__doc__.strip())
@@ -154,6 +163,8 @@ def main(argv: list) -> int:
         return open_lab(argv[1:])
     if command == "test":
         return run_tests(argv[1:])
+    if command == "install" and len(argv) == 1:
+        return install()
     print(f"course.py: unknown command {command!r}\n", file=sys.stderr)
     print(__doc__.strip(), file=sys.stderr)
     return 2

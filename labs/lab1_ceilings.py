@@ -4,9 +4,10 @@
     python3 labs/lab1_ceilings.py                      # GPU if there is one, else the CPU
     python3 labs/lab1_ceilings.py --backend cupy --out results/ceilings.json
 
-Prints the ceilings table of notebook 03 (progress on stderr) and writes a result file that the notebooks
-load (rooflinelib.results.load) and that ``roofline plot --ceilings FILE`` draws.  The same
-options as ``roofline measure``; the default --out is results/lab1_ceilings_<backend>.json.
+Prints the ceilings table of notebook 03 (progress on stderr) and stores a validated result
+file where the notebooks load it (results/ceilings_<backend>.json, path printed) and that
+``roofline plot --ceilings FILE`` draws.  The same options as ``roofline measure`` (--out,
+--no-save, --csv).  Started with a Python that lacks numba, it re-runs itself with .venv's.
 """
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from labs._lab_common import run_lab  # noqa: E402
+from labs._lab_common import run_lab, use_course_env  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(run_lab("measure", "lab1_ceilings", sys.argv[1:]))
+    use_course_env(__file__, sys.argv[1:])
+    sys.exit(run_lab("measure", sys.argv[1:]))

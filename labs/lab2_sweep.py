@@ -5,7 +5,8 @@
     python3 labs/lab2_sweep.py --backend numba --ks 0,1,2,4,8,16,32,64,128,256,512
 
 Prints the two tables of notebook 04 (Lab 2) (raw rates, then each point against the sweep's
-own roofs) and writes results/lab2_sweep_<backend>.json unless --out says otherwise.
+own roofs) and stores results/sweep_<backend>.json (path printed) unless --out or --no-save
+says otherwise.  Started with a Python that lacks numba, it re-runs itself with .venv's.
 """
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from labs._lab_common import run_lab  # noqa: E402
+from labs._lab_common import run_lab, use_course_env  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(run_lab("sweep", "lab2_sweep", sys.argv[1:]))
+    use_course_env(__file__, sys.argv[1:])
+    sys.exit(run_lab("sweep", sys.argv[1:]))

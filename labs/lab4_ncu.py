@@ -156,4 +156,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from labs._lab_common import use_course_env
+    use_course_env(__file__, sys.argv[1:], needs=("numpy", "jsonschema"))
     sys.exit(main())

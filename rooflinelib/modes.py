@@ -198,13 +198,20 @@ def _recorded(kind: str, backend: str):
 
 
 def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str, now):
-    """A stored result of ``kind``: from ``path`` if it loads, else the recorded H200 run.
+    """A stored result of ``kind``: from ``path`` if it loads (``None``: the file that
+    ``roofline measure`` or ``sweep`` stored by default for ``backend``, if any), else the
+    recorded H200 run.
 
     Returns ``(Loaded or None, because, recorded_reason)``; the last two word why neither was
     usable, for the caller's own fallback message.
     """
     from .results import to_machine
     reason = None
+    if path is None and os.environ.get(ENV_VAR, "").strip().lower() != "recorded":
+        # What `roofline measure` / `roofline sweep` stored by default, unless the recorded
+        # runs were asked for by name.
+        from .result_files import stored_path
+        path = stored_path(kind, backend)
     if path is not None:
         result, reason = _load_file(path, kind)
         if result is not None:
@@ -220,7 +227,8 @@ def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str
 
 
 def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
-    """Lab 1 ceilings: from ``path`` if it loads, else the recorded H200 run, else the datasheet.
+    """Lab 1 ceilings: from ``path`` if it loads (by default, what ``roofline measure`` stored
+    for ``backend``), else the recorded H200 run, else the datasheet.
 
     Never raises for a missing, truncated, foreign or outdated file: the ``message`` of the
     answer says what was used and why.

@@ -135,3 +135,14 @@ def test_server_prints_notebook_00_url_hides_artefacts_and_stops_with_the_script
             process.kill()
         if _alive(server_pid):
             os.kill(server_pid, signal.SIGKILL)
+
+
+def test_install_installs_the_course_extra_and_says_how_to_reach_roofline(monkeypatch, capsys):
+    course = load_course()
+    installed = []
+    monkeypatch.setattr(course, "ensure_env", installed.append)
+    monkeypatch.setattr(course, "serve", lambda command: pytest.fail(f"install ran {command}"))
+    assert course.main(["install"]) == 0
+    assert installed == [course.EXTRAS["lab"]]
+    out = capsys.readouterr().out
+    assert str(course.BIN / "roofline") in out and f"source {course.BIN / 'activate'}" in out

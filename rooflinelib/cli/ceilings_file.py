@@ -1,6 +1,8 @@
-"""``roofline plot --ceilings FILE``: a stored result (measured or recorded) as the roofline."""
+"""``roofline plot --ceilings FILE``: a stored result (measured or recorded, JSON or the CSV of
+``--csv``) as the roofline."""
 from __future__ import annotations
 
+from ..result_files import machine_from_csv
 from ..results import ResultError, to_machine
 from .errors import UsageError
 
@@ -14,7 +16,8 @@ def machine_from_ceilings_file(path: str, precision) -> tuple:
     if not str(path).strip():
         raise UsageError("--ceilings: empty file name")
     try:
-        machine = to_machine(path)
+        # A CSV from --csv holds the numbers alone; the JSON result keeps the provenance too.
+        machine = machine_from_csv(path) if str(path).lower().endswith(".csv") else to_machine(path)
     except ResultError as exc:
         raise UsageError(f"--ceilings: {' '.join(str(exc).split())}") from None
     computes = [c.name for c in machine.compute_ceilings]

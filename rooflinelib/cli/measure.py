@@ -1,8 +1,9 @@
 """``roofline measure`` (Lab 1) and ``roofline sweep`` (Lab 2).
 
 Both print progress on stderr and the tables of notebooks 03 and 04 on stdout (or, with
-``--json``, the result itself), and with ``--out FILE`` store the result for the notebooks and
-for ``roofline plot --ceilings FILE``.  Registered in :mod:`rooflinelib.cli`; the tables they
+``--json``, the result itself), and store the validated result where the notebooks load it
+from, or at ``--out FILE`` (:mod:`rooflinelib.cli.store`); ``roofline plot --ceilings FILE``
+draws it.  Registered in :mod:`rooflinelib.cli`; the tables they
 print are :func:`rooflinelib.tables.ceilings_table` and :func:`rooflinelib.tables.sweep_tables`.
 """
 from __future__ import annotations
@@ -19,14 +20,14 @@ from ..measure.timing import TimingUnavailable
 from ..results import ResultError, save
 from ..tables import ceilings_table, sweep_tables
 from .errors import EXIT_FAILED, EXIT_OK, UsageError
+from .store import add_store_options, check_store_options, default_out, write_csv_option
 
 
 def _add_common(parser):
     parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                         help="numba or cupy on a CUDA GPU, cpu for this machine's cores; auto "
                              "takes the first that works and says so (default auto)")
-    parser.add_argument("--out", metavar="FILE",
-                        help="store the result as JSON (load it with rooflinelib.results.load)")
+    add_store_options(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--size-mib", metavar="MIB",
                         help="each DRAM buffer in MiB (default 1024 on a GPU, 256 on the CPU)")
@@ -115,11 +116,14 @@ def _progress(args):
 
 
 def _finish(result, args, table):
+    if args.out is None and not args.no_save:
+        args.out = default_out(result)  # where the notebooks look, named by the real backend
     out = _check_out(args.out)
     if out is not None:
         save(result, out)
         if not args.quiet:
             print(f"wrote {out}", file=sys.stderr)
+    write_csv_option(result, args)
     if args.json:
         print(json.dumps(result, indent=1, allow_nan=False))
     else:
@@ -140,6 +144,7 @@ def _guarded(run):
 def run_measure(args) -> int:
     size = _positive_number(args.size_mib, "--size-mib", maximum=65536)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
+    check_store_options(args)
     _check_out(args.out)
     return _guarded(lambda: _finish(
         measure_ceilings(args.backend, size_mib=size, repeats=repeats,
@@ -150,6 +155,7 @@ def run_measure(args) -> int:
 def run_sweep_command(args) -> int:
     size = _positive_number(args.size_mib, "--size-mib", maximum=65536)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
+    check_store_options(args)
     ks = parse_ks(args.ks)
     _check_out(args.out)
     return _guarded(lambda: _finish(

@@ -1,0 +1,206 @@
+"""Where Lab 1 and Lab 2 store their results by default, and results as CSV.
+
+Default place.  ``roofline measure`` and ``roofline sweep`` store each result under
+:func:`results_dir`, as ``ceilings_<backend>.json`` or ``sweep_<backend>.json``; the notebooks'
+loaders (:func:`rooflinelib.modes.load_ceilings`, :func:`~rooflinelib.modes.load_sweep`) look
+there before they fall back to the recorded H200 runs.  The folder is ``$ROOFLINE_RESULTS_DIR``
+when set, else ``results/`` of the course checkout the package runs from, else
+``$XDG_DATA_HOME/rooflinelib/results`` (``~/.local/share/...``) for an installed package.
+
+CSV.  ``--csv FILE`` writes any result as one table: a ceilings result as the columns
+:data:`CEILING_COLUMNS`, a sweep as :data:`SWEEP_COLUMNS`.  :func:`machine_from_csv` reads
+either back (``roofline plot --ceilings FILE.csv``), checking every cell: a bad one is a
+:class:`~rooflinelib.results.ResultError` naming the file, the row and the column.  A CSV keeps
+the numbers only; the JSON result keeps the device, the clocks and the notes.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from pathlib import Path
+
+from .fileio import read_text, write_atomic
+from .measure import registry
+from .model import Ceiling, Machine
+from .results import ResultError, validate
+
+RESULTS_DIR_ENV = "ROOFLINE_RESULTS_DIR"
+CEILING_COLUMNS = ("name", "kind", "value", "unit", "verified", "spread")
+SWEEP_COLUMNS = ("k", "intensity", "gbps", "gflops", "verified")
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def results_dir() -> Path:
+    """The folder results are stored in by default (see the module's docstring)."""
+    given = os.environ.get(RESULTS_DIR_ENV, "").strip()
+    if given:
+        return Path(given).expanduser()
+    if (_CHECKOUT / "course.py").is_file() and (_CHECKOUT / "pyproject.toml").is_file():
+        return _CHECKOUT / "results"
+    base = os.environ.get("XDG_DATA_HOME", "").strip() or str(Path.home() / ".local" / "share")
+    return Path(base) / "rooflinelib" / "results"
+
+
+def default_path(kind: str, backend: str) -> Path:
+    """Where a ``kind`` ('ceilings' or 'sweep') result of ``backend`` is stored by default."""
+    if kind not in ("ceilings", "sweep"):
+        raise ResultError(f"kind: must be ceilings or sweep, got {kind!r}")
+    if backend not in registry.BACKENDS:
+        raise ResultError(f"backend: must be one of {', '.join(registry.BACKENDS)}, got {backend!r}")
+    return results_dir() / f"{kind}_{backend}.json"
+
+
+def stored_path(kind: str, backend: str):
+    """The default path of a ``kind`` result of ``backend`` if a file is there, else None."""
+    path = default_path(kind, backend)
+    return path if path.is_file() else None
+
+
+# --- CSV ---------------------------------------------------------------------------------
+
+
+def _cell(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def to_csv(result: dict) -> str:
+    """A validated result as CSV text (header row first)."""
+    validate(result)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if result["kind"] == "sweep":
+        columns, rows = SWEEP_COLUMNS, result["rows"]
+    else:
+        columns, rows = CEILING_COLUMNS, result["ceilings"]
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row[c]) for c in columns])
+    return out.getvalue()
+
+
+def write_csv(result: dict, path) -> Path:
+    """Write ``result`` as CSV to ``path`` (atomically, like every result file)."""
+    return write_atomic(Path(path), to_csv(result))
+
+
+def _number(text: str, where: str, column: str, integer: bool = False) -> float:
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        kind = "a whole number" if integer else "a number"
+        raise ResultError(f"{where}: {column}: must be {kind}, got {text!r:.40}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ResultError(f"{where}: {column}: must be finite and >= 0, got {text!r:.40}")
+    return value
+
+
+def _flag(text: str, where: str, column: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered not in ("true", "false"):
+        raise ResultError(f"{where}: {column}: must be true or false, got {text!r:.40}")
+    return lowered == "true"
+
+
+def read_csv(path) -> tuple:
+    """``(kind, rows)`` of a result CSV: kind 'ceilings' or 'sweep', rows as typed dicts."""
+    p = Path(path)
+    text = read_text(p, ResultError, "a result CSV")
+    lines = list(csv.reader(io.StringIO(text)))
+    lines = [line for line in lines if any(cell.strip() for cell in line)]
+    if not lines:
+        raise ResultError(f"{p}: file: empty, expected a header row")
+    header = tuple(cell.strip() for cell in lines[0])
+    if header == CEILING_COLUMNS:
+        kind = "ceilings"
+    elif header == SWEEP_COLUMNS:
+        kind = "sweep"
+    else:
+        raise ResultError(f"{p}: header: expected {','.join(CEILING_COLUMNS)} (ceilings) or "
+                          f"{','.join(SWEEP_COLUMNS)} (a sweep), got {','.join(header)[:80]!r}")
+    if len(lines) < 2:
+        raise ResultError(f"{p}: rows: the file has a header and no rows")
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        where = f"{p}: row {number}"
+        if len(line) != len(header):
+            raise ResultError(f"{where}: has {len(line)} cells, expected {len(header)}")
+        cells = dict(zip(header, (cell.strip() for cell in line)))
+        if kind == "ceilings":
+            rows.append(_ceiling_row(cells, where))
+        else:
+            rows.append({"k": int(_number(cells["k"], where, "k", integer=True)),
+                         "intensity": _number(cells["intensity"], where, "intensity"),
+                         "gbps": _number(cells["gbps"], where, "gbps"),
+                         "gflops": _number(cells["gflops"], where, "gflops"),
+                         "verified": _flag(cells["verified"], where, "verified")})
+    if kind == "ceilings":
+        names = [r["name"] for r in rows]
+        for number, name in enumerate(names, start=2):
+            if names.count(name) > 1:
+                raise ResultError(f"{p}: row {number}: name: {name} appears twice")
+    else:
+        _check_sweep_rows(p, rows)
+    return kind, rows
+
+
+def _ceiling_row(cells: dict, where: str) -> dict:
+    name = cells["name"]
+    spec_kind = registry.kind_of(name)
+    if spec_kind is None:
+        raise ResultError(f"{where}: name: unknown ceiling {name!r:.40}; known: "
+                          f"{', '.join(registry.names())}")
+    if cells["kind"] != spec_kind:
+        raise ResultError(f"{where}: kind: {name} is a {spec_kind} ceiling, got {cells['kind']!r:.40}")
+    unit = registry.get(name).unit
+    if cells["unit"] != unit:
+        raise ResultError(f"{where}: unit: must be {unit!r} for {name}, got {cells['unit']!r:.40}")
+    value = _number(cells["value"], where, "value")
+    if value <= 0:
+        raise ResultError(f"{where}: value: must be > 0, got {cells['value']!r:.40}")
+    return {"name": name, "kind": spec_kind, "value": value, "unit": unit,
+            "verified": _flag(cells["verified"], where, "verified"),
+            "spread": _number(cells["spread"], where, "spread")}
+
+
+def _check_sweep_rows(p: Path, rows: list) -> None:
+    previous = None
+    for number, row in enumerate(rows, start=2):
+        where = f"{p}: row {number}"
+        if previous is not None and row["k"] <= previous:
+            raise ResultError(f"{where}: k: rows must be in increasing k, got {row['k']} after {previous}")
+        previous = row["k"]
+        if abs(row["intensity"] - row["k"] / 4) > 1e-9 * max(1, row["k"]):
+            raise ResultError(f"{where}: intensity: must be k/4 = {row['k'] / 4}, got {row['intensity']}")
+        if row["k"] > 0 and row["gflops"] <= 0:
+            raise ResultError(f"{where}: gflops: must be > 0 for k = {row['k']}")
+    if max(r["gbps"] for r in rows) <= 0 or max(r["gflops"] for r in rows) <= 0:
+        raise ResultError(f"{p}: rows: a sweep needs a row with gbps > 0 and one with gflops > 0")
+
+
+def machine_from_csv(path, name: str = None) -> Machine:
+    """A Machine (kind 'measured') from a result CSV: every ceiling of a ceilings CSV, or, from
+    a sweep, ``dram`` and ``fp32`` at the sweep's best GB/s and best GFLOP/s."""
+    p = Path(path)
+    kind, rows = read_csv(p)
+    where = f"from {p.name} (CSV)"
+    if kind == "ceilings":
+        ceilings = tuple(
+            Ceiling(r["name"], r["kind"], r["value"],
+                    f"{where}, spread {100 * r['spread']:.1f}%"
+                    + ("" if r["verified"] else ", NOT verified"), registry.label_of(r["name"]))
+            for r in rows)
+    else:
+        ceilings = (
+            Ceiling("dram", "memory", max(r["gbps"] for r in rows),
+                    f"{where}, sweep's best GB/s", "DRAM (sweep)"),
+            Ceiling("fp32", "compute", max(r["gflops"] for r in rows),
+                    f"{where}, sweep's best GFLOP/s", "fp32 FMA (sweep)"),
+        )
+    return Machine(name=name or f"{p.stem} (CSV)", ceilings=ceilings, source=where,
+                   kind="measured", notes=f"{kind} CSV",
+                   provenance={"name": p.stem, "result_kind": kind, "source": "csv"})
