@@ -61,12 +61,29 @@ def _ridge_value(ridge) -> float:
     return number
 
 
+def times_below_ridge(op: OpCost, ridge) -> float:
+    """How many times ``ridge`` exceeds the operator's intensity: the reuse it lacks before
+    arithmetic could become its limit."""
+    return _ridge_value(ridge) / op.intensity
+
+
 # --- elementwise and reductions -------------------------------------------------------------
 
 def vector_add(n: int, dtype: str = "fp32") -> OpCost:
     """C = A + B: one add per element; read A and B, write C."""
     n, s = _count("n", n), dtype_bytes(dtype)
     return OpCost(name="vector add", n_flops=n, n_bytes=3 * n * s, dtype=dtype, note="1 FLOP; 2 reads + 1 write per element")
+
+
+def elementwise_chain(n: int, ops: int, fused: bool, dtype: str = "fp32") -> OpCost:
+    """``ops`` one-FLOP elementwise operations applied in turn to ``n`` elements: as ``ops``
+    kernels, each reads its input and writes its output; fused into one, the chain reads the
+    input once and writes the result once, the intermediates staying in registers."""
+    n, ops, s = _count("n", n), _count("ops", ops), dtype_bytes(dtype)
+    passes = 1 if fused else ops
+    return OpCost(name=f"{ops} elementwise ops, {'fused' if fused else 'one kernel each'}",
+                  n_flops=ops * n, n_bytes=2 * s * n * passes, dtype=dtype,
+                  note=f"{ops} FLOPs; {passes} read + {passes} write per element")
 
 
 def reduction(n: int, dtype: str = "fp32") -> OpCost:

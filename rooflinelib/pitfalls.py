@@ -52,14 +52,83 @@ def launch_bound(n: int, machine, launch_s: float, dtype: str = "fp32") -> dict:
     Returns the bytes, the traffic time at the DRAM roof, the launch time, their ratio, and
     the fraction of the roof the kernel can reach when every launch is paid.
     """
+    return launch_bound_at(n, machine.ceiling("dram").value, launch_s, dtype)
+
+
+def launch_bound_at(n: int, peak_gbps: float, launch_s: float, dtype: str = "fp32") -> dict:
+    """:func:`launch_bound` against a bare DRAM rate in GB/s rather than a machine."""
     if not launch_s > 0:
         raise ValueError(f"launch_s: must be a positive number of seconds, got {launch_s!r}")
+    if not peak_gbps > 0:
+        raise ValueError(f"peak_gbps: must be a positive rate in GB/s, got {peak_gbps!r}")
     op = operators.vector_add(n, dtype)
-    roofline = machine.roofline("fp32", "dram")
-    traffic_s = op.n_bytes / (roofline.peak_gbps * 1e9)
+    traffic_s = op.n_bytes / (peak_gbps * 1e9)
     return {"n": n, "n_bytes": op.n_bytes, "traffic_s": traffic_s, "launch_s": launch_s,
             "launch_over_traffic": launch_s / traffic_s,
             "fraction_of_roof": traffic_s / (traffic_s + launch_s)}
+
+
+#: The round figures pitfall 1 is usually stated with: a launch of about 4 us against about
+#: 4 TB/s of HBM.  They are an assumption to reason with, set beside the recorded H200 below.
+TEXTBOOK_LAUNCH_S = 4e-6
+TEXTBOOK_DRAM_GBPS = 4000.0
+
+
+def launch_dominance_elements(peak_gbps: float, launch_s: float, dtype: str = "fp32") -> int:
+    """The smallest vector-add length whose traffic at ``peak_gbps`` takes at least as long as a
+    launch of ``launch_s``: below it, the launch costs more than the bytes, and the kernel
+    cannot reach half of its roof."""
+    if not launch_s > 0 or not peak_gbps > 0:
+        raise ValueError(f"peak_gbps, launch_s: must be positive, got {peak_gbps!r}, {launch_s!r}")
+    per_element = operators.vector_add(1, dtype).n_bytes
+    return math.ceil(launch_s * peak_gbps * 1e9 / per_element * (1 - 1e-12))
+
+
+def recorded_empty_launch() -> dict:
+    """The empty-kernel launch of the recorded pitfalls run (the ``launch_empty`` experiment):
+
+    ``{"events_s", "round_trip_s", "dispatch_s": {arguments: seconds} for "one float" and
+    "three arrays", "device_s": the device's cost in a CUDA graph or None, "tiny_add_s",
+    "tiny_add_spread", "elements", "source"}``.  Raises ``ValueError`` saying it is not
+    recorded yet when the run is not shipped."""
+    from .experiments.record import recorded_experiments
+    try:
+        run = recorded_experiments()["launch_empty"]
+    except (KeyError, ValueError):
+        raise ValueError("launch_empty: not recorded yet (benchmarks/h200_run12_pitfalls.sh records it)") from None
+    by_part = {}
+    for v in run.variants:
+        by_part.setdefault(v.extra.get("part"), {})[v.extra.get("arguments")] = v
+    add = next(iter(by_part.get("kernel", {}).values()), None)
+    device = next(iter(by_part.get("device", {}).values()), None)
+    if add is None or "device events" not in by_part:
+        raise ValueError("launch_empty: the recorded run lacks the tiny add or the device-event rows")
+    return {part: {args: v.median_s for args, v in by_part.get(name, {}).items()}
+            for part, name in (("events_s", "device events"), ("round_trip_s", "round trip"),
+                               ("dispatch_s", "host dispatch"))} | {
+        "device_s": device.median_s if device else None, "tiny_add_s": add.median_s,
+        "tiny_add_spread": add.spread, "elements": int(add.extra.get("elements", 0)),
+        "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}"}
+
+
+#: The compute roofs pitfall 4 spans: vector, then matrix units at falling precision.
+SPAN_CEILINGS = ("fp32", "fp32-matrix", "tf32-tensor", "bf16-tensor", "fp16-tensor", "fp8-tensor")
+
+
+def compute_roof_span(machine, names=SPAN_CEILINGS) -> dict:
+    """The lowest and highest of ``machine``'s compute roofs among ``names`` and their ratio:
+    how wrong a verdict can be that picks the wrong one."""
+    found = [machine.ceiling(n) for n in names if machine.has(n)]
+    if len(found) < 2:
+        raise ValueError(f"names: {machine.name} has fewer than two of {', '.join(names)}")
+    low, high = min(found, key=lambda c: c.value), max(found, key=lambda c: c.value)
+    return {"low": low, "high": high, "ratio": high.value / low.value, "ceilings": found}
+
+
+def roof_ratio(machine, fast: str = "bf16-tensor", slow: str = "fp32") -> float:
+    """How many times one compute roof of ``machine`` exceeds another (bf16 tensor over fp32
+    vector by default): the factor a wrong-ceiling verdict is off by."""
+    return machine.ceiling(fast).value / machine.ceiling(slow).value
 
 
 def recorded_launch_bounds(n: int, machine) -> list:

@@ -31,9 +31,11 @@ def test_place_rows_use_the_ceiling_of_each_dtype():
 
 
 def test_gemm_thresholds_reproduce_the_course_table():
-    rows = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(MI300X)}
-    assert (rows["fp32"], rows["bf16"], rows["fp8"]) == (93, 741, 741)
-    assert "fp8" not in {r["dtype"] for r in tables.gemm_threshold_rows(A100)}
+    rows = {r["ceiling"]: r["smallest_n"] for r in tables.gemm_threshold_rows(MI300X)}
+    assert (rows["fp32"], rows["fp32-matrix"], rows["bf16-tensor"], rows["fp8-tensor"]) == (93, 185, 741, 741)
+    a100 = {r["ceiling"] for r in tables.gemm_threshold_rows(A100)}
+    assert "fp8-tensor" not in a100 and "fp32-matrix" not in a100  # no such roof on the A100
+    assert [r["dtype"] for r in tables.gemm_threshold_rows(MI300X, dtypes=(("fp32", "fp32-matrix"),))] == ["fp32"]
 
 
 def test_attention_crossovers():

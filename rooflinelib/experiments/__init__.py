@@ -35,6 +35,10 @@ CATALOGUE = {
     "strided": ("06", "pitfall 6: useful bytes of strided reads"),
     "algorithm": ("06", "pitfall 7: direct O(n m) correlation against the FFT route"),
     "clocks": ("06", "pitfall 8: the same ceiling measured again and again"),
+    "launch_empty": ("06", "pitfall 1: an empty kernel timed by device events and by the wall clock (GPU only)"),
+    "wrong_ceiling": ("06", "pitfall 4: one GEMM shape on the CUDA cores and on the tensor cores (GPU only)"),
+    "algorithm_sizes": ("06", "pitfall 7: the direct correlation against the FFT route at four filter lengths (GPU only)"),
+    "sustained": ("06", "pitfall 8: a tensor-core GEMM held for minutes, clock and power beside it (GPU only)"),
 }
 
 

@@ -21,9 +21,9 @@ from ..measure.checks import fill_values, fma_peak_expected
 from ..measure.engine import BLOCK, FP32_CONFIGS, NumbaGpu
 from ..measure.errors import VerificationError
 from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, TILE_ROWS, correlate_kernel,
-                                          grid_stride_sweep, softmax_kernels, strided_sum_kernel,
+                                          empty_kernels, grid_stride_sweep, softmax_kernels, strided_sum_kernel,
                                           transpose_kernels, vector_add_kernel)
-from ..measure.protocol import Run, measure_best, measure_run
+from ..measure.protocol import Run, measure_best, measure_run, measure_sustained
 from ..measure.provenance import ClockSampler
 from .record import Experiment, Variant
 
@@ -508,3 +508,168 @@ def run_traps(progress=None, trips: int = 256) -> Experiment:
     return run.experiment("traps", "Two traps that cut a Numba roof", variants,
                           [f"{traps.CHAINS} chains x {traps.INNER} inner steps per trip; 'while' is "
                            "the 'typed' kernel, timed again as the fix of the range trap."])
+
+
+def _round_trip_wall_s(launch, sync, n: int = 200) -> tuple:
+    """Host seconds of one launch followed by a synchronize (what a caller that waits for every
+    kernel pays), median and spread over ``n`` round trips."""
+    import statistics
+    import time
+    for _ in range(20):
+        launch()
+        sync()
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        launch()
+        sync()
+        samples.append(time.perf_counter() - t0)
+    med = statistics.median(samples)
+    return med, (max(samples) - min(samples)) / med, n
+
+
+def run_launch_empty(progress=None, elements: int = 4096) -> Experiment:
+    """Pitfall 1's launch overhead, measured on an empty kernel: by device events (as every
+    kernel of the course is timed), by the wall clock around a launch and its synchronize, and
+    by the wall clock over launches back to back; with one float argument and with the vector
+    add's three arrays; beside the tiny vector add itself and the device's own cost in a CUDA
+    graph, all in one session, so that the tiny add's time can be taken apart."""
+    import numpy as np
+    run = _Run(progress)
+    touch, touch_three = empty_kernels()
+    ha = fill_values(np.arange(elements)).astype(np.float32)
+    hb = fill_values(np.arange(elements, 2 * elements)).astype(np.float32)
+    a, b = cuda.to_device(ha), cuda.to_device(hb)
+    c, x = cuda.device_array(elements, np.float32), cuda.device_array(1, np.float32)
+    blocks = min(run.gpu.sm_count * 32, max(1, elements // BLOCK))
+    one = (lambda: touch[1, 32](x), lambda: float(x.copy_to_host()[0]) == 1.0, lambda: run.gpu.poison(x))
+    three = (lambda: touch_three[1, 32](a, b, c), lambda: float(c.copy_to_host()[0]) == float(ha[0] + hb[0]),
+             lambda: run.gpu.poison(c))
+    variants = []
+    for args, (launch, ok, poison) in (("one float", one), ("three arrays", three)):
+        label = f"empty kernel, {args}"
+        variants.append(run.timed(f"{label} (device events)", launch, 0.0, 0.0,
+                                  lambda ok=ok: _unless(ok(), "did not run"), poison=poison,
+                                  part="device events", arguments=args))
+        per, spread, n = _round_trip_wall_s(launch, cuda.synchronize)
+        if not ok():
+            raise VerificationError(f"verification: launch_empty: the {label} did not run")
+        variants.append(Variant(f"{label}, launch + synchronize (wall clock)", 0.0, 0.0, per, spread, n, True,
+                                {"part": "round trip", "arguments": args}))
+        per, spread, rounds = _per_launch_wall_s(launch, cuda.synchronize)
+        variants.append(Variant(f"{label}, host dispatch (wall clock, back to back)", 0.0, 0.0, per, spread,
+                                rounds, True, {"part": "host dispatch", "arguments": args, "launches": 2000}))
+        for v in variants[-3:]:
+            run.say(f"  {v.name}: {v.median_s * 1e6:,.2f} us")
+    kernel = vector_add_kernel()
+    cost = operators.vector_add(elements)
+    variants.append(run.timed(f"vector add, {elements} elements (device events)",
+                              lambda: kernel[blocks, BLOCK](a, b, c), cost.n_flops, cost.n_bytes,
+                              lambda: _unless(np.array_equal(c.copy_to_host(), ha + hb), "differs"),
+                              poison=lambda: run.gpu.poison(c), part="kernel", elements=elements))
+    run.say(f"  {variants[-1].name}: {variants[-1].median_s * 1e6:,.2f} us")
+    notes = ["Every empty kernel checked to have written its mark; the vector add checked bit for bit."]
+    graph, reason = _graph_per_kernel_s()
+    if graph:
+        variants.append(Variant("empty kernel, device cost in a CUDA graph (CuPy)", 0.0, 0.0, graph[0], graph[1],
+                                graph[2], True, {"part": "device", "library": "CuPy graph", "launches": 1000}))
+        run.say(f"  device, in a CUDA graph: {graph[0] * 1e6:,.2f} us per kernel")
+    else:
+        notes.append(f"No CUDA-graph measurement: {reason}")
+    return run.experiment("launch_empty", "An empty kernel's launch: device events, wall clock, CUDA graph",
+                          variants, notes, elements=elements)
+
+
+#: Pitfall 4's shape: C (M x N) = A (M x K) @ B (K x N) with a short K, so that the bf16 GEMM's
+#: intensity (about K FLOP/byte) lies between the fp32 and the bf16 tensor ridges of an H200.
+WRONG_CEILING_SHAPE = (16384, 16384, 128)
+
+
+def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = WRONG_CEILING_SHAPE[1],
+                      k: int = WRONG_CEILING_SHAPE[2]) -> Experiment:
+    """Pitfall 4: one GEMM shape twice through cuBLAS, in fp32 on the CUDA cores (SGEMM, no
+    TF32) and in bf16 on the tensor cores, each checked against a float64 product; and, in the
+    same session, the ceilings either could be compared with: the fp32 FMA peak, the DRAM copy
+    and the square bf16 tensor GEMM."""
+    from ..measure.matrix import MatrixGemm, measure_matrix
+    run = _Run(progress)
+    variants = []
+    for name, label in (("fp32-matrix", "fp32 GEMM on the CUDA cores (cuBLAS SGEMM)"),
+                        ("bf16-tensor", "bf16 GEMM on the tensor cores (cuBLAS)")):
+        gemm = MatrixGemm(name, n, m=m, k=k)
+        got = measure_matrix(run.gpu, name, n, gemm=gemm, progress=run.progress)
+        variants.append(_variant(label, got.timing, got.work.n_flops, got.work.n_bytes, got.first_call_s,
+                                 ceiling=name, m=m, n=n, k=k, dtype=gemm.dtype, element_bytes=gemm.element_bytes,
+                                 call=got.kernel, relative_error=got.extra.get("relative_error"),
+                                 sm_clock_mhz_during=got.extra.get("sm_clock_mhz_during")))
+        gemm.release()
+    fp32 = run.ceiling("fp32", run.gpu.fma_runs("fp32"))
+    dram = run.ceiling("dram", run.gpu.copy_runs(2 ** 30))
+    tensor = measure_matrix(run.gpu, "bf16-tensor", 8192, progress=run.progress)
+    return run.experiment("wrong_ceiling", f"One GEMM shape ({m} x {n} x {k}) on the CUDA cores and on the tensor cores",
+                          variants, ["Both products checked on four rows against a float64 product."],
+                          fp32_gflops=fp32.value, dram_gbps=dram.value, bf16_tensor_gflops=tensor.value,
+                          shape=[m, n, k])
+
+
+def run_sustained(progress=None, seconds: float = 120.0, n: int = 8192, window_repeats: int = 300) -> Experiment:
+    """Pitfall 8: the bf16 tensor GEMM of Lab 1's ceiling, first as Lab 1 measures it (a short
+    microbenchmark), then back to back for ``seconds`` in windows of ``window_repeats`` timed
+    launches with the SM clock, the board power and NVML's clock-event reasons sampled in each,
+    then the short microbenchmark again on the hot card."""
+    from ..measure.matrix import MatrixGemm, measure_matrix
+    run = _Run(progress)
+    gemm = MatrixGemm("bf16-tensor", n)
+
+    def sampled():
+        return ClockSampler(interval_s=0.02, power=True)
+
+    def short(label):
+        with sampled() as s:
+            got = measure_matrix(run.gpu, "bf16-tensor", n, gemm=gemm)
+        return _variant(label, got.timing, got.work.n_flops, got.work.n_bytes, got.first_call_s,
+                        part="microbenchmark", call=got.kernel, **s.summary())
+
+    before = short("microbenchmark, cool card (10 launches)")
+    run.say(f"  {before.name}: {before.gflops:,.0f} GFLOP/s")
+    chosen = next(r for r in gemm.runs() if r.kernel == before.extra["call"])
+    windows = measure_sustained(run.gpu, "bf16-tensor", "compute", chosen, seconds, window_repeats, sampled)
+    variants = [before]
+    for w in windows:
+        variants.append(_variant(f"sustained, window {w.extra['window'] + 1}", w.timing, w.work.n_flops,
+                                 w.work.n_bytes, part="sustained",
+                                 **{key: w.extra.get(key) for key in ("elapsed_s", "sm_clock_mhz_median",
+                                    "sm_clock_mhz_min", "power_w_median", "power_w_max",
+                                    "clock_event_reasons", "samples")}))
+        if w.extra["window"] % 20 == 0:
+            run.say(f"  {variants[-1].name} at {w.extra['elapsed_s']:.0f} s: {variants[-1].gflops:,.0f} GFLOP/s, "
+                    f"{w.extra.get('sm_clock_mhz_median')} MHz, {w.extra.get('power_w_median')} W")
+    after = short("microbenchmark, hot card (10 launches)")
+    variants.append(after)
+    run.say(f"  {after.name}: {after.gflops:,.0f} GFLOP/s")
+    gemm.release()
+    return run.experiment("sustained", f"A bf16 tensor GEMM ({n}^3) held for {seconds:.0f} s against its short microbenchmark",
+                          variants, ["Every window verified: the product checked after the first call and "
+                                     "again after the last window."], seconds=seconds, n=n,
+                          window_repeats=window_repeats)
+
+
+#: Pitfall 7's race at one signal length and four filter lengths: the FLOP ratio grows with m,
+#: so the sizes straddle the point where the FFT's fewer FLOPs start to win on the H200.
+ALGORITHM_SIZES = ((2 ** 22, 2 ** 8), (2 ** 22, 2 ** 10), (2 ** 22, 2 ** 12), (2 ** 22, 2 ** 14))
+
+
+def run_algorithm_sizes(progress=None, sizes=ALGORITHM_SIZES) -> Experiment:
+    """:func:`run_algorithm` at each (n, m) of ``sizes``: the direct kernel and the FFT route,
+    every row verified, named by its filter length."""
+    variants, peaks, first = [], [], None
+    for n, m in sizes:
+        race = run_algorithm(progress, n=n, m=m)
+        first = first or race
+        peaks.append(race.extra["fp32_peak_gflops"])
+        for v in race.variants:
+            variants.append(Variant(f"{v.name}, m = {m}", v.n_flops, v.n_bytes, v.median_s, v.spread, v.repeats,
+                                    True, dict(v.extra, n=race.extra["n"], m=race.extra["m"])))
+    return Experiment("algorithm_sizes", "Direct against FFT correlation at four filter lengths", "numba",
+                      first.device, first.created, tuple(variants), first.notes,
+                      {"fp32_peak_gflops": max(peaks), "sizes": [list(s) for s in sizes]})

@@ -536,3 +536,143 @@ def trap_ptx() -> str:
                         if book > 4 * max(fix_book, 1) else
                         "this compiler kept the bookkeeping out of the loop, so the trap may not show."))
     return "\n".join(lines)
+
+
+# --- the pitfalls run (benchmarks/h200_run12_pitfalls.sh) --------------------------------------
+
+def _parts(experiment) -> dict:
+    """{(part, arguments): variant} of a launch_empty run."""
+    return {(v.extra.get("part"), v.extra.get("arguments")): v for v in experiment.variants}
+
+
+def launch_empty(experiment) -> str:
+    """The empty kernel's launch, three ways, and the tiny add set against the one that matches
+    how it was timed: device events around a launch with the same three arrays."""
+    parts = _parts(experiment)
+    lines = []
+    for args in ("one float", "three arrays"):
+        row = [parts.get((p, args)) for p in ("device events", "round trip", "host dispatch")]
+        if all(r is None for r in row):
+            continue
+        said = [f"{what} {_ms(r.median_s)}" for what, r in zip(
+            ("device events", "launch + synchronize", "dispatch back to back"), row) if r is not None]
+        lines.append(f"Empty kernel, {args}: " + ", ".join(said) + ".")
+    device = next((v for v in experiment.variants if v.extra.get("part") == "device"), None)
+    if device is not None:
+        lines.append(f"The device's own cost of a launch (a CUDA graph of empty kernels): {_ms(device.median_s)}.")
+    add = next((v for v in experiment.variants if v.extra.get("part") == "kernel"), None)
+    same = parts.get(("device events", "three arrays"))
+    if add is not None and same is not None:
+        ratio = add.median_s / same.median_s
+        verdict = ("so the tiny add's time is the launch of a kernel with its arguments: its bytes add next "
+                   "to nothing" if abs(ratio - 1) <= TOLERANCE else
+                   "so the launch explains part of it, not all" if ratio > 1 else
+                   "the empty kernel took longer than the add, which says both times are the host's, "
+                   "and vary from launch to launch")
+        lines.append(f"The vector add of {add.extra.get('elements', '?')} elements took {_ms(add.median_s)} by "
+                     f"the same device events (its repeats spread by {add.spread:.0%}), {ratio:.2f}x the empty "
+                     f"kernel with the same three arrays: {verdict}.")
+    return "\n".join(lines) if lines else "This run has no empty-kernel rows."
+
+
+def wrong_ceiling_rows(experiment) -> list:
+    """Each GEMM of a ``wrong_ceiling`` run placed against both roofs measured beside it (fp32
+    FMA and bf16 tensor, each with the measured DRAM copy): intensity, the roof, the fraction
+    of it reached, the side of the ridge and the verdict's status."""
+    from ..model import Roofline
+    dram = experiment.extra["dram_gbps"]
+    roofs = (("fp32 FMA roof", experiment.extra["fp32_gflops"]),
+             ("bf16 tensor roof", experiment.extra["bf16_tensor_gflops"]))
+    rows = []
+    for v in experiment.variants:
+        for label, peak in roofs:
+            verdict = Roofline(peak, dram).classify(v.intensity, v.gflops)
+            rows.append({"kernel": v.name, "dtype": v.extra.get("dtype", "?"), "roof": label,
+                         "intensity": v.intensity, "ridge": verdict.ridge, "achieved_gflops": v.gflops,
+                         "roof_gflops": verdict.roof_gflops, "fraction": verdict.fraction_of_roof,
+                         "side": verdict.bound, "status": verdict.status})
+    return rows
+
+
+def wrong_ceiling(experiment) -> str:
+    """Whether the verdict on the tensor-core GEMM flips with the roof it is compared with."""
+    rows = wrong_ceiling_rows(experiment)
+    tensor = [r for r in rows if r["dtype"] == "bf16"]
+    vector = [r for r in rows if r["dtype"] == "fp32"]
+    lines = []
+    if len(tensor) == 2:
+        wrong, right = tensor
+        lines.append(f"The bf16 GEMM at {wrong['intensity']:.0f} FLOP/byte reached {wrong['achieved_gflops'] / 1e3:,.0f} "
+                     f"TFLOP/s: {wrong['fraction']:.0%} of the fp32 roof, where it counts as {wrong['side']}, and "
+                     f"{right['fraction']:.0%} of its own tensor roof, where it is {right['side']}.")
+        if wrong["side"] != right["side"]:
+            lines.append("Same kernel, same measurement, opposite verdicts: only the ceiling changed.")
+        if wrong["fraction"] > 1:
+            lines.append("More than 100% of a roof is impossible: the fp32 roof is not this kernel's roof.")
+    if len(vector) == 2:
+        own = vector[0]
+        lines.append(f"The fp32 GEMM of the same shape, at {own['intensity']:.0f} FLOP/byte, reached "
+                     f"{own['achieved_gflops'] / 1e3:,.1f} TFLOP/s, {own['fraction']:.0%} of the fp32 roof "
+                     f"it runs under ({own['side']}).")
+    return "\n".join(lines)
+
+
+def sustained_rows(experiment, every_s: float = 10.0) -> list:
+    """The sustained windows about ``every_s`` apart (the first and last always), with the two
+    short microbenchmarks around them: label, seconds into the load, TFLOP/s, SM clock, power."""
+    shorts = [v for v in experiment.variants if v.extra.get("part") == "microbenchmark"]
+    windows = [v for v in experiment.variants if v.extra.get("part") == "sustained"]
+    picked, next_at = [], 0.0
+    for i, v in enumerate(windows):
+        t = v.extra.get("elapsed_s", 0.0)
+        if t >= next_at or i == len(windows) - 1:
+            picked.append(v)
+            next_at = t + every_s
+    chosen = shorts[:1] + picked + shorts[1:]
+
+    def row(v):
+        return {"label": v.name, "elapsed_s": v.extra.get("elapsed_s"), "tflops": v.gflops / 1e3,
+                "sm_clock_mhz": v.extra.get("sm_clock_mhz_median"), "power_w": v.extra.get("power_w_median")}
+    return [row(v) for v in chosen]
+
+
+def sustained(experiment) -> str:
+    """How far the held GEMM's rate fell below the short microbenchmark, and what the clock and
+    the power did meanwhile."""
+    shorts = [v for v in experiment.variants if v.extra.get("part") == "microbenchmark"]
+    windows = [v for v in experiment.variants if v.extra.get("part") == "sustained"]
+    if not shorts or not windows:
+        return "This run has no microbenchmark or no sustained windows."
+    short, last = shorts[0], windows[-1]
+    low = min(windows, key=lambda v: v.gflops)
+    clocks = [v.extra.get("sm_clock_mhz_median") for v in windows if v.extra.get("sm_clock_mhz_median")]
+    power = [v.extra.get("power_w_median") for v in windows if v.extra.get("power_w_median")]
+    text = (f"The short microbenchmark: {short.gflops / 1e3:,.0f} TFLOP/s. Held for "
+            f"{last.extra.get('elapsed_s', 0):.0f} s: {windows[0].gflops / 1e3:,.0f} TFLOP/s in the first window, "
+            f"{last.gflops / 1e3:,.0f} in the last, {low.gflops / 1e3:,.0f} at the lowest "
+            f"({low.gflops / short.gflops:.0%} of the microbenchmark).")
+    if clocks:
+        text += f" The SM clock read {min(clocks):,.0f} to {max(clocks):,.0f} MHz"
+        text += f" and the board drew {min(power):,.0f} to {max(power):,.0f} W." if power else "."
+    if len(shorts) > 1:
+        text += f" The microbenchmark again on the hot card: {shorts[-1].gflops / 1e3:,.0f} TFLOP/s."
+    if low.gflops < (1 - 0.02) * short.gflops:
+        text += (" The roof a short benchmark measures is higher than the one a long job runs under: "
+                 "score a sustained kernel against a ceiling measured in the same state.")
+    else:
+        text += " The roof held within 2% in this run; record the clock and the power with every ceiling anyway."
+    return text
+
+
+def algorithm_sizes(experiment) -> list:
+    """Per filter length of an ``algorithm_sizes`` run: both times, the FLOP ratio, the winner."""
+    by_m = {}
+    for v in experiment.variants:
+        by_m.setdefault(v.extra.get("m"), []).append(v)
+    rows = []
+    for m, (direct, fft) in sorted(by_m.items()):
+        rows.append({"m": m, "direct_ms": direct.median_s * 1e3, "fft_ms": fft.median_s * 1e3,
+                     "flop_ratio": direct.n_flops / fft.n_flops if fft.n_flops else math.inf,
+                     "direct_fraction_of_peak": direct.extra.get("fraction_of_fp32_peak"),
+                     "winner": "FFT" if fft.median_s < direct.median_s else "direct"})
+    return rows

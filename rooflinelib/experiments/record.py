@@ -136,10 +136,22 @@ def recorded_path(backend: str = "numba", device: str = "h200") -> Path:
     return DATA_DIR / f"{device}_experiments_{backend}.json"
 
 
+def pitfalls_path(backend: str = "numba", device: str = "h200") -> Path:
+    """The later run of the pitfall measurements (benchmarks/h200_run12_pitfalls.sh): the empty
+    launch, the wrong ceiling, the sustained load, and the algorithm race again."""
+    return DATA_DIR / f"{device}_pitfalls_{backend}.json"
+
+
 def recorded_experiments(backend: str = "numba", device: str = "h200") -> dict:
-    """The experiments recorded on the H200 and shipped with the course (ValueError if none)."""
+    """The experiments recorded on the H200 and shipped with the course (ValueError if none).
+    Where the pitfalls run is shipped too, its experiments are added, and replace an older
+    run's experiment of the same name."""
     path = recorded_path(backend, device)
     if not path.exists():
         raise ValueError(f"{path.name}: file: no recorded experiments for {device} with {backend} "
                          "are shipped yet")
-    return load_experiments(path)
+    found = load_experiments(path)
+    later = pitfalls_path(backend, device)
+    if later.exists():
+        found.update(load_experiments(later))
+    return found

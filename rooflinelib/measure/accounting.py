@@ -83,4 +83,12 @@ def sfu_work(n_threads: int, n_iter: int, unroll: int, chains: int) -> Work:
 
 def matmul_work(n: int, element_bytes: int) -> Work:
     """C = A @ B with n x n operands: 2 n^3 FLOPs; A and B read and C written once."""
-    return Work(2.0 * n ** 3, 3.0 * element_bytes * n * n)
+    return gemm_work(n, n, n, element_bytes)
+
+
+def gemm_work(m: int, n: int, k: int, element_bytes: int) -> Work:
+    """C (m x n) = A (m x k) @ B (k x n): 2 m n k FLOPs; A and B read and C written once, all
+    in the GEMM's input type (the tile-perfect traffic: no operand crosses DRAM twice)."""
+    if min(m, n, k) < 1 or element_bytes < 1:
+        raise ValueError(f"m, n, k, element_bytes: must be positive, got {m}, {n}, {k}, {element_bytes}")
+    return Work(2.0 * m * n * k, float(element_bytes) * (m * k + k * n + m * n))

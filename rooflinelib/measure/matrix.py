@@ -43,9 +43,9 @@ MATRIX_CEILINGS = {
 }
 
 
-def operands(cp, n: int, dtype: str, seed: int = 12345):
-    """A, B (row-major n x n, stored in the GEMM's input type) and a function giving the
-    float64 values of such an array.  The same seed gives the same operands, so a reference
+def operands(cp, n: int, dtype: str, seed: int = 12345, m: int = None, k: int = None):
+    """A (m x k), B (k x n) (row-major, stored in the GEMM's input type; m and k default to n)
+    and a function giving the float64 values of such an array.  The same seed gives the same operands, so a reference
     library can be timed on exactly the data the ceiling was measured on.
 
     fp64 operands use every bit of the mantissa.  Data whose low bits are zero (float32
@@ -53,12 +53,13 @@ def operands(cp, n: int, dtype: str, seed: int = 12345):
     and, on a card at its power cap, run at a higher clock: a ceiling measured on them would
     be optimistic for real fp64 data."""
     rng = cp.random.RandomState(seed)
+    m, k = m or n, k or n
     if dtype == "fp64":
-        a = rng.standard_normal((n, n), dtype=cp.float64)
-        b = rng.standard_normal((n, n), dtype=cp.float64)
+        a = rng.standard_normal((m, k), dtype=cp.float64)
+        b = rng.standard_normal((k, n), dtype=cp.float64)
         return a, b, (lambda x: x)
-    a32 = rng.standard_normal((n, n), dtype=cp.float32)
-    b32 = rng.standard_normal((n, n), dtype=cp.float32)
+    a32 = rng.standard_normal((m, k), dtype=cp.float32)
+    b32 = rng.standard_normal((k, n), dtype=cp.float32)
     if dtype in ("fp32", "tf32"):
         return a32, b32, (lambda x: x.astype(cp.float64))
     if dtype == "fp16":
@@ -84,7 +85,7 @@ class MatrixGemm:
     these very launches against another library on the same operands.  ``release()`` frees
     the buffers."""
 
-    def __init__(self, name: str, n: int = 8192):
+    def __init__(self, name: str, n: int = 8192, m: int = None, k: int = None):
         import numpy as np
         import cupy as cp
         from cupy.cuda import cublas
@@ -92,10 +93,12 @@ class MatrixGemm:
         if name not in MATRIX_CEILINGS:
             raise ValueError(f"name: not a matrix ceiling, got {name!r} (one of {', '.join(MATRIX_CEILINGS)})")
         self.name, self.n = name, n
+        self.m, self.k = m or n, k or n  # C is m x n, the sum runs over k
+        m, k = self.m, self.k
         dtype, data_type, compute_type, self.element_bytes, tolerance = MATRIX_CEILINGS[name]
         self.dtype, self.compute_type, self.tolerance = dtype, compute_type, tolerance
-        a, b, as_f64 = operands(cp, n, dtype, seed=12345)
-        c = cp.empty((n, n), dtype=a.dtype)
+        a, b, as_f64 = operands(cp, n, dtype, seed=12345, m=m, k=k)
+        c = cp.empty((m, n), dtype=a.dtype)
         self.a, self.b, self.c = a, b, c
         if dtype == "fp64":
             alpha, beta = np.array(1.0, np.float64), np.array(0.0, np.float64)
@@ -108,15 +111,16 @@ class MatrixGemm:
         _give_workspace(cp, cublas, handle)
 
         def gemm_ex(algo=CUBLAS_GEMM_DEFAULT):
-            # cuBLAS is column-major: C^T = B^T A^T, so passing B then A yields row-major A @ B.
-            cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
-                          alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, n,
+            # cuBLAS is column-major: C^T (n x m) = B^T (n x k) A^T (k x m), so passing B then A
+            # yields row-major A @ B.
+            cublas.gemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k,
+                          alpha.ctypes.data, b.data.ptr, data_type, n, a.data.ptr, data_type, k,
                           beta.ctypes.data, c.data.ptr, data_type, n, compute_type, algo)
 
         def dgemm():
             # The classic entry point, as torch.matmul calls it for float64 (same operand order).
-            cublas.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha.ctypes.data, b.data.ptr, n,
-                         a.data.ptr, n, beta.ctypes.data, c.data.ptr, n)
+            cublas.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, alpha.ctypes.data, b.data.ptr, n,
+                         a.data.ptr, k, beta.ctypes.data, c.data.ptr, n)
 
         candidates = [("cublasGemmEx via CuPy", gemm_ex)]
         if dtype == "fp64":  # other entry points, whose heuristics may pick another kernel
@@ -124,7 +128,7 @@ class MatrixGemm:
             candidates.append(("cupy.matmul (cuBLAS)", lambda: cp.matmul(a, b, out=c)))
             candidates.append(("cublasGemmEx DEFAULT_TENSOR_OP via CuPy",
                                lambda: gemm_ex(CUBLAS_GEMM_DEFAULT_TENSOR_OP)))
-        self._rows = cp.asarray([0, n // 3, 2 * n // 3, n - 1])
+        self._rows = cp.asarray([0, m // 3, 2 * m // 3, m - 1])
         self._reference = as_f64(a[self._rows]) @ as_f64(b)
         self._as_f64 = as_f64
         self.candidates = dict(candidates)
@@ -146,15 +150,16 @@ class MatrixGemm:
         """One :class:`~rooflinelib.measure.protocol.Run` per entry point."""
         import cupy as cp
         return [Run(launch, (lambda label=label: self.check(label)),
-                    acc.matmul_work(self.n, self.element_bytes), label,
-                    {"n": self.n, "dtype": self.dtype, "compute_type": self.compute_type, "call": label},
+                    acc.gemm_work(self.m, self.n, self.k, self.element_bytes), label,
+                    {"n": self.n, "m": self.m, "k": self.k, "dtype": self.dtype,
+                     "compute_type": self.compute_type, "call": label},
                     poison=lambda: self.c.view(cp.uint8).fill(0xFF),  # NaN in every dtype, bf16 bits too
                     extra={"tolerance": self.tolerance})
                 for label, launch in self.candidates.items()]
 
     @property
     def n_flops(self) -> float:
-        return acc.matmul_work(self.n, self.element_bytes).n_flops
+        return acc.gemm_work(self.m, self.n, self.k, self.element_bytes).n_flops
 
     def release(self):
         import cupy as cp
@@ -196,7 +201,7 @@ def measure_matrix(backend, name: str, n: int = 8192, repeats: int = 10, progres
     if own:
         gemm.release()
     if progress:
-        progress(f"  {name} ({gemm.dtype}, {n}^3): {m.value:,.0f} GFLOP/s")
+        progress(f"  {name} ({gemm.dtype}, {gemm.m} x {gemm.n} x {gemm.k}): {m.value:,.0f} GFLOP/s")
     return m
 
 

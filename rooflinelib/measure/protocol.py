@@ -144,6 +144,43 @@ def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) ->
     return m
 
 
+def measure_sustained(backend, name: str, kind: str, run: Run, seconds: float, window_repeats: int,
+                      sampler=None, clock=None) -> list:
+    """``run`` launched back to back for at least ``seconds``, cut into windows of
+    ``window_repeats`` timed launches: one :class:`Measurement` per window, each with its
+    ``elapsed_s`` since the first window began and, when ``sampler()`` (default: the backend's
+    clock sampler) has a ``summary()``, the clock and power it sampled during the window.
+
+    The same protocol as :func:`measure_run` (poison, first call apart, check; poison; check
+    again after the last window), so every window is known to have done the work.  A rate
+    that falls from window to window is the card's state changing under a steady load
+    (pitfall 8), not the kernel.
+    """
+    import time
+    if not seconds > 0 or window_repeats < 1:
+        raise ValueError(f"seconds, window_repeats: must be positive, got {seconds!r}, {window_repeats!r}")
+    clock = clock or time.perf_counter
+    first = launch_verified(backend, name, run)
+    if run.poison is not None:
+        run.poison()
+    windows = []
+    t0 = clock()
+    while not windows or windows[-1].extra["elapsed_s"] < seconds:
+        with (sampler() if sampler else backend.clock_sampler()) as sampled:
+            timing = backend.time(run.launch, window_repeats)
+        m = Measurement(name, kind, run.work, timing, True, first, run.kernel, dict(run.config),
+                        dict(run.extra, window=len(windows), elapsed_s=clock() - t0))
+        summary = getattr(sampled, "summary", None)
+        if summary is not None:
+            m.extra.update(summary())
+        windows.append(m)
+    problem = run.check()
+    if problem:
+        raise VerificationError(f"verification: {name} ({run.kernel}), after {len(windows)} sustained "
+                                f"windows: {problem}")
+    return windows
+
+
 def best(measurements: list) -> Measurement:
     """The ceiling is the best rate any configuration reached, as ERT reports it; the others
     stay in the details (``configs_tried``)."""
