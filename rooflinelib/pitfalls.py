@@ -185,3 +185,13 @@ def serial_over_overlapped(n_flops: float, n_bytes: float, peak_gflops: float, p
     from .model import time_bounds
     t = time_bounds(n_flops, n_bytes, peak_gflops, peak_gbps)
     return t.serial_s / t.overlapped_s
+
+
+def whole_program_speedup(share: float, kernel_speedup: float) -> float:
+    """The whole program's speed-up when a kernel taking ``share`` of its time gets
+    ``kernel_speedup`` times faster (Amdahl): why a roofline of a kernel that takes 2% of the
+    time is a distraction, however far below its roof the kernel sits."""
+    if not 0 <= share <= 1 or not kernel_speedup > 0:
+        raise ValueError(f"share, kernel_speedup: need 0 <= share <= 1 and a positive speed-up, got "
+                         f"{share!r}, {kernel_speedup!r}")
+    return 1.0 / ((1.0 - share) + share / kernel_speedup)

@@ -157,3 +157,66 @@ def verdict_phrase(kernel, roofline: Roofline) -> str:
     return (f"{verdict.bound}, {100 * verdict.fraction_of_roof:.0f}% of roof "
             f"({status.get(verdict.status, verdict.status)})")
 
+
+
+# --- Lab 3: place a measured kernel in five steps ------------------------------------------------
+
+#: The decision table: the situation read off the chart, what it means, and which of the
+#: model's verdicts (:data:`rooflinelib.model.ADVICE`) says what to do next.
+DECISION_TABLE = (
+    ("I < ridge and achieved near the roof", "memory-bound and bandwidth-optimal", "memory"),
+    ("I > ridge and achieved near the roof", "compute-bound and near peak", "compute"),
+    ("achieved far below the roof (under half)", "bound by something the roofline does not model",
+     "far-below"),
+    ("I near the ridge", "both roofs bind", "ridge"),
+)
+
+
+def decision_rows() -> list:
+    """:data:`DECISION_TABLE` as printable rows, each with its advice from the model."""
+    from .model import ADVICE
+    return [{"situation": s, "meaning": m, "next": ADVICE[key]} for s, m, key in DECISION_TABLE]
+
+
+def _decision_key(verdict) -> str:
+    if verdict.status in ("far-below", "above-roof"):
+        return verdict.status
+    return verdict.side
+
+
+def five_steps(name: str, n_flops: float, n_bytes: float, seconds: float, roofline: Roofline,
+               profiled_bytes: Optional[float] = None, machine_name: str = "") -> list:
+    """A measured kernel placed by the five steps, each as ``(step, what it found)``:
+
+    1. the FLOPs, counted from the algorithm; 2. the bytes, counted for the ideal
+    implementation, and set against the profiler's when ``profiled_bytes`` is given (a large
+    ratio is an access-pattern bug, not a roofline result); 3. the intensity and the roof from
+    the measured ceilings; 4. the achieved rate from the measured time; 5. achieved against
+    roof, and the decision table's row.
+    """
+    check_name(name)
+    flops, nbytes = _positive_number(n_flops, "n_flops"), _positive_number(n_bytes, "n_bytes")
+    seconds = _positive_number(seconds, "seconds")
+    steps = [("1. FLOPs, from the algorithm", f"{flops:.4g} FLOPs")]
+    if profiled_bytes is None:
+        steps.append(("2. bytes", f"{nbytes:.4g} bytes counted for the ideal implementation; no profiler "
+                                  "count here, so the ratio to the real traffic is unchecked (notebook 05 "
+                                  "does this step with Nsight Compute)"))
+    else:
+        measured = _positive_number(profiled_bytes, "profiled_bytes")
+        ratio = measured / nbytes
+        steps.append(("2. bytes", f"{nbytes:.4g} counted, {measured:.4g} profiled: {ratio:.2f}x"
+                      + (" - an access-pattern problem to fix before any roofline verdict" if ratio > 1.5 else "")))
+    intensity = flops / nbytes
+    verdict = roofline.classify(intensity, flops / seconds / 1e9)
+    where = f" ({machine_name})" if machine_name else ""
+    steps.append(("3. intensity and roof", f"I = {intensity:.4g} FLOP/byte against a ridge of {verdict.ridge:.4g}; "
+                  f"roof = min({roofline.peak_gflops:,.0f} GFLOP/s, I x {roofline.peak_gbps:,.0f} GB/s) = "
+                  f"{verdict.roof_gflops:,.1f} GFLOP/s{where}"))
+    steps.append(("4. achieved", f"{flops:.4g} FLOPs in {seconds * 1e3:.4g} ms = {verdict.achieved_gflops:,.1f} GFLOP/s"))
+    key = _decision_key(verdict)
+    row = next((r for r in DECISION_TABLE if r[2] == key), None)
+    situation = f"{row[0]}: {row[1]}" if row else "above its roof: recheck the counts and units"
+    steps.append(("5. compare and act", f"{100 * verdict.fraction_of_roof:.0f}% of the roof, {verdict.bound}. "
+                  f"Row: {situation}. Next: {verdict.advice}"))
+    return steps

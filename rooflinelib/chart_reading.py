@@ -1,0 +1,80 @@
+"""Reading a roofline chart: what its logarithmic axes do, and the errors people make with it.
+
+Notebook 01 gathers both in one section.  Every figure here is computed: the positions of
+values on a log axis, the slope of each roof on log-log axes, how far each unit slip moves a
+ridge, and the size of each common error on a named machine.
+"""
+from __future__ import annotations
+
+import math
+
+from . import pitfalls
+from .model import Roofline
+
+GIB_PER_GB = 2 ** 30 / 1e9  # a GiB is 1.0737 GB
+
+
+def log_positions(values) -> list:
+    """Where each value sits on a base-10 logarithmic axis (its decade count): 1, 10 and 100
+    land at 0, 1 and 2, equally spaced, because each is ten times the last."""
+    out = []
+    for v in values:
+        if not v > 0:
+            raise ValueError(f"values: a log axis holds only positive numbers, got {v!r}")
+        out.append(math.log10(v))
+    return out
+
+
+def slope_on_log_axes(roofline: Roofline, low: float, high: float) -> float:
+    """The roof's slope between intensities ``low`` and ``high`` on log-log axes: 1 where the
+    bandwidth roof binds (doubling the intensity doubles the rate), 0 on the flat compute roof."""
+    if not 0 < low < high:
+        raise ValueError(f"low, high: need 0 < low < high, got {low!r}, {high!r}")
+    r_low, r_high = roofline.attainable_gflops(low), roofline.attainable_gflops(high)
+    return math.log(r_high / r_low) / math.log(high / low)
+
+
+def unit_slips(peak_gflops: float, peak_gbps: float) -> list:
+    """The ridge as computed right, and as three common unit slips compute it: a bandwidth in
+    GiB/s used as GB/s, a bandwidth in Gbit/s used as GB/s, and a TFLOP/s peak divided by a
+    GB/s bandwidth.  Each row: the slip, the ridge it gives, and the factor it is off by."""
+    right = Roofline(peak_gflops, peak_gbps).ridge
+    slips = (("none: GFLOP/s over GB/s", peak_gflops, peak_gbps),
+             ("bandwidth given in GiB/s, used as GB/s", peak_gflops, peak_gbps / GIB_PER_GB),
+             ("bandwidth given in Gbit/s, used as GB/s", peak_gflops, peak_gbps * 8),
+             ("peak in TFLOP/s over bandwidth in GB/s", peak_gflops / 1e3, peak_gbps))
+    rows = []
+    for slip, p, b in slips:
+        ridge = p / b
+        rows.append({"slip": slip, "ridge": ridge, "off_by": ridge / right})
+    return rows
+
+
+def common_errors(machine) -> list:
+    """The four common errors of reading a roofline, each with its size on ``machine`` (or in
+    general where it has one): ``{"error", "what it does", "size", "shown in"}``."""
+    amplification = pitfalls.strided_amplification(32)
+    slips = unit_slips(machine.ceiling("fp32").value, machine.ceiling("dram").value)
+    gib = next(r for r in slips if "GiB" in r["slip"])
+    wrong = pitfalls.roof_ratio(machine) if machine.has("bf16-tensor") else None
+    return [
+        {"error": "compulsory bytes used as measured traffic",
+         "what it does": "puts the point at the intensity the code should have, not the one it has",
+         "size": f"a stride-32 fp32 read moves {amplification:.0f}x the bytes it uses",
+         "shown in": "pitfall 6 (notebook 06), Lab 4 (notebook 05)"},
+        {"error": "decimal and binary prefixes mixed, or bits taken for bytes",
+         "what it does": "moves the ridge and every plotted point",
+         "size": f"GiB/s read as GB/s moves the {machine.name} ridge by {abs(gib['off_by'] - 1):.1%}; "
+                 "Gbit/s read as GB/s by 8x",
+         "shown in": "this section"},
+        {"error": "a compute roof of another datatype or instruction path",
+         "what it does": "flips the verdict: a kernel can read as compute-bound against one roof and "
+                         "memory-bound against the other",
+         "size": (f"the {machine.name}'s bf16 tensor roof is {wrong:.1f}x its fp32 roof" if wrong else
+                  "the gap between the roofs of the machine"),
+         "shown in": "pitfall 4 (notebook 06), notebook 02"},
+        {"error": "every point below a roof treated as one problem",
+         "what it does": "the roof measures headroom; the cause needs counters and the code",
+         "size": "far below (under half the roof): bound by something the chart does not show",
+         "shown in": "the triage tool (notebook 06)"},
+    ]

@@ -1,0 +1,117 @@
+"""The library behind the course sections that close the gaps of "The course, complete": the
+kitchen of notebook 00, the chart reading of notebook 01, Lab 3's five steps (notebook 03), the
+AMD/NVIDIA table (notebook 05), the tradeoffs and the use cases (notebooks 05 and 06)."""
+import math
+
+import pytest
+
+from rooflinelib import analogy, chart_reading, pitfalls, placement, use_cases, vendors
+from rooflinelib.hierarchy import ncu
+from rooflinelib.machines import H100_SXM, H200, MI300X
+from rooflinelib.model import ADVICE, Roofline
+
+
+def test_the_kitchen_waits_90_percent_with_one_van_and_is_chef_bound_with_twenty():
+    one = analogy.kitchen()
+    assert (one["prep_per_min"], one["chef_waiting"], one["bound"], one["ridge"]) == (10.0, 0.9, "the deliveries", 10.0)
+    twenty = analogy.kitchen(vans=20)
+    assert twenty["prep_per_min"] == 100.0 and twenty["bound"] == "the chef" and twenty["chef_waiting"] == 0
+    stew = analogy.kitchen(work_per_ingredient=60)
+    assert stew["bound"] == "the chef"  # more work per ingredient, same van: past the ridge
+    with pytest.raises(ValueError, match="vans"):
+        analogy.kitchen(vans=0)
+
+
+def test_the_three_breaks_carry_their_pitfalls_and_figures():
+    rows = analogy.breaks()
+    assert [r["pitfall"].split(" (")[0] for r in rows] == ["pitfall 1", "pitfall 4", "pitfall 3"]
+    assert "12.3 ns" in rows[0]["figure"] and "more than 325x" in rows[0]["figure"]
+    assert rows[1]["figure"].endswith("32x") and "81.7" in rows[1]["figure"]
+    assert "16,384 bytes read 5 times" in rows[2]["figure"]
+
+
+def test_a_log_axis_spaces_equal_factors_equally():
+    assert chart_reading.log_positions([1, 10, 100]) == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="positive"):
+        chart_reading.log_positions([0])
+    roof = Roofline(120_000, 3_000)
+    assert chart_reading.slope_on_log_axes(roof, 1, 8) == pytest.approx(1.0)
+    assert chart_reading.slope_on_log_axes(roof, 100, 800) == pytest.approx(0.0)
+    assert 0 < chart_reading.slope_on_log_axes(roof, 10, 100) < 1  # across the ridge at 40
+    with pytest.raises(ValueError):
+        chart_reading.slope_on_log_axes(roof, 8, 1)
+
+
+def test_unit_slips_move_the_ridge_by_their_factor():
+    rows = {r["slip"].split(",")[0]: r for r in chart_reading.unit_slips(120_000, 3_000)}
+    assert rows["none: GFLOP/s over GB/s"]["ridge"] == 40
+    factors = sorted(r["off_by"] for r in rows.values())
+    assert factors == pytest.approx([1e-3, 0.125, 1.0, 2 ** 30 / 1e9])
+
+
+def test_the_four_common_errors_have_their_sizes():
+    rows = chart_reading.common_errors(H100_SXM)
+    assert len(rows) == 4
+    assert "8x" in rows[0]["size"] and "7.4%" in rows[1]["size"] and "14.8x" in rows[2]["size"]
+
+
+def test_the_decision_table_uses_the_models_advice():
+    rows = placement.decision_rows()
+    assert [r["next"] for r in rows] == [ADVICE[k] for k in ("memory", "compute", "far-below", "ridge")]
+
+
+def test_five_steps_place_a_measured_kernel_and_name_the_row():
+    roof = Roofline(66_075, 4_276)
+    n = 2 ** 24
+    near = placement.five_steps("softmax", 5 * n, 8 * n, 8 * n / 4_000e9, roof)  # at 4,000 GB/s
+    assert [s[0][:2] for s in near] == ["1.", "2.", "3.", "4.", "5."]
+    assert "I = 0.625" in near[2][1] and "memory-bound and bandwidth-optimal" in near[4][1]
+    far = placement.five_steps("softmax", 5 * n, 8 * n, 8 * n / 1_000e9, roof)
+    assert "does not model" in far[4][1]
+    profiled = placement.five_steps("softmax", 5 * n, 8 * n, 1e-3, roof, profiled_bytes=40 * n)
+    assert "5.00x" in profiled[1][1] and "access-pattern problem" in profiled[1][1]
+    above = placement.five_steps("too fast", 1e12, 1e6, 1e-3, roof)
+    assert "above its roof" in above[4][1]
+    with pytest.raises(ValueError, match="seconds"):
+        placement.five_steps("x", 1, 1, 0, roof)
+
+
+def test_the_vendor_table_names_the_counters_ncu_reads_and_the_datasheet_ceilings():
+    rows = {r["concept"]: r for r in vendors.comparison_rows()}
+    assert "5.3 TB/s" in rows["HBM ceiling (datasheet)"]["AMD"]
+    assert "3.35 TB/s" in rows["HBM ceiling (datasheet)"]["NVIDIA"]
+    assert vendors.HBM_COUNTERS["NVIDIA"] == ncu.LEVEL_METRICS["dram"]
+    for metric in ncu.FLOP_METRICS["fp32"]:
+        assert metric in vendors.FLOP_COUNTERS["NVIDIA"]
+    assert "--roof-only" in rows["built-in roofline"]["AMD"] and "--set roofline" in rows["built-in roofline"]["NVIDIA"]
+    assert vendors.counterpart("fetch_size") == "dram__bytes_read.sum"
+    assert vendors.counterpart("dram__bytes_write.sum") == "WRITE_SIZE"
+    with pytest.raises(ValueError, match="not an HBM byte counter"):
+        vendors.counterpart("lts__t_bytes.sum")
+
+
+def test_a_kernel_at_2_percent_of_the_time_cannot_pay():
+    assert pitfalls.whole_program_speedup(0.02, math.inf) == pytest.approx(1 / 0.98)
+    assert pitfalls.whole_program_speedup(0.5, 2) == pytest.approx(4 / 3)
+    with pytest.raises(ValueError):
+        pitfalls.whole_program_speedup(1.5, 2)
+
+
+def test_regression_gate_scores_against_the_ceiling():
+    assert use_cases.regression_gate(3_400, 4_800)["passed"] is True
+    assert use_cases.regression_gate(700, 4_800) == {"fraction": 700 / 4_800, "floor": 0.7, "passed": False}
+    with pytest.raises(ValueError):
+        use_cases.regression_gate(1, 1, floor=0)
+
+
+def test_every_use_case_has_a_computed_figure():
+    rows = use_cases.use_case_rows()
+    assert len(rows) == 8
+    by = {r["use"].split(" (")[0]: r["figure"] for r in rows}
+    assert "s = 489" in by["FlashAttention"] and "64.6" in by["FlashAttention"]
+    assert "2.5x" in by["fusion in torch.compile, Triton, XLA"]
+    assert "2x the fp32 rate" in by["quantization"] and "N = 741 in bf16 and N = 741 in fp8" in by["quantization"]
+    assert "1.00 FLOP/byte" in by["prefill against decode"]
+    assert f"{H200.ceiling('dram').value / H100_SXM.ceiling('dram').value:.2f}x" in by["procurement"]
+    assert "(pass)" in by["regression gates in CI"] and "(fail)" in by["regression gates in CI"]
+    assert MI300X.has("fp8-tensor")
