@@ -57,17 +57,21 @@ class TinyGpu(engine.NumbaGpu):
     def sfu_runs(self, chains=4, unroll=2, n_iter=2):
         return super().sfu_runs(chains=chains, unroll=unroll, n_iter=n_iter)
 
+    def link_runs(self, direction):  # 16 KiB pinned, 4 KiB pageable, the same buffers both ways
+        return super().link_runs(direction, size_bytes=16 * 1024, pageable_bytes=4 * 1024)
+
 
 gpu = TinyGpu()
 lines = []
 options = registry.Options(1024 * 16 * 2, progress=lines.append)
 m = {name: registry.get(name).measure(gpu, options)
-     for name in ("dram", "fp32", "fp64", "l2", "shared", "sfu")}
+     for name in ("dram", "fp32", "fp64", "l2", "shared", "sfu", "pcie-h2d", "pcie-d2h")}
 buffers = gpu.sweep_buffers(64 * 16)
 rows = [sweep_point(gpu, k, buffers, vectors_per_thread=v).ceiling_row()
         for k in (0, 1, 70) for v in (1, 4)]
 # the default: every configuration of engine.SWEEP_VECTOR_CONFIGS at each K, the fastest kept
 chosen = {k: sweep_point(gpu, k, buffers).detail() for k in (0, 70)}
-print(json.dumps({"ceilings": {k: v.ceiling_row() for k, v in m.items()},
+link_buffers = len(gpu._link_cache)
+print(json.dumps({"link_buffers": link_buffers, "ceilings": {k: v.ceiling_row() for k, v in m.items()},
                   "details": {k: v.detail() for k, v in m.items()},
                   "sweep": rows, "sweep_chosen": chosen, "progress": lines}))

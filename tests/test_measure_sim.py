@@ -95,7 +95,15 @@ def test_numba_engine_plumbing_in_the_simulator():
                           text=True, timeout=300, cwd=HELPER.parent.parent)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert sorted(out["ceilings"]) == ["dram", "fp32", "fp64", "l2", "sfu", "shared"]
+    assert sorted(out["ceilings"]) == ["dram", "fp32", "fp64", "l2", "pcie-d2h", "pcie-h2d", "sfu", "shared"]
+    # the link copies: pinned and pageable both ways, verified, on two sets of buffers shared by
+    # both directions
+    for name in ("pcie-h2d", "pcie-d2h"):
+        tried = out["details"][name]["configs_tried"]
+        assert [(t["host_memory"], t["bytes"]) for t in tried] == [("pinned", 16384), ("pageable", 4096)]
+        assert all(t["verified"] for t in tried)
+        assert out["details"][name]["config"]["host_memory"] == "pinned"
+    assert out["link_buffers"] == 2
     assert all(c["verified"] for c in out["ceilings"].values())
     assert out["details"]["dram"]["n_bytes"] == 2 * out["details"]["dram"]["config"]["buffer_bytes"]
     assert [r["verified"] for r in out["sweep"]] == [True] * 6

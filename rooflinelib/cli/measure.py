@@ -8,10 +8,13 @@ print are :func:`rooflinelib.tables.ceilings_table` and :func:`rooflinelib.table
 """
 from __future__ import annotations
 
+import argparse
+
 import json
 import sys
 from pathlib import Path
 
+from ..fileio import check_target
 from ..measure.backend import BACKEND_CHOICES
 from ..measure.ceilings import measure_ceilings
 from ..measure.errors import BackendUnavailable, VerificationError
@@ -43,8 +46,11 @@ def add_measure_command(subparsers):
     _add_common(parser)
     parser.add_argument("--no-matrix", action="store_true",
                         help="skip the cuBLAS matrix ceilings")
-    parser.add_argument("--links", action="store_true",
-                        help="also measure host <-> device bandwidth (pcie-h2d, pcie-d2h; GPU only)")
+    parser.add_argument("--no-links", action="store_true",
+                        help="skip the host <-> device ceilings (pcie-h2d, pcie-d2h), which a GPU "
+                             "run measures by default")
+    # --links asked for them before they were the default; kept so that old scripts still run
+    parser.add_argument("--links", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_measure)
     return parser
 
@@ -66,15 +72,28 @@ def add_sweep_command(subparsers):
 # option parsing (one-line errors that name the option)
 
 
-def _positive_number(text, option, integer=False, maximum=None):
+#: The smallest DRAM buffer, in MiB.  Below it the buffer is a few cache lines (1e-300 MiB
+#: was rounded up to one 32 KB block) and the "DRAM" rate is a cache's.
+MIN_SIZE_MIB = 1
+
+
+def _shown(text) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+
+
+def _positive_number(text, option, integer=False, maximum=None, minimum=None):
     if text is None:
         return None
     try:
         value = int(text) if integer else float(text)
     except ValueError:
-        raise UsageError(f"{option}: must be a {'whole ' if integer else ''}number, got {text!r}") from None
+        raise UsageError(f"{option}: must be a {'whole ' if integer else ''}number, got {_shown(text)}") from None
+    if minimum is not None and value >= minimum and value <= maximum:
+        return value
+    if minimum is not None:
+        raise UsageError(f"{option}: must be from {minimum} to {maximum}, got {_shown(text)}")
     if not value > 0 or (maximum is not None and value > maximum):
-        raise UsageError(f"{option}: must be in (0, {maximum}], got {text!r}")
+        raise UsageError(f"{option}: must be in (0, {maximum}], got {_shown(text)}")
     return value
 
 
@@ -94,15 +113,17 @@ def parse_ks(text):
     return tuple(ks)
 
 
+class _OutError(UsageError):
+    def __init__(self, message):
+        super().__init__(f"--out: {message}")
+
+
 def _check_out(path):
+    """Refuse a target that cannot be written before a run of minutes, not after it."""
     if path is None:
         return None
-    p = Path(path)
-    if not path.strip() or p.is_dir():
-        raise UsageError(f"--out: {path!r} is not a file name")
-    if not p.resolve().parent.is_dir():
-        raise UsageError(f"--out: folder {str(p.parent)!r} does not exist")
-    return p
+    check_target(path, _OutError)
+    return Path(path)
 
 
 def _progress(args):
@@ -120,7 +141,10 @@ def _finish(result, args, table):
         args.out = default_out(result)  # where the notebooks look, named by the real backend
     out = _check_out(args.out)
     if out is not None:
-        save(result, out)
+        try:
+            save(result, out)
+        except ResultError as exc:  # a full disk or a vanished folder: the old file is intact
+            raise _OutError(" ".join(str(exc).split())) from None
         if not args.quiet:
             print(f"wrote {out}", file=sys.stderr)
     write_csv_option(result, args)
@@ -142,18 +166,18 @@ def _guarded(run):
 
 
 def run_measure(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=65536)
+    size = _positive_number(args.size_mib, "--size-mib", maximum=65536, minimum=MIN_SIZE_MIB)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     _check_out(args.out)
     return _guarded(lambda: _finish(
         measure_ceilings(args.backend, size_mib=size, repeats=repeats,
-                         matrix=not args.no_matrix, links=args.links, progress=_progress(args)),
+                         matrix=not args.no_matrix, links=not args.no_links, progress=_progress(args)),
         args, ceilings_table))
 
 
 def run_sweep_command(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=65536)
+    size = _positive_number(args.size_mib, "--size-mib", maximum=65536, minimum=MIN_SIZE_MIB)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     ks = parse_ks(args.ks)

@@ -14,13 +14,13 @@ from .errors import VerificationError
 
 
 def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None,
-                     matrix: bool = True, matrix_n: int = 8192, progress=None, links: bool = False) -> dict:
+                     matrix: bool = True, matrix_n: int = 8192, progress=None, links: bool = True) -> dict:
     """Run Lab 1 and return a validated ``ceilings`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each copy
     buffer (default: the backend's, large against its last-level cache).  ``matrix``: also
     measure the cuBLAS ceilings where they can be.  ``links``: also the host <-> device
-    ceilings (``pcie-h2d``, ``pcie-d2h``).  A failed verification raises VerificationError and
+    ceilings (``pcie-h2d``, ``pcie-d2h``), on a GPU (a CPU has none to measure).  A failed verification raises VerificationError and
     nothing is returned.
     """
     from .backend import open_backend

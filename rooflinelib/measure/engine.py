@@ -66,6 +66,9 @@ SHARED_FILL_MOD = 5
 #: timed 5 times.  At 64 MiB the Numba copies read 0.86-0.92 of torch's on the H200, at 256 MiB
 #: 0.97-0.98 (2026-12-01, runs 11 and 11b).
 LINK_BYTES = 256 * 2 ** 20
+#: The pageable copies are shown beside the ceiling, never used as one: 64 MiB (~6-9 ms each)
+#: keeps their cost in Lab 1 a quarter of what 256 MiB took.
+LINK_PAGEABLE_BYTES = 64 * 2 ** 20
 LINK_REPEATS = 5
 SHARED_UNROLL = 4
 SHARED_PASSES = 4096
@@ -311,40 +314,53 @@ class _GpuBase:
 
     # -- host <-> device ----------------------------------------------------------------------------
 
-    def link_runs(self, direction: str, size_bytes: int = LINK_BYTES) -> list:
-        """Copies of ``size_bytes`` between host and device memory, ``direction`` "h2d" or
-        "d2h": from page-locked ("pinned") host memory, which the copy engines read and write
-        directly, and from ordinary (pageable) host memory, which the driver stages through a
-        pinned buffer of its own.  Checked bit for bit: the device side against the fill
-        kernel's values, the host side against :func:`checks.fill_values`."""
+    def _link_buffers(self, n: int, pinned: bool):
+        """Device buffer, reference and host buffer of ``n`` floats for the link copies, made
+        once per size and kind and kept: both directions copy the same buffers, so Lab 1 pays
+        for one page-locked allocation and one reference, not one per direction."""
         import numpy as np
         from .checks import fill_values
+        cache = self.__dict__.setdefault("_link_cache", {})
+        key = (n, pinned)
+        if key not in cache:
+            device = self.empty(n, "fp32")
+            reference = self.empty(n, "fp32")
+            self.fill(reference)  # the fill kernel's values, made on the device ...
+            want_host = self.host(reference)  # ... and on the host (numpy would take a second)
+            head = fill_values(np.arange(min(n, 1 << 16), dtype=np.int64)).astype(np.float32)
+            if not np.array_equal(want_host[: head.size], head):  # the fill kernel is the reference
+                raise VerificationError("verification: link: the device fill differs from fill_values")
+            host = self.pinned(n) if pinned else np.empty(n, np.float32)
+            cache[key] = (device, reference, want_host, host)
+        return cache[key]
+
+    def link_runs(self, direction: str, size_bytes: int = LINK_BYTES,
+                  pageable_bytes: int = LINK_PAGEABLE_BYTES) -> list:
+        """Copies between host and device memory, ``direction`` "h2d" or "d2h": ``size_bytes``
+        from page-locked ("pinned") host memory, which the copy engines read and write directly,
+        and ``pageable_bytes`` from ordinary (pageable) host memory, which the driver stages
+        through a pinned buffer of its own.  Checked bit for bit: the device side against the
+        fill kernel's values, the host side against :func:`checks.fill_values`."""
+        import numpy as np
         if direction not in ("h2d", "d2h"):
             raise ValueError(f"direction: must be 'h2d' or 'd2h', got {direction!r}")
-        n = max(1, int(size_bytes) // 4)
-        device = self.empty(n, "fp32")
-        reference = self.empty(n, "fp32")
-        self.fill(reference)  # the fill kernel's values, made on the device ...
-        want_host = self.host(reference)  # ... and on the host (numpy would take a second)
-        head = fill_values(np.arange(min(n, 1 << 16), dtype=np.int64)).astype(np.float32)
-        if not np.array_equal(want_host[: head.size], head):  # the fill kernel is the reference
-            raise VerificationError("verification: link: the device fill differs from fill_values")
         runs = []
-        for kind in ("pinned", "pageable"):
-            host = self.pinned(n) if kind == "pinned" else np.empty(n, np.float32)
+        for kind, size in (("pinned", size_bytes), ("pageable", pageable_bytes)):
+            n = max(1, int(size) // 4)
+            device, reference, want_host, host = self._link_buffers(n, kind == "pinned")
             if direction == "h2d":
                 host[:] = want_host
                 launch = self.to_device_launcher(host, device)
 
-                def check(host=host):
+                def check(device=device, reference=reference, n=n):
                     return mismatch_message(self.count_mismatches(device, reference), n, "floats")
 
-                poison = (lambda: self.poison(device))
+                poison = (lambda device=device: self.poison(device))
             else:
                 self.fill(device)
                 launch = self.to_host_launcher(device, host)
 
-                def check(host=host):
+                def check(host=host, want_host=want_host, n=n):
                     bad = int(np.count_nonzero(host.view(np.uint32) != want_host.view(np.uint32)))
                     return mismatch_message(bad, n, "floats")
 

@@ -168,8 +168,7 @@ _CORE = (
                 _best("sfu", "compute", lambda b, o: b.sfu_runs())),
     # Host <-> device over the GPU's link (PCIe on the H200): the best of pinned and pageable
     # host memory, which is the pinned one; the pageable rate stays in configs_tried.  Their own
-    # group, measured when asked (``--links``): they add 1-1.4 s to Lab 1, which would take
-    # Lab 1 + Lab 2 past the 15 s they must stay within when warm (H200, 2026-12-01, run 11b).
+    # group, which Lab 1 measures on a GPU unless told not to (``--no-links``).
     CeilingSpec("pcie-h2d", "memory", "host to device (PCIe)", "#6b6ecf", GPU_BACKENDS,
                 _best("pcie-h2d", "memory", lambda b, o: b.link_runs("h2d"), repeats=5), group="link"),
     CeilingSpec("pcie-d2h", "memory", "device to host (PCIe)", "#9c9ede", GPU_BACKENDS,
