@@ -49,17 +49,17 @@ def breaks(machine=None) -> list:
     reads = 5
     return [
         {"assumes": "a steady stream of orders", "on a GPU": "a kernel too small to amortise its launch",
-         "pitfall": "pitfall 1 (notebook 06)",
+         "pitfall": "pitfall 1 of notebook 06",
          "figure": (f"a {launch['n']}-element vector add moves {launch['n_bytes']:,.0f} bytes in "
                     f"{launch['traffic_s'] * 1e9:.1f} ns at {pitfalls.TEXTBOOK_DRAM_GBPS / 1e3:g} TB/s, against a "
                     f"launch of about {pitfalls.TEXTBOOK_LAUNCH_S * 1e6:g} us: more than {int(launch['launch_over_traffic'])}x")},
         {"assumes": "one chef with one skill", "on a GPU": "several compute roofs, one per instruction class",
-         "pitfall": "pitfall 4 (notebook 06)",
+         "pitfall": "pitfall 4 of notebook 06",
          "figure": (f"the {machine.name}'s roofs run from {span['low'].value / 1e3:,.1f} TFLOP/s "
                     f"({span['low'].label}) to {span['high'].value / 1e3:,.1f} ({span['high'].label}): "
                     f"{span['ratio']:.0f}x")},
         {"assumes": "no pantry", "on a GPU": "caches that serve re-read data without touching HBM",
-         "pitfall": "pitfall 3 (notebook 06) and the hierarchical roofline (notebook 05)",
+         "pitfall": "pitfall 3 of notebook 06, and the hierarchical roofline of notebook 05",
          "figure": (f"a row of {row_bytes:,} bytes read {reads} times crosses the L2 {reads} times and HBM "
                     f"once: its HBM intensity is {reads}x its L2 intensity")},
     ]
