@@ -15,6 +15,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import sanity
+
 #: Relative distance from the ridge within which a point is said to sit *on* the ridge.
 #: 10% is about the run-to-run spread of a measured ceiling, so closer than that the
 #: measurement cannot tell the two sides apart.
@@ -104,7 +106,10 @@ class Ceiling:
     def __post_init__(self):
         if self.kind not in ("compute", "memory"):
             raise ValueError(f"kind: must be 'compute' or 'memory', got {self.kind!r}")
-        _positive(f"{self.name} value", self.value)
+        # A roof outside the physical band is a unit slip or a forged file, wherever it came
+        # from; every chart and verdict downstream assumes a sane one.
+        sanity.number(self.value, f"{self.name} value", error=ValueError, positive=True,
+                      unit=self.unit)
 
     @property
     def unit(self) -> str:

@@ -122,13 +122,13 @@ def save_experiments(experiments, path) -> Path:
                 "backend": first.backend, "device": first.device,
                 "experiments": [e.as_dict() for e in experiments]}
     validate(document)
-    return write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
+    return write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n", ValueError)
 
 
 def load_experiments(path) -> dict:
     """{name: Experiment} from a file, or a one-line ``ValueError`` naming the problem."""
     where = str(Path(path))
-    document = validate(parse_json(read_text(path, ValueError, "an experiments file"), where, ValueError), where)
+    document = validate(parse_json(read_text(path, ValueError, "an experiments file", "result"), where, ValueError), where)
     return {e.name: e for e in map(_experiment, document["experiments"])}
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import validation
+from .. import sanity
 from ..fileio import parse_json, read_text, write_atomic
 
 FORMAT = "rooflinelib-workingset"
@@ -91,6 +92,9 @@ def validate(data, where: str = "working-set result") -> dict:
                 validation.fail(HierarchyError, where, f"series[{i}].rows[{j}].bytes",
                                 f"working sets must increase, got {r['bytes']:g} after {previous:g}")
             previous = r["bytes"]
+            field = f"{where}: series[{i}].rows[{j}]"
+            sanity.number(r["bytes"], f"{field}.bytes", error=HierarchyError, positive=True, unit="bytes")
+            sanity.number(r["gbps"], f"{field}.gbps", error=HierarchyError, positive=True, unit="GB/s")
     return data
 
 
@@ -116,13 +120,14 @@ def loads(text: str, where: str = "working-set result") -> dict:
 
 def load(path) -> dict:
     """Read and validate a working-set result file (one-line HierarchyError on any problem)."""
-    return loads(read_text(path, HierarchyError, "a working-set result"), str(Path(path)))
+    return loads(read_text(path, HierarchyError, "a working-set result", "result"), str(Path(path)))
 
 
 def save(result: dict, path) -> Path:
-    """Validate, then write atomically (a crash never leaves a half-written file)."""
+    """Validate, then write through :func:`rooflinelib.fileio.write_atomic` (HierarchyError,
+    one line, when it cannot be written; the old file is then unchanged)."""
     validate(result)
-    return write_atomic(path, json.dumps(result, indent=1, allow_nan=False) + "\n")
+    return write_atomic(path, json.dumps(result, indent=1, allow_nan=False) + "\n", HierarchyError)
 
 
 def recorded(device: str = "h200", backend: str = "numba") -> dict:
