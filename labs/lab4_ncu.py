@@ -17,7 +17,6 @@ them.  Needs ``ncu`` only to profile; ``show`` works anywhere, e.g. on the recor
         --analytic rooflinelib/data/h200_ncu_lab4_analytic.json
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -31,6 +30,14 @@ RESULTS = ROOT / "results"
 DEFAULT_REGEX = "sweep|ws_read"
 
 
+def _option_error(base, option):
+    """``base``, with messages that start with the command-line option they are about."""
+    class OptionError(base):
+        def __init__(self, message):
+            super().__init__(f"{option}: {message}")
+    return OptionError
+
+
 def find_ncu(given=None):
     """The ncu to run: ``given`` (and nothing else when it is given), else $NCU, the PATH, or
     the CUDA toolkit's default place."""
@@ -42,14 +49,22 @@ def find_ncu(given=None):
 
 
 def profile(args) -> int:
-    from rooflinelib.hierarchy.ncu import NcuError, command
+    from rooflinelib.fileio import check_target, write_atomic
+    from rooflinelib.hierarchy.ncu import NcuError, command, printable
     ncu = find_ncu(args.ncu)
     if ncu is None:
         where = f"{args.ncu} does not exist" if args.ncu else "not found (give --ncu PATH or set NCU)"
         raise NcuError(f"ncu: {where}; Nsight Compute ships with the CUDA toolkit, and `show` works "
                        "without it on a recorded CSV")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NcuError(f"--out: {out.parent}: cannot create the folder ({exc.strerror or exc})") from None
+    # Checked before a profile of minutes: a folder or a device is never a CSV to write.
+    check_target(out, _option_error(NcuError, "--out"))
+    if args.log:
+        check_target(args.log, _option_error(NcuError, "--log"))
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
@@ -63,12 +78,14 @@ def profile(args) -> int:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
         raise NcuError(f"ncu: did not finish within {args.timeout:.0f} s") from None
-    out.write_text(done.stdout)
     if args.log:
-        Path(args.log).write_text(done.stderr)
+        write_atomic(args.log, done.stderr, _option_error(NcuError, "--log"))
     if done.returncode != 0:
+        # No CSV: a failed run's output over the last good one would be read as a profile.
         last = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-1:] or [""]
-        raise NcuError(f"ncu: exited with status {done.returncode}: {last[0][:300]}")
+        raise NcuError(f"ncu: exited with status {done.returncode}: {printable(last[0])[:300]}; "
+                       f"{out} was not written")
+    write_atomic(out, done.stdout, _option_error(NcuError, "--out"))
     print(f"ncu CSV written to {out}", file=sys.stderr)
     return show(argparse.Namespace(csv=str(out), analytic=analytic, ceilings=args.ceilings,
                                    workingset=args.workingset))
@@ -90,10 +107,7 @@ def show(args) -> int:
     print(f"{len(kernels)} profiled launch(es) in {args.csv}\n")
     print(ncu.kernel_table(kernels))
     if args.analytic:
-        try:
-            records = json.loads(Path(args.analytic).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ncu.NcuError(f"{args.analytic}: cannot be read as JSON ({exc})") from None
+        records = ncu.load_analytic(args.analytic)
         print("\nncu counters against the counts made by hand (gap = ncu / analytic - 1):")
         print(ncu.agreement_table(ncu.compare(kernels, records, args.analytic)))
     try:
@@ -151,7 +165,11 @@ def main(argv=None) -> int:
     try:
         return profile(args) if args.command == "profile" else show(args)
     except (NcuError, HierarchyError) as exc:
-        print(f"lab4: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"lab4: {' '.join(str(exc).split())[:400]}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file touched outside the one read and write path
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"lab4: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 

@@ -133,7 +133,12 @@ def main(argv=None):
         workingset_launch(gpu, args.ws_mib * MIB // CHUNK_BYTES, args.ws_passes, records)
     for mib in sharing:
         sharing_launch(gpu, mib * MIB // CHUNK_BYTES, records)
-    Path(args.analytic).write_text(json.dumps(records, indent=1) + "\n")
+    from rooflinelib.fileio import FileError, write_atomic
+    try:
+        write_atomic(args.analytic, json.dumps(records, indent=1) + "\n")
+    except FileError as exc:
+        print(f"lab4_target: --analytic: {exc}", file=sys.stderr)
+        return 2
     log(f"analytic counts of {len(records)} launches written to {args.analytic}")
     return 0
 

@@ -30,12 +30,14 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from typing import Optional
 
-from ..fileio import read_text
+from .. import sanity
+from ..fileio import read_json, read_text
 from ..model import Ceiling, Machine
 from .placement import HierarchicalKernel
 
@@ -73,7 +75,11 @@ PEAK_METRICS = {
     "fp64": (_INST.format("dfma") + ".peak_sustained", "sm__cycles_elapsed.avg.per_second", 2),
 }
 PEAK_METRIC_NAMES = tuple(dict.fromkeys(m for a, b, _ in PEAK_METRICS.values() for m in (a, b)))
-_NEEDED = frozenset(METRICS + PEAK_METRIC_NAMES)
+_BYTE_METRICS = frozenset(m for names in LEVEL_METRICS.values() for m in names)
+_COUNT_METRICS = frozenset([m for table in FLOP_METRICS.values() for m in table] + list(GUARD_METRICS))
+#: The metrics this module reads: each is checked strictly (a number, in a unit of the right
+#: dimension, not negative); the rest of a raw page is converted only when asked for.
+_NEEDED = frozenset(METRICS + PEAK_METRIC_NAMES + tuple(GUARD_METRICS))
 
 NCU_DEFAULT = "/usr/local/cuda/bin/ncu"
 
@@ -121,46 +127,113 @@ def command(program, kernel_regex: Optional[str] = None, peaks: bool = True,
 
 _PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
            "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12}
-_BASES = ("byte", "second", "cycle", "inst", "hz", "warp", "sector", "request", "thread",
-          "block", "wavefront", "op", "flop")
+#: What each base unit measures: a metric's unit must have the dimension of its quantity, so a
+#: time in bytes is refused instead of converted.
+_DIMENSION = {"byte": "bytes", "second": "time", "cycle": "cycles", "hz": "frequency",
+              "inst": "count", "warp": "count", "sector": "count", "request": "count",
+              "thread": "count", "block": "count", "wavefront": "count", "op": "count",
+              "flop": "count"}
+_BASES = tuple(_DIMENSION)
 _UNIT = re.compile(r"^([KMGTPmunp]?)(byte|second|cycle|inst|hz|warp|sector|request|thread|block|"
                    r"wavefront|op|flop)s?$", re.IGNORECASE)
+_SHORT_TIMES = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+#: Longer unit strings are not ncu's; refusing them bounds the work spent on one.
+_MAX_UNIT_CHARS = 40
+
+
+def _simple_unit(unit: str):
+    """(factor, dimension) of a unit without '/', or None."""
+    if unit in ("", "(!)"):
+        return 1.0, None  # ncu's "no unit": no dimension to check
+    if unit == "%":
+        return 1.0, "percent"
+    if unit.lower() in _SHORT_TIMES:
+        return _SHORT_TIMES[unit.lower()], "time"
+    m = _UNIT.match(unit)
+    if not m:
+        return None
+    prefix, base = m.group(1), m.group(2).lower()
+    if base == "hz" and prefix == "m":  # "mhz" is how some versions spell MHz
+        prefix = "M"
+    return _PREFIX[prefix], _DIMENSION[base]
+
+
+def unit_dimension(unit: str):
+    """``(factor, dimension)`` for a unit ncu prints: the factor to base units and what it
+    measures (``bytes``, ``time``, ``count``, ``cycles``, ``frequency``, ``bytes/cycles``,
+    ``count/cycles``, ``percent``; None for a unit-less value), or None for a unit this module
+    does not know.  ``cycle/second`` is a ``frequency``, as ``hz`` is."""
+    unit = (unit or "").strip()
+    if len(unit) > _MAX_UNIT_CHARS:
+        return None
+    parts = unit.split("/")
+    if len(parts) > 2:
+        return None
+    if len(parts) == 1:
+        return _simple_unit(unit)
+    top, bottom = (_simple_unit(part.strip()) for part in parts)
+    if top is None or bottom is None or bottom[0] == 0 or top[1] is None or bottom[1] is None:
+        return None
+    dimension = "frequency" if (top[1], bottom[1]) == ("cycles", "time") else f"{top[1]}/{bottom[1]}"
+    return top[0] / bottom[0], dimension
 
 
 def unit_factor(unit: str) -> Optional[float]:
     """The factor that turns a value in ``unit`` into base units (bytes, seconds, cycles,
     instructions, Hz), or None for a unit this module does not know.  ``Mbyte`` -> 1e6,
     ``usecond`` -> 1e-6, ``byte/cycle`` -> 1, ``cycle/nsecond`` -> 1e9, ``""`` -> 1."""
-    unit = (unit or "").strip()
-    if unit in ("", "%", "inst", "(!)"):
-        return 1.0
-    if unit.lower() in ("ns", "us", "ms", "s"):
-        return {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit.lower()]
-    if "/" in unit:
-        top, _, bottom = unit.partition("/")
-        a, b = unit_factor(top), unit_factor(bottom)
-        return None if a is None or b is None or b == 0 else a / b
-    m = _UNIT.match(unit)
-    if not m:
-        return None
-    prefix = m.group(1)
-    if m.group(2).lower() == "hz" and prefix == "m":  # "mhz" is how some versions spell MHz
-        prefix = "M"
-    return _PREFIX[prefix]
+    found = unit_dimension(unit)
+    return None if found is None else found[0]
+
+
+def _expected_dimension(metric: str) -> Optional[str]:
+    """The dimension a metric this module reads must have; None for any other metric."""
+    if metric == TIME_METRIC:
+        return "time"
+    if metric.endswith(".per_second"):
+        return "frequency"
+    if metric.endswith(".peak_sustained"):
+        base = metric[:-len(".peak_sustained")]
+        return ("bytes" if "bytes" in base else "count") + "/cycles"
+    if metric in _BYTE_METRICS:
+        return "bytes"
+    if metric in _COUNT_METRICS:
+        return "count"
+    return None
+
+
+_NUMBER = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?")
+#: A value longer than this is not one ncu prints (its longest are about 25 characters).
+_MAX_NUMBER_CHARS = 64
 
 
 def parse_number(text: str) -> Optional[float]:
     """A value as ncu prints it: ``1,234,567.5`` -> 1234567.5; ``n/a`` or empty -> None;
     anything else that is not a plain number raises ValueError."""
     t = (text or "").strip()
+    if t.isdigit() and t.isascii() and len(t) <= _MAX_NUMBER_CHARS:  # most counters: no float() surprises
+        return float(t)
     if t.lower() in ("", "n/a", "nan", "-"):
         return None
-    if not re.fullmatch(r"[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?", t):
+    if len(t) > _MAX_NUMBER_CHARS or not _NUMBER.fullmatch(t):
         raise ValueError(t)
     value = float(t.replace(",", ""))
     if not math.isfinite(value):
         raise ValueError(t)
     return value
+
+
+#: Control characters (and other unprintable ones, such as bidirectional overrides) in a name
+#: would reach the terminal raw: a CSV could move the cursor or recolour the screen.
+_UNPRINTABLE = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control and other unprintable characters removed (spaces kept)."""
+    text = _UNPRINTABLE.sub("", text)
+    if not text.isprintable():
+        text = "".join(ch for ch in text if ch.isprintable())
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,6 +394,62 @@ def short_kernel_name(name: str) -> str:
 # parsing
 
 
+class _Metrics(Mapping):
+    """A launch's metrics, metric -> value in base units (None for ``n/a``).
+
+    The metrics this module reads are converted, and checked, when the CSV is parsed; the raw
+    page's other columns (hundreds of device attributes, many of them text) only when asked
+    for, so that a CSV of many launches parses in time linear in its size and fast."""
+
+    __slots__ = ("_values", "_cells", "_columns")
+
+    def __init__(self, values: dict, cells=(), columns=None):
+        self._values = values
+        self._cells = cells
+        self._columns = columns or {}  # metric -> (index in cells, factor or None), not yet read
+
+    def _load(self, key) -> None:
+        if key in self._values or key not in self._columns:
+            return
+        index, factor = self._columns[key]
+        try:
+            value = parse_number(self._cells[index])
+        except ValueError:  # a device attribute that is text: not a metric value
+            value = _ABSENT
+        if value is not None and value is not _ABSENT:
+            value = value * factor if factor is not None else _ABSENT
+        self._values[key] = value
+
+    def _load_all(self) -> None:
+        for key in self._columns:
+            self._load(key)
+
+    def __getitem__(self, key):
+        self._load(key)
+        value = self._values[key]
+        if value is _ABSENT:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key) -> bool:
+        self._load(key)
+        return key in self._values and self._values[key] is not _ABSENT
+
+    def __iter__(self):
+        self._load_all()
+        return (k for k, v in self._values.items() if v is not _ABSENT)
+
+    def __len__(self) -> int:
+        self._load_all()
+        return sum(v is not _ABSENT for v in self._values.values())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+_ABSENT = object()
+
+
 def _header_index(lines):
     for index, line in enumerate(lines):
         if not line.startswith('"'):
@@ -340,7 +469,9 @@ def parse_csv(text: str, where: str = "ncu CSV") -> list:
     Lines before the header (``==PROF==`` messages, the program's own output) and lines that
     do not start with a quote after it are skipped.  Raises NcuError (one line) for anything
     that is not an ncu CSV, a missing column, a row with the wrong number of fields, a value
-    that is not a number, or a unit this module cannot convert.
+    that is not a number, a unit this module cannot convert or of the wrong dimension (a time
+    in bytes), a negative count or a zero kernel time.  Kernel names lose their control
+    characters (:func:`printable`), so that a CSV cannot write escape sequences to a terminal.
     """
     if not isinstance(text, str):
         raise NcuError(f"{where}: expected text, got {type(text).__name__}")
@@ -360,18 +491,20 @@ def parse_csv(text: str, where: str = "ncu CSV") -> list:
             if column not in header:
                 raise NcuError(f"{where}: column {column!r}: missing (a details-page CSV needs "
                                f"{', '.join(DETAILS_COLUMNS)})")
+    width = len(header)
     rows = []
     for number, line in enumerate(lines[start + 1:], start=start + 2):
         if not line.startswith('"'):
             continue  # ncu messages and program output
         try:
-            cells = next(csv.reader([line]))
+            cells = next(csv.reader((line,)))
         except csv.Error as exc:
             raise NcuError(f"{where}: line {number}: not valid CSV ({exc})") from None
-        if len(cells) != len(header):
-            raise NcuError(f"{where}: line {number}: has {len(cells)} fields, the header has {len(header)}")
-        rows.append((number, dict(zip(header, cells))))
-    kernels = _details(rows, where) if details else _raw(rows, header, where)
+        if len(cells) != width:
+            raise NcuError(f"{where}: line {number}: has {len(cells)} fields, the header has {width}")
+        rows.append((number, cells))
+    columns = {name: index for index, name in reversed(list(enumerate(header)))}
+    kernels = _details(rows, columns, where) if details else _raw(rows, header, columns, where)
     if not kernels:
         raise NcuError(f"{where}: rows: the CSV has a header but no kernel; did the -k filter "
                        "match nothing, or did the program launch no kernel?")
@@ -381,78 +514,133 @@ def parse_csv(text: str, where: str = "ncu CSV") -> list:
 #: A metric column of the raw page: ncu's metric names are ``unit__counter.rollup[.suffix]``.
 _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*__[A-Za-z0-9_.]+$")
 
+#: The range each dimension's values must lie in (base units), from the sanity rule's bands:
+#: a count or a size is never negative, and a launch always takes time.
+_RANGES = {"bytes": sanity.BANDS["bytes"], "count": sanity.BANDS["count"], "time": sanity.BANDS["s"]}
 
-def _convert(where, line, metric, unit, raw):
+
+def _unit_rule(metric: str, unit: str):
+    """(factor, (low, high), problem) for a column of values in ``unit``: ``problem`` is why
+    a value in it cannot be used (None when it can), reported at the first value."""
+    found = unit_dimension(unit)
+    if found is None:
+        return None, None, (f"metric {metric}: unit {unit!r:.20} is not one this importer "
+                            "converts (profile with --print-units base)")
+    factor, dimension = found
+    wanted = _expected_dimension(metric)
+    if wanted is not None and dimension is not None and dimension != wanted:
+        return None, None, (f"metric {metric}: unit {unit!r:.20} measures {dimension}, but this "
+                            f"metric is {wanted}")
+    if wanted is None:
+        return factor, None, None
+    return factor, _RANGES.get(wanted, (0.0, math.inf)), None
+
+
+def _strict(where, line, metric, raw, rule):
+    """A value of a metric this module reads: a number, in a unit of its dimension, in range."""
+    factor, limits, problem = rule
     try:
         value = parse_number(raw)
     except ValueError:
-        raise NcuError(f"{where}: line {line}: metric {metric}: value {raw!r:.30} is not a number") from None
+        raise NcuError(f"{where}: line {line}: metric {metric}: value {printable(raw)!r:.30} "
+                       "is not a number") from None
     if value is None:
         return None
-    factor = unit_factor(unit)
-    if factor is None:
-        raise NcuError(f"{where}: line {line}: metric {metric}: unit {unit!r:.20} is not one this "
-                       "importer converts (profile with --print-units base)")
-    return value * factor
+    if problem is not None:
+        raise NcuError(f"{where}: line {line}: {problem}")
+    value *= factor
+    if limits is not None and not limits[0] <= value <= limits[1]:
+        if value < 0:
+            reason = f"must not be negative, got {value:g}"
+        elif value == 0:
+            reason = "must be positive: a launch takes time, got 0"
+        else:
+            reason = f"{value:g} is outside {limits[0]:g}..{limits[1]:g} (base units)"
+        raise NcuError(f"{where}: line {line}: metric {metric}: {reason}")
+    return value
 
 
-def _kernel(where, number, row, metrics):
-    ident = row["ID"].strip()
+def _kernel(where, number, cells, columns, metrics, seen):
+    ident = printable(cells[columns["ID"]].strip())
     if not ident:
         raise NcuError(f"{where}: line {number}: column 'ID': empty")
-    name = row["Kernel Name"].strip()
+    name = printable(cells[columns["Kernel Name"]].strip())
     if not name:
         raise NcuError(f"{where}: line {number}: column 'Kernel Name': empty")
-    device = row.get("Device Name") or row.get("Device") or ""
-    return NcuKernel(ident, name, metrics, row.get("Block Size", ""), row.get("Grid Size", ""),
-                     device, where, number)
+    if ident in seen:
+        raise NcuError(f"{where}: line {number}: column 'ID': launch {ident[:20]!r} appears twice "
+                       f"(first at line {seen[ident]})")
+    seen[ident] = number
+
+    def cell(column):
+        index = columns.get(column)
+        return printable(cells[index]) if index is not None else ""
+
+    device = cell("Device Name") or cell("Device")
+    return NcuKernel(ident, name, metrics, cell("Block Size"), cell("Grid Size"), device, where, number)
 
 
-def _raw(rows, header, where):
-    metric_columns = [c for c in header if _METRIC_NAME.match(c)]
+def _raw(rows, header, columns, where):
+    metric_columns = [(i, c) for i, c in enumerate(header) if _METRIC_NAME.match(c)]
     if not metric_columns:
         raise NcuError(f"{where}: header: no metric columns (was ncu run with --metrics?)")
-    units = {}
-    if rows and not rows[0][1]["ID"].strip():  # the raw page's second line: the units
+    units = None
+    id_index = columns["ID"]
+    if rows and not rows[0][1][id_index].strip():  # the raw page's second line: the units
         units = rows[0][1]
         rows = rows[1:]
-    kernels = []
-    for number, row in rows:
-        metrics = {}
-        for c in metric_columns:
-            try:
-                metrics[c] = _convert(where, number, c, units.get(c, ""), row[c])
-            except NcuError:
-                # The raw page also lists device attributes (names, modes, flags) that are not
-                # numbers; only the metrics this module reads must be.
-                if c in _NEEDED:
-                    raise
-        kernels.append(_kernel(where, number, row, metrics))
+    strict, lazy = [], {}
+    for i, c in metric_columns:
+        rule = _unit_rule(c, units[i] if units else "")
+        if c in _NEEDED:
+            strict.append((i, c, rule))
+        elif c not in lazy:
+            lazy[c] = (i, rule[0])
+    kernels, seen = [], {}
+    for number, cells in rows:
+        values = {c: _strict(where, number, c, cells[i], rule) for i, c, rule in strict}
+        kernels.append(_kernel(where, number, cells, columns, _Metrics(values, cells, lazy), seen))
     return kernels
 
 
-def _details(rows, where):
-    order, found = [], {}
-    for number, row in rows:
-        ident = row["ID"].strip()
-        metric = row["Metric Name"].strip()
+def _details(rows, columns, where):
+    id_i, name_i = columns["ID"], columns["Metric Name"]
+    unit_i, value_i = columns["Metric Unit"], columns["Metric Value"]
+    order, found, rules = [], {}, {}
+    for number, cells in rows:
+        ident = cells[id_i].strip()
+        metric = cells[name_i].strip()
         if not metric:
             raise NcuError(f"{where}: line {number}: column 'Metric Name': empty")
-        value = _convert(where, number, metric, row["Metric Unit"], row["Metric Value"])
+        unit = cells[unit_i]
+        rule = rules.get((metric, unit))
+        if rule is None:
+            if len(rules) > 100_000:  # a CSV of made-up metric names: keep the cache bounded
+                rules.clear()
+            rule = rules[(metric, unit)] = _unit_rule(printable(metric), unit)
+        value = _strict(where, number, printable(metric), cells[value_i], rule)
         if ident not in found:
             order.append(ident)
-            found[ident] = (number, row, {})
+            found[ident] = (number, cells, {})
         metrics = found[ident][2]
         if metric in metrics and metrics[metric] != value:
-            raise NcuError(f"{where}: line {number}: metric {metric}: given twice for kernel "
-                           f"{ident} with different values")
+            raise NcuError(f"{where}: line {number}: metric {printable(metric)}: given twice for "
+                           f"kernel {printable(ident)[:20]} with different values")
         metrics[metric] = value
-    return [_kernel(where, *found[i]) for i in order]
+    seen = {}
+    return [_kernel(where, number, cells, columns, _Metrics(metrics), seen)
+            for number, cells, metrics in (found[i] for i in order)]
+
+
+def load_analytic(path) -> list:
+    """Read an analytic-counts JSON file for :func:`compare` (NcuError, one line, on any problem:
+    not a regular file, too large, not UTF-8, not JSON, nested too deeply)."""
+    return read_json(path, NcuError, "an analytic-counts JSON file", "json")
 
 
 def load_csv(path) -> list:
     """Read and parse an ncu CSV file (NcuError, one line, on any problem)."""
-    return parse_csv(read_text(path, NcuError, "an ncu CSV"), str(Path(path)))
+    return parse_csv(read_text(path, NcuError, "an ncu CSV", "ncu-csv"), str(Path(path)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -509,15 +697,15 @@ def compare(kernels, analytic, where: str = "analytic counts") -> list:
     out = []
     for i, (kernel, record) in enumerate(zip(kernels, analytic)):
         name = record.get("name")
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not printable(name).strip():
             raise NcuError(f"{where}: [{i}].name: missing")
+        name = printable(name)
         for key, label in ANALYTIC_KEYS.items():
             if key not in record:
                 continue
-            value = record[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise NcuError(f"{where}: [{i}].{key}: must be a positive number, got {value!r:.30}")
-            out.append(Agreement(name, label, _measured(kernel, key), float(value)))
+            value = sanity.number(record[key], f"{where}: [{i}].{key}", error=NcuError, positive=True,
+                                  unit="FLOPs" if key == "n_flops" else "bytes")
+            out.append(Agreement(name, label, _measured(kernel, key), value))
     return out
 
 

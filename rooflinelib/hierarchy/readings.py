@@ -8,11 +8,14 @@ Pure standard library.
 from __future__ import annotations
 
 import statistics
+from pathlib import Path
 
+from ..fileio import read_json
 # Bytes per clock per SM that the L1 and shared memory deliver to loads (the engine's shared
 # ceiling uses the same figure); ncu's own L1 peak counts a wider path.
 from ..measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
 from .levels import format_bytes
+from .ncu import NcuError
 from .placement import l1_sram_bytes
 from .results import reported_sizes, series_by_access
 
@@ -194,10 +197,8 @@ def lts_by_source_reading(record: dict) -> str:
 
 def recorded_lts_by_source() -> dict:
     """The L2 bytes by source unit of Lab 4's kernels, recorded on the H200 (run of 2026-12-01)."""
-    import json
-    from pathlib import Path
     path = Path(__file__).resolve().parent.parent / "data" / "h200_ncu_lab4_lts_by_source.json"
-    return json.loads(path.read_text())
+    return read_json(path, NcuError, "a recorded ncu reading")
 
 
 def looks_memory_bound_reading(placement, machine, compute: str = "fp32") -> str:
