@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from .fileio import FileError, write_atomic
 from .measure import registry
 from .model import Ceiling, Machine, Roofline
 from .placement import as_kernel_point, verdict_phrase
@@ -312,9 +313,12 @@ def trace_ids(fig) -> list:
     return [trace.meta for trace in fig.data]
 
 
-def write_html(fig, path) -> Path:
-    """Write ``fig`` as one standalone HTML file that works offline (plotly.js inline, ~5 MB)."""
-    path = Path(path)
-    fig.write_html(str(path), include_plotlyjs=True, full_html=True,
-                   config={"displaylogo": False, "responsive": True})
-    return path
+def write_html(fig, path, error: type = None) -> Path:
+    """Write ``fig`` as one standalone HTML file that works offline (plotly.js inline, ~5 MB).
+
+    ``error``: the error class a failed write raises (default
+    :class:`rooflinelib.fileio.FileError`); the old file is then left as it was."""
+    # Through the one write path: plotly's own write_html truncates the old chart first.
+    html = fig.to_html(include_plotlyjs=True, full_html=True,
+                       config={"displaylogo": False, "responsive": True})
+    return write_atomic(Path(path), html, error or FileError)

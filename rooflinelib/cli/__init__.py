@@ -40,8 +40,13 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+#: An error line is cut here: a value the user pasted (a 100 KB machine name) is not echoed whole.
+MAX_ERROR_CHARS = 400
+
+
 def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    text = " ".join(str(message).split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 3] + "..."
 
 
 def main(argv=None) -> int:
@@ -52,20 +57,27 @@ def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.handler(args)
+        status = args.handler(args)
+        # Inside the try: a reader that left (`| head`) is seen here, not at interpreter exit.
+        sys.stdout.flush()
+        return status
     except UsageError as exc:
         print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except ValueError as exc:  # ExpressionError included: its message names the field
         print(f"roofline: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except BrokenPipeError:
         # `roofline plot ... | head`: the reader left; stop quietly, as other tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # a file the command touched outside the one read and write path
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"roofline: error: {_one_line(where + (exc.strerror or str(exc)))}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
         print("roofline: interrupted", file=sys.stderr)
         return 130

@@ -10,8 +10,10 @@ import argparse
 import json
 import sys
 
+from .. import sanity
 from ..ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH, render
 from ..expr import parse_positive
+from ..fileio import check_target
 from ..machines import get_machine, machine_names
 from ..model import Machine, Roofline
 from ..operators import demo_kernels
@@ -19,10 +21,6 @@ from ..placement import KernelPoint, parse_kernel_spec, place
 from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
 from .ceilings_file import machine_from_ceilings_file
 from .errors import EXIT_OK, UsageError
-
-#: Plausible peaks for one device, in GFLOP/s and GB/s.  Outside this band a value is a unit
-#: slip (FLOP/s typed as GFLOP/s, or the reverse), and the chart would span absurd decades.
-MIN_PEAK, MAX_PEAK = 1e-6, 1e12
 
 
 # --- options shared by commands that need a roofline -----------------------------------------
@@ -47,11 +45,9 @@ def add_machine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _peak(text: str, field: str, unit: str) -> float:
-    value = parse_positive(text, field)
-    if not MIN_PEAK <= value <= MAX_PEAK:
-        raise UsageError(f"{field}: {value:g} {unit} is outside {MIN_PEAK:g}..{MAX_PEAK:g} {unit}; "
-                         "check the units")
-    return value
+    # The same band as every roof read from a file (rooflinelib.sanity.BANDS)
+    return sanity.number(parse_positive(text, field), field, error=UsageError, positive=True,
+                         unit=unit)
 
 
 def resolve_machine(args) -> tuple:
@@ -67,7 +63,8 @@ def resolve_machine(args) -> tuple:
         try:
             machine = get_machine(args.machine)
         except KeyError:
-            raise UsageError(f"--machine: unknown {args.machine!r}; known: "
+            shown = repr(args.machine) if len(args.machine) <= 40 else repr(args.machine[:37]) + "..."
+            raise UsageError(f"--machine: unknown {shown}; known: "
                              f"{', '.join(machine_names())}") from None
         precision = args.precision or "fp32"
         if not machine.has(precision):
@@ -123,11 +120,18 @@ def add_plot_command(subparsers) -> argparse.ArgumentParser:
 def collect_kernels(args) -> list:
     """The kernels named by ``--demo-kernels`` and ``--kernel``, in that order, as KernelPoints."""
     points = [KernelPoint.from_op(op) for op in demo_kernels()] if args.demo_kernels else []
+    names = {p.name for p in points}
     for spec in args.kernel:
         try:
-            points.append(parse_kernel_spec(spec, "--kernel"))
+            point = parse_kernel_spec(spec, "--kernel")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        # A chart's traces and a table's rows are told apart by name.
+        if point.name in names:
+            raise UsageError(f"--kernel: the name {point.name[:40]!r} is given twice; "
+                             "give each kernel a name of its own")
+        names.add(point.name)
+        points.append(point)
     return points
 
 
@@ -147,18 +151,21 @@ def _check_size(args) -> None:
         raise UsageError(f"--height: must be from {MIN_HEIGHT} to {MAX_HEIGHT}, got {args.height}")
 
 
+class _HtmlError(UsageError):
+    def __init__(self, message):
+        super().__init__(f"--html: {message}")
+
+
 def _write_html(machine: Machine, compute: str, memory: str, kernels, path: str) -> None:
     if not path.strip():
         raise UsageError("--html: empty file name")
+    # Refused before the chart is built: a device or a folder is never replaced.
+    check_target(path, _HtmlError)
     # Every ceiling the machine has, with the one the verdicts use first.
     computes = [compute] + [c.name for c in select_ceilings(machine, "compute") if c.name != compute]
     memories = [memory] + [m.name for m in select_ceilings(machine, "memory") if m.name != memory]
     figure = roofline_figure(machine, kernels, compute=computes, memory=memories)
-    try:
-        write_html(figure, path)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UsageError(f"--html: cannot write {path!r}: {reason}") from None
+    write_html(figure, path, _HtmlError)
 
 
 def run_plot(args) -> int:
