@@ -17,15 +17,19 @@ Numeric answers may be numbers or short formulas (``"120/3"``, ``"4.0e11 / 2.0e1
 """
 from __future__ import annotations
 
+import contextlib
 import decimal
 import difflib
 import html
 import math
 import numbers
 import re
+import signal
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
+from . import sanity
 from .expr import ExpressionError, evaluate
 
 #: Default relative tolerance for numeric answers: wide enough for rounding to three
@@ -106,6 +110,91 @@ def is_unanswered(value) -> bool:
 
 class AnswerError(ValueError):
     """An answer that cannot be read.  The message is one line and says what is wrong."""
+
+
+# --- running the student's code --------------------------------------------------------------
+
+#: Seconds that reading one answer may take: a student object's ``__float__``, ``__repr__`` or
+#: ``__getattr__``, or one call of a student's function.  Far above any honest answer's
+#: microseconds; a slow or endless one is reported instead of waited for.
+STUDENT_TIME_LIMIT_S = 2.0
+
+
+class _TimeUp(BaseException):
+    """Raised into student code that runs past the limit.  A BaseException, so that the
+    student's own ``except Exception`` does not swallow it."""
+
+
+_guard = threading.local()
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise :class:`_TimeUp` in the block after ``seconds``, and again every 50 ms after that
+    (a bare ``except`` in student code swallows one).  Only the main thread receives signals,
+    so elsewhere (and where there is no SIGALRM) the block runs unbounded; the exceptions are
+    still caught.  Code blocked inside one C call (``int`` of ten million digits) is stopped
+    when that call returns."""
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "setitimer")):
+        yield
+        return
+    state = {"armed": True}
+
+    def on_alarm(signum, frame):
+        if state["armed"]:
+            raise _TimeUp()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    try:
+        yield
+    finally:
+        state["armed"] = False  # first: an alarm that lands in here must not raise
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer[0] > 0:  # someone else's timer (a test runner's): give it back
+            signal.setitimer(signal.ITIMER_REAL, *outer)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        detail = " ".join(str(exc).split())
+    except BaseException:  # the student's exception class may be as broken as the rest
+        detail = ""
+    name = type(exc).__name__
+    return f"{name}: {detail[:80]}" if detail else name
+
+
+def _caught(call: Callable, what: str):
+    try:
+        return call()
+    except (NotAnsweredError, AnswerError):
+        raise
+    except _TimeUp:
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s; is there an "
+                          "endless loop in it?") from None
+    except RecursionError:
+        raise AnswerError(f"{what} recursed without end") from None
+    except BaseException as exc:  # the student's code: report it, never crash the check
+        raise AnswerError(f"{what} raised {_exception_text(exc)}") from None
+
+
+def run_student(call: Callable, what: str = "reading your answer"):
+    """``call()``, which runs student code: its value, or :class:`AnswerError` (one line)
+    for anything that code raises, SystemExit and KeyboardInterrupt included, and for a run
+    over :data:`STUDENT_TIME_LIMIT_S`.  :class:`NotAnsweredError` passes through.  A nested
+    call words its own errors and shares the outermost call's time limit."""
+    if getattr(_guard, "active", False):
+        return _caught(call, what)
+    _guard.active = True
+    try:
+        with _time_limit(STUDENT_TIME_LIMIT_S):
+            return _caught(call, what)
+    except _TimeUp:  # fired between the call's end and the timer's cancellation
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s") from None
+    finally:
+        _guard.active = False
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -209,10 +298,13 @@ UNANSWERED_MESSAGE = "replace NOT_ANSWERED with your answer, run that cell, then
 def guarded(question: str, grade: Callable[[], Check]) -> Check:
     """Run a grading function; turn unreadable input into "invalid", the stub into "unanswered".
 
-    Anything else that goes wrong is a fault in the key, not in the answer, so it propagates.
+    ``grade`` runs inside :func:`run_student`, since it touches the student's objects: whatever
+    they raise (SystemExit included) or however long they take, the student sees CHECK YOUR
+    INPUT, never a traceback.  A fault in a key would show the same way; the hidden tests, in
+    which every solution must pass, are what catch those.
     """
     try:
-        return grade()
+        return run_student(grade, "checking your answer")
     except NotAnsweredError:
         return Check(question, "unanswered", UNANSWERED_MESSAGE)
     except AnswerError as exc:
@@ -260,8 +352,7 @@ def _unit_of(unit: str):
 
 
 def _describe(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return sanity.show(value)
 
 
 def read_number(answer, question: str = "answer", unit: str = "") -> float:
@@ -270,8 +361,14 @@ def read_number(answer, question: str = "answer", unit: str = "") -> float:
     Accepts ints, floats, numpy scalars, fractions and decimals, and strings holding a number or
     a formula with an optional unit.  ``unit`` names the unit the question asks for (``"TFLOP/s"``,
     ``"fraction"``, ``""`` for a plain number); a string answer written in another unit of the
-    same family is converted, one of another family is refused.
+    same family is converted, one of another family is refused.  The answer is read inside
+    :func:`run_student`: whatever its methods raise, and however long they take, the result is
+    an AnswerError.
     """
+    return run_student(lambda: _read_number(answer, question, unit))
+
+
+def _read_number(answer, question: str, unit: str) -> float:
     if is_unanswered(answer):
         raise NotAnsweredError()
     if answer is None:
@@ -282,9 +379,11 @@ def read_number(answer, question: str = "answer", unit: str = "") -> float:
     if isinstance(answer, str):
         return _read_text(answer, unit)
     if isinstance(answer, (numbers.Real, decimal.Decimal)):
+        if isinstance(answer, numbers.Integral):  # before float(): 10**5000 has no float
+            sanity.number(answer, "the answer", error=AnswerError)
         try:
             value = float(answer)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
             raise AnswerError(f"could not read {_describe(answer)} as a number") from None
         return _finite(value)
     if isinstance(answer, numbers.Complex):
@@ -485,7 +584,11 @@ class Choices:
         return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self.options.items())
 
     def read(self, answer) -> str:
-        """The canonical option an answer names, or :class:`AnswerError` saying why not."""
+        """The canonical option an answer names, or :class:`AnswerError` saying why not
+        (read inside :func:`run_student`, as numbers are)."""
+        return run_student(lambda: self._read(answer))
+
+    def _read(self, answer) -> str:
         if is_unanswered(answer):
             raise NotAnsweredError()
         if answer is None:
@@ -595,20 +698,20 @@ def check_function(function, reference: Callable, samples: Sequence[dict], quest
         values = []
         for point in samples:
             where = ", ".join(f"{k}={v}" for k, v in point.items())
-            try:
-                result = function(**point)
-            except NotAnsweredError:
-                raise
-            except TypeError as exc:
-                raise AnswerError(f"calling it with {where} failed: {exc}") from None
-            except Exception as exc:  # the student's code: report it, never crash the check
-                raise AnswerError(f"it raised {type(exc).__name__} at {where}: {exc}") from None
-            if is_unanswered(result):
-                raise NotAnsweredError()
-            try:
-                values.append(read_number(result))
-            except AnswerError as exc:
-                raise AnswerError(f"at {where} it returned something unusable: {exc}") from None
+
+            def call():
+                try:
+                    result = function(**point)
+                except TypeError as exc:
+                    raise AnswerError(f"calling it with {where} failed: {_exception_text(exc)}") from None
+                if is_unanswered(result):
+                    raise NotAnsweredError()
+                try:
+                    return _read_number(result, question, "")
+                except AnswerError as exc:
+                    raise AnswerError(f"at {where} it returned something unusable: {exc}") from None
+
+            values.append(run_student(call, f"your function at {where}"))
         wrong = [(point, value) for point, value in zip(samples, values)
                  if not _close(value, float(reference(**point)), rtol, 0.0)]
         if not wrong:
@@ -670,6 +773,14 @@ class Reveal:
 def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[str] = (),
            min_words: int = MIN_ATTEMPT_WORDS) -> Reveal:
     """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words)."""
+    try:
+        return run_student(lambda: _reveal(attempt, model_answer, question, key_points, min_words),
+                           "reading your attempt")
+    except AnswerError as exc:
+        return Reveal(question, "invalid", str(exc))
+
+
+def _reveal(attempt, model_answer, question, key_points, min_words) -> Reveal:
     if is_unanswered(attempt):
         return Reveal(question, "unanswered", "write your own answer first, then run this cell "
                                               "to compare it with the model answer")
@@ -690,9 +801,11 @@ def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[st
 def _cell_text(value) -> str:
     if is_unanswered(value):
         return "—"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+    try:  # a student's value: its __str__ may raise or never return
+        return run_student(lambda: f"{value:.4g}" if isinstance(value, float) else str(value)[:200],
+                           "showing a value")
+    except AnswerError:
+        return "?"
 
 
 @dataclass(frozen=True)

@@ -11,43 +11,48 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import operators
+from . import operators, sanity
 from .ascii_plot import format_number
-from .machines import get_machine
+from .machines import get_machine, machine_names
 from .model import RIDGE_TOLERANCE, Machine, Roofline, time_bounds
 
 # --- shared helpers --------------------------------------------------------------------------
 
 
 def as_machine(machine) -> Machine:
-    """A :class:`Machine` from a machine or its registered name (``ValueError`` if unknown)."""
+    """A :class:`Machine` from a machine or its registered name (``ValueError`` naming the
+    field ``machine`` if unknown)."""
     if isinstance(machine, Machine):
         return machine
+    if not isinstance(machine, str):
+        raise ValueError(f"machine: must be a Machine or a machine's name, got {sanity.show(machine)}")
     try:
         return get_machine(machine)
-    except KeyError as exc:
-        raise ValueError(exc.args[0]) from None
+    except KeyError:
+        raise ValueError(f"machine: unknown {sanity.show(machine)}; known: "
+                         f"{', '.join(machine_names())}") from None
 
 
-def positive(value, field: str) -> float:
-    """``value`` as a positive finite float, or a one-line ``ValueError`` naming ``field``."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field}: must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{field}: must be a number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{field}: must be a positive finite number, got {value!r}")
-    return number
+def positive(value, field: str, unit: str = None) -> float:
+    """``value`` as a positive finite float (inside ``unit``'s band of
+    :data:`rooflinelib.sanity.BANDS` when given), or a one-line ``ValueError`` naming ``field``.
+    Text such as ``"1e3"`` is read as a number."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ValueError(f"{field}: must be a number, got {sanity.show(value)}") from None
+    return sanity.number(value, field, error=ValueError, positive=True, unit=unit)
 
 
 def whole(value, field: str, minimum: int = 1) -> int:
-    if (isinstance(value, bool) or not isinstance(value, (int, float))
-            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value)):
-        raise ValueError(f"{field}: must be a whole number, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
+    """``value`` as a whole number of at most :data:`rooflinelib.sanity.MAX_INT_DIGITS`
+    digits and at least ``minimum``, or a one-line ``ValueError`` naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{field}: must be a whole number, got {sanity.show(value)}")
+    number = sanity.number(value, field, error=ValueError, integer=True)
+    if number < minimum:
+        raise ValueError(f"{field}: must be at least {minimum}, got {sanity.show(value)}")
     return int(value)
 
 
@@ -197,10 +202,10 @@ class TimeBoundsState:
 
 def time_bounds_state(n_flops, n_bytes, peak_gflops, peak_gbps) -> TimeBoundsState:
     """Both time bounds for F FLOPs and M bytes on a machine of P GFLOP/s and B GB/s."""
-    f = positive(n_flops, "n_flops")
-    m = positive(n_bytes, "n_bytes")
-    p = positive(peak_gflops, "peak_gflops")
-    b = positive(peak_gbps, "peak_gbps")
+    f = positive(n_flops, "n_flops", "FLOPs")
+    m = positive(n_bytes, "n_bytes", "bytes")
+    p = positive(peak_gflops, "peak_gflops", "GFLOP/s")
+    b = positive(peak_gbps, "peak_gbps", "GB/s")
     t = time_bounds(f, m, p, b)
     return TimeBoundsState(f, m, p, b, t.compute_s, t.memory_s, t.overlapped_s, t.serial_s)
 

@@ -148,11 +148,18 @@ class IntensityExplorer(_Widget):
         """
         from .plotting import find_trace, kernel_hover_text, kernel_id
 
-        machine_obj = self.machines[machine] if machine is not None else self.machine
         precision = precision if precision is not None else self.precision_menu.value
         intensity = intensity if intensity is not None else self.slider.value
         try:
+            if machine is not None and machine not in self.machines:
+                raise ValueError(f"machine: unknown {str(machine)[:40]!r}; known: "
+                                 f"{', '.join(self.machines)}")
+            machine_obj = self.machines[machine] if machine is not None else self.machine
             state = ws.explorer_state(machine_obj, precision, intensity, self.memory)
+            # The slider's own range: a value outside it could not be shown on the slider.
+            if not ws.EXPLORER_MIN_INTENSITY <= state.intensity <= ws.EXPLORER_MAX_INTENSITY:
+                raise ValueError(f"intensity: must be from {ws.EXPLORER_MIN_INTENSITY:g} to "
+                                 f"{ws.EXPLORER_MAX_INTENSITY:g} FLOP/byte, got {state.intensity:g}")
         except ValueError as exc:
             self.verdict.value = _error_line(exc)
             return self._state
@@ -558,7 +565,11 @@ class TileAnimation(_Widget):
 
     def update(self, tile: int) -> ws.TileState:
         from .plotting import find_trace, kernel_id
-        state = ws.tile_state(tile, self.n, self.machines)
+        try:
+            state = ws.tile_state(tile, self.n, self.machines)
+        except ValueError as exc:
+            self.text.value = _error_line(exc)
+            return None
         with self.figure.batch_update():
             for machine, row in zip(self.machines, state.rows):
                 point = find_trace(self.figure, f"{machine.name}|{kernel_id(_tile_point())}")

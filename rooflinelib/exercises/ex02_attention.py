@@ -7,8 +7,9 @@ functions checked at several ``(s, d)`` points.
 from __future__ import annotations
 
 from .. import operators as ops
-from ..grading import (Choices, Table, YES_NO, check_choice, check_function, check_number,
-                       check_side, is_unanswered, report)
+from ..grading import (AnswerError, Choices, NotAnsweredError, Table, YES_NO, check_choice,
+                       check_function, check_number, check_side, is_unanswered, read_number,
+                       report, run_student)
 from ..machines import H200, MI300X
 
 DTYPE = "bf16"
@@ -104,12 +105,15 @@ def check_part_a(attention_flops, unfused_bytes, fused_bytes):
 
 def _safe_ratio(flops_function, bytes_function, s, d):
     """The student's intensity at (s, d), or None when either function is not usable yet."""
-    try:
+    def ratio():
         n_flops, n_bytes = flops_function(s, d), bytes_function(s, d)
         if is_unanswered(n_flops) or is_unanswered(n_bytes):
             return None
-        return float(n_flops) / float(n_bytes)
-    except Exception:  # the student's code: a table of their values must never crash
+        return read_number(n_flops) / read_number(n_bytes)
+
+    try:  # the student's code: a table of their values must never crash or hang
+        return run_student(ratio, "your functions")
+    except (AnswerError, NotAnsweredError):
         return None
 
 

@@ -23,8 +23,10 @@ from functools import lru_cache
 from typing import Optional
 
 from .. import operators as ops
-from ..grading import (SIDES, Table, check_function, check_number, check_side,
-                       is_unanswered, report, reveal)
+from .. import sanity
+from ..fileio import read_text
+from ..grading import (SIDES, AnswerError, NotAnsweredError, Table, check_function, check_number,
+                       check_side, is_unanswered, read_number, report, reveal)
 from ..model import Machine, attainable_gflops, side_of_ridge
 
 #: Identity multiply-adds per element in the FMA kernel: 2 * 64 FLOPs per 8 bytes = 16 FLOP/byte.
@@ -279,7 +281,7 @@ def _source_of(path, name: str) -> str:
     import ast
     from pathlib import Path
 
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(path, ValueError, "a Python source file")
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return ast.get_source_segment(text, node, padded=True)
@@ -398,6 +400,17 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     )
 
 
+def _usable_rate(rate):
+    """A student's achieved rate as a positive float to draw, or None (drawn on its roof)."""
+    if rate is None or is_unanswered(rate):
+        return None
+    try:
+        value = read_number(rate, "achieved rate", "GFLOP/s")
+    except (AnswerError, NotAnsweredError):
+        return None
+    return value if sanity.in_band(value, "GFLOP/s") else None
+
+
 def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
     """Both kernels on the loaded roofline, at the student's achieved rates (or their roofs)."""
     from ..placement import KernelPoint
@@ -406,10 +419,7 @@ def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
     points = []
     for run, cost, rate in ((setup.reduction, reduction_cost(setup.reduction.n), reduction_gflops),
                             (setup.fma, fma_cost(setup.fma.n), fma_gflops)):
-        usable = rate is not None and not is_unanswered(rate) and isinstance(rate, (int, float)) \
-            and rate > 0
-        points.append(KernelPoint(run.name, cost.n_flops, cost.n_bytes,
-                                  float(rate) if usable else None))
+        points.append(KernelPoint(run.name, cost.n_flops, cost.n_bytes, _usable_rate(rate)))
     return roofline_figure(setup.machine, points, compute="fp32", memory="dram",
                            title=f"Your two kernels on {setup.machine.name}")
 
