@@ -31,6 +31,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from .fileio import read_text, write_atomic
+
 _MARKER = re.compile(r"^(?P<indent>[ \t]*)#+[ \t]*(?P<edge>BEGIN|END)[ \t]+"
                      r"(?P<kind>SOLUTION|HIDDEN TESTS)[ \t]*$")
 # Anything that looks like a marker but is not exactly one: refused rather than ignored, so a
@@ -208,10 +210,19 @@ def notebook_text(notebook) -> str:
 def _read(path: Path):
     import nbformat
 
+    text = read_text(path, MarkerError, "a notebook", "notebook")
     try:
-        return nbformat.read(str(path), as_version=4)
-    except (OSError, json.JSONDecodeError, nbformat.reader.NotJSONError) as exc:
-        raise MarkerError(f"{path}: cannot read it as a notebook ({str(exc).splitlines()[0]})") from None
+        return nbformat.reads(text, as_version=4)
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError, RecursionError, ValueError) as exc:
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise MarkerError(f"{path}: cannot read it as a notebook ({reason[:120]})") from None
+
+
+def _current(path: Path):
+    """The text ``path`` holds now, or None when there is no file yet."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_text(path, MarkerError, "a notebook", "notebook")
 
 
 def plan(solutions: Path, exercises: Path) -> dict:
@@ -227,9 +238,10 @@ def drift(solutions: Path, exercises: Path) -> list:
     wanted = plan(solutions, exercises)
     problems = []
     for path, text in wanted.items():
-        if not path.exists():
+        current = _current(path)
+        if current is None:
             problems.append(f"{exercises.name}/{path.name} is missing")
-        elif path.read_text(encoding="utf-8") != text:
+        elif current != text:
             problems.append(f"{exercises.name}/{path.name} differs from its solution notebook")
     for path in sorted(exercises.glob("*.ipynb")):
         if path not in wanted:
@@ -240,10 +252,13 @@ def drift(solutions: Path, exercises: Path) -> list:
 def write(solutions: Path, exercises: Path) -> list:
     """Write every exercise notebook; return the paths whose content changed."""
     changed = []
-    exercises.mkdir(exist_ok=True)
+    try:
+        exercises.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise MarkerError(f"{exercises}: cannot create the folder ({exc.strerror or exc})") from None
     for path, text in plan(solutions, exercises).items():
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+        if _current(path) != text:
+            write_atomic(path, text, MarkerError)
             changed.append(path)
     return changed
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from .. import operators
+from ..fileio import read_text
 from ..pitfalls import fft_correlation_flops, fft_length
 from ..measure.checks import fill_values, fma_peak_expected
 from ..measure import experiment_kernels_cpu as kernels
@@ -429,10 +430,10 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
 
 def _cpu_mhz() -> float:
     try:
-        with open("/proc/cpuinfo") as handle:
-            values = [float(line.split(":")[1]) for line in handle if line.lower().startswith("cpu mhz")]
+        values = [float(line.split(":")[1]) for line in read_text("/proc/cpuinfo").splitlines()
+                  if line.lower().startswith("cpu mhz")]
         return sum(values) / len(values) if values else float("nan")
-    except (OSError, ValueError):
+    except (ValueError, IndexError):  # FileError included
         return float("nan")
 
 

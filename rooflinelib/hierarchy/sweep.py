@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..fileio import read_text
 from ..measure.backend import gpu_available
 from ..measure.checks import gpu_data, passes_for
 from ..measure.engine import NumbaGpu
@@ -241,10 +242,10 @@ def cpu_cache_sizes() -> dict:
     found = {}
     for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
         try:
-            kind = (index / "type").read_text().strip()
-            level = int((index / "level").read_text().strip())
-            text = (index / "size").read_text().strip().upper()
-        except (OSError, ValueError):
+            kind = read_text(index / "type").strip()
+            level = int(read_text(index / "level").strip())
+            text = read_text(index / "size").strip().upper()
+        except ValueError:  # FileError included: a file the kernel does not provide here
             continue
         if kind == "Instruction":
             continue

@@ -20,6 +20,7 @@ import os
 import time
 from functools import lru_cache
 
+from ..fileio import FileError, read_text
 from . import accounting as acc
 from .checks import fill_values, fma_peak_expected
 from .errors import VerificationError
@@ -71,11 +72,9 @@ def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache"):
         return None
     for entry in entries:
         try:
-            with open(os.path.join(root, entry, "type")) as f:
-                kind = f.read().strip()
-            with open(os.path.join(root, entry, "size")) as f:
-                text = f.read().strip()
-        except OSError:
+            kind = read_text(os.path.join(root, entry, "type")).strip()
+            text = read_text(os.path.join(root, entry, "size")).strip()
+        except FileError:
             continue
         if kind == "Instruction" or not text:
             continue
@@ -89,11 +88,10 @@ def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache"):
 
 def _available_bytes():
     try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
+        for line in read_text("/proc/meminfo").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (ValueError, IndexError):  # FileError included
         pass
     return None
 

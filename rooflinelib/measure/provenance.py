@@ -16,6 +16,8 @@ import subprocess
 import threading
 import time
 
+from ..fileio import FileError, read_text
+
 #: A relative change of the SM clock between the start and the end of a run above which the
 #: run is flagged: 2% is about the spread of a good ceiling measurement.
 CLOCK_DRIFT_LIMIT = 0.02
@@ -234,11 +236,10 @@ def clock_drift(before: dict, after: dict):
 
 def cpu_name() -> str:
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
+        for line in read_text("/proc/cpuinfo").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except FileError:
         pass
     return platform.processor() or platform.machine() or "unknown CPU"
 
