@@ -85,7 +85,7 @@ def to_csv(result: dict) -> str:
 
 def write_csv(result: dict, path) -> Path:
     """Write ``result`` as CSV to ``path`` (atomically, like every result file)."""
-    return write_atomic(Path(path), to_csv(result))
+    return write_atomic(Path(path), to_csv(result), ResultError)
 
 
 def _number(text: str, where: str, column: str, integer: bool = False) -> float:
@@ -109,7 +109,7 @@ def _flag(text: str, where: str, column: str) -> bool:
 def read_csv(path) -> tuple:
     """``(kind, rows)`` of a result CSV: kind 'ceilings' or 'sweep', rows as typed dicts."""
     p = Path(path)
-    text = read_text(p, ResultError, "a result CSV")
+    text = read_text(p, ResultError, "a result CSV", "result")
     lines = list(csv.reader(io.StringIO(text)))
     lines = [line for line in lines if any(cell.strip() for cell in line)]
     if not lines:

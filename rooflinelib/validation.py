@@ -32,6 +32,8 @@ from typing import NoReturn
 
 import jsonschema
 
+from .fileio import read_text
+
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
 #: How a reason names each JSON type.
@@ -55,7 +57,7 @@ def schema_path(name: str) -> Path:
 
 @lru_cache(maxsize=None)
 def _schema_text(name: str) -> str:
-    return schema_path(name).read_text(encoding="utf-8")
+    return read_text(schema_path(name), ValueError, "a JSON Schema", "json")
 
 
 def schema(name: str) -> dict:
