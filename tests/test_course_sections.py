@@ -115,3 +115,12 @@ def test_every_use_case_has_a_computed_figure():
     assert f"{H200.ceiling('dram').value / H100_SXM.ceiling('dram').value:.2f}x" in by["procurement"]
     assert "(pass)" in by["regression gates in CI"] and "(fail)" in by["regression gates in CI"]
     assert MI300X.has("fp8-tensor")
+
+
+def test_the_published_mi300x_transpose_ladder_as_fractions_of_its_copy():
+    from rooflinelib import published
+    rows = {r["variant"]: r["fraction_of_copy"] for r in published.mi300x_transpose_rows()}
+    assert [round(100 * rows[k]) for k in ("naive", "tiled", "tiled + padded")] == [15, 54, 71]
+    assert published.naive_transpose_bytes_factor() == 4.5  # the sector model: "about 5x"
+    assert published.naive_transpose_bytes_factor(4, 64) == 8.5
+    assert "not re-measured" in published.MI300X_TRANSPOSE["source"]
