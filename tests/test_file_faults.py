@@ -1,0 +1,315 @@
+"""Fault injection for the one read path and the one write path (rooflinelib.fileio), through
+the API and through the command line: a full disk, an unwritable folder, device nodes, pipes,
+links to /dev/zero and /dev/null.  Each case checks that the old file survives byte for byte,
+that nothing hangs (a subprocess with a timeout, or a read that must return at once), and
+that no half-written or temporary file is left behind."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from rooflinelib import fileio, results
+from rooflinelib.fileio import FileError
+from rooflinelib.hierarchy import ncu
+
+ROOT = Path(__file__).resolve().parent.parent
+ROOFLINE = [sys.executable, "-m", "rooflinelib.cli"]
+OLD = '{"old": true}\n'
+
+
+def _old_file(folder: Path, name: str = "result.json", mode: int = 0o640) -> Path:
+    path = folder / name
+    path.write_text(OLD)
+    path.chmod(mode)
+    return path
+
+
+def _only(folder: Path, *names) -> None:
+    """Nothing but ``names`` in ``folder``: no temporary or half-written file."""
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+
+
+def _char_device(path: Path) -> Path:
+    """A character device node like /dev/null at ``path``, or a skip where mknod is not allowed."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"mknod not permitted here ({exc.strerror})")
+    return path
+
+
+def _non_regular_targets(tmp_path: Path) -> list:
+    """A FIFO, a link to /dev/null and a folder: targets that must never be replaced."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "null-link"
+    link.symlink_to("/dev/null")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    return [fifo, link, folder]
+
+
+# --- writes ----------------------------------------------------------------------------------
+
+def test_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path):
+    # RLIMIT_FSIZE makes any write past 1 KiB fail with EFBIG, as a full disk fails with
+    # ENOSPC; SIGXFSZ is ignored so that the write returns an error instead of killing.
+    old = _old_file(tmp_path)
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+        from rooflinelib.fileio import FileError, write_atomic
+        try:
+            write_atomic({str(old)!r}, "x" * 100_000)
+        except FileError as exc:
+            print(exc)
+            sys.exit(3)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.startswith(f"{old}: file: cannot be written (File too large)")
+    assert "Traceback" not in done.stderr
+    assert old.read_text() == OLD and stat.S_IMODE(old.stat().st_mode) == 0o640
+    _only(tmp_path, "result.json")
+
+
+def test_the_cli_on_a_full_disk_says_so_in_one_line_and_keeps_the_old_chart(tmp_path):
+    old = _old_file(tmp_path, "chart.html", 0o644)
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+        from rooflinelib.cli import main
+        sys.exit(main(["plot", "--machine", "H200", "--demo-kernels", "--html", {str(old)!r}]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"roofline: error: --html: {old}: file: cannot be written (File too large); "
+        "the old file, if any, is unchanged"]
+    assert old.read_text() == OLD
+    _only(tmp_path, "chart.html")
+
+
+def test_an_unwritable_folder_is_one_error_and_leaves_nothing(tmp_path):
+    if os.geteuid() == 0:
+        folder = Path("/proc/self")  # root writes anywhere but on a read-only file system
+    else:
+        folder = tmp_path / "locked"
+        folder.mkdir()
+        folder.chmod(0o555)
+    before = set(os.listdir(folder))
+    target = folder / "result.json"
+    with pytest.raises(results.ResultError, match=rf"^{target}: file: cannot be written \("):
+        results.save(results.recorded("ceilings"), target)
+    assert set(os.listdir(folder)) == before
+
+
+def test_non_regular_targets_are_refused_and_left_alone(tmp_path):
+    for target in _non_regular_targets(tmp_path):
+        kind = os.stat(target).st_mode
+        with pytest.raises(FileError, match=rf"^{target}: file: is a .*not a regular file; refusing"):
+            fileio.write_atomic(target, "x")
+        assert os.stat(target).st_mode == kind  # still a pipe, a device, a folder
+    assert Path("/dev/null").is_char_device()
+    _only(tmp_path, "pipe", "null-link", "folder")
+
+
+def test_a_device_node_is_refused_as_a_target(tmp_path):
+    node = _char_device(tmp_path / "null")
+    with pytest.raises(FileError, match="is a device, not a regular file; refusing to replace it"):
+        fileio.write_atomic(node, "x")
+    assert node.is_char_device()
+    _only(tmp_path, "null")
+
+
+def test_cli_out_and_html_refuse_a_device_before_measuring_or_drawing(tmp_path):
+    for target in _non_regular_targets(tmp_path):
+        for argv in (["measure", "--backend", "cpu", "--out", str(target)],
+                     ["plot", "--machine", "H200", "--demo-kernels", "--html", str(target)]):
+            started = time.monotonic()
+            done = subprocess.run(ROOFLINE + argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+            assert done.returncode == 2, done.stderr
+            option = argv[-2]
+            assert done.stderr.startswith(f"roofline: error: {option}: {target}: file: is a ")
+            assert len(done.stderr.strip().splitlines()) == 1
+            assert time.monotonic() - started < 30  # refused up front, not after a run
+    assert Path("/dev/null").is_char_device()
+
+
+def test_overwriting_keeps_the_mode_and_a_new_file_gets_the_umask(tmp_path):
+    old = _old_file(tmp_path, mode=0o604)
+    fileio.write_atomic(old, "new\n")
+    assert old.read_text() == "new\n" and stat.S_IMODE(old.stat().st_mode) == 0o604
+    mask = os.umask(0o027)
+    try:
+        fresh = fileio.write_atomic(tmp_path / "fresh.json", "x")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+    _only(tmp_path, "result.json", "fresh.json")
+
+
+def test_a_link_to_a_regular_file_is_written_through(tmp_path):
+    real = _old_file(tmp_path, "real.json")
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)
+    fileio.write_atomic(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to("missing.json")
+    with pytest.raises(FileError, match="is a link to a missing file"):
+        fileio.write_atomic(dangling, "x")
+    _only(tmp_path, "real.json", "link.json", "dangling.json")
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
+    old = _old_file(tmp_path)
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fileio.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fileio.write_atomic(old, "half")
+    assert old.read_text() == OLD
+    _only(tmp_path, "result.json")
+
+
+def test_lab4_profile_writes_no_csv_when_ncu_fails(tmp_path):
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\necho '\"ID\",\"Kernel Name\"' \necho 'ncu: ==ERROR== boom' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    old = _old_file(tmp_path, "prof.csv")
+    done = subprocess.run([sys.executable, str(ROOT / "labs" / "lab4_ncu.py"), "profile", "--ncu", str(fake),
+                           "--out", str(old), "--", "true"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith("lab4: ncu: exited with status 1:")
+    assert "was not written" in done.stderr and "Traceback" not in done.stderr
+    assert old.read_text() == OLD
+    directory = tmp_path / "out-dir"
+    directory.mkdir()
+    done = subprocess.run([sys.executable, str(ROOT / "labs" / "lab4_ncu.py"), "profile", "--ncu", str(fake),
+                           "--out", str(directory), "--", "true"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--out: {directory}: file: is a directory" in done.stderr
+
+
+# --- reads -----------------------------------------------------------------------------------
+
+READERS = [
+    (results.load, results.ResultError, "a result file"),
+    (ncu.load_csv, ncu.NcuError, "an ncu CSV"),
+    (ncu.load_analytic, ncu.NcuError, "an analytic-counts JSON file"),
+]
+
+
+@pytest.mark.parametrize("reader, error, kind", READERS)
+def test_links_to_endless_devices_are_refused_at_once(tmp_path, reader, error, kind):
+    for device in ("/dev/zero", "/dev/urandom"):
+        link = tmp_path / f"link-{Path(device).name}"
+        link.symlink_to(device)
+        started = time.monotonic()
+        with pytest.raises(error, match=rf"^{link}: file: is a device, not a regular file, so not {kind}"):
+            reader(link)
+        assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize("reader, error, kind", READERS)
+def test_a_named_pipe_is_refused_without_blocking(tmp_path, reader, error, kind):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    with pytest.raises(error, match="is a named pipe, not a regular file"):
+        reader(fifo)
+    assert time.monotonic() - started < 1
+
+
+def test_a_pipe_given_to_the_cli_does_not_hang(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = subprocess.run(ROOFLINE + ["plot", "--ceilings", str(fifo), "--demo-kernels"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"roofline: error: --ceilings: {fifo}: file: is a named pipe, "
+                                   "not a regular file, so not a result file")
+
+
+def test_a_device_node_is_refused_as_a_source(tmp_path):
+    node = _char_device(tmp_path / "null")
+    with pytest.raises(results.ResultError, match="is a device"):
+        results.load(node)
+
+
+@pytest.mark.parametrize("reader, error, limit", [(results.load, results.ResultError, "result"),
+                                                  (ncu.load_csv, ncu.NcuError, "ncu-csv")])
+def test_a_file_over_its_format_cap_is_refused_before_reading(tmp_path, reader, error, limit):
+    big = tmp_path / "big"
+    with open(big, "wb") as f:  # sparse: the size is there, the bytes are not
+        f.truncate(fileio.MAX_BYTES[limit] + 1)
+    started = time.monotonic()
+    with pytest.raises(error, match=rf"^{big}: file: is .* MiB; .* is at most "):
+        reader(big)
+    assert time.monotonic() - started < 1
+
+
+def test_non_utf8_and_deep_json_are_one_line_errors(tmp_path):
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b'{"a": "\xff\xfe"}')
+    with pytest.raises(ncu.NcuError, match=r"file: not UTF-8 text, so not an analytic-counts JSON "
+                                           r"file \(bad byte at offset 7\)"):
+        ncu.load_analytic(binary)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ncu.NcuError, match="JSON nested too deeply"):
+        ncu.load_analytic(deep)
+
+
+def test_huge_integers_in_a_result_name_the_field(tmp_path):
+    document = results.recorded("ceilings")
+    text = json.dumps(document).replace(json.dumps(document["ceilings"][0]["value"]), "9" * 400, 1)
+    path = tmp_path / "huge.json"
+    path.write_text(text)
+    with pytest.raises(results.ResultError, match=rf"^{path}: ceilings\[0\]\.value: must be a finite number"):
+        results.load(path)
+    path.write_text(text.replace("9" * 400, "9" * 5000))
+    with pytest.raises(results.ResultError, match=r"ceilings\[0\]\.value"):
+        results.load(path)
+
+
+@pytest.mark.parametrize("value", [1e300, 1e-300])
+def test_verified_ceilings_outside_the_band_are_never_roofs(tmp_path, value):
+    document = results.recorded("ceilings")
+    document["ceilings"][0]["value"] = value
+    with pytest.raises(results.ResultError, match=r"ceilings\[0\]\.value: .* is outside 1e-06\.\.1e\+12"):
+        results.validate(document, "forged")
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(document))
+    done = subprocess.run(ROOFLINE + ["plot", "--ceilings", str(path), "--demo-kernels"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ceilings[0].value" in done.stderr
+
+
+def test_piping_into_head_ends_quietly():
+    # 1,500 rows are about 200 KB, over a pipe's 64 KiB buffer: the write itself meets the
+    # closed pipe, as it does when `head` has left.
+    kernels = sum((["--kernel", f"k{i}, {i + 1}e9, 1e9"] for i in range(1500)), [])
+    command = ROOFLINE + ["plot", "--machine", "H200", *kernels]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as proc:
+        proc.stdout.read(10)
+        proc.stdout.close()  # the reader leaves while the table is still being written
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
