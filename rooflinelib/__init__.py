@@ -8,5 +8,6 @@ from .model import (Ceiling, Machine, Roofline, TimeBounds, Verdict, attainable_
 from .machines import get_machine, register, machine_names, ridge_table
 from .expr import ExpressionError, evaluate, parse_positive
 from . import operators
+from .profiling import profile
 
 __version__ = "0.1.0"

@@ -23,9 +23,10 @@ import sys
 from .errors import EXIT_OK, EXIT_USAGE, ArgumentParser, UsageError
 from .measure import add_measure_command, add_sweep_command
 from .plot import add_plot_command
+from .profile import add_profile_command
 
 #: One function per subcommand; each adds its parser and sets ``handler``.
-COMMANDS = (add_plot_command, add_measure_command, add_sweep_command)
+COMMANDS = (add_plot_command, add_measure_command, add_sweep_command, add_profile_command)
 
 
 def build_parser() -> ArgumentParser:

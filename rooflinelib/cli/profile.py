@@ -1,0 +1,69 @@
+"""``roofline profile FILE.py:FUNCTION``: place your own kernel on your own ceilings.
+
+FILE.py defines FUNCTION, which does the work once.  It may also define ``setup()``, returning
+the argument tuple, and ``N_FLOPS`` and ``N_BYTES`` (numbers or formula strings), which the
+``--n-flops`` and ``--n-bytes`` options override.
+"""
+from __future__ import annotations
+
+import json
+
+from .errors import EXIT_OK, UsageError
+
+
+def add_profile_command(subparsers):
+    parser = subparsers.add_parser(
+        "profile", help="time your own kernel and place it on your ceilings",
+        description="Time FUNCTION of FILE.py (device events on a GPU, after a warm-up; the median "
+                    "of the repeats), place it on your Lab 1 ceilings (the stored result, or a "
+                    "live Lab 1 if there is none) and print the verdict and the next step.")
+    parser.add_argument("target", metavar="FILE.py:FUNCTION", help="the file and the function in it")
+    parser.add_argument("--n-flops", metavar="F", help="FLOPs of one call (a number or formula); default: the file's N_FLOPS")
+    parser.add_argument("--n-bytes", metavar="B", help="bytes of one call (a number or formula); default: the file's N_BYTES")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--ceilings", metavar="FILE", help="a Lab 1 result file (default: your stored one)")
+    source.add_argument("--machine", metavar="NAME", help="a datasheet machine instead of measured ceilings")
+    parser.add_argument("--precision", metavar="P", help="the compute roof: fp32 (default), fp64, bf16, fp16, tf32, ...")
+    parser.add_argument("--repeats", metavar="N", type=int, help="timed calls (default: about 0.3 s of them)")
+    parser.add_argument("--counters", action="store_true", help="also collect Nsight Compute counters (GPU, ncu)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--out", metavar="FILE", help="also save the result as JSON")
+    parser.set_defaults(handler=run_profile)
+    return parser
+
+
+def _split(target: str) -> tuple:
+    path, sep, function = target.rpartition(":")
+    if not sep or not path or not function:
+        raise UsageError(f"FILE.py:FUNCTION: expected a file and a function, e.g. kernels.py:softmax, got {target[:80]!r}")
+    return path, function
+
+
+def run_profile(args) -> int:
+    from ..fileio import check_target
+    from ..profiling import ProfileError, profile
+    from ..profiling.counters import load_function, setup_args
+    path, function = _split(args.target)
+    if args.out:
+        check_target(args.out, UsageError)
+    try:
+        fn, module = load_function(path, function)
+        call_args = setup_args(module, path)
+        n_flops = args.n_flops if args.n_flops is not None else getattr(module, "N_FLOPS", None)
+        n_bytes = args.n_bytes if args.n_bytes is not None else getattr(module, "N_BYTES", None)
+        if n_flops is None:
+            raise UsageError(f"--n-flops: not given, and {path} defines no N_FLOPS")
+        if n_bytes is None:
+            raise UsageError(f"--n-bytes: not given, and {path} defines no N_BYTES")
+        result = profile(fn, *call_args, n_flops=n_flops, n_bytes=n_bytes, name=function,
+                         ceilings=args.ceilings or args.machine, precision=args.precision,
+                         repeats=args.repeats, counters=args.counters)
+        if args.out:
+            result.save(args.out)
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+    else:
+        print(result.text())
+    return EXIT_OK

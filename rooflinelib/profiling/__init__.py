@@ -1,0 +1,16 @@
+"""Place your own kernel: time it, count its bytes, read its counters, and put it on your ceilings.
+
+- :func:`profile` (also ``rooflinelib.profile``): the whole placement of one function call;
+- :func:`count_bytes`: a Numba-CUDA kernel's global-memory bytes, counted in the CUDA simulator
+  (no GPU needed);
+- :func:`load`: a result saved with :meth:`ProfileResult.save`;
+- :mod:`.counters`: Nsight Compute on one call, in a process of its own.
+
+Standard library only at import; numba, cupy and torch are imported when a call needs them.
+"""
+from .core import profile, resolve_ceilings
+from .counting import CountError, count_bytes
+from .result import ProfileError, ProfileResult, from_dict, load
+
+__all__ = ["profile", "count_bytes", "load", "from_dict", "resolve_ceilings", "ProfileResult",
+           "ProfileError", "CountError"]

@@ -1,0 +1,288 @@
+"""``profile``: time a student's kernel and place it on the student's own ceilings.
+
+The five steps of placing a kernel, in one call:
+
+1. the analytic counts, ``n_flops`` and ``n_bytes`` (numbers or formulas, never code);
+2. the counted bytes of a Numba launch in the CUDA simulator, and with ``counters=True`` the
+   bytes Nsight Compute measured at each level;
+3. the roof, from the student's Lab 1 result (stored by ``roofline measure``), measured now if
+   there is none, or a datasheet machine when asked;
+4. the achieved rate: the median of timed repeats after a warm-up, device events for GPU work;
+5. the verdict and the next step, from the course's triage.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..expr import ExpressionError, parse_non_negative, parse_positive
+from .result import ProfileError, ProfileResult
+from .timing import TimingError, time_function
+
+#: Counted and analytic bytes further apart than this are reported.
+COUNT_TOLERANCE = 0.10
+#: Measured DRAM bytes more than this factor from the analytic count: an access-pattern problem.
+ACCESS_PATTERN_FACTOR = 2.0
+MAX_NAME_CHARS = 80
+
+#: ``precision`` words and the compute ceilings they choose, best first.
+PRECISIONS = {
+    "fp32": ("fp32",), "fp64": ("fp64",),
+    "bf16": ("bf16-tensor",), "fp16": ("fp16-tensor",), "tf32": ("tf32-tensor",),
+    "fp8": ("fp8-tensor",), "fp32-matrix": ("fp32-matrix",), "fp64-matrix": ("fp64-matrix",),
+}
+
+_live_ceilings = {}  # backend -> (Machine, message): one live Lab 1 per process and backend
+
+
+def _count(value, field: str, allow_zero: bool) -> float:
+    if value is None or value is Ellipsis:
+        raise ProfileError(f"{field}: required (a number or a formula such as '8*2**26')")
+    try:
+        number = parse_non_negative(value, field) if allow_zero else parse_positive(value, field)
+    except ExpressionError as exc:
+        raise ProfileError(str(exc)) from None
+    if number > 1e21:
+        raise ProfileError(f"{field}: {number:.3g} is more than any kernel moves or computes; check the units")
+    return number
+
+
+def _name(name, fn) -> str:
+    if name is None:
+        name = getattr(fn, "__name__", None) or getattr(getattr(fn, "dispatcher", None), "__name__", None) or "kernel"
+    if not isinstance(name, str) or not name.strip():
+        raise ProfileError(f"name: must be a non-empty text, got {name!r}")
+    clean = "".join(ch for ch in name.strip() if ch.isprintable())
+    return clean[:MAX_NAME_CHARS]
+
+
+# --- the ceilings ----------------------------------------------------------------------------
+
+def _gpu_backend(library: str) -> str:
+    return "cupy" if library == "cupy" else "numba"
+
+
+def _measure_live(backend: str):
+    if backend not in _live_ceilings:
+        from ..measure.ceilings import measure_ceilings
+        from ..results import to_machine
+        result = measure_ceilings(backend=backend, links=False)
+        machine = to_machine(result)
+        _live_ceilings[backend] = (machine, f"measured just now with Lab 1 ({backend} backend, every rate verified), "
+                                             f"as no stored Lab 1 result was found")
+    return _live_ceilings[backend]
+
+
+def resolve_ceilings(ceilings, library: str):
+    """``(Machine, one-line source)`` for ``ceilings``: None (the stored Lab 1 result of the
+    backend that matches ``library``, else a live Lab 1), a result file's path, a loaded result
+    dict, a :class:`~rooflinelib.model.Machine`, or a datasheet machine's name."""
+    from ..model import Machine
+    from ..results import ResultError, load, to_machine, validate
+    if isinstance(ceilings, Machine):
+        return ceilings, f"{ceilings.name} (given)"
+    if isinstance(ceilings, dict):
+        try:
+            return to_machine(validate(ceilings, "ceilings")), "the Lab 1 result given"
+        except ResultError as exc:
+            raise ProfileError(f"ceilings: {exc}") from None
+    if isinstance(ceilings, Path) or (isinstance(ceilings, str) and (ceilings.endswith(".json") or "/" in ceilings)):
+        try:
+            result = load(ceilings)
+        except (ResultError, OSError) as exc:
+            raise ProfileError(f"ceilings: {' '.join(str(exc).split())[:300]}") from None
+        if result.get("kind") != "ceilings":
+            raise ProfileError(f"ceilings: {ceilings}: kind: is {result.get('kind')!r}, expected 'ceilings'")
+        return to_machine(result), f"Lab 1 result {ceilings} ({result['device'].get('name', '?')}, {str(result.get('created', '?'))[:10]})"
+    if isinstance(ceilings, str):
+        from ..machines import get_machine, machine_names
+        try:
+            return get_machine(ceilings), f"the {ceilings} datasheet (vendor peaks, not measured)"
+        except (KeyError, ValueError):
+            shown = ceilings if len(ceilings) <= 40 else ceilings[:40] + "..."
+            raise ProfileError(f"ceilings: unknown machine {shown!r}; give a Lab 1 result file or one of: "
+                               f"{', '.join(machine_names())}") from None
+    if ceilings is not None:
+        raise ProfileError(f"ceilings: expected a result file, a result, a Machine or a machine name, "
+                           f"got {type(ceilings).__name__}")
+    from ..result_files import stored_path
+    backends = ("cpu",) if library == "cpu" else (_gpu_backend(library), "cupy" if library != "cupy" else "numba")
+    for backend in backends:
+        path = stored_path("ceilings", backend)
+        if path is not None:
+            try:
+                result = load(path)
+                return to_machine(result), (f"your stored Lab 1 result {path} ({result['device'].get('name', '?')}, "
+                                            f"measured {str(result.get('created', '?'))[:10]})")
+            except ResultError:
+                continue  # a broken stored file: measure instead, as if none were there
+    try:
+        return _measure_live(backends[0])
+    except Exception as exc:  # no backend here, or a failed verification: never a roof
+        raise ProfileError(f"ceilings: no stored Lab 1 result, and Lab 1 could not run now "
+                           f"({' '.join(str(exc).split())[:200]}); pass ceilings= a result file or a machine name") from None
+
+
+def _compute_ceiling(machine, precision, library: str) -> str:
+    names = {c.name for c in machine.compute_ceilings}
+    if precision is None:
+        precision = "fp32"
+    if not isinstance(precision, str):
+        raise ProfileError(f"precision: must be a text such as 'fp32' or 'bf16', got {type(precision).__name__}")
+    wanted = PRECISIONS.get(precision, (precision,))
+    for name in wanted:
+        if name in names:
+            return name
+    raise ProfileError(f"precision: {machine.name} has no {precision!r} roof (it has: {', '.join(sorted(names))})")
+
+
+# --- counted and measured bytes --------------------------------------------------------------
+
+def _counted(fn, args, n_bytes: float):
+    """count_bytes of ``fn`` when it is one Numba kernel launch small enough to simulate."""
+    from .counting import MAX_THREADS, CountError, count_bytes
+    dispatcher = getattr(fn, "dispatcher", None)
+    griddim, blockdim = getattr(fn, "griddim", None), getattr(fn, "blockdim", None)
+    if dispatcher is None or griddim is None:
+        return None, ("counted bytes: not counted (fn is not one Numba kernel launch, kernel[grid, block]); "
+                      "call rooflinelib.profiling.count_bytes(kernel, grid, block, *args) at a small size")
+    threads = math.prod(griddim) * math.prod(blockdim)
+    if threads > MAX_THREADS:
+        return None, (f"counted bytes: not counted here ({threads:,} threads is too many to simulate); "
+                      "call rooflinelib.profiling.count_bytes(kernel, grid, block, *args) at a small size")
+    try:
+        counted = count_bytes(dispatcher, tuple(griddim), tuple(blockdim), *args)
+    except CountError as exc:
+        return None, f"counted bytes: {exc}"
+    distinct = counted["unique_read"] + counted["unique_written"]
+    note = None
+    if abs(distinct - n_bytes) > COUNT_TOLERANCE * n_bytes:
+        note = (f"counted bytes: the simulator counted {distinct:,} distinct bytes "
+                f"({counted['read'] + counted['written']:,} accesses' worth), {distinct / n_bytes:.2f}x the "
+                f"analytic n_bytes: more than {COUNT_TOLERANCE:.0%} apart; check the count")
+    return counted, note
+
+
+def _placement(measured: dict, machine, compute: str):
+    """The level-by-level placement from ncu's bytes, against the machine's L1/shared, L2 and
+    DRAM ceilings (those it has)."""
+    from ..hierarchy.placement import HierarchicalKernel, HierarchyError, place_levels
+    level_map = {"dram": ("dram", measured["dram_read_bytes"] + measured["dram_write_bytes"]),
+                 "l2": ("l2", measured["lts_bytes"]), "l1": ("shared", measured["l1_bytes"])}
+    levels = {ceiling: n for ceiling, n in level_map.values() if n > 0 and machine.has(ceiling)}
+    if not levels or measured.get("flops_counted", 0) <= 0 and measured.get("n_flops", 0) <= 0:
+        return None
+    try:
+        kernel = HierarchicalKernel(measured["name"], measured["n_flops"], levels, measured["achieved_gflops"])
+        placement = place_levels(kernel, machine, compute)
+    except HierarchyError as exc:
+        return {"verdict": f"not placed: {exc}"}
+    return {"binding": placement.binding, "roof_gflops": placement.roof_gflops,
+            "fraction_of_roof": placement.fraction_of_roof,
+            "levels": {p.level: {"bytes": p.n_bytes, "intensity": p.intensity, "ceiling_gbps": p.ceiling_gbps,
+                                 "roof_gflops": p.roof_gflops} for p in placement.points},
+            "verdict": placement.verdict()}
+
+
+# --- the call --------------------------------------------------------------------------------
+
+def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, precision=None,
+            repeats=None, counters=False, **kwargs) -> ProfileResult:
+    """Time ``fn(*args, **kwargs)`` and place it on the roofline of ``ceilings``.
+
+    ``n_flops`` and ``n_bytes`` are the analytic counts of one call (numbers, or formulas such
+    as ``"2*4096**3"``); ``n_flops`` may be 0 for pure data movement, which is then scored
+    against the bandwidth roof.  ``ceilings``: see :func:`resolve_ceilings`.  ``precision``
+    picks the compute roof (``fp32`` by default; ``bf16``, ``fp16``, ``tf32``, ``fp64``, ... or
+    a ceiling's name).  ``repeats``: timed calls (default: about 0.3 s of them, 10 to 1000).
+    ``counters=True`` also runs ``fn`` under Nsight Compute; ``fn`` must then be a function of
+    a module file that defines ``setup()``, returning the arguments (see
+    :mod:`rooflinelib.profiling.counters`).
+    """
+    if not callable(fn):
+        raise ProfileError(f"fn: must be callable (a function, a kernel launch, a lambda), got {type(fn).__name__}")
+    flops = _count(n_flops, "n_flops", allow_zero=True)
+    n_bytes_ = _count(n_bytes, "n_bytes", allow_zero=False)
+    label = _name(name, fn)
+    if repeats is not None and (isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 100_000):
+        raise ProfileError(f"repeats: must be a whole number from 1 to 100000, got {repeats!r}")
+    if not isinstance(counters, bool):
+        raise ProfileError(f"counters: must be True or False, got {counters!r}")
+
+    from ..measure import provenance
+    before = provenance.gpu_snapshot() if _maybe_gpu(fn, args, kwargs) else {}
+    started = provenance.now_iso()
+    try:
+        timed = time_function(fn, args, kwargs, repeats)
+    except TimingError as exc:
+        raise ProfileError(str(exc)) from None
+    gpu = timed.library != "cpu"
+    after = provenance.gpu_snapshot() if gpu else {}
+    device_facts = ({"name": after.get("name", "GPU"), "kind": "gpu"} if gpu
+                    else provenance.cpu_provenance(threads=0))
+    device = provenance.finish(device_facts, before if gpu else {}, after, timed.library, started)
+
+    machine, source = resolve_ceilings(ceilings, timed.library)
+    compute = _compute_ceiling(machine, precision, timed.library)
+    try:
+        memory = machine.ceiling("dram").name
+    except (KeyError, ValueError):
+        raise ProfileError(f"ceilings: {machine.name} has no 'dram' ceiling to place against") from None
+    peak = machine.ceiling(compute).value
+    bandwidth = machine.ceiling(memory).value
+    notes = []
+
+    counted, note = _counted(fn, args, n_bytes_) if timed.library == "numba" and not kwargs else (None, None)
+    if note:
+        notes.append(note)
+    measured = hierarchical = None
+    if counters:
+        from .counters import collect
+        measured = collect(fn, label)
+        measured_dram = measured["dram_read_bytes"] + measured["dram_write_bytes"]
+        ratio = measured_dram / n_bytes_
+        measured["dram_over_analytic"] = ratio
+        if ratio > ACCESS_PATTERN_FACTOR or ratio < 1 / ACCESS_PATTERN_FACTOR:
+            notes.append(f"access pattern: ncu measured {measured_dram:,.0f} DRAM bytes, {ratio:.2f}x the "
+                         f"analytic n_bytes (more than {ACCESS_PATTERN_FACTOR:g}x apart): the kernel does not "
+                         "move the bytes the model counts; look at coalescing, strides and reuse first")
+        measured["n_flops"] = flops if flops > 0 else 0.0
+        measured["achieved_gflops"] = flops / timed.median_s / 1e9 if flops > 0 else None
+        if flops > 0:
+            hierarchical = _placement(measured, machine, compute)
+
+    return _verdict(label, flops, n_bytes_, timed, machine, source, compute, memory, peak, bandwidth,
+                    device, counted, measured, hierarchical, notes)
+
+
+def _maybe_gpu(fn, args, kwargs) -> bool:
+    from .timing import detect_library
+    return detect_library(fn, args, kwargs) != "cpu"
+
+
+def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, peak, bandwidth, device,
+             counted, measured, hierarchical, notes) -> ProfileResult:
+    from ..model import Roofline
+    from ..triage import KernelFacts, triage
+    seconds = timed.median_s
+    facts = {"duration_us": seconds * 1e6}
+    if measured is not None:
+        facts["bytes_ratio"] = measured["dram_over_analytic"]
+    if flops > 0:
+        roofline = Roofline(peak, bandwidth)
+        verdict = roofline.classify(flops / n_bytes, flops / seconds / 1e9)
+        side = "compute" if verdict.side == "compute" else "memory"
+        roof, fraction = verdict.roof_gflops, verdict.fraction_of_roof
+        diagnosis = triage(KernelFacts.placed(flops / n_bytes, flops / seconds / 1e9, roofline, **facts))
+    else:  # pure data movement: scored against the bandwidth roof
+        side, roof = "memory", 0.0
+        fraction = n_bytes / seconds / 1e9 / bandwidth
+        diagnosis = triage(KernelFacts(fraction_of_roof=fraction, side="memory", **facts))
+        notes.append("n_flops = 0: a pure data-movement kernel, scored against the bandwidth roof")
+    advice = f"{diagnosis.likely.title}. Next: {diagnosis.likely.next_step}"
+    return ProfileResult(
+        name=label, n_flops=flops, n_bytes=n_bytes, seconds=seconds, spread=timed.spread,
+        first_call_s=timed.first_call_s, repeats=timed.repeats, library=timed.library, clock=timed.clock,
+        machine=machine.name, ceilings_source=source, compute=compute, memory=memory, peak_gflops=peak,
+        peak_gbps=bandwidth, roof_gflops=roof, side=side, fraction_of_roof=fraction, advice=advice,
+        device=device, counted=counted, measured=measured, hierarchical=hierarchical, notes=tuple(notes))

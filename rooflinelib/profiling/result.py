@@ -1,0 +1,200 @@
+"""A profiled kernel: its counts, its time, where it sits on the student's ceilings, and why.
+
+:class:`ProfileResult` is what :func:`rooflinelib.profile` returns.  ``to_dict()`` holds the keys
+``roofline plot --json`` prints for a kernel (``name``, ``flops``, ``bytes``, ``intensity``,
+``roof_gflops``, ``side``, ``achieved_gflops``, ``fraction_of_roof``, ``advice``) and everything
+else the result knows; ``save`` writes that as JSON through the one write path and :func:`load`
+reads it back, checked field by field.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+from ..fileio import read_json, write_atomic
+
+FORMAT = "rooflinelib-profile"
+VERSION = 1
+
+
+class ProfileError(ValueError):
+    """Bad input to the profiler, or a profile file that cannot be used: one line naming the
+    argument (or the file and field) and the reason."""
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    name: str
+    n_flops: float
+    n_bytes: float
+    seconds: float  # median of the timed repeats
+    spread: float  # (max - min) / median
+    first_call_s: float
+    repeats: int
+    library: str  # "numba", "cupy", "torch" or "cpu"
+    clock: str  # "device events" or "perf_counter"
+    machine: str  # the name of the ceilings' machine
+    ceilings_source: str  # where the ceilings came from, in one sentence
+    compute: str  # the compute ceiling it is placed against
+    memory: str  # the memory ceiling it is placed against
+    peak_gflops: float
+    peak_gbps: float
+    roof_gflops: float
+    side: str  # "memory" or "compute"
+    fraction_of_roof: float
+    advice: str
+    device: dict = field(default_factory=dict)  # provenance, with the clocks before and after
+    counted: Optional[dict] = None  # count_bytes() of the launch, when it could be counted
+    measured: Optional[dict] = None  # ncu counters, when collected
+    hierarchical: Optional[dict] = None  # the level-by-level placement from the counters
+    notes: tuple = ()
+
+    @property
+    def intensity(self) -> float:
+        return self.n_flops / self.n_bytes
+
+    @property
+    def achieved_gflops(self) -> float:
+        return self.n_flops / self.seconds / 1e9
+
+    @property
+    def achieved_gbps(self) -> float:
+        return self.n_bytes / self.seconds / 1e9
+
+    @property
+    def ridge(self) -> float:
+        return self.peak_gflops / self.peak_gbps
+
+    def to_dict(self) -> dict:
+        record = {
+            "name": self.name, "flops": self.n_flops, "bytes": self.n_bytes,
+            "intensity": self.intensity, "roof_gflops": self.roof_gflops, "side": self.side,
+            "achieved_gflops": self.achieved_gflops, "fraction_of_roof": self.fraction_of_roof,
+            "advice": self.advice,
+        }
+        body = asdict(self)
+        body["notes"] = list(self.notes)
+        record.update({k: v for k, v in body.items() if k not in ("name",)})
+        record.update({"achieved_gbps": self.achieved_gbps, "ridge": self.ridge})
+        return {"format": FORMAT, "version": VERSION, **record}
+
+    def save(self, path):
+        """Write the result as JSON to ``path`` (temporary file, then rename); the path."""
+        text = json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+        return write_atomic(path, text, ProfileError)
+
+    def kernel_point(self):
+        """The result as a :class:`rooflinelib.placement.KernelPoint` (for charts and tables)."""
+        from ..placement import KernelPoint
+        return KernelPoint(self.name, self.n_flops, self.n_bytes, self.achieved_gflops)
+
+    def text(self) -> str:
+        """A few lines: the rate, the roof, the verdict and the next step."""
+        from ..widget_state import gflops_text, seconds_text
+        lines = [f"{self.name}: {seconds_text(self.seconds)} median of {self.repeats} "
+                 f"({self.clock}, {self.library}; spread {self.spread:.1%}, first call "
+                 f"{seconds_text(self.first_call_s)})",
+                 f"  {self.n_flops:,.0f} FLOPs, {self.n_bytes:,.0f} bytes: I = {self.intensity:.4g} FLOP/byte "
+                 f"against a ridge of {self.ridge:.4g} ({self.compute} / {self.memory} of {self.machine})",
+                 f"  achieved {gflops_text(self.achieved_gflops)} and {self.achieved_gbps:,.1f} GB/s: "
+                 f"{self.side}-bound, {percent(self.fraction_of_roof)} of its roof "
+                 f"({gflops_text(self.roof_gflops)})",
+                 f"  advice: {self.advice}",
+                 f"  ceilings: {self.ceilings_source}"]
+        if self.counted:
+            lines.append(f"  counted in the simulator: {self.counted['read']:,} bytes read, "
+                         f"{self.counted['written']:,} written ({self.counted['unique_read'] + self.counted['unique_written']:,} distinct)")
+        if self.measured:
+            m = self.measured
+            lines.append(f"  ncu: DRAM {m['dram_read_bytes'] + m['dram_write_bytes']:,.0f} bytes, "
+                         f"L2 {m['lts_bytes']:,.0f}, L1 {m['l1_bytes']:,.0f}; "
+                         f"{m['kernels']} kernel launch(es)")
+        if self.hierarchical:
+            lines.append(f"  levels: {self.hierarchical['verdict']}")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def figure(self, others=(), title=None):
+        """This kernel (and ``others``: ProfileResults or KernelPoints, e.g. the course's
+        kernels) on the Plotly roofline of its ceilings."""
+        if self.n_flops <= 0:
+            raise ProfileError(f"{self.name}: n_flops is 0, so it has no point on a FLOP/s roofline")
+        from ..plotting import roofline_figure
+        from ..machines import get_machine
+        from ..model import Ceiling, Machine
+        try:
+            machine = get_machine(self.machine)
+            machine.ceiling(self.compute), machine.ceiling(self.memory)
+        except (KeyError, ValueError):
+            machine = Machine(self.machine, (Ceiling(self.compute, "compute", self.peak_gflops),
+                                             Ceiling(self.memory, "memory", self.peak_gbps)))
+        points = [self.kernel_point()] + [o.kernel_point() if isinstance(o, ProfileResult) else o
+                                          for o in others]
+        return roofline_figure(machine, points, compute=[self.compute], memory=[self.memory],
+                               title=title or f"{self.name} on {self.machine}")
+
+
+def percent(fraction: float) -> str:
+    """'84%', or two significant digits below 10% ('0.31%'), so that a tiny share is not '0%'."""
+    return f"{fraction:.0%}" if fraction >= 0.1 else f"{100 * fraction:.2g}%"
+
+
+# --- reading a saved result back -------------------------------------------------------------
+
+_NUMBERS = ("n_flops", "n_bytes", "seconds", "spread", "first_call_s", "peak_gflops", "peak_gbps",
+            "roof_gflops", "fraction_of_roof")
+_TEXTS = ("name", "library", "clock", "machine", "ceilings_source", "compute", "memory", "side", "advice")
+
+
+def _field(data: dict, key: str, where: str):
+    if key not in data:
+        raise ProfileError(f"{where}: {key}: missing")
+    return data[key]
+
+
+def from_dict(data, where: str = "profile") -> ProfileResult:
+    """A :class:`ProfileResult` from ``to_dict()``'s output, every field checked."""
+    if not isinstance(data, dict):
+        raise ProfileError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise ProfileError(f"{where}: format: expected {FORMAT!r}, got {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        raise ProfileError(f"{where}: version: expected {VERSION}, got {data.get('version')!r}")
+    values = {}
+    for key in _NUMBERS:
+        v = _field(data, key, where)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ProfileError(f"{where}: {key}: must be a finite number >= 0, got {v!r}")
+        values[key] = float(v)
+    for key in ("n_bytes", "seconds", "peak_gflops", "peak_gbps"):
+        if values[key] <= 0:
+            raise ProfileError(f"{where}: {key}: must be positive, got {values[key]!r}")
+    for key in _TEXTS:
+        v = _field(data, key, where)
+        if not isinstance(v, str) or len(v) > 2000:
+            raise ProfileError(f"{where}: {key}: must be a text of at most 2000 characters")
+        values[key] = v
+    if values["side"] not in ("memory", "compute"):
+        raise ProfileError(f"{where}: side: must be 'memory' or 'compute', got {values['side']!r}")
+    repeats = _field(data, "repeats", where)
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ProfileError(f"{where}: repeats: must be a whole number >= 1, got {repeats!r}")
+    optional = {}
+    for key in ("device", "counted", "measured", "hierarchical"):
+        v = data.get(key)
+        if v is not None and not isinstance(v, dict):
+            raise ProfileError(f"{where}: {key}: must be an object or null")
+        optional[key] = v
+    notes = data.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise ProfileError(f"{where}: notes: must be a list of texts")
+    return ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
+                         measured=optional["measured"], hierarchical=optional["hierarchical"],
+                         notes=tuple(notes), **values)
+
+
+def load(path) -> ProfileResult:
+    """Read a profile written by :meth:`ProfileResult.save`."""
+    return from_dict(read_json(path, ProfileError, "a profile file"), str(path))

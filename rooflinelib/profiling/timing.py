@@ -1,0 +1,197 @@
+"""Timing a student's function: which library launched its work, and that library's clock.
+
+``fn(*args, **kwargs)`` is called once, timed apart (the first call pays for compilation and
+allocation), then warmed up, then timed ``repeats`` times.  GPU work is timed with device events
+recorded on the stream the library launches on, and the host waits for the end event only after
+it is recorded, so no synchronisation and no allocation falls inside an interval.  CPU work is
+timed with ``time.perf_counter``.  The result is the median of the repeats and their spread.
+
+The library is told apart by what the call touches: a CuPy array or a torch CUDA tensor among
+the arguments or the return value, a Numba device array, or ``fn`` being a Numba CUDA kernel
+launch (``kernel[grid, block]``).  Anything else is CPU work.  numba, cupy and torch are
+imported only when an argument shows they are in use.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+LIBRARIES = ("cupy", "torch", "numba", "cpu")
+#: Warm-up: at least this many calls, and at least this long, after the first call.
+WARMUP_CALLS = 3
+WARMUP_S = 0.05
+#: Default repeats: enough for about TARGET_S of timed work, within these bounds.
+MIN_REPEATS, MAX_REPEATS, TARGET_S = 10, 1000, 0.3
+
+
+class TimingError(RuntimeError):
+    """The function could not be timed: it raised, or its library cannot time it here."""
+
+
+def _module_of(obj) -> str:
+    return type(obj).__module__ or ""
+
+
+def _is_cupy(obj) -> bool:
+    return _module_of(obj).startswith("cupy") and hasattr(obj, "device") and hasattr(obj, "data")
+
+
+def _is_torch_cuda(obj) -> bool:
+    return _module_of(obj).startswith("torch") and bool(getattr(obj, "is_cuda", False))
+
+
+def _is_numba_device(obj) -> bool:
+    mod = _module_of(obj)
+    return mod.startswith("numba") and ("devicearray" in mod or hasattr(obj, "copy_to_host"))
+
+
+def _is_numba_launch(fn) -> bool:
+    mod = _module_of(fn)
+    return mod.startswith("numba") and ("dispatcher" in mod or "_LaunchConfiguration" in type(fn).__name__)
+
+
+def _flatten(values, depth: int = 0):
+    for value in values:
+        if isinstance(value, (list, tuple)) and depth < 2:
+            yield from _flatten(value, depth + 1)
+        elif isinstance(value, dict) and depth < 2:
+            yield from _flatten(list(value.values()), depth + 1)
+        else:
+            yield value
+
+
+def detect_library(fn, args=(), kwargs=None, returned=None) -> str:
+    """'cupy', 'torch', 'numba' or 'cpu': the library whose device work ``fn`` launched."""
+    if _is_numba_launch(fn):
+        return "numba"
+    values = list(_flatten(list(args) + list((kwargs or {}).values()) + [returned]))
+    for test, name in ((_is_cupy, "cupy"), (_is_torch_cuda, "torch"), (_is_numba_device, "numba")):
+        if any(test(v) for v in values):
+            return name
+    return "cpu"
+
+
+class _Events:
+    """One library's device events: ``pair()`` gives (record start, record end), ``elapsed``
+    reads a pair in seconds after ``wait`` has synchronised on the end event."""
+
+    def __init__(self, library: str):
+        self.library = library
+        if library == "cupy":
+            import cupy
+            self._new = lambda: cupy.cuda.Event()
+            self._sync = lambda: cupy.cuda.get_current_stream().synchronize()
+        elif library == "torch":
+            import torch
+            self._new = lambda: torch.cuda.Event(enable_timing=True)
+            self._sync = torch.cuda.synchronize
+        else:
+            from numba import cuda
+            self._new = cuda.event
+            self._sync = cuda.synchronize
+
+    def synchronize(self):
+        self._sync()
+
+    def new(self):
+        return self._new()
+
+    def record(self, event):
+        event.record()
+
+    @staticmethod
+    def wait(event):
+        event.synchronize()
+
+    def elapsed_s(self, start, end) -> float:
+        if self.library == "cupy":
+            import cupy
+            return cupy.cuda.get_elapsed_time(start, end) / 1e3
+        if self.library == "torch":
+            return start.elapsed_time(end) / 1e3
+        from numba import cuda
+        return cuda.event_elapsed_time(start, end) / 1e3
+
+
+@dataclass(frozen=True)
+class Timed:
+    """What the timer saw: the median and spread of the repeats, the first call, the clock."""
+
+    library: str
+    clock: str  # "device events" or "perf_counter"
+    first_call_s: float
+    seconds: tuple  # every timed repeat
+    warmup_calls: int
+
+    @property
+    def median_s(self) -> float:
+        ordered = sorted(self.seconds)
+        mid = len(ordered) // 2
+        return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median of the repeats."""
+        return (max(self.seconds) - min(self.seconds)) / self.median_s
+
+    @property
+    def repeats(self) -> int:
+        return len(self.seconds)
+
+
+def _call(fn, args, kwargs, what: str):
+    try:
+        return fn(*args, **kwargs)
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:  # the student's code: SystemExit included, shown in one line
+        text = " ".join(str(exc).split())[:300]
+        raise TimingError(f"fn: raised {type(exc).__name__} on the {what} call: {text}") from None
+
+
+def time_function(fn, args=(), kwargs=None, repeats=None) -> Timed:
+    """Time ``fn(*args, **kwargs)``: first call apart, warm-up, then ``repeats`` timed calls
+    (default: enough for about TARGET_S, between MIN_REPEATS and MAX_REPEATS)."""
+    kwargs = kwargs or {}
+    t0 = time.perf_counter()
+    returned = _call(fn, args, kwargs, "first")
+    library = detect_library(fn, args, kwargs, returned)
+    events = _Events(library) if library != "cpu" else None
+    if events:
+        events.synchronize()  # the first call's device work is part of the first call
+    first_call_s = time.perf_counter() - t0
+    del returned
+
+    # warm-up: also estimates one call's cost, to choose the number of repeats
+    n_warm, t0 = 0, time.perf_counter()
+    while n_warm < WARMUP_CALLS or time.perf_counter() - t0 < WARMUP_S:
+        _call(fn, args, kwargs, "warm-up")
+        n_warm += 1
+        if events:
+            events.synchronize()
+        if n_warm >= 10 * WARMUP_CALLS and time.perf_counter() - t0 >= WARMUP_S:
+            break
+    per_call = (time.perf_counter() - t0) / n_warm
+    if repeats is None:
+        repeats = int(min(MAX_REPEATS, max(MIN_REPEATS, TARGET_S / max(per_call, 1e-9))))
+
+    seconds = []
+    if events:
+        pairs = [(events.new(), events.new()) for _ in range(repeats)]  # allocated before timing
+        for start, end in pairs:
+            events.record(start)
+            _call(fn, args, kwargs, "timed")
+            events.record(end)
+            events.wait(end)  # after the end event: outside the interval
+        seconds = [events.elapsed_s(start, end) for start, end in pairs]
+        clock = "device events"
+    else:
+        clock_fn = time.perf_counter
+        for _ in range(repeats):
+            t = clock_fn()
+            _call(fn, args, kwargs, "timed")
+            seconds.append(clock_fn() - t)
+        clock = "perf_counter"
+    if not seconds or min(seconds) <= 0:
+        raise TimingError(f"fn: a timed call took no measurable time ({clock}); give it more work")
+    return Timed(library, clock, first_call_s, tuple(seconds), n_warm)

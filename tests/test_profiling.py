@@ -1,0 +1,275 @@
+"""rooflinelib.profile, the CPU lane: timing, placement, save and load, and every bad input."""
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rooflinelib
+from rooflinelib import profiling, results
+from rooflinelib.profiling import ProfileError, load, profile
+from rooflinelib.profiling.timing import Timed, detect_library, time_function
+
+TARGETS = Path(__file__).parent / "profile_targets"
+AXPY = TARGETS / "cpu_axpy.py"
+
+
+def _axpy_args(n=1 << 16):
+    rng = np.random.default_rng(0)
+    return rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32), np.empty(n, np.float32)
+
+
+def _axpy(x, y, out):
+    np.multiply(x, 2.0, out=out)
+    np.add(out, y, out=out)
+
+
+# --- timing ----------------------------------------------------------------------------------
+
+def test_first_call_is_timed_apart_and_the_median_is_of_the_repeats():
+    calls = []
+
+    def work():
+        calls.append(time.perf_counter())
+        time.sleep(0.02 if len(calls) == 1 else 0.002)
+
+    timed = time_function(work, repeats=7)
+    assert timed.library == "cpu" and timed.clock == "perf_counter"
+    assert timed.repeats == 7
+    assert timed.first_call_s >= 0.02
+    assert 0.002 <= timed.median_s < 0.02  # the slow first call is not among the repeats
+    assert len(calls) == 1 + timed.warmup_calls + 7
+    assert timed.warmup_calls >= 3
+
+
+def test_median_and_spread():
+    t = Timed("cpu", "perf_counter", 1.0, (1.0, 3.0, 2.0, 4.0), 3)
+    assert t.median_s == 2.5
+    assert t.spread == pytest.approx((4.0 - 1.0) / 2.5)
+
+
+def test_default_repeats_fill_about_the_target_time():
+    timed = time_function(lambda: time.sleep(0.001))
+    assert 10 <= timed.repeats <= 1000
+
+
+def test_plain_numpy_work_is_cpu_work():
+    assert detect_library(_axpy, _axpy_args(16)) == "cpu"
+
+
+# --- placement -------------------------------------------------------------------------------
+
+def test_profile_places_on_a_datasheet_machine():
+    x, y, out = _axpy_args()
+    r = profile(_axpy, x, y, out, n_flops=2 * x.size, n_bytes=f"12*{x.size}", ceilings="H200", repeats=20)
+    np.testing.assert_allclose(out, 2 * x + y)
+    h200 = rooflinelib.get_machine("H200")
+    assert r.name == "_axpy" and r.library == "cpu" and r.repeats == 20
+    assert r.intensity == pytest.approx(2 / 12)
+    assert r.peak_gflops == h200.ceiling("fp32").value and r.peak_gbps == h200.ceiling("dram").value
+    assert r.roof_gflops == pytest.approx(r.intensity * r.peak_gbps)
+    assert r.side == "memory"
+    assert r.fraction_of_roof == pytest.approx(r.achieved_gflops / r.roof_gflops)
+    assert r.achieved_gbps == pytest.approx(r.n_bytes / r.seconds / 1e9)
+    assert "datasheet" in r.ceilings_source
+    assert r.advice and r.device["kind"] == "cpu"
+
+
+def test_precision_picks_the_compute_roof():
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=1e12, n_bytes=1e9, ceilings="H200", precision="bf16", repeats=5)
+    assert r.compute == "bf16-tensor" and r.side == "compute"
+    with pytest.raises(ProfileError, match=r"^precision: A100 has no 'fp8' roof"):
+        profile(_axpy, x, y, out, n_flops=1, n_bytes=1, ceilings="A100", precision="fp8", repeats=5)
+
+
+def test_ceilings_from_a_recorded_result_dict_and_file(tmp_path):
+    lab1 = results.recorded("ceilings")
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings=lab1, repeats=5)
+    assert r.peak_gbps == next(c["value"] for c in lab1["ceilings"] if c["name"] == "dram")
+    path = results.save(lab1, tmp_path / "lab1.json")
+    r2 = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings=str(path), repeats=5)
+    assert str(path) in r2.ceilings_source and r2.peak_gbps == r.peak_gbps
+
+
+def test_default_ceilings_are_the_stored_lab1_result(tmp_path, monkeypatch):
+    from rooflinelib.result_files import RESULTS_DIR_ENV, default_path
+    monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
+    lab1 = results.recorded("ceilings")
+    stored = dict(lab1, backend="cpu", scope="cpu")
+    try:
+        results.save(results.validate(stored), default_path("ceilings", "cpu"))
+    except results.ResultError:
+        pytest.skip("a GPU result cannot pose as a CPU one under this schema")
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, repeats=5)
+    assert r.ceilings_source.startswith("your stored Lab 1 result")
+
+
+def test_zero_flops_is_scored_against_bandwidth():
+    x = np.ones(1 << 16, np.float32)
+    y = np.empty_like(x)
+    r = profile(np.copyto, y, x, n_flops=0, n_bytes=8 * x.size, ceilings="H200", repeats=5)
+    assert r.side == "memory" and r.roof_gflops == 0
+    assert r.fraction_of_roof == pytest.approx(r.achieved_gbps / r.peak_gbps)
+    with pytest.raises(ProfileError, match="no point on a FLOP/s roofline"):
+        r.figure()
+
+
+def test_text_names_the_verdict_and_a_tiny_share_is_not_zero():
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=5)
+    text = r.text()
+    assert "memory-bound" in text and "advice:" in text
+    assert " 0% of its roof" not in text
+
+
+# --- save and load ---------------------------------------------------------------------------
+
+def test_save_load_round_trip(tmp_path):
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=5)
+    path = r.save(tmp_path / "axpy.json")
+    back = load(path)
+    assert back == r
+    record = json.loads(Path(path).read_text())
+    # the keys roofline plot --json prints for a kernel
+    for key in ("name", "flops", "bytes", "intensity", "roof_gflops", "side", "achieved_gflops",
+                "fraction_of_roof", "advice"):
+        assert key in record
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(format="other"), r"format: expected 'rooflinelib-profile'"),
+    (dict(seconds=-1.0), r"seconds: must be a finite number >= 0"),
+    (dict(n_bytes=0.0), r"n_bytes: must be positive"),
+    (dict(side="sideways"), r"side: must be 'memory' or 'compute'"),
+    (dict(repeats=1.5), r"repeats: must be a whole number"),
+    (dict(notes="text"), r"notes: must be a list of texts"),
+])
+def test_load_refuses_bad_fields(tmp_path, change, message):
+    x, y, out = _axpy_args(256)
+    record = profile(_axpy, x, y, out, n_flops=512, n_bytes=3072, ceilings="H200", repeats=3).to_dict()
+    record.update(change)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    with pytest.raises(ProfileError, match=message):
+        load(path)
+
+
+def test_load_refuses_a_missing_field_and_a_non_json_file(tmp_path):
+    x, y, out = _axpy_args(256)
+    record = profile(_axpy, x, y, out, n_flops=512, n_bytes=3072, ceilings="H200", repeats=3).to_dict()
+    del record["advice"]
+    (tmp_path / "a.json").write_text(json.dumps(record))
+    with pytest.raises(ProfileError, match=r"advice: missing"):
+        load(tmp_path / "a.json")
+    (tmp_path / "b.json").write_text("{not json")
+    with pytest.raises(ProfileError):
+        load(tmp_path / "b.json")
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(n_flops=0, n_bytes=0), r"^n_bytes: must be positive"),
+    (dict(n_flops=-5, n_bytes=8), r"^n_flops: must not be negative"),
+    (dict(n_flops="__import__('os').system('true')", n_bytes=8), r"^n_flops: names and calls are not allowed"),
+    (dict(n_flops="1e400", n_bytes=8), r"^n_flops"),
+    (dict(n_flops=1, n_bytes=None), r"^n_bytes: required"),
+    (dict(n_flops=1, n_bytes=8, ceilings="Cray-1"), r"^ceilings: unknown machine 'Cray-1'"),
+    (dict(n_flops=1, n_bytes=8, ceilings="x" * 5000), r"^ceilings: unknown machine 'x{40}\.\.\.'"),
+    (dict(n_flops=1, n_bytes=8, ceilings=42), r"^ceilings: expected a result file"),
+    (dict(n_flops=1, n_bytes=8, ceilings={"format": "nope"}), r"^ceilings: "),
+    (dict(n_flops=1, n_bytes=8, repeats=0), r"^repeats: must be a whole number from 1"),
+    (dict(n_flops=1, n_bytes=8, counters="yes"), r"^counters: must be True or False"),
+    (dict(n_flops=1, n_bytes=8, name=""), r"^name: must be a non-empty text"),
+])
+def test_bad_input_is_one_line_naming_the_argument(kwargs, message):
+    kwargs.setdefault("ceilings", "H200")
+    with pytest.raises(ProfileError, match=message) as info:
+        profile(lambda: None, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_a_non_callable_is_refused():
+    with pytest.raises(ProfileError, match=r"^fn: must be callable"):
+        profile(42, n_flops=1, n_bytes=1, ceilings="H200")
+
+
+@pytest.mark.parametrize("exc", [ValueError("bad shape"), SystemExit("exit!"), ZeroDivisionError("x")])
+def test_a_function_that_raises_shows_its_message(exc):
+    def broken():
+        raise exc
+    with pytest.raises(ProfileError, match=rf"^fn: raised {type(exc).__name__} on the first call: "):
+        profile(broken, n_flops=1, n_bytes=1, ceilings="H200")
+
+
+def test_a_missing_ceilings_file_names_it(tmp_path):
+    with pytest.raises(ProfileError, match=r"^ceilings: .*nothere\.json"):
+        profile(lambda: None, n_flops=1, n_bytes=1, ceilings=str(tmp_path / "nothere.json"))
+
+
+def test_counters_need_a_module_function_with_setup():
+    with pytest.raises(ProfileError, match=r"^fn: counters=True needs a function defined at the top level"):
+        profile(lambda: None, n_flops=1, n_bytes=1, ceilings="H200", counters=True, repeats=2)
+
+
+def test_counters_without_ncu_say_so(monkeypatch):
+    from rooflinelib.profiling import counters
+    monkeypatch.setenv(counters.ENV_NCU, "/nonexistent/ncu")
+    monkeypatch.setattr(counters.shutil, "which", lambda name: None)
+    monkeypatch.setattr("rooflinelib.hierarchy.ncu.NCU_DEFAULT", "/nonexistent/ncu2")
+    with pytest.raises(ProfileError, match=r"^counters: Nsight Compute \(ncu\) was not found"):
+        counters.ncu_path()
+
+
+def test_the_counters_child_reports_a_cpu_function_in_one_line():
+    done = subprocess.run([sys.executable, "-m", "rooflinelib.profiling.counters", str(AXPY), "axpy"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith("ROOFLINE-CHILD-ERROR axpy: launched no GPU work")
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def _roofline(*argv, timeout=120):
+    return subprocess.run([sys.executable, "-m", "rooflinelib", *argv], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_cli_profiles_a_file_with_setup_and_counts(tmp_path):
+    out = tmp_path / "axpy.json"
+    done = _roofline("profile", f"{AXPY}:axpy", "--machine", "H200", "--repeats", "5", "--json", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["name"] == "axpy" and record["flops"] == 2 * 2 ** 18 and record["bytes"] == 12 * 2 ** 18
+    assert record["repeats"] == 5 and record["side"] == "memory"
+    assert load(out).to_dict() == record
+
+
+@pytest.mark.parametrize("argv, message", [
+    ((f"{TARGETS}/missing.py:axpy",), r"missing\.py: no such Python file"),
+    ((f"{AXPY}:nothere",), r"cpu_axpy\.py: defines no function 'nothere'"),
+    ((f"{AXPY}:not_a_function",), r"defines no function 'not_a_function'"),
+    ((f"{AXPY}",), r"FILE\.py:FUNCTION: expected a file and a function"),
+    ((f"{AXPY}:raises",), r"fn: raised SystemExit on the first call: the student's code called exit\(\)"),
+    ((f"{AXPY}:axpy", "--n-bytes", "0"), r"n_bytes: must be positive"),
+    ((f"{AXPY}:axpy", "--machine", "nope"), r"ceilings: unknown machine 'nope'"),
+])
+def test_cli_errors_are_one_line_with_status_2(argv, message):
+    done = _roofline("profile", *argv, "--repeats", "3", *(() if "--machine" in argv else ("--machine", "H200")))
+    assert done.returncode == 2, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("roofline: error: ")
+    assert __import__("re").search(message, lines[0]), lines[0]
+
+
+def test_top_level_name_is_the_profiler():
+    assert rooflinelib.profile is profiling.profile
+    assert math.isfinite(profiling.core.COUNT_TOLERANCE)
