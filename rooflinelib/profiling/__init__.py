@@ -10,7 +10,8 @@ Standard library only at import; numba, cupy and torch are imported when a call 
 """
 from .core import profile, resolve_ceilings
 from .counting import CountError, count_bytes
+from .recorded import load_profiles, recorded_profiles, save_profiles
 from .result import ProfileError, ProfileResult, from_dict, load
 
 __all__ = ["profile", "count_bytes", "load", "from_dict", "resolve_ceilings", "ProfileResult",
-           "ProfileError", "CountError"]
+           "ProfileError", "CountError", "load_profiles", "recorded_profiles", "save_profiles"]
