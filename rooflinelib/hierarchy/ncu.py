@@ -477,7 +477,8 @@ def parse_csv(text: str, where: str = "ncu CSV") -> list:
         raise NcuError(f"{where}: expected text, got {type(text).__name__}")
     if not text.strip():
         raise NcuError(f"{where}: file: empty")
-    lines = text.splitlines()
+    # Lines end at \n only: splitlines() would also split a quoted kernel name at \x1e or \u2028.
+    lines = text.replace("\r\n", "\n").split("\n")
     start, header = _header_index(lines)
     if header is None:
         raise NcuError(f"{where}: header: no line starting \"ID\",... with a \"Kernel Name\" column; "
