@@ -37,10 +37,7 @@ if not found:
 record.save_experiments(found, R / "h200_pitfalls_numba.json")
 print("wrote h200_pitfalls_numba.json:", ", ".join(e.name for e in found))
 for e in found:
-    reading = getattr(readings, e.name)(e)
-    if e.name == "algorithm_sizes":
-        reading = "\n".join(str(row) for row in reading)
-    print(f"== {e.name}\n{reading}")
+    print(f"== {e.name}\n{getattr(readings, e.name)(e)}")
     if e.name == "sustained":
         print("\n".join(str(row) for row in readings.sustained_rows(e)))
 EOF

@@ -217,8 +217,10 @@ def test_sustained_reading_reports_the_drop_and_the_state():
         variants.append(_v(f"sustained, window {i + 1}", flops / rate, flops, part="sustained", elapsed_s=float(i + 1),
                            sm_clock_mhz_median=1980 if i < 10 else 1700, power_w_median=600.0 if i < 10 else 700.0))
     variants.append(_v("micro hot", flops / 720e12, flops, part="microbenchmark"))
-    exp = _experiment("sustained", variants)
+    exp = Experiment("sustained", "sustained", "numba", {"name": "fake H200", "before": {"power_limit_w": 700.0}},
+                     "2026-12-01T13:00:00+00:00", tuple(variants))
     text = readings.sustained(exp)
+    assert "against a power limit of 700 W" in text
     assert "The short microbenchmark: 800 TFLOP/s" in text and "700 at the lowest (88%" in text
     assert "1,700 to 1,980 MHz" in text and "600 to 700 W" in text and "hot card: 720" in text
     assert "higher than the one a long job runs under" in text
@@ -235,9 +237,15 @@ def test_algorithm_sizes_rows_name_the_winner_per_filter_length():
         _v("FFT, m = 256", 0.3e-3, 1e9, 0.0, m=256),
         _v("direct, m = 4096", 6e-3, 3.2e10, 1.0, m=4096),
         _v("FFT, m = 4096", 0.4e-3, 1e9, 0.0, m=4096)])
-    rows = readings.algorithm_sizes(exp)
+    rows = readings.algorithm_sizes_rows(exp)
     assert [(r["m"], r["winner"]) for r in rows] == [(256, "FFT"), (4096, "FFT")]
     assert rows[1]["flop_ratio"] == 32 and rows[0]["direct_fraction_of_peak"] == 0.1
+    assert "FFT route won at every filter length" in readings.algorithm_sizes(exp)
+    flipped = _experiment("algorithm_sizes", [
+        _v("direct, m = 256", 0.2e-3, 2e9, 1.0, m=256), _v("FFT, m = 256", 0.3e-3, 1e9, 0.0, m=256),
+        _v("direct, m = 4096", 6e-3, 3.2e10, 1.0, m=4096), _v("FFT, m = 4096", 0.4e-3, 1e9, 0.0, m=4096)])
+    text = readings.algorithm_sizes(flipped)
+    assert "direct wins" in text and "changed between the filter lengths, at m = 4,096" in text
 
 
 # --- the recorded file -------------------------------------------------------------------------
@@ -311,3 +319,16 @@ def test_empty_kernels_compile_to_sm90_ptx_with_one_store_and_no_loop():
         assert sum(line.startswith("st.global") for line in lines) == 1
         assert sum(line.startswith("ld.global") for line in lines) == loads
         assert not any("fma" in line for line in lines)
+
+
+def test_a_notebook_asking_for_an_unrecorded_pitfall_run_is_told_it_is_not_recorded_yet(tmp_path, monkeypatch):
+    from rooflinelib import experiments
+    from rooflinelib.modes import RunMode
+    main = record.recorded_path()
+    (tmp_path / main.name).write_text(main.read_text())
+    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    mode = RunMode(mode="recorded", backend=None, device="recorded H200 data")
+    outcome = experiments.experiment_for(mode, "wrong_ceiling")
+    assert outcome.experiment is None and outcome.origin == "none"
+    assert "not recorded yet" in outcome.message and "h200_run12_pitfalls.sh" in outcome.message
+    assert experiments.experiment_for(mode, "softmax").origin == "recorded"

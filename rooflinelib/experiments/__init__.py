@@ -42,6 +42,11 @@ CATALOGUE = {
 }
 
 
+#: The experiments of the pitfalls run (benchmarks/h200_run12_pitfalls.sh), shipped apart from
+#: the main recorded run (record.pitfalls_path).
+PITFALLS_RUN = ("launch_empty", "wrong_ceiling", "algorithm_sizes", "sustained")
+
+
 def run(name: str, backend: str = "cpu", progress=None, **options) -> Experiment:
     """Run one experiment of :data:`CATALOGUE` on ``backend`` ('cpu' or 'numba')."""
     if name not in CATALOGUE:
@@ -114,7 +119,8 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
     try:
         experiment = recorded_experiments()[name]
     except KeyError:
-        reasons.append(f"the recorded runs have no {name!r} experiment")
+        reasons.append(f"not recorded yet: {name!r} is recorded by benchmarks/h200_run12_pitfalls.sh"
+                       if name in PITFALLS_RUN else f"the recorded runs have no {name!r} experiment")
     except ValueError as exc:
         reasons.append(str(exc))
     else:

@@ -653,7 +653,10 @@ def sustained(experiment) -> str:
             f"({low.gflops / short.gflops:.0%} of the microbenchmark).")
     if clocks:
         text += f" The SM clock read {min(clocks):,.0f} to {max(clocks):,.0f} MHz"
-        text += f" and the board drew {min(power):,.0f} to {max(power):,.0f} W." if power else "."
+        limit = (experiment.device.get("before") or {}).get("power_limit_w")
+        text += (f" and the board drew {min(power):,.0f} to {max(power):,.0f} W"
+                 + (f" against a power limit of {limit:,.0f} W." if isinstance(limit, (int, float)) else ".")
+                 if power else ".")
     if len(shorts) > 1:
         text += f" The microbenchmark again on the hot card: {shorts[-1].gflops / 1e3:,.0f} TFLOP/s."
     if low.gflops < (1 - 0.02) * short.gflops:
@@ -664,7 +667,7 @@ def sustained(experiment) -> str:
     return text
 
 
-def algorithm_sizes(experiment) -> list:
+def algorithm_sizes_rows(experiment) -> list:
     """Per filter length of an ``algorithm_sizes`` run: both times, the FLOP ratio, the winner."""
     by_m = {}
     for v in experiment.variants:
@@ -676,3 +679,22 @@ def algorithm_sizes(experiment) -> list:
                      "direct_fraction_of_peak": direct.extra.get("fraction_of_fp32_peak"),
                      "winner": "FFT" if fft.median_s < direct.median_s else "direct"})
     return rows
+
+
+def algorithm_sizes(experiment) -> str:
+    """The race at each filter length, one line each, and whether the winner changed with m."""
+    rows = algorithm_sizes_rows(experiment)
+    lines = []
+    for r in rows:
+        at = r["direct_fraction_of_peak"]
+        lines.append(f"m = {r['m']:>6,}: direct {r['direct_ms']:8.3f} ms"
+                     + (f" ({at:.0%} of the fp32 roof)" if at else "")
+                     + f", FFT {r['fft_ms']:8.3f} ms, {r['flop_ratio']:,.0f}x fewer FLOPs by FFT: {r['winner']} wins")
+    winners = [r["winner"] for r in rows]
+    if len(set(winners)) > 1:
+        flip = next(r["m"] for r, w in zip(rows, winners) if w != winners[0])
+        lines.append(f"The winner changed between the filter lengths, at m = {flip:,}: below it the direct kernel's "
+                     "efficiency wins, above it the FFT's fewer FLOPs do.")
+    elif rows:
+        lines.append(f"The {winners[0]} route won at every filter length tried here.")
+    return "\n".join(lines)
