@@ -55,6 +55,9 @@ def function_source(fn) -> tuple:
     if not callable(getattr(module, "setup", None)):
         raise ProfileError(f"fn: counters=True: {Path(path).name} defines no setup() returning the arguments of "
                            f"{qualname}; ncu's process calls it to make them")
+    spec_name = getattr(getattr(module, "__spec__", None), "name", None)
+    if spec_name and "." in spec_name:  # a package module: imported by name, so its relative imports work
+        return f"module:{spec_name}", qualname
     return str(Path(path).resolve()), qualname
 
 
@@ -143,6 +146,12 @@ def collect(fn, label: str) -> dict:
 def load_function(module_file: str, function: str):
     """Import ``module_file`` by path and return ``(function, module)``; ProfileError naming the
     file or the function when either is missing."""
+    if module_file.startswith("module:"):
+        module = importlib.import_module(module_file[len("module:"):])
+        fn = getattr(module, function, None)
+        if not callable(fn):
+            raise ProfileError(f"{module.__name__}: defines no function {function!r}")
+        return fn, module
     path = Path(module_file)
     if not path.is_file() or path.suffix != ".py":
         raise ProfileError(f"{module_file}: no such Python file")
@@ -191,7 +200,7 @@ def _profiler(library: str):
 def _child(module_file: str, function: str) -> int:
     from .timing import detect_library
     fn, module = load_function(module_file, function)
-    args = setup_args(module, Path(module_file).name)
+    args = setup_args(module, Path(module_file).name if not module_file.startswith("module:") else module_file)
     returned = None
     for _ in range(2):  # compile and warm up outside the profiled range
         returned = fn(*args)

@@ -2,8 +2,9 @@
 
 ``fn(*args, **kwargs)`` is called once, timed apart (the first call pays for compilation and
 allocation), then warmed up, then timed ``repeats`` times.  GPU work is timed with device events
-recorded on the stream the library launches on, and the host waits for the end event only after
-it is recorded, so no synchronisation and no allocation falls inside an interval.  CPU work is
+recorded on the stream the library launches on; the timed calls are queued back to back and the
+host waits once, after the last end event, so no synchronisation and no allocation falls inside
+an interval.  CPU work is
 timed with ``time.perf_counter``.  The result is the median of the repeats and their spread.
 
 The library is told apart by what the call touches: a CuPy array or a torch CUDA tensor among
@@ -178,11 +179,16 @@ def time_function(fn, args=(), kwargs=None, repeats=None) -> Timed:
     seconds = []
     if events:
         pairs = [(events.new(), events.new()) for _ in range(repeats)]  # allocated before timing
+        # Queued back to back, one wait at the end: the host runs ahead of the device, so each
+        # interval holds the call's device work and not the host's dispatch of it (a wait after
+        # every call would put the next call's dispatch, a few microseconds, inside its
+        # interval).  A call too short to keep the queue full is timed with the device idling
+        # between its kernels, which is what a loop of such calls costs.
         for start, end in pairs:
             events.record(start)
             _call(fn, args, kwargs, "timed")
             events.record(end)
-            events.wait(end)  # after the end event: outside the interval
+        events.wait(pairs[-1][1])
         seconds = [events.elapsed_s(start, end) for start, end in pairs]
         clock = "device events"
     else:

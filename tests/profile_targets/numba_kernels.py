@@ -52,7 +52,13 @@ def gemm_naive_kernel(a, b, c):
         c[i, j] = acc
 
 
+_TILED = {}
+
+
 def make_tiled_gemm(tile: int):
+    if tile in _TILED:
+        return _TILED[tile]
+
     @cuda.jit
     def gemm_tiled_kernel(a, b, c):
         """C = A B through tile x tile blocks of A and B in shared memory: each input element is
@@ -72,6 +78,7 @@ def make_tiled_gemm(tile: int):
                 acc += sa[tx, k] * sb[k, ty]
             cuda.syncthreads()
         c[i, j] = acc
+    _TILED[tile] = gemm_tiled_kernel
     return gemm_tiled_kernel
 
 
