@@ -124,3 +124,20 @@ def test_the_published_mi300x_transpose_ladder_as_fractions_of_its_copy():
     assert published.naive_transpose_bytes_factor() == 4.5  # the sector model: "about 5x"
     assert published.naive_transpose_bytes_factor(4, 64) == 8.5
     assert "not re-measured" in published.MI300X_TRANSPOSE["source"]
+
+
+def test_exercise_1_c4_the_launch_length_key_and_its_mistakes():
+    from rooflinelib.exercises import ex01_classify as ex
+    from rooflinelib.grading import NOT_ANSWERED
+    assert ex.check_launch_length("6e-6*4e12/12", "0.64e-6*4e12/12", "50%").passed
+    wrong = ex.check_launch_length(6e-6 * 4e12, 213_334, 1.0)  # bytes, not elements; and the sum forgotten
+    assert not wrong.passed and "that is bytes" in str(wrong) and "their sum" in str(wrong)
+    assert "NOT ANSWERED" in str(ex.check_launch_length(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED)).upper()
+
+
+def test_exercise_1_c5_the_counter_mapping_key_and_its_hints():
+    from rooflinelib.exercises import ex01_classify as ex
+    assert ex.check_counters("dram__bytes_read.sum", "dram bytes written", "DRAM").passed
+    swapped = ex.check_counters("dram__bytes_write.sum", "dram__bytes_read.sum", "l2")
+    assert not swapped.passed and "not what is written" in str(swapped) and "not what is read" in str(swapped)
+    assert "L2's traffic" in str(ex.check_counters("lts__t_bytes.sum", "dram__bytes_write.sum", "hbm"))

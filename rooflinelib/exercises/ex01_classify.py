@@ -311,6 +311,31 @@ CACHE_HBM_ROOF_FRACTION = 0.35
 CACHE_L2_CEILING_FRACTION = 0.92
 
 
+#: C4, how long a vector add must be before its launch stops dominating: C1's GPU and dispatch,
+#: and the device's own cost of a launch inside a CUDA graph, 0.59-0.64 us per kernel on the
+#: H200 on 2026-12-01 (rooflinelib/data/h200_experiments_numba.json, experiment 'launch', and
+#: h200_pitfalls_numba.json, experiment 'launch_empty').
+GRAPH_LAUNCH_S = 0.64e-6
+
+#: C5, the same bytes under the other vendor's name: what rocprof-compute reports on an MI300X.
+AMD_COUNTERS = ("FETCH_SIZE", "WRITE_SIZE")
+
+#: Every counter C5 can be answered with: the NVIDIA counters of rooflinelib.hierarchy.ncu.
+NCU_COUNTERS = Choices({
+    "dram__bytes_read.sum": ("bytes read from device memory (HBM)", ("dram bytes read", "dram read")),
+    "dram__bytes_write.sum": ("bytes written to device memory (HBM)", ("dram bytes write", "dram bytes written",
+                                                                       "dram write")),
+    "lts__t_bytes.sum": ("bytes through the L2's slices", ("lts bytes", "l2 bytes")),
+    "l1tex__t_bytes.sum": ("bytes through the L1", ("l1tex bytes", "l1 bytes")),
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": ("fp32 FMA thread instructions", ("ffma", "ffma count")),
+})
+LEVELS = Choices({
+    "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
+    "l2": ("the L2 cache", ("l2 cache",)),
+    "l1": ("the L1 / LDS or shared memory", ("l1 cache", "lds", "shared memory", "shared")),
+})
+
+
 def given_part_c() -> Table:
     """Part C's given data, for the notebook to print."""
     return Table(("case", "given"), (
@@ -323,6 +348,9 @@ def given_part_c() -> Table:
                f"row; the row stays in L2; "
                f"profiler: {CACHE_HBM_ROOF_FRACTION:.0%} of the HBM roof, "
                f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
+        ("C4", f"C1's GPU and launch overhead ({TINY_GBPS / 1000:g} TB/s, {LAUNCH_OVERHEAD_S * 1e6:g} µs); inside a "
+               f"CUDA graph a launch costs only the device's {GRAPH_LAUNCH_S * 1e6:g} µs"),
+        ("C5", f"rocprof-compute on an MI300X reports {' and '.join(AMD_COUNTERS)} for a kernel"),
     ), title="Part C: given data")
 
 
@@ -419,4 +447,45 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                       "counter is near its ceiling?",
                             "unmodelled": "the single-level roofline cannot see it, but the "
                                           "counters name it"}),
+    )
+
+
+def _launch_lengths():
+    from ..pitfalls import launch_dominance_elements
+    return (launch_dominance_elements(TINY_GBPS, LAUNCH_OVERHEAD_S),
+            launch_dominance_elements(TINY_GBPS, GRAPH_LAUNCH_S))
+
+
+def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_length):
+    """C4: the vector-add length whose traffic takes as long as the launch, both ways."""
+    dispatch, graph = _launch_lengths()
+    per_element = ops.vector_add(1).n_bytes
+    return report(
+        "C4: how long before the launch stops dominating",
+        check_number(elements_dispatch, dispatch, "elements, with the host's dispatch", unit="elements",
+                     mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
+                               (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+        check_number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
+                     mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?")]),
+        check_number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
+                     mistakes=[(1.0, "the launch still costs as much as the traffic: the time is their sum")]),
+    )
+
+
+def check_counters(fetch_size_on_nvidia, write_size_on_nvidia, level):
+    """C5: the Nsight Compute counters that count what FETCH_SIZE and WRITE_SIZE count."""
+    from ..vendors import counterpart
+    fetch, write = (counterpart(c) for c in AMD_COUNTERS)
+    other = {"lts__t_bytes.sum": "that counts the L2's traffic, which is larger than what crosses to HBM",
+             "l1tex__t_bytes.sum": "that counts the L1's traffic, the level closest to the cores",
+             "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": "that counts instructions, not bytes"}
+    return report(
+        "C5: the same bytes under NVIDIA's names",
+        check_choice(fetch_size_on_nvidia, fetch, "FETCH_SIZE on NVIDIA", NCU_COUNTERS,
+                     hints=dict(other, **{write: "FETCH_SIZE counts what is fetched, not what is written"})),
+        check_choice(write_size_on_nvidia, write, "WRITE_SIZE on NVIDIA", NCU_COUNTERS,
+                     hints=dict(other, **{fetch: "WRITE_SIZE counts what is written, not what is read"})),
+        check_choice(level, "hbm", "the level they measure", LEVELS,
+                     hints={"l2": "these are the bytes that cross the L2's far side: where do they go?",
+                            "l1": "these bytes leave the chip"}),
     )
