@@ -313,3 +313,17 @@ def test_piping_into_head_ends_quietly():
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 0
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+
+
+def test_experiment_counts_and_rates_beyond_any_device_name_the_field(tmp_path):
+    from rooflinelib.experiments import record
+    document = json.loads((ROOT / "rooflinelib" / "data" / "h200_experiments_numba.json").read_text())
+    name = document["experiments"][0]["name"]
+    for value, reason in ((1e30, r"1e\+30 FLOPs is outside 0\.\.1e\+24 FLOPs"),
+                          (1e24, "n_flops / median_s = .* GFLOP/s is above 1e\\+12 GFLOP/s"),
+                          (10 ** 400, "must be a finite number")):
+        document["experiments"][0]["variants"][0]["n_flops"] = value
+        path = tmp_path / "experiments.json"
+        path.write_text(json.dumps(document))
+        with pytest.raises(ValueError, match=rf"^{path}: {name}\.variants\[0\]\.n_flops: {reason}"):
+            record.load_experiments(path)

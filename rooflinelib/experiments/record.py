@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .. import validation
+from .. import sanity, validation
 from ..fileio import parse_json, read_text, write_atomic
 
 FORMAT = "rooflinelib-experiments"
@@ -98,6 +98,20 @@ def validate(document, where: str = "experiments") -> dict:
     returns it unchanged or raises a one-line ``ValueError`` naming the field (an experiment's
     fields are named by the experiment: ``softmax.variants[0].median_s``)."""
     validation.check(document, _checker(), where, ValueError, named=("experiments",))
+    # What a schema cannot say: each variant's counts, time and rates are physical ones.
+    for experiment in document["experiments"]:
+        for i, v in enumerate(experiment["variants"]):
+            field = f"{where}: {experiment['name']}.variants[{i}]"
+            flops = sanity.number(v["n_flops"], f"{field}.n_flops", error=ValueError, unit="FLOPs")
+            n_bytes = sanity.number(v["n_bytes"], f"{field}.n_bytes", error=ValueError, unit="bytes")
+            seconds = sanity.number(v["median_s"], f"{field}.median_s", error=ValueError, unit="s")
+            # Only the top of the rate bands: a toy variant may be slow, no device is faster.
+            for rate, unit, what in ((flops / seconds / 1e9, "GFLOP/s", "n_flops"),
+                                     (n_bytes / seconds / 1e9, "GB/s", "n_bytes")):
+                if rate > sanity.BANDS[unit][1]:
+                    validation.fail(ValueError, where, f"{experiment['name']}.variants[{i}].{what}",
+                                    f"{what} / median_s = {rate:g} {unit} is above "
+                                    f"{sanity.BANDS[unit][1]:g} {unit}; check the units")
     return document
 
 
