@@ -47,12 +47,20 @@ def breaks(machine=None) -> list:
     span = pitfalls.compute_roof_span(machine)
     row_bytes = 4096 * operators.dtype_bytes("fp32")  # one row of 4096 floats, small enough for any cache
     reads = 5
+    try:
+        measured = pitfalls.recorded_empty_launch()
+        h200 = (f"; measured on the recorded H200, an empty kernel took {measured['events_s']['one float'] * 1e6:.0f} us "
+                f"by device events from Numba, and {measured['device_s'] * 1e6:.2f} us of the GPU's own time in a CUDA graph"
+                if measured["device_s"] else "")
+    except (ValueError, KeyError):
+        h200 = ""
     return [
         {"assumes": "a steady stream of orders", "on a GPU": "a kernel too small to amortise its launch",
          "pitfall": "pitfall 1 of notebook 06",
          "figure": (f"a {launch['n']}-element vector add moves {launch['n_bytes']:,.0f} bytes in "
                     f"{launch['traffic_s'] * 1e9:.1f} ns at {pitfalls.TEXTBOOK_DRAM_GBPS / 1e3:g} TB/s, against a "
-                    f"launch of about {pitfalls.TEXTBOOK_LAUNCH_S * 1e6:g} us: more than {int(launch['launch_over_traffic'])}x")},
+                    f"launch of about {pitfalls.TEXTBOOK_LAUNCH_S * 1e6:g} us: more than {int(launch['launch_over_traffic'])}x"
+                    + h200)},
         {"assumes": "one chef with one skill", "on a GPU": "several compute roofs, one per instruction class",
          "pitfall": "pitfall 4 of notebook 06",
          "figure": (f"the {machine.name}'s roofs run from {span['low'].value / 1e3:,.1f} TFLOP/s "

@@ -26,6 +26,7 @@ def test_the_three_breaks_carry_their_pitfalls_and_figures():
     rows = analogy.breaks()
     assert [r["pitfall"].split(" of")[0] for r in rows] == ["pitfall 1", "pitfall 4", "pitfall 3"]
     assert "12.3 ns" in rows[0]["figure"] and "more than 325x" in rows[0]["figure"]
+    assert "measured on the recorded H200" in rows[0]["figure"]  # the shipped pitfalls run
     assert rows[1]["figure"].endswith("32x") and "81.7" in rows[1]["figure"]
     assert "16,384 bytes read 5 times" in rows[2]["figure"]
 
