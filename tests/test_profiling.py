@@ -121,6 +121,19 @@ def test_zero_flops_is_scored_against_bandwidth():
         r.figure()
 
 
+def test_figure_shows_the_kernel_next_to_the_course_kernels():
+    pytest.importorskip("plotly")
+    from rooflinelib.operators import demo_kernels
+    from rooflinelib.plotting import kernel_id, trace_ids
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=5, name="my axpy")
+    ids = trace_ids(r.figure())
+    assert kernel_id("my axpy") in ids
+    assert all(kernel_id(op.name) in ids for op in demo_kernels())
+    alone = trace_ids(r.figure(others=()))
+    assert kernel_id("my axpy") in alone and kernel_id(demo_kernels()[0].name) not in alone
+
+
 def test_text_names_the_verdict_and_a_tiny_share_is_not_zero():
     x, y, out = _axpy_args(1024)
     r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=5)

@@ -116,9 +116,10 @@ class ProfileResult:
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
-    def figure(self, others=(), title=None):
-        """This kernel (and ``others``: ProfileResults or KernelPoints, e.g. the course's
-        kernels) on the Plotly roofline of its ceilings."""
+    def figure(self, others=None, title=None):
+        """This kernel on the Plotly roofline of its ceilings, next to ``others``:
+        ProfileResults or KernelPoints; by default the course's six demonstration operators
+        (:func:`rooflinelib.operators.demo_kernels`, on their roofs: they are not timed)."""
         if self.n_flops <= 0:
             raise ProfileError(f"{self.name}: n_flops is 0, so it has no point on a FLOP/s roofline")
         from ..plotting import roofline_figure
@@ -130,6 +131,10 @@ class ProfileResult:
         except (KeyError, ValueError):
             machine = Machine(self.machine, (Ceiling(self.compute, "compute", self.peak_gflops),
                                              Ceiling(self.memory, "memory", self.peak_gbps)))
+        if others is None:
+            from ..operators import demo_kernels
+            from ..placement import KernelPoint
+            others = [KernelPoint.from_op(op) for op in demo_kernels()]
         points = [self.kernel_point()] + [o.kernel_point() if isinstance(o, ProfileResult) else o
                                           for o in others]
         return roofline_figure(machine, points, compute=[self.compute], memory=[self.memory],
