@@ -100,6 +100,33 @@ def roofs_from(ceilings: dict, links: dict, origin: str, message: str) -> StepRo
                      origin, message, _pageable(links))
 
 
+#: The shipped two-GPU all-reduce measurement, when there is one (rooflinelib.measure.allreduce).
+ALLREDUCE_FILE = "h200x2_allreduce.json"
+
+
+def recorded_allreduce():
+    """The shipped all-reduce result (a validated ``ceilings`` result holding
+    ``nvlink-allreduce``), or None when none is shipped."""
+    path = results.DATA_DIR / ALLREDUCE_FILE
+    return results.load(path) if path.is_file() else None
+
+
+def _with_allreduce(roofs: StepRoofs) -> StepRoofs:
+    """``roofs`` with the measured all-reduce link after the host link, when it is shipped."""
+    result = recorded_allreduce()
+    if result is None:
+        return StepRoofs(roofs.device, roofs.compute_name, roofs.peak_gflops, roofs.hbm_gbps, roofs.links,
+                         roofs.origin, roofs.message + " No two-GPU all-reduce is shipped yet, so NVLink is "
+                         "the datasheet's figure.", roofs.pageable_gbps)
+    value = _values(result)["nvlink-allreduce"]
+    measured = LinkRoof("nvlink-allreduce", f"NVLink all-reduce, measured ({result.get('gpus', 2)} GPUs, bus bandwidth)",
+                        value, True, f"nvlink-allreduce, {_describe(result)}")
+    links = roofs.links[:1] + (measured,) + roofs.links[1:]
+    return StepRoofs(roofs.device, roofs.compute_name, roofs.peak_gflops, roofs.hbm_gbps, links, roofs.origin,
+                     roofs.message + f" All-reduce bandwidth from the recorded two-GPU run ({_describe(result)}).",
+                     roofs.pageable_gbps)
+
+
 def recorded_step_roofs(backend: str = "numba") -> StepRoofs:
     """The recorded H200's roofs: Lab 1's ceilings and the host <-> device copies shipped with
     the course (two files of the same card, measured the same day)."""
@@ -107,7 +134,7 @@ def recorded_step_roofs(backend: str = "numba") -> StepRoofs:
     links = results.recorded_links(backend)
     message = (f"Compute and HBM roofs from the recorded H200 Lab 1 run ({_describe(ceilings)}); "
                f"host link from the recorded H200 copies ({_describe(links)}).")
-    return roofs_from(ceilings, links, "recorded", message)
+    return _with_allreduce(roofs_from(ceilings, links, "recorded", message))
 
 
 def step_roofs_for(mode, backend: str = "numba", progress=None) -> StepRoofs:
@@ -120,7 +147,7 @@ def step_roofs_for(mode, backend: str = "numba", progress=None) -> StepRoofs:
         from .modes import ceilings_for
         loaded = ceilings_for(mode, backend=mode.backend, progress=progress, links=True)
         if loaded.origin == "live":
-            return roofs_from(loaded.result, loaded.result, "live", loaded.message)
+            return _with_allreduce(roofs_from(loaded.result, loaded.result, "live", loaded.message))
         why = f"The live run gave no link ceilings ({loaded.message}); "
     elif mode.mode == "cpu":
         why = "A CPU has no host link of its own to measure; "

@@ -191,3 +191,6 @@ for _name, _label, _colour in _MATRIX:
                          available=_cublas, optional=True, group="matrix"))
 #: Datasheet-only: no backend measures it here, but result files and charts know it.
 register(CeilingSpec("fp8-tensor", "compute", "fp8 tensor", "#7f7f7f"))
+#: Measured by ``python -m rooflinelib.measure.allreduce`` across two or more GPUs, not by Lab 1
+#: (one GPU has nothing to all-reduce with): NCCL's bus bandwidth at large messages.
+register(CeilingSpec("nvlink-allreduce", "memory", "all-reduce bus bandwidth (NCCL)", "#e377c2"))
