@@ -17,7 +17,8 @@ import numbers
 #: Integers longer than this are refused before any arithmetic: no count the course handles
 #: needs more than 20 digits, and ``str()`` of an int over 4300 digits raises.
 MAX_INT_DIGITS = 30
-_MAX_INT_BITS = int(MAX_INT_DIGITS * math.log2(10)) + 1
+#: The same bound in bits, for checking an int without converting it to text.
+MAX_INT_BITS = int(MAX_INT_DIGITS * math.log2(10)) + 1
 
 #: Plausible values for one device, by unit.  Outside a rate's band a value is a unit slip
 #: (FLOP/s typed as GFLOP/s, or the reverse), and a chart would span absurd decades.  The
@@ -39,7 +40,7 @@ class SanityError(ValueError):
 def show(value) -> str:
     """A value for an error message: at most 40 characters, never the whole of a huge integer,
     and never an exception from a foreign object's ``repr``."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > _MAX_INT_BITS:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > MAX_INT_BITS:
         return f"an integer of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
     try:
         text = repr(value)
@@ -57,7 +58,7 @@ def number(value, field: str, *, error: type = SanityError, unit: str = None,
     """
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):
         raise error(f"{field}: must be a number, got {show(value)}")
-    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > _MAX_INT_BITS:
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > MAX_INT_BITS:
         raise error(f"{field}: must be at most {MAX_INT_DIGITS} digits, got {show(int(value))}")
     try:
         x = float(value)

@@ -32,6 +32,7 @@ from typing import NoReturn
 
 import jsonschema
 
+from . import sanity
 from .fileio import read_text
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -43,9 +44,20 @@ _TYPE_WORDS = {"object": "an object", "array": "a list", "string": "a string",
 #: At one field, a wrong type is reported before a missing or an unknown member of it.
 _VALIDATOR_RANK = {"type": 0, "required": 1, "additionalProperties": 2}
 
+def _is_number(_, v) -> bool:
+    # sanity's rule: an int of 10**400 (from the API; files read them as floats) is not a
+    # number a result can hold, and math.isfinite would raise on it
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    if isinstance(v, int):
+        return abs(v).bit_length() <= sanity.MAX_INT_BITS
+    return math.isfinite(v)
+
+
 _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many({
-    "number": lambda _, v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
-    "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool),
+    "number": _is_number,
+    "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool)
+    and abs(v).bit_length() <= sanity.MAX_INT_BITS,
 })
 _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
 
@@ -83,12 +95,33 @@ def check(data, checker, where: str, error: type, named=()) -> None:
     ``named``: lists whose items are called by their ``"name"`` in a field path instead of
     their index (``softmax.variants[0]`` instead of ``experiments[2].variants[0]``).
     """
+    huge = _huge_int(data)
+    if huge is not None:  # before the schema: jsonschema's own messages repr the value
+        path, value = huge
+        fail(error, where, _field(path, data, named),
+             f"must be at most {sanity.MAX_INT_DIGITS} digits, got {sanity.show(value)}")
     problems = list(checker.iter_errors(data))
     if not problems:
         return
     root = checker.schema
     first = min(problems, key=lambda e: (_position(root, _path(e)), _VALIDATOR_RANK.get(e.validator, 3)))
     fail(error, where, _field(_path(first), data, named), _reason(first))
+
+
+def _huge_int(data):
+    """``(path, value)`` of the first int (in document order) longer than the sanity rule
+    allows, or None.  Iterative: a document from the API may be nested deeper than the stack."""
+    stack = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(reversed([(path + (k,), v) for k, v in node.items()]))
+        elif isinstance(node, list):
+            stack.extend(reversed([(path + (i,), v) for i, v in enumerate(node)]))
+        elif isinstance(node, int) and not isinstance(node, bool) \
+                and abs(node).bit_length() > sanity.MAX_INT_BITS:
+            return list(path), node
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,7 +210,7 @@ def _show(value) -> str:
         return "an object"
     if isinstance(value, list):
         return "a list"
-    return f"{value!r:.40}"
+    return sanity.show(value)
 
 
 def _reason(e) -> str:

@@ -187,6 +187,26 @@ def test_a_result_with_one_hostile_field_loads_correctly_or_names_a_field(kind, 
 
 
 @SOME
+@given(st.sampled_from(["ceilings", "sweep"]), st.data(), hostile_values)
+def test_a_result_object_from_the_api_is_valid_or_names_a_field(kind, data, value):
+    # no JSON in between: the validator sees Python's own ints, of any length
+    base, leaves = (CEILINGS, CEILING_LEAVES) if kind == "ceilings" else (SWEEP, SWEEP_LEAVES)
+    path = data.draw(st.sampled_from(leaves))
+    document = copy.deepcopy(base)
+    node = document
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = data.draw(st.one_of(st.just(value), st.sampled_from([10 ** 5000, -10 ** 4400])))
+    try:
+        results.validate(document, "where")
+    except results.ResultError as exc:
+        assert FIELD.match(str(exc)), str(exc)
+        return
+    for ceiling in results.to_machine(document).ceilings:
+        assert 1e-6 <= ceiling.value <= 1e12
+
+
+@SOME
 @given(st.one_of(st.text(max_size=200), st.binary(max_size=200).map(lambda b: b.decode("latin-1")),
                  st.sampled_from(["[" * 5000, '{"a": ' * 3000, "9" * 5000, "NaN", "{}", "[]", "null"])))
 def test_any_text_as_a_result_is_a_result_error(text):
