@@ -27,6 +27,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from ..fileio import read_json, write_atomic
+
 KIB = 2 ** 10
 #: 1 KiB to 1 GiB in steps of 4.
 SIZES = tuple(KIB * 4 ** e for e in range(11))
@@ -164,17 +166,13 @@ class _Comm:
             uid_file = rendezvous + ".uid"
             if rank == 0:
                 uid = nccl.get_unique_id()
-                tmp = uid_file + ".tmp"
-                with open(tmp, "w") as f:
-                    json.dump(list(uid), f)
-                os.replace(tmp, uid_file)
+                write_atomic(uid_file, json.dumps(list(uid)), AllReduceError)
             deadline = time.time() + 60
             while not os.path.exists(uid_file):
                 if time.time() > deadline:
                     raise AllReduceError("rendezvous: rank 0's NCCL id never appeared")
                 time.sleep(0.05)
-            with open(uid_file) as f:
-                uid = tuple(json.load(f))
+            uid = tuple(read_json(uid_file, AllReduceError, "an NCCL id file"))
             self.cupy, self.nccl = cupy, nccl
             self.comm = nccl.NcclCommunicator(world, uid, rank)
 
@@ -269,10 +267,7 @@ def _worker(rank: int, world: int, library: str, sizes, repeats: int, rendezvous
         comm.close()
     except Exception as exc:  # reported by the parent in one line
         report["error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-    tmp = os.path.join(out_dir, f"rank{rank}.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(report, f)
-    os.replace(tmp, os.path.join(out_dir, f"rank{rank}.json"))
+    write_atomic(os.path.join(out_dir, f"rank{rank}.json"), json.dumps(report), AllReduceError)
 
 
 def _gpu_facts(rank: int) -> dict:
@@ -323,8 +318,7 @@ def run(world: int = 2, library: str = "torch", sizes=SIZES, repeats: int = REPE
             path = os.path.join(out_dir, f"rank{r}.json")
             if not os.path.exists(path):
                 raise AllReduceError(f"rank {r}: exited with status {procs[r].exitcode} and no report")
-            with open(path) as f:
-                reports.append(json.load(f))
+            reports.append(read_json(path, AllReduceError, "a rank's report", "result"))
     failed = [f"rank {r['rank']}: {r['error']}" for r in reports if "error" in r]
     if failed:
         raise AllReduceError("; ".join(failed))
