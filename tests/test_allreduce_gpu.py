@@ -13,6 +13,13 @@ SMALL = (1024, 2 ** 20, 2 ** 26)
 def test_one_rank_all_reduce_is_verified_at_every_size(library):
     if ar._visible_gpus(library) < 1:
         pytest.skip(f"{library} sees no GPU")
+    if library == "cupy":
+        try:
+            from cupy.cuda import nccl
+        except Exception as exc:
+            pytest.skip(f"CuPy's NCCL bindings: {exc}")
+        if not getattr(nccl, "available", True):
+            pytest.skip("CuPy was built without NCCL")
     points, reports = ar.run(1, library, sizes=SMALL, repeats=5, timeout_s=240)
     assert [p.n_bytes for p in points] == list(SMALL)
     assert all(p.verified and p.median_s > 0 for p in points)
@@ -28,4 +35,4 @@ def test_one_rank_data_parallel_step():
     assert step["n_params"] == step["layers"] * step["d"] ** 2
     for row in step["rows"]:
         assert row["verified"] and row["compute_s"] > 0 and row["comm_s"] > 0
-        assert row["serial_s"] >= 0.9 * (row["compute_s"] + row["comm_s"]) * 0.5
+        assert row["serial_s"] >= 0.9 * row["compute_s"]  # the step, then its (one-rank) all-reduce

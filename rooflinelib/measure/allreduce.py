@@ -165,14 +165,16 @@ class _Comm:
             cupy.cuda.Device(rank).use()
             uid_file = rendezvous + ".uid"
             if rank == 0:
-                uid = nccl.get_unique_id()
-                write_atomic(uid_file, json.dumps(list(uid)), AllReduceError)
+                uid = nccl.get_unique_id()  # bytes in CuPy 14, a tuple of small ints before
+                write_atomic(uid_file, json.dumps({"hex": uid.hex()} if isinstance(uid, bytes)
+                                                  else {"ints": list(uid)}), AllReduceError)
             deadline = time.time() + 60
             while not os.path.exists(uid_file):
                 if time.time() > deadline:
                     raise AllReduceError("rendezvous: rank 0's NCCL id never appeared")
                 time.sleep(0.05)
-            uid = tuple(read_json(uid_file, AllReduceError, "an NCCL id file"))
+            stored = read_json(uid_file, AllReduceError, "an NCCL id file")
+            uid = bytes.fromhex(stored["hex"]) if "hex" in stored else tuple(stored["ints"])
             self.cupy, self.nccl = cupy, nccl
             self.comm = nccl.NcclCommunicator(world, uid, rank)
 
