@@ -47,7 +47,8 @@ def test_first_call_is_timed_apart_and_the_median_is_of_the_repeats():
 
 
 def test_median_and_spread():
-    t = Timed("cpu", "perf_counter", 1.0, (1.0, 3.0, 2.0, 4.0), 3)
+    from rooflinelib.measure.timing import Timing
+    t = Timed("cpu", "perf_counter", 1.0, Timing((1.0, 3.0, 2.0, 4.0)), 3)
     assert t.median_s == 2.5
     assert t.spread == pytest.approx((4.0 - 1.0) / 2.5)
 

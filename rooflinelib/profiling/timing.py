@@ -116,28 +116,32 @@ class _Events:
 
 @dataclass(frozen=True)
 class Timed:
-    """What the timer saw: the median and spread of the repeats, the first call, the clock."""
+    """What the timer saw: the library, its clock, the first call, and the repeats' statistics
+    (a :class:`rooflinelib.measure.timing.Timing`, rule "median": the course's one home for
+    them)."""
 
     library: str
     clock: str  # "device events" or "perf_counter"
     first_call_s: float
-    seconds: tuple  # every timed repeat
+    timing: object  # measure.timing.Timing of the timed repeats
     warmup_calls: int
 
     @property
+    def seconds(self) -> tuple:
+        return self.timing.samples_s
+
+    @property
     def median_s(self) -> float:
-        ordered = sorted(self.seconds)
-        mid = len(ordered) // 2
-        return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+        return self.timing.median_s
 
     @property
     def spread(self) -> float:
         """(max - min) / median of the repeats."""
-        return (max(self.seconds) - min(self.seconds)) / self.median_s
+        return self.timing.spread
 
     @property
     def repeats(self) -> int:
-        return len(self.seconds)
+        return self.timing.repeats
 
 
 def _call(fn, args, kwargs, what: str):
@@ -198,6 +202,9 @@ def time_function(fn, args=(), kwargs=None, repeats=None) -> Timed:
             _call(fn, args, kwargs, "timed")
             seconds.append(clock_fn() - t)
         clock = "perf_counter"
-    if not seconds or min(seconds) <= 0:
-        raise TimingError(f"fn: a timed call took no measurable time ({clock}); give it more work")
-    return Timed(library, clock, first_call_s, tuple(seconds), n_warm)
+    from ..measure.timing import Timing, TimingUnavailable
+    try:
+        timing = Timing(tuple(seconds), rule="median")
+    except TimingUnavailable:
+        raise TimingError(f"fn: a timed call took no measurable time ({clock}); give it more work") from None
+    return Timed(library, clock, first_call_s, timing, n_warm)
