@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..fileio import check_target
-from ..measure.backend import BACKEND_CHOICES
+from ..measure.backend import BACKEND_CHOICES, MAX_BUFFER_MIB, MIN_BUFFER_MIB
 from ..measure.ceilings import measure_ceilings
 from ..measure.errors import BackendUnavailable, VerificationError
 from ..measure.sweep import run_sweep
@@ -70,11 +70,6 @@ def add_sweep_command(subparsers):
 
 # ---------------------------------------------------------------------------------------------
 # option parsing (one-line errors that name the option)
-
-
-#: The smallest DRAM buffer, in MiB.  Below it the buffer is a few cache lines (1e-300 MiB
-#: was rounded up to one 32 KB block) and the "DRAM" rate is a cache's.
-MIN_SIZE_MIB = 1
 
 
 def _shown(text) -> str:
@@ -166,7 +161,8 @@ def _guarded(run):
 
 
 def run_measure(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=65536, minimum=MIN_SIZE_MIB)
+    size = _positive_number(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
+                            minimum=MIN_BUFFER_MIB)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     _check_out(args.out)
@@ -177,7 +173,8 @@ def run_measure(args) -> int:
 
 
 def run_sweep_command(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=65536, minimum=MIN_SIZE_MIB)
+    size = _positive_number(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
+                            minimum=MIN_BUFFER_MIB)
     repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     ks = parse_ks(args.ks)

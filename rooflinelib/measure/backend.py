@@ -18,10 +18,26 @@ import os
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .. import sanity
 from .errors import BackendUnavailable
 from .registry import BACKENDS
 
 BACKEND_CHOICES = ("auto",) + BACKENDS
+
+#: The range of a DRAM buffer the user may ask for, in MiB.  Below 1 MiB the buffer is a few
+#: cache lines (1e-300 MiB was rounded up to one 32 KB block) and the "DRAM" rate is a cache's.
+MIN_BUFFER_MIB, MAX_BUFFER_MIB = 1, 65536
+
+
+def buffer_bytes(size_mib, default: int) -> int:
+    """Bytes of a buffer of ``size_mib`` MiB (``default`` bytes when None or 0), or a one-line
+    ValueError naming ``size_mib`` outside :data:`MIN_BUFFER_MIB`..:data:`MAX_BUFFER_MIB`."""
+    if size_mib is None or (not isinstance(size_mib, bool) and size_mib == 0):
+        return default
+    value = sanity.number(size_mib, "size_mib", error=ValueError, positive=True)
+    if not MIN_BUFFER_MIB <= value <= MAX_BUFFER_MIB:
+        raise ValueError(f"size_mib: must be from {MIN_BUFFER_MIB} to {MAX_BUFFER_MIB} MiB, got {value:g}")
+    return int(value * 2 ** 20)
 
 NO_GPU_NOTE = ("No CUDA GPU found: measuring this machine's CPU instead. "
                "This is a CPU roofline, not a GPU one.")

@@ -23,11 +23,11 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
     ceilings (``pcie-h2d``, ``pcie-d2h``), on a GPU (a CPU has none to measure).  A failed verification raises VerificationError and
     nothing is returned.
     """
-    from .backend import open_backend
+    from .backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     if repeats:
         b.repeats = int(repeats)
-    size_bytes = int(size_mib * 2 ** 20) if size_mib else b.default_buffer_bytes
+    size_bytes = buffer_bytes(size_mib, b.default_buffer_bytes)
     groups = ("core",) + (("matrix",) if matrix else ()) + (("link",) if links else ())
     options = registry.Options(size_bytes, matrix_n, groups, progress)
     specs, notes = registry.plan(b, options.groups)

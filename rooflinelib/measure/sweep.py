@@ -82,14 +82,14 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     Every variant is verified bit for bit; a failed one raises VerificationError and nothing
     is returned.
     """
-    from .backend import open_backend
+    from .backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     ks = tuple(int(k) for k in (ks if ks is not None else (b.sweep_ks or DEFAULT_KS)))
     if not ks or ks[0] != 0 or any(k1 <= k0 for k0, k1 in zip(ks, ks[1:])):
         raise ValueError("ks: must start at 0 and increase")
     if repeats:
         b.repeats = int(repeats)
-    size_bytes = int(size_mib * 2 ** 20) if size_mib else b.default_buffer_bytes
+    size_bytes = buffer_bytes(size_mib, b.default_buffer_bytes)
     if vectors_per_thread is not None and not isinstance(vectors_per_thread, (int, float)):
         vectors_per_thread = tuple(int(v) for v in vectors_per_thread)
     elif vectors_per_thread is not None:
