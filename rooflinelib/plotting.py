@@ -34,6 +34,10 @@ from .placement import as_kernel_point, verdict_phrase
 PRIMARY_COMPUTE = "fp32"
 PRIMARY_MEMORY = "dram"
 
+#: Pixels between an axis and its tick labels: enough that the lowest y label and the first x
+#: label, which both sit at the origin, do not touch.
+TICK_STANDOFF_PX = 8
+
 X_TITLE = "arithmetic intensity (FLOP/byte)"
 Y_TITLE = "attainable rate (GFLOP/s)"
 
@@ -266,8 +270,10 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         annotated.setdefault(c.value, []).append(c.name)
     for peak, names in annotated.items():
         ridge = peak / primary.peak_gbps
+        # From the x axis up along the dotted line: anchored at the roof, the label ran up
+        # into the title.
         fig.add_annotation(
-            x=math.log10(ridge), y=math.log10(peak), name=ridge_id(names[0]),
+            x=math.log10(ridge), y=math.log10(y_low), name=ridge_id(names[0]),
             text=f"ridge {'/'.join(names)}: {ridge:.3g}", showarrow=False,
             xanchor="left", yanchor="bottom", textangle=-90, font=dict(size=10),
         )
@@ -294,8 +300,11 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         template="plotly_white",
         hovermode="closest",
         legend=dict(title="ceilings and kernels"),
-        xaxis=dict(type="log", title=X_TITLE, range=[math.log10(x_low), math.log10(x_high)]),
-        yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)]),
+        # Stood off from the axes, so the first x and y labels do not meet at the origin.
+        xaxis=dict(type="log", title=X_TITLE, range=[math.log10(x_low), math.log10(x_high)],
+                   ticklabelstandoff=TICK_STANDOFF_PX),
+        yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)],
+                   ticklabelstandoff=TICK_STANDOFF_PX),
     )
     return go.FigureWidget(fig) if widget else fig
 

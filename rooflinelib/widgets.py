@@ -5,8 +5,8 @@ Every widget follows one pattern:
 1. its controls (sliders, dropdowns) hold the state;
 2. a pure function of :mod:`rooflinelib.widget_state` turns the state into numbers and text;
 3. the text goes into an HTML line and the numbers into one ``FigureWidget``, updated in place
-   inside ``fig.batch_update()`` so that the browser receives one message per change and the
-   5 MB of plotly.js is sent once per figure, never per update.
+   by one message per change (:func:`_restyle`, or ``fig.batch_update()`` for one trace), so
+   that the 5 MB of plotly.js is sent once per figure, never per update.
 
 The roofline geometry comes from :func:`rooflinelib.plotting.roofline_figure`; the widgets
 only move the traces it names (``kernel:<name>``, ``roof:<ceiling>``, ...).
@@ -25,10 +25,19 @@ from .placement import KernelPoint
 #: The name of the explorer's movable point; its trace id is ``kernel:<POINT_NAME>``.
 POINT_NAME = "your kernel"
 
-#: CSS classes the browser test (and anyone styling the course) can find the parts by.
+#: CSS classes the browser tests (and anyone styling the course) can find the parts by.
 EXPLORER_CLASS = "roofline-explorer"
 SLIDER_CLASS = "roofline-intensity"
 VERDICT_CLASS = "roofline-verdict"
+#: Each widget's box, and the line of text every widget but the explorer writes its verdict in.
+TIME_BOUNDS_CLASS = "roofline-time-bounds"
+GEMM_CLASS = "roofline-gemm"
+ATTENTION_CLASS = "roofline-attention"
+TILES_CLASS = "roofline-tiles"
+SWEEP_WALKER_CLASS = "roofline-sweep-walker"
+TRIAGE_CLASS = "roofline-triage"
+LINK_STEP_CLASS = "roofline-link-step"
+TEXT_CLASS = "roofline-text"
 
 
 def _widgets():
@@ -55,6 +64,50 @@ class _Widget:
         return self.box._repr_mimebundle_(**kwargs)
 
 
+def _text_line(w):
+    line = w.HTML()
+    line.add_class(TEXT_CLASS)
+    return line
+
+
+def _restyle(figure, changes, layout=None) -> None:
+    """Set ``changes`` (``[(trace, {property: value}), ...]``) and ``layout`` (``{"yaxis.range":
+    ...}``) on FigureWidget ``figure``, as one message to the browser.
+
+    Not ``batch_update``: it sends one list per property over the traces it touched, and a trace
+    that did not set that property (or set it to its current value) gets null there, which
+    plotly.js reads as "unset".  A name given at construction then vanished from the legend
+    ("trace 0") as soon as another trace's name changed in the same batch.  Here every trace
+    touched gets every property, its current value where it is unchanged.
+    """
+    index_of = {id(trace): i for i, trace in enumerate(figure.data)}
+    indexes = [index_of[id(trace)] for trace, _ in changes]
+    props = sorted({prop for _, values in changes for prop in values})
+    # The raw properties, read without plotly's per-key path parsing (20 ms an explorer switch).
+    now = [_flat(trace._props or {}) for trace, _ in changes]
+
+    def current(i, prop):
+        value = now[i].get(prop)
+        return list(value) if isinstance(value, tuple) else value
+
+    restyle = {prop: [values[prop] if prop in values else current(i, prop)
+                      for i, (_, values) in enumerate(changes)] for prop in props}
+    figure.plotly_update(restyle_data=restyle, relayout_data=dict(layout or {}),
+                         trace_indexes=indexes)
+
+
+def _flat(properties: dict, prefix: str = "") -> dict:
+    """``{"line": {"dash": "dot"}}`` as ``{"line.dash": "dot"}``: plotly's restyle compares a
+    nested dict with the object it replaces and never returns."""
+    flat = {}
+    for key, value in properties.items():
+        if isinstance(value, dict):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def _copy_figure(target, source) -> None:
     """Make FigureWidget ``target`` show ``source``'s traces and layout, in place.
 
@@ -62,17 +115,24 @@ def _copy_figure(target, source) -> None:
     or precision draws the same kinds of lines), else replaced; either way the widget, and the
     plotly.js already in the browser, stay.
     """
+    layout = {"annotations": [a.to_plotly_json() for a in source.layout.annotations],
+              **_flat(source.layout.title.to_plotly_json(), "title."),
+              "xaxis.range": list(source.layout.xaxis.range),
+              "yaxis.range": list(source.layout.yaxis.range)}
+    if len(target.data) == len(source.data):
+        # Every property that differs on any trace is sent for every trace (a property a trace
+        # keeps, such as the point's name, included), its new value or None to unset it.
+        olds = [_flat(old._props or {}) for old in target.data]
+        news = [_flat(new._props or {}) for new in source.data]
+        changed = {key for old, new in zip(olds, news) for key in old.keys() | new.keys()
+                   if key not in ("type", "uid") and old.get(key) != new.get(key)}
+        _restyle(target, [(old, {key: new.get(key) for key in changed})
+                          for old, new in zip(target.data, news)], layout)
+        return
     with target.batch_update():
-        if len(target.data) == len(source.data):
-            for old, new in zip(target.data, source.data):
-                old.update(new.to_plotly_json(), overwrite=True)
-        else:
-            target.data = ()
-            target.add_traces(list(source.data))
-        target.layout.annotations = source.layout.annotations
-        target.layout.title = source.layout.title
-        target.layout.xaxis.range = source.layout.xaxis.range
-        target.layout.yaxis.range = source.layout.yaxis.range
+        target.data = ()
+        target.add_traces(list(source.data))
+    target.plotly_relayout(layout)
 
 
 # --- the intensity explorer ------------------------------------------------------------------
@@ -318,7 +378,7 @@ class TimeBoundsWidget(_Widget):
         self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)")
         self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)")
         self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)")
-        self.text = w.HTML()
+        self.text = _text_line(w)
         self.figure = go.FigureWidget(go.Figure(
             go.Bar(orientation="h", x=[0, 0, 0, 0], y=["", "", "", ""], meta="bars",
                    marker_color=["#d62728", "#1f77b4", "#2ca02c", "#7f7f7f"]),
@@ -326,6 +386,7 @@ class TimeBoundsWidget(_Widget):
                         title="lower bounds on the run time",
                         yaxis=dict(autorange="reversed"))))
         self.box = w.VBox([self.flops, self.bytes, self.peak, self.bandwidth, self.text, self.figure])
+        self.box.add_class(TIME_BOUNDS_CLASS)
         for control in (self.flops, self.bytes, self.peak, self.bandwidth):
             control.observe(lambda change: self.update(), names="value")
         self.update()
@@ -377,7 +438,7 @@ class GemmWidget(_Widget):
                                      description="precision")
         self.n_slider = w.SelectionSlider(options=ws.GEMM_SIZES, value=n, description="N",
                                           continuous_update=True, layout=w.Layout(width="560px"))
-        self.text = w.HTML()
+        self.text = _text_line(w)
         self.figure = go.FigureWidget(go.Figure(
             [go.Scatter(mode="lines", name="I(N) = 2N / (3s)", meta="curve"),
              go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot")),
@@ -389,6 +450,7 @@ class GemmWidget(_Widget):
                         yaxis=dict(type="log", title="intensity (FLOP/byte)"))))
         self.box = w.VBox([w.HBox([self.machine_menu, self.dtype_menu]), self.n_slider,
                            self.text, self.figure])
+        self.box.add_class(GEMM_CLASS)
         self.machine_menu.observe(self._on_machine, names="value")
         self.dtype_menu.observe(lambda change: self.update(), names="value")
         self.n_slider.observe(lambda change: self.update(), names="value")
@@ -416,16 +478,16 @@ class GemmWidget(_Widget):
             return None
         sizes, intensities = ws.gemm_curve(state.dtype)
         low, high = min(intensities + [state.ridge]) / 2, max(intensities + [state.ridge]) * 2
-        with self.figure.batch_update():
-            curve, ridge, threshold, point = self.figure.data
-            curve.x, curve.y = sizes, intensities
-            ridge.x, ridge.y = [sizes[0], sizes[-1]], [state.ridge, state.ridge]
-            ridge.name = f"{state.ceiling} ridge: {state.ridge:.4g} FLOP/byte"
-            threshold.x, threshold.y = [state.smallest_n] * 2, [low, high]
-            threshold.name = f"smallest N reaching the ridge: {state.smallest_n}"
-            point.x, point.y = [state.n], [state.intensity]
-            self.figure.layout.yaxis.range = [_log10(low), _log10(high)]
-            self.figure.layout.title = f"GEMM {state.dtype} on {state.machine}"
+        curve, ridge, threshold, point = self.figure.data
+        _restyle(self.figure, [
+            (curve, {"x": sizes, "y": intensities}),
+            (ridge, {"x": [sizes[0], sizes[-1]], "y": [state.ridge, state.ridge],
+                     "name": f"{state.ceiling} ridge: {state.ridge:.4g} FLOP/byte"}),
+            (threshold, {"x": [state.smallest_n] * 2, "y": [low, high],
+                         "name": f"smallest N reaching the ridge: {state.smallest_n}"}),
+            (point, {"x": [state.n], "y": [state.intensity]}),
+        ], {"yaxis.range": [_log10(low), _log10(high)],
+            "title.text": f"GEMM {state.dtype} on {state.machine}"})
         self.text.value = _html_line(state.text())
         return state
 
@@ -458,7 +520,7 @@ class AttentionWidget(_Widget):
                                           description="s (tokens)", continuous_update=True,
                                           style={"description_width": "initial"},
                                           layout=w.Layout(width="560px"))
-        self.text = w.HTML()
+        self.text = _text_line(w)
         self.figure = go.FigureWidget(go.Figure(
             [go.Scatter(mode="lines", name="unfused", meta="unfused", line=dict(color="#d62728")),
              go.Scatter(mode="lines", name="fused", meta="fused", line=dict(color="#2ca02c")),
@@ -472,6 +534,7 @@ class AttentionWidget(_Widget):
                         yaxis=dict(type="log", title="intensity (FLOP/byte)"))))
         self.box = w.VBox([w.HBox([self.machine_menu, self.d_menu]), self.s_slider, self.text,
                            self.figure])
+        self.box.add_class(ATTENTION_CLASS)
         for control in (self.machine_menu, self.d_menu, self.s_slider):
             control.observe(lambda change: self.update(), names="value")
         self.update()
@@ -487,18 +550,18 @@ class AttentionWidget(_Widget):
         values = curves["fused"] + curves["unfused"] + [state.ridge]
         low, high = min(values) / 2, max(values) * 2
         s_values = curves["s"]
-        with self.figure.batch_update():
-            unfused, fused, ridge, crossing, points = self.figure.data
-            unfused.x, unfused.y = s_values, curves["unfused"]
-            fused.x, fused.y = s_values, curves["fused"]
-            ridge.x, ridge.y = [s_values[0], s_values[-1]], [state.ridge] * 2
-            ridge.name = f"{state.ceiling} ridge: {state.ridge:.4g}"
-            crossing.x, crossing.y = [state.fused_crossover_s] * 2, [low, high]
-            crossing.name = f"fused crosses at s = {state.fused_crossover_s}"
-            points.x = [state.s, state.s]
-            points.y = [state.unfused_intensity, state.fused_intensity]
-            self.figure.layout.yaxis.range = [_log10(low), _log10(high)]
-            self.figure.layout.title = f"attention {state.dtype}, d = {state.d}, on {state.machine}"
+        unfused, fused, ridge, crossing, points = self.figure.data
+        _restyle(self.figure, [
+            (unfused, {"x": s_values, "y": curves["unfused"]}),
+            (fused, {"x": s_values, "y": curves["fused"]}),
+            (ridge, {"x": [s_values[0], s_values[-1]], "y": [state.ridge] * 2,
+                     "name": f"{state.ceiling} ridge: {state.ridge:.4g}"}),
+            (crossing, {"x": [state.fused_crossover_s] * 2, "y": [low, high],
+                        "name": f"fused crosses at s = {state.fused_crossover_s}"}),
+            (points, {"x": [state.s, state.s],
+                      "y": [state.unfused_intensity, state.fused_intensity]}),
+        ], {"yaxis.range": [_log10(low), _log10(high)],
+            "title.text": f"attention {state.dtype}, d = {state.d}, on {state.machine}"})
         self.text.value = _html_line(state.text())
         return state
 
@@ -522,7 +585,7 @@ class TileAnimation(_Widget):
         w = _widgets()
         import plotly.graph_objects as go
         from plotly.subplots import make_subplots
-        from .plotting import roofline_figure
+        from .plotting import TICK_STANDOFF_PX, roofline_figure
 
         self.machines = [ws.as_machine(m) for m in machines]
         self.n = n
@@ -531,7 +594,7 @@ class TileAnimation(_Widget):
         self.play = w.Play(min=0, max=len(ws.TILE_SIZES) - 1, step=1, interval=interval_ms,
                            value=ws.TILE_SIZES.index(tile), description="play")
         w.jslink((self.play, "value"), (self.tile_slider, "index"))
-        self.text = w.HTML()
+        self.text = _text_line(w)
 
         state = ws.tile_state(tile, n, self.machines)
         fig = make_subplots(rows=1, cols=len(self.machines), shared_yaxes=True,
@@ -553,13 +616,20 @@ class TileAnimation(_Widget):
                     trace.showlegend = False
                 fig.add_trace(trace, row=1, col=column)
             axis = "" if column == 1 else str(column)
+            # Labels on the inner decades only: at the panels' edges, one panel's "10k" ran
+            # into the next one's "0.1".
             fig.layout[f"xaxis{axis}"].update(type="log", range=single.layout.xaxis.range,
-                                               title="FLOP/byte")
-            fig.layout[f"yaxis{axis}"].update(type="log", range=[2, 6.3])
+                                               title="FLOP/byte", tickvals=_TILE_X_TICKS,
+                                               ticktext=[f"{v:,.0f}".replace(",000", "k")
+                                                         for v in _TILE_X_TICKS],
+                                               ticklabelstandoff=TICK_STANDOFF_PX)
+            fig.layout[f"yaxis{axis}"].update(type="log", range=[2, 6.3],
+                                               ticklabelstandoff=TICK_STANDOFF_PX)
         fig.update_layout(template="plotly_white", height=420, yaxis_title="GFLOP/s",
                           title=f"GEMM {n}^3 fp32, b x b tiles", legend=dict(orientation="h", y=-0.25))
         self.figure = go.FigureWidget(fig)
         self.box = w.VBox([w.HBox([self.play, self.tile_slider]), self.text, self.figure])
+        self.box.add_class(TILES_CLASS)
         self.tile_slider.observe(lambda change: self.update(change["new"]), names="value")
         self.update(tile)
 
@@ -570,16 +640,16 @@ class TileAnimation(_Widget):
         except ValueError as exc:
             self.text.value = _error_line(exc)
             return None
-        with self.figure.batch_update():
-            for machine, row in zip(self.machines, state.rows):
-                point = find_trace(self.figure, f"{machine.name}|{kernel_id(_tile_point())}")
-                point.x, point.y = [row.intensity], [row.attainable_gflops]
-                point.text = [f"b = {tile}"]
+        _restyle(self.figure, [
+            (find_trace(self.figure, f"{machine.name}|{kernel_id(_tile_point())}"),
+             {"x": [row.intensity], "y": [row.attainable_gflops], "text": [f"b = {tile}"]})
+            for machine, row in zip(self.machines, state.rows)])
         self.text.value = _html_line(state.text())
         return state
 
 
 _TILE_LEGEND = {"mem": "HBM bandwidth roof", "roof": None, "kernel": "tiled GEMM"}
+_TILE_X_TICKS = (1, 10, 100, 1000)
 
 
 def _tile_point() -> str:
@@ -612,7 +682,7 @@ class SweepWalker(_Widget):
         ks = [int(row["k"]) for row in self.rows]
         self.k_slider = w.SelectionSlider(options=ks, value=ks[0], description="K",
                                           continuous_update=True, layout=w.Layout(width="560px"))
-        self.text = w.HTML()
+        self.text = _text_line(w)
         first = ws.sweep_point_state(self.rows, ks[0], self.roofline)
         self.figure = roofline_figure(
             self.machine, kernels=[KernelPoint("sweep K", first.intensity, 1.0, first.gflops)],
@@ -620,6 +690,7 @@ class SweepWalker(_Widget):
             x_range=(min(float(r["intensity"]) for r in self.rows) / 2,
                      max(float(r["intensity"]) for r in self.rows) * 2))
         self.box = w.VBox([self.k_slider, self.text, self.figure])
+        self.box.add_class(SWEEP_WALKER_CLASS)
         self.k_slider.observe(lambda change: self.update(change["new"]), names="value")
         self.update(ks[0])
 
@@ -676,8 +747,9 @@ class TriageTool(_Widget):
                                     layout=w.Layout(width="480px"))
         self.inputs["side"] = self.side_menu
         rows.append(self.side_menu)
-        self.report = w.HTML()
+        self.report = _text_line(w)
         self.box = w.VBox([w.VBox(rows), self.report])
+        self.box.add_class(TRIAGE_CLASS)
         for control in self.inputs.values():
             control.observe(lambda change: self.update(), names="value")
         self.update()
@@ -728,7 +800,7 @@ class LinkStepWidget(_Widget):
         self.link = w.Dropdown(options=[(f"{r.label}: {r.gbps:.4g} GB/s", r.name) for r in roofs.links],
                                value=link, description="link", layout=wide)
         self.overlap = w.Checkbox(value=overlap, description="communication overlaps the computation")
-        self.text = w.HTML()
+        self.text = _text_line(w)
         state = ws.link_step_state(roofs, scenario, n_params, tokens, bytes_per_token, n_gpus, link, overlap)
         traces = [go.Scatter(x=x, y=y, mode="lines", name=name, meta=f"roof:{i}",
                              line=dict(dash="dot" if i == 2 else "solid"))
@@ -744,6 +816,7 @@ class LinkStepWidget(_Widget):
             legend=dict(orientation="h", yanchor="top", y=-0.18))))
         self.box = w.VBox([self.scenario, self.params, self.tokens, w.HBox([self.inputs, self.gpus]),
                            self.link, self.overlap, self.text, self.figure])
+        self.box.add_class(LINK_STEP_CLASS)
         for control in (self.scenario, self.params, self.tokens, self.inputs, self.gpus, self.link, self.overlap):
             control.observe(lambda change: self.update(), names="value")
         self.update()
@@ -758,15 +831,14 @@ class LinkStepWidget(_Widget):
         streaming = state.scenario == ws.LINK_SCENARIOS[0]
         self.inputs.disabled, self.gpus.disabled = not streaming, streaming
         curves = ws.link_step_curves(state)
-        with self.figure.batch_update():
-            for trace, (name, (x, y)) in zip(self.figure.data[:3], curves.items()):
-                trace.name, trace.x, trace.y = name, x, y
-            device, step = self.figure.data[3:]
-            device.x, device.y = [state.step.hbm_intensity], [state.device_gflops]
-            step.x, step.y = [state.step.link_intensity], [state.step_gflops]
-            device.name, step.name = DEVICE_POINT, STEP_POINT
-            self.figure.layout.title = (f"{state.scenario} on {state.device}: "
-                                        f"{'link' if state.link_bound else state.device_side}-bound")
+        device, step = self.figure.data[3:]
+        _restyle(self.figure, [
+            *[(trace, {"name": name, "x": x, "y": y})
+              for trace, (name, (x, y)) in zip(self.figure.data[:3], curves.items())],
+            (device, {"x": [state.step.hbm_intensity], "y": [state.device_gflops]}),
+            (step, {"x": [state.step.link_intensity], "y": [state.step_gflops]}),
+        ], {"title.text": f"{state.scenario} on {state.device}: "
+                          f"{'link' if state.link_bound else state.device_side}-bound"})
         self.text.value = _html_line(state.text(), VERDICT_CLASS)
         return state
 

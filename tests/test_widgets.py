@@ -319,3 +319,27 @@ def test_widgets_module_imports_no_plotting_library_until_used():
             "print([m for m in ('plotly', 'ipywidgets', 'numba', 'numpy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("make,change", [
+    # each change renames some traces (the ridge's, the crossing's) and not others
+    (lambda: widgets.gemm_widget("MI300X", "bf16", 512),
+     lambda w: setattr(w.dtype_menu, "value", [d for d in w.dtype_menu.options if d != "bf16"][0])),
+    (lambda: widgets.attention_widget("MI300X", s=1024, d=128), lambda w: setattr(w.d_menu, "value", 64)),
+    (lambda: widgets.intensity_explorer("H200", "fp32", 4.0),
+     lambda w: setattr(w.machine_menu, "value", "MI300X")),
+])
+def test_updates_never_send_a_null_trace_name(make, change):
+    # plotly.js reads a null in an update as "unset": a name set at construction then showed
+    # as "trace 0" in the browser once another trace's name changed in the same message.
+    widget = make()
+    sent = []
+    original = widget.figure._send_update_msg
+    widget.figure._send_update_msg = lambda *a, **k: (sent.append(k.get("restyle_data", a[0] if a else {})),
+                                                       original(*a, **k))
+    change(widget)
+    names = [v for restyle in sent for v in restyle.get("name", [])]
+    assert sent and names, "the update sent no names at all"
+    # batch_update puts plotly's Undefined there, which goes to the browser as null
+    assert all(isinstance(name, str) and name for name in names), names
+    assert all(t.name for t in widget.figure.data if t.showlegend is not False)

@@ -1,0 +1,178 @@
+"""What the real-browser tests share: a JupyterLab server on 127.0.0.1 serving a folder,
+headless Debian Chromium driven by Playwright, and the JavaScript that reads a plotly figure
+as the browser drew it.
+
+A test that cannot run says why: :func:`missing` names what is absent, and the tests skip with
+that reason unless ``ROOFLINE_REQUIRE_BROWSER=1`` (set by .ci/run), where they fail.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("ROOFLINE_REQUIRE_BROWSER", "") == "1"
+
+SERVER_START_S = 90
+RUN_ALL_S = int(os.environ.get("ROOFLINE_BROWSER_RUN_ALL_S", "300"))
+STEP_S = 60
+
+
+def missing() -> str:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install playwright)"
+    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
+        return (f"no Chromium at {CHROMIUM} (on Debian: apt-get install chromium; "
+                "or set ROOFLINE_CHROMIUM to another Chromium)")
+    return ""
+
+
+def skip_or_fail_without_browser():
+    import pytest
+    reason = missing()
+    if reason:
+        if REQUIRED:
+            pytest.fail(f"ROOFLINE_REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(f"real-browser test skipped: {reason}")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_server(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
+
+
+@contextlib.contextmanager
+def jupyterlab(work: Path, scratch: Path, env_extra=None):
+    """A JupyterLab server serving ``work``; yields ``url(notebook_name)``."""
+    settings = scratch / "settings"
+    for plugin, values in {
+        # No "Select Kernel" dialog: start the notebook's kernel as soon as it opens.
+        # Every cell rendered, also those scrolled out of view, so each widget can be read.
+        "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True,
+                                                   "windowingMode": "none"},
+        # No news or update toasts over the notebook.
+        "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
+                                                        "checkForUpdates": False},
+    }.items():
+        path = settings / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    token = secrets.token_hex(16)
+    port = _free_port()
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+               JUPYTER_RUNTIME_DIR=str(scratch / "runtime"), **(env_extra or {}))
+    log = scratch / "jupyterlab.log"
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={work}",
+               "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    with open(log, "w") as handle:
+        process = subprocess.Popen(command, cwd=work, env=env, stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait_for_server(f"{base}/api/status?token={token}", process, log)
+        yield lambda name: f"{base}/lab/tree/{name}?token={token}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
+
+
+KERNEL_IDLE_JS = """
+() => {
+  const app = window.jupyterapp;
+  const panel = app && app.shell.currentWidget;
+  const ctx = panel && panel.sessionContext;
+  return !!(ctx && ctx.session && ctx.session.kernel && ctx.kernelDisplayStatus === 'idle');
+}
+"""
+
+
+def open_and_run_all(page, url: str, ready_selector: str) -> None:
+    """Open the notebook at ``url``, run every cell, and wait until ``ready_selector`` shows and
+    the kernel is idle again."""
+    page.goto(url, timeout=STEP_S * 1000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
+                           timeout=STEP_S * 1000)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=STEP_S * 1000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_selector(ready_selector, timeout=RUN_ALL_S * 1000)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_S * 1000)
+
+
+#: The figure inside the widget box with CSS class ``box``, as the browser holds and draws it:
+#: each trace's name, meta and first point, the legend's texts as drawn, and the point's
+#: marker position on screen.
+FIGURE_JS = """
+(box) => {
+  const gd = document.querySelector('.' + box + ' .js-plotly-plot');
+  if (!gd || !gd.data) return null;
+  const legend = [...gd.querySelectorAll('.legend .legendtext')].map(t => t.textContent);
+  const traces = [...gd.querySelectorAll('.scatterlayer .trace, .barlayer .trace')];
+  return {
+    traces: gd.data.map((t, i) => ({
+      name: t.name === undefined ? null : String(t.name), meta: t.meta === undefined ? null : String(t.meta),
+      showlegend: t.showlegend !== false,
+      x: t.x ? Array.from(t.x) : [], y: t.y ? Array.from(t.y) : [],
+      text: t.text ? Array.from(t.text).map(String) : [],
+    })),
+    legend: legend,
+    title: (gd.layout.title && gd.layout.title.text) || '',
+    markers: [...gd.querySelectorAll('.scatterlayer .trace')].map(
+      tr => [...tr.querySelectorAll('path.point')].map(p => p.getAttribute('transform'))),
+  };
+}
+"""
+
+
+def figure(page, box: str):
+    return page.evaluate(FIGURE_JS, box)
+
+
+def text_of(page, box: str, css: str) -> str:
+    return page.locator(f".{box} .{css}").first.inner_text()
