@@ -1,0 +1,463 @@
+"""Notebook 07, place your own kernel: what the capstone notebook calls.
+
+The student writes a 3-pass and a fused softmax as Numba-CUDA kernels, counts their bytes with
+a formula, predicts the speed-up from the model, profiles both and checks the prediction.  This
+module holds everything the notebook would otherwise repeat:
+
+- :func:`softmax_buffers` and :func:`count_passes`: the bytes a sequence of launches moves,
+  counted in the CUDA simulator at a small size (no GPU needed, so the checks run anywhere);
+- :func:`check_byte_formula`, :func:`check_prediction`, :func:`check_verdicts`: the self-graded
+  checks, in the exercises' conventions (PASS, TRY AGAIN, NOT ANSWERED YET, CHECK YOUR INPUT);
+- :func:`lab1_ceilings`: the ceilings to place on (a stored Lab 1 result, else a live one);
+- :func:`profile_pair`: both softmaxes profiled live, on the GPU (the student's kernels) or on
+  the CPU (the Numba-parallel pair of notebook 04), each output verified;
+- :func:`comparison`: the prediction against the measurement, and which assumption failed;
+- :func:`recorded_pair`, :func:`counters_text`, :func:`levels_text`: the profiles recorded on
+  the H200 with their ncu counters, for every machine.
+
+numpy and numba are imported inside the functions that need them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .. import operators
+from .result import ProfileError, percent
+
+#: The simulator's size: 8 rows of 256 float32, one block of 32 threads per row (256 threads).
+SIM_ROWS, SIM_COLS, SIM_THREADS = 8, 256, 32
+#: A second small size, so that a byte formula is checked at two points, not one.
+SIM_SIZES = ((SIM_ROWS, SIM_COLS), (4, 1024))
+#: The CPU's size: 32 MiB of float32 in rows of 2048 (8 KB, so a row stays in cache), as in
+#: notebook 04.
+CPU_ROWS, CPU_COLS = 4096, 2048
+#: The buffers each variant's launcher takes, by name (see :func:`softmax_buffers`).
+ARGUMENTS = {"3-pass": ("x", "maxima", "e", "sums", "y"), "fused": ("x", "y")}
+VARIANTS = tuple(ARGUMENTS)
+#: Rows checked against a float64 softmax after a GPU profile (every row on the CPU).
+CHECKED_ROWS = 256
+MAX_RELATIVE_ERROR = 1e-4
+#: The recorded H200 profiles the notebook shows, in this order, where present.
+RECORDED_NAMES = ("softmax 3-pass", "softmax fused", "gemm naive", "gemm tiled")
+RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
+
+
+def _tolerance() -> float:
+    from ..experiments.readings import TOLERANCE  # the course's one agreement rule
+    return TOLERANCE
+
+
+# --- inputs and counted bytes ----------------------------------------------------------------
+
+def softmax_input(rows: int, cols: int):
+    """The course's softmax input: exact small values (``fill_values / 1024``), float32."""
+    import numpy as np
+    from ..measure.checks import fill_values
+    return (fill_values(np.arange(rows * cols)) / 1024).astype(np.float32).reshape(rows, cols)
+
+
+def reference_softmax(x):
+    """A float64 softmax of each row."""
+    import numpy as np
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def softmax_buffers(rows: int = SIM_ROWS, cols: int = SIM_COLS) -> dict:
+    """Host arrays for every pass, ``{"x", "maxima", "e", "sums", "y"}``, each holding what the
+    pass before it would have written, so that a pass counted on its own sees real inputs."""
+    import numpy as np
+    x = softmax_input(rows, cols)
+    maxima = x.max(axis=1).astype(np.float32)
+    e = np.exp(x - maxima[:, None]).astype(np.float32)
+    sums = e.sum(axis=1, dtype=np.float32)
+    return {"x": x, "maxima": maxima, "e": e, "sums": sums, "y": np.zeros_like(x)}
+
+
+def count_passes(passes, griddim, blockdim) -> dict:
+    """:func:`~rooflinelib.profiling.count_bytes` of each ``(kernel, args)`` launch in
+    ``passes``, summed: ``{"read", "written", "unique_read", "unique_written", "launches",
+    "per_launch"}``.  A launch's distinct bytes are what DRAM must move for it when nothing
+    survives in the cache from the launch before, as on a buffer far larger than the L2."""
+    from .counting import count_bytes
+    passes = list(passes)
+    if not passes:
+        raise ProfileError("passes: give at least one (kernel, args) launch")
+    per_launch = []
+    for i, item in enumerate(passes):
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise ProfileError(f"passes[{i}]: expected (kernel, args), got {type(item).__name__}")
+        kernel, args = item
+        per_launch.append(count_bytes(kernel, griddim, blockdim, *args))
+    total = {key: sum(c[key] for c in per_launch) for key in ("read", "written", "unique_read", "unique_written")}
+    return dict(total, launches=len(per_launch), per_launch=per_launch)
+
+
+def distinct_bytes(counted: dict) -> int:
+    return counted["unique_read"] + counted["unique_written"]
+
+
+def counted_table(counts: dict, rows: int = SIM_ROWS, cols: int = SIM_COLS) -> str:
+    """One line per variant: launches, every access and the distinct bytes, per element."""
+    n = rows * cols
+    lines = [f"counted in the CUDA simulator at {rows} rows x {cols} columns ({n:,} float32):"]
+    for name, c in counts.items():
+        accesses = c["read"] + c["written"]
+        lines.append(f"  {name:7s} {c['launches']} launch(es): {accesses:8,} bytes accessed ({accesses / n:.3g} per element), "
+                     f"{distinct_bytes(c):8,} distinct per launch, summed ({distinct_bytes(c) / n:.3g} per element)")
+    return "\n".join(lines)
+
+
+# --- the self-graded checks ------------------------------------------------------------------
+
+def check_byte_formula(formula, counted_at: dict, question: str):
+    """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
+    ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%."""
+    from ..grading import check_function
+    samples = [{"rows": r, "cols": c} for r, c in counted_at]
+    keys = {size: distinct_bytes(c) for size, c in counted_at.items()}
+    accesses = {size: c["read"] + c["written"] for size, c in counted_at.items()}
+    mistakes = [
+        (lambda rows, cols: accesses[(rows, cols)],
+         "that is every access, as the kernel's code issues them; DRAM moves each byte of a launch "
+         "once however often the threads touch it (count distinct bytes per launch)"),
+        (lambda rows, cols: keys[(rows, cols)] / 4,
+         "that counts elements, not bytes: a float32 is 4 bytes"),
+    ]
+    return check_function(formula, lambda rows, cols: keys[(rows, cols)], samples, question, mistakes=mistakes)
+
+
+def model_speedup(rows: int, cols: int) -> float:
+    """The model's prediction: both memory-bound at one bandwidth, so time goes as bytes."""
+    n = rows * cols
+    return operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True).n_bytes
+
+
+def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
+    from ..grading import check_number
+    n = rows * cols
+    streaming = operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True, row_on_chip=False).n_bytes
+    return check_number(predicted, model_speedup(rows, cols), question, mistakes=[
+        (1 / model_speedup(rows, cols), "that is fused over 3-pass: the speed-up is the slow time over the fast one"),
+        (streaming, "that is the streaming online softmax (it reads the row twice); this fused kernel keeps its row on chip"),
+        (1.0, "the FLOPs are the same in both; a memory-bound kernel's time follows its bytes"),
+    ])
+
+
+def tool_side(name: str, profiles: dict, machine, rows: int, cols: int) -> str:
+    """The tool's verdict for a variant: its profile's side, or, with no profile, the side of
+    the ridge the analytic counts place it on against ``machine``."""
+    if profiles.get(name) is not None:
+        return profiles[name].side
+    cost = operators.softmax(rows * cols, fused=(name == "fused"))
+    side = machine.roofline("fp32", "dram").classify(cost.intensity).side
+    return "compute" if side == "compute" else "memory"
+
+
+def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int):
+    """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's."""
+    from ..grading import NOT_ANSWERED, SIDES, Check, check_choice, is_unanswered, report
+    if is_unanswered(answers):
+        answers = {}
+    if not isinstance(answers, dict):
+        return report("verdicts", Check("verdicts", "invalid", "expected a dict such as "
+                                        "{'3-pass': 'memory', 'fused': 'memory'}, got a " + type(answers).__name__))
+    checks = []
+    for name in VARIANTS:
+        expected = tool_side(name, profiles, machine, rows, cols)
+        where = "its profile" if profiles.get(name) is not None else "the analytic counts on these ceilings"
+        checks.append(check_choice(answers.get(name, NOT_ANSWERED), expected, f"verdict for the {name} softmax ({where})", SIDES,
+                                   hints={"ridge": "at the ridge means an intensity within about 10% of the ridge; "
+                                                   "compare the two numbers printed above",
+                                          "memory": "compare its intensity with the ridge printed above",
+                                          "compute": "compare its intensity with the ridge printed above"}))
+    return report("verdicts", *checks)
+
+
+# --- the ceilings ----------------------------------------------------------------------------
+
+def lab1_ceilings(mode, cpu_size_mib: float = 64, cpu_repeats: int = 3):
+    """``(Loaded, seconds)``: a stored Lab 1 result for this mode's backend if there is one,
+    else Lab 1 measured now (on a CPU at ``cpu_size_mib`` with ``cpu_repeats`` repeats, which
+    keeps it to seconds), else the recorded H200 run (:func:`rooflinelib.modes.ceilings_for`)."""
+    from ..modes import ceilings_for, load_ceilings
+    from ..result_files import stored_path
+    started = time.perf_counter()
+    backend = mode.backend or "numba"
+    if mode.live and stored_path("ceilings", backend) is not None:
+        loaded = load_ceilings(backend=backend)
+        if loaded.origin == "file":
+            return loaded, time.perf_counter() - started
+    options = {"size_mib": cpu_size_mib, "repeats": cpu_repeats} if mode.mode == "cpu" else {}
+    return ceilings_for(mode, **options), time.perf_counter() - started
+
+
+# --- profiling both, live ----------------------------------------------------------------------
+
+@dataclass
+class Pair:
+    """Both softmaxes profiled (or why not): ``profiles`` maps "3-pass" and "fused" to
+    ProfileResults; ``lines`` says where they ran, what was verified and any fallback."""
+
+    rows: int
+    cols: int
+    profiles: dict = field(default_factory=dict)
+    lines: list = field(default_factory=list)
+
+    def text(self) -> str:
+        return "\n".join(self.lines + [p.text() for p in self.profiles.values()])
+
+
+def _analytic_bytes(formula, name: str, rows: int, cols: int, lines: list) -> float:
+    """The student's byte count at the profiled size, or the library's when it cannot be read."""
+    from ..grading import AnswerError, NotAnsweredError, is_unanswered, run_student
+    library = operators.softmax(rows * cols, fused=(name == "fused")).n_bytes
+    if formula is None:
+        lines.append(f"{name}: no byte formula given, so the profile uses rooflinelib.operators.softmax's count")
+        return library
+    try:
+        value = run_student(lambda: formula(rows, cols), f"your {name} byte formula")
+        if is_unanswered(value) or is_unanswered(formula):
+            raise NotAnsweredError()
+        value = float(value)
+        if not value > 0:
+            raise AnswerError(f"it gave {value!r}")
+        return value
+    except (AnswerError, NotAnsweredError, TypeError, ValueError) as exc:
+        reason = "not answered yet" if isinstance(exc, NotAnsweredError) else " ".join(str(exc).split())[:120]
+        lines.append(f"{name}: your byte formula could not be used ({reason}), so the profile uses "
+                     f"rooflinelib.operators.softmax's count")
+        return library
+
+
+def _gpu_buffers(rows: int, cols: int):
+    import numpy as np
+    from numba import cuda
+    host = softmax_input(rows, cols)
+    buffers = {"x": cuda.to_device(host), "maxima": cuda.device_array(rows, np.float32),
+               "e": cuda.device_array((rows, cols), np.float32), "sums": cuda.device_array(rows, np.float32),
+               "y": cuda.device_array((rows, cols), np.float32)}
+    return host, buffers
+
+
+def _max_error(got, host, rows_checked=None) -> float:
+    import numpy as np
+    pick = slice(None) if rows_checked is None else rows_checked
+    reference = reference_softmax(host[pick])
+    return float(np.max(np.abs(got[pick] - reference) / reference))
+
+
+def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = None, repeats=None) -> Pair:
+    """Profile both softmaxes in this mode, on ``machine``'s ceilings.
+
+    - ``gpu``: the student's ``launchers`` (``{"3-pass": fn, "fused": fn}``, taking the buffers
+      of :data:`ARGUMENTS`) at the recorded profiles' size, 16384 x 4096;
+    - ``cpu``: the Numba-parallel pair of notebook 04 (:func:`cpu_kernels`), 4096 x 2048;
+    - ``recorded``: nothing is measured; the lines say so.
+
+    Each variant's output is poisoned (NaN) before and checked against a float64 softmax after
+    its profile; a wrong output drops the profile.  ``byte_formulas`` gives each variant's
+    ``n_bytes`` as a function of ``(rows, cols)``; unusable ones fall back to the library's count.
+    """
+    import numpy as np
+    from . import softmax_targets
+    from .core import profile
+    byte_formulas = byte_formulas or {}
+    if mode.mode == "recorded":
+        return Pair(0, 0, lines=["Recorded mode: nothing is profiled on this machine; the H200 profiles "
+                                 "recorded with the course, below, are the measurement."])
+    if mode.mode == "gpu":
+        rows, cols = softmax_targets.ROWS, softmax_targets.COLS
+        missing = [v for v in VARIANTS if not callable((launchers or {}).get(v))]
+        if missing:
+            raise ProfileError(f"launchers: give a function for {', '.join(repr(v) for v in missing)}")
+        host, buffers = _gpu_buffers(rows, cols)
+        calls = {v: (launchers[v], tuple(buffers[a] for a in ARGUMENTS[v])) for v in VARIANTS}
+        where = f"{mode.device}, your Numba-CUDA kernels"
+        checked = np.linspace(0, rows - 1, CHECKED_ROWS).astype(int)
+
+        def output(v):
+            return buffers["y"].copy_to_host()
+
+        def poison(v):
+            buffers["y"].copy_to_device(np.full((rows, cols), np.nan, np.float32))
+    else:
+        rows, cols = CPU_ROWS, CPU_COLS
+        host = softmax_input(rows, cols)
+        three_pass, fused = cpu_kernels()
+        scratch, y3, yf = (np.empty_like(host) for _ in range(3))
+        maxima, sums = np.empty(rows, np.float32), np.empty(rows, np.float32)
+        calls = {"3-pass": (three_pass, (host, scratch, y3, maxima, sums)), "fused": (fused, (host, yf))}
+        outputs = {"3-pass": y3, "fused": yf}
+        where = f"{mode.device}, the Numba-parallel CPU pair (rooflinelib.profiling.capstone.cpu_kernels)"
+        checked = None
+
+        def output(v):
+            return outputs[v]
+
+        def poison(v):
+            outputs[v].fill(np.nan)
+    pair = Pair(rows, cols, lines=[f"Profiled live on {where}: {rows:,} rows x {cols:,} float32 columns."])
+    for v in VARIANTS:
+        fn, args = calls[v]
+        n_bytes = _analytic_bytes(byte_formulas.get(v), v, rows, cols, pair.lines)
+        poison(v)
+        result = profile(fn, *args, n_flops=operators.softmax(rows * cols).n_flops, n_bytes=n_bytes,
+                         name=f"softmax {v}", ceilings=machine, repeats=repeats)
+        error = _max_error(output(v), host, checked)
+        if not error < MAX_RELATIVE_ERROR:  # NaN (an unwritten element) fails too
+            pair.lines.append(f"{v}: WRONG OUTPUT (largest relative error {error:.3g} against a float64 softmax): "
+                              f"its time is not a measurement, so it is not shown")
+            continue
+        scope = f"{CHECKED_ROWS} rows spread over the matrix" if checked is not None else "every row"
+        pair.lines.append(f"{v}: verified on {scope}, largest relative error {error:.2g} against a float64 softmax")
+        pair.profiles[v] = result
+    return pair
+
+
+def cpu_kernels():
+    """``(three_pass(x, scratch, y, row_max, row_sum), fused(x, y))``: notebook 04's CPU softmax
+    pair, Numba's parallel target (compiled once and cached on disk)."""
+    from ..measure.experiment_kernels_cpu import softmax_kernels
+    return softmax_kernels()
+
+
+def cpu_sources() -> str:
+    """The Python source of both CPU kernels, for the notebook to show."""
+    import inspect
+    import textwrap
+    return "\n".join(textwrap.dedent(inspect.getsource(k.py_func)) for k in cpu_kernels())
+
+
+# --- prediction against measurement ----------------------------------------------------------
+
+def _us(seconds: float) -> str:
+    from ..widget_state import seconds_text
+    return seconds_text(seconds)
+
+
+def _prediction(predicted, three):
+    """``(value, note)``: the student's prediction, or the model's when it cannot be read."""
+    from ..grading import AnswerError, NotAnsweredError, read_number
+    elements = round(three.n_flops / operators.SOFTMAX_FLOPS_PER_ELEMENT)
+    try:
+        return read_number(predicted, "predicted speed-up"), ""
+    except (AnswerError, NotAnsweredError) as exc:
+        reason = "not answered yet" if isinstance(exc, NotAnsweredError) else str(exc)
+        return model_speedup(elements, 1), f"(your prediction could not be read: {reason}; the model's is used) "
+
+
+def comparison(profiles: dict, predicted: float, where: str = "this run") -> str:
+    """The measured 3-pass / fused time ratio against ``predicted``, and why they part."""
+    three, fused = profiles.get("3-pass"), profiles.get("fused")
+    if three is None or fused is None:
+        return f"{where}: the prediction cannot be tested without a verified pair of profiles."
+    predicted, note = _prediction(predicted, three)
+    measured = three.seconds / fused.seconds
+    share3, sharef = three.achieved_gbps / three.peak_gbps, fused.achieved_gbps / fused.peak_gbps
+    head = note + (f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds)} against "
+            f"{_us(fused.seconds)}); the 3-pass version moved its counted bytes at {percent(share3)} of the "
+            f"{three.peak_gbps:,.0f} GB/s memory roof, the fused one at {percent(sharef)}.")
+    tolerance = _tolerance()
+    if abs(measured / predicted - 1) <= tolerance:
+        return head + f" Within {tolerance:.0%}: the prediction holds, both ran about equally close to the memory roof."
+    if measured > predicted:
+        return head + (" Fusion gained more than the bytes predict: the two versions did not move their bytes "
+                       "equally well (the 3-pass version pays three launches, and passes that end in a "
+                       "reduction stream less well than a copy). The byte count can be right while the "
+                       "equal-bandwidth assumption is not.")
+    if sharef < 0.5:
+        return head + (" Fusion gained less than the bytes predict, and the fused kernel ran under half its "
+                       "memory roof: something other than its bytes bounds it here (on a CPU its exps, "
+                       "notebook 04's refined prediction; on a GPU too little work per row, or a row that "
+                       "does not stay on chip).")
+    return head + (" Fusion gained less than the bytes predict: the 3-pass version streamed closer to the roof "
+                   "than assumed, or its passes shared data through a cache; recount its bytes against the "
+                   "buffer size and the cache.")
+
+
+# --- the recorded H200 profiles --------------------------------------------------------------
+
+def recorded_pair(device: str = "h200", backend: str = "numba"):
+    """``(profiles, message)``: the recorded profiles ``{name: ProfileResult}`` and one line of
+    provenance, or ``({}, "... not recorded yet ...")`` when the file is not there."""
+    from .recorded import recorded_profiles
+    try:
+        profiles = recorded_profiles(device, backend)
+    except ProfileError as exc:
+        return {}, f"Recorded {device.upper()} profiles: not recorded yet ({' '.join(str(exc).split())[:200]})."
+    first = next(iter(profiles.values()))
+    d = first.device or {}
+    state = d.get("before") or {}
+    facts = [f"{d.get('name', 'unknown device')}", f"{d.get('backend', backend)} backend",
+             f"measured {str(d.get('started', '?'))[:10]}"]
+    if state.get("driver"):
+        facts.append(f"driver {state['driver']}")
+    if state.get("sm_clock_mhz"):
+        facts.append(f"SM clock {state['sm_clock_mhz']} MHz")
+    names = ", ".join(repr(n) for n in profiles)
+    return profiles, (f"Recorded profiles shipped with the course (rooflinelib/data/{device}_profiles_{backend}.json): "
+                      f"{'; '.join(facts)}; {len(profiles)} profile(s): {names}.")
+
+
+def recorded_softmax(profiles: dict) -> dict:
+    """The recorded softmax pair under the notebook's variant names (those present)."""
+    return {v: profiles[name] for v, name in RECORDED_SOFTMAX.items() if name in profiles}
+
+
+def counters_text(profiles: dict) -> str:
+    """ncu's DRAM bytes of each recorded variant against its analytic count, and the ratio of
+    the two variants' DRAM bytes against the model's byte ratio: the byte half of the
+    prediction, tested on its own."""
+    pair = recorded_softmax(profiles)
+    lines = []
+    for v, p in pair.items():
+        m = p.measured
+        if not m:
+            lines.append(f"{v}: recorded without ncu counters")
+            continue
+        dram = m["dram_read_bytes"] + m["dram_write_bytes"]
+        lines.append(f"{v:7s} ncu: {m['kernels']} launch(es), DRAM {dram:,.0f} bytes read + written "
+                     f"({m['dram_over_analytic']:.3f}x the analytic {p.n_bytes:,.0f}), L2 {m['lts_bytes']:,.0f}, "
+                     f"L1 {m['l1_bytes']:,.0f}; fp32 FLOPs counted {m['fp32_flops']:,.0f} against {p.n_flops:,.0f} analytic")
+        if m.get("kernel_seconds"):
+            lines.append(f"{'':7s} ncu's own kernel time {_us(m['kernel_seconds'])} against the profile's median "
+                         f"{_us(p.seconds)} ({p.seconds / m['kernel_seconds'] - 1:+.1%}; the repeats spread {percent(p.spread)})")
+    if len(pair) == 2 and all(p.measured for p in pair.values()):
+        three, fused = pair["3-pass"].measured, pair["fused"].measured
+        ratio = ((three["dram_read_bytes"] + three["dram_write_bytes"])
+                 / (fused["dram_read_bytes"] + fused["dram_write_bytes"]))
+        rows_cols = round(pair["fused"].n_flops / operators.SOFTMAX_FLOPS_PER_ELEMENT)
+        model = operators.softmax(rows_cols, fused=False).n_bytes / operators.softmax(rows_cols, fused=True).n_bytes
+        lines.append(f"DRAM bytes, 3-pass over fused: {ratio:.2f} (the model's byte ratio: {model:.2f}); "
+                     f"times, 3-pass over fused: {pair['3-pass'].seconds / pair['fused'].seconds:.2f}")
+    return "\n".join(lines) if lines else "no recorded softmax profiles"
+
+
+def levels_text(profile) -> str:
+    """The level-by-level placement of one recorded profile (from its ncu bytes): each level's
+    bytes, intensity and roof, the fraction of that roof achieved, and the binding level."""
+    h = profile.hierarchical
+    if not h or "levels" not in h:
+        return f"{profile.name}: no level-by-level placement ({(h or {}).get('verdict', 'recorded without counters')})"
+    achieved = profile.achieved_gflops
+    lines = [f"{profile.name}: {achieved:,.1f} GFLOP/s achieved"]
+    for level, p in h["levels"].items():
+        mark = "  <- binds" if level == h.get("binding") else ""
+        lines.append(f"  {level:6s} {p['bytes']:>16,.0f} bytes  I = {p['intensity']:8.4g} FLOP/byte  "
+                     f"roof {p['roof_gflops']:>10,.1f} GFLOP/s ({p['ceiling_gbps']:,.0f} GB/s)  "
+                     f"{achieved / p['roof_gflops']:6.0%} of it{mark}")
+    lines.append(f"  {h['verdict']}")
+    return "\n".join(lines)
+
+
+def graded_profiles(pair: Pair, recorded: dict) -> tuple:
+    """``(profiles, where)``: the live pair's verified profiles, else the recorded softmax pair
+    (recorded mode), else ``{}`` (the analytic counts then stand in for the tool's verdict)."""
+    if pair.profiles:
+        return pair.profiles, "this run"
+    softmax = recorded_softmax(recorded)
+    if softmax:
+        return softmax, "the recorded H200 profiles"
+    return {}, "no live or recorded profile"

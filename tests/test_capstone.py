@@ -1,0 +1,247 @@
+"""Notebook 07's library (rooflinelib.profiling.capstone): the notebook's own kernels counted in
+the CUDA simulator, the self-graded checks, the live pair's verification, the comparison of the
+prediction with the measurement, and the recorded H200 profiles, missing and present."""
+from pathlib import Path
+
+import numpy as np
+import nbformat
+import pytest
+
+pytest.importorskip("numba.cuda")
+
+from rooflinelib import operators  # noqa: E402
+from rooflinelib.grading import NOT_ANSWERED  # noqa: E402
+from rooflinelib.machines import get_machine  # noqa: E402
+from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
+from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
+from rooflinelib.profiling.core import _placement  # noqa: E402
+from rooflinelib.profiling.result import ProfileResult  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "07_place_your_kernel.ipynb"
+F32 = 4
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """The notebook's kernel cell, run as it stands: the tests count what students read."""
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+    namespace = {}
+    exec(compile(cell.source, str(NOTEBOOK), "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def counts(kernels):
+    out = {}
+    for rows, cols in capstone.SIM_SIZES:
+        b = capstone.softmax_buffers(rows, cols)
+        out[rows, cols] = {"3-pass": capstone.count_passes(kernels["three_pass_passes"](b), rows, capstone.SIM_THREADS),
+                           "fused": capstone.count_passes(kernels["fused_passes"](b), rows, capstone.SIM_THREADS)}
+    return out
+
+
+def test_the_notebooks_kernels_move_the_bytes_the_model_counts_plus_the_per_row_values(counts):
+    t = capstone.SIM_THREADS
+    for (rows, cols), c in counts.items():
+        n = rows * cols
+        three, fused = c["3-pass"], c["fused"]
+        assert three["launches"] == 3 and fused["launches"] == 1
+        # x twice and e once read, e and y written; maxima and sums written once, read once a launch
+        assert capstone.distinct_bytes(three) == operators.softmax(n, fused=False).n_bytes + 4 * F32 * rows
+        assert capstone.distinct_bytes(fused) == operators.softmax(n, fused=True).n_bytes
+        # every thread of a row's block reads its maxima (pass 2) and sums (pass 3) value
+        assert three["read"] + three["written"] == 20 * n + 2 * F32 * rows * (t + 1)
+        assert fused["read"] + fused["written"] == 8 * n  # the row stays in shared memory
+
+
+def test_the_simulated_buffers_hold_what_each_pass_hands_the_next():
+    b = capstone.softmax_buffers(4, 64)
+    assert np.allclose(b["e"], np.exp(b["x"] - b["maxima"][:, None]))
+    assert np.allclose(b["e"] / b["sums"][:, None], capstone.reference_softmax(b["x"]), rtol=1e-5)
+
+
+def _formula_checks(counts, variant):
+    return {size: c[variant] for size, c in counts.items()}
+
+
+def test_the_byte_formula_check_passes_the_count_and_catches_the_usual_slips(counts):
+    three, fused = _formula_checks(counts, "3-pass"), _formula_checks(counts, "fused")
+    assert capstone.check_byte_formula(lambda rows, cols: 20 * rows * cols, three, "q").passed
+    assert capstone.check_byte_formula(lambda rows, cols: 8 * rows * cols, fused, "q").passed
+    elements = capstone.check_byte_formula(lambda rows, cols: 2 * rows * cols, fused, "q")
+    assert elements.status == "fail" and "elements, not bytes" in elements.message
+    t = capstone.SIM_THREADS
+    accesses = capstone.check_byte_formula(lambda rows, cols: 20 * rows * cols + 8 * rows * (t + 1), three, "q")
+    assert accesses.status == "fail" and "every access" in accesses.message
+    # a constant that fits one size fails at the other: the two sizes hold different elements
+    first = next(iter(fused))
+    constant = capstone.distinct_bytes(fused[first])
+    assert capstone.check_byte_formula(lambda rows, cols: constant, fused, "q").status == "fail"
+    assert capstone.check_byte_formula(lambda rows, cols: 12 * rows * cols, fused, "q").status == "fail"
+    assert capstone.check_byte_formula(NOT_ANSWERED, fused, "q").status == "unanswered"
+    assert capstone.check_byte_formula(lambda rows, cols: 1 / 0, fused, "q").status == "invalid"
+    assert capstone.check_byte_formula(lambda r: r, fused, "q").status == "invalid"
+
+
+def test_the_prediction_is_the_byte_ratio_and_its_slips_get_their_hints():
+    assert capstone.model_speedup(8, 256) == pytest.approx(2.5)
+    assert capstone.check_prediction(2.5, 8, 256).passed
+    assert capstone.check_prediction("20/8", 8, 256).passed
+    assert "slow time over the fast" in capstone.check_prediction(0.4, 8, 256).message
+    assert "streaming online softmax" in capstone.check_prediction(20 / 12, 8, 256).message
+    assert "FLOPs are the same" in capstone.check_prediction(1, 8, 256).message
+    assert capstone.check_prediction(NOT_ANSWERED, 8, 256).status == "unanswered"
+    assert capstone.check_prediction("fast", 8, 256).status == "invalid"
+
+
+def _profile(name, seconds, n_bytes, machine, measured=None, side="memory"):
+    elements = 16384 * 4096
+    n_flops = operators.softmax(elements).n_flops
+    roof = machine.roofline("fp32", "dram")
+    hierarchical = None
+    if measured is not None:
+        measured = dict(measured, name=name, n_flops=n_flops, achieved_gflops=n_flops / seconds / 1e9,
+                        dram_over_analytic=(measured["dram_read_bytes"] + measured["dram_write_bytes"]) / n_bytes)
+        hierarchical = _placement(measured, machine, "fp32")
+    verdict = roof.classify(n_flops / n_bytes, n_flops / seconds / 1e9)
+    return ProfileResult(
+        name=name, n_flops=n_flops, n_bytes=n_bytes, seconds=seconds, spread=0.01, first_call_s=0.5, repeats=50,
+        library="numba", clock="device events", machine=machine.name, ceilings_source="test", compute="fp32",
+        memory="dram", peak_gflops=roof.peak_gflops, peak_gbps=roof.peak_gbps, roof_gflops=verdict.roof_gflops,
+        side=side, fraction_of_roof=verdict.fraction_of_roof, advice="a", measured=measured,
+        hierarchical=hierarchical,
+        device={"name": "NVIDIA H200", "backend": "numba", "started": "2026-12-01T12:00:00+00:00",
+                "before": {"driver": "13.0", "sm_clock_mhz": 1980}})
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return load_ceilings().machine  # the recorded H200 run: fp32, dram, l2 and shared ceilings
+
+
+def _counters(n_bytes, l2_factor=1.3, kernels=1):
+    return {"dram_read_bytes": 0.6 * n_bytes, "dram_write_bytes": 0.39 * n_bytes, "lts_bytes": l2_factor * n_bytes,
+            "l1_bytes": 1.05 * n_bytes, "fp32_flops": 3.0 * 16384 * 4096, "tensor_instructions": 0,
+            "kernels": kernels, "collection_s": 9.0}
+
+
+@pytest.fixture()
+def recorded_pair_file(tmp_path, monkeypatch, h200):
+    n = 16384 * 4096
+    bytes3, bytesf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    profiles = [_profile("softmax 3-pass", 1.2 * bytes3 / 4.276e12, bytes3, h200, _counters(bytes3, kernels=3)),
+                _profile("softmax fused", 1.05 * bytesf / 4.276e12, bytesf, h200, _counters(bytesf))]
+    recorded.save_profiles(profiles, tmp_path / "h200_profiles_numba.json", created="2026-12-01", note="test")
+    monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+    return profiles
+
+
+def test_missing_recorded_profiles_say_not_recorded_yet_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+    profiles, message = capstone.recorded_pair()
+    assert profiles == {} and "not recorded yet" in message and "\n" not in message
+    assert capstone.recorded_softmax(profiles) == {}
+    assert capstone.counters_text(profiles) == "no recorded softmax profiles"
+
+
+def test_recorded_profiles_carry_their_provenance_counters_and_levels(recorded_pair_file):
+    profiles, message = capstone.recorded_pair()
+    assert set(profiles) == {"softmax 3-pass", "softmax fused"}
+    for fact in ("NVIDIA H200", "2026-12-01", "driver 13.0", "SM clock 1980 MHz", "h200_profiles_numba.json"):
+        assert fact in message
+    text = capstone.counters_text(profiles)
+    assert "3 launch(es)" in text and "0.990x the analytic" in text
+    # both DRAM counts are 0.99 of their analytic counts, so their ratio is the model's
+    assert "DRAM bytes, 3-pass over fused: 2.50 (the model's byte ratio: 2.50)" in text
+    assert "times, 3-pass over fused: 2.86" in text
+    fused = capstone.recorded_softmax(profiles)["fused"]
+    levels = capstone.levels_text(fused)
+    binding = fused.hierarchical["binding"]
+    assert [line for line in levels.splitlines() if "<- binds" in line][0].split()[0] == binding
+    assert set(fused.hierarchical["levels"]) >= {"dram", "l2"}
+
+
+def test_a_profile_without_counters_has_no_level_table(h200):
+    plain = _profile("softmax fused", 1e-4, 8 * 16384 * 4096, h200)
+    assert "no level-by-level placement" in capstone.levels_text(plain)
+    assert "recorded without ncu counters" in capstone.counters_text({"softmax fused": plain})
+
+
+def test_the_comparison_names_the_assumption_that_failed(h200):
+    n = 16384 * 4096
+    b3, bf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    at_roof = {"3-pass": _profile("3", b3 / 4.2e12, b3, h200), "fused": _profile("f", bf / 4.2e12, bf, h200)}
+    assert "the prediction holds" in capstone.comparison(at_roof, 2.5)
+    slow_passes = dict(at_roof, **{"3-pass": _profile("3", 1.5 * b3 / 4.2e12, b3, h200)})
+    assert "equal-bandwidth assumption" in capstone.comparison(slow_passes, 2.5)
+    slow_fused = dict(at_roof, fused=_profile("f", 4 * bf / 4.2e12, bf, h200))
+    assert "something other than its bytes" in capstone.comparison(slow_fused, 2.5)
+    unread = capstone.comparison(at_roof, NOT_ANSWERED)
+    assert unread.startswith("(your prediction could not be read: not answered yet") and "predicted 2.50x" in unread
+    assert "cannot be tested" in capstone.comparison({"fused": at_roof["fused"]}, 2.5, where="here")
+
+
+def test_verdicts_are_graded_against_the_profile_or_else_the_analytic_placement(h200):
+    right = {"3-pass": "memory", "fused": "memory-bound"}
+    assert capstone.check_verdicts(right, {}, h200, 16384, 4096).passed
+    compute_side = {"3-pass": _profile("3", 1e-3, 100, h200, side="compute")}
+    report = capstone.check_verdicts(right, compute_side, h200, 16384, 4096)
+    assert [c.status for c in report.checks] == ["fail", "pass"] and "its profile" in report.checks[0].question
+    assert capstone.check_verdicts({"3-pass": NOT_ANSWERED}, {}, h200, 1, 1).status == "unanswered"
+    assert capstone.check_verdicts(NOT_ANSWERED, {}, h200, 1, 1).status == "unanswered"
+    wrong_type = capstone.check_verdicts(["memory"], {}, h200, 1, 1)
+    assert wrong_type.status == "invalid" and "a dict" in wrong_type.checks[0].message
+    assert capstone.check_verdicts({"3-pass": "fast", "fused": "memory"}, {}, h200, 1, 1).status == "invalid"
+
+
+def test_graded_profiles_prefer_the_live_pair_then_the_recorded_one(recorded_pair_file):
+    profiles, _ = capstone.recorded_pair()
+    live = capstone.Pair(1, 1, profiles={"fused": recorded_pair_file[1]})
+    assert capstone.graded_profiles(live, profiles)[1] == "this run"
+    assert capstone.graded_profiles(capstone.Pair(0, 0), profiles)[1] == "the recorded H200 profiles"
+    assert capstone.graded_profiles(capstone.Pair(0, 0), {}) == ({}, "no live or recorded profile")
+
+
+CPU_MODE = RunMode("cpu", "cpu", "CPU: test")
+
+
+def test_recorded_mode_profiles_nothing():
+    pair = capstone.profile_pair(RunMode("recorded", None, "recorded"), get_machine("H200"))
+    assert pair.profiles == {} and "nothing is profiled" in pair.text()
+
+
+def test_gpu_mode_needs_both_launchers():
+    with pytest.raises(ProfileError, match=r"^launchers: give a function for 'fused'"):
+        capstone.profile_pair(RunMode("gpu", "numba", "GPU"), get_machine("H200"), launchers={"3-pass": len})
+
+
+def test_the_cpu_pair_is_verified_and_a_wrong_output_is_dropped(monkeypatch):
+    monkeypatch.setattr(capstone, "CPU_ROWS", 32)
+    three_pass, fused = capstone.cpu_kernels()
+
+    def broken(x, y):  # forgets to normalize its last row
+        fused(x, y)
+        y[-1] = 0.5
+
+    monkeypatch.setattr(capstone, "cpu_kernels", lambda: (three_pass, broken))
+    pair = capstone.profile_pair(CPU_MODE, get_machine("H200"), repeats=2,
+                                 byte_formulas={"3-pass": lambda rows, cols: 20 * rows * cols, "fused": NOT_ANSWERED})
+    assert list(pair.profiles) == ["3-pass"]
+    text = pair.text()
+    assert "3-pass: verified on every row" in text and "fused: WRONG OUTPUT" in text
+    assert "fused: your byte formula could not be used (not answered yet)" in text
+    assert pair.profiles["3-pass"].n_bytes == 20 * 32 * capstone.CPU_COLS
+    assert pair.profiles["3-pass"].library == "cpu"
+
+
+def test_count_passes_refuses_bad_launch_lists(kernels):
+    with pytest.raises(ProfileError, match=r"^passes: give at least one"):
+        capstone.count_passes([], 1, 32)
+    with pytest.raises(ProfileError, match=r"^passes\[0\]: expected \(kernel, args\)"):
+        capstone.count_passes([kernels["fused"]], 1, 32)
+
+
+def test_the_cpu_sources_are_the_two_kernels_the_notebook_profiles():
+    source = capstone.cpu_sources()
+    assert "def three_pass(x, scratch, y, row_max, row_sum)" in source and "def fused(x, y)" in source
