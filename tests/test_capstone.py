@@ -245,3 +245,37 @@ def test_count_passes_refuses_bad_launch_lists(kernels):
 def test_the_cpu_sources_are_the_two_kernels_the_notebook_profiles():
     source = capstone.cpu_sources()
     assert "def three_pass(x, scratch, y, row_max, row_sum)" in source and "def fused(x, y)" in source
+
+
+GPU_LANE = r"""
+import sys, nbformat
+from numba import cuda
+cuda.event_elapsed_time = lambda start, end: 1.0  # the simulator's events keep no time
+from rooflinelib.machines import get_machine
+from rooflinelib.modes import RunMode
+from rooflinelib.profiling import capstone
+nb = nbformat.read(sys.argv[1], as_version=4)
+namespace = {}
+exec(next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source), namespace)
+pair = capstone.profile_pair(RunMode("gpu", "numba", "the CUDA simulator"), get_machine("H200"),
+                             launchers={"3-pass": namespace["softmax_3pass"], "fused": lambda x, y: None},
+                             byte_formulas={"3-pass": lambda rows, cols: 20 * rows * cols}, repeats=1, gpu_size=(1, 256))
+print(pair.text())
+print("PROFILED", sorted(pair.profiles), pair.profiles["3-pass"].library, pair.profiles["3-pass"].n_bytes)
+"""
+
+
+def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_writes_nothing():
+    # numba-cuda's simulator stands in for the GPU: device arrays, launches and events, no timing
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", GPU_LANE, str(NOTEBOOK)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "Profiled live on the CUDA simulator, your Numba-CUDA kernels: 1 rows x 256" in out
+    assert "3-pass: verified on 1 rows spread over the matrix" in out
+    assert "fused: WRONG OUTPUT (largest relative error nan" in out
+    assert "PROFILED ['3-pass'] numba 5120.0" in out

@@ -248,7 +248,8 @@ def _max_error(got, host, rows_checked=None) -> float:
     return float(np.max(np.abs(got[pick] - reference) / reference))
 
 
-def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = None, repeats=None) -> Pair:
+def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = None, repeats=None,
+                 gpu_size: tuple = None) -> Pair:
     """Profile both softmaxes in this mode, on ``machine``'s ceilings.
 
     - ``gpu``: the student's ``launchers`` (``{"3-pass": fn, "fused": fn}``, taking the buffers
@@ -259,6 +260,7 @@ def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = No
     Each variant's output is poisoned (NaN) before and checked against a float64 softmax after
     its profile; a wrong output drops the profile.  ``byte_formulas`` gives each variant's
     ``n_bytes`` as a function of ``(rows, cols)``; unusable ones fall back to the library's count.
+    ``gpu_size``: ``(rows, cols)`` instead of the recorded size (the tests' simulator run).
     """
     import numpy as np
     from . import softmax_targets
@@ -268,14 +270,14 @@ def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = No
         return Pair(0, 0, lines=["Recorded mode: nothing is profiled on this machine; the H200 profiles "
                                  "recorded with the course, below, are the measurement."])
     if mode.mode == "gpu":
-        rows, cols = softmax_targets.ROWS, softmax_targets.COLS
+        rows, cols = gpu_size or (softmax_targets.ROWS, softmax_targets.COLS)
         missing = [v for v in VARIANTS if not callable((launchers or {}).get(v))]
         if missing:
             raise ProfileError(f"launchers: give a function for {', '.join(repr(v) for v in missing)}")
         host, buffers = _gpu_buffers(rows, cols)
         calls = {v: (launchers[v], tuple(buffers[a] for a in ARGUMENTS[v])) for v in VARIANTS}
         where = f"{mode.device}, your Numba-CUDA kernels"
-        checked = np.linspace(0, rows - 1, CHECKED_ROWS).astype(int)
+        checked = np.unique(np.linspace(0, rows - 1, CHECKED_ROWS).astype(int))
 
         def output(v):
             return buffers["y"].copy_to_host()
@@ -310,7 +312,7 @@ def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = No
             pair.lines.append(f"{v}: WRONG OUTPUT (largest relative error {error:.3g} against a float64 softmax): "
                               f"its time is not a measurement, so it is not shown")
             continue
-        scope = f"{CHECKED_ROWS} rows spread over the matrix" if checked is not None else "every row"
+        scope = f"{len(checked)} rows spread over the matrix" if checked is not None else "every row"
         pair.lines.append(f"{v}: verified on {scope}, largest relative error {error:.2g} against a float64 softmax")
         pair.profiles[v] = result
     return pair
