@@ -73,8 +73,10 @@ def _check_size(width: int, height: int) -> None:
                          f"got {height!r}")
 
 
-def render_chart(roofline: Roofline, kernels=(), width: int = 64, height: int = 18) -> str:
+def render_chart(roofline: Roofline, kernels=(), width: int = 64, height: int = 18,
+                 source: str = None) -> str:
     """The roofline and its kernels as text: ``width`` plot columns by ``height`` plot rows.
+    ``source`` (the machine and its mode, e.g. ``"H200 [datasheet]"``) heads the chart.
 
     The x axis spans whole decades around the ridge and every kernel's intensity, however far
     apart (1e-3 and 1e5 FLOP/byte fit together); the y axis spans the roof and every plotted rate.
@@ -115,7 +117,8 @@ def render_chart(roofline: Roofline, kernels=(), width: int = 64, height: int = 
         row, column = row_of(rate), column_of(point.intensity)
         grid[row][column] = SHARED_MARK if grid[row][column] in KERNEL_MARKS else kernel_mark(index)
 
-    lines = [f"{'GFLOP/s':>{_Y_LABEL_WIDTH}}"]
+    lines = [f"Roofline of {source}"] if source else []
+    lines.append(f"{'GFLOP/s':>{_Y_LABEL_WIDTH}}")
     labelled = {row_of(10 ** e): format_decade(e) for e in range(y_low, y_high + 1)}
     for row in range(height):
         label = labelled.get(row, "")
@@ -151,8 +154,9 @@ def render_chart(roofline: Roofline, kernels=(), width: int = 64, height: int = 
 TABLE_COLUMNS = ("", "kernel", "I FLOP/byte", "roof GFLOP/s", "% of roof", "side", "next step")
 
 
-def render_table(roofline: Roofline, kernels=(), width: int = 120) -> str:
+def render_table(roofline: Roofline, kernels=(), width: int = 120, source: str = None) -> str:
     """One row per kernel: letter, name, intensity, roof, % of roof (or ``-``), side, next step.
+    ``source`` names the machine and its mode above the table.
 
     The next step is the advice of the course's decision table, wrapped to fit ``width``; a kernel
     whose advice repeats an earlier row's says "same as A" instead.
@@ -186,7 +190,9 @@ def render_table(roofline: Roofline, kernels=(), width: int = 120) -> str:
 
     indent = len(cells([""] * 6)) + 2
     advice_width = max(40, width - indent)
-    lines = [cells(TABLE_COLUMNS[:6]) + "  " + TABLE_COLUMNS[6],
+    head = [f"Kernels on {source}, {roofline.compute_name} against {roofline.memory_name}"
+            + (" (CPU advice)" if roofline.target == "cpu" else "")] if source else []
+    lines = head + [cells(TABLE_COLUMNS[:6]) + "  " + TABLE_COLUMNS[6],
              cells(["-" * w for w in widths]) + "  " + "-" * min(advice_width, 40)]
     for row in rows:
         wrapped = textwrap.wrap(row[6], advice_width) or [""]
@@ -195,6 +201,9 @@ def render_table(roofline: Roofline, kernels=(), width: int = 120) -> str:
     return "\n".join(lines)
 
 
-def render(roofline: Roofline, kernels=(), width: int = 64, height: int = 18) -> str:
-    """Chart, then table: what ``roofline plot`` prints by default."""
-    return render_chart(roofline, kernels, width, height) + "\n\n" + render_table(roofline, kernels)
+def render(roofline: Roofline, kernels=(), width: int = 64, height: int = 18,
+           source: str = None) -> str:
+    """Chart, then table: what ``roofline plot`` prints by default; ``source`` names the
+    machine and the mode over both."""
+    return (render_chart(roofline, kernels, width, height, source) + "\n\n"
+            + render_table(roofline, kernels, source=source))

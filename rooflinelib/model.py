@@ -153,7 +153,7 @@ class Verdict:
         return {"memory": "memory-bound", "compute": "compute-bound", "ridge": "at the ridge"}[self.side]
 
 
-ADVICE = {
+GPU_ADVICE = ADVICE = {
     "memory": (
         "Memory-bound: move fewer bytes. Fuse kernels, tile for reuse in shared memory, "
         "use a smaller dtype, avoid materializing intermediates."
@@ -178,6 +178,39 @@ ADVICE = {
 }
 
 
+#: The same decision table for a CPU roofline: the levers there are SIMD lanes, cores and
+#: caches, not shared memory, matrix cores or occupancy.
+CPU_ADVICE = {
+    "memory": (
+        "Memory-bound on a CPU: move fewer bytes. Fuse loops, block (tile) for the L1 and L2 "
+        "caches so data is reused while it is resident, use a smaller dtype, avoid "
+        "materializing intermediates."
+    ),
+    "compute": (
+        "Compute-bound on a CPU: fill every SIMD lane and every core. Vectorize to the full "
+        "SIMD width (8 fp32 per AVX2 FMA, 16 with AVX-512), keep several independent FMA "
+        "chains per core to hide FMA latency, and run one thread per physical core."
+    ),
+    "ridge": (
+        "Both roofs bind: overlap loads with math (cache blocking with prefetch, so the next "
+        "block streams in while this one computes), then re-measure."
+    ),
+    "far-below": (
+        "Far below its roof: bound by something the roofline does not model. Check that the "
+        "loop vectorized to the SIMD width, that every core runs one thread (no more), cache "
+        "misses and NUMA placement, and whether the bytes are real before changing bytes or "
+        "FLOPs."
+    ),
+    "above-roof": (
+        "Above its roof, which is impossible: recheck the FLOP and byte counts, the units "
+        "(GB vs GiB, bits vs bytes) and the clock (turbo) the ceiling was measured at."
+    ),
+}
+
+#: What a roofline is of: a GPU (and the datasheet machines) or a CPU; picks the advice table.
+TARGETS = ("gpu", "cpu")
+
+
 @dataclass(frozen=True)
 class Roofline:
     """One compute ceiling against one memory ceiling."""
@@ -187,12 +220,15 @@ class Roofline:
     compute_name: str = "compute"
     memory_name: str = "memory"
     ridge_tolerance: float = RIDGE_TOLERANCE
+    target: str = "gpu"
 
     def __post_init__(self):
         _positive("peak_gflops", self.peak_gflops)
         _positive("peak_gbps", self.peak_gbps)
         if not 0 <= self.ridge_tolerance < 1:
             raise ValueError("ridge_tolerance: must lie in [0, 1)")
+        if self.target not in TARGETS:
+            raise ValueError(f"target: must be one of {', '.join(TARGETS)}, got {self.target!r}")
 
     @property
     def ridge(self) -> float:
@@ -210,7 +246,7 @@ class Roofline:
 
     def classify(self, intensity: float, achieved_gflops: Optional[float] = None) -> Verdict:
         return classify(intensity, self.peak_gflops, self.peak_gbps, achieved_gflops,
-                        self.ridge_tolerance)
+                        self.ridge_tolerance, self.target)
 
 
 def ridge(peak_gflops: float, peak_gbps: float) -> float:
@@ -252,8 +288,12 @@ def side_of_ridge(intensity: float, ridge_intensity: float, tolerance: float = R
 
 def classify(intensity: float, peak_gflops: float, peak_gbps: float,
              achieved_gflops: Optional[float] = None,
-             ridge_tolerance: float = RIDGE_TOLERANCE) -> Verdict:
-    """The course's decision table: the side of the ridge first, then achieved against roof."""
+             ridge_tolerance: float = RIDGE_TOLERANCE, target: str = "gpu") -> Verdict:
+    """The course's decision table: the side of the ridge first, then achieved against roof.
+    ``target`` 'cpu' gives the CPU's advice (:data:`CPU_ADVICE`)."""
+    if target not in TARGETS:
+        raise ValueError(f"target: must be one of {', '.join(TARGETS)}, got {target!r}")
+    ADVICE = CPU_ADVICE if target == "cpu" else GPU_ADVICE  # noqa: N806 - the table in use
     ridge_intensity = ridge(peak_gflops, peak_gbps)
     roof = attainable_gflops(intensity, peak_gflops, peak_gbps)
     side = side_of_ridge(intensity, ridge_intensity, ridge_tolerance)
@@ -310,7 +350,14 @@ class Machine:
             raise ValueError(f"compute: {compute!r} is a memory ceiling")
         if b.kind != "memory":
             raise ValueError(f"memory: {memory!r} is a compute ceiling")
-        return Roofline(p.value, b.value, compute_name=p.name, memory_name=b.name)
+        return Roofline(p.value, b.value, compute_name=p.name, memory_name=b.name,
+                        target=self.target)
+
+    @property
+    def target(self) -> str:
+        """'cpu' for a CPU roofline (a live CPU measurement), else 'gpu'."""
+        scope = (self.provenance or {}).get("scope")
+        return "cpu" if scope == "cpu" or self.notes == "CPU roofline" else "gpu"
 
     def ridge(self, compute: str = "fp32", memory: str = "dram") -> float:
         return self.roofline(compute, memory).ridge

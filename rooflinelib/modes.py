@@ -131,6 +131,34 @@ def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=Non
     return RunMode("recorded", None, "recorded H200 runs", wanted, tuple(fallbacks))
 
 
+def mode_label(machine, path=None) -> str:
+    """What ``machine``'s ceilings are, in the course's words: ``recorded H200``, ``live CPU``,
+    ``live GPU`` (each with its date), ``datasheet``, ``given peaks`` or ``measured, from a CSV``.
+
+    ``path`` is the file the machine was loaded from, when there is one: a file shipped in
+    ``rooflinelib/data`` is a recorded run.
+    """
+    from pathlib import Path
+    provenance = getattr(machine, "provenance", None) or {}
+    if machine.kind == "datasheet":
+        return "datasheet"
+    if machine.kind == "given":
+        return "given peaks"
+    if path is not None:
+        from .results import DATA_DIR
+        if DATA_DIR.resolve() in Path(path).resolve().parents:
+            return f"recorded H200, measured {machine.date}" if machine.date else "recorded H200"
+    if "(recorded" in machine.name:
+        return f"recorded H200, measured {machine.date}" if machine.date else "recorded H200"
+    if provenance.get("source") == "csv":
+        return "measured, from a CSV (no device recorded)"
+    scope = provenance.get("scope")
+    if scope in ("cpu", "gpu"):
+        when = f", measured {machine.date}" if machine.date else ""
+        return f"live {scope.upper()}{when}"
+    return machine.kind
+
+
 # --- result files, with fallbacks ------------------------------------------------------------
 
 #: A result older than this many days gets a warning: clocks, drivers and neighbours move the

@@ -100,6 +100,8 @@ def test_ascii_chart_and_table():
     assert result.stderr == ""
     chart, rest = result.stdout.split("\n\n", 1)
     lines = chart.splitlines()
+    assert lines[0] == "Roofline of given peaks [given peaks]"  # the machine and its mode
+    lines = lines[1:]
     assert lines[0].strip() == "GFLOP/s"
     axis = next(i for i, line in enumerate(lines) if line.strip().startswith("+-")
                 or line.strip().startswith("++"))
@@ -282,3 +284,33 @@ def test_place_follows_the_decision_table():
     assert math.isclose(above["fraction_of_roof"], 9000 / 4650)
     assert verdict_phrase(KernelPoint("fast", 1, 1, 9000), line).endswith("check counts)")
     assert verdict_phrase(KernelPoint("k", 1, 1), line) == "memory-bound (not measured)"
+
+
+@pytest.mark.parametrize("args,source", [
+    (["--machine", "H200"], "H200 [datasheet]"),
+    (["--ceilings", "rooflinelib/data/h200_ceilings_numba.json"], "[recorded H200, measured 2026-12-01]"),
+])
+def test_chart_and_table_name_the_machine_and_the_mode(args, source):
+    result = roofline("plot", *args, "--demo-kernels")
+    assert result.returncode == 0, result.stderr
+    chart, table = result.stdout.split("\n\n", 1)
+    assert chart.splitlines()[0].startswith("Roofline of") and source in chart.splitlines()[0]
+    heads = [line for line in table.splitlines() if line.startswith("Kernels on")]
+    assert len(heads) == 1 and source in heads[0], table
+    assert "(CPU advice)" not in heads[0] and "shared memory" in " ".join(table.split())
+
+
+def test_a_cpu_result_is_labelled_live_cpu_and_gets_cpu_advice(tmp_path):
+    from rooflinelib import results
+    cpu = results.recorded("ceilings", "numba")
+    cpu = dict(cpu, scope="cpu", backend="cpu", device=dict(cpu["device"], name="CPU: test", kind="cpu"),
+               ceilings=[c for c in cpu["ceilings"] if c["name"] in ("dram", "fp32", "fp64")])
+    try:
+        path = results.save(cpu, tmp_path / "cpu.json")
+    except results.ResultError as exc:
+        pytest.skip(f"a CPU result cannot be made from the recorded run here: {exc}")
+    result = roofline("plot", "--ceilings", str(path), "--demo-kernels")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "[live CPU, measured 2026-12-01]" in text and "(CPU advice)" in text
+    assert "SIMD" in text and "shared memory" not in text and "occupancy" not in text

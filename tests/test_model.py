@@ -263,3 +263,20 @@ def test_machine_roofline_and_with_ceilings():
     assert measured.kind == "measured" and measured.provenance == {"gpu": "toy"}
     assert m.ceiling("dram").value == 1_000.0  # the original is untouched
     assert math.isclose(measured.ridge(), 12.5)
+
+
+def test_a_cpu_roofline_gives_cpu_advice():
+    from rooflinelib.model import CPU_ADVICE, Ceiling, Machine, Roofline, classify
+    cpu = Machine("my CPU", (Ceiling("dram", "memory", 50.0), Ceiling("fp32", "compute", 1000.0)),
+                  kind="measured", notes="CPU roofline", provenance={"scope": "cpu"})
+    assert cpu.target == "cpu" and cpu.roofline().target == "cpu"
+    words = " ".join(cpu.roofline().classify(i, g).advice
+                     for i, g in ((0.1, None), (20, None), (100, None), (100, 1.0), (100, 1e9)))
+    for gpu_only in ("shared memory", "matrix cores", "occupancy", "warp"):
+        assert gpu_only not in words, gpu_only
+    assert "SIMD" in words and "thread" in words and "cache" in words
+    assert classify(100, 1000, 50, target="cpu").advice == CPU_ADVICE["compute"]
+    gpu = Roofline(1000, 50)
+    assert "matrix cores" in gpu.classify(100).advice and gpu.target == "gpu"
+    with pytest.raises(ValueError, match="target: must be one of gpu, cpu"):
+        Roofline(1000, 50, target="tpu")

@@ -19,6 +19,7 @@ from ..model import Machine, Roofline
 from ..operators import demo_kernels
 from ..placement import KernelPoint, parse_kernel_spec, place
 from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
+from ..modes import mode_label
 from .ceilings_file import machine_from_ceilings_file
 from .errors import EXIT_OK, UsageError
 
@@ -178,7 +179,8 @@ def run_plot(args) -> int:
     if args.json:
         print(json.dumps(plot_record(roofline, kernels), indent=2, allow_nan=False))
     else:
-        print(render(roofline, kernels, width=args.width, height=args.height))
+        source = f"{machine.name} [{mode_label(machine, getattr(args, 'ceilings', None))}]"
+        print(render(roofline, kernels, width=args.width, height=args.height, source=source))
     if args.html is not None:
         # stderr, so that --json output on stdout stays parseable.
         print(f"wrote {args.html}", file=sys.stderr)
