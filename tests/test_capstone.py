@@ -279,3 +279,24 @@ def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_w
     assert "3-pass: verified on 1 rows spread over the matrix" in out
     assert "fused: WRONG OUTPUT (largest relative error nan" in out
     assert "PROFILED ['3-pass'] numba 5120.0" in out
+
+
+@pytest.mark.parametrize("shipped", [False, True], ids=["profiles missing", "profiles shipped"])
+def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped(shipped, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ROOFLINE_MODE", "recorded")
+    if not shipped:
+        monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    namespace = {"display": print}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, str(NOTEBOOK), "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "[PASS] 3-pass bytes" in out and "[PASS] predicted speed-up" in out and "verdicts: 2 correct" in out
+    if shipped:
+        assert "Recorded profiles shipped with the course" in out and "<- binds" in out
+        assert "the recorded H200 profiles: predicted 2.50x" in out
+    else:
+        assert out.count("not recorded yet") == 2  # sections 5 and 6, one line each
+        assert "no live or recorded profile: the prediction cannot be tested" in out
+        assert "the analytic counts on these ceilings" in out
