@@ -287,7 +287,10 @@ def _measured(kind: str, mode: RunMode, progress, options: dict):
     try:
         from . import measure
         run = measure.measure_ceilings if kind == "ceilings" else measure.run_sweep
-        return run(backend=mode.backend, progress=progress, **options), None
+        result = run(backend=mode.backend, progress=progress, **options)
+        if hasattr(progress, "done"):  # a notebook's progress bar: fill it
+            progress.done()
+        return result, None
     except Exception as exc:  # includes a failed verification: an error, never a number
         return None, f"the live {kind} run on {mode.device} failed ({_first_line(exc)})"
 
