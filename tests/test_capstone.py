@@ -300,3 +300,24 @@ def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped
         assert out.count("not recorded yet") == 2  # sections 5 and 6, one line each
         assert "no live or recorded profile: the prediction cannot be tested" in out
         assert "the analytic counts on these ceilings" in out
+
+
+@pytest.mark.parametrize("kind, options", [("cpu", {"size_mib": 64, "repeats": 3}),
+                                           ("gpu", {"matrix": False, "links": False}), ("recorded", {})])
+def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, options, monkeypatch):
+    from rooflinelib import modes
+    asked = {}
+    monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind_, backend: None)
+    monkeypatch.setattr(modes, "ceilings_for", lambda mode, **o: asked.update(o) or "loaded")
+    mode = RunMode(kind, None if kind == "recorded" else ("cpu" if kind == "cpu" else "numba"), "test")
+    loaded, seconds = capstone.lab1_ceilings(mode)
+    assert loaded == "loaded" and asked == options and seconds >= 0
+
+
+def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypatch):
+    from rooflinelib import modes
+    stored = recorded.DATA_DIR / "h200_ceilings_numba.json"
+    monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind, backend: stored)
+    monkeypatch.setattr(modes, "ceilings_for", lambda mode, **o: pytest.fail("measured although a result was stored"))
+    loaded, _ = capstone.lab1_ceilings(RunMode("gpu", "numba", "GPU"))
+    assert loaded.origin == "file" and str(stored) in loaded.message
