@@ -19,6 +19,16 @@ the cell and the line.
 
     python -m rooflinelib.exercisegen            # rewrite exercises/ from solutions/
     python -m rooflinelib.exercisegen --check    # exit 1 if exercises/ differs from what it would write
+
+nbgrader.  Both copies carry nbgrader's cell metadata (schema 3), derived from the markers, so
+a course that runs nbgrader can ``generate_assignment`` and ``autograde`` them: a cell with a
+solution block is an autograded answer (``solution``), a cell with hidden tests is an
+autograded test worth :data:`TEST_POINTS` point (``grade``, ``locked``, ``points``), and each
+has a stable ``grade_id`` named after what it answers or checks.  Writing updates the metadata
+of ``solutions/`` in place (nothing else in them); ``--check`` reports a solution whose
+metadata is missing or stale.  nbgrader's own release replaces an answer with ``raise
+NotImplementedError()``; the copies here keep the ``NOT_ANSWERED`` stubs, whose checks say
+NOT ANSWERED YET instead of raising.
 """
 from __future__ import annotations
 
@@ -46,8 +56,82 @@ RECORDED_MARK = "# stored output: recorded H200 run"
 MARKDOWN_STUB = "_Write your answer here._"
 
 
+#: nbgrader's cell-metadata schema, and the points of one autograded check.
+NBGRADER_SCHEMA = 3
+TEST_POINTS = 1
+
+
 class MarkerError(ValueError):
     """A solution notebook whose markers cannot be turned into an exercise.  One line."""
+
+
+def _cell_role(cell) -> str:
+    """'solution', 'test' or '' from the cell's markers (the markers are validated later)."""
+    kinds = {m.group("kind") for m in map(_MARKER.match, cell.source.splitlines()) if m}
+    if cell.cell_type == "code" and "HIDDEN TESTS" in kinds:
+        return "test"
+    return "solution" if "SOLUTION" in kinds else ""
+
+
+def _grade_name(cell, role: str, index: int) -> str:
+    """What a cell answers (the first name it assigns) or checks (the check it calls)."""
+    if role == "test":
+        match = re.search(r"\.(check_\w+|\w+\((?=\d))", cell.source)
+        if match and match.group(1).endswith("("):  # ex.model_answer(3, ...): model-answer-3
+            number = re.match(r"\d+", cell.source[match.end():]).group(0)
+            return match.group(1)[:-1].replace("_", "-") + f"-{number}"
+    else:
+        match = re.search(r"^[ \t]*(?:def[ \t]+)?([A-Za-z_]\w*)[ \t]*(?:=|\()", _solution_lines(cell), re.M)
+    return match.group(1).replace("_", "-") if match else f"cell-{index}"
+
+
+def _solution_lines(cell) -> str:
+    inside, lines = False, []
+    for line in cell.source.splitlines():
+        m = _MARKER.match(line)
+        if m:
+            inside = m.group("edge") == "BEGIN" and m.group("kind") == "SOLUTION"
+        elif inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def nbgrader_cells(notebook, stem: str) -> list:
+    """``[(cell index, nbgrader metadata or None)]`` for every cell of a solution notebook."""
+    out, used, answered = [], set(), None
+    for index, cell in enumerate(notebook.cells, start=1):
+        role = _cell_role(cell)
+        if not role:
+            out.append((index, None))
+            continue
+        name = _grade_name(cell, role, index)
+        if role == "solution":
+            answered = name
+        elif answered is not None:  # a check is named after the answer it checks
+            name, answered = answered, None
+        elif name.startswith("check-"):
+            name = name[len("check-"):]
+        base = f"{stem}-{'check' if role == 'test' else 'answer'}-{name}"
+        grade_id, n = base, 2
+        while grade_id in used:
+            grade_id, n = f"{base}-{n}", n + 1
+        used.add(grade_id)
+        meta = {"grade": role == "test", "grade_id": grade_id, "locked": role == "test",
+                "schema_version": NBGRADER_SCHEMA, "solution": role == "solution", "task": False}
+        if role == "test":
+            meta["points"] = TEST_POINTS
+        out.append((index, meta))
+    return out
+
+
+def with_nbgrader_metadata(notebook, stem: str):
+    """A copy of ``notebook`` whose cells carry exactly the nbgrader metadata of their markers."""
+    marked = copy.deepcopy(notebook)
+    for (index, meta), cell in zip(nbgrader_cells(marked, stem), marked.cells):
+        cell.metadata.pop("nbgrader", None)
+        if meta is not None:
+            cell.metadata["nbgrader"] = meta
+    return marked
 
 
 def _stub_for_function(node: ast.FunctionDef, indent: str) -> list:
@@ -229,14 +313,23 @@ def plan(solutions: Path, exercises: Path) -> dict:
     """{exercise path: text it should hold} for every notebook in ``solutions``."""
     wanted = {}
     for path in sorted(solutions.glob("*.ipynb")):
-        wanted[exercises / path.name] = notebook_text(make_exercise(_read(path), f"{solutions.name}/{path.name}"))
+        marked = with_nbgrader_metadata(_read(path), path.stem)
+        wanted[exercises / path.name] = notebook_text(make_exercise(marked, f"{solutions.name}/{path.name}"))
     return wanted
 
 
+def solution_plan(solutions: Path) -> dict:
+    """{solution path: its text with the nbgrader metadata of its markers}."""
+    return {path: notebook_text(with_nbgrader_metadata(_read(path), path.stem))
+            for path in sorted(solutions.glob("*.ipynb"))}
+
+
 def drift(solutions: Path, exercises: Path) -> list:
-    """One line per exercise notebook that differs from what the generator would write."""
+    """One line per exercise notebook that differs from what the generator would write, and per
+    solution notebook whose nbgrader metadata is missing or stale."""
     wanted = plan(solutions, exercises)
-    problems = []
+    problems = [f"{solutions.name}/{path.name}: nbgrader metadata missing or stale"
+                for path, text in solution_plan(solutions).items() if _current(path) != text]
     for path, text in wanted.items():
         current = _current(path)
         if current is None:
@@ -256,6 +349,10 @@ def write(solutions: Path, exercises: Path) -> list:
         exercises.mkdir(exist_ok=True)
     except OSError as exc:
         raise MarkerError(f"{exercises}: cannot create the folder ({exc.strerror or exc})") from None
+    for path, text in solution_plan(solutions).items():
+        if _current(path) != text:
+            write_atomic(path, text, MarkerError)
+            changed.append(path)
     for path, text in plan(solutions, exercises).items():
         if _current(path) != text:
             write_atomic(path, text, MarkerError)

@@ -32,6 +32,8 @@ RECORDED_MARK = "# stored output: recorded H200 run"
 MAX_BYTES = 1_000_000
 #: Output types kept in checked cells: the plain text nbval compares, nothing else.
 KEPT_MIMETYPE = "text/plain"
+#: Cell metadata a committed notebook keeps.
+KEPT_CELL_METADATA = ("nbgrader", "tags")
 #: Strings that must never appear in a committed notebook.
 FORBIDDEN = {
     "plotly.js inlined": "Plotly.newPlot(",
@@ -83,7 +85,10 @@ def canonical(nb):
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC),
                                       "language_info": dict(LANGUAGE_INFO)})
     for index, cell in enumerate(nb.cells):
-        cell.metadata = nbformat.from_dict({})
+        # nbgrader's cell metadata and the cell tags (nbval's markers) are content; the rest
+        # (collapsed, scrolled, execution timings) is editor state.
+        kept = {k: cell.metadata[k] for k in KEPT_CELL_METADATA if k in cell.metadata}
+        cell.metadata = nbformat.from_dict(kept)
         if cell.cell_type != "code":
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
