@@ -17,15 +17,14 @@ Numeric answers may be numbers or short formulas (``"120/3"``, ``"4.0e11 / 2.0e1
 """
 from __future__ import annotations
 
-import contextlib
 import decimal
 import difflib
 import html
 import math
 import numbers
 import re
-import signal
 import threading
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -128,33 +127,13 @@ class _TimeUp(BaseException):
 _guard = threading.local()
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`_TimeUp` in the block after ``seconds``, and again every 50 ms after that
-    (a bare ``except`` in student code swallows one).  Only the main thread receives signals,
-    so elsewhere (and where there is no SIGALRM) the block runs unbounded; the exceptions are
-    still caught.  Code blocked inside one C call (``int`` of ten million digits) is stopped
-    when that call returns."""
-    if (threading.current_thread() is not threading.main_thread()
-            or not hasattr(signal, "setitimer")):
-        yield
-        return
-    state = {"armed": True}
-
-    def on_alarm(signum, frame):
-        if state["armed"]:
-            raise _TimeUp()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    outer = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+def _raise_in(thread: threading.Thread, exc_type: type) -> None:
+    """Ask ``thread`` to raise ``exc_type`` at its next bytecode (CPython only)."""
     try:
-        yield
-    finally:
-        state["armed"] = False  # first: an alarm that lands in here must not raise
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer[0] > 0:  # someone else's timer (a test runner's): give it back
-            signal.setitimer(signal.ITIMER_REAL, *outer)
+        import ctypes
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type))
+    except (AttributeError, ImportError, OSError):  # not CPython: the thread is left to end itself
+        pass
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -166,7 +145,15 @@ def _exception_text(exc: BaseException) -> str:
     return f"{name}: {detail[:80]}" if detail else name
 
 
+#: What each thread running student code is doing now (thread id -> the innermost ``what``),
+#: so that a time-out names the call that was running, not only the check around it.
+_RUNNING = {}
+
+
 def _caught(call: Callable, what: str):
+    ident = threading.get_ident()
+    outer = _RUNNING.get(ident)
+    _RUNNING[ident] = what
     try:
         return call()
     except (NotAnsweredError, AnswerError):
@@ -178,23 +165,55 @@ def _caught(call: Callable, what: str):
         raise AnswerError(f"{what} recursed without end") from None
     except BaseException as exc:  # the student's code: report it, never crash the check
         raise AnswerError(f"{what} raised {_exception_text(exc)}") from None
+    finally:
+        if outer is None:
+            _RUNNING.pop(ident, None)
+        else:
+            _RUNNING[ident] = outer
 
 
 def run_student(call: Callable, what: str = "reading your answer"):
     """``call()``, which runs student code: its value, or :class:`AnswerError` (one line)
     for anything that code raises, SystemExit and KeyboardInterrupt included, and for a run
-    over :data:`STUDENT_TIME_LIMIT_S`.  :class:`NotAnsweredError` passes through.  A nested
-    call words its own errors and shares the outermost call's time limit."""
+    over :data:`STUDENT_TIME_LIMIT_S`.  :class:`NotAnsweredError` passes through.
+
+    The call runs in a thread of its own, so that the checker returns when the time is up
+    whatever the student's code does: it is first asked to stop (an exception raised into it),
+    and code that catches even that is left running in the background and reported so.
+    Nested calls run in the caller's thread and word their own errors."""
     if getattr(_guard, "active", False):
         return _caught(call, what)
-    _guard.active = True
+    box = {}
+
+    def target():
+        _guard.active = True
+        try:
+            box["value"] = _caught(call, what)
+        except BaseException as exc:  # AnswerError, NotAnsweredError or a late _TimeUp
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="rooflinelib: a student's answer", daemon=True)
+    worker.start()
     try:
-        with _time_limit(STUDENT_TIME_LIMIT_S):
-            return _caught(call, what)
-    except _TimeUp:  # fired between the call's end and the timer's cancellation
-        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s") from None
-    finally:
-        _guard.active = False
+        worker.join(STUDENT_TIME_LIMIT_S)
+    except KeyboardInterrupt:  # the student interrupted the check cell
+        _raise_in(worker, _TimeUp)
+        raise AnswerError(f"{what} was interrupted") from None
+    if worker.is_alive():
+        what = _RUNNING.get(worker.ident, what)
+        deadline = time.monotonic() + 0.5
+        while worker.is_alive() and time.monotonic() < deadline:
+            _raise_in(worker, _TimeUp)
+            worker.join(0.02)
+        still = " and is still running in the background (restart the kernel to stop it)" \
+            if worker.is_alive() else "; is there an endless loop in it?"
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s{still}")
+    error = box.get("error")
+    if isinstance(error, (AnswerError, NotAnsweredError)):
+        raise error
+    if error is not None:  # a stop request that arrived as the call ended
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s")
+    return box["value"]
 
 
 # --- results ---------------------------------------------------------------------------------

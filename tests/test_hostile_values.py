@@ -1,0 +1,209 @@
+"""The hardening issue's cases one by one, beside the general properties of
+test_parser_properties.py: each hostile value gets a one-line error that names its field (or
+a clamp), never a traceback, a hang or a wrong acceptance."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rooflinelib import grading, widget_state as ws
+from rooflinelib.hierarchy import ncu
+from rooflinelib.measure import measure_ceilings, run_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+ROOFLINE = [sys.executable, "-m", "rooflinelib.cli"]
+
+
+def _roofline(*argv):
+    return subprocess.run(ROOFLINE + list(argv), capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+# --- values ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("run", [measure_ceilings, run_sweep])
+@pytest.mark.parametrize("size", [1e-300, 0.5, 1e9, math.nan, 10 ** 400])
+def test_a_buffer_too_small_to_be_dram_is_refused(run, size):
+    with pytest.raises(ValueError, match=r"^size_mib: "):
+        run("cpu", size_mib=size)
+
+
+def test_the_cli_refuses_a_tiny_buffer_before_measuring():
+    done = _roofline("measure", "--backend", "cpu", "--size-mib", "1e-300")
+    assert done.returncode == 2
+    assert done.stderr == "roofline: error: --size-mib: must be from 1 to 65536, got '1e-300'\n"
+
+
+@pytest.mark.parametrize("peaks", [("1e12", "1e-6"), ("1e-6", "1e12"), ("1e12", "1e12"), ("1e-6", "1e-6")])
+def test_the_text_chart_draws_any_roofline_inside_the_band(peaks):
+    done = _roofline("plot", "--peak-gflops", peaks[0], "--peak-gbps", peaks[1], "--demo-kernels",
+                     "--kernel", "x, 1e12, 1", "--kernel", "y, 1, 1e12")
+    assert done.returncode == 0 and done.stderr == ""
+    assert "GFLOP/s" in done.stdout
+
+
+@pytest.mark.parametrize("peak", ["1e300", "1e-300", "1e13"])
+def test_peaks_outside_the_band_are_refused(peak):
+    done = _roofline("plot", "--peak-gflops", peak, "--peak-gbps", "4000", "--demo-kernels")
+    assert done.returncode == 2
+    assert done.stderr.startswith("roofline: error: --peak-gflops: ") and "outside 1e-06..1e+12" in done.stderr
+
+
+# --- the ncu importer ------------------------------------------------------------------------
+
+HEADER = ('"ID","Kernel Name","l1tex__t_bytes.sum","sm__sass_thread_inst_executed_op_ffma_pred_on.sum",'
+          f'"{ncu.TIME_METRIC}"\n')
+
+
+def _csv(units, values, name="k(float*)"):
+    return (HEADER + '"",""' + "".join(f',"{u}"' for u in units) + "\n"
+            + f'"0","{name}"' + "".join(f',"{v}"' for v in values) + "\n")
+
+
+@pytest.mark.parametrize("units, values, message", [
+    (("byte", "inst", "nsecond"), ("-5", "10", "100"), "metric l1tex__t_bytes.sum: must not be negative"),
+    (("byte", "inst", "nsecond"), ("5", "-10", "100"), "_pred_on.sum: must not be negative"),
+    (("byte", "inst", "nsecond"), ("5", "10", "0"), "gpu__time_duration.sum: must be positive: a launch takes time"),
+    (("byte", "inst", "byte"), ("5", "10", "100"), "gpu__time_duration.sum: unit 'byte' measures bytes, but this metric is time"),
+    (("nsecond", "inst", "nsecond"), ("5", "10", "100"), "l1tex__t_bytes.sum: unit 'nsecond' measures time"),
+    (("byte", "byte", "nsecond"), ("5", "10", "100"), "unit 'byte' measures bytes, but this metric is count"),
+    (("byte", "inst", "nsecond"), ("9" * 400, "10", "100"), "is not a number"),
+    (("byte/" * 3000, "inst", "nsecond"), ("5", "10", "100"), "is not one this importer converts"),
+])
+def test_ncu_values_of_the_wrong_sign_dimension_or_size_name_the_metric(units, values, message):
+    with pytest.raises(ncu.NcuError, match=f"^prof.csv: line 3: .*{message}"):
+        ncu.parse_csv(_csv(units, values), "prof.csv")
+
+
+def test_control_characters_in_kernel_names_never_reach_the_terminal():
+    (kernel,) = ncu.parse_csv(_csv(("byte", "inst", "nsecond"), ("5", "10", "100"),
+                                   name="evil\x1b[2J\x1b]0;pwned\x07(float*)"))
+    assert kernel.name == "evil[2J]0;pwned(float*)" and kernel.short_name == "evil[2J]0;pwned"
+
+
+def test_a_launch_id_given_twice_is_refused():
+    text = _csv(("byte", "inst", "nsecond"), ("5", "10", "100"))
+    with pytest.raises(ncu.NcuError, match=r"line 4: column 'ID': launch '0' appears twice \(first at line 3\)"):
+        ncu.parse_csv(text + text.splitlines()[-1] + "\n", "prof.csv")
+
+
+# --- the CLI's minor cases -------------------------------------------------------------------
+
+def test_a_long_machine_name_is_not_echoed_whole():
+    done = _roofline("plot", "--machine", "x" * 100_000, "--demo-kernels")
+    assert done.returncode == 2 and len(done.stderr) < 400
+    assert done.stderr.startswith("roofline: error: --machine: unknown 'xxxx")
+
+
+def test_two_kernels_of_one_name_are_refused():
+    done = _roofline("plot", "--machine", "H200", "--kernel", "a, 1, 1", "--kernel", "a, 2, 2")
+    assert done.returncode == 2
+    assert done.stderr == ("roofline: error: --kernel: the name 'a' is given twice; give each kernel "
+                           "a name of its own\n")
+
+
+# --- checkers --------------------------------------------------------------------------------
+
+class _Raises(float):
+    def __float__(self):
+        raise SystemExit(1)
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise ValueError("no")
+
+    def __getattr__(self, name):
+        raise KeyError(name)
+
+
+class _SlowFloat(float):
+    def __float__(self):
+        time.sleep(60)
+        return 1.0
+
+
+class _SlowRepr:
+    def __repr__(self):
+        while True:
+            pass
+
+
+def _exits(**point):
+    raise SystemExit(0)
+
+
+def _swallows_everything(**point):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:  # a student who catches all, even the request to stop
+            pass
+
+
+@pytest.mark.parametrize("answer", [_Raises(2.0), _BadRepr(), _SlowFloat(3.0), _SlowRepr(),
+                                    10 ** 5000, -10 ** 4301, "9" * 5000],
+                         ids=["float-exits", "repr-getattr-raise", "slow-float", "endless-repr",
+                              "5001-digits", "4302-digits", "5000-digit-text"])
+def test_a_hostile_answer_is_check_your_input_within_the_limit(answer):
+    started = time.monotonic()
+    for check in (grading.check_number(answer, 40.0, "q"),
+                  grading.check_choice(answer, "memory", "q", grading.SIDES)):
+        assert check.status == "invalid" and str(check).startswith("[CHECK YOUR INPUT] q: ")
+    assert time.monotonic() - started < 4 * grading.STUDENT_TIME_LIMIT_S + 2
+
+
+@pytest.mark.parametrize("function", [_exits, _swallows_everything], ids=["exits", "swallows"])
+def test_a_student_function_that_exits_or_never_returns_is_check_your_input(function):
+    check = grading.check_function(function, lambda n: n, [{"n": 1}, {"n": 2}], "f")
+    assert check.status == "invalid" and "your function at n=1" in check.message
+
+
+def test_a_table_of_hostile_values_prints():
+    table = grading.Table(("value",), ((_BadRepr(),), (10 ** 5000,), (grading.NOT_ANSWERED,)))
+    assert str(table).splitlines()[2:] == ["?", "?", "—"]
+
+
+# --- widget state ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, reason", [(10 ** 400, "must be at most 30 digits"),
+                                           (math.inf, "must be a finite number"),
+                                           (math.nan, "must be a finite number"),
+                                           (-1, "must be a positive number")])
+def test_widget_state_names_the_field_of_a_hostile_value(value, reason):
+    cases = [(lambda: ws.explorer_state("H200", "fp32", value), "intensity"),
+             (lambda: ws.time_bounds_state(value, 1e9, 1e5, 1e3), "n_flops"),
+             (lambda: ws.time_bounds_state(1e9, 1e9, value, 1e3), "peak_gflops"),
+             (lambda: ws.gemm_state("H200", "fp32", value), "n"),
+             (lambda: ws.attention_state("H200", value, 128), "s"),
+             (lambda: ws.tile_state(value), "tile")]
+    for call, field in cases:
+        with pytest.raises(ValueError, match=rf"^{field}: ") as refused:
+            call()
+        if value != -1 or field in ("intensity", "n_flops", "peak_gflops"):
+            assert reason in str(refused.value)
+
+
+def test_an_unknown_machine_names_the_field():
+    with pytest.raises(ValueError, match=r"^machine: unknown 'Z9000'; known: "):
+        ws.explorer_state("Z9000")
+    with pytest.raises(ValueError, match=r"^machine: must be a Machine or a machine's name"):
+        ws.gemm_state(42)
+
+
+def test_widgets_show_a_hostile_value_in_the_widget():
+    pytest.importorskip("ipywidgets")
+    from rooflinelib import widgets
+    explorer = widgets.IntensityExplorer(warm=False)
+    for value in (10 ** 400, math.inf, math.nan, 1e9):
+        state = explorer.update(intensity=value)
+        assert state.intensity == 1.0 and "intensity: " in explorer.verdict.value
+    explorer.update(machine="Z9000")
+    assert "machine: unknown" in explorer.verdict.value
+    animation = widgets.TileAnimation()
+    assert animation.update(10 ** 400) is None and "tile: " in animation.text.value
