@@ -45,6 +45,27 @@ def _widgets():
     return ipywidgets
 
 
+def _log_slider(**options):
+    """An ipywidgets FloatLogSlider that clamps any value set on it to its range: an int too
+    large for a float (10**400), which ipywidgets refuses with a TraitError naming no field,
+    is read as an infinity of its sign first.  NaN is kept, for the widget's own message."""
+    import math
+
+    import traitlets
+    w = _widgets()
+
+    class SaneFloat(traitlets.CFloat):
+        def validate(self, obj, value):
+            if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 1024:
+                value = math.inf if value > 0 else -math.inf
+            return super().validate(obj, value)
+
+    class LogSlider(w.FloatLogSlider):
+        value = SaneFloat(1.0, help="Float value").tag(sync=True)
+
+    return LogSlider(**options)
+
+
 def _html_line(text: str, css_class: str = "") -> str:
     import html
     return f'<div class="{css_class}" style="line-height:1.4">{html.escape(text)}</div>'
@@ -159,7 +180,7 @@ class IntensityExplorer(_Widget):
         self._state = state
         self._busy = False  # set while one control updates another, so only one redraw runs
 
-        self.slider = w.FloatLogSlider(
+        self.slider = _log_slider(
             value=intensity, base=2, min=_log2(ws.EXPLORER_MIN_INTENSITY),
             max=_log2(ws.EXPLORER_MAX_INTENSITY), step=0.05, readout_format=".3g",
             description="I (FLOP/byte)", continuous_update=True,
@@ -368,11 +389,11 @@ class TimeBoundsWidget(_Widget):
 
         def slider(value, low, high, description):
             import math
-            return w.FloatLogSlider(value=value, base=10, min=math.floor(math.log10(low)),
-                                    max=math.ceil(math.log10(high)), step=0.05,
-                                    readout_format=".3g", description=description,
-                                    continuous_update=True, style={"description_width": "initial"},
-                                    layout=w.Layout(width="560px"))
+            return _log_slider(value=value, base=10, min=math.floor(math.log10(low)),
+                               max=math.ceil(math.log10(high)), step=0.05,
+                               readout_format=".3g", description=description,
+                               continuous_update=True, style={"description_width": "initial"},
+                               layout=w.Layout(width="560px"))
 
         self.flops = slider(n_flops, 1e6, 1e15, "F (FLOPs)")
         self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)")

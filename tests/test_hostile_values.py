@@ -207,3 +207,14 @@ def test_widgets_show_a_hostile_value_in_the_widget():
     assert "machine: unknown" in explorer.verdict.value
     animation = widgets.TileAnimation()
     assert animation.update(10 ** 400) is None and "tile: " in animation.text.value
+
+
+def test_log_sliders_clamp_values_ipywidgets_would_refuse():
+    pytest.importorskip("ipywidgets")
+    from rooflinelib import widgets
+    bounds = widgets.TimeBoundsWidget()
+    for value, expected in ((10 ** 400, 1e15), (-10 ** 400, 1e6), (math.inf, 1e15)):
+        bounds.flops.value = value
+        assert bounds.flops.value == expected and "F/P = " in bounds.text.value
+    bounds.flops.value = math.nan
+    assert "n_flops: must be a finite number" in bounds.text.value
