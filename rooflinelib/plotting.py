@@ -34,6 +34,16 @@ from .placement import as_kernel_point, verdict_phrase
 PRIMARY_COMPUTE = "fp32"
 PRIMARY_MEMORY = "dram"
 
+#: Kernels drawn with their names beside the markers; up to MAX_LABELLED_KERNELS get a letter
+#: instead, and more get the legend and hover text only.
+MAX_NAMED_KERNELS = 2
+MAX_LABELLED_KERNELS = 8
+#: The figure's height: at least MIN_HEIGHT_PX, and room for every legend entry (about 20 px
+#: each, plus the title, the legend's title and the margins).
+MIN_HEIGHT_PX = 450
+LEGEND_BASE_PX = 190
+LEGEND_ENTRY_PX = 21
+
 #: Pixels between an axis and its tick labels: enough that the lowest y label and the first x
 #: label, which both sit at the origin, do not touch.
 TICK_STANDOFF_PX = 8
@@ -279,25 +289,38 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         )
 
     used = {}
+    # Names beside the markers print on each other once there are a few kernels (the MI300X's
+    # vector add over its sum reduction, a sweep's K=64K=128...): up to MAX_NAMED_KERNELS carry
+    # their names, up to MAX_LABELLED_KERNELS a letter that the legend spells out (as the
+    # terminal chart does), and beyond that the legend and the hover text alone name them.
+    named = len(points) <= MAX_NAMED_KERNELS
+    labelled = len(points) <= MAX_LABELLED_KERNELS
     for index, (point, rate, judge) in enumerate(zip(points, rates, judged)):
         used[point.name] = used.get(point.name, 0) + 1
         suffix = "" if used[point.name] == 1 else f"#{used[point.name]}"
         measured = point.achieved_gflops is not None
         colour = _KERNEL_COLOURS[index % len(_KERNEL_COLOURS)]
+        letter = chr(ord("A") + index)
         fig.add_trace(go.Scatter(
-            x=[point.intensity], y=[rate], mode="markers+text",
-            name=point.name + suffix, meta=kernel_id(point.name + suffix),
-            # Alternate label sides so neighbouring kernels' names do not print on each other.
-            text=[point.name], textposition="top center" if index % 2 == 0 else "bottom center",
+            x=[point.intensity], y=[rate], mode="markers+text" if labelled else "markers",
+            name=point.name + suffix if named or not labelled else f"{letter}: {point.name}{suffix}",
+            meta=kernel_id(point.name + suffix),
+            # Alternate label sides so neighbouring kernels' labels do not print on each other.
+            text=[point.name if named else letter],
+            textposition="top center" if index % 2 == 0 else "bottom center",
             hovertext=[kernel_hover_text(point, judge)], hoverinfo="text",
             marker=dict(size=11, color=colour, line=dict(width=2, color=colour),
                         # Filled when timed, open when the point only sits on its roof.
                         symbol="circle" if measured else "circle-open"),
         ))
 
+    entries = len(memory_ceilings) + len(compute_ceilings) + len(points)
     fig.update_layout(
         title=title if title is not None else f"Roofline: {machine.name}",
         template="plotly_white",
+        # Tall enough for every legend entry: a legend taller than the plot scrolls, and hid
+        # most of a sweep's points.
+        height=max(MIN_HEIGHT_PX, LEGEND_BASE_PX + LEGEND_ENTRY_PX * entries),
         hovermode="closest",
         legend=dict(title="ceilings and kernels"),
         # Stood off from the axes, so the first x and y labels do not meet at the origin.

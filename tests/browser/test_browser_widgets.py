@@ -148,6 +148,9 @@ LAYOUT_JS = """
     annotations: [...gd.querySelectorAll('.annotation')].filter(visible).map(rect),
     legend: [...gd.querySelectorAll('.legend')].filter(visible).map(
       el => rect(el.querySelector('.bg') || el)),
+    // entries of a legend taller than its box scroll out of sight
+    entries: [...gd.querySelectorAll('.legend .traces')].map(rect),
+    labels: [...gd.querySelectorAll('.scatterlayer .textpoint text')].filter(visible).map(rect),
   };
 }
 """
@@ -168,6 +171,14 @@ def assert_clean_layout(page, box: str) -> None:
     crossing = [(a["text"], t["text"]) for a in drawn["annotations"] for t in drawn["title"]
                 if _overlap(a, t)]
     assert not crossing, f"{box}: annotations cross the title: {crossing}"
+    labels = drawn["labels"]
+    clashes = [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+               if _overlap(a, b)]
+    assert not clashes, f"{box}: point labels overlap: {clashes}"
+    for legend in drawn["legend"]:
+        hidden = [e["text"] for e in drawn["entries"]
+                  if e["b"] > legend["b"] + 1 or e["t"] < legend["t"] - 1]
+        assert not hidden, f"{box}: legend entries scrolled out of sight: {hidden}"
     fig = drawn["figure"]
     for legend in drawn["legend"]:
         inside = (legend["l"] >= fig["l"] - 1 and legend["r"] <= fig["r"] + 1
