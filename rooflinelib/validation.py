@@ -30,7 +30,25 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NoReturn
 
-import jsonschema
+
+def _import_jsonschema():
+    """jsonschema, without the "iri" format checker it adds when rfc3987-syntax is installed
+    (jupyter-events brings it): that module compiles a grammar when imported, about 1.9 s of
+    every ``roofline`` command and of every kernel that loads a result, and no course schema
+    checks a "format".  Other importers of rfc3987-syntax are not affected."""
+    import sys
+    if "rfc3987_syntax" in sys.modules or "jsonschema" in sys.modules:
+        import jsonschema
+        return jsonschema
+    sys.modules["rfc3987_syntax"] = None  # makes jsonschema's optional import fail, as if absent
+    try:
+        import jsonschema
+    finally:
+        del sys.modules["rfc3987_syntax"]
+    return jsonschema
+
+
+jsonschema = _import_jsonschema()
 
 from . import sanity
 from .fileio import read_text
