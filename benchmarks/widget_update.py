@@ -7,7 +7,7 @@ fires the same observer a browser event does) and times the whole update: the st
 the verdict text and the ``batch_update`` of the figure.  Without a browser attached the
 figure's messages are serialized but not delivered, so this is the kernel's share of the
 latency, which is what the target covers.  Reports the median, the 90th percentile and the
-maximum per case, and whether the median meets the target.
+maximum per case, and whether the 90th percentile meets the target.
 """
 from __future__ import annotations
 
@@ -77,6 +77,16 @@ def run(repeats: int) -> dict:
     tiles = widgets.tile_animation()
     cases["tile animation: one frame"] = _time(
         lambda v: setattr(tiles.tile_slider, "value", v), TILE_SIZES, repeats)
+    from rooflinelib import step_roofs
+    from rooflinelib.modes import detect_mode, load_sweep
+    sweep = load_sweep()
+    walker = widgets.sweep_walker(sweep.result["rows"], sweep.machine)
+    ks = [int(r["k"]) for r in sweep.result["rows"] if float(r["intensity"]) > 0]
+    cases["sweep walker: K slider"] = _time(lambda v: setattr(walker.k_slider, "value", v), ks, repeats)
+    link = widgets.link_step_widget(step_roofs.step_roofs_for(detect_mode("recorded")))
+    sizes = [value for _, value in link.params.options]
+    cases["link step: parameters slider"] = _time(
+        lambda v: setattr(link.params, "value", v), sizes, repeats)
     tool = widgets.triage_tool()
     cases["triage tool: one fact"] = _time(
         lambda v: setattr(tool.inputs["duration_us"], "value", v), ["3", "40", "", "2**3"], repeats)
@@ -89,7 +99,8 @@ def run(repeats: int) -> dict:
             "median_ms": round(statistics.median(times), 3),
             "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 3),
             "max_ms": round(max(times), 3),
-            "meets_target": None if "not an update" in name else statistics.median(times) <= TARGET_MS,
+            "meets_target": None if "not an update" in name else (
+                ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))] <= TARGET_MS),
         }
     return report
 
@@ -120,7 +131,9 @@ def main(argv=None) -> int:
             "note": "kernel-side update time, no browser attached",
             "cases": report,
         }
-        args.out.write_text(json.dumps(document, indent=2) + "\n")
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from rooflinelib.fileio import write_atomic
+        write_atomic(args.out, json.dumps(document, indent=2) + "\n")
     return 0 if all(row["meets_target"] is not False for row in report.values()) else 1
 
 
