@@ -15,106 +15,36 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+import harness
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "01_derivation.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
-REQUIRED = os.environ.get("ROOFLINE_REQUIRE_BROWSER", "") == "1"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SERVER_START_S = 90
 RUN_ALL_S = 240
 STEP_S = 60
 
 
-def _missing() -> str:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is not installed (pip install playwright)"
-    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set ROOFLINE_CHROMIUM)"
-    return ""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_server(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture
 def lab(tmp_path):
-    """A JupyterLab server on 127.0.0.1 serving a temporary copy of the explorer notebook."""
-    missing = _missing()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"ROOFLINE_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(f"real-browser test skipped: {missing}")
+    """A JupyterLab server on 127.0.0.1 serving a temporary copy of the explorer notebook
+    (tests/browser/harness.py: every cell rendered, also those out of view)."""
+    harness.skip_or_fail_without_browser()
     work = tmp_path / "work"
     work.mkdir()
     shutil.copy(NOTEBOOK, work / "explorer.ipynb")
-    settings = tmp_path / "settings"
-    for plugin, values in {
-        # No "Select Kernel" dialog: start the notebook's kernel as soon as it opens.
-        "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
-        # No news or update toasts over the notebook.
-        "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
-                                                        "checkForUpdates": False},
-    }.items():
-        path = settings / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    token = secrets.token_hex(16)
-    port = _free_port()
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
-    log = tmp_path / "jupyterlab.log"
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={work}",
-               "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
-    with open(log, "w") as handle:
-        process = subprocess.Popen(command, cwd=work, env=env, stdout=handle, stderr=subprocess.STDOUT)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_for_server(f"{base}/api/status?token={token}", process, log)
-        yield {"url": f"{base}/lab/tree/explorer.ipynb?token={token}", "log": log}
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    with harness.jupyterlab(work, scratch) as url:
+        yield {"url": url("explorer.ipynb")}
 
 
 # JavaScript run in the page. The explorer's figure is the plotly graph inside the explorer box;
