@@ -16,6 +16,15 @@ class UsageError(Exception):
     """Bad input from the user.  The message is one line and starts with the field's name."""
 
 
+def option_error(option: str) -> type:
+    """A :class:`UsageError` class whose messages start with ``option``: the error class to
+    give :mod:`rooflinelib.fileio` for the file an option names (``--out: x.json: file: ...``)."""
+    class OptionError(UsageError):
+        def __init__(self, message):
+            super().__init__(f"{option}: {message}")
+    return OptionError
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, but a usage error becomes :class:`UsageError` instead of usage text + exit."""
 

@@ -22,7 +22,7 @@ from ..measure.sweep import run_sweep
 from ..measure.timing import TimingUnavailable
 from ..results import ResultError, save
 from ..tables import ceilings_table, sweep_tables
-from .errors import EXIT_FAILED, EXIT_OK, UsageError
+from .errors import EXIT_FAILED, EXIT_OK, UsageError, option_error
 from .store import add_store_options, check_store_options, default_out, write_csv_option
 
 
@@ -108,9 +108,7 @@ def parse_ks(text):
     return tuple(ks)
 
 
-class _OutError(UsageError):
-    def __init__(self, message):
-        super().__init__(f"--out: {message}")
+_OutError = option_error("--out")
 
 
 def _check_out(path):

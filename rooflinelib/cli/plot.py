@@ -21,7 +21,7 @@ from ..placement import KernelPoint, parse_kernel_spec, place
 from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
 from ..modes import mode_label
 from .ceilings_file import machine_from_ceilings_file
-from .errors import EXIT_OK, UsageError
+from .errors import EXIT_OK, UsageError, option_error
 
 
 # --- options shared by commands that need a roofline -----------------------------------------
@@ -152,9 +152,7 @@ def _check_size(args) -> None:
         raise UsageError(f"--height: must be from {MIN_HEIGHT} to {MAX_HEIGHT}, got {args.height}")
 
 
-class _HtmlError(UsageError):
-    def __init__(self, message):
-        super().__init__(f"--html: {message}")
+_HtmlError = option_error("--html")
 
 
 def _write_html(machine: Machine, compute: str, memory: str, kernels, path: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import EXIT_OK, UsageError
+from .errors import EXIT_OK, UsageError, option_error
 
 
 def add_profile_command(subparsers):
@@ -45,7 +45,7 @@ def run_profile(args) -> int:
     from ..profiling.counters import load_function, setup_args
     path, function = _split(args.target)
     if args.out:
-        check_target(args.out, UsageError)
+        check_target(args.out, option_error("--out"))
     try:
         fn, module = load_function(path, function)
         call_args = setup_args(module, path)
@@ -59,7 +59,10 @@ def run_profile(args) -> int:
                          ceilings=args.ceilings or args.machine, precision=args.precision,
                          repeats=args.repeats, counters=args.counters)
         if args.out:
-            result.save(args.out)
+            try:
+                result.save(args.out)
+            except ProfileError as exc:  # a full disk, say: the old file is left as it was
+                raise option_error("--out")(str(exc)) from None
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
