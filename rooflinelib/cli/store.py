@@ -10,9 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..fileio import check_target
 from ..result_files import default_path, write_csv
 from ..results import ResultError
-from .errors import UsageError
+from .errors import UsageError, option_error
 
 
 def add_store_options(parser) -> None:
@@ -33,6 +34,7 @@ def _csv_target(text: str) -> Path:
         raise UsageError(f"--csv: {text!r:.60} is not a file name")
     if not p.resolve().parent.is_dir():
         raise UsageError(f"--csv: folder {str(p.parent)!r:.60} does not exist")
+    check_target(p, option_error("--csv"))  # a device or a pipe, before a run of minutes
     return p
 
 
