@@ -383,3 +383,30 @@ class _Endless(float):
 def test_a_slow_conversion_is_stopped_and_reported():
     check = grading.check_number(_Endless(40.0), 40.0, "q")
     assert check.status == "invalid" and "took longer than" in check.message
+
+
+# --- widget values ---------------------------------------------------------------------------
+
+from rooflinelib import widget_state  # noqa: E402  (beside the properties that use it)
+
+WIDGET_CALLS = {
+    "intensity": lambda v: widget_state.explorer_state("H200", "fp32", v),
+    "n_flops": lambda v: widget_state.time_bounds_state(v, 1e9, 1e5, 1e3),
+    "peak_gbps": lambda v: widget_state.time_bounds_state(1e9, 1e9, 1e5, v),
+    "n": lambda v: widget_state.gemm_state("H200", "fp32", v),
+    "s": lambda v: widget_state.attention_state("H200", v, 128),
+    "tile": lambda v: widget_state.tile_state(v),
+    "machine": lambda v: widget_state.explorer_state(v, "fp32", 1.0),
+}
+
+
+@SOME
+@given(st.sampled_from(sorted(WIDGET_CALLS)), st.one_of(hostile_numbers, hostile_text, st.none()))
+def test_a_widget_value_gives_a_state_or_an_error_naming_its_field(field, value):
+    try:
+        state = WIDGET_CALLS[field](value)
+    except ValueError as exc:
+        assert str(exc).startswith(f"{field}: ") and "\n" not in str(exc) and len(str(exc)) < 300
+        return
+    text = state.text() if hasattr(state, "text") else state.verdict_text()
+    assert text and "nan" not in text.lower().split()
