@@ -288,7 +288,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
             xanchor="left", yanchor="bottom", textangle=-90, font=dict(size=10),
         )
 
-    used = {}
+    used, taken = {}, set()
     # Names beside the markers print on each other once there are a few kernels (the MI300X's
     # vector add over its sum reduction, a sweep's K=64K=128...): up to MAX_NAMED_KERNELS carry
     # their names, up to MAX_LABELLED_KERNELS a letter that the legend spells out (as the
@@ -296,8 +296,15 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
     named = len(points) <= MAX_NAMED_KERNELS
     labelled = len(points) <= MAX_LABELLED_KERNELS
     for index, (point, rate, judge) in enumerate(zip(points, rates, judged)):
-        used[point.name] = used.get(point.name, 0) + 1
-        suffix = "" if used[point.name] == 1 else f"#{used[point.name]}"
+        # Trace ids must be unique (find_trace, the browser tests): a second "x" is "x#2",
+        # or the next number free when a kernel is itself called "x#2".
+        count = used.get(point.name, 0) + 1
+        suffix = "" if count == 1 else f"#{count}"
+        while point.name + suffix in taken:
+            count += 1
+            suffix = f"#{count}"
+        used[point.name] = count
+        taken.add(point.name + suffix)
         measured = point.achieved_gflops is not None
         colour = _KERNEL_COLOURS[index % len(_KERNEL_COLOURS)]
         letter = chr(ord("A") + index)

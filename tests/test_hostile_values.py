@@ -218,3 +218,14 @@ def test_log_sliders_clamp_values_ipywidgets_would_refuse():
         assert bounds.flops.value == expected and "F/P = " in bounds.text.value
     bounds.flops.value = math.nan
     assert "n_flops: must be a finite number" in bounds.text.value
+
+
+@pytest.mark.parametrize("names", [("x", "x", "x#2"), ("x#2", "x", "x"), ("x", "x", "x")])
+def test_kernels_of_one_name_get_distinct_trace_ids(names):
+    pytest.importorskip("plotly")
+    from rooflinelib.machines import get_machine
+    from rooflinelib.placement import KernelPoint
+    from rooflinelib.plotting import roofline_figure, trace_ids
+    figure = roofline_figure(get_machine("H200"), [KernelPoint(n, i + 1, 1) for i, n in enumerate(names)])
+    ids = [t for t in trace_ids(figure) if str(t).startswith("kernel:")]
+    assert len(ids) == len(set(ids)) == 3
