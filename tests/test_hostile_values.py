@@ -229,3 +229,14 @@ def test_kernels_of_one_name_get_distinct_trace_ids(names):
     figure = roofline_figure(get_machine("H200"), [KernelPoint(n, i + 1, 1) for i, n in enumerate(names)])
     ids = [t for t in trace_ids(figure) if str(t).startswith("kernel:")]
     assert len(ids) == len(set(ids)) == 3
+
+
+def test_ncu_peaks_from_a_zero_or_absurd_clock_are_left_out():
+    peak = "dram__bytes.sum.peak_sustained"
+    clock = "dram__cycles_elapsed.avg.per_second"
+    header = HEADER.rstrip("\n") + f',"{peak}","{clock}"\n'
+    for rate in ("0", "1" + "0" * 40):
+        text = (header + '"","","byte","inst","nsecond","byte/cycle","cycle/second"\n'
+                + f'"0","k(float*)","5","10","100","1536","{rate}"\n')
+        (kernel,) = ncu.parse_csv(text, "prof.csv")
+        assert kernel.peaks() is None  # no roof of 0 or 1e31 GB/s, and no division by it

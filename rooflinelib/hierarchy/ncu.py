@@ -343,7 +343,9 @@ class NcuKernel:
         values = {}
         for key, (per_cycle, clock, weight) in PEAK_METRICS.items():
             a, b = self.metrics.get(per_cycle), self.metrics.get(clock)
-            if a is not None and b is not None:
+            # a zero rate or clock is a counter that did not run, not a roof of zero
+            unit = "GB/s" if key in LEVEL_METRICS else "GFLOP/s"
+            if a and b and sanity.in_band(weight * a * b / 1e9, unit):
                 values[key] = weight * a * b / 1e9
         if not values:
             return None
