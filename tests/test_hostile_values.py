@@ -158,10 +158,26 @@ def test_a_hostile_answer_is_check_your_input_within_the_limit(answer):
     assert time.monotonic() - started < 4 * grading.STUDENT_TIME_LIMIT_S + 2
 
 
-@pytest.mark.parametrize("function", [_exits, _swallows_everything], ids=["exits", "swallows"])
-def test_a_student_function_that_exits_or_never_returns_is_check_your_input(function):
-    check = grading.check_function(function, lambda n: n, [{"n": 1}, {"n": 2}], "f")
-    assert check.status == "invalid" and "your function at n=1" in check.message
+_STUDENT_FUNCTION = """
+import sys
+sys.path.insert(0, {tests!r})
+import test_hostile_values as t
+from rooflinelib import grading
+check = grading.check_function(getattr(t, {name!r}), lambda n: n, [{{"n": 1}}, {{"n": 2}}], "f")
+print(check.status, "|", check.message)
+"""
+
+
+@pytest.mark.parametrize("name", ["_exits", "_swallows_everything"], ids=["exits", "swallows"])
+def test_a_student_function_that_exits_or_never_returns_is_check_your_input(name):
+    # In a process of its own: the function that swallows the request to stop keeps its thread
+    # spinning after the check has returned, and in the test process it would hold a core (and
+    # inflate process_time, which the CPU lane's contention test reads) for the rest of the run.
+    code = _STUDENT_FUNCTION.format(tests=str(Path(__file__).parent), name=name)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, message = done.stdout.strip().splitlines()[-1].split(" | ", 1)
+    assert status == "invalid" and "your function at n=1" in message
 
 
 def test_a_table_of_hostile_values_prints():
