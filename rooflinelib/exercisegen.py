@@ -274,7 +274,8 @@ def make_exercise(notebook, name: str = "notebook"):
             continue  # a cell that held only hidden tests
         cell.source = source
         if cell.cell_type == "code":
-            keep = source == original and "NBVAL_CHECK_OUTPUT" in source
+            # nbval compares a cell tagged nbval-check-output with its stored output
+            keep = source == original and "nbval-check-output" in cell.metadata.get("tags", [])
             if not keep:
                 cell.outputs = []
             cell.execution_count = None

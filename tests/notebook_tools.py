@@ -6,16 +6,24 @@ commit, run
     .venv/bin/python tests/notebook_tools.py refresh notebooks/01_derivation.ipynb   # or several
 
 which executes each notebook in a fresh kernel, keeps the plain-text outputs of the cells
-marked ``# NBVAL_CHECK_OUTPUT`` (nbval compares those in CI), drops every other output and all
+tagged ``nbval-check-output`` (nbval compares those in CI), drops every other output and all
 widget state, and writes the file in canonical nbformat.  ``strip`` does the same without
 executing.  ``check`` lists what is wrong with a notebook; tests/test_notebooks.py runs it.
+
+nbval's markers are cell tags (``nbval-check-output``, ``nbval-ignore-output``, ``nbval-skip``,
+``nbval-raises-exception``), never comments a student reads.  ``tags`` moves any comment
+marker (``# NBVAL_CHECK_OUTPUT`` as a line of its own) into the cell's tags: a JSON pass that
+executes nothing, keeps every output, and changes nothing the second time, so it can be run on
+every notebook whenever one is added::
+
+    .venv/bin/python tests/notebook_tools.py tags notebooks/*.ipynb solutions/*.ipynb exercises/*.ipynb
 
 Cells whose output depends on the machine (the measurements of notebooks 03 to 06) cannot be
 compared, but a page that shows blank results reads wrong before it is run.  A cell marked
 ``# stored output: recorded H200 run`` keeps the printed text (stream output only) of a run in
 recorded mode: ``refresh`` executes a notebook that has such cells with ``ROOFLINE_MODE=recorded``,
 and ``mark`` adds the mark to every unmarked code cell that prints text in that mode.  nbval
-never compares these cells (only ``# NBVAL_CHECK_OUTPUT`` ones), so a live run may print other
+never compares these cells (only ``nbval-check-output`` ones), so a live run may print other
 numbers.
 """
 from __future__ import annotations
@@ -27,7 +35,10 @@ import nbformat
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 LANGUAGE_INFO = {"name": "python"}
-CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
+CHECK_TAG = "nbval-check-output"
+#: nbval's comment markers and the cell tags that say the same (nbval reads both).
+COMMENT_TAGS = {"NBVAL_CHECK_OUTPUT": CHECK_TAG, "NBVAL_IGNORE_OUTPUT": "nbval-ignore-output",
+                "NBVAL_SKIP": "nbval-skip", "NBVAL_RAISES_EXCEPTION": "nbval-raises-exception"}
 RECORDED_MARK = "# stored output: recorded H200 run"
 MAX_BYTES = 1_000_000
 #: Output types kept in checked cells: the plain text nbval compares, nothing else.
@@ -43,8 +54,52 @@ FORBIDDEN = {
 }
 
 
+def tags_of(cell) -> list:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
 def is_checked(cell) -> bool:
-    return cell.cell_type == "code" and CHECK_MARK in cell.source
+    return cell.cell_type == "code" and CHECK_TAG in tags_of(cell)
+
+
+def _comment_marker(line: str):
+    stripped = line.strip()
+    return stripped.lstrip("#").strip() if stripped.startswith("#") else None
+
+
+def comment_markers(cell) -> list:
+    """nbval markers written as comments in a code cell's source."""
+    if cell.cell_type != "code":
+        return []
+    return [m for m in map(_comment_marker, cell.source.splitlines()) if m in COMMENT_TAGS]
+
+
+def to_tags(nb) -> int:
+    """Move every nbval comment marker into its cell's tags; returns how many cells changed."""
+    changed = 0
+    for cell in nb.cells:
+        markers = comment_markers(cell)
+        if not markers:
+            continue
+        lines = [line for line in cell.source.splitlines(keepends=True)
+                 if _comment_marker(line) not in COMMENT_TAGS]
+        cell.source = "".join(lines).rstrip("\n") if lines else ""
+        tags = tags_of(cell)
+        for marker in markers:
+            if COMMENT_TAGS[marker] not in tags:
+                tags.append(COMMENT_TAGS[marker])
+        cell.setdefault("metadata", nbformat.from_dict({}))["tags"] = tags
+        changed += 1
+    return changed
+
+
+def tags(path: Path) -> int:
+    """``to_tags`` on the file at ``path``, written back only when something moved."""
+    nb = nbformat.read(str(path), as_version=4)
+    changed = to_tags(nb)
+    if changed:
+        write(nb, path)
+    return changed
 
 
 def is_recorded(cell) -> bool:
@@ -200,7 +255,10 @@ def check(path: Path) -> list:
         if is_recorded(cell) and any(set(o.get("data", {})) - {KEPT_MIMETYPE} for o in cell.outputs):
             problems.append(f"cell {index}: a recorded-run cell may store plain text only")
         if is_checked(cell) and not cell.outputs:
-            problems.append(f"cell {index}: marked {CHECK_MARK} but has no stored output")
+            problems.append(f"cell {index}: tagged {CHECK_TAG} but has no stored output")
+        if comment_markers(cell):
+            problems.append(f"cell {index}: nbval marker {comment_markers(cell)[0]} written as a "
+                            "comment; make it a tag (run: tests/notebook_tools.py tags FILE)")
         for output in cell.outputs:
             data = output.get("data", {})
             extra = set(data) - {KEPT_MIMETYPE}
@@ -215,7 +273,7 @@ def check(path: Path) -> list:
 
 
 def main(argv) -> int:
-    if len(argv) < 2 or argv[0] not in ("refresh", "strip", "check", "mark"):
+    if len(argv) < 2 or argv[0] not in ("refresh", "strip", "check", "mark", "tags"):
         print(__doc__)
         return 2
     status = 0
@@ -226,6 +284,8 @@ def main(argv) -> int:
             print(f"refreshed {path}")
         elif argv[0] == "mark":
             print(f"marked {path}: cells {mark(path)}")
+        elif argv[0] == "tags":
+            print(f"tagged {path}: {tags(path)} cells moved their nbval markers to tags")
         elif argv[0] == "strip":
             strip(path)
             print(f"stripped {path}")

@@ -124,8 +124,9 @@ def solution_notebook():
         ("code", "c = check_number(ridge, 40, 'ridge')\n### BEGIN HIDDEN TESTS\nassert c, c\n"
                  "### END HIDDEN TESTS\nc"),
         ("code", "### BEGIN HIDDEN TESTS\nassert ridge == 40\n### END HIDDEN TESTS"),
-        ("code", "# NBVAL_CHECK_OUTPUT\nprint(2 + 2)"),
+        ("code", "print(2 + 2)"),
     )
+    nb.cells[5].metadata["tags"] = ["nbval-check-output"]
     nb.cells[3].outputs = [nbformat.v4.new_output("stream", text="[PASS] ridge")]
     nb.cells[3].execution_count = 3
     nb.cells[5].outputs = [nbformat.v4.new_output("stream", text="4\n")]
@@ -136,7 +137,7 @@ def test_exercise_notebook_shape():
     exercise = make_exercise(solution_notebook(), "nb")
     sources = [c.source for c in exercise.cells]
     assert sources == ["# Exercise", SETUP, "ridge = NOT_ANSWERED", "c = check_number(ridge, 40, 'ridge')\nc",
-                       "# NBVAL_CHECK_OUTPUT\nprint(2 + 2)"]
+                       "print(2 + 2)"]
     assert exercise.cells[3].outputs == [] and exercise.cells[3].execution_count is None
     assert exercise.cells[4].outputs[0]["text"] == "4\n"  # checked outputs stay
     assert exercise.metadata["kernelspec"] == KERNELSPEC
@@ -239,7 +240,7 @@ def test_course_notebooks_are_canonical(path):
             for output in cell.outputs:
                 assert output.output_type in ("stream", "display_data"), cell.source[:60]
                 assert set(output.get("data", {})) <= {"text/plain"}, cell.source[:60]
-        elif cell.cell_type == "code" and "NBVAL_CHECK_OUTPUT" not in cell.source:
+        elif cell.cell_type == "code" and "nbval-check-output" not in cell.metadata.get("tags", []):
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
         assert "!pip" not in cell.source and "import *" not in cell.source
 

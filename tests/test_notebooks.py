@@ -34,25 +34,32 @@ def test_check_catches_what_it_should(tmp_path):
     cell = nbformat.v4.new_code_cell("print(1)")
     cell.outputs = [nbformat.v4.new_output("display_data", data={
         "text/plain": "x", "application/vnd.jupyter.widget-view+json": {"model_id": "m"}})]
-    nb.cells = [cell, nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(2)"),
-                nbformat.v4.new_code_cell("from math import *")]
+    tagged = nbformat.v4.new_code_cell("print(2)")
+    tagged.metadata["tags"] = [notebook_tools.CHECK_TAG]
+    nb.cells = [cell, tagged, nbformat.v4.new_code_cell("from math import *"),
+                nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(3)")]
     nb.metadata["widgets"] = {"state": {}}
     path = tmp_path / "bad.ipynb"
     nbformat.write(nb, str(path))
     problems = "\n".join(notebook_tools.check(path))
     for expected in ("a widget view", "kernelspec", "saved widget state", "cell 0: outputs stored",
-                     "cell 1: marked # NBVAL_CHECK_OUTPUT but has no stored output",
-                     "cell 2: star import", "not in canonical form"):
+                     "cell 1: tagged nbval-check-output but has no stored output",
+                     "cell 2: star import", "cell 3: nbval marker NBVAL_CHECK_OUTPUT written as a comment",
+                     "not in canonical form"):
         assert expected in problems
     notebook_tools.strip(path)
     remaining = notebook_tools.check(path)
-    assert remaining == ["cell 1: marked # NBVAL_CHECK_OUTPUT but has no stored output",
-                         "cell 2: star import"]
+    assert remaining[:2] == ["cell 1: tagged nbval-check-output but has no stored output",
+                             "cell 2: star import"]
+    assert notebook_tools.tags(path) == 1 and notebook_tools.tags(path) == 0  # idempotent
+    assert notebook_tools.check(path) == ["cell 1: tagged nbval-check-output but has no stored output",
+                                          "cell 2: star import", "cell 3: tagged nbval-check-output but has no stored output"]
 
 
 def test_canonical_keeps_only_plain_text_of_checked_cells():
     nb = nbformat.v4.new_notebook()
-    checked = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\n1")
+    checked = nbformat.v4.new_code_cell("1")
+    checked.metadata["tags"] = [notebook_tools.CHECK_TAG]
     checked.outputs = [nbformat.v4.new_output("execute_result", execution_count=7, data={
         "text/plain": "1", "text/html": "<b>1</b>"})]
     nb.cells = [checked]
@@ -97,3 +104,34 @@ def test_measured_notebooks_show_a_recorded_run_before_they_are_run(path):
     assert recorded, path.name
     text = "".join(o.text for c in recorded for o in c.outputs)
     assert "recorded H200" in text or "Recorded on NVIDIA H200" in text
+
+
+def test_tags_moves_every_comment_marker_and_keeps_outputs(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    marked = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)")
+    marked.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    skipped = nbformat.v4.new_code_cell("x = 1\n# NBVAL_SKIP\ny = 2")
+    skipped.metadata["tags"] = ["keep-me"]
+    plain = nbformat.v4.new_code_cell("# not NBVAL_CHECK_OUTPUT\nprint(3)")
+    nb.cells = [marked, skipped, plain, nbformat.v4.new_markdown_cell("# NBVAL_SKIP")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, str(path))
+    assert notebook_tools.tags(path) == 2
+    out = nbformat.read(str(path), as_version=4)
+    assert out.cells[0].source == "print(1)" and out.cells[0].metadata.tags == ["nbval-check-output"]
+    assert out.cells[0].outputs[0].text == "1\n"
+    assert out.cells[1].source == "x = 1\ny = 2" and out.cells[1].metadata.tags == ["keep-me", "nbval-skip"]
+    assert out.cells[2].source == plain.source and "tags" not in out.cells[2].metadata
+    assert out.cells[3].source == "# NBVAL_SKIP"  # markdown is prose, never a marker
+    before = path.read_text()
+    assert notebook_tools.tags(path) == 0 and path.read_text() == before
+
+
+ALL_NOTEBOOKS = NOTEBOOKS + sorted((ROOT / "solutions").glob("*.ipynb")) + sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in ALL_NOTEBOOKS])
+def test_no_nbval_marker_is_a_visible_comment(path):
+    nb = nbformat.read(str(path), as_version=4)
+    visible = [i for i, c in enumerate(nb.cells) if notebook_tools.comment_markers(c)]
+    assert not visible, f"cells {visible}: run tests/notebook_tools.py tags {path.relative_to(ROOT)}"
