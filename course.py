@@ -65,7 +65,11 @@ def ensure_env(extras: str) -> None:
     say(f"installing the course with extras [{extras}] (first time only)")
     subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{extras}]"], check=True)
-    stamp.write_text(digest)
+    # written whole or not at all (the package's own write path is not importable yet here):
+    # a half-written stamp would only force a reinstall, but nothing the project writes is torn
+    partial = stamp.with_name(stamp.name + ".tmp")
+    partial.write_text(digest)
+    os.replace(partial, stamp)
 
 
 def run_tests(extra_args: list) -> int:
@@ -171,4 +175,8 @@ def main(argv: list) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # `python3 course.py --help | head`: the reader left; stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

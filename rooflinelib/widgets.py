@@ -76,6 +76,38 @@ def _error_line(exc: Exception) -> str:
     return f'<div style="color:#b00020">{html.escape(str(exc))}</div>'
 
 
+def _selection_slider(**kwargs):
+    """An ipywidgets SelectionSlider whose value, set from code, snaps to the nearest of its
+    options when it is a number off the list (10**400 goes to the largest, 0 to the smallest),
+    and otherwise is refused with a message naming the slider (stock ipywidgets raises
+    'Invalid selection: value not found', naming nothing)."""
+    w = _widgets()
+    import math
+    from traitlets import TraitError, validate
+
+    class SnappingSelectionSlider(w.SelectionSlider):
+        @validate("value")
+        def _validate_value(self, proposal):
+            value = proposal.value
+            if value in self._options_values:
+                return next(v for v in self._options_values if v == value)
+            numbers = [v for v in self._options_values if isinstance(v, (int, float))]
+            if (numbers and not isinstance(value, bool) and isinstance(value, (int, float))
+                    and not (isinstance(value, float) and math.isnan(value))):
+                if isinstance(value, int) and abs(value) > 1e300:
+                    value = math.inf if value > 0 else -math.inf
+                if not math.isfinite(value):
+                    return max(numbers) if value > 0 else min(numbers)
+                if value > 0 and all(v > 0 for v in numbers):  # the sliders are logarithmic
+                    return min(numbers, key=lambda v: abs(math.log(v / value)))
+                return min(numbers, key=lambda v: abs(v - value))
+            shown = repr(value)[:40]
+            raise TraitError(f"{self.description or 'slider'}: must be one of its values "
+                             f"({self._options_labels[0]} to {self._options_labels[-1]}), got {shown}")
+
+    return SnappingSelectionSlider(**kwargs)
+
+
 class _Widget:
     """Shows as its ``box`` when it is the last expression of a cell."""
 
@@ -457,7 +489,7 @@ class GemmWidget(_Widget):
                                        value=machine.name, description="machine")
         self.dtype_menu = w.Dropdown(options=ws.gemm_dtypes(machine), value=dtype,
                                      description="precision")
-        self.n_slider = w.SelectionSlider(options=ws.GEMM_SIZES, value=n, description="N",
+        self.n_slider = _selection_slider(options=ws.GEMM_SIZES, value=n, description="N",
                                           continuous_update=True, layout=w.Layout(width="560px"))
         self.text = _text_line(w)
         self.figure = go.FigureWidget(go.Figure(
@@ -537,7 +569,7 @@ class AttentionWidget(_Widget):
             options=[m for m in machine_names() if dtype in ws.gemm_dtypes(get_machine(m))],
             value=machine.name, description="machine")
         self.d_menu = w.Dropdown(options=list(ws.ATTENTION_HEAD_DIMS), value=d, description="d")
-        self.s_slider = w.SelectionSlider(options=ws.ATTENTION_LENGTHS, value=s,
+        self.s_slider = _selection_slider(options=ws.ATTENTION_LENGTHS, value=s,
                                           description="s (tokens)", continuous_update=True,
                                           style={"description_width": "initial"},
                                           layout=w.Layout(width="560px"))
@@ -610,7 +642,7 @@ class TileAnimation(_Widget):
 
         self.machines = [ws.as_machine(m) for m in machines]
         self.n = n
-        self.tile_slider = w.SelectionSlider(options=ws.TILE_SIZES, value=tile,
+        self.tile_slider = _selection_slider(options=ws.TILE_SIZES, value=tile,
                                              description="tile b", continuous_update=True)
         self.play = w.Play(min=0, max=len(ws.TILE_SIZES) - 1, step=1, interval=interval_ms,
                            value=ws.TILE_SIZES.index(tile), description="play")
@@ -701,7 +733,7 @@ class SweepWalker(_Widget):
         self.machine = ws.as_machine(machine)
         self.roofline = self.machine.roofline(compute, memory)
         ks = [int(row["k"]) for row in self.rows]
-        self.k_slider = w.SelectionSlider(options=ks, value=ks[0], description="K",
+        self.k_slider = _selection_slider(options=ks, value=ks[0], description="K",
                                           continuous_update=True, layout=w.Layout(width="560px"))
         self.text = _text_line(w)
         first = ws.sweep_point_state(self.rows, ks[0], self.roofline)
@@ -810,9 +842,9 @@ class LinkStepWidget(_Widget):
         self.roofs = roofs
         wide = w.Layout(width="560px")
         self.scenario = w.ToggleButtons(options=ws.LINK_SCENARIOS, value=scenario, description="step")
-        self.params = w.SelectionSlider(options=[(f"{p:.0e}", p) for p in ws.MODEL_SIZES], value=n_params,
+        self.params = _selection_slider(options=[(f"{p:.0e}", p) for p in ws.MODEL_SIZES], value=n_params,
                                         description="parameters", continuous_update=True, layout=wide)
-        self.tokens = w.SelectionSlider(options=list(ws.STEP_TOKENS), value=tokens,
+        self.tokens = _selection_slider(options=list(ws.STEP_TOKENS), value=tokens,
                                         description="tokens/step", continuous_update=True, layout=wide)
         from .interconnect import TOKEN_INPUTS
         self.inputs = w.Dropdown(options=[(f"{name} ({size:,} B)", size) for name, size in TOKEN_INPUTS.items()],

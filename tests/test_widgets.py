@@ -343,3 +343,20 @@ def test_updates_never_send_a_null_trace_name(make, change):
     # batch_update puts plotly's Undefined there, which goes to the browser as null
     assert all(isinstance(name, str) and name for name in names), names
     assert all(t.name for t in widget.figure.data if t.showlegend is not False)
+
+
+def test_selection_sliders_snap_an_off_list_number_and_name_themselves_for_anything_else():
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("plotly")
+    from traitlets import TraitError
+    from rooflinelib import widgets
+    g = widgets.gemm_widget("H200", "bf16", 512)
+    sizes = ws.GEMM_SIZES
+    for value, snapped in ((10 ** 400, max(sizes)), (float("inf"), max(sizes)), (0, min(sizes)),
+                           (-3, min(sizes)), (5000, 4096)):
+        g.n_slider.value = value
+        assert g.n_slider.value == snapped
+        assert f"N = {snapped}" in g.text.value  # the widget shows the snapped size
+    for bad in ("big", float("nan")):
+        with pytest.raises(TraitError, match=r"^N: must be one of its values \(16 to 16384\), got "):
+            g.n_slider.value = bad
