@@ -8,7 +8,7 @@ counts are :func:`rooflinelib.operators.softmax`'s.
 """
 from __future__ import annotations
 
-ROWS, COLS = 16384, 4096  # 256 MiB of float32: far larger than the H200's 50 MB L2
+ROWS, COLS = 16384, 4096  # 256 MiB of float32: several times the H200's L2 (docs/h200-facts.md)
 THREADS = 256
 
 

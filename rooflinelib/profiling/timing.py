@@ -188,6 +188,9 @@ def time_function(fn, args=(), kwargs=None, repeats=None) -> Timed:
         # every call would put the next call's dispatch, a few microseconds, inside its
         # interval).  A call too short to keep the queue full is timed with the device idling
         # between its kernels, which is what a loop of such calls costs.
+        # One untimed call first, so that the device is busy when the first start event is
+        # recorded: otherwise the first interval holds the host's dispatch of its call.
+        _call(fn, args, kwargs, "warm-up")
         for start, end in pairs:
             events.record(start)
             _call(fn, args, kwargs, "timed")
