@@ -196,7 +196,8 @@ def _age_note(result: dict, now=None) -> str:
     return ""
 
 
-def _describe_result(result: dict) -> str:
+def describe_result(result: dict) -> str:
+    """'NVIDIA H200, numba backend, measured 2026-12-01': a result's device, backend and date."""
     device = result.get("device", {})
     return (f"{device.get('name', 'unknown device')}, {result.get('backend')} backend, "
             f"measured {str(result.get('created', '?'))[:10]}")
@@ -243,14 +244,14 @@ def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str
     if path is not None:
         result, reason = _load_file(path, kind)
         if result is not None:
-            return Loaded("file", f"{title} from {path}: {_describe_result(result)}."
+            return Loaded("file", f"{title} from {path}: {describe_result(result)}."
                           + _age_note(result, now), to_machine(result), result), "", ""
     because = f" ({path} could not be used: {reason})" if reason else ""
     result, recorded_reason = _recorded(kind, backend)
     if result is not None:
         machine = to_machine(result, name=recorded_name.format(backend=result["backend"]))
         return Loaded("recorded", f"{title} from the recorded H200 run shipped with the course: "
-                      f"{_describe_result(result)}.{because}", machine, result), "", ""
+                      f"{describe_result(result)}.{because}", machine, result), "", ""
     return None, because, recorded_reason
 
 

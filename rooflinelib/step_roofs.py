@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import interconnect, results
+from .modes import describe_result
 from .results import ResultError
 
 #: Compute roofs a training step can use, best first: the tensor-core precisions training runs
@@ -71,12 +72,6 @@ def _pageable(result: dict) -> dict:
     return rates
 
 
-def _describe(result: dict) -> str:
-    device = result.get("device", {})
-    return (f"{device.get('name', 'unknown device')}, {result.get('backend')} backend, "
-            f"measured {str(result.get('created', '?'))[:10]}")
-
-
 def roofs_from(ceilings: dict, links: dict, origin: str, message: str) -> StepRoofs:
     """Build the roofs from a validated Lab 1 result (``ceilings``) and one holding the link
     ceilings (``links``; the same dict when Lab 1 measured them).  Raises ``ResultError``
@@ -92,7 +87,7 @@ def roofs_from(ceilings: dict, links: dict, origin: str, message: str) -> StepRo
         raise ResultError(f"ceilings: no verified {', '.join(missing)}: run Lab 1 on a GPU with its link ceilings")
     slower = min(LINK_CEILINGS, key=link_values.get)
     measured = LinkRoof("pcie-measured", "PCIe, measured (pinned copies, the slower direction)",
-                        link_values[slower], True, f"{slower}, {_describe(links)}")
+                        link_values[slower], True, f"{slower}, {describe_result(links)}")
     datasheet = tuple(LinkRoof(row.name, f"{row.label}, datasheet", row.gbps_per_direction, False, row.source)
                       for row in (interconnect.link(n) for n in DATASHEET_LINKS))
     device = ceilings.get("device", {}).get("name", "unknown device")
@@ -120,10 +115,10 @@ def _with_allreduce(roofs: StepRoofs) -> StepRoofs:
                          "the datasheet's figure.", roofs.pageable_gbps)
     value = _values(result)["nvlink-allreduce"]
     measured = LinkRoof("nvlink-allreduce", f"NVLink all-reduce, measured ({result.get('gpus', 2)} GPUs, bus bandwidth)",
-                        value, True, f"nvlink-allreduce, {_describe(result)}")
+                        value, True, f"nvlink-allreduce, {describe_result(result)}")
     links = roofs.links[:1] + (measured,) + roofs.links[1:]
     return StepRoofs(roofs.device, roofs.compute_name, roofs.peak_gflops, roofs.hbm_gbps, links, roofs.origin,
-                     roofs.message + f" All-reduce bandwidth from the recorded two-GPU run ({_describe(result)}).",
+                     roofs.message + f" All-reduce bandwidth from the recorded two-GPU run ({describe_result(result)}).",
                      roofs.pageable_gbps)
 
 
@@ -132,8 +127,8 @@ def recorded_step_roofs(backend: str = "numba") -> StepRoofs:
     the course (two files of the same card, measured the same day)."""
     ceilings = results.recorded("ceilings", backend)
     links = results.recorded_links(backend)
-    message = (f"Compute and HBM roofs from the recorded H200 Lab 1 run ({_describe(ceilings)}); "
-               f"host link from the recorded H200 copies ({_describe(links)}).")
+    message = (f"Compute and HBM roofs from the recorded H200 Lab 1 run ({describe_result(ceilings)}); "
+               f"host link from the recorded H200 copies ({describe_result(links)}).")
     return _with_allreduce(roofs_from(ceilings, links, "recorded", message))
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -99,8 +100,7 @@ def merge(per_rank: list, world: int) -> list:
         if any(len(s) != len(series[0]) for s in series):
             raise AllReduceError(f"size {size}: the ranks timed different numbers of repeats")
         slowest = sorted(max(values) for values in zip(*series))
-        mid = len(slowest) // 2
-        median = slowest[mid] if len(slowest) % 2 else (slowest[mid - 1] + slowest[mid]) / 2
+        median = statistics.median(slowest)
         verified = all(r["verified"].get(size) for r in per_rank)
         if not verified:
             raise AllReduceError(f"verification: size {size}: a rank's all-reduce result was wrong")

@@ -10,16 +10,14 @@ are parameters x 2 bytes.
 """
 from __future__ import annotations
 
+import statistics
+
 D = 8192
 LAYERS = 4
 TOKENS = (256, 1024, 4096)
 REPEATS = 10
 
 
-def _median(values):
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def time_step(torch, dist, rank: int, world: int, d: int = D, layers: int = LAYERS, tokens=TOKENS,
@@ -68,7 +66,7 @@ def time_step(torch, dist, rank: int, world: int, d: int = D, layers: int = LAYE
             fn()
             end.record()
         torch.cuda.synchronize()
-        return _median([s.elapsed_time(e) / 1e3 for s, e in pairs])
+        return statistics.median([s.elapsed_time(e) / 1e3 for s, e in pairs])
 
     rows = []
     for t in tokens:

@@ -123,7 +123,7 @@ def resolve_ceilings(ceilings, library: str):
                            f"({' '.join(str(exc).split())[:200]}); pass ceilings= a result file or a machine name") from None
 
 
-def _compute_ceiling(machine, precision, library: str) -> str:
+def _compute_ceiling(machine, precision) -> str:
     names = {c.name for c in machine.compute_ceilings}
     if precision is None:
         precision = "fp32"
@@ -170,7 +170,7 @@ def _placement(measured: dict, machine, compute: str):
     level_map = {"dram": ("dram", measured["dram_read_bytes"] + measured["dram_write_bytes"]),
                  "l2": ("l2", measured["lts_bytes"]), "l1": ("shared", measured["l1_bytes"])}
     levels = {ceiling: n for ceiling, n in level_map.values() if n > 0 and machine.has(ceiling)}
-    if not levels or measured.get("flops_counted", 0) <= 0 and measured.get("n_flops", 0) <= 0:
+    if not levels:
         return None
     try:
         kernel = HierarchicalKernel(measured["name"], measured["n_flops"], levels, measured["achieved_gflops"])
@@ -223,7 +223,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
     device = provenance.finish(device_facts, before if gpu else {}, after, timed.library, started)
 
     machine, source = resolve_ceilings(ceilings, timed.library)
-    compute = _compute_ceiling(machine, precision, timed.library)
+    compute = _compute_ceiling(machine, precision)
     try:
         memory = machine.ceiling("dram").name
     except (KeyError, ValueError):
