@@ -46,6 +46,25 @@ HIDDEN_GLOBS = ("__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "*.egg-info"
 
 HELP = ("-h", "--help", "help")
 
+# The test run spreads its files over pytest workers (pytest-xdist): one more than the cores,
+# because about a fifth of the run waits (servers starting, a browser, the package index),
+# and at most this many, since every notebook runs in a kernel of its own and the browser
+# tests start JupyterLab and Chromium.  On 2 cores 3 workers took 226 s where 2 took 262 s.
+# Each file stays on one worker, so a notebook's cells run in order in one kernel.
+MAX_TEST_WORKERS = 4
+# Options under which pytest must run in this process alone (a debugger, uncaptured output),
+# and those that choose the workers themselves.
+SERIAL_OPTIONS = ("--pdb", "--trace", "-s", "--capture=no")
+WORKER_OPTIONS = ("-n", "--numprocesses", "--dist")
+# Lab 1 and Lab 2 on the CPU sample each rate over a window of seconds (2 s by default); the
+# tests check that they run and verify, not how good the rates are (benchmarks/cpu_lane.py
+# does), so a test run samples over 0.3 s unless ROOFLINE_CPU_WINDOW_S is set already.
+CPU_WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
+TEST_CPU_WINDOW_S = "0.3"
+# Numba's parallel CPU kernels take every core by default; beside other workers each would
+# wait for cores the others hold, so each worker's kernels get its share of them instead.
+THREADS_ENV = "NUMBA_NUM_THREADS"
+
 
 def say(message: str) -> None:
     print(f"[course] {message}", flush=True)
@@ -72,15 +91,47 @@ def ensure_env(extras: str) -> None:
     os.replace(partial, stamp)
 
 
-def run_tests(extra_args: list) -> int:
-    ensure_env(EXTRAS["test"])
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+def cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def test_workers(extra_args: list, n_cores: int) -> int:
+    """How many pytest workers a test run gets: one per core up to MAX_TEST_WORKERS, or 0
+    (pytest in this process) on one core, under a debugger, or when ``extra_args`` chooses."""
+    chooses = any(a.startswith(WORKER_OPTIONS) or a.endswith("no:xdist") for a in extra_args)
+    serial = any(a in SERIAL_OPTIONS for a in extra_args)
+    if chooses or serial or n_cores < 2:
+        return 0
+    return min(n_cores + 1, MAX_TEST_WORKERS)
+
+
+def test_command(extra_args: list, n_cores: int) -> list:
+    """The pytest command line of ``python3 course.py test extra_args``."""
     args = [str(PY), "-m", "pytest", "tests"]
     notebooks = [d for d in NOTEBOOK_DIRS if any((ROOT / d).glob("*.ipynb"))]
     if notebooks:
         args += ["--nbval-lax", "--nbval-current-env", "--nbval-cell-timeout=600", *notebooks]
-    args += extra_args
-    say("running: " + " ".join(args[1:]))
+    workers = test_workers(extra_args, n_cores)
+    if workers:
+        args += ["-n", str(workers), "--dist", "loadfile", "--no-loadscope-reorder"]
+    return args + list(extra_args)
+
+
+def run_tests(extra_args: list) -> int:
+    ensure_env(EXTRAS["test"])
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    if not env.get(CPU_WINDOW_ENV, "").strip():
+        env[CPU_WINDOW_ENV] = TEST_CPU_WINDOW_S
+    n_cores = cores()
+    workers = test_workers(extra_args, n_cores)
+    if workers and not env.get(THREADS_ENV, "").strip():
+        env[THREADS_ENV] = str(max(1, n_cores // workers))
+    args = test_command(extra_args, n_cores)
+    shown = " ".join(f"{k}={env[k]}" for k in (CPU_WINDOW_ENV, THREADS_ENV) if k in env)
+    say(f"running: {' '.join(args[1:])}  ({shown})")
     return subprocess.run(args, cwd=ROOT, env=env).returncode
 
 

@@ -16,3 +16,39 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
 if not os.environ.get("ROOFLINE_RESULTS_DIR"):
     import tempfile
     os.environ["ROOFLINE_RESULTS_DIR"] = tempfile.mkdtemp(prefix="roofline-test-results-")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Long files first.  ``course.py test`` spreads whole files over its workers in this order
+    (``--no-loadscope-reorder``), and a long file handed out last would run on alone at the end.
+    A file is long when it holds a test marked ``slow`` or is a notebook (nbval runs each in a
+    kernel of its own, and several measure this machine live); the order inside a file, which
+    a notebook's cells need, is kept."""
+    long_files = {item.path for item in items
+                  if item.get_closest_marker("slow") is not None or item.path.suffix == ".ipynb"}
+    items.sort(key=lambda item: item.path not in long_files)  # a stable sort
+
+
+try:
+    from xdist.scheduler import LoadFileScheduling
+except ImportError:  # pytest runs in one process; nothing to schedule
+    LoadFileScheduling = None
+
+#: The browser tests' folder: its files go to one worker together (see below).
+BROWSER_TESTS = "tests/browser/"
+
+if LoadFileScheduling is not None:
+    class _BrowserTestsTogether(LoadFileScheduling):
+        """Whole files per worker, the browser tests' files counting as one."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return BROWSER_TESTS if scope.startswith(BROWSER_TESTS) else scope
+
+    def pytest_xdist_make_scheduler(config, log):
+        """Under ``--dist loadfile``, the browser tests run one after the other on one worker.
+        Each starts JupyterLab and headless Chromium; two of them at once on these 2 cores left a
+        figure undrawn for 300 s (its legend never came) where either alone passed."""
+        if config.getvalue("dist") != "loadfile":
+            return None
+        return _BrowserTestsTogether(config, log)

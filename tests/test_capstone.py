@@ -41,6 +41,7 @@ def counts(kernels):
     return out
 
 
+@pytest.mark.slow
 def test_the_notebooks_kernels_move_the_bytes_the_model_counts_plus_the_per_row_values(counts):
     t = capstone.SIM_THREADS
     for (rows, cols), c in counts.items():
@@ -265,6 +266,7 @@ print("PROFILED", sorted(pair.profiles), pair.profiles["3-pass"].library, pair.p
 """
 
 
+@pytest.mark.slow
 def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_writes_nothing():
     # numba-cuda's simulator stands in for the GPU: device arrays, launches and events, no timing
     import os
@@ -281,6 +283,7 @@ def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_w
     assert "PROFILED ['3-pass'] numba 5120.0" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shipped", [False, True], ids=["profiles missing", "profiles shipped"])
 def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped(shipped, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ROOFLINE_MODE", "recorded")

@@ -49,6 +49,61 @@ def test_unknown_command_prints_usage_and_exits_2(monkeypatch, capsys):
     assert "unknown command 'tset'" in err and "usage:" in err
 
 
+@pytest.mark.parametrize("extra, n_cores, workers", [
+    ([], 2, 3), ([], 16, 4), ([], 3, 4), ([], 1, 0),
+    (["-k", "grading", "-rs"], 2, 3),
+    (["-n", "3"], 2, 0), (["-p", "no:xdist"], 8, 0), (["-pno:xdist"], 8, 0), (["--dist=load"], 8, 0),
+    (["-p", "no:cacheprovider"], 2, 3),
+    (["--pdb"], 2, 0), (["-s"], 2, 0), (["--capture=no"], 4, 0)])
+def test_the_test_run_takes_a_worker_per_core_unless_told_otherwise(extra, n_cores, workers):
+    course = load_course()
+    assert course.test_workers(extra, n_cores) == workers
+    args = course.test_command(extra, n_cores)
+    assert args[1:4] == ["-m", "pytest", "tests"]
+    assert args[len(args) - len(extra):] == extra  # the user's options come last, and win
+    assert "--nbval-lax" in args and {"notebooks", "solutions", "exercises"} <= set(args)
+    if workers:
+        at = args.index("-n")
+        # a notebook stays on one worker, and files go out in the order conftest.py gives them
+        assert args[at + 1:at + 5] == [str(workers), "--dist", "loadfile", "--no-loadscope-reorder"]
+    else:
+        assert "loadfile" not in args and args.count("-n") == extra.count("-n")
+
+
+@pytest.mark.parametrize("given, expected", [(None, "0.3"), ("", "0.3"), ("2", "2")])
+def test_the_test_run_samples_cpu_rates_briefly_unless_the_window_is_set(given, expected, monkeypatch):
+    course = load_course()
+    ran = {}
+    monkeypatch.setattr(course, "ensure_env", lambda extras: ran.update(extras=extras))
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda args, cwd, env: ran.update(args=args, env=env) or subprocess.CompletedProcess(args, 0))
+    if given is None:
+        monkeypatch.delenv(course.CPU_WINDOW_ENV, raising=False)
+    else:
+        monkeypatch.setenv(course.CPU_WINDOW_ENV, given)
+    assert course.run_tests(["-k", "x"]) == 0
+    assert ran["extras"] == "course,test" and ran["env"][course.CPU_WINDOW_ENV] == expected
+    assert ran["args"][-2:] == ["-k", "x"]
+
+
+@pytest.mark.parametrize("n_cores, extra, given, threads", [
+    (2, [], None, "1"), (8, [], None, "2"), (16, [], None, "4"), (3, [], None, "1"), (2, [], "2", "2"),
+    (2, ["-n", "2"], None, None), (1, [], None, None), (2, ["--pdb"], None, None)])
+def test_each_worker_gets_its_share_of_the_cores_for_numba(n_cores, extra, given, threads, monkeypatch):
+    course = load_course()
+    ran = {}
+    monkeypatch.setattr(course, "ensure_env", lambda extras: None)
+    monkeypatch.setattr(course, "cores", lambda: n_cores)
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda args, cwd, env: ran.update(env=env) or subprocess.CompletedProcess(args, 0))
+    if given is None:
+        monkeypatch.delenv(course.THREADS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(course.THREADS_ENV, given)
+    assert course.run_tests(extra) == 0
+    assert ran["env"].get(course.THREADS_ENV) == threads
+
+
 def test_lab_command_opens_notebook_00_and_hides_artefacts():
     course = load_course()
     args = course.lab_command(["--no-browser"])
@@ -146,3 +201,23 @@ def test_install_installs_the_course_extra_and_says_how_to_reach_roofline(monkey
     assert installed == [course.EXTRAS["lab"]]
     out = capsys.readouterr().out
     assert str(course.BIN / "roofline") in out and f"source {course.BIN / 'activate'}" in out
+
+
+def test_long_files_go_out_first_and_keep_their_order_inside():
+    spec = importlib.util.spec_from_file_location("tests_conftest", ROOT / "tests" / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+
+    class Item:
+        def __init__(self, path, slow=False):
+            self.path, self.slow = Path(path), slow
+
+        def get_closest_marker(self, name):
+            return object() if name == "slow" and self.slow else None
+
+    items = [Item("tests/test_a.py"), Item("tests/test_b.py"), Item("tests/test_b.py", slow=True),
+             Item("notebooks/04.ipynb"), Item("notebooks/04.ipynb"), Item("tests/test_c.py")]
+    order = list(items)
+    conftest.pytest_collection_modifyitems(None, items)
+    # test_b.py holds a slow test, so all of it goes first, then the notebook's cells in order
+    assert items == [order[1], order[2], order[3], order[4], order[0], order[5]]

@@ -250,9 +250,13 @@ EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
-def test_unanswered_exercises_run_clean_and_every_check_says_not_answered_yet(path):
-    """The student copy runs top to bottom without an error, and no check passes or fails."""
+def test_unanswered_exercises_run_clean_and_every_check_says_not_answered_yet(path, monkeypatch):
+    """The student copy runs top to bottom without an error, and no check passes or fails.
+
+    On the recorded H200 runs: what a check says of a missing answer does not depend on the
+    mode, and nbval runs these same copies in the machine's own mode (live on a CPU in CI)."""
     nbclient = pytest.importorskip("nbclient")
+    monkeypatch.setenv("ROOFLINE_MODE", "recorded")  # the kernel inherits this environment
     nb = nbformat.read(str(path), as_version=4)
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()

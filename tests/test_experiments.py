@@ -39,6 +39,7 @@ def test_transpose_ladder_is_verified_and_scored_by_bytes():
     assert all(v.n_flops == 0 and v.n_bytes == 8 * 256 * 256 for v in e.variants)
 
 
+@pytest.mark.slow
 def test_launch_starved_overlap_cache_strided_clocks_run():
     launch = experiments.run("launch", "cpu", large_mib=1, repeats=3)
     assert launch.variants[0].n_bytes == operators.vector_add(4096).n_bytes
@@ -267,6 +268,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_gpu_kernels_in_the_simulator():
     pytest.importorskip("numba.cuda")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")

@@ -383,6 +383,7 @@ def simulated():
 
 @pytest.mark.parametrize("name", ["global 3 chunks", "global-cg 2 chunks", "global 1 chunk", "shared 2 chunks",
                                   "global-cg slices 5 chunks", "global slices 2 chunks"])
+@pytest.mark.slow
 def test_simulated_kernel_sums_are_exact_and_bytes_are_counted(simulated, name):
     rec = simulated[name]
     assert rec["ok"] and rec["wrong"] == 0

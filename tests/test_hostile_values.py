@@ -150,6 +150,7 @@ def _swallows_everything(**point):
                                     10 ** 5000, -10 ** 4301, "9" * 5000],
                          ids=["float-exits", "repr-getattr-raise", "slow-float", "endless-repr",
                               "5001-digits", "4302-digits", "5000-digit-text"])
+@pytest.mark.slow
 def test_a_hostile_answer_is_check_your_input_within_the_limit(answer):
     started = time.monotonic()
     for check in (grading.check_number(answer, 40.0, "q"),

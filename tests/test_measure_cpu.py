@@ -57,6 +57,7 @@ def _roofline(*args, env=None):
                           text=True, timeout=300, env=env)
 
 
+@pytest.mark.slow
 def test_measure_json_has_the_issue_shape(tmp_path):
     out = tmp_path / "c.json"
     done = _roofline("measure", "--backend", "cpu", "--size-mib", "2", "--repeats", "2",
@@ -86,6 +87,7 @@ def test_sweep_json_has_rows_and_ridge():
     assert done.stderr == ""
 
 
+@pytest.mark.slow
 def test_auto_without_gpu_says_it_measures_the_cpu():
     from rooflinelib.measure.backend import gpu_available
     if gpu_available():
@@ -235,3 +237,39 @@ def test_a_window_in_which_no_trial_had_the_cores_says_its_rate_is_a_lower_bound
     run = Run(lambda: time.sleep(0.002), lambda: None, Work(0.0, 1e6), "sleep")
     m = measure_run(b, "dram", "memory", run)
     assert "lower bound" in m.extra["note"] and "of 3 trials" in m.extra["note"]
+
+
+@pytest.mark.parametrize("given, window", [("", None), ("0.3", 0.3), (" 2 ", 2.0), ("0", 0.0)])
+def test_the_window_variable_sets_lab1_and_lab2s_window_and_the_result_says_so(given, window, monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.WINDOW_ENV, given)
+    backend = cpu_lane.CpuBackend()
+    assert backend.window_s == window
+    notes = backend.result_notes({})
+    if window is None:
+        assert not [n for n in notes if cpu_lane.WINDOW_ENV in n]
+    else:
+        assert [n for n in notes if f"at least {window:g} s (${cpu_lane.WINDOW_ENV}" in n]
+    # a window the caller names wins (the experiments sample a fixed number of trials)
+    assert cpu_lane.CpuBackend(window_s=0.0).window_s == 0.0
+    assert not [n for n in cpu_lane.CpuBackend(window_s=0.0).result_notes({}) if cpu_lane.WINDOW_ENV in n]
+
+
+@pytest.mark.parametrize("given, reason", [("fast", "must be a number of seconds"), ("-1", "from 0 to 600"),
+                                           ("nan", "from 0 to 600"), ("inf", "from 0 to 600"),
+                                           ("1e9", "from 0 to 600")])
+def test_a_bad_window_variable_is_one_line_naming_it(given, reason, monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.WINDOW_ENV, given)
+    with pytest.raises(ValueError) as err:
+        cpu_lane.CpuBackend()
+    message = str(err.value)
+    assert message.startswith(f"{cpu_lane.WINDOW_ENV}: ") and reason in message and "\n" not in message
+
+
+def test_a_short_window_is_in_the_stored_result(monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.WINDOW_ENV, "0.05")
+    result = measure_ceilings("cpu", size_mib=4, repeats=2)
+    stored = results.validate(json.loads(json.dumps(result)))  # as written to and read from a file
+    assert any("at least 0.05 s" in n for n in stored["notes"])

@@ -38,6 +38,7 @@ EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "
             "count_mismatches"]
 
 
+@pytest.mark.slow
 def test_every_kernel_ran(records):
     assert sorted(records) == sorted(EXPECTED)
 
@@ -86,6 +87,7 @@ def test_mismatch_kernel_counts_planted_differences(records):
     assert records["count_mismatches"]["count"] == 3
 
 
+@pytest.mark.slow
 def test_numba_engine_plumbing_in_the_simulator():
     """The engine's launch shapes, poisoning, checks and bookkeeping, end to end on a pretend
     one-SM GPU in the simulator (timing is faked there: the simulator has none)."""

@@ -37,6 +37,7 @@ def host_sum_row():
     registry.unregister("host-sum")
 
 
+@pytest.mark.slow
 def test_a_registered_ceiling_is_measured_validated_saved_loaded_and_drawn(host_sum_row, tmp_path):
     pytest.importorskip("numba")
     from rooflinelib import plotting, results
