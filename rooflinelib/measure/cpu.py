@@ -47,7 +47,7 @@ WINDOW_PER_REPEAT_S = 0.2
 #: The environment variable that sets that least window, in seconds, for Lab 1 and Lab 2 on
 #: the CPU, in place of ``repeats x WINDOW_PER_REPEAT_S``.  A shorter window is quicker and
 #: more exposed to a neighbour's burst; every result measured with it says so in its notes.
-#: ``course.py test`` sets 0.3 s: the tests check that measurements run and verify, while
+#: ``course.py test`` sets 0.1 s: the tests check that measurements run and verify, while
 #: ``benchmarks/cpu_lane.py`` judges how good the rates are.
 WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
 MAX_WINDOW_S = 600.0
