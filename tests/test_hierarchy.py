@@ -624,3 +624,23 @@ def test_result_format_module_stands_alone_and_nothing_reexports_it():
             assert not hasattr(module, name), f"{module.__name__} re-exports {name}"
     with pytest.raises(wsr.HierarchyError, match="format"):
         wsr.loads('{"format": "something-else"}', "probe.json")
+
+
+def test_a_sweep_with_no_plateau_is_drawn_without_levels_and_says_why(recorded):
+    # a live sweep on a busy machine: no two working sets at the same rate, nothing flat to
+    # call a level (here a steady climb of 1.5x per point)
+    pytest.importorskip("plotly")
+    import copy
+
+    from rooflinelib.hierarchy import plot as hp
+    noisy = copy.deepcopy(recorded)
+    for series in noisy["series"]:
+        for i, row in enumerate(series["rows"]):
+            row["gbps"] = 100.0 * 1.5 ** i
+    with pytest.raises(wsr.HierarchyError, match="no plateau found"):
+        h.hierarchy_levels(noisy)
+    fig = hp.sweep_figure(noisy)
+    ids = [t.meta for t in fig.data]
+    assert ids[:len(noisy["series"])] == [f"series:{s['name']}" for s in noisy["series"]]
+    assert not [i for i in ids if i and i.startswith(("level:", "capacity:"))]
+    assert "no plateau stood out from the noise" in fig.layout.title.text

@@ -39,13 +39,20 @@ def _decade_range(low, high):
 
 def sweep_figure(result: dict, series=None, levels=None, title=None, widget: bool = False):
     """Bandwidth against working set for ``series`` (names; default all) of a working-set
-    result, with the levels of the first one (or ``levels``) and the reported cache sizes."""
+    result, with the levels of the first one (or ``levels``) and the reported cache sizes.
+
+    A live sweep on a busy machine may show no plateau: the curve is drawn without levels
+    then, and the title says why, instead of the figure failing."""
     import plotly.graph_objects as go
     names = [s["name"] for s in result["series"]] if series is None else list(series)
     all_series = [series_of(result, n) for n in names]
+    no_levels = None
     if levels is None:
-        levels = hierarchy_levels(result) if series is None else \
-            series_levels(all_series[0], ends_in_memory=ends_in_memory(result, all_series[0]))
+        try:
+            levels = hierarchy_levels(result) if series is None else \
+                series_levels(all_series[0], ends_in_memory=ends_in_memory(result, all_series[0]))
+        except HierarchyError as error:
+            levels, no_levels = (), str(error)
     fig = go.Figure()
     for index, s in enumerate(all_series):
         fig.add_trace(go.Scatter(
@@ -86,8 +93,13 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
                 line=dict(color="#7f7f7f", width=1, dash="dashdot"),
                 hovertemplate=f"{key} size reported by the device: {format_bytes(size)}<extra></extra>"))
     device = result["device"]["name"]
+    if title is None:
+        title = f"Working-set sweep: {device}, measured {result['created'][:10]}"
+        if no_levels:
+            title += ("<br><sup>no level drawn: no plateau stood out from the noise "
+                      "(another program was busy? measure again on a quiet machine)</sup>")
     fig.update_layout(
-        title=title or f"Working-set sweep: {device}, measured {result['created'][:10]}",
+        title=title,
         template="plotly_white", hovermode="closest",
         xaxis=dict(type="log", title="working set (bytes)", range=_decade_range(min(sizes), max(sizes))),
         yaxis=dict(type="log", title="read bandwidth (GB/s)",
