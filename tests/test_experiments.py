@@ -17,10 +17,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_chains_climb_with_independent_work():
-    e = experiments.run("chains", "cpu", widths=(1, 64), target_s=0.01, repeats=3)
-    one, many = e.variant("1 chain"), e.variant("64 chains")
-    assert one.n_flops > 0 and many.extra["chains"] == 64
-    assert many.gflops > 2 * one.gflops  # latency against throughput: a wide margin on any CPU
+    # Latency against throughput: 64 chains beat one by a wide margin on any CPU.  A neighbour
+    # can only slow a trial, and beside the other test workers a 10 ms trial of the 64 chains
+    # once ran at a twentieth of its rate, so the measurement is taken up to three times.
+    ratios = []
+    for _ in range(3):
+        e = experiments.run("chains", "cpu", widths=(1, 64), target_s=0.02, repeats=3)
+        one, many = e.variant("1 chain"), e.variant("64 chains")
+        assert one.n_flops > 0 and many.extra["chains"] == 64 and one.verified and many.verified
+        ratios.append(many.gflops / one.gflops)
+        if ratios[-1] > 2:
+            break
+    assert max(ratios) > 2, ratios
 
 
 def test_softmax_counts_come_from_the_catalogue():
