@@ -60,7 +60,7 @@ WORKER_OPTIONS = ("-n", "--numprocesses", "--dist")
 # tests check that they run and verify, not how good the rates are (benchmarks/cpu_lane.py
 # does), so a test run samples over 0.1 s unless ROOFLINE_CPU_WINDOW_S is set already.  A
 # short window also bounds what a busy neighbour costs (at most WINDOW_CAP windows), so the
-# kernels keep every core: on 2 cores, 3 workers took 190 s so, and 209 s with one thread each.
+# kernels keep every core: on 2 cores, 3 workers took 190 s that way, 209 s with one thread each.
 CPU_WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
 TEST_CPU_WINDOW_S = "0.1"
 
@@ -98,8 +98,9 @@ def cores() -> int:
 
 
 def test_workers(extra_args: list, n_cores: int) -> int:
-    """How many pytest workers a test run gets: one per core up to MAX_TEST_WORKERS, or 0
-    (pytest in this process) on one core, under a debugger, or when ``extra_args`` chooses."""
+    """How many pytest workers a test run gets: one more than the cores, at most
+    MAX_TEST_WORKERS, or 0 (pytest in this process) on one core, under a debugger, or when
+    ``extra_args`` chooses."""
     chooses = any(a.startswith(WORKER_OPTIONS) or a.endswith("no:xdist") for a in extra_args)
     serial = any(a in SERIAL_OPTIONS for a in extra_args)
     if chooses or serial or n_cores < 2:

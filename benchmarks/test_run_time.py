@@ -29,8 +29,7 @@ DURATION = re.compile(r"^(?P<seconds>[0-9.]+)s (?P<phase>call|setup|teardown)\s+
 
 def main(argv: list) -> int:
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    command = [sys.executable if Path(sys.executable).name.startswith("python3") else "python3",
-               str(ROOT / "course.py"), "test", "--durations=25", *extra]
+    command = [sys.executable, str(ROOT / "course.py"), "test", "--durations=25", *extra]
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

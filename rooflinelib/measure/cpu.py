@@ -372,9 +372,11 @@ class CpuBackend:
         from .provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
-        self.window_from_env = window_s is None and window_from_env() is not None
-        if self.window_from_env:
+        if window_s is None:
             window_s = window_from_env()
+            self.window_set_by_env = window_s is not None
+        else:
+            self.window_set_by_env = False
         self.repeats, self.warmup, self.window_s = repeats, warmup, window_s
         self.device_name = f"{cpu_name()} ({self.threads} threads)"
 
@@ -395,7 +397,7 @@ class CpuBackend:
 
     def result_notes(self, device: dict) -> list:
         notes = ["CPU roofline: measured on this machine's CPU cores, not a GPU."]
-        if self.window_from_env:
+        if self.window_set_by_env:
             notes.append(f"Each rate's trials went on for at least {self.window_s:g} s "
                          f"(${WINDOW_ENV}; the default is {WINDOW_PER_REPEAT_S:g} s per repeat): "
                          "a short window is quick, and a neighbour's burst can lower its rate.")
