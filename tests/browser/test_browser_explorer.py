@@ -14,7 +14,6 @@ is a failure.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -24,13 +23,11 @@ import harness
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "01_derivation.ipynb"
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = harness.ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-RUN_ALL_S = 240
-STEP_S = 60
+STEP_S = harness.STEP_S
 
 
 @pytest.fixture
@@ -62,78 +59,52 @@ _POINT_JS = """
 }
 """
 
-_KERNEL_IDLE_JS = """
-() => {
-  const app = window.jupyterapp;
-  const panel = app && app.shell.currentWidget;
-  const ctx = panel && panel.sessionContext;
-  return !!(ctx && ctx.session && ctx.session.kernel && ctx.kernelDisplayStatus === 'idle');
-}
-"""
-
 
 def _verdict(page) -> str:
     return page.locator(".roofline-explorer .roofline-verdict").first.inner_text()
 
 
 def test_slider_moves_point_across_the_ridge(lab):
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(lab["url"], timeout=STEP_S * 1000)
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
-                                   timeout=STEP_S * 1000)
-            page.wait_for_function(_KERNEL_IDLE_JS, timeout=STEP_S * 1000)
-            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    with harness.chromium_page(1400, 1000) as page:
+        harness.open_and_run_all(page, lab["url"], ".roofline-explorer .roofline-verdict")
+        page.wait_for_function(f"() => ({_POINT_JS})() !== null", timeout=STEP_S * 1000)
+        explorer = page.locator(".roofline-explorer").first
+        explorer.scroll_into_view_if_needed()
 
-            # Run-all is done when the explorer is drawn and the kernel is idle again.
-            page.wait_for_selector(".roofline-explorer .roofline-verdict", timeout=RUN_ALL_S * 1000)
-            page.wait_for_function(f"() => ({_POINT_JS})() !== null", timeout=STEP_S * 1000)
-            page.wait_for_function(_KERNEL_IDLE_JS, timeout=RUN_ALL_S * 1000)
-            explorer = page.locator(".roofline-explorer").first
-            explorer.scroll_into_view_if_needed()
+        before_text = _verdict(page)
+        before_point = page.evaluate(_POINT_JS)
+        assert "memory-bound" in before_text, before_text
+        assert before_point["transform"], before_point
+        explorer.screenshot(path=str(ARTIFACTS / "explorer-before.png"))
 
-            before_text = _verdict(page)
-            before_point = page.evaluate(_POINT_JS)
-            assert "memory-bound" in before_text, before_text
-            assert before_point["transform"], before_point
-            explorer.screenshot(path=str(ARTIFACTS / "explorer-before.png"))
+        # Drag the slider's handle to 90% of its track: I = 2**(-6 + 0.9 * 18), about 1200
+        # FLOP/byte, far right of the H200's fp32 ridge (13.9).
+        track = page.locator(".roofline-explorer .roofline-intensity .noUi-target").first
+        handle = page.locator(".roofline-explorer .roofline-intensity .noUi-handle").first
+        track_box, handle_box = track.bounding_box(), handle.bounding_box()
+        start_x = handle_box["x"] + handle_box["width"] / 2
+        y = handle_box["y"] + handle_box["height"] / 2
+        page.mouse.move(start_x, y)
+        page.mouse.down()
+        target_x = track_box["x"] + 0.9 * track_box["width"]
+        for step in range(1, 11):
+            page.mouse.move(start_x + (target_x - start_x) * step / 10, y)
+            page.wait_for_timeout(50)
+        page.mouse.up()
 
-            # Drag the slider's handle to 90% of its track: I = 2**(-6 + 0.9 * 18), about 1200
-            # FLOP/byte, far right of the H200's fp32 ridge (13.9).
-            track = page.locator(".roofline-explorer .roofline-intensity .noUi-target").first
-            handle = page.locator(".roofline-explorer .roofline-intensity .noUi-handle").first
-            track_box, handle_box = track.bounding_box(), handle.bounding_box()
-            start_x = handle_box["x"] + handle_box["width"] / 2
-            y = handle_box["y"] + handle_box["height"] / 2
-            page.mouse.move(start_x, y)
-            page.mouse.down()
-            target_x = track_box["x"] + 0.9 * track_box["width"]
-            for step in range(1, 11):
-                page.mouse.move(start_x + (target_x - start_x) * step / 10, y)
-                page.wait_for_timeout(50)
-            page.mouse.up()
-
-            page.wait_for_function(
-                "() => { const v = document.querySelector('.roofline-explorer .roofline-verdict');"
-                " return v && v.innerText.includes('compute-bound'); }",
-                timeout=STEP_S * 1000)
-            page.wait_for_function(
-                f"(x0) => {{ const p = ({_POINT_JS})(); return p && p.x > x0; }}",
-                arg=before_point["x"], timeout=STEP_S * 1000)
-            page.wait_for_timeout(500)  # let plotly finish drawing the moved marker
-            after_text = _verdict(page)
-            after_point = page.evaluate(_POINT_JS)
-            explorer.screenshot(path=str(ARTIFACTS / "explorer-after.png"))
-            page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"), full_page=False)
-        finally:
-            browser.close()
+        page.wait_for_function(
+            "() => { const v = document.querySelector('.roofline-explorer .roofline-verdict');"
+            " return v && v.innerText.includes('compute-bound'); }",
+            timeout=STEP_S * 1000)
+        page.wait_for_function(
+            f"(x0) => {{ const p = ({_POINT_JS})(); return p && p.x > x0; }}",
+            arg=before_point["x"], timeout=STEP_S * 1000)
+        page.wait_for_timeout(500)  # let plotly finish drawing the moved marker
+        after_text = _verdict(page)
+        after_point = page.evaluate(_POINT_JS)
+        explorer.screenshot(path=str(ARTIFACTS / "explorer-after.png"))
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"), full_page=False)
 
     assert "memory-bound" not in after_text and "compute-bound" in after_text, after_text
     assert after_point["x"] > 13.9 > before_point["x"], (before_point, after_point)
