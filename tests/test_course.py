@@ -70,19 +70,21 @@ def test_the_test_run_takes_a_worker_per_core_unless_told_otherwise(extra, n_cor
         assert "loadfile" not in args and args.count("-n") == extra.count("-n")
 
 
-@pytest.mark.parametrize("given, expected", [(None, "0.1"), ("", "0.1"), ("2", "2")])
-def test_the_test_run_samples_cpu_rates_briefly_unless_the_window_is_set(given, expected, monkeypatch):
+@pytest.mark.parametrize("variable, default", [("ROOFLINE_CPU_WINDOW_S", "0.1"), ("ROOFLINE_CPU_REPEATS", "3")])
+@pytest.mark.parametrize("given", [None, "", "2"])
+def test_the_test_run_samples_cpu_rates_briefly_unless_the_setting_is_given(variable, default, given, monkeypatch):
     course = load_course()
     ran = {}
     monkeypatch.setattr(course, "ensure_env", lambda extras: ran.update(extras=extras))
     monkeypatch.setattr(course.subprocess, "run",
                         lambda args, cwd, env: ran.update(args=args, env=env) or subprocess.CompletedProcess(args, 0))
-    if given is None:
-        monkeypatch.delenv(course.CPU_WINDOW_ENV, raising=False)
-    else:
-        monkeypatch.setenv(course.CPU_WINDOW_ENV, given)
+    for name in (course.CPU_WINDOW_ENV, course.CPU_REPEATS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    if given is not None:
+        monkeypatch.setenv(variable, given)
     assert course.run_tests(["-k", "x"]) == 0
-    assert ran["extras"] == "course,test" and ran["env"][course.CPU_WINDOW_ENV] == expected
+    expected = default if not given else given
+    assert ran["extras"] == "course,test" and ran["env"][variable] == expected
     assert ran["args"][-2:] == ["-k", "x"]
 
 

@@ -267,6 +267,48 @@ def test_a_bad_window_variable_is_one_line_naming_it(given, reason, monkeypatch)
     assert message.startswith(f"{cpu_lane.WINDOW_ENV}: ") and reason in message and "\n" not in message
 
 
+@pytest.mark.parametrize("given, repeats", [("", 10), ("3", 3), (" 1 ", 1)])
+def test_the_repeats_variable_sets_the_trials_unless_the_caller_names_them(given, repeats, monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.REPEATS_ENV, given)
+    backend = cpu_lane.CpuBackend()
+    assert backend.repeats == repeats and cpu_lane.DEFAULT_REPEATS == 10
+    said = [n for n in backend.result_notes({}) if cpu_lane.REPEATS_ENV in n]
+    assert said == ([] if not given else [f"Each rate is the best of at least {repeats} timed trials "
+                                          f"(${cpu_lane.REPEATS_ENV}; the default is 10)."])
+    # a count the caller names wins, at construction and later (Lab 1's and Lab 2's repeats=)
+    assert cpu_lane.CpuBackend(repeats=7).repeats == 7
+    backend.repeats = 5
+    assert backend.repeats == 5 and not [n for n in backend.result_notes({}) if cpu_lane.REPEATS_ENV in n]
+    # the trials are taken: a window of 0 stops at the count
+    calls = []
+    timing = cpu_lane.CpuBackend(window_s=0.0).time(lambda: calls.append(1))
+    assert timing.repeats == repeats and len(calls) == repeats + 1  # and the warm-up
+
+
+@pytest.mark.parametrize("given, reason", [("few", "must be a whole number of trials"),
+                                           ("2.5", "must be a whole number of trials"),
+                                           ("0", "from 1 to 1000 trials"), ("-3", "from 1 to 1000 trials"),
+                                           ("1001", "from 1 to 1000 trials")])
+def test_a_bad_repeats_variable_is_one_line_naming_it(given, reason, monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.REPEATS_ENV, given)
+    with pytest.raises(ValueError) as err:
+        cpu_lane.CpuBackend()
+    message = str(err.value)
+    assert message.startswith(f"{cpu_lane.REPEATS_ENV}: ") and reason in message and "\n" not in message
+
+
+def test_few_repeats_are_in_the_stored_result(monkeypatch):
+    from rooflinelib.measure import cpu as cpu_lane
+    monkeypatch.setenv(cpu_lane.REPEATS_ENV, "2")
+    monkeypatch.setenv(cpu_lane.WINDOW_ENV, "0")
+    result = measure_ceilings("cpu", size_mib=4)
+    stored = results.validate(json.loads(json.dumps(result)))
+    assert any("best of at least 2 timed trials" in n for n in stored["notes"])
+    assert [d["repeats"] for d in stored["details"]] == [2, 2, 2]  # dram, fp32, fp64 (window 0)
+
+
 def test_a_short_window_is_in_the_stored_result(monkeypatch):
     from rooflinelib.measure import cpu as cpu_lane
     monkeypatch.setenv(cpu_lane.WINDOW_ENV, "0.05")
