@@ -7,6 +7,8 @@ import numpy as np
 import nbformat
 import pytest
 
+import simulated
+
 pytest.importorskip("numba.cuda")
 
 from rooflinelib import operators  # noqa: E402
@@ -269,12 +271,7 @@ print("PROFILED", sorted(pair.profiles), pair.profiles["3-pass"].library, pair.p
 @pytest.mark.slow
 def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_writes_nothing():
     # numba-cuda's simulator stands in for the GPU: device arrays, launches and events, no timing
-    import os
-    import subprocess
-    import sys
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", GPU_LANE, str(NOTEBOOK)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = simulated.run(code=GPU_LANE, args=[NOTEBOOK])
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "Profiled live on the CUDA simulator, your Numba-CUDA kernels: 1 rows x 256" in out

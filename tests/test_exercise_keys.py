@@ -4,6 +4,8 @@ import math
 
 import pytest
 
+import simulated
+
 from rooflinelib import operators as ops
 from rooflinelib.exercises import ex01_classify as ex01
 from rooflinelib.exercises import ex02_attention as ex02
@@ -403,9 +405,6 @@ def test_the_gpu_reduction_compiles_to_vector_loads_and_one_atomic_per_block():
 
 
 def test_the_gpu_reduction_sums_exactly_in_the_simulator():
-    import os
-    import subprocess
-    import sys
     pytest.importorskip("numba.cuda")
     code = ("import numpy as np\n"
             "from numba import cuda\n"
@@ -416,9 +415,7 @@ def test_the_gpu_reduction_sums_exactly_in_the_simulator():
             "out = np.zeros(1)\n"
             "kn.reduction_kernel().compile()[2, 256](x, out)\n"
             "print(out[0] == fill_sum(n))\n")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=120)
+    out = simulated.run(code=code, timeout=120)
     assert out.stdout.strip() == "True", out.stderr[-2000:]
 
 

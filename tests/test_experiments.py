@@ -1,12 +1,11 @@
 """The notebooks' experiments: CPU runs for real at small sizes, GPU kernels in the simulator,
 the trap kernels as PTX, result files round-trip, and the mode-aware entry point falls back."""
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import simulated
 
 from rooflinelib import experiments, operators
 from rooflinelib.experiments import record
@@ -279,7 +278,5 @@ print("ok")
 @pytest.mark.slow
 def test_gpu_kernels_in_the_simulator():
     pytest.importorskip("numba.cuda")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    out = subprocess.run([sys.executable, "-c", SIMULATED], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=600)
+    out = simulated.run(code=SIMULATED, timeout=600)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import simulated as on_the_simulator
+
 from rooflinelib.hierarchy import levels as hl, placement as h, results as wsr
 from rooflinelib.machines import H200
 
@@ -374,9 +376,7 @@ def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid)
 @pytest.fixture(scope="module")
 def simulated():
     pytest.importorskip("numba_cuda")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "sim_workingset.py")], env=env,
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = on_the_simulator.run(script=ROOT / "tests" / "sim_workingset.py", timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return {rec["name"]: rec for rec in map(json.loads, done.stdout.splitlines())}
 

@@ -6,12 +6,11 @@ really performs; here we check its results bit for bit and that the counts equal
 rooflinelib.measure.accounting says the kernel does.
 """
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import simulated
 
 pytest.importorskip("numba_cuda")
 
@@ -20,9 +19,7 @@ HELPER = Path(__file__).with_name("sim_measure_kernels.py")
 
 @pytest.fixture(scope="module")
 def records():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, str(HELPER)], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=HELPER.parent.parent)
+    done = simulated.run(script=HELPER)
     assert done.returncode == 0, done.stderr[-2000:]
     out = {}
     for line in done.stdout.splitlines():
@@ -91,10 +88,7 @@ def test_mismatch_kernel_counts_planted_differences(records):
 def test_numba_engine_plumbing_in_the_simulator():
     """The engine's launch shapes, poisoning, checks and bookkeeping, end to end on a pretend
     one-SM GPU in the simulator (timing is faked there: the simulator has none)."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    helper = HELPER.with_name("sim_measure_engine.py")
-    done = subprocess.run([sys.executable, str(helper)], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=HELPER.parent.parent)
+    done = simulated.run(script=HELPER.with_name("sim_measure_engine.py"))
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert sorted(out["ceilings"]) == ["dram", "fp32", "fp64", "l2", "pcie-d2h", "pcie-h2d", "sfu", "shared"]

@@ -3,12 +3,11 @@ figures it rests on, the sustained-load protocol on a fake backend, the readings
 experiments on hand-made results, the recorded-file merge, and its empty kernels in the CUDA
 simulator and as sm_90 PTX."""
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import simulated
 
 from rooflinelib import operators, pitfalls
 from rooflinelib.experiments import readings, record
@@ -301,9 +300,7 @@ print("ok")
 
 def test_empty_kernels_write_only_their_mark_in_the_simulator():
     pytest.importorskip("numba.cuda")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    out = subprocess.run([sys.executable, "-c", SIMULATED], capture_output=True, text=True, env=env,
-                         cwd=ROOT, timeout=300)
+    out = simulated.run(code=SIMULATED)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 

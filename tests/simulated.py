@@ -1,0 +1,41 @@
+"""Child Python processes that run the GPU code on numba-cuda's CUDA simulator.
+
+``NUMBA_ENABLE_CUDASIM=1`` must be set before numba is imported, so the GPU tests run their
+code in a child process.  Each child is quickened first (:func:`rooflinelib.profiling.simulator.quicken`:
+a short switch interval, and the simulator's shared arrays looked up under a lock), which
+makes a simulated launch several times faster and changes nothing it computes.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The child's own sys.argv is what `python SCRIPT ARGS` or `python -c CODE ARGS` would give.
+_PRELUDE = """
+import runpy, sys
+from rooflinelib.profiling.simulator import quicken
+quicken()
+kind, target = sys.argv[1], sys.argv[2]
+if kind == "script":
+    sys.argv = [target, *sys.argv[3:]]
+    sys.path.insert(0, target.rpartition("/")[0] or ".")
+    runpy.run_path(target, run_name="__main__")
+else:
+    sys.argv = ["-c", *sys.argv[3:]]
+    exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
+"""
+
+
+def run(script=None, code=None, args=(), timeout: float = 300, cwd=ROOT) -> subprocess.CompletedProcess:
+    """Run ``script`` (a path) or ``code`` (Python source) with ``args`` in a child process on
+    the simulator; returns the finished process, its output captured as text."""
+    if (script is None) == (code is None):
+        raise ValueError("script, code: give exactly one")
+    kind, target = ("script", str(script)) if script is not None else ("code", code)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    return subprocess.run([sys.executable, "-c", _PRELUDE, kind, target, *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
