@@ -215,13 +215,19 @@ def test_window_runs_on_while_no_trial_had_the_cores_to_itself():
     import time
     busy, idle = {}, {}
 
-    def spin():  # one thread on a core for 5 ms: its process time keeps up with the clock
-        end = time.perf_counter() + 0.005
+    def spin():  # one thread on a core for 1 ms: its process time keeps up with the clock
+        end = time.perf_counter() + 0.001
         while time.perf_counter() < end:
             pass
 
-    cpu_lane.time_in_window(spin, 2, 0, 0.02, threads=1, stats=busy)
-    assert busy["uncontended_trials"] >= 2 and busy["window_s"] < cpu_lane.WINDOW_CAP * 0.02
+    # Beside other test workers a whole window of spins can lose its core now and then (a
+    # 5 ms spin once had no trial to itself in 0.1 s); a neighbour can only take the core
+    # away, so the window stopping early once in three tries is what is being tested.
+    for _ in range(3):
+        cpu_lane.time_in_window(spin, 2, 0, 0.02, threads=1, stats=busy)
+        if busy["uncontended_trials"] >= 2 and busy["window_s"] < cpu_lane.WINDOW_CAP * 0.02:
+            break
+    assert busy["uncontended_trials"] >= 2 and busy["window_s"] < cpu_lane.WINDOW_CAP * 0.02, busy
     # sleeping gets no CPU time, which is what a thread waiting for a core looks like
     cpu_lane.time_in_window(lambda: time.sleep(0.005), 2, 0, 0.02, threads=1, stats=idle)
     assert idle["uncontended_trials"] == 0 and idle["window_s"] >= cpu_lane.WINDOW_CAP * 0.02

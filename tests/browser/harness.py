@@ -174,5 +174,39 @@ def figure(page, box: str):
     return page.evaluate(FIGURE_JS, box)
 
 
+#: What a widget box holds so far: "no box", "no figure" (the box, but plotly has not drawn
+#: into it), or the number of traces and of legend entries drawn.
+_DRAWN_JS = """
+(box) => {
+  const el = document.querySelector('.' + box);
+  if (!el) return 'no box';
+  const gd = el.querySelector('.js-plotly-plot');
+  if (!gd || !gd.data) return 'no figure';
+  return gd.data.length + ' traces, ' + gd.querySelectorAll('.legend .legendtext').length + ' legend entries';
+}
+"""
+
+
+def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
+                     screenshot: str = "not-drawn") -> None:
+    """Wait until plotly has drawn a figure in every widget box of ``boxes`` (CSS classes),
+    with a legend when ``legend``.  On timeout, keep a screenshot of the page in ARTIFACTS and
+    fail naming each box that was not drawn and what it held."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    timeout_s = RUN_ALL_S if timeout_s is None else timeout_s
+    deadline = time.monotonic() + timeout_s
+    for box in boxes:
+        check = (f"() => {{ const f = ({FIGURE_JS})('{box}'); "
+                 f"return f !== null{' && f.legend.length > 0' if legend else ''}; }}")
+        try:
+            page.wait_for_function(check, timeout=max(1.0, deadline - time.monotonic()) * 1000)
+        except PlaywrightTimeout:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"{screenshot}.png"), full_page=True)
+            held = {b: page.evaluate(_DRAWN_JS, b) for b in boxes}
+            raise AssertionError(f"not drawn within {timeout_s:g} s: {box} "
+                                 f"(every box: {held}; screenshot {screenshot}.png)") from None
+
+
 def text_of(page, box: str, css: str) -> str:
     return page.locator(f".{box} .{css}").first.inner_text()

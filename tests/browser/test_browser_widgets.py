@@ -76,14 +76,11 @@ def page(tmp_path_factory):
             harness.chromium_page(1100, 900) as page:
         harness.open_and_run_all(page, url("widgets.ipynb"), ".roofline-triage .roofline-text pre")
         # Drawn, legend included (plotly draws after the data arrive); a single bar has none.
-        for box in ("roofline-explorer", "roofline-gemm", "roofline-attention", "roofline-tiles",
-                    "roofline-sweep-walker", "roofline-link-step", "chart-mi300x", "chart-sweep",
-                    "chart-ceilings"):
-            page.wait_for_function(
-                f"() => {{ const f = ({harness.FIGURE_JS})('{box}'); return f && f.legend.length > 0; }}",
-                timeout=harness.RUN_ALL_S * 1000)
-        page.wait_for_function(f"() => ({harness.FIGURE_JS})('roofline-time-bounds') !== null",
-                               timeout=harness.RUN_ALL_S * 1000)
+        harness.wait_until_drawn(page, ("roofline-explorer", "roofline-gemm", "roofline-attention",
+                                        "roofline-tiles", "roofline-sweep-walker", "roofline-link-step",
+                                        "chart-mi300x", "chart-sweep", "chart-ceilings"),
+                                 screenshot="widgets-not-drawn")
+        harness.wait_until_drawn(page, ("roofline-time-bounds",), legend=False, screenshot="widgets-not-drawn")
         page.wait_for_timeout(1000)  # let plotly finish its first draw
         yield page
 
