@@ -205,3 +205,83 @@ def test_long_files_go_out_first_and_keep_their_order_inside():
     conftest.pytest_collection_modifyitems(None, items)
     # test_b.py holds a slow test, so all of it goes first, then the notebook's cells in order
     assert items == [order[1], order[2], order[3], order[4], order[0], order[5]]
+
+
+@pytest.fixture()
+def fake_venv(tmp_path, monkeypatch):
+    """course.py pointed at a .venv in tmp_path whose python exists, with every command it
+    runs recorded (and answered by ``exits``: (the module run, the last argument) to an exit code)."""
+    course = load_course()
+    venv = tmp_path / ".venv"
+    py = venv / "bin" / "python"
+    py.parent.mkdir(parents=True)
+    py.write_text("")
+    monkeypatch.setattr(course, "VENV", venv)
+    monkeypatch.setattr(course, "PY", py)
+    ran, exits = [], {}
+
+    def run(args, env=None, check=False, **kwargs):
+        ran.append((list(args), env))
+        code = exits.get((args[2], args[-1]), 0)
+        if check and code:
+            raise subprocess.CalledProcessError(code, args)
+        return subprocess.CompletedProcess(args, code)
+
+    monkeypatch.setattr(course.subprocess, "run", run)
+    for name in (course.INSTALLER_ENV, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"):
+        monkeypatch.delenv(name, raising=False)
+    return course, ran, exits
+
+
+def _tools(ran):
+    """Each command as its tool and action: ("pip", "install", "uv"), ("uv", "pip", ...)."""
+    return [tuple(args[2:5]) for args, _ in ran]
+
+
+def test_the_install_uses_uv_and_stamps_the_environment(fake_venv, capsys):
+    course, ran, _ = fake_venv
+    course.ensure_env("course,test")
+    assert _tools(ran) == [("pip", "install", "--quiet"), ("uv", "pip", "install")]
+    assert ran[0][0][-1] == "uv"
+    uv = ran[1][0]
+    assert uv[uv.index("--python") + 1] == str(course.PY) and "--compile-bytecode" in uv
+    assert uv[-2:] == ["-e", f"{course.ROOT}[course,test]"]
+    assert "with uv" in capsys.readouterr().out
+    # stamped: the next call installs nothing, until the extras change
+    course.ensure_env("course,test")
+    assert len(ran) == 2
+    course.ensure_env("course")
+    assert len(ran) == 4
+
+
+@pytest.mark.parametrize("failing", ["pip", "uv"])
+def test_pip_installs_when_uv_cannot_and_says_why(failing, fake_venv, capsys):
+    course, ran, exits = fake_venv
+    exits[(failing, "uv" if failing == "pip" else f"{course.ROOT}[course]")] = 3
+    course.ensure_env("course")
+    tools = _tools(ran)
+    assert tools[-2:] == [("pip", "install", "--quiet"), ("pip", "install", "--quiet")]
+    assert ran[-2][0][-2:] == ["--upgrade", "pip"] and ran[-1][0][-2:] == ["-e", f"{course.ROOT}[course]"]
+    assert len(tools) == (3 if failing == "pip" else 4)  # uv itself not installed: nothing to run
+    said = [line for line in capsys.readouterr().out.splitlines() if "uv could not install" in line]
+    step = "pip install uv" if failing == "pip" else "uv pip install"
+    assert said == [f"[course] uv could not install ({step}: exit 3); installing with pip instead"]
+
+
+def test_the_installer_variable_picks_pip_and_refuses_others(fake_venv, monkeypatch, capsys):
+    course, ran, _ = fake_venv
+    monkeypatch.setenv(course.INSTALLER_ENV, "pip")
+    course.ensure_env("course")
+    assert [args[-1] for args, _ in ran] == ["pip", f"{course.ROOT}[course]"]
+    assert "with pip" in capsys.readouterr().out
+    monkeypatch.setenv(course.INSTALLER_ENV, "conda")
+    with pytest.raises(SystemExit) as stopped:
+        course.ensure_env("course,test")
+    assert str(stopped.value) == "[course] ROOFLINE_INSTALLER: must be uv or pip, got 'conda'"
+
+
+def test_an_index_given_to_pip_goes_to_uv(fake_venv, monkeypatch):
+    course, ran, _ = fake_venv
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.example/simple")
+    course.ensure_env("course")
+    assert ran[1][1]["UV_INDEX_URL"] == "https://mirror.example/simple"
