@@ -68,6 +68,11 @@ def _wait_for_server(url: str, process: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
 
 
+#: The log of every JupyterLab server started (the kernels' stderr included), newest last:
+#: a figure that is never drawn is reported with the end of it.
+SERVER_LOGS = []
+
+
 @contextlib.contextmanager
 def jupyterlab(work: Path, scratch: Path, env_extra=None):
     """A JupyterLab server serving ``work``; yields ``url(notebook_name)``."""
@@ -100,6 +105,7 @@ def jupyterlab(work: Path, scratch: Path, env_extra=None):
     try:
         base = f"http://127.0.0.1:{port}"
         _wait_for_server(f"{base}/api/status?token={token}", process, log)
+        SERVER_LOGS.append(log)
         yield lambda name: f"{base}/lab/tree/{name}?token={token}"
     finally:
         process.terminate()
@@ -118,7 +124,13 @@ def chromium_page(width: int = 1400, height: int = 1000):
             executable_path=CHROMIUM, headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
-            yield browser.new_page(viewport={"width": width, "height": height})
+            page = browser.new_page(viewport={"width": width, "height": height})
+            # what the page said, for a failure to report: console errors and warnings, uncaught errors
+            page.roofline_console = []
+            page.on("console", lambda m: page.roofline_console.append(f"{m.type}: {m.text}"[:300])
+                    if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: page.roofline_console.append(f"pageerror: {e}"[:300]))
+            yield page
         finally:
             browser.close()
 
@@ -201,11 +213,22 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
         try:
             page.wait_for_function(check, timeout=max(1.0, deadline - time.monotonic()) * 1000)
         except PlaywrightTimeout:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / f"{screenshot}.png"), full_page=True)
             held = {b: page.evaluate(_DRAWN_JS, b) for b in boxes}
-            raise AssertionError(f"not drawn within {timeout_s:g} s: {box} "
-                                 f"(every box: {held}; screenshot {screenshot}.png)") from None
+            fail_with_state(page, f"not drawn within {timeout_s:g} s: {box} (every box: {held})", screenshot)
+
+
+def fail_with_state(page, what: str, screenshot: str) -> None:
+    """Fail with ``what``, keeping a screenshot of the page in ARTIFACTS and saying what the page
+    and the newest JupyterLab server logged last."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{screenshot}.png"), full_page=True)
+    except Exception as exc:  # the page itself may be what broke
+        screenshot = f"none ({type(exc).__name__})"
+    said = getattr(page, "roofline_console", [])[-8:]
+    log = SERVER_LOGS[-1].read_text(errors="replace").splitlines()[-15:] if SERVER_LOGS else []
+    raise AssertionError(f"{what}; screenshot {screenshot}.png; the page said {said}; "
+                         f"the server's log ended {log}")
 
 
 def text_of(page, box: str, css: str) -> str:
