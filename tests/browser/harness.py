@@ -217,6 +217,29 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
             fail_with_state(page, f"not drawn within {timeout_s:g} s: {box} (every box: {held})", screenshot)
 
 
+#: How long a run-all's figures get to be drawn before the notebook is opened and run once
+#: more.  Beside the other test workers a figure was, now and then, never drawn (twice in
+#: nine whole test runs, 2026-12-01: a 300 s wait ended with no figure in one box while
+#: the rest of the notebook had rendered); drawn, the slowest took about 30 s.
+FIRST_DRAW_S = 90
+
+
+def run_all_until_drawn(page, url: str, ready_selector: str, boxes, legend: bool = True,
+                        screenshot: str = "not-drawn") -> None:
+    """:func:`open_and_run_all`, then :func:`wait_until_drawn` for ``boxes``.  If a figure is
+    not drawn within FIRST_DRAW_S, the notebook is opened and run once more, with a warning
+    that keeps what the first attempt saw; a second failure fails."""
+    import warnings
+    open_and_run_all(page, url, ready_selector)
+    try:
+        wait_until_drawn(page, boxes, legend, timeout_s=FIRST_DRAW_S, screenshot=f"{screenshot}-first")
+        return
+    except AssertionError as first:
+        warnings.warn(f"browser: {first}; opened and ran the notebook once more")
+    open_and_run_all(page, url, ready_selector)
+    wait_until_drawn(page, boxes, legend, screenshot=screenshot)
+
+
 def fail_with_state(page, what: str, screenshot: str) -> None:
     """Fail with ``what``, keeping a screenshot of the page in ARTIFACTS and saying what the page
     and the newest JupyterLab server logged last."""

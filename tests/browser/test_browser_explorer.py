@@ -67,8 +67,8 @@ def _verdict(page) -> str:
 def test_slider_moves_point_across_the_ridge(lab):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with harness.chromium_page(1400, 1000) as page:
-        harness.open_and_run_all(page, lab["url"], ".roofline-explorer .roofline-verdict")
-        harness.wait_until_drawn(page, ("roofline-explorer",), timeout_s=STEP_S, screenshot="explorer-not-drawn")
+        harness.run_all_until_drawn(page, lab["url"], ".roofline-explorer .roofline-verdict", ("roofline-explorer",),
+                                    screenshot="explorer-not-drawn")
         page.wait_for_function(f"() => ({_POINT_JS})() !== null", timeout=STEP_S * 1000)
         explorer = page.locator(".roofline-explorer").first
         explorer.scroll_into_view_if_needed()

@@ -74,12 +74,11 @@ def page(tmp_path_factory):
     harness.ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with harness.jupyterlab(work, scratch, {"ROOFLINE_MODE": "recorded"}) as url, \
             harness.chromium_page(1100, 900) as page:
-        harness.open_and_run_all(page, url("widgets.ipynb"), ".roofline-triage .roofline-text pre")
         # Drawn, legend included (plotly draws after the data arrive); a single bar has none.
-        harness.wait_until_drawn(page, ("roofline-explorer", "roofline-gemm", "roofline-attention",
-                                        "roofline-tiles", "roofline-sweep-walker", "roofline-link-step",
-                                        "chart-mi300x", "chart-sweep", "chart-ceilings"),
-                                 screenshot="widgets-not-drawn")
+        harness.run_all_until_drawn(page, url("widgets.ipynb"), ".roofline-triage .roofline-text pre",
+                                    ("roofline-explorer", "roofline-gemm", "roofline-attention", "roofline-tiles",
+                                     "roofline-sweep-walker", "roofline-link-step", "chart-mi300x", "chart-sweep",
+                                     "chart-ceilings"), screenshot="widgets-not-drawn")
         harness.wait_until_drawn(page, ("roofline-time-bounds",), legend=False, screenshot="widgets-not-drawn")
         page.wait_for_timeout(1000)  # let plotly finish its first draw
         yield page
