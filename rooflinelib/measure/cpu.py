@@ -203,6 +203,12 @@ def _prefer_512(enabled: bool):
             return context.get_dummy_value()
         return types.none(), codegen
 
+    # The FMA kernel holds this intrinsic in its closure, and Numba keys its on-disk cache by
+    # the closure's pickle, which holds the intrinsic's identifier: a fresh uuid in every
+    # process.  The kernel then missed the cache in every process, compiled again (1.2 s for
+    # each precision) and added two files to __pycache__ each time (130 copies of one kernel
+    # in a day's runs).  A fixed identifier, one per setting, keeps the key the same.
+    prefer_512_bit_vectors._set_uuid(f"rooflinelib.measure.cpu.prefer_512_bit_vectors.{bool(enabled)}")
     return prefer_512_bit_vectors
 
 
