@@ -95,6 +95,10 @@ def ensure_env(extras: str) -> None:
     if installer != "uv" or not install_with_uv(extras):
         subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
         subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{extras}]"], check=True)
+    # Numba's cache, filled once: the first measurement in a notebook then starts at once, and a
+    # test run's workers do not all compile the same kernels together (rooflinelib/measure/warm.py)
+    if subprocess.run([str(PY), "-m", "rooflinelib.measure.warm"]).returncode != 0:
+        say("some CPU kernels were not compiled ahead (above); they compile where first used")
     # written whole or not at all (the package's own write path is not importable yet here):
     # a half-written stamp would only force a reinstall, but nothing the project writes is torn
     partial = stamp.with_name(stamp.name + ".tmp")
