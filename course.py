@@ -13,9 +13,10 @@ Options other than --help go to JupyterLab, e.g. ``python3 course.py --no-browse
 (``python3 course.py lab --help`` shows JupyterLab's own options); options after ``test`` go to
 pytest, e.g. ``python3 course.py test -k grading -rs``.
 
-Both create a virtual environment in ``.venv`` beside this file on first use, and reinstall
-only when ``pyproject.toml`` changes.  Ctrl-C, or SIGTERM to this script, stops the Jupyter
-server it started.
+Both create a virtual environment in ``.venv`` beside this file on first use, install into it
+with uv (pip when uv cannot, or when ROOFLINE_INSTALLER=pip), compile the CPU kernels once, and
+reinstall only when ``pyproject.toml`` changes.  Ctrl-C, or SIGTERM to this script, stops the
+Jupyter server it started.
 """
 from __future__ import annotations
 
