@@ -130,7 +130,6 @@ def test_plot_ceilings_uses_a_stored_result(cpu_ceilings, tmp_path):
 
 from rooflinelib.measure import cpu as cpu_lane  # noqa: E402
 from rooflinelib.measure.accounting import Work  # noqa: E402
-from rooflinelib.measure.timing import Timing  # noqa: E402
 
 MIB = 2 ** 20
 
@@ -261,18 +260,6 @@ def test_the_window_variable_sets_lab1_and_lab2s_window_and_the_result_says_so(g
     assert not [n for n in cpu_lane.CpuBackend(window_s=0.0).result_notes({}) if cpu_lane.WINDOW_ENV in n]
 
 
-@pytest.mark.parametrize("given, reason", [("fast", "must be a number of seconds"), ("-1", "from 0 to 600"),
-                                           ("nan", "from 0 to 600"), ("inf", "from 0 to 600"),
-                                           ("1e9", "from 0 to 600")])
-def test_a_bad_window_variable_is_one_line_naming_it(given, reason, monkeypatch):
-    from rooflinelib.measure import cpu as cpu_lane
-    monkeypatch.setenv(cpu_lane.WINDOW_ENV, given)
-    with pytest.raises(ValueError) as err:
-        cpu_lane.CpuBackend()
-    message = str(err.value)
-    assert message.startswith(f"{cpu_lane.WINDOW_ENV}: ") and reason in message and "\n" not in message
-
-
 @pytest.mark.parametrize("given, repeats", [("", 10), ("3", 3), (" 1 ", 1)])
 def test_the_repeats_variable_sets_the_trials_unless_the_caller_names_them(given, repeats, monkeypatch):
     from rooflinelib.measure import cpu as cpu_lane
@@ -292,17 +279,21 @@ def test_the_repeats_variable_sets_the_trials_unless_the_caller_names_them(given
     assert timing.repeats == repeats and len(calls) == repeats + 1  # and the warm-up
 
 
-@pytest.mark.parametrize("given, reason", [("few", "must be a whole number of trials"),
-                                           ("2.5", "must be a whole number of trials"),
-                                           ("0", "from 1 to 1000 trials"), ("-3", "from 1 to 1000 trials"),
-                                           ("1001", "from 1 to 1000 trials")])
-def test_a_bad_repeats_variable_is_one_line_naming_it(given, reason, monkeypatch):
+@pytest.mark.parametrize("variable, given, reason", [
+    ("WINDOW_ENV", "fast", "must be a number of seconds"), ("WINDOW_ENV", "-1", "from 0 to 600"),
+    ("WINDOW_ENV", "nan", "from 0 to 600"), ("WINDOW_ENV", "inf", "from 0 to 600"),
+    ("WINDOW_ENV", "1e9", "from 0 to 600"),
+    ("REPEATS_ENV", "few", "must be a whole number of trials"),
+    ("REPEATS_ENV", "2.5", "must be a whole number of trials"), ("REPEATS_ENV", "0", "from 1 to 1000 trials"),
+    ("REPEATS_ENV", "-3", "from 1 to 1000 trials"), ("REPEATS_ENV", "1001", "from 1 to 1000 trials")])
+def test_a_bad_window_or_repeats_variable_is_one_line_naming_it(variable, given, reason, monkeypatch):
     from rooflinelib.measure import cpu as cpu_lane
-    monkeypatch.setenv(cpu_lane.REPEATS_ENV, given)
+    name = getattr(cpu_lane, variable)
+    monkeypatch.setenv(name, given)
     with pytest.raises(ValueError) as err:
         cpu_lane.CpuBackend()
     message = str(err.value)
-    assert message.startswith(f"{cpu_lane.REPEATS_ENV}: ") and reason in message and "\n" not in message
+    assert message.startswith(f"{name}: ") and reason in message and "\n" not in message
 
 
 def test_few_repeats_are_in_the_stored_result(monkeypatch):
