@@ -4,7 +4,8 @@ The simulator runs every thread of a block as a Python thread, and its scheduler
 (``BlockManager.run``) polls them in a busy loop.  That loop keeps the GIL for whole switch
 intervals, 5 ms by default, so most of a simulated launch is the poll: the byte counts of
 notebook 07's two softmax kernels took 10.3 s on a 2-core Xeon, 1.7 s with the interval at
-:data:`SWITCH_INTERVAL_S` (the same counts).
+:data:`SWITCH_INTERVAL_S`, and 1.25 s quickened (the interval, and the lookup below), with the
+same counts.
 
 Shorter slices expose a race in the simulator's shared arrays (``FakeCUDAShared.array``): a
 block's array is made on first use, looked up and stored without a lock (and found by
