@@ -400,15 +400,15 @@ class CpuBackend:
         from .provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
-        if window_s is None:
-            window_s = window_from_env()
-            self.window_set_by_env = window_s is not None
-        else:
-            self.window_set_by_env = False
-        from_env = repeats_from_env() if repeats is None else None
-        self.repeats = from_env or (DEFAULT_REPEATS if repeats is None else repeats)
-        self.repeats_set_by_env = from_env is not None  # after the setter, which clears it
-        self.warmup, self.window_s = warmup, window_s
+        # a value the caller names wins over the variable; either variable, when it applies,
+        # is said in the result's notes
+        env_window = window_from_env() if window_s is None else None
+        env_repeats = repeats_from_env() if repeats is None else None
+        self.window_s = window_s if window_s is not None else env_window
+        self.repeats = repeats if repeats is not None else (env_repeats or DEFAULT_REPEATS)
+        self.window_set_by_env = env_window is not None
+        self.repeats_set_by_env = env_repeats is not None  # after the setter, which clears it
+        self.warmup = warmup
         self.device_name = f"{cpu_name()} ({self.threads} threads)"
 
     @property
