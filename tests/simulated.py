@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The child's own sys.argv is what `python SCRIPT ARGS` or `python -c CODE ARGS` would give.
 _PRELUDE = """
-import runpy, sys
+import os, runpy, sys
 from rooflinelib.profiling.simulator import quicken
 quicken()
 kind, target = sys.argv[1], sys.argv[2]
 if kind == "script":
     sys.argv = [target, *sys.argv[3:]]
-    sys.path.insert(0, target.rpartition("/")[0] or ".")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(target)))  # as `python SCRIPT` puts it
     runpy.run_path(target, run_name="__main__")
 else:
     sys.argv = ["-c", *sys.argv[3:]]
