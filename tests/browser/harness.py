@@ -220,7 +220,8 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
 #: How long a run-all's figures get to be drawn before the notebook is opened and run once
 #: more.  Beside the other test workers a figure was, now and then, never drawn (twice in
 #: nine whole test runs, 2026-12-01: a 300 s wait ended with no figure in one box while
-#: the rest of the notebook had rendered); drawn, the slowest took about 30 s.
+#: the rest of the notebook had rendered); when they were drawn, the widget test's whole set-up,
+#: JupyterLab's start and the run-all included, took up to 44 s.
 FIRST_DRAW_S = 90
 
 
