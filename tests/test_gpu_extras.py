@@ -3,8 +3,9 @@ each pulls one CUDA major only: gpu the CUDA 13 stack, gpu-cu12 the CUDA 12 one.
 
 uv resolves them for this interpreter without installing anything (``uv pip compile``, uv being
 in the test extra), reading wheel metadata only: 1.6 s per extra on the 2-core VM, where
-pip's ``install --dry-run`` took 7.9 s and 10.1 s in a whole test run.  Without a route to the package index the
-test is skipped with the reason, unless ``ROOFLINE_REQUIRE_NETWORK=1`` (set by .ci/run).
+pip's ``install --dry-run`` took 7.9 s and 10.1 s in a whole test run.  Without a route to the
+package index the test is skipped with the reason, unless ``ROOFLINE_REQUIRE_NETWORK=1`` (set
+by .ci/run).
 """
 from __future__ import annotations
 
