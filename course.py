@@ -73,7 +73,13 @@ WORKER_OPTIONS = ("-n", "--numprocesses", "--dist")
 # 190 s that way, 209 s with one thread each.
 CPU_WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
 CPU_REPEATS_ENV = "ROOFLINE_CPU_REPEATS"
-TEST_SETTINGS = {CPU_WINDOW_ENV: "0.1", CPU_REPEATS_ENV: "3"}
+# numpy asks Linux for transparent huge pages on every array of 4 MiB or more.  Where the
+# kernel then compacts memory on the first touch (THP "madvise" with defrag "madvise", as on
+# the 2-core VM), the first write of a 600 MiB buffer took 2.7 s instead of 0.3 s, and
+# exercise 03's set-up 15.2 s instead of 7.0 s.  No test times a first touch, so the test run
+# turns the request off, unless the variable is set already.
+NUMPY_HUGEPAGE_ENV = "NUMPY_MADVISE_HUGEPAGE"
+TEST_SETTINGS = {CPU_WINDOW_ENV: "0.1", CPU_REPEATS_ENV: "3", NUMPY_HUGEPAGE_ENV: "0"}
 
 
 def say(message: str) -> None:
@@ -167,11 +173,16 @@ def test_command(extra_args: list, n_cores: int) -> list:
 
 
 def run_tests(extra_args: list) -> int:
-    ensure_env(EXTRAS["test"])
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     for name, value in TEST_SETTINGS.items():
         if not env.get(name, "").strip():
             env[name] = value
+    try:  # numpy reads it with int() when it is imported, and any other text stops every import
+        int(env[NUMPY_HUGEPAGE_ENV])
+    except ValueError:
+        sys.exit(f"[course] {NUMPY_HUGEPAGE_ENV}: must be an integer (0 or 1), "
+                 f"got {env[NUMPY_HUGEPAGE_ENV][:40]!r}")
+    ensure_env(EXTRAS["test"])
     args = test_command(extra_args, cores())
     settings = " ".join(f"{name}={env[name]}" for name in TEST_SETTINGS)
     say(f"running: {' '.join(args[1:])}  ({settings})")

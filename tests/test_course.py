@@ -70,15 +70,16 @@ def test_the_test_run_takes_a_worker_per_core_unless_told_otherwise(extra, n_cor
         assert "loadfile" not in args and args.count("-n") == extra.count("-n")
 
 
-@pytest.mark.parametrize("variable, default", [("ROOFLINE_CPU_WINDOW_S", "0.1"), ("ROOFLINE_CPU_REPEATS", "3")])
+@pytest.mark.parametrize("variable, default", [("ROOFLINE_CPU_WINDOW_S", "0.1"), ("ROOFLINE_CPU_REPEATS", "3"),
+                                               ("NUMPY_MADVISE_HUGEPAGE", "0")])
 @pytest.mark.parametrize("given", [None, "", "2"])
-def test_the_test_run_samples_cpu_rates_briefly_unless_the_setting_is_given(variable, default, given, monkeypatch):
+def test_the_test_run_uses_its_settings_unless_the_variable_is_given(variable, default, given, monkeypatch):
     course = load_course()
     ran = {}
     monkeypatch.setattr(course, "ensure_env", lambda extras: ran.update(extras=extras))
     monkeypatch.setattr(course.subprocess, "run",
                         lambda args, cwd, env: ran.update(args=args, env=env) or subprocess.CompletedProcess(args, 0))
-    for name in (course.CPU_WINDOW_ENV, course.CPU_REPEATS_ENV):
+    for name in course.TEST_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     if given is not None:
         monkeypatch.setenv(variable, given)
@@ -86,6 +87,15 @@ def test_the_test_run_samples_cpu_rates_briefly_unless_the_setting_is_given(vari
     expected = default if not given else given
     assert ran["extras"] == "course,test" and ran["env"][variable] == expected
     assert ran["args"][-2:] == ["-k", "x"]
+
+
+def test_a_hugepage_setting_numpy_cannot_read_is_one_line_before_any_install(monkeypatch, capsys):
+    course = load_course()
+    monkeypatch.setattr(course, "ensure_env", lambda extras: pytest.fail("installed before the check"))
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "yes")
+    with pytest.raises(SystemExit) as stop:
+        course.run_tests([])
+    assert str(stop.value) == "[course] NUMPY_MADVISE_HUGEPAGE: must be an integer (0 or 1), got 'yes'"
 
 
 def test_lab_command_opens_notebook_00_and_hides_artefacts():
