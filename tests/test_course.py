@@ -251,17 +251,19 @@ def _tools(ran):
 def test_the_install_uses_uv_and_stamps_the_environment(fake_venv, capsys):
     course, ran, _ = fake_venv
     course.ensure_env("course,test")
-    assert _tools(ran) == [("pip", "install", "--quiet"), ("uv", "pip", "install"), ("rooflinelib.measure.warm",)]
+    assert _tools(ran) == [("pip", "install", "--quiet"), ("uv", "pip", "install"), ("rooflinelib.measure.warm",),
+                           ("compileall", "-qq", "-j")]
     assert ran[0][0][-1] == "uv"
     uv = ran[1][0]
     assert uv[uv.index("--python") + 1] == str(course.PY) and "--compile-bytecode" in uv
     assert uv[-2:] == ["-e", f"{course.ROOT}[course,test]"]
     assert "with uv" in capsys.readouterr().out
-    # stamped: the next call installs nothing, until the extras change
+    # stamped: the next call installs nothing (it only brings the bytecode up to date), until
+    # the extras change
     course.ensure_env("course,test")
-    assert len(ran) == 3
+    assert _tools(ran)[4:] == [("compileall", "-qq", "-j")]
     course.ensure_env("course")
-    assert len(ran) == 6
+    assert len(ran) == 9
 
 
 @pytest.mark.parametrize("failing", ["pip", "uv"])
@@ -270,9 +272,9 @@ def test_pip_installs_when_uv_cannot_and_says_why(failing, fake_venv, capsys):
     exits[(failing, "uv" if failing == "pip" else f"{course.ROOT}[course]")] = 3
     course.ensure_env("course")
     tools = _tools(ran)
-    assert tools[-3:] == [("pip", "install", "--quiet"), ("pip", "install", "--quiet"), ("rooflinelib.measure.warm",)]
-    assert ran[-3][0][-2:] == ["--upgrade", "pip"] and ran[-2][0][-2:] == ["-e", f"{course.ROOT}[course]"]
-    assert len(tools) == (4 if failing == "pip" else 5)  # uv itself not installed: nothing to run
+    assert tools[-4:-1] == [("pip", "install", "--quiet"), ("pip", "install", "--quiet"), ("rooflinelib.measure.warm",)]
+    assert ran[-4][0][-2:] == ["--upgrade", "pip"] and ran[-3][0][-2:] == ["-e", f"{course.ROOT}[course]"]
+    assert len(tools) == (5 if failing == "pip" else 6)  # uv itself not installed: nothing to run
     said = [line for line in capsys.readouterr().out.splitlines() if "uv could not install" in line]
     step = "pip install uv" if failing == "pip" else "uv pip install"
     assert said == [f"[course] uv could not install ({step}: exit 3); installing with pip instead"]
@@ -282,7 +284,7 @@ def test_the_installer_variable_picks_pip_and_refuses_others(fake_venv, monkeypa
     course, ran, _ = fake_venv
     monkeypatch.setenv(course.INSTALLER_ENV, "pip")
     course.ensure_env("course")
-    assert [args[-1] for args, _ in ran] == ["pip", f"{course.ROOT}[course]", "rooflinelib.measure.warm"]
+    assert [args[-1] for args, _ in ran][:3] == ["pip", f"{course.ROOT}[course]", "rooflinelib.measure.warm"]
     assert "with pip" in capsys.readouterr().out
     monkeypatch.setenv(course.INSTALLER_ENV, "conda")
     with pytest.raises(SystemExit) as stopped:
@@ -302,5 +304,21 @@ def test_kernels_not_compiled_ahead_are_said_and_the_install_still_stands(fake_v
     exits[("rooflinelib.measure.warm", "rooflinelib.measure.warm")] = 1
     course.ensure_env("course")
     assert "some CPU kernels were not compiled ahead" in capsys.readouterr().out
-    course.ensure_env("course")  # stamped all the same: nothing runs again
-    assert len(ran) == 3
+    course.ensure_env("course")  # stamped all the same: nothing but the bytecode check runs again
+    assert _tools(ran)[4:] == [("compileall", "-qq", "-j")]
+
+
+def test_the_courses_python_is_compiled_once_and_a_broken_file_stops_nothing(tmp_path, monkeypatch):
+    course = load_course()
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "PY", Path(sys.executable))
+    for folder in course.COMPILED_DIRS:
+        (tmp_path / folder).mkdir()
+    (tmp_path / "labs" / "good.py").write_text("X = 1\n")
+    (tmp_path / "labs" / "broken.py").write_text("def (:\n")  # a lab being edited
+    (tmp_path / "rooflinelib" / "model.py").write_text("Y = 2\n")
+    course.compile_bytecode()
+    tag = sys.implementation.cache_tag
+    assert (tmp_path / "labs" / "__pycache__" / f"good.{tag}.pyc").is_file()
+    assert (tmp_path / "rooflinelib" / "__pycache__" / f"model.{tag}.pyc").is_file()
+    assert not (tmp_path / "labs" / "__pycache__" / f"broken.{tag}.pyc").exists()
