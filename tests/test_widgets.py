@@ -360,3 +360,66 @@ def test_selection_sliders_snap_an_off_list_number_and_name_themselves_for_anyth
     for bad in ("big", float("nan")):
         with pytest.raises(TraitError, match=r"^N: must be one of its values \(16 to 16384\), got "):
             g.n_slider.value = bad
+
+
+def _every_widget():
+    """One of each widget of the course, as the notebooks make them (shipped H200 data)."""
+    from rooflinelib import results, step_roofs
+    from rooflinelib.hierarchy import plot as hierarchy_plot
+    from rooflinelib.hierarchy import results as workingset_results
+    from rooflinelib.modes import detect_mode
+    rows = [{"k": 0, "intensity": 0.0, "gbps": 4_000, "gflops": 0.0, "verified": True},
+            {"k": 4, "intensity": 1.0, "gbps": 4_000, "gflops": 4_000, "verified": True}]
+    from rooflinelib.hierarchy.placement import machine_from_result
+    recorded = workingset_results.recorded("h200", "numba")
+    working_sets = hierarchy_plot.working_set_explorer(recorded, machine_from_result(recorded, results.recorded_h200()))
+    return {"explorer": [widgets.intensity_explorer("H200", "fp32", intensity=4.0).figure],
+            "time bounds": [widgets.time_bounds_widget().figure],
+            "gemm": [widgets.gemm_widget("MI300X", "bf16", 512).figure],
+            "attention": [widgets.attention_widget("MI300X", s=1024, d=128).figure],
+            "tiles": [widgets.tile_animation().figure],
+            "sweep walker": [widgets.sweep_walker(rows, "H200").figure],
+            "link step": [widgets.link_step_widget(step_roofs.step_roofs_for(detect_mode()),
+                                                   n_params=10 ** 6).figure],
+            "working set": [working_sets.roofline, working_sets.sweep]}
+
+
+def test_every_figure_widget_opens_in_the_browser_with_its_traces(monkeypatch):
+    """The browser draws a figure widget from the state its comm opened with and from later
+    plotly messages, never from a later update of that state: plotly's own FigureWidget opened
+    with no traces and sent them after, and a figure drawn in between stayed empty (0 traces in
+    headless Chromium).  Every widget's figures must open with their traces."""
+    import ipywidgets.widgets.widget as ipywidget
+    import plotly.graph_objects as go
+    monkeypatch.setenv("ROOFLINE_MODE", "recorded")
+    opened, updated = {}, []
+
+    class Comm:  # stands in for the kernel's comm: records what would go to the browser
+        def __init__(self, data=None, **kwargs):
+            self.comm_id, self.kernel = f"comm-{len(opened)}", object()
+            opened[self.comm_id] = data["state"]
+
+        def on_msg(self, callback):
+            pass
+
+        def send(self, data=None, buffers=None):
+            updated.append((self.comm_id, data))
+
+        def close(self, *args, **kwargs):
+            pass
+
+    monkeypatch.setattr(ipywidget.comm, "create_comm", lambda **kwargs: Comm(**kwargs))
+    before = set(ipywidget._instances)
+    try:
+        plain = go.FigureWidget(go.Figure(go.Scatter(x=[1], y=[2])))  # why figure_widget exists
+        assert opened[plain._model_id]["_widget_data"] == [], "plotly now opens with its traces"
+        for name, figures in _every_widget().items():
+            for figure in figures:
+                sent = opened[figure._model_id]["_widget_data"]
+                assert sent, f"{name}: opened with no traces"
+                assert [t["uid"] for t in sent] == [t.uid for t in figure.data][:len(sent)], name
+                assert not [d for comm_id, d in updated
+                            if comm_id == figure._model_id and "_widget_data" in d.get("state", {})], name
+    finally:  # closed while the stand-in comms are there to close
+        for model_id in set(ipywidget._instances) - before:
+            ipywidget._instances[model_id].close()
