@@ -336,41 +336,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)],
                    ticklabelstandoff=TICK_STANDOFF_PX),
     )
-    return figure_widget(fig) if widget else fig
-
-
-_FIGURE_WIDGET_CLASS = []
-
-
-def figure_widget(fig):
-    """``fig`` as a plotly ``FigureWidget`` whose first message to the browser holds its traces.
-
-    plotly's own FigureWidget opens its comm in the middle of its constructor, while its traces
-    (``_widget_data``) are still empty, and sends them in an update just after.  Its view in
-    the browser reads them once, when it is drawn, and never again, so a view drawn before that
-    update had been applied stayed empty for good: beside a busy test run the explorer's figure
-    in headless Chromium held 0 traces in 2 of 10 runs.  This one opens its comm when its
-    constructor is done, with every trace and the layout in it; updates sent before then
-    would have had no comm to go to.  Every widget of the course is made through here.
-    """
-    if not _FIGURE_WIDGET_CLASS:
-        import plotly.graph_objects as go
-
-        class FigureWidget(go.FigureWidget):
-            def __init__(self, *args, **kwargs):
-                self._comm_held = True
-                try:
-                    super().__init__(*args, **kwargs)
-                finally:
-                    self._comm_held = False
-                self.open()
-
-            def open(self):
-                if not getattr(self, "_comm_held", False):
-                    super().open()
-
-        _FIGURE_WIDGET_CLASS.append(FigureWidget)
-    return _FIGURE_WIDGET_CLASS[0](fig)
+    return go.FigureWidget(fig) if widget else fig
 
 
 def find_trace(fig, trace_id: str):
