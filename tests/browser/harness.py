@@ -217,12 +217,14 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
             fail_with_state(page, f"not drawn within {timeout_s:g} s: {box} (every box: {held})", screenshot)
 
 
-#: How long a run-all's figures get to be drawn before the notebook is opened and run once
-#: more.  Beside the other test workers a figure was, now and then, never drawn (twice in
-#: nine whole test runs, 2026-12-01: a 300 s wait ended with no figure in one box while
-#: the rest of the notebook had rendered); when they were drawn, the widget test's whole set-up,
-#: JupyterLab's start and the run-all included, took up to 44 s.
-FIRST_DRAW_S = 90
+#: How long a run-all's figures get to be drawn, once the kernel is idle after the run-all,
+#: before the notebook is opened and run once more.  Beside the other test workers a figure
+#: was, now and then, never drawn (3 of 10 whole test runs, 2026-12-01: the explorer's
+#: figure held 0 traces while the rest of the notebook had rendered, and the second run-all
+#: drew it).  When they were drawn, every figure was there 0.00-0.10 s after the kernel went
+#: idle, alone and in a whole test run alike; 20 s is 200 times that, and a figure that is never
+#: drawn costs 20 s instead of 90 s.
+FIRST_DRAW_S = 20
 
 
 def run_all_until_drawn(page, url: str, ready_selector: str, boxes, legend: bool = True,
