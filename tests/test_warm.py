@@ -45,34 +45,10 @@ def test_a_step_that_fails_is_reported_and_the_others_still_run(monkeypatch, cap
         raise RuntimeError("no compiler\nhere")
 
     monkeypatch.setattr(warm, "STEPS", {"one": broken, "two": lambda: ran.append("two")})
-    assert warm.main(["--jobs", "1"]) == 1
+    assert warm.main([]) == 1
     out = capsys.readouterr().out
     assert ran == ["broken", "two"]
     assert "  one: not compiled (RuntimeError: no compiler here)" in out
     assert "  two: " in out and "1 step(s) failed and compile where first used" in out
-    # two at a time, each in a process of its own: the same report, in the same order
-    assert warm.main(["--jobs", "2"]) == 1
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[1] == "  one: not compiled (RuntimeError: no compiler here)" and lines[2].startswith("  two: ")
     monkeypatch.setattr(warm, "STEPS", {"two": lambda: None})
     assert warm.main([]) == 0
-
-
-def test_steps_run_two_at_a_time_in_processes_of_their_own(monkeypatch, tmp_path):
-    import os
-
-    def step(name):
-        return lambda: (tmp_path / name).write_text(str(os.getpid()))
-
-    monkeypatch.setattr(warm, "STEPS", {name: step(name) for name in ("a", "b", "c")})
-    done = warm.warm(progress=None, jobs=2)
-    assert list(done) == ["a", "b", "c"] and all(isinstance(s, float) for s in done.values())
-    pids = {int((tmp_path / name).read_text()) for name in done}
-    assert os.getpid() not in pids and 1 <= len(pids) <= 2
-
-
-@pytest.mark.parametrize("argv", [["--jobs"], ["--jobs", "0"], ["--jobs", "two"], ["-j", "2"]])
-def test_a_bad_jobs_option_is_one_line(argv, capsys):
-    assert warm.main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("--jobs: must be a whole number of at least 1") and err.count("\n") == 1

@@ -10,15 +10,12 @@ Each kernel is compiled by calling it as the labs do, through the same functions
 smallest sizes, so that it is compiled for the argument types it will be given: Lab 1's copy,
 fill and FMA kernels, Lab 2's sweep at every K, exercise 3's reduction and the working-set
 read.  Every step's outcome is reported; one that fails is reported and the others still run
-(a kernel not compiled here is compiled where it is first used, as before).  Two steps compile
-at once, each in a process of its own (``--jobs 1``: one after another, in this process).
+(a kernel not compiled here is compiled where it is first used, as before).
 
-    python -m rooflinelib.measure.warm [--jobs N]
+    python -m rooflinelib.measure.warm
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
 import time
 
@@ -59,66 +56,27 @@ STEPS = {"Lab 1 (fill, copy, FMA peaks)": _lab1, "Lab 2 (the sweep at every K)":
          "exercise 3's reduction": _reduction, "the working-set read": _working_set}
 
 
-#: At most this many steps compile at once, each in a process of its own: Numba compiles on one
-#: core, and on the 2-core VM the four steps took 9.1-11.9 s one after another.
-MAX_JOBS = 2
-
-
-def _run(name: str) -> float:
-    started = time.perf_counter()
-    STEPS[name]()
-    return time.perf_counter() - started
-
-
-def _reason(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
-
-
-def warm(progress=print, jobs: int = 1) -> dict:
-    """Run every step of STEPS, ``jobs`` at a time, each in a forked process of its own when
-    ``jobs`` > 1 and the platform forks (else one after another, here); returns ``{step:
-    seconds or the one-line reason it failed}``, and reports each step in STEPS' order."""
+def warm(progress=print) -> dict:
+    """Run every step of STEPS; returns ``{step: seconds or the one-line reason it failed}``."""
     done = {}
-
-    def report(name):
+    for name, step in STEPS.items():
+        started = time.perf_counter()
+        try:
+            step()
+        except Exception as exc:  # reported, and the next step still runs
+            done[name] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+        else:
+            done[name] = time.perf_counter() - started
         if progress:
             outcome = done[name]
             progress(f"  {name}: " + (f"{outcome:.1f} s" if isinstance(outcome, float) else f"not compiled ({outcome})"))
-
-    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-        from concurrent.futures import ProcessPoolExecutor
-        # Forked, so each process finds STEPS as this one has it; nothing here has started
-        # Numba's threads yet (the steps import it).
-        with ProcessPoolExecutor(min(jobs, len(STEPS)), mp_context=multiprocessing.get_context("fork")) as pool:
-            running = {name: pool.submit(_run, name) for name in STEPS}
-            for name, future in running.items():
-                try:
-                    done[name] = future.result()
-                except Exception as exc:  # reported, and the other steps still run
-                    done[name] = _reason(exc)
-                report(name)
-        return done
-    for name in STEPS:
-        try:
-            done[name] = _run(name)
-        except Exception as exc:  # reported, and the next step still runs
-            done[name] = _reason(exc)
-        report(name)
     return done
 
 
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    jobs = min(MAX_JOBS, os.cpu_count() or 1)
-    if argv:
-        if len(argv) != 2 or argv[0] != "--jobs" or not argv[1].isdigit() or int(argv[1]) < 1:
-            print(f"--jobs: must be a whole number of at least 1, got {' '.join(argv)[:60]!r} "
-                  "(usage: python -m rooflinelib.measure.warm [--jobs N])", file=sys.stderr)
-            return 2
-        jobs = int(argv[1])
     started = time.perf_counter()
     print("compiling the CPU kernels into Numba's cache (once)", flush=True)
-    done = warm(lambda line: print(line, flush=True), jobs=jobs)
+    done = warm(lambda line: print(line, flush=True))
     failed = [name for name, outcome in done.items() if not isinstance(outcome, float)]
     print(f"compiled in {time.perf_counter() - started:.1f} s"
           + (f"; {len(failed)} step(s) failed and compile where first used" if failed else ""), flush=True)
