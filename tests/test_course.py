@@ -238,6 +238,9 @@ def fake_venv(tmp_path, monkeypatch):
         return subprocess.CompletedProcess(args, code)
 
     monkeypatch.setattr(course.subprocess, "run", run)
+    # pip in .venv installs uv (as on a python3 without pip of its own); a test wanting the
+    # system's pip says so
+    monkeypatch.setattr(course, "system_pip_installs_into_venv", lambda: False)
     for name in (course.INSTALLER_ENV, "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"):
         monkeypatch.delenv(name, raising=False)
     return course, ran, exits
@@ -251,30 +254,68 @@ def _tools(ran):
 def test_the_install_uses_uv_and_stamps_the_environment(fake_venv, capsys):
     course, ran, _ = fake_venv
     course.ensure_env("course,test")
-    assert _tools(ran) == [("pip", "install", "--quiet"), ("uv", "pip", "install"), ("rooflinelib.measure.warm",),
-                           ("compileall", "-qq", "-j")]
-    assert ran[0][0][-1] == "uv"
-    uv = ran[1][0]
+    assert _tools(ran) == [("pip", "--version"), ("pip", "install", "--quiet"), ("uv", "pip", "install"),
+                           ("rooflinelib.measure.warm",), ("compileall", "-qq", "-j")]
+    assert ran[1][0][-1] == "uv"
+    uv = ran[2][0]
     assert uv[uv.index("--python") + 1] == str(course.PY) and "--compile-bytecode" in uv
-    assert uv[-2:] == ["-e", f"{course.ROOT}[course,test]"]
+    # pip beside the course, for the README's .venv/bin/pip lines (the venv is made without it)
+    assert uv[-3:] == ["-e", f"{course.ROOT}[course,test]", "pip"]
     assert "with uv" in capsys.readouterr().out
     # stamped: the next call installs nothing (it only brings the bytecode up to date), until
     # the extras change
     course.ensure_env("course,test")
-    assert _tools(ran)[4:] == [("compileall", "-qq", "-j")]
+    assert _tools(ran)[5:] == [("compileall", "-qq", "-j")]
     course.ensure_env("course")
-    assert len(ran) == 9
+    assert len(ran) == 11
+
+
+def test_the_systems_pip_installs_uv_into_a_venv_without_pip(fake_venv, monkeypatch):
+    course, ran, exits = fake_venv
+    monkeypatch.setattr(course, "system_pip_installs_into_venv", lambda: True)
+    course.ensure_env("course")
+    assert ran[0][0] == [sys.executable, "-m", "pip", "--python", str(course.PY), "install", "--quiet", "uv"]
+    assert _tools(ran)[1:] == [("uv", "pip", "install"), ("rooflinelib.measure.warm",), ("compileall", "-qq", "-j")]
+
+
+def test_a_venv_without_pip_gets_pip_from_ensurepip_when_pip_must_install_uv(fake_venv):
+    course, ran, exits = fake_venv
+    exits[("pip", "--version")] = 1  # .venv made without pip
+    course.ensure_env("course")
+    assert _tools(ran)[:3] == [("pip", "--version"), ("ensurepip", "--upgrade", "--default-pip"),
+                               ("pip", "install", "--quiet")]
+
+
+def test_a_venv_is_made_without_pip(tmp_path, monkeypatch):
+    course = load_course()
+    made = {}
+
+    class Builder:
+        def __init__(self, **options):
+            made.update(options)
+
+        def create(self, path):
+            made["path"] = path
+
+    monkeypatch.setattr(course, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(course, "PY", tmp_path / ".venv" / "bin" / "python")
+    monkeypatch.setattr(course.venv, "EnvBuilder", Builder)
+    monkeypatch.setattr(course, "install_into_venv", lambda *args: None)
+    monkeypatch.setattr(course, "compile_bytecode", lambda: None)
+    course.ensure_env("course")
+    assert made == {"with_pip": False, "path": tmp_path / ".venv"}
 
 
 @pytest.mark.parametrize("failing", ["pip", "uv"])
 def test_pip_installs_when_uv_cannot_and_says_why(failing, fake_venv, capsys):
     course, ran, exits = fake_venv
-    exits[(failing, "uv" if failing == "pip" else f"{course.ROOT}[course]")] = 3
+    exits[(failing, "uv" if failing == "pip" else "pip")] = 3
     course.ensure_env("course")
     tools = _tools(ran)
     assert tools[-4:-1] == [("pip", "install", "--quiet"), ("pip", "install", "--quiet"), ("rooflinelib.measure.warm",)]
     assert ran[-4][0][-2:] == ["--upgrade", "pip"] and ran[-3][0][-2:] == ["-e", f"{course.ROOT}[course]"]
-    assert len(tools) == (5 if failing == "pip" else 6)  # uv itself not installed: nothing to run
+    assert tools[-5] == ("pip", "--version")  # pip is in .venv before pip installs
+    assert len(tools) == (7 if failing == "pip" else 8)  # uv itself not installed: nothing to run
     said = [line for line in capsys.readouterr().out.splitlines() if "uv could not install" in line]
     step = "pip install uv" if failing == "pip" else "uv pip install"
     assert said == [f"[course] uv could not install ({step}: exit 3); installing with pip instead"]
@@ -284,7 +325,8 @@ def test_the_installer_variable_picks_pip_and_refuses_others(fake_venv, monkeypa
     course, ran, _ = fake_venv
     monkeypatch.setenv(course.INSTALLER_ENV, "pip")
     course.ensure_env("course")
-    assert [args[-1] for args, _ in ran][:3] == ["pip", f"{course.ROOT}[course]", "rooflinelib.measure.warm"]
+    assert [args[-1] for args, _ in ran][:4] == ["--version", "pip", f"{course.ROOT}[course]",
+                                                 "rooflinelib.measure.warm"]
     assert "with pip" in capsys.readouterr().out
     monkeypatch.setenv(course.INSTALLER_ENV, "conda")
     with pytest.raises(SystemExit) as stopped:
@@ -292,11 +334,20 @@ def test_the_installer_variable_picks_pip_and_refuses_others(fake_venv, monkeypa
     assert str(stopped.value) == "[course] ROOFLINE_INSTALLER: must be uv or pip, got 'conda'"
 
 
+def test_a_failed_pip_install_is_one_line(fake_venv, monkeypatch):
+    course, ran, exits = fake_venv
+    monkeypatch.setenv(course.INSTALLER_ENV, "pip")
+    exits[("pip", f"{course.ROOT}[course]")] = 1
+    with pytest.raises(SystemExit) as stopped:
+        course.ensure_env("course")
+    assert str(stopped.value) == "[course] the install failed (pip install: exit 1); what it said is above"
+
+
 def test_an_index_given_to_pip_goes_to_uv(fake_venv, monkeypatch):
     course, ran, _ = fake_venv
     monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.example/simple")
     course.ensure_env("course")
-    assert ran[1][1]["UV_INDEX_URL"] == "https://mirror.example/simple"
+    assert _tools(ran)[2] == ("uv", "pip", "install") and ran[2][1]["UV_INDEX_URL"] == "https://mirror.example/simple"
 
 
 def test_kernels_not_compiled_ahead_are_said_and_the_install_still_stands(fake_venv, capsys):
@@ -305,7 +356,7 @@ def test_kernels_not_compiled_ahead_are_said_and_the_install_still_stands(fake_v
     course.ensure_env("course")
     assert "some CPU kernels were not compiled ahead" in capsys.readouterr().out
     course.ensure_env("course")  # stamped all the same: nothing but the bytecode check runs again
-    assert _tools(ran)[4:] == [("compileall", "-qq", "-j")]
+    assert _tools(ran)[5:] == [("compileall", "-qq", "-j")]
 
 
 def test_the_courses_python_is_compiled_once_and_a_broken_file_stops_nothing(tmp_path, monkeypatch):
