@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .fileio import FileError, write_atomic
+from .fileio import FileError, read_text, write_atomic
 from .measure import registry
 from .model import Ceiling, Machine, Roofline
 from .placement import as_kernel_point, verdict_phrase
@@ -336,7 +336,65 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)],
                    ticklabelstandoff=TICK_STANDOFF_PX),
     )
-    return go.FigureWidget(fig) if widget else fig
+    return figure_widget(fig) if widget else fig
+
+
+# What each figure widget's browser side runs instead of plotly's own widget code: that code
+# (5 MB, plotly.js inside) comes in the widget's _plotly_bundle, and is imported once a page.
+_WIDGET_LOADER_ESM = """
+const KEY = Symbol.for("rooflinelib.plotly-widget-bundle");
+
+function plotlyWidget(model) {
+  if (!globalThis[KEY]) {
+    const bundle = new Blob([model.get("_plotly_bundle")], { type: "text/javascript" });
+    globalThis[KEY] = import(URL.createObjectURL(bundle));
+  }
+  return globalThis[KEY];
+}
+
+export default () => {
+  let widget = null;
+  return {
+    async initialize(context) {
+      widget = (await plotlyWidget(context.model)).default();
+      return widget.initialize(context);
+    },
+    render(context) {
+      return widget.render(context);
+    },
+  };
+};
+"""
+
+_FIGURE_WIDGET_CLASS = []
+
+
+def figure_widget(fig):
+    """``fig`` as a plotly ``FigureWidget`` whose browser side imports plotly's widget code once
+    a page, not once a figure.
+
+    plotly's FigureWidget sends that code (its 5,075,269-byte widget bundle) as each widget's
+    module, and anywidget imports each widget's module from a URL of its own, so the browser
+    parsed and ran plotly.js again for every figure: 1.5-2.0 s each in headless Chromium on the
+    2-core VM, for the 7 figure widgets of the browser test's notebook.  Here the bundle comes
+    as data beside a small module that imports it the first time and hands the same import to
+    every later figure; what each figure draws, and how it is updated, is plotly's code as
+    before.  Every widget of the course is made through here.
+    """
+    if not _FIGURE_WIDGET_CLASS:
+        import plotly.graph_objects as go
+        import traitlets
+        from plotly import basewidget
+
+        bundle = read_text(Path(basewidget.__file__).parent / "package_data" / "widgetbundle.js",
+                           kind="plotly's widget bundle")
+
+        class FigureWidget(go.FigureWidget):
+            _esm = _WIDGET_LOADER_ESM
+            _plotly_bundle = traitlets.Unicode(bundle).tag(sync=True)
+
+        _FIGURE_WIDGET_CLASS.append(FigureWidget)
+    return _FIGURE_WIDGET_CLASS[0](fig)
 
 
 def find_trace(fig, trace_id: str):

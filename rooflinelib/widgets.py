@@ -21,6 +21,7 @@ from . import widget_state as ws
 from .machines import get_machine, machine_names
 from .model import Ceiling, Machine
 from .placement import KernelPoint
+from .plotting import figure_widget
 
 #: The name of the explorer's movable point; its trace id is ``kernel:<POINT_NAME>``.
 POINT_NAME = "your kernel"
@@ -432,7 +433,7 @@ class TimeBoundsWidget(_Widget):
         self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)")
         self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)")
         self.text = _text_line(w)
-        self.figure = go.FigureWidget(go.Figure(
+        self.figure = figure_widget(go.Figure(
             go.Bar(orientation="h", x=[0, 0, 0, 0], y=["", "", "", ""], meta="bars",
                    marker_color=["#d62728", "#1f77b4", "#2ca02c", "#7f7f7f"]),
             layout=dict(template="plotly_white", height=300, margin=dict(l=220, r=20, t=40, b=50),
@@ -492,7 +493,7 @@ class GemmWidget(_Widget):
         self.n_slider = _selection_slider(options=ws.GEMM_SIZES, value=n, description="N",
                                           continuous_update=True, layout=w.Layout(width="560px"))
         self.text = _text_line(w)
-        self.figure = go.FigureWidget(go.Figure(
+        self.figure = figure_widget(go.Figure(
             [go.Scatter(mode="lines", name="I(N) = 2N / (3s)", meta="curve"),
              go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot")),
              go.Scatter(mode="lines", name="smallest compute-bound N", meta="threshold",
@@ -574,7 +575,7 @@ class AttentionWidget(_Widget):
                                           style={"description_width": "initial"},
                                           layout=w.Layout(width="560px"))
         self.text = _text_line(w)
-        self.figure = go.FigureWidget(go.Figure(
+        self.figure = figure_widget(go.Figure(
             [go.Scatter(mode="lines", name="unfused", meta="unfused", line=dict(color="#d62728")),
              go.Scatter(mode="lines", name="fused", meta="fused", line=dict(color="#2ca02c")),
              go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot", color="#333")),
@@ -680,7 +681,7 @@ class TileAnimation(_Widget):
                                                ticklabelstandoff=TICK_STANDOFF_PX)
         fig.update_layout(template="plotly_white", height=420, yaxis_title="GFLOP/s",
                           title=f"GEMM {n}^3 fp32, b x b tiles", legend=dict(orientation="h", y=-0.25))
-        self.figure = go.FigureWidget(fig)
+        self.figure = figure_widget(fig)
         self.box = w.VBox([w.HBox([self.play, self.tile_slider]), self.text, self.figure])
         self.box.add_class(TILES_CLASS)
         self.tile_slider.observe(lambda change: self.update(change["new"]), names="value")
@@ -862,7 +863,7 @@ class LinkStepWidget(_Widget):
                               marker=dict(size=13, symbol="circle")),
                    go.Scatter(x=[1], y=[1], mode="markers", name=STEP_POINT, meta=f"point:{STEP_POINT}",
                               marker=dict(size=14, symbol="x"))]
-        self.figure = go.FigureWidget(go.Figure(traces, layout=dict(
+        self.figure = figure_widget(go.Figure(traces, layout=dict(
             template="plotly_white", height=460, margin=dict(t=60),
             xaxis=dict(type="log", title="intensity (FLOP per byte of HBM traffic, or per byte sent)"),
             yaxis=dict(type="log", title="attainable GFLOP/s"),

@@ -360,3 +360,17 @@ def test_selection_sliders_snap_an_off_list_number_and_name_themselves_for_anyth
     for bad in ("big", float("nan")):
         with pytest.raises(TraitError, match=r"^N: must be one of its values \(16 to 16384\), got "):
             g.n_slider.value = bad
+
+
+def test_every_figure_widget_is_made_by_figure_widget():
+    # plotly's own FigureWidget makes the browser run plotly.js once per figure
+    # (plotting.figure_widget, tests/browser/test_widget_loader.py)
+    from pathlib import Path
+    from rooflinelib import plotting
+    package = Path(plotting.__file__).parent
+    direct = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
+              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+              if "FigureWidget(" in line and "class FigureWidget(" not in line]
+    assert direct == [], direct
+    explorer = widgets.intensity_explorer("H200", "fp32", 4.0)
+    assert explorer.figure._esm == plotting._WIDGET_LOADER_ESM and len(explorer.figure._plotly_bundle) > 10 ** 6

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .. import widgets as wd
-from ..plotting import _COLOURS, _FALLBACK_COLOURS, find_trace, roofline_figure
+from ..plotting import _COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, roofline_figure
 from .levels import format_bytes
 from .placement import (WorkingSetState, ends_in_memory, hierarchy_levels, hierarchy_series,
                         reference_curve, series_levels, working_set_state)
@@ -104,7 +104,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         xaxis=dict(type="log", title="working set (bytes)", range=_decade_range(min(sizes), max(sizes))),
         yaxis=dict(type="log", title="read bandwidth (GB/s)",
                    range=_decade_range(min(rates) / 1.5, max(rates) * 1.5)))
-    return go.FigureWidget(fig) if widget else fig
+    return figure_widget(fig) if widget else fig
 
 
 def _x_range(machine, placements, compute):
@@ -172,7 +172,7 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
     fig.update_layout(legend=dict(title="roofs and kernels (one marker per level)"))
     if title is None:
         fig.update_layout(title=f"Hierarchical roofline: {machine.name}")
-    return go.FigureWidget(fig) if widget else fig
+    return figure_widget(fig) if widget else fig
 
 
 # --- the working-set explorer ----------------------------------------------------------------
