@@ -340,16 +340,16 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
 
 
 # What each figure widget's browser side runs instead of plotly's own widget code: that code
-# (5 MB, plotly.js inside) comes in the widget's _plotly_bundle, and is imported once a page.
+# (5 MB, plotly.js inside) comes in the widget's _plotly_bundle, and is imported once a page
+# for each plotly version (a kernel restarted on another plotly gets its own).
 _WIDGET_LOADER_ESM = """
-const KEY = Symbol.for("rooflinelib.plotly-widget-bundle");
-
 function plotlyWidget(model) {
-  if (!globalThis[KEY]) {
+  const key = Symbol.for("rooflinelib.plotly-widget-bundle " + model.get("_plotly_version"));
+  if (!globalThis[key]) {
     const bundle = new Blob([model.get("_plotly_bundle")], { type: "text/javascript" });
-    globalThis[KEY] = import(URL.createObjectURL(bundle));
+    globalThis[key] = import(URL.createObjectURL(bundle));
   }
-  return globalThis[KEY];
+  return globalThis[key];
 }
 
 export default () => {
@@ -382,6 +382,7 @@ def figure_widget(fig):
     before.  Every widget of the course is made through here.
     """
     if not _FIGURE_WIDGET_CLASS:
+        import plotly
         import plotly.graph_objects as go
         import traitlets
         from plotly import basewidget
@@ -392,6 +393,7 @@ def figure_widget(fig):
         class FigureWidget(go.FigureWidget):
             _esm = _WIDGET_LOADER_ESM
             _plotly_bundle = traitlets.Unicode(bundle).tag(sync=True)
+            _plotly_version = traitlets.Unicode(plotly.__version__).tag(sync=True)
 
         _FIGURE_WIDGET_CLASS.append(FigureWidget)
     return _FIGURE_WIDGET_CLASS[0](fig)

@@ -1,6 +1,6 @@
 """plotting.figure_widget's browser side in headless Chromium: however many figure widgets a page
-holds, plotly's widget code (its 5 MB bundle, plotly.js inside) is imported once, and each
-widget is still initialized and drawn by that code.
+holds, plotly's widget code (its 5 MB bundle, plotly.js inside) is imported once for each
+plotly version, and each widget is still initialized and drawn by that code.
 
 The loader runs as the page would run it (imported from a Blob URL, as anywidget imports a
 widget's module), with a stand-in bundle that counts how often it is evaluated and records
@@ -34,15 +34,20 @@ RUN = """
 async ([loader, bundle]) => {
   const load = (source) => import(URL.createObjectURL(new Blob([source], {type: 'text/javascript'})));
   const log = [];
+  const state = {_plotly_bundle: bundle, _plotly_version: '6.0'};
   for (const name of ['a', 'b', 'c']) {
-    const model = {name, log, get: (key) => key === '_plotly_bundle' ? bundle : undefined};
+    const model = {name, log, get: (key) => state[key]};
     const widget = (await load(loader)).default();  // one module per widget, as anywidget does
     await widget.initialize({model});
     const el = document.createElement('div');
     await widget.render({model, el});
     log.push('drew ' + el.textContent);
   }
-  return {evaluations: globalThis.evaluations, log};
+  const once = globalThis.evaluations;
+  state._plotly_version = '6.1';  // a kernel restarted on another plotly: its own import
+  const model = {name: 'd', log: [], get: (key) => state[key]};
+  await (await load(loader)).default().initialize({model});
+  return {evaluations: once, after_upgrade: globalThis.evaluations, log};
 }
 """
 
@@ -54,5 +59,5 @@ def test_the_bundle_is_imported_once_a_page_and_every_widget_is_drawn():
     with harness.chromium_page(400, 300) as page:
         page.set_content("<html><body></body></html>")
         done = page.evaluate(RUN, [plotting._WIDGET_LOADER_ESM, STAND_IN])
-    assert done["evaluations"] == 1, json.dumps(done)
+    assert done["evaluations"] == 1 and done["after_upgrade"] == 2, json.dumps(done)
     assert done["log"] == [f"{step} {name}" for name in "abc" for step in ("initialize", "render", "drew")]
