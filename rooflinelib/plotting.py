@@ -23,6 +23,7 @@ Axis ranges and annotation positions on Plotly's log axes are in log10 units; th
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from pathlib import Path
 
 from .fileio import FileError, read_text, write_atomic
@@ -366,9 +367,6 @@ export default () => {
 };
 """
 
-_FIGURE_WIDGET_CLASS = []
-
-
 def figure_widget(fig):
     """``fig`` as a plotly ``FigureWidget`` whose browser side imports plotly's widget code once
     a page, not once a figure.
@@ -381,22 +379,26 @@ def figure_widget(fig):
     every later figure; what each figure draws, and how it is updated, is plotly's code as
     before.  Every widget of the course is made through here.
     """
-    if not _FIGURE_WIDGET_CLASS:
-        import plotly
-        import plotly.graph_objects as go
-        import traitlets
-        from plotly import basewidget
+    return _figure_widget_class()(fig)
 
-        bundle = read_text(Path(basewidget.__file__).parent / "package_data" / "widgetbundle.js",
-                           kind="plotly's widget bundle")
 
-        class FigureWidget(go.FigureWidget):
-            _esm = _WIDGET_LOADER_ESM
-            _plotly_bundle = traitlets.Unicode(bundle).tag(sync=True)
-            _plotly_version = traitlets.Unicode(plotly.__version__).tag(sync=True)
+@lru_cache(maxsize=None)
+def _figure_widget_class():
+    """The FigureWidget class of :func:`figure_widget`, made (and the bundle read) once a process."""
+    import plotly
+    import plotly.graph_objects as go
+    import traitlets
+    from plotly import basewidget
 
-        _FIGURE_WIDGET_CLASS.append(FigureWidget)
-    return _FIGURE_WIDGET_CLASS[0](fig)
+    bundle = read_text(Path(basewidget.__file__).parent / "package_data" / "widgetbundle.js",
+                       kind="plotly's widget bundle")
+
+    class FigureWidget(go.FigureWidget):
+        _esm = _WIDGET_LOADER_ESM
+        _plotly_bundle = traitlets.Unicode(bundle).tag(sync=True)
+        _plotly_version = traitlets.Unicode(plotly.__version__).tag(sync=True)
+
+    return FigureWidget
 
 
 def find_trace(fig, trace_id: str):
