@@ -21,6 +21,7 @@ own Python up to date.  Ctrl-C, or SIGTERM to this script, stops the Jupyter ser
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import signal
 import subprocess
@@ -149,7 +150,6 @@ def system_pip_installs_into_venv() -> bool:
     """Whether the pip of the Python running this script can install into .venv from outside
     (``pip --python``, pip 22.3 and later): 2.6 s for uv, with no pip in .venv first."""
     try:
-        import importlib.metadata
         major, minor = (int(part) for part in importlib.metadata.version("pip").split(".")[:2])
     except Exception:  # no pip here (Debian's python3 without python3-pip), or an odd version
         return False
