@@ -2,16 +2,17 @@
 
 - :func:`profile` (also ``rooflinelib.profile``): the whole placement of one function call;
 - :func:`count_bytes`: a Numba-CUDA kernel's global-memory bytes, counted in the CUDA simulator
-  (no GPU needed);
+  (no GPU needed); :func:`count_accesses` adds the sectors per warp-wide request and the
+  shared-memory bank conflicts;
 - :func:`load`: a result saved with :meth:`ProfileResult.save`;
 - :mod:`.counters`: Nsight Compute on one call, in a process of its own.
 
 Standard library only at import; numba, cupy and torch are imported when a call needs them.
 """
 from .core import profile, resolve_ceilings
-from .counting import CountError, count_bytes
+from .counting import CountError, count_accesses, count_bytes
 from .recorded import load_profiles, recorded_profiles, save_profiles
 from .result import ProfileError, ProfileResult, from_dict, load
 
-__all__ = ["profile", "count_bytes", "load", "from_dict", "resolve_ceilings", "ProfileResult",
+__all__ = ["profile", "count_bytes", "count_accesses", "load", "from_dict", "resolve_ceilings", "ProfileResult",
            "ProfileError", "CountError", "load_profiles", "recorded_profiles", "save_profiles"]

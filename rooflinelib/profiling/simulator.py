@@ -29,6 +29,10 @@ import threading
 SWITCH_INTERVAL_S = 2e-4
 
 _LOCK = threading.Lock()
+#: While set (by :func:`rooflinelib.profiling.counting.count_accesses`), every static shared
+#: array a quickened kernel asks for is handed out through this function, which wraps it so
+#: that its accesses are recorded.  None: the arrays themselves.
+SHARED_WRAPPER = None
 
 
 def _kernelapi():
@@ -57,7 +61,8 @@ def _locked_shared_array(kernelapi, original):
             found = allocations.get(where)
             if found is None:
                 found = allocations[where] = np.empty(shape, dtype)
-        return found
+        wrapper = SHARED_WRAPPER
+        return found if wrapper is None else wrapper(found)
 
     array.quickened = True
     return array

@@ -42,8 +42,9 @@ def block_sum_kernel(x, total):
 
 @cuda.jit
 def gemm_naive_kernel(a, b, c):
-    """C = A B for n x n matrices: each thread reads a row of A and a column of B from memory."""
-    i, j = cuda.grid(2)
+    """C = A B for n x n matrices: each thread reads a row of A and a column of B from memory
+    (threadIdx.x on the column, so that a warp's loads of B are coalesced)."""
+    j, i = cuda.grid(2)
     n = c.shape[0]
     if i < n and j < n:
         acc = float32(0)
@@ -66,16 +67,16 @@ def make_tiled_gemm(tile: int):
         sa = cuda.shared.array((tile, tile), dtype=float32)
         sb = cuda.shared.array((tile, tile), dtype=float32)
         tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-        i = cuda.blockIdx.x * tile + tx
-        j = cuda.blockIdx.y * tile + ty
+        i = cuda.blockIdx.y * tile + ty
+        j = cuda.blockIdx.x * tile + tx
         n = c.shape[0]
         acc = float32(0)
         for step in range(n // tile):
-            sa[tx, ty] = a[i, step * tile + ty]
-            sb[tx, ty] = b[step * tile + tx, j]
+            sa[ty, tx] = a[i, step * tile + tx]
+            sb[ty, tx] = b[step * tile + ty, j]
             cuda.syncthreads()
             for k in range(tile):
-                acc += sa[tx, k] * sb[k, ty]
+                acc += sa[ty, k] * sb[k, tx]
             cuda.syncthreads()
         c[i, j] = acc
     _TILED[tile] = gemm_tiled_kernel

@@ -1,0 +1,133 @@
+"""The course's fp32 GEMMs in Numba-CUDA, as functions the profiler can import: a naive one
+(every thread reads a row of A and a column of B from memory) and a tiled one (16 x 16 tiles
+of A and B staged in shared memory), both at n = 2048 with 16 x 16 threads per block.
+
+Both map ``threadIdx.x``, the index that runs fastest inside a warp, to the **column** of C.
+The 32 threads of a warp are then 16 neighbouring columns of two rows: their loads of B and
+their stores of C are 64 contiguous bytes per row (coalesced), and a tile in shared memory is
+read along a row of 16 words, one word per bank, with no two threads wanting different words
+of one bank.
+
+The ``*_rows`` variants are the same kernels with ``threadIdx.x`` mapped to the **row**, as the
+course's first recorded GEMMs were written: a warp then reads one float from each of 16 rows,
+16 sectors for 64 useful bytes, and the tiled one's shared tile is read down a column, 8 threads
+to a bank.  They are kept as the counter-example that notebook 07 diagnoses with
+:func:`rooflinelib.profiling.count_accesses` and Nsight Compute.
+
+``setup()`` makes the arguments all four take, ``(a, b, c)`` on the GPU; ``roofline profile
+rooflinelib/profiling/gemm_targets.py:gemm_tiled --counters`` profiles one.  numba is imported
+when a kernel is first needed.
+"""
+from __future__ import annotations
+
+import functools
+
+N = 2048
+TILE = 16
+N_FLOPS = 2 * N ** 3
+N_BYTES = 3 * N * N * 4  # A and B read once, C written once: the compulsory bytes
+#: The simulator's size for access counts: one block of 16 x 16 threads (8 warps), as at n = 2048
+#: (the requests are the same per warp and per k; the simulator runs about 10^5 accesses a minute).
+SIM_N = 16
+#: The four kernels, in the order the notebook shows them: (name, launcher name, mapping).
+VARIANTS = (("naive, threadIdx.x -> row", "gemm_naive_rows"), ("tiled, threadIdx.x -> row", "gemm_tiled_rows"),
+            ("naive, threadIdx.x -> column", "gemm_naive"), ("tiled, threadIdx.x -> column", "gemm_tiled"))
+
+
+def kernels(tile: int = TILE) -> dict:
+    """``{launcher name: kernel}`` for ``tile`` x ``tile`` blocks (compiled on first launch)."""
+    from .gemm_kernels import gemm_kernels
+    return gemm_kernels(tile)
+
+
+def grid(n: int = N, tile: int = TILE) -> tuple:
+    """``(griddim, blockdim)`` of every variant at size n: one thread per element of C."""
+    return (n // tile, n // tile), (tile, tile)
+
+
+def setup():
+    import numpy as np
+    from numba import cuda
+    a, b = inputs(N)
+    return cuda.to_device(a), cuda.to_device(b), cuda.device_array((N, N), np.float32)
+
+
+def inputs(n: int) -> tuple:
+    """``(a, b)``, n x n float32 of small integers: every product and sum is exact, so the
+    result is checked bit for bit."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    return (rng.integers(-2, 3, (n, n)).astype(np.float32), rng.integers(-2, 3, (n, n)).astype(np.float32))
+
+
+def _launch(name: str, a, b, c):
+    griddim, blockdim = grid(c.shape[0])
+    kernels()[name][griddim, blockdim](a, b, c)
+    return c
+
+
+def gemm_naive(a, b, c):
+    return _launch("gemm_naive", a, b, c)
+
+
+def gemm_tiled(a, b, c):
+    return _launch("gemm_tiled", a, b, c)
+
+
+def gemm_naive_rows(a, b, c):
+    return _launch("gemm_naive_rows", a, b, c)
+
+
+def gemm_tiled_rows(a, b, c):
+    return _launch("gemm_tiled_rows", a, b, c)
+
+
+@functools.lru_cache(maxsize=None)
+def access_counts(n: int = SIM_N) -> dict:
+    """``{variant name: count_accesses(...)}`` for the four variants at size n, in the CUDA
+    simulator (no GPU): the per-request sectors and shared-memory passes of each mapping."""
+    import numpy as np
+    from .counting import count_accesses
+    a, b = inputs(n)
+    griddim, blockdim = grid(n)
+    found = {}
+    for name, launcher in VARIANTS:
+        c = np.zeros((n, n), np.float32)
+        found[name] = count_accesses(kernels()[launcher], griddim, blockdim, a, b, c)
+    return found
+
+
+def ffma_instructions(n: int = SIM_N) -> int:
+    """Warp-wide FFMA instructions of every variant at size n: one per thread per k."""
+    return n ** 3 // 32
+
+
+def shared_passes_per_ffma(counts: dict, n: int = SIM_N) -> dict:
+    """``{variant: shared-memory load passes per warp-wide FFMA}`` from :func:`access_counts`."""
+    return {name: c["shared_load"]["wavefronts"] / ffma_instructions(n) for name, c in counts.items()}
+
+
+def shared_cap(passes_per_ffma: float, shared_gbps: float, fp32_gflops: float) -> float:
+    """The fraction of the fp32 roof a kernel can reach when every warp-wide FFMA (64 FLOPs)
+    waits on ``passes_per_ffma`` shared-memory passes of 128 bytes each (one bank word for each
+    of 32 banks) at ``shared_gbps``: the shared-memory pipe's ceiling, counted in FFMAs."""
+    if passes_per_ffma <= 0:
+        return 1.0
+    return min(1.0, shared_gbps / 128 / passes_per_ffma * 64 / fp32_gflops)
+
+
+def access_table(counts: dict, n: int = SIM_N) -> str:
+    """One line per variant: global load requests and sectors per request, sectors per FFMA,
+    shared load passes per request and per FFMA, and the bank conflicts (per warp-wide FFMA,
+    one for each thread's k)."""
+    ffma = ffma_instructions(n)
+    lines = [f"counted in the CUDA simulator at n = {n}, one block of {TILE} x {TILE} threads "
+             f"({ffma:,} warp-wide FFMAs in each kernel):",
+             f"  {'kernel':30s} {'sectors/load':>12s} {'sectors/FFMA':>12s} {'shared passes/load':>18s} "
+             f"{'passes/FFMA':>11s} {'bank conflicts':>14s}"]
+    for name, c in counts.items():
+        g, s = c["global_load"], c["shared_load"]
+        shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts']:14,}"
+                  if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>14s}")
+        lines.append(f"  {name:30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""Coalescing and bank conflicts, counted in the CUDA simulator (count_accesses): the course's
+GEMMs map threadIdx.x to the column, so a warp's global loads touch the fewest sectors and its
+shared-memory tiles are read without bank conflicts; the row-mapped variants, as the course's
+first recorded GEMMs were written, are caught by the same counts."""
+import numpy as np
+import pytest
+
+pytest.importorskip("numba.cuda")
+from numba import cuda, float32  # noqa: E402  (module level: the simulator swaps this cuda)
+
+from rooflinelib.profiling import CountError, count_accesses  # noqa: E402
+from rooflinelib.profiling import gemm_targets as g  # noqa: E402
+
+
+@cuda.jit
+def copy_kernel(src, dst):
+    i = cuda.grid(1)
+    if i < src.size:
+        dst[i] = src[i]
+
+
+@cuda.jit
+def strided_kernel(src, dst):
+    i = cuda.grid(1)
+    dst[i] = src[i * 32]  # one float per 128-byte line: 32 sectors for 128 useful bytes
+
+
+@cuda.jit
+def shared_stride_kernel(src, dst):
+    tile = cuda.shared.array(64, float32)
+    t = cuda.threadIdx.x
+    tile[t] = src[t]
+    tile[t + 32] = src[t + 32]
+    cuda.syncthreads()
+    dst[t] = tile[2 * t]  # words 0, 2, .., 62: two per bank of banks 0, 2, .., 30
+
+
+def test_a_coalesced_copy_needs_four_sectors_a_request_and_a_strided_read_thirty_two():
+    x = np.arange(32 * 32, dtype=np.float32)
+    copy = count_accesses(copy_kernel, 2, 32, x[:64], np.zeros(64, np.float32))
+    assert copy["global_load"]["requests"] == 2 and copy["global_load"]["sectors_per_request"] == 4
+    assert copy["global_store"]["sectors_per_request"] == 4
+    strided = count_accesses(strided_kernel, 1, 32, x, np.zeros(32, np.float32))
+    assert strided["global_load"]["sectors_per_request"] == 32
+    assert strided["read"] == 32 * 4  # the bytes asked for are the same 128
+
+
+def test_a_stride_two_shared_read_is_a_two_way_bank_conflict():
+    got = count_accesses(shared_stride_kernel, 1, 32, np.arange(64, dtype=np.float32), np.zeros(32, np.float32))
+    s = got["shared_load"]
+    assert s["requests"] == 1 and s["wavefronts"] == 2 and s["bank_conflicts"] == 1
+    assert got["shared_store"]["bank_conflicts"] == 0  # consecutive words: one per bank
+
+
+@pytest.fixture(scope="module")
+def gemm_counts():
+    return g.access_counts()
+
+
+def test_the_course_gemms_load_coalesced_and_read_shared_tiles_without_conflicts(gemm_counts):
+    naive, tiled = gemm_counts["naive, threadIdx.x -> column"], gemm_counts["tiled, threadIdx.x -> column"]
+    # per warp and k: A's word is one sector per row of the warp (2 rows), B's 16 floats two
+    assert naive["global_load"]["sectors_per_request"] == 2
+    # a tile row of 16 floats is 64 contiguous bytes: two sectors for each of the warp's 2 rows
+    assert tiled["global_load"]["sectors_per_request"] == 4
+    assert tiled["shared_load"]["bank_conflicts"] == 0 and tiled["shared_store"]["bank_conflicts"] == 0
+    assert tiled["shared_load"]["wavefronts_per_request"] == 1
+
+
+def test_the_row_mapped_gemms_are_caught(gemm_counts):
+    naive, tiled = gemm_counts["naive, threadIdx.x -> row"], gemm_counts["tiled, threadIdx.x -> row"]
+    assert naive["global_load"]["sectors_per_request"] == 8.5  # 16 sectors for A, 1 for B: 17 per warp per k
+    assert tiled["global_load"]["sectors_per_request"] == 16  # 4x the 4 sectors that 128 useful bytes need
+    # sa read down a column: 8 threads per bank, 8 passes; sb: one pass. 9 passes per FFMA
+    assert tiled["shared_load"]["wavefronts_per_request"] == 4.5
+    assert tiled["shared_load"]["bank_conflicts"] == 7 * tiled["shared_load"]["requests"] // 2
+
+
+def test_both_mappings_ask_for_the_same_bytes(gemm_counts):
+    rows, cols = gemm_counts["tiled, threadIdx.x -> row"], gemm_counts["tiled, threadIdx.x -> column"]
+    assert rows["read"] == cols["read"] and rows["unique_read"] == cols["unique_read"]
+
+
+def test_shared_passes_per_ffma_and_the_cap_they_set(gemm_counts):
+    per_ffma = g.shared_passes_per_ffma(gemm_counts)
+    assert per_ffma["tiled, threadIdx.x -> row"] == 9 and per_ffma["tiled, threadIdx.x -> column"] == 2
+    # 128 B a clock of shared memory (one pass) against 4 warp-wide FFMAs a clock, per SM
+    assert g.shared_cap(9, shared_gbps=128 * 1.98 * 132, fp32_gflops=2 * 128 * 1.98 * 132) == pytest.approx(1 / 36)
+
+
+def test_count_accesses_refuses_a_launch_too_large_to_keep():
+    with pytest.raises(CountError, match=r"^griddim, blockdim: 65,536 threads"):
+        count_accesses(copy_kernel, 256, 256, np.zeros(1, np.float32), np.zeros(1, np.float32))
