@@ -45,6 +45,11 @@ MIN_HEIGHT_PX = 450
 LEGEND_BASE_PX = 190
 LEGEND_ENTRY_PX = 21
 
+#: A figure whose legend goes under the plot (legend_below): the plot keeps PLOT_PX of height
+#: and the full width, the x axis's labels get LEGEND_GAP_PX, and each entry one line below.
+PLOT_PX = 450
+LEGEND_GAP_PX = 75
+
 #: Pixels between an axis and its tick labels: enough that the lowest y label and the first x
 #: label, which both sit at the origin, do not touch.
 TICK_STANDOFF_PX = 8
@@ -205,6 +210,18 @@ def _check_x_range(x_range) -> tuple:
     if not (0 < low < high and math.isfinite(high)):
         raise ValueError(f"x_range: need 0 < low < high, finite, got {x_range!r}")
     return low, high
+
+
+def legend_below(fig, plot_px: int = PLOT_PX):
+    """Move ``fig``'s legend under the plot, one entry a line, and make the figure tall enough
+    for every entry.  A legend beside the plot takes its width from the longest name and
+    squashes the plot; one taller than the plot scrolls.  Returns ``fig``."""
+    entries = sum(1 for t in fig.data if t.showlegend is not False) + (1 if fig.layout.legend.title.text else 0)
+    top, bottom = 80, LEGEND_GAP_PX + LEGEND_ENTRY_PX * entries + 10
+    fig.update_layout(height=plot_px + bottom, margin=dict(t=top, b=bottom),
+                      legend=dict(orientation="v", x=0, xanchor="left", yanchor="top",
+                                  y=-LEGEND_GAP_PX / (plot_px - top)))
+    return fig
 
 
 def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, title=None,

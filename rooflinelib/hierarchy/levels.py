@@ -292,12 +292,26 @@ def inside_each_level(levels) -> dict:
     return {lv.name: (lv.first_bytes * lv.last_bytes) ** 0.5 for lv in levels}
 
 
-def level_table(levels) -> str:
-    """Plain-text table of detected levels: bandwidth, plateau range, capacity."""
+def level_table(levels, reported=None) -> str:
+    """Plain-text table of detected levels: bandwidth, plateau range, capacity.
+
+    Only main memory (``dram``) holds everything; a last plateau of a sweep that stopped short
+    of it has no step within the sweep, and says so.  Given the cache sizes the machine reports
+    (``{"l1": 32768, ...}``), a plateau whose range runs past one or more of them is marked as
+    spanning those caches: it is not one cache level (a CPU's noisy sweep can give one)."""
     lines = [f"{'level':<6} {'ceiling GB/s':>13} {'best GB/s':>11}   {'plateau':<21} capacity"]
     for lv in levels:
         span = f"{format_bytes(lv.first_bytes)} - {format_bytes(lv.last_bytes)}"
-        cap = format_bytes(lv.capacity_bytes) if lv.capacity_bytes else "(holds everything)"
+        if lv.capacity_bytes:
+            cap = format_bytes(lv.capacity_bytes)
+        elif lv.name == "dram":
+            cap = "(holds everything)"
+        else:
+            cap = f"no step up to {format_bytes(lv.last_bytes)}"
+        crossed = sorted((size, name) for name, size in (reported or {}).items()
+                         if name != "shared" and lv.first_bytes < size < lv.last_bytes)
+        if crossed:
+            cap += "; spans " + ", ".join(f"{name} ({format_bytes(size)})" for size, name in crossed)
         lines.append(f"{lv.name:<6} {lv.gbps:>13,.0f} {lv.best_gbps:>11,.0f}   {span:<21} {cap}")
     return "\n".join(lines)
 

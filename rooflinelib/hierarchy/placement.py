@@ -203,8 +203,10 @@ def placement_table(placements) -> str:
 #: kernel (many short blocks) lets the L2's slices serve what the best public L2 benchmark gets
 #: from them; the working-set sweep's resident blocks, which must cycle over their own chunks
 #: to find the capacity, read some 7% less on the H200.  The sweep still finds where the level
-#: ends.  DRAM keeps the sweep's read-only rate: Lab 1's copy measures other traffic.
-LEVELS_FROM_LAB1 = ("l2",)
+#: ends.  DRAM takes Lab 1's ``dram`` ceiling too, so that one DRAM figure serves every chart of
+#: the course (notebook 07 and ``roofline profile`` use the same); the sweep's plateau reads only,
+#: and its source line keeps it beside Lab 1's figure.
+LEVELS_FROM_LAB1 = ("l2", "dram")
 
 
 def level_ceiling(level, compute_machine: Machine) -> Ceiling:
@@ -270,8 +272,9 @@ class WorkingSetState:
     kernel: HierarchicalKernel
     placement: HierarchicalPlacement
     predicted_gbps: float  # requested bytes / predicted time
-    measured_gbps: Optional[float]  # the sweep's bandwidth at the nearest measured size
+    measured_gbps: Optional[float]  # the sweep's bandwidth at the nearest size on the same level
     measured_bytes: Optional[float]
+    level: str = ""  # the level whose range holds the working set (see level_holding)
 
     def text(self) -> str:
         pl = self.placement
@@ -282,6 +285,8 @@ class WorkingSetState:
         if self.measured_gbps is not None:
             line += (f"; the sweep measured {self.measured_gbps:,.0f} GB/s at "
                      f"{format_bytes(self.measured_bytes)}")
+            if self.measured_bytes and abs(math.log2(self.measured_bytes / self.ws_bytes)) > 0.5:
+                line += f", the nearest working set it measured in the {self.level} range"
         lines.append(line + ".")
         return "\n".join(lines)
 
@@ -299,12 +304,23 @@ def working_set_state(levels, machine: Machine, ws_bytes: float, reads: float = 
     placement = place_levels(kernel, machine, compute)
     predicted = requested / (kernel.n_flops / (placement.roof_gflops * 1e9)) / 1e9
     measured = measured_at = None
+    home = level_holding(levels, ws_bytes)
     if sweep is not None:
         sizes, gbps = sweep
-        nearest = min(range(len(sizes)), key=lambda i: abs(math.log(sizes[i] / ws_bytes)))
-        measured, measured_at = float(gbps[nearest]), float(sizes[nearest])
+        # Only a size the same level holds is quoted: the sweep leaves gaps (on the H200 none
+        # between the L1's step and the L2-only series' own-data range), and the nearest size
+        # across a step would quote another level's bandwidth.
+        same = [i for i in range(len(sizes)) if level_holding(levels, sizes[i]) is home]
+        if same:
+            nearest = min(same, key=lambda i: abs(math.log(sizes[i] / ws_bytes)))
+            measured, measured_at = float(gbps[nearest]), float(sizes[nearest])
     return WorkingSetState(ws_bytes, reads, flops_per_byte, kernel, placement, predicted,
-                           measured, measured_at)
+                           measured, measured_at, home.name)
+
+
+def level_holding(levels, size: float):
+    """The innermost level whose capacity holds ``size`` bytes (the last level holds all)."""
+    return next((lv for lv in levels if lv.capacity_bytes is None or size <= lv.capacity_bytes), levels[-1])
 
 
 # ---------------------------------------------------------------------------------------------

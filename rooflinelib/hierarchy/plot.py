@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .. import widgets as wd
-from ..plotting import _COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, roofline_figure
+from ..plotting import _COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, legend_below, roofline_figure
 from .levels import format_bytes
 from .placement import (WorkingSetState, ends_in_memory, hierarchy_levels, hierarchy_series,
                         reference_curve, series_levels, working_set_state)
@@ -104,6 +104,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         xaxis=dict(type="log", title="working set (bytes)", range=_decade_range(min(sizes), max(sizes))),
         yaxis=dict(type="log", title="read bandwidth (GB/s)",
                    range=_decade_range(min(rates) / 1.5, max(rates) * 1.5)))
+    legend_below(fig)
     return figure_widget(fig) if widget else fig
 
 
@@ -172,6 +173,7 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
     fig.update_layout(legend=dict(title="roofs and kernels (one marker per level)"))
     if title is None:
         fig.update_layout(title=f"Hierarchical roofline: {machine.name}")
+    legend_below(fig)
     return figure_widget(fig) if widget else fig
 
 
@@ -213,6 +215,7 @@ class WorkingSetExplorer:
         self.sweep.add_scatter(x=[state.ws_bytes], y=[state.predicted_gbps], mode="markers",
                                meta="ws-marker", name="the kernel (model)",
                                marker=dict(size=14, color="#000000", symbol="x"))
+        legend_below(self.sweep)
         self.box = w.VBox([self.slider, self.text, self.roofline, self.sweep])
         self.slider.observe(lambda change: self.update(change["new"]), names="value")
         self.update(self.slider.value)
