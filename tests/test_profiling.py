@@ -287,3 +287,130 @@ def test_cli_errors_are_one_line_with_status_2(argv, message):
 def test_top_level_name_is_the_profiler():
     assert rooflinelib.profile is profiling.profile
     assert math.isfinite(profiling.core.COUNT_TOLERANCE)
+
+
+# --- the time bound (profile(timeout=), roofline profile --timeout) ----------------------------
+
+def _sleeps_forever():
+    time.sleep(1e6)
+
+
+def _spins_forever():
+    while True:
+        pass
+
+
+_RELEASE = __import__("threading").Event()  # lets the thread that swallowed its stop request end
+
+
+def _swallows_everything():
+    while not _RELEASE.is_set():
+        try:
+            time.sleep(0.01)
+        except BaseException:  # a student's bare except: the stop request is swallowed too
+            pass
+
+
+@pytest.mark.parametrize("fn, still", [(_spins_forever, False), (_sleeps_forever, True),
+                                       (_swallows_everything, True)])
+def test_a_function_that_never_returns_is_stopped_at_its_time_limit(fn, still):
+    started = time.perf_counter()
+    with pytest.raises(ProfileError) as caught:
+        profile(fn, n_flops=0, n_bytes=8, ceilings="H200", timeout=0.5)
+    took = time.perf_counter() - started
+    message = str(caught.value)
+    assert took < 5, f"the bound of 0.5 s returned after {took:.1f} s"
+    assert message.startswith(f"fn: {fn.__name__} did not return within its time limit, timeout = 0.5 s")
+    _RELEASE.set()
+    assert ("still running in the background" in message) is still
+    assert "\n" not in message
+
+
+def test_the_default_time_limit_is_bounded_and_used():
+    import inspect
+    default = inspect.signature(profile).parameters["timeout"].default
+    assert 10 <= default <= 3600
+    seen = {}
+    real = profiling.core.time_function
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    profiling.core.time_function = spy
+    try:
+        profile(_axpy, *_axpy_args(), n_flops=1, n_bytes=1, ceilings="H200", repeats=2)
+    finally:
+        profiling.core.time_function = real
+    assert seen["timeout_s"] == default
+
+
+@pytest.mark.parametrize("timeout, reason", [(0, "must be a positive number"), (-1, "must be a positive number"),
+                                             (float("nan"), "must be a finite number"), ("5", "must be a number"),
+                                             (True, "must be a number"), (1e9, "outside")])
+def test_bad_timeouts_are_refused_naming_the_argument(timeout, reason):
+    with pytest.raises(ProfileError, match=rf"^timeout: .*{reason}"):
+        profile(_axpy, *_axpy_args(), n_flops=1, n_bytes=1, ceilings="H200", timeout=timeout)
+
+
+def test_a_function_that_returns_in_time_is_timed_in_the_callers_process():
+    result = profile(_axpy, *_axpy_args(), n_flops=2 * 2 ** 16, n_bytes=12 * 2 ** 16, ceilings="H200",
+                     repeats=4, timeout=60)
+    assert result.repeats == 4 and len(result.samples_s) == 4
+    assert sorted(result.samples_s)[1] <= result.seconds <= sorted(result.samples_s)[2]
+
+
+def test_samples_are_saved_and_loaded(tmp_path):
+    result = profile(_axpy, *_axpy_args(), n_flops=1, n_bytes=1, ceilings="H200", repeats=3)
+    back = load(result.save(tmp_path / "p.json"))
+    assert back.samples_s == result.samples_s and len(back.samples_s) == 3
+    record = result.to_dict()
+    record["samples_s"] = [1e-3, -1.0, 2e-3]
+    with pytest.raises(ProfileError, match="samples_s: must be a list"):
+        profiling.from_dict(record)
+    del record["samples_s"]  # a file saved before the samples were kept still loads
+    assert profiling.from_dict(record).samples_s == ()
+
+
+HANGS = '''
+import time
+N_FLOPS = 0
+N_BYTES = 8
+def setup():
+    if SETUP_SLEEPS:
+        time.sleep(1e6)
+    return ()
+def sleeps():
+    time.sleep(1e6)
+def quick():
+    return None
+'''
+
+
+@pytest.mark.parametrize("where, function, setup_sleeps, expected", [
+    ("function", "sleeps", False, r"^roofline: error: fn: sleeps did not return within its time limit, timeout = 1 s"),
+    ("setup", "quick", True, r"^roofline: error: hangs\.py: setup\(\) did not return within its time limit, timeout = 1 s"),
+    ("import", "quick", None, r"^roofline: error: importing .*hangs\.py did not return within its time limit, timeout = 1 s"),
+])
+def test_cli_profile_bounds_the_import_the_setup_and_the_function(tmp_path, where, function, setup_sleeps, expected):
+    source = HANGS.replace("SETUP_SLEEPS", str(setup_sleeps))
+    if setup_sleeps is None:
+        source = "import time\ntime.sleep(1e6)\n" + source.replace("SETUP_SLEEPS", "False")
+    (tmp_path / "hangs.py").write_text(source)
+    target = f"hangs.py:{function}" if where == "setup" else f"{tmp_path / 'hangs.py'}:{function}"
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "rooflinelib", "profile", target, "--machine", "H200",
+                           "--timeout", "1"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert time.perf_counter() - started < 60
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and __import__("re").search(expected, lines[0]), lines
+
+
+@pytest.mark.parametrize("value, reason", [("nan", "must be a finite number"), ("0", "must be a positive number"),
+                                           ("abc", "must be a number of seconds"), ("1e9", "outside")])
+def test_cli_profile_timeout_is_checked(value, reason):
+    done = _roofline("profile", f"{AXPY}:axpy", "--machine", "H200", "--timeout", value)
+    assert done.returncode == 2
+    assert done.stderr.startswith("roofline: error: --timeout: ") and reason in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from ..profiling.timing import DEFAULT_TIMEOUT_S
 from .errors import EXIT_OK, UsageError, option_error
 
 
@@ -17,6 +18,17 @@ def add_profile_command(subparsers):
         description="Time FUNCTION of FILE.py (device events on a GPU, after a warm-up; the median "
                     "of the repeats), place it on your Lab 1 ceilings (the stored result, or a "
                     "live Lab 1 if there is none) and print the verdict and the next step.")
+    add_target_options(parser)
+    parser.add_argument("--counters", action="store_true", help="also collect Nsight Compute counters (GPU, ncu)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--out", metavar="FILE", help="also save the result as JSON")
+    parser.set_defaults(handler=run_profile)
+    return parser
+
+
+def add_target_options(parser) -> None:
+    """FILE.py:FUNCTION and the options that say how to time and place it: ``roofline
+    profile`` and ``roofline check`` read a file the same way."""
     parser.add_argument("target", metavar="FILE.py:FUNCTION", help="the file and the function in it")
     parser.add_argument("--n-flops", metavar="F", help="FLOPs of one call (a number or formula); default: the file's N_FLOPS")
     parser.add_argument("--n-bytes", metavar="B", help="bytes of one call (a number or formula); default: the file's N_BYTES")
@@ -25,11 +37,41 @@ def add_profile_command(subparsers):
     source.add_argument("--machine", metavar="NAME", help="a datasheet machine instead of measured ceilings")
     parser.add_argument("--precision", metavar="P", help="the compute roof: fp32 (default), fp64, bf16, fp16, tf32, ...")
     parser.add_argument("--repeats", metavar="N", type=int, help="timed calls (default: about 0.3 s of them)")
-    parser.add_argument("--counters", action="store_true", help="also collect Nsight Compute counters (GPU, ncu)")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--out", metavar="FILE", help="also save the result as JSON")
-    parser.set_defaults(handler=run_profile)
-    return parser
+    parser.add_argument("--timeout", metavar="S", default=None,
+                        help=f"seconds that importing FILE.py, setup() and the timing may each take "
+                             f"(default {DEFAULT_TIMEOUT_S:g})")
+
+
+def read_target(args):
+    """``(fn, call_args, n_flops, n_bytes, function, timeout_s)`` from the options of
+    :func:`add_target_options`: FILE.py imported and its ``setup()`` called, each under the
+    time bound, ``N_FLOPS`` and ``N_BYTES`` read unless the options give them."""
+    from ..profiling import ProfileError
+    from ..profiling.counters import load_function, setup_args
+    from ..profiling.timing import TimingError, run_bounded
+    from ..sanity import number
+    timeout_s = DEFAULT_TIMEOUT_S
+    if args.timeout is not None:
+        try:
+            value = float(args.timeout)
+        except ValueError:
+            raise UsageError(f"--timeout: must be a number of seconds, got {args.timeout[:40]!r}") from None
+        timeout_s = number(value, "--timeout", error=UsageError, positive=True, unit="s")
+    path, function = _split(args.target)
+    try:
+        fn, module = run_bounded(lambda: load_function(path, function), timeout_s, f"importing {path}")
+        call_args = run_bounded(lambda: setup_args(module, path), timeout_s, f"{path}: setup()")
+    except TimingError as exc:
+        raise UsageError(str(exc)) from None
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    n_flops = args.n_flops if args.n_flops is not None else getattr(module, "N_FLOPS", None)
+    n_bytes = args.n_bytes if args.n_bytes is not None else getattr(module, "N_BYTES", None)
+    if n_flops is None:
+        raise UsageError(f"--n-flops: not given, and {path} defines no N_FLOPS")
+    if n_bytes is None:
+        raise UsageError(f"--n-bytes: not given, and {path} defines no N_BYTES")
+    return fn, call_args, n_flops, n_bytes, function, timeout_s
 
 
 def _split(target: str) -> tuple:
@@ -42,22 +84,14 @@ def _split(target: str) -> tuple:
 def run_profile(args) -> int:
     from ..fileio import check_target
     from ..profiling import ProfileError, profile
-    from ..profiling.counters import load_function, setup_args
-    path, function = _split(args.target)
+    _split(args.target)
     if args.out:
         check_target(args.out, option_error("--out"))
     try:
-        fn, module = load_function(path, function)
-        call_args = setup_args(module, path)
-        n_flops = args.n_flops if args.n_flops is not None else getattr(module, "N_FLOPS", None)
-        n_bytes = args.n_bytes if args.n_bytes is not None else getattr(module, "N_BYTES", None)
-        if n_flops is None:
-            raise UsageError(f"--n-flops: not given, and {path} defines no N_FLOPS")
-        if n_bytes is None:
-            raise UsageError(f"--n-bytes: not given, and {path} defines no N_BYTES")
+        fn, call_args, n_flops, n_bytes, function, timeout_s = read_target(args)
         result = profile(fn, *call_args, n_flops=n_flops, n_bytes=n_bytes, name=function,
                          ceilings=args.ceilings or args.machine, precision=args.precision,
-                         repeats=args.repeats, counters=args.counters)
+                         repeats=args.repeats, counters=args.counters, timeout=timeout_s)
         if args.out:
             try:
                 result.save(args.out)

@@ -16,8 +16,9 @@ import math
 from pathlib import Path
 
 from ..expr import ExpressionError, parse_non_negative, parse_positive
+from ..sanity import number
 from .result import ProfileError, ProfileResult
-from .timing import TimingError, time_function
+from .timing import DEFAULT_TIMEOUT_S, TimingError, time_function
 
 #: Counted and analytic bytes further apart than this are reported.
 COUNT_TOLERANCE = 0.10
@@ -187,7 +188,7 @@ def _placement(measured: dict, machine, compute: str):
 # --- the call --------------------------------------------------------------------------------
 
 def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, precision=None,
-            repeats=None, counters=False, **kwargs) -> ProfileResult:
+            repeats=None, counters=False, timeout=DEFAULT_TIMEOUT_S, **kwargs) -> ProfileResult:
     """Time ``fn(*args, **kwargs)`` and place it on the roofline of ``ceilings``.
 
     ``n_flops`` and ``n_bytes`` are the analytic counts of one call (numbers, or formulas such
@@ -197,7 +198,9 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
     a ceiling's name).  ``repeats``: timed calls (default: about 0.3 s of them, 10 to 1000).
     ``counters=True`` also runs ``fn`` under Nsight Compute; ``fn`` must then be a function of
     a module file that defines ``setup()``, returning the arguments (see
-    :mod:`rooflinelib.profiling.counters`).
+    :mod:`rooflinelib.profiling.counters`).  ``timeout``: seconds that the first call, the
+    warm-up and the repeats may take together (default 300); a function still running then is
+    a :class:`ProfileError` naming it and the limit.
     """
     if not callable(fn):
         raise ProfileError(f"fn: must be callable (a function, a kernel launch, a lambda), got {type(fn).__name__}")
@@ -208,12 +211,13 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
         raise ProfileError(f"repeats: must be a whole number from 1 to 100000, got {repeats!r}")
     if not isinstance(counters, bool):
         raise ProfileError(f"counters: must be True or False, got {counters!r}")
+    timeout = number(timeout, "timeout", error=ProfileError, positive=True, unit="s")
 
     from ..measure import provenance
     before = provenance.gpu_snapshot() if _maybe_gpu(fn, args, kwargs) else {}
     started = provenance.now_iso()
     try:
-        timed = time_function(fn, args, kwargs, repeats)
+        timed = time_function(fn, args, kwargs, repeats, timeout_s=timeout, what=f"fn: {label}")
     except TimingError as exc:
         raise ProfileError(str(exc)) from None
     gpu = timed.library != "cpu"
@@ -285,4 +289,5 @@ def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, pea
         first_call_s=timed.first_call_s, repeats=timed.repeats, library=timed.library, clock=timed.clock,
         machine=machine.name, ceilings_source=source, compute=compute, memory=memory, peak_gflops=peak,
         peak_gbps=bandwidth, roof_gflops=roof, side=side, fraction_of_roof=fraction, advice=advice,
-        device=device, counted=counted, measured=measured, hierarchical=hierarchical, notes=tuple(notes))
+        device=device, counted=counted, measured=measured, hierarchical=hierarchical, notes=tuple(notes),
+        samples_s=tuple(timed.seconds))

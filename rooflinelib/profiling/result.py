@@ -50,6 +50,7 @@ class ProfileResult:
     measured: Optional[dict] = None  # ncu counters, when collected
     hierarchical: Optional[dict] = None  # the level-by-level placement from the counters
     notes: tuple = ()
+    samples_s: tuple = ()  # every timed repeat, in order (a regression gate's interval needs them)
 
     @property
     def intensity(self) -> float:
@@ -76,6 +77,7 @@ class ProfileResult:
         }
         body = asdict(self)
         body["notes"] = list(self.notes)
+        body["samples_s"] = list(self.samples_s)
         record.update({k: v for k, v in body.items() if k not in ("name",)})
         record.update({"achieved_gbps": self.achieved_gbps, "ridge": self.ridge})
         return {"format": FORMAT, "version": VERSION, **record}
@@ -195,9 +197,14 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
     notes = data.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise ProfileError(f"{where}: notes: must be a list of texts")
+    samples = data.get("samples_s", [])  # absent from files saved before it was kept
+    if (not isinstance(samples, list) or len(samples) > 100_000
+            or not all(not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+                       for x in samples)):
+        raise ProfileError(f"{where}: samples_s: must be a list of at most 100000 positive finite seconds")
     return ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
                          measured=optional["measured"], hierarchical=optional["hierarchical"],
-                         notes=tuple(notes), **values)
+                         notes=tuple(notes), samples_s=tuple(float(x) for x in samples), **values)
 
 
 def load(path) -> ProfileResult:
