@@ -149,7 +149,16 @@ def test_cpu_mode_measures_live():
 def test_gpu_only_experiment_on_a_cpu_falls_back(monkeypatch, tmp_path):
     monkeypatch.setattr(record, "DATA_DIR", tmp_path)
     outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), "traps")
-    assert outcome.origin == "none" and "not available on the cpu backend" in outcome.message
+    assert outcome.origin == "none" and experiments.GPU_ONLY in outcome.message
+
+
+def test_an_expected_gpu_only_fallback_is_one_plain_statement():
+    # issue 24: "cpu run failed (ValueError: experiment 'traps': not available on the cpu
+    # backend)" was printed for every GPU-only experiment a CPU user met
+    for name in ("traps", "launch_empty", "wrong_ceiling", "algorithm_sizes", "sustained"):
+        outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), name)
+        assert "failed" not in outcome.message and "ValueError" not in outcome.message
+        assert outcome.message.count(experiments.GPU_ONLY) == 1 and "\n" not in outcome.message
 
 
 # --- GPU kernels without a GPU ---------------------------------------------------------------
