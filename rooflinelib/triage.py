@@ -194,15 +194,24 @@ def _pct(fraction: float) -> str:
     return f"{100 * fraction:.0f}%"
 
 
-def _specific_findings(facts: KernelFacts) -> list:
+def _lever(advice: str) -> str:
+    """A row of the model's advice table without its heading ("Memory-bound: ...")."""
+    text = advice.split(": ", 1)[-1]
+    return text[:1].upper() + text[1:]
+
+
+def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
     """The fingerprints of the pitfalls, in the order they should be ruled out."""
     found = []
     frac = facts.fraction_of_roof
+    cpu = target == "cpu"
     cached = facts.l2_hit_rate is not None and facts.l2_hit_rate >= HIGH_L2_HIT_RATE
     cache_finding = Finding(
-        "the working set lives in cache, so the HBM roof is the wrong level",
-        "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
-        "with the bytes that cross each level.",
+        f"the working set lives in cache, so the {'DRAM' if cpu else 'HBM'} roof is the wrong level",
+        ("Draw a hierarchical roofline: place the kernel against the L1, L2 and L3 cache roofs "
+         "with the bytes that cross each level." if cpu else
+         "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
+         "with the bytes that cross each level."),
         f"its L2 hit rate is {_pct(facts.l2_hit_rate)}" if cached else "", 3)
     if frac is not None and frac > ABOVE_ROOF_FRACTION:
         if cached and facts.side in ("memory", "ridge", None):
@@ -228,7 +237,13 @@ def _specific_findings(facts: KernelFacts) -> list:
             "Profile the timeline; add an interconnect ceiling (FLOPs per byte communicated) and "
             "overlap communication with compute before tuning any kernel.",
             f"{_pct(facts.communication_share)} of the wall time is spent waiting on communication", 9))
-    if facts.duration_us is not None and facts.duration_us < LAUNCH_BOUND_US:
+    if facts.duration_us is not None and facts.duration_us < LAUNCH_BOUND_US and cpu:
+        found.append(Finding(
+            "call- or latency-bound: the function is over before either roof matters",
+            "Give each call more work (batch the calls, or a larger array), or keep work this "
+            "small serial: starting a parallel region and returning to Python cost microseconds.",
+            f"it runs for {facts.duration_us:g} us, under {LAUNCH_BOUND_US:g} us", 1))
+    elif facts.duration_us is not None and facts.duration_us < LAUNCH_BOUND_US:
         found.append(Finding(
             "launch- or latency-bound: the kernel is over before either roof matters",
             "Batch the work into fewer, larger launches, fuse it into a neighbour, capture it in a "
@@ -252,7 +267,13 @@ def _specific_findings(facts: KernelFacts) -> list:
             "a vector kernel is being scored against a matrix-core roof",
             "Re-plot against the fp32 (or fp64) vector ceiling it can actually reach.",
             "it runs no matrix instructions but its roof is a matrix roof", 4))
-    if facts.transcendental_share is not None and facts.transcendental_share >= TRANSCENDENTAL_SHARE:
+    if facts.transcendental_share is not None and facts.transcendental_share >= TRANSCENDENTAL_SHARE and cpu:
+        found.append(Finding(
+            "exp, sqrt and divisions, not the FMA units, limit it",
+            "Check that the exp/sqrt/div calls vectorized (a SIMD math library), or cut their "
+            "count (algebra that removes divides); the FMA roof counts none of their cost.",
+            f"{_pct(facts.transcendental_share)} of its FLOPs are transcendentals", 5))
+    elif facts.transcendental_share is not None and facts.transcendental_share >= TRANSCENDENTAL_SHARE:
         found.append(Finding(
             "the transcendental unit, not the FMA pipes, limits it",
             "Measure the SFU ceiling and score against it, or cut the exp/sqrt/div count "
@@ -276,7 +297,9 @@ def _specific_findings(facts: KernelFacts) -> list:
     if below_roof and facts.serial_phases is True:
         found.append(Finding(
             "load and compute phases run one after the other, so time is closer to F/P + M/B",
-            "Double-buffer: prefetch the next tile (async copies) while computing on this one.",
+            ("Block for the cache and let the next block stream in (prefetch) while this one "
+             "computes." if cpu else
+             "Double-buffer: prefetch the next tile (async copies) while computing on this one."),
             "the kernel alternates loads and math across barriers with no prefetch", 2))
     if facts.clock_ratio is not None and facts.clock_ratio < CLOCK_DROP_RATIO:
         found.append(Finding(
@@ -298,8 +321,22 @@ _HELPFUL = ("fraction_of_roof", "duration_us", "blocks", "sm_count", "occupancy"
             "clock_ratio", "communication_share")
 
 
-def _general_finding(facts: KernelFacts) -> Finding:
-    """The course's decision table, for when no pitfall's fingerprint shows."""
+#: Facts that only a GPU has: a CPU's triage never asks for them.
+GPU_ONLY_FACTS = ("blocks", "sm_count", "occupancy", "matrix_instructions", "roof_is_matrix")
+
+
+def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
+    """The course's decision table, for when no pitfall's fingerprint shows.
+
+    Near its roof a kernel gets the lever of the model's table (:data:`model.GPU_ADVICE` or
+    :data:`model.CPU_ADVICE`, the words ``roofline plot`` prints).  Below its roof the side
+    decides: overlap is the lever only at the ridge, where load time and math time are alike.
+    Left of the ridge there is little math to hide the loads behind, so a memory-side kernel
+    below its roof is told to find why its bytes stream slowly (issue 24, item 4.6).
+    """
+    from .model import CPU_ADVICE, GPU_ADVICE
+    cpu = target == "cpu"
+    advice = CPU_ADVICE if cpu else GPU_ADVICE
     frac, side = facts.fraction_of_roof, facts.side
     if frac is None:
         return Finding("not placed yet: without an achieved rate there is nothing to diagnose",
@@ -307,18 +344,42 @@ def _general_finding(facts: KernelFacts) -> Finding:
                        "no fraction of the roof was given")
     if frac < FAR_BELOW_FRACTION:
         return Finding("bound by something the roofline does not model",
-                       "Collect duration, grid size, occupancy, profiler bytes and the L2 hit rate "
-                       "before changing bytes or FLOPs.",
+                       ("Check that the loop vectorized to the SIMD width, that every core runs "
+                        "one thread, cache misses, and whether the bytes are real, before "
+                        "changing bytes or FLOPs." if cpu else
+                        "Collect duration, grid size, occupancy, profiler bytes and the L2 hit rate "
+                        "before changing bytes or FLOPs."),
                        f"it reaches only {_pct(frac)} of its roof")
+    if frac < NEAR_ROOF_FRACTION and side == "memory":
+        return Finding("memory-bound, and the bytes stream slower than the bandwidth roof",
+                       ("There is little math to overlap with, so overlap is not the lever. Check "
+                        "that the loop reads contiguously and vectorized, that every core streams, "
+                        "and that the roof is the one for this access mix (a copy's stores first "
+                        "read each line; a read-only loop does not); then move fewer bytes: fuse "
+                        "loops, block for the caches." if cpu else
+                        "There is little math to overlap with, so overlap is not the lever. Check "
+                        "that the accesses are coalesced (no wasted sectors), that enough loads are "
+                        "in flight (more threads, or more independent loads per thread), and that "
+                        "the roof is the one for this access mix; then move fewer bytes: fuse, "
+                        "use a smaller dtype."),
+                       f"it reaches {_pct(frac)} of its bandwidth roof, left of the ridge")
+    if frac < NEAR_ROOF_FRACTION and side == "compute":
+        return Finding("compute-bound, and the arithmetic units are idle part of the time",
+                       ("Vectorize to the full SIMD width, keep several independent FMA chains per "
+                        "core, run one thread per core; then re-measure." if cpu else
+                        "Raise the independent work per thread (ILP) or occupancy, and check the "
+                        "instruction mix (address arithmetic, transcendentals); then re-measure."),
+                       f"it reaches {_pct(frac)} of its compute roof, right of the ridge")
     if side == "ridge" or frac < NEAR_ROOF_FRACTION:
         return Finding("both roofs are close, or overlap is incomplete",
-                       "Overlap loads with math (software pipelining, prefetch), then re-measure.",
+                       _lever(advice["ridge"]),
                        f"it reaches {_pct(frac)} of its roof"
                        + (" at the ridge" if side == "ridge" else ""))
     if side == "compute":
         return Finding("compute-bound and near peak",
-                       "Improve the instruction mix: matrix cores, packed ops, fewer "
-                       "transcendentals; then more ILP.",
+                       (_lever(advice["compute"]) if cpu else
+                        "Improve the instruction mix: matrix cores, packed ops, fewer "
+                        "transcendentals; then more ILP."),
                        f"it reaches {_pct(frac)} of the compute roof")
     if side == "memory":
         wasted = facts.bytes_ratio is not None and facts.bytes_ratio >= WASTED_BYTES_RATIO
@@ -331,20 +392,28 @@ def _general_finding(facts: KernelFacts) -> Finding:
         optimal = facts.bytes_ratio is not None
         return Finding("memory-bound and bandwidth-optimal" if optimal
                        else "memory-bound and at the bandwidth roof",
-                       "Move fewer bytes: fuse, tile for reuse, use a smaller dtype, avoid "
-                       "materializing intermediates.",
+                       (_lever(advice["memory"]) if cpu else
+                        "Move fewer bytes: fuse, tile for reuse, use a smaller dtype, avoid "
+                        "materializing intermediates."),
                        f"it reaches {_pct(frac)} of the bandwidth roof"
                        + (" with no more bytes than the algorithm needs" if optimal else ""))
     return Finding("at its roof", "Say which side of the ridge it sits on to get the lever.",
                    f"it reaches {_pct(frac)} of its roof")
 
 
-def triage(facts: KernelFacts) -> Diagnosis:
-    """Walk the tree: every pitfall whose fingerprint the facts show, else the decision table."""
+def triage(facts: KernelFacts, target: str = "gpu") -> Diagnosis:
+    """Walk the tree: every pitfall whose fingerprint the facts show, else the decision table.
+
+    ``target`` is what the kernel ran on, ``gpu`` or ``cpu`` (a CPU roofline's
+    :attr:`model.Machine.target`): a CPU kernel gets a CPU's levers (SIMD lanes, cores,
+    caches) and is never asked for a GPU's facts (grid size, occupancy, matrix cores).
+    """
     if not isinstance(facts, KernelFacts):
         raise ValueError(f"facts: expected KernelFacts, got {type(facts).__name__}")
-    found = _specific_findings(facts)
-    general = _general_finding(facts)
+    if target not in ("gpu", "cpu"):
+        raise ValueError(f"target: must be 'gpu' or 'cpu', got {target!r}")
+    found = _specific_findings(facts, target)
+    general = _general_finding(facts, target)
     if not found:
         found = [general]
         missing = tuple(name for name in _HELPFUL if getattr(facts, name) is None)
@@ -352,6 +421,8 @@ def triage(facts: KernelFacts) -> Diagnosis:
             missing = tuple(name for name in ("bytes_ratio", "matrix_instructions",
                                               "roof_is_matrix", "cheaper_algorithm")
                             if getattr(facts, name) is None)
+        if target == "cpu":
+            missing = tuple(name for name in missing if name not in GPU_ONLY_FACTS)
         return Diagnosis(tuple(found), missing)
     # A kernel at its roof keeps the decision table's lever alongside the pitfalls.
     if facts.fraction_of_roof is not None and NEAR_ROOF_FRACTION <= facts.fraction_of_roof <= ABOVE_ROOF_FRACTION:

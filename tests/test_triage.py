@@ -191,3 +191,55 @@ def test_report_text_names_cause_evidence_and_next_step():
 def test_triage_rejects_other_objects():
     with pytest.raises(ValueError, match="facts: expected KernelFacts"):
         triage({"duration_us": 3})
+
+
+# --- issue 24 item 4.6 and issue 25 item 6: the lever fits the side and the machine ----------
+
+GPU_WORDS = ("CUDA", "occupancy", "shared memory", "warp", "SM", "coalesc", "grid", "async copies")
+
+
+@pytest.mark.parametrize("target", ["gpu", "cpu"])
+def test_a_memory_side_kernel_below_its_roof_is_not_told_to_overlap(target):
+    # The 3-pass softmax at I = 0.25 against a ridge of 15.4, at 60% of its bandwidth roof: the
+    # old ridge branch told it "both roofs are close, or overlap is incomplete ... Overlap loads
+    # with math", but there is next to no math to overlap with.
+    facts = KernelFacts.placed(0.25, 0.6 * 0.25 * 4_281, Roofline(66_000, 4_281))
+    assert facts.side == "memory" and facts.fraction_of_roof == pytest.approx(0.6)
+    likely = triage(facts, target).likely
+    assert "overlap is incomplete" not in likely.cause
+    assert not likely.next_step.lower().startswith("overlap")
+    assert "memory-bound" in likely.cause and "bandwidth roof" in likely.evidence
+    assert "access mix" in likely.next_step
+
+
+def test_a_compute_side_kernel_below_its_roof_gets_the_compute_lever():
+    likely = triage(KernelFacts(fraction_of_roof=0.6, side="compute")).likely
+    assert "overlap is incomplete" not in likely.cause and "ILP" in likely.next_step
+
+
+def test_only_a_kernel_at_the_ridge_is_told_to_overlap():
+    likely = triage(KernelFacts(fraction_of_roof=0.6, side="ridge")).likely
+    assert likely.cause == "both roofs are close, or overlap is incomplete"
+    assert likely.next_step.startswith("Overlap loads with math")
+
+
+@pytest.mark.parametrize("facts", [
+    KernelFacts(fraction_of_roof=0.6, side="memory"), KernelFacts(fraction_of_roof=0.9, side="memory"),
+    KernelFacts(fraction_of_roof=0.6, side="compute"), KernelFacts(fraction_of_roof=0.9, side="compute"),
+    KernelFacts(fraction_of_roof=0.6, side="ridge"), KernelFacts(fraction_of_roof=0.1, side="memory"),
+    KernelFacts(fraction_of_roof=0.5, side="memory", duration_us=3.0),
+    KernelFacts(fraction_of_roof=0.5, side="compute", transcendental_share=0.5),
+    KernelFacts(fraction_of_roof=0.5, side="ridge", serial_phases=True),
+    KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=0.9),
+])
+def test_cpu_code_gets_cpu_advice(facts):
+    diagnosis = triage(facts, "cpu")
+    text = diagnosis.text()
+    for word in GPU_WORDS:
+        assert word not in text, (word, text)
+    assert not set(diagnosis.missing) & {"blocks", "sm_count", "occupancy", "matrix_instructions"}
+
+
+def test_triage_target_is_checked():
+    with pytest.raises(ValueError, match="target: must be 'gpu' or 'cpu'"):
+        triage(KernelFacts(), "tpu")
