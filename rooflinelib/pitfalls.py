@@ -171,6 +171,51 @@ def algorithm_race(n: int, m: int) -> dict:
     return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
 
 
+def race_rows(experiment) -> list:
+    """Each filter length of a direct-against-FFT run (the ``algorithm`` or ``algorithm_sizes``
+    experiment), as the roofline judges it: the direct kernel's measured time and share of its
+    fp32 roof, its time at 100% of that roof, and the FFT route's measured time.
+
+    ``fft_beats_roof`` is the verdict pitfall 7 is about: only where the FFT route beats the
+    direct kernel *at its roof* does no tuning of the direct kernel close the gap; where it only
+    beats the kernel as measured, a better direct kernel would win."""
+    peak = experiment.extra.get("fp32_peak_gflops")
+    pairs = {}
+    for v in experiment.variants:
+        m = v.extra.get("m", experiment.extra.get("m"))
+        pairs.setdefault(m, {})["fft" if "length" in v.extra or "FFT" in v.name else "direct"] = v
+    rows = []
+    for m, pair in sorted(pairs.items(), key=lambda kv: kv[0] or 0):
+        direct, fft = pair.get("direct"), pair.get("fft")
+        if direct is None or fft is None:
+            continue
+        at_roof = direct.extra.get("seconds_at_100_percent") or (
+            direct.n_flops / (peak * 1e9) if peak else None)
+        if not at_roof:
+            raise ValueError(f"experiment {experiment.title!r}: the direct kernel's time at its roof is "
+                             "not recorded and the run has no fp32 peak to compute it from")
+        rows.append({"m": m, "direct_s": direct.median_s, "direct_at_roof_s": at_roof,
+                     "fraction_of_roof": at_roof / direct.median_s, "fft_s": fft.median_s,
+                     "flop_ratio": direct.n_flops / fft.n_flops,
+                     "fft_beats_measured": fft.median_s < direct.median_s,
+                     "fft_beats_roof": fft.median_s < at_roof})
+    return rows
+
+
+def mhz_text(low: float, high: float) -> str:
+    """A clock read several times: "at 1,980 MHz" when every reading agrees (as printed),
+    "between 1,485 and 1,560 MHz" otherwise."""
+    a, b = f"{min(low, high):,.0f}", f"{max(low, high):,.0f}"
+    return f"at {a} MHz" if a == b else f"between {a} and {b} MHz"
+
+
+def clocks_seen(experiment) -> list:
+    """Every clock reading (MHz) of a ``clocks`` run: the SM clock on a GPU, the CPU's clock
+    before and after each measurement on a CPU."""
+    return [v.extra[key] for v in experiment.variants
+            for key in ("sm_clock_mhz", "cpu_mhz_before", "cpu_mhz_after") if v.extra.get(key)]
+
+
 def fp32_peak_at_clock(sm_count: int, compute_capability: tuple, clock_mhz: float) -> float:
     """The theoretical fp32 FMA peak in GFLOP/s: SMs x lanes x 2 FLOP x clock."""
     from .measure.engine import theoretical

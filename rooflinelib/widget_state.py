@@ -484,8 +484,12 @@ class LinkStepState:
         b = self.bounds
         device = (f"The device roofline sees {self.step.hbm_intensity:.4g} FLOP/byte on HBM: "
                   f"{self.device_side}-bound at {gflops_text(self.device_gflops)}, "
-                  f"{self.device_gflops / self.peak_gflops:.0%} of the {self.compute_name} roof; "
-                  f"every kernel of the step can sit on its roof. ")
+                  f"{self.device_gflops / self.peak_gflops:.0%} of the {self.compute_name} roof, "
+                  "a bound that holds only if every kernel of the step runs at its roof. ")
+        if self.bounds.compute_s < SHORT_STEP_S:
+            device += (f"With {seconds_text(self.bounds.compute_s)} of arithmetic a step, shared among "
+                       "the step's kernels, each lasts microseconds, too short to reach its roof "
+                       "(pitfall 1): the real step is slower still. ")
         times = (f"Per step: compute {seconds_text(b.compute_s)}, HBM {seconds_text(b.hbm_s)}, "
                  f"{self.link.label} {seconds_text(b.link_s)} ({self.step.link_intensity:.4g} FLOP "
                  f"per byte sent, at {self.link.gbps:.4g} GB/s). ")
@@ -497,6 +501,11 @@ class LinkStepState:
             verdict = (f"With the link {way}, the step keeps {self.step_gflops / self.device_gflops:.0%} "
                        "of the device's rate: communication is not what limits it.")
         return device + times + verdict
+
+
+#: A step whose arithmetic at the compute roof takes less than this is split among kernels of
+#: a few microseconds each, no longer than a launch (pitfall 1 of notebook 06).
+SHORT_STEP_S = 1e-3
 
 
 def link_step_state(roofs, scenario: str = LINK_SCENARIOS[0], n_params=10 ** 7, tokens=4096,

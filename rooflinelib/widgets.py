@@ -842,7 +842,9 @@ class LinkStepWidget(_Widget):
 
         self.roofs = roofs
         wide = w.Layout(width="560px")
-        self.scenario = w.ToggleButtons(options=ws.LINK_SCENARIOS, value=scenario, description="step")
+        # Buttons as wide as their labels: the default width cut "all-reduce the gradients" short.
+        self.scenario = w.ToggleButtons(options=ws.LINK_SCENARIOS, value=scenario, description="step",
+                                        style={"button_width": "auto"})
         self.params = _selection_slider(options=[(f"{p:.0e}", p) for p in ws.MODEL_SIZES], value=n_params,
                                         description="parameters", continuous_update=True, layout=wide)
         self.tokens = _selection_slider(options=list(ws.STEP_TOKENS), value=tokens,
@@ -853,7 +855,9 @@ class LinkStepWidget(_Widget):
         self.gpus = w.Dropdown(options=list(ws.GPU_COUNTS), value=n_gpus, description="GPUs")
         self.link = w.Dropdown(options=[(f"{r.label}: {r.gbps:.4g} GB/s", r.name) for r in roofs.links],
                                value=link, description="link", layout=wide)
-        self.overlap = w.Checkbox(value=overlap, description="communication overlaps the computation")
+        # The label beside the box, whole: a Checkbox's description column cut it short.
+        self.overlap = w.Checkbox(value=overlap, description="communication overlaps the computation",
+                                  indent=False, layout=wide)
         self.text = _text_line(w)
         state = ws.link_step_state(roofs, scenario, n_params, tokens, bytes_per_token, n_gpus, link, overlap)
         traces = [go.Scatter(x=x, y=y, mode="lines", name=name, meta=f"roof:{i}",

@@ -66,3 +66,59 @@ def test_notebook_05s_figures_keep_their_legends_under_the_plot(recorded):
         assert fig.layout.legend.y < 0 and fig.layout.legend.orientation == "v"
         assert fig.layout.margin.b >= LEGEND_ENTRY_PX * entries
         assert fig.layout.height - fig.layout.margin.b - fig.layout.margin.t >= PLOT_PX - 100
+
+
+# --- notebook 06 ---------------------------------------------------------------------------------
+
+def test_pitfall_7_says_where_a_direct_kernel_at_its_roof_would_have_won():
+    # issue 24: at m = 256 and 1024 the direct kernel at 100% of its roof (32 and 130 us) beats
+    # cuFFT (386 us); the FFT "won" there only against a kernel at 8% of its roof.
+    from rooflinelib import pitfalls
+    from rooflinelib.experiments.record import recorded_experiments
+    rows = {r["m"]: r for r in pitfalls.race_rows(recorded_experiments()["algorithm_sizes"])}
+    assert sorted(rows) == [256, 1024, 4096, 16384]
+    assert all(r["fft_beats_measured"] for r in rows.values())
+    assert [rows[m]["fft_beats_roof"] for m in sorted(rows)] == [False, False, True, True]
+    assert rows[256]["direct_at_roof_s"] == pytest.approx(32.5e-6, rel=0.01)
+    assert rows[1024]["direct_at_roof_s"] == pytest.approx(130e-6, rel=0.01)
+    assert all(0.07 < r["fraction_of_roof"] < 0.09 for r in rows.values())
+
+
+def test_a_clock_that_held_still_is_read_at_one_value():
+    from rooflinelib import pitfalls
+    from rooflinelib.experiments.record import recorded_experiments
+    seen = pitfalls.clocks_seen(recorded_experiments()["clocks"])
+    assert pitfalls.mhz_text(min(seen), max(seen)) == "at 1,980 MHz"
+    assert pitfalls.mhz_text(2596.2, 2595.9) == "at 2,596 MHz"
+    assert pitfalls.mhz_text(1485, 1560) == "between 1,485 and 1,560 MHz"
+
+
+def test_the_gemm_tile_use_case_does_not_offer_a_tile_no_sm_can_hold():
+    # issue 24 item 11: "tiles of at least 613 (1024 as a power of two)" from the no-L2 model
+    from rooflinelib import use_cases
+    figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"].startswith("GEMM tile"))
+    assert "1024 as a power of two" not in figure
+    assert "128 x 256" in figure and "registers" in figure and "L2" in figure
+    assert use_cases.tile_intensity(128, 256, "bf16") == pytest.approx(85.33, rel=1e-3)
+
+
+def test_a_small_models_step_is_not_said_to_sit_on_its_roof():
+    # issue 24, section 6: the GEMMs of a one-million-parameter model cannot "sit on their roof"
+    from rooflinelib import step_roofs, widget_state
+    from rooflinelib.modes import RunMode
+    roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
+    small = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768).text()
+    assert "can sit on its roof" not in small and "pitfall 1" in small
+    large = widget_state.link_step_state(roofs, n_params=10 ** 9, tokens=4096, bytes_per_token=768).text()
+    assert "pitfall 1" not in large
+
+
+def test_the_link_step_widgets_labels_are_whole():
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("plotly")
+    from rooflinelib import step_roofs, widgets
+    from rooflinelib.modes import RunMode
+    widget = widgets.link_step_widget(step_roofs.step_roofs_for(RunMode("recorded", None, "recorded")),
+                                      n_params=10 ** 6)
+    assert widget.overlap.indent is False and widget.overlap.layout.width
+    assert widget.scenario.style.button_width == "auto"
