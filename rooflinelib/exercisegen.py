@@ -53,6 +53,8 @@ SENTINEL = "NOT_ANSWERED"
 #: A solution cell that stores the output of a run in recorded mode starts with this line (see
 #: tests/notebook_tools.py).  The student copy has no outputs, so it drops the line too.
 RECORDED_MARK = "# stored output: recorded H200 run"
+#: The tags that now mark such cells, and cells that store a static image of their figure.
+STORED_OUTPUT_TAGS = ("recorded-output", "figure", "figure-live-only")
 MARKDOWN_STUB = "_Write your answer here._"
 
 
@@ -278,6 +280,12 @@ def make_exercise(notebook, name: str = "notebook"):
             keep = source == original and "nbval-check-output" in cell.metadata.get("tags", [])
             if not keep:
                 cell.outputs = []
+                # the tags that say what the outputs are (tests/notebook_tools.py) go with them
+                tags = [t for t in cell.metadata.get("tags", []) if t not in STORED_OUTPUT_TAGS]
+                if tags:
+                    cell.metadata["tags"] = tags
+                else:
+                    cell.metadata.pop("tags", None)
             cell.execution_count = None
         cells.append(cell)
     exercise.cells = cells

@@ -44,7 +44,7 @@ def test_check_catches_what_it_should(tmp_path):
     problems = "\n".join(notebook_tools.check(path))
     for expected in ("a widget view", "kernelspec", "saved widget state", "cell 0: outputs stored",
                      "cell 1: tagged nbval-check-output but has no stored output",
-                     "cell 2: star import", "cell 3: nbval marker NBVAL_CHECK_OUTPUT written as a comment",
+                     "cell 2: star import", "cell 3: marker 'NBVAL_CHECK_OUTPUT' written as a comment",
                      "not in canonical form"):
         assert expected in problems
     notebook_tools.strip(path)
@@ -71,7 +71,8 @@ def test_canonical_keeps_only_plain_text_of_checked_cells():
 
 def test_recorded_run_cells_keep_their_printed_text_and_nothing_else(tmp_path):
     nb = nbformat.v4.new_notebook()
-    recorded = nbformat.v4.new_code_cell(notebook_tools.RECORDED_MARK + "\nprint(lab1.message)")
+    recorded = nbformat.v4.new_code_cell("print(lab1.message)")
+    recorded.metadata["tags"] = [notebook_tools.RECORDED_TAG]
     recorded.outputs = [nbformat.v4.new_output("stream", name="stdout", text="recorded H200\n"),
                         nbformat.v4.new_output("display_data", data={"text/plain": "Figure()"})]
     plain = nbformat.v4.new_code_cell("print(3)")
@@ -86,7 +87,8 @@ def test_recorded_run_cells_keep_their_printed_text_and_nothing_else(tmp_path):
     assert out.cells[0].outputs[0].text == "recorded H200\n"
     assert out.cells[1].outputs == []
     empty = nbformat.v4.new_notebook()
-    empty.cells = [nbformat.v4.new_code_cell(notebook_tools.RECORDED_MARK + "\nprint(1)")]
+    empty.cells = [nbformat.v4.new_code_cell("print(1)")]
+    empty.cells[0].metadata["tags"] = [notebook_tools.RECORDED_TAG]
     path = tmp_path / "empty.ipynb"
     nbformat.write(notebook_tools.canonical(empty), str(path))
     assert any("has no stored output" in p for p in notebook_tools.check(path))
@@ -111,18 +113,21 @@ def test_tags_moves_every_comment_marker_and_keeps_outputs(tmp_path):
     marked = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)")
     marked.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
     skipped = nbformat.v4.new_code_cell("x = 1\n# NBVAL_SKIP\ny = 2")
+    recorded = nbformat.v4.new_code_cell("# stored output: recorded H200 run\nprint(4)")
     skipped.metadata["tags"] = ["keep-me"]
     plain = nbformat.v4.new_code_cell("# not NBVAL_CHECK_OUTPUT\nprint(3)")
-    nb.cells = [marked, skipped, plain, nbformat.v4.new_markdown_cell("# NBVAL_SKIP")]
+    nb.cells = [marked, skipped, plain, nbformat.v4.new_markdown_cell("# NBVAL_SKIP"), recorded]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, str(path))
-    assert notebook_tools.tags(path) == 2
+    assert notebook_tools.tags(path) == 3
     out = nbformat.read(str(path), as_version=4)
     assert out.cells[0].source == "print(1)" and out.cells[0].metadata.tags == ["nbval-check-output"]
     assert out.cells[0].outputs[0].text == "1\n"
     assert out.cells[1].source == "x = 1\ny = 2" and out.cells[1].metadata.tags == ["keep-me", "nbval-skip"]
     assert out.cells[2].source == plain.source and "tags" not in out.cells[2].metadata
     assert out.cells[3].source == "# NBVAL_SKIP"  # markdown is prose, never a marker
+    # the recorded-run mark students read is a tag too
+    assert out.cells[4].source == "print(4)" and out.cells[4].metadata.tags == ["recorded-output"]
     before = path.read_text()
     assert notebook_tools.tags(path) == 0 and path.read_text() == before
 
@@ -135,3 +140,151 @@ def test_no_nbval_marker_is_a_visible_comment(path):
     nb = nbformat.read(str(path), as_version=4)
     visible = [i for i, c in enumerate(nb.cells) if notebook_tools.comment_markers(c)]
     assert not visible, f"cells {visible}: run tests/notebook_tools.py tags {path.relative_to(ROOT)}"
+
+
+# --- every figure visible without running: static images of each figure's first state ---
+
+SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
+PNG_1PX = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=[f"{p.parent.name}/{p.name}" for p in NOTEBOOKS + SOLUTIONS])
+def test_every_figure_cell_stores_a_static_image(path):
+    # GitHub and nbviewer show no widget and no plotly figure: without a stored PNG the page
+    # shows no roofline at all until someone runs it.
+    nb = nbformat.read(str(path), as_version=4)
+    assert notebook_tools.missing_images(nb) == [], f"run: tests/notebook_tools.py refresh {path.relative_to(ROOT)}"
+
+
+def test_check_finds_a_figure_cell_without_its_image(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    direct = nbformat.v4.new_code_cell('widgets.time_bounds_widget(n_flops=F)')
+    assigned = nbformat.v4.new_code_cell('explorer = widgets.intensity_explorer("H200")')
+    named = nbformat.v4.new_code_cell("explorer")
+    shown = nbformat.v4.new_code_cell("if graded:\n    display(first.figure(title='x'))")
+    drawn = nbformat.v4.new_code_cell('roofline_figure(H200)')
+    drawn.outputs = [nbformat.v4.new_output("display_data", data={
+        "image/png": PNG_1PX, "text/plain": "[static image]"})]
+    live = nbformat.v4.new_code_cell("sweep_figure(live) if live is not None else None")
+    live.metadata["tags"] = [notebook_tools.LIVE_ONLY_TAG]
+    not_a_figure = nbformat.v4.new_code_cell("figure_count = len(rows)\nprint(figure_count)")
+    nb.cells = [direct, assigned, named, shown, drawn, live, not_a_figure]
+    assert notebook_tools.missing_images(nb) == [0, 2, 3]
+    path = tmp_path / "figures.ipynb"
+    nbformat.write(notebook_tools.canonical(nb), str(path))
+    problems = notebook_tools.check(path)
+    assert [p.split(":")[0] for p in problems if "static image" in p] == ["cell 0", "cell 2", "cell 3"]
+    # the image survives strip (which executes nothing) and is the only output kept
+    text = nbformat.reads(path.read_text(), as_version=4)
+    assert text.cells[4].outputs[0].data == {"image/png": PNG_1PX, "text/plain": "[static image]"}
+    assert text.cells[4].execution_count == 1
+
+
+def test_canonical_keeps_a_figure_cells_image_and_drops_its_widget():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("widgets.gemm_widget()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+                        "text/plain": "VBox()", "application/vnd.jupyter.widget-view+json": {"model_id": "m"}}),
+                    nbformat.v4.new_output("display_data", data={"image/png": PNG_1PX, "text/plain": "alt"})]
+    nb.cells = [cell]
+    out = notebook_tools.canonical(nb)
+    assert [o.data for o in out.cells[0].outputs] == [{"image/png": PNG_1PX, "text/plain": "alt"}]
+
+
+def test_check_refuses_an_image_that_is_not_a_png(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("roofline_figure(H200)")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": "bm90IGEgcG5n", "text/plain": "x"})]
+    nb.cells = [cell]
+    path = tmp_path / "bad_image.ipynb"
+    nbformat.write(notebook_tools.canonical(nb), str(path))
+    assert "cell 0: a stored image is not a base64 PNG" in notebook_tools.check(path)
+
+
+def test_static_figure_writes_a_widgets_text_under_its_figure():
+    figure = {"data": [], "layout": {"height": 300, "margin": {"b": 50, "l": 220}, "title": {"text": "t"}}}
+    out = notebook_tools.static_figure(figure, ["F (FLOPs): 2.4e+11", "x" * 250])
+    lines = out["layout"]["annotations"][-1]["text"].split("<br>")
+    assert lines[0] == "F (FLOPs): 2.4e+11" and len(lines) == 4  # 250 characters wrap to three lines
+    assert out["layout"]["height"] == 300 + 4 * notebook_tools.TEXT_LINE_PX + 12
+    assert out["layout"]["margin"]["b"] == 50 + 4 * notebook_tools.TEXT_LINE_PX + 12
+    assert out["layout"]["width"] == notebook_tools.IMAGE_WIDTH_PX
+    assert figure["layout"]["height"] == 300  # the captured figure is not changed
+    alone = notebook_tools.static_figures({"figures": [], "lines": ["verdict: <memory-bound>"]})
+    assert len(alone) == 1 and alone[0]["data"] == []
+    assert alone[0]["layout"]["annotations"][0]["text"] == "verdict: &lt;memory-bound&gt;"
+
+
+def _kaleido_and_chromium():
+    import os
+    import shutil
+    try:
+        import kaleido  # noqa: F401
+    except ImportError:
+        kaleido = None
+    browser = any(shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome"))
+    if kaleido is None or not browser:
+        if os.environ.get("ROOFLINE_REQUIRE_BROWSER"):
+            pytest.fail("static figure images need kaleido (the test extra) and chromium")
+        pytest.skip("kaleido or chromium missing: static figure images are not drawn here")
+
+
+@pytest.mark.slow
+def test_refresh_stores_the_first_state_of_each_figure_the_same_bytes_each_time(tmp_path):
+    _kaleido_and_chromium()
+    nb = nbformat.v4.new_notebook()
+    setup = nbformat.v4.new_code_cell("from rooflinelib import widgets\nfrom rooflinelib.machines import H200\n"
+                                      "from rooflinelib.plotting import roofline_figure")
+    figure = nbformat.v4.new_code_cell("roofline_figure(H200, compute=['fp32'])")
+    widget = nbformat.v4.new_code_cell("bounds = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, "
+                                       "peak_gflops=120_000.0, peak_gbps=3_000.0)\nbounds")
+    # a later cell moves the widget: the image keeps the state it was displayed in
+    later = nbformat.v4.new_code_cell("bounds.flops.value = 1e12\nprint('moved')")
+    nb.cells = [setup, figure, widget, later]
+    path = tmp_path / "figures.ipynb"
+    nbformat.write(nb, str(path))
+    notebook_tools.refresh(path)
+    first = path.read_bytes()
+    out = nbformat.reads(first.decode(), as_version=4)
+    assert notebook_tools.check(path) == []
+    assert [len(notebook_tools.images_of(c)) for c in out.cells] == [0, 1, 1, 0]
+    assert [notebook_tools.FIGURE_TAG in notebook_tools.tags_of(c) for c in out.cells] == [False, True, True, False]
+    alt = out.cells[2].outputs[0].data["text/plain"]
+    assert "lower bounds on the run time" in alt and "recorded-H200" in alt
+    assert out.cells[3].outputs == []  # an unchecked cell's text is not stored
+    notebook_tools.refresh(path)
+    assert path.read_bytes() == first
+
+
+def test_capture_hook_records_a_widgets_first_state():
+    # The hook that refresh runs in the kernel, run here in an IPython shell of our own.
+    IPython = pytest.importorskip("IPython")
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    before = shell.display_formatter.format
+    try:
+        shell.run_cell(notebook_tools.CAPTURE_SOURCE % notebook_tools.STATIC_MIMETYPE)
+        from rooflinelib import widgets
+        bounds = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0)
+        data, _ = shell.display_formatter.format(bounds)
+        captured = data[notebook_tools.STATIC_MIMETYPE]
+        assert captured["lines"][:4] == ["F (FLOPs): 2.4e+11", "M (bytes): 2e+10", "P (GFLOP/s): 1.2e+05",
+                                         "B (GB/s): 3e+03"]
+        assert len(captured["figures"]) == 1 and captured["figures"][0]["layout"]["title"]["text"] == "lower bounds on the run time"
+        assert shell.display_formatter.format(3)[0] == {"text/plain": "3"}  # other objects untouched
+    finally:
+        shell.display_formatter.format = before
+
+
+def test_student_copy_drops_the_tags_of_the_outputs_it_drops():
+    from rooflinelib.exercisegen import make_exercise
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("ex.placement_figure(setup)")
+    cell.metadata["tags"] = [notebook_tools.FIGURE_TAG, "keep-me"]
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PNG_1PX, "text/plain": "x"})]
+    recorded = nbformat.v4.new_code_cell("print(check)")
+    recorded.metadata["tags"] = [notebook_tools.RECORDED_TAG]
+    nb.cells = [cell, recorded]
+    out = make_exercise(nb)
+    assert out.cells[0].outputs == [] and out.cells[0].metadata["tags"] == ["keep-me"]
+    assert "tags" not in out.cells[1].metadata
