@@ -11,6 +11,7 @@ import ast
 import math
 import numbers
 import operator
+import re
 import warnings
 
 MAX_CHARS = 200
@@ -24,6 +25,17 @@ _BINARY = {
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
 }
+
+
+#: A number that ends in its exponent's ``e`` (``1e``, ``2.5E+``): a number cut short, not a
+#: name or a unit.
+INCOMPLETE_EXPONENT = re.compile(r"(?:^|[^A-Za-z0-9_.])(?:\d+\.?\d*|\.\d+)[eE][+-]?(?=$|[^0-9A-Za-z_])")
+
+
+def incomplete_number(text: str) -> str:
+    """The first number in ``text`` that stops at its exponent (``"1e"``), or ``""``."""
+    match = INCOMPLETE_EXPONENT.search(text)
+    return match.group(0).lstrip(" (+-*/") if match else ""
 
 
 class ExpressionError(ValueError):
@@ -110,6 +122,10 @@ def evaluate(text, field: str = "value") -> float:
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(stripped, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        cut = incomplete_number(stripped)
+        if cut:
+            raise ExpressionError(f"{field}: {cut!r} is an incomplete number: write the exponent's digits "
+                                  f"after the e, as in 1e9 or 2.5e-3") from None
         raise ExpressionError(f"{field}: {stripped[:40]!r} is not a number or formula") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise ExpressionError(f"{field}: formula has more than {MAX_NODES} parts")

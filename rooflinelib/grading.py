@@ -23,13 +23,14 @@ import html
 import math
 import numbers
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
 from . import sanity
-from .expr import ExpressionError, evaluate
+from .expr import ExpressionError, evaluate, incomplete_number
 
 #: Default relative tolerance for numeric answers: wide enough for rounding to three
 #: significant figures (0.0833 for 1/12), narrow enough to catch a wrong count.
@@ -314,6 +315,35 @@ def report(title: str, *checks) -> Report:
 UNANSWERED_MESSAGE = "replace NOT_ANSWERED with your answer, run that cell, then run this check again"
 
 
+def previous_cell_error() -> str:
+    """The error the notebook cell run just before this one stopped with, in one line, or ``""``
+    (it ran through, or this is not IPython).  An answer cell that stops at an error never runs
+    its later lines, so the answers they set still hold the stub: the check says what stopped
+    them instead of "not answered yet".  IPython is found through the running shell, never
+    imported."""
+    ipython = sys.modules.get("IPython")
+    try:
+        shell = ipython.get_ipython() if ipython is not None else None
+        result = getattr(shell, "last_execution_result", None)
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    except Exception:  # a shell without these attributes: nothing to say
+        return ""
+    if error is None:
+        return ""
+    return f"{type(error).__name__}: {' '.join(str(error).split())[:160]}"
+
+
+def unanswered_check(question: str) -> Check:
+    """NOT ANSWERED YET, or, when the cell run before the check stopped at an error, CHECK YOUR
+    INPUT naming that error (the answer was typed, but the line setting it never ran)."""
+    error = previous_cell_error()
+    if error:
+        return Check(question, "invalid", f"still NOT_ANSWERED because the cell run before this check stopped "
+                                          f"with {error}; the lines after the error never ran: fix that "
+                                          f"cell, run it, then this check again")
+    return Check(question, "unanswered", UNANSWERED_MESSAGE)
+
+
 def guarded(question: str, grade: Callable[[], Check]) -> Check:
     """Run a grading function; turn unreadable input into "invalid", the stub into "unanswered".
 
@@ -325,13 +355,13 @@ def guarded(question: str, grade: Callable[[], Check]) -> Check:
     try:
         return run_student(grade, "checking your answer")
     except NotAnsweredError:
-        return Check(question, "unanswered", UNANSWERED_MESSAGE)
+        return unanswered_check(question)
     except AnswerError as exc:
         return Check(question, "invalid", str(exc))
 
 
 def unanswered(question: str) -> Check:
-    return Check(question, "unanswered", UNANSWERED_MESSAGE)
+    return unanswered_check(question)
 
 
 # --- reading numbers -------------------------------------------------------------------------
@@ -433,6 +463,9 @@ def _read_text(text: str, unit: str) -> float:
         raise AnswerError("the answer is an empty string")
     if stripped.lower() in ("todo", "tbd", "?", "...", "not answered", "not_answered"):
         raise NotAnsweredError()
+    if incomplete_number(stripped):  # "1e": a number cut short, not the unit "e"
+        raise AnswerError(f"{incomplete_number(stripped)!r} is an incomplete number: write the exponent's "
+                          "digits after the e, as in 1e9 or 2.5e-3")
     number_part, unit_part = stripped, ""
     match = _TRAILING_UNIT.match(stripped)
     if match:
@@ -801,6 +834,10 @@ def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[st
 
 def _reveal(attempt, model_answer, question, key_points, min_words) -> Reveal:
     if is_unanswered(attempt):
+        error = previous_cell_error()
+        if error:
+            return Reveal(question, "invalid", f"still NOT_ANSWERED because the cell run before this one "
+                                               f"stopped with {error}: fix that cell, run it, then this one again")
         return Reveal(question, "unanswered", "write your own answer first, then run this cell "
                                               "to compare it with the model answer")
     if attempt is None:

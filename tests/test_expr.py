@@ -6,6 +6,7 @@ for every generated example).
 """
 import builtins
 import math
+import re
 from datetime import timedelta
 
 import pytest
@@ -243,3 +244,14 @@ def test_fuzz_float_text_round_trips(x):
         assert value == x
     elif not math.isfinite(x):
         assert value is None
+
+
+@pytest.mark.parametrize("text, cut", [("1e", "1e"), ("2.5e+", "2.5e+"), ("(1E-)*2", "1E-")])
+def test_a_number_cut_at_its_exponent_is_called_incomplete(text, cut):
+    with pytest.raises(ExpressionError, match=rf"^peak: '{re.escape(cut)}' is an incomplete number"):
+        evaluate(text, "peak")
+
+
+@pytest.mark.parametrize("text", ["1e9", "2.5e-3", "1E+2"])
+def test_complete_exponents_still_read(text):
+    assert evaluate(text) == float(text)

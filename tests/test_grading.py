@@ -303,3 +303,46 @@ def test_fractions_pass_as_rounded_percentages_without_prefix_hints():
     wrong = check_number(0.512, 0.5, "q", unit="fraction")  # off by 1.024, as KiB would be
     assert wrong.status == "fail" and "KiB" not in wrong.message
     assert "KiB" in check_number("80 KB", 81920, "q", unit="B").message
+
+
+# --- an answer cell that stopped at an error (issue 24) ----------------------------------------
+
+class _Result:
+    def __init__(self, error):
+        self.error_in_exec, self.error_before_exec = error, None
+
+
+class _Shell:
+    def __init__(self, error):
+        self.last_execution_result = _Result(error)
+
+
+def _fake_ipython(monkeypatch, error):
+    import sys
+    import types
+    module = types.ModuleType("IPython")
+    module.get_ipython = lambda: _Shell(error)
+    monkeypatch.setitem(sys.modules, "IPython", module)
+
+
+def test_a_check_after_an_answer_cell_that_raised_says_what_failed(monkeypatch):
+    _fake_ipython(monkeypatch, NameError("name 'peak_gflop' is not defined"))
+    for check in (check_number(NOT_ANSWERED, 15.0, "ridge"), check_choice(NOT_ANSWERED, "memory", "side", SIDES)):
+        assert check.status == "invalid", check
+        assert "NameError: name 'peak_gflop' is not defined" in check.message
+        assert "NOT ANSWERED YET" not in str(check)
+    shown = reveal(NOT_ANSWERED, "model", "why")
+    assert shown.status == "invalid" and "NameError" in shown.message
+
+
+def test_after_a_cell_that_ran_through_the_stub_is_still_not_answered(monkeypatch):
+    _fake_ipython(monkeypatch, None)
+    check = check_number(NOT_ANSWERED, 15.0, "ridge")
+    assert check.status == "unanswered" and check.message == grading.UNANSWERED_MESSAGE
+
+
+@pytest.mark.parametrize("text", ["1e", "1e+", "2.5E", "1e GB/s", "3e-"])
+def test_a_number_cut_at_its_exponent_is_called_incomplete_not_a_unit(text):
+    check = check_number(text, 1.0, "peak", unit="GB/s")
+    assert check.status == "invalid"
+    assert "incomplete number" in check.message and "unknown unit" not in check.message
