@@ -137,6 +137,20 @@ def _compute_ceiling(machine, precision) -> str:
     raise ProfileError(f"precision: {machine.name} has no {precision!r} roof (it has: {', '.join(sorted(names))})")
 
 
+def ceilings_clock(machine, compute: str):
+    """The SM clock (MHz) that ``compute`` was measured at: the clock sampled while that
+    ceiling ran when the result keeps one per ceiling (``sm_clock_mhz_during``), else the clock
+    at the start of the run; None for a datasheet machine or a CPU, which record none."""
+    provenance = getattr(machine, "provenance", None) or {}
+    during = provenance.get("sm_clock_mhz_during")
+    before = provenance.get("before")
+    for value in ((during or {}).get(compute) if isinstance(during, dict) else None,
+                  before.get("sm_clock_mhz") if isinstance(before, dict) else None):
+        if not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
+            return float(value)
+    return None
+
+
 # --- counted and measured bytes --------------------------------------------------------------
 
 def _counted(fn, args, n_bytes: float):
@@ -290,4 +304,4 @@ def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, pea
         machine=machine.name, ceilings_source=source, compute=compute, memory=memory, peak_gflops=peak,
         peak_gbps=bandwidth, roof_gflops=roof, side=side, fraction_of_roof=fraction, advice=advice,
         device=device, counted=counted, measured=measured, hierarchical=hierarchical, notes=tuple(notes),
-        samples_s=tuple(timed.seconds))
+        samples_s=tuple(timed.seconds), ceilings_sm_clock_mhz=ceilings_clock(machine, compute))

@@ -51,6 +51,7 @@ class ProfileResult:
     hierarchical: Optional[dict] = None  # the level-by-level placement from the counters
     notes: tuple = ()
     samples_s: tuple = ()  # every timed repeat, in order (a regression gate's interval needs them)
+    ceilings_sm_clock_mhz: Optional[float] = None  # the SM clock the compute ceiling was measured at
 
     @property
     def intensity(self) -> float:
@@ -202,9 +203,14 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
             or not all(not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
                        for x in samples)):
         raise ProfileError(f"{where}: samples_s: must be a list of at most 100000 positive finite seconds")
+    clock = data.get("ceilings_sm_clock_mhz")
+    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
+                              or not math.isfinite(clock) or not 0 < clock < 1e5):
+        raise ProfileError(f"{where}: ceilings_sm_clock_mhz: must be null or a clock in MHz, got {clock!r}")
     return ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
                          measured=optional["measured"], hierarchical=optional["hierarchical"],
-                         notes=tuple(notes), samples_s=tuple(float(x) for x in samples), **values)
+                         notes=tuple(notes), samples_s=tuple(float(x) for x in samples),
+                         ceilings_sm_clock_mhz=None if clock is None else float(clock), **values)
 
 
 def load(path) -> ProfileResult:
