@@ -4,7 +4,8 @@ result, working-set, experiment and ncu files, HTML charts, CSVs, notebooks and 
 Reading (:func:`read_text`): the path, after links are resolved, must be a regular file (a
 device such as ``/dev/zero``, a named pipe or a socket is refused before a byte is read, so
 nothing is read until memory runs out and nothing blocks), no larger than the cap of its
-format (:data:`MAX_BYTES`), and UTF-8.
+format (:data:`MAX_BYTES`), and UTF-8.  :func:`read_lines` gives such a file a line at a time
+under the same rules, for a reader that stops at the first bad row.
 
 Writing (:func:`write_atomic`): the text goes to a temporary file in the target's folder,
 is fsynced, and is renamed over the target, so that a full disk, a crash or an interrupt
@@ -17,8 +18,10 @@ line that names the file and what is wrong with it, never a traceback.
 """
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
@@ -62,10 +65,9 @@ def _size_text(n: int) -> str:
     return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n:,} bytes"
 
 
-def read_bytes(path, error: type = FileError, kind: str = "a file", limit: str = "text") -> bytes:
-    """The bytes of the regular file ``path`` (links resolved), at most ``MAX_BYTES[limit]``."""
-    p = Path(path)
-    cap = MAX_BYTES[limit] if isinstance(limit, str) else int(limit)
+def _open_regular(p: Path, error: type, kind: str, cap: int) -> int:
+    """A read-only descriptor of the regular file ``p`` (links resolved), no larger than
+    ``cap`` when opened, or ``error`` naming the file."""
     try:
         # stat before opening: opening a device can have effects of its own, and a pipe with
         # no writer would block
@@ -86,6 +88,22 @@ def read_bytes(path, error: type = FileError, kind: str = "a file", limit: str =
             raise error(f"{p}: file: is {_kind_of(st.st_mode)}, not a regular file, so not {kind}")
         if st.st_size > cap:
             raise error(f"{p}: file: is {_size_text(st.st_size)}; {kind} is at most {_size_text(cap)}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _cap(limit) -> int:
+    return MAX_BYTES[limit] if isinstance(limit, str) else int(limit)
+
+
+def read_bytes(path, error: type = FileError, kind: str = "a file", limit: str = "text") -> bytes:
+    """The bytes of the regular file ``path`` (links resolved), at most ``MAX_BYTES[limit]``."""
+    p = Path(path)
+    cap = _cap(limit)
+    fd = _open_regular(p, error, kind, cap)
+    try:
         chunks, total = [], 0
         while total <= cap:
             chunk = os.read(fd, min(4 * MiB, cap + 1 - total))
@@ -98,6 +116,70 @@ def read_bytes(path, error: type = FileError, kind: str = "a file", limit: str =
         return b"".join(chunks)
     except OSError as exc:
         raise error(f"{p}: file: cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+#: The longest line :func:`read_lines` gives by default, in characters: a line of a result
+#: CSV is under 200, and a longer one (an unclosed quote, a file with no line ends) is refused
+#: as it is read instead of being held whole.
+MAX_LINE_CHARS = 64 * 1024
+#: How much :func:`read_lines` reads at a time.
+_CHUNK_BYTES = 64 * 1024
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def read_lines(path, error: type = FileError, kind: str = "a text file", limit: str = "text",
+               max_line: int = MAX_LINE_CHARS, what: str = "line"):
+    """The lines of the UTF-8 text file ``path``, one at a time, each ending in ``"\\n"``.
+
+    The same rules as :func:`read_text` (a regular file, links resolved, at most the cap,
+    UTF-8), checked as the file is read: a reader that stops at the first bad line reads no
+    further, and memory holds one chunk and one line.  Lines end at ``\\n``, ``\\r\\n`` or a lone
+    ``\\r`` (a spreadsheet's old Mac export).  A line over ``max_line`` characters is
+    ``error("<path>: <what> N: ...")``.  A generator: close it (``contextlib.closing``) or read
+    it to the end, and the file is closed."""
+    p = Path(path)
+    cap = _cap(limit)
+    fd = _open_regular(p, error, kind, cap)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    pending, total, number = "", 0, 0
+
+    def too_long():
+        return error(f"{p}: {what} {number + 1}: longer than {max_line:,} characters, so not {kind}")
+
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK_BYTES)
+            except OSError as exc:
+                raise error(f"{p}: file: cannot be read ({exc.strerror or exc})") from None
+            total += len(chunk)
+            if total > cap:  # it grew while being read
+                raise error(f"{p}: file: is over {_size_text(cap)}; {kind} is at most {_size_text(cap)}")
+            held = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
+            try:
+                pending += decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                at = total - len(chunk) - held + exc.start
+                raise error(f"{p}: file: not UTF-8 text, so not {kind} (bad byte at offset "
+                            f"{max(at, 0)})") from None
+            start = 0
+            for end in _LINE_END.finditer(pending):
+                if end.group() == "\r" and end.end() == len(pending) and chunk:
+                    break  # a \r\n cut by the chunk: wait for the next one
+                if end.start() - start > max_line:
+                    raise too_long()
+                number += 1
+                yield pending[start:end.start()] + "\n"
+                start = end.end()
+            pending = pending[start:]
+            if len(pending) > max_line:
+                raise too_long()
+            if not chunk:
+                if pending:
+                    yield pending + "\n"
+                return
     finally:
         os.close(fd)
 

@@ -15,13 +15,14 @@ the numbers only; the JSON result keeps the device, the clocks and the notes.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-import math
 import os
 from pathlib import Path
 
-from .fileio import read_text, write_atomic
+from . import sanity
+from .fileio import read_lines, write_atomic
 from .measure import registry
 from .model import Ceiling, Machine
 from .results import ResultError, validate
@@ -88,63 +89,94 @@ def write_csv(result: dict, path) -> Path:
     return write_atomic(Path(path), to_csv(result), ResultError)
 
 
-def _number(text: str, where: str, column: str, integer: bool = False) -> float:
+#: The longest line of a result CSV: its rows are under 200 characters.  A longer one (a
+#: cell with an unclosed quote, a file with no line ends) is refused as it is read.
+MAX_CSV_LINE_CHARS = 4096
+#: The most rows a result CSV has: one per registered ceiling, or one per K of a sweep (K is
+#: at most 4096).  A longer file is refused at the row over this, not held whole.
+MAX_CSV_ROWS = 10_000
+
+
+def _number(text: str, where: str, column: str, integer: bool = False, unit: str = None,
+            positive: bool = False) -> float:
+    """A cell as a number, under the rule every number from outside meets
+    (:func:`rooflinelib.sanity.number`), worded as the JSON result's checks word it."""
     try:
         value = int(text) if integer else float(text)
     except ValueError:
         kind = "a whole number" if integer else "a number"
-        raise ResultError(f"{where}: {column}: must be {kind}, got {text!r:.40}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ResultError(f"{where}: {column}: must be finite and >= 0, got {text!r:.40}")
-    return value
+        raise ResultError(f"{where}: {column}: must be {kind}, got {sanity.show(text)}") from None
+    if value <= 0 if positive else value < 0:  # the schema's own words for the JSON file
+        raise ResultError(f"{where}: {column}: must be {'>' if positive else '>='} 0, got {sanity.show(value)}")
+    return sanity.number(value, f"{where}: {column}", error=ResultError, positive=positive,
+                         nonnegative=not positive, unit=unit if unit in sanity.BANDS else None)
 
 
 def _flag(text: str, where: str, column: str) -> bool:
     lowered = text.strip().lower()
     if lowered not in ("true", "false"):
-        raise ResultError(f"{where}: {column}: must be true or false, got {text!r:.40}")
+        raise ResultError(f"{where}: {column}: must be true or false, got {sanity.show(text)}")
     return lowered == "true"
 
 
+def _records(p: Path, lines):
+    """``(row number, cells)`` of each non-blank record of ``lines``; the row is the line it
+    starts on, as a spreadsheet numbers it.  csv's own complaints name the row too."""
+    reader = csv.reader(lines)
+    while True:
+        row = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ResultError(f"{p}: row {row}: not CSV ({' '.join(str(exc).split())[:80]})") from None
+        if any(cell.strip() for cell in cells):
+            yield row, cells
+
+
 def read_csv(path) -> tuple:
-    """``(kind, rows)`` of a result CSV: kind 'ceilings' or 'sweep', rows as typed dicts."""
+    """``(kind, rows)`` of a result CSV: kind 'ceilings' or 'sweep', rows as typed dicts.
+
+    Read as a stream (:func:`rooflinelib.fileio.read_lines`), each row checked as it comes:
+    the first bad row stops the reading, so a large file of repeated rows costs one chunk."""
     p = Path(path)
-    text = read_text(p, ResultError, "a result CSV", "result")
-    lines = list(csv.reader(io.StringIO(text)))
-    lines = [line for line in lines if any(cell.strip() for cell in line)]
-    if not lines:
-        raise ResultError(f"{p}: file: empty, expected a header row")
-    header = tuple(cell.strip() for cell in lines[0])
-    if header == CEILING_COLUMNS:
-        kind = "ceilings"
-    elif header == SWEEP_COLUMNS:
-        kind = "sweep"
-    else:
-        raise ResultError(f"{p}: header: expected {','.join(CEILING_COLUMNS)} (ceilings) or "
-                          f"{','.join(SWEEP_COLUMNS)} (a sweep), got {','.join(header)[:80]!r}")
-    if len(lines) < 2:
-        raise ResultError(f"{p}: rows: the file has a header and no rows")
-    rows = []
-    for number, line in enumerate(lines[1:], start=2):
-        where = f"{p}: row {number}"
-        if len(line) != len(header):
-            raise ResultError(f"{where}: has {len(line)} cells, expected {len(header)}")
-        cells = dict(zip(header, (cell.strip() for cell in line)))
-        if kind == "ceilings":
-            rows.append(_ceiling_row(cells, where))
+    lines = read_lines(p, ResultError, "a result CSV", "result", max_line=MAX_CSV_LINE_CHARS,
+                       what="row")
+    with contextlib.closing(lines):
+        records = _records(p, lines)
+        first = next(records, None)
+        if first is None:
+            raise ResultError(f"{p}: file: empty, expected a header row")
+        header = tuple(cell.strip() for cell in first[1])
+        if header == CEILING_COLUMNS:
+            kind = "ceilings"
+        elif header == SWEEP_COLUMNS:
+            kind = "sweep"
         else:
-            rows.append({"k": int(_number(cells["k"], where, "k", integer=True)),
-                         "intensity": _number(cells["intensity"], where, "intensity"),
-                         "gbps": _number(cells["gbps"], where, "gbps"),
-                         "gflops": _number(cells["gflops"], where, "gflops"),
-                         "verified": _flag(cells["verified"], where, "verified")})
-    if kind == "ceilings":
-        names = [r["name"] for r in rows]
-        for number, name in enumerate(names, start=2):
-            if names.count(name) > 1:
-                raise ResultError(f"{p}: row {number}: name: {name} appears twice")
-    else:
-        _check_sweep_rows(p, rows)
+            raise ResultError(f"{p}: header: expected {','.join(CEILING_COLUMNS)} (ceilings) or "
+                              f"{','.join(SWEEP_COLUMNS)} (a sweep), got {sanity.show(','.join(header))}")
+        rows, seen = [], {}
+        for number, line in records:
+            where = f"{p}: row {number}"
+            if len(rows) == MAX_CSV_ROWS:
+                raise ResultError(f"{where}: more than {MAX_CSV_ROWS:,} rows; no result has that many")
+            if len(line) != len(header):
+                raise ResultError(f"{where}: has {len(line)} cells, expected {len(header)}")
+            cells = dict(zip(header, (cell.strip() for cell in line)))
+            if kind == "ceilings":
+                row = _ceiling_row(cells, where)
+                if row["name"] in seen:
+                    raise ResultError(f"{where}: name: {row['name']} appears twice (row "
+                                      f"{seen[row['name']]} and this one)")
+                seen[row["name"]] = number
+            else:
+                row = _sweep_row(cells, where, rows[-1]["k"] if rows else None)
+            rows.append(row)
+    if not rows:
+        raise ResultError(f"{p}: rows: the file has a header and no rows")
+    if kind == "sweep" and (max(r["gbps"] for r in rows) <= 0 or max(r["gflops"] for r in rows) <= 0):
+        raise ResultError(f"{p}: rows: a sweep needs a row with gbps > 0 and one with gflops > 0")
     return kind, rows
 
 
@@ -152,34 +184,36 @@ def _ceiling_row(cells: dict, where: str) -> dict:
     name = cells["name"]
     spec_kind = registry.kind_of(name)
     if spec_kind is None:
-        raise ResultError(f"{where}: name: unknown ceiling {name!r:.40}; known: "
+        raise ResultError(f"{where}: name: unknown ceiling {sanity.show(name)}; known: "
                           f"{', '.join(registry.names())}")
     if cells["kind"] != spec_kind:
-        raise ResultError(f"{where}: kind: {name} is a {spec_kind} ceiling, got {cells['kind']!r:.40}")
+        raise ResultError(f"{where}: kind: {name} is a {spec_kind} ceiling, got {sanity.show(cells['kind'])}")
     unit = registry.get(name).unit
     if cells["unit"] != unit:
-        raise ResultError(f"{where}: unit: must be {unit!r} for {name}, got {cells['unit']!r:.40}")
-    value = _number(cells["value"], where, "value")
-    if value <= 0:
-        raise ResultError(f"{where}: value: must be > 0, got {cells['value']!r:.40}")
+        raise ResultError(f"{where}: unit: must be {unit!r} for {name}, got {sanity.show(cells['unit'])}")
+    # the band of --peak-* and of the JSON result: a 1e300 GB/s roof is a unit slip or a forgery
+    value = _number(cells["value"], where, "value", unit=unit, positive=True)
     return {"name": name, "kind": spec_kind, "value": value, "unit": unit,
             "verified": _flag(cells["verified"], where, "verified"),
             "spread": _number(cells["spread"], where, "spread")}
 
 
-def _check_sweep_rows(p: Path, rows: list) -> None:
-    previous = None
-    for number, row in enumerate(rows, start=2):
-        where = f"{p}: row {number}"
-        if previous is not None and row["k"] <= previous:
-            raise ResultError(f"{where}: k: rows must be in increasing k, got {row['k']} after {previous}")
-        previous = row["k"]
-        if abs(row["intensity"] - row["k"] / 4) > 1e-9 * max(1, row["k"]):
-            raise ResultError(f"{where}: intensity: must be k/4 = {row['k'] / 4}, got {row['intensity']}")
-        if row["k"] > 0 and row["gflops"] <= 0:
-            raise ResultError(f"{where}: gflops: must be > 0 for k = {row['k']}")
-    if max(r["gbps"] for r in rows) <= 0 or max(r["gflops"] for r in rows) <= 0:
-        raise ResultError(f"{p}: rows: a sweep needs a row with gbps > 0 and one with gflops > 0")
+def _sweep_row(cells: dict, where: str, previous) -> dict:
+    """A sweep row, checked as the JSON sweep's rows are (:func:`rooflinelib.results.validate`)."""
+    k = int(_number(cells["k"], where, "k", integer=True))
+    if previous is not None and k <= previous:
+        raise ResultError(f"{where}: k: rows must be in increasing k, got {k} after {previous}")
+    intensity = _number(cells["intensity"], where, "intensity")
+    if abs(intensity - k / 4) > 1e-9 * max(1, k):
+        raise ResultError(f"{where}: intensity: must be k/4 = {k / 4}, got {intensity}")
+    gbps = _number(cells["gbps"], where, "gbps", unit="GB/s", positive=True)
+    gflops = _number(cells["gflops"], where, "gflops")
+    if k > 0 and gflops <= 0:
+        raise ResultError(f"{where}: gflops: must be > 0 for k = {k}")
+    if gflops:
+        _number(cells["gflops"], where, "gflops", unit="GFLOP/s", positive=True)
+    return {"k": k, "intensity": intensity, "gbps": gbps, "gflops": gflops,
+            "verified": _flag(cells["verified"], where, "verified")}
 
 
 def machine_from_csv(path, name: str = None) -> Machine:

@@ -6,6 +6,7 @@ that no half-written or temporary file is left behind."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import stat
 import subprocess
@@ -327,3 +328,107 @@ def test_experiment_counts_and_rates_beyond_any_device_name_the_field(tmp_path):
         path.write_text(json.dumps(document))
         with pytest.raises(ValueError, match=rf"^{path}: {name}\.variants\[0\]\.n_flops: {reason}"):
             record.load_experiments(path)
+
+
+# --- a result CSV given to --ceilings (the JSON path's rules, read as a stream) ----------------
+
+CSV_HEADER = "name,kind,value,unit,verified,spread\n"
+CSV_ROWS = "dram,memory,4000,GB/s,true,0.01\nfp32,compute,60000,GFLOP/s,true,0.01\n"
+
+
+def _plot_ceilings(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(ROOFLINE + ["plot", "--ceilings", str(path), "--demo-kernels", "--json"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def _one_error_line(done) -> str:
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("body, reason", [
+    # an unclosed quote: one cell over csv's 128 KiB field limit (was _csv.Error, a traceback)
+    (CSV_HEADER + '"dram,memory,' + "x" * 200_000 + "\n", "row 2: longer than 4,096 characters"),
+    (CSV_HEADER + '"dram,memory,x\n' + ("y" * 100 + "\n") * 2000,
+     r"row 2: not CSV \(field larger than field limit"),
+    (CSV_HEADER + "dram,memory,4000,GB/s,true,0.01\nfp32,compute,600\x0000,GFLOP/s,true,0.01\n",
+     "row 3: value: must be a number, got '600\\\\x0000'"),
+    (CSV_HEADER + "\x00\x00\x00\n", "row 2: has 1 cells, expected 6"),
+])
+def test_a_malformed_ceilings_csv_is_one_line_naming_the_option_file_and_row(tmp_path, body, reason):
+    path = tmp_path / "bad.csv"
+    path.write_text(body)
+    line = _one_error_line(_plot_ceilings(path))
+    assert re.match(rf"roofline: error: --ceilings: {re.escape(str(path))}: {reason}", line), line
+
+
+def test_a_ceilings_csv_with_cr_line_ends_reads_as_the_same_roofline(tmp_path):
+    # a spreadsheet's old Mac export ends lines with a lone CR (was _csv.Error, a traceback)
+    unix, mac = tmp_path / "unix.csv", tmp_path / "mac.csv"
+    unix.write_text(CSV_HEADER + CSV_ROWS)
+    mac.write_bytes((CSV_HEADER + CSV_ROWS).replace("\n", "\r").encode())
+    done_unix, done_mac = _plot_ceilings(unix), _plot_ceilings(mac)
+    assert done_unix.returncode == done_mac.returncode == 0, done_mac.stderr
+    assert json.loads(done_mac.stdout)["machine"] == json.loads(done_unix.stdout)["machine"] == \
+        {"peak_gflops": 60000.0, "peak_gbps": 4000.0, "ridge": 15.0}
+
+
+@pytest.mark.parametrize("value", ["1e300", "1e-300", "inf", "-5"])
+def test_a_csv_ceiling_outside_the_band_is_worded_as_the_json_path_words_it(tmp_path, value):
+    csv_path, json_path = tmp_path / "c.csv", tmp_path / "c.json"
+    csv_path.write_text(CSV_HEADER + CSV_ROWS.replace("4000", value, 1))
+    document = results.recorded("ceilings")
+    assert document["ceilings"][0]["name"] == "dram"
+    document["ceilings"][0]["value"] = float(value)
+    json_path.write_text(json.dumps(document))
+    from_csv, from_json = _one_error_line(_plot_ceilings(csv_path)), _one_error_line(_plot_ceilings(json_path))
+    prefix_csv = f"roofline: error: --ceilings: {csv_path}: row 2: value: "
+    prefix_json = f"roofline: error: --ceilings: {json_path}: ceilings[0].value: "
+    assert from_csv.startswith(prefix_csv) and from_json.startswith(prefix_json), (from_csv, from_json)
+    assert from_csv[len(prefix_csv):] == from_json[len(prefix_json):]
+
+
+def test_16_mib_of_repeated_csv_rows_is_refused_at_the_first_bad_row_fast_and_small(tmp_path):
+    # 2026-12-01, the 2-core VM (load 10): the old reader parsed the whole file before checking
+    # a row, 6.8-7.1 s of CPU (25-27 s wall) and a peak of 496-500 MiB to refuse it; the stream
+    # stops at row 3 in 0.012 s, its peak memory unchanged (27 MiB for the whole process).
+    row = "dram,memory,4000,GB/s,true,0.01\n"
+    path = tmp_path / "big.csv"
+    path.write_text(CSV_HEADER + row * ((fileio.MAX_BYTES["result"] - len(CSV_HEADER)) // len(row)))
+    assert path.stat().st_size > 16 * 2 ** 20 - len(row)
+    script = textwrap.dedent(f"""
+        import resource, sys, time
+        from rooflinelib import result_files
+        from rooflinelib.results import ResultError
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        started = time.process_time()
+        try:
+            result_files.read_csv({str(path)!r})
+        except ResultError as exc:
+            print(exc)
+        print(time.process_time() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    message, figures = done.stdout.strip().splitlines()
+    assert message == f"{path}: row 3: name: dram appears twice (row 2 and this one)"
+    cpu_s, grown_kib = map(float, figures.split())
+    assert cpu_s < 0.5 and grown_kib < 8 * 1024, figures  # one 64 KiB chunk, not 16 MiB of rows
+
+
+def test_a_csv_is_read_through_the_one_read_path(tmp_path):
+    for special in ("/dev/zero",):
+        link = tmp_path / "zero.csv"
+        link.symlink_to(special)
+        line = _one_error_line(_plot_ceilings(link))
+        assert line == f"roofline: error: --ceilings: {link}: file: is a device, not a regular file, so not a result CSV"
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    assert _one_error_line(_plot_ceilings(fifo)).endswith("is a named pipe, not a regular file, so not a result CSV")
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    assert _one_error_line(_plot_ceilings(folder)).endswith("is a directory, not a regular file, so not a result CSV")
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(CSV_HEADER.encode() + b"dram,memory,\xff\n")
+    assert _one_error_line(_plot_ceilings(binary)).endswith("not UTF-8 text, so not a result CSV (bad byte at offset 49)")

@@ -66,7 +66,7 @@ def test_csv_round_trips_to_the_same_ceilings(tmp_path):
     ("name,kind,value,unit,verified,spread\ndram,compute,1,GB/s,true,0.01\n", "row 2: kind: dram is a memory ceiling"),
     ("name,kind,value,unit,verified,spread\ndram,memory,1,GFLOP/s,true,0.01\n", "row 2: unit: must be 'GB/s'"),
     ("name,kind,value,unit,verified,spread\ndram,memory,1,GB/s,yes,0.01\n", "row 2: verified: must be true or false"),
-    ("name,kind,value,unit,verified,spread\ndram,memory,inf,GB/s,true,0.01\n", "row 2: value: must be finite"),
+    ("name,kind,value,unit,verified,spread\ndram,memory,inf,GB/s,true,0.01\n", "row 2: value: must be a finite number"),
     ("name,kind,value,unit,verified,spread\ndram,memory,1,GB/s,true\n", "row 2: has 5 cells"),
     ("name,kind,value,unit,verified,spread\ndram,memory,1,GB/s,true,0\ndram,memory,2,GB/s,true,0\n",
      "name: dram appears twice"),

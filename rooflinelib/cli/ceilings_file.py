@@ -18,8 +18,10 @@ def machine_from_ceilings_file(path: str, precision) -> tuple:
     try:
         # A CSV from --csv holds the numbers alone; the JSON result keeps the provenance too.
         machine = machine_from_csv(path) if str(path).lower().endswith(".csv") else to_machine(path)
-    except ResultError as exc:
+    except ResultError as exc:  # it names the file, the row or field, and the reason
         raise UsageError(f"--ceilings: {' '.join(str(exc).split())}") from None
+    except ValueError as exc:  # a ceiling the model refuses: the file's checks should have
+        raise UsageError(f"--ceilings: {path}: {' '.join(str(exc).split())}") from None
     computes = [c.name for c in machine.compute_ceilings]
     if precision is None:
         precision = "fp32" if "fp32" in computes else (computes[0] if computes else None)
