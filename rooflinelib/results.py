@@ -175,12 +175,37 @@ def machine_name(result: dict) -> str:
     return f"{device} (measured, {result['backend']})"
 
 
-def to_machine(result_or_path, name: str = None):
+def dram_mix(result: dict) -> str:
+    """The access mix a ceilings result's ``dram`` came from: 'read', 'write' or 'copy' (a
+    result from before the mixes were measured held only the copy)."""
+    for d in result.get("details", []):
+        if isinstance(d, dict) and d.get("name") == "dram":
+            return str(d.get("mix", "copy"))
+    return "copy"
+
+
+def dram_mixes(result_or_path) -> dict:
+    """``{mix: GB/s}`` of a ceilings result's DRAM access mixes ('read', 'write', 'copy'; only
+    those it measured)."""
+    result = _as_result(result_or_path)
+    rates = {c["name"]: float(c["value"]) for c in result.get("ceilings", ())}
+    return {registry.MIX_OF[row]: rates[row] for row in registry.parts_of("dram") if row in rates}
+
+
+def _label(result: dict, name: str) -> str:
+    if name == "dram":
+        return f"DRAM ({dram_mix(result)})"
+    return registry.label_of(name)
+
+
+def to_machine(result_or_path, name: str = None, mixes: bool = False):
     """A :class:`rooflinelib.Machine` (kind 'measured') holding the result's ceilings.
 
-    A ceilings result gives every ceiling it holds; a sweep gives ``dram`` and ``fp32`` from
-    the two ends of the sweep.  The machine's ``provenance`` is the result's ``device`` block
-    plus the backend, kind and timestamp.
+    A ceilings result gives every ceiling it holds, except the parts of another (DRAM's
+    access mixes, ``dram-read`` and so on) unless ``mixes``: ``dram`` is their best, labelled
+    with its mix ("DRAM (write)").  A sweep gives ``dram`` and ``fp32`` from the two ends of
+    the sweep.  The machine's ``provenance`` is the result's ``device`` block plus the backend,
+    kind and timestamp.
     """
     result = _as_result(result_or_path)
     date = result["created"][:10]
@@ -188,8 +213,9 @@ def to_machine(result_or_path, name: str = None):
     if result["kind"] == "ceilings":
         ceilings = tuple(
             Ceiling(c["name"], c["kind"], float(c["value"]),
-                    f"{where}, spread {100 * c['spread']:.1f}%", registry.label_of(c["name"]))
-            for c in result["ceilings"])
+                    f"{where}, spread {100 * c['spread']:.1f}%", _label(result, c["name"]))
+            for c in result["ceilings"]
+            if mixes or registry.get(c["name"]).part_of is None)
     else:
         ceilings = (
             Ceiling("dram", "memory", float(result["peak_gbps"]),
@@ -200,6 +226,13 @@ def to_machine(result_or_path, name: str = None):
     scope = "CPU roofline" if result["scope"] == "cpu" else "GPU roofline"
     provenance = dict(result["device"], backend=result["backend"], result_kind=result["kind"],
                       created=result["created"], scope=result["scope"])
+    if result["kind"] == "ceilings":  # the SM clock each ceiling ran at, where it was sampled
+        clocks = {d["name"]: d["sm_clock_mhz_during"] for d in result.get("details", ())
+                  if isinstance(d, dict) and isinstance(d.get("name"), str)
+                  and isinstance(d.get("sm_clock_mhz_during"), (int, float))
+                  and not isinstance(d.get("sm_clock_mhz_during"), bool)}
+        if clocks:
+            provenance["sm_clock_mhz_during"] = clocks
     return Machine(name=name or machine_name(result), ceilings=ceilings, source=where,
                    date=date, kind="measured", notes=scope, provenance=provenance)
 

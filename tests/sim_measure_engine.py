@@ -18,6 +18,8 @@ from rooflinelib.measure.sweep import sweep_point  # noqa: E402
 from rooflinelib.measure.timing import Timing  # noqa: E402
 
 engine.COPY_CONFIGS = ((1, 32), (2, 32))
+engine.READ_CONFIGS = ((2, 32), (4, 32))
+engine.WRITE_CONFIGS = ((1, 32), (2, 32))
 engine.FP32_CONFIGS = ((4, 2),)
 engine.FP32_ITER = engine.FP64_ITER = 2
 engine.FP64_CONFIGS = ((4, 2),)
@@ -65,7 +67,8 @@ gpu = TinyGpu()
 lines = []
 options = registry.Options(1024 * 16 * 2, progress=lines.append)
 m = {name: registry.get(name).measure(gpu, options)
-     for name in ("dram", "fp32", "fp64", "l2", "shared", "sfu", "pcie-h2d", "pcie-d2h")}
+     for name in ("dram-read", "dram-write", "dram-copy", "dram", "fp32", "fp64", "l2", "shared", "sfu",
+                  "pcie-h2d", "pcie-d2h")}
 buffers = gpu.sweep_buffers(64 * 16)
 rows = [sweep_point(gpu, k, buffers, vectors_per_thread=v).ceiling_row()
         for k in (0, 1, 70) for v in (1, 4)]

@@ -68,6 +68,42 @@ def copy(vpt):
             "n_flops": work.n_flops, "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
 
 
+def dram_read(unroll):
+    """Two blocks walk 300 vectors: two whole trips of 2 x 32 x unroll and a ragged tail."""
+    n_vec = 300
+    x = checks.read_values(np.arange(4 * n_vec)).astype(np.float32)
+    out = np.full(4 * GRID, np.nan, np.float32)
+    kn.dram_read_kernel(unroll, BLOCK).compile()[GRID, BLOCK](x, out)
+    work = acc.dram_read_work(4 * n_vec)
+    got = float(out.astype(np.float64).sum())
+    return {"ok": got == checks.read_sum(4 * n_vec), "n_bytes": work.n_bytes, "n_flops": work.n_flops,
+            "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"] - GRID), "stores": COUNTS["store16"]}
+
+
+def dram_write(vpt):
+    n_vec = THREADS * vpt
+    x = np.full(4 * n_vec, np.nan, np.float32)
+    kn.dram_write_kernel(vpt).compile()[GRID, BLOCK](x)
+    work = acc.dram_write_work(4 * n_vec)
+    want = checks.write_values(np.arange(4 * n_vec)).astype(np.float32)
+    return {"ok": bool(np.array_equal(x, want)), "n_bytes": work.n_bytes, "n_flops": work.n_flops,
+            "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
+
+
+def fill_read():
+    x = np.full(1000, np.nan, np.float32)
+    kn.fill_read_kernel().compile()[GRID, BLOCK](x)
+    return {"ok": bool(np.array_equal(x, checks.read_values(np.arange(1000)).astype(np.float32)))}
+
+
+def write_mismatches():
+    x = checks.write_values(np.arange(1000)).astype(np.float32)
+    x[[3, 500, 999]] += np.float32(1)
+    count = np.zeros(1, np.int32)
+    kn.write_mismatch_kernel().compile()[GRID, BLOCK](x, count)
+    return {"ok": int(count[0]) == 3, "count": int(count[0])}
+
+
 def fma_peak(dtype):
     chains, unroll, n_iter = 8, 2, 3
     ftype = np.float32 if dtype == "fp32" else np.float64
@@ -159,6 +195,12 @@ def mismatches():
 if __name__ == "__main__":
     for v in (1, 2, 4):
         run(f"copy x{v}", lambda v=v: copy(v))
+    for u in (2, 4):
+        run(f"dram_read x{u}", lambda u=u: dram_read(u))
+    for v in (1, 4):
+        run(f"dram_write x{v}", lambda v=v: dram_write(v))
+    run("fill_read", fill_read)
+    run("count_write_mismatches", write_mismatches)
     for d in ("fp32", "fp64"):
         run(f"fma_peak {d}", lambda d=d: fma_peak(d))
     for k in (0, 1, 3, 64, 70, 130):

@@ -27,7 +27,8 @@ def cpu_sweep():
 
 def test_cpu_ceilings_are_verified_and_labelled(cpu_ceilings):
     assert cpu_ceilings["scope"] == "cpu" and cpu_ceilings["backend"] == "cpu"
-    assert [c["name"] for c in cpu_ceilings["ceilings"]] == ["dram", "fp32", "fp64"]
+    assert [c["name"] for c in cpu_ceilings["ceilings"]] == ["dram-read", "dram-write", "dram-copy", "dram",
+                                                             "fp32", "fp64"]
     for c in cpu_ceilings["ceilings"]:
         assert set(c) == CEILING_KEYS and c["verified"] is True and c["value"] > 0
     assert cpu_ceilings["device"]["name"].startswith("CPU")
@@ -50,6 +51,37 @@ def test_cpu_result_becomes_a_measured_machine(cpu_ceilings, tmp_path):
     machine = results.to_machine(path)
     assert machine.kind == "measured" and machine.notes == "CPU roofline"
     assert machine.ridge("fp32", "dram") > 0
+    # one DRAM roof, named after the mix it came from; the mixes on request
+    assert [c.name for c in machine.memory_ceilings] == ["dram"]
+    assert machine.ceiling("dram").label == f"DRAM ({results.dram_mix(cpu_ceilings)})"
+    both = results.to_machine(path, mixes=True)
+    assert [c.name for c in both.memory_ceilings] == ["dram-read", "dram-write", "dram-copy", "dram"]
+
+
+def test_cpu_dram_is_the_best_mix_and_names_it(cpu_ceilings):
+    rates = {c["name"]: c["value"] for c in cpu_ceilings["ceilings"]}
+    dram = next(d for d in cpu_ceilings["details"] if d["name"] == "dram")
+    mixes = results.dram_mixes(cpu_ceilings)
+    assert mixes == {"read": rates["dram-read"], "write": rates["dram-write"], "copy": rates["dram-copy"]}
+    assert dram["mixes"] == mixes and rates["dram"] == max(mixes.values())
+    assert mixes[dram["mix"]] == rates["dram"] and dram["mix_ceiling"] == f"dram-{dram['mix']}"
+    # the mix's kernel and timing are dram's
+    part = next(d for d in cpu_ceilings["details"] if d["name"] == dram["mix_ceiling"])
+    assert (dram["kernel"], dram["median_s"], dram["n_bytes"]) == (part["kernel"], part["median_s"], part["n_bytes"])
+    # each mix's own note (a short window, a small buffer) is listed once, on its own row
+    assert not any(n.startswith("dram: ") for n in cpu_ceilings["notes"])
+
+
+def test_a_kernel_at_the_read_roof_is_not_above_dram(cpu_ceilings):
+    """A read-only kernel counted right and running at the read stream's own rate lands at or
+    under the DRAM roof whichever mix set it: never 'above-roof' (recount your bytes)."""
+    from rooflinelib.model import Roofline
+    machine = results.to_machine(cpu_ceilings)
+    roof = Roofline(machine.ceiling("fp32").value, machine.ceiling("dram").value)
+    for mix, gbps in results.dram_mixes(cpu_ceilings).items():
+        intensity = 0.25  # one add per 4-byte element
+        verdict = roof.classify(intensity, achieved_gflops=intensity * gbps)
+        assert verdict.status != "above-roof" and verdict.fraction_of_roof <= 1 + 1e-12, mix
 
 
 def _roofline(*args, env=None):
@@ -67,7 +99,7 @@ def test_measure_json_has_the_issue_shape(tmp_path):
     assert set(printed) >= {"device", "ceilings"}
     assert all(set(c) == CEILING_KEYS for c in printed["ceilings"])
     assert results.load(out)["ceilings"] == printed["ceilings"]
-    assert "[1/3] dram" in done.stderr  # progress goes to stderr
+    assert "[1/6] dram-read" in done.stderr and "[4/6] dram\n" in done.stderr  # progress goes to stderr
 
 
 def test_sweep_prints_the_two_tables(tmp_path):
@@ -196,6 +228,25 @@ def test_small_copy_is_verified_and_says_it_is_below_the_memory_size():
     assert b.default_buffer_bytes == cpu_lane.dram_buffer_bytes(b.threads)
 
 
+@pytest.mark.parametrize("mix", ["read", "write", "copy"])
+def test_each_cpu_dram_mix_verifies_and_a_wrong_output_raises(mix, monkeypatch):
+    import numpy as np
+    from rooflinelib.measure.errors import VerificationError
+    from rooflinelib.measure.protocol import measure_run
+    b = cpu_lane.CpuBackend(repeats=1, window_s=0)
+    assert measure_run(b, f"dram-{mix}", "memory", getattr(b, f"{mix}_runs")(MIB)[0]).verified
+    if mix == "read":  # a sum a quarter off
+        real = cpu_lane._read()
+        monkeypatch.setattr(cpu_lane, "_read", lambda: (lambda x: real(x) + 0.25))
+    elif mix == "write":  # the last element never written
+        real = cpu_lane._write()
+        monkeypatch.setattr(cpu_lane, "_write", lambda: (lambda x: (real(x), x.__setitem__(-1, np.float32(-1)))))
+    else:  # the last element never copied
+        monkeypatch.setattr(cpu_lane, "_copy", lambda: (lambda src, dst: dst.__setitem__(slice(0, -1), src[:-1])))
+    with pytest.raises(VerificationError, match=f"dram-{mix}"):
+        measure_run(b, f"dram-{mix}", "memory", getattr(b, f"{mix}_runs")(MIB)[0])
+
+
 def test_fma_peak_fills_full_width_registers():
     from rooflinelib.measure.protocol import measure_best
     b = cpu_lane.CpuBackend(repeats=2)
@@ -303,7 +354,7 @@ def test_few_repeats_are_in_the_stored_result(monkeypatch):
     result = measure_ceilings("cpu", size_mib=4)
     stored = results.validate(json.loads(json.dumps(result)))
     assert any("best of at least 2 timed trials" in n for n in stored["notes"])
-    assert [d["repeats"] for d in stored["details"]] == [2, 2, 2]  # dram, fp32, fp64 (window 0)
+    assert [d["repeats"] for d in stored["details"]] == [2] * 6  # the three dram mixes, dram, fp32, fp64 (window 0)
 
 
 def test_a_short_window_is_in_the_stored_result(monkeypatch):

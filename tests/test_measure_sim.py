@@ -28,7 +28,8 @@ def records():
     return out
 
 
-EXPECTED = ["copy x1", "copy x2", "copy x4", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
+EXPECTED = ["copy x1", "copy x2", "copy x4", "dram_read x2", "dram_read x4", "dram_write x1",
+            "dram_write x4", "fill_read", "count_write_mismatches", "fma_peak fp32", "fma_peak fp64", "sweep k=0",
             "sweep k=1", "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
             "sweep_pipelined k=0", "sweep_pipelined k=1", "sweep_pipelined k=70",
             "l2_slab", "shared_read", "sfu", "fill",
@@ -46,7 +47,8 @@ def test_kernel_result_is_exact(records, name):
     assert rec["ok"] is True, rec
 
 
-@pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "sweep k=0", "sweep k=1",
+@pytest.mark.parametrize("name", ["copy x1", "copy x2", "copy x4", "dram_read x2", "dram_read x4",
+                                  "dram_write x1", "dram_write x4", "sweep k=0", "sweep k=1",
                                   "sweep k=3", "sweep k=64", "sweep k=70", "sweep k=130",
                                   "sweep_pipelined k=0", "sweep_pipelined k=1",
                                   "sweep_pipelined k=70", "l2_slab",
@@ -65,7 +67,7 @@ def test_flops_counted_equal_flops_accounted(records, name):
 
 
 def test_copy_and_k0_do_no_arithmetic(records):
-    for name in ("copy x1", "sweep k=0"):
+    for name in ("copy x1", "dram_read x4", "dram_write x1", "sweep k=0"):
         assert records[name]["counts"]["fma"] == 0
         assert records[name].get("n_flops", 0) == 0
 
@@ -82,6 +84,13 @@ def test_fma_peak_runs_in_its_own_precision(records):
 
 def test_mismatch_kernel_counts_planted_differences(records):
     assert records["count_mismatches"]["count"] == 3
+    assert records["count_write_mismatches"]["count"] == 3
+
+
+def test_dram_read_stores_one_vector_per_block(records):
+    # the lane sums leave through one 16-byte store per block (2 blocks), whatever the tail
+    for unroll in (2, 4):
+        assert records[f"dram_read x{unroll}"]["stores"] == 2
 
 
 @pytest.mark.slow
@@ -91,7 +100,8 @@ def test_numba_engine_plumbing_in_the_simulator():
     done = simulated.run(script=HELPER.with_name("sim_measure_engine.py"))
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert sorted(out["ceilings"]) == ["dram", "fp32", "fp64", "l2", "pcie-d2h", "pcie-h2d", "sfu", "shared"]
+    assert sorted(out["ceilings"]) == ["dram", "dram-copy", "dram-read", "dram-write", "fp32", "fp64", "l2",
+                                       "pcie-d2h", "pcie-h2d", "sfu", "shared"]
     # the link copies: pinned and pageable both ways, verified, on two sets of buffers shared by
     # both directions
     for name in ("pcie-h2d", "pcie-d2h"):
@@ -101,9 +111,21 @@ def test_numba_engine_plumbing_in_the_simulator():
         assert out["details"][name]["config"]["host_memory"] == "pinned"
     assert out["link_buffers"] == 2
     assert all(c["verified"] for c in out["ceilings"].values())
-    assert out["details"]["dram"]["n_bytes"] == 2 * out["details"]["dram"]["config"]["buffer_bytes"]
+    copy = out["details"]["dram-copy"]
+    assert copy["n_bytes"] == 2 * copy["config"]["buffer_bytes"]
     assert [r["verified"] for r in out["sweep"]] == [True] * 6
-    assert len(out["details"]["dram"]["configs_tried"]) == 2
+    assert len(copy["configs_tried"]) == 2
+    # the read and the write each stream two buffers' worth, every configuration verified
+    for mix in ("read", "write"):
+        d = out["details"][f"dram-{mix}"]
+        assert d["n_bytes"] == d["config"]["buffer_bytes"] == copy["n_bytes"]
+        assert len(d["configs_tried"]) == 2 and all(t["verified"] for t in d["configs_tried"])
+    # dram is the best mix (the fake timing gives every mix the same time: equal bytes, so a
+    # tie, taken by the first) and says which it is
+    dram = out["details"]["dram"]
+    assert dram["mix"] in ("read", "write", "copy") and dram["mix_ceiling"] == f"dram-{dram['mix']}"
+    assert dram["mixes"] == {mix: out["ceilings"][f"dram-{mix}"]["value"] for mix in ("read", "write", "copy")}
+    assert out["ceilings"]["dram"]["value"] == max(dram["mixes"].values())
     # each default sweep point ran, and verified, every configured launch shape in the simulator
     for k, d in out["sweep_chosen"].items():
         tried = d["configs_tried"]

@@ -72,7 +72,8 @@ def test_an_unregistered_name_is_refused_and_a_gpu_only_row_is_not_planned_on_th
         results.validate(good)
     registry.register(host_sum_row)
     planned, notes = registry.plan(CpuBackend(), ("core",))
-    assert [s.name for s in planned] == ["dram", "fp32", "fp64", "host-sum"] and notes == []
+    assert [s.name for s in planned] == ["dram-read", "dram-write", "dram-copy", "dram", "fp32", "fp64",
+                                        "host-sum"] and notes == []
 
 
 def test_rows_refuse_bad_fields_in_one_line():
@@ -92,10 +93,43 @@ def test_the_registry_is_the_one_list_of_ceiling_names():
     """Planning, validation, labels and colours read the rows: every built-in row has a
     label and a colour, and a measured row names at least one backend."""
     names = registry.names()
-    assert names[:6] == ("dram", "l2", "shared", "fp32", "fp64", "sfu")
+    assert names[:9] == ("dram-read", "dram-write", "dram-copy", "dram", "l2", "shared", "fp32", "fp64", "sfu")
     assert {"fp32-matrix", "bf16-tensor", "fp8-tensor"} <= set(names)
     for spec in registry.specs():
         assert spec.label and spec.colour.startswith("#")
         assert registry.label_of(spec.name) == spec.label and registry.colour_of(spec.name) == spec.colour
     assert registry.kind_of("l2") == "memory" and registry.kind_of("sfu") == "compute"
     assert registry.get("fp8-tensor").backends == ()  # datasheet only
+
+
+def test_dram_is_planned_after_its_three_mixes_on_every_backend():
+    """dram-read, -write and -copy are parts of dram, measured first by every backend; dram
+    then takes their best (measure/registry._best_mix) rather than measuring again."""
+    assert registry.parts_of("dram") == ("dram-read", "dram-write", "dram-copy")
+    assert registry.MIX_OF == {"dram-read": "read", "dram-write": "write", "dram-copy": "copy"}
+    order = registry.names()
+    for row in registry.parts_of("dram"):
+        spec = registry.get(row)
+        assert spec.part_of == "dram" and spec.kind == "memory" and spec.backends == registry.BACKENDS
+        assert order.index(row) < order.index("dram")
+    assert registry.get("dram").part_of is None and registry.get("dram").backends == registry.BACKENDS
+
+
+def test_dram_takes_the_best_mix_measured_and_names_it():
+    from rooflinelib.measure.protocol import Measurement
+    from rooflinelib.measure.timing import Timing
+    from rooflinelib.model import Work
+
+    def fake(name, seconds):
+        return Measurement(name, "memory", Work(0.0, 1e9), Timing((seconds,)), True, 0.1,
+                           f"{name} kernel", {"block": 1}, {"note": f"{name} note"})
+
+    options = registry.Options(2 ** 20)
+    options.measured.update({"dram-read": fake("dram-read", 0.5e-3), "dram-write": fake("dram-write", 0.4e-3),
+                             "dram-copy": fake("dram-copy", 0.6e-3)})
+    m = registry.get("dram").measure(object(), options)  # nothing is measured again
+    assert m.name == "dram" and m.value == pytest.approx(2500.0) and m.kernel == "dram-write kernel"
+    assert m.extra["mix"] == "write" and m.extra["mix_ceiling"] == "dram-write"
+    assert m.extra["mixes"] == {"read": pytest.approx(2000.0), "write": pytest.approx(2500.0),
+                                "copy": pytest.approx(1e9 / 0.6e-3 / 1e9)}
+    assert "note" not in m.extra and options.measured["dram"] is m

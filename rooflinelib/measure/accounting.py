@@ -40,6 +40,19 @@ def copy_elements_work(n_elements: int, element_bytes: int) -> Work:
     return Work(0.0, 2.0 * element_bytes * n_elements)
 
 
+def dram_read_work(n_elements: int, element_bytes: int = FP32_BYTES) -> Work:
+    """Read-only DRAM stream: ``n_elements`` of ``element_bytes`` read once, nothing written
+    (the adds that consume them are not counted: the kernel is scored on GB/s)."""
+    return Work(0.0, float(element_bytes) * n_elements)
+
+
+def dram_write_work(n_elements: int, element_bytes: int = FP32_BYTES) -> Work:
+    """Write-only DRAM stream: ``n_elements`` of ``element_bytes`` written once, nothing read.
+    Only the bytes the program asks for: a CPU that reads each line before writing it
+    (write-allocate) moves twice as many, and its rate shows it."""
+    return Work(0.0, float(element_bytes) * n_elements)
+
+
 def fma_peak_work(n_threads: int, n_iter: int, unroll: int, chains: int) -> Work:
     """The FMA-peak kernel: every thread runs ``n_iter * unroll`` FMAs on each of ``chains``
     register-resident chains, then stores one value (whose bytes are negligible and not

@@ -29,6 +29,36 @@ def fill_sum(n: int) -> float:
     return total
 
 
+#: read_values repeats with this period: (e * 40503) mod 65536 depends on e mod 65536 only.
+READ_PERIOD = 65536
+#: The largest read_values value, in quarters: a float32 sum of fewer than 2^24 / 7 of them
+#: (READ_EXACT_TERMS) is exact, since every partial sum is a multiple of 1/4 below 2^22.
+READ_MAX_QUARTERS = 7
+READ_EXACT_TERMS = (1 << 24) // READ_MAX_QUARTERS
+
+
+def read_values(index):
+    """The read kernels' input at ``index``: multiples of 1/4 from 0 to 1.75, small so that
+    float32 sums of millions of them stay exact, and varying from element to element."""
+    return (((index * 40503) & 65535) >> 13) * 0.25
+
+
+def read_sum(n: int) -> float:
+    """The exact sum of read_values over indices 0..n-1 (float64 is exact: multiples of 1/4)."""
+    import numpy as np
+    if n < 0:
+        raise ValueError(f"n: must be >= 0, got {n}")
+    period = read_values(np.arange(READ_PERIOD, dtype=np.int64))
+    full, rest = divmod(int(n), READ_PERIOD)
+    return float(full * period.sum() + period[:rest].sum())
+
+
+def write_values(index):
+    """What the write kernels store at ``index``: b + (index mod 4) / 4 with
+    b = (index // 4) mod 65536, exact in float32, varying from element to element."""
+    return ((index >> 2) & 65535) + (index & 3) * 0.25
+
+
 def fma_peak_expected(thread_index, chains: int):
     """What thread ``t`` of the FMA-peak kernel stores: the sum of its chain seeds,
     (t % 1024) + c + 1 for c < chains, since identity FMAs leave every chain unchanged."""

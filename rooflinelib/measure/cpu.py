@@ -240,6 +240,75 @@ def _copy():
 
 
 @lru_cache(maxsize=None)
+def _read():
+    import numpy as np
+    from numba import njit, prange
+
+    # One float32 sum per task of BLOCK elements (reassoc lets LLVM keep it in several SIMD
+    # accumulators), float64 across tasks: read_values are multiples of 1/4 up to 1.75, so a
+    # task's sum stays below 2^13 and every partial sum is exact in any order.
+    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+    def cpu_read(x):
+        total = 0.0
+        for task in prange(x.shape[0] // BLOCK):
+            base = task * BLOCK
+            s = np.float32(0)
+            for i in range(BLOCK):
+                s += x[base + i]
+            total += np.float64(s)
+        return total
+
+    return cpu_read
+
+
+@lru_cache(maxsize=None)
+def _write():
+    import numpy as np
+    from numba import njit, prange
+
+    # checks.write_values, a task of BLOCK elements at a time: the value is an integer
+    # conversion and an add, far cheaper than the store it feeds
+    @njit(parallel=True, cache=True)
+    def cpu_write(x):
+        for task in prange(x.shape[0] // BLOCK):
+            base = task * BLOCK
+            for i in range(BLOCK):
+                e = base + i
+                x[e] = np.float32((e >> 2) & 65535) + np.float32(e & 3) * np.float32(0.25)
+
+    return cpu_write
+
+
+@lru_cache(maxsize=None)
+def _fill_read():
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=True)
+    def cpu_fill_read(x):
+        for e in prange(x.shape[0]):
+            x[e] = np.float32(((e * 40503) & 65535) >> 13) * np.float32(0.25)
+
+    return cpu_fill_read
+
+
+@lru_cache(maxsize=None)
+def _write_mismatches():
+    from numba import njit, prange
+
+    # Element by element in float64, not as the write kernel computes it
+    @njit(parallel=True, cache=True)
+    def cpu_write_mismatches(x):
+        bad = 0
+        for e in prange(x.shape[0]):
+            if not (x[e] == ((e // 4) % 65536) + (e % 4) * 0.25):
+                bad += 1
+        return bad
+
+    return cpu_write_mismatches
+
+
+@lru_cache(maxsize=None)
 def _fma_peak(dtype: str, lanes: int, wide: bool):
     import numpy as np
     from numba import njit, prange
@@ -506,6 +575,48 @@ class CpuBackend:
 
         return [Run(lambda: kernel(src, dst), check, acc.copy_elements_work(n, 4), "cpu_copy (prange)",
                     config, poison=lambda: dst.fill(-1.0), extra=extra)]
+
+    def read_runs(self, size_bytes: int) -> list:
+        """A read-only sum of one buffer of ``size_bytes``, checked against the exact
+        :func:`~rooflinelib.measure.checks.read_sum`."""
+        import numpy as np
+        from .checks import read_sum, read_values
+        n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
+        x = np.empty(n, np.float32)
+        _fill_read()(x)
+        head = min(n, 1 << 16)
+        _require(np.array_equal(x[:head], read_values(np.arange(head, dtype=np.int64)).astype(np.float32)),
+                 "cpu read fill differs from read_values")
+        want = read_sum(n)
+        kernel = _read()
+        last = {}
+
+        def launch():
+            last["sum"] = kernel(x)
+
+        def check():
+            got = last.pop("sum", None)  # the timed trials must each leave their own sum
+            return None if got == want else f"sum {got!r}, expected {want!r}"
+
+        return [Run(launch, check, acc.dram_read_work(n), "cpu_read (prange, float32 task sums)",
+                    {"elements": n, "threads": self.threads, "buffer_bytes": 4 * n},
+                    poison=lambda: last.clear())]
+
+    def write_runs(self, size_bytes: int) -> list:
+        """A write-only stream into one buffer of ``size_bytes``; every element checked against
+        :func:`~rooflinelib.measure.checks.write_values`."""
+        import numpy as np
+        n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
+        x = np.empty(n, np.float32)
+        kernel, mismatches = _write(), _write_mismatches()
+
+        def check():
+            bad = int(mismatches(x))
+            return None if bad == 0 else f"{bad} of {n} floats differ from the expected"
+
+        return [Run(lambda: kernel(x), check, acc.dram_write_work(n), "cpu_write (prange)",
+                    {"elements": n, "threads": self.threads, "buffer_bytes": 4 * n},
+                    poison=lambda: x.fill(-1.0))]
 
     def fma_runs(self, dtype: str, target_s: float = 0.2) -> list:
         """The FMA peak: every task runs ``n_iter`` FMAs on full-width registers, ``n_iter``

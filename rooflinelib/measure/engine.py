@@ -11,8 +11,8 @@ kernel method returns :class:`~rooflinelib.measure.protocol.Run` objects, and
 from __future__ import annotations
 
 from . import accounting as acc
-from .checks import (expected_gpu_sums, fma_peak_expected, gpu_data, l2_slab_expected, sfu_expected,
-                     shared_expected)
+from .checks import (READ_EXACT_TERMS, expected_gpu_sums, fma_peak_expected, gpu_data, l2_slab_expected,
+                     read_sum, sfu_expected, shared_expected)
 from .errors import BackendUnavailable, VerificationError
 from .protocol import Run, SweepBuffers, mismatch_message
 from .provenance import (FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM,
@@ -39,6 +39,11 @@ def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
 # Launch shapes.  256-thread blocks, as many as the SM holds, for the compute kernels.
 BLOCK = 256
 COPY_CONFIGS = ((1, 256), (2, 256), (4, 256), (1, 1024))  # (vectors per thread, block)
+#: The write-only stream: (vectors per thread, block), as the copy launches.
+WRITE_CONFIGS = ((1, 256), (2, 256), (4, 256), (8, 256), (1, 1024))
+#: The read-only stream: (loads in flight per thread per trip, block); a resident grid (as many
+#: blocks as the SMs hold) walks the buffer.
+READ_CONFIGS = ((2, 256), (4, 256), (8, 256), (4, 1024))
 FP32_CONFIGS = ((8, 32), (16, 16), (4, 64))  # (chains, unroll): 256 FMAs per loop trip
 FP32_ITER = 4096
 FP64_CONFIGS = ((8, 32),)
@@ -100,8 +105,9 @@ class _GpuBase:
     sweep_ks = None  # Lab 2's defaults (sweep.DEFAULT_KS)
 
     # -- to provide: device_facts(), empty(n, dtype), host(array), upload(array), fill(x),
-    #    poison(x), count_mismatches(a, b), synchronize(), release(), _events(), and the
-    #    launchers: copy, fma, sweep, l2, shared, sfu
+    #    fill_read(x), poison(x), count_mismatches(a, b), count_write_mismatches(x),
+    #    synchronize(), release(), _events(), and the launchers: copy, read, write, fma, sweep,
+    #    l2, shared, sfu
 
     def provenance(self) -> dict:
         return dict(self.device_facts(), backend=self.name)
@@ -179,6 +185,49 @@ class _GpuBase:
                     {"vectors_per_thread": vpt, "block": block, "buffer_bytes": 16 * n_vec},
                     poison=lambda: self.poison(dst))
                 for vpt, block in COPY_CONFIGS]
+
+    def read_runs(self, size_bytes: int) -> list:
+        """A read-only walk over one buffer of ``size_bytes``, in every READ_CONFIGS shape:
+        each block's four lane sums, added on the host, must equal the exact
+        :func:`~rooflinelib.measure.checks.read_sum`."""
+        import numpy as np
+        n_vec = _vector_count(size_bytes, max(b for _, b in READ_CONFIGS))
+        x = self.empty(4 * n_vec, "fp32")
+        self.fill_read(x)
+        want = read_sum(4 * n_vec)
+        runs = []
+        for unroll, block in READ_CONFIGS:
+            # a resident grid, with enough blocks that no lane of a block sums more values than
+            # float32 holds exactly
+            grid = max(self.sm_count * max(1, self.max_threads_per_sm // block), -(-n_vec // READ_EXACT_TERMS))
+            out = self.empty(4 * grid, "fp32")
+
+            def check(out=out):
+                got = float(self.host(out).astype(np.float64).sum())
+                return None if got == want else f"sum {got!r}, expected {want!r}"
+
+            runs.append(Run(self.read_launcher(unroll, block, grid, x, out), check,
+                            acc.dram_read_work(4 * n_vec), f"read16 x{unroll} block {block}",
+                            {"loads_per_trip": unroll, "block": block, "grid": grid,
+                             "buffer_bytes": 16 * n_vec},
+                            poison=lambda out=out: self.poison(out)))
+        return runs
+
+    def write_runs(self, size_bytes: int) -> list:
+        """A write-only stream into one buffer of ``size_bytes``, in every WRITE_CONFIGS shape;
+        every element is checked on the device against
+        :func:`~rooflinelib.measure.checks.write_values`."""
+        n_vec = _vector_count(size_bytes, max(v * b for v, b in WRITE_CONFIGS))
+        x = self.empty(4 * n_vec, "fp32")
+
+        def check():
+            return mismatch_message(self.count_write_mismatches(x), 4 * n_vec, "floats")
+
+        return [Run(self.write_launcher(vpt, block, n_vec, x), check, acc.dram_write_work(4 * n_vec),
+                    f"write16 x{vpt} block {block}",
+                    {"vectors_per_thread": vpt, "block": block, "buffer_bytes": 16 * n_vec},
+                    poison=lambda: self.poison(x))
+                for vpt, block in WRITE_CONFIGS]
 
     # -- FMA peak -------------------------------------------------------------------------------
 
@@ -466,6 +515,15 @@ class NumbaGpu(_GpuBase):
     def fill(self, x):
         self.kn.fill_kernel().compile()[self.sm_count * 8, BLOCK](x)
 
+    def fill_read(self, x):
+        self.kn.fill_read_kernel().compile()[self.sm_count * 8, BLOCK](x)
+
+    def count_write_mismatches(self, x) -> int:
+        import numpy as np
+        count = self.cuda.to_device(np.zeros(1, np.int32))
+        self.kn.write_mismatch_kernel().compile()[self.sm_count * 8, BLOCK](x, count)
+        return int(count.copy_to_host()[0])
+
     def count_mismatches(self, a, b) -> int:
         import numpy as np
         count = self.cuda.to_device(np.zeros(1, np.int32))
@@ -481,6 +539,15 @@ class NumbaGpu(_GpuBase):
         kernel = self.kn.copy_kernel(vpt).compile()
         grid = n_vec // (vpt * block)
         return lambda: kernel[grid, block](src, dst)
+
+    def read_launcher(self, unroll, block, grid, x, out):
+        kernel = self.kn.dram_read_kernel(unroll, block).compile()
+        return lambda: kernel[grid, block](x, out)
+
+    def write_launcher(self, vpt, block, n_vec, x):
+        kernel = self.kn.dram_write_kernel(vpt).compile()
+        grid = n_vec // (vpt * block)
+        return lambda: kernel[grid, block](x)
 
     def fma_launcher(self, dtype, chains, unroll, n_iter, threads, out):
         import numpy as np
@@ -613,6 +680,17 @@ class CupyGpu(_GpuBase):
         x[...] = ((i * 40503) & 65535).astype(cp.float32) * cp.float32(0.25) + cp.float32(1)
         del i
 
+    def fill_read(self, x):
+        fn = self.kc.kernel("fill_read")
+        fn((self.sm_count * 8,), (BLOCK,), (x, self.cp.uint64(x.size)))
+
+    def count_write_mismatches(self, x) -> int:
+        cp = self.cp
+        count = cp.zeros(1, dtype=cp.uint64)
+        fn = self.kc.kernel("count_write_mismatches")
+        fn((self.sm_count * 8,), (BLOCK,), (x, cp.uint64(x.size), count))
+        return int(count.get()[0])
+
     def count_mismatches(self, a, b) -> int:
         cp = self.cp
         count = cp.zeros(1, dtype=cp.uint64)
@@ -628,6 +706,18 @@ class CupyGpu(_GpuBase):
                             tuple(self.kc.copy_name(v) for v, _ in COPY_CONFIGS))
         grid = n_vec // (vpt * block)
         return lambda: fn((grid,), (block,), (src, dst))
+
+    def read_launcher(self, unroll, block, grid, x, out):
+        names = tuple(self.kc.dram_read_name(u, b) for u, b in READ_CONFIGS)
+        fn = self.kc.kernel(self.kc.dram_read_name(unroll, block), names)
+        n = self.cp.uint64(x.size // 4)
+        return lambda: fn((grid,), (block,), (x, n, out))
+
+    def write_launcher(self, vpt, block, n_vec, x):
+        names = tuple(self.kc.dram_write_name(v) for v in sorted({v for v, _ in WRITE_CONFIGS}))
+        fn = self.kc.kernel(self.kc.dram_write_name(vpt), names)
+        grid = n_vec // (vpt * block)
+        return lambda: fn((grid,), (block,), (x,))
 
     def fma_launcher(self, dtype, chains, unroll, n_iter, threads, out):
         import numpy as np

@@ -1,6 +1,6 @@
 """The CuPy backend's kernels: CUDA C++ compiled by NVRTC through ``cupy.RawModule``.
 
-The same kernels as :mod:`.kernels_numba` (copy, FMA peak, the sweep, the L2 read, the
+The same kernels as :mod:`.kernels_numba` (copy, read, write, FMA peak, the sweep, the L2 read, the
 shared-memory read and the SFU), written the way CUDA
 C++ writes them: ``float4`` for 16-byte accesses and templates for compile-time counts.  They
 take the same launch parameters and do the same work, so one count in :mod:`.accounting` and
@@ -29,6 +29,64 @@ __global__ void copy16(const float4* __restrict__ src, float4* __restrict__ dst)
     for (int u = 0; u < VPT; ++u) v[u] = src[first + (size_t)u * blockDim.x];
 #pragma unroll
     for (int u = 0; u < VPT; ++u) dst[first + (size_t)u * blockDim.x] = v[u];
+}
+
+// DRAM read only (kernels_numba.dram_read_kernel): a grid-stride walk, UNROLL independent
+// 16-byte loads per thread per trip, lane sums reduced per block into out[b].
+template <int UNROLL, int BLOCK>
+__global__ void __launch_bounds__(BLOCK) dram_read(const float4* __restrict__ x, size_t n,
+                                                   float4* __restrict__ out) {
+    __shared__ float4 part[BLOCK];
+    const int tid = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * (BLOCK * UNROLL) + tid;
+    const size_t stride = (size_t)gridDim.x * (BLOCK * UNROLL);
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (; i + (size_t)(UNROLL - 1) * BLOCK < n; i += stride) {
+        float4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) v[u] = x[i + (size_t)u * BLOCK];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) { s.x += v[u].x; s.y += v[u].y; s.z += v[u].z; s.w += v[u].w; }
+    }
+    for (; i < n; i += BLOCK) {
+        const float4 v = x[i];
+        s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+    }
+    part[tid] = s;
+    __syncthreads();
+    for (int half = BLOCK / 2; half > 0; half >>= 1) {
+        if (tid < half) {
+            const float4 o = part[tid + half];
+            part[tid].x += o.x; part[tid].y += o.y; part[tid].z += o.z; part[tid].w += o.w;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = part[0];
+}
+
+// DRAM write only (kernels_numba.dram_write_kernel): vector j = b, b + 1/4, b + 1/2, b + 3/4,
+// b = j mod 65536; VPT vectors per thread, one block-width apart.
+template <int VPT>
+__global__ void dram_write(float4* __restrict__ x) {
+    const size_t first = (size_t)blockIdx.x * blockDim.x * VPT + threadIdx.x;
+#pragma unroll
+    for (int u = 0; u < VPT; ++u) {
+        const size_t j = first + (size_t)u * blockDim.x;
+        const float b = (float)(int)(j & 65535u);
+        x[j] = make_float4(b, b + 0.25f, b + 0.5f, b + 0.75f);
+    }
+}
+
+// x[e] = checks.read_values(e), and count[0] += elements that differ from checks.write_values.
+__global__ void fill_read(float* x, size_t n) {
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (size_t)gridDim.x * blockDim.x)
+        x[e] = (float)((unsigned)((e * 40503u) & 65535u) >> 13) * 0.25f;
+}
+__global__ void count_write_mismatches(const float* x, size_t n, unsigned long long* count) {
+    unsigned long long bad = 0;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (size_t)gridDim.x * blockDim.x)
+        bad += (x[e] != (float)(unsigned)((e >> 2) & 65535u) + (float)(unsigned)(e & 3u) * 0.25f);
+    if (bad) atomicAdd(count, bad);
 }
 
 // CHAINS independent FMA chains per thread, N_ITER trips of UNROLL steps; identity FMAs
@@ -216,6 +274,14 @@ _CTYPE = {"fp32": "float", "fp64": "double"}
 
 def copy_name(vectors_per_thread: int) -> str:
     return f"copy16<{int(vectors_per_thread)}>"
+
+
+def dram_read_name(unroll: int, block: int) -> str:
+    return f"dram_read<{int(unroll)}, {int(block)}>"
+
+
+def dram_write_name(vectors_per_thread: int) -> str:
+    return f"dram_write<{int(vectors_per_thread)}>"
 
 
 def fma_peak_name(dtype: str, chains: int, unroll: int, n_iter: int) -> str:

@@ -126,6 +126,127 @@ def copy_kernel(vectors_per_thread: int = 1):
 
 
 # ---------------------------------------------------------------------------------------------
+# DRAM: read only and write only (checks.read_values, checks.write_values)
+
+
+DRAM_READ_SIGNATURE = void(float32[::1], float32[::1])
+DRAM_WRITE_SIGNATURE = void(float32[::1])
+
+
+@lru_cache(maxsize=None)
+def dram_read_kernel(unroll: int = 4, block: int = 256):
+    """out[b] = the four float32 lane sums of what block b read: a grid-stride walk over
+    len(x) / 4 16-byte vectors, ``unroll`` independent loads per thread per trip, one
+    block-width apart (coalesced), then a tree in shared memory.  Launch a resident grid of
+    ``block``-thread blocks; any grid covers every vector once (the tail one load at a time).
+
+    float32 sums are exact while each lane of a block adds fewer than 2^24 / 7 values of
+    :func:`~rooflinelib.measure.checks.read_values` (multiples of 1/4 up to 1.75): the
+    caller keeps len(x) / (4 * grid) below that."""
+    n_unroll, width = int(unroll), int(block)
+    if n_unroll not in (1, 2, 4, 8) or width not in (32, 64, 128, 256, 512, 1024):
+        raise ValueError(f"unroll, block: must be 1, 2, 4 or 8 and a power of 2 from 32 to 1024, "
+                         f"got {unroll!r}, {block!r}")
+    span = n_unroll * width
+
+    def dram_read(x, out):
+        part = cuda.shared.array((width, 4), float32)
+        tid = cuda.threadIdx.x
+        n_vec = x.shape[0] // 4
+        i = cuda.blockIdx.x * span + tid
+        stride = cuda.gridDim.x * span
+        last = n_vec - (n_unroll - 1) * width  # a trip starting below it reads whole
+        s0 = float32(0)
+        s1 = float32(0)
+        s2 = float32(0)
+        s3 = float32(0)
+        while i < last:
+            for u in range(n_unroll):
+                v0, v1, v2, v3 = load4(x, i + u * width)
+                s0 += v0
+                s1 += v1
+                s2 += v2
+                s3 += v3
+            i += stride
+        while i < n_vec:  # the tail: at most unroll - 1 vectors of this thread's last trip
+            v0, v1, v2, v3 = load4(x, i)
+            s0 += v0
+            s1 += v1
+            s2 += v2
+            s3 += v3
+            i += width
+        part[tid, 0] = s0
+        part[tid, 1] = s1
+        part[tid, 2] = s2
+        part[tid, 3] = s3
+        cuda.syncthreads()
+        half = int32(width // 2)
+        while half > 0:
+            if tid < half:
+                for c in range(4):
+                    part[tid, c] += part[tid + half, c]
+            cuda.syncthreads()
+            half //= int32(2)
+        if tid == 0:
+            store4(out, cuda.blockIdx.x, part[0, 0], part[0, 1], part[0, 2], part[0, 3])
+
+    return KernelSource(f"dram_read unroll={n_unroll} block={width}", dram_read, DRAM_READ_SIGNATURE)
+
+
+@lru_cache(maxsize=None)
+def dram_write_kernel(vectors_per_thread: int = 1):
+    """Vector j of x (elements 4j .. 4j+3) = b, b + 1/4, b + 1/2, b + 3/4 with b = j mod 65536
+    (:func:`~rooflinelib.measure.checks.write_values`): 16-byte stores and nothing read.  Each
+    thread stores ``vectors_per_thread`` vectors one block-width apart, as the copy does.
+    Launch with exactly len(x) / (4 * block * vectors_per_thread) blocks."""
+    per_thread = int(vectors_per_thread)
+    if per_thread not in (1, 2, 4, 8):
+        raise ValueError(f"vectors_per_thread: must be 1, 2, 4 or 8, got {vectors_per_thread!r}")
+
+    def dram_write(x):
+        width = cuda.blockDim.x
+        first = cuda.blockIdx.x * (per_thread * width) + cuda.threadIdx.x
+        for u in range(per_thread):
+            j = first + u * width
+            b = float32(int32(j & 65535))
+            store4(x, j, b, b + float32(0.25), b + float32(0.5), b + float32(0.75))
+
+    return KernelSource(f"dram_write x{per_thread}", dram_write, DRAM_WRITE_SIGNATURE)
+
+
+@lru_cache(maxsize=None)
+def fill_read_kernel():
+    """x[e] = checks.read_values(e), element by element (the read kernel's input)."""
+    def fill_read(x):
+        e = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while e < x.shape[0]:
+            x[e] = float32(((e * 40503) & 65535) >> 13) * float32(0.25)
+            e += stride
+
+    return KernelSource("fill_read", fill_read, FILL_SIGNATURE)
+
+
+@lru_cache(maxsize=None)
+def write_mismatch_kernel():
+    """count[0] += the elements of x that differ from checks.write_values, computed here
+    element by element (not as the write kernel does it, a vector at a time)."""
+    def count_write_mismatches(x, count):
+        e = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        bad = int32(0)
+        while e < x.shape[0]:
+            want = float32((e >> 2) & 65535) + float32(e & 3) * float32(0.25)
+            if not (x[e] == want):
+                bad += int32(1)
+            e += stride
+        if bad:
+            cuda.atomic.add(count, 0, bad)
+
+    return KernelSource("count_write_mismatches", count_write_mismatches, WRITE_COUNT_SIGNATURE)
+
+
+# ---------------------------------------------------------------------------------------------
 # Compute: FMA peak (fp32 and fp64)
 
 
@@ -495,6 +616,7 @@ def fill_kernel():
 
 
 COUNT_SIGNATURE = void(float32[::1], float32[::1], int32[::1])
+WRITE_COUNT_SIGNATURE = void(float32[::1], int32[::1])
 
 
 @lru_cache(maxsize=None)
@@ -521,6 +643,8 @@ def ptx_targets():
     each to PTX and check its instruction mix)."""
     return [
         copy_kernel(1), copy_kernel(2), copy_kernel(4),
+        dram_read_kernel(4, 256), dram_read_kernel(8, 256), dram_write_kernel(1), dram_write_kernel(4),
+        fill_read_kernel(), write_mismatch_kernel(),
         fma_peak_kernel("fp32"), fma_peak_kernel("fp64"),
         sweep_kernel(0), sweep_kernel(64), sweep_kernel(1024),
         sweep_pipelined_kernel(0), sweep_pipelined_kernel(64), sweep_pipelined_kernel(1024),
