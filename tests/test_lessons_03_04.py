@@ -1,0 +1,73 @@
+"""Notebooks 03 and 04 read as lessons: short, no lab log or developer path in the page, the run
+history in their appendix, the claims an expert read found wrong no longer made, and an exercise
+to do next."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = {"03_ceilings.ipynb": ("appendix-03-ceilings.md", "03_place_your_kernel.ipynb"),
+           "04_sweep.ipynb": ("appendix-04-sweep.md", "04_place_two_kernels.ipynb")}
+MAX_MARKDOWN_WORDS = 2500
+#: Paths of the course's own tree or of the machines it was built on: the appendix's business.
+DEVELOPER_PATHS = re.compile(r"benchmarks/|rooflinelib/data|/root/|/work/|/tmp/|/home/")
+
+
+def cells(name):
+    return nbformat.read(str(ROOT / "notebooks" / name), as_version=4).cells
+
+
+def markdown(name):
+    return "\n".join(c.source for c in cells(name) if c.cell_type == "markdown")
+
+
+def words(text):
+    """The text with every run of white space one space, so a phrase can cross a line break."""
+    return " ".join(text.split())
+
+
+def outputs(name):
+    text = []
+    for c in cells(name):
+        for o in c.get("outputs", []):
+            text.append(o.get("text", "") or o.get("data", {}).get("text/plain", ""))
+    return "\n".join(text)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_is_short_and_links_its_appendix_and_its_exercise(name):
+    appendix, exercise = LESSONS[name]
+    prose = markdown(name)
+    assert len(prose.split()) <= MAX_MARKDOWN_WORDS
+    assert f"](../docs/{appendix})" in prose and (ROOT / "docs" / appendix).is_file()
+    last = [c for c in cells(name) if c.cell_type == "markdown"][-1].source
+    assert f"**Now do [exercise {exercise[1]}](../exercises/{exercise})**" in last
+    assert (ROOT / "exercises" / exercise).is_file()
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_developer_path_in_the_page(name):
+    code = "\n".join(c.source for c in cells(name) if c.cell_type == "code")
+    for text in (markdown(name), outputs(name), code):
+        assert not DEVELOPER_PATHS.search(text), DEVELOPER_PATHS.search(text).group(0)
+
+
+def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
+    prose, printed = words(markdown("03_ceilings.ipynb")), outputs("03_ceilings.ipynb")
+    assert "against the 4 of the FFMA's latency" not in prose + printed
+    assert "cycles/FMA (scheduler)" in printed and "8.7 cycles" in prose
+    assert "A short primer" not in prose  # the primer lives in notebook 02 now
+    assert "does not prove that the FMAs ran" in prose and "low-power operand pattern" in prose
+
+
+def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
+    prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
+    assert "walks the whole roofline with **one** kernel" not in prose
+    assert "keeps, at each K, the faster of the two" in prose and "faster of the two at each K" in printed
+    # the launches are measured (10 us between kernels), not blamed
+    assert "(extra launches" not in prose + printed and "between the kernels (us)" in printed
+    assert "a tenth of the shortfall" in prose
+    # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
+    assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
