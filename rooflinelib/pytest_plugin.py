@@ -86,10 +86,11 @@ class GateSummary:
         terminalreporter.section("roofline gates")
         width = max(12, *(len(r["kernel"]) for r in rows))
         terminalreporter.write_line(f"{'kernel':<{width}}  {'share':>7}  {'95% interval':>17}  {'threshold':>10}  verdict")
+        from .testing import share_text  # loaded already: a gate ran
         for r in rows:
-            interval = f"{r['low']:.1%} to {r['high']:.1%}"
-            terminalreporter.write_line(f"{r['kernel']:<{width}}  {r['share']:>7.1%}  {interval:>17}  "
-                                        f">= {r['at_least']:>7.1%}  {r['verdict']}")
+            interval = f"{share_text(r['low'])} to {share_text(r['high'])}"
+            terminalreporter.write_line(f"{r['kernel']:<{width}}  {share_text(r['share']):>7}  {interval:>17}  "
+                                        f">= {share_text(r['at_least']):>7}  {r['verdict']}")
         for source in dict.fromkeys(r["ceilings"] for r in rows):
             terminalreporter.write_line(f"ceilings: {source}")
         for clocks in dict.fromkeys(r["clocks"] for r in rows):

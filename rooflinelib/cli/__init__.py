@@ -5,6 +5,8 @@
     roofline plot --machine H200 --precision bf16-tensor --demo-kernels --html roofline.html
     roofline measure          (Lab 1)
     roofline sweep            (Lab 2)
+    roofline profile kernels.py:softmax            (place your own kernel)
+    roofline check kernels.py:softmax --at-least 0.7   (a regression gate: exit 0, 1 below, 3 ambiguous)
 
 Each subcommand has an ``add_<name>_command(subparsers)`` that declares its options and sets
 ``handler``; :func:`build_parser` calls them in turn.  Adding a subcommand means writing one such
@@ -20,13 +22,14 @@ from __future__ import annotations
 import os
 import sys
 
+from .check import add_check_command
 from .errors import EXIT_OK, EXIT_USAGE, ArgumentParser, UsageError
 from .measure import add_measure_command, add_sweep_command
 from .plot import add_plot_command
 from .profile import add_profile_command
 
 #: One function per subcommand; each adds its parser and sets ``handler``.
-COMMANDS = (add_plot_command, add_measure_command, add_sweep_command, add_profile_command)
+COMMANDS = (add_plot_command, add_measure_command, add_sweep_command, add_profile_command, add_check_command)
 
 
 def build_parser() -> ArgumentParser:
@@ -51,7 +54,8 @@ def _one_line(message: str) -> str:
 
 
 def main(argv=None) -> int:
-    """Run ``roofline``; return the exit status (0 ok, 1 a measurement failed, 2 bad input)."""
+    """Run ``roofline``; return the exit status (0 ok, 1 a measurement failed or a gate is
+    below, 2 bad input, 3 a gate is ambiguous)."""
     if hasattr(sys.stdout, "reconfigure"):
         # A kernel name in a script's locale must not crash the printing of the table.
         sys.stdout.reconfigure(errors="backslashreplace")
