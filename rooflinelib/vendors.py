@@ -19,7 +19,9 @@ FLOP_COUNTERS = {"AMD": "VALU FLOP counters, derived by rocprof-compute",
                  "NVIDIA": ("sm__sass_thread_inst_executed_op_ffma_pred_on.sum (x2), "
                             "sm__sass_thread_inst_executed_op_fadd_pred_on.sum, "
                             "sm__sass_thread_inst_executed_op_fmul_pred_on.sum")}
-#: Each vendor's built-in roofline: both measure their own ceilings, neither reads a datasheet.
+#: Each vendor's built-in roofline.  rocprof-compute measures its ceilings with microbenchmarks;
+#: Nsight Compute derives its peaks from each unit's throughput per cycle at the clock of the run
+#: (its DRAM line on the H200 at 1953 MHz: 1504 B/cycle x 3.155 GHz = 4.74 TB/s).
 ROOFLINE_TOOLS = {"AMD": "rocprof-compute profile --roof-only (ROCm Compute Profiler)",
                   "NVIDIA": "ncu --set roofline, or --set full (Nsight Compute)"}
 

@@ -8,7 +8,7 @@ from rooflinelib.machines import (A100, DATASHEET_MACHINES, EXAMPLE_120T_3TB, H1
                                   get_machine, machine_names, register, ridge_table)
 from rooflinelib.model import Ceiling, Machine
 
-KNOWN_CEILINGS = {"dram", "l2", "shared", "fp32", "fp64", "sfu", "fp16-tensor", "bf16-tensor",
+KNOWN_CEILINGS = {"dram", "l2", "shared", "fp32", "fp32-packed", "fp64", "sfu", "fp16-tensor", "bf16-tensor",
                   "tf32-tensor", "fp8-tensor", "fp32-matrix", "fp64-matrix"}
 
 
@@ -162,3 +162,19 @@ def test_register_a_measured_machine(monkeypatch):
     replacement = Machine("H200 (measured)", (Ceiling("dram", "memory", 4_000.0),), kind="measured")
     register(replacement)
     assert get_machine("H200 (measured)") is replacement
+
+
+def test_mi300x_says_which_fp32_figure_is_which():
+    # AMD's data sheet prints 163.4 TFLOP/s as FP32 vector (packed fp32, v_pk_fma_f32) and 81.7
+    # as FP64 vector; ordinary unpacked fp32 code peaks at 81.7.  The course's "fp32" roof is the
+    # unpacked one, and every derived figure follows from that choice.
+    from rooflinelib import operators, pitfalls
+    packed, unpacked = MI300X.ceiling("fp32-packed"), MI300X.ceiling("fp32")
+    assert packed.value == 163_400 and "packed" in packed.label and "unpacked" not in packed.label
+    assert unpacked.value == MI300X.ceiling("fp64").value == 81_700 and "unpacked" in unpacked.label
+    assert "FP64 vector" in unpacked.source and "304 CUs x 64 lanes" in unpacked.source
+    assert abs(304 * 64 * 2 * 2.1 - unpacked.value) / unpacked.value < 1e-3
+    assert round(pitfalls.roof_ratio(MI300X), 1) == 16.0
+    assert round(pitfalls.roof_ratio(MI300X, slow="fp32-packed"), 1) == 8.0
+    assert operators.smallest_compute_bound_gemm_n(MI300X.ridge("fp32"), "fp32") == 93
+    assert operators.smallest_compute_bound_gemm_n(MI300X.ridge("fp32-packed"), "fp32") == 185
