@@ -3,6 +3,7 @@ test_parser_properties.py: each hostile value gets a one-line error that names i
 a clamp), never a traceback, a hang or a wrong acceptance."""
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -257,3 +258,53 @@ def test_ncu_peaks_from_a_zero_or_absurd_clock_are_left_out():
                 + f'"0","k(float*)","5","10","100","1536","{rate}"\n')
         (kernel,) = ncu.parse_csv(text, "prof.csv")
         assert kernel.peaks() is None  # no roof of 0 or 1e31 GB/s, and no division by it
+
+
+# --- a saved profile (rooflinelib.profiling.load) ----------------------------------------------
+
+def _profile_record():
+    from rooflinelib import profiling
+    import numpy as np
+    x = np.ones(256, dtype=np.float32)
+    return profiling.profile(lambda a: a.sum(), x, n_flops=256, n_bytes=1024, ceilings="H200",
+                             repeats=3).to_dict()
+
+
+@pytest.mark.parametrize("change, message", [
+    # the issue's case: each number finite, the rate they make is not (was achieved_gflops = inf)
+    (dict(n_flops=1e21, seconds=1e-300), r"seconds: 1e-300 s is outside 1e-12\.\.1e\+07 s"),
+    (dict(n_flops=1e300), r"n_flops: 1e\+300 FLOPs is outside 0\.\.1e\+24 FLOPs"),
+    (dict(n_bytes=1e22), r"n_bytes: 1e\+22 bytes is outside 0\.\.1e\+21 bytes"),
+    (dict(n_bytes=1e-300, n_flops=1e21), r"intensity: inf from the stored numbers"),
+    (dict(peak_gflops=1e300), r"peak_gflops: 1e\+300 GFLOP/s is outside"),
+    (dict(peak_gbps=1e-300), r"peak_gbps: 1e-300 GB/s is outside"),
+    (dict(roof_gflops=1e300), r"roof_gflops: 1e\+300 GFLOP/s is outside"),
+    (dict(first_call_s=1e300), r"first_call_s: 1e\+300 s is outside"),
+    (dict(seconds=10 ** 400), r"seconds: must be a finite number, got inf"),
+])
+def test_a_saved_profile_is_held_to_the_bands_of_profile_and_sanity(tmp_path, change, message):
+    from rooflinelib import profiling
+    record = _profile_record()
+    record.update(change)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(record))
+    with pytest.raises(profiling.ProfileError, match=rf"^{path}: {message}"):
+        profiling.load(path)
+
+
+def test_saving_a_profile_with_an_infinite_rate_names_the_field_and_writes_nothing(tmp_path):
+    import dataclasses
+    from rooflinelib import profiling
+    good = profiling.from_dict(_profile_record())
+    bad = dataclasses.replace(good, n_flops=1e21, seconds=1e-300)  # achieved_gflops = inf
+    assert math.isinf(bad.achieved_gflops)
+    target = tmp_path / "p.json"
+    target.write_text("old\n")
+    # was a bare ValueError: Out of range float values are not JSON compliant
+    with pytest.raises(profiling.ProfileError, match=rf"^{target}: not written: seconds: 1e-300 s is outside"):
+        bad.save(target)
+    assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["p.json"]
+    nested = dataclasses.replace(good, device={"clock_mhz": math.inf})
+    with pytest.raises(profiling.ProfileError, match=rf"^{target}: not written: Out of range float"):
+        nested.save(target)
+    assert profiling.load(good.save(target)) == good

@@ -160,8 +160,8 @@ def test_save_load_round_trip(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     (dict(format="other"), r"format: expected 'rooflinelib-profile'"),
-    (dict(seconds=-1.0), r"seconds: must be a finite number >= 0"),
-    (dict(n_bytes=0.0), r"n_bytes: must be positive"),
+    (dict(seconds=-1.0), r"seconds: must be a positive number"),
+    (dict(n_bytes=0.0), r"n_bytes: must be a positive number"),
     (dict(side="sideways"), r"side: must be 'memory' or 'compute'"),
     (dict(repeats=1.5), r"repeats: must be a whole number"),
     (dict(notes="text"), r"notes: must be a list of texts"),

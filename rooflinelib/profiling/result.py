@@ -13,6 +13,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
+from .. import sanity
 from ..fileio import read_json, write_atomic
 
 FORMAT = "rooflinelib-profile"
@@ -84,8 +85,15 @@ class ProfileResult:
         return {"format": FORMAT, "version": VERSION, **record}
 
     def save(self, path):
-        """Write the result as JSON to ``path`` (temporary file, then rename); the path."""
-        text = json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+        """Write the result as JSON to ``path`` (temporary file, then rename); the path.
+        A result that :func:`load` would refuse is not written: one ``ProfileError`` names
+        the field."""
+        record = self.to_dict()
+        from_dict(record, f"{path}: not written")
+        try:
+            text = json.dumps(record, indent=1, allow_nan=False) + "\n"
+        except (ValueError, TypeError) as exc:  # a non-finite or foreign value in a nested field
+            raise ProfileError(f"{path}: not written: {' '.join(str(exc).split())[:120]}") from None
         return write_atomic(path, text, ProfileError)
 
     def kernel_point(self):
@@ -151,9 +159,25 @@ def percent(fraction: float) -> str:
 
 # --- reading a saved result back -------------------------------------------------------------
 
-_NUMBERS = ("n_flops", "n_bytes", "seconds", "spread", "first_call_s", "peak_gflops", "peak_gbps",
-            "roof_gflops", "fraction_of_roof")
 _TEXTS = ("name", "library", "clock", "machine", "ceilings_source", "compute", "memory", "side", "advice")
+
+#: Each number's rule, the one profile() and every other reader apply (``sanity.BANDS``): the
+#: unit whose band it must lie in when above 0 (None: finite alone), and whether 0 is allowed.
+_NUMBERS = {
+    "n_flops": ("FLOPs", False), "n_bytes": ("bytes", True), "seconds": ("s", True),
+    "spread": (None, False), "first_call_s": ("s", False), "peak_gflops": ("GFLOP/s", True),
+    "peak_gbps": ("GB/s", True), "roof_gflops": ("GFLOP/s", False), "fraction_of_roof": (None, False),
+}
+#: What a result derives from those numbers: each must come out finite, or the result is not
+#: one profile() could have made (1e21 FLOPs in 1e-300 s is an infinite rate).
+_DERIVED = ("intensity", "achieved_gflops", "achieved_gbps", "ridge")
+
+
+def _number(value, field: str, unit, positive: bool) -> float:
+    x = sanity.number(value, field, error=ProfileError, positive=positive, nonnegative=not positive)
+    if unit is not None and x > 0:
+        sanity.number(x, field, error=ProfileError, unit=unit)
+    return x
 
 
 def _field(data: dict, key: str, where: str):
@@ -170,15 +194,8 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
         raise ProfileError(f"{where}: format: expected {FORMAT!r}, got {data.get('format')!r}")
     if data.get("version") != VERSION:
         raise ProfileError(f"{where}: version: expected {VERSION}, got {data.get('version')!r}")
-    values = {}
-    for key in _NUMBERS:
-        v = _field(data, key, where)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise ProfileError(f"{where}: {key}: must be a finite number >= 0, got {v!r}")
-        values[key] = float(v)
-    for key in ("n_bytes", "seconds", "peak_gflops", "peak_gbps"):
-        if values[key] <= 0:
-            raise ProfileError(f"{where}: {key}: must be positive, got {values[key]!r}")
+    values = {key: _number(_field(data, key, where), f"{where}: {key}", unit, positive)
+              for key, (unit, positive) in _NUMBERS.items()}
     for key in _TEXTS:
         v = _field(data, key, where)
         if not isinstance(v, str) or len(v) > 2000:
@@ -200,17 +217,23 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
         raise ProfileError(f"{where}: notes: must be a list of texts")
     samples = data.get("samples_s", [])  # absent from files saved before it was kept
     if (not isinstance(samples, list) or len(samples) > 100_000
-            or not all(not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+            or not all(not isinstance(x, bool) and isinstance(x, (int, float)) and sanity.in_band(x, "s")
                        for x in samples)):
-        raise ProfileError(f"{where}: samples_s: must be a list of at most 100000 positive finite seconds")
+        raise ProfileError(f"{where}: samples_s: must be a list of at most 100000 times, each "
+                           f"{sanity.BANDS['s'][0]:g} to {sanity.BANDS['s'][1]:g} s")
     clock = data.get("ceilings_sm_clock_mhz")
     if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
                               or not math.isfinite(clock) or not 0 < clock < 1e5):
         raise ProfileError(f"{where}: ceilings_sm_clock_mhz: must be null or a clock in MHz, got {clock!r}")
-    return ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
-                         measured=optional["measured"], hierarchical=optional["hierarchical"],
-                         notes=tuple(notes), samples_s=tuple(float(x) for x in samples),
-                         ceilings_sm_clock_mhz=None if clock is None else float(clock), **values)
+    result = ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
+                           measured=optional["measured"], hierarchical=optional["hierarchical"],
+                           notes=tuple(notes), samples_s=tuple(float(x) for x in samples),
+                           ceilings_sm_clock_mhz=None if clock is None else float(clock), **values)
+    for key in _DERIVED:
+        value = getattr(result, key)
+        if not math.isfinite(value):
+            raise ProfileError(f"{where}: {key}: {value!r} from the stored numbers; no run makes that")
+    return result
 
 
 def load(path) -> ProfileResult:
