@@ -422,8 +422,15 @@ class TimeBoundsWidget(_Widget):
 
         def slider(value, low, high, description):
             import math
-            return _log_slider(value=value, base=10, min=math.floor(math.log10(low)),
-                               max=math.ceil(math.log10(high)), step=0.05,
+            step, low, high = 0.05, math.floor(math.log10(low)), math.ceil(math.log10(high))
+            if isinstance(value, (int, float)) and 0 < value < math.inf:
+                # The browser puts the slider on the stops min + k * step and sends that value
+                # back: the range is shifted so that the starting value is a stop (from whole
+                # decades, 240e9 became 2.51e11 and the 6.67 ms memory bound 6.31 ms).
+                start = math.log10(value)
+                low = start - math.ceil((start - low) / step - 1e-9) * step
+                high = start + math.ceil((high - start) / step - 1e-9) * step
+            return _log_slider(value=value, base=10, min=low, max=high, step=step,
                                readout_format=".3g", description=description,
                                continuous_update=True, style={"description_width": "initial"},
                                layout=w.Layout(width="560px"))

@@ -374,3 +374,19 @@ def test_every_figure_widget_is_made_by_figure_widget():
     assert direct == [], direct
     explorer = widgets.intensity_explorer("H200", "fp32", 4.0)
     assert explorer.figure._esm == plotting._WIDGET_LOADER_ESM and len(explorer.figure._plotly_bundle) > 10 ** 6
+
+
+def test_time_bounds_widget_starts_exactly_at_the_examples_values():
+    # The browser moves a log slider to its nearest stop, 10 ** (min + k * step), and sends that
+    # back: from whole-decade ranges the worked example (240 GFLOP, 20 GB, 120 TFLOP/s, 3 TB/s)
+    # became 2.51e11 / 1.26e5 / 3.16e3 and its 6.667 ms memory bound 6.31 ms.
+    import math
+    widget = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0)
+    for control, value in ((widget.flops, 240e9), (widget.bytes, 20e9), (widget.peak, 120_000.0),
+                           (widget.bandwidth, 3_000.0)):
+        k = round((math.log10(value) - control.min) / control.step)
+        snapped = 10 ** (control.min + k * control.step)
+        assert abs(snapped - value) <= 1e-9 * value, (control.description, snapped)
+        assert control.value == value
+    state = widget.update()
+    assert f"{state.memory_s * 1e3:.3f}" == "6.667"
