@@ -220,3 +220,42 @@ def test_cupy_kernels_compile_with_the_same_instruction_mix():
     for pipelined in (False, True):
         big = _entry(ptx, lowered[kc.sweep_name(1000, pipelined)])
         assert count(big, "fma.rn.f32") == 4 * kc.SWEEP_UNROLL + 4 * (1000 % kc.SWEEP_UNROLL)
+
+
+#: a float64 instruction (not a register such as %f64)
+F64 = re.compile(r"\.f64\b")
+
+
+@pytest.mark.parametrize("unroll", [4, 8])
+def test_dram_read_loads_16_bytes_and_adds_in_fp32(ptx_of, unroll):
+    """The read stream: 16-byte loads only, float32 adds (no float64 anywhere), its loop
+    holding several loads in flight, and one 16-byte store per block."""
+    ptx = ptx_of(kn.dram_read_kernel(unroll, 256))
+    assert not F64.search(ptx)
+    scalar = [op for op, _ in instructions(ptx) if op.startswith("ld.global") and ".v4." not in op]
+    assert scalar == []
+    assert count(ptx, "st.global.v4.f32") == 1
+    hot = max(loops(ptx), key=lambda body: sum(op == "ld.global.v4.f32" for op, _ in body))
+    assert sum(op == "ld.global.v4.f32" for op, _ in hot) >= unroll
+    assert sum(op == "add.f32" for op, _ in hot) == 4 * sum(op == "ld.global.v4.f32" for op, _ in hot)
+
+
+@pytest.mark.parametrize("vpt", [1, 4])
+def test_dram_write_stores_16_bytes_and_reads_nothing(ptx_of, vpt):
+    ptx = ptx_of(kn.dram_write_kernel(vpt))
+    assert count(ptx, "st.global.v4.f32") == vpt and not F64.search(ptx)
+    assert [op for op, _ in instructions(ptx) if op.startswith("ld.global")] == []
+    assert [op for op, _ in instructions(ptx) if op.startswith("st.global") and ".v4." not in op] == []
+    assert loops(ptx) == []
+
+
+def test_cupy_dram_read_and_write_match_the_numba_mix():
+    from rooflinelib.measure import kernels_cupy as kc
+    names = [kc.dram_read_name(4, 256), kc.dram_write_name(4), "fill_read", "count_write_mismatches"]
+    ptx, lowered = _nvrtc_ptx(names)
+    read = _entry(ptx, lowered[kc.dram_read_name(4, 256)])
+    loads = count(read, "ld.global.nc.v4.f32") + count(read, "ld.global.v4.f32")
+    stores = count(read, "st.global.v4.f32") + count(read, "st.global.v4.u32")  # a float4 copied as bits
+    assert loads >= 4 and not F64.search(read) and stores == 1
+    write = _entry(ptx, lowered[kc.dram_write_name(4)])
+    assert count(write, "st.global.v4.f32") == 4 and "ld.global" not in write and not F64.search(write)
