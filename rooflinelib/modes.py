@@ -170,15 +170,16 @@ STALE_AFTER_DAYS = 90
 class Loaded:
     """What a notebook got when it asked for a result: the thing, where it came from, and why.
 
-    ``origin`` is ``file`` (the path asked for), ``recorded`` (the H200 runs shipped with the
-    course), ``datasheet`` (vendor peaks: only when no measurement at all could be loaded) or
-    ``none`` (nothing usable, for a sweep).  ``message`` says which, and why any fallback happened.
+    ``origin`` is ``live`` (measured just now), ``file`` (the path asked for, or the stored
+    result), ``recorded`` (the H200 runs shipped with the course), ``datasheet`` (vendor peaks:
+    only when no measurement at all could be loaded) or ``none`` (nothing usable).  ``message`` says which, and why any fallback happened.
     """
 
     origin: str
     message: str
     machine: object = None  # a Machine holding the ceilings (None for an unusable sweep)
     result: Optional[dict] = None  # the validated result, when one was loaded
+    path: Optional[str] = None  # the file it was loaded from or stored in, when there is one
 
 
 def _age_note(result: dict, now=None) -> str:
@@ -194,6 +195,20 @@ def _age_note(result: dict, now=None) -> str:
         return (f" It is {days} days old: clocks, drivers and neighbours move ceilings, so "
                 "re-measure if this machine has changed since.")
     return ""
+
+
+def shown_path(path) -> str:
+    """``path`` as a student reads it: relative to the working folder when that is short
+    (``../results/ceilings_cpu.json`` from a notebook), else under ``~``, else as given."""
+    from pathlib import Path
+    text = str(path)
+    try:
+        relative = os.path.relpath(text)
+        if relative.count("..") <= 2:
+            return relative
+        return "~/" + str(Path(text).resolve().relative_to(Path.home().resolve()))
+    except ValueError:  # another drive, or not under home
+        return text
 
 
 def describe_result(result: dict) -> str:
@@ -226,10 +241,11 @@ def _recorded(kind: str, backend: str):
         return None, " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str, now):
+def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str, now,
+                   recorded: bool = True):
     """A stored result of ``kind``: from ``path`` if it loads (``None``: the file that
     ``roofline measure`` or ``sweep`` stored by default for ``backend``, if any), else the
-    recorded H200 run.
+    recorded H200 run (unless ``recorded`` is False).
 
     Returns ``(Loaded or None, because, recorded_reason)``; the last two word why neither was
     usable, for the caller's own fallback message.
@@ -244,9 +260,12 @@ def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str
     if path is not None:
         result, reason = _load_file(path, kind)
         if result is not None:
-            return Loaded("file", f"{title} from {path}: {describe_result(result)}."
-                          + _age_note(result, now), to_machine(result), result), "", ""
+            return Loaded("file", f"{title} from {shown_path(path)}: {describe_result(result)}."
+                          + _age_note(result, now) + noise_words(result), to_machine(result), result,
+                          str(path)), "", ""
     because = f" ({path} could not be used: {reason})" if reason else ""
+    if not recorded:
+        return None, because, "not asked for"
     result, recorded_reason = _recorded(kind, backend)
     if result is not None:
         machine = to_machine(result, name=recorded_name.format(backend=result["backend"]))
@@ -260,16 +279,163 @@ def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
     for ``backend``), else the recorded H200 run, else the datasheet.
 
     Never raises for a missing, truncated, foreign or outdated file: the ``message`` of the
-    answer says what was used and why.
+    answer says what was used and why.  (:func:`student_ceilings` with ``measure="never"``.)
     """
-    loaded, because, recorded_reason = _load_measured(
-        "ceilings", "Ceilings", "H200 (recorded, {backend})", path, backend, now)
-    if loaded is not None:
-        return loaded
+    return student_ceilings(None, backend=backend, path=path, measure="never", now=now)
+
+
+# --- the one chain of ceilings: live -> stored -> recorded -> datasheet ----------------------
+
+#: What the chain may do about measuring: ``now`` (Lab 1 itself: measure, store, show),
+#: ``if-missing`` (use the stored result; with none, measure once and store it) and ``never``.
+MEASURE_CHOICES = ("now", "if-missing", "never")
+
+#: The buffer size (MiB) of a Lab 1 on a CPU that the chain runs for a caller that finds none
+#: stored (profile, notebook 07, exercise 3): notebook 03's.
+LAB1_CPU_SIZE_MIB = 64
+
+_measured_now = {}  # backend -> Loaded: a first measurement that could not be stored
+
+
+def noise_words(result: dict) -> str:
+    """' It was noisy: ...' when ``result`` judged itself noisy (:mod:`.measure.protocol`),
+    else ''."""
+    noisy = [c for c in result.get("ceilings", ()) if isinstance(c, dict) and c.get("noisy")]
+    if not noisy:
+        return ""
+    why = "; ".join(f"{c['name']}: {c.get('noise', 'noisy')}" for c in noisy)
+    return (f" It was noisy ({why}): re-run `roofline measure` when no other program is busy "
+            "before trusting these ceilings.")
+
+
+def _is_noisy(result: dict) -> bool:
+    return any(isinstance(c, dict) and c.get("noisy") for c in result.get("ceilings", ()))
+
+
+def _store(result: dict, backend: str):
+    """``(path, None)`` once ``result`` is stored where the chain looks for it, else
+    ``(path or None, why not)``.  A noisy result never replaces a clean stored one."""
+    from . import results
+    from .result_files import default_path
+    try:
+        path = default_path("ceilings", result.get("backend", backend))
+    except Exception as exc:  # an unknown backend name: nothing to store under
+        return None, _first_line(exc)
+    if _is_noisy(result) and path.is_file():
+        old, _ = _load_file(path, "ceilings")
+        if old is not None and not _is_noisy(old):
+            return path, (f"this run was noisy, so it does not replace the clean result stored in "
+                          f"{shown_path(path)} ({describe_result(old)}), which stays in use")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        results.save(result, path)
+    except Exception as exc:  # a read-only folder, a full disk: the old file stays as it was
+        return path, f"it could not be stored in {shown_path(path)} ({_first_line(exc)})"
+    return path, None
+
+
+def _live_ceilings(backend: str, device: str, progress, options: dict):
+    """(result, None) from Lab 1 run now on ``backend``, or (None, reason)."""
+    try:
+        from . import measure
+        result = measure.measure_ceilings(backend=backend, progress=progress, **options)
+        if hasattr(progress, "done"):  # a notebook's progress bar: fill it
+            progress.done()
+        return result, None
+    except Exception as exc:  # includes a failed verification: an error, never a number
+        return None, f"the live ceilings run on {device} failed ({_first_line(exc)})"
+
+
+def student_ceilings(mode=None, *, backend=None, path=None, measure: str = "if-missing",
+                     recorded: bool = True, progress=None, now=None, **options) -> Loaded:
+    """The ceilings a student's work is placed on: the one chain every notebook, ``roofline
+    profile``, ``roofline plot`` and the exercises go through.
+
+    1. **live**, with ``measure="now"`` in a live ``mode``: Lab 1 runs now and its result is
+       stored where the others look (a noisy one never replaces a clean stored one);
+    2. **stored**: ``path`` if given, else what ``roofline measure`` (or step 1 or 3) stored
+       for ``backend`` (default: the mode's backend, else ``numba``; a tuple is tried in order);
+    3. **live, once**, with ``measure="if-missing"`` and nothing stored: Lab 1 runs now on
+       ``backend``, is stored, and the message says to run ``roofline measure`` to measure again;
+    4. **recorded**: the H200 run shipped with the course (unless ``recorded`` is False, and
+       never in place of a live measurement that was asked for on a GPU or CPU);
+    5. **datasheet**: the H200's vendor peaks, when nothing measured can be loaded.
+
+    So the ridge a student sees is the same everywhere until they measure again.  ``options``
+    go to :func:`rooflinelib.measure.measure_ceilings`.  Never raises; the ``message`` says
+    which step gave the answer and why the ones before it did not.
+    """
+    if measure not in MEASURE_CHOICES:
+        raise ValueError(f"measure: must be one of {', '.join(MEASURE_CHOICES)}, got {measure!r}")
+    backends = (backend,) if isinstance(backend, str) else tuple(backend or ())
+    if not backends:
+        backends = (mode.backend,) if mode is not None and mode.backend else ("numba",)
+    live = mode.live if mode is not None else measure != "never"
+    device = mode.device if mode is not None else f"the {backends[0]} backend"
+    cpu = (mode.mode == "cpu") if mode is not None else backends[0] == "cpu"
+    reasons = []
+    if measure == "now" and live:
+        result, reason = _live_ceilings(backends[0], device, progress, options)
+        if result is not None:
+            return _from_live(result, device, cpu, first=False)
+        reasons.append(reason)
+    for name in backends:
+        loaded, because, _ = _load_measured("ceilings", "Ceilings", "", path, name, now, recorded=False)
+        if loaded is not None:
+            return _prefixed(loaded, reasons)
+        if because:
+            reasons.append(because.strip(" ()"))
+        if path is not None:
+            break
+    if measure == "if-missing" and live:
+        if backends[0] in _measured_now:
+            return _measured_now[backends[0]]
+        result, reason = _live_ceilings(backends[0], device, progress, options)
+        if result is not None:
+            return _from_live(result, device, cpu, first=True)
+        reasons.append(reason)
+    if recorded:
+        loaded, _, recorded_reason = _load_measured(
+            "ceilings", "Ceilings", "H200 (recorded, {backend})", None, backends[0], now)
+        if loaded is not None and loaded.origin == "recorded":
+            return _prefixed(loaded, reasons)
+        if loaded is None:
+            reasons.append(f"recorded run: {recorded_reason}")
+    else:
+        return Loaded("none", "No Lab 1 result could be used: " + "; ".join(reasons or ["none is stored"])
+                      + ". Run `roofline measure` to measure this machine.")
     from .machines import H200
-    return Loaded("datasheet", "No measured ceilings could be loaded, so these are the H200 "
-                  f"datasheet peaks, not measurements{because}; recorded run: {recorded_reason}.",
-                  H200, None)
+    return _prefixed(Loaded("datasheet", "No measured ceilings could be loaded, so these are the "
+                            "H200 datasheet peaks, not measurements.", H200, None), reasons)
+
+
+def _prefixed(loaded: Loaded, reasons: list) -> Loaded:
+    if not reasons:
+        return loaded
+    return Loaded(loaded.origin, f"{'; '.join(reasons)}. {loaded.message}", loaded.machine,
+                  loaded.result, loaded.path)
+
+
+def _from_live(result: dict, device: str, cpu: bool, first: bool) -> Loaded:
+    """The Loaded of a live Lab 1 run, stored where the chain looks."""
+    from .results import to_machine
+    scope = "a CPU roofline of this machine" if cpu else "this GPU"
+    path, not_stored = _store(result, result.get("backend", "cpu" if cpu else "numba"))
+    head = (f"No Lab 1 result was stored, so Lab 1 measured {device} just now" if first
+            else f"Ceilings measured just now on {device}")
+    text = f"{head} ({scope}, {result['backend']} backend, every rate verified)."
+    text += noise_words(result)
+    if not_stored:
+        text += f" Not stored: {not_stored}."
+    else:
+        text += (f" Stored in {shown_path(path)}: `roofline profile`, `roofline plot`, the notebooks and the "
+                 "exercises use it until you measure again.")
+    if first:
+        text += " Run `roofline measure` to measure again."
+    loaded = Loaded("live", text, to_machine(result), result, str(path) if path and not not_stored else None)
+    if first and not_stored:
+        _measured_now[result.get("backend")] = loaded
+    return loaded
 
 
 def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
@@ -311,14 +477,21 @@ def _live_or_loaded(kind: str, mode: RunMode, path, backend: str, progress, opti
     return loader(path, backend)
 
 
-def ceilings_for(mode: RunMode, path=None, backend: str = "numba", progress=None, **options) -> Loaded:
-    """Lab 1's ceilings for a notebook: measured live in gpu/cpu mode, else loaded.
+def ceilings_for(mode: RunMode, path=None, backend: str = None, progress=None, store: bool = True,
+                 **options) -> Loaded:
+    """Lab 1's ceilings for a notebook: measured live in gpu/cpu mode and stored where every
+    other notebook, ``roofline profile``, ``roofline plot`` and the exercises look (the message
+    says where), else the stored result, else the recorded run (:func:`student_ceilings`).
 
     ``options`` go to :func:`rooflinelib.measure.measure_ceilings` (``size_mib``, ``repeats``,
-    ...).  A live run that fails, or fails its verification, falls back to :func:`load_ceilings`
-    and the message says so.
+    ...).  A live run that fails, or fails its verification, falls back and the message says
+    so.  ``store=False`` measures and shows without storing.
     """
-    return _live_or_loaded("ceilings", mode, path, backend, progress, options)
+    if not store and mode.live:
+        loaded = _live_or_loaded("ceilings", mode, path, backend or mode.backend or "numba", progress, options)
+        return loaded
+    return student_ceilings(mode, backend=backend, path=path, measure="now" if mode.live else "never",
+                            progress=progress, **options)
 
 
 def sweep_for(mode: RunMode, path=None, backend: str = "numba", progress=None, **options) -> Loaded:

@@ -43,7 +43,7 @@ class StepRoofs:
     peak_gflops: float
     hbm_gbps: float
     links: tuple  # LinkRoof, the measured host link first
-    origin: str  # "live" or "recorded"
+    origin: str  # "live" (measured now), "file" (the stored Lab 1 result) or "recorded"
     message: str  # where each figure came from, in a few lines
     pageable_gbps: dict  # {"h2d": GB/s, "d2h": GB/s} of pageable copies, where measured
 
@@ -135,15 +135,29 @@ def recorded_step_roofs(backend: str = "numba") -> StepRoofs:
 def step_roofs_for(mode, backend: str = "numba", progress=None) -> StepRoofs:
     """The roofs for a notebook in ``mode`` (a :class:`rooflinelib.modes.RunMode`).
 
-    On a GPU, Lab 1 runs now with its link ceilings.  With no GPU (the CPU has no host link to
-    measure) or when the live run fails, the recorded H200 is used, and the message says why.
+    On a GPU, the compute and HBM roofs are the student's Lab 1 result, through the one chain
+    of ceilings (:func:`rooflinelib.modes.student_ceilings`: stored, else measured once now with
+    its link ceilings and stored), so that they are the roofs every other notebook shows; the
+    host link is that result's, else the recorded H200 copies, and the message says which.
+    With no GPU (the CPU has no host link to measure) or when no GPU result can be had, the
+    recorded H200 is used, and the message says why.
     """
     if mode.live and mode.mode == "gpu":
-        from .modes import ceilings_for
-        loaded = ceilings_for(mode, backend=mode.backend, progress=progress, links=True)
-        if loaded.origin == "live":
-            return _with_allreduce(roofs_from(loaded.result, loaded.result, "live", loaded.message))
-        why = f"The live run gave no link ceilings ({loaded.message}); "
+        from .modes import student_ceilings
+        loaded = student_ceilings(mode, measure="if-missing", progress=progress, links=True)
+        if loaded.origin in ("live", "file"):
+            try:
+                return _with_allreduce(roofs_from(loaded.result, loaded.result, loaded.origin, loaded.message))
+            except ResultError as exc:  # a stored result measured without its link ceilings
+                links = results.recorded_links(mode.backend or backend)
+                message = (f"{loaded.message} Host link from the recorded H200 copies "
+                           f"({describe_result(links)}), as this result has none ({exc}).")
+                try:
+                    return _with_allreduce(roofs_from(loaded.result, links, loaded.origin, message))
+                except ResultError as missing:
+                    why = f"Your Lab 1 result cannot give a step's roofs ({missing}); "
+        else:
+            why = f"The live run gave no link ceilings ({loaded.message}); "
     elif mode.mode == "cpu":
         why = "A CPU has no host link of its own to measure; "
     else:

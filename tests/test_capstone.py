@@ -308,16 +308,17 @@ def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, 
     from rooflinelib import modes
     asked = {}
     monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind_, backend: None)
-    monkeypatch.setattr(modes, "ceilings_for", lambda mode, **o: asked.update(o) or "loaded")
+    monkeypatch.setattr(modes, "student_ceilings", lambda mode, measure, **o: asked.update(o) or measure)
     mode = RunMode(kind, None if kind == "recorded" else ("cpu" if kind == "cpu" else "numba"), "test")
     loaded, seconds = capstone.lab1_ceilings(mode)
-    assert loaded == "loaded" and asked == options and seconds >= 0
+    assert loaded == "if-missing" and asked == options and seconds >= 0
 
 
 def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypatch):
     from rooflinelib import modes
     stored = recorded.DATA_DIR / "h200_ceilings_numba.json"
     monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind, backend: stored)
-    monkeypatch.setattr(modes, "ceilings_for", lambda mode, **o: pytest.fail("measured although a result was stored"))
+    from rooflinelib import measure
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
     loaded, _ = capstone.lab1_ceilings(RunMode("gpu", "numba", "GPU"))
-    assert loaded.origin == "file" and str(stored) in loaded.message
+    assert loaded.origin == "file" and loaded.path == str(stored)

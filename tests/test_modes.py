@@ -263,3 +263,110 @@ def test_recorded_mode_never_measures(monkeypatch, no_recorded):
     monkeypatch.setattr(measure, "run_sweep", lambda **kwargs: pytest.fail("measured in recorded mode"))
     loaded = modes.sweep_for(RunMode("recorded", None, "recorded H200 runs"))
     assert loaded.origin == "none"
+
+
+# --- the one chain of ceilings (issue 25 item 3) -------------------------------------------------
+
+@pytest.fixture
+def results_dir(tmp_path, monkeypatch):
+    from rooflinelib.result_files import RESULTS_DIR_ENV
+    folder = tmp_path / "results"
+    monkeypatch.setenv(RESULTS_DIR_ENV, str(folder))
+    monkeypatch.delenv(modes.ENV_VAR, raising=False)
+    monkeypatch.setattr(modes, "_measured_now", {})
+    return folder
+
+
+def _cpu_result(fp32=80.0, dram=10.0, noisy=False, created="2026-12-01T23:00:00+00:00"):
+    noise = {"noisy": True, "noise": "another program was using the CPU"} if noisy else {}
+    return {"format": "rooflinelib-result", "version": 1, "kind": "ceilings", "backend": "cpu",
+            "scope": "cpu", "created": created, "device": {"name": "CPU: test CPU"},
+            "ceilings": [{"name": "dram", "kind": "memory", "value": dram, "unit": "GB/s",
+                          "verified": True, "spread": 0.01, **noise},
+                         {"name": "fp32", "kind": "compute", "value": fp32, "unit": "GFLOP/s",
+                          "verified": True, "spread": 0.01}]}
+
+
+@pytest.fixture
+def lab1_runs(monkeypatch, results_module):
+    """measure_ceilings replaced by a queue of results; each call is counted."""
+    measure = pytest.importorskip("rooflinelib.measure")
+    queue, calls = [], []
+
+    def fake(**options):
+        calls.append(options)
+        return results_module.validate(queue.pop(0))
+
+    monkeypatch.setattr(measure, "measure_ceilings", fake)
+    return queue, calls
+
+
+CPU_MODE = RunMode("cpu", "cpu", "a test CPU")
+
+
+def test_lab1_in_notebook_03_stores_its_result_and_says_where(results_dir, lab1_runs):
+    queue, calls = lab1_runs
+    queue.append(_cpu_result(fp32=80.0, dram=10.0))
+    lab1 = modes.ceilings_for(CPU_MODE, size_mib=64)
+    assert lab1.origin == "live" and calls == [{"backend": "cpu", "progress": None, "size_mib": 64}]
+    stored = results_dir / "ceilings_cpu.json"
+    assert stored.is_file() and lab1.path == str(stored)
+    assert "Stored in " in lab1.message and "ceilings_cpu.json" in lab1.message
+    # every later user of the chain sees the same ridge, with no second measurement
+    again = modes.student_ceilings(CPU_MODE, measure="if-missing")
+    assert again.origin == "file" and len(calls) == 1
+    assert again.machine.ridge() == lab1.machine.ridge() == 8.0
+    assert modes.load_ceilings(backend="cpu").machine.ridge() == 8.0
+
+
+def test_with_none_stored_the_chain_measures_once_stores_and_says_how_to_measure_again(results_dir, lab1_runs):
+    queue, calls = lab1_runs
+    queue.append(_cpu_result(fp32=60.0, dram=12.0))
+    first = modes.student_ceilings(None, backend="cpu", measure="if-missing", recorded=False)
+    assert first.origin == "live" and "run `roofline measure` to measure again" in first.message.lower()
+    second = modes.student_ceilings(None, backend="cpu", measure="if-missing", recorded=False)
+    assert second.origin == "file" and len(calls) == 1 and second.machine.ridge() == 5.0
+
+
+def test_measuring_again_changes_the_ridge_everywhere(results_dir, lab1_runs):
+    queue, calls = lab1_runs
+    queue += [_cpu_result(fp32=80.0, dram=10.0), _cpu_result(fp32=90.0, dram=10.0)]
+    modes.ceilings_for(CPU_MODE)
+    assert modes.load_ceilings(backend="cpu").machine.ridge() == 8.0
+    modes.ceilings_for(CPU_MODE)
+    assert modes.load_ceilings(backend="cpu").machine.ridge() == 9.0
+
+
+def test_a_noisy_run_never_replaces_a_clean_stored_result(results_dir, lab1_runs):
+    queue, _ = lab1_runs
+    queue += [_cpu_result(fp32=80.0, dram=10.0), _cpu_result(fp32=20.0, dram=10.0, noisy=True)]
+    modes.ceilings_for(CPU_MODE)
+    noisy = modes.ceilings_for(CPU_MODE)
+    assert noisy.origin == "live" and "noisy" in noisy.message and "does not replace" in noisy.message
+    assert "another program was using the CPU" in noisy.message
+    assert modes.load_ceilings(backend="cpu").machine.ridge() == 8.0
+
+
+def test_a_noisy_run_may_replace_a_noisy_one_and_says_so(results_dir, lab1_runs):
+    queue, _ = lab1_runs
+    queue += [_cpu_result(fp32=20.0, noisy=True), _cpu_result(fp32=30.0, noisy=True)]
+    modes.ceilings_for(CPU_MODE)
+    modes.ceilings_for(CPU_MODE)
+    loaded = modes.load_ceilings(backend="cpu")
+    assert loaded.machine.ridge() == 3.0 and "It was noisy" in loaded.message
+
+
+def test_an_unwritable_store_measures_once_per_process(results_dir, lab1_runs, monkeypatch):
+    queue, calls = lab1_runs
+    queue.append(_cpu_result())
+    results_dir.parent.mkdir(exist_ok=True)
+    results_dir.write_text("not a folder")  # the folder cannot be made
+    first = modes.student_ceilings(None, backend="cpu", measure="if-missing", recorded=False)
+    assert first.origin == "live" and "Not stored" in first.message
+    assert modes.student_ceilings(None, backend="cpu", measure="if-missing", recorded=False) is first
+    assert len(calls) == 1
+
+
+def test_measure_choice_is_checked():
+    with pytest.raises(ValueError, match="measure: must be one of now, if-missing, never"):
+        modes.student_ceilings(None, measure="sometimes")

@@ -101,7 +101,7 @@ def test_gpu_mode_falls_back_to_recorded_when_the_live_run_fails(monkeypatch):
         assert options["links"] is True  # Lab 1 is asked for its link ceilings
         return modes.Loaded("recorded", "the live ceilings run on a test GPU failed (boom)")
 
-    monkeypatch.setattr(modes, "ceilings_for", failing)
+    monkeypatch.setattr(modes, "student_ceilings", failing)
     roofs = step_roofs.step_roofs_for(RunMode("gpu", "numba", "a test GPU"))
     assert roofs.origin == "recorded"
     assert "failed (boom)" in roofs.message
@@ -180,3 +180,19 @@ def test_link_widget_moves_its_points_and_flips_its_title(roofs):
     assert w.figure.data[4].y[0] > before
     w.scenario.value = ws.LINK_SCENARIOS[1]
     assert w.inputs.disabled and not w.gpus.disabled
+
+
+def test_gpu_mode_uses_the_stored_lab1_result_and_measures_nothing(monkeypatch, tmp_path):
+    # Issue 25 item 3: the step's compute and HBM roofs are the student's stored Lab 1 result
+    # (the ridge every other notebook shows), not a fresh Lab 1 each time the cell runs.
+    from rooflinelib import measure, modes
+    from rooflinelib.result_files import RESULTS_DIR_ENV, default_path
+    monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
+    lab1 = results.recorded("ceilings")
+    lab1["ceilings"] = [dict(c, value=c["value"] * 0.5) if c["name"] == "dram" else c for c in lab1["ceilings"]]
+    results.save(lab1, default_path("ceilings", "numba"))
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
+    roofs = step_roofs.step_roofs_for(RunMode("gpu", "numba", "a test GPU"))
+    stored = modes.load_ceilings(backend="numba")
+    assert roofs.origin == "file" and roofs.hbm_gbps == stored.machine.ceiling("dram").value
+    assert "Host link from the recorded H200 copies" in roofs.message

@@ -19,7 +19,7 @@ from ..model import Machine, Roofline
 from ..operators import demo_kernels
 from ..placement import KernelPoint, parse_kernel_spec, place
 from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
-from ..modes import mode_label
+from ..modes import mode_label, student_ceilings
 from .ceilings_file import machine_from_ceilings_file
 from .errors import EXIT_OK, UsageError, option_error
 
@@ -28,7 +28,8 @@ from .errors import EXIT_OK, UsageError, option_error
 
 def add_machine_options(parser: argparse.ArgumentParser) -> None:
     """The ways to name a roofline: two peaks, or a datasheet machine and a precision."""
-    group = parser.add_argument_group("roofline (give both peaks, or --machine)")
+    group = parser.add_argument_group("roofline (both peaks, --machine or --ceilings; default: "
+                                      "your stored Lab 1 result)")
     group.add_argument("--peak-gflops", metavar="P",
                        help="compute ceiling in GFLOP/s, e.g. the fp32 peak Lab 1 measured; "
                             "formulas such as 66.9e3 or 132*128*2*1.98 are accepted")
@@ -52,7 +53,8 @@ def _peak(text: str, field: str, unit: str) -> float:
 
 
 def resolve_machine(args) -> tuple:
-    """``(machine, compute_name, memory_name)`` from the options of :func:`add_machine_options`."""
+    """``(machine, compute_name, memory_name)`` from the options of :func:`add_machine_options`;
+    with none of them, the stored Lab 1 result (:func:`stored_machine`)."""
     peaks_given = args.peak_gflops is not None or args.peak_gbps is not None
     if getattr(args, "ceilings", None) is not None:
         if peaks_given or args.machine is not None:
@@ -77,6 +79,8 @@ def resolve_machine(args) -> tuple:
         if not machine.has("dram") or machine.ceiling("dram").kind != "memory":
             raise UsageError(f"--machine: {machine.name} has no dram ceiling to place kernels against")
         return machine, precision, "dram"
+    if not peaks_given:
+        return stored_machine(args.precision)
     if args.precision is not None:
         raise UsageError("--precision: only meaningful with --machine; with peaks, "
                          "--peak-gflops is the ceiling")
@@ -91,6 +95,22 @@ def resolve_machine(args) -> tuple:
     machine = machine_from_peaks(peak_gflops, peak_gbps, name="given peaks",
                                  source="--peak-gflops and --peak-gbps")
     return machine, machine.compute_ceilings[0].name, machine.memory_ceilings[0].name
+
+
+#: The stored Lab 1 results ``roofline plot`` looks for when no roofline is named, GPU first.
+STORED_BACKENDS = ("numba", "cupy", "cpu")
+
+
+def stored_machine(precision) -> tuple:
+    """The student's stored Lab 1 result, through the one chain of ceilings
+    (:func:`rooflinelib.modes.student_ceilings`): the ceilings ``roofline profile``, the
+    notebooks and the exercises use, so that every tool shows the same ridge."""
+    loaded = student_ceilings(None, backend=STORED_BACKENDS, measure="never", recorded=False)
+    if loaded.origin != "file":
+        raise UsageError("--ceilings: none given and no stored Lab 1 result; run `roofline measure` "
+                         "(it stores one), or give --ceilings FILE, --machine NAME or --peak-gflops "
+                         "and --peak-gbps")
+    return machine_from_ceilings_file(loaded.path, precision)
 
 
 # --- roofline plot ---------------------------------------------------------------------------

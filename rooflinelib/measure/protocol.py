@@ -13,19 +13,68 @@ Every ceiling, sweep point, working-set point, experiment and exercise kernel is
    meanwhile where the backend can; then verify again, so that the timed launches too are
    known to have done the work;
 5. rate = the work counted in :mod:`.accounting` / the backend's time statistic (the median
-   of the repeats), with the spread of the repeats.
+   of the repeats), with the spread of the repeats;
+6. the measurement judges itself (:func:`judge_noise`): the middle half of its trials spread
+   over more than :data:`NOISY_IQR` of their median, or, on the CPU, a process that got less
+   than :data:`LOST_CORE_SHARE` of its cores' time while it was timed, is flagged ``noisy``,
+   with the reason in words (``noise``), so that tables and notebooks can say so.
 
 A kernel comes to the protocol as a :class:`Run`: what to launch, how to check it, what one
 launch does.  Backends build runs; nothing else times or verifies.
 """
 from __future__ import annotations
 
+import statistics
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .accounting import Work
 from .errors import VerificationError
 from .timing import Timing
+
+
+#: The middle half of a measurement's trials spread over more than this share of their median
+#: (the interquartile range over the median) flags it noisy.  On a quiet machine the CPU's
+#: trials of Lab 1 lie within a few per cent; a browser drawing the page, or a neighbour's
+#: job, spreads them over tens of per cent.
+NOISY_IQR = 0.10
+#: A CPU measurement whose process got less than this share of its threads x wall time as CPU
+#: time while it was timed lost a core to another program for part of the time.
+LOST_CORE_SHARE = 0.80
+
+
+def iqr_spread(samples) -> float:
+    """The interquartile range of ``samples`` over their median: the spread of the middle half
+    of the trials, which one stray trial cannot move (0 for fewer than two trials)."""
+    samples = sorted(samples)
+    if len(samples) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return (q3 - q1) / statistics.median(samples)
+
+
+def judge_noise(samples, cpu_share: Optional[float] = None, threads: int = 1, scope: str = "gpu") -> dict:
+    """``{"iqr", "noisy", "noise"}`` (and ``cpu_share`` when given) for a measurement's trials.
+
+    ``cpu_share`` is the process's CPU time over ``threads`` x the wall time of the timed
+    trials (the CPU backend only; a GPU's host thread waits for the device, so its share says
+    nothing).  ``noise`` is the reason in words, empty when the measurement is clean."""
+    iqr = iqr_spread(samples)
+    reasons = []
+    if cpu_share is not None and cpu_share < LOST_CORE_SHARE:
+        reasons.append(f"this process got {cpu_share:.0%} of its {threads} core{'s' if threads != 1 else ''}' "
+                       f"time while it was timed (under {LOST_CORE_SHARE:.0%}): another program was "
+                       "using the CPU")
+    if iqr > NOISY_IQR:
+        who = ("another program was probably using the CPU" if scope == "cpu"
+               else "the device or its host was busy with other work")
+        reasons.append(f"the middle half of its {len(samples)} trials spread over {iqr:.0%} of their "
+                       f"median (more than {NOISY_IQR:.0%}): {who}")
+    out = {"iqr": iqr, "noisy": bool(reasons), "noise": "; ".join(reasons)}
+    if cpu_share is not None:
+        out["cpu_share"] = cpu_share
+    return out
 
 
 @dataclass
@@ -82,9 +131,17 @@ class Measurement:
     def unit(self) -> str:
         return "GB/s" if self.kind == "memory" else "GFLOP/s"
 
+    @property
+    def noisy(self) -> bool:
+        return bool(self.extra.get("noisy"))
+
     def ceiling_row(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "value": self.value, "unit": self.unit,
-                "verified": self.verified, "spread": self.timing.spread}
+        row = {"name": self.name, "kind": self.kind, "value": self.value, "unit": self.unit,
+               "verified": self.verified, "spread": self.timing.spread}
+        for key in ("iqr", "noisy", "noise"):  # the measurement's own judgement (judge_noise)
+            if key in self.extra:
+                row[key] = self.extra[key]
+        return row
 
     def detail(self) -> dict:
         return {"name": self.name, "kernel": self.kernel, "n_flops": self.work.n_flops,
@@ -121,8 +178,10 @@ def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) ->
     first = launch_verified(backend, name, run)
     if run.recheck and run.poison is not None:
         run.poison()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     with backend.clock_sampler() as clocks:
         timing = backend.time(run.launch, repeats)
+    cpu_s, wall_s = time.process_time() - cpu0, time.perf_counter() - wall0
     if run.recheck:
         problem = run.check()
         if problem:
@@ -131,6 +190,10 @@ def measure_run(backend, name: str, kind: str, run: Run, repeats: int = None) ->
                     dict(run.extra))
     if timing.note:
         m.extra["note"] = "; ".join(n for n in (m.extra.get("note"), timing.note) if n)
+    scope = getattr(backend, "scope", "gpu")
+    threads = int(getattr(backend, "threads", 1) or 1)
+    share = min(1.0, cpu_s / (threads * wall_s)) if scope == "cpu" and wall_s > 0 else None
+    m.extra.update(judge_noise(timing.samples_s, share, threads, scope))
     if timing.rule != "median":  # the rate at the median trial, which a busy machine drags down
         t = timing.median_s
         m.extra["median_value"] = run.work.gbps(t) if kind == "memory" else run.work.gflops(t)

@@ -178,25 +178,20 @@ def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int)
 # --- the ceilings ----------------------------------------------------------------------------
 
 def lab1_ceilings(mode, cpu_size_mib: float = 64, cpu_repeats: int = 3):
-    """``(Loaded, seconds)``: a stored Lab 1 result for this mode's backend if there is one,
-    else Lab 1 measured now (on a CPU at ``cpu_size_mib`` with ``cpu_repeats`` repeats, which
-    keeps it to seconds; on a GPU without the matrix and host-link ceilings), else the recorded
-    H200 run (:func:`rooflinelib.modes.ceilings_for`)."""
+    """``(Loaded, seconds)``: the student's stored Lab 1 result for this mode's backend if there
+    is one, else Lab 1 measured once now and stored (on a CPU at ``cpu_size_mib`` with
+    ``cpu_repeats`` repeats, which keeps it to seconds; on a GPU without the matrix and
+    host-link ceilings), else the recorded H200 run: the one chain of ceilings,
+    :func:`rooflinelib.modes.student_ceilings`, so the ridge here is notebook 03's."""
     from .. import modes
-    from ..result_files import stored_path
     started = time.perf_counter()
-    backend = mode.backend or "numba"
-    if mode.live and stored_path("ceilings", backend) is not None:
-        loaded = modes.load_ceilings(backend=backend)
-        if loaded.origin == "file":
-            return loaded, time.perf_counter() - started
     if mode.mode == "cpu":
         options = {"size_mib": cpu_size_mib, "repeats": cpu_repeats}
     elif mode.mode == "gpu":  # a softmax meets the fp32 and DRAM roofs only: no cuBLAS, no host link
         options = {"matrix": False, "links": False}
     else:
         options = {}
-    return modes.ceilings_for(mode, **options), time.perf_counter() - started
+    return modes.student_ceilings(mode, measure="if-missing", **options), time.perf_counter() - started
 
 
 # --- profiling both, live ----------------------------------------------------------------------
