@@ -712,20 +712,37 @@ def check_choice(answer, accepted, question: str, choices: Choices, *,
 
 
 def check_side(answer, intensity: float, ridge: float, question: str, *,
-               hints: Optional[dict] = None) -> Check:
-    """Check a memory/compute/ridge verdict against the side of ``ridge`` ``intensity`` is on."""
-    from .model import side_of_ridge
+               hints: Optional[dict] = None, spread: float = 0.0) -> Check:
+    """Check a memory/compute/ridge verdict against the side of ``ridge`` ``intensity`` is on.
 
-    expected = side_of_ridge(intensity, ridge)
+    ``spread``: the ridge's relative uncertainty (the measured ceilings' spreads).  Every side
+    the intensity takes for a ridge within it is accepted, and a pass says so: near the edge of
+    the "at the ridge" band, a ridge measured again can move the verdict across it.
+    """
+    from .model import RIDGE_TOLERANCE, side_of_ridge
+
+    if not 0 <= spread < 1:
+        raise ValueError(f"spread: must lie in [0, 1), got {spread!r}")
+    low, high = ridge / (1 + spread), ridge * (1 + spread)
+    accepted = {side_of_ridge(intensity, r) for r in (low, ridge, high)}
+    if accepted >= {"memory", "compute"}:
+        accepted.add("ridge")
     default = {
         "memory": "compare the intensity with the ridge again: the memory side is where "
                   "I x B is below the compute roof",
         "compute": "compare the intensity with the ridge again: the compute side is where "
                    "I x B exceeds the compute roof",
-        "ridge": "'at the ridge' is for intensities within about 10% of the ridge",
+        "ridge": f"'at the ridge' is for intensities within about {RIDGE_TOLERANCE:.0%} of the ridge",
     }
     merged = {**default, **(hints or {})}
-    return check_choice(answer, expected, question, SIDES, hints=merged)
+    check = check_choice(answer, accepted, question, SIDES, hints=merged)
+    if check.status == "pass" and len(accepted) > 1:
+        names = " and ".join(repr(a) for a in sorted(accepted))
+        return Check(question, "pass", f"correct: I = {intensity:.3g} sits at the edge of the "
+                                       f"{RIDGE_TOLERANCE:.0%} band around the ridge, and the ridge is "
+                                       f"only known to {spread:.1%} (its ceilings' measured spread: "
+                                       f"{low:.3g} to {high:.3g}), so {names} are {'both' if len(accepted) == 2 else 'all'} accepted")
+    return check
 
 
 # --- functions of parameters -----------------------------------------------------------------

@@ -119,7 +119,7 @@ def test_the_usual_counting_slips_get_their_hint(number, wrong, says):
 
 
 @pytest.mark.parametrize("number, step, says", [
-    (2, "fuse", "already the minimum"), (1, "smaller dtype", "changes the result"),
+    (2, "tiling", "no reuse"), (1, "smaller dtype", "changes the result"),
     (3, "smaller dtype", "keeps fp32"),
     (7, "fuse", "compute-bound"), (1, "tensor cores", "fewer"), (6, "fuse", "more than one"),
 ])
@@ -448,3 +448,70 @@ def test_the_figure_accepts_unanswered_rates():
     pytest.importorskip("plotly")
     fig = ex03.placement_figure(RECORDED, NOT_ANSWERED, "junk")
     assert len([t for t in fig.data if str(t.meta).startswith("kernel:")]) == 2
+
+
+# --- the keys corrected in issue 24 ------------------------------------------------------------
+
+@pytest.mark.parametrize("step", ["fuse into its producer", "fuse", "already optimal"])
+def test_the_sum_reduction_accepts_fusing_into_its_producer(step):
+    # row 1 is answered with fusion for the same reason: its output is another kernel's input
+    check = ex01.check_row(2, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
+    assert check.status == "pass", check
+
+
+def test_the_sum_reductions_factor_two_hint_speaks_of_adds_and_reads():
+    check = ex01.check_row(2, 0.5, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
+    assert check.status == "fail" and "one add per element" in check.message
+    assert "multiply-add" not in check.message and "copy" not in check.message
+
+
+def test_the_three_pass_softmax_says_it_writes_exp_back():
+    row = ex01._row(3)
+    assert "exp(x - max) written back" in row.description
+    assert row.intensity == pytest.approx(5 / 20)
+    check = ex01.check_row(3, 5 / 16, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
+    assert check.status == "fail" and "3-reads-1-write" in check.message
+
+
+def test_fetch_size_counts_the_traffic_past_the_l2_not_only_hbm():
+    right = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "infinity fabric")
+    assert right.passed, right
+    hbm = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "hbm").checks[2]
+    assert hbm.status == "fail" and "Infinity Cache" in hbm.message
+    l1 = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "l1").checks[2]
+    assert "leave the chip" not in l1.message
+
+
+def test_drill_4_model_answer_has_no_unformatted_field():
+    text, _ = ex05.MODEL_ANSWERS[4]
+    assert "{" not in text and "}" not in text
+    assert "a roof 5 times higher" in text  # 40 bytes per element before, 8 after
+
+
+def test_the_side_of_a_ridge_measured_to_a_spread_accepts_both_sides_at_the_band_edge():
+    from rooflinelib.grading import check_side
+    # I = 16 against a ridge of 14.5: just past the 10% band, so a ridge measured 1% higher says "ridge"
+    for side in ("compute", "ridge"):
+        check = check_side(side, 16, 14.5, "FMA kernel side of the ridge", spread=0.01)
+        assert check.status == "pass" and "measured spread" in check.message, check
+    assert check_side("memory", 16, 14.5, "side", spread=0.01).status == "fail"
+    # far from the edge the spread changes nothing
+    assert check_side("compute", 16, 15.45, "side", spread=0.01).status == "fail"
+    assert check_side("ridge", 16, 15.45, "side", spread=0.01).message == "correct"
+
+
+def test_exercise_3_grades_the_side_with_its_ceilings_spread():
+    assert RECORDED.ridge_spread >= ex03.RIDGE_SPREAD_FLOOR
+    k = ex03._keys(RECORDED)
+    fma = k["fma"]
+    edge_ridge = fma["intensity"] / 1.105  # just past the band's edge
+    import dataclasses
+    from rooflinelib.model import Ceiling, Machine
+    fp32 = RECORDED.machine.ceiling("fp32")
+    dram = Ceiling("dram", "memory", fp32.value / edge_ridge, "measured, spread 0.5%", "DRAM")
+    machine = Machine("edge", (dram, Ceiling("fp32", "compute", fp32.value, "measured, spread 0.5%", "fp32")),
+                      kind="measured")
+    setup = dataclasses.replace(RECORDED, machine=machine)
+    for side in ("compute", "ridge"):
+        got = ex03.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED)
+        assert got.checks[8].status == "pass", got.checks[8]

@@ -34,7 +34,8 @@ ROOF_NAMES = {"fp32": "fp32 vector units", "bf16-tensor": "bf16 matrix cores"}
 FIRST_STEPS = Choices({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
              ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
-              "online softmax", "fuse it")),
+              "online softmax", "fuse it", "fuse into its producer", "fuse with its producer",
+              "fuse into the producer")),
     "tile": ("tile for on-chip reuse in shared memory and registers",
              ("tiling", "tiles", "bigger tiles", "larger tiles", "shared memory", "reuse",
               "blocking", "cache blocking")),
@@ -143,15 +144,18 @@ def _rows() -> tuple:
                               "writes C"),
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
              (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2"))),
+        # Two first steps are right, as for row 1: on its own the sum already reads each byte
+        # once (score it against the copy ceiling); in a pipeline, fusing it into the kernel
+        # that produces A deletes A's round trip through HBM.
         Row(2, red, "sum reduction s = sum(A)", "n = 2^24 fp32 elements", "fp32",
-            frozenset({"score-bandwidth"}),
-            {"fuse": "there is no intermediate here to keep on chip: every element is read once "
-                     "and one number comes out. How do you judge a kernel whose bytes are "
-                     "already the minimum?",
-             "tile": "there is no reuse to capture: each element is used exactly once"},
+            frozenset({"score-bandwidth", "fuse"}),
+            {"tile": "there is no reuse to capture: each element is used exactly once"},
             ((n / (2 * n * fp32), "a reduction writes one scalar, not one value per element"),
-             (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"))),
-        Row(3, soft, "safe softmax in three passes (max, exponentiate, normalize)",
+             (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"),
+             (2 * red.intensity, "recount: a sum does one add per element, 1 FLOP, and reads each "
+                                 "4-byte element once"))),
+        Row(3, soft, "safe softmax in three passes: max; exp(x - max) written back, with its sum; "
+                     "normalize that buffer",
             "n = 2^24 fp32 elements", "fp32", frozenset({"fuse"}),
             {"smaller-dtype": "that would cut the time in proportion to the bytes, but the five "
                               "passes stay and the result loses precision: which lever removes "
@@ -160,6 +164,9 @@ def _rows() -> tuple:
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
              (soft.n_flops / (3 * n * fp32), "you counted the three reads but not the two writes"),
+             (soft.n_flops / (4 * n * fp32), "that is the 3-reads-1-write softmax, which computes exp "
+                                             "again in its last pass; this one writes exp(x - max) "
+                                             "back in pass 2 and reads that buffer in pass 3"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
                                 "sum, divide"))),
         Row(4, naive, "GEMM, one thread per output, no reuse (no cache keeps anything)",
@@ -330,6 +337,10 @@ NCU_COUNTERS = Choices({
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": ("fp32 FMA thread instructions", ("ffma", "ffma count")),
 })
 LEVELS = Choices({
+    "past-l2": ("past the L2: what the L2 fetches from and writes to the fabric (on the MI300X the "
+                "Infinity Cache serves part of it, HBM the rest)",
+                ("fabric", "infinity fabric", "past the l2", "beyond the l2", "l2 misses", "l2 miss traffic",
+                 "infinity cache", "mall", "behind the l2")),
     "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
     "l2": ("the L2 cache", ("l2 cache",)),
     "l1": ("the L1 / LDS or shared memory", ("l1 cache", "lds", "shared memory", "shared")),
@@ -485,7 +496,12 @@ def check_counters(fetch_size_on_nvidia, write_size_on_nvidia, level):
                      hints=dict(other, **{write: "FETCH_SIZE counts what is fetched, not what is written"})),
         check_choice(write_size_on_nvidia, write, "WRITE_SIZE on NVIDIA", NCU_COUNTERS,
                      hints=dict(other, **{fetch: "WRITE_SIZE counts what is written, not what is read"})),
-        check_choice(level, "hbm", "the level they measure", LEVELS,
-                     hints={"l2": "these are the bytes that cross the L2's far side: where do they go?",
-                            "l1": "these bytes leave the chip"}),
+        check_choice(level, "past-l2", "the level they measure", LEVELS,
+                     hints={"l2": "they are counted where the L2 hands its misses and write-backs on, "
+                                  "not for the L2's own traffic",
+                            "l1": "they are counted at the L2's far side, not next to the cores",
+                            "hbm": "on the H200, where nothing sits between the L2 and HBM, that is what "
+                                   "dram__bytes counts; but the MI300X's Infinity Cache serves part of "
+                                   "what its L2 fetches before HBM is reached: where are these bytes "
+                                   "counted?"}),
     )

@@ -214,7 +214,7 @@ def _numeric_answers() -> None:
         "vector kernels, so the ridge that counts is the fp32 vector roof's, "
         f"{ridge(D4_PEAK_GFLOPS, D4_GBPS):g} FLOP/byte on drill 3's GPU: the fused kernel is "
         f"still {ridge(D4_PEAK_GFLOPS, D4_GBPS) / (flops / after):g} times left of it, so the "
-        "pipeline is exactly as memory-bound as before. What fusion bought is a roof {before / after:g} times higher, "
+        f"pipeline is exactly as memory-bound as before. What fusion bought is a roof {before / after:g} times higher, "
         "and so that much less run time.",
         ("the intensity rises but stays far below the fp32 vector ridge",
          "the speedup comes from deleted bytes", "fusion rarely changes the verdict"))
