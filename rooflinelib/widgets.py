@@ -21,7 +21,7 @@ from . import widget_state as ws
 from .machines import get_machine, machine_names
 from .model import Ceiling, Machine
 from .placement import KernelPoint
-from .plotting import figure_widget
+from .plotting import figure_widget, legend_below
 
 #: The name of the explorer's movable point; its trace id is ``kernel:<POINT_NAME>``.
 POINT_NAME = "your kernel"
@@ -874,11 +874,12 @@ class LinkStepWidget(_Widget):
                               marker=dict(size=13, symbol="circle")),
                    go.Scatter(x=[1], y=[1], mode="markers", name=STEP_POINT, meta=f"point:{STEP_POINT}",
                               marker=dict(size=14, symbol="x"))]
-        self.figure = figure_widget(go.Figure(traces, layout=dict(
-            template="plotly_white", height=460, margin=dict(t=60),
+        # The legend under the plot, one entry a line, with room for each: laid out in a row
+        # it ran past the figure's bottom and over the text beneath.
+        self.figure = figure_widget(legend_below(go.Figure(traces, layout=dict(
+            template="plotly_white",
             xaxis=dict(type="log", title="intensity (FLOP per byte of HBM traffic, or per byte sent)"),
-            yaxis=dict(type="log", title="attainable GFLOP/s"),
-            legend=dict(orientation="h", yanchor="top", y=-0.18))))
+            yaxis=dict(type="log", title="attainable GFLOP/s")))))
         self.box = w.VBox([self.scenario, self.params, self.tokens, w.HBox([self.inputs, self.gpus]),
                            self.link, self.overlap, self.text, self.figure])
         self.box.add_class(LINK_STEP_CLASS)

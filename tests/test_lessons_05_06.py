@@ -122,3 +122,16 @@ def test_the_link_step_widgets_labels_are_whole():
                                       n_params=10 ** 6)
     assert widget.overlap.indent is False and widget.overlap.layout.width
     assert widget.scenario.style.button_width == "auto"
+
+
+def test_the_link_step_widgets_legend_has_room_under_its_plot():
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("plotly")
+    from rooflinelib import step_roofs, widgets
+    from rooflinelib.modes import RunMode
+    from rooflinelib.plotting import LEGEND_ENTRY_PX
+    figure = widgets.link_step_widget(step_roofs.step_roofs_for(RunMode("recorded", None, "recorded")),
+                                      n_params=10 ** 6).figure
+    entries = _legend_entries(figure)
+    assert figure.layout.legend.y < 0 and figure.layout.legend.orientation == "v"
+    assert figure.layout.margin.b >= LEGEND_ENTRY_PX * entries
