@@ -1,8 +1,9 @@
 """Lab 1: measure this machine's ceilings, verified, with provenance.
 
 What is measured is the ceiling registry's plan for the backend (:mod:`.registry`): on a GPU,
-DRAM (copy), L2, shared memory, fp32 and fp64 FMA, the SFU and, where CuPy can reach cuBLAS,
-the matrix ceilings; on the CPU, DRAM (copy), fp32 and fp64 FMA.  Each ceiling is the best
+DRAM (read only, write only and copy, and ``dram``, the best of the three), L2, shared memory,
+fp32 and fp64 FMA, the SFU and, where CuPy can reach cuBLAS, the matrix ceilings; on the CPU,
+the DRAM mixes and ``dram``, fp32 and fp64 FMA.  Each ceiling is the best
 rate over a few launch configurations (as the Empirical Roofline Toolkit reports it); the
 others are kept in ``details``.
 """
