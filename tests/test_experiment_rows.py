@@ -140,15 +140,18 @@ def test_softmax_bound_by_its_exps_when_the_exp_rate_is_low():
         "softmax", [("3-pass", 1.0, 20.0, 1.0, {}), ("fused", 1.0, 8.0, 1.0, {})], predicted_speedup=2.5, copy_gbps=1.0))
 
 
-def test_three_pass_time_split_puts_the_launches_at_a_tenth_of_the_shortfall():
+def test_three_pass_time_split_puts_the_launches_at_a_small_part_of_the_shortfall():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     assert split["kernels"] == 3
-    assert split["between_s"] == pytest.approx(10.3e-6, abs=0.1e-6)
-    shortfall = split["median_s"] - split["bytes_at_ceiling_s"]
-    assert split["between_s"] < 0.15 * shortfall
-    assert round(split["kernel_gbps"] / split["peak_gbps"], 2) == 0.75
+    assert split["between_s"] == pytest.approx(split["median_s"] - split["kernel_s"])
+    # the shortfall notebook 04 explains: the 3-pass softmax's time past its bytes at copy speed
+    three = by_variant(rows.softmax_rows(recorded_experiments()["softmax"]))["3-pass"]
+    shortfall = three["measured_s"] - three["bound_s"]
+    assert 0 < split["between_s"] < 0.15 * shortfall
+    assert split["dram_bytes"] / split["counted_bytes"] == pytest.approx(0.973, abs=0.005)
+    assert split["kernel_gbps"] == pytest.approx(split["dram_bytes"] / split["kernel_s"] / 1e9)
     text = rows.time_split_table(recorded_profiles()["softmax 3-pass"])
-    assert "408.9" in text and "10.3" in text and "0.973" in text
+    assert f"{split['kernel_s'] * 1e6:,.1f}" in text and f"{split['between_s'] * 1e6:,.1f}" in text and "0.973" in text
 
 
 def test_transpose_rows_as_fractions_of_the_copy():

@@ -283,16 +283,14 @@ def softmax_table(experiment) -> str:
 def time_split(profile) -> dict:
     """Where a profiled multi-kernel function's time went: its median by device events, the
     sum of its kernels' own durations (Nsight Compute), the time between them, and the DRAM
-    bytes the kernels moved at what fraction of the run's bandwidth ceiling."""
+    bytes the kernels moved (against the count) and at what rate."""
     measured = profile.measured or {}
     kernel_s = measured.get("kernel_seconds")
     dram = (measured.get("dram_read_bytes") or 0.0) + (measured.get("dram_write_bytes") or 0.0)
     return {"name": profile.name, "kernels": measured.get("kernels"), "median_s": profile.seconds,
             "kernel_s": kernel_s, "between_s": None if kernel_s is None else profile.seconds - kernel_s,
             "counted_bytes": profile.n_bytes, "dram_bytes": dram or None,
-            "bytes_at_ceiling_s": profile.n_bytes / (profile.peak_gbps * 1e9),
-            "kernel_gbps": dram / kernel_s / 1e9 if dram and kernel_s else None,
-            "peak_gbps": profile.peak_gbps}
+            "kernel_gbps": dram / kernel_s / 1e9 if dram and kernel_s else None}
 
 
 def transpose_rows(experiment) -> list:
@@ -307,11 +305,9 @@ def time_split_table(profile) -> str:
     rows = [("median by device events (us)", _us(s["median_s"])),
             (f"its {s['kernels']} kernels' own durations, summed (us)", _us(s["kernel_s"])),
             ("between the kernels (us)", _us(s["between_s"])),
-            ("its counted bytes at the copy ceiling (us)", _us(s["bytes_at_ceiling_s"])),
             ("DRAM bytes, Nsight Compute / counted", sig(3)(s["dram_bytes"] / s["counted_bytes"])
              if s["dram_bytes"] else "-"),
-            ("kernels' DRAM rate, of the copy ceiling", _percent(s["kernel_gbps"] / s["peak_gbps"])
-             if s["kernel_gbps"] else "-")]
+            ("the kernels' DRAM rate (GB/s)", number(s["kernel_gbps"]))]
     return render([{"what": w, "value": v} for w, v in rows],
                   (Column("what", s["name"], align="<"), Column("value", "")))
 
