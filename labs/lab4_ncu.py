@@ -28,6 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 RESULTS = ROOT / "results"
 DEFAULT_REGEX = "sweep|ws_read"
+#: --timeout's default and its ceiling: a day is longer than any profile of these kernels, and a
+#: larger number would overflow the wait for ncu.
+TIMEOUT_S, MAX_TIMEOUT_S = 900, 86400
 
 
 def _option_error(base, option):
@@ -49,8 +52,10 @@ def find_ncu(given=None):
 
 
 def profile(args) -> int:
+    from rooflinelib.cli.errors import number_option
     from rooflinelib.fileio import check_target, write_atomic
     from rooflinelib.hierarchy.ncu import NcuError, command, printable
+    timeout = number_option(args.timeout, "--timeout", maximum=MAX_TIMEOUT_S)
     ncu = find_ncu(args.ncu)
     if ncu is None:
         where = f"{args.ncu} does not exist" if args.ncu else "not found (give --ncu PATH or set NCU)"
@@ -75,9 +80,9 @@ def profile(args) -> int:
     cmd = command(program, args.kernel_regex, peaks=not args.no_peaks, ncu=ncu)
     print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise NcuError(f"ncu: did not finish within {args.timeout:.0f} s") from None
+        raise NcuError(f"ncu: did not finish within {timeout:g} s (--timeout)") from None
     if args.log:
         write_atomic(args.log, done.stderr, _option_error(NcuError, "--log"))
     if done.returncode != 0:
@@ -140,8 +145,10 @@ def show(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="lab4_ncu.py", description="Lab 4: import Nsight "
-                                     "Compute counters into the hierarchical roofline.")
+    from rooflinelib.cli.errors import ArgumentParser, UsageError
+    # the roofline command's parser: a bad option is one line naming it, as a bad value is
+    parser = ArgumentParser(prog="lab4_ncu.py", description="Lab 4: import Nsight "
+                            "Compute counters into the hierarchical roofline.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("profile", help="run ncu on a program, store the CSV, show it")
     p.add_argument("--out", default=str(RESULTS / "lab4_ncu.csv"), help="CSV to write")
@@ -149,7 +156,8 @@ def main(argv=None) -> int:
     p.add_argument("--kernel-regex", default=DEFAULT_REGEX, help="profile only these kernels")
     p.add_argument("--no-peaks", action="store_true", help="do not collect ncu's peak metrics")
     p.add_argument("--ncu", help="path of the ncu executable")
-    p.add_argument("--timeout", type=float, default=900.0, help="seconds before giving up")
+    p.add_argument("--timeout", metavar="S", default=str(TIMEOUT_S),
+                   help=f"seconds before giving up on ncu (default {TIMEOUT_S}, at most {MAX_TIMEOUT_S})")
     p.add_argument("--log", help="also store ncu's messages (stderr) here")
     p.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
     p.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
@@ -159,12 +167,12 @@ def main(argv=None) -> int:
     s.add_argument("--analytic", help="analytic counts (JSON list, one record per launch)")
     s.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
     s.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
-    args = parser.parse_args(argv)
     from rooflinelib.hierarchy.ncu import NcuError
     from rooflinelib.hierarchy.results import HierarchyError
     try:
+        args = parser.parse_args(argv)
         return profile(args) if args.command == "profile" else show(args)
-    except (NcuError, HierarchyError) as exc:
+    except (NcuError, HierarchyError, UsageError) as exc:
         print(f"lab4: {' '.join(str(exc).split())[:400]}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file touched outside the one read and write path

@@ -21,7 +21,6 @@ The analytic FLOPs and bytes of every launch, in launch order, go to ``--analyti
 ``lab4_ncu.py show --analytic`` compares with the counters.  Nothing is printed on stdout, so
 that ncu's CSV there stays clean.
 """
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -100,27 +99,49 @@ def sharing_launch(gpu, ws_chunks, records, bytes_per_launch=2e9):
     log(f"ws_read .cg {ws_bytes // MIB} MiB, {grid} blocks: verified")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+#: The largest K of the sweep kernel (as ``roofline sweep --ks``) and the most chunks a block
+#: of the working-set read may be asked to read.
+MAX_K, MAX_WS_PASSES = 4096, 65536
+
+
+def parse_options(argv=None):
+    """The options, each number checked as the ``roofline`` command checks its own
+    (:func:`rooflinelib.cli.errors.number_option`); a bad one is a one-line UsageError."""
+    from rooflinelib.cli.errors import ArgumentParser, number_option
+    from rooflinelib.measure.backend import MAX_BUFFER_MIB
+    parser = ArgumentParser(prog="lab4_target.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--analytic", required=True, help="where to write the analytic counts (JSON)")
     parser.add_argument("--ks", default="1,8,64,256", help="sweep K values on the large buffers")
-    parser.add_argument("--large-mib", type=int, default=1024, help="each sweep buffer, MiB")
-    parser.add_argument("--small-mib", type=int, default=64, help="the small-buffer sweep, MiB (0: skip)")
-    parser.add_argument("--ws-mib", type=int, default=32, help="working set of the read kernel, MiB (0: skip)")
-    parser.add_argument("--ws-passes", type=int, default=64, help="chunks each block reads")
+    parser.add_argument("--large-mib", default="1024", help="each sweep buffer, MiB")
+    parser.add_argument("--small-mib", default="64", help="the small-buffer sweep, MiB (0: skip)")
+    parser.add_argument("--ws-mib", default="32", help="working set of the read kernel, MiB (0: skip)")
+    parser.add_argument("--ws-passes", default="64", help="chunks each block reads")
     parser.add_argument("--l2-sharing", default="", help="working sets (MiB, comma-separated) for the "
                         "L2-only read with and without blocks sharing chunks (default: none)")
     args = parser.parse_args(argv)
+    args.ks = [number_option(k, "--ks", integer=True, minimum=0, maximum=MAX_K)
+               for k in args.ks.split(",") if k.strip()]
+    args.l2_sharing = [number_option(m, "--l2-sharing", integer=True, minimum=1, maximum=MAX_BUFFER_MIB)
+                       for m in args.l2_sharing.split(",") if m.strip()]
+    args.large_mib = number_option(args.large_mib, "--large-mib", integer=True, minimum=1, maximum=MAX_BUFFER_MIB)
+    for name in ("small_mib", "ws_mib"):
+        setattr(args, name, number_option(getattr(args, name), f"--{name.replace('_', '-')}", integer=True,
+                                          minimum=0, maximum=MAX_BUFFER_MIB))
+    args.ws_passes = number_option(args.ws_passes, "--ws-passes", integer=True, minimum=1, maximum=MAX_WS_PASSES)
+    return args
+
+
+def main(argv=None):
+    from rooflinelib.cli.errors import UsageError, option_error
+    from rooflinelib.fileio import FileError, check_target, write_atomic
     try:
-        ks = [int(k) for k in args.ks.split(",") if k.strip()]
-    except ValueError:
-        parser.error(f"--ks: expected comma-separated whole numbers, got {args.ks!r}")
-    try:
-        sharing = [int(m) for m in args.l2_sharing.split(",") if m.strip()]
-    except ValueError:
-        parser.error(f"--l2-sharing: expected comma-separated whole numbers of MiB, got {args.l2_sharing!r}")
-    if any(m <= 0 for m in sharing):
-        parser.error(f"--l2-sharing: every working set must be at least 1 MiB, got {args.l2_sharing!r}")
+        args = parse_options(argv)
+        # before minutes of launches under ncu, not after them
+        check_target(args.analytic, option_error("--analytic"))
+    except UsageError as exc:
+        print(f"lab4_target: {' '.join(str(exc).split())[:400]}", file=sys.stderr)
+        return 2
+    ks, sharing = args.ks, args.l2_sharing
     from rooflinelib.measure.engine import NumbaGpu
     from rooflinelib.measure.workingset_kernels import CHUNK_BYTES
     gpu = NumbaGpu()
@@ -133,7 +154,6 @@ def main(argv=None):
         workingset_launch(gpu, args.ws_mib * MIB // CHUNK_BYTES, args.ws_passes, records)
     for mib in sharing:
         sharing_launch(gpu, mib * MIB // CHUNK_BYTES, records)
-    from rooflinelib.fileio import FileError, write_atomic
     try:
         write_atomic(args.analytic, json.dumps(records, indent=1) + "\n")
     except FileError as exc:

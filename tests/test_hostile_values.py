@@ -308,3 +308,56 @@ def test_saving_a_profile_with_an_infinite_rate_names_the_field_and_writes_nothi
     with pytest.raises(profiling.ProfileError, match=rf"^{target}: not written: Out of range float"):
         nested.save(target)
     assert profiling.load(good.save(target)) == good
+
+
+# --- every numeric option of every lab script: the roofline command's one check ----------------
+
+def _lab(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"lab_{name}", ROOT / "labs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # defines functions only; main() runs under __main__
+    return module
+
+
+def _lab_main(name, argv):
+    if name in ("lab1_ceilings", "lab2_sweep"):  # they are `roofline measure` and `roofline sweep`
+        from labs._lab_common import run_lab
+        return run_lab("measure" if name == "lab1_ceilings" else "sweep", ["--no-save", *argv])
+    return _lab(name).main(argv)
+
+
+LAB_OPTIONS = [
+    ("lab4_ncu", ["profile", "--ncu", "/bin/true", "--timeout"], "lab4: --timeout: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--large-mib"], "lab4_target: --large-mib: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--small-mib"], "lab4_target: --small-mib: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--ws-mib"], "lab4_target: --ws-mib: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--ws-passes"], "lab4_target: --ws-passes: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--ks"], "lab4_target: --ks: "),
+    ("lab4_target", ["--analytic", "{tmp}/a.json", "--l2-sharing"], "lab4_target: --l2-sharing: "),
+    ("lab1_ceilings", ["--backend", "cpu", "--size-mib"], "roofline: error: --size-mib: "),
+    ("lab1_ceilings", ["--backend", "cpu", "--repeats"], "roofline: error: --repeats: "),
+    ("lab2_sweep", ["--backend", "cpu", "--size-mib"], "roofline: error: --size-mib: "),
+    ("lab2_sweep", ["--backend", "cpu", "--repeats"], "roofline: error: --repeats: "),
+]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e400", "abc", "9" * 5000, "1e300"])
+@pytest.mark.parametrize("name, argv, starts", LAB_OPTIONS, ids=[f"{n}{a[-1]}" for n, a, _ in LAB_OPTIONS])
+def test_every_numeric_lab_option_refuses_a_hostile_value_in_one_line(name, argv, starts, value, tmp_path, capsys):
+    # lab4_ncu.py profile --timeout nan was a traceback (ValueError from subprocess.run)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert _lab_main(name, [*argv, value]) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(starts) and len(lines[0]) < 500, err
+    assert out == "" and not any(tmp_path.iterdir())
+
+
+def test_the_labs_word_a_bad_number_as_the_roofline_command_does(capsys):
+    from rooflinelib.cli import main
+    assert main(["measure", "--backend", "cpu", "--no-save", "--repeats", "0"]) == 2
+    assert _lab("lab4_ncu").main(["profile", "--timeout", "0"]) == 2
+    roofline_says, lab_says = capsys.readouterr().err.splitlines()
+    assert roofline_says == "roofline: error: --repeats: must be in (0, 1000], got '0'"
+    assert lab_says == "lab4: --timeout: must be in (0, 86400], got '0'"

@@ -22,7 +22,7 @@ from ..measure.sweep import run_sweep
 from ..measure.timing import TimingUnavailable
 from ..results import ResultError, save
 from ..tables import ceilings_table, sweep_tables
-from .errors import EXIT_FAILED, EXIT_OK, UsageError, option_error
+from .errors import EXIT_FAILED, EXIT_OK, UsageError, number_option, option_error
 from .store import add_store_options, check_store_options, default_out, write_csv_option
 
 
@@ -70,26 +70,6 @@ def add_sweep_command(subparsers):
 
 # ---------------------------------------------------------------------------------------------
 # option parsing (one-line errors that name the option)
-
-
-def _shown(text) -> str:
-    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
-
-
-def _positive_number(text, option, integer=False, maximum=None, minimum=None):
-    if text is None:
-        return None
-    try:
-        value = int(text) if integer else float(text)
-    except ValueError:
-        raise UsageError(f"{option}: must be a {'whole ' if integer else ''}number, got {_shown(text)}") from None
-    if minimum is not None and value >= minimum and value <= maximum:
-        return value
-    if minimum is not None:
-        raise UsageError(f"{option}: must be from {minimum} to {maximum}, got {_shown(text)}")
-    if not value > 0 or (maximum is not None and value > maximum):
-        raise UsageError(f"{option}: must be in (0, {maximum}], got {_shown(text)}")
-    return value
 
 
 def parse_ks(text):
@@ -159,9 +139,9 @@ def _guarded(run):
 
 
 def run_measure(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
-                            minimum=MIN_BUFFER_MIB)
-    repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
+    size = number_option(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
+                         minimum=MIN_BUFFER_MIB)
+    repeats = number_option(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     _check_out(args.out)
     return _guarded(lambda: _finish(
@@ -171,9 +151,9 @@ def run_measure(args) -> int:
 
 
 def run_sweep_command(args) -> int:
-    size = _positive_number(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
-                            minimum=MIN_BUFFER_MIB)
-    repeats = _positive_number(args.repeats, "--repeats", integer=True, maximum=1000)
+    size = number_option(args.size_mib, "--size-mib", maximum=MAX_BUFFER_MIB,
+                         minimum=MIN_BUFFER_MIB)
+    repeats = number_option(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     ks = parse_ks(args.ks)
     _check_out(args.out)
