@@ -67,6 +67,21 @@ def _log_slider(**options):
     return LogSlider(**options)
 
 
+#: A menu's width per character of its longest option, and the room for its description.
+MENU_PX_PER_CHAR, MENU_DESCRIPTION_PX = 8, 90
+
+
+def _menu(fit=(), **kwargs):
+    """A Dropdown wide enough for its longest option, and for the labels in ``fit`` (options it
+    may be given later): ipywidgets' default 300 px (100 of them the description) cut
+    "example 120 TFLOP/s, 3 TB/s" short."""
+    w = _widgets()
+    labels = [str(o[0] if isinstance(o, tuple) else o) for o in list(kwargs["options"]) + list(fit)]
+    width = MENU_DESCRIPTION_PX + MENU_PX_PER_CHAR * max(map(len, labels)) + 30  # 30: the arrow
+    return w.Dropdown(style={"description_width": f"{MENU_DESCRIPTION_PX}px"},
+                      layout=w.Layout(width=f"{max(width, 300)}px"), **kwargs)
+
+
 def _html_line(text: str, css_class: str = "") -> str:
     import html
     return f'<div class="{css_class}" style="line-height:1.4">{html.escape(text)}</div>'
@@ -219,10 +234,11 @@ class IntensityExplorer(_Widget):
             description="I (FLOP/byte)", continuous_update=True,
             style={"description_width": "initial"}, layout=w.Layout(width="620px"))
         self.slider.add_class(SLIDER_CLASS)
-        self.machine_menu = w.Dropdown(options=list(self.machines), value=first.name,
-                                       description="machine")
-        self.precision_menu = w.Dropdown(options=ws.precision_options(first),
-                                         value=state.precision, description="precision")
+        self.machine_menu = _menu(options=list(self.machines), value=first.name,
+                                  description="machine")
+        self.precision_menu = _menu(options=ws.precision_options(first),
+                                    value=state.precision, description="precision",
+                                    fit=[o for m in self.machines.values() for o in ws.precision_options(m)])
         self.verdict = w.HTML(_html_line(state.verdict_text(), VERDICT_CLASS))
         self.verdict.add_class(VERDICT_CLASS)
         self.figure = roofline_figure(first, kernels=[self._point(state)], compute=[state.precision],
@@ -492,9 +508,9 @@ class GemmWidget(_Widget):
         import plotly.graph_objects as go
 
         machine = ws.as_machine(machine)
-        self.machine_menu = w.Dropdown(options=[m for m in machine_names()
-                                                if ws.gemm_dtypes(get_machine(m))],
-                                       value=machine.name, description="machine")
+        self.machine_menu = _menu(options=[m for m in machine_names()
+                                           if ws.gemm_dtypes(get_machine(m))],
+                                  value=machine.name, description="machine")
         self.dtype_menu = w.Dropdown(options=ws.gemm_dtypes(machine), value=dtype,
                                      description="precision")
         self.n_slider = _selection_slider(options=ws.GEMM_SIZES, value=n, description="N",
@@ -573,7 +589,7 @@ class AttentionWidget(_Widget):
 
         machine = ws.as_machine(machine)
         self.dtype = dtype
-        self.machine_menu = w.Dropdown(
+        self.machine_menu = _menu(
             options=[m for m in machine_names() if dtype in ws.gemm_dtypes(get_machine(m))],
             value=machine.name, description="machine")
         self.d_menu = w.Dropdown(options=list(ws.ATTENTION_HEAD_DIMS), value=d, description="d")

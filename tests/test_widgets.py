@@ -390,3 +390,21 @@ def test_time_bounds_widget_starts_exactly_at_the_examples_values():
         assert control.value == value
     state = widget.update()
     assert f"{state.memory_s * 1e3:.3f}" == "6.667"
+
+
+def test_machine_and_precision_menus_fit_their_longest_option():
+    # ipywidgets' default Dropdown (300 px, 100 of them the description) cut the machine names
+    # short ("example 120 TFLOP/s, 3 TB/s").
+    from rooflinelib.machines import machine_names
+    explorer = widgets.IntensityExplorer("H200", "fp32", intensity=1.0, warm=False)
+    menus = [explorer.machine_menu, explorer.precision_menu,
+             widgets.gemm_widget("MI300X", "bf16", 512).machine_menu,
+             widgets.attention_widget("MI300X", s=1024, d=128).machine_menu]
+    longest_machine = max(map(len, machine_names()))
+    longest_precision = max(len(label) for m in explorer.machines.values() for label, _ in ws.precision_options(m))
+    for menu, longest in zip(menus, (longest_machine, longest_precision, 0, 0)):
+        labels = [label if isinstance(label, str) else label[0] for label in menu.options]
+        longest = max([longest] + [len(label) for label in labels])
+        width = int(menu.layout.width.removesuffix("px"))
+        description = int(menu.style.description_width.removesuffix("px"))
+        assert width - description - 30 >= widgets.MENU_PX_PER_CHAR * longest, (menu.description, width, longest)
