@@ -161,7 +161,7 @@ def test_recorded_profiles_carry_their_provenance_counters_and_levels(recorded_p
     fused = capstone.recorded_softmax(profiles)["fused"]
     levels = capstone.levels_text(fused)
     binding = fused.hierarchical["binding"]
-    assert [line for line in levels.splitlines() if "<- binds" in line][0].split()[0] == binding
+    assert [line for line in levels.splitlines() if "<- binds" in line][0].split()[0] == capstone.LEVEL_LABELS[binding]
     assert set(fused.hierarchical["levels"]) >= {"dram", "l2"}
 
 
@@ -322,3 +322,44 @@ def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypat
     monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
     loaded, _ = capstone.lab1_ceilings(RunMode("gpu", "numba", "GPU"))
     assert loaded.origin == "file" and loaded.path == str(stored)
+
+
+# --- issue 24: the shipped recordings, the shortfall's split, the kernels' check -------------------
+
+def test_the_shipped_gemms_l1_row_is_called_the_l1_not_shared_memory():
+    profiles, _ = capstone.recorded_pair()
+    text = capstone.levels_text(profiles["gemm naive"])
+    assert "shared memory" not in text and "\n  l1 " in text
+    assert "l1tex__t_bytes" in capstone.L1_NOTE and "not in it" in capstone.L1_NOTE
+
+
+def test_the_3_pass_shortfall_is_split_into_launches_and_kernels():
+    profiles, _ = capstone.recorded_pair()
+    three, fused = profiles["softmax 3-pass"], profiles["softmax fused"]
+    g = capstone.gap_breakdown(three, fused)
+    assert g["expected_s"] == pytest.approx(fused.seconds * 2.5)
+    assert g["outside_kernels_s"] == pytest.approx(three.seconds - three.measured["kernel_seconds"])
+    assert g["outside_kernels_s"] + g["inside_kernels_s"] == pytest.approx(g["shortfall_s"])
+    assert g["outside_kernels_s"] < 0.25 * g["shortfall_s"]  # the launches are the smaller part
+    text = capstone.comparison(capstone.recorded_softmax(profiles), 2.5)
+    assert "pays three launches" not in text and "the kernels themselves" in text
+
+
+def test_no_shipped_profile_names_a_developers_path():
+    profiles, _ = capstone.recorded_pair()
+    for p in profiles.values():
+        assert "/root" not in p.text() and "/tmp" not in p.text() and "/work" not in p.text()
+
+
+def test_the_kernel_check_passes_the_notebooks_kernels_and_waits_for_stubs(kernels):
+    namespace = kernels
+    assert capstone.check_kernels(namespace["three_pass_passes"], namespace["fused_passes"]).passed
+    from numba import cuda
+
+    def fused_body(x, y):
+        """the exercise's stub"""
+        return None
+
+    stub = cuda.jit(fused_body)
+    got = capstone.check_kernels(namespace["three_pass_passes"], lambda b: [(stub, (b["x"], b["y"]))])
+    assert [c.status for c in got.checks] == ["pass", "unanswered"]

@@ -111,6 +111,77 @@ def counted_table(counts: dict, rows: int = SIM_ROWS, cols: int = SIM_COLS) -> s
 
 # --- the self-graded checks ------------------------------------------------------------------
 
+def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
+    """Run both versions' launches in the CUDA simulator at each of ``sizes`` (one block of
+    :data:`SIM_THREADS` per row) on a poisoned output, and check ``y`` against a float64
+    softmax.  ``three_pass_passes(buffers)`` and ``fused_passes(buffers)`` return each
+    version's ``(kernel, args)`` launches (see :func:`softmax_buffers`).  Kernels that wrote
+    nothing to ``y`` (the exercise's stubs) are not answered yet."""
+    from ..grading import Check, NotAnsweredError, report
+
+    def one(name, passes_of):
+        question = f"{name} softmax kernels"
+
+        def grade():
+            import numpy as np
+            worst = 0.0
+            for rows, cols in sizes:
+                buffers = softmax_buffers(rows, cols)
+                buffers["y"] = np.full((rows, cols), np.nan, np.float32)
+                for key in ("maxima", "e", "sums"):  # each pass must make its own inputs
+                    buffers[key] = np.full_like(buffers[key], np.nan)
+                passes = list(passes_of(buffers))
+                y = _simulate_output(passes, rows, buffers)
+                if np.isnan(y).all():
+                    return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
+                                                         "bodies, run that cell, then this check again")
+                error = _max_error(y, buffers["x"])
+                if not error < MAX_RELATIVE_ERROR:
+                    unwritten = int(np.isnan(y).sum())
+                    where = (f"{unwritten:,} of the {y.size:,} outputs were never written" if unwritten else
+                             f"the largest relative error is {error:.3g}")
+                    return Check(question, "fail", f"wrong output at {rows} rows x {cols} columns: {where}; "
+                                                   "check each pass against its description")
+                worst = max(worst, error)
+            return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
+                                           f"error {worst:.2g} against a float64 softmax)")
+
+        # The simulator takes seconds, longer than run_student allows a student's call, so the
+        # kernels run here, and whatever they raise becomes CHECK YOUR INPUT.
+        try:
+            return grade()
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except NotAnsweredError:
+            return Check(question, "unanswered", "a kernel used NOT_ANSWERED: write its body first")
+        except BaseException as exc:
+            text = " ".join(str(exc).split())[:300]
+            return Check(question, "invalid", f"the simulator stopped: {type(exc).__name__}: {text}")
+
+    return report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
+                  one("fused", fused_passes))
+
+
+def _simulate_output(passes, rows: int, buffers: dict):
+    """Run the launches one after another in the simulator on the host buffers, each pass
+    seeing what the one before wrote, and return ``y``."""
+    from .simulator import quick
+    from numba.cuda.simulator.kernel import FakeCUDAKernel
+    from .counting import _fake_device_functions, _py_func
+    for kernel, args in passes:
+        fn = _py_func(kernel)
+        fakes = _fake_device_functions(fn)
+        for globs, name, _, fake in fakes.values():
+            globs[name] = fake
+        try:
+            with quick():
+                FakeCUDAKernel(fn, device=False)[rows, SIM_THREADS](*args)
+        finally:
+            for globs, name, original, _ in fakes.values():
+                globs[name] = original
+    return buffers["y"]
+
+
 def check_byte_formula(formula, counted_at: dict, question: str):
     """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
     ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%."""
@@ -351,6 +422,37 @@ def _prediction(predicted, three):
         return model_speedup(elements, 1), f"(your prediction could not be read: {reason}; the model's is used) "
 
 
+def gap_breakdown(three, fused) -> dict:
+    """Where the 3-pass version's extra time went, in seconds: ``expected_s``, its time had it
+    moved its counted bytes at the fused kernel's rate; ``shortfall_s``, the measured median
+    beyond that; and, when ncu timed the kernels (``measured["kernel_seconds"]``),
+    ``outside_kernels_s``, the median less the kernels' own time (the launches and the gaps
+    between them), and ``inside_kernels_s``, the rest of the shortfall."""
+    expected = fused.seconds * three.n_bytes / fused.n_bytes
+    found = {"expected_s": expected, "shortfall_s": three.seconds - expected}
+    kernels = (three.measured or {}).get("kernel_seconds")
+    if kernels:
+        found["kernel_s"] = kernels
+        found["outside_kernels_s"] = three.seconds - kernels
+        found["inside_kernels_s"] = found["shortfall_s"] - found["outside_kernels_s"]
+    return found
+
+
+def gap_text(three, fused) -> str:
+    """The 3-pass shortfall split into launches and kernels, from :func:`gap_breakdown`."""
+    g = gap_breakdown(three, fused)
+    text = (f"At the fused kernel's rate the 3-pass version would take {_us(g['expected_s'])}; it took "
+            f"{_us(g['shortfall_s'])} more.")
+    moral = " The byte count can be right while the equal-bandwidth assumption is not."
+    if "kernel_s" not in g:
+        return text + (" Without the kernels' own times (profile with counters) the launches between "
+                       "the passes cannot be told apart from passes that stream below the fused rate." + moral)
+    return text + (f" Nsight Compute timed its three kernels at {_us(g['kernel_s'])} in all, so the launches "
+                   f"and the gaps between them cost {_us(g['outside_kernels_s'])} of that shortfall and the "
+                   f"kernels themselves {_us(g['inside_kernels_s'])}: the passes move their bytes below the "
+                   "fused kernel's rate." + moral)
+
+
 def comparison(profiles: dict, predicted: float, where: str = "this run") -> str:
     """The measured 3-pass / fused time ratio against ``predicted``, and why they part."""
     three, fused = profiles.get("3-pass"), profiles.get("fused")
@@ -366,10 +468,7 @@ def comparison(profiles: dict, predicted: float, where: str = "this run") -> str
     if abs(measured / predicted - 1) <= tolerance:
         return head + f" Within {tolerance:.0%}: the prediction holds, both ran about equally close to the memory roof."
     if measured > predicted:
-        return head + (" Fusion gained more than the bytes predict: the two versions did not move their bytes "
-                       "equally well (the 3-pass version pays three launches, and passes that end in a "
-                       "reduction stream less well than a copy). The byte count can be right while the "
-                       "equal-bandwidth assumption is not.")
+        return head + " Fusion gained more than the bytes predict. " + gap_text(three, fused)
     if sharef < 0.5:
         return head + (" Fusion gained less than the bytes predict, and the fused kernel ran under half its "
                        "memory roof: something other than its bytes bounds it here (on a CPU its exps, "
@@ -438,6 +537,16 @@ def counters_text(profiles: dict) -> str:
     return "\n".join(lines) if lines else "no recorded softmax profiles"
 
 
+#: The level names of a recorded placement as the notebook prints them.  The profiler places
+#: ncu's ``l1tex__t_bytes`` (what the SMs' L1 served for global and local loads and stores, not
+#: shared-memory traffic) on the ``shared`` ceiling, the only on-chip roof Lab 1 measures: the L1
+#: and shared memory are one SRAM in each SM.  The row is the L1's, so it is called that.
+LEVEL_LABELS = {"dram": "dram", "l2": "l2", "shared": "l1"}
+L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the SMs' L1 served (shared-memory "
+           "accesses are not in it), placed against the shared-memory ceiling: the L1 and shared memory are "
+           "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
+
+
 def levels_text(profile) -> str:
     """The level-by-level placement of one recorded profile (from its ncu bytes): each level's
     bytes, intensity and roof, the fraction of that roof achieved, and the binding level."""
@@ -448,11 +557,41 @@ def levels_text(profile) -> str:
     lines = [f"{profile.name}: {achieved:,.1f} GFLOP/s achieved"]
     for level, p in h["levels"].items():
         mark = "  <- binds" if level == h.get("binding") else ""
-        lines.append(f"  {level:6s} {p['bytes']:>16,.0f} bytes  I = {p['intensity']:8.4g} FLOP/byte  "
+        lines.append(f"  {LEVEL_LABELS.get(level, level):6s} {p['bytes']:>16,.0f} bytes  I = {p['intensity']:8.4g} FLOP/byte  "
                      f"roof {p['roof_gflops']:>10,.1f} GFLOP/s ({p['ceiling_gbps']:,.0f} GB/s)  "
                      f"{achieved / p['roof_gflops']:6.0%} of it{mark}")
-    lines.append(f"  {h['verdict']}")
+    binding = h.get("binding")
+    if binding == "shared":
+        p = h["levels"]["shared"]
+        lines.append(f"  {profile.name}: the L1's global-load traffic binds: its {p['bytes'] / 1e9:,.3g} GB need "
+                     f"{p['bytes'] / p['ceiling_gbps'] / 1e3:,.1f} us at {p['ceiling_gbps']:,.0f} GB/s, the longest of "
+                     f"any level ({achieved:,.0f} GFLOP/s achieved, {h['fraction_of_roof']:.0%} of the hierarchical roof).")
+    else:
+        lines.append(f"  {h['verdict']}")
     return "\n".join(lines)
+
+
+def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"):
+    """The model answer to the capstone's last question, why the measured speed-up differs
+    from the byte ratio, with the numbers of ``profiles`` (``{"3-pass", "fused"}``); shown
+    only once ``attempt`` is a real attempt."""
+    from ..grading import reveal
+    three, fused = profiles.get("3-pass"), profiles.get("fused")
+    if three is None or fused is None:
+        text = ("With no verified pair of profiles there is no measured speed-up to explain; the byte "
+                "half of the prediction was still checked in the simulator.")
+    else:
+        ratio = three.seconds / fused.seconds
+        text = (f"On {where} fusion gave {ratio:.2f}x against the {three.n_bytes / fused.n_bytes:.2f}x of "
+                f"the bytes. The prediction is two claims. The bytes held: the counters' DRAM bytes are "
+                f"within a few percent of the count for both versions. Equal bandwidth did not: the fused "
+                f"kernel reached {percent(fused.achieved_gbps / fused.peak_gbps)} of the memory roof and the "
+                f"3-pass version {percent(three.achieved_gbps / three.peak_gbps)}. " + gap_text(three, fused))
+    return reveal(attempt, text, "why the measured speed-up is not the byte ratio",
+                  key_points=("the byte ratio was checked on its own (simulator, counters)",
+                              "the two versions ran at different fractions of the memory roof",
+                              "split the extra time with the kernels' own times: launches against "
+                              "slow passes"))
 
 
 def graded_profiles(pair: Pair, recorded: dict) -> tuple:

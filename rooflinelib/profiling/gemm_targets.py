@@ -131,3 +131,67 @@ def access_table(counts: dict, n: int = SIM_N) -> str:
                   if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>14s}")
         lines.append(f"  {name:30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
     return "\n".join(lines)
+
+
+# --- the four variants recorded on the H200 (benchmarks/gemm_counters.py) ------------------------
+
+RECORDED_COUNTERS = "h200_gemm_counters_numba.json"
+#: Nsight Compute's names for what the table shows.
+SECTORS, REQUESTS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+SHARED_PASSES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+FFMA_THREADS = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
+INSTRUCTIONS = "smsp__inst_executed.sum"
+MIO_STALL = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
+
+
+def recorded_counters() -> dict:
+    """The recorded file: ``{"date", "variants": {name: {...}}, "ncu": {run: {kernel: {metric: value}}}, ...}``."""
+    from pathlib import Path
+    from ..fileio import read_json
+    from .result import ProfileError
+    return read_json(Path(__file__).resolve().parents[1] / "data" / RECORDED_COUNTERS, ProfileError,
+                     "the recorded GEMM counters")
+
+
+def recorded_rows(recorded: dict) -> dict:
+    """``{variant: {...}}``: each variant's time and rate, and its counters per warp-wide
+    request or per warp-wide FFMA (an FFMA instruction of a warp is 32 thread FFMAs)."""
+    rows = {}
+    for name, v in recorded["variants"].items():
+        m = {}
+        for run in recorded["ncu"].values():
+            m.update(run.get(v["kernel"], {}))
+        ffma = m[FFMA_THREADS] / 32
+        rows[name] = {"seconds": v["median_s"], "gflops": v["gflops"], "exact": v["exact"],
+                      "sectors_per_request": m[SECTORS] / m[REQUESTS],
+                      "l1_bytes": m["l1tex__t_bytes.sum"],
+                      "shared_passes_per_ffma": m[SHARED_PASSES] / ffma,
+                      "conflicts_per_ffma": m[CONFLICTS] / ffma,
+                      "instructions_per_ffma": m[INSTRUCTIONS] / ffma if INSTRUCTIONS in m else None,
+                      "mio_stall": m.get(MIO_STALL)}
+    return rows
+
+
+def recorded_table(recorded: dict, fp32_gflops: float) -> str:
+    """The four variants side by side: time, rate and fraction of ``fp32_gflops``, and the
+    counters that explain them."""
+    sm = (recorded.get("gpu_before") or {}).get("sm_clock_mhz")
+    lines = [f"recorded on an {(recorded.get('gpu_before') or {}).get('name', 'H200')} on {recorded['date'][:10]}"
+             f"{f' (SM clock {sm} MHz)' if sm else ''}, n = {recorded['n']}, one thread per output, "
+             f"{recorded['tile']} x {recorded['tile']} threads a block; Nsight Compute per warp-wide request or FFMA:",
+             f"  {'kernel':30s} {'time':>8s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
+             f"{'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
+    for name, r in recorded_rows(recorded).items():
+        instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
+        lines.append(f"  {name:30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
+                     f"{r['sectors_per_request']:12.2f} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
+                     f"{r['conflicts_per_ffma']:14.2f} {instr}")
+    return "\n".join(lines)
+
+
+def issue_cap(instructions_per_ffma: float) -> float:
+    """The fraction of the fp32 roof a kernel can reach when each warp-wide FFMA comes with
+    ``instructions_per_ffma`` instructions in all: a scheduler issues one instruction a clock,
+    and the fp32 roof is one FFMA per scheduler a clock."""
+    return min(1.0, 1.0 / instructions_per_ffma) if instructions_per_ffma > 0 else 1.0
