@@ -194,8 +194,9 @@ def _pct(fraction: float) -> str:
     return f"{100 * fraction:.0f}%"
 
 
-def _lever(advice: str) -> str:
-    """A row of the model's advice table without its heading ("Memory-bound: ...")."""
+def lever(advice: str) -> str:
+    """A row of the model's advice table (what ``roofline plot`` prints) without its heading
+    ("Memory-bound: ..."): the triage's next step contains it, so the two tools agree."""
     text = advice.split(": ", 1)[-1]
     return text[:1].upper() + text[1:]
 
@@ -343,43 +344,36 @@ def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
                        "Time the kernel, compute achieved GFLOP/s and its fraction of the roof.",
                        "no fraction of the roof was given")
     if frac < FAR_BELOW_FRACTION:
-        return Finding("bound by something the roofline does not model",
-                       ("Check that the loop vectorized to the SIMD width, that every core runs "
-                        "one thread, cache misses, and whether the bytes are real, before "
-                        "changing bytes or FLOPs." if cpu else
-                        "Collect duration, grid size, occupancy, profiler bytes and the L2 hit rate "
-                        "before changing bytes or FLOPs."),
+        return Finding("bound by something the roofline does not model", lever(advice["far-below"]),
                        f"it reaches only {_pct(frac)} of its roof")
     if frac < NEAR_ROOF_FRACTION and side == "memory":
         return Finding("memory-bound, and the bytes stream slower than the bandwidth roof",
-                       ("There is little math to overlap with, so overlap is not the lever. Check "
-                        "that the loop reads contiguously and vectorized, that every core streams, "
-                        "and that the roof is the one for this access mix (a copy's stores first "
-                        "read each line; a read-only loop does not); then move fewer bytes: fuse "
-                        "loops, block for the caches." if cpu else
-                        "There is little math to overlap with, so overlap is not the lever. Check "
-                        "that the accesses are coalesced (no wasted sectors), that enough loads are "
-                        "in flight (more threads, or more independent loads per thread), and that "
-                        "the roof is the one for this access mix; then move fewer bytes: fuse, "
-                        "use a smaller dtype."),
+                       ("There is little math to overlap with, so overlap is not the lever. First "
+                        "check that the loop reads contiguously and vectorized, that every core "
+                        "streams, and that the roof is the one for this access mix (a copy's stores "
+                        "first read each line; a read-only loop does not). Then: " if cpu else
+                        "There is little math to overlap with, so overlap is not the lever. First "
+                        "check that the accesses are coalesced (no wasted sectors), that enough loads "
+                        "are in flight (more threads, or more independent loads per thread), and "
+                        "that the roof is the one for this access mix. Then: ")
+                       + lever(advice["memory"]),
                        f"it reaches {_pct(frac)} of its bandwidth roof, left of the ridge")
     if frac < NEAR_ROOF_FRACTION and side == "compute":
         return Finding("compute-bound, and the arithmetic units are idle part of the time",
-                       ("Vectorize to the full SIMD width, keep several independent FMA chains per "
-                        "core, run one thread per core; then re-measure." if cpu else
-                        "Raise the independent work per thread (ILP) or occupancy, and check the "
-                        "instruction mix (address arithmetic, transcendentals); then re-measure."),
+                       ("First check that the loop vectorized and that every core runs one thread. "
+                        "Then: " if cpu else
+                        "First check the independent work per thread (ILP), occupancy and the "
+                        "instruction mix (address arithmetic, transcendentals). Then: ")
+                       + lever(advice["compute"]),
                        f"it reaches {_pct(frac)} of its compute roof, right of the ridge")
     if side == "ridge" or frac < NEAR_ROOF_FRACTION:
         return Finding("both roofs are close, or overlap is incomplete",
-                       _lever(advice["ridge"]),
+                       lever(advice["ridge"]),
                        f"it reaches {_pct(frac)} of its roof"
                        + (" at the ridge" if side == "ridge" else ""))
     if side == "compute":
         return Finding("compute-bound and near peak",
-                       (_lever(advice["compute"]) if cpu else
-                        "Improve the instruction mix: matrix cores, packed ops, fewer "
-                        "transcendentals; then more ILP."),
+                       lever(advice["compute"]),
                        f"it reaches {_pct(frac)} of the compute roof")
     if side == "memory":
         wasted = facts.bytes_ratio is not None and facts.bytes_ratio >= WASTED_BYTES_RATIO
@@ -392,9 +386,7 @@ def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
         optimal = facts.bytes_ratio is not None
         return Finding("memory-bound and bandwidth-optimal" if optimal
                        else "memory-bound and at the bandwidth roof",
-                       (_lever(advice["memory"]) if cpu else
-                        "Move fewer bytes: fuse, tile for reuse, use a smaller dtype, avoid "
-                        "materializing intermediates."),
+                       lever(advice["memory"]),
                        f"it reaches {_pct(frac)} of the bandwidth roof"
                        + (" with no more bytes than the algorithm needs" if optimal else ""))
     return Finding("at its roof", "Say which side of the ridge it sits on to get the lever.",

@@ -415,3 +415,102 @@ def test_cli_profile_timeout_is_checked(value, reason):
     assert done.returncode == 2
     assert done.stderr.startswith("roofline: error: --timeout: ") and reason in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# --- issue 25: one source of ceilings, and warnings that say when a placement cannot be trusted --
+
+def _cpu_lab1(fp32=80.0, dram=10.0, device=None):
+    from rooflinelib.measure.provenance import cpu_provenance
+    return results.validate({
+        "format": "rooflinelib-result", "version": 1, "kind": "ceilings", "backend": "cpu", "scope": "cpu",
+        "created": "2026-12-01T23:00:00+00:00", "device": {"name": device or cpu_provenance(0)["name"]},
+        "ceilings": [{"name": "dram", "kind": "memory", "value": dram, "unit": "GB/s", "verified": True, "spread": 0.01},
+                     {"name": "fp32", "kind": "compute", "value": fp32, "unit": "GFLOP/s", "verified": True,
+                      "spread": 0.01}]})
+
+
+@pytest.fixture
+def one_lab1(tmp_path, monkeypatch):
+    """An empty results folder and a Lab 1 that counts its runs."""
+    from rooflinelib import measure, modes
+    from rooflinelib.result_files import RESULTS_DIR_ENV
+    monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path / "results"))
+    monkeypatch.delenv(modes.ENV_VAR, raising=False)
+    monkeypatch.setattr(modes, "_measured_now", {})
+    calls = []
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **o: calls.append(o) or _cpu_lab1())
+    return calls
+
+
+def test_profile_plot_and_the_exercises_show_one_ridge_after_one_measurement(one_lab1, capsys):
+    import contextlib
+    import io
+    from rooflinelib.cli import main
+    from rooflinelib.exercises import ex03_place_kernel as ex03
+    from rooflinelib.modes import RunMode, student_ceilings
+    from rooflinelib.profiling import capstone
+    x, y, out = _axpy_args(1024)
+    first = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, repeats=3)
+    assert len(one_lab1) == 1 and "run `roofline measure` to measure again" in first.ceilings_source.lower()
+    second = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, repeats=3)
+    assert len(one_lab1) == 1 and second.ceilings_source.startswith("your stored Lab 1 result")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["plot", "--json", "--kernel", "axpy, 2048, 12288"]) == 0
+    plotted = json.loads(printed.getvalue())["machine"]["ridge"]
+    cpu = RunMode("cpu", "cpu", "a test CPU")
+    exercise_source = student_ceilings(cpu, measure="if-missing").machine.ridge()
+    notebook_07 = capstone.lab1_ceilings(cpu)[0].machine.ridge()
+    assert first.ridge == second.ridge == plotted == exercise_source == notebook_07 == 8.0
+    assert len(one_lab1) == 1
+    assert ex03.prepare.__code__.co_names.count("student_ceilings")  # ex03 goes through the same chain
+
+
+def test_a_cpu_function_on_a_gpus_ceilings_is_warned(tmp_path):
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=3)
+    assert r.warnings and "timed on the CPU is scored against H200, a GPU's ceilings" in r.warnings[0]
+    assert r.to_dict()["warnings"] == list(r.warnings)
+    assert "WARNING: a function timed on the CPU" in r.text()
+    assert profiling.load(r.save(tmp_path / "r.json")).warnings == r.warnings
+
+
+def test_ceilings_of_another_cpu_are_warned():
+    x, y, out = _axpy_args(1024)
+    r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings=_cpu_lab1(device="CPU: another CPU"),
+                repeats=3)
+    assert any("measured on CPU: another CPU" in w for w in r.warnings), r.warnings
+    mine = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings=_cpu_lab1(), repeats=3)
+    assert mine.warnings == ()
+
+
+def test_a_clock_that_moved_the_roof_is_warned_and_the_gpu_reverse_too():
+    from rooflinelib.profiling.core import result_warnings
+    lab1 = results.recorded("ceilings")
+    machine = results.to_machine(lab1)
+    clock = machine.provenance["sm_clock_mhz_during"]["fp32"]
+    name = lab1["device"]["name"]
+    same = {"name": name, "after": {"sm_clock_mhz": clock * 1.04}}
+    assert result_warnings("numba", machine, same, "fp32") == []
+    slow = {"name": name, "after": {"sm_clock_mhz": clock * 0.90}}
+    assert any("more than 5%" in w and "pitfall 8" in w for w in result_warnings("numba", machine, slow, "fp32"))
+    on_cpu = results.to_machine(_cpu_lab1())
+    assert any("timed on the GPU is scored against" in w for w in result_warnings("numba", on_cpu, same, "fp32"))
+
+
+def test_cpu_code_gets_the_cpu_advice_plot_gives():
+    from rooflinelib.model import CPU_ADVICE
+    from rooflinelib.placement import KernelPoint, place
+    from rooflinelib.triage import lever
+    x, y, out = _axpy_args(1 << 16)
+    lab1 = _cpu_lab1(fp32=10_000.0, dram=1e-3)  # a roof the axpy is near, whatever this machine's speed
+    probe = profile(_axpy, x, y, out, n_flops=2 * x.size, n_bytes=12 * x.size, ceilings=lab1, repeats=3)
+    lab1 = _cpu_lab1(fp32=10_000.0, dram=probe.achieved_gbps / 0.9)
+    r = profile(_axpy, x, y, out, n_flops=2 * x.size, n_bytes=12 * x.size, ceilings=lab1, repeats=3)
+    machine = results.to_machine(lab1)
+    plotted = place(KernelPoint("axpy", r.n_flops, r.n_bytes, r.achieved_gflops), machine.roofline())
+    for word in ("CUDA", "occupancy", "shared memory", "warp", "L2 hit"):
+        assert word not in r.advice and word not in plotted["advice"]
+    assert plotted["advice"] in CPU_ADVICE.values()
+    if r.fraction_of_roof <= 1.05:  # above its roof, the triage names pitfall 6 instead
+        assert lever(plotted["advice"]) in r.advice  # the same lever, in the same words

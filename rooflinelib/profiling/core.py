@@ -32,8 +32,9 @@ PRECISIONS = {
     "bf16": ("bf16-tensor",), "fp16": ("fp16-tensor",), "tf32": ("tf32-tensor",),
     "fp8": ("fp8-tensor",), "fp32-matrix": ("fp32-matrix",), "fp64-matrix": ("fp64-matrix",),
 }
-
-_live_ceilings = {}  # backend -> (Machine, message): one live Lab 1 per process and backend
+#: The clock during the run and the clock the ceilings were measured at further apart than this
+#: share: the roof the kernel is scored against has moved (pitfall 8).
+CLOCK_WARNING_SHARE = 0.05
 
 
 def _count(value, field: str, allow_zero: bool) -> float:
@@ -61,17 +62,6 @@ def _name(name, fn) -> str:
 
 def _gpu_backend(library: str) -> str:
     return "cupy" if library == "cupy" else "numba"
-
-
-def _measure_live(backend: str):
-    if backend not in _live_ceilings:
-        from ..measure.ceilings import measure_ceilings
-        from ..results import to_machine
-        result = measure_ceilings(backend=backend, links=False)
-        machine = to_machine(result)
-        _live_ceilings[backend] = (machine, f"measured just now with Lab 1 ({backend} backend, every rate verified), "
-                                             f"as no stored Lab 1 result was found")
-    return _live_ceilings[backend]
 
 
 def resolve_ceilings(ceilings, library: str):
@@ -106,22 +96,20 @@ def resolve_ceilings(ceilings, library: str):
     if ceilings is not None:
         raise ProfileError(f"ceilings: expected a result file, a result, a Machine or a machine name, "
                            f"got {type(ceilings).__name__}")
-    from ..result_files import stored_path
+    # The one chain (modes.student_ceilings): the stored Lab 1 result, else Lab 1 measured
+    # once now and stored, so that every later call, notebook and exercise sees the same ridge.
+    # Never a recorded GPU run in place of the student's own machine.
+    from ..modes import LAB1_CPU_SIZE_MIB, describe_result, noise_words, shown_path, student_ceilings
     backends = ("cpu",) if library == "cpu" else (_gpu_backend(library), "cupy" if library != "cupy" else "numba")
-    for backend in backends:
-        path = stored_path("ceilings", backend)
-        if path is not None:
-            try:
-                result = load(path)
-                return to_machine(result), (f"your stored Lab 1 result {path} ({result['device'].get('name', '?')}, "
-                                            f"measured {str(result.get('created', '?'))[:10]})")
-            except ResultError:
-                continue  # a broken stored file: measure instead, as if none were there
-    try:
-        return _measure_live(backends[0])
-    except Exception as exc:  # no backend here, or a failed verification: never a roof
-        raise ProfileError(f"ceilings: no stored Lab 1 result, and Lab 1 could not run now "
-                           f"({' '.join(str(exc).split())[:200]}); pass ceilings= a result file or a machine name") from None
+    options = {"size_mib": LAB1_CPU_SIZE_MIB} if library == "cpu" else {"links": False}
+    loaded = student_ceilings(None, backend=backends, measure="if-missing", recorded=False, **options)
+    if loaded.origin == "file":
+        return loaded.machine, (f"your stored Lab 1 result {shown_path(loaded.path)} ({describe_result(loaded.result)})"
+                                + noise_words(loaded.result))
+    if loaded.origin == "live":
+        return loaded.machine, loaded.message
+    raise ProfileError(f"ceilings: {' '.join(loaded.message.split())[:300]}; or pass ceilings= a result file "
+                       "or a machine name") from None
 
 
 def _compute_ceiling(machine, precision) -> str:
@@ -278,24 +266,60 @@ def _maybe_gpu(fn, args, kwargs) -> bool:
     return detect_library(fn, args, kwargs) != "cpu"
 
 
+def _run_clock(device: dict):
+    """The SM clock (MHz) read around the timed run, where it was read: after, else before."""
+    for state in (device.get("after"), device.get("before")):
+        value = state.get("sm_clock_mhz") if isinstance(state, dict) else None
+        if not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
+            return float(value)
+    return None
+
+
+def result_warnings(library: str, machine, device: dict, compute: str) -> list:
+    """What makes a placement on ``machine`` untrustworthy, in words: code timed on a CPU scored
+    against a GPU's ceilings or the reverse, ceilings measured on another device, a clock
+    during the run more than :data:`CLOCK_WARNING_SHARE` from the ceilings' clock."""
+    found = []
+    ran_on = "cpu" if library == "cpu" else "gpu"
+    if ran_on != machine.target:
+        found.append(f"a function timed on the {ran_on.upper()} is scored against {machine.name}, a "
+                     f"{machine.target.upper()}'s ceilings: its share of that roof says nothing about the "
+                     f"{ran_on.upper()} it ran on; place it on a Lab 1 result of that {ran_on.upper()} "
+                     "(the default, ceilings=None)")
+    measured_on = (machine.provenance or {}).get("name") if machine.kind == "measured" else None
+    here = device.get("name")
+    if measured_on and here and here not in ("GPU", "CPU") and measured_on != here and ran_on == machine.target:
+        found.append(f"the ceilings were measured on {measured_on}, and this run was on {here}: "
+                     "run `roofline measure` on this machine")
+    theirs, ours = ceilings_clock(machine, compute), _run_clock(device)
+    if theirs and ours and abs(ours / theirs - 1) > CLOCK_WARNING_SHARE:
+        found.append(f"the SM clock was {ours:,.0f} MHz during the run and {theirs:,.0f} MHz when the "
+                     f"{compute} ceiling was measured ({ours / theirs - 1:+.0%}, more than "
+                     f"{CLOCK_WARNING_SHARE:.0%}): the roof has moved with the clock (pitfall 8)")
+    return found
+
+
 def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, peak, bandwidth, device,
              counted, measured, hierarchical, notes) -> ProfileResult:
     from ..model import Roofline
     from ..triage import KernelFacts, triage
     seconds = timed.median_s
+    # The advice fits where the code ran (CPU code gets a CPU's levers, as roofline plot gives
+    # a CPU result), whatever ceilings it is scored against; a mismatch is a warning.
+    target = "cpu" if timed.library == "cpu" else "gpu"
     facts = {"duration_us": seconds * 1e6}
     if measured is not None:
         facts["bytes_ratio"] = measured["dram_over_analytic"]
     if flops > 0:
-        roofline = Roofline(peak, bandwidth)
+        roofline = Roofline(peak, bandwidth, target=target)
         verdict = roofline.classify(flops / n_bytes, flops / seconds / 1e9)
         side = "compute" if verdict.side == "compute" else "memory"
         roof, fraction = verdict.roof_gflops, verdict.fraction_of_roof
-        diagnosis = triage(KernelFacts.placed(flops / n_bytes, flops / seconds / 1e9, roofline, **facts))
+        diagnosis = triage(KernelFacts.placed(flops / n_bytes, flops / seconds / 1e9, roofline, **facts), target)
     else:  # pure data movement: scored against the bandwidth roof
         side, roof = "memory", 0.0
         fraction = n_bytes / seconds / 1e9 / bandwidth
-        diagnosis = triage(KernelFacts(fraction_of_roof=fraction, side="memory", **facts))
+        diagnosis = triage(KernelFacts(fraction_of_roof=fraction, side="memory", **facts), target)
         notes.append("n_flops = 0: a pure data-movement kernel, scored against the bandwidth roof")
     advice = f"{diagnosis.likely.title}. Next: {diagnosis.likely.next_step}"
     return ProfileResult(
@@ -304,4 +328,5 @@ def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, pea
         machine=machine.name, ceilings_source=source, compute=compute, memory=memory, peak_gflops=peak,
         peak_gbps=bandwidth, roof_gflops=roof, side=side, fraction_of_roof=fraction, advice=advice,
         device=device, counted=counted, measured=measured, hierarchical=hierarchical, notes=tuple(notes),
-        samples_s=tuple(timed.seconds), ceilings_sm_clock_mhz=ceilings_clock(machine, compute))
+        samples_s=tuple(timed.seconds), ceilings_sm_clock_mhz=ceilings_clock(machine, compute),
+        warnings=tuple(result_warnings(timed.library, machine, device, compute)))

@@ -53,6 +53,9 @@ class ProfileResult:
     notes: tuple = ()
     samples_s: tuple = ()  # every timed repeat, in order (a regression gate's interval needs them)
     ceilings_sm_clock_mhz: Optional[float] = None  # the SM clock the compute ceiling was measured at
+    #: what makes this placement untrustworthy, in words (core.result_warnings): CPU code on a
+    #: GPU's ceilings or the reverse, ceilings of another device, a clock that moved the roof
+    warnings: tuple = ()
 
     @property
     def intensity(self) -> float:
@@ -80,6 +83,7 @@ class ProfileResult:
         body = asdict(self)
         body["notes"] = list(self.notes)
         body["samples_s"] = list(self.samples_s)
+        body["warnings"] = list(self.warnings)
         record.update({k: v for k, v in body.items() if k not in ("name",)})
         record.update({"achieved_gbps": self.achieved_gbps, "ridge": self.ridge})
         return {"format": FORMAT, "version": VERSION, **record}
@@ -114,6 +118,7 @@ class ProfileResult:
                  f"({gflops_text(self.roof_gflops)})",
                  f"  advice: {self.advice}",
                  f"  ceilings: {self.ceilings_source}"]
+        lines += [f"  WARNING: {w}" for w in self.warnings]
         if self.counted:
             lines.append(f"  counted in the simulator: {self.counted['read']:,} bytes read, "
                          f"{self.counted['written']:,} written ({self.counted['unique_read'] + self.counted['unique_written']:,} distinct)")
@@ -221,6 +226,10 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
                        for x in samples)):
         raise ProfileError(f"{where}: samples_s: must be a list of at most 100000 times, each "
                            f"{sanity.BANDS['s'][0]:g} to {sanity.BANDS['s'][1]:g} s")
+    warnings = data.get("warnings", [])  # absent from files saved before results carried them
+    if (not isinstance(warnings, list) or len(warnings) > 20
+            or not all(isinstance(w, str) and len(w) <= 2000 for w in warnings)):
+        raise ProfileError(f"{where}: warnings: must be a list of at most 20 texts")
     clock = data.get("ceilings_sm_clock_mhz")
     if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
                               or not math.isfinite(clock) or not 0 < clock < 1e5):
@@ -228,7 +237,8 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
     result = ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
                            measured=optional["measured"], hierarchical=optional["hierarchical"],
                            notes=tuple(notes), samples_s=tuple(float(x) for x in samples),
-                           ceilings_sm_clock_mhz=None if clock is None else float(clock), **values)
+                           ceilings_sm_clock_mhz=None if clock is None else float(clock),
+                           warnings=tuple(warnings), **values)
     for key in _DERIVED:
         value = getattr(result, key)
         if not math.isfinite(value):
