@@ -192,9 +192,20 @@ def dram_mixes(result_or_path) -> dict:
     return {registry.MIX_OF[row]: rates[row] for row in registry.parts_of("dram") if row in rates}
 
 
+def l2_footprint(result: dict):
+    """The working set (bytes) a ceilings result's ``l2`` was read from, or None."""
+    for d in result.get("details", []):
+        if isinstance(d, dict) and d.get("name") == "l2":
+            value = d.get("footprint_bytes", (d.get("config") or {}).get("working_set_bytes"))
+            return value if isinstance(value, (int, float)) and value > 0 else None
+    return None
+
+
 def _label(result: dict, name: str) -> str:
     if name == "dram":
         return f"DRAM ({dram_mix(result)})"
+    if name == "l2" and l2_footprint(result):
+        return f"L2 (read, {registry.footprint_text(l2_footprint(result))} set)"
     return registry.label_of(name)
 
 

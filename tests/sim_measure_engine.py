@@ -77,4 +77,4 @@ chosen = {k: sweep_point(gpu, k, buffers).detail() for k in (0, 70)}
 link_buffers = len(gpu._link_cache)
 print(json.dumps({"link_buffers": link_buffers, "ceilings": {k: v.ceiling_row() for k, v in m.items()},
                   "details": {k: v.detail() for k, v in m.items()},
-                  "sweep": rows, "sweep_chosen": chosen, "progress": lines}))
+                  "sweep": rows, "sweep_chosen": chosen, "progress": lines, "notes": options.notes}))

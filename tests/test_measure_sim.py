@@ -140,6 +140,10 @@ def test_numba_engine_plumbing_in_the_simulator():
     assert sorted(c["working_set_bytes"] for c in l2["configs_tried"]) == [2 * 16384, 4 * 16384]
     assert l2["n_bytes"] == l2["config"]["grid"] * l2["config"]["iters"] * 16384 > 0
     assert l2["config"]["grid"] % l2["config"]["groups"] == 0
+    # the L2 ceiling names the footprint it holds for, in its details and the result's notes
+    assert l2["footprint_bytes"] == l2["config"]["working_set_bytes"] in (2 * 16384, 4 * 16384)
+    [note] = [n for n in out["notes"] if n.startswith("l2: ")]
+    assert "0.0 MB to 0.1 MB" in note and f"at {l2['footprint_bytes'] / 1e6:.1f} MB" in note
     # the progress lines name every measured configuration
     assert any("l2_slab" in line for line in out["progress"])
 

@@ -133,3 +133,20 @@ def test_dram_takes_the_best_mix_measured_and_names_it():
     assert m.extra["mixes"] == {"read": pytest.approx(2000.0), "write": pytest.approx(2500.0),
                                 "copy": pytest.approx(1e9 / 0.6e-3 / 1e9)}
     assert "note" not in m.extra and options.measured["dram"] is m
+
+
+def test_the_recorded_l2_names_its_footprint_and_dram_its_mix():
+    """The shipped H200 ceilings: the L2 roof's label says the working set it was read from,
+    the DRAM roof's label its access mix; the mixes stay apart from the machine's roofs."""
+    from rooflinelib import results
+    for backend in ("numba", "cupy"):
+        r = results.recorded("ceilings", backend)
+        machine = results.to_machine(r)
+        footprint = results.l2_footprint(r)
+        assert 10e6 < footprint < 30e6
+        assert machine.ceiling("l2").label == f"L2 (read, {footprint / 1e6:.1f} MB set)"
+        assert machine.ceiling("dram").label == f"DRAM ({results.dram_mix(r)})"
+        mixes = results.dram_mixes(r)
+        assert set(mixes) == {"read", "write", "copy"}
+        assert machine.ceiling("dram").value == max(mixes.values())
+        assert not any(c.name.startswith("dram-") for c in machine.ceilings)
