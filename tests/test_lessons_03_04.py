@@ -71,3 +71,44 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     assert "launches included, is about" in prose
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
+
+
+def test_the_numbers_in_03s_prose_are_the_recorded_runs():
+    # The prose quotes the recorded H200 run: re-recording it without rewording the page fails.
+    from rooflinelib import results
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.machines import H200
+    from rooflinelib.modes import RunMode, ceilings_for
+    prose = words(markdown("03_ceilings.ipynb"))
+    lab1 = ceilings_for(RunMode("recorded", None, "recorded H200", "recorded"))
+    roof = lab1.machine.roofline("fp32", "dram")
+    mixes = results.dram_mixes(lab1.result)
+    for quoted in (f"{roof.peak_gbps:,.0f} GB/s", f"{roof.peak_gflops:,.0f} GFLOP/s", f"{roof.ridge:.2f} FLOP/byte",
+                   f"datasheet's {H200.ridge('fp32'):.2f}",
+                   f"{mixes['read']:,.0f}, {mixes['write']:,.0f} and {mixes['copy']:,.0f} GB/s",
+                   f"copy sits at {mixes['copy'] / roof.peak_gbps:.0%} of `dram`"):
+        assert quoted in prose, quoted
+    chain = {r["variant"]: r for r in rows.chains_rows(recorded_experiments()["chains"])}
+    trap = next(r for r in chain.values() if r["issued_per_ffma"])
+    assert f"every {trap['cycles_per_issue']:.1f} cycles" in prose
+    assert f"every {chain['1 chain, full occupancy']['cycles_per_issue']:.2f} cycles" in prose
+
+
+def test_the_numbers_in_04s_prose_are_the_recorded_runs():
+    import json
+    from importlib import resources
+
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    prose = words(markdown("04_sweep.ipynb"))
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
+    envelope, one = summary["faster of the two at each K"], summary["sweep"]
+    for quoted in (f"ridge is {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
+                   f"reached {envelope['at_ridge']:.0%} of its roof", f"at {one['knee']:.2f} (K = {one['knee_k']})",
+                   f"reaches {one['at_ridge']:.0%} at K = {one['ridge_k']}"):
+        assert quoted in prose, quoted
+    ratios = rows.softmax_ratios(recorded_experiments()["softmax"])
+    assert f"fusion gained {ratios['measured']:.2f}x" in prose
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    assert f"took {split['median_s'] * 1e6:.1f} µs" in prose and f"{split['kernel_s'] * 1e6:.1f} µs" in prose
