@@ -312,6 +312,19 @@ def _is_noisy(result: dict) -> bool:
     return any(isinstance(c, dict) and c.get("noisy") for c in result.get("ceilings", ()))
 
 
+def keeps_clean(result: dict, path) -> str:
+    """Why ``result`` must not replace the file at ``path`` (it is noisy and the stored result
+    there is clean), else ''.  ``roofline measure`` and Lab 1 both ask before they store."""
+    from pathlib import Path
+    if not _is_noisy(result) or not Path(path).is_file():
+        return ""
+    old, _ = _load_file(path, result.get("kind", "ceilings"))
+    if old is None or _is_noisy(old):
+        return ""
+    return (f"this run was noisy, so it does not replace the clean result stored in "
+            f"{shown_path(path)} ({describe_result(old)}), which stays in use")
+
+
 def _store(result: dict, backend: str):
     """``(path, None)`` once ``result`` is stored where the chain looks for it, else
     ``(path or None, why not)``.  A noisy result never replaces a clean stored one."""
@@ -321,11 +334,9 @@ def _store(result: dict, backend: str):
         path = default_path("ceilings", result.get("backend", backend))
     except Exception as exc:  # an unknown backend name: nothing to store under
         return None, _first_line(exc)
-    if _is_noisy(result) and path.is_file():
-        old, _ = _load_file(path, "ceilings")
-        if old is not None and not _is_noisy(old):
-            return path, (f"this run was noisy, so it does not replace the clean result stored in "
-                          f"{shown_path(path)} ({describe_result(old)}), which stays in use")
+    kept = keeps_clean(result, path)
+    if kept:
+        return path, kept
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         results.save(result, path)

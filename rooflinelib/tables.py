@@ -280,14 +280,26 @@ def ceilings_table(result) -> str:
     rules = {d["name"]: d["rule"] for d in result.get("details", [])
              if isinstance(d, dict) and "name" in d and "rule" in d}
     rule_header = f"{'rule':<8}" if rules else ""
-    lines.append(f"  {'ceiling':<13}{'kind':<9}{'value':>14}  {'unit':<8}{'spread':>8}  {rule_header}"
+    # The spread a student can read: the middle half of the trials (IQR over the median), which
+    # one stray trial cannot blow up; results from before it was recorded show max - min.
+    iqr = all("iqr" in c for c in result["ceilings"])
+    spread_header = "IQR" if iqr else "spread"
+    lines.append(f"  {'ceiling':<13}{'kind':<9}{'value':>14}  {'unit':<8}{spread_header:>8}  {rule_header}"
                  "verified  first call")
     for c in result["ceilings"]:
         jit = result.get("jit_seconds", {}).get(c["name"])
         jit_text = f"{jit:8.2f} s" if isinstance(jit, (int, float)) else ""
         rule = f"{rules.get(c['name'], '?'):<8}" if rules else ""
+        flag = "  NOISY" if c.get("noisy") else ""
         lines.append(f"  {c['name']:<13}{c['kind']:<9}{_fmt(c['value']):>14}  {c['unit']:<8}"
-                     f"{100 * c['spread']:7.1f}%  {rule}{'yes' if c['verified'] else 'NO':<8}  {jit_text}")
+                     f"{100 * c['iqr' if iqr else 'spread']:7.1f}%  {rule}{'yes' if c['verified'] else 'NO':<8}"
+                     f"  {jit_text}{flag}")
+    noisy = [c for c in result["ceilings"] if c.get("noisy")]
+    if noisy:
+        lines.append("")
+        lines.append(f"  NOISY: {len(noisy)} of {len(result['ceilings'])} ceilings judged their own trials "
+                     "noisy; re-run Lab 1 when no other program is busy before trusting them:")
+        lines += [f"    {c['name']}: {c.get('noise') or 'noisy'}" for c in noisy]
     names = {c["name"]: c["value"] for c in result["ceilings"]}
     if "fp32" in names and "dram" in names:
         lines.append("")
