@@ -227,7 +227,7 @@ def machine_from_csv(path, name: str = None) -> Machine:
             Ceiling(r["name"], r["kind"], r["value"],
                     f"{where}, spread {100 * r['spread']:.1f}%"
                     + ("" if r["verified"] else ", NOT verified"), registry.label_of(r["name"]))
-            for r in rows)
+            for r in rows if registry.get(r["name"]).part_of is None)  # as results.to_machine
     else:
         ceilings = (
             Ceiling("dram", "memory", max(r["gbps"] for r in rows),

@@ -496,13 +496,15 @@ def test_recorded_l2_level_starts_where_blocks_stop_sharing_chunks(recorded):
     assert max(shared) > 1.5 * l2.gbps
 
 
-def test_recorded_dram_level_agrees_with_the_lab1_copy_ceiling(recorded):
-    from rooflinelib.results import recorded_h200
-    copy = recorded_h200().ceiling("dram").value
+def test_recorded_dram_level_agrees_with_the_lab1_read_ceiling(recorded):
+    from rooflinelib import results
+    mixes = results.dram_mixes(results.recorded("ceilings", "numba"))
     dram = next(lv for lv in h.hierarchy_levels(recorded) if lv.name == "dram")
-    # Two kernels, two runs, one HBM.  Reads alone run faster than a copy: the bus never
-    # turns round between reads and writes (on the H200 about 9% faster).
-    assert copy <= dram.gbps <= 1.15 * copy
+    # Two read-only kernels, two runs, one HBM: within a few per cent.  A copy is slower (the
+    # bus turns round between reads and writes); Lab 1's dram, the best mix, is at least
+    # every point of the sweep's DRAM plateau, so no read lands above the roof.
+    assert 0.97 * mixes["read"] <= dram.gbps <= 1.03 * mixes["read"]
+    assert mixes["copy"] < dram.gbps <= dram.best_gbps <= results.recorded_h200().ceiling("dram").value
 
 
 def test_recorded_sharing_blocks_make_a_large_set_look_cached(recorded):
