@@ -20,6 +20,7 @@ from ..measure.ceilings import measure_ceilings
 from ..measure.errors import BackendUnavailable, VerificationError
 from ..measure.sweep import run_sweep
 from ..measure.timing import TimingUnavailable
+from ..modes import keeps_clean
 from ..results import ResultError, save
 from ..tables import ceilings_table, sweep_tables
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, number_option, option_error
@@ -112,6 +113,10 @@ def _progress(args):
 def _finish(result, args, table):
     if args.out is None and not args.no_save:
         args.out = default_out(result)  # where the notebooks look, named by the real backend
+        kept = keeps_clean(result, args.out)  # a noisy run never replaces a clean stored one
+        if kept:
+            print(f"not stored: {kept}; re-run when no other program is busy", file=sys.stderr)
+            args.out = None
     out = _check_out(args.out)
     if out is not None:
         try:
