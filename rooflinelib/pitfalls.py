@@ -112,7 +112,8 @@ def recorded_empty_launch() -> dict:
 
 
 #: The compute roofs pitfall 4 spans: vector, then matrix units at falling precision.
-SPAN_CEILINGS = ("fp32", "fp32-matrix", "tf32-tensor", "bf16-tensor", "fp16-tensor", "fp8-tensor")
+SPAN_CEILINGS = ("fp32", "fp32-packed", "fp32-matrix", "tf32-tensor", "bf16-tensor", "fp16-tensor",
+                 "fp8-tensor")
 
 
 def compute_roof_span(machine, names=SPAN_CEILINGS) -> dict:
@@ -169,6 +170,36 @@ def algorithm_race(n: int, m: int) -> dict:
     length = fft_length(n, m)
     direct, fft = 2.0 * n * m, fft_correlation_flops(length)
     return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
+
+
+#: The measured kernels notebook 06 opens with, one per pitfall that has a point on the chart:
+#: (experiment, index of its variant, label).
+RECORDED_POINTS = (
+    ("launch", 0, "1: vector add of 4096 elements"),
+    ("starved", 0, "1: sweep K=64 on 2 blocks"),
+    ("overlap", 2, "2: the same work, phases in turn"),
+    ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)"),
+    ("strided", 5, "6: stride-32 reads"),
+    ("algorithm", 0, "7: direct correlation"),
+)
+
+
+def recorded_points(experiments=None) -> list:
+    """The measured kernels of the recorded H200 pitfalls runs that a one-level fp32/HBM
+    roofline misreads, as :class:`rooflinelib.placement.KernelPoint` (FLOPs and bytes as
+    counted, the measured rate).  ``experiments``: a ``{name: Experiment}`` (default: the
+    recorded runs); a missing experiment is left out."""
+    from .experiments.record import recorded_experiments
+    from .placement import KernelPoint
+    runs = recorded_experiments() if experiments is None else experiments
+    points = []
+    for name, index, label in RECORDED_POINTS:
+        run = runs.get(name)
+        if run is None or index >= len(run.variants):
+            continue
+        v = run.variants[index]
+        points.append(KernelPoint(f"pitfall {label}", v.n_flops, v.n_bytes, v.gflops))
+    return points
 
 
 def race_rows(experiment) -> list:

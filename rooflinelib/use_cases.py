@@ -64,9 +64,10 @@ def _profiler_figure() -> str:
         peaks, lab1 = ncu.load_csv(ncu.recorded_csv())[0].peaks(), recorded_h200()
     except Exception as exc:  # a shipped file missing or unreadable: say so, do not fail the table
         return f"no recorded ncu run to compare with ({type(exc).__name__})"
-    return (f"Lab 1's recorded H200 fp32 roof is {lab1.ceiling('fp32').value / peaks.gflops['fp32']:.2f} and its DRAM "
-            f"copy {lab1.ceiling('dram').value / peaks.gbps['dram']:.2f} of the peaks Nsight Compute derives at the "
-            f"running clock; notebook 05 places Lab 4's kernels from ncu's counters")
+    dram = lab1.ceiling("dram")
+    return (f"Lab 1's recorded H200 fp32 roof is {lab1.ceiling('fp32').value / peaks.gflops['fp32']:.2f} and its "
+            f"{dram.title} roof {dram.value / peaks.gbps['dram']:.2f} of the peaks Nsight Compute derives from unit "
+            f"throughputs at the running clock; notebook 05 places Lab 4's kernels from ncu's counters")
 
 
 def use_case_rows() -> list:

@@ -135,3 +135,98 @@ def test_the_link_step_widgets_legend_has_room_under_its_plot():
     entries = _legend_entries(figure)
     assert figure.layout.legend.y < 0 and figure.layout.legend.orientation == "v"
     assert figure.layout.margin.b >= LEGEND_ENTRY_PX * entries
+
+
+# --- the notebooks themselves --------------------------------------------------------------------
+
+import json  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = {"05": ROOT / "notebooks" / "05_hierarchical.ipynb", "06": ROOT / "notebooks" / "06_pitfalls.ipynb"}
+APPENDICES = {"05": "docs/appendix-05-hierarchy.md", "06": "docs/appendix-06-pitfalls.md"}
+MAX_MARKDOWN_WORDS = 2500
+
+
+def _cells(key):
+    from rooflinelib.fileio import read_json
+    return read_json(LESSONS[key], ValueError, "a notebook")["cells"]
+
+
+def _markdown(key):
+    return ["".join(c["source"]) for c in _cells(key) if c["cell_type"] == "markdown"]
+
+
+def _printed(key):
+    return "\n".join("".join(o.get("text", "")) for c in _cells(key) if c["cell_type"] == "code"
+                     for o in c.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def _code(key):
+    return "\n".join("".join(c["source"]) for c in _cells(key) if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("key", sorted(LESSONS))
+def test_a_lesson_stays_within_its_word_budget_and_links_its_appendix_and_exercise(key):
+    markdown = _markdown(key)
+    assert sum(len(text.split()) for text in markdown) <= MAX_MARKDOWN_WORDS
+    text = "\n".join(markdown)
+    assert (ROOT / APPENDICES[key]).is_file() and f"../{APPENDICES[key]}" in text
+    last = markdown[-1]
+    link = re.search(r"\*\*Now do exercise \d+[^*]*\*\*.*?\(\.\./(exercises/[\w.]+\.ipynb)\)", last, re.S)
+    assert link and (ROOT / link.group(1)).is_file()
+
+
+@pytest.mark.parametrize("key", sorted(LESSONS))
+def test_a_lesson_opens_with_its_question_and_a_figure(key):
+    cells = _cells(key)
+    assert "**The question.**" in "".join(cells[0]["source"])
+    first_figure = next(i for i, c in enumerate(cells) if c["cell_type"] == "code" and "figure" in "".join(c["source"]))
+    assert first_figure <= 2
+
+
+@pytest.mark.parametrize("key", sorted(LESSONS))
+def test_a_lessons_stored_output_has_no_failure_for_an_expected_fallback(key):
+    printed = _printed(key)
+    assert "run failed" not in printed and "not available on the" not in printed
+
+
+def test_notebook_06_does_not_print_exercise_1s_answers():
+    code, printed = _code("06"), _printed("06")
+    assert "ex01_classify" not in code and "EXERCISE_ROWS" not in code
+    assert "row 8" not in printed and "projection GEMM at batch 128" not in printed
+
+
+def test_notebook_06_reads_a_clock_that_held_still_at_one_value():
+    printed = _printed("06")
+    assert not re.search(r"between ([\d,]+) and \1 MHz", printed)
+    assert "the clock read at 1,980 MHz" in printed
+
+
+def test_notebook_06_states_what_the_issue_found_wrong_correctly():
+    text = "\n".join(_markdown("06"))
+    assert "needs no measurement" not in text and "do not run on the FMA pipes" not in text
+    assert "MUFU" in text and "lists four" not in text
+    assert "163.4" in text and "packed" in text and "81.7" in text
+    assert "32 and 130 µs" in text  # pitfall 7: the direct kernel at its roof would win there
+    assert "1024 as a power of two" not in _printed("06")
+
+
+def test_notebook_05_states_what_the_issue_found_wrong_correctly():
+    text = "\n".join(_markdown("05"))
+    assert "FFMA only" not in text and "FADD" in text
+    assert "measure their own ceilings with microbenchmarks" not in text
+    assert "derives, not measures" in text or "derive" in text
+    # Nsight Compute is introduced before its first counter is named
+    assert text.index("**Nsight Compute**") < text.index("lts__t_bytes")
+    for term in ("**partitions**", "**sectors**", "**MUFU**"):
+        assert term in text
+
+
+def test_the_profiler_use_case_names_the_dram_mix_it_compares():
+    # The DRAM roof is Lab 1's best mix, not necessarily the copy: the row says which.
+    from rooflinelib import use_cases
+    figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"].startswith("vendor"))
+    title = recorded_h200().ceiling("dram").title
+    assert f"its {title} roof" in figure and "derives from unit throughputs" in figure
