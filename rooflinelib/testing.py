@@ -14,7 +14,8 @@ Noise.  The share comes from the median of the timed repeats.  Its interval is t
 confidence interval of that median from the samples' order statistics (ranks n/2 -/+ 1.96
 sqrt(n)/2: no assumption that the times are normal).  When the interval holds the threshold,
 the gate measures again and pools the samples, at most :data:`MAX_ROUNDS` rounds in all and
-only while the time spent stays within 1 s plus three times the first round's timed repeats.
+only while the time spent (first calls left out: a compilation does not repeat) stays within
+1 s plus three times the first round's timed repeats.
 An interval that still holds the threshold makes the outcome "ambiguous", with its interval:
 never a silent pass or a coin-flip fail.  :func:`assert_roofline` raises
 :class:`AmbiguousGate`, an AssertionError whose message says "ambiguous", so pytest reports
@@ -316,18 +317,17 @@ def gate(fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, r
         gpu = gpu or result.library != "cpu"
         if hasattr(sampler, "summary") and sampler.summary()["samples"]:
             summaries.append(sampler.summary())
+        # A round's cost without its first call, which may hold a compilation that does not
+        # repeat; the next round is assumed to cost as much as this one, or as its calls do.
+        cost = max(round_s - result.first_call_s, _round_estimate(result))
         if budget_s is None:
             timed_s = sum(result.samples_s) or result.seconds * result.repeats
             budget_s = OVERHEAD_S + OVERHEAD_FACTOR * timed_s
-            # The first round's timing, not its wall time: that may hold a compilation (the
-            # first call) or a Lab 1 measured once for the session, neither of which repeats.
-            spent = _round_estimate(result)
-        else:
-            spent += round_s
+            spent = 0.0
+        spent += cost
         clocks = _clocks(results, summaries)
         outcome = judge(results, at_least, clocks)
-        if (outcome.verdict != "ambiguous" or len(results) >= MAX_ROUNDS
-                or spent + _round_estimate(result) > budget_s):
+        if outcome.verdict != "ambiguous" or len(results) >= MAX_ROUNDS or spent + cost > budget_s:
             return replace(outcome, gate_s=time.perf_counter() - started, timed_s=timed_s)
 
 
@@ -486,7 +486,11 @@ def demo_gates(mode=None, ceilings=None) -> GateDemo:
         from .modes import detect_mode
         mode = detect_mode()
     if not mode.live:
-        data = recorded_gates()
+        try:
+            data = recorded_gates()
+        except ProfileError as exc:  # a copy of the course without the recorded file
+            return GateDemo(mode.title, (f"Mode: {mode.title}: nothing can be timed here and no recorded gates "
+                                         f"could be read ({exc}).",))
         lines = [f"Mode: {mode.title}: these gates ran on the {data.get('device', 'H200')} on "
                  f"{str(data.get('created', '?'))[:10]} and are shown as recorded, not measured now."]
         for g in data["gates"]:

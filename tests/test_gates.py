@@ -575,3 +575,16 @@ def test_bimodal(roofline):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "AmbiguousGate: roofline gate ambiguous for bimodal" in done.stdout
     assert re.search(r"bimodal\s+\S+%\s+\S+% to \S+%\s+>=\s+99.0%\s+ambiguous", done.stdout)
+
+
+def test_a_gpu_gate_without_nvml_reads_the_snapshots_and_flags_throttling(monkeypatch, rounds):
+    monkeypatch.setattr(testing, "detect_library", lambda fn, args, kwargs: "cupy")
+    device = {"before": {"sm_clock_mhz": 1980, "clock_event_reasons": 0},
+              "after": {"sm_clock_mhz": 1620, "clock_event_reasons": 4}}
+    rounds["queue"] = [fake(shares(*[0.9] * 10), library="cupy", device=device, clock_mhz=1980)]
+    outcome = testing.gate(_copy, n_flops=0, n_bytes=1e6, at_least=0.5)
+    assert outcome.verdict == "pass" and not outcome.clocks.sampled
+    assert outcome.clocks.during_mhz == 1800 and outcome.clocks.scale == pytest.approx(1800 / 1980)
+    assert "from the snapshots before and after the timing" in outcome.message
+    assert "throttled: software power cap" in outcome.message
+    assert outcome.share == pytest.approx(0.9)  # n_flops = 0: bandwidth, not scaled by the clock
