@@ -223,10 +223,16 @@ def read_json(path, error: type = FileError, kind: str = "a JSON file", limit: s
     return parse_json(read_text(path, error, kind, limit), str(Path(path)), error)
 
 
-def check_target(path, error: type = FileError) -> Path:
+def _temporary(target: Path) -> Path:
+    return target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+
+
+def check_target(path, error: type = FileError, probe: bool = True) -> Path:
     """The file :func:`write_atomic` would write for ``path`` (links resolved), or ``error``
-    when it cannot be written there: an empty name, a missing folder, or a target that exists
-    and is not a regular file.  For checking an output option before a long run."""
+    when it cannot be written there: an empty name, a missing folder, a link to a missing
+    file, a target that exists and is not a regular file, or (``probe``) a folder where no
+    file can be created, such as ``/proc`` or a read-only one: its temporary file is made and
+    removed.  For checking every output option before a long run, and before writing any."""
     if not str(path).strip():
         raise error("file: empty file name")
     p = Path(path)
@@ -234,7 +240,13 @@ def check_target(path, error: type = FileError) -> Path:
         st = os.stat(p)
     except FileNotFoundError:
         if os.path.islink(p):
-            raise error(f"{p}: file: is a link to a missing file; refusing to replace the link") from None
+            # the link's own folder exists; what is missing is where it points
+            target = Path(os.path.realpath(p))
+            if not target.parent.is_dir():
+                raise error(f"{p}: file: is a link to {str(target)!r}, whose folder "
+                            f"{str(target.parent)!r} does not exist") from None
+            raise error(f"{p}: file: is a link to a missing file ({str(target)!r}); refusing to "
+                        "replace the link") from None
         st = None
     except OSError as exc:
         raise error(f"{p}: file: cannot be written ({exc.strerror or exc})") from None
@@ -244,6 +256,14 @@ def check_target(path, error: type = FileError) -> Path:
     folder = target.parent
     if not folder.is_dir():
         raise error(f"{p}: file: folder {str(folder)!r} does not exist")
+    if probe:
+        tmp = _temporary(target)
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600))
+            os.unlink(tmp)
+        except OSError as exc:
+            raise error(f"{p}: file: cannot be written ({exc.strerror or exc}); "
+                        "the old file, if any, is unchanged") from None
     return target
 
 
@@ -255,12 +275,12 @@ def write_atomic(path, text, error: type = FileError) -> Path:
     Returns ``path``."""
     p = Path(path)
     data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-    target = check_target(p, error)
+    target = check_target(p, error, probe=False)  # the temporary file below is the probe
     try:
         old = os.stat(target)
     except OSError:
         old = None
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    tmp = _temporary(target)
     fd = None
     try:
         # 0o666 through the umask, as a plain open would create it; an old file's mode below

@@ -380,12 +380,12 @@ def test_a_csv_ceiling_outside_the_band_is_worded_as_the_json_path_words_it(tmp_
     csv_path, json_path = tmp_path / "c.csv", tmp_path / "c.json"
     csv_path.write_text(CSV_HEADER + CSV_ROWS.replace("4000", value, 1))
     document = results.recorded("ceilings")
-    assert document["ceilings"][0]["name"] == "dram"
-    document["ceilings"][0]["value"] = float(value)
+    at = [c["name"] for c in document["ceilings"]].index("dram")
+    document["ceilings"][at]["value"] = float(value)
     json_path.write_text(json.dumps(document))
     from_csv, from_json = _one_error_line(_plot_ceilings(csv_path)), _one_error_line(_plot_ceilings(json_path))
     prefix_csv = f"roofline: error: --ceilings: {csv_path}: row 2: value: "
-    prefix_json = f"roofline: error: --ceilings: {json_path}: ceilings[0].value: "
+    prefix_json = f"roofline: error: --ceilings: {json_path}: ceilings[{at}].value: "
     assert from_csv.startswith(prefix_csv) and from_json.startswith(prefix_json), (from_csv, from_json)
     assert from_csv[len(prefix_csv):] == from_json[len(prefix_json):]
 
@@ -432,3 +432,54 @@ def test_a_csv_is_read_through_the_one_read_path(tmp_path):
     binary = tmp_path / "binary.csv"
     binary.write_bytes(CSV_HEADER.encode() + b"dram,memory,\xff\n")
     assert _one_error_line(_plot_ceilings(binary)).endswith("not UTF-8 text, so not a result CSV (bad byte at offset 49)")
+
+
+# --- roofline measure --out X --csv Y: both targets checked before either is written -----------
+
+def test_a_csv_target_that_cannot_be_written_changes_no_file_and_costs_no_measurement(tmp_path):
+    # was: the measurement ran, --out was replaced, then the CSV failed and the command exited 2
+    out = _old_file(tmp_path, "x.json")
+    started = time.monotonic()
+    done = subprocess.run(ROOFLINE + ["measure", "--backend", "cpu", "--size-mib", "2", "--repeats", "2",
+                                      "--out", str(out), "--csv", "/proc/self/y.csv"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert _one_error_line(done) == ("roofline: error: --csv: /proc/self/y.csv: file: cannot be written "
+                                     "(No such file or directory); the old file, if any, is unchanged")
+    assert "measuring" not in done.stderr.lower() and time.monotonic() - started < 30
+    assert out.read_text() == OLD
+    _only(tmp_path, "x.json")
+
+
+def test_finishing_a_run_checks_the_csv_before_the_json_is_written(tmp_path):
+    import argparse
+    from rooflinelib.cli import measure
+    from rooflinelib.cli.errors import UsageError
+    from rooflinelib.tables import ceilings_table
+    out = _old_file(tmp_path, "x.json")
+    args = argparse.Namespace(out=str(out), no_save=False, quiet=True, json=False, csv="/proc/self/y.csv")
+    with pytest.raises(UsageError, match="^--csv: /proc/self/y.csv: file: cannot be written"):
+        measure._finish(results.recorded("ceilings"), args, ceilings_table)
+    assert out.read_text() == OLD
+
+
+def test_a_dangling_link_given_to_csv_names_the_folder_the_link_points_into(tmp_path):
+    link = tmp_path / "y.csv"
+    link.symlink_to(tmp_path / "gone" / "y.csv")
+    done = subprocess.run(ROOFLINE + ["measure", "--backend", "cpu", "--no-save", "--csv", str(link)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    # was: "--csv: folder '<the link's own folder>' does not exist", which does exist
+    assert _one_error_line(done) == (f"roofline: error: --csv: {link}: file: is a link to "
+                                     f"'{tmp_path / 'gone' / 'y.csv'}', whose folder '{tmp_path / 'gone'}' "
+                                     "does not exist")
+    link.unlink()
+    link.symlink_to(tmp_path / "missing.csv")
+    with pytest.raises(FileError, match=rf"is a link to a missing file \('{tmp_path / 'missing.csv'}'\); refusing"):
+        fileio.check_target(link)
+
+
+def test_a_folder_where_no_file_can_be_made_is_refused_by_check_target(tmp_path):
+    for folder in ("/proc/self", "/sys"):
+        with pytest.raises(FileError, match=rf"^{folder}/x\.json: file: cannot be written \("):
+            fileio.check_target(f"{folder}/x.json")
+    fileio.check_target(tmp_path / "x.json")
+    _only(tmp_path)  # the probe leaves nothing behind

@@ -117,7 +117,10 @@ def _finish(result, args, table):
         if kept:
             print(f"not stored: {kept}; re-run when no other program is busy", file=sys.stderr)
             args.out = None
+    # both targets checked again before either is written: a --csv that cannot be written
+    # must not leave --out replaced and the command failed
     out = _check_out(args.out)
+    check_store_options(args)
     if out is not None:
         try:
             save(result, out)

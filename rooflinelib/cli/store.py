@@ -7,6 +7,7 @@ nothing, and ``--csv FILE`` also writes the result as CSV.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -32,9 +33,10 @@ def _csv_target(text: str) -> Path:
     p = Path(text)
     if not text.strip() or p.is_dir():
         raise UsageError(f"--csv: {text!r:.60} is not a file name")
-    if not p.resolve().parent.is_dir():
+    # a link's own folder is there: check_target names the folder it points into
+    if not os.path.islink(p) and not p.resolve().parent.is_dir():
         raise UsageError(f"--csv: folder {str(p.parent)!r:.60} does not exist")
-    check_target(p, option_error("--csv"))  # a device or a pipe, before a run of minutes
+    check_target(p, option_error("--csv"))  # a device, a pipe or /proc, before a run of minutes
     return p
 
 
