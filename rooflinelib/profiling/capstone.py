@@ -499,8 +499,8 @@ def recorded_pair(device: str = "h200", backend: str = "numba"):
     if state.get("sm_clock_mhz"):
         facts.append(f"SM clock {state['sm_clock_mhz']} MHz")
     names = ", ".join(repr(n) for n in profiles)
-    return profiles, (f"Recorded profiles shipped with the course (rooflinelib/data/{device}_profiles_{backend}.json): "
-                      f"{'; '.join(facts)}; {len(profiles)} profile(s): {names}.")
+    return profiles, (f"Recorded profiles shipped with the course: {'; '.join(facts)}; {len(profiles)} "
+                      f"profile(s): {names}.")
 
 
 def recorded_softmax(profiles: dict) -> dict:
