@@ -93,5 +93,8 @@ class GateSummary:
                                         f">= {share_text(r['at_least']):>7}  {r['verdict']}")
         for source in dict.fromkeys(r["ceilings"] for r in rows):
             terminalreporter.write_line(f"ceilings: {source}")
-        for clocks in dict.fromkeys(r["clocks"] for r in rows):
+        # one line for each distinct clock reading, not for each gate's count of samples
+        import re
+        for clocks in dict.fromkeys(re.sub(r"median of \d+ NVML samples", "median of the NVML samples", r["clocks"])
+                                    for r in rows):
             terminalreporter.write_line(clocks)
