@@ -20,6 +20,8 @@ import os
 import time
 from functools import lru_cache
 
+from .. import envvars
+from ..envvars import REPEATS_ENV, WINDOW_ENV
 from ..fileio import FileError, read_text
 from . import accounting as acc
 from .checks import fill_values, fma_peak_expected
@@ -44,20 +46,10 @@ CEILING_RULE = "best"
 #: shared 2-core Xeon the copy ran at half speed for 1-3 s at a time (one of its two threads
 #: waiting for a core), so 10 back-to-back trials (0.3 s) could all fall inside one burst.
 WINDOW_PER_REPEAT_S = 0.2
-#: The environment variable that sets that least window, in seconds, for Lab 1 and Lab 2 on
-#: the CPU, in place of ``repeats x WINDOW_PER_REPEAT_S``.  A shorter window is quicker and
-#: more exposed to a neighbour's burst; every result measured with it says so in its notes.
-#: ``course.py test`` sets 0.1 s: the tests check that measurements run and verify, while
-#: ``benchmarks/cpu_lane.py`` judges how good the rates are.
-WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
-MAX_WINDOW_S = 600.0
 #: Timed trials per rate for Lab 1 and Lab 2 on the CPU, unless the caller names them.
+#: $ROOFLINE_CPU_WINDOW_S and $ROOFLINE_CPU_REPEATS (WINDOW_ENV, REPEATS_ENV) set the window
+#: and the trials instead; rooflinelib.envvars checks them, for course.py too.
 DEFAULT_REPEATS = 10
-#: The environment variable that sets those trials in place of DEFAULT_REPEATS (the window
-#: may still add more).  ``course.py test`` sets 3: a sweep point at K = 1024 on 64 MiB
-#: takes 0.25 s a trial on a 2-core Xeon, so 10 of them are most of a notebook's run.
-REPEATS_ENV = "ROOFLINE_CPU_REPEATS"
-MAX_REPEATS = 1000
 WINDOW_CAP = 5
 UNCONTENDED_TRIALS = 3
 #: A trial had the cores to itself when the process got at least this share of
@@ -266,17 +258,28 @@ def _write():
     import numpy as np
     from numba import njit, prange
 
-    # checks.write_values, a task of BLOCK elements at a time: the value is an integer
-    # conversion and an add, far cheaper than the store it feeds
-    @njit(parallel=True, cache=True)
-    def cpu_write(x):
+    # checks.write_values, a task of BLOCK elements at a time: the task's first value plus a
+    # 16 KiB table of offsets that stays in the L1, one add per element.  Converting each
+    # int64 index to float32 instead has no SIMD instruction without AVX-512 and left the
+    # stream waiting on scalar conversions.  A task starts at a multiple of BLOCK, so
+    # (e >> 2) & 65535 = the task's first value + (i >> 2) never wraps inside it; every sum
+    # is below 2^16 in quarters, exact in float32.
+    @njit(parallel=True, fastmath={"reassoc"}, cache=True)
+    def cpu_write(x, offsets):
         for task in prange(x.shape[0] // BLOCK):
             base = task * BLOCK
+            first = np.float32((base >> 2) & 65535)
             for i in range(BLOCK):
-                e = base + i
-                x[e] = np.float32((e >> 2) & 65535) + np.float32(e & 3) * np.float32(0.25)
+                x[base + i] = first + offsets[i]
 
     return cpu_write
+
+
+def write_offsets():
+    """write_values(i) - write_values(0) for i < BLOCK: the table the CPU write kernel adds."""
+    import numpy as np
+    from .checks import write_values
+    return write_values(np.arange(BLOCK, dtype=np.int64)).astype(np.float32)
 
 
 @lru_cache(maxsize=None)
@@ -419,32 +422,16 @@ def _require(ok, what):
 CPU_KS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
-def _number_from_env(name: str, unit: str, low: float, high: float, whole: bool = False):
-    """The number ``$name`` holds (None when unset or blank), or a one-line ValueError
-    naming the variable and what it must be."""
-    given = os.environ.get(name, "").strip()
-    if not given:
-        return None
-    kind = f"a whole number of {unit}" if whole else f"a number of {unit}"
-    try:
-        value = int(given) if whole else float(given)
-    except ValueError:
-        raise ValueError(f"{name}: must be {kind}, got {given[:40]!r}") from None
-    if not low <= value <= high:  # also refuses nan and inf
-        raise ValueError(f"{name}: must be from {low:g} to {high:g} {unit}, got {given[:40]!r}")
-    return value
-
-
 def window_from_env():
     """The window ``$ROOFLINE_CPU_WINDOW_S`` asks for, in seconds (None when unset), or a
     one-line ValueError naming the variable."""
-    return _number_from_env(WINDOW_ENV, "seconds", 0, MAX_WINDOW_S)
+    return envvars.window_s()
 
 
 def repeats_from_env():
     """The timed trials per rate ``$ROOFLINE_CPU_REPEATS`` asks for (None when unset), or a
     one-line ValueError naming the variable."""
-    return _number_from_env(REPEATS_ENV, "trials", 1, MAX_REPEATS, whole=True)
+    return envvars.repeats()
 
 
 class CpuBackend:
@@ -608,13 +595,13 @@ class CpuBackend:
         import numpy as np
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         x = np.empty(n, np.float32)
-        kernel, mismatches = _write(), _write_mismatches()
+        kernel, mismatches, offsets = _write(), _write_mismatches(), write_offsets()
 
         def check():
             bad = int(mismatches(x))
             return None if bad == 0 else f"{bad} of {n} floats differ from the expected"
 
-        return [Run(lambda: kernel(x), check, acc.dram_write_work(n), "cpu_write (prange)",
+        return [Run(lambda: kernel(x, offsets), check, acc.dram_write_work(n), "cpu_write (prange)",
                     {"elements": n, "threads": self.threads, "buffer_bytes": 4 * n},
                     poison=lambda: x.fill(-1.0))]
 
