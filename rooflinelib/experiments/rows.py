@@ -13,6 +13,7 @@ from .. import pitfalls
 from ..machines import A100, H100_SXM, H200, MI300X
 from ..measure.sweep import knee, nearest_k
 from ..tables import Column, number, render, sig
+from .traps import PAIRS, issue_bound
 
 
 def _fraction(value) -> str:
@@ -135,7 +136,6 @@ def _datasheet_ratio(device_name: str, fast: str, slow: str):
 def trap_rows(experiment) -> list:
     """Each trap's rate over its fix's, against its prediction: the datasheet's fp64 : fp32
     ratio (float64 promotion) or the issue slots of the two SASS hot loops (range)."""
-    from .traps import PAIRS, issue_bound
     names = {v.name for v in experiment.variants}
     rows = []
     for pair, (trap_name, fix_name) in PAIRS.items():
