@@ -25,7 +25,10 @@ def test_ceilings_on_the_gpu(name):
     b = _backend(name)
     r = measure_ceilings(b, size_mib=64, repeats=3, matrix=False, links=True)
     names = [c["name"] for c in r["ceilings"]]
-    assert names[0] == "dram" and "fp32" in names and "fp64" in names
+    assert names[:4] == ["dram-read", "dram-write", "dram-copy", "dram"] and "fp32" in names and "fp64" in names
+    rates = dict(zip(names, (c["value"] for c in r["ceilings"])))
+    mixes = results.dram_mixes(r)
+    assert rates["dram"] == max(mixes.values()) == mixes[results.dram_mix(r)]
     assert {"l2", "shared", "sfu", "pcie-h2d", "pcie-d2h"} <= set(names)  # both GPU backends measure every ceiling
     details = {d["name"]: d for d in r["details"]}
     for link in ("pcie-h2d", "pcie-d2h"):  # the pinned copy, with the pageable one beside it
@@ -36,6 +39,22 @@ def test_ceilings_on_the_gpu(name):
     assert r["device"]["sm_count"] > 0 and r["scope"] == "gpu"
     m = results.to_machine(r)
     assert m.ceiling("fp32").value > m.ceiling("fp64").value
+
+
+@pytest.mark.parametrize("name", ["numba", "cupy"])
+@pytest.mark.parametrize("mix", ["read", "write", "copy"])
+def test_a_dram_mix_that_does_no_work_raises(name, mix):
+    """Each mix's output is poisoned before its first launch: a launch that does nothing
+    leaves NaN in the read's block sums, the write's buffer and the copy's destination."""
+    import dataclasses
+
+    from rooflinelib.measure.errors import VerificationError
+    from rooflinelib.measure.protocol import measure_run
+    b = _backend(name)
+    run = getattr(b, f"{mix}_runs")(16 * 2 ** 20)[0]
+    assert measure_run(b, f"dram-{mix}", "memory", run, repeats=3).verified
+    with pytest.raises(VerificationError, match=f"dram-{mix}"):
+        measure_run(b, f"dram-{mix}", "memory", dataclasses.replace(run, launch=lambda: None), repeats=3)
 
 
 @pytest.mark.parametrize("name", ["numba", "cupy"])
