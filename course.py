@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import os
 import signal
 import subprocess
@@ -42,7 +43,6 @@ EXTRAS = {"lab": "course", "test": "course,test"}
 # uv fails (no uv wheel for this platform, an index only pip can reach), pip does the install.
 # ROOFLINE_INSTALLER=pip skips uv.
 INSTALLER_ENV = "ROOFLINE_INSTALLER"
-INSTALLERS = ("uv", "pip")
 
 # The notebook folders nbval runs, in course order; those that do not exist yet are skipped.
 NOTEBOOK_DIRS = ("notebooks", "solutions", "exercises")
@@ -88,6 +88,26 @@ TEST_SETTINGS = {CPU_WINDOW_ENV: "0.1", CPU_REPEATS_ENV: "3", NUMPY_HUGEPAGE_ENV
 
 def say(message: str) -> None:
     print(f"[course] {message}", flush=True)
+
+
+def _envvars():
+    """rooflinelib/envvars.py, loaded by its path: the one check of each variable, standard
+    library only, and importable before the package's dependencies are installed."""
+    spec = importlib.util.spec_from_file_location("_course_envvars", ROOT / "rooflinelib" / "envvars.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_environment(env) -> None:
+    """Every environment variable the install, the labs and the tests read, checked before
+    anything is created or installed; a bad one stops here with one line naming it (else
+    numpy would refuse NUMPY_MADVISE_HUGEPAGE=abc in every kernel, after the install)."""
+    envvars = _envvars()
+    try:
+        envvars.check_all(env)
+    except envvars.EnvError as exc:
+        sys.exit(f"[course] {exc}")
 
 
 def ensure_env(extras: str) -> None:
@@ -140,10 +160,11 @@ def compile_bytecode() -> None:
 
 def chosen_installer() -> str:
     """uv, or pip when $ROOFLINE_INSTALLER says so; anything else stops with one line."""
-    given = os.environ.get(INSTALLER_ENV, "").strip().lower() or INSTALLERS[0]
-    if given not in INSTALLERS:
-        sys.exit(f"[course] {INSTALLER_ENV}: must be uv or pip, got {given[:40]!r}")
-    return given
+    envvars = _envvars()
+    try:
+        return envvars.installer()
+    except envvars.EnvError as exc:
+        sys.exit(f"[course] {exc}")
 
 
 def system_pip_installs_into_venv() -> bool:
@@ -229,11 +250,7 @@ def run_tests(extra_args: list) -> int:
     for name, value in TEST_SETTINGS.items():
         if not env.get(name, "").strip():
             env[name] = value
-    try:  # numpy reads it with int() when it is imported, and any other text stops every import
-        int(env[NUMPY_HUGEPAGE_ENV])
-    except ValueError:
-        sys.exit(f"[course] {NUMPY_HUGEPAGE_ENV}: must be an integer (0 or 1), "
-                 f"got {env[NUMPY_HUGEPAGE_ENV][:40]!r}")
+    check_environment(env)
     ensure_env(EXTRAS["test"])
     args = test_command(extra_args, cores())
     settings = " ".join(f"{name}={env[name]}" for name in TEST_SETTINGS)
@@ -301,12 +318,14 @@ def serve(command: list) -> int:
 
 
 def open_lab(extra_args: list) -> int:
+    check_environment(os.environ)
     ensure_env(EXTRAS["lab"])
     say(f"opening JupyterLab in {ROOT}")
     return serve(lab_command(extra_args))
 
 
 def install() -> int:
+    check_environment(os.environ)
     ensure_env(EXTRAS["lab"])
     say(f"installed; the roofline command is {BIN / 'roofline'}. To type plain `roofline ...`, "
         f"activate the environment first: source {BIN / 'activate'}")

@@ -373,3 +373,57 @@ def test_the_courses_python_is_compiled_once_and_a_broken_file_stops_nothing(tmp
     assert (tmp_path / "labs" / "__pycache__" / f"good.{tag}.pyc").is_file()
     assert (tmp_path / "rooflinelib" / "__pycache__" / f"model.{tag}.pyc").is_file()
     assert not (tmp_path / "labs" / "__pycache__" / f"broken.{tag}.pyc").exists()
+
+
+# --- every variable checked before anything is created or installed ----------------------------
+
+@pytest.mark.parametrize("variable, value, message", [
+    ("NUMPY_MADVISE_HUGEPAGE", "abc", "NUMPY_MADVISE_HUGEPAGE: must be an integer (0 or 1), got 'abc'"),
+    ("ROOFLINE_INSTALLER", "conda", "ROOFLINE_INSTALLER: must be uv or pip, got 'conda'"),
+    ("ROOFLINE_CPU_WINDOW_S", "nan", "ROOFLINE_CPU_WINDOW_S: must be from 0 to 600 seconds, got 'nan'"),
+    ("ROOFLINE_CPU_WINDOW_S", "fast", "ROOFLINE_CPU_WINDOW_S: must be a number of seconds, got 'fast'"),
+    ("ROOFLINE_CPU_REPEATS", "0", "ROOFLINE_CPU_REPEATS: must be from 1 to 1000 trials, got '0'"),
+    ("ROOFLINE_CPU_REPEATS", "9" * 5000, "ROOFLINE_CPU_REPEATS: must be a whole number of trials, got '"),
+])
+@pytest.mark.parametrize("argv", [[], ["--no-browser"], ["lab"], ["install"], ["test", "-k", "x"]])
+def test_a_bad_variable_stops_every_command_before_a_venv_is_made(variable, value, message, argv, tmp_path,
+                                                                  monkeypatch):
+    # was: `NUMPY_MADVISE_HUGEPAGE=abc python3 course.py` installed, and numpy then refused the
+    # value in every kernel; a bad ROOFLINE_INSTALLER was refused after an empty .venv was made
+    course = load_course()
+    monkeypatch.setattr(course, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(course, "PY", tmp_path / ".venv" / "bin" / "python")
+
+    class Builder:
+        def __init__(self, **options):
+            pass
+
+        def create(self, path):
+            pytest.fail(f"{path} created before {variable} was checked")
+
+    monkeypatch.setattr(course.venv, "EnvBuilder", Builder)
+    monkeypatch.setattr(course.subprocess, "run", lambda *a, **k: pytest.fail(f"ran {a[0]}"))
+    monkeypatch.setattr(course, "serve", lambda command: pytest.fail(f"served {command}"))
+    for name in ("NUMPY_MADVISE_HUGEPAGE", "ROOFLINE_INSTALLER", "ROOFLINE_CPU_WINDOW_S", "ROOFLINE_CPU_REPEATS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as stop:
+        course.main(argv)
+    assert str(stop.value).startswith(f"[course] {message}") and "\n" not in str(stop.value)
+    assert len(str(stop.value)) < 200
+    assert not (tmp_path / ".venv").exists()
+
+
+def test_course_py_checks_the_variables_with_the_librarys_own_check(monkeypatch):
+    # one check for each variable: course.py loads rooflinelib/envvars.py, which the CPU lane reads too
+    from rooflinelib import envvars
+    from rooflinelib.measure import cpu
+    course = load_course()
+    assert course._envvars().CHECKS.__len__() == len(envvars.CHECKS) == 4
+    monkeypatch.setenv(envvars.REPEATS_ENV, "7")
+    monkeypatch.setenv(envvars.WINDOW_ENV, "0.5")
+    assert cpu.repeats_from_env() == 7 and cpu.window_from_env() == 0.5
+    course.check_environment(os.environ)
+    monkeypatch.setenv(envvars.WINDOW_ENV, "1e9")
+    with pytest.raises(ValueError, match="^ROOFLINE_CPU_WINDOW_S: must be from 0 to 600 seconds"):
+        cpu.window_from_env()
