@@ -288,3 +288,91 @@ def test_student_copy_drops_the_tags_of_the_outputs_it_drops():
     out = make_exercise(nb)
     assert out.cells[0].outputs == [] and out.cells[0].metadata["tags"] == ["keep-me"]
     assert "tags" not in out.cells[1].metadata
+
+
+# --- lessons, not lab logs: length, terms before use, the learning path, no developer paths ---
+
+import re  # noqa: E402
+
+MAX_MARKDOWN_WORDS = 2500
+
+
+def markdown_words(nb) -> int:
+    return sum(len(re.findall(r"\S+", c.source)) for c in nb.cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_lecture_notebook_is_at_most_2500_words_of_markdown(path):
+    nb = nbformat.read(str(path), as_version=4)
+    assert markdown_words(nb) <= MAX_MARKDOWN_WORDS, f"{path.name}: {markdown_words(nb)} words; run histories go to docs/"
+
+
+#: Each term, the notebook whose primer defines it (in bold), and the pattern of a mention.
+PRIMER_TERMS = {
+    "warp": ("01", r"\bwarps?\b"), "scheduler": ("01", r"\bschedulers?\b"), "issue slot": ("01", r"\bissue slots?\b"),
+    "sector": ("02", r"\bsectors?\b"), "coalesce": ("02", r"\bcoalesc"), "occupancy": ("02", r"\boccupancy\b"),
+    "bank conflict": ("02", r"\bbank conflicts?\b"), "partition": ("02", r"\bpartitions?\b"), "MUFU": ("02", r"\bMUFU\b"),
+}
+
+
+@pytest.mark.parametrize("term", sorted(PRIMER_TERMS))
+def test_each_hardware_term_is_defined_before_a_lesson_uses_it(term):
+    # Notebook 00 is the course map and may name what comes; from 01 on, the first markdown
+    # cell that mentions the term is the primer that defines it.
+    where, pattern = PRIMER_TERMS[term]
+    for path in NOTEBOOKS:
+        if path.name[:2] == "00":
+            continue
+        nb = nbformat.read(str(path), as_version=4)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "markdown" and re.search(pattern, cell.source, re.I):
+                defined = re.search(r"\*\*[^*]*" + pattern.replace(r"\b", "", 1) + r"[^*]*\*\*", cell.source, re.I)
+                assert path.name[:2] == where and defined, (
+                    f"{term!r} first appears in {path.name} cell {index}, before the primer of notebook {where}")
+                break
+        else:
+            continue
+        break
+    else:
+        pytest.fail(f"{term!r} is never used")
+
+
+def _exercise_links(text) -> list:
+    return re.findall(r"\]\(\.\./exercises/([^)#]+\.ipynb)\)", text)
+
+
+def test_notebook_00_lists_each_notebook_with_its_time_and_exercise():
+    nb = nbformat.read(str(ROOT / "notebooks" / "00_start_here.ipynb"), as_version=4)
+    table = next(c.source for c in nb.cells if c.cell_type == "markdown" and "## The learning path" in c.source)
+    rows = [line for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [re.search(r"\*\*(\d\d) ", row).group(1) for row in rows] == [p.name[:2] for p in NOTEBOOKS]
+    for row in rows:
+        assert re.search(r"\| \d+ min \|", row), row
+    for name in _exercise_links(table):
+        assert (ROOT / "exercises" / name).exists(), name
+    linked = set(_exercise_links(table))
+    assert {p.name for p in (ROOT / "exercises").glob("0[1-5]_*.ipynb")} <= linked
+
+
+@pytest.mark.parametrize("name, exercises", [("01_derivation", ["04_place_two_kernels.ipynb"]),
+                                             ("02_operator_intensities", ["01_classify_kernels.ipynb",
+                                                                          "02_attention_intensity.ipynb"])])
+def test_lecture_ends_with_its_exercise(name, exercises):
+    nb = nbformat.read(str(ROOT / "notebooks" / f"{name}.ipynb"), as_version=4)
+    last = [c for c in nb.cells if c.cell_type == "markdown"][-1].source
+    assert "Now do" in last and _exercise_links(last) == exercises
+    assert all((ROOT / "exercises" / e).exists() for e in exercises)
+
+
+DEVELOPER_PATH = re.compile(r"(?<![\w.])/(?:root|tmp|work|home|Users)/")
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in ALL_NOTEBOOKS])
+def test_no_developer_path_in_stored_outputs(path):
+    # A stored output is what a student reads first: "/root/out/run16/lab1.json" tells them
+    # nothing and names a machine they never had.
+    nb = nbformat.read(str(path), as_version=4)
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+            assert not DEVELOPER_PATH.search(text), f"cell {index}: {DEVELOPER_PATH.search(text).group(0)}"
