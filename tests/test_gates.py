@@ -588,3 +588,14 @@ def test_a_gpu_gate_without_nvml_reads_the_snapshots_and_flags_throttling(monkey
     assert "from the snapshots before and after the timing" in outcome.message
     assert "throttled: software power cap" in outcome.message
     assert outcome.share == pytest.approx(0.9)  # n_flops = 0: bandwidth, not scaled by the clock
+
+
+def test_a_shipped_h200_result_gives_each_compute_ceiling_its_own_clock():
+    from rooflinelib.profiling.core import ceilings_clock
+    from rooflinelib.results import to_machine
+    path = ROOT / "rooflinelib" / "data" / "h200_ceilings_cupy.json"
+    during = {d["name"]: d["sm_clock_mhz_during"] for d in json.loads(path.read_text())["details"]
+              if d.get("sm_clock_mhz_during")}
+    machine = to_machine(path)
+    for compute in ("fp32", "bf16-tensor", "fp16-tensor"):
+        assert ceilings_clock(machine, compute) == during[compute]
