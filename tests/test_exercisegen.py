@@ -233,13 +233,15 @@ def test_course_notebooks_are_canonical(path):
     assert "widgets" not in nb.metadata
     assert len(text.encode()) < 1_000_000
     for cell in nb.cells:
-        recorded = path.parent.name == "solutions" and cell.source.startswith(
-            exercisegen.RECORDED_MARK + "\n")
-        if recorded:  # a solution shows a recorded-mode run: plain text, never an error
+        tags = cell.metadata.get("tags", [])
+        recorded = path.parent.name == "solutions" and (
+            cell.source.startswith(exercisegen.RECORDED_MARK + "\n")
+            or any(tag in tags for tag in exercisegen.STORED_OUTPUT_TAGS))
+        if recorded:  # a solution shows a recorded-mode run: text and figure images, never an error
             assert cell.execution_count == (1 if cell.outputs else None), cell.source[:60]
             for output in cell.outputs:
                 assert output.output_type in ("stream", "display_data"), cell.source[:60]
-                assert set(output.get("data", {})) <= {"text/plain"}, cell.source[:60]
+                assert set(output.get("data", {})) <= {"text/plain", "image/png"}, cell.source[:60]
         elif cell.cell_type == "code" and "nbval-check-output" not in cell.metadata.get("tags", []):
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
         assert "!pip" not in cell.source and "import *" not in cell.source

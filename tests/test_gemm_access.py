@@ -110,3 +110,13 @@ def test_the_h200s_counters_agree_with_the_simulators_sectors(gemm_counts):
 
 def test_the_issue_cap():
     assert g.issue_cap(34.3) == pytest.approx(0.029, abs=0.001) and g.issue_cap(0.5) == 1.0
+
+
+def test_the_gemm_kernels_compile_to_fp32_fmas_for_sm_90():
+    from numba.types import float32 as f32
+    sig = (f32[:, :], f32[:, :], f32[:, :])
+    for name, kernel in g.kernels().items():
+        ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+        assert "fma.rn.f32" in ptx and ".f64" not in ptx, name
+        if "tiled" in name:  # the 16-step inner loop unrolled: 16 FMAs, 32 shared loads
+            assert ptx.count("fma.rn.f32") == 16 and ptx.count("ld.shared.f32") == 32, name
