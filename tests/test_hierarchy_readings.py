@@ -1,10 +1,15 @@
-"""The sentences notebook 05 prints about the recorded H200 run: every figure in them must be the
-one computed from the data, and the claims its prose makes about them must hold."""
-import json
+"""The numbers notebook 05 and its appendix write into their prose about the recorded H200 runs:
+each must be the one computed from the data, and the claims made about them must hold.
 
+The notebook states its interpretations in markdown (issue 24: no sentences assembled in a
+readings module), so these tests read the figure from the data and look for it in the text."""
 import pytest
 
-from rooflinelib.hierarchy import levels as hl, ncu, placement as h, readings as hr, results as wsr
+from rooflinelib.hierarchy import ncu, placement as h, readings as hr, results as wsr
+from rooflinelib.fileio import read_json, read_text
+from rooflinelib.results import recorded_h200
+
+from test_lessons_05_06 import ROOT, _markdown
 
 
 @pytest.fixture(scope="module")
@@ -13,89 +18,87 @@ def recorded():
 
 
 @pytest.fixture(scope="module")
-def sharing():
-    path = ncu.recorded_csv("h200_ncu_l2_sharing.csv")
-    return ncu.load_csv(path), json.loads(path.with_name("h200_ncu_l2_sharing.json").read_text())
+def prose():
+    return " ".join(" ".join(_markdown("05")).split())  # line breaks are layout, not text
 
 
-def test_sweep_reading_quotes_the_detected_levels(recorded):
-    levels = h.hierarchy_levels(recorded)
-    l1, l2, dram = levels
-    text = hr.sweep_reading(recorded, levels, copy_gbps=4_000.0)
-    lines = text.splitlines()
-    assert all(line.startswith("- ") for line in lines)
-    assert f"L1: {l1.gbps / 1e3:.3g} TB/s" in lines[0] and hl.format_bytes(l1.capacity_bytes) in lines[0]
-    # the L1 step is set against the 256 KiB block it shares with shared memory, not the shared size
-    assert f"{l1.capacity_bytes / 262144:.2f} of the 262 kB of SRAM each SM splits" in lines[0]
-    assert "carve-out" in lines[0] and "shared memory the device reports" not in lines[0]
+@pytest.fixture(scope="module")
+def appendix():
+    return " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
+
+
+def tb(gbps):
+    return f"{gbps / 1e3:.3g} TB/s"
+
+
+def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
+    l1, l2, dram = h.hierarchy_levels(recorded)
     peak, clock = hr.shared_peak_gbps(recorded)
-    assert peak == pytest.approx(132 * 128 * clock / 1e3) and f"{l1.gbps / peak:.2f} of it" in lines[0]
-    assert f"L2: {l2.gbps / 1e3:.3g} TB/s" in lines[1]
-    assert f"{l2.capacity_bytes / 62914560:.2f} times the 62.9 MB" in lines[1]
-    assert f"reading alone runs {dram.gbps / 4_000:.2f} times as fast" in text
-    assert "share chunks" in text and "no level is taken from there" in text
+    assert peak == pytest.approx(132 * 128 * clock / 1e3)
+    assert f"**L1**: {tb(l1.gbps)}" in prose and "a step at 232 kB" in prose and round(l1.capacity_bytes / 1e3) == 232
+    assert f"That is {l1.gbps / peak:.2f} of what 132 SMs" in prose
+    assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} of the 62.9 MB" in prose
+    assert f"reading alone, {tb(dram.gbps)}" in prose
+    # the L1 step against the 256 KiB block it shares with shared memory, in the appendix
+    assert f"{l1.capacity_bytes / 262144:.2f} of the 262 kB" in appendix
 
 
-def test_sweep_reading_without_reported_sizes_or_copy(recorded):
-    bare = dict(recorded, device={k: v for k, v in recorded["device"].items() if k != "reported_cache_bytes"})
-    levels = h.hierarchy_levels(bare)
-    text = hr.sweep_reading(bare, levels)
-    assert "the device reports" not in text and "copy" not in text and text.count("\n- ") >= 2
+def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
+    m = h.machine_from_result(recorded, recorded_h200())
+    assert f"({tb(m.ceiling('dram').value)})" in prose and tb(m.ceiling("l2").value) in prose
+    for level, digits in (("dram", ".1f"), ("l2", ".1f"), ("l1", ".2f")):
+        assert format(m.ridge("fp32", level), digits) in prose
 
 
-def test_sharing_reading_backs_the_notebook_claims(sharing):
-    kernels, records = sharing
-    assert [r["ws_bytes"] // 2 ** 20 for r in records] == [1, 2, 16, 32]
-    text = hr.sharing_reading(kernels, records).splitlines()
-    assert len(text) == len(records) + 1 and "15.4 TB/s" in text[-1]
-    peak = kernels[0].peaks().gbps["l2"]
-    for kernel, record, line in zip(kernels, records, text):
-        asked, served, seconds = kernel.level_bytes("l1"), kernel.level_bytes("l2"), kernel.seconds
-        assert f"{served / asked:.0%} of those bytes" in line
-        if record["blocks_per_chunk"] > 1:  # shared chunks: the SMs read above the slices' peak
-            assert served / asked < 0.6 and asked / seconds / 1e9 > peak
+def test_the_ws_read_placement_the_prose_describes(recorded, prose):
+    m = h.machine_from_result(recorded, recorded_h200())
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
+    placements = {a["name"]: h.place_levels(k.hierarchical(a["name"]), m) for k, a in zip(kernels, analytic)}
+    ws = next(p for name, p in placements.items() if name.startswith("ws_read"))
+    dram, l2 = ws.point("dram"), ws.point("l2")
+    assert ws.binding == "l2" and dram.intensity < m.ridge("fp32", "dram")
+    assert f"{dram.intensity:.2f} FLOP per byte" in prose
+    assert f"at {ws.achieved_gflops / dram.roof_gflops:.0%} of the HBM roof" in prose
+    assert f"at the L2 it runs at {l2.fraction_of_roof:.0%} of the roof" in prose
+    assert f"The L2 moves {l2.n_bytes / dram.n_bytes:.0f} times its DRAM bytes" in prose
+    sweep = placements["sweep K=8, 1024 MiB"]
+    assert sweep.binding == "dram" and f"at {sweep.point('dram').fraction_of_roof:.0%} of the roof" in prose
+
+
+def test_the_counter_gaps_the_prose_quotes():
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    rows = ncu.compare(kernels, ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json")))
+    assert all(a.gap == 0 for a in rows if a.quantity == "FLOPs")
+    big = [a.gap for a in rows if a.quantity == "DRAM bytes" and "1024 MiB" in a.kernel]
+    assert all(-0.012 < g < 0 for g in big)  # "1% short on the 1 GiB buffers"
+    small = [a.gap for a in rows if a.quantity == "DRAM bytes" and "64 MiB" in a.kernel]
+    assert [round(100 * g) for g in small] == [-18]
+    l2 = [a.gap for a in rows if a.quantity == "L2 bytes" and a.kernel.startswith("sweep")]
+    assert round(100 * min(l2)) == 51 and round(100 * max(l2)) == 55
+
+
+def test_blocks_that_share_chunks_merge_their_requests(appendix):
+    path = ncu.recorded_csv("h200_ncu_l2_sharing.csv")
+    kernels, records = ncu.load_csv(path), read_json(path.with_name("h200_ncu_l2_sharing.json"), ValueError, "")
+    rows = hr.sharing_rows(kernels, records)
+    assert [r["ws_bytes"] // 2 ** 20 for r in rows] == [1, 2, 16, 32]
+    for row in rows:
+        peak = row["ncu_l2_peak_gbps"]
+        if row["blocks_per_chunk"] > 1:  # shared chunks: the SMs read above the slices' peak
+            assert row["slices_share"] < 0.6 and row["sm_gbps"] > peak
         else:  # chunks of their own: the slices serve every byte, well under their peak
-            assert 0.95 < served / asked < 1.05 and served / seconds / 1e9 < 0.7 * peak
+            assert 0.95 < row["slices_share"] < 1.05 and row["slices_gbps"] < 0.7 * peak
+        assert f"| {row['slices_share']:.0%} |" in appendix
 
 
-def test_ncu_reading_quotes_the_agreement_table():
-    kernels = ncu.load_csv(ncu.recorded_csv())
-    analytic = json.loads(ncu.recorded_csv().with_name("h200_ncu_lab4_analytic.json").read_text())
-    rows = ncu.compare(kernels, analytic)
-    text = hr.ncu_reading(rows)
-    assert text.startswith("- FLOPs: 6 launches, every count exact.")
-    writes = [a for a in rows if a.quantity == "DRAM write bytes" and "64 MiB" in a.kernel]
-    assert f"the writes alone {100 * writes[0].gap:+.2f}%" in text
-    assert hr.ncu_reading([]) == ""
-
-
-def test_looks_memory_bound_reading_of_the_working_set_read(recorded):
-    from rooflinelib.results import recorded_h200
-    machine = h.machine_from_result(recorded, recorded_h200())
-    kernels = ncu.load_csv(ncu.recorded_csv())
-    analytic = json.loads(ncu.recorded_csv().with_name("h200_ncu_lab4_analytic.json").read_text())
-    placements = [h.place_levels(k.hierarchical(r["name"]), machine) for k, r in zip(kernels, analytic)]
-    ws = next(p for p in placements if p.name.startswith("ws_read"))
-    text = hr.looks_memory_bound_reading(ws, machine)
-    dram = ws.point("dram")
-    assert f"I = {dram.intensity:.3g} FLOP/byte, left of the ridge ({machine.ridge('fp32', 'dram'):.3g})" in text
-    assert "bound by l2" in text
-    sweep = hr.looks_memory_bound_reading(placements[1], machine)  # K = 8 on 1 GiB: DRAM-bound
-    assert sweep.endswith("Against every level: bound by dram.")
-
-
-def test_lts_by_source_reading_splits_the_l2_bytes_of_the_recorded_run():
+def test_the_l2s_surplus_is_the_fabrics_bytes_about_the_dram_reads(appendix):
     record = hr.recorded_lts_by_source()
     assert "2026-12-01" in record["what"] and "H200" in record["what"]
-    sweeps, ws = hr.lts_by_source_reading(record).splitlines()
-    # the 1 GiB sweeps: what the SMs asked for, plus the fabric's bytes, about the DRAM reads
-    assert sweeps.startswith("- 1 GiB sweeps (4 launches): lts__t_bytes 3.24 GB to 3.33 GB = 2.15 GB from the SMs")
-    assert "(as much as l1tex__t_bytes)" in sweeps and "1.08 GB to 1.1 GB from the fabric" in sweeps
-    assert "DRAM reads 1.07 GB: the fabric's bytes are 1.01 to 1.02 times the DRAM reads" in sweeps
-    assert "848 MB = 819 MB from the SMs + 30.8 MB from the fabric" in ws
-    assert "l1tex" not in ws  # the working-set read's SM bytes differ from its L1 bytes
-    assert "DRAM reads 34.6 MB: the fabric's bytes are 0.89 times" in ws
-    # a group with no rows says nothing, and a missing DRAM read gives no ratio
-    only = {"rows": [dict(r, dram_read_bytes=0.0) for r in record["rows"] if r["kernel"].startswith("ws_read")]}
-    text = hr.lts_by_source_reading(only)
-    assert len(text.splitlines()) == 1 and "times the DRAM reads" not in text
+    sweeps = [r for r in record["rows"] if r["kernel"].startswith("sweep") and r["l1tex_bytes"] >= 2 ** 31]
+    assert len(sweeps) == 4
+    for r in sweeps:
+        assert r["lts_from_sm_bytes"] == pytest.approx(r["l1tex_bytes"], rel=0.005)
+        assert 1.0 < r["lts_from_fabric_bytes"] / r["dram_read_bytes"] < 1.03
+    ratios = [r["lts_from_fabric_bytes"] / r["dram_read_bytes"] for r in sweeps]
+    assert f"{min(ratios):.2f} to {max(ratios):.2f} times the DRAM reads" in appendix

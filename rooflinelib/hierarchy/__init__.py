@@ -9,7 +9,8 @@ hierarchy, found in a measured working-set sweep, and a kernel placed once per l
 - :mod:`.sweep`: the working-set sweep itself, measured on a GPU or this CPU;
 - :mod:`.ncu`: Nsight Compute counters imported as hierarchical kernels;
 - :mod:`.plot`: the charts and the working-set explorer;
-- :mod:`.readings`: the sentences notebook 05 prints, computed from a run.
+- :mod:`.readings`: numbers behind notebook 05's prose (shared-memory peak, L2 sharing, L2 bytes
+  by source).
 
 Import the module you need (``from rooflinelib.hierarchy import placement``); this package
 re-exports nothing, so that each name has one home.
