@@ -207,6 +207,7 @@ def main(argv=None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    load_before = os.getloadavg()  # on a shared machine, how busy it was says how far to trust the CPU ratios
     if gpu_present():
         size = int((args.size_mib or 1024) * 2 ** 20)
         report = run_gpu(size, args.rounds or 2, progress)
@@ -217,7 +218,8 @@ def main(argv=None) -> int:
         report = run_cpu(size, args.rounds or 3, args.window_s, progress)
         machine = "cpu"
     report = {"benchmark": "dram_mixes", "created": started, "machine": machine,
-              "copy_buffer_bytes": size, "stream_buffer_bytes": 2 * size, **report}
+              "copy_buffer_bytes": size, "stream_buffer_bytes": 2 * size,
+              "load_average_1_5_15_min": {"before": load_before, "after": os.getloadavg()}, **report}
     out = Path(args.out) if args.out else ROOT / "benchmarks" / f"dram_mixes_{machine}.json"
     fileio.write_atomic(out, json.dumps(report, indent=1, default=str) + "\n", OSError)
     for name, verdict in report["targets"].items():
