@@ -150,3 +150,21 @@ def test_the_recorded_l2_names_its_footprint_and_dram_its_mix():
         assert set(mixes) == {"read", "write", "copy"}
         assert machine.ceiling("dram").value == max(mixes.values())
         assert not any(c.name.startswith("dram-") for c in machine.ceilings)
+
+
+def test_a_stream_at_its_own_mix_rate_is_never_above_the_recorded_h200_dram_roof():
+    """Issue 25: a read-only kernel counted right (torch.sum over 4 GiB) was placed above the
+    copy-based roof and told to recount.  Against dram, the best mix, every mix's own rate is
+    at or under the roof; against the copy alone the read stream is past the above-roof flag."""
+    from rooflinelib import results
+    from rooflinelib.model import ABOVE_ROOF_FRACTION, Roofline
+    r = results.recorded("ceilings", "numba")
+    machine = results.to_machine(r)
+    mixes = results.dram_mixes(r)
+    roof = machine.roofline("fp32", "dram")
+    for mix, gbps in mixes.items():
+        verdict = roof.classify(0.25, achieved_gflops=0.25 * gbps)  # a sum: 1 add per float
+        assert verdict.status != "above-roof" and verdict.fraction_of_roof <= 1 + 1e-12, mix
+    copy_only = Roofline(machine.ceiling("fp32").value, mixes["copy"])
+    assert copy_only.classify(0.25, achieved_gflops=0.25 * mixes["read"]).status == "above-roof"
+    assert mixes["read"] / mixes["copy"] > ABOVE_ROOF_FRACTION
