@@ -500,3 +500,19 @@ def test_roofline_measure_never_replaces_a_clean_stored_result_with_a_noisy_one(
     cli_measure._finish(results.validate(noisy), args, lambda r: "table")
     assert path.read_bytes() == before
     assert "not stored: this run was noisy" in capsys.readouterr().err
+
+
+# --- issue 25 item 5: the CPU sweep keeps the faster of its two forms where both vectorize -------
+
+def test_the_sweep_times_both_forms_between_16_and_64_and_keeps_the_faster():
+    from rooflinelib.measure import cpu as cpu_lane
+    assert [form for form, _ in cpu_lane.sweep_forms(16)] == ["elementwise"]
+    assert [form for form, _ in cpu_lane.sweep_forms(32)] == ["elementwise", "lanes"]
+    assert [form for form, _ in cpu_lane.sweep_forms(64)] == ["elementwise", "lanes"]
+    assert [form for form, _ in cpu_lane.sweep_forms(128)] == ["lanes"]
+    result = run_sweep("cpu", ks=(0, 32), size_mib=4, repeats=2)
+    detail = result["details"][1]
+    tried = {c["form"]: c for c in detail["configs_tried"]}
+    assert set(tried) == {"elementwise", "lanes"} and all(c["verified"] for c in tried.values())
+    assert result["rows"][1]["gflops"] == pytest.approx(max(c["gflops"] for c in tried.values()))
+    assert f"({detail['config']['form']})" in detail["kernel"]
