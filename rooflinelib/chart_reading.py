@@ -50,31 +50,16 @@ def unit_slips(peak_gflops: float, peak_gbps: float) -> list:
     return rows
 
 
-def common_errors(machine) -> list:
-    """The four common errors of reading a roofline, each with its size on ``machine`` (or in
-    general where it has one): ``{"error", "what it does", "size", "shown in"}``."""
-    amplification = pitfalls.strided_amplification(32)
+def error_sizes(machine) -> dict:
+    """The size of each of the four common errors of reading a roofline, as numbers (notebook 01
+    says what each error is in prose): how many times the bytes a stride-32 fp32 read moves
+    exceed those it uses; how far GiB/s read as GB/s and Gbit/s read as GB/s move ``machine``'s
+    fp32 ridge (factors); how many times its bf16 tensor roof exceeds its fp32 roof (None
+    without one)."""
     slips = unit_slips(machine.ceiling("fp32").value, machine.ceiling("dram").value)
-    gib = next(r for r in slips if "GiB" in r["slip"])
-    wrong = pitfalls.roof_ratio(machine) if machine.has("bf16-tensor") else None
-    return [
-        {"error": "compulsory bytes used as measured traffic",
-         "what it does": "puts the point at the intensity the code should have, not the one it has",
-         "size": f"a stride-32 fp32 read moves {amplification:.0f}x the bytes it uses",
-         "shown in": "pitfall 6 (notebook 06), Lab 4 (notebook 05)"},
-        {"error": "decimal and binary prefixes mixed, or bits taken for bytes",
-         "what it does": "moves the ridge and every plotted point",
-         "size": f"GiB/s read as GB/s moves the {machine.name} ridge by {abs(gib['off_by'] - 1):.1%}; "
-                 "Gbit/s read as GB/s by 8x",
-         "shown in": "this section"},
-        {"error": "a compute roof of another datatype or instruction path",
-         "what it does": "flips the verdict: a kernel can read as compute-bound against one roof and "
-                         "memory-bound against the other",
-         "size": (f"the {machine.name}'s bf16 tensor roof is {wrong:.1f}x its fp32 roof" if wrong else
-                  "the gap between the roofs of the machine"),
-         "shown in": "pitfall 4 (notebook 06), notebook 02"},
-        {"error": "every point below a roof treated as one problem",
-         "what it does": "the roof measures headroom; the cause needs counters and the code",
-         "size": "far below (under half the roof): bound by something the chart does not show",
-         "shown in": "the triage tool (notebook 06)"},
-    ]
+    by_slip = {r["slip"]: r["off_by"] for r in slips}
+    return {"machine": machine.name,
+            "strided_amplification": pitfalls.strided_amplification(32),
+            "gib_off_by": next(v for k, v in by_slip.items() if "GiB" in k),
+            "gbit_off_by": next(v for k, v in by_slip.items() if "Gbit" in k),
+            "wrong_roof_ratio": pitfalls.roof_ratio(machine) if machine.has("bf16-tensor") else None}

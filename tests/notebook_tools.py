@@ -75,7 +75,7 @@ IMAGE_WIDTH_PX, IMAGE_HEIGHT_PX, IMAGE_SCALE = 820, 450, 1
 TEXT_WRAP = 110
 TEXT_LINE_PX = 19
 #: A call that makes a figure or a widget, as the last expression of a cell or inside display().
-FIGURE_CALL = re.compile(r"(_figure|_widget|_explorer|_animation|_walker|_tool|\.figure)\s*\(")
+FIGURE_CALL = re.compile(r"(?<!check)(_figure|_widget|_explorer|_animation|_walker|_tool|\.figure)\s*\(")
 #: Cell metadata a committed notebook keeps.
 KEPT_CELL_METADATA = ("nbgrader", "tags")
 #: Strings that must never appear in a committed notebook.

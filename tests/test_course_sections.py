@@ -61,9 +61,9 @@ def test_unit_slips_move_the_ridge_by_their_factor():
 
 
 def test_the_four_common_errors_have_their_sizes():
-    rows = chart_reading.common_errors(H100_SXM)
-    assert len(rows) == 4
-    assert "8x" in rows[0]["size"] and "7.4%" in rows[1]["size"] and "14.8x" in rows[2]["size"]
+    sizes = chart_reading.error_sizes(H100_SXM)
+    assert sizes["strided_amplification"] == 8 and sizes["gbit_off_by"] == 0.125
+    assert round(sizes["gib_off_by"] - 1, 3) == 0.074 and round(sizes["wrong_roof_ratio"], 1) == 14.8
 
 
 def test_the_decision_table_uses_the_models_advice():

@@ -168,7 +168,8 @@ def test_check_finds_a_figure_cell_without_its_image(tmp_path):
     live = nbformat.v4.new_code_cell("sweep_figure(live) if live is not None else None")
     live.metadata["tags"] = [notebook_tools.LIVE_ONLY_TAG]
     not_a_figure = nbformat.v4.new_code_cell("figure_count = len(rows)\nprint(figure_count)")
-    nb.cells = [direct, assigned, named, shown, drawn, live, not_a_figure]
+    a_check = nbformat.v4.new_code_cell("check = ex.check_figure(figure)\ncheck")  # grades a figure, draws none
+    nb.cells = [direct, assigned, named, shown, drawn, live, not_a_figure, a_check]
     assert notebook_tools.missing_images(nb) == [0, 2, 3]
     path = tmp_path / "figures.ipynb"
     nbformat.write(notebook_tools.canonical(nb), str(path))
