@@ -112,3 +112,14 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     assert f"took {split['median_s'] * 1e6:.1f} µs" in prose and f"{split['kernel_s'] * 1e6:.1f} µs" in prose
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_links_to_other_notebooks_land_on_a_heading(name):
+    # The primers live in notebooks 01 and 02; a renamed heading would leave the link dangling.
+    links = re.findall(r"\]\((\d\d_[a-z_]+\.ipynb)(?:#([^)]+))?\)", markdown(name))
+    assert links
+    for target, anchor in links:
+        headings = {"-".join(line.lstrip("#").split())
+                    for line in markdown(target).splitlines() if line.startswith("#")}
+        assert not anchor or anchor in headings, (target, anchor)
