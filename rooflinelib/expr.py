@@ -29,7 +29,7 @@ _BINARY = {
 
 #: A number that ends in its exponent's ``e`` (``1e``, ``2.5E+``): a number cut short, not a
 #: name or a unit.
-INCOMPLETE_EXPONENT = re.compile(r"(?:^|[^A-Za-z0-9_.])(?:\d+\.?\d*|\.\d+)[eE][+-]?(?=$|[^0-9A-Za-z_])")
+INCOMPLETE_EXPONENT = re.compile(r"(?:^|[^A-Za-z0-9_.])(?:\d+\.?\d*|\.\d+)[eE](?![+-]?\d)[+-]?(?![0-9A-Za-z_])")
 
 
 def incomplete_number(text: str) -> str:

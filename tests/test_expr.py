@@ -252,6 +252,7 @@ def test_a_number_cut_at_its_exponent_is_called_incomplete(text, cut):
         evaluate(text, "peak")
 
 
-@pytest.mark.parametrize("text", ["1e9", "2.5e-3", "1E+2"])
-def test_complete_exponents_still_read(text):
-    assert evaluate(text) == float(text)
+@pytest.mark.parametrize("text, value", [("1e9", 1e9), ("2.5e-3", 2.5e-3), ("1E+2", 100.0),
+                                         ("6e-6*4e12/12", 6e-6 * 4e12 / 12), ("(1e-3)*2", 2e-3)])
+def test_complete_exponents_still_read(text, value):
+    assert evaluate(text) == pytest.approx(value)
