@@ -230,3 +230,10 @@ def test_the_profiler_use_case_names_the_dram_mix_it_compares():
     figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"].startswith("vendor"))
     title = recorded_h200().ceiling("dram").title
     assert f"its {title} roof" in figure and "derives from unit throughputs" in figure
+
+
+def test_notebook_06_runs_a_regression_gate_that_passes_and_one_that_fails():
+    # issue 27 item 6: the use case shows a live gate, and a deliberately slowed kernel failing it
+    assert "testing.demo_gates(mode)" in _code("06")
+    printed = _printed("06")
+    assert "roofline gate passed for copy" in printed and "roofline gate failed for slowed_copy" in printed
