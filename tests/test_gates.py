@@ -397,9 +397,9 @@ def setup():
 def copy(dst, src):
     np.copyto(dst, src)
 def bimodal(dst, src):
-    # 1 ms and 10 ms calls in turn: the median's interval holds both, whatever the threshold between
+    # 1 ms and 50 ms calls in turn: the median's interval holds both, whatever the threshold between
     CALLS[0] += 1
-    time.sleep(0.001 if CALLS[0] % 2 else 0.010)
+    time.sleep(0.001 if CALLS[0] % 2 else 0.050)
 def raises(dst, src):
     raise ValueError("bad shape")
 def never(dst, src):
@@ -443,9 +443,9 @@ def test_check_below_is_status_1_and_json_on_request(target):
 
 
 def test_check_ambiguous_is_status_3_with_the_interval(target):
-    # at the H200's 4,800 GB/s, 1.44e10 bytes in 3 ms is 100% of the roof: 1 ms calls (even 2.5 ms
-    # on a busy machine) are above, 10 ms calls at 30%; a threshold of 99% lies between them
-    done = check(target, "kernels.py:bimodal", "--at-least", "0.99", "--machine", "H200", "--n-bytes", "1.44e10",
+    # at the H200's 4,800 GB/s, 4.8e10 bytes in 10 ms is 100% of the roof: 1 ms calls (even 9 ms
+    # ones on a busy machine) are above, 50 ms calls at 20%; a threshold of 99% lies between them
+    done = check(target, "kernels.py:bimodal", "--at-least", "0.99", "--machine", "H200", "--n-bytes", "4.8e10",
                  "--repeats", "20")
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stdout.startswith("roofline gate ambiguous for bimodal: ")
@@ -567,9 +567,9 @@ import time
 CALLS = [0]
 def bimodal():
     CALLS[0] += 1
-    time.sleep(0.001 if CALLS[0] % 2 else 0.010)
+    time.sleep(0.001 if CALLS[0] % 2 else 0.050)
 def test_bimodal(roofline):
-    roofline.check(bimodal, n_flops=0, n_bytes=1.44e10, at_least=0.99, repeats=20)
+    roofline.check(bimodal, n_flops=0, n_bytes=4.8e10, at_least=0.99, repeats=20)
 ''')
     done = run_pytest(tmp_path, "--roofline-machine", "H200")
     assert done.returncode == 1, done.stdout + done.stderr
