@@ -98,6 +98,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     import json
     from importlib import resources
 
+    from rooflinelib import operators
     from rooflinelib.experiments import recorded_experiments, rows
     from rooflinelib.profiling.recorded import recorded_profiles
     prose = words(markdown("04_sweep.ipynb"))
@@ -108,6 +109,8 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
                    f"reached {envelope['at_ridge']:.0%} of its roof", f"at {one['knee']:.2f} (K = {one['knee_k']})",
                    f"reaches {one['at_ridge']:.0%} at K = {one['ridge_k']}"):
         assert quoted in prose, quoted
+    online = operators.softmax(2 ** 20, fused=True, row_on_chip=False)
+    assert f"notebook 02 counts {online.n_flops / 2 ** 20:g})" in prose
     ratios = rows.softmax_ratios(recorded_experiments()["softmax"])
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
