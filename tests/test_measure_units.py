@@ -351,6 +351,12 @@ class _FakeBackend:
     def copy_runs(self, size_bytes):
         return self._runs("memory")
 
+    def read_runs(self, size_bytes):
+        return self._runs("memory")
+
+    def write_runs(self, size_bytes):
+        return self._runs("memory")
+
     def fma_runs(self, dtype):
         return self._runs("compute")
 
@@ -371,7 +377,8 @@ def test_lab1_measures_the_registry_plan_and_keeps_a_runs_note():
     from rooflinelib.measure.ceilings import measure_ceilings
     # a GPU backend measures the link ceilings by default, and leaves them out when told to
     result = measure_ceilings(_FakeBackend(), matrix=False, links=False)
-    assert [c["name"] for c in result["ceilings"]] == ["dram", "l2", "shared", "fp32", "fp64", "sfu"]
+    assert [c["name"] for c in result["ceilings"]] == ["dram-read", "dram-write", "dram-copy", "dram", "l2",
+                                                       "shared", "fp32", "fp64", "sfu"]
     with_links = measure_ceilings(_FakeBackend(), matrix=False)
     assert [c["name"] for c in with_links["ceilings"]][-2:] == ["pcie-h2d", "pcie-d2h"]
     assert result["notes"] == ["l2: read with shared chunks"]
