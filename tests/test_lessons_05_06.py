@@ -237,3 +237,50 @@ def test_notebook_06_runs_a_regression_gate_that_passes_and_one_that_fails():
     assert "testing.demo_gates(mode)" in _code("06")
     printed = _printed("06")
     assert "roofline gate passed for copy" in printed and "roofline gate failed for slowed_copy" in printed
+
+
+def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
+    # The interpretations are prose with the recorded numbers put in (issue 24): each number
+    # here is computed from the shipped runs and must appear in the text as written.
+    from rooflinelib import pitfalls, step_roofs, widget_state
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.modes import RunMode
+    runs = recorded_experiments()
+    text = " ".join(" ".join(_markdown("06")).split())
+    launch = runs["launch"].variants
+    device = next(v.median_s for v in launch if v.extra.get("part") == "device")
+    assert f"The device's own cost, {device * 1e6:.2f} µs" in text
+    assert f"the small add took {launch[0].median_s * 1e6:.1f} µs" in text
+    assert f"That is {launch[0].median_s / device:.0f} times the device's cost" in text
+    starved = runs["starved"].variants
+    assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
+    memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
+    hidden = (memory + compute - overlapped) / min(memory, compute)
+    assert f"they took {overlapped * 1e6:.0f} µs, hiding {hidden:.0%} of the shorter phase" in text
+    l2, copy = runs["cache"].variants
+    assert f"at {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy's {copy.gbps / 1e3:.2f}" in text
+    exp2, fma = runs["transcendental"].variants
+    assert f"`exp2` at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
+    rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
+    assert f"would need {rows[256]['direct_at_roof_s'] * 1e6:.0f} and {rows[1024]['direct_at_roof_s'] * 1e6:.0f} µs" in text
+    assert f"beat cuFFT's {rows[256]['fft_s'] * 1e6:.0f} µs" in text
+    assert f"({rows[4096]['direct_at_roof_s'] * 1e6:.0f} µs, then {rows[16384]['direct_at_roof_s'] * 1e3:.2f} ms)" in text
+    sustained = runs["sustained"].variants
+    held = min(v.gflops for v in sustained if v.extra.get("part") == "sustained")
+    assert f"reached {sustained[0].gflops / 1e3:.0f} TFLOP/s" in text and f"({held / sustained[0].gflops:.0%} of it" in text
+    roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
+    step = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768)
+    assert f"{roofs.hbm_gbps / roofs.host_link.gbps:.0f} times slower than HBM" in text
+    assert f"the GPU waits {step.communication_share:.0%} of the time" in text
+    assert f"The step's {step.bounds.compute_s * 1e6:.0f} µs of arithmetic" in text
+
+
+def test_a_cpu_plateau_between_two_caches_is_labelled_by_the_cache_that_holds_it():
+    # A live CPU sweep found one plateau, 882 kB - 8.39 MB, and named it l1 by its order alone.
+    sizes = [882e3 * 2 ** (i / 2) for i in range(7)]
+    levels = hl.detect_levels(sizes, [8.0] * len(sizes), ends_in_memory=False)
+    last = hl.level_table(levels, {"l1": 32768, "l2": 524288, "l3": 33554432}).splitlines()[-1]
+    assert "inside l3 (33.6 MB)" in last and "holds everything" not in last
+    # the H200's levels keep their names and get no such note
+    h200 = h.hierarchy_levels(wsr.recorded("h200", "numba"))
+    assert "inside" not in hl.level_table(h200, wsr.reported_sizes(wsr.recorded("h200", "numba")))

@@ -308,10 +308,18 @@ def level_table(levels, reported=None) -> str:
             cap = "(holds everything)"
         else:
             cap = f"no step up to {format_bytes(lv.last_bytes)}"
-        crossed = sorted((size, name) for name, size in (reported or {}).items()
-                         if name != "shared" and lv.first_bytes < size < lv.last_bytes)
+        named = dict(reported or {})
+        if "shared" in named and "l1" not in named:  # a GPU reports its L1's SRAM as shared memory
+            named["l1"] = named.pop("shared")
+        caches = sorted((size, name) for name, size in named.items() if name != "shared")
+        crossed = [(size, name) for size, name in caches if lv.first_bytes < size < lv.last_bytes]
+        holder = next(((size, name) for size, name in caches if size >= lv.last_bytes), None)
         if crossed:
             cap += "; spans " + ", ".join(f"{name} ({format_bytes(size)})" for size, name in crossed)
+        elif lv.name != "dram" and not lv.capacity_bytes and holder and holder[1] != lv.name:
+            # a plateau named by its order alone (a CPU sweep with no step inside it): say which
+            # of the machine's caches its working sets fit
+            cap += f"; inside {holder[1]} ({format_bytes(holder[0])})"
         lines.append(f"{lv.name:<6} {lv.gbps:>13,.0f} {lv.best_gbps:>11,.0f}   {span:<21} {cap}")
     return "\n".join(lines)
 
