@@ -16,6 +16,9 @@ hooks below do nothing for it.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 PROPERTY = "roofline_gate"
@@ -45,7 +48,7 @@ class RooflineGates:
     def check(self, fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, repeats=None, **kwargs):
         """:func:`rooflinelib.testing.assert_roofline`, with the session's ceilings by default."""
         __tracebackhide__ = True  # a failed gate points at the test's line
-        from .testing import gate, raise_for
+        from .testing import gate, raise_for  # here, not at the top: a run without gates loads none of it
         outcome = gate(fn, *args, n_flops=n_flops, n_bytes=n_bytes, at_least=at_least,
                        ceilings=self._ceilings if ceilings is None else ceilings, precision=precision,
                        repeats=repeats, **kwargs)
@@ -62,7 +65,6 @@ def roofline(request):
     config = request.config
     path = config.getoption("roofline_ceilings", None)
     if path:  # relative to where pytest was started, whatever folder a test moves to
-        from pathlib import Path
         path = str(Path(config.invocation_params.dir, path))
     return RooflineGates(request.node, path or config.getoption("roofline_machine", None))
 
@@ -94,7 +96,6 @@ class GateSummary:
         for source in dict.fromkeys(r["ceilings"] for r in rows):
             terminalreporter.write_line(f"ceilings: {source}")
         # one line for each distinct clock reading, not for each gate's count of samples
-        import re
         for clocks in dict.fromkeys(re.sub(r"median of \d+ NVML samples", "median of the NVML samples", r["clocks"])
                                     for r in rows):
             terminalreporter.write_line(clocks)

@@ -31,14 +31,21 @@ thermal throttling.  On the CPU no clock is read, and the message says that too.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Optional
 
+import numpy
+
+from .fileio import read_json
+from .measure.provenance import ClockSampler, NoClock
+from .modes import detect_mode
 from .profiling.core import profile
 from .profiling.result import ProfileError, ProfileResult
-from .profiling.timing import DEFAULT_TIMEOUT_S, detect_library
+from .profiling.timing import DEFAULT_TIMEOUT_S, WARMUP_CALLS, WARMUP_S, detect_library
 from .sanity import number
 
 #: Rounds of timing a gate may take in all (the first included) before it says "ambiguous".
@@ -279,7 +286,6 @@ MAX_SOURCE_CHARS = 200
 def short_source(text: str) -> str:
     """Where the ceilings came from, in the first sentence of profile()'s wording (a gate's
     message is one line), flagged when the ceilings were measured while the machine was busy."""
-    import re
     flat = " ".join(str(text).split())
     first = re.split(r"(?<=[.)])\s+(?=[A-Z])", flat, maxsplit=1)[0].rstrip(".")
     if len(first) > MAX_SOURCE_CHARS:
@@ -292,7 +298,6 @@ def short_source(text: str) -> str:
 # --- the gate ----------------------------------------------------------------------------------
 
 def _sampler(gpu: bool):
-    from .measure.provenance import ClockSampler, NoClock
     return ClockSampler(interval_s=0.01, power=True) if gpu else NoClock()
 
 
@@ -334,7 +339,6 @@ def gate(fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, r
 def _round_estimate(result: ProfileResult) -> float:
     """Seconds another round of timing takes: the calls profile() makes (first, warm-up, one
     untimed, the repeats) at the median time, and the warm-up's minimum duration."""
-    from .profiling.timing import WARMUP_CALLS, WARMUP_S
     return result.seconds * (result.repeats + WARMUP_CALLS + 2) + WARMUP_S
 
 
@@ -405,11 +409,10 @@ def demo_kernels(library: str = "cpu", size_mib: int = 64, extra: float = 2.0) -
     extra = number(extra, "extra", error=ProfileError, positive=True)
     n = size_mib * 2 ** 20 // 8
     if library == "cpu":
-        import numpy as xp
-        source, destination = xp.ones(n), xp.empty(n)
+        source, destination = numpy.ones(n), numpy.empty(n)
 
         def copy(dst, src):
-            xp.copyto(dst, src)
+            numpy.copyto(dst, src)
     elif library == "cupy":
         import cupy as xp
         source, destination = xp.ones(n), xp.empty(n)
@@ -417,7 +420,6 @@ def demo_kernels(library: str = "cpu", size_mib: int = 64, extra: float = 2.0) -
         def copy(dst, src):
             xp.copyto(dst, src)
     else:
-        import numpy
         from numba import cuda
         source, destination = cuda.to_device(numpy.ones(n)), cuda.device_array(n)
 
@@ -463,8 +465,6 @@ RECORDED_GATES = "h200_gates_cupy.json"
 def recorded_gates(path=None) -> dict:
     """The gates recorded on the H200 and shipped with the course (``benchmarks/gate_targets.py
     --record``): ``{"created", "device", "note", "gates": [outcome dicts]}``, each checked."""
-    from pathlib import Path
-    from .fileio import read_json
     path = Path(path) if path is not None else Path(__file__).resolve().parent / "data" / RECORDED_GATES
     data = read_json(path, ProfileError, "a recorded gates file")
     where = path.name
@@ -487,7 +487,6 @@ def demo_gates(mode=None, ceilings=None) -> GateDemo:
     (``mode``: :func:`rooflinelib.modes.detect_mode`'s, detected when None; ceilings: the stored
     Lab 1 result by default); in recorded mode, the gates recorded on the H200, said as such."""
     if mode is None:
-        from .modes import detect_mode
         mode = detect_mode()
     if not mode.live:
         try:
