@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -58,6 +59,21 @@ HIDDEN_GLOBS = ("__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "*.egg-info"
                 "test-artifacts", "build", "dist")
 
 HELP = ("-h", "--help", "help")
+
+# The test extra's tools that a student never uses: `course.py test` installs nbgrader into the
+# same .venv (its four server extensions, and a JupyterLab extension that adds an Nbgrader menu,
+# a Validate button and a Create Assignment panel).  The course's JupyterLab starts without
+# them: the server extensions switched off on its command line, the JupyterLab extension in
+# the page config of a config folder of the course's own (COURSE_JUPYTER_CONFIG, put first on
+# JUPYTER_CONFIG_PATH for the server alone).  One environment is kept, not a second one for
+# the tests: that would install JupyterLab, numba and the rest twice (a first install of the
+# test extra took 24 s and 1,436 MiB) for a difference of a few extensions.
+TEST_ONLY_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                               "nbgrader.server_extensions.assignment_list",
+                               "nbgrader.server_extensions.course_list",
+                               "nbgrader.server_extensions.validate_assignment")
+TEST_ONLY_LAB_EXTENSIONS = ("@jupyter/nbgrader",)
+COURSE_JUPYTER_CONFIG = VENV / "course-jupyter-config"
 
 # The test run spreads its files over pytest workers (pytest-xdist): one more than the cores,
 # because about a fifth of the run waits (servers starting, a browser, the package index),
@@ -274,9 +290,34 @@ def lab_command(extra_args: list) -> list:
         args.append(f"--ServerApp.root_dir={ROOT}")
     if not any(a.startswith("--ContentsManager.hide_globs") for a in args):
         args += [f"--ContentsManager.hide_globs={glob}" for glob in HIDDEN_GLOBS]
+    if not any(a.startswith("--ServerApp.jpserver_extensions") for a in args):
+        args.append(f"--ServerApp.jpserver_extensions={server_extensions_off()!r}")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
         args.append("--allow-root")  # containers often run as root
     return [str(BIN / "jupyter"), "lab", *args]
+
+
+def server_extensions_off() -> dict:
+    """The value of ``--ServerApp.jpserver_extensions`` that switches the test tools' server
+    extensions off (the other extensions keep what their own config says)."""
+    return {name: False for name in TEST_ONLY_SERVER_EXTENSIONS}
+
+
+def lab_environment(env) -> dict:
+    """``env`` for the course's Jupyter server: the course's config folder first on
+    JUPYTER_CONFIG_PATH, its page config disabling the test tools' JupyterLab extension.
+    The folder is written (whole, then renamed) when its content differs."""
+    page_config = COURSE_JUPYTER_CONFIG / "labconfig" / "page_config.json"
+    text = json.dumps({"disabledExtensions": {name: True for name in TEST_ONLY_LAB_EXTENSIONS}},
+                      indent=1) + "\n"
+    if not (page_config.is_file() and page_config.read_text() == text):
+        page_config.parent.mkdir(parents=True, exist_ok=True)
+        partial = page_config.with_name(page_config.name + ".tmp")
+        partial.write_text(text)
+        os.replace(partial, page_config)
+    given = env.get("JUPYTER_CONFIG_PATH", "")
+    return dict(env, JUPYTER_CONFIG_PATH=os.pathsep.join(
+        [str(COURSE_JUPYTER_CONFIG)] + ([given] if given else [])))
 
 
 class _Stop(Exception):
@@ -292,7 +333,8 @@ def serve(command: list) -> int:
     "shut down? y/n" prompt), and SIGINT or SIGTERM here stops the server and its kernels
     instead of leaving them running without a parent.
     """
-    process = subprocess.Popen(command, cwd=ROOT, start_new_session=os.name != "nt")
+    process = subprocess.Popen(command, cwd=ROOT, env=lab_environment(os.environ),
+                               start_new_session=os.name != "nt")
 
     def stop(signum, frame):
         raise _Stop(signum)

@@ -18,6 +18,34 @@ if not os.environ.get("ROOFLINE_RESULTS_DIR"):
     os.environ["ROOFLINE_RESULTS_DIR"] = tempfile.mkdtemp(prefix="roofline-test-results-")
 
 
+#: Tests that need a device this machine may lack, by marker: each kind skipped says so once at
+#: the end of the run, with its reason (pytest prints no skip reasons unless asked with -rs).
+DEVICE_MARKERS = {"gpu": "GPU tests (run them on a CUDA GPU: python -m pytest -m gpu)",
+                  "browser": "real-browser tests"}
+
+
+def _skip_reason(report) -> str:
+    reason = report.longrepr[-1] if isinstance(report.longrepr, (tuple, list)) else str(report.longrepr)
+    return str(reason).removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line for each kind of device test that was skipped: how many, and why (the commonest
+    reason, and how many others there were)."""
+    for marker, kind in DEVICE_MARKERS.items():
+        reasons = {}
+        for report in terminalreporter.stats.get("skipped", []):
+            if marker in getattr(report, "keywords", {}):
+                reason = _skip_reason(report)
+                reasons[reason] = reasons.get(reason, 0) + 1
+        if not reasons:
+            continue
+        ranked = sorted(reasons, key=lambda r: -reasons[r])
+        others = f"; {len(ranked) - 1} other reason(s)" if len(ranked) > 1 else ""
+        terminalreporter.write_line(f"{kind}: {sum(reasons.values())} skipped: {ranked[0][:200]}{others}",
+                                    yellow=True)
+
+
 def pytest_collection_modifyitems(config, items):
     """Long files first.  ``course.py test`` spreads whole files over its workers in this order
     (``--no-loadscope-reorder``), and a long file handed out last would run on alone at the end.

@@ -427,3 +427,51 @@ def test_course_py_checks_the_variables_with_the_librarys_own_check(monkeypatch)
     monkeypatch.setenv(envvars.WINDOW_ENV, "1e9")
     with pytest.raises(ValueError, match="^ROOFLINE_CPU_WINDOW_S: must be from 0 to 600 seconds"):
         cpu.window_from_env()
+
+
+def test_the_courses_jupyterlab_starts_without_the_test_tools(tmp_path, monkeypatch):
+    # nbgrader comes with `course.py test` into the same .venv; a student's JupyterLab showed its
+    # Nbgrader menu, Validate button and Create Assignment panel (the browser test checks the page)
+    course = load_course()
+    args = course.lab_command(["--no-browser"])
+    off = [a for a in args if a.startswith("--ServerApp.jpserver_extensions=")]
+    assert off == [f"--ServerApp.jpserver_extensions={course.server_extensions_off()!r}"]
+    assert not any(course.server_extensions_off().values())
+    mine = "--ServerApp.jpserver_extensions={'x': True}"
+    assert [a for a in course.lab_command([mine]) if "jpserver_extensions" in a] == [mine]
+    monkeypatch.setattr(course, "COURSE_JUPYTER_CONFIG", tmp_path / "config")
+    env = course.lab_environment({"JUPYTER_CONFIG_PATH": "/elsewhere", "HOME": "/home/x"})
+    assert env["JUPYTER_CONFIG_PATH"] == f"{tmp_path / 'config'}{os.pathsep}/elsewhere" and env["HOME"] == "/home/x"
+    page = json.loads((tmp_path / "config" / "labconfig" / "page_config.json").read_text())
+    assert page == {"disabledExtensions": {"@jupyter/nbgrader": True}}
+    assert course.lab_environment({})["JUPYTER_CONFIG_PATH"] == str(tmp_path / "config")
+    assert sorted(p.name for p in (tmp_path / "config" / "labconfig").iterdir()) == ["page_config.json"]
+    # every server extension the installed nbgrader enables for itself
+    pytest.importorskip("nbgrader")
+    enabled = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "nbgrader.json"
+    assert set(course.server_extensions_off()) == set(json.loads(enabled.read_text())["ServerApp"]["jpserver_extensions"])
+    assert (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / course.TEST_ONLY_LAB_EXTENSIONS[0]).is_dir()
+
+
+def test_the_test_run_says_once_why_its_gpu_tests_were_skipped():
+    # was: the GPU tests showed as "s" and nothing said why, unless -rs was given
+    import types
+    import conftest
+
+    def skipped(reason, *markers, as_list=False):  # pytest-xdist hands the location on as a list
+        where = ["tests/test_x.py", 3, f"Skipped: {reason}"]
+        return types.SimpleNamespace(keywords={m: 1 for m in markers},
+                                     longrepr=where if as_list else tuple(where))
+
+    said = []
+    reporter = types.SimpleNamespace(write_line=lambda line, **markup: said.append(line), stats={"skipped": [
+        *(skipped("no CUDA GPU is available to Numba", "gpu", as_list=n % 2) for n in range(3)),
+        skipped("cupy is not installed", "gpu"), skipped("no Chromium at /x", "browser"),
+        skipped("cannot resolve against PyPI")]})
+    conftest.pytest_terminal_summary(reporter)
+    assert said == ["GPU tests (run them on a CUDA GPU: python -m pytest -m gpu): 4 skipped: "
+                    "no CUDA GPU is available to Numba; 1 other reason(s)",
+                    "real-browser tests: 1 skipped: no Chromium at /x"]
+    reporter.stats = {"passed": [1]}
+    conftest.pytest_terminal_summary(reporter)
+    assert len(said) == 2  # nothing skipped, nothing said

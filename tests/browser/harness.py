@@ -68,14 +68,20 @@ def _wait_for_server(url: str, process: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
 
 
-#: Server extensions that serve nothing the tests look at: nbgrader's four, which the test extra
-#: installs for instructors and a student's course install lacks, and the language-server
-#: proxy, which finds no language server here.  Off, the server started on 2.7 s of CPU instead
-#: of 4.3 s (its page then asks for /lsp/status once and gets a 404 in the server's log).
-UNUSED_SERVER_EXTENSIONS = {name: False for name in (
-    "nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.assignment_list",
-    "nbgrader.server_extensions.course_list", "nbgrader.server_extensions.validate_assignment",
-    "jupyter_lsp")}
+def course_script():
+    """course.py, loaded by its path (it defines functions only; main() runs under __main__)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    return course
+
+
+#: Server extensions off beyond those the course's JupyterLab switches off (the test extra's
+#: nbgrader, which a student never uses): the language-server proxy, which finds no language
+#: server here.  Off, the server started on 2.7 s of CPU instead of 4.3 s (its page then asks
+#: for /lsp/status once and gets a 404 in the server's log).
+UNUSED_SERVER_EXTENSIONS = {"jupyter_lsp": False}
 
 #: The log of every JupyterLab server started (the kernels' stderr included), newest last:
 #: a figure that is never drawn is reported with the end of it.
@@ -84,7 +90,8 @@ SERVER_LOGS = []
 
 @contextlib.contextmanager
 def jupyterlab(work: Path, scratch: Path, env_extra=None):
-    """A JupyterLab server serving ``work``; yields ``url(notebook_name)``."""
+    """The course's JupyterLab (course.py's command line and environment) serving ``work``;
+    yields ``url(notebook_name)``."""
     settings = scratch / "settings"
     for plugin, values in {
         # No "Select Kernel" dialog: start the notebook's kernel as soon as it opens.
@@ -100,16 +107,18 @@ def jupyterlab(work: Path, scratch: Path, env_extra=None):
         path.write_text(json.dumps(values))
     token = secrets.token_hex(16)
     port = _free_port()
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
-               JUPYTER_RUNTIME_DIR=str(scratch / "runtime"), **(env_extra or {}))
+    course = course_script()
+    env = course.lab_environment(dict(
+        os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(scratch / "runtime"), **(env_extra or {})))
     log = scratch / "jupyterlab.log"
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={work}",
-               "--ServerApp.port_retries=0", "--LabApp.expose_app_in_browser=True",
-               f"--ServerApp.jpserver_extensions={UNUSED_SERVER_EXTENSIONS!r}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
+    extensions = {**course.server_extensions_off(), **UNUSED_SERVER_EXTENSIONS}
+    lab = course.lab_command(["--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.token={token}",
+                              f"--ServerApp.root_dir={work}", "--ServerApp.port_retries=0",
+                              "--LabApp.expose_app_in_browser=True", "--LabApp.default_url=/lab",
+                              f"--ServerApp.jpserver_extensions={extensions!r}"])
+    # this Python's JupyterLab, with the course's options (course.py runs .venv's `jupyter lab`)
+    command = [sys.executable, "-m", "jupyterlab", *lab[2:]]
     with open(log, "w") as handle:
         process = subprocess.Popen(command, cwd=work, env=env, stdout=handle, stderr=subprocess.STDOUT)
     try:
@@ -265,6 +274,29 @@ def fail_with_state(page, what: str, screenshot: str) -> None:
     log = SERVER_LOGS[-1].read_text(errors="replace").splitlines()[-15:] if SERVER_LOGS else []
     raise AssertionError(f"{what}; screenshot {screenshot}.png; the page said {said}; "
                          f"the server's log ended {log}")
+
+
+#: What the test tools' JupyterLab extension (nbgrader's) would add to a page: a menu, plugins,
+#: a Validate button in a notebook's toolbar; and a menu every JupyterLab page has, as a control.
+TEST_TOOLS_JS = """
+() => {
+  const app = window.jupyterapp;
+  const plugins = app.listPlugins().filter(id => id.startsWith('@jupyter/nbgrader'));
+  return {
+    menus: [...document.querySelectorAll('.lm-MenuBar-itemLabel')].map(e => e.textContent.trim()),
+    activated: plugins.filter(id => app.isPluginActivated(id)),
+    validate: [...document.querySelectorAll('.jp-Toolbar-item')]
+      .map(e => e.textContent.trim()).filter(t => /validate/i.test(t)),
+  };
+}
+"""
+
+
+def assert_no_test_tools(page) -> None:
+    """The page shows nothing of the test tools ``course.py test`` installs into .venv."""
+    seen = page.evaluate(TEST_TOOLS_JS)
+    assert "File" in seen["menus"], seen  # the menu bar was read
+    assert "Nbgrader" not in seen["menus"] and not seen["activated"] and not seen["validate"], seen
 
 
 def text_of(page, box: str, css: str) -> str:

@@ -7,6 +7,10 @@ It asserts that the verdict turns from memory-bound to compute-bound and that th
 moved, both in the figure's data and on screen, and saves screenshots under
 ``test-artifacts/browser/``.
 
+The page is the course's JupyterLab, started as ``course.py`` starts it: it shows none of the
+test tools (nbgrader's menu, Validate button) that ``course.py test`` installs into the same
+environment.
+
 It is skipped, with the reason, when Playwright or Chromium is missing, unless
 ``ROOFLINE_REQUIRE_BROWSER=1`` (set by .ci/run, which installs both), where a missing browser
 is a failure.
@@ -70,6 +74,7 @@ def test_slider_moves_point_across_the_ridge(lab):
         harness.run_all_until_drawn(page, lab["url"], ".roofline-explorer .roofline-verdict", ("roofline-explorer",),
                                     screenshot="explorer-not-drawn")
         page.wait_for_function(f"() => ({_POINT_JS})() !== null", timeout=STEP_S * 1000)
+        harness.assert_no_test_tools(page)  # a student's page, though nbgrader is installed
         explorer = page.locator(".roofline-explorer").first
         explorer.scroll_into_view_if_needed()
 
