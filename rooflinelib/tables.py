@@ -344,6 +344,15 @@ def sweep_tables(result, width: int = 40) -> str:
         lines.append("")
         lines.append(f"  knee (where the curve turns): I = {k['intensity']:.2f} FLOP/byte, "
                      f"nearest K = {k['k']}; the ridge P/B = {ridge:.2f}")
+    noisy = [(r["k"], d) for r, d in zip(rows, result.get("details", ())) if isinstance(d, dict) and d.get("noisy")]
+    if noisy:
+        lines.append("")
+        lines.append(f"  NOISY: {len(noisy)} of {len(rows)} points (K = {', '.join(str(k_) for k_, _ in noisy)}) "
+                     "judged their own trials noisy; re-run Lab 2 when no other program is busy before "
+                     "reading the curve's shape:")
+        lines += [f"    K = {k_}: {d.get('noise') or 'noisy'}" for k_, d in noisy[:3]]
+        if len(noisy) > 3:
+            lines.append(f"    ... and {len(noisy) - 3} more")
     for note in result.get("notes", []):
         lines.append(f"  note: {note}")
     return "\n".join(lines)

@@ -516,3 +516,13 @@ def test_the_sweep_times_both_forms_between_16_and_64_and_keeps_the_faster():
     assert set(tried) == {"elementwise", "lanes"} and all(c["verified"] for c in tried.values())
     assert result["rows"][1]["gflops"] == pytest.approx(max(c["gflops"] for c in tried.values()))
     assert f"({detail['config']['form']})" in detail["kernel"]
+
+
+def test_the_sweep_table_names_its_noisy_points_in_words():
+    from rooflinelib.tables import sweep_tables
+    sweep = results.recorded("sweep", "numba")
+    sweep["details"][2].update(noisy=True, noise="this process got 9% of its 2 cores' time while it was "
+                                                 "timed (under 80%): another program was using the CPU")
+    text = sweep_tables(sweep)
+    assert f"NOISY: 1 of {len(sweep['rows'])} points (K = {sweep['rows'][2]['k']})" in text
+    assert "another program was using the CPU" in text and "re-run Lab 2" in text
