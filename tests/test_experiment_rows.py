@@ -70,6 +70,8 @@ def test_chains_on_a_cpu_have_no_cycles_and_scale_to_the_best_rate():
     assert [r["fraction"] for r in got] == [0.25, 1.0]
     assert all(r["cycles_per_step"] is None and r["cycles_per_issue"] is None and r["model"] is None for r in got)
     assert rows.chains_table(cpu).count(" - ") >= 2
+    assert "of best" in rows.chains_table(cpu) and "of peak" not in rows.chains_table(cpu)
+    assert "of peak" in rows.chains_table(recorded_experiments()["chains"])
 
 
 def test_trap_rows_against_their_predictions():

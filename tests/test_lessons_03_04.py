@@ -126,3 +126,12 @@ def test_links_to_other_notebooks_land_on_a_heading(name):
         headings = {"-".join(line.lstrip("#").split())
                     for line in markdown(target).splitlines() if line.startswith("#")}
         assert not anchor or anchor in headings, (target, anchor)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_cell_that_measures_says_a_live_run_can_differ_from_the_text(name):
+    measuring = [c.source for c in cells(name) if c.cell_type == "code"
+                 and re.search(r"\b(ceilings_for|sweep_for|experiment_for)\(", c.source)]
+    assert measuring
+    for source in measuring:
+        assert "rows.LIVE_NOTE" in source, source.splitlines()[0]
