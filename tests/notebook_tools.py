@@ -396,7 +396,11 @@ def render_pngs(figures) -> list:
     """PNG bytes of each plotly figure (JSON), drawn by kaleido in one Chromium."""
     if not figures:
         return []
-    import kaleido
+    try:
+        import kaleido
+    except ImportError:
+        raise SystemExit("refresh: the static figure images need kaleido (in the test extra: "
+                         "python3 course.py test installs it) and Debian's chromium") from None
     # No MathJax (the course writes no TeX, and its default is a download); one browser for all.
     kaleido.start_sync_server(n=1, timeout=180, mathjax=False, silence_warnings=True)
     try:
