@@ -227,7 +227,13 @@ def variant_rows(experiment) -> list:
 def experiment_text(experiment) -> str:
     """The experiment's table with a heading line giving the device and the backend."""
     head = f"{experiment.title} - {experiment.device.get('name', '?')}, {experiment.backend} backend"
-    return head + "\n" + render(variant_rows(experiment), VARIANT_COLUMNS)
+    text = head + "\n" + render(variant_rows(experiment), VARIANT_COLUMNS)
+    noisy = [v for v in experiment.variants if (v.extra or {}).get("noisy")]
+    if noisy:
+        text += (f"\nNOISY: {len(noisy)} of {len(experiment.variants)} rows judged their own trials noisy; "
+                 "re-run this cell when no other program is busy before comparing them:")
+        text += "".join(f"\n  {v.name}: {v.extra.get('noise') or 'noisy'}" for v in noisy)
+    return text
 
 
 # --- measured against datasheet --------------------------------------------------------------

@@ -526,3 +526,27 @@ def test_the_sweep_table_names_its_noisy_points_in_words():
     text = sweep_tables(sweep)
     assert f"NOISY: 1 of {len(sweep['rows'])} points (K = {sweep['rows'][2]['k']})" in text
     assert "another program was using the CPU" in text and "re-run Lab 2" in text
+
+
+def test_an_experiment_table_names_its_noisy_rows_in_words():
+    from rooflinelib.experiments import recorded_experiments
+    from rooflinelib.experiments.record import Experiment, Variant
+    from rooflinelib.tables import experiment_text
+    clean = Variant("1 chain", 2e9, 0.0, 0.5, 0.01, 7, True, {"noisy": False, "noise": ""})
+    noisy = Variant("4 chains", 8e9, 0.0, 40.0, 3.4, 7, True,
+                    {"noisy": True, "noise": "this process got 2% of its 2 cores' time while it was timed "
+                                             "(under 80%): another program was using the CPU"})
+    experiment = Experiment("chains", "FMA rate against chains", "cpu", {"name": "CPU: test"}, "2026-12-02",
+                            (clean, noisy))
+    text = experiment_text(experiment)
+    assert "NOISY: 1 of 2 rows" in text and "4 chains: this process got 2%" in text
+    assert "NOISY" not in experiment_text(Experiment("chains", "t", "cpu", {"name": "x"}, "2026", (clean,)))
+    assert recorded_experiments()  # the recorded runs still render
+    assert all(experiment_text(e) for e in recorded_experiments().values())
+
+
+def test_a_cpu_experiment_row_carries_its_judgement():
+    from rooflinelib.experiments import cpu as cpu_experiments
+    e = cpu_experiments.run_chains(widths=(1,), target_s=0.005, repeats=3)
+    extra = e.variants[0].extra
+    assert isinstance(extra["noisy"], bool) and "iqr" in extra and "cpu_share" in extra

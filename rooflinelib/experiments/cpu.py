@@ -64,8 +64,10 @@ def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, *, check
     backend = CpuBackend(repeats=repeats, warmup=warmup, window_s=0.0)
     m = measure_run(backend, name, "compute", Run(run, check, Work(float(n_flops), float(n_bytes)), name,
                                                   poison=poison))
+    # the measurement's own judgement (protocol.judge_noise), so the table can say it was noisy
+    judged = {key: m.extra[key] for key in ("iqr", "noisy", "noise", "cpu_share") if key in m.extra}
     return Variant(name, float(n_flops), float(n_bytes), m.timing.median_s, m.timing.spread,
-                   m.timing.repeats, True, dict(extra, first_call_s=m.first_call_s))
+                   m.timing.repeats, True, dict(extra, first_call_s=m.first_call_s, **judged))
 
 
 def _experiment(name, title, variants, notes=(), **extra) -> Experiment:
