@@ -647,3 +647,11 @@ def test_a_sweep_with_no_plateau_is_drawn_without_levels_and_says_why(recorded):
     assert ids[:len(noisy["series"])] == [f"series:{s['name']}" for s in noisy["series"]]
     assert not [i for i in ids if i and i.startswith(("level:", "capacity:"))]
     assert "no plateau stood out from the noise" in fig.layout.title.text
+
+
+def test_the_hierarchy_roofs_from_lab1_say_the_l2_footprint_and_the_dram_mix(recorded):
+    from rooflinelib import results
+    machine = h.machine_from_result(recorded, results.recorded_h200())
+    assert "L2 (read, 15.7 MB set)" in machine.ceiling("l2").source
+    assert "DRAM (write)" in machine.ceiling("dram").source
+    assert machine.ceiling("dram").value == results.recorded_h200().ceiling("dram").value

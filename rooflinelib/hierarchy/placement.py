@@ -216,9 +216,10 @@ def level_ceiling(level, compute_machine: Machine) -> Ceiling:
     if (level.name in LEVELS_FROM_LAB1 and compute_machine.kind == "measured"
             and compute_machine.has(level.name) and compute_machine.ceiling(level.name).kind == "memory"):
         lab1 = compute_machine.ceiling(level.name)
+        # lab1.label names what the roof holds for: the L2's footprint, DRAM's access mix
         return Ceiling(level.name, "memory", lab1.value,
-                       f"Lab 1's {level.name} ceiling ({lab1.source}); the working-set sweep's plateau "
-                       f"is {level.gbps:,.0f} GB/s and its step gives the capacity", f"{level.title} (Lab 1)")
+                       f"Lab 1's {level.name} ceiling, {lab1.label} ({lab1.source}); the working-set sweep's "
+                       f"plateau is {level.gbps:,.0f} GB/s and its step gives the capacity", f"{level.title} (Lab 1)")
     return level.ceiling()
 
 
