@@ -377,3 +377,24 @@ def test_no_developer_path_in_stored_outputs(path):
         for output in cell.get("outputs", []):
             text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
             assert not DEVELOPER_PATH.search(text), f"cell {index}: {DEVELOPER_PATH.search(text).group(0)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_text_that_announces_the_next_cell_is_followed_by_it(path):
+    # 02 said "the next cell sets the exp's time" under the cell that did (out of order).
+    nb = nbformat.read(str(path), as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and re.search(r"\b(the next cell|the cell below)\b", cell.source, re.I):
+            following = nb.cells[index + 1] if index + 1 < len(nb.cells) else None
+            assert following is not None and following.cell_type == "code", f"cell {index}"
+
+
+def test_fp32_kernels_are_never_judged_against_the_bf16_ridge_alone():
+    # Pitfall 4 inside the notebook that teaches it: an fp32 kernel's distance to the bf16
+    # matrix ridge is printed only beside its distance to its own, the fp32 vector ridge.
+    nb = nbformat.read(str(ROOT / "notebooks" / "02_operator_intensities.ipynb"), as_version=4)
+    lines = [line for c in nb.cells for o in c.get("outputs", []) for line in "".join(o.get("text", "")).splitlines()]
+    against_bf16 = [line for line in lines if re.search(r"below the (MI300X )?bf16|below its bf16", line)]
+    assert against_bf16
+    for line in against_bf16:
+        assert "fp32 vector ridge" in line, line
