@@ -483,3 +483,29 @@ def test_a_folder_where_no_file_can_be_made_is_refused_by_check_target(tmp_path)
             fileio.check_target(f"{folder}/x.json")
     fileio.check_target(tmp_path / "x.json")
     _only(tmp_path)  # the probe leaves nothing behind
+
+
+def test_a_results_folder_that_cannot_take_the_result_is_named_before_measuring(tmp_path):
+    # was: the measurement ran, then "--out: cannot create /dev/null (File exists)" blamed --out
+    for folder, reason in (("/dev/null", "/dev/null: cannot create the folder (File exists)"),
+                           ("/proc/self", "/proc/self/ceilings.json: file: cannot be written")):
+        started = time.monotonic()
+        done = subprocess.run(ROOFLINE + ["measure", "--backend", "cpu", "--size-mib", "2", "--repeats", "2"],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT,
+                              env=dict(os.environ, ROOFLINE_RESULTS_DIR=folder))
+        assert _one_error_line(done).startswith(f"roofline: error: ROOFLINE_RESULTS_DIR: {reason}")
+        assert time.monotonic() - started < 30 and "dram" not in done.stderr
+
+
+def test_roofline_profile_names_a_special_or_oversize_python_file_for_what_it_is(tmp_path):
+    fifo, folder, big = tmp_path / "pipe.py", tmp_path / "folder.py", tmp_path / "big.py"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    with open(big, "wb") as f:  # sparse
+        f.truncate(fileio.MAX_BYTES["text"] + 1)
+    for path, reason in ((fifo, "not a regular file"), (folder, "not a regular file"),
+                         (big, "over 16 MiB"), (tmp_path / "none.py", "no such Python file")):
+        done = subprocess.run(ROOFLINE + ["profile", f"{path}:f", "--machine", "H200", "--n-flops", "1",
+                                          "--n-bytes", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        # was "no such Python file" for the pipe and the folder, which are there
+        assert _one_error_line(done).startswith(f"roofline: error: {path}: {reason}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ..measure.errors import BackendUnavailable, VerificationError
 from ..measure.sweep import run_sweep
 from ..measure.timing import TimingUnavailable
 from ..modes import keeps_clean
+from ..result_files import RESULTS_DIR_ENV, results_dir
 from ..results import ResultError, save
 from ..tables import ceilings_table, sweep_tables
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, number_option, option_error
@@ -100,6 +102,22 @@ def _check_out(path):
     return Path(path)
 
 
+def _check_default_folder(args, kind: str) -> None:
+    """Where the result goes when no --out is given, checked before a run of minutes: the
+    folder made, and a file creatable in it.  $ROOFLINE_RESULTS_DIR, when it chose the folder,
+    is what the error names."""
+    if args.out is not None or args.no_save:
+        return
+    folder = results_dir()
+    option = RESULTS_DIR_ENV if os.environ.get(RESULTS_DIR_ENV, "").strip() else "--out"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{option}: {folder}: cannot create the folder ({exc.strerror or exc}); "
+                         "give --out FILE or --no-save") from None
+    check_target(folder / f"{kind}.json", option_error(option))
+
+
 def _progress(args):
     if args.quiet:
         return None
@@ -152,6 +170,7 @@ def run_measure(args) -> int:
     repeats = number_option(args.repeats, "--repeats", integer=True, maximum=1000)
     check_store_options(args)
     _check_out(args.out)
+    _check_default_folder(args, "ceilings")
     return _guarded(lambda: _finish(
         measure_ceilings(args.backend, size_mib=size, repeats=repeats,
                          matrix=not args.no_matrix, links=not args.no_links, progress=_progress(args)),
@@ -165,6 +184,7 @@ def run_sweep_command(args) -> int:
     check_store_options(args)
     ks = parse_ks(args.ks)
     _check_out(args.out)
+    _check_default_folder(args, "sweep")
     return _guarded(lambda: _finish(
         run_sweep(args.backend, ks=ks, size_mib=size, repeats=repeats, progress=_progress(args)),
         args, sweep_tables))

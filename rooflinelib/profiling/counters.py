@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..fileio import MAX_BYTES
 from .result import ProfileError
 
 #: ncu itself, then one call of the function: the whole collection must stay under this.
@@ -153,8 +154,12 @@ def load_function(module_file: str, function: str):
             raise ProfileError(f"{module.__name__}: defines no function {function!r}")
         return fn, module
     path = Path(module_file)
-    if not path.is_file() or path.suffix != ".py":
+    if path.suffix != ".py" or not path.exists():
         raise ProfileError(f"{module_file}: no such Python file")
+    if not path.is_file():  # a folder, a device, a pipe: importing would fail or block
+        raise ProfileError(f"{module_file}: not a regular file, so not a Python file to import")
+    if path.stat().st_size > MAX_BYTES["text"]:  # the one read path's cap for a text file
+        raise ProfileError(f"{module_file}: over {MAX_BYTES['text'] // 2 ** 20} MiB, so not a Python file to import")
     name = "_roofline_profiled_" + "".join(c if c.isalnum() else "_" for c in path.stem)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
