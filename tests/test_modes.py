@@ -370,3 +370,15 @@ def test_an_unwritable_store_measures_once_per_process(results_dir, lab1_runs, m
 def test_measure_choice_is_checked():
     with pytest.raises(ValueError, match="measure: must be one of now, if-missing, never"):
         modes.student_ceilings(None, measure="sometimes")
+
+
+def test_a_failed_cpu_lab1_falls_back_to_the_recorded_h200(results_dir, monkeypatch):
+    measure = pytest.importorskip("rooflinelib.measure")
+
+    def fails(**options):
+        raise RuntimeError("verification failed")
+
+    monkeypatch.setattr(measure, "measure_ceilings", fails)
+    loaded = modes.ceilings_for(CPU_MODE)
+    assert loaded.origin == "recorded" and loaded.machine.name == "H200 (recorded, numba)"
+    assert loaded.message.startswith("the live ceilings run on a test CPU failed (RuntimeError: verification failed)")
