@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import EXIT_OK, UsageError
+from .errors import EXIT_OK, UsageError, number_option
 from .profile import add_target_options, read_target
 
 EXIT_BELOW = 1
@@ -32,16 +32,8 @@ def add_check_command(subparsers):
 
 
 def _at_least(text: str) -> float:
-    from ..testing import check_at_least
-    from ..profiling import ProfileError
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--at-least: must be a share of the roof in (0, 1] (0.7 means 70%), got {text[:40]!r}") from None
-    try:
-        return check_at_least(value, "--at-least")
-    except ProfileError as exc:
-        raise UsageError(str(exc)) from None
+    # the command's one check for a numeric option; the share's own range, (0, 1], as the API's
+    return number_option(text, "--at-least", maximum=1)
 
 
 def run_check(args) -> int:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from ..profiling.timing import DEFAULT_TIMEOUT_S
-from .errors import EXIT_OK, UsageError, option_error
+from ..sanity import BANDS
+from .errors import EXIT_OK, UsageError, number_option, option_error
 
 
 def add_profile_command(subparsers):
@@ -49,14 +50,7 @@ def read_target(args):
     from ..profiling import ProfileError
     from ..profiling.counters import load_function, setup_args
     from ..profiling.timing import TimingError, run_bounded
-    from ..sanity import number
-    timeout_s = DEFAULT_TIMEOUT_S
-    if args.timeout is not None:
-        try:
-            value = float(args.timeout)
-        except ValueError:
-            raise UsageError(f"--timeout: must be a number of seconds, got {args.timeout[:40]!r}") from None
-        timeout_s = number(value, "--timeout", error=UsageError, positive=True, unit="s")
+    timeout_s = number_option(args.timeout, "--timeout", maximum=int(BANDS["s"][1])) or DEFAULT_TIMEOUT_S
     path, function = _split(args.target)
     try:
         fn, module = run_bounded(lambda: load_function(path, function), timeout_s, f"importing {path}")
