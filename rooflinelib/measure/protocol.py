@@ -210,11 +210,18 @@ def _timed_until_agreed(backend, run: Run, repeats, scope: str, threads: int):
     notes = "; ".join(n for n in dict.fromkeys(w.note for w, _ in windows) if n)
     combined = Timing(samples, timing.rule, note=notes if not agreed else "")
     shares = [j["cpu_share"] for _, j in windows if "cpu_share" in j]
-    out = judge_noise(samples, max(shares) if shares else None, threads, scope)
+    share = max(shares) if shares else None
+    out = judge_noise(samples, share, threads, scope)
     out["windows"] = len(windows)
-    if agreed:
+    lost_core = share is not None and share < LOST_CORE_SHARE
+    if agreed and not lost_core:
+        # a spread of trials, yet two windows' best agree: the rate (the best) is reproducible
         out.update(noisy=False, noise="", agreed=(f"noisy trials, but the best of two of {len(windows)} windows "
                                                   f"agreed within {AGREE_SHARE:.0%}"))
+    elif agreed:
+        # every window lost its cores: agreeing windows may agree on a slowed rate, so the flag stays
+        out["noise"] += (f"; the best of two of {len(windows)} windows agreed within {AGREE_SHARE:.0%}, but "
+                         "every window lost its cores, so the rate may be a lower bound")
     else:
         out["noise"] += f"; {len(windows)} windows of trials did not agree within {AGREE_SHARE:.0%}"
     return combined, out
