@@ -14,5 +14,5 @@ CEIL=""; test -f $ROOFLINE_RESULTS_DIR/ceilings_numba.json && CEIL="--ceilings $
 timeout 120 python3 benchmarks/gate_targets.py --backend cupy $CEIL --out $OUT/gate_targets_h200.json \
     --record $OUT/h200_gates_cupy.json > $OUT/gates.log 2>&1; echo "gates rc $?"
 grep -vE "^    " $OUT/gates.log | tail -8
-timeout 50 python3 -m pytest -q -m gpu tests/test_gates_gpu.py -p rooflinelib.pytest_plugin -p no:cacheprovider -rA \
+timeout 50 python3 -m pytest -q -m gpu tests/test_gates_gpu.py -p rooflinelib.pytest_plugin -p no:cacheprovider --noconftest -rA \
     > $OUT/gpu_tests.log 2>&1; echo "gpu tests rc $?"; tail -n 14 $OUT/gpu_tests.log
