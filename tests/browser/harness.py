@@ -242,7 +242,10 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
 #: figure held 0 traces while the rest of the notebook had rendered, and the second run-all
 #: drew it).  When they were drawn, every figure was there 0.00-0.10 s after the kernel went
 #: idle, alone and in a whole test run alike; 20 s is 200 times that, and a figure that is never
-#: drawn costs 20 s instead of 90 s.
+#: drawn costs 20 s instead of 90 s.  The likely cause, bounded since in plotting's widget
+#: loader: plotly's view reads the traces once, when it draws, and the kernel sends them just
+#: after opening the widget's comm with none, so a view drawn in between stayed blank; the
+#: view now waits for them (at most 5 s).  The second run-all stays as the net it was.
 FIRST_DRAW_S = 20
 
 
