@@ -102,3 +102,8 @@ def test_the_l2s_surplus_is_the_fabrics_bytes_about_the_dram_reads(appendix):
         assert 1.0 < r["lts_from_fabric_bytes"] / r["dram_read_bytes"] < 1.03
     ratios = [r["lts_from_fabric_bytes"] / r["dram_read_bytes"] for r in sweeps]
     assert f"{min(ratios):.2f} to {max(ratios):.2f} times the DRAM reads" in appendix
+
+
+def test_the_l2_roofs_footprint_as_the_prose_quotes_it(prose):
+    from rooflinelib import results
+    assert f"reading a {results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f} MB set" in prose
