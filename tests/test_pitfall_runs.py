@@ -176,14 +176,6 @@ LAUNCH = _experiment("launch_empty", [
     _v("graph", 0.64e-6, part="device", library="CuPy graph")])
 
 
-def test_launch_empty_reading_sets_the_tiny_add_beside_the_empty_kernel_with_its_arguments():
-    text = readings.launch_empty(LAUNCH)
-    assert "Empty kernel, one float: device events 24.0 us" in text
-    assert "1.02x the empty kernel with the same three arrays" in text
-    assert "its bytes add next to nothing" in text and "0.64 us" in text
-    slower = _experiment("launch_empty", [v if v.name != "add" else _v("add", 110e-6, part="kernel", elements=4096)
-                                          for v in LAUNCH.variants])
-    assert "explains part of it" in readings.launch_empty(slower)
 
 
 def _wrong_ceiling(tensor_s):
@@ -203,9 +195,6 @@ def test_the_tensor_gemm_verdict_flips_with_the_ceiling():
     wrong, right = rows[2], rows[3]
     assert wrong["side"] == "compute-bound" and right["side"] == "memory-bound"
     assert wrong["fraction"] > 1 > right["fraction"]
-    text = readings.wrong_ceiling(exp)
-    assert "opposite verdicts" in text and "impossible" in text
-    assert "fp32 GEMM of the same shape" in text
 
 
 def test_sustained_reading_reports_the_drop_and_the_state():
@@ -218,16 +207,10 @@ def test_sustained_reading_reports_the_drop_and_the_state():
     variants.append(_v("micro hot", flops / 720e12, flops, part="microbenchmark"))
     exp = Experiment("sustained", "sustained", "numba", {"name": "fake H200", "before": {"power_limit_w": 700.0}},
                      "2026-12-01T13:00:00+00:00", tuple(variants))
-    text = readings.sustained(exp)
-    assert "against a power limit of 700 W" in text
-    assert "The short microbenchmark: 800 TFLOP/s" in text and "700 at the lowest (88%" in text
-    assert "1,700 to 1,980 MHz" in text and "600 to 700 W" in text and "hot card: 720" in text
-    assert "higher than the one a long job runs under" in text
     rows = readings.sustained_rows(exp, every_s=10)
     assert rows[0]["label"] == "micro cool" and rows[-1]["label"] == "micro hot"
     assert [r["elapsed_s"] for r in rows[1:-1]] == [1.0, 11.0, 21.0, 30.0]
-    steady = _experiment("sustained", [variants[0], variants[1]])
-    assert "held within 2%" in readings.sustained(steady)
+    assert rows[1]["tflops"] == pytest.approx(800) and rows[-2]["tflops"] == pytest.approx(700)
 
 
 def test_algorithm_sizes_rows_name_the_winner_per_filter_length():
@@ -239,12 +222,10 @@ def test_algorithm_sizes_rows_name_the_winner_per_filter_length():
     rows = readings.algorithm_sizes_rows(exp)
     assert [(r["m"], r["winner"]) for r in rows] == [(256, "FFT"), (4096, "FFT")]
     assert rows[1]["flop_ratio"] == 32 and rows[0]["direct_fraction_of_peak"] == 0.1
-    assert "FFT route won at every filter length" in readings.algorithm_sizes(exp)
     flipped = _experiment("algorithm_sizes", [
         _v("direct, m = 256", 0.2e-3, 2e9, 1.0, m=256), _v("FFT, m = 256", 0.3e-3, 1e9, 0.0, m=256),
         _v("direct, m = 4096", 6e-3, 3.2e10, 1.0, m=4096), _v("FFT, m = 4096", 0.4e-3, 1e9, 0.0, m=4096)])
-    text = readings.algorithm_sizes(flipped)
-    assert "direct wins" in text and "changed between the filter lengths, at m = 4,096" in text
+    assert [r["winner"] for r in readings.algorithm_sizes_rows(flipped)] == ["direct", "FFT"]
 
 
 # --- the recorded file -------------------------------------------------------------------------

@@ -12,8 +12,8 @@ Each runs on this machine's CPU (:mod:`.cpu`, Numba's parallel target) and on a 
 :class:`~rooflinelib.experiments.record.Experiment`: rows of variants with FLOPs, bytes, the
 median time, its spread, and the rates.  :mod:`.record` saves and loads them, so that runs made
 on the H200 ship with the course and stand in when nothing can be measured.  :mod:`.readings`
-turns each experiment into the sentences a notebook prints: the prediction set against the
-outcome, computed from whichever run it is given.
+and :mod:`.rows` turn an experiment into the rows of numbers a notebook prints beside its table;
+the notebooks say what they mean in their own prose.
 
 Light to import: numba and numpy load when an experiment runs.
 """
