@@ -313,6 +313,13 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
     # terminal chart does), and beyond that the legend and the hover text alone name them.
     named = len(points) <= MAX_NAMED_KERNELS
     labelled = len(points) <= MAX_LABELLED_KERNELS
+    # Two names centred above and below their markers still overprint when the points are a
+    # fraction of a decade apart (the softmaxes at I = 0.25 and 0.625): a name is wider than
+    # that gap.  Named points go to the side away from the other point instead.
+    sides = {}
+    if named and len(points) == 2:
+        left = min(range(2), key=lambda i: (points[i].intensity, i))
+        sides = {left: "middle left", 1 - left: "middle right"}
     for index, (point, rate, judge) in enumerate(zip(points, rates, judged)):
         # Trace ids must be unique (find_trace, the browser tests): a second "x" is "x#2",
         # or the next number free when a kernel is itself called "x#2".
@@ -332,7 +339,7 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
             meta=kernel_id(point.name + suffix),
             # Alternate label sides so neighbouring kernels' labels do not print on each other.
             text=[point.name if named else letter],
-            textposition="top center" if index % 2 == 0 else "bottom center",
+            textposition=sides.get(index, "top center" if index % 2 == 0 else "bottom center"),
             hovertext=[kernel_hover_text(point, judge)], hoverinfo="text",
             marker=dict(size=11, color=colour, line=dict(width=2, color=colour),
                         # Filled when timed, open when the point only sits on its roof.

@@ -364,3 +364,15 @@ def test_the_kernel_check_passes_the_notebooks_kernels_and_waits_for_stubs(kerne
     stub = cuda.jit(fused_body)
     got = capstone.check_kernels(namespace["three_pass_passes"], lambda b: [(stub, (b["x"], b["y"]))])
     assert [c.status for c in got.checks] == ["pass", "unanswered"]
+
+
+# --- review 1: one convention for the GEMMs, a level binds only near its roof, the SASS shown -----
+
+def test_a_level_is_marked_binding_only_when_the_kernel_reaches_half_its_roof():
+    profiles, _ = capstone.recorded_pair()
+    for name in ("softmax 3-pass", "softmax fused"):  # 66% and 78% of the DRAM roof
+        assert "dram" in [line for line in capstone.levels_text(profiles[name]).splitlines() if "<- binds" in line][0]
+    for name in ("gemm naive", "gemm tiled"):  # 8% and 18% of their best level: the limit is elsewhere
+        text = capstone.levels_text(profiles[name])
+        assert "<- binds" not in text and "bound by" not in text and "traffic binds" not in text
+        assert f"{name}: no level binds" in text and "the limit is elsewhere" in text

@@ -120,3 +120,14 @@ def test_the_gemm_kernels_compile_to_fp32_fmas_for_sm_90():
         assert "fma.rn.f32" in ptx and ".f64" not in ptx, name
         if "tiled" in name:  # the 16-step inner loop unrolled: 16 FMAs, 32 shared loads
             assert ptx.count("fma.rn.f32") == 16 and ptx.count("ld.shared.f32") == 32, name
+
+
+def test_the_tables_name_where_a_warp_lies_in_c_and_the_recorded_sass_shows_the_16_byte_loads():
+    recorded = g.recorded_counters()
+    table = g.recorded_table(recorded, 65_000)
+    assert "threadIdx.x -> row" not in table and "threadIdx.x -> column" not in table
+    assert "tiled, warp along a row " in table and "tiled, warp down a column " in table
+    assert "threadIdx.x -> column index" in g.CONVENTION
+    sass = g.sass_table(recorded).splitlines()
+    assert [line.split()[-6:] for line in sass[2:]] == [["16", "16", "4", "2", "20", "32"]] * 2
+    assert "hold no SASS" in g.sass_table({"tile": 16, "variants": {"x": {"sass": {"FFMA": 1}}}})

@@ -209,3 +209,16 @@ def test_the_ceiling_colours_come_from_the_registry_and_hierarchy_plot_imports()
     from rooflinelib.plotting import _COLOURS
     assert _COLOURS["dram"] == registry.colour_of("dram") and "fp32" in _COLOURS
     assert hierarchy_plot.LEVEL_COLOURS["dram"] == _COLOURS["dram"]
+
+
+def test_two_named_kernels_a_fraction_of_a_decade_apart_label_away_from_each_other():
+    # notebook 07's softmaxes: I = 0.25 and 0.625, names wider than the gap between them; centred
+    # above one marker and below the other, "softmax 3-pass" and "softmax fused" overprinted
+    fused = KernelPoint("softmax fused", 5 * 2 ** 26, 8 * 2 ** 26, 2382)
+    three = KernelPoint("softmax 3-pass", 5 * 2 ** 26, 20 * 2 ** 26, 790)
+    for first, second in ((fused, three), (three, fused)):
+        fig = roofline_figure(LAB3, [first, second])
+        assert find_trace(fig, "kernel:softmax 3-pass").textposition == "middle left"
+        assert find_trace(fig, "kernel:softmax fused").textposition == "middle right"
+    # one name, or letters for more kernels, keep their places
+    assert find_trace(roofline_figure(LAB3, [MY_SOFTMAX]), "kernel:my_softmax").textposition == "top center"

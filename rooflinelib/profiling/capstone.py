@@ -547,21 +547,36 @@ L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the 
            "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
 
 
+#: A level "binds" in the level table only when the kernel reaches at least this share of that
+#: level's roof: far below every roof (the GEMMs at 8-18%), the level that takes longest is not
+#: what limits the kernel, and marking it would contradict the lesson that the limit is elsewhere.
+BINDS_AT_LEAST = 0.5
+
+
 def levels_text(profile) -> str:
     """The level-by-level placement of one recorded profile (from its ncu bytes): each level's
-    bytes, intensity and roof, the fraction of that roof achieved, and the binding level."""
+    bytes, intensity and roof, the fraction of that roof achieved, and the binding level, which
+    is marked only when the kernel reaches :data:`BINDS_AT_LEAST` of its roof."""
     h = profile.hierarchical
     if not h or "levels" not in h:
         return f"{profile.name}: no level-by-level placement ({(h or {}).get('verdict', 'recorded without counters')})"
     achieved = profile.achieved_gflops
+    binding = h.get("binding")
+    bound = binding in h["levels"] and achieved / h["levels"][binding]["roof_gflops"] >= BINDS_AT_LEAST
     lines = [f"{profile.name}: {achieved:,.1f} GFLOP/s achieved"]
     for level, p in h["levels"].items():
-        mark = "  <- binds" if level == h.get("binding") else ""
+        mark = "  <- binds" if bound and level == binding else ""
         lines.append(f"  {LEVEL_LABELS.get(level, level):6s} {p['bytes']:>16,.0f} bytes  I = {p['intensity']:8.4g} FLOP/byte  "
                      f"roof {p['roof_gflops']:>10,.1f} GFLOP/s ({p['ceiling_gbps']:,.0f} GB/s)  "
                      f"{achieved / p['roof_gflops']:6.0%} of it{mark}")
-    binding = h.get("binding")
-    if binding == "shared":
+    if binding in h["levels"] and not bound:
+        p = h["levels"][binding]
+        lines.append(f"  {profile.name}: no level binds: the longest, {LEVEL_LABELS.get(binding, binding)} "
+                     f"({p['bytes'] / 1e9:,.3g} GB in {p['bytes'] / p['ceiling_gbps'] / 1e3:,.1f} us at "
+                     f"{p['ceiling_gbps']:,.0f} GB/s), would allow {p['roof_gflops']:,.0f} GFLOP/s and the kernel "
+                     f"reached {achieved / p['roof_gflops']:.0%} of it, under {BINDS_AT_LEAST:.0%} of every "
+                     "level's roof: the limit is elsewhere.")
+    elif binding == "shared":
         p = h["levels"]["shared"]
         lines.append(f"  {profile.name}: the L1's global-load traffic binds: its {p['bytes'] / 1e9:,.3g} GB need "
                      f"{p['bytes'] / p['ceiling_gbps'] / 1e3:,.1f} us at {p['ceiling_gbps']:,.0f} GB/s, the longest of "

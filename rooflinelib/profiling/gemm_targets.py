@@ -32,6 +32,18 @@ SIM_N = 16
 #: The four kernels, in the order the notebook shows them: (name, launcher name, mapping).
 VARIANTS = (("naive, threadIdx.x -> row", "gemm_naive_rows"), ("tiled, threadIdx.x -> row", "gemm_tiled_rows"),
             ("naive, threadIdx.x -> column", "gemm_naive"), ("tiled, threadIdx.x -> column", "gemm_tiled"))
+#: What the tables call each variant: where a warp's 32 threads lie in C, one convention for the
+#: whole notebook ("a warp along a row of C" is threadIdx.x -> column index).  The variant names
+#: above stay as they are: they are the keys of the recorded file.
+LABELS = {"naive, threadIdx.x -> row": "naive, warp down a column", "tiled, threadIdx.x -> row": "tiled, warp down a column",
+          "naive, threadIdx.x -> column": "naive, warp along a row", "tiled, threadIdx.x -> column": "tiled, warp along a row"}
+CONVENTION = ("a warp along a row of C: threadIdx.x -> column index (the fixed kernels); "
+              "down a column: threadIdx.x -> row index (the slow variants)")
+
+
+def label(name: str) -> str:
+    """The tables' name of a variant (:data:`LABELS`); an unknown name is shown as it is."""
+    return LABELS.get(name, name)
 
 
 def kernels(tile: int = TILE) -> dict:
@@ -122,14 +134,14 @@ def access_table(counts: dict, n: int = SIM_N) -> str:
     one for each thread's k)."""
     ffma = ffma_instructions(n)
     lines = [f"counted in the CUDA simulator at n = {n}, one block of {TILE} x {TILE} threads "
-             f"({ffma:,} warp-wide FFMAs in each kernel):",
+             f"({ffma:,} warp-wide FFMAs in each kernel); {CONVENTION}:",
              f"  {'kernel':30s} {'sectors/load':>12s} {'sectors/FFMA':>12s} {'shared passes/load':>18s} "
              f"{'passes/FFMA':>11s} {'bank conflicts':>14s}"]
     for name, c in counts.items():
         g, s = c["global_load"], c["shared_load"]
         shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts']:14,}"
                   if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>14s}")
-        lines.append(f"  {name:30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
+        lines.append(f"  {label(name):30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
     return "\n".join(lines)
 
 
@@ -184,7 +196,7 @@ def recorded_table(recorded: dict, fp32_gflops: float) -> str:
              f"{'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
-        lines.append(f"  {name:30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
+        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
                      f"{r['sectors_per_request']:12.2f} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
                      f"{r['conflicts_per_ffma']:14.2f} {instr}")
     return "\n".join(lines)
@@ -195,3 +207,28 @@ def issue_cap(instructions_per_ffma: float) -> float:
     ``instructions_per_ffma`` instructions in all: a scheduler issues one instruction a clock,
     and the fp32 roof is one FFMA per scheduler a clock."""
     return min(1.0, 1.0 / instructions_per_ffma) if instructions_per_ffma > 0 else 1.0
+
+
+#: The SASS opcodes of a tiled kernel's shared-memory traffic, in the order the table shows them.
+SASS_SHARED = ("FFMA", "LDS", "LDS.128", "STS")
+
+
+def sass_table(recorded: dict) -> str:
+    """The tiled variants' machine code (SASS) as recorded: how many FFMAs, 4-byte shared loads
+    (``LDS``), 16-byte shared loads (``LDS.128``) and shared stores (``STS``) the compiled kernel
+    holds.  The inner loop over a tile's k is unrolled (16 FFMAs in the whole kernel), so the
+    counts are those of one tile step; the source asks for two 4-byte shared loads per FFMA."""
+    lines = [f"SASS of the tiled kernels as recorded (opcode counts of the whole kernel; its loop over a "
+             f"tile's {recorded['tile']} k is unrolled):",
+             "  " + f"{'kernel':30s}" + "".join(f"{op:>9s}" for op in SASS_SHARED) + f"{'shared loads':>14s}"
+             f"{'in the source':>15s}"]
+    for name, v in recorded["variants"].items():
+        sass = v.get("sass")
+        if not sass or not sass.get("LDS.128") and not sass.get("LDS"):
+            continue
+        loads = sass.get("LDS", 0) + sass.get("LDS.128", 0)
+        lines.append("  " + f"{label(name):30s}" + "".join(f"{sass.get(op, 0):9d}" for op in SASS_SHARED)
+                     + f"{loads:14d}{2 * sass.get('FFMA', 0):15d}")
+    if len(lines) == 2:
+        return "the recorded GEMM counters hold no SASS of a kernel with shared-memory loads"
+    return "\n".join(lines)
