@@ -3,6 +3,9 @@
 Each test here fails on the code the course issue (item by item) found wrong."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from rooflinelib.hierarchy import levels as hl, placement as h, results as wsr
@@ -138,10 +141,6 @@ def test_the_link_step_widgets_legend_has_room_under_its_plot():
 
 
 # --- the notebooks themselves --------------------------------------------------------------------
-
-import json  # noqa: E402
-import re  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = {"05": ROOT / "notebooks" / "05_hierarchical.ipynb", "06": ROOT / "notebooks" / "06_pitfalls.ipynb"}
