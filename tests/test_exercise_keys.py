@@ -301,7 +301,8 @@ def hand_placement(setup, side_of_fma):
     p, b = setup.peak_gflops, setup.peak_gbps
     r_i, f_i = r.n / (4 * r.n + 4), 16.0
     f_gflops = 128 * f.n / f.seconds / 1e9
-    return (r_i, r.n / r.seconds / 1e9, min(p, r_i * b), "memory", 4 * r.n / r.seconds / 1e9 / b,
+    # the reduction only reads: its score is against Lab 1's read mix (B when none was measured)
+    return (r_i, r.n / r.seconds / 1e9, min(p, r_i * b), "memory", 4 * r.n / r.seconds / 1e9 / setup.read_gbps,
             f_i, f_gflops, min(p, f_i * b), side_of_fma, f_gflops / min(p, f_i * b))
 
 
@@ -519,3 +520,84 @@ def test_exercise_3_grades_the_side_with_its_ceilings_spread():
     for side in ("compute", "ridge"):
         got = ex03.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED)
         assert got.checks[8].status == "pass", got.checks[8]
+
+
+
+# --- the keys corrected after review 1 ---------------------------------------------------------
+
+@pytest.mark.parametrize("step", ["fuse", "score bandwidth", "already optimal"])
+def test_the_vector_add_accepts_a_bandwidth_score_as_the_reduction_does(step):
+    # on its own the add moves each byte once (score it); in a pipeline, fuse it: both are right
+    check = ex01.check_row(1, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
+    assert check.status == "pass", check
+    assert ex01._row(1).first_steps == ex01._row(2).first_steps
+
+
+def test_the_three_pass_softmax_dtype_hint_counts_round_trips_not_passes():
+    check = ex01.check_row(3, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "smaller dtype").checks[4]
+    assert check.status == "fail" and "five round trips" in check.message and "three reads, two writes" in check.message
+    assert "five passes" not in check.message
+
+
+def test_launch_latency_names_the_launch_and_bare_latency_names_no_option():
+    c1 = lambda bound_by: ex01.check_tiny_launch(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, bound_by, NOT_ANSWERED).checks[3]
+    assert c1("launch latency").status == "pass"
+    bare = c1("latency")
+    assert bare.status != "pass" and "not one of" in bare.message  # not silently 'unmodelled'
+    assert ex01.LIMITERS.read("stalls") == "unmodelled"
+
+
+def test_the_batch_1_decode_runs_on_the_cuda_cores_not_the_matrix_cores():
+    row = ex01._row(6)
+    assert row.roof == "fp32" and "CUDA cores" in row.runs_on_name and "matrix" not in row.runs_on_name
+    assert ("CUDA cores (fp32 vector units)" in [r[3] for r in ex01.problem_table().rows if r[0] == 6])
+    assert row.verdict == "memory"  # memory-bound against either ridge
+    wrong = ex01.check_row(6, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "compute", NOT_ANSWERED).checks[3]
+    assert "CUDA cores" in wrong.message
+
+
+def test_the_crossover_accepts_the_s_over_2_shortcut_rounded_up():
+    mi = ops.attention_fusion_crossover(ex02.MI300X.ridge("bf16-tensor"), ex02.HEAD_DIM, ex02.DTYPE)
+    shortcut = math.ceil(2 * ex02.MI300X.ridge("bf16-tensor"))  # I ~ s/2: 494 against the exact 489
+    assert shortcut / mi["fused_s"] - 1 > 0.01
+    h = ops.attention_fusion_crossover(ex02.H200.ridge("bf16-tensor"), ex02.HEAD_DIM, ex02.DTYPE)
+    got = ex02.check_crossover(NOT_ANSWERED, shortcut, NOT_ANSWERED, NOT_ANSWERED,
+                               math.ceil(2 * ex02.H200.ridge("bf16-tensor")))
+    assert got.checks[1].status == "pass" and got.checks[4].status == "pass", got
+    assert ex02.check_crossover(NOT_ANSWERED, 1.05 * mi["fused_s"], NOT_ANSWERED, NOT_ANSWERED,
+                                h["fused_s"]).checks[1].status == "fail"
+
+
+def test_exercise_3_scores_the_reduction_against_the_read_mix():
+    # notebook 03: judge a kernel against its own access mix; the reduction only reads
+    assert RECORDED.dram_read_gbps == pytest.approx(4506.7)
+    assert RECORDED.read_gbps < RECORDED.peak_gbps and RECORDED.machine.ceiling("dram").label == "DRAM (write)"
+    keys = ex03._keys(RECORDED)
+    answers = list(hand_placement(RECORDED, "compute"))
+    assert answers[4] == pytest.approx(keys["reduction"]["gbps"] / 4506.7)
+    assert ex03.check_placement(RECORDED, *answers).passed
+    answers[4] = keys["reduction"]["gbps"] / RECORDED.peak_gbps  # against the write mix: the old key
+    check = ex03.check_placement(RECORDED, *answers).checks[4]
+    assert check.status == "fail" and "only reads" in check.message and "read ceiling" in check.question
+    shown = str(ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    assert f"{keys['reduction']['gbps'] / 4506.7:.0%} of 4,507 GB/s" in shown and "own access mix" in shown
+    assert "DRAM read ceiling" in str(RECORDED.describe())
+
+
+def test_exercise_3_model_verdict_says_how_far_right_of_the_h200_ridge_not_close_to_it():
+    from rooflinelib.machines import H200
+    shown = str(ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    past = 16 / H200.ridge("fp32", "dram") - 1
+    assert past > 0.10 and f"{past:.0%} right of the ridge" in shown and "just past" in shown
+    assert "close to the ridge" not in shown and "few percent lower or higher can flip" not in shown
+    # the stale mix sentence: Lab 1's dram is already the best mix, reads cannot 'beat' it
+    assert "a stream of reads alone can beat a mix that also writes" not in shown
+    import dataclasses
+    fast = dataclasses.replace(RECORDED, dram_read_gbps=0.9 * ex03._keys(RECORDED)["reduction"]["gbps"])
+    assert "faster than Lab 1's own read kernels" in str(ex03.model_verdict(fast, "the ridge moves and the kernel does not"))
+
+
+def test_drill_4_model_answer_says_still_memory_bound_32x_left_of_the_ridge():
+    text, _ = ex05.MODEL_ANSWERS[4]
+    assert "still memory-bound, 32x left of the ridge" in text and "160 times left" in text
+    assert "exactly as memory-bound" not in text

@@ -212,10 +212,12 @@ def _numeric_answers() -> None:
         f"element for {flops:g} FLOPs, {flops / before:g} FLOP/byte; the fused chain moves "
         f"{after:g} bytes for the same FLOPs, {flops / after:g} FLOP/byte. These are fp32 "
         "vector kernels, so the ridge that counts is the fp32 vector roof's, "
-        f"{ridge(D4_PEAK_GFLOPS, D4_GBPS):g} FLOP/byte on drill 3's GPU: the fused kernel is "
-        f"still {ridge(D4_PEAK_GFLOPS, D4_GBPS) / (flops / after):g} times left of it, so the "
-        f"pipeline is exactly as memory-bound as before. What fusion bought is a roof {before / after:g} times higher, "
-        "and so that much less run time.",
+        f"{ridge(D4_PEAK_GFLOPS, D4_GBPS):g} FLOP/byte on drill 3's GPU. The separate kernels sit "
+        f"{ridge(D4_PEAK_GFLOPS, D4_GBPS) / (flops / before):g} times left of it and the fused one "
+        f"{ridge(D4_PEAK_GFLOPS, D4_GBPS) / (flops / after):g} times: the pipeline is still "
+        f"memory-bound, {ridge(D4_PEAK_GFLOPS, D4_GBPS) / (flops / after):g}x left of the ridge, "
+        "and its verdict has not changed. What fusion bought is a roof "
+        f"{before / after:g} times higher, and so that much less run time.",
         ("the intensity rises but stays far below the fp32 vector ridge",
          "the speedup comes from deleted bytes", "fusion rarely changes the verdict"))
 
