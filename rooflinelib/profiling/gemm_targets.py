@@ -175,7 +175,7 @@ def recorded_rows(recorded: dict) -> dict:
         for run in recorded["ncu"].values():
             m.update(run.get(v["kernel"], {}))
         ffma = m[FFMA_THREADS] / 32
-        rows[name] = {"seconds": v["median_s"], "gflops": v["gflops"], "exact": v["exact"],
+        rows[name] = {"seconds": v["median_s"], "spread": v.get("spread"), "gflops": v["gflops"], "exact": v["exact"],
                       "sectors_per_request": m[SECTORS] / m[REQUESTS],
                       "l1_bytes": m["l1tex__t_bytes.sum"],
                       "shared_passes_per_ffma": m[SHARED_PASSES] / ffma,
@@ -192,11 +192,12 @@ def recorded_table(recorded: dict, fp32_gflops: float) -> str:
     lines = [f"recorded on an {(recorded.get('gpu_before') or {}).get('name', 'H200')} on {recorded['date'][:10]}"
              f"{f' (SM clock {sm} MHz)' if sm else ''}, n = {recorded['n']}, one thread per output, "
              f"{recorded['tile']} x {recorded['tile']} threads a block; Nsight Compute per warp-wide request or FFMA:",
-             f"  {'kernel':30s} {'time':>8s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
+             f"  {'kernel':30s} {'time':>8s} {'spread':>6s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
              f"{'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
-        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
+        spread = f"{r['spread']:6.1%}" if r["spread"] is not None else f"{'-':>6s}"
+        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {spread} {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
                      f"{r['sectors_per_request']:12.2f} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
                      f"{r['conflicts_per_ffma']:14.2f} {instr}")
     return "\n".join(lines)
