@@ -54,8 +54,9 @@ def fp32_peak_gflops(experiment):
 
 def cycles_per_step(variant, clock_mhz):
     """SM cycles between two dependent FMAs of one chain in one warp: run time x clock over
-    the chain's steps.  With W warps on a scheduler the other W - 1 warps' issue slots are in
-    it, so it is the FMA's latency only at one warp per scheduler."""
+    the chain's steps.  The warp's other chains issue their FMAs in it, and with W warps on a
+    scheduler so do the other W - 1 warps, so it is the FMA's latency only for one chain at
+    one warp per scheduler."""
     steps = variant.extra.get("dependent_steps")
     if not clock_mhz or not steps:
         return None
@@ -91,6 +92,15 @@ def stall_model(chains: int, latency_cycles: int) -> float:
     return 1.0 if chains >= latency_cycles else chains / (chains + 1)
 
 
+def variant_label(variant) -> str:
+    """The row's name: a clean variant's own; the code-generation trap's says what it is, the
+    same one chain written as a ``range`` loop of ``unroll`` steps, kept as a slow variant."""
+    extra = variant.extra
+    if not extra.get("trap") or not extra.get("unroll") or not extra.get("setting"):
+        return variant.name
+    return f"1 chain, {extra['unroll']}-step range loop (slow variant), {extra['setting']}"
+
+
 def chains_rows(experiment) -> list:
     """One row per variant of a ``chains`` run: rate, fraction of the fp32 peak at the run's
     clock (of the best rate on a CPU), cycles per dependent step of one warp, cycles per FMA
@@ -106,7 +116,7 @@ def chains_rows(experiment) -> list:
         warps = v.extra.get("warps_per_scheduler")
         model = (stall_model(v.extra["chains"], round(latency))
                  if latency and warps and warps > 1 and not v.extra.get("trap") else None)
-        rows.append({"variant": v.name, "chains": v.extra.get("chains"), "warps": warps,
+        rows.append({"variant": variant_label(v), "chains": v.extra.get("chains"), "warps": warps,
                      "gflops": v.gflops, "fraction": v.gflops / scale,
                      "cycles_per_step": cycles_per_step(v, clock), "cycles_per_issue": cycles_per_issue(v, clock),
                      "model": model,
