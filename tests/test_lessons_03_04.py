@@ -135,3 +135,92 @@ def test_every_cell_that_measures_says_a_live_run_can_differ_from_the_text(name)
     assert measuring
     for source in measuring:
         assert "rows.LIVE_NOTE" in source, source.splitlines()[0]
+
+
+def _recorded_lab1():
+    from rooflinelib.modes import RunMode, ceilings_for
+    return ceilings_for(RunMode("recorded", None, "recorded H200", "recorded"))
+
+
+def test_03_quotes_the_iqr_column_the_table_prints():
+    # The table shows each ceiling's IQR; the prose once quoted a max - min spread (8%, 12%)
+    # the student could not find in it.
+    from rooflinelib import tables
+    prose = words(markdown("03_ceilings.ipynb"))
+    result = _recorded_lab1().result
+    table = tables.ceilings_table(result)
+    assert " IQR " in table
+    wide = {c["name"]: f"{100 * c['iqr']:.1f}%" for c in result["ceilings"] if round(100 * c["iqr"], 1) >= 1.0}
+    assert wide and "every IQR is under 1% except" in prose
+    for name, iqr in wide.items():
+        assert f"{name}'s {iqr}" in prose, (name, iqr)
+        assert f"{iqr}  median" in table  # the figure quoted is the one the table prints
+    assert len(wide) == 2 and "**spread** column" not in prose and "tf32 tensor row's 12%" not in prose
+
+
+def test_03_states_the_tensor_core_rows_range_with_fp64_matrix():
+    # DMMA (fp64-matrix) runs on the tensor cores too: the range must include its share.
+    from rooflinelib import tables
+    from rooflinelib.machines import H200
+    prose = words(markdown("03_ceilings.ipynb"))
+    shares = [r["fraction"] for r in tables.compare_rows(_recorded_lab1().machine, H200)
+              if r["fraction"] is not None and (r["name"].endswith("-tensor") or r["name"] == "fp64-matrix")]
+    assert len(shares) == 4
+    assert f"{100 * min(shares):.0f}-{100 * max(shares):.0f}% of their datasheet figures" in prose
+    assert "fp64-matrix, whose DMMA" in prose and "only the `tensor` rows are tensor-core roofs" not in prose
+
+
+def test_03_has_a_slow_variant_not_a_course_history_and_a_right_latency_definition():
+    prose, printed = words(markdown("03_ceilings.ipynb")), outputs("03_ceilings.ipynb")
+    for history in ("earlier version of the course", "The old one-chain kernel", "NVVM unrolls it partly"):
+        assert history not in prose + printed, history
+    assert "deliberately slow variant" in prose and "range loop (slow variant)" in printed
+    # a warp's step is the latency for one chain at one warp only, not for every one-warp row
+    assert "nothing else can issue, so this is the FMA's latency" not in prose
+    assert "only the one-chain, one-warp row measures the FMA's latency" in prose
+
+
+def test_03_says_a_noisy_live_run_is_used_here_while_the_clean_one_stays_stored(tmp_path, monkeypatch):
+    # What ceilings_for does, as the page says it: the noisy run is this notebook's machine,
+    # and the clean result stored before stays on disk for the others.
+    from rooflinelib import measure, modes, results
+    from rooflinelib.modes import RunMode
+    from rooflinelib.result_files import RESULTS_DIR_ENV
+    monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(modes.ENV_VAR, raising=False)
+    monkeypatch.setattr(modes, "_measured_now", {})
+
+    def result(fp32, noisy):
+        noise = {"noisy": True, "noise": "another program was using the CPU"} if noisy else {}
+        return results.validate({
+            "format": "rooflinelib-result", "version": 1, "kind": "ceilings", "backend": "cpu", "scope": "cpu",
+            "created": "2026-12-01T23:00:00+00:00", "device": {"name": "CPU: test CPU"},
+            "ceilings": [{"name": "dram", "kind": "memory", "value": 10.0, "unit": "GB/s", "verified": True,
+                          "spread": 0.01, **noise},
+                         {"name": "fp32", "kind": "compute", "value": fp32, "unit": "GFLOP/s", "verified": True,
+                          "spread": 0.01}]})
+
+    queue = [result(80.0, False), result(20.0, True)]
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **options: queue.pop(0))
+    cpu = RunMode("cpu", "cpu", "a test CPU")
+    modes.ceilings_for(cpu)
+    noisy = modes.ceilings_for(cpu)
+    assert noisy.machine.ridge() == 2.0  # this notebook draws the noisy run
+    assert modes.load_ceilings(backend="cpu").machine.ridge() == 8.0  # the others keep the clean one
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "this notebook still uses the noisy run, the others keep the clean one" in prose
+
+
+def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    prose = words(markdown("04_sweep.ipynb"))
+    three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    for quoted in (f"about {(three['measured_s'] - three['bound_s']) * 1e6:.0f} µs",
+                   f"timed run ({three['measured_s'] * 1e6:.1f} µs against a bound of {three['bound_s'] * 1e6:.1f} µs)",
+                   f"function took {split['median_s'] * 1e6:.1f} µs",
+                   f"about {split['between_s'] * 1e6:.0f} µs there"):
+        assert quoted in prose, quoted
+    assert "The profile is a second run, not the timed one above" in prose
+    assert "design history" not in prose
