@@ -38,7 +38,7 @@ A100 = Machine(
     date="2026-11-30",
     notes="108 SMs at 1.41 GHz boost, 40 MB L2. The 40 GB part's 1555 GB/s; the 80 GB part has more.",
     ceilings=(
-        Ceiling("dram", "memory", 1555.0, _NV_A100, "HBM2"),
+        Ceiling("dram", "memory", 1555.0, _NV_A100, "HBM2, 40 GB part"),
         Ceiling("fp64", "compute", 9_700.0, _NV_A100, "fp64 vector"),
         Ceiling("fp64-matrix", "compute", 19_500.0, _NV_A100, "fp64 tensor"),
         Ceiling("fp32", "compute", 19_500.0, _NV_A100, "fp32 vector"),
