@@ -209,6 +209,16 @@ def _label(result: dict, name: str) -> str:
     return registry.label_of(name)
 
 
+def _spread_words(ceiling: dict) -> str:
+    """'spread 2.1% (IQR)' where the row keeps the IQR over the median (else max - min over the
+    median, as older results do), and ', NOISY' when the measurement judged itself noisy."""
+    if "iqr" in ceiling:
+        text = f"spread {100 * ceiling['iqr']:.1f}% (IQR)"
+    else:
+        text = f"spread {100 * ceiling['spread']:.1f}%"
+    return text + (", NOISY" if ceiling.get("noisy") else "")
+
+
 def to_machine(result_or_path, name: str = None, mixes: bool = False):
     """A :class:`rooflinelib.Machine` (kind 'measured') holding the result's ceilings.
 
@@ -224,7 +234,7 @@ def to_machine(result_or_path, name: str = None, mixes: bool = False):
     if result["kind"] == "ceilings":
         ceilings = tuple(
             Ceiling(c["name"], c["kind"], float(c["value"]),
-                    f"{where}, spread {100 * c['spread']:.1f}%", _label(result, c["name"]))
+                    f"{where}, {_spread_words(c)}", _label(result, c["name"]))
             for c in result["ceilings"]
             if mixes or registry.get(c["name"]).part_of is None)
     else:

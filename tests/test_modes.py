@@ -382,3 +382,17 @@ def test_a_failed_cpu_lab1_falls_back_to_the_recorded_h200(results_dir, monkeypa
     loaded = modes.ceilings_for(CPU_MODE)
     assert loaded.origin == "recorded" and loaded.machine.name == "H200 (recorded, numba)"
     assert loaded.message.startswith("the live ceilings run on a test CPU failed (RuntimeError: verification failed)")
+
+
+def test_a_noisy_lab1_keeps_the_exercise_gradable():
+    # A Lab 1 measured on a busy machine states spreads past 100%; exercise 3 grades the side of
+    # the ridge within the measured spread, which must stay below 1 (grading.check_side).
+    from rooflinelib.exercises import ex03_place_kernel as ex03
+    from rooflinelib.results import to_machine, validate
+    result = _cpu_result(noisy=True)
+    for c in result["ceilings"]:
+        c.update(spread=2.354, iqr=0.4)
+    machine = to_machine(validate(result))
+    assert "spread 40.0% (IQR), NOISY" in machine.ceiling("dram").source
+    setup = ex03.Setup(machine, None, None, "file", "stored")
+    assert setup.ridge_spread == ex03.RIDGE_SPREAD_CAP

@@ -36,6 +36,8 @@ FMA_STEPS = 64
 #: H200 moved by 0.6% (4,281 GB/s on 2026-12-01 13:36 UTC, 4,256 at 23:30), more than one run's
 #: fp32 and DRAM spreads together may say.
 RIDGE_SPREAD_FLOOR = 0.01
+#: ... and at most this: past it the ceilings are too noisy to place anything finely.
+RIDGE_SPREAD_CAP = 0.5
 _SPREAD = re.compile(r"spread (\d+(?:\.\d+)?)%")
 #: Buffer sizes: far larger than the last-level cache, small enough for a notebook cell.
 GPU_BUFFER_MIB = 512
@@ -106,7 +108,9 @@ class Setup:
         found = [_SPREAD.search(self.machine.ceiling(name).source or "") for name in ("fp32", "dram")]
         if not any(found):
             return 0.0
-        return max(RIDGE_SPREAD_FLOOR, sum(float(m.group(1)) / 100 for m in found if m))
+        # A noisy Lab 1 (on a busy machine) can state spreads past 100%; the side is then
+        # accepted within half the ridge either way, and the ceilings say they are NOISY.
+        return min(RIDGE_SPREAD_CAP, max(RIDGE_SPREAD_FLOOR, sum(float(m.group(1)) / 100 for m in found if m)))
 
     def describe(self) -> Table:
         rows = [("ceilings", self.machine.name), ("origin", self.message),
