@@ -27,7 +27,7 @@ def recorded_launch_costs() -> dict:
 
     Returns ``{"device_s": the device's own cost per kernel inside a CUDA graph, or None,
     "host_dispatch_s": {library: the host's wall-clock dispatch of one empty kernel},
-    "source": one line naming the run}``.  Raises ``ValueError`` when no such run is shipped.
+    "source": one line naming the run, "when": its date and time}``.  Raises ``ValueError`` when no such run is shipped.
     """
     from .experiments.record import recorded_experiments
     try:
@@ -41,7 +41,8 @@ def recorded_launch_costs() -> dict:
         raise ValueError("launch: the recorded run does not take the launch apart (no device or "
                          "host-dispatch rows)")
     return {"device_s": device, "host_dispatch_s": dispatch,
-            "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}"}
+            "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}",
+            "when": f"{run.created[:10]} {run.created[11:16]} UTC"}
 
 
 def launch_bound(n: int, machine, launch_s: float, dtype: str = "fp32") -> dict:
@@ -130,6 +131,94 @@ def roof_ratio(machine, fast: str = "bf16-tensor", slow: str = "fp32") -> float:
     """How many times one compute roof of ``machine`` exceeds another (bf16 tensor over fp32
     vector by default): the factor a wrong-ceiling verdict is off by."""
     return machine.ceiling(fast).value / machine.ceiling(slow).value
+
+
+def recorded_launch_runs() -> list:
+    """Every recorded H200 run that took a launch apart, oldest first: the ``launch`` experiment
+    (notebook 06 quotes it) and the ``launch_empty`` one (notebook 00 quotes it), each
+    ``{"experiment", "when": "YYYY-MM-DD HH:MM UTC", "device_s", "numba_dispatch_s"}``.  The two
+    runs disagree by a few per cent on the device's cost and by more on Numba's dispatch, a
+    host-side cost that moves with the host; a figure quoted from one names it."""
+    from .experiments.record import recorded_experiments
+    runs = recorded_experiments()
+    picks = {"launch": lambda v: v.extra.get("library") == "Numba-CUDA",
+             "launch_empty": lambda v: v.extra.get("arguments") == "one float"}
+    found = []
+    for name, is_numba in picks.items():
+        run = runs.get(name)
+        if run is None:
+            continue
+        device = next((v.median_s for v in run.variants if v.extra.get("part") == "device"), None)
+        numba = next((v.median_s for v in run.variants
+                      if v.extra.get("part") == "host dispatch" and is_numba(v)), None)
+        found.append({"experiment": name, "when": f"{run.created[:10]} {run.created[11:16]} UTC",
+                      "device_s": device, "numba_dispatch_s": numba})
+    if not found:
+        raise ValueError("launch: the recorded runs take no launch apart")
+    return sorted(found, key=lambda r: r["when"])
+
+
+def roof_shares(points, machine, compute: str = "fp32", memory: str = "dram") -> list:
+    """Each :class:`rooflinelib.placement.KernelPoint` against ``machine``'s ``compute`` and
+    ``memory`` roofs: its intensity, the roof at that intensity, the fraction of it reached and
+    how many decades (powers of ten) under it the point sits (negative: above it)."""
+    peak, bandwidth = machine.ceiling(compute).value, machine.ceiling(memory).value
+    rows = []
+    for p in points:
+        intensity = p.n_flops / p.n_bytes
+        roof = min(peak, intensity * bandwidth)
+        rows.append({"name": p.name, "intensity": intensity, "gflops": p.achieved_gflops,
+                     "roof_gflops": roof, "fraction": p.achieved_gflops / roof,
+                     "decades_under": math.log10(roof / p.achieved_gflops)})
+    return rows
+
+
+def recorded_cache_facts() -> dict:
+    """Pitfall 3's kernel as measured on the H200: the L2 kernel of the recorded ``cache`` run
+    (a 25.2 MB set re-read) against Lab 1's recorded DRAM roof and the run's own copy, and, from
+    the Nsight Compute run of the same kernel at the same footprint, the share of its requested
+    bytes that did not come from DRAM (its L2 hit rate, as the DRAM counter bounds it).
+
+    ``{"ws_bytes", "reported_l2_bytes", "l2_gbps", "dram_gbps", "copy_gbps",
+    "fraction_of_dram", "over_copy", "hit_rate", "hit_rate_when"}``.  Raises ``ValueError``
+    when a piece is not shipped."""
+    from .experiments.record import recorded_experiments
+    from .hierarchy.readings import l2_footprint_rows, recorded_l2_by_footprint
+    from .results import recorded_h200
+    run = recorded_experiments().get("cache")
+    if run is None:
+        raise ValueError("cache: the recorded runs have no 'cache' experiment")
+    l2 = next((v for v in run.variants if v.extra.get("working_set_bytes")), None)
+    copy = next((v for v in run.variants if v.extra.get("buffer_bytes")), None)
+    if l2 is None or copy is None:
+        raise ValueError("cache: the recorded run lacks its L2 or its DRAM variant")
+    ws = l2.extra["working_set_bytes"]
+    record = recorded_l2_by_footprint()
+    ncu = next((r for r in l2_footprint_rows(record) if r["ws_bytes"] == ws), None)
+    if ncu is None:
+        raise ValueError(f"cache: no Nsight Compute reading of the L2 kernel at {ws} bytes")
+    dram = recorded_h200().ceiling("dram").value
+    return {"ws_bytes": ws, "reported_l2_bytes": l2.extra.get("reported_l2_bytes", record["reported_l2_bytes"]),
+            "l2_gbps": l2.gbps, "dram_gbps": dram, "copy_gbps": copy.gbps,
+            "fraction_of_dram": l2.gbps / dram, "over_copy": l2.gbps / copy.gbps,
+            "hit_rate": ncu["not_from_dram"],
+            "hit_rate_when": f"{record['created'][:10]} {record['created'][11:16]} UTC"}
+
+
+#: A kernel whose bytes go at least this much one way (all reads or all writes) is judged
+#: against that direction's DRAM roof; a mix of the two against the copy (notebook 03's rule:
+#: a kernel reaches only the roof of its own access mix).
+ONE_WAY_SHARE = 0.9
+
+
+def own_dram_mix(read_bytes: float, write_bytes: float) -> str:
+    """The Lab 1 DRAM mix ('read', 'write' or 'copy') a kernel moving these bytes is judged
+    against: the direction that carries at least :data:`ONE_WAY_SHARE` of them, else the copy."""
+    if not read_bytes >= 0 or not write_bytes >= 0 or not read_bytes + write_bytes > 0:
+        raise ValueError(f"read_bytes, write_bytes: must be non-negative and not both zero, got "
+                         f"{read_bytes!r}, {write_bytes!r}")
+    share = write_bytes / (read_bytes + write_bytes)
+    return "write" if share >= ONE_WAY_SHARE else "read" if share <= 1 - ONE_WAY_SHARE else "copy"
 
 
 def recorded_launch_bounds(n: int, machine) -> list:

@@ -33,7 +33,7 @@ def tile_figure(machine=H100_SXM, n: int = 8192, dtype: str = "bf16") -> str:
             f"({accumulator / 2 ** 20:.1f} MiB) is {accumulator / SM_REGISTER_BYTES:.0f}x an SM's "
             f"{SM_REGISTER_BYTES // 1024} KiB of registers. Real kernels use tiles such as {rows} x {cols} "
             f"({tile_intensity(rows, cols, dtype):.0f} FLOP per byte requested) and still reach the roof, "
-            "because the L2 serves most re-reads: judge tiles on a hierarchical roofline")
+            "which fits the L2 serving most re-reads (a hypothesis the course has not measured): judge tiles on a hierarchical roofline")
 
 
 def regression_gate(measured: float, ceiling: float, floor: float = 0.7) -> dict:
@@ -118,3 +118,10 @@ def use_case_rows() -> list:
                  "figure": figure})
     return rows
 
+
+
+def use_case_markdown(rows=None) -> str:
+    """The use cases as the markdown list of ``docs/appendix-06-use-cases.md`` (a test holds the
+    page to this text, so a changed figure changes the page)."""
+    rows = use_case_rows() if rows is None else rows
+    return "\n".join(f"- **{r['use']}**: {r['the roofline question']}\n  {r['figure']}." for r in rows)

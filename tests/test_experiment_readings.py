@@ -21,7 +21,7 @@ def test_the_shipped_wrong_ceiling_rows_flip_the_verdict():
     bf16 = {r["roof"]: r for r in rows if r["dtype"] == "bf16"}
     assert bf16["fp32 FMA roof"]["side"] == "compute-bound" and bf16["fp32 FMA roof"]["fraction"] > 5
     assert bf16["bf16 tensor roof"]["side"] == "memory-bound"
-    assert bf16["bf16 tensor roof"]["fraction"] == pytest.approx(0.70, abs=0.005)
+    assert bf16["bf16 tensor roof"]["fraction"] == pytest.approx(0.63, abs=0.005)  # against its write mix
 
 
 def test_the_shipped_sustained_rows_keep_the_microbenchmarks_around_the_windows():

@@ -9,25 +9,44 @@ from __future__ import annotations
 
 import math
 
+from .. import pitfalls, results
+
 TOLERANCE = 0.15  # a measured ratio within 15% of its prediction agrees with it
 
 
-def wrong_ceiling_rows(experiment) -> list:
-    """Each GEMM of a ``wrong_ceiling`` run placed against both roofs measured beside it (fp32
-    FMA and bf16 tensor, each with the measured DRAM copy): intensity, the roof, the fraction
-    of it reached, the side of the ridge and the verdict's status."""
+def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
+    """Each GEMM of a ``wrong_ceiling`` run placed against both compute roofs measured beside it
+    (fp32 FMA and bf16 tensor) and the DRAM roof of its own access mix (notebook 03's rule):
+    intensity, the roof, the fraction of it reached, the side of the ridge, the verdict's status,
+    the mix and its rate.
+
+    A GEMM reads A and B once and writes C once; at 16384 x 16384 x 128 about 98% of its bytes
+    are C's writes, so it is judged against the write mix.  ``dram_mixes``: ``{mix: GB/s}``
+    (default: Lab 1's recorded H200 run, :func:`rooflinelib.results.dram_mixes`); the run's own
+    copy stands in for a mix it does not give."""
     from ..model import Roofline
-    dram = experiment.extra["dram_gbps"]
+    if dram_mixes is None:
+        dram_mixes = results.dram_mixes(results.recorded("ceilings"))
     roofs = (("fp32 FMA roof", experiment.extra["fp32_gflops"]),
              ("bf16 tensor roof", experiment.extra["bf16_tensor_gflops"]))
     rows = []
     for v in experiment.variants:
+        m, n, k, size = (v.extra.get(key) for key in ("m", "n", "k", "element_bytes"))
+        if None in (m, n, k, size):  # no shape recorded: only the run's own copy is known
+            mix, gbps, write_share = "copy", experiment.extra["dram_gbps"], None
+        else:
+            reads, writes = size * (m * k + k * n), size * m * n
+            mix, write_share = pitfalls.own_dram_mix(reads, writes), writes / (reads + writes)
+            gbps = dram_mixes.get(mix, experiment.extra["dram_gbps"] if mix == "copy" else None)
+            if gbps is None:
+                raise ValueError(f"dram_mixes: no {mix!r} mix given, and the run measured only the copy")
         for label, peak in roofs:
-            verdict = Roofline(peak, dram).classify(v.intensity, v.gflops)
+            verdict = Roofline(peak, gbps).classify(v.intensity, v.gflops)
             rows.append({"kernel": v.name, "dtype": v.extra.get("dtype", "?"), "roof": label,
                          "intensity": v.intensity, "ridge": verdict.ridge, "achieved_gflops": v.gflops,
                          "roof_gflops": verdict.roof_gflops, "fraction": verdict.fraction_of_roof,
-                         "side": verdict.bound, "status": verdict.status})
+                         "side": verdict.bound, "status": verdict.status, "dram_mix": mix,
+                         "dram_gbps": gbps, "write_share": write_share})
     return rows
 
 

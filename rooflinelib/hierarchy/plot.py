@@ -5,7 +5,8 @@
   device reports (dash-dot).
 - :func:`hierarchical_figure`: the roofline of :func:`rooflinelib.plotting.roofline_figure`
   with one memory roof per level, and each kernel drawn NERSC-style: one marker per level at
-  the same GFLOP/s, joined by a line, the binding level's marker outlined.
+  the same GFLOP/s, joined by a line, the binding level's marker outlined, each level a size
+  of its own (innermost largest) so that markers at the same intensity stay visible.
 - :class:`WorkingSetExplorer`: a slider over the working-set size; the kernel's points and the
   verdict follow, and so does a marker on the sweep.
 
@@ -108,6 +109,16 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     return figure_widget(fig) if widget else fig
 
 
+#: Memory levels from the cores out; a level not named here counts as outermost.
+LEVEL_ORDER = ("shared", "l1", "l2", "l3", "dram")
+#: The outermost level's marker, and how much wider each level inside it is drawn.
+MARKER_PX, MARKER_STEP_PX = 9, 8
+
+
+def _depth(level: str) -> int:
+    return LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
+
+
 def _x_range(machine, placements, compute):
     values = [p.intensity for pl in placements for p in pl.points]
     peak = machine.ceiling(compute).value
@@ -155,13 +166,18 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
         fig.add_trace(go.Scatter(x=xs, y=[rate] * len(xs), mode="lines", meta=f"hier:{pl.name}",
                                  name=pl.name, showlegend=False,
                                  line=dict(color="#444444", width=1), hoverinfo="skip"))
-        for p in pl.points:
+        # One kernel's levels can land at almost the same intensity (a streaming kernel's L1
+        # and DRAM bytes are equal), so each level gets its own size, the innermost largest and
+        # drawn first: every marker shows as a ring around the next.
+        inner_first = sorted(pl.points, key=lambda p: _depth(p.level))
+        for depth, p in enumerate(inner_first):
             binding = p.level == pl.binding
             frac = "" if p.fraction_of_roof is None else f", {100 * p.fraction_of_roof:.0f}% of this roof"
             fig.add_trace(go.Scatter(
                 x=[p.intensity], y=[rate], mode="markers", meta=f"hier:{pl.name}:{p.level}",
                 name=f"{pl.name} @ {p.level}" + (" (binds)" if binding else ""),
-                marker=dict(symbol=symbols[index % len(symbols)], size=13 if binding else 10,
+                marker=dict(symbol=symbols[index % len(symbols)],
+                            size=MARKER_PX + MARKER_STEP_PX * (len(inner_first) - 1 - depth),
                             color=level_colour(p.level),
                             line=dict(width=3 if binding else 1, color="#000000" if binding else level_colour(p.level))),
                 hovertext=[f"<b>{pl.name}</b> at {p.level}<br>{format_bytes(p.n_bytes)}, "

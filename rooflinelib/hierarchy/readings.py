@@ -50,3 +50,37 @@ def sharing_rows(kernels, records) -> list:
                      "ncu_l2_peak_gbps": peaks.gbps.get("l2") if peaks else None})
     return rows
 
+
+
+def recorded_l2_by_footprint() -> dict:
+    """Lab 1's L2 kernel at nine footprints under Nsight Compute, recorded on the H200
+    (2026-12-02): ``{"what", "created", "reported_l2_bytes", "rows": [...]}``."""
+    path = Path(__file__).resolve().parent.parent / "data" / "h200_ncu_l2_by_footprint.json"
+    return read_json(path, NcuError, "a recorded ncu reading")
+
+
+def l2_footprint_rows(record=None) -> list:
+    """Per footprint of :func:`recorded_l2_by_footprint` (its read launch), what the counters
+    say about the L2 kernel: the rate at the SMs (bytes requested / time), the slices' rate
+    (``lts__t_bytes`` / time), the share of the requested bytes the slices served, the DRAM
+    bytes read, and the share of the requested bytes that did not come from DRAM (the L2's hit
+    rate as the DRAM counter bounds it)."""
+    record = recorded_l2_by_footprint() if record is None else record
+    rows = []
+    for r in record["rows"]:
+        if r.get("launch") != 1:
+            continue
+        seconds, asked = r["seconds"], r["requested_bytes"]
+        rows.append({"ws_bytes": r["working_set_bytes"], "sm_gbps": asked / seconds / 1e9,
+                     "slices_gbps": r["lts_bytes"] / seconds / 1e9, "slices_share": r["lts_bytes"] / asked,
+                     "dram_read_bytes": r["dram_read_bytes"], "not_from_dram": 1 - r["dram_read_bytes"] / asked})
+    return sorted(rows, key=lambda row: row["ws_bytes"])
+
+
+def recorded_sharing_rows() -> list:
+    """:func:`sharing_rows` of the recorded H200 run (``h200_ncu_l2_sharing.csv`` and its
+    ``.json`` of the target's records, 2026-12-01)."""
+    from .ncu import load_csv, recorded_csv
+    path = recorded_csv("h200_ncu_l2_sharing.csv")
+    return sharing_rows(load_csv(path), read_json(path.with_name("h200_ncu_l2_sharing.json"), NcuError,
+                                                  "a recorded ncu reading"))
