@@ -384,36 +384,11 @@ export default () => {
       widget = (await plotlyWidget(context.model)).default();
       return widget.initialize(context);
     },
-    async render(context) {
-      await tracesArrived(context.model);
+    render(context) {
       return widget.render(context);
     },
   };
 };
-
-// plotly's view reads the figure's traces (_widget_data) once, when it draws, and ignores
-// later changes to them (its change:_widget_data handler is empty).  The kernel opens the
-// widget's comm with no traces and sends them in the next message (FigureWidget.__init__
-// sets _widget_data after the widget is made), so a view drawn between the two stays blank
-// for good.  A view of a figure with no traces yet waits for them, at most TRACES_WAIT_MS
-// (a figure that really starts empty is then drawn empty, and traces added later still show).
-const TRACES_WAIT_MS = 5000;
-
-function tracesArrived(model) {
-  const data = model.get("_widget_data");
-  if (!Array.isArray(data) || data.length > 0 || !model.on) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      model.off("change:_widget_data", done);
-      resolve();
-    };
-    const timer = setTimeout(done, TRACES_WAIT_MS);
-    model.on("change:_widget_data", done);
-  });
-}
 """
 
 def figure_widget(fig):

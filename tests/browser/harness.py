@@ -245,10 +245,13 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
 #: figure held 0 traces while the rest of the notebook had rendered, and the second run-all
 #: drew it).  When they were drawn, every figure was there 0.00-0.10 s after the kernel went
 #: idle, alone and in a whole test run alike; 20 s is 200 times that, and a figure that is never
-#: drawn costs 20 s instead of 90 s.  The likely cause, bounded since in plotting's widget
-#: loader: plotly's view reads the traces once, when it draws, and the kernel sends them just
-#: after opening the widget's comm with none, so a view drawn in between stayed blank; the
-#: view now waits for them (at most 5 s).  The second run-all stays as the net it was.
+#: drawn costs 20 s instead of 90 s.  Still undiagnosed (2026-12-02, load 5-14): it is the
+#: page's first figure widget (the explorer) that stays at 0 traces, after the first run-all
+#: in 4 of 5 runs of the widget file (and after the second too, in the one run that tried it);
+#: plotly's view reads the traces once, when it draws (its
+#: change:_widget_data handler is empty), and FigureWidget opens its comm with none and sends
+#: them next, but a view that waited for them, and asked the kernel to send them again after
+#: 1.5 s, stayed blank all the same (b3dc974 and its follow-up, taken back).
 FIRST_DRAW_S = 20
 
 
