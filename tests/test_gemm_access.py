@@ -1,7 +1,7 @@
 """Coalescing and bank conflicts, counted in the CUDA simulator (count_accesses): the course's
 GEMMs map threadIdx.x to the column, so a warp's global loads touch the fewest sectors and its
-shared-memory tiles are read without bank conflicts; the row-mapped variants, as the course's
-first recorded GEMMs were written, are caught by the same counts."""
+shared-memory tiles are read without bank conflicts; the row-mapped variants (a deliberate slip:
+each warp down a column of C) are caught by the same counts."""
 import numpy as np
 import pytest
 

@@ -8,8 +8,8 @@ their stores of C are 64 contiguous bytes per row (coalesced), and a tile in sha
 read along a row of 16 words, one word per bank, with no two threads wanting different words
 of one bank.
 
-The ``*_rows`` variants are the same kernels with ``threadIdx.x`` mapped to the **row**, as the
-course's first recorded GEMMs were written: a warp then reads one float from each of 16 rows,
+The ``*_rows`` variants are the same kernels with ``threadIdx.x`` mapped to the **row**, a
+deliberate slip (each warp lies down a column of C): a warp then reads one float from each of 16 rows,
 16 sectors for 64 useful bytes, and the tiled one's shared tile is read down a column, 8 threads
 to a bank.  They are kept as the counter-example that notebook 07 diagnoses with
 :func:`rooflinelib.profiling.count_accesses` and Nsight Compute.
