@@ -601,3 +601,17 @@ def test_drill_4_model_answer_says_still_memory_bound_32x_left_of_the_ridge():
     text, _ = ex05.MODEL_ANSWERS[4]
     assert "still memory-bound, 32x left of the ridge" in text and "160 times left" in text
     assert "exactly as memory-bound" not in text
+
+
+def test_a_live_setup_takes_the_read_mix_from_its_own_lab1_result(monkeypatch):
+    import json
+    from pathlib import Path
+    from rooflinelib import modes, results
+    shipped = Path(ex03.__file__).resolve().parents[1] / "data" / "h200_ceilings_numba.json"
+    result = json.loads(shipped.read_text())
+    loaded = modes.Loaded("file", "stored", results.to_machine(result), result, str(shipped))
+    monkeypatch.setattr(modes, "student_ceilings", lambda *a, **k: loaded)
+    monkeypatch.setattr(ex03, "run_kernels", lambda backend, progress=None: (RECORDED.reduction, RECORDED.fma))
+    setup = ex03.prepare("cpu", progress=None)
+    assert setup.origin == "file" and setup.dram_read_gbps == pytest.approx(results.dram_mixes(result)["read"])
+    assert setup.read_gbps < setup.peak_gbps  # the read mix, not the best one
