@@ -283,3 +283,172 @@ def test_a_cpu_plateau_between_two_caches_is_labelled_by_the_cache_that_holds_it
     # the H200's levels keep their names and get no such note
     h200 = h.hierarchy_levels(wsr.recorded("h200", "numba"))
     assert "inside" not in hl.level_table(h200, wsr.reported_sizes(wsr.recorded("h200", "numba")))
+
+
+# --- the expert read at e53c067 (review 1): items for notebooks 05 and 06 ---------------------
+
+def _prose(key):
+    return " ".join(" ".join(_markdown(key)).split())
+
+
+def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
+    # review 1, item 1: "five decades" for 0.0641 GFLOP/s under a 391 GFLOP/s roof (3.8 decades)
+    from rooflinelib import pitfalls
+    rows = pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())
+    add = rows[0]
+    assert add["name"].startswith("pitfall 1: vector add")
+    assert add["roof_gflops"] == pytest.approx(recorded_h200().ceiling("dram").value / 12)
+    assert 3.5 < add["decades_under"] < 4
+    opening = " ".join("".join(_cells("06")[0]["source"]).split())
+    assert "almost four decades under its roof" in opening and "five decades" not in opening
+    assert f"{add['decades_under']:.1f} decades under it" in _printed("06")
+
+
+def test_pitfall_3s_triage_is_fed_measured_figures():
+    # review 1, item 2: the 95% hit rate and 250% were made-up inputs to triage(...)
+    from rooflinelib import pitfalls
+    from rooflinelib.experiments.record import recorded_experiments
+    facts = pitfalls.recorded_cache_facts()
+    l2, copy = recorded_experiments()["cache"].variants
+    assert facts["fraction_of_dram"] == pytest.approx(l2.gbps / recorded_h200().ceiling("dram").value)
+    assert 2.0 < facts["fraction_of_dram"] < 2.03 and round(facts["over_copy"], 1) == 2.2
+    assert facts["ws_bytes"] < facts["reported_l2_bytes"] == 60 * 2 ** 20
+    assert 0.99 < facts["hit_rate"] < 1  # ncu: DRAM read the 25.2 MB set once per 8 GB asked
+    code, printed, text = _code("06"), _printed("06"), _prose("06")
+    assert "l2_hit_rate=0.95" not in code and "fraction_of_roof=2.5" not in code
+    assert f"{facts['hit_rate']:.1%} of its requested bytes did not come from DRAM" in printed
+    assert "Pitfall 3" in printed and f"it reaches {facts['fraction_of_dram']:.0%} of the DRAM roof" in printed
+    assert "95% L2 hit rate" not in text and f"counted {facts['hit_rate']:.1%} of the requested" in text
+
+
+def test_both_recorded_launch_runs_are_named_with_their_figures():
+    # review 1, item 6: 0.64 us / 25.89 us here, 0.59 us / 30 us in notebook 00: two runs
+    from rooflinelib import pitfalls
+    runs = pitfalls.recorded_launch_runs()
+    assert [r["experiment"] for r in runs] == ["launch", "launch_empty"]
+    assert [r["when"] for r in runs] == ["2026-12-01 10:16 UTC", "2026-12-01 11:57 UTC"]
+    assert pitfalls.recorded_launch_costs()["when"] == runs[0]["when"]
+    text = _prose("06")
+    low, high = sorted(r["device_s"] * 1e6 for r in runs), sorted(r["numba_dispatch_s"] * 1e6 for r in runs)
+    assert f"the device's cost is {low[0]:.2f}-{low[1]:.2f} µs and Numba's dispatch {high[0]:.0f}-{high[1]:.0f} µs" in text
+    assert "run of 10:16 UTC" in text and "at 11:57 UTC (the one notebook 00 quotes)" in text
+
+
+def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
+    # review 1, item 9: 10.2 ns at the datasheet's 4,800 GB/s
+    from rooflinelib import pitfalls
+    dram = recorded_h200().ceiling("dram").value
+    bounds = pitfalls.recorded_launch_bounds(4096, recorded_h200())
+    printed, text = _printed("06"), _prose("06")
+    assert f"{bounds[0][2]['traffic_s'] * 1e9:.1f} ns of traffic at Lab 1's {dram:,.0f} GB/s" in printed
+    assert "4,800 GB/s" not in printed
+    assert f"is {bounds[0][2]['launch_over_traffic']:.0f} times the add's traffic" in text
+    assert f"dispatch is {bounds[1][2]['launch_over_traffic']:,.0f} times" in text
+
+
+def test_the_tensor_gemm_is_judged_against_its_own_mix_the_write_roof():
+    # review 1, item 8: 98% of the bf16 GEMM's bytes are C's writes; 70% was against the copy
+    from rooflinelib import pitfalls
+    from rooflinelib.experiments import readings
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.results import dram_mixes, recorded
+    rows = readings.wrong_ceiling_rows(recorded_experiments()["wrong_ceiling"])
+    bf16 = next(r for r in rows if r["dtype"] == "bf16" and r["roof"] == "bf16 tensor roof")
+    assert bf16["dram_mix"] == "write" and bf16["write_share"] > 0.98
+    assert bf16["dram_gbps"] == dram_mixes(recorded("ceilings"))["write"]
+    assert round(bf16["fraction"], 2) == 0.63 and bf16["side"] == "memory-bound"
+    assert pitfalls.own_dram_mix(1, 1) == "copy" and pitfalls.own_dram_mix(1, 0) == "read"
+    with pytest.raises(ValueError, match="read_bytes, write_bytes"):
+        pitfalls.own_dram_mix(0, 0)
+    text = _prose("06")
+    assert "memory-bound at 63%" in text and "memory-bound at 70%" not in text
+
+
+def test_the_gates_roof_is_named_by_its_run():
+    # review 1, item 10: "Lab 1's copy ceiling" 4,258 here against 4,280 in notebook 03
+    from rooflinelib import testing
+    from rooflinelib.results import dram_mixes, recorded
+    gates = testing.recorded_gates()
+    roof = gates["gates"][0]["roof"]
+    text = _prose("06")
+    assert f"same session (2026-12-01, gates at {gates['created'][11:16]} UTC): {roof:,.0f} GB/s" in text
+    assert f"where the shipped Lab 1 run measured {dram_mixes(recorded('ceilings'))['copy']:,.0f}" in text
+    assert "of Lab 1's copy ceiling" not in text
+
+
+def test_the_use_cases_live_in_the_appendix_and_06_keeps_the_live_gate():
+    # review 1, clarity: 06 too long for one sitting; the use cases move to docs/
+    from rooflinelib import use_cases
+    from rooflinelib.fileio import read_text
+    page = read_text(ROOT / "docs" / "appendix-06-use-cases.md", ValueError, 1_000_000)
+    assert use_cases.use_case_markdown() in page
+    assert "use_case_rows" not in _code("06") and "../docs/appendix-06-use-cases.md" in "\n".join(_markdown("06"))
+    assert "testing.demo_gates(mode)" in _code("06")
+
+
+def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
+    # review 1, item 13: the code counts dfma/dadd/dmul; the table listed only ffma/fadd/fmul
+    from rooflinelib.hierarchy import ncu
+    table = _prose("05")
+    for metric in ncu.FLOP_METRICS["fp64"]:
+        op = metric.split("_op_")[1].split("_")[0]
+        assert f"`{op}`" in table or f"op_{op}`" in table
+    assert "2 DFMA + DADD + DMUL" in table
+
+
+def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
+    # review 1, item 14: 19.8 TB/s above ncu's 15.4 TB/s L2 peak, "merge" stated as fact
+    from rooflinelib.hierarchy import readings as hr
+    rows = hr.recorded_sharing_rows()
+    shared = [r for r in rows if r["blocks_per_chunk"] > 1]
+    own = [r for r in rows if r["blocks_per_chunk"] < 1]
+    assert shared and own
+    assert all(r["sm_gbps"] > r["ncu_l2_peak_gbps"] and r["slices_share"] < 0.5 for r in shared)
+    assert all(0.95 < r["slices_share"] < 1.05 for r in own)
+    text = _prose("05")
+    assert "their requests for one line merge before they reach the L2" not in text
+    assert "our hypothesis: requests for one line merge" in text
+    printed = _printed("05")
+    assert all(f"slices served {r['slices_share']:4.0%}" in printed for r in rows)
+
+
+def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
+    from rooflinelib.hierarchy import readings as hr
+    rows = {r["ws_bytes"]: r for r in hr.l2_footprint_rows()}
+    assert len(rows) == 9
+    assert rows[25165824]["dram_read_bytes"] < 1.01 * 25165824  # the set read from DRAM once
+    assert rows[524288]["slices_share"] < 0.4 < rows[25165824]["slices_share"]
+    assert rows[49807360]["not_from_dram"] < 0.9  # past the L2, DRAM refills
+
+
+def test_every_level_of_05s_opening_figure_shows_when_two_sit_at_one_intensity(recorded):
+    # review 1, clarity: the L1 markers (I = 2.0, 0.249) hid under DRAM's and L2's (2.02, 0.245)
+    pytest.importorskip("plotly")
+    from rooflinelib.hierarchy import ncu, plot as hp
+    m = h.machine_from_result(recorded, recorded_h200())
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
+    fig = hp.hierarchical_figure(m, [placements[1], placements[5]])
+    markers = [(i, t) for i, t in enumerate(fig.data) if str(t.meta).count(":") == 2 and t.mode == "markers"]
+    assert len(markers) == 6
+    for a, ta in markers:
+        for b, tb in markers:
+            same_kernel = ta.meta.rsplit(":", 1)[0] == tb.meta.rsplit(":", 1)[0]
+            close = abs(ta.x[0] / tb.x[0] - 1) < 0.05
+            if a < b and same_kernel and close:
+                # the one drawn first is larger, by enough to show as a ring around the other
+                assert ta.marker.size - tb.marker.size >= 2 * max(ta.marker.line.width, tb.marker.line.width)
+
+
+def test_each_levels_roof_has_its_markers_colour(recorded):
+    # the L1 roof was drawn brown (a fallback colour) beside green L1 markers
+    pytest.importorskip("plotly")
+    from rooflinelib.hierarchy import ncu, plot as hp
+    from rooflinelib.plotting import find_trace, memory_id
+    m = h.machine_from_result(recorded, recorded_h200())
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
+    fig = hp.hierarchical_figure(m, [placements[1], placements[5]])
+    for level in ("l1", "l2", "dram"):
+        marker = find_trace(fig, f"hier:{placements[1].name}:{level}").marker.color
+        assert find_trace(fig, memory_id(level)).line.color == marker

@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 from .. import widgets as wd
-from ..plotting import _COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, legend_below, roofline_figure
+from ..plotting import (_COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, legend_below, memory_id,
+                        roofline_figure)
 from .levels import format_bytes
 from .placement import (WorkingSetState, ends_in_memory, hierarchy_levels, hierarchy_series,
                         reference_curve, series_levels, working_set_state)
@@ -143,6 +144,8 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
     if x_range is None and placements:
         x_range = _x_range(machine, placements, compute)
     fig = roofline_figure(machine, (), compute=[compute], memory=memory, title=title, x_range=x_range)
+    for level in memory:  # a level's roof in its markers' colour (a level the registry lacks, the L1, too)
+        find_trace(fig, memory_id(level)).line.color = level_colour(level)
     x_low, x_high = (10 ** v for v in fig.layout.xaxis.range)
     if peaks is not None:
         for c in peaks.memory_ceilings:
