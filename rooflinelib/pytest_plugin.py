@@ -45,13 +45,14 @@ class RooflineGates:
         self._node = node
         self._ceilings = ceilings
 
-    def check(self, fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, repeats=None, **kwargs):
+    def check(self, fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, repeats=None,
+              memory=None, **kwargs):
         """:func:`rooflinelib.testing.assert_roofline`, with the session's ceilings by default."""
         __tracebackhide__ = True  # a failed gate points at the test's line
         from .testing import gate, raise_for  # here, not at the top: a run without gates loads none of it
         outcome = gate(fn, *args, n_flops=n_flops, n_bytes=n_bytes, at_least=at_least,
                        ceilings=self._ceilings if ceilings is None else ceilings, precision=precision,
-                       repeats=repeats, **kwargs)
+                       repeats=repeats, memory=memory, **kwargs)
         self._node.user_properties.append((PROPERTY, {
             "test": self._node.nodeid, "kernel": outcome.name, "share": outcome.share, "low": outcome.low,
             "high": outcome.high, "at_least": outcome.at_least, "verdict": outcome.verdict,

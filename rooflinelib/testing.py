@@ -43,7 +43,7 @@ import numpy
 from .fileio import read_json
 from .measure.provenance import ClockSampler, NoClock
 from .modes import detect_mode
-from .profiling.core import profile
+from .profiling.core import memory_roof, profile
 from .profiling.result import ProfileError, ProfileResult
 from .profiling.timing import DEFAULT_TIMEOUT_S, WARMUP_CALLS, WARMUP_S, detect_library
 from .sanity import number
@@ -302,12 +302,15 @@ def _sampler(gpu: bool):
 
 
 def gate(fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, repeats=None, name=None,
-         timeout=DEFAULT_TIMEOUT_S, **kwargs) -> GateOutcome:
+         timeout=DEFAULT_TIMEOUT_S, memory=None, **kwargs) -> GateOutcome:
     """Time ``fn(*args, **kwargs)`` as :func:`rooflinelib.profile` does and judge its share of
     the roof against ``at_least``: a :class:`GateOutcome`, whatever the verdict.  Bad input
     (``at_least`` outside (0, 1], a count that is not a number or formula, a function that
-    raises or runs past ``timeout``) is a :class:`ProfileError` naming the argument."""
+    raises or runs past ``timeout``) is a :class:`ProfileError` naming the argument.  ``memory``:
+    the memory roof, as :func:`rooflinelib.profile` takes it (``copy`` judges a copy against
+    Lab 1's copy mix, not the best mix)."""
     at_least = check_at_least(at_least)
+    memory_roof(memory)  # a bad value is refused before anything runs
     started = time.perf_counter()
     gpu = detect_library(fn, args, kwargs) != "cpu"
     results, summaries = [], []
@@ -316,7 +319,7 @@ def gate(fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, r
         round_started = time.perf_counter()
         with _sampler(gpu) as sampler:
             result = profile(fn, *args, n_flops=n_flops, n_bytes=n_bytes, name=name, ceilings=ceilings,
-                             precision=precision, repeats=repeats, timeout=timeout, **kwargs)
+                             precision=precision, repeats=repeats, timeout=timeout, memory=memory, **kwargs)
         round_s = time.perf_counter() - round_started
         results.append(result)
         gpu = gpu or result.library != "cpu"
@@ -366,18 +369,19 @@ def raise_for(outcome: GateOutcome) -> ProfileResult:
 
 
 def assert_roofline(fn, *args, n_flops, n_bytes, at_least, ceilings=None, precision=None, repeats=None,
-                    **kwargs) -> ProfileResult:
+                    memory=None, **kwargs) -> ProfileResult:
     """Assert that ``fn(*args, **kwargs)`` reaches ``at_least`` of its roof.
 
     Times it exactly as :func:`rooflinelib.profile` does (``name=`` and ``timeout=`` are taken
-    as there), places it on ``ceilings`` (default: the stored Lab 1 result) and returns the
+    as there), places it on ``ceilings`` (default: the stored Lab 1 result; ``memory`` picks the
+    DRAM access mix to judge against, as in ``profile``) and returns the
     :class:`~rooflinelib.profiling.ProfileResult` when it passes.  Below ``at_least`` it raises
     :class:`BelowRoof`, and when noise cannot decide :class:`AmbiguousGate` (both
     AssertionErrors), with one line: the share and its interval, the roof and its ceiling,
     the intensity and side, where the ceilings came from, and the clocks."""
     __tracebackhide__ = True
     return raise_for(gate(fn, *args, n_flops=n_flops, n_bytes=n_bytes, at_least=at_least, ceilings=ceilings,
-                          precision=precision, repeats=repeats, **kwargs))
+                          precision=precision, repeats=repeats, memory=memory, **kwargs))
 
 
 # --- a copy and a deliberately slowed copy: the notebook's demonstration and the benchmark ------

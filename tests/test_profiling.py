@@ -112,6 +112,61 @@ def test_default_ceilings_are_the_stored_lab1_result(tmp_path, monkeypatch):
     assert r.ceilings_source.startswith("your stored Lab 1 result")
 
 
+def test_a_copy_judged_against_its_own_mix_gets_the_share_of_the_copy_ceiling(tmp_path):
+    lab1 = results.recorded("ceilings")
+    mixes = results.dram_mixes(lab1)  # the shipped H200: write 4,693, read 4,509, copy 4,280 GB/s
+    assert mixes["copy"] < mixes["write"]
+    x = np.ones(1 << 16)
+    y = np.empty_like(x)
+    best = profile(np.copyto, y, x, n_flops=0, n_bytes=16 * x.size, ceilings=lab1, repeats=5)
+    assert best.memory == "dram" and best.peak_gbps == pytest.approx(mixes["write"])
+    for memory in ("copy", "dram-copy", " Copy "):
+        r = profile(np.copyto, y, x, n_flops=0, n_bytes=16 * x.size, ceilings=lab1, repeats=5, memory=memory)
+        assert r.memory == "dram-copy" and r.peak_gbps == pytest.approx(mixes["copy"])
+        assert r.fraction_of_roof == pytest.approx(r.achieved_gbps / mixes["copy"])
+        assert r.to_dict()["memory"] == "dram-copy" and "fp32 / dram-copy of" in r.text()
+        assert "memory roof: dram-copy (4,280 GB/s), as asked" in r.text()
+    # with FLOPs the mix sets the ridge, and a file gives the mix as the dict does
+    path = results.save(lab1, tmp_path / "lab1.json")
+    r = profile(np.copyto, y, x, n_flops=x.size, n_bytes=16 * x.size, ceilings=str(path), repeats=5, memory="read")
+    assert r.memory == "dram-read" and r.roof_gflops == pytest.approx(r.intensity * mixes["read"])
+    assert load(r.save(tmp_path / "r.json")).memory == "dram-read"
+
+
+def test_a_ceilings_result_without_the_mix_names_memory_and_what_it_has():
+    lab1 = results.recorded("ceilings")
+    older = dict(lab1, ceilings=[c for c in lab1["ceilings"] if c["name"] != "dram-copy"])
+    with pytest.raises(ProfileError, match=r"^memory: .* has no 'dram-copy' roof \(it has: dram, dram-read, "
+                                           r"dram-write\)") as info:
+        profile(lambda: None, n_flops=0, n_bytes=8, ceilings=older, repeats=3, memory="copy")
+    assert "\n" not in str(info.value)
+
+
+def _mixes_machine(dram, copy):
+    from rooflinelib.model import Ceiling, Machine
+    return Machine("mixes", (Ceiling("dram", "memory", dram), Ceiling("dram-copy", "memory", copy),
+                             Ceiling("fp32", "compute", 1e9)))
+
+
+def test_above_its_own_mix_but_under_the_best_is_never_told_to_recount():
+    # a copy ceiling far below and a best mix far above any NumPy copy: above dram-copy, under dram
+    x = np.ones(1 << 14)
+    y = np.empty_like(x)
+    r = profile(np.copyto, y, x, n_flops=0, n_bytes=16 * x.size, ceilings=_mixes_machine(1e9, 1e-3),
+                repeats=3, memory="copy")
+    assert r.fraction_of_roof > 1.05  # against its own mix: the share is what it is
+    assert "above its own roof" not in r.advice and "Recount" not in r.advice
+    assert any(n.startswith("above the dram-copy roof") and "judge it against dram" in n for n in r.notes)
+    # the same with FLOPs (the roof at its intensity)
+    r = profile(np.copyto, y, x, n_flops=x.size, n_bytes=16 * x.size, ceilings=_mixes_machine(1e9, 1e-3),
+                repeats=3, memory="copy")
+    assert r.fraction_of_roof > 1.05 and "Recount" not in r.advice
+    # above the best mix too: that is a counting error whichever mix is judged
+    r = profile(np.copyto, y, x, n_flops=0, n_bytes=16 * x.size, ceilings=_mixes_machine(2e-3, 1e-3),
+                repeats=3, memory="copy")
+    assert "above its own roof" in r.advice and "Recount" in r.advice
+
+
 def test_zero_flops_is_scored_against_bandwidth():
     x = np.ones(1 << 16, np.float32)
     y = np.empty_like(x)
@@ -203,6 +258,14 @@ def test_load_refuses_a_missing_field_and_a_non_json_file(tmp_path):
     (dict(n_flops=1, n_bytes=8, repeats=0), r"^repeats: must be a whole number from 1"),
     (dict(n_flops=1, n_bytes=8, counters="yes"), r"^counters: must be True or False"),
     (dict(n_flops=1, n_bytes=8, name=""), r"^name: must be a non-empty text"),
+    # counts outside sanity.BANDS: once a bare ValueError from an infinite intensity
+    (dict(n_flops=1e21, n_bytes=1e-300), r"^n_bytes: 1e-300 is less than one byte"),
+    (dict(n_flops=1, n_bytes=0.5), r"^n_bytes: 0\.5 is less than one byte"),
+    (dict(n_flops=1e25, n_bytes=8), r"^n_flops: 1e\+25 is more than .* \(at most 1e\+24 FLOPs\)"),
+    (dict(n_flops=1, n_bytes=2e21), r"^n_bytes: 2e\+21 is more than .* \(at most 1e\+21 bytes\)"),
+    (dict(n_flops=1, n_bytes=8, memory="bogus"), r"^memory: must be one of dram, dram-read, .*, got 'bogus'"),
+    (dict(n_flops=1, n_bytes=8, memory=3), r"^memory: must be one of .*, got int"),
+    (dict(n_flops=1, n_bytes=8, memory="copy"), r"^memory: H200 has no 'dram-copy' roof \(it has: dram\)"),
 ])
 def test_bad_input_is_one_line_naming_the_argument(kwargs, message):
     kwargs.setdefault("ceilings", "H200")
@@ -275,6 +338,8 @@ def test_cli_profiles_a_file_with_setup_and_counts(tmp_path):
     ((f"{AXPY}:raises",), r"fn: raised SystemExit on the first call: the student's code called exit\(\)"),
     ((f"{AXPY}:axpy", "--n-bytes", "0"), r"n_bytes: must be positive"),
     ((f"{AXPY}:axpy", "--machine", "nope"), r"ceilings: unknown machine 'nope'"),
+    ((f"{AXPY}:axpy", "--memory", "hbm"), r"--memory: must be one of dram, .*, got 'hbm'"),
+    ((f"{AXPY}:axpy", "--memory", "copy"), r"memory: H200 has no 'dram-copy' roof"),
 ])
 def test_cli_errors_are_one_line_with_status_2(argv, message):
     done = _roofline("profile", *argv, "--repeats", "3", *(() if "--machine" in argv else ("--machine", "H200")))

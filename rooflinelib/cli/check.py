@@ -44,7 +44,7 @@ def run_check(args) -> int:
         fn, call_args, n_flops, n_bytes, function, timeout_s = read_target(args)
         outcome = gate(fn, *call_args, n_flops=n_flops, n_bytes=n_bytes, at_least=at_least, name=function,
                        ceilings=args.ceilings or args.machine, precision=args.precision,
-                       repeats=args.repeats, timeout=timeout_s)
+                       repeats=args.repeats, timeout=timeout_s, memory=args.memory)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     if args.json:

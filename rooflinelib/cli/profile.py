@@ -37,6 +37,9 @@ def add_target_options(parser) -> None:
     source.add_argument("--ceilings", metavar="FILE", help="a Lab 1 result file (default: your stored one)")
     source.add_argument("--machine", metavar="NAME", help="a datasheet machine instead of measured ceilings")
     parser.add_argument("--precision", metavar="P", help="the compute roof: fp32 (default), fp64, bf16, fp16, tf32, ...")
+    parser.add_argument("--memory", metavar="M",
+                        help="the memory roof: dram (default: the best of Lab 1's access mixes), or the "
+                             "kernel's own mix: read, write, copy (dram-read, dram-write, dram-copy)")
     parser.add_argument("--repeats", metavar="N", type=int, help="timed calls (default: about 0.3 s of them)")
     parser.add_argument("--timeout", metavar="S", default=None,
                         help=f"seconds that importing FILE.py, setup() and the timing may each take "
@@ -50,6 +53,7 @@ def read_target(args):
     from ..profiling import ProfileError
     from ..profiling.counters import load_function, setup_args
     from ..profiling.timing import TimingError, run_bounded
+    memory_option(args)
     timeout_s = number_option(args.timeout, "--timeout", maximum=int(BANDS["s"][1])) or DEFAULT_TIMEOUT_S
     path, function = _split(args.target)
     try:
@@ -66,6 +70,16 @@ def read_target(args):
     if n_bytes is None:
         raise UsageError(f"--n-bytes: not given, and {path} defines no N_BYTES")
     return fn, call_args, n_flops, n_bytes, function, timeout_s
+
+
+def memory_option(args):
+    """``--memory`` checked before anything is imported or timed: the ceiling it names."""
+    from ..profiling.core import memory_roof
+    from ..profiling.result import ProfileError
+    try:
+        return memory_roof(args.memory)
+    except ProfileError as exc:
+        raise UsageError(f"--{exc}") from None
 
 
 def _split(target: str) -> tuple:
@@ -85,7 +99,7 @@ def run_profile(args) -> int:
         fn, call_args, n_flops, n_bytes, function, timeout_s = read_target(args)
         result = profile(fn, *call_args, n_flops=n_flops, n_bytes=n_bytes, name=function,
                          ceilings=args.ceilings or args.machine, precision=args.precision,
-                         repeats=args.repeats, counters=args.counters, timeout=timeout_s)
+                         repeats=args.repeats, counters=args.counters, timeout=timeout_s, memory=args.memory)
         if args.out:
             try:
                 result.save(args.out)

@@ -16,7 +16,8 @@ import math
 from pathlib import Path
 
 from ..expr import ExpressionError, parse_non_negative, parse_positive
-from ..sanity import number
+from ..model import ABOVE_ROOF_FRACTION
+from ..sanity import BANDS, number
 from .result import ProfileError, ProfileResult
 from .timing import DEFAULT_TIMEOUT_S, TimingError, time_function
 
@@ -32,21 +33,54 @@ PRECISIONS = {
     "bf16": ("bf16-tensor",), "fp16": ("fp16-tensor",), "tf32": ("tf32-tensor",),
     "fp8": ("fp8-tensor",), "fp32-matrix": ("fp32-matrix",), "fp64-matrix": ("fp64-matrix",),
 }
+#: ``memory`` words and the DRAM ceiling each judges the share against: ``dram`` is the best of
+#: Lab 1's access mixes, the others one mix each (``results.dram_mixes``).
+MEMORY_ROOFS = {"dram": "dram", "dram-read": "dram-read", "dram-write": "dram-write", "dram-copy": "dram-copy",
+                "read": "dram-read", "write": "dram-write", "copy": "dram-copy"}
 #: The clock during the run and the clock the ceilings were measured at further apart than this
 #: share: the roof the kernel is scored against has moved (pitfall 8).
 CLOCK_WARNING_SHARE = 0.05
 
 
-def _count(value, field: str, allow_zero: bool) -> float:
+def _count(value, field: str, allow_zero: bool, unit: str) -> float:
+    """A count of one call, inside its unit's band (``sanity.BANDS``); bytes are at least 1, so
+    that no intensity or rate derived from them is infinite."""
     if value is None or value is Ellipsis:
         raise ProfileError(f"{field}: required (a number or a formula such as '8*2**26')")
     try:
-        number = parse_non_negative(value, field) if allow_zero else parse_positive(value, field)
+        x = parse_non_negative(value, field) if allow_zero else parse_positive(value, field)
     except ExpressionError as exc:
         raise ProfileError(str(exc)) from None
-    if number > 1e21:
-        raise ProfileError(f"{field}: {number:.3g} is more than any kernel moves or computes; check the units")
-    return number
+    if x > BANDS[unit][1]:
+        raise ProfileError(f"{field}: {x:.3g} is more than any kernel moves or computes (at most "
+                           f"{BANDS[unit][1]:g} {unit}); check the units")
+    if unit == "bytes" and x < 1:
+        raise ProfileError(f"{field}: {x:.3g} is less than one byte; a call moves at least 1 byte")
+    return number(x, field, error=ProfileError, unit=unit)
+
+
+def memory_roof(memory) -> str:
+    """The DRAM ceiling ``memory`` names (None: ``dram``, the best access mix), or a
+    ProfileError naming ``memory``."""
+    if memory is None:
+        return "dram"
+    if isinstance(memory, str) and memory.strip().lower() in MEMORY_ROOFS:
+        return MEMORY_ROOFS[memory.strip().lower()]
+    shown = repr(memory) if isinstance(memory, str) and len(memory) <= 40 else type(memory).__name__
+    raise ProfileError(f"memory: must be one of {', '.join(MEMORY_ROOFS)}, got {shown}")
+
+
+def _memory_ceilings(machine, memory: str):
+    """``(memory, its GB/s, dram's GB/s)``: the roof the share is taken against and the best
+    mix, which the above-roof check keeps using."""
+    if not machine.has("dram"):
+        raise ProfileError(f"ceilings: {machine.name} has no 'dram' ceiling to place against")
+    best = machine.ceiling("dram").value
+    if not machine.has(memory):
+        there = [name for name in dict.fromkeys(MEMORY_ROOFS.values()) if machine.has(name)]
+        raise ProfileError(f"memory: {machine.name} has no {memory!r} roof (it has: {', '.join(there)}); "
+                           "Lab 1 measures the mixes, a datasheet has only dram")
+    return memory, machine.ceiling(memory).value, best
 
 
 def _name(name, fn) -> str:
@@ -64,17 +98,18 @@ def _gpu_backend(library: str) -> str:
     return "cupy" if library == "cupy" else "numba"
 
 
-def resolve_ceilings(ceilings, library: str):
+def resolve_ceilings(ceilings, library: str, mixes: bool = False):
     """``(Machine, one-line source)`` for ``ceilings``: None (the stored Lab 1 result of the
     backend that matches ``library``, else a live Lab 1), a result file's path, a loaded result
-    dict, a :class:`~rooflinelib.model.Machine`, or a datasheet machine's name."""
+    dict, a :class:`~rooflinelib.model.Machine`, or a datasheet machine's name.  ``mixes``: a
+    Lab 1 result's machine also holds DRAM's access mixes (``results.to_machine``)."""
     from ..model import Machine
     from ..results import ResultError, load, to_machine, validate
     if isinstance(ceilings, Machine):
         return ceilings, f"{ceilings.name} (given)"
     if isinstance(ceilings, dict):
         try:
-            return to_machine(validate(ceilings, "ceilings")), "the Lab 1 result given"
+            return to_machine(validate(ceilings, "ceilings"), mixes=mixes), "the Lab 1 result given"
         except ResultError as exc:
             raise ProfileError(f"ceilings: {exc}") from None
     if isinstance(ceilings, Path) or (isinstance(ceilings, str) and (ceilings.endswith(".json") or "/" in ceilings)):
@@ -84,7 +119,7 @@ def resolve_ceilings(ceilings, library: str):
             raise ProfileError(f"ceilings: {' '.join(str(exc).split())[:300]}") from None
         if result.get("kind") != "ceilings":
             raise ProfileError(f"ceilings: {ceilings}: kind: is {result.get('kind')!r}, expected 'ceilings'")
-        return to_machine(result), f"Lab 1 result {ceilings} ({result['device'].get('name', '?')}, {str(result.get('created', '?'))[:10]})"
+        return to_machine(result, mixes=mixes), f"Lab 1 result {ceilings} ({result['device'].get('name', '?')}, {str(result.get('created', '?'))[:10]})"
     if isinstance(ceilings, str):
         from ..machines import get_machine, machine_names
         try:
@@ -103,11 +138,12 @@ def resolve_ceilings(ceilings, library: str):
     backends = ("cpu",) if library == "cpu" else (_gpu_backend(library), "cupy" if library != "cupy" else "numba")
     options = {"size_mib": LAB1_CPU_SIZE_MIB} if library == "cpu" else {"links": False}
     loaded = student_ceilings(None, backend=backends, measure="if-missing", recorded=False, **options)
+    machine = to_machine(loaded.result, mixes=True) if mixes and loaded.result else loaded.machine
     if loaded.origin == "file":
-        return loaded.machine, (f"your stored Lab 1 result {shown_path(loaded.path)} ({describe_result(loaded.result)})"
+        return machine, (f"your stored Lab 1 result {shown_path(loaded.path)} ({describe_result(loaded.result)})"
                                 + noise_words(loaded.result))
     if loaded.origin == "live":
-        return loaded.machine, loaded.message
+        return machine, loaded.message
     raise ProfileError(f"ceilings: {' '.join(loaded.message.split())[:300]}; or pass ceilings= a result file "
                        "or a machine name") from None
 
@@ -190,7 +226,7 @@ def _placement(measured: dict, machine, compute: str):
 # --- the call --------------------------------------------------------------------------------
 
 def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, precision=None,
-            repeats=None, counters=False, timeout=DEFAULT_TIMEOUT_S, **kwargs) -> ProfileResult:
+            repeats=None, counters=False, timeout=DEFAULT_TIMEOUT_S, memory=None, **kwargs) -> ProfileResult:
     """Time ``fn(*args, **kwargs)`` and place it on the roofline of ``ceilings``.
 
     ``n_flops`` and ``n_bytes`` are the analytic counts of one call (numbers, or formulas such
@@ -202,12 +238,16 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
     a module file that defines ``setup()``, returning the arguments (see
     :mod:`rooflinelib.profiling.counters`).  ``timeout``: seconds that the first call, the
     warm-up and the repeats may take together (default 300); a function still running then is
-    a :class:`ProfileError` naming it and the limit.
+    a :class:`ProfileError` naming it and the limit.  ``memory`` picks the memory roof the share
+    is taken against: None or ``dram`` (the best of Lab 1's access mixes), or one mix,
+    ``dram-read``, ``dram-write``, ``dram-copy`` (``read``, ``write``, ``copy``), to judge a
+    kernel against its own mix; the above-roof (recount) check still uses ``dram``.
     """
     if not callable(fn):
         raise ProfileError(f"fn: must be callable (a function, a kernel launch, a lambda), got {type(fn).__name__}")
-    flops = _count(n_flops, "n_flops", allow_zero=True)
-    n_bytes_ = _count(n_bytes, "n_bytes", allow_zero=False)
+    flops = _count(n_flops, "n_flops", allow_zero=True, unit="FLOPs")
+    n_bytes_ = _count(n_bytes, "n_bytes", allow_zero=False, unit="bytes")
+    wanted_memory = memory_roof(memory)
     label = _name(name, fn)
     if repeats is not None and (isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 100_000):
         raise ProfileError(f"repeats: must be a whole number from 1 to 100000, got {repeats!r}")
@@ -228,15 +268,14 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
                     else provenance.cpu_provenance(threads=0))
     device = provenance.finish(device_facts, before if gpu else {}, after, timed.library, started)
 
-    machine, source = resolve_ceilings(ceilings, timed.library)
+    machine, source = resolve_ceilings(ceilings, timed.library, mixes=wanted_memory != "dram")
     compute = _compute_ceiling(machine, precision)
-    try:
-        memory = machine.ceiling("dram").name
-    except (KeyError, ValueError):
-        raise ProfileError(f"ceilings: {machine.name} has no 'dram' ceiling to place against") from None
+    memory, bandwidth, best_gbps = _memory_ceilings(machine, wanted_memory)
     peak = machine.ceiling(compute).value
-    bandwidth = machine.ceiling(memory).value
     notes = []
+    if memory != "dram":
+        notes.append(f"memory roof: {memory} ({bandwidth:,.0f} GB/s), as asked; the above-roof check uses "
+                     f"dram, the best access mix ({best_gbps:,.0f} GB/s)")
 
     counted, note = _counted(fn, args, n_bytes_) if timed.library == "numba" and not kwargs else (None, None)
     if note:
@@ -258,7 +297,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
             hierarchical = _placement(measured, machine, compute)
 
     return _verdict(label, flops, n_bytes_, timed, machine, source, compute, memory, peak, bandwidth,
-                    device, counted, measured, hierarchical, notes)
+                    device, counted, measured, hierarchical, notes, best_gbps)
 
 
 def _maybe_gpu(fn, args, kwargs) -> bool:
@@ -299,8 +338,23 @@ def result_warnings(library: str, machine, device: dict, compute: str) -> list:
     return found
 
 
+def _checked_fraction(fraction: float, best_fraction: float, memory: str, notes: list) -> float:
+    """The share the triage reads.  Above-roof means a counting error only against ``dram``, the
+    best mix, which no kernel exceeds: a kernel above its own mix's roof but within the best is
+    at its roof, not told to recount."""
+    from .result import percent
+    if best_fraction > ABOVE_ROOF_FRACTION:
+        return best_fraction
+    if fraction > ABOVE_ROOF_FRACTION:
+        notes.append(f"above the {memory} roof ({percent(fraction)}) but {percent(best_fraction)} of dram, the "
+                     "best access mix: the counts are not in question; this kernel beats Lab 1's "
+                     f"{memory} measurement, so judge it against dram")
+        return min(fraction, ABOVE_ROOF_FRACTION)
+    return fraction
+
+
 def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, peak, bandwidth, device,
-             counted, measured, hierarchical, notes) -> ProfileResult:
+             counted, measured, hierarchical, notes, best_gbps=None) -> ProfileResult:
     from ..model import Roofline
     from ..triage import KernelFacts, triage
     seconds = timed.median_s
@@ -315,11 +369,14 @@ def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, pea
         verdict = roofline.classify(flops / n_bytes, flops / seconds / 1e9)
         side = "compute" if verdict.side == "compute" else "memory"
         roof, fraction = verdict.roof_gflops, verdict.fraction_of_roof
-        diagnosis = triage(KernelFacts.placed(flops / n_bytes, flops / seconds / 1e9, roofline, **facts), target)
+        best = Roofline(peak, best_gbps or bandwidth, target=target).classify(flops / n_bytes, flops / seconds / 1e9)
+        checked = _checked_fraction(fraction, best.fraction_of_roof, memory, notes)
+        diagnosis = triage(KernelFacts(fraction_of_roof=checked, side=verdict.side, **facts), target)
     else:  # pure data movement: scored against the bandwidth roof
         side, roof = "memory", 0.0
         fraction = n_bytes / seconds / 1e9 / bandwidth
-        diagnosis = triage(KernelFacts(fraction_of_roof=fraction, side="memory", **facts), target)
+        checked = _checked_fraction(fraction, n_bytes / seconds / 1e9 / (best_gbps or bandwidth), memory, notes)
+        diagnosis = triage(KernelFacts(fraction_of_roof=checked, side="memory", **facts), target)
         notes.append("n_flops = 0: a pure data-movement kernel, scored against the bandwidth roof")
     advice = f"{diagnosis.likely.title}. Next: {diagnosis.likely.next_step}"
     return ProfileResult(
