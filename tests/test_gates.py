@@ -242,6 +242,41 @@ def test_a_numpy_copy_passes_against_a_tiny_roof_and_the_result_is_profile_s():
     assert result.fraction_of_roof > 1.0
 
 
+def test_a_gate_judges_against_the_mix_asked_for_on_the_recorded_h200():
+    from rooflinelib import results
+    lab1 = results.recorded("ceilings")
+    mixes = results.dram_mixes(lab1)
+    dst, src = _copy_args()
+    outcome = testing.gate(_copy, dst, src, n_flops=0, n_bytes=2 * src.nbytes, at_least=1e-9, ceilings=lab1,
+                           memory="copy", repeats=5)
+    assert outcome.roof == pytest.approx(mixes["copy"]) and outcome.roof != pytest.approx(mixes["write"])
+    assert "roof: dram-copy 4,280 GB/s" in outcome.message and outcome.profile.memory == "dram-copy"
+    result = testing.assert_roofline(_copy, dst, src, n_flops=0, n_bytes=2 * src.nbytes, at_least=1e-9,
+                                     ceilings=lab1, memory="write", repeats=5)
+    assert result.peak_gbps == pytest.approx(mixes["write"]) and result.memory == "dram-write"
+
+
+def test_a_bad_memory_is_refused_before_anything_runs():
+    calls = []
+    with pytest.raises(ProfileError, match=r"^memory: must be one of dram, .*, got 'l2'"):
+        testing.gate(lambda: calls.append(1), n_flops=0, n_bytes=8, at_least=0.5, ceilings=HUGE_ROOF, memory="l2")
+    assert calls == []
+
+
+def test_the_plugin_passes_memory_through():
+    from rooflinelib import results
+    from rooflinelib.pytest_plugin import RooflineGates
+
+    class Node:
+        nodeid, user_properties = "test_x", []
+    dst, src = _copy_args()
+    result = RooflineGates(Node, None).check(_copy, dst, src, n_flops=0, n_bytes=2 * src.nbytes, at_least=1e-9,
+                                             ceilings=results.recorded("ceilings"), memory="copy", repeats=5)
+    assert result.memory == "dram-copy"
+    assert result.peak_gbps == pytest.approx(results.dram_mixes(results.recorded("ceilings"))["copy"])
+    assert Node.user_properties[0][1]["verdict"] == "pass"
+
+
 def test_a_numpy_copy_fails_against_a_huge_roof():
     dst, src = _copy_args()
     with pytest.raises(testing.BelowRoof) as caught:
@@ -434,6 +469,19 @@ def test_check_passes_with_status_0_and_prints_one_line(target):
     assert "ceilings: Lab 1 result tiny.json (NVIDIA H200" in lines[0]
 
 
+def test_check_memory_judges_a_copy_against_the_copy_mix(target):
+    # tiny.json's dram (the best mix) is 1e-3 GB/s, its copy mix the H200's 4,280: --memory copy
+    # judges the copy against 4,280, where a CPU copy is below 100%
+    done = check(target, "kernels.py:copy", "--at-least", "1", "--ceilings", "tiny.json", "--memory", "copy",
+                 "--repeats", "5", "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    record = json.loads(done.stdout)
+    copy = json.loads((ROOT / "rooflinelib" / "data" / "h200_ceilings_numba.json").read_text())
+    rate = next(c["value"] for c in copy["ceilings"] if c["name"] == "dram-copy")
+    assert record["roof"] == pytest.approx(rate) and record["profile"]["memory"] == "dram-copy"
+    assert "roof: dram-copy 4,280 GB/s" in record["message"]
+
+
 def test_check_below_is_status_1_and_json_on_request(target):
     done = check(target, "kernels.py:copy", "--at-least", "0.9", "--machine", "H200", "--repeats", "5", "--json")
     assert done.returncode == 1, done.stderr
@@ -466,6 +514,8 @@ def test_check_ambiguous_is_status_3_with_the_interval(target):
     (("kernels.py:never", "--at-least", "0.5", "--timeout", "1"),
      r"fn: never did not return within its time limit, timeout = 1 s"),
     (("kernels.py:copy", "--at-least", "0.5", "--ceilings", "tiny.json", "--machine", "H200"), r"not allowed with"),
+    (("kernels.py:copy", "--at-least", "0.5", "--memory", "hbm"), r"--memory: must be one of dram, .*, got 'hbm'"),
+    (("kernels.py:copy", "--at-least", "0.5", "--memory", "copy"), r"memory: H200 has no 'dram-copy' roof"),
 ])
 def test_check_bad_input_is_one_line_and_status_2(target, argv, message):
     done = check(target, *argv, *(() if "--machine" in argv or "--ceilings" in argv else ("--machine", "H200")))
