@@ -575,3 +575,63 @@ def test_a_cpu_experiment_row_carries_its_judgement():
     e = cpu_experiments.run_chains(widths=(1,), target_s=0.005, repeats=3)
     extra = e.variants[0].extra
     assert isinstance(extra["noisy"], bool) and "iqr" in extra and "cpu_share" in extra
+
+
+def _dram_mixes_script():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "dram_mixes.py"
+    spec = importlib.util.spec_from_file_location("dram_mixes_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_c_reference_stores_as_lab1_does_and_reports_streaming_stores_beside(tmp_path):
+    """The benchmark's target compares Lab 1's CPU write and copy with a C fill and copy of
+    ordinary vector stores (write-allocate, as Numba's loops compile), and reports a fill and a
+    copy with streaming stores beside them, each verified by the program itself."""
+    import shutil
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler")
+    bench = _dram_mixes_script()
+    exe = bench.build_reference(tmp_path)
+    got = bench.reference_cpu(exe, 4 * 4096 * 8, 2, 0.05)
+    assert {v["stores"] for k, v in got.items() if "streaming" not in k} == {"regular"}
+    for mix in ("write", "copy"):
+        nt = got[f"C {mix} (streaming stores)"]
+        assert nt["mix"] == mix and nt["stores"] == "streaming" and nt["gbps"] > 0 and nt["median_gbps"] > 0
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        return
+    stores = {}
+    function = None
+    for line in subprocess.run([objdump, "-d", str(exe)], capture_output=True, text=True).stdout.splitlines():
+        if line.endswith(">:"):
+            function = line.split("<")[1].split(".")[0]
+        elif "vmovnt" in line or "movntps" in line:
+            stores.setdefault(function, set()).add("streaming")
+    assert "fill_nt" in stores and "copy_nt" in stores
+    assert "fill" not in stores and "copy" not in stores
+
+
+def test_lab1_cpu_write_stores_plainly_and_copy_calls_memcpy():
+    """What the CPU reference is matched against: Lab 1's write is a loop of ordinary vector
+    stores (no streaming store, no memset), and LLVM turns its copy loop into one memcpy per
+    thread's chunk, whose stores are glibc's choice by size (streaming above
+    glibc.cpu.x86_non_temporal_threshold), never a streaming store of the kernel's own."""
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the store instructions checked are x86's")
+    import numpy as np
+    from numba import njit
+    from rooflinelib.measure import cpu
+    copy = njit(parallel=True)(cpu._copy().py_func)  # a fresh compile: cached code has no assembly
+    write = njit(parallel=True, fastmath={"reassoc"})(cpu._write().py_func)
+    src = np.ones(cpu.BLOCK, np.float32)
+    copy(src, np.empty_like(src))
+    write(np.empty(cpu.BLOCK, np.float32), cpu.write_offsets())
+    copy_asm, write_asm = ("\n".join(k.inspect_asm().values()) for k in (copy, write))
+    assert "movups" in write_asm and "movnt" not in write_asm
+    assert "memset" not in write_asm and "memcpy" not in write_asm
+    assert "$memcpy" in copy_asm and "movnt" not in copy_asm
