@@ -312,9 +312,10 @@ def _is_noisy(result: dict) -> bool:
     return any(isinstance(c, dict) and c.get("noisy") for c in result.get("ceilings", ()))
 
 
-def keeps_clean(result: dict, path) -> str:
+def keeps_clean(result: dict, path, notebook: bool = False) -> str:
     """Why ``result`` must not replace the file at ``path`` (it is noisy and the stored result
-    there is clean), else ''.  ``roofline measure`` and Lab 1 both ask before they store."""
+    there is clean), else ''.  ``roofline measure`` and Lab 1 both ask before they store;
+    ``notebook``: Lab 1 asks, and goes on with the noisy run, which the words must say."""
     from pathlib import Path
     if not _is_noisy(result) or not Path(path).is_file():
         return ""
@@ -322,7 +323,9 @@ def keeps_clean(result: dict, path) -> str:
     if old is None or _is_noisy(old):
         return ""
     return (f"this run was noisy, so it does not replace the clean result stored in "
-            f"{shown_path(path)} ({describe_result(old)}), which stays in use")
+            f"{shown_path(path)} ({describe_result(old)}), which stays stored for `roofline profile`, the "
+            + ("other notebooks and the exercises; this notebook uses the noisy run" if notebook
+               else "notebooks and the exercises"))
 
 
 def _store(result: dict, backend: str):
@@ -334,7 +337,7 @@ def _store(result: dict, backend: str):
         path = default_path("ceilings", result.get("backend", backend))
     except Exception as exc:  # an unknown backend name: nothing to store under
         return None, _first_line(exc)
-    kept = keeps_clean(result, path)
+    kept = keeps_clean(result, path, notebook=True)  # the caller goes on with the noisy run
     if kept:
         return path, kept
     try:

@@ -344,6 +344,9 @@ def test_a_noisy_run_never_replaces_a_clean_stored_result(results_dir, lab1_runs
     noisy = modes.ceilings_for(CPU_MODE)
     assert noisy.origin == "live" and "noisy" in noisy.message and "does not replace" in noisy.message
     assert "another program was using the CPU" in noisy.message
+    # the same call returns the noisy run: the clean one stays stored for the others, not "in use"
+    assert ("which stays stored for `roofline profile`, the other notebooks and the exercises; this notebook "
+            "uses the noisy run") in noisy.message and "stays in use" not in noisy.message
     assert modes.load_ceilings(backend="cpu").machine.ridge() == 8.0
 
 
