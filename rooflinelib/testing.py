@@ -35,11 +35,13 @@ import re
 import statistics
 import time
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
 import numpy
 
+from . import validation
 from .fileio import read_json
 from .measure.provenance import ClockSampler, NoClock
 from .modes import detect_mode
@@ -471,18 +473,13 @@ def recorded_gates(path=None) -> dict:
     --record``): ``{"created", "device", "note", "gates": [outcome dicts]}``, each checked."""
     path = Path(path) if path is not None else Path(__file__).resolve().parent / "data" / RECORDED_GATES
     data = read_json(path, ProfileError, "a recorded gates file")
-    where = path.name
-    if not isinstance(data, dict) or data.get("format") != "rooflinelib-gates" or data.get("version") != 1:
-        raise ProfileError(f"{where}: format: expected 'rooflinelib-gates' version 1")
-    gates = data.get("gates")
-    if not isinstance(gates, list) or not gates:
-        raise ProfileError(f"{where}: gates: must be a non-empty list")
-    for i, g in enumerate(gates):
-        if not isinstance(g, dict) or g.get("verdict") not in VERDICTS or not isinstance(g.get("message"), str):
-            raise ProfileError(f"{where}: gates[{i}]: needs a verdict ({', '.join(VERDICTS)}) and a message")
-        for key in ("share", "at_least"):
-            number(g.get(key), f"{where}: gates[{i}].{key}", error=ProfileError, positive=True)
+    validation.check(data, _gates_checker(), path.name, ProfileError)
     return data
+
+
+@lru_cache(maxsize=1)
+def _gates_checker():
+    return validation.validator(validation.schema("gates"))
 
 
 def demo_gates(mode=None, ceilings=None) -> GateDemo:

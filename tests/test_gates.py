@@ -401,10 +401,12 @@ def test_demo_gates_live_cpu_passes_the_copy_and_fails_the_slowed_one(monkeypatc
 
 def test_recorded_mode_shows_the_recorded_gates_as_recorded(tmp_path, monkeypatch):
     from rooflinelib.modes import RunMode
+    def outcome(name, verdict, share):
+        return {"format": "rooflinelib-gate", "version": 1, "name": name, "verdict": verdict,
+                "share": share, "interval": [share - 0.01, share + 0.01], "at_least": 0.9, "roof": 4280.0,
+                "roof_unit": "GB/s", "message": f"roofline gate {verdict} for {name}: ..."}
     record = {"format": "rooflinelib-gates", "version": 1, "created": "2026-12-02T00:00:00+00:00",
-              "device": "NVIDIA H200", "gates": [
-                  {"name": "copy", "verdict": "pass", "share": 0.97, "at_least": 0.9, "message": "roofline gate passed for copy: ..."},
-                  {"name": "slowed_copy", "verdict": "below", "share": 0.6, "at_least": 0.9, "message": "roofline gate failed for slowed_copy: ..."}]}
+              "device": "NVIDIA H200", "gates": [outcome("copy", "pass", 0.97), outcome("slowed_copy", "below", 0.6)]}
     path = tmp_path / "gates.json"
     path.write_text(json.dumps(record))
     monkeypatch.setattr(testing, "recorded_gates", lambda path=path, real=testing.recorded_gates: real(path))
@@ -414,8 +416,14 @@ def test_recorded_mode_shows_the_recorded_gates_as_recorded(tmp_path, monkeypatc
     assert "- slowed_copy at at_least = 90.0%: below" in demo.text()
     record["gates"][0]["verdict"] = "maybe"
     path.write_text(json.dumps(record))
-    with pytest.raises(ProfileError, match=r"gates\[0\]: needs a verdict"):
+    with pytest.raises(ProfileError, match=r"gates\.json: gates\[0\]\.verdict: "):
         testing.recorded_gates(path)
+    # the file's schema (rooflinelib/schemas/gates.schema.json) holds every field, in one line
+    record["gates"][0]["verdict"], record["gates"][1]["share"] = "pass", float("1e400")
+    path.write_text(json.dumps(record).replace("Infinity", "1e400"))
+    with pytest.raises(ProfileError, match=r"gates\[1\]\.share: ") as caught:
+        testing.recorded_gates(path)
+    assert "\n" not in str(caught.value)
 
 
 # --- roofline check -------------------------------------------------------------------------------

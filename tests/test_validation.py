@@ -16,13 +16,14 @@ from rooflinelib.measure import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "rooflinelib" / "data"
-FORMATS = ("ceilings", "sweep", "workingset", "experiments", "profiles")
+FORMATS = ("ceilings", "sweep", "workingset", "experiments", "profiles", "gates")
 #: Each shipped result file and the schema it follows.
 SHIPPED = {"h200_ceilings_numba.json": "ceilings", "h200_ceilings_cupy.json": "ceilings",
            "h200_sweep_numba.json": "sweep", "h200_sweep_cupy.json": "sweep",
            "h200_workingset_numba.json": "workingset", "h200_experiments_numba.json": "experiments",
            "h200_interconnect_numba.json": "ceilings", "h200_interconnect_cupy.json": "ceilings",
-           "h200_pitfalls_numba.json": "experiments", "h200_profiles_numba.json": "profiles"}
+           "h200_pitfalls_numba.json": "experiments", "h200_profiles_numba.json": "profiles",
+           "h200_gates_cupy.json": "gates"}
 
 
 @pytest.mark.parametrize("name", FORMATS)
