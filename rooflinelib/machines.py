@@ -15,11 +15,12 @@ NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM = 128  # 32 banks x 4 bytes
 def _derived_nvidia(sms: int, clock_ghz: float, where: str) -> tuple:
     sfu = sms * NVIDIA_SFU_PER_SM * clock_ghz  # G results/s, each counted as one FLOP
     shared = sms * NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM * clock_ghz  # GB/s
+    basis = f"derived (SMs x per-SM rate x {1000 * clock_ghz:.0f} MHz)"  # compare_rows shows this part
     return (
-        Ceiling("sfu", "compute", sfu, f"derived: {sms} SMs x 16 SFU/clock x {clock_ghz} GHz ({where})",
+        Ceiling("sfu", "compute", sfu, f"{basis}: {sms} SMs x 16 SFU/clock x {clock_ghz} GHz ({where})",
                 "transcendental (SFU)"),
         Ceiling("shared", "memory", shared,
-                f"derived: {sms} SMs x 128 B/clock x {clock_ghz} GHz ({where})", "shared memory"),
+                f"{basis}: {sms} SMs x 128 B/clock x {clock_ghz} GHz ({where})", "shared memory"),
     )
 
 

@@ -244,16 +244,24 @@ COMPARE_COLUMNS = (
     Column("measured", "measured", number),
     Column("datasheet", "datasheet", number),
     Column("fraction", "measured / datasheet", lambda v: "-" if v is None else f"{100 * v:.0f}%"),
+    Column("basis", "datasheet figure", align="<"),
 )
 
 
 def compare_rows(measured, datasheet) -> list:
-    """Each measured ceiling beside the datasheet's ceiling of the same name (None if absent)."""
+    """Each measured ceiling beside the datasheet's ceiling of the same name (None if absent).
+
+    ``basis`` says whether the vendor prints that figure or the machine derives it (its source's
+    words before the colon), so a derived row is never read as a printed one.
+    """
     rows = []
     for c in measured.ceilings:
-        reference = datasheet.ceiling(c.name).value if datasheet.has(c.name) else None
-        rows.append({"name": c.name, "unit": c.unit, "measured": c.value, "datasheet": reference,
-                     "fraction": None if reference is None else c.value / reference})
+        reference = datasheet.ceiling(c.name) if datasheet.has(c.name) else None
+        basis = "-" if reference is None else (
+            reference.source.split(":")[0] if reference.source.startswith("derived") else "printed")
+        rows.append({"name": c.name, "unit": c.unit, "measured": c.value,
+                     "datasheet": None if reference is None else reference.value,
+                     "fraction": None if reference is None else c.value / reference.value, "basis": basis})
     return rows
 
 

@@ -88,3 +88,12 @@ def test_sweep_tables_read_the_ridge_off_the_sweep():
     text = tables.sweep_tables(sweep)
     assert f"ridge = P/B = {sweep['ridge']:.2f} FLOP/byte" in text
     assert text.count("  yes") == len(sweep["rows"])
+
+
+def test_compare_rows_say_which_datasheet_figures_are_derived_not_printed():
+    # The H200 datasheet prints neither the shared-memory nor the SFU figure: they are derived.
+    basis = {r["name"]: r["basis"] for r in tables.compare_rows(H200, H200)}
+    assert basis["shared"] == basis["sfu"] == "derived (SMs x per-SM rate x 1980 MHz)"
+    assert basis["dram"] == basis["fp32"] == "printed"
+    printed = tables.render(tables.compare_rows(H200, H200), tables.COMPARE_COLUMNS)
+    assert "derived (SMs x per-SM rate x 1980 MHz)" in printed
