@@ -346,6 +346,16 @@ def test_the_3_pass_shortfall_is_split_into_launches_and_kernels():
     assert "pays three launches" not in text and "the kernels themselves" in text
 
 
+def test_the_shortfalls_split_says_it_comes_from_two_runs():
+    # review 2, T15/K2: the kernels' times are the profiled run's, the median the timed run's
+    profiles, _ = capstone.recorded_pair()
+    three, fused = profiles["softmax 3-pass"], profiles["softmax fused"]
+    for text in (capstone.gap_text(three, fused), capstone.comparison(capstone.recorded_softmax(profiles), 2.5),
+                 str(capstone.model_gap("an honest attempt of my own with enough words in it",
+                                        capstone.recorded_softmax(profiles)))):
+        assert "second run" in text and "if the timed run spent about as much" in text
+
+
 def test_no_shipped_profile_names_a_developers_path():
     profiles, _ = capstone.recorded_pair()
     for p in profiles.values():

@@ -274,6 +274,12 @@ def test_model_answers_wait_for_an_attempt(drill):
     assert shown.revealed and text in str(shown)
 
 
+def test_drill_9_says_the_run_time_stays_not_that_the_wait_doubles():
+    # review 2, K1: faster arithmetic leaves the deliveries, and so the run time, as they were
+    text, _ = ex05.MODEL_ANSWERS[9]
+    assert "twice as long" not in text and "as long as before" in text
+
+
 def test_drill_answers_quote_computed_numbers():
     assert "20%" in ex05.MODEL_ANSWERS[3][0] and "0.625" in ex05.MODEL_ANSWERS[4][0]
     with pytest.raises(ValueError):

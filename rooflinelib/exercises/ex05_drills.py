@@ -183,8 +183,9 @@ MODEL_ANSWERS = {
         ("wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
                                                       "or whether the kernel is needed")),
     9: ("Most of the program's time goes into waiting for data to arrive from memory, not into "
-        "calculating. A chip that calculates twice as fast just waits twice as long, unless the "
-        "data also arrives faster.",
+        "calculating. A chip that calculates twice as fast finishes its sums sooner and then waits "
+        "for the same deliveries, so the program takes as long as before, unless the data also "
+        "arrives faster.",
         ("the program waits on data, not on arithmetic",
          "faster arithmetic does not shorten the wait")),
 }
