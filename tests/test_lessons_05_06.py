@@ -331,7 +331,33 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
     text = _prose("06")
     low, high = sorted(r["device_s"] * 1e6 for r in runs), sorted(r["numba_dispatch_s"] * 1e6 for r in runs)
     assert f"the device's cost is {low[0]:.2f}-{low[1]:.2f} µs and Numba's dispatch {high[0]:.0f}-{high[1]:.0f} µs" in text
-    assert "run of 10:16 UTC" in text and "at 11:57 UTC (the one notebook 00 quotes)" in text
+    assert "run of 10:16 UTC" in text and "the run at 11:57 UTC (notebook 00 quotes both)" in text
+    # review 2: notebook 00 quotes both runs and says 06 quotes the second; 06 must agree
+    from rooflinelib.fileio import read_json
+    start = read_json(ROOT / "notebooks" / "00_start_here.ipynb", ValueError, "a notebook")["cells"]
+    assert any("(notebook 06 quotes the second)" in " ".join("".join(c["source"]).split()) for c in start)
+    assert "the one notebook 00 quotes" not in text
+
+
+def test_triage_cells_get_the_measured_fractions_of_roof():
+    # review 2, item T9: 06 passed 0.02 and 0.55; the recorded runs give 0.002 and 0.5093
+    from rooflinelib import pitfalls
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
+    assert round(share["pitfall 1: sweep K=64 on 2 blocks"], 3) == 0.002
+    assert round(share["pitfall 2: the same work, phases in turn"], 4) == 0.5093
+    code = _code("06")
+    assert "fraction_of_roof=0.02," not in code and "fraction_of_roof=0.55," not in code
+    assert 'fraction_of_roof=share["pitfall 1: sweep K=64 on 2 blocks"]' in code
+    assert 'fraction_of_roof=share["pitfall 2: the same work, phases in turn"]' in code
+
+
+def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
+    # review 2, items T6-T8
+    text = _prose("05")
+    assert "yet 92% of the L2's" not in text and "33.5 MB set the L2 serves about 8.7 TB/s" in text
+    assert "the L2's own size" not in text and "60 MiB L2" in text
+    assert "gpu-benches' `gpu-l2-cache`" in text and "best public L2" not in text
+    assert "te42kyfo/gpu-benches" in (ROOT / "REFERENCES.md").read_text()
 
 
 def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
