@@ -580,3 +580,17 @@ def test_cpu_code_gets_the_cpu_advice_plot_gives():
     assert plotted["advice"] in CPU_ADVICE.values()
     if r.fraction_of_roof <= 1.05:  # above its roof, the triage names pitfall 6 instead
         assert lever(plotted["advice"]) in r.advice  # the same lever, in the same words
+
+
+def test_ncu_l1_traffic_is_placed_and_named_as_the_l1_not_shared_memory():
+    # l1tex__t_bytes counts global/local loads through the L1; a live profile(counters=True) once
+    # placed them on the "shared" level and said "bound by shared memory" for an uncoalesced GEMM
+    from rooflinelib.profiling import capstone, core
+    machine = results.recorded_h200()
+    measured = {"name": "gemm naive", "n_flops": 2 * 2048**3, "achieved_gflops": 1270.0,
+                "dram_read_bytes": 5e7, "dram_write_bytes": 1.7e7, "lts_bytes": 2.0e10, "l1_bytes": 1.46e11}
+    placed = core._placement(measured, machine, "fp32")
+    assert set(placed["levels"]) == {"dram", "l2", "l1"} and placed["binding"] == "l1"
+    assert "L1 cache" in placed["verdict"] and "shared memory" not in placed["verdict"]
+    assert placed["levels"]["l1"]["ceiling_gbps"] == machine.ceiling("shared").value
+    assert capstone.LEVEL_LABELS["l1"] == "l1"

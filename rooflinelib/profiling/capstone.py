@@ -544,7 +544,7 @@ def counters_text(profiles: dict) -> str:
 #: ncu's ``l1tex__t_bytes`` (what the SMs' L1 served for global and local loads and stores, not
 #: shared-memory traffic) on the ``shared`` ceiling, the only on-chip roof Lab 1 measures: the L1
 #: and shared memory are one SRAM in each SM.  The row is the L1's, so it is called that.
-LEVEL_LABELS = {"dram": "dram", "l2": "l2", "shared": "l1"}
+LEVEL_LABELS = {"dram": "dram", "l2": "l2", "shared": "l1", "l1": "l1"}
 L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the SMs' L1 served (shared-memory "
            "accesses are not in it), placed against the shared-memory ceiling: the L1 and shared memory are "
            "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
@@ -579,8 +579,8 @@ def levels_text(profile) -> str:
                      f"{p['ceiling_gbps']:,.0f} GB/s), would allow {p['roof_gflops']:,.0f} GFLOP/s and the kernel "
                      f"reached {achieved / p['roof_gflops']:.0%} of it, under {BINDS_AT_LEAST:.0%} of every "
                      "level's roof: the limit is elsewhere.")
-    elif binding == "shared":
-        p = h["levels"]["shared"]
+    elif binding in ("shared", "l1"):  # "shared": profiles recorded before the L1 was named
+        p = h["levels"][binding]
         lines.append(f"  {profile.name}: the L1's global-load traffic binds: its {p['bytes'] / 1e9:,.3g} GB need "
                      f"{p['bytes'] / p['ceiling_gbps'] / 1e3:,.1f} us at {p['ceiling_gbps']:,.0f} GB/s, the longest of "
                      f"any level ({achieved:,.0f} GFLOP/s achieved, {h['fraction_of_roof']:.0%} of the hierarchical roof).")

@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 
 from ..expr import ExpressionError, parse_non_negative, parse_positive
-from ..model import ABOVE_ROOF_FRACTION
+from ..model import ABOVE_ROOF_FRACTION, Ceiling
 from ..sanity import BANDS, number
 from .result import ProfileError, ProfileResult
 from .timing import DEFAULT_TIMEOUT_S, TimingError, time_function
@@ -206,8 +206,16 @@ def _placement(measured: dict, machine, compute: str):
     """The level-by-level placement from ncu's bytes, against the machine's L1/shared, L2 and
     DRAM ceilings (those it has)."""
     from ..hierarchy.placement import HierarchicalKernel, HierarchyError, place_levels
+    if machine.has("shared") and not machine.has("l1"):
+        # l1tex__t_bytes counts global and local traffic through the L1, not shared memory; the
+        # L1 and shared memory are one SRAM per SM, so its roof is the shared-memory rate, but
+        # the level is the L1 and the verdict must say so (not "bound by shared memory").
+        shared = machine.ceiling("shared")
+        machine = machine.with_ceilings(Ceiling(
+            "l1", "memory", shared.value, source=f"the L1's SRAM, measured as shared memory: {shared.source}",
+            label="L1 (global/local loads; its SRAM's shared-memory rate)"))
     level_map = {"dram": ("dram", measured["dram_read_bytes"] + measured["dram_write_bytes"]),
-                 "l2": ("l2", measured["lts_bytes"]), "l1": ("shared", measured["l1_bytes"])}
+                 "l2": ("l2", measured["lts_bytes"]), "l1": ("l1", measured["l1_bytes"])}
     levels = {ceiling: n for ceiling, n in level_map.values() if n > 0 and machine.has(ceiling)}
     if not levels:
         return None
