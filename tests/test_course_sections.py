@@ -156,3 +156,10 @@ def test_exercise_1_c5_the_counter_mapping_key_and_its_hints():
     swapped = ex.check_counters("dram__bytes_write.sum", "dram__bytes_read.sum", "l2")
     assert not swapped.passed and "not what is written" in str(swapped) and "not what is read" in str(swapped)
     assert "L2's traffic" in str(ex.check_counters("lts__t_bytes.sum", "dram__bytes_write.sum", "hbm"))
+
+
+def test_the_vendor_table_does_not_call_fetch_size_hbm_bytes():
+    # FETCH_SIZE/WRITE_SIZE count L2-to-fabric traffic that the Infinity Cache partly serves (C5)
+    row = next(r for r in vendors.comparison_rows() if "FETCH_SIZE" in r["AMD"])
+    assert "HBM" not in row["concept"] and "past the L2" in row["concept"]
+    assert "Infinity Cache" in row["AMD"]
