@@ -30,7 +30,14 @@ The tag replaces the comment line ``# stored output: recorded H200 run`` that st
 Every figure and widget is visible before anyone runs the notebook, on GitHub and nbviewer too:
 ``refresh`` runs the notebook in recorded-H200 mode and stores, in the cell that drew it, a PNG
 of each figure's first state (the state it was displayed in), with a widget's controls and
-text lines written under its figure, and the cell gets the tag ``figure``.  The interactive
+text lines written under its figure, and the cell gets the tag ``figure``.  The image's
+caption (its alternative text) names the figure by its title (a widget without one by its
+first text line) and says where its data comes from only where that is the recorded H200 runs:
+the notebook's owner tags such a cell ``figure-recorded-h200``, since the figure itself does not
+show which data it plots.  Any other figure (a datasheet GPU, the made-up example GPU, a
+formula) draws the same in every mode, and its caption says only that the image is the
+figure as the cell first draws it.  ``check`` reports a caption that does not match its cell's
+tag (add or remove the tag, then refresh).  The interactive
 figure replaces the image when the cell runs.  The PNGs are drawn by kaleido with the Chromium
 of the machine, at a fixed size and scale, so the same notebook gives the same bytes.  A figure
 cell that draws nothing in recorded mode (a live-only figure) gets ``figure-live-only`` instead.
@@ -62,6 +69,13 @@ RECORDED_MARK = "# stored output: recorded H200 run"
 #: nothing in recorded mode (so has no image to store).
 FIGURE_TAG = "figure"
 LIVE_ONLY_TAG = "figure-live-only"
+#: The tag of a figure cell whose figure draws the recorded H200 runs (the notebook's owner sets
+#: it: which data a figure plots is not visible in the figure), and what each caption says of
+#: the data.  A figure of a datasheet or example GPU is the same in every mode, so its caption
+#: makes no claim about the mode.
+RECORDED_FIGURE_TAG = "figure-recorded-h200"
+RECORDED_CAPTION = "drawn from the recorded H200 runs that ship with the course"
+PLAIN_CAPTION = "as the cell first draws it"
 MAX_BYTES = 1_000_000
 #: Output types kept in checked cells: the plain text nbval compares, nothing else.
 KEPT_MIMETYPE = "text/plain"
@@ -418,6 +432,37 @@ def _title(figure) -> str:
     return re.sub(r"<[^>]*>", " ", str(text)).strip() if text else ""
 
 
+def _first_line(captured) -> str:
+    """A name for a widget whose figure has no title (or that has no figure): its first text
+    line, shortened."""
+    lines = captured.get("lines") or []
+    if not lines:
+        return "a widget"
+    first = lines[0] if len(lines[0]) <= 80 else lines[0][:79].rstrip() + "…"
+    return f"a widget ({first})"
+
+
+def caption(cell, name: str) -> str:
+    """The alternative text of a static image of the figure ``name`` drawn by ``cell``."""
+    source = RECORDED_CAPTION if RECORDED_FIGURE_TAG in tags_of(cell) else PLAIN_CAPTION
+    return f"[static image: {name}, {source}; run the cell for the interactive figure]"
+
+
+def caption_problem(cell):
+    """What is wrong with the captions of ``cell``'s images, or None: each must say what the
+    cell's tag says of its data (a caption written before the tag changed, or by an older
+    ``refresh``, says something else)."""
+    want = RECORDED_CAPTION if RECORDED_FIGURE_TAG in tags_of(cell) else PLAIN_CAPTION
+    for output in images_of(cell):
+        alt = output.get("data", {}).get(KEPT_MIMETYPE, "")
+        alt = "".join(alt) if isinstance(alt, list) else alt
+        if want not in alt:
+            tagged = "is" if want == RECORDED_CAPTION else "is not"
+            return (f"the caption of its image does not say {want!r} (the cell {tagged} tagged "
+                    f"{RECORDED_FIGURE_TAG!r}; run: tests/notebook_tools.py refresh FILE)")
+    return None
+
+
 def add_static_images(nb) -> list:
     """Replace what the capture hook recorded in each cell's outputs by PNG outputs, tag figure
     cells; returns the indices of cells that got images."""
@@ -432,10 +477,7 @@ def add_static_images(nb) -> list:
                 kept.append(output)
                 continue
             for figure in static_figures(captured):
-                name = _title(figure) or "a widget"
-                alt = (f"[static image: {name}, its first state in recorded-H200 mode; "
-                       "run the cell for the interactive figure]")
-                pending.append((cell, alt, figure))
+                pending.append((cell, caption(cell, _title(figure) or _first_line(captured)), figure))
             # the figure's own outputs (plotly's bundle, the widget view) go in canonical()
             rest = {k: v for k, v in output.get("data", {}).items() if k != STATIC_MIMETYPE}
             if rest:
@@ -554,6 +596,9 @@ def check(path: Path) -> list:
             problems.append(f"cell {index}: a recorded-run cell may store plain text only")
         if is_checked(cell) and not cell.outputs:
             problems.append(f"cell {index}: tagged {CHECK_TAG} but has no stored output")
+        wrong_caption = caption_problem(cell)
+        if wrong_caption:
+            problems.append(f"cell {index}: {wrong_caption}")
         if index in missing:
             problems.append(f"cell {index}: draws a figure or a widget but stores no static image "
                             "of it (run: tests/notebook_tools.py refresh FILE)")

@@ -202,6 +202,37 @@ def test_check_refuses_an_image_that_is_not_a_png(tmp_path):
     assert "cell 0: a stored image is not a base64 PNG" in notebook_tools.check(path)
 
 
+def test_a_caption_says_recorded_h200_only_for_a_cell_tagged_as_drawing_that_data(tmp_path):
+    # Figures of the made-up example GPU or a datasheet GPU are the same in every mode; their
+    # captions said "its first state in recorded-H200 mode" all the same.
+    plain = nbformat.v4.new_code_cell('roofline_figure(get_machine("example 120 TFLOP/s, 3 TB/s"))')
+    recorded = nbformat.v4.new_code_cell("roofline_figure(lab1.machine)")
+    recorded.metadata["tags"] = [notebook_tools.RECORDED_FIGURE_TAG]
+    assert notebook_tools.caption(plain, "The worked example") == (
+        "[static image: The worked example, as the cell first draws it; run the cell for the interactive figure]")
+    assert "recorded" not in notebook_tools.caption(plain, "The worked example").lower()
+    assert "recorded H200 runs" in notebook_tools.caption(recorded, "Measured ceilings")
+    widget = notebook_tools._first_line({"figures": [], "lines": ["fraction of roof: 12/60", "side: ridge"]})
+    assert widget == "a widget (fraction of roof: 12/60)"
+    # check() refuses the old caption, and a caption that disagrees with the cell's tag
+    old = "[static image: The worked example, its first state in recorded-H200 mode; run the cell for the interactive figure]"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [plain, recorded]
+    path = tmp_path / "captions.ipynb"
+
+    def flagged(plain_alt, recorded_alt):
+        for cell, alt in ((plain, plain_alt), (recorded, recorded_alt)):
+            cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PNG_1PX, "text/plain": alt})]
+        nbformat.write(notebook_tools.canonical(nb), str(path))
+        return [p.split(":")[0] for p in notebook_tools.check(path) if "caption" in p]
+
+    right = (notebook_tools.caption(plain, "x"), notebook_tools.caption(recorded, "y"))
+    assert flagged(*right) == []
+    assert flagged(old, right[1]) == ["cell 0"]
+    assert flagged(right[0], right[0]) == ["cell 1"]  # tagged, but captioned as a plain figure
+    assert flagged(right[1], right[1]) == ["cell 0"]  # untagged, but captioned as recorded data
+
+
 def test_static_figure_writes_a_widgets_text_under_its_figure():
     figure = {"data": [], "layout": {"height": 300, "margin": {"b": 50, "l": 220}, "title": {"text": "t"}}}
     out = notebook_tools.static_figure(figure, ["F (FLOPs): 2.4e+11", "x" * 250])
@@ -251,7 +282,8 @@ def test_refresh_stores_the_first_state_of_each_figure_the_same_bytes_each_time(
     assert [len(notebook_tools.images_of(c)) for c in out.cells] == [0, 1, 1, 0]
     assert [notebook_tools.FIGURE_TAG in notebook_tools.tags_of(c) for c in out.cells] == [False, True, True, False]
     alt = out.cells[2].outputs[0].data["text/plain"]
-    assert "lower bounds on the run time" in alt and "recorded-H200" in alt
+    assert "lower bounds on the run time" in alt and notebook_tools.PLAIN_CAPTION in alt
+    assert "recorded" not in alt.lower()  # a widget of formula values: no mode to name
     assert out.cells[3].outputs == []  # an unchecked cell's text is not stored
     notebook_tools.refresh(path)
     assert path.read_bytes() == first
@@ -355,9 +387,9 @@ def test_notebook_00_lists_each_notebook_with_its_time_and_exercise():
     assert {p.name for p in (ROOT / "exercises").glob("0[1-6]_*.ipynb")} <= linked
 
 
-@pytest.mark.parametrize("name, exercises", [("01_derivation", ["04_place_two_kernels.ipynb"]),
-                                             ("02_operator_intensities", ["01_classify_kernels.ipynb",
-                                                                          "02_attention_intensity.ipynb"])])
+@pytest.mark.parametrize("name, exercises", [("01_derivation", ["01_place_two_kernels.ipynb"]),
+                                             ("02_operator_intensities", ["02_classify_kernels.ipynb",
+                                                                          "03_attention_intensity.ipynb"])])
 def test_lecture_ends_with_its_exercise(name, exercises):
     nb = nbformat.read(str(ROOT / "notebooks" / f"{name}.ipynb"), as_version=4)
     last = [c for c in nb.cells if c.cell_type == "markdown"][-1].source
