@@ -14,7 +14,7 @@ One run does, on this machine:
    (own C source, below), the course's ``fp32`` and ``fp64`` ceilings, and STREAM at
    2 x LLC per array (the course's own buffer size);
 3. every figure and ratio, the load at each step, and the ceiling each timing rule (best,
-   second best, median of the trials) would have given, into ``benchmarks/cpu_lane.json``.
+   second best, median of the trials) would have given, into ``docs/measurements/cpu_lane.json``.
 
 Peak formula: cores x SIMD lanes x FMA units x 2 x clock, with the FMA units and the clock
 measured by the probe in the same round (see ``PROBE_C``).
@@ -365,7 +365,7 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=10, help="trials per course ceiling (STREAM: 10)")
     ap.add_argument("--bursts", type=int, default=60, help="probe bursts per round and thread")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "cpu_lane.json")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "measurements" / "cpu_lane.json")
     args = ap.parse_args(argv)
 
     from rooflinelib.measure.cpu import (CEILING_RULE, UNCONTENDED_TRIALS, WINDOW_PER_REPEAT_S,

@@ -23,7 +23,7 @@ target as "C write (streaming stores)" and "C copy (streaming stores)"
 (``ratio_to_streaming_store_reference``): what memcpy-style code reaches, not the target.
 
 Every rate is GB/s (10^9 bytes) of the bytes the program asks for: a read of N bytes, a write
-of N bytes, a copy of N bytes in and N out.  Writes to benchmarks/dram_mixes_<machine>.json
+of N bytes, a copy of N bytes in and N out.  Writes to docs/measurements/dram_mixes_<machine>.json
 (machine: h200 on an H200, cpu otherwise) unless --out says where.
 """
 from __future__ import annotations
@@ -240,7 +240,7 @@ def main(argv=None) -> int:
     report = {"benchmark": "dram_mixes", "created": started, "machine": machine,
               "copy_buffer_bytes": size, "stream_buffer_bytes": 2 * size,
               "load_average_1_5_15_min": {"before": load_before, "after": os.getloadavg()}, **report}
-    out = Path(args.out) if args.out else ROOT / "benchmarks" / f"dram_mixes_{machine}.json"
+    out = Path(args.out) if args.out else ROOT / "docs" / "measurements" / f"dram_mixes_{machine}.json"
     fileio.write_atomic(out, json.dumps(report, indent=1, default=str) + "\n", OSError)
     for name, verdict in report["targets"].items():
         ratios = ", ".join(f"{mix} {verdict['ratio_to_best_vendor'][mix]:.3f}" for mix in MIXES)

@@ -2,7 +2,7 @@
 deliberately slowed copy that must fail, and what one gate costs.
 
     python benchmarks/gate_targets.py                      # this machine's backend (cpu here)
-    python benchmarks/gate_targets.py --backend cupy --out benchmarks/gate_targets_h200.json \
+    python benchmarks/gate_targets.py --backend cupy --out docs/measurements/gate_targets_h200.json \
         --record rooflinelib/data/h200_gates_cupy.json     # on the H200
 
 Lab 1 is measured once first and saved to a file ("stored ceilings", as in CI), unless
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     parser.add_argument("--backend", default="auto", choices=("auto", "cpu", "cupy", "numba"))
     parser.add_argument("--n", type=int, default=20, help="gates of each kernel on each roof")
     parser.add_argument("--ceilings", help="a stored Lab 1 result (default: measure one now)")
-    parser.add_argument("--out", help="the JSON to write (default: benchmarks/gate_targets_<backend>.json)")
+    parser.add_argument("--out", help="the JSON to write (default: docs/measurements/gate_targets_<backend>.json)")
     parser.add_argument("--record", help="also write the first copy and slowed gates as recorded gates")
     args = parser.parse_args(argv)
     backend = backend_here(args.backend)
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
               "backend": backend, "device": device, "libraries": provenance.library_versions(),
               "settings": settings, "ceilings": str(ceilings), "n": args.n, "runs": runs,
               "overhead_bound": f"{testing.OVERHEAD_S:g} s + {testing.OVERHEAD_FACTOR:g} x the timed repeats"}
-    out = Path(args.out or Path(__file__).resolve().parent / f"gate_targets_{backend}.json")
+    out = Path(args.out or Path(__file__).resolve().parents[1] / "docs" / "measurements" / f"gate_targets_{backend}.json")
     write_atomic(out, json.dumps(record, indent=1, allow_nan=False) + "\n", ProfileError)
     print(f"wrote {out}")
     if args.record:

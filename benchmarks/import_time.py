@@ -1,6 +1,6 @@
 """How long ``import rooflinelib`` takes in a fresh interpreter: the course's target is 0.1 s.
 
-    .venv/bin/python benchmarks/import_time.py [--runs 21] [--out benchmarks/import_time.json]
+    .venv/bin/python benchmarks/import_time.py [--runs 21] [--out docs/measurements/import_time.json]
 
 Each run starts a new Python and times the import alone (``time.perf_counter`` around it, the
 interpreter's own start-up excluded), and checks that none of numba, cupy, plotly or ipywidgets
@@ -43,7 +43,7 @@ def run(runs: int) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
-    parser.add_argument("--out", default=str(Path(__file__).with_name("import_time.json")))
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "measurements" / "import_time.json"))
     args = parser.parse_args(argv)
     result = run(args.runs)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

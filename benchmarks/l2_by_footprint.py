@@ -10,7 +10,7 @@ gpu-l2-cache reports for the same card, so that the two curves can be set side b
 requests merge before the L2's slices (small footprints, many blocks on one chunk), the slices
 serve fewer: ncu's lts__t_bytes says how many (benchmarks/l2_vs_peer.py).
 
-Writes benchmarks/l2_by_footprint_<machine>.json unless --out says where.
+Writes docs/measurements/l2_by_footprint_<machine>.json unless --out says where.
 """
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
                 print(f"ncu {r['working_set_bytes'] / 1e6:6.1f} MB: SMs {r['sm_gbps']:,.0f} GB/s, slices "
                       f"{r['slices_gbps']:,.0f} GB/s, served {r['served_fraction']:.3f}", file=sys.stderr)
     machine = "h200" if "H200" in report["device"]["name"] else "gpu"
-    out = Path(args.out) if args.out else ROOT / "benchmarks" / f"l2_by_footprint_{machine}.json"
+    out = Path(args.out) if args.out else ROOT / "docs" / "measurements" / f"l2_by_footprint_{machine}.json"
     fileio.write_atomic(out, json.dumps(report, indent=1) + "\n", OSError)
     print(f"wrote {out}")
     return 0

@@ -1,7 +1,7 @@
 """How long ``python3 course.py test`` takes here, and where the time goes.
 
 Runs the README's test command once on this checkout (installed already, or it installs first
-and says so), with ``--durations``, and writes ``benchmarks/test_run_time.json``: the date, the
+and says so), with ``--durations``, and writes ``docs/measurements/test_run_time.json``: the date, the
 cores, the pytest command course.py chose, the wall time of the whole command, pytest's own
 time, the counts, what failed and the slowest items.  The issue's target is 4 min on the
 course's 2-core VM.
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "test_run_time.json"
+OUT = ROOT / "docs" / "measurements" / "test_run_time.json"
 SUMMARY = re.compile(r"=+ (?P<counts>.*?) in (?P<seconds>[0-9.]+)s")
 DURATION = re.compile(r"^(?P<seconds>[0-9.]+)s (?P<phase>call|setup|teardown)\s+(?P<item>\S.*)$")
 

@@ -1,6 +1,6 @@
 """How long a widget update takes in the kernel: the course's target is at most 30 ms.
 
-    .venv/bin/python benchmarks/widget_update.py [--repeats 200] [--out benchmarks/widget_update.json]
+    .venv/bin/python benchmarks/widget_update.py [--repeats 200] [--out docs/measurements/widget_update.json]
 
 Each case changes one control the way a student would (assigning the control's value, which
 fires the same observer a browser event does) and times the whole update: the state function,

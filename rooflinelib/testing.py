@@ -461,7 +461,7 @@ class GateDemo:
 #: Lab 1 result's ``dram``, the best of its access mixes, which a copy does not reach: on the
 #: H200 (2026-12-01) a CuPy copy made 0.90 of it and the slowed copy 0.56; on the 2-core VM,
 #: where a copy also pays the write-allocate read, NumPy's copy made 0.20-0.52 of it under load
-#: (benchmarks/gate_targets_cpu.json), so the CPU's threshold sits lower and its slowed copy
+#: (docs/measurements/gate_targets_cpu.json), so the CPU's threshold sits lower and its slowed copy
 #: slower.
 DEMO = {"gpu": {"size_mib": 1024, "at_least": 0.8, "extra": 0.6},
         "cpu": {"size_mib": 64, "at_least": 0.3, "extra": 3.0}}

@@ -1,5 +1,5 @@
 """The all-reduce measurement's arithmetic and result file, on one process with no GPU (the
-two-GPU run itself is in benchmarks/), and its refusals."""
+two-GPU run itself needs a machine with two GPUs), and its refusals."""
 import json
 
 import numpy as np

@@ -1,7 +1,7 @@
 """On a real GPU: both GPU backends end to end at small sizes, every result verified.
 
 Marked ``gpu`` and skipped where no CUDA GPU is visible (CI).  Run on the H200 with
-``python -m pytest -m gpu tests/test_measure_gpu.py``; the kept log is in benchmarks/.
+``python -m pytest -m gpu tests/test_measure_gpu.py``; the kept logs are in docs/measurements/.
 """
 import pytest
 

@@ -1,4 +1,4 @@
-"""The pitfalls run (benchmarks/h200_run12_pitfalls.sh) without a GPU: the counts and the model
+"""The pitfalls run (benchmarks/record_pitfalls.sh) without a GPU: the counts and the model
 figures it rests on, the sustained-load protocol on a fake backend, the readings of its
 experiments on hand-made results, the recorded-file merge, and its empty kernels in the CUDA
 simulator and as sm_90 PTX."""
@@ -308,5 +308,5 @@ def test_a_notebook_asking_for_an_unrecorded_pitfall_run_is_told_it_is_not_recor
     mode = RunMode(mode="recorded", backend=None, device="recorded H200 data")
     outcome = experiments.experiment_for(mode, "wrong_ceiling")
     assert outcome.experiment is None and outcome.origin == "none"
-    assert "not recorded yet" in outcome.message and "h200_run12_pitfalls.sh" in outcome.message
+    assert "not recorded yet" in outcome.message and "benchmarks/record_pitfalls.sh" in outcome.message
     assert experiments.experiment_for(mode, "softmax").origin == "recorded"

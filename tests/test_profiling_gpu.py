@@ -1,7 +1,7 @@
 """The profiler on a real GPU: Numba, CuPy and torch work, timed and placed, ncu counters
 against the analytic counts.  Marked ``gpu``; skipped where no CUDA GPU is visible (CI).
-Run on the H200 with ``python -m pytest -m gpu tests/test_profiling_gpu.py``; the kept log is
-in benchmarks/."""
+Run on the H200 with ``python -m pytest -m gpu tests/test_profiling_gpu.py``; the runs' logs
+are listed in docs/measurements/history.md."""
 import sys
 from pathlib import Path
 

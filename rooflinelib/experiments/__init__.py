@@ -42,7 +42,7 @@ CATALOGUE = {
 }
 
 
-#: The experiments of the pitfalls run (benchmarks/h200_run12_pitfalls.sh), shipped apart from
+#: The experiments of the pitfalls run (benchmarks/record_pitfalls.sh), shipped apart from
 #: the main recorded run (record.pitfalls_path).
 PITFALLS_RUN = ("launch_empty", "wrong_ceiling", "algorithm_sizes", "sustained")
 
@@ -131,7 +131,7 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
     try:
         experiment = recorded_experiments()[name]
     except KeyError:
-        reasons.append(f"not recorded yet: {name!r} is recorded by benchmarks/h200_run12_pitfalls.sh"
+        reasons.append(f"not recorded yet: {name!r} is recorded by benchmarks/record_pitfalls.sh"
                        if name in PITFALLS_RUN else f"the recorded runs have no {name!r} experiment")
     except ValueError as exc:
         reasons.append(str(exc))

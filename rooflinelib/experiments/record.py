@@ -151,7 +151,7 @@ def recorded_path(backend: str = "numba", device: str = "h200") -> Path:
 
 
 def pitfalls_path(backend: str = "numba", device: str = "h200") -> Path:
-    """The later run of the pitfall measurements (benchmarks/h200_run12_pitfalls.sh): the empty
+    """The later run of the pitfall measurements (benchmarks/record_pitfalls.sh): the empty
     launch, the wrong ceiling, the sustained load, and the algorithm race again."""
     return DATA_DIR / f"{device}_pitfalls_{backend}.json"
 
