@@ -96,7 +96,7 @@ def recorded_empty_launch() -> dict:
     try:
         run = recorded_experiments()["launch_empty"]
     except (KeyError, ValueError):
-        raise ValueError("launch_empty: not recorded yet (benchmarks/h200_run12_pitfalls.sh records it)") from None
+        raise ValueError("launch_empty: not recorded yet (benchmarks/record_pitfalls.sh records it)") from None
     by_part = {}
     for v in run.variants:
         by_part.setdefault(v.extra.get("part"), {})[v.extra.get("arguments")] = v

@@ -20,8 +20,8 @@ from .model import ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, Roofline
 
 #: A kernel shorter than this, launched one at a time from Python, is bound by its launch.  The
 #: figure is set against the host's dispatch of one launch, measured on the H200 on 2026-12-01
-#: (rooflinelib/data/h200_experiments_numba.json and benchmarks/h200_probe_1201/
-#: experiments_chains_launch.json, experiment 'launch'): CuPy RawKernel 5.3-6.2 us, torch
+#: (rooflinelib/data/h200_experiments_numba.json and docs/measurements/
+#: h200_probes/experiments_chains_launch.json, experiment 'launch'): CuPy RawKernel 5.3-6.2 us, torch
 #: 6.5-8.0 us, Numba-CUDA 20.8-25.9 us per empty kernel.  A kernel shorter than CuPy's or torch's
 #: dispatch leaves the GPU waiting for the next launch (Numba's makes longer kernels wait too);
 #: the device's own cost, 0.64-0.69 us per kernel inside a CUDA graph, is what a graph leaves.
