@@ -85,7 +85,7 @@ MAX_TEST_WORKERS = 4
 # and those that choose the workers themselves.
 SERIAL_OPTIONS = ("--pdb", "--trace", "-s", "--capture=no")
 WORKER_OPTIONS = ("-n", "--numprocesses", "--dist")
-# Lab 1 and Lab 2 on the CPU sample each rate over a window of seconds (2 s by default) and
+# Lab 1 and Lab 3 on the CPU sample each rate over a window of seconds (2 s by default) and
 # at least 10 timed trials; the tests check that they run and verify, not how good the rates
 # are (benchmarks/cpu_lane.py does), so a test run samples over 0.1 s and at least 3 trials,
 # unless the variable is set already.  A short window also bounds what a busy neighbour costs
@@ -96,7 +96,7 @@ CPU_REPEATS_ENV = "ROOFLINE_CPU_REPEATS"
 # numpy asks Linux for transparent huge pages on every array of 4 MiB or more.  Where the
 # kernel then compacts memory on the first touch (THP "madvise" with defrag "madvise", as on
 # the 2-core VM), the first write of a 600 MiB buffer took 2.7 s instead of 0.3 s, and
-# exercise 03's set-up 15.2 s instead of 7.0 s.  No test times a first touch, so the test run
+# exercise 04's set-up 15.2 s instead of 7.0 s.  No test times a first touch, so the test run
 # turns the request off, unless the variable is set already.
 NUMPY_HUGEPAGE_ENV = "NUMPY_MADVISE_HUGEPAGE"
 TEST_SETTINGS = {CPU_WINDOW_ENV: "0.1", CPU_REPEATS_ENV: "3", NUMPY_HUGEPAGE_ENV: "0"}

@@ -6,7 +6,7 @@
 Each kernel below is launched exactly once (ncu profiles every launch that matches its -k
 filter) and verified afterwards:
 
-1. the Lab 2 sweep kernel at K = 1, 8, 64 and 256 on 1 GiB in and 1 GiB out, twenty times the
+1. the Lab 3 sweep kernel at K = 1, 8, 64 and 256 on 1 GiB in and 1 GiB out, twenty times the
    H200's 60 MiB L2, so that the few megabytes of dirty lines the L2 still holds when a kernel
    ends are a small part of its DRAM writes;
 2. the same kernel at K = 8 on 64 MiB in and out, where they are not: ncu then reports fewer

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 
-#: The least time Lab 1 and Lab 2 on the CPU sample each rate over, in seconds, in place of
+#: The least time Lab 1 and Lab 3 on the CPU sample each rate over, in seconds, in place of
 #: their own window (``rooflinelib.measure.cpu``).  A shorter window is quicker and more exposed
 #: to a neighbour's burst; every result measured with it says so in its notes.
 #: ``course.py test`` sets 0.1 s: the tests check that measurements run and verify, while
 #: ``benchmarks/cpu_lane.py`` judges how good the rates are.
 WINDOW_ENV = "ROOFLINE_CPU_WINDOW_S"
 MAX_WINDOW_S = 600.0
-#: The timed trials per rate for Lab 1 and Lab 2 on the CPU, in place of their default (the
+#: The timed trials per rate for Lab 1 and Lab 3 on the CPU, in place of their default (the
 #: window may still add more).  ``course.py test`` sets 3: a sweep point at K = 1024 on 64 MiB
 #: takes 0.25 s a trial on a 2-core Xeon, so 10 of them are most of a notebook's run.
 REPEATS_ENV = "ROOFLINE_CPU_REPEATS"

@@ -291,7 +291,7 @@ def load_ceilings(path=None, backend: str = "numba", now=None) -> Loaded:
 MEASURE_CHOICES = ("now", "if-missing", "never")
 
 #: The buffer size (MiB) of a Lab 1 on a CPU that the chain runs for a caller that finds none
-#: stored (profile, notebook 07, exercise 3): notebook 03's.
+#: stored (profile, notebook 07, exercise 4): notebook 03's.
 LAB1_CPU_SIZE_MIB = 64
 
 _measured_now = {}  # backend -> Loaded: a first measurement that could not be stored
@@ -464,7 +464,7 @@ def _from_live(result: dict, device: str, cpu: bool, first: bool) -> Loaded:
 
 
 def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
-    """A Lab 2 sweep: from ``path`` if it loads, else the recorded H200 sweep, else nothing."""
+    """A Lab 3 sweep: from ``path`` if it loads, else the recorded H200 sweep, else nothing."""
     loaded, because, recorded_reason = _load_measured(
         "sweep", "Sweep", "H200 sweep (recorded, {backend})", path, backend, now)
     if loaded is not None:
@@ -520,5 +520,5 @@ def ceilings_for(mode: RunMode, path=None, backend: str = None, progress=None, s
 
 
 def sweep_for(mode: RunMode, path=None, backend: str = "numba", progress=None, **options) -> Loaded:
-    """Lab 2's sweep for a notebook: measured live in gpu/cpu mode, else loaded."""
+    """Lab 3's sweep for a notebook: measured live in gpu/cpu mode, else loaded."""
     return _live_or_loaded("sweep", mode, path, backend, progress, options)

@@ -159,7 +159,7 @@ def verdict_phrase(kernel, roofline: Roofline) -> str:
 
 
 
-# --- Lab 3: place a measured kernel in five steps ------------------------------------------------
+# --- Lab 2: place a measured kernel in five steps ------------------------------------------------
 
 #: The decision table: the situation read off the chart, what it means, and which of the
 #: model's verdicts (:data:`rooflinelib.model.ADVICE`) says what to do next.

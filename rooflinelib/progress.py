@@ -1,4 +1,4 @@
-"""A progress bar for the live measurements a notebook runs (Lab 1's ceilings, Lab 2's sweep).
+"""A progress bar for the live measurements a notebook runs (Lab 1's ceilings, Lab 3's sweep).
 
 The measurement functions report progress as lines, ``[3/11] K=   16 ...`` (what the
 ``roofline`` command prints on stderr).  :func:`progress_bar` returns a callback for their

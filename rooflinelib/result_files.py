@@ -1,4 +1,4 @@
-"""Where Lab 1 and Lab 2 store their results by default, and results as CSV.
+"""Where Lab 1 and Lab 3 store their results by default, and results as CSV.
 
 Default place.  ``roofline measure`` and ``roofline sweep`` store each result under
 :func:`results_dir`, as ``ceilings_<backend>.json`` or ``sweep_<backend>.json``; the notebooks'

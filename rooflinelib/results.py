@@ -11,7 +11,7 @@ Two kinds of result, both written by ``roofline measure`` / ``roofline sweep`` a
                    "verified": true, "spread": 0.004}, ...],
      "details": [...], "jit_seconds": {...}, "notes": [...]}
 
-``sweep`` (Lab 2)::
+``sweep`` (Lab 3)::
 
     {..., "kind": "sweep",
      "rows": [{"k": 0, "intensity": 0.0, "gbps": 4150.0, "gflops": 0.0, "verified": true}, ...],

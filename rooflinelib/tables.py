@@ -266,7 +266,7 @@ def compare_rows(measured, datasheet) -> list:
 
 
 # ---------------------------------------------------------------------------------------------
-# the tables of Labs 1 and 2 (``roofline measure`` and ``roofline sweep`` print them)
+# the tables of Labs 1 and 3 (``roofline measure`` and ``roofline sweep`` print them)
 
 
 def _fmt(value):
@@ -329,7 +329,7 @@ def ceilings_table(result) -> str:
 
 
 def sweep_tables(result, width: int = 40) -> str:
-    """Lab 2's tables of a sweep result: each K's rates, then each K against the sweep's own
+    """Lab 3's tables of a sweep result: each K's rates, then each K against the sweep's own
     roofs with a bar, the knee and the notes."""
     dev = result["device"]
     scope = "CPU roofline" if result["scope"] == "cpu" else "GPU roofline"
@@ -362,7 +362,7 @@ def sweep_tables(result, width: int = 40) -> str:
     if noisy:
         lines.append("")
         lines.append(f"  NOISY: {len(noisy)} of {len(rows)} points (K = {', '.join(str(k_) for k_, _ in noisy)}) "
-                     "judged their own trials noisy; re-run Lab 2 when no other program is busy before "
+                     "judged their own trials noisy; re-run Lab 3 when no other program is busy before "
                      "reading the curve's shape:")
         lines += [f"    K = {k_}: {d.get('noise') or 'noisy'}" for k_, d in noisy[:3]]
         if len(noisy) > 3:

@@ -1,7 +1,7 @@
 """One validator for every result format: a JSON Schema shipped with the package, checked with
 ``jsonschema``, and one-line errors that name the file, the field and the reason.
 
-Each format (Lab 1's ceilings, Lab 2's sweep, the working-set sweep, the experiments) is
+Each format (Lab 1's ceilings, Lab 3's sweep, the working-set sweep, the experiments) is
 declared in ``rooflinelib/schemas/<name>.schema.json`` (JSON Schema 2020-12), so that any tool
 can check a result file.  The format's own module (:mod:`rooflinelib.results`,
 :mod:`rooflinelib.hierarchy.results`, :mod:`rooflinelib.experiments.record`) calls

@@ -43,7 +43,7 @@ def comparison_rows(amd=MI300X, nvidia=H100_SXM) -> list:
          "NVIDIA": "shared memory (up to 228 KB per SM), L2 (50 MB on the H100)"},
         {"concept": "built-in roofline", "AMD": ROOFLINE_TOOLS["AMD"], "NVIDIA": ROOFLINE_TOOLS["NVIDIA"]},
         # FETCH_SIZE/WRITE_SIZE count the L2's traffic to the fabric, part of which the Infinity
-        # Cache serves: past the L2, not all of it HBM (exercise 1, C5)
+        # Cache serves: past the L2, not all of it HBM (exercise 2, C5)
         {"concept": "byte counters past the L2", "AMD": " + ".join(HBM_COUNTERS["AMD"])
          + " (L2 to fabric; the Infinity Cache serves part of it)",
          "NVIDIA": " + ".join(HBM_COUNTERS["NVIDIA"]) + " (DRAM)"},

@@ -9,7 +9,7 @@ from rooflinelib.ascii_plot import (RIDGE_MARK, ROOF_MARK, SHARED_MARK, format_d
                                     render_table)
 from rooflinelib.placement import KernelPoint
 
-LAB3 = Roofline(78500, 4650)
+LAB2 = Roofline(78500, 4650)
 LABEL = 9  # y label (7) + space + axis bar
 
 
@@ -27,18 +27,18 @@ def find(rows: list, mark: str) -> tuple:
 
 
 def test_size_follows_width_and_height():
-    chart = render_chart(LAB3, operators.demo_kernels(), width=50, height=12)
+    chart = render_chart(LAB2, operators.demo_kernels(), width=50, height=12)
     rows = plot_rows(chart)
     assert len(rows) == 12
     assert max(len(row) for row in rows) <= 50
     with pytest.raises(ValueError, match="width"):
-        render_chart(LAB3, width=5)
+        render_chart(LAB2, width=5)
     with pytest.raises(ValueError, match="height"):
-        render_chart(LAB3, height=True)
+        render_chart(LAB2, height=True)
 
 
 def test_roof_is_unbroken_and_never_falls():
-    rows = plot_rows(render_chart(LAB3, width=60, height=20))
+    rows = plot_rows(render_chart(LAB2, width=60, height=20))
     tops = []
     for column in range(60):
         marks = [r for r, row in enumerate(rows) if column < len(row) and row[column] == ROOF_MARK]
@@ -55,13 +55,13 @@ def test_roof_is_unbroken_and_never_falls():
 
 def test_ridge_column_sits_at_the_ridge_and_splits_the_kernels():
     kernels = operators.demo_kernels()
-    rows = plot_rows(render_chart(LAB3, kernels, width=64, height=18))
+    rows = plot_rows(render_chart(LAB2, kernels, width=64, height=18))
     ridge_columns = {row.index(RIDGE_MARK) for row in rows if RIDGE_MARK in row}
     assert len(ridge_columns) == 1
     ridge_column = ridge_columns.pop()
     for index, kernel in enumerate(kernels):
         _, column = find(rows, kernel_mark(index))
-        assert (column < ridge_column) == (kernel.intensity < LAB3.ridge)
+        assert (column < ridge_column) == (kernel.intensity < LAB2.ridge)
     # The ridge line runs from under the roof's knee down to the axis.
     below = [row[ridge_column] if ridge_column < len(row) else " " for row in rows]
     assert below[-1] == RIDGE_MARK
@@ -70,7 +70,7 @@ def test_ridge_column_sits_at_the_ridge_and_splits_the_kernels():
 def test_unmeasured_kernels_sit_on_the_roof_and_measured_ones_below():
     kernels = [KernelPoint("on roof", 5 * 2 ** 24, 8 * 2 ** 24),
                KernelPoint("measured", 5 * 2 ** 24, 8 * 2 ** 24, 410)]
-    rows = plot_rows(render_chart(LAB3, kernels, width=64, height=24))
+    rows = plot_rows(render_chart(LAB2, kernels, width=64, height=24))
     row_a, column_a = find(rows, "A")
     row_b, column_b = find(rows, "B")
     assert column_a == column_b  # same intensity
@@ -86,7 +86,7 @@ def test_unmeasured_kernels_sit_on_the_roof_and_measured_ones_below():
 def test_intensities_from_1e_minus_3_to_1e5_all_show():
     kernels = [KernelPoint("tiny", 1, 1000), KernelPoint("huge", 1e5, 1),
                KernelPoint("huge measured", 1e5, 1, 10)]
-    chart = render_chart(LAB3, kernels, width=64, height=16)
+    chart = render_chart(LAB2, kernels, width=64, height=16)
     rows = plot_rows(chart)
     _, tiny = find(rows, "A")
     row_b, huge = find(rows, "B")
@@ -100,21 +100,21 @@ def test_intensities_from_1e_minus_3_to_1e5_all_show():
 
 def test_two_kernels_in_one_cell_are_flagged():
     kernels = [KernelPoint("a", 1, 1), KernelPoint("b", 1, 1)]
-    chart = render_chart(LAB3, kernels)
+    chart = render_chart(LAB2, kernels)
     assert SHARED_MARK in "".join(plot_rows(chart))
     assert "share a character cell" in chart
 
 
 def test_legend_names_roof_ridge_and_kernels():
-    chart = render_chart(LAB3, [KernelPoint("k1", 1, 1, 100)])
+    chart = render_chart(LAB2, [KernelPoint("k1", 1, 1, 100)])
     assert f"{ROOF_MARK} roof min(P, I*B): P = 78,500 GFLOP/s" in chart
-    assert f"{RIDGE_MARK} ridge P/B = {LAB3.ridge:.4g} FLOP/byte" in chart
+    assert f"{RIDGE_MARK} ridge P/B = {LAB2.ridge:.4g} FLOP/byte" in chart
     assert "A k1  (I = 1, 100 GFLOP/s achieved)" in chart
 
 
 def test_table_columns_and_values():
     kernels = operators.demo_kernels() + [KernelPoint("my_softmax", 5 * 2 ** 24, 8 * 2 ** 24, 410)]
-    table = render_table(LAB3, kernels)
+    table = render_table(LAB2, kernels)
     lines = table.splitlines()
     for heading in ("kernel", "I FLOP/byte", "roof GFLOP/s", "% of roof", "side", "next step"):
         assert heading in lines[0]
@@ -125,12 +125,12 @@ def test_table_columns_and_values():
     assert "same as A" in rows["B"]  # repeated advice is not printed again
     assert "1,365" in rows["E"] and "78,500" in rows["E"] and "compute" in rows["E"]
     assert "14%" in rows["G"] and "Far below" in rows["G"]
-    assert max(len(line) for line in render_table(LAB3, kernels, width=140).splitlines()) <= 140
-    assert "no kernels" in render_table(LAB3, [])
+    assert max(len(line) for line in render_table(LAB2, kernels, width=140).splitlines()) <= 140
+    assert "no kernels" in render_table(LAB2, [])
 
 
 def test_render_is_chart_then_table():
-    text = render(LAB3, operators.demo_kernels())
+    text = render(LAB2, operators.demo_kernels())
     assert text.index("GFLOP/s") < text.index("ridge P/B") < text.index("next step")
 
 

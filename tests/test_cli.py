@@ -22,7 +22,7 @@ SCRIPT = Path(sys.executable).with_name("roofline")
 # The console script when the package is installed (pip install -e .), else the module.
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "rooflinelib.cli"]
 
-LAB3 = ["plot", "--peak-gflops", "78500", "--peak-gbps", "4650"]
+LAB2 = ["plot", "--peak-gflops", "78500", "--peak-gbps", "4650"]
 MY_SOFTMAX = "my_softmax, 5*2**24, 8*2**24, 410"
 
 
@@ -45,7 +45,7 @@ def assert_one_line_error(result, field):
 
 @pytest.fixture(scope="module")
 def demo_json():
-    result = roofline(*LAB3, "--demo-kernels", "--kernel", MY_SOFTMAX, "--json")
+    result = roofline(*LAB2, "--demo-kernels", "--kernel", MY_SOFTMAX, "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -95,7 +95,7 @@ def test_json_measured_kernel_far_below_its_roof(demo_json):
 
 
 def test_ascii_chart_and_table():
-    result = roofline(*LAB3, "--demo-kernels", "--kernel", MY_SOFTMAX)
+    result = roofline(*LAB2, "--demo-kernels", "--kernel", MY_SOFTMAX)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     chart, rest = result.stdout.split("\n\n", 1)
@@ -142,7 +142,7 @@ def test_datasheet_machine_without_a_gpu():
 
 def test_html_is_standalone(tmp_path):
     target = tmp_path / "roofline.html"
-    result = roofline(*LAB3, "--demo-kernels", "--html", str(target), "--json")
+    result = roofline(*LAB2, "--demo-kernels", "--html", str(target), "--json")
     assert result.returncode == 0, result.stderr
     json.loads(result.stdout)  # --html leaves --json's stdout parseable
     html = target.read_text(encoding="utf-8")
@@ -155,7 +155,7 @@ def test_html_is_standalone(tmp_path):
 
 
 def test_module_entry_point_works():
-    result = roofline(*LAB3, "--kernel", "k, 1, 1", "--json", command=[sys.executable, "-m",
+    result = roofline(*LAB2, "--kernel", "k, 1, 1", "--json", command=[sys.executable, "-m",
                                                                         "rooflinelib.cli"])
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["kernels"][0]["intensity"] == 1
@@ -204,8 +204,8 @@ def test_bad_input_is_one_line_naming_the_field(changes, field):
     (["plot", "--peak-gflops", "78500"], "--peak-gbps"),
     (["plot", "--machine", "H900"], "--machine"),
     (["plot", "--machine", "H200", "--precision", "dram"], "--precision"),
-    (["plot", *LAB3[1:], "--html", "/nonexistent-dir/x.html"], "--html"),
-    (["plot", *LAB3[1:], "--frobnicate"], "--frobnicate"),
+    (["plot", *LAB2[1:], "--html", "/nonexistent-dir/x.html"], "--html"),
+    (["plot", *LAB2[1:], "--frobnicate"], "--frobnicate"),
 ])
 def test_bad_options_are_one_line(argv, field):
     assert_one_line_error(roofline(*argv), field)

@@ -1,5 +1,5 @@
 """The library behind the course sections that close the gaps of "The course, complete": the
-kitchen of notebook 00, the chart reading of notebook 01, Lab 3's five steps (notebook 03), the
+kitchen of notebook 00, the chart reading of notebook 01, Lab 2's five steps (notebook 03), the
 AMD/NVIDIA table (notebook 05), the tradeoffs and the use cases (notebooks 05 and 06)."""
 import math
 
@@ -141,8 +141,8 @@ def test_the_published_mi300x_transpose_ladder_as_fractions_of_its_copy():
     assert "not re-measured" in published.MI300X_TRANSPOSE["source"]
 
 
-def test_exercise_1_c4_the_launch_length_key_and_its_mistakes():
-    from rooflinelib.exercises import ex01_classify as ex
+def test_exercise_2_c4_the_launch_length_key_and_its_mistakes():
+    from rooflinelib.exercises import ex02_classify as ex
     from rooflinelib.grading import NOT_ANSWERED
     assert ex.check_launch_length("6e-6*4e12/12", "0.64e-6*4e12/12", "50%").passed
     wrong = ex.check_launch_length(6e-6 * 4e12, 213_334, 1.0)  # bytes, not elements; and the sum forgotten
@@ -150,8 +150,8 @@ def test_exercise_1_c4_the_launch_length_key_and_its_mistakes():
     assert "NOT ANSWERED" in str(ex.check_launch_length(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED)).upper()
 
 
-def test_exercise_1_c5_the_counter_mapping_key_and_its_hints():
-    from rooflinelib.exercises import ex01_classify as ex
+def test_exercise_2_c5_the_counter_mapping_key_and_its_hints():
+    from rooflinelib.exercises import ex02_classify as ex
     assert ex.check_counters("dram__bytes_read.sum", "dram bytes written", "past the L2").passed
     swapped = ex.check_counters("dram__bytes_write.sum", "dram__bytes_read.sum", "l2")
     assert not swapped.passed and "not what is written" in str(swapped) and "not what is read" in str(swapped)

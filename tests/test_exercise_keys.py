@@ -7,15 +7,15 @@ import pytest
 import simulated
 
 from rooflinelib import operators as ops
-from rooflinelib.exercises import ex01_classify as ex01
-from rooflinelib.exercises import ex02_attention as ex02
-from rooflinelib.exercises import ex03_place_kernel as ex03
-from rooflinelib.exercises import ex04_two_kernels as ex04
+from rooflinelib.exercises import ex01_two_kernels as ex01
+from rooflinelib.exercises import ex02_classify as ex02
+from rooflinelib.exercises import ex03_attention as ex03
+from rooflinelib.exercises import ex04_place_kernel as ex04
 from rooflinelib.exercises import ex05_drills as ex05
 from rooflinelib.grading import NOT_ANSWERED, Check, Report, Reveal
 
 MODULES = (ex01, ex02, ex03, ex04, ex05)
-RECORDED = ex03.prepare("recorded", progress=None)
+RECORDED = ex04.prepare("recorded", progress=None)
 
 
 def statuses(result):
@@ -40,9 +40,9 @@ CHECKS = list(check_functions())
 
 def call(function, value):
     parameters = list(inspect.signature(function).parameters)
-    if parameters[0] == "number":  # ex01.check_row takes the row number first
+    if parameters[0] == "number":  # ex02.check_row takes the row number first
         return function(8, *[value] * (len(parameters) - 1))
-    if parameters[0] == "setup":  # ex03 grades against the ceilings the notebook loaded
+    if parameters[0] == "setup":  # ex04 grades against the ceilings the notebook loaded
         return function(RECORDED, *[value] * (len(parameters) - 1))
     return function(*[value] * len(parameters))
 
@@ -67,16 +67,16 @@ def test_junk_never_crashes_a_check_and_never_passes(module, name, function, jun
 
 def test_row_numbers_outside_the_table_are_refused():
     with pytest.raises(ValueError, match="row"):
-        ex01.check_row(10, 1, 1, 1, 1, 1)
+        ex02.check_row(10, 1, 1, 1, 1, 1)
 
 
-# --- exercise 1 ------------------------------------------------------------------------------
+# --- exercise 2 ------------------------------------------------------------------------------
 
 def test_the_machine_has_the_courses_two_ridges():
-    assert ex01.MACHINE.ridge("fp32") == pytest.approx(15)
-    assert ex01.MACHINE.ridge("bf16-tensor") == pytest.approx(300)
-    assert ex01.check_ridges("45000/3000", "300 FLOP/byte").passed
-    assert "1,000" in ex01.check_ridges(45 / 3000, 300).checks[0].message
+    assert ex02.MACHINE.ridge("fp32") == pytest.approx(15)
+    assert ex02.MACHINE.ridge("bf16-tensor") == pytest.approx(300)
+    assert ex02.check_ridges("45000/3000", "300 FLOP/byte").passed
+    assert "1,000" in ex02.check_ridges(45 / 3000, 300).checks[0].message
 
 
 # Intensities worked by hand from each row's description (the course text gives 1-3, 5, 9, 8).
@@ -91,15 +91,15 @@ STEPS = {1: "fusion", 2: "already optimal", 3: "single pass", 4: "tiling", 5: "b
 @pytest.mark.parametrize("number", range(1, 10))
 def test_each_row_accepts_the_hand_worked_answer(number):
     vs_fp32, vs_bf16 = SIDES[number]
-    verdict = vs_fp32 if ex01._row(number).roof == "fp32" else vs_bf16
-    result = ex01.check_row(number, HAND[number], vs_fp32, vs_bf16, verdict, STEPS[number])
+    verdict = vs_fp32 if ex02._row(number).roof == "fp32" else vs_bf16
+    result = ex02.check_row(number, HAND[number], vs_fp32, vs_bf16, verdict, STEPS[number])
     assert result.passed, result
 
 
 def test_row_8_is_the_trap():
-    row = ex01._row(8)
+    row = ex02._row(8)
     assert row.intensity == pytest.approx(124, abs=0.5)
-    result = ex01.check_row(8, 124, "compute", "memory", "compute", "batch")
+    result = ex02.check_row(8, 124, "compute", "memory", "compute", "batch")
     verdict = result.checks[3]
     assert verdict.status == "fail" and "matrix cores" in verdict.message
     assert "memory" not in verdict.message
@@ -113,7 +113,7 @@ def test_row_8_is_the_trap():
     (8, 128, "only the weights"), (9, 64.6, "unfused"),
 ])
 def test_the_usual_counting_slips_get_their_hint(number, wrong, says):
-    check = ex01.check_row(number, wrong, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+    check = ex02.check_row(number, wrong, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                            NOT_ANSWERED).checks[0]
     assert check.status == "fail" and says in check.message, check
 
@@ -124,7 +124,7 @@ def test_the_usual_counting_slips_get_their_hint(number, wrong, says):
     (7, "fuse", "compute-bound"), (1, "tensor cores", "fewer"), (6, "fuse", "more than one"),
 ])
 def test_wrong_first_steps_get_a_teaching_hint(number, step, says):
-    check = ex01.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+    check = ex02.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                            step).checks[4]
     assert check.status == "fail" and says in check.message
 
@@ -133,9 +133,9 @@ def test_wrong_first_steps_get_a_teaching_hint(number, step, says):
 def test_a_smaller_dtype_is_accepted_for_the_memory_bound_bf16_rows(number):
     # Memory-bound: halving the bytes halves the time wherever the ridge sits.  Row 8 with fp8
     # weights is at about twice its bf16 intensity, still left of a ridge that doubled too.
-    row = ex01._row(number)
+    row = ex02._row(number)
     assert row.verdict == "memory"
-    assert ex01.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+    assert ex02.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                           "smaller dtype").checks[4].status == "pass"
     fp8 = ops.gemm(8192, "fp8", m=128, k=8192) if number == 8 else ops.decode_matvec(8192, 8192, "fp8")
     assert fp8.intensity == pytest.approx(2 * row.intensity, rel=0.01)
@@ -143,17 +143,17 @@ def test_a_smaller_dtype_is_accepted_for_the_memory_bound_bf16_rows(number):
 
 
 def test_every_memory_bound_row_that_rejects_a_smaller_dtype_says_why_it_would_help():
-    for row in ex01.ROWS:
+    for row in ex02.ROWS:
         if row.verdict != "memory" or "smaller-dtype" in row.first_steps:
             continue
-        message = ex01.check_row(row.number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+        message = ex02.check_row(row.number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                                  NOT_ANSWERED, "smaller dtype").checks[4].message
         assert "ridge moves" not in message, (row.number, message)
 
 
 def test_no_row_hint_names_its_key():
-    for row in ex01.ROWS:
-        result = ex01.check_row(row.number, row.intensity * 3, "ridge", "ridge", "ridge", "overlap")
+    for row in ex02.ROWS:
+        result = ex02.check_row(row.number, row.intensity * 3, "ridge", "ridge", "ridge", "overlap")
         text = " ".join(c.message for c in result.checks)
         for form in (f"{row.intensity:.3g}", f"{row.intensity:.2f}"):
             if len(form) >= 3:  # "1" would match any digit in the text
@@ -163,29 +163,29 @@ def test_no_row_hint_names_its_key():
 
 
 def test_part_c_keys_follow_the_course():
-    _, memory_s = ex01._tiny()
+    _, memory_s = ex02._tiny()
     assert memory_s * 1e9 == pytest.approx(12.3, abs=0.1)  # "12 nanoseconds"
-    assert ex01.LAUNCH_OVERHEAD_S / memory_s == pytest.approx(488, abs=1)  # "a factor of 488"
-    intensity, verdict, _ = ex01._slow()
+    assert ex02.LAUNCH_OVERHEAD_S / memory_s == pytest.approx(488, abs=1)  # "a factor of 488"
+    intensity, verdict, _ = ex02._slow()
     assert verdict.fraction_of_roof == pytest.approx(0.13, abs=0.001)
     assert verdict.status == "far-below"
-    n_flops, l2_bytes, hbm_bytes = ex01._cached()
+    n_flops, l2_bytes, hbm_bytes = ex02._cached()
     assert (n_flops / hbm_bytes) / (n_flops / l2_bytes) == 5  # "HBM intensity is 5x"
-    assert ex01.check_tiny_launch("48 KiB", "12.288 ns", 488.3, "launch", "fuse").passed
-    assert ex01.check_far_below(8, "24 TFLOP/s", 3.125, "13%", "neither roof", "occupancy").passed
-    assert ex01.check_cache_resident("80 KiB", "16 KiB", 0.25, 1.25, "L2").passed
-    c2 = ex01.check_far_below(8, 45, 3.125, 3.125 / 45, "memory", "fuse")
+    assert ex02.check_tiny_launch("48 KiB", "12.288 ns", 488.3, "launch", "fuse").passed
+    assert ex02.check_far_below(8, "24 TFLOP/s", 3.125, "13%", "neither roof", "occupancy").passed
+    assert ex02.check_cache_resident("80 KiB", "16 KiB", 0.25, 1.25, "L2").passed
+    c2 = ex02.check_far_below(8, 45, 3.125, 3.125 / 45, "memory", "fuse")
     assert [c.status for c in c2.checks] == ["pass", "fail", "pass", "fail", "fail", "fail"]
 
 
-# --- exercise 2 ------------------------------------------------------------------------------
+# --- exercise 3 ------------------------------------------------------------------------------
 
 def test_attention_keys_follow_the_course():
-    assert ex02.check_part_a(lambda s, d: 4 * s * s * d + 5 * s * s,
+    assert ex03.check_part_a(lambda s, d: 4 * s * s * d + 5 * s * s,
                              lambda s, d: 8 * s * d + 8 * s * s, lambda s, d: 8 * s * d).passed
-    assert ex02.check_limits("saturates", "grows linearly", 64.6, 0.505).passed
-    assert ex02.check_crossover(246.7, 490, "no", 206.1, 409).passed  # the course: "s ~= 490"
-    assert ex02.check_stretch(4136 / 2, 1.0, "bandwidth-bound", 8.0).passed
+    assert ex03.check_limits("saturates", "grows linearly", 64.6, 0.505).passed
+    assert ex03.check_crossover(246.7, 490, "no", 206.1, 409).passed  # the course: "s ~= 490"
+    assert ex03.check_stretch(4136 / 2, 1.0, "bandwidth-bound", 8.0).passed
 
 
 @pytest.mark.parametrize("function, says", [
@@ -194,14 +194,14 @@ def test_attention_keys_follow_the_course():
     (lambda s, d: 8 * s * s, "O is written too"),
 ])
 def test_unfused_byte_slips(function, says):
-    assert says in ex02.check_unfused_bytes(function).message
+    assert says in ex03.check_unfused_bytes(function).message
 
 
 def test_a_function_that_raises_is_reported_not_raised():
     def broken(s, d):
         return s / (d - d)
 
-    check = ex02.check_fused_bytes(broken)
+    check = ex03.check_fused_bytes(broken)
     assert check.status == "invalid" and "ZeroDivisionError" in check.message
 
 
@@ -209,17 +209,17 @@ def test_the_students_table_survives_stubs_and_errors():
     def stub(s, d):
         return NOT_ANSWERED
 
-    table = ex02.intensity_table(stub, lambda s, d: 1 / 0, stub)
+    table = ex03.intensity_table(stub, lambda s, d: 1 / 0, stub)
     assert str(table).count("—") == 10
 
 
-# --- exercise 4 ------------------------------------------------------------------------------
+# --- exercise 1 ------------------------------------------------------------------------------
 
 def test_two_kernel_keys_follow_the_worked_example():
-    assert ex04.check_ridges(40, 60).passed
-    assert ex04.check_table(60, 120, 40, 120, "memory", "compute", "bandwidth", "compute").passed
-    assert ex04.check_slowdowns(1.5, 1).passed
-    wrong = ex04.check_predictions(60, 240, 40, 160)
+    assert ex01.check_ridges(40, 60).passed
+    assert ex01.check_table(60, 120, 40, 120, "memory", "compute", "bandwidth", "compute").passed
+    assert ex01.check_slowdowns(1.5, 1).passed
+    wrong = ex01.check_predictions(60, 240, 40, 160)
     assert [c.status for c in wrong.checks] == ["pass", "fail", "pass", "fail"]
     assert "compute roof caps it" in wrong.checks[1].message
 
@@ -238,13 +238,13 @@ def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3)):
 
 def test_the_figure_check_reads_the_traces():
     pytest.importorskip("plotly")
-    assert ex04.check_figure(figure()).passed
-    wrong = ex04.check_figure(figure(bandwidths=(3000, 1500)))
+    assert ex01.check_figure(figure()).passed
+    wrong = ex01.check_figure(figure(bandwidths=(3000, 1500)))
     assert wrong.status == "fail" and "2 TB/s" in wrong.message
-    misplaced = ex04.check_figure(figure(rates=(60e3, 120e3, 60e3, 120e3)))
+    misplaced = ex01.check_figure(figure(rates=(60e3, 120e3, 60e3, 120e3)))
     assert misplaced.status == "fail" and "20 FLOP/byte at 2 TB/s" in misplaced.message
     import plotly.graph_objects as go
-    assert ex04.check_figure(go.Figure()).status == "invalid"
+    assert ex01.check_figure(go.Figure()).status == "invalid"
 
 
 # --- exercise 5 ------------------------------------------------------------------------------
@@ -290,19 +290,19 @@ def test_exercise_modules_do_not_load_heavy_packages():
     import subprocess
     import sys
 
-    code = ("import sys; from rooflinelib.exercises import ex01_classify, ex02_attention, "
-            "ex03_place_kernel, ex04_two_kernels, ex05_drills; "
-            "ex03_place_kernel.prepare('recorded', progress=None); "
+    code = ("import sys; from rooflinelib.exercises import ex01_two_kernels, ex02_classify, "
+            "ex03_attention, ex04_place_kernel, ex05_drills; "
+            "ex04_place_kernel.prepare('recorded', progress=None); "
             "print(sorted(m for m in ('numpy', 'numba', 'plotly', 'cupy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert not math.isnan(ex01.MACHINE.ridge("fp32"))
+    assert not math.isnan(ex02.MACHINE.ridge("fp32"))
 
 
-# --- exercise 3 ------------------------------------------------------------------------------
+# --- exercise 4 ------------------------------------------------------------------------------
 
 def hand_placement(setup, side_of_fma):
-    """Exercise 3's placement worked by hand from the setup's own numbers."""
+    """Exercise 4's placement worked by hand from the setup's own numbers."""
     r, f = setup.reduction, setup.fma
     p, b = setup.peak_gflops, setup.peak_gbps
     r_i, f_i = r.n / (4 * r.n + 4), 16.0
@@ -313,7 +313,7 @@ def hand_placement(setup, side_of_fma):
 
 
 def test_recorded_h200_lands_where_the_course_says():
-    keys = ex03._keys(RECORDED)
+    keys = ex04._keys(RECORDED)
     assert keys["reduction"]["intensity"] == pytest.approx(0.25, rel=1e-6)  # "I ~= 0.25"
     assert keys["fma"]["intensity"] == 16  # "the FMA kernel at I = 16"
     # Lab 1's dram is its best access mix, the write (4,679.5 GB/s): the ridge is 14.1, so the FMA
@@ -327,41 +327,41 @@ def test_recorded_h200_lands_where_the_course_says():
 
 
 def test_placement_is_graded_against_the_loaded_ceilings():
-    assert ex03.check_placement(RECORDED, *hand_placement(RECORDED, "compute")).passed
+    assert ex04.check_placement(RECORDED, *hand_placement(RECORDED, "compute")).passed
     # The same kernels timed the same way, against a CPU-like roofline: the verdict changes.
     from rooflinelib.model import Ceiling, Machine
     cpu_like = Machine("cpu-like", ceilings=(Ceiling("dram", "memory", 40.0),
                                              Ceiling("fp32", "compute", 120.0)))
-    other = ex03.Setup(cpu_like, RECORDED.reduction, RECORDED.fma, "live", "test")
-    stale = ex03.check_placement(other, *hand_placement(RECORDED, "compute"))
+    other = ex04.Setup(cpu_like, RECORDED.reduction, RECORDED.fma, "live", "test")
+    stale = ex04.check_placement(other, *hand_placement(RECORDED, "compute"))
     # the FMA kernel is compute-side on both (ridge 14.1 and 3): its side still passes
     assert [c.status for c in stale.checks] == ["pass", "pass", "fail", "pass", "fail",
                                                 "pass", "pass", "fail", "pass", "fail"]
-    assert ex03.check_placement(other, *hand_placement(other, "compute")).passed
+    assert ex04.check_placement(other, *hand_placement(other, "compute")).passed
 
 
 def test_placement_hints():
     answers = list(hand_placement(RECORDED, "compute"))
-    keys = ex03._keys(RECORDED)
+    keys = ex04._keys(RECORDED)
     answers[1] = keys["reduction"]["gbps"]  # GB/s instead of GFLOP/s
     answers[6] = keys["fma"]["achieved"] / 2  # FMA counted as one FLOP
-    checks = ex03.check_placement(RECORDED, *answers).checks
+    checks = ex04.check_placement(RECORDED, *answers).checks
     assert "GB/s" in checks[1].message and "2 FLOPs" in checks[6].message
 
 
 def test_accounting_checks():
     right = (lambda n: n, lambda n: 4 * n + 4, lambda n: 128 * n, lambda n: 8 * n)
-    assert ex03.check_accounting(*right).passed
-    slips = ex03.check_accounting(lambda n: n, lambda n: 8 * n, lambda n: 64 * n, lambda n: 4 * n)
+    assert ex04.check_accounting(*right).passed
+    slips = ex04.check_accounting(lambda n: n, lambda n: 8 * n, lambda n: 64 * n, lambda n: 4 * n)
     messages = [c.message for c in slips.checks]
     assert "one number" in messages[1] and "2 FLOPs" in messages[2] and "both" in messages[3]
 
 
 def test_kernel_runs_must_be_verified():
-    with pytest.raises(ex03.KernelError):
-        ex03.KernelRun("reduction", 10, 1e-3, 0.0, 5, False, "k", "here")
+    with pytest.raises(ex04.KernelError):
+        ex04.KernelRun("reduction", 10, 1e-3, 0.0, 5, False, "k", "here")
     with pytest.raises(TypeError, match="Setup"):
-        ex03.check_placement("not a setup", *[1] * 10)
+        ex04.check_placement("not a setup", *[1] * 10)
 
 
 def test_the_cpu_reduction_is_exact_and_a_wrong_sum_is_an_error():
@@ -381,8 +381,8 @@ def test_the_cpu_reduction_is_exact_and_a_wrong_sum_is_an_error():
     bad = b.reduction_run(wrong)
     bad.launch()
     assert "expected" in bad.check()
-    with pytest.raises(ex03.KernelError, match="no time reported"):
-        ex03.run_kernels(_WrongSums(b))
+    with pytest.raises(ex04.KernelError, match="no time reported"):
+        ex04.run_kernels(_WrongSums(b))
 
 
 class _WrongSums:
@@ -431,17 +431,17 @@ def test_the_gpu_reduction_sums_exactly_in_the_simulator():
 
 
 def test_kernel_sources_are_shown_without_importing_numba_cuda():
-    text = ex03.kernel_sources()
+    text = ex04.kernel_sources()
     for name in ("def cpu_sum", "def gpu_sum", "def _sweep", "def sweep_pipelined_kernel"):
         assert name in text
-    recorded = ex03.kernel_sources(RECORDED)
+    recorded = ex04.kernel_sources(RECORDED)
     assert "def gpu_sum" in recorded and "def cpu_sum" not in recorded
 
 
 def test_model_verdict_uses_the_loaded_numbers():
-    shown = ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
+    shown = ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
     assert shown.revealed and "14.1 FLOP/byte" in str(shown) and "compute-bound" in str(shown)
-    assert not ex03.model_verdict(RECORDED, NOT_ANSWERED).revealed
+    assert not ex04.model_verdict(RECORDED, NOT_ANSWERED).revealed
     # no rule-of-thumb ridge for a CPU: on the recorded GPU it says to measure one
     assert "few FLOP/byte" not in str(shown) and "ROOFLINE_MODE=cpu" in str(shown)
 
@@ -449,7 +449,7 @@ def test_model_verdict_uses_the_loaded_numbers():
 def test_model_verdict_on_a_cpu_quotes_that_cpus_measured_ridge():
     from dataclasses import replace
     cpu_machine = replace(RECORDED.machine, provenance={"kind": "cpu", "backend": "cpu"})
-    shown = ex03.model_verdict(replace(RECORDED, machine=cpu_machine),
+    shown = ex04.model_verdict(replace(RECORDED, machine=cpu_machine),
                                "the ridge moves between machines and the kernel does not")
     assert f"its ridge is {RECORDED.ridge:.3g} FLOP/byte" in str(shown)
     assert "ROOFLINE_MODE=cpu" not in str(shown)
@@ -457,7 +457,7 @@ def test_model_verdict_on_a_cpu_quotes_that_cpus_measured_ridge():
 
 def test_the_figure_accepts_unanswered_rates():
     pytest.importorskip("plotly")
-    fig = ex03.placement_figure(RECORDED, NOT_ANSWERED, "junk")
+    fig = ex04.placement_figure(RECORDED, NOT_ANSWERED, "junk")
     assert len([t for t in fig.data if str(t.meta).startswith("kernel:")]) == 2
 
 
@@ -466,30 +466,30 @@ def test_the_figure_accepts_unanswered_rates():
 @pytest.mark.parametrize("step", ["fuse into its producer", "fuse", "already optimal"])
 def test_the_sum_reduction_accepts_fusing_into_its_producer(step):
     # row 1 is answered with fusion for the same reason: its output is another kernel's input
-    check = ex01.check_row(2, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
+    check = ex02.check_row(2, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
     assert check.status == "pass", check
 
 
 def test_the_sum_reductions_factor_two_hint_speaks_of_adds_and_reads():
-    check = ex01.check_row(2, 0.5, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
+    check = ex02.check_row(2, 0.5, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
     assert check.status == "fail" and "one add per element" in check.message
     assert "multiply-add" not in check.message and "copy" not in check.message
 
 
 def test_the_three_pass_softmax_says_it_writes_exp_back():
-    row = ex01._row(3)
+    row = ex02._row(3)
     assert "exp(x - max) written back" in row.description
     assert row.intensity == pytest.approx(5 / 20)
-    check = ex01.check_row(3, 5 / 16, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
+    check = ex02.check_row(3, 5 / 16, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED).checks[0]
     assert check.status == "fail" and "3-reads-1-write" in check.message
 
 
 def test_fetch_size_counts_the_traffic_past_the_l2_not_only_hbm():
-    right = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "infinity fabric")
+    right = ex02.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "infinity fabric")
     assert right.passed, right
-    hbm = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "hbm").checks[2]
+    hbm = ex02.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "hbm").checks[2]
     assert hbm.status == "fail" and "Infinity Cache" in hbm.message
-    l1 = ex01.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "l1").checks[2]
+    l1 = ex02.check_counters("dram__bytes_read.sum", "dram__bytes_write.sum", "l1").checks[2]
     assert "leave the chip" not in l1.message
 
 
@@ -511,9 +511,9 @@ def test_the_side_of_a_ridge_measured_to_a_spread_accepts_both_sides_at_the_band
     assert check_side("ridge", 16, 15.45, "side", spread=0.01).message == "correct"
 
 
-def test_exercise_3_grades_the_side_with_its_ceilings_spread():
-    assert RECORDED.ridge_spread >= ex03.RIDGE_SPREAD_FLOOR
-    k = ex03._keys(RECORDED)
+def test_exercise_4_grades_the_side_with_its_ceilings_spread():
+    assert RECORDED.ridge_spread >= ex04.RIDGE_SPREAD_FLOOR
+    k = ex04._keys(RECORDED)
     fma = k["fma"]
     edge_ridge = fma["intensity"] / 1.105  # just past the band's edge
     import dataclasses
@@ -524,7 +524,7 @@ def test_exercise_3_grades_the_side_with_its_ceilings_spread():
                       kind="measured")
     setup = dataclasses.replace(RECORDED, machine=machine)
     for side in ("compute", "ridge"):
-        got = ex03.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED)
+        got = ex04.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED)
         assert got.checks[8].status == "pass", got.checks[8]
 
 
@@ -534,73 +534,73 @@ def test_exercise_3_grades_the_side_with_its_ceilings_spread():
 @pytest.mark.parametrize("step", ["fuse", "score bandwidth", "already optimal"])
 def test_the_vector_add_accepts_a_bandwidth_score_as_the_reduction_does(step):
     # on its own the add moves each byte once (score it); in a pipeline, fuse it: both are right
-    check = ex01.check_row(1, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
+    check = ex02.check_row(1, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, step).checks[4]
     assert check.status == "pass", check
-    assert ex01._row(1).first_steps == ex01._row(2).first_steps
+    assert ex02._row(1).first_steps == ex02._row(2).first_steps
 
 
 def test_the_three_pass_softmax_dtype_hint_counts_round_trips_not_passes():
-    check = ex01.check_row(3, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "smaller dtype").checks[4]
+    check = ex02.check_row(3, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "smaller dtype").checks[4]
     assert check.status == "fail" and "five round trips" in check.message and "three reads, two writes" in check.message
     assert "five passes" not in check.message
 
 
 def test_launch_latency_names_the_launch_and_bare_latency_names_no_option():
-    c1 = lambda bound_by: ex01.check_tiny_launch(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, bound_by, NOT_ANSWERED).checks[3]
+    c1 = lambda bound_by: ex02.check_tiny_launch(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, bound_by, NOT_ANSWERED).checks[3]
     assert c1("launch latency").status == "pass"
     bare = c1("latency")
     assert bare.status != "pass" and "not one of" in bare.message  # not silently 'unmodelled'
-    assert ex01.LIMITERS.read("stalls") == "unmodelled"
+    assert ex02.LIMITERS.read("stalls") == "unmodelled"
 
 
 def test_the_batch_1_decode_runs_on_the_cuda_cores_not_the_matrix_cores():
-    row = ex01._row(6)
+    row = ex02._row(6)
     assert row.roof == "fp32" and "CUDA cores" in row.runs_on_name and "matrix" not in row.runs_on_name
-    assert ("CUDA cores (fp32 vector units)" in [r[3] for r in ex01.problem_table().rows if r[0] == 6])
+    assert ("CUDA cores (fp32 vector units)" in [r[3] for r in ex02.problem_table().rows if r[0] == 6])
     assert row.verdict == "memory"  # memory-bound against either ridge
-    wrong = ex01.check_row(6, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "compute", NOT_ANSWERED).checks[3]
+    wrong = ex02.check_row(6, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "compute", NOT_ANSWERED).checks[3]
     assert "CUDA cores" in wrong.message
 
 
 def test_the_crossover_accepts_the_s_over_2_shortcut_rounded_up():
-    mi = ops.attention_fusion_crossover(ex02.MI300X.ridge("bf16-tensor"), ex02.HEAD_DIM, ex02.DTYPE)
-    shortcut = math.ceil(2 * ex02.MI300X.ridge("bf16-tensor"))  # I ~ s/2: 494 against the exact 489
+    mi = ops.attention_fusion_crossover(ex03.MI300X.ridge("bf16-tensor"), ex03.HEAD_DIM, ex03.DTYPE)
+    shortcut = math.ceil(2 * ex03.MI300X.ridge("bf16-tensor"))  # I ~ s/2: 494 against the exact 489
     assert shortcut / mi["fused_s"] - 1 > 0.01
-    h = ops.attention_fusion_crossover(ex02.H200.ridge("bf16-tensor"), ex02.HEAD_DIM, ex02.DTYPE)
-    got = ex02.check_crossover(NOT_ANSWERED, shortcut, NOT_ANSWERED, NOT_ANSWERED,
-                               math.ceil(2 * ex02.H200.ridge("bf16-tensor")))
+    h = ops.attention_fusion_crossover(ex03.H200.ridge("bf16-tensor"), ex03.HEAD_DIM, ex03.DTYPE)
+    got = ex03.check_crossover(NOT_ANSWERED, shortcut, NOT_ANSWERED, NOT_ANSWERED,
+                               math.ceil(2 * ex03.H200.ridge("bf16-tensor")))
     assert got.checks[1].status == "pass" and got.checks[4].status == "pass", got
-    assert ex02.check_crossover(NOT_ANSWERED, 1.05 * mi["fused_s"], NOT_ANSWERED, NOT_ANSWERED,
+    assert ex03.check_crossover(NOT_ANSWERED, 1.05 * mi["fused_s"], NOT_ANSWERED, NOT_ANSWERED,
                                 h["fused_s"]).checks[1].status == "fail"
 
 
-def test_exercise_3_scores_the_reduction_against_the_read_mix():
+def test_exercise_4_scores_the_reduction_against_the_read_mix():
     # notebook 03: judge a kernel against its own access mix; the reduction only reads
     assert RECORDED.dram_read_gbps == pytest.approx(4506.7)
     assert RECORDED.read_gbps < RECORDED.peak_gbps and RECORDED.machine.ceiling("dram").label == "DRAM (write)"
-    keys = ex03._keys(RECORDED)
+    keys = ex04._keys(RECORDED)
     answers = list(hand_placement(RECORDED, "compute"))
     assert answers[4] == pytest.approx(keys["reduction"]["gbps"] / 4506.7)
-    assert ex03.check_placement(RECORDED, *answers).passed
+    assert ex04.check_placement(RECORDED, *answers).passed
     answers[4] = keys["reduction"]["gbps"] / RECORDED.peak_gbps  # against the write mix: the old key
-    check = ex03.check_placement(RECORDED, *answers).checks[4]
+    check = ex04.check_placement(RECORDED, *answers).checks[4]
     assert check.status == "fail" and "only reads" in check.message and "read ceiling" in check.question
-    shown = str(ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
     assert f"{keys['reduction']['gbps'] / 4506.7:.0%} of 4,507 GB/s" in shown and "own access mix" in shown
     assert "DRAM read ceiling" in str(RECORDED.describe())
 
 
-def test_exercise_3_model_verdict_says_how_far_right_of_the_h200_ridge_not_close_to_it():
+def test_exercise_4_model_verdict_says_how_far_right_of_the_h200_ridge_not_close_to_it():
     from rooflinelib.machines import H200
-    shown = str(ex03.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
     past = 16 / H200.ridge("fp32", "dram") - 1
     assert past > 0.10 and f"{past:.0%} right of the ridge" in shown and "just past" in shown
     assert "close to the ridge" not in shown and "few percent lower or higher can flip" not in shown
     # the stale mix sentence: Lab 1's dram is already the best mix, reads cannot 'beat' it
     assert "a stream of reads alone can beat a mix that also writes" not in shown
     import dataclasses
-    fast = dataclasses.replace(RECORDED, dram_read_gbps=0.9 * ex03._keys(RECORDED)["reduction"]["gbps"])
-    assert "faster than Lab 1's own read kernels" in str(ex03.model_verdict(fast, "the ridge moves and the kernel does not"))
+    fast = dataclasses.replace(RECORDED, dram_read_gbps=0.9 * ex04._keys(RECORDED)["reduction"]["gbps"])
+    assert "faster than Lab 1's own read kernels" in str(ex04.model_verdict(fast, "the ridge moves and the kernel does not"))
 
 
 def test_drill_4_model_answer_says_still_memory_bound_32x_left_of_the_ridge():
@@ -613,11 +613,11 @@ def test_a_live_setup_takes_the_read_mix_from_its_own_lab1_result(monkeypatch):
     import json
     from pathlib import Path
     from rooflinelib import modes, results
-    shipped = Path(ex03.__file__).resolve().parents[1] / "data" / "h200_ceilings_numba.json"
+    shipped = Path(ex04.__file__).resolve().parents[1] / "data" / "h200_ceilings_numba.json"
     result = json.loads(shipped.read_text())
     loaded = modes.Loaded("file", "stored", results.to_machine(result), result, str(shipped))
     monkeypatch.setattr(modes, "student_ceilings", lambda *a, **k: loaded)
-    monkeypatch.setattr(ex03, "run_kernels", lambda backend, progress=None: (RECORDED.reduction, RECORDED.fma))
-    setup = ex03.prepare("cpu", progress=None)
+    monkeypatch.setattr(ex04, "run_kernels", lambda backend, progress=None: (RECORDED.reduction, RECORDED.fma))
+    setup = ex04.prepare("cpu", progress=None)
     assert setup.origin == "file" and setup.dram_read_gbps == pytest.approx(results.dram_mixes(result)["read"])
     assert setup.read_gbps < setup.peak_gbps  # the read mix, not the best one

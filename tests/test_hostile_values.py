@@ -326,7 +326,7 @@ def _lab(name):
 
 
 def _lab_main(name, argv):
-    if name in ("lab1_ceilings", "lab2_sweep"):  # they are `roofline measure` and `roofline sweep`
+    if name in ("lab1_ceilings", "lab3_sweep"):  # they are `roofline measure` and `roofline sweep`
         from labs._lab_common import run_lab
         return run_lab("measure" if name == "lab1_ceilings" else "sweep", ["--no-save", *argv])
     return _lab(name).main(argv)
@@ -342,8 +342,8 @@ LAB_OPTIONS = [
     ("lab4_target", ["--analytic", "{tmp}/a.json", "--l2-sharing"], "lab4_target: --l2-sharing: "),
     ("lab1_ceilings", ["--backend", "cpu", "--size-mib"], "roofline: error: --size-mib: "),
     ("lab1_ceilings", ["--backend", "cpu", "--repeats"], "roofline: error: --repeats: "),
-    ("lab2_sweep", ["--backend", "cpu", "--size-mib"], "roofline: error: --size-mib: "),
-    ("lab2_sweep", ["--backend", "cpu", "--repeats"], "roofline: error: --repeats: "),
+    ("lab3_sweep", ["--backend", "cpu", "--size-mib"], "roofline: error: --size-mib: "),
+    ("lab3_sweep", ["--backend", "cpu", "--repeats"], "roofline: error: --repeats: "),
 ]
 
 

@@ -8,8 +8,8 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = {"03_ceilings.ipynb": ("appendix-03-ceilings.md", "03_place_your_kernel.ipynb"),
-           "04_sweep.ipynb": ("appendix-04-sweep.md", "04_place_two_kernels.ipynb")}
+LESSONS = {"03_ceilings.ipynb": ("appendix-03-ceilings.md", "04_place_your_kernel.ipynb"),
+           "04_sweep.ipynb": ("appendix-04-sweep.md", "01_place_two_kernels.ipynb")}
 MAX_MARKDOWN_WORDS = 2500
 #: Paths of the course's own tree or of the machines it was built on: the appendix's business.
 DEVELOPER_PATHS = re.compile(r"benchmarks/|rooflinelib/data|/root/|/work/|/tmp/|/home/")

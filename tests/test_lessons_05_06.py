@@ -191,9 +191,9 @@ def test_a_lessons_stored_output_has_no_failure_for_an_expected_fallback(key):
     assert "run failed" not in printed and "not available on the" not in printed
 
 
-def test_notebook_06_does_not_print_exercise_1s_answers():
+def test_notebook_06_does_not_print_exercise_2s_answers():
     code, printed = _code("06"), _printed("06")
-    assert "ex01_classify" not in code and "EXERCISE_ROWS" not in code
+    assert "ex02_classify" not in code and "EXERCISE_ROWS" not in code
     assert "row 8" not in printed and "projection GEMM at batch 128" not in printed
 
 

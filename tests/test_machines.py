@@ -55,7 +55,7 @@ def test_vector_add_is_2960x_below_mi300x_bf16_ridge():
 
 
 def test_same_kernel_opposite_verdicts_on_two_ceilings():
-    # Exercise 1 row 8: I = 124 against a ridge of 15 and of ~300
+    # Exercise 2 row 8: I = 124 against a ridge of 15 and of ~300
     assert MI300X.roofline("fp32").side(124) == "compute"
     assert H100_SXM.roofline("bf16-tensor").side(124) == "memory"
 

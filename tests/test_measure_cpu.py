@@ -297,7 +297,7 @@ def test_a_window_in_which_no_trial_had_the_cores_says_its_rate_is_a_lower_bound
 
 
 @pytest.mark.parametrize("given, window", [("", None), ("0.3", 0.3), (" 2 ", 2.0), ("0", 0.0)])
-def test_the_window_variable_sets_lab1_and_lab2s_window_and_the_result_says_so(given, window, monkeypatch):
+def test_the_window_variable_sets_lab1_and_lab3s_window_and_the_result_says_so(given, window, monkeypatch):
     from rooflinelib.measure import cpu as cpu_lane
     monkeypatch.setenv(cpu_lane.WINDOW_ENV, given)
     backend = cpu_lane.CpuBackend()
@@ -321,7 +321,7 @@ def test_the_repeats_variable_sets_the_trials_unless_the_caller_names_them(given
     said = [n for n in backend.result_notes({}) if cpu_lane.REPEATS_ENV in n]
     assert said == ([] if not given else [f"Each rate is the best of at least {repeats} timed trials "
                                           f"(${cpu_lane.REPEATS_ENV}; the default is 10)."])
-    # a count the caller names wins, at construction and later (Lab 1's and Lab 2's repeats=)
+    # a count the caller names wins, at construction and later (Lab 1's and Lab 3's repeats=)
     assert cpu_lane.CpuBackend(repeats=7).repeats == 7
     backend.repeats = 5
     assert backend.repeats == 5 and not [n for n in backend.result_notes({}) if cpu_lane.REPEATS_ENV in n]
@@ -550,7 +550,7 @@ def test_the_sweep_table_names_its_noisy_points_in_words():
                                                  "timed (under 80%): another program was using the CPU")
     text = sweep_tables(sweep)
     assert f"NOISY: 1 of {len(sweep['rows'])} points (K = {sweep['rows'][2]['k']})" in text
-    assert "another program was using the CPU" in text and "re-run Lab 2" in text
+    assert "another program was using the CPU" in text and "re-run Lab 3" in text
 
 
 def test_an_experiment_table_names_its_noisy_rows_in_words():

@@ -388,14 +388,14 @@ def test_a_failed_cpu_lab1_falls_back_to_the_recorded_h200(results_dir, monkeypa
 
 
 def test_a_noisy_lab1_keeps_the_exercise_gradable():
-    # A Lab 1 measured on a busy machine states spreads past 100%; exercise 3 grades the side of
+    # A Lab 1 measured on a busy machine states spreads past 100%; exercise 4 grades the side of
     # the ridge within the measured spread, which must stay below 1 (grading.check_side).
-    from rooflinelib.exercises import ex03_place_kernel as ex03
+    from rooflinelib.exercises import ex04_place_kernel as ex04
     from rooflinelib.results import to_machine, validate
     result = _cpu_result(noisy=True)
     for c in result["ceilings"]:
         c.update(spread=2.354, iqr=0.4)
     machine = to_machine(validate(result))
     assert "spread 40.0% (IQR), NOISY" in machine.ceiling("dram").source
-    setup = ex03.Setup(machine, None, None, "file", "stored")
-    assert setup.ridge_spread == ex03.RIDGE_SPREAD_CAP
+    setup = ex04.Setup(machine, None, None, "file", "stored")
+    assert setup.ridge_spread == ex04.RIDGE_SPREAD_CAP

@@ -19,8 +19,8 @@ from rooflinelib import exercisegen
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
 
 ROOT = Path(__file__).resolve().parents[1]
-NAME = "02_attention_intensity"
-ASSIGNMENT = "ex02"
+NAME = "03_attention_intensity"
+ASSIGNMENT = "ex03"
 
 pytestmark = pytest.mark.slow
 

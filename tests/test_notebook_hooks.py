@@ -24,7 +24,7 @@ def _text(cell):
 
 @pytest.mark.slow
 def test_check_before_answer_says_not_answered_yet_and_other_name_errors_keep_their_traceback():
-    exercise = nbformat.read(str(ROOT / "exercises" / "01_classify_kernels.ipynb"), as_version=4)
+    exercise = nbformat.read(str(ROOT / "exercises" / "02_classify_kernels.ipynb"), as_version=4)
     code = [c.source for c in exercise.cells if c.cell_type == "code"]
     imports = code[0]
     check = next(c for c in code if "check_ridges(" in c)

@@ -14,7 +14,7 @@ from rooflinelib.plotting import (X_TITLE, Y_TITLE, find_trace, kernel_hover_tex
                                   select_ceilings, trace_ids, write_html)
 
 H200 = get_machine("H200")
-LAB3 = machine_from_peaks(78500, 4650)
+LAB2 = machine_from_peaks(78500, 4650)
 MY_SOFTMAX = KernelPoint("my_softmax", 5 * 2 ** 24, 8 * 2 ** 24, 410)
 
 
@@ -80,8 +80,8 @@ def test_ridges_sit_at_p_over_b_of_the_primary_memory(h200_figure):
     assert "13.9" in fp32.text
 
 
-def test_lab3_ridge_position():
-    figure = roofline_figure(LAB3, [MY_SOFTMAX])
+def test_lab2_ridge_position():
+    figure = roofline_figure(LAB2, [MY_SOFTMAX])
     assert find_trace(figure, "ridge:fp32").x[0] == pytest.approx(78500 / 4650)
     assert trace_ids(figure) == ["mem:dram", "roof:fp32", "ridge:fp32", "kernel:my_softmax"]
 
@@ -93,19 +93,19 @@ def test_kernel_points_sit_at_roof_or_achieved_rate(h200_figure):
     assert gemm.marker.symbol == "circle-open"
     vadd = find_trace(h200_figure, "kernel:vector add")
     assert vadd.y[0] == pytest.approx(4800 / 12)
-    measured = find_trace(roofline_figure(LAB3, [MY_SOFTMAX]), "kernel:my_softmax")
+    measured = find_trace(roofline_figure(LAB2, [MY_SOFTMAX]), "kernel:my_softmax")
     assert measured.y[0] == 410 and measured.marker.symbol == "circle"
 
 
 def test_hover_text_gives_intensity_roof_and_verdict():
-    figure = roofline_figure(LAB3, [MY_SOFTMAX])
+    figure = roofline_figure(LAB2, [MY_SOFTMAX])
     hover = find_trace(figure, "kernel:my_softmax").hovertext[0]
     assert "intensity: 0.625 FLOP/byte" in hover
     assert "roof: 2,906 GFLOP/s" in hover
     assert "achieved: 410 GFLOP/s" in hover
     assert "verdict: memory-bound, 14% of roof (far below its roof)" in hover
     assert find_trace(figure, "kernel:my_softmax").hoverinfo == "text"
-    gemm_hover = kernel_hover_text(operators.gemm(8192), primary_roofline(LAB3))
+    gemm_hover = kernel_hover_text(operators.gemm(8192), primary_roofline(LAB2))
     assert "compute-bound (not measured)" in gemm_hover
 
 
@@ -126,24 +126,24 @@ def test_choice_and_order_of_ceilings():
 
 def test_duplicate_kernel_names_get_distinct_ids():
     kernels = [KernelPoint("k", 1, 1), KernelPoint("k", 2, 1)]
-    ids = trace_ids(roofline_figure(LAB3, kernels))
+    ids = trace_ids(roofline_figure(LAB2, kernels))
     assert ids[-2:] == ["kernel:k", "kernel:k#2"]
 
 
 def test_x_range_is_given_in_flop_per_byte():
-    figure = roofline_figure(LAB3, x_range=(0.01, 1000))
+    figure = roofline_figure(LAB2, x_range=(0.01, 1000))
     assert list(figure.layout.xaxis.range) == pytest.approx([-2, 3])
     with pytest.raises(ValueError, match="x_range"):
-        roofline_figure(LAB3, x_range=(10, 1))
+        roofline_figure(LAB2, x_range=(10, 1))
 
 
 def test_widget_variant_updates_in_place():
     pytest.importorskip("anywidget")
     import plotly.graph_objects as go
 
-    widget = roofline_figure(LAB3, [MY_SOFTMAX], widget=True)
+    widget = roofline_figure(LAB2, [MY_SOFTMAX], widget=True)
     assert isinstance(widget, go.FigureWidget)
-    assert isinstance(roofline_figure(LAB3), go.Figure)
+    assert isinstance(roofline_figure(LAB2), go.Figure)
     with widget.batch_update():
         find_trace(widget, "kernel:my_softmax").y = [800]
     assert find_trace(widget, "kernel:my_softmax").y == (800,)
@@ -152,7 +152,7 @@ def test_widget_variant_updates_in_place():
 
 
 def test_write_html_is_standalone(tmp_path):
-    path = write_html(roofline_figure(LAB3, [MY_SOFTMAX]), tmp_path / "chart.html")
+    path = write_html(roofline_figure(LAB2, [MY_SOFTMAX]), tmp_path / "chart.html")
     html = path.read_text(encoding="utf-8")
     assert "plotly.js v" in html and "kernel:my_softmax" in html
     assert "<script src=" not in html
@@ -217,8 +217,8 @@ def test_two_named_kernels_a_fraction_of_a_decade_apart_label_away_from_each_oth
     fused = KernelPoint("softmax fused", 5 * 2 ** 26, 8 * 2 ** 26, 2382)
     three = KernelPoint("softmax 3-pass", 5 * 2 ** 26, 20 * 2 ** 26, 790)
     for first, second in ((fused, three), (three, fused)):
-        fig = roofline_figure(LAB3, [first, second])
+        fig = roofline_figure(LAB2, [first, second])
         assert find_trace(fig, "kernel:softmax 3-pass").textposition == "middle left"
         assert find_trace(fig, "kernel:softmax fused").textposition == "middle right"
     # one name, or letters for more kernels, keep their places
-    assert find_trace(roofline_figure(LAB3, [MY_SOFTMAX]), "kernel:my_softmax").textposition == "top center"
+    assert find_trace(roofline_figure(LAB2, [MY_SOFTMAX]), "kernel:my_softmax").textposition == "top center"

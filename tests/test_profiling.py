@@ -512,7 +512,7 @@ def test_profile_plot_and_the_exercises_show_one_ridge_after_one_measurement(one
     import contextlib
     import io
     from rooflinelib.cli import main
-    from rooflinelib.exercises import ex03_place_kernel as ex03
+    from rooflinelib.exercises import ex04_place_kernel as ex04
     from rooflinelib.modes import RunMode, student_ceilings
     from rooflinelib.profiling import capstone
     x, y, out = _axpy_args(1024)
@@ -529,7 +529,7 @@ def test_profile_plot_and_the_exercises_show_one_ridge_after_one_measurement(one
     notebook_07 = capstone.lab1_ceilings(cpu)[0].machine.ridge()
     assert first.ridge == second.ridge == plotted == exercise_source == notebook_07 == 8.0
     assert len(one_lab1) == 1
-    assert ex03.prepare.__code__.co_names.count("student_ceilings")  # ex03 goes through the same chain
+    assert ex04.prepare.__code__.co_names.count("student_ceilings")  # ex04 goes through the same chain
 
 
 def test_a_cpu_function_on_a_gpus_ceilings_is_warned(tmp_path):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_bar_follows_the_step_lines_and_fills_when_done():
     pytest.importorskip("ipywidgets")
     shown = []
-    bar = progress_bar("Lab 2", display=shown.append)
+    bar = progress_bar("Lab 3", display=shown.append)
     assert shown == [] and bar.bar is None  # nothing drawn until a line arrives
     bar("backend: cpu (auto) on CPU: test")
     assert len(shown) == 1 and "roofline-progress" in shown[0]._dom_classes
@@ -40,7 +40,7 @@ def test_a_live_cpu_sweep_in_a_notebook_moves_the_bar():
     if mode.mode != "cpu":
         pytest.skip(f"no CPU backend: {mode.describe()}")
     shown = []
-    bar = progress_bar("Lab 2", display=shown.append)
+    bar = progress_bar("Lab 3", display=shown.append)
     loaded = sweep_for(mode, progress=bar, ks=(0, 4), size_mib=2, repeats=2)
     assert loaded.origin == "live", loaded.message
     assert any(line.startswith("[2/2]") for line in bar.lines), bar.lines

@@ -145,7 +145,7 @@ def test_measure_stores_by_default_where_the_notebooks_look(results_dir, tmp_pat
 
 
 @pytest.mark.slow
-def test_sweep_no_save_stores_nothing_and_lab2_uses_the_course_python(results_dir, tmp_path):
+def test_sweep_no_save_stores_nothing_and_lab3_uses_the_course_python(results_dir, tmp_path):
     pytest.importorskip("numba")
     env = dict(os.environ)
     env.pop("ROOFLINE_LAB_REEXEC", None)
@@ -155,7 +155,7 @@ def test_sweep_no_save_stores_nothing_and_lab2_uses_the_course_python(results_di
     if Path(sys.executable) != venv_python:
         pytest.skip("the course's .venv is not the Python running the tests")
     base = getattr(sys, "_base_executable", None) or "python3"
-    done = subprocess.run([base, "-S", str(ROOT / "labs" / "lab2_sweep.py"), "--backend", "cpu",
+    done = subprocess.run([base, "-S", str(ROOT / "labs" / "lab3_sweep.py"), "--backend", "cpu",
                            "--size-mib", "2", "--repeats", "2", "--ks", "0,4", "--no-save",
                            "--csv", str(tmp_path / "s.csv")],
                           capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)

@@ -56,7 +56,7 @@ def test_tile_rows_mark_the_roof_from_the_tile_model():
     assert text.splitlines()[-1].count("ROOF") == 3
 
 
-# --- Lab 1 and Lab 2 tables (roofline measure / sweep print them) ---------------------------
+# --- Lab 1 and Lab 3 tables (roofline measure / sweep print them) ---------------------------
 
 def _ceilings_columns(text):
     header = next(line for line in text.splitlines() if line.strip().startswith("ceiling"))

@@ -4,7 +4,7 @@
     roofline plot --peak-gflops 78500 --peak-gbps 4650 --kernel "my_softmax, 5*2**24, 8*2**24, 410"
     roofline plot --machine H200 --precision bf16-tensor --demo-kernels --html roofline.html
     roofline measure          (Lab 1)
-    roofline sweep            (Lab 2)
+    roofline sweep            (Lab 3)
     roofline profile kernels.py:softmax            (place your own kernel)
     roofline check kernels.py:softmax --at-least 0.7   (a regression gate: exit 0, 1 below, 3 ambiguous)
 

@@ -1,4 +1,4 @@
-"""``roofline measure`` (Lab 1) and ``roofline sweep`` (Lab 2).
+"""``roofline measure`` (Lab 1) and ``roofline sweep`` (Lab 3).
 
 Both print progress on stderr and the tables of notebooks 03 and 04 on stdout (or, with
 ``--json``, the result itself), and store the validated result where the notebooks load it
@@ -60,8 +60,8 @@ def add_measure_command(subparsers):
 
 def add_sweep_command(subparsers):
     parser = subparsers.add_parser(
-        "sweep", help="walk one kernel across the roofline (Lab 2)",
-        description="Lab 2: one kernel with K FMAs per float32 element, I = K/4 FLOP/byte, swept "
+        "sweep", help="walk one kernel across the roofline (Lab 3)",
+        description="Lab 3: one kernel with K FMAs per float32 element, I = K/4 FLOP/byte, swept "
                     "from K=0 (a copy) to K=1024; the ridge is read off the sweep's own ends.")
     _add_common(parser)
     parser.add_argument("--ks", metavar="LIST",

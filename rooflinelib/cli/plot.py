@@ -1,4 +1,4 @@
-"""``roofline plot`` (Lab 3): place kernels on a roofline, and the options that name one.
+"""``roofline plot`` (Lab 2): place kernels on a roofline, and the options that name one.
 
     roofline plot --peak-gflops 78500 --peak-gbps 4650 --demo-kernels
     roofline plot --machine H200 --precision bf16-tensor --demo-kernels --html roofline.html
@@ -117,7 +117,7 @@ def stored_machine(precision) -> tuple:
 
 def add_plot_command(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "plot", help="place kernels on a roofline (Lab 3)",
+        "plot", help="place kernels on a roofline (Lab 2)",
         description="Draw a log-log roofline in the terminal and place kernels on it: their "
                     "intensity, their roof, the fraction of it they reach and the next step.")
     add_machine_options(parser)

@@ -1,10 +1,10 @@
 """The exercises' given data, answer keys and checks, one module per exercise notebook.
 
-- :mod:`.ex01_classify`: nine kernels against two ridge points, and three cases the roofline
+- :mod:`.ex01_two_kernels`: two kernels on one roofline, before and after bandwidth drops;
+- :mod:`.ex02_classify`: nine kernels against two ridge points, and three cases the roofline
   cannot see;
-- :mod:`.ex02_attention`: the arithmetic intensity of attention, fused and unfused;
-- :mod:`.ex03_place_kernel`: place a reduction and an FMA-heavy kernel on measured ceilings;
-- :mod:`.ex04_two_kernels`: two kernels on one roofline, before and after bandwidth drops;
+- :mod:`.ex03_attention`: the arithmetic intensity of attention, fused and unfused;
+- :mod:`.ex04_place_kernel`: place a reduction and an FMA-heavy kernel on measured ceilings;
 - :mod:`.ex05_drills`: the conceptual drills.
 
 Every key is computed from :mod:`rooflinelib.operators` and :mod:`rooflinelib.model`; the

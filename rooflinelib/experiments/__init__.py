@@ -1,6 +1,6 @@
 """The experiments behind notebooks 03, 04 and 06: small kernels that each make one point.
 
-Labs 1 and 2 (:mod:`rooflinelib.measure`) measure the ceilings and the sweep.  The notebooks
+Labs 1 and 3 (:mod:`rooflinelib.measure`) measure the ceilings and the sweep.  The notebooks
 also set predictions against measurements and demonstrate the pitfalls, and those need kernels
 of their own: softmax three-pass against fused, the transpose ladder, a launch-bound vector add,
 a starved grid, serial against overlapped phases, a cache-resident working set, strided reads,

@@ -1,7 +1,7 @@
 """One backend interface, and the one place that decides which backend "auto" means.
 
 Three backends implement :class:`Backend` with the same signatures: ``numba`` and ``cupy`` on a
-CUDA GPU (:mod:`.engine`), ``cpu`` on this machine's cores (:mod:`.cpu`).  Lab 1, Lab 2, the
+CUDA GPU (:mod:`.engine`), ``cpu`` on this machine's cores (:mod:`.cpu`).  Lab 1, Lab 3, the
 working-set sweep and the experiments call only these methods, so none of them branches on
 the backend's name; what a backend cannot measure, the ceiling registry
 (:mod:`.registry`) leaves out of its plan.
@@ -45,7 +45,7 @@ NO_GPU_NOTE = ("No CUDA GPU found: measuring this machine's CPU instead. "
 
 @runtime_checkable
 class Backend(Protocol):
-    """What Lab 1, Lab 2, the working-set sweep and the experiments need from a backend.
+    """What Lab 1, Lab 3, the working-set sweep and the experiments need from a backend.
 
     Kernel methods return :class:`~rooflinelib.measure.protocol.Run` objects (one per launch
     configuration), which :func:`~rooflinelib.measure.protocol.measure_run` verifies and times.
@@ -58,7 +58,7 @@ class Backend(Protocol):
     device_name: str
     repeats: int
     default_buffer_bytes: int  # each DRAM buffer: far larger than the last-level cache
-    sweep_ks: tuple  # Lab 2's default K values
+    sweep_ks: tuple  # Lab 3's default K values
 
     # session: provenance before and after a run
     def provenance(self) -> dict: ...

@@ -46,7 +46,7 @@ CEILING_RULE = "best"
 #: shared 2-core Xeon the copy ran at half speed for 1-3 s at a time (one of its two threads
 #: waiting for a core), so 10 back-to-back trials (0.3 s) could all fall inside one burst.
 WINDOW_PER_REPEAT_S = 0.2
-#: Timed trials per rate for Lab 1 and Lab 2 on the CPU, unless the caller names them.
+#: Timed trials per rate for Lab 1 and Lab 3 on the CPU, unless the caller names them.
 #: $ROOFLINE_CPU_WINDOW_S and $ROOFLINE_CPU_REPEATS (WINDOW_ENV, REPEATS_ENV) set the window
 #: and the trials instead; rooflinelib.envvars checks them, for course.py too.
 DEFAULT_REPEATS = 10
@@ -446,7 +446,7 @@ def _require(ok, what):
         raise VerificationError(f"verification: {what}")
 
 
-#: Lab 2's K values on a CPU: powers of two (its ridge lies anywhere from 1 to 30 FLOP/byte).
+#: Lab 3's K values on a CPU: powers of two (its ridge lies anywhere from 1 to 30 FLOP/byte).
 CPU_KS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
@@ -501,7 +501,7 @@ class CpuBackend:
 
     @repeats.setter
     def repeats(self, n: int) -> None:
-        # a caller's count (Lab 1's and Lab 2's ``repeats=``) replaces the variable's
+        # a caller's count (Lab 1's and Lab 3's ``repeats=``) replaces the variable's
         self._repeats = int(n)
         self.repeats_set_by_env = False
 
@@ -688,7 +688,7 @@ class CpuBackend:
                 for form, kernel in sweep_forms(k)]
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
-        """Exercise 3's reduction: the float64 sum of Lab 2's input."""
+        """Exercise 4's reduction: the float64 sum of Lab 3's input."""
         from .checks import fill_sum
         x = buffers.x
         kernel = _reduction()

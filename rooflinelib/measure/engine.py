@@ -102,7 +102,7 @@ class _GpuBase:
     repeats = 20
     warmup = 2
     default_buffer_bytes = 2 ** 30
-    sweep_ks = None  # Lab 2's defaults (sweep.DEFAULT_KS)
+    sweep_ks = None  # Lab 3's defaults (sweep.DEFAULT_KS)
 
     # -- to provide: device_facts(), empty(n, dtype), host(array), upload(array), fill(x),
     #    fill_read(x), poison(x), count_mismatches(a, b), count_write_mismatches(x),
@@ -418,10 +418,10 @@ class _GpuBase:
                             {"direction": direction, "host_memory": kind, "bytes": 4 * n}, poison=poison))
         return runs
 
-    # -- Exercise 3's reduction ----------------------------------------------------------------------
+    # -- Exercise 4's reduction ----------------------------------------------------------------------
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
-        """The sum of Lab 2's input, in float64 (exact for the fill values, in any order)."""
+        """The sum of Lab 3's input, in float64 (exact for the fill values, in any order)."""
         from .checks import fill_sum
         launch, result, label = self.reduction_launcher(buffers.x)
         n = 4 * buffers.n_vec

@@ -543,7 +543,7 @@ def sfu_kernel(chains: int = 8, unroll: int = 8, n_iter: int = 1024):
 
 
 # ---------------------------------------------------------------------------------------------
-# Exercise 3's reduction
+# Exercise 4's reduction
 
 
 REDUCTION_SIGNATURE = void(float32[::1], float64[::1])

@@ -150,7 +150,7 @@ class Measurement:
 
 
 class SweepBuffers:
-    """Lab 2's input and output, as a backend made them: ``n_vec`` 16-byte vectors each (four
+    """Lab 3's input and output, as a backend made them: ``n_vec`` 16-byte vectors each (four
     float32 elements apiece)."""
 
     def __init__(self, n_vec: int, x, y):

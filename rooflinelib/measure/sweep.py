@@ -1,4 +1,4 @@
-"""Lab 2: the intensity sweep, and what is read off it (the ridge and the knee).
+"""Lab 3: the intensity sweep, and what is read off it (the ridge and the knee).
 
 One kernel, K fused multiply-adds per float32 element, K = 0 .. 1024, so I = K/4 FLOP/byte
 walks the whole roofline.  K = 0 is a pure copy: the sweep calibrates its own
@@ -71,7 +71,7 @@ def sweep_point(backend, k: int, buffers, all_ks=(), vectors_per_thread=None, pr
 
 def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = None,
               progress=None, vectors_per_thread: int = None) -> dict:
-    """Run Lab 2 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
+    """Run Lab 3 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
     the two buffers (default: the backend's).

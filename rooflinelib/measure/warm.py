@@ -8,7 +8,7 @@ and the workers of a test run do not all compile the same kernels at the same mo
 
 Each kernel is compiled by calling it as the labs do, through the same functions, at the
 smallest sizes, so that it is compiled for the argument types it will be given: Lab 1's copy,
-fill and FMA kernels, Lab 2's sweep at every K, exercise 3's reduction and the working-set
+fill and FMA kernels, Lab 3's sweep at every K, exercise 4's reduction and the working-set
 read.  Every step's outcome is reported; one that fails is reported and the others still run
 (a kernel not compiled here is compiled where it is first used, as before).
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import time
 
-#: Each buffer of the warm-up runs, in MiB (the least Lab 1 and Lab 2 accept): the runs take
+#: Each buffer of the warm-up runs, in MiB (the least Lab 1 and Lab 3 accept): the runs take
 #: milliseconds once compiled.
 WARM_MIB = 1
 
@@ -34,7 +34,7 @@ def _lab1():
     measure_ceilings(_backend(), size_mib=WARM_MIB)
 
 
-def _lab2():
+def _lab3():
     from .sweep import run_sweep
     run_sweep(_backend(), size_mib=WARM_MIB)
 
@@ -52,8 +52,8 @@ def _working_set():
 
 
 #: What is compiled, in the order it is compiled.
-STEPS = {"Lab 1 (fill, copy, FMA peaks)": _lab1, "Lab 2 (the sweep at every K)": _lab2,
-         "exercise 3's reduction": _reduction, "the working-set read": _working_set}
+STEPS = {"Lab 1 (fill, copy, FMA peaks)": _lab1, "Lab 3 (the sweep at every K)": _lab3,
+         "exercise 4's reduction": _reduction, "the working-set read": _working_set}
 
 
 def warm(progress=print) -> dict:

@@ -31,7 +31,7 @@ CELLS = {
     "gemm": 'widgets.gemm_widget("MI300X", "bf16", 512)',
     "attention": 'widgets.attention_widget("MI300X", s=1024, d=128)',
     "tiles": "widgets.tile_animation()",
-    "sweep-walker": "lab2 = load_sweep()\nwidgets.sweep_walker(lab2.result['rows'], lab2.machine)",
+    "sweep-walker": "lab3 = load_sweep()\nwidgets.sweep_walker(lab3.result['rows'], lab3.machine)",
     "link-step": "roofs = step_roofs.step_roofs_for(detect_mode())\n"
                  "widgets.link_step_widget(roofs, n_params=10**6)",
     "triage": 'widgets.triage_tool(fraction_of_roof="12/60", side="ridge")',
@@ -49,11 +49,11 @@ CELLS = {
               "        display(figure)\n"
               "    return out\n"
               "points = [KernelPoint(f\"K={r['k']}\", 2 * r['k'], 8, r['gflops'])\n"
-              "          for r in lab2.result['rows'] if r['k'] > 0]\n"
+              "          for r in lab3.result['rows'] if r['k'] > 0]\n"
               "ipywidgets.VBox([\n"
               "    boxed(roofline_figure(MI300X, kernels=operators.demo_kernels(), compute=['fp32', 'bf16-tensor'],\n"
               "          title='Six operators on the MI300X (fp32 solid, bf16 matrix dashed)'), 'chart-mi300x'),\n"
-              "    boxed(roofline_figure(lab2.machine, kernels=points, title=f'Lab 2 sweep: {lab2.machine.name}'),\n"
+              "    boxed(roofline_figure(lab3.machine, kernels=points, title=f'Lab 3 sweep: {lab3.machine.name}'),\n"
               "          'chart-sweep'),\n"
               "    boxed(roofline_figure(results.recorded_h200(), title='Measured ceilings: H200 (recorded)'),\n"
               "          'chart-ceilings')])",

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Lab 2, for a terminal or a batch job: sweep one kernel across the roofline and store it.
+"""Lab 3, for a terminal or a batch job: sweep one kernel across the roofline and store it.
 
-    python3 labs/lab2_sweep.py                          # K = 0..1024 on the GPU, else the CPU
-    python3 labs/lab2_sweep.py --backend numba --ks 0,1,2,4,8,16,32,64,128,256,512
+    python3 labs/lab3_sweep.py                          # K = 0..1024 on the GPU, else the CPU
+    python3 labs/lab3_sweep.py --backend numba --ks 0,1,2,4,8,16,32,64,128,256,512
 
-Prints the two tables of notebook 04 (Lab 2) (raw rates, then each point against the sweep's
+Prints the two tables of notebook 04 (Lab 3) (raw rates, then each point against the sweep's
 own roofs) and stores results/sweep_<backend>.json (path printed) unless --out or --no-save
 says otherwise.  Started with a Python that lacks numba, it re-runs itself with .venv's.
 """

@@ -1,4 +1,4 @@
-"""Exercise 4: place two kernels on one roofline, then again after the bandwidth drops.
+"""Exercise 1: place two kernels on one roofline, then again after the bandwidth drops.
 
 The course's worked example: 120 TFLOP/s of the relevant arithmetic and 3 TB/s of HBM, then the same
 compute with 2 TB/s.  Two kernels, at 20 and 80 FLOP/byte.  The keys come from

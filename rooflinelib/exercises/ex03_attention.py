@@ -1,4 +1,4 @@
-"""Exercise 2: the arithmetic intensity of attention, fused and unfused.
+"""Exercise 3: the arithmetic intensity of attention, fused and unfused.
 
 One head, sequence length ``s``, head dimension ``d``, bf16.  The keys come from
 :func:`rooflinelib.operators.attention` and its helpers; the student's formulas are Python

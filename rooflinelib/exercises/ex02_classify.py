@@ -1,4 +1,4 @@
-"""Exercise 1: classify nine kernels against two ridge points, then three cases the model misses.
+"""Exercise 2: classify nine kernels against two ridge points, then three cases the model misses.
 
 The machine has one memory roof and two compute roofs, so every kernel has two candidate
 verdicts and only one of them counts: the one against the roof its instructions run on.  Row 8
@@ -16,7 +16,7 @@ from .. import operators as ops
 from ..grading import (Choices, Table, check_choice, check_number, check_side, report)
 from ..model import Ceiling, Machine, classify, time_bounds
 
-SOURCE = "Exercise 1: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
+SOURCE = "Exercise 2: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
 
 #: The exercise GPU.  Round numbers close to a current data-centre GPU; the fp32 vector roof is
 #: chosen so that its ridge is 15 FLOP/byte, which puts row 8 between the two ridges.
@@ -310,8 +310,8 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
 #: C1, the tiny launch (pitfall 1): a 4096-element vector add on a 4 TB/s GPU, launched from
 #: Python one kernel at a time.  The launch overhead is the host's dispatch of one launch, not
 #: the GPU's own cost: CuPy's RawKernel measured 5.3-6.2 us per launch on the H200 on 2026-12-01
-#: (rooflinelib/data/h200_experiments_numba.json and benchmarks/h200_probe_1201/
-#: experiments_chains_launch.json, experiment 'launch'; torch 6.5-8.0 us, Numba-CUDA
+#: (rooflinelib/data/h200_experiments_numba.json and docs/measurements/
+#: h200_probes/experiments_chains_launch.json, experiment 'launch'; torch 6.5-8.0 us, Numba-CUDA
 #: 20.8-25.9 us), against 0.64-0.69 us of device cost per kernel inside a CUDA graph.
 TINY_N = 4096
 TINY_GBPS = 4_000.0

@@ -1,10 +1,10 @@
-"""Exercise 3: place your own kernels on the ceilings you measured.
+"""Exercise 4: place your own kernels on the ceilings you measured.
 
 Two kernels are given, verified and timed on whatever this machine can measure:
 
 - a **reduction**, ``sum(x)`` over float32 values, accumulated in float64;
 - an **FMA-heavy kernel**, ``y = x`` after :data:`FMA_STEPS` identity multiply-adds per element
-  (Lab 2's sweep kernel at one fixed K).
+  (Lab 3's sweep kernel at one fixed K).
 
 The student writes the FLOP and byte accounting and places both kernels on the ceilings the
 notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
@@ -124,7 +124,7 @@ class Setup:
                                    f"{run.repeats}, spread {run.spread:.1%}), verified; "
                                    f"{run.kernel} on {run.where}"))
         rows += [("note", note) for note in self.notes]
-        return Table(("what", "value"), tuple(rows), title="Exercise 3: what this notebook loaded")
+        return Table(("what", "value"), tuple(rows), title="Exercise 4: what this notebook loaded")
 
     def _repr_html_(self):
         return self.describe()._repr_html_()
@@ -141,7 +141,7 @@ def reduction_cost(n: int):
 
 
 def fma_cost(n: int):
-    """FLOPs and bytes of the FMA kernel: Lab 2's sweep accounting at K = FMA_STEPS."""
+    """FLOPs and bytes of the FMA kernel: Lab 3's sweep accounting at K = FMA_STEPS."""
     from ..measure.accounting import sweep_work
     return sweep_work(n, FMA_STEPS)
 
@@ -169,7 +169,7 @@ def run_kernels(backend="cpu", progress=None) -> tuple:
         progress(f"  reduction: {n:,} elements in {m.seconds * 1e3:.3g} ms, verified")
     m = sweep_point(b, FMA_STEPS, buffers)
     fma = KernelRun("fma", n, m.seconds, m.timing.spread, m.timing.repeats, m.verified,
-                    f"{m.kernel} (Lab 2's sweep kernel)", where)
+                    f"{m.kernel} (Lab 3's sweep kernel)", where)
     if progress:
         progress(f"  fma: {n:,} elements in {fma.seconds * 1e3:.3g} ms, verified")
     del buffers
@@ -190,18 +190,18 @@ RECORDED_H200 = {
                "mem_clock_mhz": 3201, "sm_clock_drift": 0.0,
                "libraries": {"numpy": "2.4.6", "numba": "0.68.0", "numba-cuda": "0.30.4",
                              "python": "3.12.3"}},
-    # Lab 1's dram is its best access mix, the write (benchmarks/h200_mixes_b/ex03_recording.json)
+    # Lab 1's dram is its best access mix, the write (docs/measurements/h200_mixes_b/ex03_recording.json)
     "ceilings": {"dram": {"value": 4679.5, "spread": 0.013},
                  "fp32": {"value": 66074.4, "spread": 0.0}},
     # the same Lab 1's dram-read, the best of its four configurations
-    # (benchmarks/h200_mixes_b/ex03_record.log, [1/11]): the reduction's own access mix
+    # (docs/measurements/h200_mixes_b/ex03_record.log, [1/11]): the reduction's own access mix
     "dram_read_gbps": 4506.7,
     "reduction": {"name": "reduction", "n": 134217728, "seconds": 0.00012308799847960474,
                   "spread": 0.013518765354133943, "repeats": 20, "verified": True,
                   "kernel": "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"},
     "fma": {"name": "fma", "n": 134217728, "seconds": 0.00031641599535942077,
             "spread": 0.006573604106333876, "repeats": 20, "verified": True,
-            "kernel": "sweep_pipelined<64> (Lab 2's sweep kernel)"},
+            "kernel": "sweep_pipelined<64> (Lab 3's sweep kernel)"},
 }
 
 
@@ -236,7 +236,7 @@ def recorded_machine(recording: dict = None) -> Machine:
 
 def record(progress=None) -> dict:
     """Measure the two ceilings and time both kernels on this machine's GPU, in one session:
-    the data of RECORDED_H200.  ``python -m rooflinelib.exercises.ex03_place_kernel`` prints
+    the data of RECORDED_H200.  ``python -m rooflinelib.exercises.ex04_place_kernel`` prints
     it as JSON (progress goes to stderr)."""
     from dataclasses import asdict
 
@@ -336,16 +336,16 @@ def kernel_sources(setup=None) -> str:
 
     here = Path(__file__).resolve().parent
     measure = here.parent / "measure"
-    # Lab 2 times two forms of the CPU sweep at this K and keeps the faster; show the one that ran
+    # Lab 3 times two forms of the CPU sweep at this K and keeps the faster; show the one that ran
     cpu_form = "_sweep_elementwise" if setup is not None and "(elementwise)" in setup.fma.kernel else "_sweep_lanes"
     on_cpu = [("Reduction, CPU (Numba parallel)", _source_of(measure / "cpu.py", "cpu_sum")),
-              (f"FMA kernel, CPU (Lab 2's sweep at K = {FMA_STEPS})",
+              (f"FMA kernel, CPU (Lab 3's sweep at K = {FMA_STEPS})",
                _source_of(measure / "cpu.py", cpu_form))]
     gpu_sweep = "sweep_kernel"
     if setup is None or "pipelined" in setup.fma.kernel:
         gpu_sweep = "sweep_pipelined_kernel"
     on_gpu = [("Reduction, GPU (Numba-CUDA)", _source_of(measure / "kernels_numba.py", "gpu_sum")),
-              (f"FMA kernel, GPU (Lab 2's sweep at K = {FMA_STEPS})",
+              (f"FMA kernel, GPU (Lab 3's sweep at K = {FMA_STEPS})",
                _source_of(measure / "kernels_numba.py", gpu_sweep))]
     if setup is None:
         parts = on_cpu + on_gpu
