@@ -50,9 +50,9 @@ FP64_CONFIGS = ((8, 32),)
 FP64_ITER = 1024
 #: Vectors each thread of the sweep walks (1: one vector per thread, no pipelining), tried at
 #: every K; the point reports the fastest, as the copy ceiling does.  Measured on the H200
-#: (benchmarks/REPORT.md), neither setting alone serves the whole curve: one vector per thread
-#: reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps before the
-#: ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap them and
+#: (docs/measurements/history.md), neither setting alone serves the whole curve: one vector
+#: per thread reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps
+#: before the ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap them and
 #: put the knee within one step, but lose ~5% of the bandwidth at K = 0.
 SWEEP_VECTOR_CONFIGS = (1, 16)
 #: The pipelined setting, for callers that ask for one kernel only.

@@ -4,7 +4,7 @@ Each factory returns a compiled kernel for one set of compile-time constants, me
 sweep point K is compiled once per process (and once per machine with the on-disk cache).
 What each launch computes is counted in :mod:`rooflinelib.measure.accounting`.
 
-Rules these kernels follow, each learnt on the H200 (benchmarks/REPORT.md):
+Rules these kernels follow, each learnt on the H200 (docs/measurements/history.md):
 
 - Loops that must cost nothing are ``while`` loops on an ``int32`` counter around a body of
   ``for _ in range(CONSTANT)`` that NVVM unrolls fully.  A ``for _ in range(n)`` with a run-time

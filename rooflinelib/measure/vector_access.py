@@ -2,7 +2,7 @@
 
 Why: a memory kernel needs enough bytes in flight per thread to cover DRAM latency.  With one
 4-byte load per thread an H200 copy reached only 0.65-0.73 of ``cupy.copyto``; 16 bytes per
-thread reached 0.97 (docs/h200-facts.md, benchmarks/REPORT.md).  Numba has no float4 array type, and a complex128
+thread reached 0.97 (docs/h200-facts.md, docs/measurements/history.md).  Numba has no float4 array type, and a complex128
 view compiles to two 8-byte loads, so these intrinsics emit the single 16-byte instructions
 (``ld.global.v4.f32`` / ``st.global.v4.f32``, ``LDG.E.128`` / ``STG.E.128`` in SASS) that CUDA
 C++ gets from ``float4``.

@@ -9,7 +9,7 @@ the whole working set from its own starting chunk (so each SM's L1 sees all of i
 way, between two reads of one vector the grid reads about the whole working set: the distance
 between reuses is W, and a cache holds the data while W fits it.
 
-Why this shape (measured on the H200: docs/h200-facts.md, benchmarks/REPORT.md):
+Why this shape (measured on the H200: docs/h200-facts.md, docs/measurements/history.md):
 
 - 16-byte loads (``ld.global.v4.f32``): 4-byte loads leave the memory system idle;
 - the offsets inside a chunk are compile-time constants, so the four loads share one address
