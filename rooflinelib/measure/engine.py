@@ -52,8 +52,8 @@ FP64_ITER = 1024
 #: every K; the point reports the fastest, as the copy ceiling does.  Measured on the H200
 #: (docs/measurements/history.md), neither setting alone serves the whole curve: one vector
 #: per thread reads at 0.999 of the copy ceiling at K = 0 but leaves the memory roof 2 K-steps
-#: before the ridge (load latency and FMA time add up); 16 vectors, software-pipelined, overlap them and
-#: put the knee within one step, but lose ~5% of the bandwidth at K = 0.
+#: before the ridge (load latency and FMA time add up); 16 vectors, software-pipelined,
+#: overlap them and put the knee within one step, but lose ~5% of the bandwidth at K = 0.
 SWEEP_VECTOR_CONFIGS = (1, 16)
 #: The pipelined setting, for callers that ask for one kernel only.
 SWEEP_VECTORS_PER_THREAD = 16
