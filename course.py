@@ -202,7 +202,7 @@ def ensure_pip() -> None:
 
 def install_with_uv(extras: str) -> bool:
     """Install the course into .venv with uv; False (having said why) when pip must do it.
-    uv installs pip into .venv beside the course, for the README's ``.venv/bin/pip`` lines."""
+    uv installs pip into .venv beside the course, for the ``.venv/bin/pip`` lines of docs/install.md."""
     if system_pip_installs_into_venv():
         get_uv = [sys.executable, "-m", "pip", "--python", str(PY), "install", "--quiet", "uv"]
     else:

@@ -259,7 +259,7 @@ def test_the_install_uses_uv_and_stamps_the_environment(fake_venv, capsys):
     assert ran[1][0][-1] == "uv"
     uv = ran[2][0]
     assert uv[uv.index("--python") + 1] == str(course.PY) and "--compile-bytecode" in uv
-    # pip beside the course, for the README's .venv/bin/pip lines (the venv is made without it)
+    # pip beside the course, for docs/install.md's .venv/bin/pip lines (the venv is made without it)
     assert uv[-3:] == ["-e", f"{course.ROOT}[course,test]", "pip"]
     assert "with uv" in capsys.readouterr().out
     # stamped: the next call installs nothing (it only brings the bytecode up to date), until

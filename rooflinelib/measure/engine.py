@@ -447,7 +447,7 @@ class NumbaGpu(_GpuBase):
     def __init__(self):
         try:
             from numba import cuda
-        except Exception as exc:  # numba-cuda missing or broken (numpy 2.5: see README)
+        except Exception as exc:  # numba-cuda missing or broken (numpy 2.5: see docs/install.md)
             raise BackendUnavailable(f"backend numba: cannot import numba.cuda ({exc})") from None
         if not cuda.is_available():
             raise BackendUnavailable("backend numba: no CUDA GPU is available to Numba")
