@@ -367,25 +367,96 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
 # What each figure widget's browser side runs instead of plotly's own widget code: that code
 # (5 MB, plotly.js inside) comes in the widget's _plotly_bundle, and is imported once a page
 # for each plotly version (a kernel restarted on another plotly gets its own).
+#
+# Why initialize does not wait for that import.  anywidget (0.11) holds a model's comm messages
+# until the widget's initialize has returned, and gives it 2 s from the model's creation: past
+# that, its ready promise is rejected and every later message to the model is dropped, for
+# good.  The kernel opens a FigureWidget's comm with no traces and sends them in the next
+# message, so a model whose initialize took over 2 s keeps 0 traces (and ignores every later
+# update): the blank explorer of the browser test's first run-all, the page's first figure,
+# which is the one that imports plotly (1.5-2 s of Chromium on the 2-core VM when quiet).
+# So initialize returns at once; the messages that come before plotly's own model code is
+# ready (its handlers of the _py2js_* edits) are held and handed to it, in order, when it is;
+# render waits for it.  The traces and the layout need no holding: they are the model's state.
 _WIDGET_LOADER_ESM = """
+const EDITS = ["_py2js_addTraces", "_py2js_deleteTraces", "_py2js_moveTraces", "_py2js_restyle",
+  "_py2js_relayout", "_py2js_update", "_py2js_animate", "_py2js_removeLayoutProps",
+  "_py2js_removeTraceProps"];
+
+function bundleKeys(model) {
+  const name = "rooflinelib.plotly-widget-bundle " + model.get("_plotly_version");
+  return [Symbol.for(name), Symbol.for(name + " imported")];
+}
+
 function plotlyWidget(model) {
-  const key = Symbol.for("rooflinelib.plotly-widget-bundle " + model.get("_plotly_version"));
+  const [key, imported] = bundleKeys(model);
   if (!globalThis[key]) {
     const bundle = new Blob([model.get("_plotly_bundle")], { type: "text/javascript" });
-    globalThis[key] = import(URL.createObjectURL(bundle));
+    globalThis[key] = import(URL.createObjectURL(bundle)).then((module) => {
+      globalThis[imported] = module;
+      return module;
+    });
   }
   return globalThis[key];
 }
 
-export default () => {
-  let widget = null;
-  return {
-    async initialize(context) {
-      widget = (await plotlyWidget(context.model)).default();
-      return widget.initialize(context);
+// plotly's widget on ``context``'s model, given the edits that came meanwhile (``held``) in
+// order, straight after its initialize: no message can come in between.
+function started(module, context, held) {
+  const model = context.model;
+  const replaying = new Map();
+  const handlers = [];  // plotly's model handlers, recorded until the replay
+  let recording = true;
+  const seen = Object.assign({}, model, {
+    get: (name) => (replaying.has(name) ? replaying.get(name) : model.get(name)),
+    on: (event, callback) => {
+      if (recording) handlers.push([event, callback]);
+      model.on(event, callback);
     },
-    render(context) {
-      return widget.render(context);
+  });
+  const widget = module.default();
+  const replay = () => {
+    recording = false;
+    for (const [name, value] of held) {
+      replaying.set(name, value);
+      try {
+        handlers.filter(([event]) => event === "change:" + name).forEach(([, callback]) => callback());
+      } finally {
+        replaying.delete(name);
+      }
+    }
+    return widget;
+  };
+  const result = widget.initialize({ ...context, model: seen });
+  return result && typeof result.then === "function" ? result.then(replay) : replay();
+}
+
+export default () => {
+  let ready = null;
+  return {
+    initialize(context) {
+      const model = context.model;
+      const module = globalThis[bundleKeys(model)[1]];
+      if (module) {  // imported already: plotly's own initialize, as it would run
+        ready = Promise.resolve(started(module, context, []));
+        return ready.then(() => undefined);
+      }
+      const held = [];
+      const holders = EDITS.map((name) => {
+        const hold = () => {
+          const value = model.get(name);
+          if (value !== null && value !== undefined) held.push([name, value]);
+        };
+        model.on("change:" + name, hold);
+        return ["change:" + name, hold];
+      });
+      ready = plotlyWidget(model).then((module) => {
+        holders.forEach(([event, hold]) => model.off(event, hold));
+        return started(module, context, held);
+      });
+    },
+    async render(context) {
+      return (await ready).render(context);
     },
   };
 };
