@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -362,9 +363,9 @@ def _sass():
 
 @section("lab timings")
 def _labs():
-    """Lab 1 + Lab 2 through the CLI in fresh processes: cold (empty compile cache) and warm."""
+    """Lab 1 + Lab 3 through the CLI in fresh processes: cold (empty compile cache) and warm."""
     out = {}
-    cache = Path("/tmp/rooflinelib-labcache")
+    cache = Path(tempfile.gettempdir()) / "rooflinelib-labcache"
     shutil.rmtree(cache, ignore_errors=True)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), CUPY_CACHE_DIR=str(cache / "cupy"))
     for label in ("cold", "warm"):

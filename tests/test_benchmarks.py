@@ -91,3 +91,16 @@ def test_the_history_names_the_commit_that_holds_the_removed_runs():
     text = (MEASUREMENTS / "history.md").read_text(encoding="utf-8")
     # it names the commit that still holds the per-run files that left the tree
     assert re.search(r"git show [0-9a-f]{7,}:benchmarks/", text)
+
+
+LOCAL_PATH = re.compile(r"(?<![\w$.])/(?:root|tmp|work)/|\.\./shared")
+
+
+def test_no_machine_local_path_in_benchmarks_or_measurements():
+    found = []
+    for path in sorted(BENCH.rglob("*")) + sorted(MEASUREMENTS.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in LOCAL_PATH.finditer(text)]
+    assert found == []
+    assert LOCAL_PATH.search('cache = Path("/tmp/x")') and not LOCAL_PATH.search("$OUT/run17")
