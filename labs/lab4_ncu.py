@@ -51,9 +51,22 @@ def find_ncu(given=None):
     return None
 
 
+def _check_targets(out, log) -> None:
+    """--out and --log (when given) can be written (fileio.check_target: a folder, a device, a
+    missing folder or /proc refused), and are not one file: the CSV would be written, then
+    replaced by ncu's messages."""
+    from rooflinelib.fileio import check_target
+    from rooflinelib.hierarchy.ncu import NcuError
+    csv = check_target(out, _option_error(NcuError, "--out"))
+    if log:
+        messages = check_target(log, _option_error(NcuError, "--log"))
+        if os.path.realpath(messages) == os.path.realpath(csv):
+            raise NcuError(f"--log: {log}: is the same file as --out; give another")
+
+
 def profile(args) -> int:
     from rooflinelib.cli.errors import number_option
-    from rooflinelib.fileio import check_target, write_atomic
+    from rooflinelib.fileio import write_atomic
     from rooflinelib.hierarchy.ncu import NcuError, command, printable
     timeout = number_option(args.timeout, "--timeout", maximum=MAX_TIMEOUT_S)
     ncu = find_ncu(args.ncu)
@@ -67,9 +80,7 @@ def profile(args) -> int:
     except OSError as exc:
         raise NcuError(f"--out: {out.parent}: cannot create the folder ({exc.strerror or exc})") from None
     # Checked before a profile of minutes: a folder or a device is never a CSV to write.
-    check_target(out, _option_error(NcuError, "--out"))
-    if args.log:
-        check_target(args.log, _option_error(NcuError, "--log"))
+    _check_targets(out, args.log)
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
@@ -83,15 +94,23 @@ def profile(args) -> int:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise NcuError(f"ncu: did not finish within {timeout:g} s (--timeout)") from None
-    if args.log:
-        write_atomic(args.log, done.stderr, _option_error(NcuError, "--log"))
     if done.returncode != 0:
-        # No CSV: a failed run's output over the last good one would be read as a profile.
+        # No CSV: a failed run's output over the last good one would be read as a profile.  Its
+        # messages are what --log is for, so they are kept.
         last = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-1:] or [""]
+        kept = ""
+        if args.log:
+            write_atomic(args.log, done.stderr, _option_error(NcuError, "--log"))
+            kept = f"; its messages are in {args.log}"
         raise NcuError(f"ncu: exited with status {done.returncode}: {printable(last[0])[:300]}; "
-                       f"{out} was not written")
+                       f"{out} was not written{kept}")
+    # Both checked again before either is written (the run took minutes): an --out that cannot
+    # be written must not leave --log replaced and the command failed.
+    _check_targets(out, args.log)
     write_atomic(out, done.stdout, _option_error(NcuError, "--out"))
     print(f"ncu CSV written to {out}", file=sys.stderr)
+    if args.log:
+        write_atomic(args.log, done.stderr, _option_error(NcuError, "--log"))
     return show(argparse.Namespace(csv=str(out), analytic=analytic, ceilings=args.ceilings,
                                    workingset=args.workingset))
 
@@ -158,7 +177,7 @@ def main(argv=None) -> int:
     p.add_argument("--ncu", help="path of the ncu executable")
     p.add_argument("--timeout", metavar="S", default=str(TIMEOUT_S),
                    help=f"seconds before giving up on ncu (default {TIMEOUT_S}, at most {MAX_TIMEOUT_S})")
-    p.add_argument("--log", help="also store ncu's messages (stderr) here")
+    p.add_argument("--log", help="also store ncu's messages (stderr) here, also when ncu fails")
     p.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
     p.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS (default: lab4_target.py)")
