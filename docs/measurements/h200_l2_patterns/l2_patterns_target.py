@@ -1,5 +1,5 @@
 """One verified launch of the working-set read per (access, pattern, working set), to run under
-ncu (2026-11-30, output in ncu_l2_patterns.csv, read in benchmarks/REPORT.md):
+ncu (2026-11-30, output in ncu_l2_patterns.csv, read in docs/measurements/history.md):
 
     ncu --clock-control none --cache-control all --csv --page raw --print-units base \
         -k regex:ws_read --metrics gpu__time_duration.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,\

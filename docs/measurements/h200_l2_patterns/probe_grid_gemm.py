@@ -1,4 +1,4 @@
-"""Two probes run on the H200 on 2026-11-30 before the full runs (benchmarks/REPORT.md):
+"""Two probes run on the H200 on 2026-11-30 before the full runs (docs/measurements/history.md):
 
 1. occupancy of the working-set kernels, and the L2-only read ('slices') from 24 to 160 MB
    with grids of 2, 4, 6 (resident) and 8 blocks per SM -> grid_probe.json;
