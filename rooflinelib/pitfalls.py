@@ -16,8 +16,9 @@ from . import operators
 GPU_SECTOR_BYTES = 32
 CPU_LINE_BYTES = 64
 #: The unit the H200's DRAM traffic behaves as if it moved: pairs of 32-byte sectors.  This is
-#: what the recorded strided reads fit (useful bandwidth keeps halving up to stride 16, four
-#: times the sector's stride), not a datasheet figure; docs/h200-facts.md has the data.
+#: what the recorded strided reads fit (useful bandwidth keeps halving up to stride 16, twice
+#: stride 8, from which each float read has a 32-byte sector of its own), not a datasheet
+#: figure; docs/h200-facts.md has the data.
 GPU_DRAM_ACCESS_BYTES = 64
 
 

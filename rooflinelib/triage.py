@@ -191,7 +191,11 @@ class Diagnosis:
 
 
 def _pct(fraction: float) -> str:
-    return f"{100 * fraction:.0f}%"
+    text = f"{100 * fraction:.0f}%"
+    if text in ("0%", "100%") and fraction not in (0, 1):
+        # a measured 99.7% printed as "100%" reads as a claim the counter did not make
+        text = f"{100 * fraction:.1f}%"
+    return text
 
 
 def lever(advice: str) -> str:
@@ -214,6 +218,12 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
          "Draw a hierarchical roofline: place the kernel against the L2 and shared-memory roofs "
          "with the bytes that cross each level."),
         f"its L2 hit rate is {_pct(facts.l2_hit_rate)}" if cached else "", 3)
+    wrong_roof = facts.matrix_instructions is True and facts.roof_is_matrix is False
+    matrix_finding = Finding(
+        "a matrix-core kernel is being scored against a vector (fp32) roof",
+        "Re-plot against the matrix ceiling of the dtype it executes; its ridge is many times "
+        "further right, and the verdict can flip to memory-bound.",
+        "it runs tensor/matrix instructions but its roof is not a matrix roof", 4)
     if frac is not None and frac > ABOVE_ROOF_FRACTION:
         if cached and facts.side in ("memory", "ridge", None):
             # Above the DRAM roof with the bytes served by the L2: the cache explains the point,
@@ -225,6 +235,17 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
                 "Once the kernel is placed against the L2 roof, if it is still above its roof, "
                 "recount FLOPs and bytes with one convention and check the units and the clock.",
                 f"it reaches {_pct(frac)} of the DRAM roof", 6))
+        elif wrong_roof:
+            # Above a vector roof with matrix instructions: the matrix roof explains the point,
+            # so it comes first and recounting is only what is left if it does not.
+            found.append(matrix_finding)
+            found.append(Finding(
+                "a point above the vector roof that the matrix roof does not explain would be a "
+                "counting error",
+                "Once the kernel is placed against the matrix roof of its dtype, if it is still "
+                "above its roof, recount FLOPs and bytes with one convention and check the units "
+                "and the clock.",
+                f"it reaches {_pct(frac)} of the vector roof", 6))
         else:
             found.append(Finding(
                 "the point is above its own roof, which no kernel can be",
@@ -257,12 +278,8 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             "Launch at least a few blocks per SM (a grid-stride loop keeps the work per thread "
             "sensible), then re-measure.",
             f"{facts.blocks} block{'s' if facts.blocks != 1 else ''} for {facts.sm_count} SMs", 1))
-    if facts.matrix_instructions is True and facts.roof_is_matrix is False:
-        found.append(Finding(
-            "a matrix-core kernel is being scored against a vector (fp32) roof",
-            "Re-plot against the matrix ceiling of the dtype it executes; its ridge is many times "
-            "further right, and the verdict can flip to memory-bound.",
-            "it runs tensor/matrix instructions but its roof is not a matrix roof", 4))
+    if wrong_roof and matrix_finding not in found:
+        found.append(matrix_finding)
     if facts.matrix_instructions is False and facts.roof_is_matrix is True:
         found.append(Finding(
             "a vector kernel is being scored against a matrix-core roof",
@@ -285,7 +302,7 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             "the memory system moves bytes the algorithm never asked for (uncoalesced or strided access)",
             "Fix the access pattern first (coalesce, tile through shared memory, pad to avoid bank "
             "conflicts), then re-measure bytes and rate.",
-            f"the profiler counts {facts.bytes_ratio:.3g}x the analytic bytes", 6))
+            f"the bytes moved are {facts.bytes_ratio:.3g}x the analytic bytes", 6))
     if cached and cache_finding not in found:
         found.append(cache_finding)
     below_roof = frac is None or frac < NEAR_ROOF_FRACTION
