@@ -141,6 +141,10 @@ def primary_roofline(machine: Machine, compute=None, memory=None) -> Roofline:
     return Roofline(p.value, b.value, compute_name=p.name, memory_name=b.name)
 
 
+#: The line of each DRAM access mix's roof (``dram-read`` and so on); ``dram`` itself is solid.
+MIX_DASH = {"read": "dot", "write": "dashdot", "copy": "dash"}
+
+
 def _is_matrix_roof(ceiling: Ceiling) -> bool:
     return "tensor" in ceiling.name or "matrix" in ceiling.name
 
@@ -268,7 +272,10 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         fig.add_trace(go.Scatter(
             x=[x_low, corner], y=[x_low * m.value, corner * m.value], mode="lines",
             name=f"{m.title}: {_fmt(m.value)} GB/s", meta=memory_id(m.name),
-            line=dict(color=_colour(m.name, index), width=3 if index == 0 else 2),
+            # DRAM's access mixes lie within about 10% of ``dram`` and of each other: a dash of
+            # their own, so that each shows beside the line it nearly covers on a log chart.
+            line=dict(color=_colour(m.name, index), width=3 if index == 0 else 2,
+                      dash=MIX_DASH.get(registry.MIX_OF.get(m.name), "solid")),
             hovertemplate=f"{m.title} ({m.name}): {_fmt(m.value)} GB/s<br>"
                           "I = %{x:.3g} FLOP/byte, I*B = %{y:,.0f} GFLOP/s<extra></extra>",
         ))

@@ -192,6 +192,17 @@ def dram_mixes(result_or_path) -> dict:
     return {registry.MIX_OF[row]: rates[row] for row in registry.parts_of("dram") if row in rates}
 
 
+def mix_roofs(result_or_path, name: str = None) -> tuple:
+    """``(machine, memory)``: the machine of a ceilings result with DRAM's access mixes kept,
+    and the memory ceilings a chart draws for it: ``dram`` first (the fastest mix, which the
+    ridge uses), then every other mix the result measured, so that a student sees the roof a
+    kernel of each mix is judged against.  A result without mixes gives ``["dram"]``."""
+    result = _as_result(result_or_path)
+    best = dram_mix(result)
+    others = [f"dram-{mix}" for mix in dram_mixes(result) if mix != best]
+    return to_machine(result, name=name, mixes=True), ["dram"] + others
+
+
 def l2_footprint(result: dict):
     """The working set (bytes) a ceilings result's ``l2`` was read from, or None."""
     for d in result.get("details", []):

@@ -75,9 +75,11 @@ def cycles_per_issue(variant, clock_mhz):
 
 
 def issued_per_ffma(sass):
-    """Instructions issued per FFMA in a partly unrolled loop: the FFMAs and every opcode that
+    """Instructions issued per FFMA in a kernel's hot loop: the FFMAs and every opcode that
     comes about once per unrolled step (between half and twice as many as the FFMAs), over the
-    FFMAs.  None when the SASS has no FFMA."""
+    FFMAs.  A loop unrolled completely has no such opcode, only a few per trip of hundreds of
+    FFMAs, so it gives 1.0 (to the one decimal the table prints).  None when the SASS has no
+    FFMA."""
     sass = sass or {}
     ffma = sass.get("FFMA", 0)
     if not ffma:
@@ -105,7 +107,8 @@ def chains_rows(experiment) -> list:
     """One row per variant of a ``chains`` run: rate, fraction of the fp32 peak at the run's
     clock (of the best rate on a CPU), cycles per dependent step of one warp, cycles per FMA
     issued by one scheduler, the stall model's fraction (full occupancy; its latency is the
-    one-warp, one-chain step) and, for the code-generation trap, instructions per FFMA."""
+    one-warp, one-chain step), and from each kernel's SASS its FFMA count and instructions
+    issued per FFMA (the evidence that the FMAs ran, and that the loop around them is clean)."""
     clock = sm_clock_mhz(experiment)
     clean = [v for v in experiment.variants if not v.extra.get("trap")]
     scale = fp32_peak_gflops(experiment) or max(v.gflops for v in experiment.variants)
@@ -119,8 +122,8 @@ def chains_rows(experiment) -> list:
         rows.append({"variant": variant_label(v), "chains": v.extra.get("chains"), "warps": warps,
                      "gflops": v.gflops, "fraction": v.gflops / scale,
                      "cycles_per_step": cycles_per_step(v, clock), "cycles_per_issue": cycles_per_issue(v, clock),
-                     "model": model,
-                     "issued_per_ffma": issued_per_ffma(v.extra.get("sass")) if v.extra.get("trap") else None})
+                     "model": model, "ffma_in_sass": (v.extra.get("sass") or {}).get("FFMA") or None,
+                     "issued_per_ffma": issued_per_ffma(v.extra.get("sass"))})
     return rows
 
 
@@ -131,7 +134,8 @@ CHAINS_COLUMNS = (
     Column("cycles_per_step", "cycles/step (1 warp)", sig(3)),
     Column("cycles_per_issue", "cycles/FMA (scheduler)", sig(3)),
     Column("model", "stall model", _fraction),
-    Column("issued_per_ffma", "instr./FFMA", sig(2)),
+    Column("ffma_in_sass", "FFMA in SASS", lambda n: "-" if n is None else f"{n:,}"),
+    Column("issued_per_ffma", "instr./FFMA", lambda n: "-" if n is None else f"{n:.1f}"),
 )
 
 
@@ -313,9 +317,15 @@ def time_split(profile) -> dict:
 
 
 def transpose_rows(experiment) -> list:
-    """Each transpose variant's bandwidth and its fraction of the copy measured beside it."""
-    copy = experiment.variant("copy").gbps
-    return [{"variant": v.name, "gbps": v.gbps, "of_copy": v.gbps / copy} for v in experiment.variants]
+    """Each transpose variant's bandwidth and its fraction of the copy: Lab 1's copy mix from
+    the chain (``copy_gbps``, shown as the first row), or in a run from before it, the copy
+    measured beside the transposes (its ``copy`` variant)."""
+    if "copy_gbps" in experiment.extra:
+        copy = float(experiment.extra["copy_gbps"])
+        first = [{"variant": "copy", "gbps": copy, "of_copy": 1.0}]
+    else:
+        copy, first = experiment.variant("copy").gbps, []
+    return first + [{"variant": v.name, "gbps": v.gbps, "of_copy": v.gbps / copy} for v in experiment.variants]
 
 
 def time_split_table(profile) -> str:
