@@ -334,6 +334,26 @@ def test_the_shipped_gemms_l1_row_is_called_the_l1_not_shared_memory():
     assert "l1tex__t_bytes" in capstone.L1_NOTE and "not in it" in capstone.L1_NOTE
 
 
+def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
+    # review 2: the shipped profiles keep ncu's L1 bytes on a 'shared' level (saved before the L1
+    # was named), so gemm naive's printed verdict read "bound by shared memory" where a live
+    # profile(counters=True) says "bound by L1 cache"; the file keeps its key, the reader says l1
+    from rooflinelib.fileio import read_json
+    stored = {r["name"]: r for r in read_json(recorded.DATA_DIR / "h200_profiles_numba.json", ValueError,
+                                              "a profiles file")["profiles"]}
+    assert "shared" in stored["gemm naive"]["hierarchical"]["levels"]  # the shipped file as recorded
+    profiles, _ = capstone.recorded_pair()
+    for name, p in profiles.items():
+        assert list(p.hierarchical["levels"]) == ["dram", "l2", "l1"], name
+        assert "shared memory" not in p.text() and " at shared" not in p.text(), name
+    naive = profiles["gemm naive"]
+    assert naive.hierarchical["binding"] == "l1" and "gemm naive: bound by L1 cache" in naive.text()
+    assert naive.hierarchical["levels"]["l1"] == stored["gemm naive"]["hierarchical"]["levels"]["shared"]
+    # a placement that already names the L1 is left as it is
+    assert recorded.load_profiles(recorded.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[
+        "binding"] == "l2"
+
+
 def test_the_3_pass_shortfall_is_split_into_launches_and_kernels():
     profiles, _ = capstone.recorded_pair()
     three, fused = profiles["softmax 3-pass"], profiles["softmax fused"]

@@ -36,7 +36,7 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     peak, clock = hr.shared_peak_gbps(recorded)
     assert peak == pytest.approx(132 * 128 * clock / 1e3)
     assert f"**L1**: {tb(l1.gbps)}" in prose and "a step at 232 kB" in prose and round(l1.capacity_bytes / 1e3) == 232
-    assert f"That is {l1.gbps / peak:.2f} of what 132 SMs" in prose
+    assert f"the chart's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in prose
     assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} of the 62.9 MB" in prose
     assert f"reading alone, {tb(dram.gbps)}" in prose
     # the L1 step against the 256 KiB block it shares with shared memory, in the appendix
@@ -60,7 +60,7 @@ def test_the_ws_read_placement_the_prose_describes(recorded, prose):
     assert ws.binding == "l2" and dram.intensity < m.ridge("fp32", "dram")
     assert f"{dram.intensity:.2f} FLOP per byte" in prose
     assert f"at {ws.achieved_gflops / dram.roof_gflops:.0%} of the HBM roof" in prose
-    assert f"at the L2 it runs at {l2.fraction_of_roof:.0%} of the roof" in prose
+    assert f"{l2.fraction_of_roof:.0%} of Lab 1's L2 roof" in prose
     assert f"The L2 moves {l2.n_bytes / dram.n_bytes:.0f} times its DRAM bytes" in prose
     sweep = placements["sweep K=8, 1024 MiB"]
     assert sweep.binding == "dram" and f"at {sweep.point('dram').fraction_of_roof:.0%} of the roof" in prose

@@ -493,7 +493,9 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
 
 
 def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
-    # review 1, item 14: 19.8 TB/s above ncu's 15.4 TB/s L2 peak, "merge" stated as fact
+    # review 1, item 14: 19.8 TB/s above ncu's 15.4 TB/s L2 peak, "merge" stated as fact;
+    # review 2, clarity: the shared-chunk digression moved from the lesson to its appendix
+    from rooflinelib.fileio import read_text
     from rooflinelib.hierarchy import readings as hr
     rows = hr.recorded_sharing_rows()
     shared = [r for r in rows if r["blocks_per_chunk"] > 1]
@@ -501,11 +503,13 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert shared and own
     assert all(r["sm_gbps"] > r["ncu_l2_peak_gbps"] and r["slices_share"] < 0.5 for r in shared)
     assert all(0.95 < r["slices_share"] < 1.05 for r in own)
-    text = _prose("05")
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "our hypothesis is that the SMs' requests for one line merge" in appendix
+    assert all(f"| {r['slices_share']:.0%} |" in appendix for r in rows)
+    text, printed = _prose("05"), _printed("05")
+    assert "recorded_sharing_rows" not in _code("05") and "slices served" not in printed
     assert "their requests for one line merge before they reach the L2" not in text
-    assert "our hypothesis: requests for one line merge" in text
-    printed = _printed("05")
-    assert all(f"slices served {r['slices_share']:4.0%}" in printed for r in rows)
+    assert "no level is taken from those points" in text and "What the counters show about them" in text
 
 
 def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
@@ -548,3 +552,36 @@ def test_each_levels_roof_has_its_markers_colour(recorded):
     for level in ("l1", "l2", "dram"):
         marker = find_trace(fig, f"hier:{placements[1].name}:{level}").marker.color
         assert find_trace(fig, memory_id(level)).line.color == marker
+
+
+def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
+    # review 2, clarity: 05 and 07 showed three L2 and two L1 figures without tying them together
+    from rooflinelib.fileio import read_json, read_text
+    from rooflinelib.hierarchy import readings as hr
+    from rooflinelib.profiling import capstone
+    lab1 = recorded_h200()
+    levels = {lv.name: lv for lv in h.hierarchy_levels(wsr.recorded("h200", "numba"))}
+    run17 = capstone.recorded_pair()[0]["softmax fused"].hierarchical["levels"]
+    run17_l2, run17_l1 = run17["l2"]["ceiling_gbps"], run17["l1"]["ceiling_gbps"]
+    nb05 = _prose("05")
+    cells07 = read_json(ROOT / "notebooks" / "07_place_your_kernel.ipynb", ValueError, "a notebook")["cells"]
+    nb07 = " ".join(" ".join("".join(c["source"]) for c in cells07 if c["cell_type"] == "markdown").split())
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    names = ("Lab 1's L2 roof", "the sweep's L2 plateau", "the sweep's L1 plateau", "Lab 1's shared-memory roof")
+    for name in names:
+        assert f"**{name}**" in nb05 and f"| {name} |" in appendix
+    for name in ("Lab 1's L2 roof", "the sweep's L1 plateau", "Lab 1's shared-memory roof"):
+        assert f"**{name}**" in nb07
+    # the figures each name stands for, as both notebooks quote them
+    assert f"{levels['l2'].gbps / 1e3:.2f} TB/s from 14.1 MB" in nb05
+    assert f"**Lab 1's L2 roof**, {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05
+    assert f"**Lab 1's L2 roof** there is {run17_l2 / 1e3:.2f} TB/s" in nb07
+    assert f"read {lab1.ceiling('l2').value / 1e3:.2f}, notebook 05's roof" in nb07
+    assert f"shared memory at {lab1.ceiling('shared').value / 1e3:.1f} TB/s, **Lab 1's shared-memory roof**" in nb05
+    assert f"**Lab 1's shared-memory roof** ({run17_l1 / 1e3:.1f} TB/s)" in nb07
+    assert round(100 * (lab1.ceiling("shared").value / levels["l1"].gbps - 1)) == 2
+    assert round(100 * (run17_l1 / levels["l1"].gbps - 1)) == 2 and "2% above **the sweep's L1 plateau**" in nb07
+    assert f"{run17_l2 / 1e3:.2f} TB/s in the run notebook 07's profiles come from" in appendix
+    # the sweep's kernel at ws_read's footprints, the gap between the L2 figures
+    own = [r["sm_gbps"] for r in hr.recorded_sharing_rows() if r["blocks_per_chunk"] < 1]
+    assert f"the sweep's {own[0] / 1e3:.2f} and {own[1] / 1e3:.2f} TB/s at 17 and 34 MB" in nb05

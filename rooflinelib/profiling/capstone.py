@@ -546,7 +546,7 @@ def counters_text(profiles: dict) -> str:
 #: and shared memory are one SRAM in each SM.  The row is the L1's, so it is called that.
 LEVEL_LABELS = {"dram": "dram", "l2": "l2", "shared": "l1", "l1": "l1"}
 L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the SMs' L1 served (shared-memory "
-           "accesses are not in it), placed against the shared-memory ceiling: the L1 and shared memory are "
+           "accesses are not in it), placed against Lab 1's shared-memory roof: the L1 and shared memory are "
            "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
 
 

@@ -15,6 +15,7 @@ from typing import Optional
 
 from .. import sanity
 from ..fileio import read_json, write_atomic
+from ..hierarchy.levels import LEVEL_TITLES
 
 FORMAT = "rooflinelib-profile"
 VERSION = 1
@@ -235,7 +236,7 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
                               or not math.isfinite(clock) or not 0 < clock < 1e5):
         raise ProfileError(f"{where}: ceilings_sm_clock_mhz: must be null or a clock in MHz, got {clock!r}")
     result = ProfileResult(repeats=repeats, device=optional["device"] or {}, counted=optional["counted"],
-                           measured=optional["measured"], hierarchical=optional["hierarchical"],
+                           measured=optional["measured"], hierarchical=_l1_named(optional["hierarchical"]),
                            notes=tuple(notes), samples_s=tuple(float(x) for x in samples),
                            ceilings_sm_clock_mhz=None if clock is None else float(clock),
                            warnings=tuple(warnings), **values)
@@ -244,6 +245,24 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
         if not math.isfinite(value):
             raise ProfileError(f"{where}: {key}: {value!r} from the stored numbers; no run makes that")
     return result
+
+
+def _l1_named(hierarchical):
+    """A stored placement as a live profile makes it now: files saved before the L1 was named
+    (the H200's shipped profiles among them) keep ncu's L1 bytes on a ``shared`` level, whose
+    verdict reads "bound by shared memory" for traffic that never touched shared memory."""
+    if not hierarchical or not isinstance(hierarchical.get("levels"), dict):
+        return hierarchical
+    levels = hierarchical["levels"]
+    if "shared" not in levels or "l1" in levels:
+        return hierarchical
+    renamed = dict(hierarchical, levels={("l1" if k == "shared" else k): v for k, v in levels.items()})
+    if renamed.get("binding") == "shared":
+        renamed["binding"] = "l1"
+    if isinstance(renamed.get("verdict"), str):
+        renamed["verdict"] = (renamed["verdict"].replace(LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
+                              .replace(" at shared", " at l1"))
+    return renamed
 
 
 def load(path) -> ProfileResult:
