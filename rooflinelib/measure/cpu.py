@@ -37,6 +37,14 @@ _FAST = {"contract"}
 #: units with a 4-cycle latency need 8 independent chains; 16 leave room for a late FMA and
 #: still fit the 32 zmm registers next to a and b (measured on this Xeon: 2.0 FMAs per cycle).
 ZMM_CHAINS = 16
+#: Without AVX-512, float64's FMA peak keeps 56 values per task: 14 of AVX2's 16 ymm registers,
+#: the other two holding a and b.  float32's 64 values fill 16 registers as float64, and
+#: spilled: 36 stack loads and stores among the hot loop's 32 FMAs, 53 GFLOP/s against float32's
+#: 186.  16 to 48 values are few enough that LLVM unrolls the lane loop whole before its loop
+#: vectorizer runs, and they came out as scalar FMAs (vfmadd213sd).  With 56 the hot loop is 28
+#: ymm FMAs and no stack access: 95 GFLOP/s, 0.50 of float32 (2-core EPYC, 2026-12-02 02:10
+#: UTC, the best verified trial while the load average was 3.5-13).
+YMM_LANES_FP64 = 56
 
 #: The CPU ceilings are read from the fastest verified trial ("best"); see the module notes.
 CEILING_RULE = "best"
@@ -168,9 +176,10 @@ def has_avx512() -> bool:
 
 
 def fma_lanes(dtype: str) -> int:
-    """Values each FMA-peak task updates together: ZMM_CHAINS full registers with AVX-512."""
+    """Values each FMA-peak task updates together: ZMM_CHAINS full registers with AVX-512;
+    without it, 8 ymm registers of float32 (LANES) or 14 of float64 (YMM_LANES_FP64)."""
     if not has_avx512():
-        return LANES
+        return LANES if dtype == "fp32" else YMM_LANES_FP64
     return ZMM_CHAINS * 64 // (4 if dtype == "fp32" else 8)
 
 
