@@ -3,7 +3,10 @@
 The plumbing is the measurement engine's (:class:`rooflinelib.measure.engine.NumbaGpu`):
 device arrays, first-call timing, device-event timing with a priming launch, verification
 before any rate.  The kernels here are the experiments' own; the engine's copy, FMA-peak,
-sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.
+sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.  A DRAM roof an
+experiment is judged against is not measured again here: it comes from the one chain of
+ceiling sources (:func:`chain_dram_roof`), so that notebook 04's softmax and transpose and
+notebook 06's GEMMs sit under the same DRAM roof as Lab 1's table and every other notebook.
 
 Kernel rules (docs/h200-facts.md): float32 constants are typed, loops that must cost
 nothing are ``while`` loops on int32 counters, and FLOPs and bytes come from
@@ -15,7 +18,7 @@ from __future__ import annotations
 # At module level, as the simulator requires: it swaps the kernels' global ``cuda`` for its own.
 from numba import cuda
 
-from .. import operators
+from .. import modes, operators, results
 from ..measure import accounting as acc
 from ..measure.checks import fill_values, fma_peak_expected
 from ..measure.engine import BLOCK, FP32_CONFIGS, NumbaGpu
@@ -32,6 +35,30 @@ from .record import Experiment, Variant
 def _unless(ok: bool, what: str):
     """A check's answer: None when ``ok``, else what is wrong."""
     return None if ok else what
+
+
+def chain_dram_roof(mix: str, backend: str = "numba", progress=None) -> dict:
+    """The DRAM roof of access mix ``mix`` ('read', 'write' or 'copy') from the one chain of
+    ceiling sources (:func:`rooflinelib.modes.student_ceilings`): the stored Lab 1 result of
+    ``backend``, else Lab 1 measured once now and stored.  Never the recorded H200 run: a live
+    experiment is placed under the roofs of the GPU it ran on.
+
+    ``{"gbps", "mix", "origin", "created"}`` (origin: 'file' for the stored result, 'live'
+    when Lab 1 ran now).  Raises ``ValueError`` (one line) when no Lab 1 result can be had, or
+    when it holds neither that mix nor (for the copy) a DRAM roof measured by copying, as
+    results from before the mixes did."""
+    if mix not in ("read", "write", "copy"):
+        raise ValueError(f"mix: must be read, write or copy, got {mix!r}")
+    loaded = modes.student_ceilings(backend=backend, measure="if-missing", recorded=False, progress=progress)
+    if loaded.result is None:
+        raise ValueError(f"DRAM roof: {' '.join(loaded.message.split())}")
+    gbps = results.dram_mixes(loaded.result).get(mix)
+    if gbps is None and mix == "copy" and results.dram_mix(loaded.result) == "copy":
+        gbps = loaded.machine.ceiling("dram").value
+    if gbps is None:
+        raise ValueError(f"DRAM roof: the Lab 1 result ({modes.describe_result(loaded.result)}) has no "
+                         f"dram-{mix} ceiling; run `roofline measure` again to measure every mix")
+    return {"gbps": float(gbps), "mix": mix, "origin": loaded.origin, "created": loaded.result.get("created")}
 
 
 def _variant(name, measurement_timing, n_flops, n_bytes, first_s=0.0, **extra) -> Variant:
@@ -69,6 +96,12 @@ class _Run:
         """A ceiling of the engine measured here, as Lab 1 measures it."""
         from ..measure import registry
         return measure_best(self.gpu, name, registry.get(name).kind, runs, self.progress)
+
+    def dram_roof(self, mix: str) -> dict:
+        """The DRAM roof of ``mix`` from the chain (:func:`chain_dram_roof`)."""
+        roof = chain_dram_roof(mix, progress=self.progress)
+        self.say(f"  DRAM roof ({mix}): {roof['gbps']:,.0f} GB/s, Lab 1 ({roof['origin']}, {roof['created']})")
+        return roof
 
 
 # --- experiments -----------------------------------------------------------------------------
@@ -156,17 +189,19 @@ def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> E
         variants.append(run.timed(name, launch, cost.n_flops, cost.n_bytes, lambda out=out: check(out),
                                   poison=lambda out=out: run.gpu.poison(out), rows=rows, cols=cols))
         run.say(f"  softmax {name}: {variants[-1].gbps:,.0f} GB/s")
-    # The two rates that bound a softmax, measured in the same run: the copy bandwidth (its
-    # memory roof) and the SFU's exp2 rate (its transcendental roof: every exp needs one ex2).
-    copy = run.ceiling("dram", run.gpu.copy_runs(rows * cols * 4))
+    # The two rates that bound a softmax: Lab 1's copy mix from the chain (its memory roof:
+    # each pass reads a row and writes one, so its bytes are a copy's mix, pitfalls.own_dram_mix)
+    # and the SFU's exp2 rate measured here (its transcendental roof: every exp needs one ex2;
+    # Lab 1 does not measure it).
+    copy = run.dram_roof("copy")
     sfu = run.ceiling("sfu", run.gpu.sfu_runs())
     predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
     return run.experiment("softmax", "Softmax: three passes against one fused pass", variants,
                           ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4).",
                            "exp_per_s is the SFU's measured exp2 rate: each exp needs one ex2, so "
                            "no kernel computes exps faster."],
-                          predicted_speedup=predicted, copy_gbps=copy.value, exp_per_s=sfu.value * 1e9,
-                          exps=rows * cols)
+                          predicted_speedup=predicted, copy_gbps=copy["gbps"], dram_roof=copy,
+                          exp_per_s=sfu.value * 1e9, exps=rows * cols)
 
 
 def run_transpose(progress=None, n: int = 8192) -> Experiment:
@@ -178,9 +213,10 @@ def run_transpose(progress=None, n: int = 8192) -> Experiment:
     out = cuda.device_array((n, n), np.float32)
     grid, block = (n // TILE, n // TILE), (TILE, TILE_ROWS)
     moved = 2.0 * 4 * n * n
-    copy = run.ceiling("dram", run.gpu.copy_runs(n * n * 4))
-    variants = [Variant("copy", 0.0, copy.work.n_bytes, copy.timing.median_s, copy.timing.spread,
-                        copy.timing.repeats, True, {"kernel": copy.kernel})]
+    # A transpose reads each element once and writes it once: it is judged against Lab 1's copy
+    # mix, from the chain (rows.transpose_rows reads it from copy_gbps).
+    copy = run.dram_roof("copy")
+    variants = []
     for name, kernel in zip(("naive", "tiled", "tiled + padded"), transpose_kernels()):
         launch = lambda k=kernel: k[grid, block](a, out)  # noqa: E731
         variants.append(run.timed(name, launch, 0.0, moved,
@@ -188,7 +224,8 @@ def run_transpose(progress=None, n: int = 8192) -> Experiment:
                                   poison=lambda: run.gpu.poison(out), n=n))
         run.say(f"  transpose {name}: {variants[-1].gbps:,.0f} GB/s")
     return run.experiment("transpose", "The transpose ladder against a copy", variants,
-                          ["Zero FLOPs: scored as a fraction of the copy's bandwidth."])
+                          ["Zero FLOPs: scored as a fraction of Lab 1's DRAM copy (the copy mix)."],
+                          copy_gbps=copy["gbps"], dram_roof=copy)
 
 
 def _per_launch_wall_s(launch, sync, n: int = 2000, rounds: int = 5) -> tuple:
@@ -372,7 +409,11 @@ def run_overlap(progress=None, size_mib: float = 1024, k: int = 64) -> Experimen
 
 
 def run_cache(progress=None) -> Experiment:
-    """The engine's L2 read (Lab 1's working sets) against its DRAM copy."""
+    """The engine's L2 read (Lab 1's working sets) against its DRAM copy.
+
+    Both rows are the experiment's subjects, timed in one session as the pitfall compares them
+    (a working set the L2 holds against one it cannot), not a roof anything is judged against:
+    notebook 06 places the L2 kernel under Lab 1's DRAM roof from the chain."""
     run = _Run(progress)
     l2 = run.ceiling("l2", run.gpu.l2_runs())
     dram = run.ceiling("dram", run.gpu.copy_runs(1024 * 2 ** 20))
@@ -589,8 +630,8 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
                       k: int = WRONG_CEILING_SHAPE[2]) -> Experiment:
     """Pitfall 4: one GEMM shape twice through cuBLAS, in fp32 on the CUDA cores (SGEMM, no
     TF32) and in bf16 on the tensor cores, each checked against a float64 product; and, in the
-    same session, the ceilings either could be compared with: the fp32 FMA peak, the DRAM copy
-    and the square bf16 tensor GEMM."""
+    same session, the compute ceilings either could be compared with: the fp32 FMA peak and the
+    square bf16 tensor GEMM; the DRAM roofs of every access mix come from the chain."""
     from ..measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     variants = []
@@ -604,11 +645,14 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
                                  sm_clock_mhz_during=got.extra.get("sm_clock_mhz_during")))
         gemm.release()
     fp32 = run.ceiling("fp32", run.gpu.fma_runs("fp32"))
-    dram = run.ceiling("dram", run.gpu.copy_runs(2 ** 30))
+    # every mix Lab 1 measured, from the chain: each GEMM is judged against its own mix
+    # (readings.wrong_ceiling_rows; at this shape 98% of the bytes are C's writes)
+    mixes = {mix: run.dram_roof(mix) for mix in ("read", "write", "copy")}
     tensor = measure_matrix(run.gpu, "bf16-tensor", 8192, progress=run.progress)
     return run.experiment("wrong_ceiling", f"One GEMM shape ({m} x {n} x {k}) on the CUDA cores and on the tensor cores",
                           variants, ["Both products checked on four rows against a float64 product."],
-                          fp32_gflops=fp32.value, dram_gbps=dram.value, bf16_tensor_gflops=tensor.value,
+                          fp32_gflops=fp32.value, dram_gbps=mixes["copy"]["gbps"],
+                          bf16_tensor_gflops=tensor.value, dram_mixes={mix: roof["gbps"] for mix, roof in mixes.items()}, dram_roof=mixes["copy"],
                           shape=[m, n, k])
 
 

@@ -23,10 +23,11 @@ def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
     A GEMM reads A and B once and writes C once; at 16384 x 16384 x 128 about 98% of its bytes
     are C's writes, so it is judged against the write mix.  ``dram_mixes``: ``{mix: GB/s}``
     (default: Lab 1's recorded H200 run, :func:`rooflinelib.results.dram_mixes`); the run's own
-    copy stands in for a mix it does not give."""
+    copy stands in for a mix it does not give.  A run that took its mixes from the chain
+    (``dram_mixes`` in its extra) is judged against those, not the recorded run's."""
     from ..model import Roofline
     if dram_mixes is None:
-        dram_mixes = results.dram_mixes(results.recorded("ceilings"))
+        dram_mixes = experiment.extra.get("dram_mixes") or results.dram_mixes(results.recorded("ceilings"))
     roofs = (("fp32 FMA roof", experiment.extra["fp32_gflops"]),
              ("bf16 tensor roof", experiment.extra["bf16_tensor_gflops"]))
     rows = []
