@@ -1,0 +1,105 @@
+"""Notebooks 00 to 02 read as lessons: 02 opens on the course's GPU, the opening figures draw
+the roofs their text names, and the numbers 02's prose states are the ones rooflinelib gives."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from rooflinelib import operators, tables
+from rooflinelib.machines import H200
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cells(name):
+    return nbformat.read(str(ROOT / "notebooks" / name), as_version=4).cells
+
+
+def words(text):
+    """The text with every run of white space one space, so a phrase can cross a line break."""
+    return " ".join(text.split())
+
+
+def markdown(name):
+    return words("\n".join(c.source for c in cells(name) if c.cell_type == "markdown"))
+
+
+def first_figure(name):
+    """The figure the notebook's first code cell draws, built by running that cell."""
+    pytest.importorskip("plotly")
+    code = next(c for c in cells(name) if c.cell_type == "code")
+    # the last statement may span lines (a call with its arguments): run what comes before it,
+    # then evaluate it from its first line
+    lines = code.source.splitlines()
+    start = max(i for i, line in enumerate(lines) if line and not line.startswith((" ", "\t")))
+    namespace = {}
+    exec(compile("\n".join(lines[:start]), name, "exec"), namespace)
+    return eval(compile("\n".join(lines[start:]), name, "eval"), namespace)
+
+
+def test_02_opens_on_the_courses_gpu_not_a_vendor_comparison():
+    # Review 2: "02 opens on the MI300X". The first thing a student meets is the idea, on the H200.
+    first_text = words(cells("02_operator_intensities.ipynb")[0].source)
+    assert "H200" in first_text and "MI300X" not in first_text
+    figure = first_figure("02_operator_intensities.ipynb")
+    assert "H200" in figure.layout.title.text and "MI300X" not in figure.layout.title.text
+
+
+@pytest.mark.parametrize("name", ["01_derivation.ipynb", "02_operator_intensities.ipynb"])
+def test_opening_figure_draws_only_the_hbm_roof_its_text_names(name):
+    # Both said "one HBM roof" (01's title) or "the bf16 tensor-core roof" over HBM (02), and
+    # both drew the H200's shared-memory roof as well, a green line the text never mentions.
+    figure = first_figure(name)
+    from rooflinelib.plotting import memory_id
+    memory = [t.meta for t in figure.data if str(t.meta).startswith(memory_id(""))]
+    assert memory == [memory_id("dram")], memory
+
+
+def test_02_keeps_the_mi300x_fp32_facts():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "163.4 TFLOP/s" in text and "81.7 TFLOP/s" in text and "packed" in text
+    ridges = tables.ridge_rows(names=("fp32", "fp32-packed"))
+    mi300x = {r["name"]: r["peak_gflops"] for r in ridges if r["machine"] == "MI300X"}
+    assert mi300x == {"fp32": 81_700, "fp32-packed": 163_400}
+
+
+def test_02_prose_states_the_numbers_rooflinelib_gives():
+    text = markdown("02_operator_intensities.ipynb")
+    fp32, bf16 = H200.ridge("fp32"), H200.ridge("bf16-tensor")
+    fused_chain = operators.elementwise_chain(2**24, 5, fused=True)
+    assert f"{operators.times_below_ridge(fused_chain, fp32):.0f} times below the ridge" in text
+    assert f"The {operators.times_below_ridge(fused_chain, bf16):.0f} times against the bf16 tensor ridge" in text
+    gaps = [fp32 / k.intensity for k in (operators.vector_add(2**24), operators.reduction(2**24),
+                                          operators.softmax(2**24, fused=True))]
+    assert (f"Vector add would need {gaps[0]:.0f} times its intensity, the reduction {gaps[1]:.0f} times, "
+            f"fused softmax {gaps[2]:.0f}") in text
+    sizes = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(H200)}
+    assert f"compute-bound from N = {sizes['fp32']}" in text
+    assert f"in every tensor-core precision it needs N = {sizes['bf16']}" in text
+    assert len({sizes[d] for d in ("tf32", "bf16", "fp16", "fp8")}) == 1
+
+
+def test_02_says_the_mufu_rate_is_derived():
+    # No datasheet lists the MUFU rate: it is SMs x 16 per clock x boost clock (review 2, T1).
+    text = markdown("02_operator_intensities.ipynb")
+    assert re.search(r"MUFU rate derived as SMs × 16 per clock × boost clock", text)
+    assert "derived" in H200.ceiling("sfu").source
+
+
+def test_primer_defines_the_terms_later_notebooks_link_it_for():
+    # 04 (bank conflicts) and 07 (sectors, coalescing, banks) link to this heading.
+    primer = next(c.source for c in cells("02_operator_intensities.ipynb")
+                  if c.cell_type == "markdown" and c.source.startswith("## Primer: how bytes and FLOPs reach the hardware"))
+    for term in ("sectors", "coalesced", "partitions", "bank conflict", "occupancy"):
+        assert re.search(r"\*\*" + term + r"\*\*", primer, re.I), term
+    for linking in ("04_sweep.ipynb", "07_place_your_kernel.ipynb"):
+        source = (ROOT / "notebooks" / linking).read_text(encoding="utf-8")
+        assert "02_operator_intensities.ipynb#Primer:-how-bytes-and-FLOPs-reach-the-hardware" in source
+
+
+def test_00_says_which_figure_images_are_recorded_h200_data():
+    # 00 said "every figure image comes from recorded-H200 mode"; its own figure is the made-up
+    # example GPU, and the images' captions now say which figures draw recorded data.
+    text = markdown("00_start_here.ipynb")
+    assert "every figure image" not in text
