@@ -103,7 +103,7 @@ def test_the_numbers_in_03s_prose_are_the_recorded_runs():
     alone = [chain[f"{c}, one warp per scheduler"]["fraction"] for c in ("1 chain", "4 chains")]
     full = [chain[f"{c}, full occupancy"]["fraction"] for c in ("1 chain", "4 chains")]
     assert (f"one chain per thread reached {alone[0]:.2f} of the peak and four chains {alone[1]:.2f} "
-            f"(at full occupancy, {full[0]:.2f} and {full[1]:.2f})") in prose
+            f"(at full occupancy, {full[0]:.2f} and {full[1]:.2f}") in prose
     traps = {r["pair"]: r["measured"] for r in rows.trap_rows(recorded_experiments()["traps"])}
     assert f"ran at {traps['float64 promotion']:.2f} of the clean kernel" in prose
     assert f"bookkeeping at {traps['range bookkeeping']:.2f}" in prose
