@@ -338,3 +338,12 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     from rooflinelib.measure.kernels_numba import SWEEP_UNROLL
     assert f"below K = {SWEEP_UNROLL} the FMAs unroll into straight-line code" in prose
     assert f"runs {SWEEP_UNROLL} steps ({4 * SWEEP_UNROLL} FMAs)" in prose
+
+
+def test_04_names_the_dip_on_the_plateau_the_recorded_sweep_has():
+    import json
+    from importlib import resources
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    gflops = {r["k"]: r["gflops"] for r in sweep["rows"]}
+    assert gflops[128] < gflops[112]  # the dip the page names
+    assert "K = 128 ran below K = 112" in words(markdown("04_sweep.ipynb"))
