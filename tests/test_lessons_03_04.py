@@ -329,7 +329,7 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     from rooflinelib.experiments import recorded_experiments
     prose = words(markdown("04_sweep.ipynb"))
     assert "pitfall 5 of notebook 06" not in prose
-    assert "special-function unit's `ex2` rate, measured in the same run" in prose
+    assert "MUFU's `ex2` rate (notebook 02's special-function unit), measured in the same run" in prose
     assert recorded_experiments()["softmax"].extra["exp_per_s"] > 0  # the rate the bound uses
     assert "recomputes the exp (notebook 02 counts" not in prose
     assert "score the fraction of the copy bandwidth" not in prose
