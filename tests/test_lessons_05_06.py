@@ -377,6 +377,15 @@ def test_a_measured_share_near_100_percent_is_not_printed_as_100():
     assert "its L2 hit rate is 100%" in triage(KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=1.0)).text()
 
 
+def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
+    # 06 said "1.05 times as fast as a copy (notebook 05)"; notebook 05 never says it
+    from rooflinelib.results import dram_mixes, recorded
+    mixes = dram_mixes(recorded("ceilings"))
+    ratio = f"{mixes['read'] / mixes['copy']:.2f}"
+    assert f"a copy {mixes['copy']:,.0f} GB/s: {ratio}x" in _printed("06")
+    assert f"Reading alone runs {ratio} times as fast as a copy in Lab 1 (notebook 03)" in _prose("06")
+
+
 def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit():
     # 06 passed a made-up fraction_of_roof=0.9 and bytes_ratio=8 for the strided reads
     from rooflinelib import pitfalls
