@@ -116,6 +116,11 @@ def _rooflinelib_capture(mimetype):
 
     def shown(control):
         if hasattr(control, "options") and hasattr(control, "label"):
+            # a selection made with value= at its first option leaves .label empty (ipywidgets
+            # sets it only when the index changes): read the label of the index
+            labels, index = getattr(control, "_options_labels", ()), getattr(control, "index", None)
+            if isinstance(index, int) and 0 <= index < len(labels):
+                return str(labels[index])
             return str(control.label)
         value, spec = control.value, getattr(control, "readout_format", "")
         if isinstance(value, float):

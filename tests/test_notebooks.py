@@ -309,6 +309,25 @@ def test_capture_hook_records_a_widgets_first_state():
         shell.display_formatter.format = before
 
 
+def test_capture_hook_names_a_selection_at_its_first_option():
+    # A SelectionSlider made with value= at its first option has an empty .label; its static
+    # image showed "parameters:" with nothing after it (notebook 06's link widget).
+    pytest.importorskip("IPython")
+    widgets = pytest.importorskip("ipywidgets")
+    from IPython.testing.globalipapp import get_ipython
+    shell = get_ipython()
+    before = shell.display_formatter.format
+    try:
+        shell.run_cell(notebook_tools.CAPTURE_SOURCE % notebook_tools.STATIC_MIMETYPE)
+        first = widgets.SelectionSlider(options=[("1e6", 1), ("1e7", 2)], value=1, description="parameters")
+        later = widgets.Dropdown(options=["fp32", "bf16"], value="bf16", description="precision")
+        assert first.label == ""  # the ipywidgets behaviour this works around
+        data, _ = shell.display_formatter.format(widgets.VBox([first, later]))
+        assert data[notebook_tools.STATIC_MIMETYPE]["lines"] == ["parameters: 1e6", "precision: bf16"]
+    finally:
+        shell.display_formatter.format = before
+
+
 def test_student_copy_drops_the_tags_of_the_outputs_it_drops():
     from rooflinelib.exercisegen import make_exercise
     nb = nbformat.v4.new_notebook()
