@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
 
 from rooflinelib import fileio  # noqa: E402
 from rooflinelib.measure import registry  # noqa: E402
-from rooflinelib.measure.timing import time_with_events  # noqa: E402
+from rooflinelib.measure.timing import cupy_events, time_with_events, torch_events  # noqa: E402
 
 MIXES = ("read", "write", "copy")
 GPU_TARGET, GPU_ABOVE_DRAM, CPU_TARGET = 0.98, 1.01, 0.95
@@ -89,26 +89,26 @@ def vendor_gpu(size_bytes: int) -> dict:
     n_stream, n_copy = 2 * size_bytes // 4, size_bytes // 4
     out = {}
 
-    def rate(name, mix, launch, make, elapsed, n_bytes):
-        t = time_with_events(launch, make, elapsed, REPEATS, 2, prime=launch)
+    def rate(name, mix, launch, events, n_bytes):
+        t = time_with_events(launch, events, REPEATS, 2, prime=launch)
         out[name] = {"mix": mix, "gbps": n_bytes / t.seconds / 1e9, "spread": t.spread}
 
-    tev = (lambda: torch.cuda.Event(enable_timing=True)), (lambda s, e: s.elapsed_time(e))
+    tev = torch_events()
     x = torch.ones(n_stream, device="cuda", dtype=torch.float32)
     a = torch.ones(n_copy, device="cuda", dtype=torch.float32)
     b = torch.empty_like(a)
-    rate("torch.sum", "read", lambda: torch.sum(x), *tev, 4.0 * n_stream)
-    rate("torch fill_", "write", lambda: x.fill_(1.0), *tev, 4.0 * n_stream)
-    rate("torch copy_", "copy", lambda: b.copy_(a), *tev, 8.0 * n_copy)
+    rate("torch.sum", "read", lambda: torch.sum(x), tev, 4.0 * n_stream)
+    rate("torch fill_", "write", lambda: x.fill_(1.0), tev, 4.0 * n_stream)
+    rate("torch copy_", "copy", lambda: b.copy_(a), tev, 8.0 * n_copy)
     del x, a, b
     torch.cuda.empty_cache()
-    cev = cupy.cuda.Event, cupy.cuda.get_elapsed_time
+    cev = cupy_events()
     x = cupy.ones(n_stream, dtype=cupy.float32)
     a = cupy.ones(n_copy, dtype=cupy.float32)
     b = cupy.empty_like(a)
-    rate("cupy.sum", "read", lambda: cupy.sum(x), *cev, 4.0 * n_stream)
-    rate("cupy fill", "write", lambda: x.fill(1.0), *cev, 4.0 * n_stream)
-    rate("cupy.copyto", "copy", lambda: cupy.copyto(b, a), *cev, 8.0 * n_copy)
+    rate("cupy.sum", "read", lambda: cupy.sum(x), cev, 4.0 * n_stream)
+    rate("cupy fill", "write", lambda: x.fill(1.0), cev, 4.0 * n_stream)
+    rate("cupy.copyto", "copy", lambda: cupy.copyto(b, a), cev, 8.0 * n_copy)
     del x, a, b
     cupy.get_default_memory_pool().free_all_blocks()
     return out

@@ -79,17 +79,13 @@ def progress(line):
 # --- references are timed exactly like our kernels -----------------------------------------------
 
 def _time_cupy(launch, repeats=20, warmup=3):
-    import cupy as cp
-    from rooflinelib.measure.timing import time_with_events
-    return time_with_events(launch, cp.cuda.Event, cp.cuda.get_elapsed_time, repeats, warmup,
-                            prime=launch)
+    from rooflinelib.measure.timing import cupy_events, time_with_events
+    return time_with_events(launch, cupy_events(), repeats, warmup, prime=launch)
 
 
 def _time_torch(launch, repeats=20, warmup=3):
-    import torch
-    from rooflinelib.measure.timing import time_with_events
-    return time_with_events(launch, lambda: torch.cuda.Event(enable_timing=True),
-                            lambda s, e: s.elapsed_time(e), repeats, warmup, prime=launch)
+    from rooflinelib.measure.timing import time_with_events, torch_events
+    return time_with_events(launch, torch_events(), repeats, warmup, prime=launch)
 
 
 @section("numba ceilings")

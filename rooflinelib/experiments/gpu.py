@@ -28,6 +28,7 @@ from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, T
                                           transpose_kernels, vector_add_kernel)
 from ..measure.protocol import Run, measure_best, measure_run, measure_sustained
 from ..measure.provenance import ClockSampler
+from ..measure.timing import cupy_events, time_with_events
 from .record import Experiment, Variant
 
 
@@ -250,7 +251,6 @@ def _per_launch_wall_s(launch, sync, n: int = 2000, rounds: int = 5) -> tuple:
 def _graph_per_kernel_s(n: int = 1000, rounds: int = 5):
     """Device seconds per empty kernel inside a CUDA graph of ``n`` of them (CuPy), where no
     host work sits between two launches: the GPU's own cost of a launch.  None without CuPy."""
-    import statistics
     try:
         import cupy as cp
         kernel = cp.RawKernel(r'extern "C" __global__ void touch(float* x) { x[0] = 1.0f; }', "touch")
@@ -263,20 +263,12 @@ def _graph_per_kernel_s(n: int = 1000, rounds: int = 5):
             graph = stream.end_capture()
             graph.launch(stream)
             stream.synchronize()
-            samples = []
-            for _ in range(rounds):
-                start, end = cp.cuda.Event(), cp.cuda.Event()
-                start.record(stream)
-                graph.launch(stream)
-                end.record(stream)
-                end.synchronize()
-                samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3 / n)
+            timing = time_with_events(lambda: graph.launch(stream), cupy_events(), rounds, 0, stream=stream)
         if float(x.get()[0]) != 1.0:
             raise RuntimeError("the graph's kernels did not run")
     except Exception as exc:  # no CuPy, or no graphs in this CuPy: say so
         return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
-    med = statistics.median(samples)
-    return (med, (max(samples) - min(samples)) / med, rounds), None
+    return (timing.median_s / n, timing.spread, rounds), None
 
 
 def _dispatchers(run):

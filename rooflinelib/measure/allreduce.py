@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 from ..fileio import read_json, write_atomic
+from .timing import device_events, time_queued
 
 KIB = 2 ** 10
 #: 1 KiB to 1 GiB in steps of 4.
@@ -177,6 +178,7 @@ class _Comm:
             uid = bytes.fromhex(stored["hex"]) if "hex" in stored else tuple(stored["ints"])
             self.cupy, self.nccl = cupy, nccl
             self.comm = nccl.NcclCommunicator(world, uid, rank)
+        self.events = device_events(library)
 
     def buffer(self, n: int):
         host = fill_host(n, self.rank)
@@ -203,21 +205,9 @@ class _Comm:
     def host(self, buf):
         return buf.cpu().numpy() if self.library == "torch" else self.cupy.asnumpy(buf)
 
-    def event(self):
-        if self.library == "torch":
-            return self.torch.cuda.Event(enable_timing=True)
-        return self.cupy.cuda.Event()
-
-    def elapsed_s(self, start, end) -> float:
-        if self.library == "torch":
-            return start.elapsed_time(end) / 1e3
-        return self.cupy.cuda.get_elapsed_time(start, end) / 1e3
-
     def synchronize(self):
-        if self.library == "torch":
-            self.torch.cuda.synchronize()
-        else:
-            self.cupy.cuda.get_current_stream().synchronize()
+        """torch: the whole device; CuPy: the current stream, where NCCL is told to run."""
+        self.events.synchronize()
 
     def close(self):
         if self.library == "torch":
@@ -239,14 +229,9 @@ def _measure_sizes(comm: _Comm, sizes, repeats: int) -> dict:
         ok = _check(comm, buf, n)
         for _ in range(WARMUP):
             comm.allreduce(buf)
-        pairs = [(comm.event(), comm.event()) for _ in range(repeats)]
         comm.synchronize()
-        for start, end in pairs:
-            start.record()
-            comm.allreduce(buf)
-            end.record()
+        times[str(size)] = list(time_queued(lambda: comm.allreduce(buf), comm.events, repeats))
         comm.synchronize()
-        times[str(size)] = [comm.elapsed_s(s, e) for s, e in pairs]
         comm.refill(buf)
         comm.allreduce(buf)
         verified[str(size)] = ok and _check(comm, buf, n)

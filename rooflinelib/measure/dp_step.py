@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import statistics
 
+from .timing import torch_events, time_queued
+
 D = 8192
 LAYERS = 4
 TOKENS = (256, 1024, 4096)
@@ -56,17 +58,13 @@ def time_step(torch, dist, rank: int, world: int, d: int = D, layers: int = LAYE
             for h in hooks:
                 h.remove()
 
+    events = torch_events()
+
     def timed(fn):
         fn()
-        torch.cuda.synchronize()
+        events.synchronize()
         dist.barrier()
-        pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
-        for start, end in pairs:
-            start.record()
-            fn()
-            end.record()
-        torch.cuda.synchronize()
-        return statistics.median([s.elapsed_time(e) / 1e3 for s, e in pairs])
+        return statistics.median(time_queued(fn, events, repeats))
 
     rows = []
     for t in tokens:

@@ -17,7 +17,7 @@ from .errors import BackendUnavailable, VerificationError
 from .protocol import Run, SweepBuffers, mismatch_message
 from .provenance import (FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM, SHARED_BYTES_PER_CLOCK_PER_SM,
                          ClockSampler, finish, gpu_snapshot, now_iso)
-from .timing import Stopwatch, Timing, time_with_events
+from .timing import Stopwatch, Timing, device_events, time_with_events
 
 
 def theoretical(sm_count: int, cc: tuple, clock_mhz) -> dict:
@@ -106,7 +106,7 @@ class _GpuBase:
 
     # -- to provide: device_facts(), empty(n, dtype), host(array), upload(array), fill(x),
     #    fill_read(x), poison(x), count_mismatches(a, b), count_write_mismatches(x),
-    #    synchronize(), release(), _events(), and the launchers: copy, read, write, fma, sweep,
+    #    synchronize(), release(), and the launchers: copy, read, write, fma, sweep,
     #    l2, shared, sfu
 
     def provenance(self) -> dict:
@@ -153,8 +153,8 @@ class _GpuBase:
         return sw.seconds
 
     def time(self, launch, repeats=None) -> Timing:
-        make, elapsed = self._events()
-        return time_with_events(launch, make, elapsed, repeats or self.repeats, self.warmup,
+        # the backend's name is its library's: its events are measure.timing's
+        return time_with_events(launch, device_events(self.name), repeats or self.repeats, self.warmup,
                                 prime=launch)
 
     def clock_sampler(self):
@@ -530,9 +530,6 @@ class NumbaGpu(_GpuBase):
         self.kn.mismatch_kernel().compile()[self.sm_count * 8, BLOCK](a, b, count)
         return int(count.copy_to_host()[0])
 
-    def _events(self):
-        return (lambda: self.cuda.event(timing=True)), (lambda s, e: s.elapsed_time(e))
-
     # kernel launchers: each returns a zero-argument callable that enqueues one launch
 
     def copy_launcher(self, vpt, block, n_vec, src, dst):
@@ -697,9 +694,6 @@ class CupyGpu(_GpuBase):
         fn = self.kc.kernel("count_mismatches")
         fn((self.sm_count * 8,), (BLOCK,), (a, b, cp.uint64(a.size), count))
         return int(count.get()[0])
-
-    def _events(self):
-        return self.cp.cuda.Event, self.cp.cuda.get_elapsed_time
 
     def copy_launcher(self, vpt, block, n_vec, src, dst):
         fn = self.kc.kernel(self.kc.copy_name(vpt),

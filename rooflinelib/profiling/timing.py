@@ -25,6 +25,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ..measure.timing import Timing, TimingUnavailable, device_events, time_queued
+
 LIBRARIES = ("cupy", "torch", "numba", "cpu")
 #: Warm-up: at least this many calls, and at least this long, after the first call.
 WARMUP_CALLS = 3
@@ -174,48 +176,6 @@ def detect_library(fn, args=(), kwargs=None, returned=None) -> str:
     return "cpu"
 
 
-class _Events:
-    """One library's device events: ``pair()`` gives (record start, record end), ``elapsed``
-    reads a pair in seconds after ``wait`` has synchronised on the end event."""
-
-    def __init__(self, library: str):
-        self.library = library
-        if library == "cupy":
-            import cupy
-            self._new = lambda: cupy.cuda.Event()
-            self._sync = lambda: cupy.cuda.get_current_stream().synchronize()
-        elif library == "torch":
-            import torch
-            self._new = lambda: torch.cuda.Event(enable_timing=True)
-            self._sync = torch.cuda.synchronize
-        else:
-            from numba import cuda
-            self._new = cuda.event
-            self._sync = cuda.synchronize
-
-    def synchronize(self):
-        self._sync()
-
-    def new(self):
-        return self._new()
-
-    def record(self, event):
-        event.record()
-
-    @staticmethod
-    def wait(event):
-        event.synchronize()
-
-    def elapsed_s(self, start, end) -> float:
-        if self.library == "cupy":
-            import cupy
-            return cupy.cuda.get_elapsed_time(start, end) / 1e3
-        if self.library == "torch":
-            return start.elapsed_time(end) / 1e3
-        from numba import cuda
-        return cuda.event_elapsed_time(start, end) / 1e3
-
-
 @dataclass(frozen=True)
 class Timed:
     """What the timer saw: the library, its clock, the first call, and the repeats' statistics
@@ -272,7 +232,7 @@ def _time_function(fn, args, kwargs, repeats) -> Timed:
     t0 = time.perf_counter()
     returned = _call(fn, args, kwargs, "first")
     library = detect_library(fn, args, kwargs, returned)
-    events = _Events(library) if library != "cpu" else None
+    events = device_events(library) if library != "cpu" else None
     if events:
         events.synchronize()  # the first call's device work is part of the first call
     first_call_s = time.perf_counter() - t0
@@ -293,21 +253,12 @@ def _time_function(fn, args, kwargs, repeats) -> Timed:
 
     seconds = []
     if events:
-        pairs = [(events.new(), events.new()) for _ in range(repeats)]  # allocated before timing
-        # Queued back to back, one wait at the end: the host runs ahead of the device, so each
-        # interval holds the call's device work and not the host's dispatch of it (a wait after
-        # every call would put the next call's dispatch, a few microseconds, inside its
-        # interval).  A call too short to keep the queue full is timed with the device idling
-        # between its kernels, which is what a loop of such calls costs.
-        # One untimed call first, so that the device is busy when the first start event is
-        # recorded: otherwise the first interval holds the host's dispatch of its call.
-        _call(fn, args, kwargs, "warm-up")
-        for start, end in pairs:
-            events.record(start)
-            _call(fn, args, kwargs, "timed")
-            events.record(end)
-        events.wait(pairs[-1][1])
-        seconds = [events.elapsed_s(start, end) for start, end in pairs]
+        # Queued back to back (measure.timing.time_queued): a call too short to keep the queue
+        # full is timed with the device idling between its kernels, which is what a loop of
+        # such calls costs.  One untimed call first, so that the device is busy when the first
+        # start event is recorded: otherwise the first interval holds the host's dispatch.
+        seconds = time_queued(lambda: _call(fn, args, kwargs, "timed"), events, repeats,
+                              prime=lambda: _call(fn, args, kwargs, "warm-up"))
         clock = "device events"
     else:
         clock_fn = time.perf_counter
@@ -316,7 +267,6 @@ def _time_function(fn, args, kwargs, repeats) -> Timed:
             _call(fn, args, kwargs, "timed")
             seconds.append(clock_fn() - t)
         clock = "perf_counter"
-    from ..measure.timing import Timing, TimingUnavailable
     try:
         timing = Timing(tuple(seconds), rule="median")
     except TimingUnavailable:
