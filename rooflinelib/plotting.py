@@ -146,7 +146,7 @@ MIX_DASH = {"read": "dot", "write": "dashdot", "copy": "dash"}
 
 
 def _is_matrix_roof(ceiling: Ceiling) -> bool:
-    return "tensor" in ceiling.name or "matrix" in ceiling.name
+    return registry.group_of(ceiling.name) == "matrix"
 
 
 def _is_nvidia(machine: Machine) -> bool:
@@ -384,7 +384,8 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
 # which is the one that imports plotly (1.5-2 s of Chromium on the 2-core VM when quiet).
 # So initialize returns at once; the messages that come before plotly's own model code is
 # ready (its handlers of the _py2js_* edits) are held and handed to it, in order, when it is;
-# render waits for it.  The traces and the layout need no holding: they are the model's state.
+# render waits for it, and the import itself for a quiet moment (QUIET_MS, below).  The traces
+# and the layout need no holding: they are the model's state.
 _WIDGET_LOADER_ESM = """
 const EDITS = ["_py2js_addTraces", "_py2js_deleteTraces", "_py2js_moveTraces", "_py2js_restyle",
   "_py2js_relayout", "_py2js_update", "_py2js_animate", "_py2js_removeLayoutProps",
@@ -395,14 +396,34 @@ function bundleKeys(model) {
   return [Symbol.for(name), Symbol.for(name + " imported")];
 }
 
+// The import holds the page for all its length (one task of 10 s under load 33 on the 2-core
+// VM, 2026-12-02), and a figure made just before it that had not yet reached its initialize
+// would pass its 2 s meanwhile.  So it starts once no figure has reached its initialize for
+// QUIET_MS, and never inside an initialize (the Blob alone held the page 0.25-0.75 s).
+const QUIET_MS = 300;
+const LAST_INITIALIZE = Symbol.for("rooflinelib.plotly-widget last initialize");
+
+function quiet() {
+  return new Promise((resolve) => {
+    const check = () => {
+      const left = globalThis[LAST_INITIALIZE] + QUIET_MS - performance.now();
+      if (left > 0) setTimeout(check, left);
+      else resolve();
+    };
+    setTimeout(check, 0);
+  });
+}
+
 function plotlyWidget(model) {
   const [key, imported] = bundleKeys(model);
   if (!globalThis[key]) {
-    const bundle = new Blob([model.get("_plotly_bundle")], { type: "text/javascript" });
-    globalThis[key] = import(URL.createObjectURL(bundle)).then((module) => {
-      globalThis[imported] = module;
-      return module;
-    });
+    const source = model.get("_plotly_bundle");
+    globalThis[key] = quiet()
+      .then(() => import(URL.createObjectURL(new Blob([source], { type: "text/javascript" }))))
+      .then((module) => {
+        globalThis[imported] = module;
+        return module;
+      });
   }
   return globalThis[key];
 }
@@ -442,6 +463,7 @@ export default () => {
   let ready = null;
   return {
     initialize(context) {
+      globalThis[LAST_INITIALIZE] = performance.now();
       const model = context.model;
       const module = globalThis[bundleKeys(model)[1]];
       if (module) {  // imported already: plotly's own initialize, as it would run

@@ -13,6 +13,7 @@ with the reason, without Playwright or Chromium (a failure under ROOFLINE_REQUIR
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -153,3 +154,42 @@ def test_initialize_returns_at_once_and_early_edits_reach_plotly_once(import_ms)
     assert done["delivered"] == ["_widget_data", "_py2js_restyle", "_py2js_restyle"], done
     assert done["drawn"] == [{"type": "scatter", "y": [3, 4], "edits": 1}], done
     assert done["listening"] == ["change:_py2js_restyle"], done  # the loader's holds removed
+
+
+# plotly's import holds the page for all its length (10 s under load); a figure made just before
+# it that had not reached its initialize yet would pass anywidget's 2 s meanwhile.  The import
+# waits until no figure has reached initialize for QUIET_MS, and never runs inside one.
+QUIET = """
+async ([loader, bundle]) => {
+  const load = (source) => import(URL.createObjectURL(new Blob([source], {type: 'text/javascript'})));
+  const state = {_plotly_bundle: 'globalThis.evaluatedAt = performance.now();\\n' + bundle,
+                 _plotly_version: 'quiet', _widget_data: []};
+  const model = {name: 'q', log: [], get: (key) => state[key], set: () => {}, on: () => {}, off: () => {}};
+  const initialized = [];
+  for (const at of [0, 200]) {  // a second figure made 200 ms after the first
+    await new Promise((r) => setTimeout(r, at ? at - (performance.now() - initialized[0]) : 0));
+    const widget = (await load(loader)).default();
+    const started = performance.now();
+    widget.initialize({model});
+    initialized.push(started);
+    if (globalThis.evaluatedAt !== undefined) return {imported_before_the_second_figure: true};
+  }
+  const widget = (await load(loader)).default();
+  widget.initialize({model});  // imported by now? no: a third figure at once waits with them
+  await widget.render({model, el: document.createElement('div')});
+  return {after_last_initialize_ms: globalThis.evaluatedAt - initialized[1],
+          between_ms: initialized[1] - initialized[0]};
+}
+"""
+
+
+def test_plotly_is_imported_once_no_figure_has_started_for_a_while():
+    harness.skip_or_fail_without_browser()
+    pytest.importorskip("plotly")
+    from rooflinelib import plotting
+    quiet_ms = int(re.search(r"const QUIET_MS = (\d+);", plotting._WIDGET_LOADER_ESM).group(1))
+    with harness.chromium_page(400, 300) as page:
+        page.set_content("<html><body></body></html>")
+        done = page.evaluate(QUIET, [plotting._WIDGET_LOADER_ESM, STAND_IN])
+    assert "imported_before_the_second_figure" not in done, done
+    assert done["between_ms"] >= 150 and done["after_last_initialize_ms"] >= quiet_ms, done
