@@ -349,6 +349,9 @@ def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
     naive = profiles["gemm naive"]
     assert naive.hierarchical["binding"] == "l1" and "gemm naive: bound by L1 cache" in naive.text()
     assert naive.hierarchical["levels"]["l1"] == stored["gemm naive"]["hierarchical"]["levels"]["shared"]
+    from rooflinelib.hierarchy.levels import LEVEL_TITLES
+    from rooflinelib.profiling.result import SHARED_TO_L1_TITLES
+    assert SHARED_TO_L1_TITLES == (LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
     # a placement that already names the L1 is left as it is
     assert recorded.load_profiles(recorded.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[
         "binding"] == "l2"

@@ -21,7 +21,7 @@ PROJECT = PYPROJECT["project"]
 
 # What `import rooflinelib` must not pull in: the GPU stack, plotting, numpy and the notebook UI.
 HEAVY = {"numba", "numba_cuda", "llvmlite", "cupy", "plotly", "numpy", "ipywidgets", "anywidget",
-         "IPython", "pandas", "scipy", "matplotlib"}
+         "IPython", "pandas", "scipy", "matplotlib", "jsonschema"}
 
 
 def base_requirements():

@@ -15,7 +15,6 @@ from typing import Optional
 
 from .. import sanity
 from ..fileio import read_json, write_atomic
-from ..hierarchy.levels import LEVEL_TITLES
 
 FORMAT = "rooflinelib-profile"
 VERSION = 1
@@ -247,6 +246,10 @@ def from_dict(data, where: str = "profile") -> ProfileResult:
     return result
 
 
+#: (stored title, title now) of the L1's level in a placement's verdict
+SHARED_TO_L1_TITLES = ("shared memory", "L1 cache")
+
+
 def _l1_named(hierarchical):
     """A stored placement as a live profile makes it now: files saved before the L1 was named
     (the H200's shipped profiles among them) keep ncu's L1 bytes on a ``shared`` level, whose
@@ -260,8 +263,9 @@ def _l1_named(hierarchical):
     if renamed.get("binding") == "shared":
         renamed["binding"] = "l1"
     if isinstance(renamed.get("verdict"), str):
-        renamed["verdict"] = (renamed["verdict"].replace(LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
-                              .replace(" at shared", " at l1"))
+        # the two levels' titles in hierarchy.levels.LEVEL_TITLES, which the verdict quotes;
+        # written out so that loading a profile does not import the hierarchy package
+        renamed["verdict"] = renamed["verdict"].replace(*SHARED_TO_L1_TITLES).replace(" at shared", " at l1")
     return renamed
 
 
