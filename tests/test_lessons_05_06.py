@@ -377,6 +377,22 @@ def test_a_measured_share_near_100_percent_is_not_printed_as_100():
     assert "its L2 hit rate is 100%" in triage(KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=1.0)).text()
 
 
+def test_the_sustained_gemms_range_power_and_clock_reason_are_the_recorded_windows():
+    # 06 said "680 to 695" (the lowest window is 679.5) and gave no reading for why the clock fell
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.testing import THROTTLE_REASONS
+    windows = [v for v in recorded_experiments()["sustained"].variants if v.extra.get("part") == "sustained"]
+    low, high = min(v.gflops for v in windows) / 1e3, max(v.gflops for v in windows) / 1e3
+    medians = max(v.extra["power_w_median"] for v in windows)
+    peaks = max(v.extra["power_w_max"] for v in windows)
+    reasons = {r for v in windows for r in v.extra["clock_event_reasons"]} - {0}
+    text = _prose("06")
+    assert f"ran at {low:.0f} to {high:.0f} TFLOP/s" in text
+    assert f"window medians up to {medians:.0f} W (peaks {peaks:.0f} W)" in text
+    assert [THROTTLE_REASONS[r] for r in sorted(reasons)] == ["software power cap"]
+    assert "names: the software power cap" in text
+
+
 def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
     # 06 said "1.05 times as fast as a copy (notebook 05)"; notebook 05 never says it
     from rooflinelib.results import dram_mixes, recorded
