@@ -14,19 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from .measure.vocabulary import gemm_ceiling
 from .model import Work, _count
 
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
-# The compute ceiling a dtype's GEMM is scored against, by ceiling name.
-GEMM_CEILING = {
-    "fp64": "fp64-matrix",
-    "fp32": "fp32",
-    "tf32": "tf32-tensor",
-    "bf16": "bf16-tensor",
-    "fp16": "fp16-tensor",
-    "fp8": "fp8-tensor",
-}
+# The compute ceiling a dtype's GEMM is scored against, by ceiling name (the vocabulary's
+# ``gemm`` rows), in DTYPE_BYTES's order, which the widgets' dtype menus follow.
+GEMM_CEILING = {dtype: gemm_ceiling(dtype) for dtype in DTYPE_BYTES}
 
 # FLOPs per score element of attention's softmax: max, subtract, exp, sum, divide.
 SOFTMAX_FLOPS_PER_ELEMENT = 5

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import operators
+from .measure.vocabulary import compute_ceiling
 
 #: A GPU's L1 and L2 move global memory in 32-byte sectors (Nsight Compute's Kernel Profiling
 #: Guide); a CPU moves 64-byte cache lines.
@@ -113,9 +114,10 @@ def recorded_empty_launch() -> dict:
         "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}"}
 
 
-#: The compute roofs pitfall 4 spans: vector, then matrix units at falling precision.
-SPAN_CEILINGS = ("fp32", "fp32-packed", "fp32-matrix", "tf32-tensor", "bf16-tensor", "fp16-tensor",
-                 "fp8-tensor")
+#: The compute roofs pitfall 4 spans: vector (plain and packed), then matrix units at falling
+#: precision (bf16 before fp16: where the two are equal the span names bf16).
+SPAN_CEILINGS = (compute_ceiling("fp32"), "fp32-packed") + tuple(
+    compute_ceiling(d, "matrix") for d in ("fp32", "tf32", "bf16", "fp16", "fp8"))
 
 
 def compute_roof_span(machine, names=SPAN_CEILINGS) -> dict:
@@ -128,7 +130,7 @@ def compute_roof_span(machine, names=SPAN_CEILINGS) -> dict:
     return {"low": low, "high": high, "ratio": high.value / low.value, "ceilings": found}
 
 
-def roof_ratio(machine, fast: str = "bf16-tensor", slow: str = "fp32") -> float:
+def roof_ratio(machine, fast: str = compute_ceiling("bf16", "matrix"), slow: str = compute_ceiling("fp32")) -> float:
     """How many times one compute roof of ``machine`` exceeds another (bf16 tensor over fp32
     vector by default): the factor a wrong-ceiling verdict is off by."""
     return machine.ceiling(fast).value / machine.ceiling(slow).value

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .fileio import FileError, read_text, write_atomic
 from .measure import registry
+from .measure.vocabulary import compute_ceiling
 from .model import Ceiling, Machine, Roofline
 from .placement import as_kernel_point, verdict_phrase
 
@@ -158,7 +159,7 @@ def ceiling_label(ceiling: Ceiling, machine: Machine) -> str:
     """The legend's name for a ceiling.  On NVIDIA GPUs an fp32 GEMM has no tensor-core path
     (Hopper's and Ampere's tensor cores take tf32, not fp32), so ``fp32-matrix`` there is SGEMM
     on the CUDA cores and says so; on the MI300X it is a real matrix-core roof."""
-    if ceiling.name == "fp32-matrix" and _is_nvidia(machine):
+    if ceiling.name == compute_ceiling("fp32", "matrix") and _is_nvidia(machine):
         if "CUDA cores" in ceiling.title:  # the registry's title already says where it runs
             return f"{ceiling.title}: no fp32 tensor path"
         return f"{ceiling.title} (SGEMM on the CUDA cores, no fp32 tensor path)"

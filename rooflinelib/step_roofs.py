@@ -11,12 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import interconnect, results
+from .measure.vocabulary import compute_ceiling
 from .modes import describe_result
 from .results import ResultError
 
-#: Compute roofs a training step can use, best first: the tensor-core precisions training runs
-#: in, then the vector roof every GPU and CPU has.
-COMPUTE_PREFERENCE = ("bf16-tensor", "fp16-tensor", "tf32-tensor", "fp32-matrix", "fp32")
+#: The dtypes training runs in, best first.
+TRAINING_DTYPES = ("bf16", "fp16", "tf32", "fp32")
+#: Compute roofs a training step can use, best first: the matrix units of the training dtypes,
+#: then the vector roof every GPU and CPU has.
+COMPUTE_PREFERENCE = tuple(compute_ceiling(d, "matrix") for d in TRAINING_DTYPES) + (compute_ceiling("fp32"),)
 #: The link ceilings, from Lab 1's registry (group "link").
 LINK_CEILINGS = ("pcie-h2d", "pcie-d2h")
 #: The link choices of the widget: the measured PCIe copy, then datasheet rows.

@@ -26,6 +26,7 @@ from __future__ import annotations
 from . import accounting as acc
 from .errors import VerificationError
 from .protocol import Measurement, Run, best, measure_run
+from .vocabulary import COMPUTE_DTYPES
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14
@@ -33,14 +34,18 @@ CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_32F_FAST_TF32 = 68, 70, 7
 CUBLAS_OP_N, CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 0, -1, 99
 CUBLAS_DEFAULT_MATH, CUBLAS_POINTER_MODE_HOST = 0, 0
 
-#: ceiling name -> (dtype, data type, compute type, element bytes, relative tolerance)
-MATRIX_CEILINGS = {
-    "fp64-matrix": ("fp64", CUDA_R_64F, CUBLAS_COMPUTE_64F, 8, 1e-12),
-    "fp32-matrix": ("fp32", CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 1e-5),
-    "tf32-tensor": ("tf32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 5e-3),
-    "fp16-tensor": ("fp16", CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 5e-3),
-    "bf16-tensor": ("bf16", CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2e-2),
+#: dtype -> (data type, compute type, element bytes, relative tolerance) of its cuBLAS GEMM
+CUBLAS_TYPES = {
+    "fp64": (CUDA_R_64F, CUBLAS_COMPUTE_64F, 8, 1e-12),
+    "fp32": (CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 1e-5),
+    "tf32": (CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 5e-3),
+    "fp16": (CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 5e-3),
+    "bf16": (CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2e-2),
 }
+#: ceiling name -> (dtype, data type, compute type, element bytes, relative tolerance): every
+#: matrix ceiling of the vocabulary whose dtype cuBLAS computes here (fp8's is datasheet-only)
+MATRIX_CEILINGS = {name: (dtype,) + CUBLAS_TYPES[dtype] for name, dtype, group, _ in COMPUTE_DTYPES
+                   if group == "matrix" and dtype in CUBLAS_TYPES}
 
 
 def operands(cp, n: int, dtype: str, seed: int = 12345, m: int = None, k: int = None):

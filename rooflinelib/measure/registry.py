@@ -1,7 +1,10 @@
 """The ceiling registry: one row per ceiling, as BabelStream keeps one table of its kernels.
 
 A row says what the ceiling is (name, kind, label, unit, chart colour), which backends measure
-it, and how: ``measure(backend, options) -> Measurement``.  Planning (Lab 1), validation of
+it, and how: ``measure(backend, options) -> Measurement``.  A compute row also says its number
+type (``dtype``), by its ``group`` whether vector units or matrix units run it, and whether a
+GEMM in its dtype is scored against it (``gemm``): these come from :mod:`.vocabulary`, the one
+table from a dtype to a ceiling name.  Planning (Lab 1), validation of
 result files, the labels of measured machines and the chart colours all read this table, so
 adding a ceiling means writing its kernel (a backend method that returns
 :class:`~rooflinelib.measure.protocol.Run` objects), its FLOP/byte count
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+from .vocabulary import compute_ceiling, row_fields
 
 UNITS = {"memory": "GB/s", "compute": "GFLOP/s"}
 #: The backends a row may name, in the one vocabulary the CLI, the modes and the results use.
@@ -49,13 +54,19 @@ class CeilingSpec:
     available: Optional[Callable] = None
     #: a failure other than a verification error becomes a note (a dtype a GPU lacks)
     optional: bool = False
-    #: "core"; "matrix" for the cuBLAS rows, which ``--no-matrix`` leaves out; "link" for the
+    #: "core"; "matrix" for the rows matrix units run (the cuBLAS rows, which ``--no-matrix``
+    #: leaves out, and the datasheet's fp8 tensor roof); "link" for the
     #: host <-> device rows, which ``--links`` adds
     group: str = "core"
     #: the ceiling this one is a part of (``dram`` for its access mixes ``dram-read``,
     #: ``dram-write``, ``dram-copy``): result files and Lab 1's table hold it, a machine made
     #: from a result keeps only the whole unless asked (:func:`rooflinelib.results.to_machine`)
     part_of: Optional[str] = None
+    #: the number type a compute row computes in ("fp32", "bf16", ...), from
+    #: :data:`.vocabulary.COMPUTE_DTYPES`; None for the SFU and the memory rows
+    dtype: Optional[str] = None
+    #: the roof a GEMM in ``dtype`` is scored against (one row per dtype)
+    gemm: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or len(self.name) > 40:
@@ -67,6 +78,10 @@ class CeilingSpec:
             raise ValueError(f"backends: unknown {unknown[0]!r:.20}; known: {', '.join(BACKENDS)}")
         if self.backends and self.measure is None:
             raise ValueError(f"measure: {self.name} names backends but no way to measure it")
+        if (self.dtype is not None or self.gemm) and self.kind != "compute":
+            raise ValueError(f"dtype: {self.name} is a memory ceiling; only compute rows have a dtype")
+        if self.gemm and self.dtype is None:
+            raise ValueError(f"gemm: {self.name} is a GEMM roof but names no dtype")
 
     @property
     def unit(self) -> str:
@@ -109,6 +124,12 @@ def names(kind: str = None) -> tuple:
 def kind_of(name: str) -> Optional[str]:
     spec = _ROWS.get(name)
     return spec.kind if spec else None
+
+
+def group_of(name: str) -> Optional[str]:
+    """The row's group ("core", "matrix", "link"), or None for a name the registry lacks."""
+    spec = _ROWS.get(name)
+    return spec.group if spec else None
 
 
 def label_of(name: str) -> str:
@@ -236,9 +257,9 @@ _CORE = tuple(
     CeilingSpec("shared", "memory", "shared memory (read)", "#2ca02c", GPU_BACKENDS,
                 _best("shared", "memory", lambda b, o: b.shared_runs())),
     CeilingSpec("fp32", "compute", "fp32 FMA", "#d62728", BACKENDS,
-                _best("fp32", "compute", lambda b, o: b.fma_runs("fp32"))),
+                _best("fp32", "compute", lambda b, o: b.fma_runs("fp32")), **row_fields("fp32")),
     CeilingSpec("fp64", "compute", "fp64 FMA", "#8c564b", BACKENDS,
-                _best("fp64", "compute", lambda b, o: b.fma_runs("fp64"))),
+                _best("fp64", "compute", lambda b, o: b.fma_runs("fp64")), **row_fields("fp64")),
     CeilingSpec("sfu", "compute", "exp2 (SFU)", "#393b79", GPU_BACKENDS,
                 _best("sfu", "compute", lambda b, o: b.sfu_runs())),
     # Host <-> device over the GPU's link (PCIe on the H200): the best of pinned and pageable
@@ -249,23 +270,26 @@ _CORE = tuple(
     CeilingSpec("pcie-d2h", "memory", "device to host (PCIe)", "#9c9ede", GPU_BACKENDS,
                 _best("pcie-d2h", "memory", lambda b, o: b.link_runs("d2h"), repeats=5), group="link"),
 )
-#: cuBLAS through CuPy on either GPU backend; "fp32-matrix" is SGEMM on the CUDA cores on
-#: NVIDIA parts that have no fp32 tensor path (Hopper among them).
+#: cuBLAS through CuPy on either GPU backend, by dtype: each row is the vocabulary's matrix
+#: ceiling of its dtype.  fp32's is SGEMM on the CUDA cores on NVIDIA parts that have no fp32
+#: tensor path (Hopper among them).
 _MATRIX = (
-    ("fp64-matrix", "fp64 GEMM (cuBLAS)", "#8c564b"),
-    ("fp32-matrix", "fp32 GEMM (cuBLAS, CUDA cores)", "#e377c2"),
-    ("tf32-tensor", "tf32 tensor (cuBLAS)", "#9467bd"),
-    ("fp16-tensor", "fp16 tensor (cuBLAS)", "#bcbd22"),
-    ("bf16-tensor", "bf16 tensor (cuBLAS)", "#ff7f0e"),
+    ("fp64", "fp64 GEMM (cuBLAS)", "#8c564b"),
+    ("fp32", "fp32 GEMM (cuBLAS, CUDA cores)", "#e377c2"),
+    ("tf32", "tf32 tensor (cuBLAS)", "#9467bd"),
+    ("fp16", "fp16 tensor (cuBLAS)", "#bcbd22"),
+    ("bf16", "bf16 tensor (cuBLAS)", "#ff7f0e"),
 )
 
 for _spec in _CORE:
     register(_spec)
-for _name, _label, _colour in _MATRIX:
+for _dtype, _label, _colour in _MATRIX:
+    _name = compute_ceiling(_dtype, "matrix")
     register(CeilingSpec(_name, "compute", _label, _colour, GPU_BACKENDS, _matrix(_name),
-                         available=_cublas, optional=True, group="matrix"))
+                         available=_cublas, optional=True, **row_fields(_name)))
 #: Datasheet-only: no backend measures it here, but result files and charts know it.
-register(CeilingSpec("fp8-tensor", "compute", "fp8 tensor", "#7f7f7f"))
+_name = compute_ceiling("fp8", "matrix")
+register(CeilingSpec(_name, "compute", "fp8 tensor", "#7f7f7f", **row_fields(_name)))
 #: Measured by ``python -m rooflinelib.measure.allreduce`` across two or more GPUs, not by Lab 1
 #: (one GPU has nothing to all-reduce with): NCCL's bus bandwidth at large messages.
 register(CeilingSpec("nvlink-allreduce", "memory", "all-reduce bus bandwidth (NCCL)", "#e377c2"))

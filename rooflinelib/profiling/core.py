@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 
 from ..expr import ExpressionError, parse_non_negative, parse_positive
+from ..measure.vocabulary import COMPUTE_DTYPES
 from ..model import ABOVE_ROOF_FRACTION, Ceiling
 from ..sanity import BANDS, number
 from .result import ProfileError, ProfileResult
@@ -27,12 +28,21 @@ COUNT_TOLERANCE = 0.10
 ACCESS_PATTERN_FACTOR = 2.0
 MAX_NAME_CHARS = 80
 
-#: ``precision`` words and the compute ceilings they choose, best first.
-PRECISIONS = {
-    "fp32": ("fp32",), "fp64": ("fp64",),
-    "bf16": ("bf16-tensor",), "fp16": ("fp16-tensor",), "tf32": ("tf32-tensor",),
-    "fp8": ("fp8-tensor",), "fp32-matrix": ("fp32-matrix",), "fp64-matrix": ("fp64-matrix",),
-}
+
+
+def _precisions() -> dict:
+    """A dtype chooses its vector row when it has one (fp32, fp64: the FMA a student's kernel
+    issues), else its matrix row (tf32, bf16, fp16, fp8); a matrix row whose dtype has a vector
+    row is chosen by its own name (``fp32-matrix``)."""
+    words = {dtype: (name,) for name, dtype, group, _ in COMPUTE_DTYPES if group == "core"}
+    for name, dtype, group, _ in COMPUTE_DTYPES:
+        if group == "matrix":
+            words[name if dtype in words else dtype] = (name,)
+    return words
+
+
+#: ``precision`` words and the compute ceilings they choose, best first (from the registry).
+PRECISIONS = _precisions()
 #: ``memory`` words and the DRAM ceiling each judges the share against: ``dram`` is the best of
 #: Lab 1's access mixes, the others one mix each (``results.dram_mixes``).
 MEMORY_ROOFS = {"dram": "dram", "dram-read": "dram-read", "dram-write": "dram-write", "dram-copy": "dram-copy",
