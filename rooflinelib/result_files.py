@@ -72,6 +72,10 @@ def _cell(value) -> str:
 def to_csv(result: dict) -> str:
     """A validated result as CSV text (header row first)."""
     validate(result)
+    return _csv_text(result)
+
+
+def _csv_text(result: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if result["kind"] == "sweep":
@@ -84,9 +88,11 @@ def to_csv(result: dict) -> str:
     return out.getvalue()
 
 
-def write_csv(result: dict, path) -> Path:
-    """Write ``result`` as CSV to ``path`` (atomically, like every result file)."""
-    return write_atomic(Path(path), to_csv(result), ResultError)
+def write_csv(result: dict, path, checked: bool = False) -> Path:
+    """Write ``result`` as CSV to ``path`` (atomically, like every result file).  ``checked``:
+    the caller validated ``result`` on its way out already (``roofline measure`` writes the
+    JSON beside it first), so it is not validated a second time."""
+    return write_atomic(Path(path), _csv_text(result) if checked else to_csv(result), ResultError)
 
 
 #: The longest line of a result CSV: its rows are under 200 characters.  A longer one (a

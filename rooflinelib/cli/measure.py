@@ -139,6 +139,8 @@ def _finish(result, args, table):
     # must not leave --out replaced and the command failed
     out = _check_out(args.out)
     check_store_options(args)
+    # The result was validated when it was made (in) and is validated once more before it is
+    # written (out): by save when it is stored, else by the CSV writer.
     if out is not None:
         try:
             save(result, out)
@@ -146,7 +148,7 @@ def _finish(result, args, table):
             raise _OutError(" ".join(str(exc).split())) from None
         if not args.quiet:
             print(f"wrote {out}", file=sys.stderr)
-    write_csv_option(result, args)
+    write_csv_option(result, args, checked=out is not None)
     if args.json:
         print(json.dumps(result, indent=1, allow_nan=False))
     else:

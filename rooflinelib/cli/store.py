@@ -57,11 +57,12 @@ def default_out(result: dict) -> str:
     return str(path)
 
 
-def write_csv_option(result: dict, args) -> None:
+def write_csv_option(result: dict, args, checked: bool = False) -> None:
+    """--csv: ``checked`` when ``result`` was validated on its way out (saved as JSON) already."""
     if args.csv is None:
         return
     try:
-        written = write_csv(result, _csv_target(args.csv))
+        written = write_csv(result, _csv_target(args.csv), checked=checked)
     except (ResultError, OSError) as exc:
         raise UsageError(f"--csv: {' '.join(str(exc).split())}") from None
     if not args.quiet:
