@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from . import pitfalls
+from .measure.vocabulary import BF16_TENSOR
 from .model import Roofline
 
 GIB_PER_GB = 2 ** 30 / 1e9  # a GiB is 1.0737 GB
@@ -62,4 +63,4 @@ def error_sizes(machine) -> dict:
             "strided_amplification": pitfalls.strided_amplification(32),
             "gib_off_by": next(v for k, v in by_slip.items() if "GiB" in k),
             "gbit_off_by": next(v for k, v in by_slip.items() if "Gbit" in k),
-            "wrong_roof_ratio": pitfalls.roof_ratio(machine) if machine.has("bf16-tensor") else None}
+            "wrong_roof_ratio": pitfalls.roof_ratio(machine) if machine.has(BF16_TENSOR) else None}

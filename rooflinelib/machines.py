@@ -6,6 +6,7 @@ the architecture's per-SM throughput at the boost clock; their ``source`` says h
 """
 from __future__ import annotations
 
+from .measure.vocabulary import BF16_TENSOR, FP16_TENSOR, FP32_MATRIX, FP64_MATRIX, FP8_TENSOR, TF32_TENSOR
 from .model import Ceiling, Machine
 
 NVIDIA_SFU_PER_SM = 16  # transcendental (MUFU) results per clock per SM, sm_80 and sm_90
@@ -41,22 +42,22 @@ A100 = Machine(
     ceilings=(
         Ceiling("dram", "memory", 1555.0, _NV_A100, "HBM2, 40 GB part"),
         Ceiling("fp64", "compute", 9_700.0, _NV_A100, "fp64 vector"),
-        Ceiling("fp64-matrix", "compute", 19_500.0, _NV_A100, "fp64 tensor"),
+        Ceiling(FP64_MATRIX, "compute", 19_500.0, _NV_A100, "fp64 tensor"),
         Ceiling("fp32", "compute", 19_500.0, _NV_A100, "fp32 vector"),
-        Ceiling("tf32-tensor", "compute", 156_000.0, _NV_A100, "tf32 tensor"),
-        Ceiling("bf16-tensor", "compute", 312_000.0, _NV_A100, "bf16 tensor"),
-        Ceiling("fp16-tensor", "compute", 312_000.0, _NV_A100, "fp16 tensor"),
+        Ceiling(TF32_TENSOR, "compute", 156_000.0, _NV_A100, "tf32 tensor"),
+        Ceiling(BF16_TENSOR, "compute", 312_000.0, _NV_A100, "bf16 tensor"),
+        Ceiling(FP16_TENSOR, "compute", 312_000.0, _NV_A100, "fp16 tensor"),
     ) + _derived_nvidia(108, 1.41, "A100"),
 )
 
 _H100_COMPUTE = (
     ("fp64", 33_500.0, "fp64 vector"),
-    ("fp64-matrix", 66_900.0, "fp64 tensor"),
+    (FP64_MATRIX, 66_900.0, "fp64 tensor"),
     ("fp32", 66_900.0, "fp32 vector"),
-    ("tf32-tensor", 494_700.0, "tf32 tensor"),
-    ("bf16-tensor", 989_400.0, "bf16 tensor"),
-    ("fp16-tensor", 989_400.0, "fp16 tensor"),
-    ("fp8-tensor", 1_978_900.0, "fp8 tensor"),
+    (TF32_TENSOR, 494_700.0, "tf32 tensor"),
+    (BF16_TENSOR, 989_400.0, "bf16 tensor"),
+    (FP16_TENSOR, 989_400.0, "fp16 tensor"),
+    (FP8_TENSOR, 1_978_900.0, "fp8 tensor"),
 )
 
 H100_SXM = Machine(
@@ -96,14 +97,14 @@ MI300X = Machine(
     ceilings=(
         Ceiling("dram", "memory", 5300.0, _AMD_MI300X, "HBM3"),
         Ceiling("fp64", "compute", 81_700.0, _AMD_MI300X, "fp64 vector"),
-        Ceiling("fp64-matrix", "compute", 163_400.0, _AMD_MI300X, "fp64 matrix"),
+        Ceiling(FP64_MATRIX, "compute", 163_400.0, _AMD_MI300X, "fp64 matrix"),
         Ceiling("fp32", "compute", 81_700.0, _AMD_MI300X_UNPACKED, "fp32 vector, unpacked"),
         Ceiling("fp32-packed", "compute", 163_400.0, _AMD_MI300X, "fp32 vector, packed (data sheet)"),
-        Ceiling("fp32-matrix", "compute", 163_400.0, _AMD_MI300X, "fp32 matrix"),
-        Ceiling("tf32-tensor", "compute", 653_700.0, _AMD_MI300X, "tf32 matrix"),
-        Ceiling("bf16-tensor", "compute", 1_307_400.0, _AMD_MI300X, "bf16 matrix"),
-        Ceiling("fp16-tensor", "compute", 1_307_400.0, _AMD_MI300X, "fp16 matrix"),
-        Ceiling("fp8-tensor", "compute", 2_614_900.0, _AMD_MI300X, "fp8 matrix"),
+        Ceiling(FP32_MATRIX, "compute", 163_400.0, _AMD_MI300X, "fp32 matrix"),
+        Ceiling(TF32_TENSOR, "compute", 653_700.0, _AMD_MI300X, "tf32 matrix"),
+        Ceiling(BF16_TENSOR, "compute", 1_307_400.0, _AMD_MI300X, "bf16 matrix"),
+        Ceiling(FP16_TENSOR, "compute", 1_307_400.0, _AMD_MI300X, "fp16 matrix"),
+        Ceiling(FP8_TENSOR, "compute", 2_614_900.0, _AMD_MI300X, "fp8 matrix"),
     ),
 )
 

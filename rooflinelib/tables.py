@@ -12,6 +12,7 @@ from typing import Callable
 from . import operators
 from .ascii_plot import format_number
 from .machines import DATASHEET_MACHINES, ridge_table
+from .measure.vocabulary import FP32_MATRIX
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ GEMM_COLUMNS = (
 )
 
 
-def gemm_threshold_rows(machine, dtypes=("fp32", ("fp32", "fp32-matrix"), "tf32", "bf16", "fp16", "fp8")) -> list:
+def gemm_threshold_rows(machine, dtypes=("fp32", ("fp32", FP32_MATRIX), "tf32", "bf16", "fp16", "fp8")) -> list:
     """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3s) >= ridge.
 
     An entry of ``dtypes`` is a dtype, scored against its usual ceiling

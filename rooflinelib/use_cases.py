@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import operators
 from .machines import H100_SXM, H200, MI300X
+from .measure.vocabulary import BF16_TENSOR, FP8_TENSOR
 
 
 #: The register file of one Hopper SM: 65,536 32-bit registers (CUDA C++ Programming Guide,
@@ -24,7 +25,7 @@ def tile_intensity(rows: int, cols: int, dtype: str = "bf16") -> float:
 
 def tile_figure(machine=H100_SXM, n: int = 8192, dtype: str = "bf16") -> str:
     """What the no-L2 tile model asks of a GEMM tile, and why real kernels use smaller ones."""
-    ridge = machine.ridge("bf16-tensor")
+    ridge = machine.ridge(BF16_TENSOR)
     exact = operators.smallest_tile(ridge, n, dtype)["exact"]
     accumulator = exact * exact * 4
     rows, cols = PRODUCTION_TILE
@@ -72,17 +73,17 @@ def _profiler_figure() -> str:
 
 def use_case_rows() -> list:
     """``{"use", "the roofline question", "figure"}`` for each use."""
-    mi_bf16 = MI300X.ridge("bf16-tensor")
+    mi_bf16 = MI300X.ridge(BF16_TENSOR)
     flash = operators.attention_fusion_crossover(mi_bf16, 128)
     three, fused = operators.softmax(2 ** 24, fused=False), operators.softmax(2 ** 24, fused=True)
     chain = operators.elementwise_chain(2 ** 24, 5, fused=False), operators.elementwise_chain(2 ** 24, 5, fused=True)
     h200 = H200.roofline("fp32", "dram")
     fp32_add, bf16_add = operators.vector_add(2 ** 24, "fp32"), operators.vector_add(2 ** 24, "bf16")
     n_bf16 = operators.smallest_compute_bound_gemm_n(mi_bf16, "bf16")
-    n_fp8 = operators.smallest_compute_bound_gemm_n(MI300X.ridge("fp8-tensor"), "fp8")
+    n_fp8 = operators.smallest_compute_bound_gemm_n(MI300X.ridge(FP8_TENSOR), "fp8")
     decode = operators.decode_matvec(8192, 8192, "bf16")
     prefill = operators.gemm(8192, "bf16", m=4096)  # 4096 prompt tokens through one 8192 x 8192 layer
-    h100_bf16 = H100_SXM.ridge("bf16-tensor")
+    h100_bf16 = H100_SXM.ridge(BF16_TENSOR)
     rows = [
         {"use": "FlashAttention", "the roofline question": "does keeping the s x s scores on chip move attention past the ridge?",
          "figure": (f"fused attention (d = 128, bf16) crosses the MI300X bf16 ridge at s = {flash['fused_s']}; "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import operators, sanity
 from .ascii_plot import format_number
 from .machines import get_machine, machine_names
+from .measure.vocabulary import BF16_TENSOR
 from .model import RIDGE_TOLERANCE, Machine, Roofline, time_bounds
 
 # --- shared helpers --------------------------------------------------------------------------
@@ -328,7 +329,7 @@ def attention_curves(d: int, dtype: str = "bf16", lengths=None) -> dict:
 TILE_SIZES = [2 ** e for e in range(8)]  # 1, 2, 4, ..., 128
 TILE_MACHINES = ("A100", "H100 SXM", "H200")
 TILE_GEMM_N = 4096
-TILE_TENSOR_CEILING = "bf16-tensor"  # the dashed roof: what tensor cores would demand
+TILE_TENSOR_CEILING = BF16_TENSOR  # the dashed roof: what tensor cores would demand
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import operators as ops
 from ..grading import (Choices, Table, check_choice, check_number, check_side, report)
+from ..measure.vocabulary import BF16_TENSOR
 from ..model import Ceiling, Machine, classify, time_bounds
 
 SOURCE = "Exercise 2: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
@@ -25,10 +26,10 @@ MACHINE = Machine(
     ceilings=(
         Ceiling("dram", "memory", 3_000.0, SOURCE, "HBM"),
         Ceiling("fp32", "compute", 45_000.0, SOURCE, "fp32 vector"),
-        Ceiling("bf16-tensor", "compute", 900_000.0, SOURCE, "bf16 matrix"),
+        Ceiling(BF16_TENSOR, "compute", 900_000.0, SOURCE, "bf16 matrix"),
     ),
 )
-ROOF_NAMES = {"fp32": "fp32 vector units", "bf16-tensor": "bf16 matrix cores"}
+ROOF_NAMES = {"fp32": "fp32 vector units", BF16_TENSOR: "bf16 matrix cores"}
 
 #: The first optimization to try, as a closed menu.
 FIRST_STEPS = Choices({
@@ -216,7 +217,7 @@ def _rows() -> tuple:
                                                             "each cross HBM once"),
              (gemm.intensity * fp32, bytes_not_elements))),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
-            "128 x 8192 by 8192 x 8192, bf16", "bf16-tensor", frozenset({"batch", "smaller-dtype"}),
+            "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
             # bytes (I about 248, still left of the fp8 ridge) and so halve the time.
             {"instruction-mix": "first check which side of the ridge it is on, against the ridge "
@@ -233,7 +234,7 @@ def _rows() -> tuple:
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge"),
         Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
-            "bf16-tensor", frozenset({"instruction-mix"}),
+            BF16_TENSOR, frozenset({"instruction-mix"}),
             {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
@@ -257,7 +258,7 @@ def problem_table() -> Table:
                  tuple((r.number, r.description, r.size, r.runs_on_name) for r in ROWS),
                  title=f"{MACHINE.name}: HBM {MACHINE.ceiling('dram').value / 1000:g} TB/s, "
                        f"fp32 vector {MACHINE.ceiling('fp32').value / 1000:g} TFLOP/s, "
-                       f"bf16 matrix {MACHINE.ceiling('bf16-tensor').value / 1000:g} TFLOP/s")
+                       f"bf16 matrix {MACHINE.ceiling(BF16_TENSOR).value / 1000:g} TFLOP/s")
 
 
 def machine_table() -> Table:
@@ -273,7 +274,7 @@ def check_ridges(ridge_fp32, ridge_bf16):
         "Part A: the ridge points",
         check_number(ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof",
                      unit="FLOP/byte"),
-        check_number(ridge_bf16, MACHINE.ridge("bf16-tensor"), "ridge of the bf16 matrix roof",
+        check_number(ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof",
                      unit="FLOP/byte"),
     )
 
@@ -297,7 +298,7 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
                      mistakes=row.intensity_mistakes),
         check_side(vs_fp32, row.intensity, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
-        check_side(vs_bf16, row.intensity, MACHINE.ridge("bf16-tensor"), "side of the bf16 ridge"),
+        check_side(vs_bf16, row.intensity, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
         check_side(verdict, row.intensity, row.ridge, "verdict on the roof it runs on",
                    hints=verdict_hints),
         check_choice(first_step, row.first_steps, "first optimization", FIRST_STEPS,

@@ -11,6 +11,7 @@ from ..grading import (AnswerError, Choices, NotAnsweredError, Table, YES_NO, ch
                        check_function, check_number, check_side, is_unanswered, read_number,
                        report, run_student)
 from ..machines import H200, MI300X
+from ..measure.vocabulary import BF16_TENSOR
 
 DTYPE = "bf16"
 HEAD_DIM = 128
@@ -133,7 +134,7 @@ def intensity_table(attention_flops, unfused_bytes, fused_bytes, d: int = HEAD_D
 def given_machines() -> Table:
     rows = []
     for machine in (MI300X, H200):
-        rows.append((machine.name, f"{machine.ceiling('bf16-tensor').value / 1000:g} TFLOP/s",
+        rows.append((machine.name, f"{machine.ceiling(BF16_TENSOR).value / 1000:g} TFLOP/s",
                      f"{machine.ceiling('dram').value / 1000:g} TB/s"))
     return Table(("GPU", "bf16 matrix peak", "HBM bandwidth"), tuple(rows),
                  title="Datasheet ceilings for Part C")
@@ -170,8 +171,8 @@ CROSSOVER_RTOL = 0.02
 
 
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
-    mi_ridge = MI300X.ridge("bf16-tensor")
-    h_ridge = H200.ridge("bf16-tensor")
+    mi_ridge = MI300X.ridge(BF16_TENSOR)
+    h_ridge = H200.ridge(BF16_TENSOR)
     mi = ops.attention_fusion_crossover(mi_ridge, HEAD_DIM, DTYPE)
     h = ops.attention_fusion_crossover(h_ridge, HEAD_DIM, DTYPE)
     return report(
@@ -208,7 +209,7 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
                      unit="FLOP/byte",
                      mistakes=[(full.intensity, "in decode only one query row meets the s keys: "
                                                 "recount the FLOPs")]),
-        check_side(decode_side_h200, decode.intensity, H200.ridge("bf16-tensor"),
+        check_side(decode_side_h200, decode.intensity, H200.ridge(BF16_TENSOR),
                    "decode against the H200 bf16 ridge"),
         check_number(gqa_decode_intensity, gqa.intensity,
                      f"decode intensity with {GQA_GROUP} query heads per KV head",

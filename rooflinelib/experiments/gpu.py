@@ -29,6 +29,7 @@ from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, T
 from ..measure.protocol import Run, measure_best, measure_run, measure_sustained
 from ..measure.provenance import ClockSampler
 from ..measure.timing import cupy_events, time_with_events
+from ..measure.vocabulary import BF16_TENSOR, FP32_MATRIX
 from .record import Experiment, Variant
 
 
@@ -627,8 +628,8 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
     from ..measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     variants = []
-    for name, label in (("fp32-matrix", "fp32 GEMM on the CUDA cores (cuBLAS SGEMM)"),
-                        ("bf16-tensor", "bf16 GEMM on the tensor cores (cuBLAS)")):
+    for name, label in ((FP32_MATRIX, "fp32 GEMM on the CUDA cores (cuBLAS SGEMM)"),
+                        (BF16_TENSOR, "bf16 GEMM on the tensor cores (cuBLAS)")):
         gemm = MatrixGemm(name, n, m=m, k=k)
         got = measure_matrix(run.gpu, name, n, gemm=gemm, progress=run.progress)
         variants.append(_variant(label, got.timing, got.work.n_flops, got.work.n_bytes, got.first_call_s,
@@ -640,7 +641,7 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
     # every mix Lab 1 measured, from the chain: each GEMM is judged against its own mix
     # (readings.wrong_ceiling_rows; at this shape 98% of the bytes are C's writes)
     mixes = {mix: run.dram_roof(mix) for mix in ("read", "write", "copy")}
-    tensor = measure_matrix(run.gpu, "bf16-tensor", 8192, progress=run.progress)
+    tensor = measure_matrix(run.gpu, BF16_TENSOR, 8192, progress=run.progress)
     return run.experiment("wrong_ceiling", f"One GEMM shape ({m} x {n} x {k}) on the CUDA cores and on the tensor cores",
                           variants, ["Both products checked on four rows against a float64 product."],
                           fp32_gflops=fp32.value, dram_gbps=mixes["copy"]["gbps"],
@@ -655,21 +656,21 @@ def run_sustained(progress=None, seconds: float = 120.0, n: int = 8192, window_r
     then the short microbenchmark again on the hot card."""
     from ..measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
-    gemm = MatrixGemm("bf16-tensor", n)
+    gemm = MatrixGemm(BF16_TENSOR, n)
 
     def sampled():
         return ClockSampler(interval_s=0.02, power=True)
 
     def short(label):
         with sampled() as s:
-            got = measure_matrix(run.gpu, "bf16-tensor", n, gemm=gemm)
+            got = measure_matrix(run.gpu, BF16_TENSOR, n, gemm=gemm)
         return _variant(label, got.timing, got.work.n_flops, got.work.n_bytes, got.first_call_s,
                         part="microbenchmark", call=got.kernel, **s.summary())
 
     before = short("microbenchmark, cool card (10 launches)")
     run.say(f"  {before.name}: {before.gflops:,.0f} GFLOP/s")
     chosen = next(r for r in gemm.runs() if r.kernel == before.extra["call"])
-    windows = measure_sustained(run.gpu, "bf16-tensor", "compute", chosen, seconds, window_repeats, sampled)
+    windows = measure_sustained(run.gpu, BF16_TENSOR, "compute", chosen, seconds, window_repeats, sampled)
     variants = [before]
     for w in windows:
         variants.append(_variant(f"sustained, window {w.extra['window'] + 1}", w.timing, w.work.n_flops,

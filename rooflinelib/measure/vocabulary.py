@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+#: The ceilings of matrix units, each name spelled here once: code that means one uses these.
+FP64_MATRIX, FP32_MATRIX = "fp64-matrix", "fp32-matrix"
+TF32_TENSOR, FP16_TENSOR, BF16_TENSOR, FP8_TENSOR = "tf32-tensor", "fp16-tensor", "bf16-tensor", "fp8-tensor"
+
 #: (ceiling, dtype, group, GEMM roof of its dtype), in the registry's order.  An fp32 GEMM is
 #: scored against the fp32 vector row: NVIDIA's tensor cores take no fp32 ("fp32-matrix" is
 #: SGEMM on the CUDA cores there); an fp64 GEMM against the matrix row, which runs it on
@@ -20,12 +24,12 @@ from typing import Optional
 COMPUTE_DTYPES = (
     ("fp32", "fp32", "core", True),
     ("fp64", "fp64", "core", False),
-    ("fp64-matrix", "fp64", "matrix", True),
-    ("fp32-matrix", "fp32", "matrix", False),
-    ("tf32-tensor", "tf32", "matrix", True),
-    ("fp16-tensor", "fp16", "matrix", True),
-    ("bf16-tensor", "bf16", "matrix", True),
-    ("fp8-tensor", "fp8", "matrix", True),
+    (FP64_MATRIX, "fp64", "matrix", True),
+    (FP32_MATRIX, "fp32", "matrix", False),
+    (TF32_TENSOR, "tf32", "matrix", True),
+    (FP16_TENSOR, "fp16", "matrix", True),
+    (BF16_TENSOR, "bf16", "matrix", True),
+    (FP8_TENSOR, "fp8", "matrix", True),
 )
 GROUPS = ("core", "matrix")
 
