@@ -41,7 +41,10 @@ tag (add or remove the tag, then refresh).  The interactive
 figure replaces the image when the cell runs.  The PNGs are drawn by kaleido with the Chromium
 of the machine, at a fixed size and scale, so the same notebook gives the same bytes.  A figure
 cell that draws nothing in recorded mode (a live-only figure) gets ``figure-live-only`` instead.
-``check`` reports a cell that calls a figure or widget maker and stores no image.
+``check`` reports a cell that calls a figure or widget maker and stores no image, except in a
+student copy (exercises/), whose figure cells ``rooflinelib.exercisegen`` tags
+``figure-in-exercise``: a student copy stores no outputs, and the solution's image would show
+the worked answers.
 """
 from __future__ import annotations
 
@@ -75,6 +78,10 @@ LIVE_ONLY_TAG = "figure-live-only"
 #: makes no claim about the mode.
 RECORDED_FIGURE_TAG = "figure-recorded-h200"
 RECORDED_CAPTION = "drawn from the recorded H200 runs that ship with the course"
+#: The tag ``rooflinelib.exercisegen`` gives a figure cell of a student copy in exercises/: the
+#: copy stores no outputs, and the solution's image would show the worked answers, so the cell
+#: has no image by design (the student's run draws the figure).
+EXERCISE_FIGURE_TAG = "figure-in-exercise"
 PLAIN_CAPTION = "as the cell first draws it"
 MAX_BYTES = 1_000_000
 #: Output types kept in checked cells: the plain text nbval compares, nothing else.
@@ -557,7 +564,7 @@ def missing_images(nb) -> list:
     made = figure_variables(nb)
     return [i for i, cell in enumerate(nb.cells)
             if (draws_figure(cell, made) or FIGURE_TAG in tags_of(cell)) and not images_of(cell)
-            and LIVE_ONLY_TAG not in tags_of(cell)]
+            and LIVE_ONLY_TAG not in tags_of(cell) and EXERCISE_FIGURE_TAG not in tags_of(cell)]
 
 
 def _is_png(text) -> bool:

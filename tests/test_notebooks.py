@@ -156,6 +156,18 @@ def test_every_figure_cell_stores_a_static_image(path):
     assert notebook_tools.missing_images(nb) == [], f"run: tests/notebook_tools.py refresh {path.relative_to(ROOT)}"
 
 
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + EXERCISES,
+                         ids=[f"{p.parent.name}/{p.name}" for p in SOLUTIONS + EXERCISES])
+def test_exercise_notebook_is_committable(path):
+    # The same check as the lessons': a solution's captions follow its tags and its recorded
+    # cells store their run; a student copy (regenerated from its solution) marks the figure
+    # cells whose image it leaves out.
+    assert notebook_tools.check(path) == [], f"fix solutions/{path.name}, refresh it, then run exercisegen"
+
+
 def test_check_finds_a_figure_cell_without_its_image(tmp_path):
     nb = nbformat.v4.new_notebook()
     direct = nbformat.v4.new_code_cell('widgets.time_bounds_widget(n_flops=F)')
@@ -337,9 +349,15 @@ def test_student_copy_drops_the_tags_of_the_outputs_it_drops():
     recorded = nbformat.v4.new_code_cell("print(check)")
     recorded.metadata["tags"] = [notebook_tools.RECORDED_TAG]
     nb.cells = [cell, recorded]
+    cell.metadata["tags"].append(notebook_tools.RECORDED_FIGURE_TAG)
     out = make_exercise(nb)
-    assert out.cells[0].outputs == [] and out.cells[0].metadata["tags"] == ["keep-me"]
+    # the copy's figure cell stores no image (the solution's shows the answers) and says so
+    assert out.cells[0].outputs == []
+    assert out.cells[0].metadata["tags"] == ["keep-me", notebook_tools.EXERCISE_FIGURE_TAG]
     assert "tags" not in out.cells[1].metadata
+    assert notebook_tools.missing_images(out) == []
+    out.cells[0].metadata["tags"] = ["keep-me"]
+    assert notebook_tools.missing_images(out) == [0]
 
 
 # --- lessons, not lab logs: length, terms before use, the learning path, no developer paths ---
