@@ -1,6 +1,7 @@
 """The exercises' answer keys and checks: course-consistent keys, teaching hints, robust input."""
 import inspect
 import math
+from pathlib import Path
 
 import pytest
 
@@ -304,22 +305,25 @@ def test_exercise_modules_do_not_load_heavy_packages():
 def hand_placement(setup, side_of_fma):
     """Exercise 4's placement worked by hand from the setup's own numbers."""
     r, f = setup.reduction, setup.fma
-    p, b = setup.peak_gflops, setup.peak_gbps
+    p, read, copy = setup.peak_gflops, setup.read_gbps, setup.copy_gbps
     r_i, f_i = r.n / (4 * r.n + 4), 16.0
     f_gflops = 128 * f.n / f.seconds / 1e9
-    # the reduction only reads: its score is against Lab 1's read mix (B when none was measured)
-    return (r_i, r.n / r.seconds / 1e9, min(p, r_i * b), "memory", 4 * r.n / r.seconds / 1e9 / setup.read_gbps,
-            f_i, f_gflops, min(p, f_i * b), side_of_fma, f_gflops / min(p, f_i * b))
+    # each kernel against its own access mix (B when none was measured): the reduction only
+    # reads, the FMA kernel reads x and writes y (the copy)
+    return (r_i, r.n / r.seconds / 1e9, min(p, r_i * read), "memory", 4 * r.n / r.seconds / 1e9 / read,
+            f_i, f_gflops, min(p, f_i * copy), side_of_fma, f_gflops / min(p, f_i * copy))
 
 
 def test_recorded_h200_lands_where_the_course_says():
     keys = ex04._keys(RECORDED)
     assert keys["reduction"]["intensity"] == pytest.approx(0.25, rel=1e-6)  # "I ~= 0.25"
     assert keys["fma"]["intensity"] == 16  # "the FMA kernel at I = 16"
-    # Lab 1's dram is its best access mix, the write (4,679.5 GB/s): the ridge is 14.1, so the FMA
-    # kernel sits 13% right of it, just past the ridge band (its verdict depends on the hardware)
+    # Lab 1's dram is its best access mix, the write (4,679.5 GB/s): its ridge is 14.1, and the FMA
+    # kernel would sit 13% right of it; but it reads x and writes y, so its ridge is the copy's,
+    # 66,074 / 4,277 = 15.4, and at 16 it is inside the ridge band (notebook 03's rule)
     assert RECORDED.ridge == pytest.approx(14.1, abs=0.1)
-    assert keys["fma"]["side"] == "compute"
+    assert RECORDED.copy_ridge == pytest.approx(15.45, abs=0.01)
+    assert keys["fma"]["side"] == "ridge" and keys["fma"]["side_b"] == "compute"
     assert RECORDED.machine.ceiling("dram").label == "DRAM (write)"
     assert 0.9 < keys["reduction"]["gbps"] / RECORDED.peak_gbps < 1.05
     assert RECORDED.origin == "recorded" and "580.159.04" in RECORDED.message
@@ -327,21 +331,21 @@ def test_recorded_h200_lands_where_the_course_says():
 
 
 def test_placement_is_graded_against_the_loaded_ceilings():
-    assert ex04.check_placement(RECORDED, *hand_placement(RECORDED, "compute")).passed
+    assert ex04.check_placement(RECORDED, *hand_placement(RECORDED, "ridge")).passed
     # The same kernels timed the same way, against a CPU-like roofline: the verdict changes.
     from rooflinelib.model import Ceiling, Machine
     cpu_like = Machine("cpu-like", ceilings=(Ceiling("dram", "memory", 40.0),
                                              Ceiling("fp32", "compute", 120.0)))
     other = ex04.Setup(cpu_like, RECORDED.reduction, RECORDED.fma, "live", "test")
-    stale = ex04.check_placement(other, *hand_placement(RECORDED, "compute"))
-    # the FMA kernel is compute-side on both (ridge 14.1 and 3): its side still passes
+    stale = ex04.check_placement(other, *hand_placement(RECORDED, "ridge"))
+    # at the H200's copy ridge (15.4) the FMA kernel is at the ridge; at this one's (3), compute
     assert [c.status for c in stale.checks] == ["pass", "pass", "fail", "pass", "fail",
-                                                "pass", "pass", "fail", "pass", "fail"]
+                                                "pass", "pass", "fail", "fail", "fail"]
     assert ex04.check_placement(other, *hand_placement(other, "compute")).passed
 
 
 def test_placement_hints():
-    answers = list(hand_placement(RECORDED, "compute"))
+    answers = list(hand_placement(RECORDED, "ridge"))
     keys = ex04._keys(RECORDED)
     answers[1] = keys["reduction"]["gbps"]  # GB/s instead of GFLOP/s
     answers[6] = keys["fma"]["achieved"] / 2  # FMA counted as one FLOP
@@ -440,7 +444,7 @@ def test_kernel_sources_are_shown_without_importing_numba_cuda():
 
 def test_model_verdict_uses_the_loaded_numbers():
     shown = ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
-    assert shown.revealed and "14.1 FLOP/byte" in str(shown) and "compute-bound" in str(shown)
+    assert shown.revealed and "P / C = 15.4 FLOP/byte" in str(shown) and "at the ridge" in str(shown)
     assert not ex04.model_verdict(RECORDED, NOT_ANSWERED).revealed
     # no rule-of-thumb ridge for a CPU: on the recorded GPU it says to measure one
     assert "few FLOP/byte" not in str(shown) and "ROOFLINE_MODE=cpu" in str(shown)
@@ -522,7 +526,7 @@ def test_exercise_4_grades_the_side_with_its_ceilings_spread():
     dram = Ceiling("dram", "memory", fp32.value / edge_ridge, "measured, spread 0.5%", "DRAM")
     machine = Machine("edge", (dram, Ceiling("fp32", "compute", fp32.value, "measured, spread 0.5%", "fp32")),
                       kind="measured")
-    setup = dataclasses.replace(RECORDED, machine=machine)
+    setup = dataclasses.replace(RECORDED, machine=machine, dram_copy_gbps=dram.value)
     for side in ("compute", "ridge"):
         got = ex04.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED)
         assert got.checks[8].status == "pass", got.checks[8]
@@ -579,7 +583,7 @@ def test_exercise_4_scores_the_reduction_against_the_read_mix():
     assert RECORDED.dram_read_gbps == pytest.approx(4506.7)
     assert RECORDED.read_gbps < RECORDED.peak_gbps and RECORDED.machine.ceiling("dram").label == "DRAM (write)"
     keys = ex04._keys(RECORDED)
-    answers = list(hand_placement(RECORDED, "compute"))
+    answers = list(hand_placement(RECORDED, "ridge"))
     assert answers[4] == pytest.approx(keys["reduction"]["gbps"] / 4506.7)
     assert ex04.check_placement(RECORDED, *answers).passed
     answers[4] = keys["reduction"]["gbps"] / RECORDED.peak_gbps  # against the write mix: the old key
@@ -594,7 +598,8 @@ def test_exercise_4_model_verdict_says_how_far_right_of_the_h200_ridge_not_close
     from rooflinelib.machines import H200
     shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
     past = 16 / H200.ridge("fp32", "dram") - 1
-    assert past > 0.10 and f"{past:.0%} right of the ridge" in shown and "just past" in shown
+    assert past > 0.10 and f"{past:.0%} right of it, outside the ±10% band" in shown
+    assert "a bandwidth no access mix reached" in shown
     assert "close to the ridge" not in shown and "few percent lower or higher can flip" not in shown
     # the stale mix sentence: Lab 1's dram is already the best mix, reads cannot 'beat' it
     assert "a stream of reads alone can beat a mix that also writes" not in shown
@@ -621,3 +626,35 @@ def test_a_live_setup_takes_the_read_mix_from_its_own_lab1_result(monkeypatch):
     setup = ex04.prepare("cpu", progress=None)
     assert setup.origin == "file" and setup.dram_read_gbps == pytest.approx(results.dram_mixes(result)["read"])
     assert setup.read_gbps < setup.peak_gbps  # the read mix, not the best one
+
+
+# --- the keys corrected after review 3 ---------------------------------------------------------
+
+def test_exercise_4_judges_the_fma_kernel_against_the_copy_mix_it_runs():
+    # review 3, K04-1: the FMA kernel reads x and writes y, so by notebook 03's rule its roof is
+    # the copy's (ridge 15.4 on the recorded H200), and at I = 16 the key is 'at the ridge'
+    import re
+    log = (Path(__file__).resolve().parents[1] / "docs/measurements/h200_mixes_b/ex03_record.log").read_text()
+    copies = [float(v.replace(",", "")) for v in re.findall(r"dram-copy copy16 .*: ([\d,.]+) GB/s", log)]
+    assert RECORDED.dram_copy_gbps == max(copies) == 4276.9  # the same session's best copy
+    answers = list(hand_placement(RECORDED, "ridge"))
+    assert ex04.check_placement(RECORDED, *answers).passed
+    answers[8] = "compute"  # the side against B, the write mix: the old key
+    check = ex04.check_placement(RECORDED, *answers).checks[8]
+    assert check.status == "fail" and "copy" in check.message and "reads x and writes y" in check.message
+    shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    assert "at the ridge, both roofs bind" in shown and "the ridge would be 14.1" in shown
+    assert "copy ridge of 15.4" in shown and "DRAM copy ceiling" in str(RECORDED.describe())
+
+
+def test_exercise_4_reduction_roof_is_its_read_roof_and_its_adds_are_float64():
+    # K04-1/K04-3: the reduction's roof uses its own mix (I x R), and the key says its adds run
+    # in float64 (the fp64 roof), which at I = 0.25 changes nothing
+    keys = ex04._keys(RECORDED)
+    assert keys["reduction"]["roof"] == pytest.approx(0.25 * 4506.7, rel=1e-6)
+    answers = list(hand_placement(RECORDED, "ridge"))
+    answers[2] = keys["reduction"]["intensity"] * RECORDED.peak_gbps  # I x B: the write mix
+    check = ex04.check_placement(RECORDED, *answers).checks[2]
+    assert check.status == "fail" and "only reads" in check.message
+    shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
+    assert "float64" in shown and "fp64" in shown

@@ -10,7 +10,9 @@ The student writes the FLOP and byte accounting and places both kernels on the c
 notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
 that :func:`prepare` returned, never from constants, so the verdict on the FMA kernel is the
 verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge and far right
-of a CPU's.
+of a CPU's.  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
+rule): the reduction only reads (Lab 1's ``dram-read``), the FMA kernel reads x and writes y
+(``dram-copy``).
 
 Where the kernels run: live on the GPU (Numba-CUDA or CuPy) when there is one, live on this
 CPU (Numba's parallel target) when there is not, and otherwise the H200 runs recorded below,
@@ -81,6 +83,9 @@ class Setup:
     #: Lab 1's dram-read ceiling (GB/s) of the same run, when it measured the access mixes: the
     #: roof of a kernel that only reads, as notebook 03 judges each kernel against its own mix.
     dram_read_gbps: Optional[float] = None
+    #: ... and its dram-copy ceiling: the roof of a kernel that reads and writes equally, as the
+    #: FMA kernel does (x read, y written).
+    dram_copy_gbps: Optional[float] = None
 
     @property
     def peak_gflops(self) -> float:
@@ -97,8 +102,24 @@ class Setup:
         return self.dram_read_gbps or self.peak_gbps
 
     @property
+    def copy_gbps(self) -> float:
+        """The ceiling the FMA kernel (x read, y written) is judged against: Lab 1's dram-copy,
+        or the DRAM ceiling B when the ceilings hold no copy mix."""
+        return self.dram_copy_gbps or self.peak_gbps
+
+    @property
     def ridge(self) -> float:
         return self.machine.ridge("fp32", "dram")
+
+    @property
+    def read_ridge(self) -> float:
+        """The reduction's ridge: P over the read ceiling."""
+        return self.peak_gflops / self.read_gbps
+
+    @property
+    def copy_ridge(self) -> float:
+        """The FMA kernel's ridge: P over the copy ceiling."""
+        return self.peak_gflops / self.copy_gbps
 
     @property
     def ridge_spread(self) -> float:
@@ -118,7 +139,10 @@ class Setup:
                 ("DRAM roof", f"{self.peak_gbps:,.1f} GB/s ({self.machine.ceiling('dram').label})"),
                 ("DRAM read ceiling", f"{self.read_gbps:,.1f} GB/s" + ("" if self.dram_read_gbps else
                                                                       " (no read mix measured: the DRAM roof)")),
-                ("ridge", f"{self.ridge:.3g} FLOP/byte")]
+                ("DRAM copy ceiling", f"{self.copy_gbps:,.1f} GB/s" + ("" if self.dram_copy_gbps else
+                                                                      " (no copy mix measured: the DRAM roof)")),
+                ("ridge", f"{self.ridge:.3g} FLOP/byte (P / B; the copy mix's P / C is "
+                          f"{self.copy_ridge:.3g})")]
         for run in (self.reduction, self.fma):
             rows.append((run.name, f"{run.n:,} elements in {run.seconds * 1e3:.4g} ms (median of "
                                    f"{run.repeats}, spread {run.spread:.1%}), verified; "
@@ -196,6 +220,9 @@ RECORDED_H200 = {
     # the same Lab 1's dram-read, the best of its four configurations
     # (docs/measurements/h200_mixes_b/ex03_record.log, [1/11]): the reduction's own access mix
     "dram_read_gbps": 4506.7,
+    # ... and its dram-copy, the best of its four configurations (the same log, [3/11]): the FMA
+    # kernel's own access mix (x read, y written)
+    "dram_copy_gbps": 4276.9,
     "reduction": {"name": "reduction", "n": 134217728, "seconds": 0.00012308799847960474,
                   "spread": 0.013518765354133943, "repeats": 20, "verified": True,
                   "kernel": "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"},
@@ -262,10 +289,12 @@ def record(progress=None) -> dict:
     ceilings = {c["name"]: {"value": round(c["value"], 1), "spread": round(c["spread"], 3)}
                 for c in result["ceilings"] if c["name"] in ("dram", "fp32")}
     read = [round(c["value"], 1) for c in result["ceilings"] if c["name"] == "dram-read"]
+    copy = [round(c["value"], 1) for c in result["ceilings"] if c["name"] == "dram-copy"]
     runs = {name: {k: v for k, v in asdict(run).items() if k != "where"}
             for name, run in (("reduction", reduction), ("fma", fma))}
     return {"where": f"{backend.device_name} (recorded)", "created": started, "device": device,
-            "ceilings": ceilings, **({"dram_read_gbps": read[0]} if read else {}), **runs}
+            "ceilings": ceilings, **({"dram_read_gbps": read[0]} if read else {}),
+            **({"dram_copy_gbps": copy[0]} if copy else {}), **runs}
 
 
 # --- what the notebook calls first -----------------------------------------------------------
@@ -307,14 +336,15 @@ def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> S
                 progress(f"Running the two kernels on {run_mode.device}...")
             reduction, fma = run_kernels(backend_name, progress)
             from ..results import dram_mixes
-            read = dram_mixes(loaded.result).get("read") if loaded.result else None
+            mixes = dram_mixes(loaded.result) if loaded.result else {}
             return Setup(loaded.machine, reduction, fma, loaded.origin, loaded.message,
-                         tuple(notes), read)
+                         tuple(notes), mixes.get("read"), mixes.get("copy"))
         notes.append(loaded.message)
     reduction, fma = recorded_runs()
     return Setup(recorded_machine(), reduction, fma, "recorded",
                  "Ceilings and kernel times recorded in one session on the course's H200: "
-                 + recorded_provenance() + ".", tuple(notes), RECORDED_H200.get("dram_read_gbps"))
+                 + recorded_provenance() + ".", tuple(notes), RECORDED_H200.get("dram_read_gbps"),
+                 RECORDED_H200.get("dram_copy_gbps"))
 
 
 def _source_of(path, name: str) -> str:
@@ -386,17 +416,29 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
 
 
 def _keys(setup: Setup) -> dict:
+    """Each kernel against the DRAM roof of its own access mix (notebook 03's rule): the
+    reduction against the read ceiling R, the FMA kernel (x read, y written) against the copy
+    ceiling C.  ``side_b`` and ``roof_b`` are the same against B, Lab 1's best mix, for hints."""
     keys = {}
-    for run, cost in ((setup.reduction, reduction_cost(setup.reduction.n)),
-                      (setup.fma, fma_cost(setup.fma.n))):
+    for run, cost, gbps_mix in ((setup.reduction, reduction_cost(setup.reduction.n), setup.read_gbps),
+                                (setup.fma, fma_cost(setup.fma.n), setup.copy_gbps)):
         intensity = cost.n_flops / cost.n_bytes
         achieved = cost.n_flops / run.seconds / 1e9
-        roof = attainable_gflops(intensity, setup.peak_gflops, setup.peak_gbps)
-        keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof,
-                              side=side_of_ridge(intensity, setup.ridge),
+        roof = attainable_gflops(intensity, setup.peak_gflops, gbps_mix)
+        ridge = setup.peak_gflops / gbps_mix
+        keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof, ridge=ridge,
+                              side=side_of_ridge(intensity, ridge),
+                              side_b=side_of_ridge(intensity, setup.ridge),
+                              roof_b=attainable_gflops(intensity, setup.peak_gflops, setup.peak_gbps),
                               fraction=achieved / roof,
                               gbps=cost.n_bytes / run.seconds / 1e9)
     return keys
+
+
+def _mix_mistake(key: float, wrong: float, hint: str) -> list:
+    """A mistake entry for an answer computed with B instead of the kernel's own mix, when the
+    two differ by more than the 2% an answer may be off."""
+    return [(wrong, hint)] if abs(wrong / key - 1) > 0.02 else []
 
 
 def _require_setup(setup):
@@ -412,7 +454,10 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     k = _keys(setup)
     red, fma = k["reduction"], k["fma"]
     time_hint = "achieved GFLOP/s = FLOPs / seconds / 1e9, with this run's n and median time"
-    roof_hint = "the roof is min(P, I x B) with this notebook's fp32 and DRAM ceilings"
+    roof_hint = ("the roof is min(P, I x C): this notebook's fp32 ceiling and the DRAM ceiling of the "
+                 "kernel's own access mix, the copy")
+    b_hint = ("that is against B, Lab 1's best access mix (a write); this kernel reads x and writes "
+              "y, so judge it against the copy ceiling C, as notebook 03 judges each kernel")
     return report(
         f"Placement on {setup.machine.name}",
         check_number(reduction_intensity, red["intensity"], "reduction intensity",
@@ -422,8 +467,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                              "asks for GFLOP/s")]),
         check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
                      mistakes=[(setup.peak_gflops, "that is the compute roof; at this "
-                                                   "intensity I x B is far lower")]),
-        check_side(reduction_side, red["intensity"], setup.ridge, "reduction side of the ridge",
+                                                   "intensity I x R is far lower")]
+                     + _mix_mistake(red["roof"], red["roof_b"],
+                                    "that is I x B, Lab 1's best access mix (a write); the reduction "
+                                    "only reads: its roof is I x R")),
+        check_side(reduction_side, red["intensity"], red["ridge"], "reduction side of the ridge",
                    spread=setup.ridge_spread),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         check_number(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
@@ -438,13 +486,17 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
                                (fma["gbps"], "that is its GB/s; the question asks for GFLOP/s")]),
         check_number(fma_roof, fma["roof"], "FMA kernel roof", unit="GFLOP/s",
-                     mistakes=[(fma["intensity"] * setup.peak_gbps, roof_hint + ": I x B alone is "
-                                                                    "above the compute roof")]
-                     if fma["intensity"] * setup.peak_gbps > setup.peak_gflops else
-                     [(setup.peak_gflops, roof_hint)]),
-        check_side(fma_side, fma["intensity"], setup.ridge, "FMA kernel side of the ridge",
-                   hints={s: f"compare 16 FLOP/byte with this machine's ridge, P / B from the "
-                             f"ceilings loaded above" for s in ("memory", "compute", "ridge")},
+                     mistakes=([(fma["intensity"] * setup.copy_gbps, roof_hint + ": I x C alone is "
+                                                                     "above the compute roof")]
+                               if fma["intensity"] * setup.copy_gbps > setup.peak_gflops else
+                               [(setup.peak_gflops, roof_hint)])
+                     + _mix_mistake(fma["roof"], fma["roof_b"], b_hint)),
+        check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
+                   hints={s: (b_hint + ": compare its intensity with P / C"
+                              if s == fma["side_b"] != fma["side"] else
+                              f"compare {fma['intensity']:g} FLOP/byte with this kernel's ridge, "
+                              "P / C from the ceilings loaded above (it reads x and writes y: the copy mix)")
+                          for s in ("memory", "compute", "ridge")},
                    spread=setup.ridge_spread),
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.03),
@@ -480,7 +532,7 @@ def model_verdict(setup, attempt):
     _require_setup(setup)
     from ..machines import H200
     k = _keys(setup)
-    here = k["fma"]["side"]
+    fma, red = k["fma"], k["reduction"]
     h200_ridge = H200.ridge("fp32", "dram")
     provenance = setup.machine.provenance or {}
     on_cpu = provenance.get("kind") == "cpu" or provenance.get("backend") == "cpu"
@@ -492,34 +544,59 @@ def model_verdict(setup, attempt):
         cpu = ("A CPU's ridge depends on its cores, vector width and memory channels, so "
                "measure it rather than assume it (run this notebook with ROOFLINE_MODE=cpu): "
                "wide-vector server CPUs can sit as far right as a GPU's fp32 ridge. ")
-    intensity = k["fma"]["intensity"]
-    past = intensity / h200_ridge - 1
-    if past > RIDGE_BAND:
-        h200_side = (f"{past:.0%} right of the ridge, just past the ±{RIDGE_BAND:.0%} band this course "
-                     f"calls 'at the ridge': compute-bound, but a ridge {intensity / (1 + RIDGE_BAND) / h200_ridge - 1:.0%} "
-                     "higher (another card, another clock) would put it in the band")
+    intensity = fma["intensity"]
+    rec_copy = RECORDED_H200["dram_copy_gbps"]
+    rec_ridge = RECORDED_H200["ceilings"]["fp32"]["value"] / rec_copy
+
+    def where(ridge):
+        past = intensity / ridge - 1
+        if side_of_ridge(intensity, ridge) == "ridge":
+            return f"{abs(past):.0%} {'right' if past >= 0 else 'left'} of it, inside the ±{RIDGE_BAND:.0%} band"
+        return f"{abs(past):.0%} {'right' if past > 0 else 'left'} of it, outside the ±{RIDGE_BAND:.0%} band"
+
+    if setup.dram_copy_gbps:
+        mix = (f"The FMA kernel reads x and writes y, so its DRAM roof is the copy's, "
+               f"{setup.copy_gbps:,.0f} GB/s, and its ridge P / C = {fma['ridge']:.3g} FLOP/byte; "
+               f"at {intensity:g} FLOP/byte it sits {where(fma['ridge'])}: "
+               f"{SIDES.options[fma['side']][0]}. It reaches {fma['fraction']:.0%} of its roof. ")
+        if fma["side_b"] != fma["side"]:
+            mix += (f"Against B, Lab 1's best mix (a write), the ridge would be {setup.ridge:.3g} and the "
+                    f"verdict {SIDES.options[fma['side_b']][0]}: here the mix that sets B decides "
+                    "the verdict. ")
+        if fma["side"] == "ridge":
+            mix += ("At the ridge a kernel reaches its compute roof only if its loads and its math "
+                    "overlap fully, so a rate well under the roof is expected there (a reading of "
+                    "the model: no counter here measured the overlap). ")
     else:
-        h200_side = f"within ±{RIDGE_BAND:.0%} of the ridge, where both roofs bind"
-    read = (f"its own access mix, the read: here {k['reduction']['gbps'] / setup.read_gbps:.0%} of "
+        mix = (f"On these ceilings the ridge is {setup.ridge:.3g} FLOP/byte (they hold no copy mix, "
+               f"so B stands in for it), and the FMA kernel at {intensity:g} FLOP/byte sits "
+               f"{where(setup.ridge)}: {SIDES.options[fma['side']][0]}. It reaches "
+               f"{fma['fraction']:.0%} of its roof. ")
+    read = (f"its own access mix, the read: here {red['gbps'] / setup.read_gbps:.0%} of "
             f"{setup.read_gbps:,.0f} GB/s" if setup.dram_read_gbps else
-            f"the DRAM ceiling (these ceilings hold no read mix): here {k['reduction']['gbps'] / setup.read_gbps:.0%}")
-    text = (f"On these ceilings the ridge is {setup.ridge:.3g} FLOP/byte, so the FMA kernel at "
-            f"{intensity:g} FLOP/byte is {SIDES.options[here][0]}, and it reaches "
-            f"{k['fma']['fraction']:.0%} of its roof. Its intensity is the same everywhere: "
-            f"{2 * FMA_STEPS} FLOPs per 8 bytes. What changes is the ridge. " + cpu +
-            f"An H200's fp32 datasheet ridge is {h200_ridge:.3g}, so on that GPU the kernel sits "
-            f"{h200_side}. The "
-            f"reduction, at {k['reduction']['intensity']:.3g} FLOP/byte, is memory-bound on any "
-            "machine, and the honest score for it is its bandwidth against the DRAM ceiling of "
-            f"{read}.")
-    if k["reduction"]["gbps"] > setup.read_gbps:
+            f"the DRAM ceiling (these ceilings hold no read mix): here {red['gbps'] / setup.read_gbps:.0%}")
+    text = (mix + f"The FMA kernel's intensity is the same everywhere: {2 * FMA_STEPS} FLOPs per 8 bytes. What "
+            "changes is the ridge. " + cpu +
+            f"The H200's fp32 datasheet ridge is {h200_ridge:.3g} FLOP/byte "
+            f"({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s over {H200.ceiling('dram').value / 1e3:.1f} TB/s, "
+            f"a bandwidth no access mix reached); against it the kernel sits {where(h200_ridge)}, "
+            f"while the course's H200, measured, has a copy ceiling of {rec_copy:,.0f} GB/s and a copy "
+            f"ridge of {rec_ridge:.3g}, which puts it {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}. The "
+            f"reduction, at {red['intensity']:.3g} FLOP/byte, is memory-bound on any machine, and "
+            "the honest score for it is its bandwidth against the DRAM ceiling of "
+            f"{read}. Its adds run in float64 (it accumulates in double), so the compute roof it "
+            "meets is the fp64 one, lower than the fp32 P; at this intensity I x R is far below "
+            "either, so its roof is the bandwidth term whichever P is used.")
+    if red["gbps"] > setup.read_gbps:
         text += (" Above 100% means the reduction read faster than Lab 1's own read kernels did: "
                  "a ceiling is the best rate Lab 1 reached, not a law, and a kernel can pass it by "
                  "a few percent.")
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
-                              "16 FLOP/byte is near a GPU's fp32 ridge; a CPU's ridge must be "
-                              "measured",
+                              "judge each kernel against the DRAM roof of its own access mix: "
+                              "the FMA kernel against the copy, the reduction against the read",
+                              "16 FLOP/byte is near a GPU's fp32 ridge (on the course's H200, at "
+                              "its copy ridge); a CPU's ridge must be measured",
                               "score the reduction as a fraction of the DRAM read bandwidth, "
                               "its own access mix"))
 
