@@ -409,3 +409,66 @@ def test_a_level_is_marked_binding_only_when_the_kernel_reaches_half_its_roof():
         text = capstone.levels_text(profiles[name])
         assert "<- binds" not in text and "bound by" not in text and "traffic binds" not in text
         assert f"{name}: no level binds" in text and "the limit is elsewhere" in text
+
+
+# --- review 3, K6-1: the model answer takes the comparison's branch, and claims counters only when they exist
+
+ATTEMPT = "an honest attempt of my own with enough words in it"
+
+
+def _pair(h200, seconds_3, seconds_f, counters=False):
+    n = 16384 * 4096
+    b3, bf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    return {"3-pass": _profile("3", seconds_3, b3, h200, _counters(b3, kernels=3) if counters else None),
+            "fused": _profile("f", seconds_f, bf, h200, _counters(bf) if counters else None)}
+
+
+def test_a_cpu_like_pair_where_fusion_gained_less_gets_a_model_answer_that_says_so(h200):
+    # a CPU-like run: no counters, fusion 1.67x, the fused kernel at 28% of its roof, the 3-pass at 42%
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / (0.28 * h200.roofline("fp32", "dram").peak_gbps * 1e9)
+    pair = _pair(h200, 1.67 * seconds_f, seconds_f)
+    assert capstone.outcome(pair["3-pass"], pair["fused"], 2.5) == "less-fused-slow"
+    text = str(capstone.model_gap(ATTEMPT, pair, "this run"))
+    assert "gained less than its bytes" in text and "something other than its bytes" in text
+    assert "fused kernel reached 28%" in text
+    assert "counters' DRAM bytes" not in text and "in the simulator" in text and "no hardware counters" in text
+    assert "more." not in text and "took -" not in text and "second, profiled run" not in text
+    assert "something other than its bytes" in capstone.comparison(pair, 2.5)  # the two agree
+
+
+def test_a_pair_exactly_as_predicted_gets_a_model_answer_where_the_prediction_holds(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.2e12
+    for counters in (False, True):
+        pair = _pair(h200, 2.5 * seconds_f, seconds_f, counters)
+        text = str(capstone.model_gap(ATTEMPT, pair, "this run"))
+        assert "fusion gave 2.50x against the 2.50x" in text and "Equal bandwidth held as well" in text
+        assert "did not" not in text and " more." not in text and "0 ns" not in text
+        assert ("The bytes held: the counters' DRAM bytes are 0.990x" in text) == counters
+        assert "the prediction holds" in capstone.comparison(pair, 2.5)
+
+
+def test_the_model_answer_splits_the_extra_time_only_when_fusion_gained_more(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.6e12
+    plain = str(capstone.model_gap(ATTEMPT, _pair(h200, 3.2 * seconds_f, seconds_f), "this run"))
+    assert "fusion gained more than its bytes" in plain and "Equal bandwidth did not:" in plain
+    assert "second, profiled run" not in plain and "kernels' own times (a profile with counters)" in plain
+    # the 3-pass version at the roof, the fused one under it but above half: gained less, not the fused-slow branch
+    less = _pair(h200, 2.0 * seconds_f, seconds_f)
+    assert capstone.outcome(less["3-pass"], less["fused"], 2.5) == "less"
+    assert "other way" in str(capstone.model_gap(ATTEMPT, less, "this run"))
+
+
+def test_a_prediction_below_the_measured_ratio_never_reports_a_negative_shortfall(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.6e12
+    pair = _pair(h200, 2.0 * seconds_f, seconds_f)  # measured 2.0x, the bytes 2.5x
+    text = capstone.comparison(pair, 1.67)  # the student predicted the streaming ratio
+    assert "gained more than predicted" in text and "The bytes alone predict 2.50x" in text
+    assert "no longer" in text and "took -" not in text and "us more" not in text
