@@ -46,8 +46,9 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     ``launch``: a 4096-element fp32 vector add's bytes and their time at ``launch_machine``'s
     (the H200's) datasheet HBM bandwidth, against the device's own cost of one launch recorded on
     the H200 (an empty kernel in a CUDA graph) and, apart, Numba's host dispatch of one empty
-    kernel on the same run; and the same two figures from the run's second launch experiment
-    (``second_*``).  ``roofs``: the lowest and highest compute roof of ``span_machine``
+    kernel on the same run (``numba_dispatch_s``) and of a three-array kernel such as the add
+    (``three_array_dispatch_s``); and the same two figures from the run's second launch
+    experiment (``second_*``).  ``roofs``: the lowest and highest compute roof of ``span_machine``
     (the MI300X), with the unpacked fp32 roof as the lowest, and the ratio against the data
     sheet's packed fp32 figure too.  ``cache``: a 16 KiB row read five times, once from HBM.
     Raises ``ValueError`` when the recorded launch run is not shipped."""
@@ -68,6 +69,8 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
                    "hbm_gbps": launch_machine.ceiling("dram").value, "machine": launch_machine.name,
                    "device_launch_s": empty["device_s"], "launch_over_traffic": bound["launch_over_traffic"],
                    "numba_dispatch_s": empty["dispatch_s"]["one float"], "source": empty["source"],
+                   # the vector add passes three arrays, which the same run dispatched apart
+                   "three_array_dispatch_s": empty["dispatch_s"].get("three arrays"),
                    "second_device_launch_s": second["device_s"],
                    "second_numba_dispatch_s": second["host_dispatch_s"].get("Numba-CUDA")},
         "roofs": {"machine": span_machine.name, "low_gflops": span["low"].value, "low": span["low"].label,

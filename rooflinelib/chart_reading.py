@@ -54,13 +54,17 @@ def unit_slips(peak_gflops: float, peak_gbps: float) -> list:
 def error_sizes(machine) -> dict:
     """The size of each of the four common errors of reading a roofline, as numbers (notebook 01
     says what each error is in prose): how many times the bytes a stride-32 fp32 read moves
-    exceed those it uses; how far GiB/s read as GB/s and Gbit/s read as GB/s move ``machine``'s
-    fp32 ridge (factors); how many times its bf16 tensor roof exceeds its fp32 roof (None
-    without one)."""
+    exceed those it uses, at the L2 (32-byte sectors) and at HBM (``strided_amplification_hbm``,
+    the 64-byte units the course measured on the H200); how far GiB/s read as GB/s and Gbit/s
+    read as GB/s move ``machine``'s fp32 ridge (factors); how many times its bf16 tensor roof
+    exceeds its fp32 roof (None without one)."""
     slips = unit_slips(machine.ceiling("fp32").value, machine.ceiling("dram").value)
     by_slip = {r["slip"]: r["off_by"] for r in slips}
     return {"machine": machine.name,
             "strided_amplification": pitfalls.strided_amplification(32),
+            # HBM moves what the L2 misses in larger units than the L2's 32-byte sectors
+            "strided_amplification_hbm": pitfalls.strided_amplification(
+                32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES),
             "gib_off_by": next(v for k, v in by_slip.items() if "GiB" in k),
             "gbit_off_by": next(v for k, v in by_slip.items() if "Gbit" in k),
             "wrong_roof_ratio": pitfalls.roof_ratio(machine) if machine.has(BF16_TENSOR) else None}

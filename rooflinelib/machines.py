@@ -11,6 +11,10 @@ from .model import Ceiling, Machine
 
 NVIDIA_SFU_PER_SM = 16  # transcendental (MUFU) results per clock per SM, sm_80 and sm_90
 NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM = 128  # 32 banks x 4 bytes
+# Dense bf16 tensor-core FLOPs per clock per SM (A100: 1,024 FMAs; Hopper: 2,048). A datasheet's
+# tensor figure is SMs x this x a clock that need not be the boost clock the SFU row is derived
+# at: the H100/H200's 989.4 TFLOP/s is 132 x 4,096 x 1.83 GHz, against a 1.98 GHz boost.
+NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM = {"A100": 2048, "H100 SXM": 4096, "H200": 4096}
 
 
 def _derived_nvidia(sms: int, clock_ghz: float, where: str) -> tuple:
@@ -117,7 +121,7 @@ EXAMPLE_120T_3TB = Machine(
     ceilings=(
         Ceiling("dram", "memory", 3000.0, "worked example (round numbers)", "HBM"),
         Ceiling("fp32", "compute", 120_000.0, "worked example (round numbers)",
-                "relevant arithmetic"),
+                "fp32 arithmetic"),
     ),
 )
 
@@ -170,3 +174,14 @@ def ridge_table(machines=DATASHEET_MACHINES, memory: str = "dram") -> list:
                 "ridge": c.value / b.value,
             })
     return rows
+
+
+def sfu_at_tensor_clock(machine: Machine) -> float:
+    """``machine``'s SFU rate (G results/s) at the clock its datasheet bf16 tensor figure implies,
+    so that the two compare like with like: 16 results per SM per clock times SMs x that clock,
+    which is 16 x the tensor figure / its FLOPs per SM per clock.  A machine whose tensor
+    FLOPs per clock the course does not list keeps its ``sfu`` row."""
+    per_clock = NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM.get(machine.name)
+    if per_clock is None or not machine.has(BF16_TENSOR):
+        return machine.ceiling("sfu").value
+    return NVIDIA_SFU_PER_SM * machine.ceiling(BF16_TENSOR).value / per_clock

@@ -82,11 +82,16 @@ def test_naive_and_tiled_gemm_say_their_bytes_are_sm_requests():
 
 
 def test_exp_time_over_matrix_time_on_the_h200_datasheet():
-    from rooflinelib.machines import H200
-    # one exp at 4,182 G/s against 4 x 128 FLOPs at 989.4 TFLOP/s: 0.46
+    from rooflinelib.machines import A100, H100_SXM, H200, sfu_at_tensor_clock
+    # Review 3a T02-1: the SFU row is derived at the 1.98 GHz boost, the 989.4 TFLOP/s tensor
+    # figure is 132 x 4,096 x 1.83 GHz; at one clock an exp (1/16 clock per SM) against 512
+    # FLOPs (4,096 per clock per SM) is exactly half. The old mixed-clock ratio printed 0.46.
     ratio = ops.exp_time_over_matrix_time(128, H200)
-    assert ratio == approx(989_400 / (4 * 128 * H200.ceiling("sfu").value))
-    assert 0.45 < ratio < 0.47
+    assert ratio == approx(0.5)
+    assert ops.exp_time_over_matrix_time(128, H100_SXM) == approx(0.5)
+    assert ops.exp_time_over_matrix_time(128, A100) == approx(0.25)  # 2,048 FLOP/clock/SM, one clock
+    assert sfu_at_tensor_clock(H200) == approx(16 * 989_400 / 4096)  # 3,865 G exp/s
+    assert 1.829 < sfu_at_tensor_clock(H200) / (132 * 16) < 1.831  # the 1.83 GHz the figure implies
     assert ops.exp_time_over_matrix_time(256, H200) == approx(ratio / 2)
 
 
