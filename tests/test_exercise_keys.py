@@ -97,6 +97,28 @@ def test_each_row_accepts_the_hand_worked_answer(number):
     assert result.passed, result
 
 
+def test_bandwidth_score_is_against_the_kernels_own_access_mix():
+    # Review 3a K02-1: the menu said "a fraction of the copy bandwidth", which flatters a
+    # read-only sum (the H200's copy mix is 5% below its read); notebook 03 scores it on the read.
+    description = ex02.FIRST_STEPS.options["score-bandwidth"][0]
+    assert "own access mix" in description and "copy bandwidth" not in description
+    assert ex02.check_row(2, 0.25, "memory", "memory", "memory", "read ceiling").passed
+
+
+def test_row_9_overlap_hint_points_at_the_mufu():
+    # Review 3a K02-2: "overlap" for fused attention got "overlapping loads with math pays at
+    # the ridge"; the FlashAttention-3 overlap is of the exps (MUFU) with the MMAs.
+    wrong = ex02.check_row(9, 4136, "compute", "compute", "compute", "overlap")
+    assert not wrong.passed and "MUFU" in str(wrong)
+    assert "at the ridge" not in str(wrong)
+
+
+def test_c4_sum_hint_says_one_launch_waited_on():
+    # Review 3a K02-3: "the time is their sum" holds for one launch waited on, not back to back.
+    wrong = ex02.check_launch_length("6e-6*4e12/12", "0.64e-6*4e12/12", 1.0)
+    assert not wrong.passed and "waits for it" in str(wrong) and "back-to-back" in str(wrong)
+
+
 def test_row_8_is_the_trap():
     row = ex02._row(8)
     assert row.intensity == pytest.approx(124, abs=0.5)

@@ -51,8 +51,10 @@ FIRST_STEPS = Choices({
     "overlap": ("overlap loads with math: software pipelining, prefetch, async copies",
                 ("pipelining", "software pipelining", "prefetch", "double buffering",
                  "async copies")),
-    "score-bandwidth": ("nothing left to delete: score it as a fraction of the copy bandwidth",
-                        ("bandwidth score", "percent of copy", "copy ceiling",
+    "score-bandwidth": ("nothing left to delete: score it as a fraction of the DRAM bandwidth "
+                        "of its own access mix",
+                        ("bandwidth score", "percent of copy", "copy ceiling", "read ceiling",
+                         "percent of read", "own access mix",
                          "already optimal", "nothing", "score bandwidth")),
     "profile": ("look past the roofline first: occupancy, stall reasons, spills, tail effects",
                 ("occupancy", "check occupancy", "stall reasons", "stalls", "profile it",
@@ -144,7 +146,8 @@ def _rows() -> tuple:
     bytes_not_elements = "you divided by elements, not bytes: check the element size"
     return (
         # Two first steps are right, as for row 2: on its own the add already moves each byte
-        # once (score it against the copy ceiling); in a pipeline, fusing it with the kernel that
+        # once (score it against the copy ceiling: two reads and a write, a read-write mix); in a
+        # pipeline, fusing it with the kernel that
         # reads C deletes C's round trip through HBM.
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
             frozenset({"fuse", "score-bandwidth"}),
@@ -156,7 +159,8 @@ def _rows() -> tuple:
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
              (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2"))),
         # Two first steps are right, as for row 1: on its own the sum already reads each byte
-        # once (score it against the copy ceiling); in a pipeline, fusing it into the kernel
+        # once (score it against the read ceiling: it only reads, and the H200's copy mix is 5%
+        # below its read, so the copy would flatter it); in a pipeline, fusing it into the kernel
         # that produces A deletes A's round trip through HBM.
         Row(2, red, "sum reduction s = sum(A)", "n = 2^24 fp32 elements", "fp32",
             frozenset({"score-bandwidth", "fuse"}),
@@ -235,7 +239,10 @@ def _rows() -> tuple:
                          "on the matrix cores: classify it against that roof's ridge"),
         Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
             BF16_TENSOR, frozenset({"instruction-mix"}),
-            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
+            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit",
+             "overlap": "right idea if you mean overlapping the exps on the MUFU with the matrix "
+                        "products (FlashAttention-3), but that changes the instruction mix, not "
+                        "the loads: which menu entry names it?"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
                                                                "matrix to HBM"),)),
@@ -495,7 +502,10 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
         check_number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
                      mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?")]),
         check_number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
-                     mistakes=[(1.0, "the launch still costs as much as the traffic: the time is their sum")]),
+                     mistakes=[(1.0, "the add pays one launch and waits for it: the launch still costs as "
+                                     "much as the traffic, and the time is their sum (back-to-back "
+                                     "launches could hide the dispatch behind the previous kernel, "
+                                     "but that is not this question)")]),
     )
 
 
