@@ -266,7 +266,9 @@ def wait_until_drawn(page, boxes, legend: bool = True, timeout_s: float = None,
 #: initialize takes over 2 s, and the first figure's initialize imported plotly (1.5-2 s
 #: alone), so the message with its traces never reached it; plotting's widget loader now
 #: returns from initialize at once (test_browser_first_figure.py shows the blank figure with
-#: the old loader and a slow import, and the drawn one with the new).  When they were drawn,
+#: the old loader and a slow import, and the drawn one with the new; benchmarks/first_draw.py
+#: counted blank first figures in 6 of 10 run-alls with the old loader under load 9-27, 0 of
+#: 10 with the new, on the 2-core VM, 2026-12-02).  When they were drawn,
 #: every figure was there 0.00-0.10 s after the kernel went idle, alone and in a whole test
 #: run alike; 20 s is 200 times that.  The second run-all stays as a net, with a warning.
 FIRST_DRAW_S = 20
