@@ -287,7 +287,11 @@ def ceilings_table(result) -> str:
     lines = [f"Ceilings of {dev['name']}  [{scope}, {result['backend']} backend, {result['created']}]"]
     if result["scope"] == "gpu":
         before, after = dev.get("before", {}), dev.get("after", {})
-        lines.append(f"  driver {dev.get('cuda_driver', before.get('driver', '?'))}, "
+        # the driver's own version (580.x) and the CUDA version it supports (13.0) are two numbers
+        driver, cuda = before.get("driver"), dev.get("cuda_driver", before.get("cuda_driver"))
+        version = (f"{driver} (CUDA {cuda})" if driver and cuda else
+                   driver or (f"supporting CUDA {cuda}" if cuda else "?"))
+        lines.append(f"  driver {version}, "
                      f"SM clock {before.get('sm_clock_mhz', '?')} -> {after.get('sm_clock_mhz', '?')} MHz, "
                      f"memory clock {after.get('mem_clock_mhz', '?')} MHz, "
                      f"{after.get('temperature_c', '?')} C, {after.get('power_w', '?')} W")
