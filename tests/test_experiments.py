@@ -289,3 +289,19 @@ def test_gpu_kernels_in_the_simulator():
     pytest.importorskip("numba.cuda")
     out = simulated.run(code=SIMULATED, timeout=600)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_each_clocks_run_on_the_cpu_keeps_its_noise_judgement(monkeypatch):
+    """A clocks run that lost its cores says so (its row was kept without the judgement, so a
+    browser's Run All showed 0.12 GFLOP/s against 27 alone with no flag)."""
+    from rooflinelib.experiments import cpu
+    from rooflinelib.experiments.record import Variant
+    judged = {"iqr": 0.5, "noisy": True, "noise": "this process got 10% of its 2 cores' time", "cpu_share": 0.1}
+    chains = experiments.Experiment("chains", "chains", "cpu", {"name": "CPU"}, "2026-12-02T03:00:00+00:00",
+                                    (Variant("64 chains", 1e9, 0.0, 1.0, 0.5, 3, True, dict(judged)),))
+    monkeypatch.setattr(cpu, "run_chains", lambda **kwargs: chains)
+    run = cpu.run_clocks(runs=2)
+    assert [v.extra["noisy"] for v in run.variants] == [True, True]
+    assert all(v.extra["noise"] == judged["noise"] and v.extra["cpu_share"] == 0.1 for v in run.variants)
+    from rooflinelib import tables
+    assert "NOISY: 2 of 2 rows" in tables.experiment_text(run)
