@@ -648,6 +648,9 @@ def test_a_live_setup_takes_the_read_mix_from_its_own_lab1_result(monkeypatch):
     setup = ex04.prepare("cpu", progress=None)
     assert setup.origin == "file" and setup.dram_read_gbps == pytest.approx(results.dram_mixes(result)["read"])
     assert setup.read_gbps < setup.peak_gbps  # the read mix, not the best one
+    # ... and the copy mix, the FMA kernel's own (review 3, K04-1)
+    assert setup.dram_copy_gbps == pytest.approx(results.dram_mixes(result)["copy"])
+    assert setup.copy_ridge == pytest.approx(setup.peak_gflops / results.dram_mixes(result)["copy"])
 
 
 # --- the keys corrected after review 3 ---------------------------------------------------------
