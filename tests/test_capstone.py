@@ -472,3 +472,32 @@ def test_a_prediction_below_the_measured_ratio_never_reports_a_negative_shortfal
     text = capstone.comparison(pair, 1.67)  # the student predicted the streaming ratio
     assert "gained more than predicted" in text and "The bytes alone predict 2.50x" in text
     assert "no longer" in text and "took -" not in text and "us more" not in text
+
+
+# --- review 3 (07): the same DRAM bytes, not the same bytes; no lab-log timings; the stall ratio explained
+
+def _prose07():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    return " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
+
+
+def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
+    text = _prose07()
+    assert "the same FLOPs and bytes" not in text and text.count("the same FLOPs and the same DRAM bytes") == 2
+    assert "reads and writes as a softmax does" not in text and "like the softmaxes, mixes reads and writes" in text
+
+
+def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
+    text = _prose07()
+    for residue in ("seconds earlier", "11 minutes later", "4 x 16 for", "a thread's 16 values of `sa`"):
+        assert residue not in text
+    assert "comes from a second timing in the same session" in text and "**Which Lab 1.**" in text
+    page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "appendix-07.md").read_text().split())
+    assert "seconds later" in page and "(16 + 4 x 16) / 16 = 5.0" in page and "11 minutes later" in page
+
+
+def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
+    text = _prose07()
+    assert "58.8 warps waiting per issuing cycle" not in text
+    assert "warp-cycles stalled on that queue per issued instruction" in text and "16 warps" in text
+    assert "the counters above point at it" in text and "the counters above name it" not in text
