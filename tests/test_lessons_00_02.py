@@ -83,8 +83,73 @@ def test_02_prose_states_the_numbers_rooflinelib_gives():
 def test_02_says_the_mufu_rate_is_derived():
     # No datasheet lists the MUFU rate: it is SMs x 16 per clock x boost clock (review 2, T1).
     text = markdown("02_operator_intensities.ipynb")
-    assert re.search(r"MUFU rate derived as SMs × 16 per clock × boost clock", text)
+    assert re.search(r"MUFU rate derived as SMs × 16 per clock × the clock the tensor figure implies", text)
     assert "derived" in H200.ceiling("sfu").source
+
+
+def test_02_mufu_share_compares_both_rates_at_one_clock():
+    # Review 3a T02-1: the SFU at the 1.98 GHz boost against a tensor figure at 1.83 GHz printed
+    # 46% and "nearly half"; at one clock an exp costs exactly half the score's matrix time.
+    text = markdown("02_operator_intensities.ipynb")
+    assert operators.exp_time_over_matrix_time(128, H200) == pytest.approx(0.5)
+    assert "nearly half" not in text and "half again as long on the H100 and H200" in text
+    code = next(c.source for c in cells("02_operator_intensities.ipynb") if "exp_time_over_matrix_time" in c.source)
+    assert "sfu_at_tensor_clock(machine)" in code and "ceiling('sfu')" not in code
+
+
+def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
+    from rooflinelib import analogy, chart_reading
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    # T00-1: the vector add passes three arrays; 26-30 us was a one-float kernel's dispatch
+    dispatch_us = analogy.break_figures()["launch"]["three_array_dispatch_s"] * 1e6
+    assert f"about {dispatch_us:.0f} µs for Numba's host dispatch" in text00
+    assert "26 to 30" not in text00 and "0.64 µs in another" not in text00
+    # T00-3: five reads cross the L2 five times only when L1 does not keep the row
+    assert "after the SM's L1 cache has evicted it" in text00
+    # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
+    assert chart_reading.error_sizes(H200)["strided_amplification_hbm"] == 16
+    assert "about 16 times at the H200's HBM" in text01
+    # T01-2: a machine slip moves the ridge, a count slip the point, not both
+    assert "every point by that factor" not in text01
+
+
+def test_the_running_example_is_not_a_normalization_at_12_flop_per_byte():
+    # Review 3a T00-2/T01-3: real normalizations sit near 1 FLOP/byte (02's softmax); 12 is a stencil.
+    for name in ("00_start_here.ipynb", "01_derivation.ipynb"):
+        assert "normalization" not in words("\n".join(c.source for c in cells(name))).lower(), name
+
+
+def test_00_gemm_under_half_its_roof_points_past_the_chart():
+    # Review 3a C00-2: 46% of its roof is "far below" by the course's triage, not "its instructions".
+    text = markdown("00_start_here.ipynb")
+    assert "Its bytes are not the first suspect; its instructions are" not in text
+    assert "occupancy" in text and "notebook 06's triage" in text
+
+
+def test_00_figure_names_the_roof_as_its_ridge_does():
+    # Review 3a C00-3: the roof said "relevant arithmetic", its ridge "ridge fp32".
+    figure = first_figure("00_start_here.ipynb")
+    roof = next(t.name for t in figure.data if str(t.meta).startswith("roof:"))
+    ridge = next(a.text for a in figure.layout.annotations if str(a.text).startswith("ridge"))
+    assert roof.startswith("fp32") and ridge.startswith("ridge fp32"), (roof, ridge)
+
+
+def test_01_reads_the_chart_errors_on_one_machine():
+    # Review 3a C01-1: unit slips on the example GPU, the rest on the H100, in one cell.
+    code = next(c.source for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    assert "H100" not in code and code.count('get_machine("H200")') == 1
+
+
+def test_02_review_3a_wording():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
+    assert "Unfused attention's point is three kernels taken together" in text  # T02-3
+    assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
+    assert "directly attached to half of the SMs" in text  # T02-5
+    assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
+    assert "Hover over a point" not in text and "in a running notebook, hover" in text  # C02-3
+    assert "each drawn at its roof" in text  # C02-3: predictions, not measurements
+    assert "bank conflicts and occupancy are for later" in text  # C02-1
 
 
 def test_primer_defines_the_terms_later_notebooks_link_it_for():
