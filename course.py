@@ -107,9 +107,9 @@ def say(message: str) -> None:
 
 
 def _envvars():
-    """rooflinelib/envvars.py, loaded by its path: the one check of each variable, standard
+    """rooflinelib/core/envvars.py, loaded by its path: the one check of each variable, standard
     library only, and importable before the package's dependencies are installed."""
-    spec = importlib.util.spec_from_file_location("_course_envvars", ROOT / "rooflinelib" / "envvars.py")
+    spec = importlib.util.spec_from_file_location("_course_envvars", ROOT / "rooflinelib" / "core" / "envvars.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

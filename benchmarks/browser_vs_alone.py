@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from rooflinelib import fileio  # noqa: E402
+from rooflinelib.store import fileio  # noqa: E402
 
 NOTEBOOKS = {"03": "notebooks/03_ceilings.ipynb", "04": "notebooks/04_sweep.ipynb",
              "06": "notebooks/06_pitfalls.ipynb"}

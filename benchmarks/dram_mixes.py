@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rooflinelib import fileio  # noqa: E402
+from rooflinelib.store import fileio  # noqa: E402
 from rooflinelib.measure import registry  # noqa: E402
 from rooflinelib.measure.timing import cupy_events, time_with_events, torch_events  # noqa: E402
 
@@ -115,7 +115,7 @@ def vendor_gpu(size_bytes: int) -> dict:
 
 
 def run_gpu(size_bytes: int, rounds: int, progress) -> dict:
-    from rooflinelib.measure.engine import CupyGpu, NumbaGpu
+    from rooflinelib.measure.gpu_backends import CupyGpu, NumbaGpu
     from rooflinelib.measure.provenance import gpu_snapshot
     backends = {"numba": NumbaGpu(), "cupy": CupyGpu()}
     backends["numba"].warm_up(1.0)

@@ -142,7 +142,7 @@ def one_run(url: str, throttle: float) -> dict:
 
 def add_batch(path: Path, batch: dict) -> None:
     """``batch`` appended to the result file at ``path`` (made when absent)."""
-    from rooflinelib.fileio import read_json, write_atomic
+    from rooflinelib.store.fileio import read_json, write_atomic
     record = read_json(path, RuntimeError) if path.exists() else {
         "format": "rooflinelib-first-draw", "version": 1, "machine": "2-core VM, no GPU", "batches": []}
     record["batches"].append(batch)
@@ -151,7 +151,7 @@ def add_batch(path: Path, batch: dict) -> None:
 
 def main(argv=None) -> int:
     import nbformat
-    from rooflinelib import plotting
+    from rooflinelib.views import plotting
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--loader", choices=("old", "new"), default="new")

@@ -33,9 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rooflinelib import testing  # noqa: E402
-from rooflinelib.fileio import read_json, write_atomic  # noqa: E402
+from rooflinelib.store.fileio import read_json, write_atomic  # noqa: E402
 from rooflinelib.measure import provenance  # noqa: E402
-from rooflinelib.model import Ceiling, Machine  # noqa: E402
+from rooflinelib.core.model import Ceiling, Machine  # noqa: E402
 from rooflinelib.profiling import ProfileError  # noqa: E402
 
 SETTINGS = {"cpu": {"size_mib": 64, "at_least_copy": 0.5, "at_least_slowed": 0.5, "extra": 2.0},

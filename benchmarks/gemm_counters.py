@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rooflinelib.fileio import write_atomic  # noqa: E402
+from rooflinelib.store.fileio import write_atomic  # noqa: E402
 from rooflinelib.measure.provenance import gpu_snapshot, now_iso  # noqa: E402
 from rooflinelib.profiling import gemm_targets as g  # noqa: E402
 

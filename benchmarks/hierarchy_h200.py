@@ -66,13 +66,13 @@ def run_sections():
 
 def load_run(run: Path):
     """The state a run left in its files, for evaluating the targets again (no GPU needed)."""
-    from rooflinelib.hierarchy import ncu, results
+    from rooflinelib.hierarchy import ncu, workingset_files
     saved = json.loads((run / "hierarchy_bench.json").read_text())
     REPORT["sections"] = saved["sections"]
     REPORT["errors"] = saved["errors"]
     REPORT["run_finished"] = saved.get("finished")
     REPORT["targets_recomputed_from"] = str(run.name)
-    STATE["ws"] = results.load(run / "h200_workingset_numba.json")
+    STATE["ws"] = workingset_files.load(run / "h200_workingset_numba.json")
     kernels = ncu.load_csv(run / "h200_ncu_lab4.csv")
     records = json.loads((run / "h200_ncu_lab4_analytic.json").read_text())
     rows = ncu.compare(kernels, records)
@@ -91,16 +91,16 @@ def _env():
 
 @section("working-set sweep")
 def _sweep():
-    from rooflinelib.hierarchy import levels as hl, placement, results
-    from rooflinelib.hierarchy.sweep import measure_gpu
+    from rooflinelib.hierarchy import levels as hl, level_placement, workingset_files
+    from rooflinelib.hierarchy.workingset import measure_gpu
     result = measure_gpu(progress=lambda line: log("   " + line))
-    results.save(result, OUT / "h200_workingset_numba.json")
+    workingset_files.save(result, OUT / "h200_workingset_numba.json")
     STATE["ws"] = result
     out = {"reported_cache_bytes": result["device"].get("reported_cache_bytes"),
-           "hierarchy_levels": [[lv.name, lv.gbps, lv.capacity_bytes] for lv in placement.hierarchy_levels(result)]}
+           "hierarchy_levels": [[lv.name, lv.gbps, lv.capacity_bytes] for lv in level_placement.hierarchy_levels(result)]}
     for s in result["series"]:
-        series = results.series_of(result, s["name"])
-        levels = placement.result_levels(result, s["name"]) if s["access"] != "shared" else ()
+        series = workingset_files.series_of(result, s["name"])
+        levels = level_placement.result_levels(result, s["name"]) if s["access"] != "shared" else ()
         out[f"{s['access']} {s.get('pattern', '')}"] = {
             "sm_clock_mhz": s.get("sm_clock_mhz"),
             "best_gbps": max(series.gbps),
@@ -115,7 +115,7 @@ def _sweep():
 
 @section("engine references (Lab 1 kernels)")
 def _engine():
-    from rooflinelib.measure.engine import NumbaGpu
+    from rooflinelib.measure.gpu_backends import NumbaGpu
     gpu = NumbaGpu()
     out = {}
     for name in ("l2", "shared"):
@@ -190,7 +190,7 @@ def _ncu_sharing():
 
 
 def sharing_rows(csv_path, analytic):
-    from rooflinelib.hierarchy import ncu, readings as hierarchy_readings
+    from rooflinelib.hierarchy import ncu, level_readings as hierarchy_readings
     rows = hierarchy_readings.sharing_rows(ncu.load_csv(csv_path), json.loads(Path(analytic).read_text()))
     for row in rows:
         log(f"   {row['name']}: SMs {row['sm_gbps']:,.0f} GB/s, slices {row['slices_gbps']:,.0f} "
@@ -199,7 +199,7 @@ def sharing_rows(csv_path, analytic):
 
 
 def targets():
-    from rooflinelib.hierarchy import levels as hl, placement, results
+    from rooflinelib.hierarchy import levels as hl, level_placement, workingset_files
     t = REPORT["targets"]
     ws = STATE.get("ws")
 
@@ -208,18 +208,18 @@ def targets():
 
     if ws:
         sm_count = ws["device"].get("sm_count")
-        reported = results.reported_sizes(ws)
-        levels = placement.hierarchy_levels(ws)
+        reported = workingset_files.reported_sizes(ws)
+        levels = level_placement.hierarchy_levels(ws)
         found = [lv.name for lv in levels]
         add("levels found (L1 from the spread series, L2 and DRAM from the slices series)",
             ", ".join(found), "l1, l2 and dram among them", {"l1", "l2", "dram"} <= set(found),
             "a level named <cache>-fast is a faster range inside that cache's capacity")
-        for check in placement.compare_steps(levels, reported, placement.l1_sram_bytes(ws)):
+        for check in level_placement.compare_steps(levels, reported, level_placement.l1_sram_bytes(ws)):
             add(f"{check.level} step within 25% of the reported size", check.ratio, "0.75 .. 1.25",
                 check.within(0.25), f"detected {hl.format_bytes(check.detected_bytes)}, "
                 f"reported {hl.format_bytes(check.reported_bytes)}")
         l2s = [lv for lv in levels if lv.name.startswith("l2")]
-        outer = results.series_by_access(ws, "global-cg", "slices")
+        outer = workingset_files.series_by_access(ws, "global-cg", "slices")
         if l2s:
             top = max(l2s, key=lambda lv: lv.gbps)
             add("L2 plateau GB/s (median, .cg slices, every block its own chunks)", top.gbps, ">= 12000",
@@ -237,9 +237,9 @@ def targets():
             theo = sm_count * 128 * inner["sm_clock_mhz"] / 1e3
             add("L1 plateau / (SMs x 128 B x clock) (reference)", l1.gbps / theo, "reference", None,
                 f"{l1.gbps:,.0f} GB/s at {inner['sm_clock_mhz']:.0f} MHz")
-        other = results.series_by_access(ws, "global-cg", "spread")
+        other = workingset_files.series_by_access(ws, "global-cg", "spread")
         if other is not None:
-            lv = placement.result_levels(ws, other.name)
+            lv = level_placement.result_levels(ws, other.name)
             add("(reference) .cg spread series levels", "; ".join(
                 f"{x.name} {x.gbps:,.0f} GB/s" + (f" up to {hl.format_bytes(x.capacity_bytes)}"
                                                    if x.capacity_bytes else "") for x in lv),

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     result = run(args.runs)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from rooflinelib.fileio import write_atomic
+    from rooflinelib.store.fileio import write_atomic
     write_atomic(args.out, json.dumps(result, indent=1) + "\n")
     print(f"import rooflinelib: median {result['median_s'] * 1e3:.1f} ms, p90 {result['p90_s'] * 1e3:.1f} ms, "
           f"max {result['max_s'] * 1e3:.1f} ms over {args.runs} runs (target {TARGET_S * 1e3:.0f} ms); "

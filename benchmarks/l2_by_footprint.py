@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rooflinelib import fileio  # noqa: E402
+from rooflinelib.store import fileio  # noqa: E402
 
 FOOTPRINTS_MB = (0.5, 1, 2, 4, 6, 8, 10, 12, 16, 20, 25, 30, 35, 40, 50)
 #: The footprints profiled under ncu (``--ncu``): fewer, each launched twice.
@@ -33,7 +33,7 @@ NCU_FOOTPRINTS_MB = (0.5, 1, 2, 4, 8, 16, 25, 40, 50)
 
 def _sizes(footprints_mb) -> list:
     from rooflinelib.measure import accounting as acc
-    from rooflinelib.measure.engine import L2_ITERS
+    from rooflinelib.measure.gpu_backends import L2_ITERS
     group = L2_ITERS * acc.CHUNK_BYTES
     return sorted({max(1, round(mb * 1e6 / group)) * group for mb in footprints_mb})
 
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
         launch(args.launch)
         return 0
     from rooflinelib.measure.backend import open_backend
-    from rooflinelib.measure.engine import l2_working_sets
+    from rooflinelib.measure.gpu_backends import l2_working_sets
     from rooflinelib.measure.protocol import measure_run
     sizes = _sizes(FOOTPRINTS_MB)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -25,7 +25,7 @@ REPEATS = 20  # timed launches per measurement: 15 ms of tf32 GEMMs sat inside o
 
 
 def main(out: Path) -> dict:
-    from rooflinelib.measure.engine import CupyGpu, NumbaGpu
+    from rooflinelib.measure.gpu_backends import CupyGpu, NumbaGpu
     from rooflinelib.measure.matrix import MATRIX_CEILINGS, MatrixGemm, measure_matrix
     backends = {"numba": NumbaGpu(), "cupy": CupyGpu()}
     report = {"rounds": ROUNDS, "repeats": REPEATS, "n": 8192, "ceilings": {}}

@@ -90,7 +90,7 @@ def _time_torch(launch, repeats=20, warmup=3):
 
 @section("numba ceilings")
 def _numba_ceilings():
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure import measure_ceilings
     r = measure_ceilings("numba", progress=progress)
     results.save(r, OUT / "h200_ceilings_numba.json")
@@ -194,7 +194,7 @@ def _fp64_gemm():
 
 @section("cupy ceilings")
 def _cupy_ceilings():
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure import measure_ceilings
     r = measure_ceilings("cupy", progress=progress)
     results.save(r, OUT / "h200_ceilings_cupy.json")
@@ -204,7 +204,7 @@ def _cupy_ceilings():
 
 @section("numba sweep")
 def _numba_sweep():
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure import run_sweep
     r = run_sweep("numba", progress=progress)
     results.save(r, OUT / "h200_sweep_numba.json")
@@ -215,7 +215,7 @@ def _numba_sweep():
 
 @section("cupy sweep")
 def _cupy_sweep():
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure import run_sweep
     r = run_sweep("cupy", progress=progress)
     results.save(r, OUT / "h200_sweep_cupy.json")
@@ -230,7 +230,7 @@ def _cupy_sweep():
 def _copy_refs():
     import cupy as cp
     import torch
-    from rooflinelib.measure.engine import CupyGpu
+    from rooflinelib.measure.gpu_backends import CupyGpu
     n = 2 ** 28  # 1 GiB of float32 per buffer, as our copy
     src = cp.empty(n, cp.float32)
     dst = cp.empty(n, cp.float32)
@@ -288,7 +288,7 @@ def _matmul_refs():
     own randn data (float32 randn cast to the dtype) is timed twice after it."""
     import cupy as cp
     import torch
-    from rooflinelib.measure.engine import NumbaGpu
+    from rooflinelib.measure.gpu_backends import NumbaGpu
     from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
     backend = NumbaGpu()  # Lab 1's GEMM ceilings come from the numba backend's run
     n = 8192

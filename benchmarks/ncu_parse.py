@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rooflinelib.fileio import write_atomic  # noqa: E402
+from rooflinelib.store.fileio import write_atomic  # noqa: E402
 from rooflinelib.hierarchy import ncu  # noqa: E402
 
 

@@ -61,10 +61,10 @@ def main(out: Path) -> dict:
     import torch
     from numba import cuda
 
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure import registry
-    from rooflinelib.measure.checks import fill_values
-    from rooflinelib.measure.engine import LINK_BYTES, CupyGpu, NumbaGpu
+    from rooflinelib.measure.expected import fill_values
+    from rooflinelib.measure.gpu_backends import LINK_BYTES, CupyGpu, NumbaGpu
     from rooflinelib.measure.provenance import now_iso
 
     report = {"created": now_iso(), "bytes": LINK_BYTES, "rounds": ROUNDS, "repeats": REPEATS}

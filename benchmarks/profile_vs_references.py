@@ -53,7 +53,7 @@ def waiting_after_each_call(fn, repeats: int) -> float:
 def main(out: str) -> int:
     import cupyx.profiler
     from rooflinelib.profiling import profile
-    from rooflinelib.results import recorded
+    from rooflinelib.store.results import recorded
     try:
         import triton.testing
         do_bench = triton.testing.do_bench

@@ -17,7 +17,8 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
-    from rooflinelib import experiments, tables
+    from rooflinelib import experiments
+    from rooflinelib.views import tables
     from rooflinelib.experiments import gpu, record
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from rooflinelib import operators  # noqa: E402
+from rooflinelib.core import operators  # noqa: E402
 from rooflinelib.measure.provenance import now_iso  # noqa: E402
 from rooflinelib.profiling import gemm_targets as g  # noqa: E402
 from rooflinelib.profiling import profile, save_profiles  # noqa: E402

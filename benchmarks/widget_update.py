@@ -35,8 +35,8 @@ def _time(action, values, repeats: int) -> list:
 
 
 def run(repeats: int) -> dict:
-    from rooflinelib import widgets
-    from rooflinelib.widget_state import ATTENTION_LENGTHS, GEMM_SIZES, TILE_SIZES
+    from rooflinelib.views import widgets
+    from rooflinelib.views.widget_state import ATTENTION_LENGTHS, GEMM_SIZES, TILE_SIZES
 
     cases = {}
     precisions = ["bf16-tensor", "fp32", "fp64", "tf32-tensor"]
@@ -77,7 +77,7 @@ def run(repeats: int) -> dict:
     tiles = widgets.tile_animation()
     cases["tile animation: one frame"] = _time(
         lambda v: setattr(tiles.tile_slider, "value", v), TILE_SIZES, repeats)
-    from rooflinelib import step_roofs
+    from rooflinelib.lessons import step_roofs
     from rooflinelib.modes import detect_mode, load_sweep
     sweep = load_sweep()
     walker = widgets.sweep_walker(sweep.result["rows"], sweep.machine)
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
             "cases": report,
         }
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from rooflinelib.fileio import write_atomic
+        from rooflinelib.store.fileio import write_atomic
         write_atomic(args.out, json.dumps(document, indent=2) + "\n")
     return 0 if all(row["meets_target"] is not False for row in report.values()) else 1
 

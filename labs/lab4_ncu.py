@@ -55,7 +55,7 @@ def _check_targets(out, log) -> None:
     """--out and --log (when given) can be written (fileio.check_target: a folder, a device, a
     missing folder or /proc refused), and are not one file: the CSV would be written, then
     replaced by ncu's messages."""
-    from rooflinelib.fileio import check_target
+    from rooflinelib.store.fileio import check_target
     from rooflinelib.hierarchy.ncu import NcuError
     csv = check_target(out, _option_error(NcuError, "--out"))
     if log:
@@ -66,7 +66,7 @@ def _check_targets(out, log) -> None:
 
 def profile(args) -> int:
     from rooflinelib.cli.errors import number_option
-    from rooflinelib.fileio import write_atomic
+    from rooflinelib.store.fileio import write_atomic
     from rooflinelib.hierarchy.ncu import NcuError, command, printable
     timeout = number_option(args.timeout, "--timeout", maximum=MAX_TIMEOUT_S)
     ncu = find_ncu(args.ncu)
@@ -117,16 +117,16 @@ def profile(args) -> int:
 
 def _machine(ceilings_path, workingset_path):
     """Our measured ceilings: the working-set levels and Lab 1's compute peaks."""
-    from rooflinelib.hierarchy import placement, results
+    from rooflinelib.hierarchy import level_placement, workingset_files
     from rooflinelib.modes import load_ceilings
     loaded = load_ceilings(ceilings_path)
-    ws = results.load(workingset_path) if workingset_path else results.recorded()
-    return placement.machine_from_result(ws, loaded.machine), loaded.message
+    ws = workingset_files.load(workingset_path) if workingset_path else workingset_files.recorded()
+    return level_placement.machine_from_result(ws, loaded.machine), loaded.message
 
 
 def show(args) -> int:
-    from rooflinelib.hierarchy import ncu, placement
-    from rooflinelib.hierarchy.results import HierarchyError
+    from rooflinelib.hierarchy import ncu, level_placement
+    from rooflinelib.hierarchy.workingset_files import HierarchyError
     kernels = ncu.load_csv(args.csv)
     print(f"{len(kernels)} profiled launch(es) in {args.csv}\n")
     print(ncu.kernel_table(kernels))
@@ -144,10 +144,10 @@ def show(args) -> int:
         placements = []
         for k in kernels:
             try:
-                placements.append(placement.place_levels(k.hierarchical(), machine))
+                placements.append(level_placement.place_levels(k.hierarchical(), machine))
             except ncu.NcuError as exc:
                 print(f"  (skipped: {exc})")
-        print(placement.placement_table(placements))
+        print(level_placement.placement_table(placements))
         for pl in placements:
             print("  " + pl.verdict())
     peaks = next((k.peaks() for k in kernels if k.peaks()), None)
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     s.add_argument("--ceilings", help="a Lab 1 ceilings file (default: the recorded H200 run)")
     s.add_argument("--workingset", help="a working-set sweep file (default: the recorded H200 sweep)")
     from rooflinelib.hierarchy.ncu import NcuError
-    from rooflinelib.hierarchy.results import HierarchyError
+    from rooflinelib.hierarchy.workingset_files import HierarchyError
     try:
         args = parser.parse_args(argv)
         return profile(args) if args.command == "profile" else show(args)

@@ -56,7 +56,7 @@ def read_once(gpu, access, pattern, ws_chunks, n_pass=None, bytes_per_launch=2e9
     """One verified launch of the working-set read kernel (``access``, ``pattern``) on
     ``ws_chunks`` chunks, one wave of resident blocks, as the sweep launches it; ``n_pass``
     chunks per block (default: enough for ``bytes_per_launch``).  Returns (grid, n_pass)."""
-    from rooflinelib.measure.checks import gpu_data, passes_for
+    from rooflinelib.measure.expected import gpu_data, passes_for
     from rooflinelib.measure.protocol import launch_verified
     from rooflinelib.measure.workingset_kernels import BLOCK, read_kernel
     source = read_kernel(access, pattern)
@@ -133,7 +133,7 @@ def parse_options(argv=None):
 
 def main(argv=None):
     from rooflinelib.cli.errors import UsageError, option_error
-    from rooflinelib.fileio import FileError, check_target, write_atomic
+    from rooflinelib.store.fileio import FileError, check_target, write_atomic
     try:
         args = parse_options(argv)
         # before minutes of launches under ncu, not after them
@@ -142,7 +142,7 @@ def main(argv=None):
         print(f"lab4_target: {' '.join(str(exc).split())[:400]}", file=sys.stderr)
         return 2
     ks, sharing = args.ks, args.l2_sharing
-    from rooflinelib.measure.engine import NumbaGpu
+    from rooflinelib.measure.gpu_backends import NumbaGpu
     from rooflinelib.measure.workingset_kernels import CHUNK_BYTES
     gpu = NumbaGpu()
     records = []

@@ -1,6 +1,6 @@
 """`python -m rooflinelib` is the `roofline` command."""
 import sys
 
-from .cli import main
+from rooflinelib.cli import main
 
 sys.exit(main())

@@ -112,7 +112,7 @@ def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=Non
     except ValueError as exc:
         fallbacks.append(f"{exc}; using auto")
         wanted = "auto"
-    from .measure import backend as backends
+    from rooflinelib.measure import backend as backends
     gpu_probes = backends.GPU_PROBES if gpu_probes is None else gpu_probes
     cpu_probes = backends.CPU_PROBES if cpu_probes is None else cpu_probes
 
@@ -145,7 +145,7 @@ def mode_label(machine, path=None) -> str:
     if machine.kind == "given":
         return "given peaks"
     if path is not None:
-        from .results import DATA_DIR
+        from rooflinelib.store.results import DATA_DIR
         if DATA_DIR.resolve() in Path(path).resolve().parents:
             return f"recorded H200, measured {machine.date}" if machine.date else "recorded H200"
     if "(recorded" in machine.name:
@@ -221,7 +221,7 @@ def describe_result(result: dict) -> str:
 def _load_file(path, kind: str):
     """(result, None) or (None, one-line reason)."""
     try:
-        from . import results
+        from rooflinelib.store import results
     except Exception as exc:  # the measurement package is missing or broken
         return None, f"results cannot be read here ({_first_line(exc)})"
     try:
@@ -235,7 +235,7 @@ def _load_file(path, kind: str):
 
 def _recorded(kind: str, backend: str):
     try:
-        from . import results
+        from rooflinelib.store import results
         return results.recorded(kind, backend), None
     except Exception as exc:
         return None, " ".join(str(exc).split()) or type(exc).__name__
@@ -250,12 +250,12 @@ def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str
     Returns ``(Loaded or None, because, recorded_reason)``; the last two word why neither was
     usable, for the caller's own fallback message.
     """
-    from .results import to_machine
+    from rooflinelib.store.results import to_machine
     reason = None
     if path is None and os.environ.get(ENV_VAR, "").strip().lower() != "recorded":
         # What `roofline measure` / `roofline sweep` stored by default, unless the recorded
         # runs were asked for by name.
-        from .result_files import stored_path
+        from rooflinelib.store.lab_files import stored_path
         path = stored_path(kind, backend)
     if path is not None:
         result, reason = _load_file(path, kind)
@@ -331,8 +331,8 @@ def keeps_clean(result: dict, path, notebook: bool = False) -> str:
 def _store(result: dict, backend: str):
     """``(path, None)`` once ``result`` is stored where the chain looks for it, else
     ``(path or None, why not)``.  A noisy result never replaces a clean stored one."""
-    from . import results
-    from .result_files import default_path
+    from rooflinelib.store import results
+    from rooflinelib.store.lab_files import default_path
     try:
         path = default_path("ceilings", result.get("backend", backend))
     except Exception as exc:  # an unknown backend name: nothing to store under
@@ -351,7 +351,7 @@ def _store(result: dict, backend: str):
 def _live_ceilings(backend: str, device: str, progress, options: dict):
     """(result, None) from Lab 1 run now on ``backend``, or (None, reason)."""
     try:
-        from . import measure
+        from rooflinelib import measure
         result = measure.measure_ceilings(backend=backend, progress=progress, **options)
         if hasattr(progress, "done"):  # a notebook's progress bar: fill it
             progress.done()
@@ -418,14 +418,14 @@ def student_ceilings(mode=None, *, backend=None, path=None, measure: str = "if-m
     else:
         return Loaded("none", "No Lab 1 result could be used: " + "; ".join(reasons or ["none is stored"])
                       + ". Run `roofline measure` to measure this machine.")
-    from .machines import H200
+    from rooflinelib.core.machines import H200
     return _prefixed(Loaded("datasheet", "No measured ceilings could be loaded, so these are the "
                             "H200 datasheet peaks, not measurements.", H200, None), reasons)
 
 
 def _load_recorded_only(backend: str, now):
     """(Loaded of the recorded H200 run of ``backend``, '', '') or (None, '', why not)."""
-    from .results import to_machine
+    from rooflinelib.store.results import to_machine
     result, reason = _recorded("ceilings", backend)
     if result is None:
         return None, "", reason
@@ -443,7 +443,7 @@ def _prefixed(loaded: Loaded, reasons: list) -> Loaded:
 
 def _from_live(result: dict, device: str, cpu: bool, first: bool) -> Loaded:
     """The Loaded of a live Lab 1 run, stored where the chain looks."""
-    from .results import to_machine
+    from rooflinelib.store.results import to_machine
     scope = "a CPU roofline of this machine" if cpu else "this GPU"
     path, not_stored = _store(result, result.get("backend", "cpu" if cpu else "numba"))
     head = (f"No Lab 1 result was stored, so Lab 1 measured {device} just now" if first
@@ -477,7 +477,7 @@ def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
 def _measured(kind: str, mode: RunMode, progress, options: dict):
     """(result, None) from a live run, or (None, reason) when it could not run or verify."""
     try:
-        from . import measure
+        from rooflinelib import measure
         run = measure.measure_ceilings if kind == "ceilings" else measure.run_sweep
         result = run(backend=mode.backend, progress=progress, **options)
         if hasattr(progress, "done"):  # a notebook's progress bar: fill it
@@ -492,7 +492,7 @@ def _live_or_loaded(kind: str, mode: RunMode, path, backend: str, progress, opti
     if mode.live:
         result, reason = _measured(kind, mode, progress, options)
         if result is not None:
-            from .results import to_machine
+            from rooflinelib.store.results import to_machine
             scope = "a CPU roofline of this machine" if mode.mode == "cpu" else "this GPU"
             return Loaded("live", f"{kind.capitalize()} measured just now on {mode.device} "
                           f"({scope}, {result['backend']} backend, every rate verified).",

@@ -41,14 +41,16 @@ from typing import Optional
 
 import numpy
 
-from . import validation
-from .fileio import read_json
-from .measure.provenance import ClockSampler, NoClock
-from .modes import detect_mode
-from .profiling.core import memory_roof, profile
-from .profiling.result import ProfileError, ProfileResult
-from .profiling.timing import DEFAULT_TIMEOUT_S, WARMUP_CALLS, WARMUP_S, detect_library
-from .sanity import number
+from rooflinelib.store import validation
+from rooflinelib.store.fileio import read_json
+from rooflinelib.measure.provenance import ClockSampler, NoClock
+from rooflinelib.modes import detect_mode
+from rooflinelib.profiling.core import memory_roof, profile
+from rooflinelib.profiling.profile_result import ProfileError, ProfileResult
+from rooflinelib.profiling.function_timing import (DEFAULT_TIMEOUT_S, WARMUP_CALLS, WARMUP_S,
+                                                   detect_library)
+from rooflinelib.core.sanity import number
+from rooflinelib.store.recorded import DATA_DIR
 
 #: Rounds of timing a gate may take in all (the first included) before it says "ambiguous".
 MAX_ROUNDS = 3
@@ -471,7 +473,7 @@ RECORDED_GATES = "h200_gates_cupy.json"
 def recorded_gates(path=None) -> dict:
     """The gates recorded on the H200 and shipped with the course (``benchmarks/gate_targets.py
     --record``): ``{"created", "device", "note", "gates": [outcome dicts]}``, each checked."""
-    path = Path(path) if path is not None else Path(__file__).resolve().parent / "data" / RECORDED_GATES
+    path = Path(path) if path is not None else DATA_DIR / RECORDED_GATES
     data = read_json(path, ProfileError, "a recorded gates file")
     validation.check(data, _gates_checker(), path.name, ProfileError)
     return data

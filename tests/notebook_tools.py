@@ -42,7 +42,7 @@ figure replaces the image when the cell runs.  The PNGs are drawn by kaleido wit
 of the machine, at a fixed size and scale, so the same notebook gives the same bytes.  A figure
 cell that draws nothing in recorded mode (a live-only figure) gets ``figure-live-only`` instead.
 ``check`` reports a cell that calls a figure or widget maker and stores no image, except in a
-student copy (exercises/), whose figure cells ``rooflinelib.exercisegen`` tags
+student copy (exercises/), whose figure cells ``rooflinelib.exercises.generator`` tags
 ``figure-in-exercise``: a student copy stores no outputs, and the solution's image would show
 the worked answers.
 """
@@ -78,7 +78,7 @@ LIVE_ONLY_TAG = "figure-live-only"
 #: makes no claim about the mode.
 RECORDED_FIGURE_TAG = "figure-recorded-h200"
 RECORDED_CAPTION = "drawn from the recorded H200 runs that ship with the course"
-#: The tag ``rooflinelib.exercisegen`` gives a figure cell of a student copy in exercises/: the
+#: The tag ``rooflinelib.exercises.generator`` gives a figure cell of a student copy in exercises/: the
 #: copy stores no outputs, and the solution's image would show the worked answers, so the cell
 #: has no image by design (the student's run draws the figure).
 EXERCISE_FIGURE_TAG = "figure-in-exercise"

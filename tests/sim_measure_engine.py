@@ -11,22 +11,22 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 import numpy as np  # noqa: E402
 
-from rooflinelib.measure import engine, registry  # noqa: E402
+from rooflinelib.measure import gpu_backends, registry  # noqa: E402
 from rooflinelib.measure.accounting import CHUNK_BYTES  # noqa: E402
 from rooflinelib.measure.provenance import NoClock  # noqa: E402
 from rooflinelib.measure.sweep import sweep_point  # noqa: E402
 from rooflinelib.measure.timing import Timing  # noqa: E402
 
-engine.COPY_CONFIGS = ((1, 32), (2, 32))
-engine.READ_CONFIGS = ((2, 32), (4, 32))
-engine.WRITE_CONFIGS = ((1, 32), (2, 32))
-engine.FP32_CONFIGS = ((4, 2),)
-engine.FP32_ITER = engine.FP64_ITER = 2
-engine.FP64_CONFIGS = ((4, 2),)
-engine.BLOCK = 32
+gpu_backends.COPY_CONFIGS = ((1, 32), (2, 32))
+gpu_backends.READ_CONFIGS = ((2, 32), (4, 32))
+gpu_backends.WRITE_CONFIGS = ((1, 32), (2, 32))
+gpu_backends.FP32_CONFIGS = ((4, 2),)
+gpu_backends.FP32_ITER = gpu_backends.FP64_ITER = 2
+gpu_backends.FP64_CONFIGS = ((4, 2),)
+gpu_backends.BLOCK = 32
 
 
-class TinyGpu(engine.NumbaGpu):
+class TinyGpu(gpu_backends.NumbaGpu):
     def __init__(self):  # the simulator's device has no attributes to read
         from numba import cuda
         from rooflinelib.measure import kernels_numba

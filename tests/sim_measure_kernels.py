@@ -14,8 +14,8 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 import numpy as np  # noqa: E402
 
 from rooflinelib.measure import accounting as acc  # noqa: E402
-from rooflinelib.measure import checks  # noqa: E402
-from rooflinelib.measure import engine  # noqa: E402
+from rooflinelib.measure import expected  # noqa: E402
+from rooflinelib.measure import gpu_backends  # noqa: E402
 from rooflinelib.measure import kernels_numba as kn  # noqa: E402
 from rooflinelib.measure import workingset_kernels as wk  # noqa: E402
 
@@ -60,7 +60,7 @@ THREADS = GRID * BLOCK
 
 def copy(vpt):
     n_vec = THREADS * vpt
-    src = checks.fill_values(np.arange(4 * n_vec)).astype(np.float32)
+    src = expected.fill_values(np.arange(4 * n_vec)).astype(np.float32)
     dst = np.full_like(src, np.nan)
     kn.copy_kernel(vpt).compile()[GRID, BLOCK](src, dst)
     work = acc.copy_work(n_vec)
@@ -71,12 +71,12 @@ def copy(vpt):
 def dram_read(unroll):
     """Two blocks walk 300 vectors: two whole trips of 2 x 32 x unroll and a ragged tail."""
     n_vec = 300
-    x = checks.read_values(np.arange(4 * n_vec)).astype(np.float32)
+    x = expected.read_values(np.arange(4 * n_vec)).astype(np.float32)
     out = np.full(4 * GRID, np.nan, np.float32)
     kn.dram_read_kernel(unroll, BLOCK).compile()[GRID, BLOCK](x, out)
     work = acc.dram_read_work(4 * n_vec)
     got = float(out.astype(np.float64).sum())
-    return {"ok": got == checks.read_sum(4 * n_vec), "n_bytes": work.n_bytes, "n_flops": work.n_flops,
+    return {"ok": got == expected.read_sum(4 * n_vec), "n_bytes": work.n_bytes, "n_flops": work.n_flops,
             "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"] - GRID), "stores": COUNTS["store16"]}
 
 
@@ -85,7 +85,7 @@ def dram_write(vpt):
     x = np.full(4 * n_vec, np.nan, np.float32)
     kn.dram_write_kernel(vpt).compile()[GRID, BLOCK](x)
     work = acc.dram_write_work(4 * n_vec)
-    want = checks.write_values(np.arange(4 * n_vec)).astype(np.float32)
+    want = expected.write_values(np.arange(4 * n_vec)).astype(np.float32)
     return {"ok": bool(np.array_equal(x, want)), "n_bytes": work.n_bytes, "n_flops": work.n_flops,
             "counted_bytes": 16 * (COUNTS["load16"] + COUNTS["store16"])}
 
@@ -93,11 +93,11 @@ def dram_write(vpt):
 def fill_read():
     x = np.full(1000, np.nan, np.float32)
     kn.fill_read_kernel().compile()[GRID, BLOCK](x)
-    return {"ok": bool(np.array_equal(x, checks.read_values(np.arange(1000)).astype(np.float32)))}
+    return {"ok": bool(np.array_equal(x, expected.read_values(np.arange(1000)).astype(np.float32)))}
 
 
 def write_mismatches():
-    x = checks.write_values(np.arange(1000)).astype(np.float32)
+    x = expected.write_values(np.arange(1000)).astype(np.float32)
     x[[3, 500, 999]] += np.float32(1)
     count = np.zeros(1, np.int32)
     kn.write_mismatch_kernel().compile()[GRID, BLOCK](x, count)
@@ -109,7 +109,7 @@ def fma_peak(dtype):
     ftype = np.float32 if dtype == "fp32" else np.float64
     out = np.full(THREADS, np.nan, ftype)
     kn.fma_peak_kernel(dtype, chains, unroll, n_iter).compile()[GRID, BLOCK](out, ftype(1), ftype(0))
-    want = checks.fma_peak_expected(np.arange(THREADS), chains)
+    want = expected.fma_peak_expected(np.arange(THREADS), chains)
     work = acc.fma_peak_work(THREADS, n_iter, unroll, chains)
     return {"ok": bool(np.array_equal(out, want)), "dtype": str(out.dtype),
             "n_flops": work.n_flops, "counted_flops": 2 * COUNTS["fma"]}
@@ -117,7 +117,7 @@ def fma_peak(dtype):
 
 def sweep(k):
     n_vec = THREADS
-    x = checks.fill_values(np.arange(4 * n_vec)).astype(np.float32)
+    x = expected.fill_values(np.arange(4 * n_vec)).astype(np.float32)
     y = np.full_like(x, np.nan)
     kn.sweep_kernel(k).compile()[GRID, BLOCK](x, y, np.float32(1), np.float32(0))
     work = acc.sweep_work(4 * n_vec, k)
@@ -129,7 +129,7 @@ def sweep(k):
 
 def sweep_pipelined(k):
     n_vec = 140  # two blocks of 32 threads, each walking a chunk of 70 vectors: a ragged last step
-    x = checks.fill_values(np.arange(4 * n_vec)).astype(np.float32)
+    x = expected.fill_values(np.arange(4 * n_vec)).astype(np.float32)
     y = np.full_like(x, np.nan)
     kn.sweep_pipelined_kernel(k).compile()[GRID, BLOCK](x, y, np.float32(1), np.float32(0))
     work = acc.sweep_work(4 * n_vec, k)
@@ -143,10 +143,10 @@ def l2():
     """The L2 ceiling's kernel as the engine launches it (ld.global.cg, short blocks): 2 groups
     of 4 chunks, 6 blocks, so that three blocks read each group, starting at different pairs."""
     groups, iters, grid = 2, 4, 6
-    data = checks.gpu_data(groups * iters + 1)  # one chunk more than read: an overrun is caught
+    data = expected.gpu_data(groups * iters + 1)  # one chunk more than read: an overrun is caught
     out = np.full(4 * grid, np.nan, np.float32)
     kn.l2_slab_kernel().compile()[grid, acc.WS_BLOCK](data, out, np.int32(groups), np.int32(iters))
-    want = checks.l2_slab_expected(groups, iters, grid)
+    want = expected.l2_slab_expected(groups, iters, grid)
     return {"ok": bool(np.array_equal(out.reshape(grid, 4).astype(np.float64), want)),
             "n_bytes": float(grid * iters * acc.CHUNK_BYTES), "counted_bytes": 16 * COUNTS["load16"],
             "stores": COUNTS["store16"], "grid": grid}
@@ -158,7 +158,7 @@ def shared():
     data = (np.arange(kn.SHARED_FLOATS) % 5).astype(np.float32)
     out = np.full(4 * THREADS, np.nan, np.float32)
     kn.shared_read_kernel(unroll).compile()[GRID, BLOCK](data, out, np.int32(n_pass), np.int32(n_vec - 1))
-    want = checks.shared_expected(data.reshape(n_vec, 4).astype(np.float64), BLOCK, n_pass, unroll)
+    want = expected.shared_expected(data.reshape(n_vec, 4).astype(np.float64), BLOCK, n_pass, unroll)
     got = out.reshape(GRID, BLOCK, 4)
     work = acc.read_work(THREADS, n_pass * unroll)
     return {"ok": bool(all(np.array_equal(got[b], want) for b in range(GRID))),
@@ -169,7 +169,7 @@ def sfu():
     chains, unroll, n_iter = 4, 2, 3
     out = np.full(THREADS, np.nan, np.float32)
     kn.sfu_kernel(chains, unroll, n_iter).compile()[GRID, BLOCK](out, np.float32(0))
-    want = checks.sfu_expected(np.arange(THREADS), chains, n_iter * unroll)
+    want = expected.sfu_expected(np.arange(THREADS), chains, n_iter * unroll)
     work = acc.sfu_work(THREADS, n_iter, unroll, chains)
     return {"ok": bool(np.array_equal(out, want)), "n_flops": work.n_flops,
             "counted_flops": COUNTS["exp2"]}
@@ -178,11 +178,11 @@ def sfu():
 def fill():
     x = np.full(1000, np.nan, np.float32)
     kn.fill_kernel().compile()[GRID, BLOCK](x)
-    return {"ok": bool(np.array_equal(x, checks.fill_values(np.arange(1000))))}
+    return {"ok": bool(np.array_equal(x, expected.fill_values(np.arange(1000))))}
 
 
 def mismatches():
-    a = checks.fill_values(np.arange(500)).astype(np.float32)
+    a = expected.fill_values(np.arange(500)).astype(np.float32)
     b = a.copy()
     b[[3, 100, 499]] += 1
     count = np.zeros(1, np.int32)

@@ -12,10 +12,10 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 
 import numpy as np  # noqa: E402
 
-from rooflinelib.hierarchy import sweep as ws  # noqa: E402
+from rooflinelib.hierarchy import workingset as ws  # noqa: E402
 from rooflinelib.measure import workingset_kernels as wk  # noqa: E402
 from rooflinelib.measure.accounting import chunk_read_work  # noqa: E402
-from rooflinelib.measure.checks import expected_gpu_sums, gpu_data  # noqa: E402
+from rooflinelib.measure.expected import expected_gpu_sums, gpu_data  # noqa: E402
 
 LOADS = {"n": 0}
 
@@ -49,10 +49,10 @@ def case(name, kernel, n_chunks, n_pass, grid, pattern="spread"):
 def tiny_gpu():
     """A pretend one-SM GPU for the engine's host code.  The simulator has no timing, so a
     fixed fake timing stands in for the device events."""
-    from rooflinelib.measure import engine
+    from rooflinelib.measure import gpu_backends
     from rooflinelib.measure.timing import Timing
 
-    class TinyGpu(engine.NumbaGpu):
+    class TinyGpu(gpu_backends.NumbaGpu):
         def __init__(self):  # the simulator's device has no attributes to read
             from numba import cuda
             from rooflinelib.measure import kernels_numba

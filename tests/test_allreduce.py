@@ -5,7 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from rooflinelib import results, step_roofs
+from rooflinelib.store import results
+from rooflinelib.lessons import step_roofs
 from rooflinelib.measure import allreduce as ar
 
 

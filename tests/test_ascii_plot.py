@@ -3,11 +3,12 @@ import math
 
 import pytest
 
-from rooflinelib import Roofline, operators
-from rooflinelib.ascii_plot import (RIDGE_MARK, ROOF_MARK, SHARED_MARK, format_decade,
-                                    format_number, kernel_mark, render, render_chart,
-                                    render_table)
-from rooflinelib.placement import KernelPoint
+from rooflinelib import Roofline
+from rooflinelib.core import operators
+from rooflinelib.views.ascii_plot import (RIDGE_MARK, ROOF_MARK, SHARED_MARK, format_decade,
+                                          format_number, kernel_mark, render, render_chart,
+                                          render_table)
+from rooflinelib.core.placement import KernelPoint
 
 LAB2 = Roofline(78500, 4650)
 LABEL = 9  # y label (7) + space + axis bar

@@ -11,13 +11,13 @@ import simulated
 
 pytest.importorskip("numba.cuda")
 
-from rooflinelib import operators  # noqa: E402
-from rooflinelib.grading import NOT_ANSWERED  # noqa: E402
-from rooflinelib.machines import get_machine  # noqa: E402
+from rooflinelib.core import operators  # noqa: E402
+from rooflinelib.exercises.grading import NOT_ANSWERED  # noqa: E402
+from rooflinelib.core.machines import get_machine  # noqa: E402
 from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
 from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
 from rooflinelib.profiling.core import _placement  # noqa: E402
-from rooflinelib.profiling.result import ProfileResult  # noqa: E402
+from rooflinelib.profiling.profile_result import ProfileResult  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "07_place_your_kernel.ipynb"
 F32 = 4
@@ -255,7 +255,7 @@ GPU_LANE = r"""
 import sys, nbformat
 from numba.cuda.simulator import api
 api.Event.elapsed_time = lambda self, other: 1.0  # the simulator's events read -1 ms
-from rooflinelib.machines import get_machine
+from rooflinelib.core.machines import get_machine
 from rooflinelib.modes import RunMode
 from rooflinelib.profiling import capstone
 nb = nbformat.read(sys.argv[1], as_version=4)
@@ -308,7 +308,7 @@ def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped
 def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, options, monkeypatch):
     from rooflinelib import modes
     asked = {}
-    monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind_, backend: None)
+    monkeypatch.setattr("rooflinelib.store.lab_files.stored_path", lambda kind_, backend: None)
     monkeypatch.setattr(modes, "student_ceilings", lambda mode, measure, **o: asked.update(o) or measure)
     mode = RunMode(kind, None if kind == "recorded" else ("cpu" if kind == "cpu" else "numba"), "test")
     loaded, seconds = capstone.lab1_ceilings(mode)
@@ -318,7 +318,7 @@ def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, 
 def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypatch):
     from rooflinelib import modes
     stored = recorded.DATA_DIR / "h200_ceilings_numba.json"
-    monkeypatch.setattr("rooflinelib.result_files.stored_path", lambda kind, backend: stored)
+    monkeypatch.setattr("rooflinelib.store.lab_files.stored_path", lambda kind, backend: stored)
     from rooflinelib import measure
     monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
     loaded, _ = capstone.lab1_ceilings(RunMode("gpu", "numba", "GPU"))
@@ -338,7 +338,7 @@ def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
     # review 2: the shipped profiles keep ncu's L1 bytes on a 'shared' level (saved before the L1
     # was named), so gemm naive's printed verdict read "bound by shared memory" where a live
     # profile(counters=True) says "bound by L1 cache"; the file keeps its key, the reader says l1
-    from rooflinelib.fileio import read_json
+    from rooflinelib.store.fileio import read_json
     stored = {r["name"]: r for r in read_json(recorded.DATA_DIR / "h200_profiles_numba.json", ValueError,
                                               "a profiles file")["profiles"]}
     assert "shared" in stored["gemm naive"]["hierarchical"]["levels"]  # the shipped file as recorded
@@ -350,7 +350,7 @@ def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
     assert naive.hierarchical["binding"] == "l1" and "gemm naive: bound by L1 cache" in naive.text()
     assert naive.hierarchical["levels"]["l1"] == stored["gemm naive"]["hierarchical"]["levels"]["shared"]
     from rooflinelib.hierarchy.levels import LEVEL_TITLES
-    from rooflinelib.profiling.result import SHARED_TO_L1_TITLES
+    from rooflinelib.profiling.profile_result import SHARED_TO_L1_TITLES
     assert SHARED_TO_L1_TITLES == (LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
     # a placement that already names the L1 is left as it is
     assert recorded.load_profiles(recorded.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[

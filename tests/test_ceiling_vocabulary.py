@@ -1,4 +1,4 @@
-"""The dtype -> ceiling vocabulary has one home: rooflinelib/measure/vocabulary.py, whose fields
+"""The dtype -> ceiling vocabulary has one home: rooflinelib/core/vocabulary.py, whose fields
 (dtype, group, gemm) the registry's rows carry.  The five tables that retyped it are derived
 from it and equal what they were; the charts dash a roof by its row's group, not its name."""
 import ast
@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import operators, pitfalls, plotting, step_roofs
-from rooflinelib.measure import matrix, registry, vocabulary
-from rooflinelib.model import Ceiling
+from rooflinelib.core import operators
+from rooflinelib.lessons import pitfalls, step_roofs
+from rooflinelib.views import plotting
+from rooflinelib.measure import matrix, registry
+from rooflinelib.core import vocabulary
+from rooflinelib.core.model import Ceiling
 from rooflinelib.profiling import core
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from rooflinelib import Roofline, get_machine
-from rooflinelib.placement import (PLACEMENT_KEYS, KernelPoint, parse_kernel_spec, place,
-                                   verdict_phrase)
+from rooflinelib.core.placement import (PLACEMENT_KEYS, KernelPoint, parse_kernel_spec, place,
+                                        verdict_phrase)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).with_name("roofline")
@@ -259,7 +259,7 @@ def test_parse_kernel_spec_errors_name_the_field(spec, message):
 
 
 def test_kernel_point_validates_and_converts_operators():
-    from rooflinelib.operators import gemm
+    from rooflinelib.core.operators import gemm
 
     point = KernelPoint.from_op(gemm(8192, "fp32"), achieved_gflops=50_000)
     assert point.name == "GEMM" and point.intensity == pytest.approx(8192 / 6)
@@ -301,7 +301,7 @@ def test_chart_and_table_name_the_machine_and_the_mode(args, source):
 
 
 def test_a_cpu_result_is_labelled_live_cpu_and_gets_cpu_advice(tmp_path):
-    from rooflinelib import results
+    from rooflinelib.store import results
     cpu = results.recorded("ceilings", "numba")
     cpu = dict(cpu, scope="cpu", backend="cpu", device=dict(cpu["device"], name="CPU: test", kind="cpu"),
                ceilings=[c for c in cpu["ceilings"] if c["name"] in ("dram", "fp32", "fp64")])

@@ -415,8 +415,8 @@ def test_a_bad_variable_stops_every_command_before_a_venv_is_made(variable, valu
 
 
 def test_course_py_checks_the_variables_with_the_librarys_own_check(monkeypatch):
-    # one check for each variable: course.py loads rooflinelib/envvars.py, which the CPU lane reads too
-    from rooflinelib import envvars
+    # one check for each variable: course.py loads rooflinelib/core/envvars.py, which the CPU lane reads too
+    from rooflinelib.core import envvars
     from rooflinelib.measure import cpu
     course = load_course()
     assert course._envvars().CHECKS.__len__() == len(envvars.CHECKS) == 4

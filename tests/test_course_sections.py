@@ -5,10 +5,11 @@ import math
 
 import pytest
 
-from rooflinelib import analogy, chart_reading, pitfalls, placement, use_cases, vendors
+from rooflinelib.lessons import analogy, chart_reading, pitfalls, use_cases
+from rooflinelib.core import placement, vendors
 from rooflinelib.hierarchy import ncu
-from rooflinelib.machines import H100_SXM, H200, MI300X
-from rooflinelib.model import ADVICE, Roofline
+from rooflinelib.core.machines import H100_SXM, H200, MI300X
+from rooflinelib.core.model import ADVICE, Roofline
 
 
 def test_the_kitchen_waits_90_percent_with_one_van_and_is_chef_bound_with_twenty():
@@ -133,7 +134,7 @@ def test_every_use_case_has_a_computed_figure():
 
 
 def test_the_published_mi300x_transpose_ladder_as_fractions_of_its_copy():
-    from rooflinelib import published
+    from rooflinelib.lessons import published
     rows = {r["variant"]: r["fraction_of_copy"] for r in published.mi300x_transpose_rows()}
     assert [round(100 * rows[k]) for k in ("naive", "tiled", "tiled + padded")] == [15, 54, 71]
     assert published.naive_transpose_bytes_factor() == 4.5  # the sector model: "about 5x"
@@ -143,7 +144,7 @@ def test_the_published_mi300x_transpose_ladder_as_fractions_of_its_copy():
 
 def test_exercise_2_c4_the_launch_length_key_and_its_mistakes():
     from rooflinelib.exercises import ex02_classify as ex
-    from rooflinelib.grading import NOT_ANSWERED
+    from rooflinelib.exercises.grading import NOT_ANSWERED
     assert ex.check_launch_length("6e-6*4e12/12", "0.64e-6*4e12/12", "50%").passed
     wrong = ex.check_launch_length(6e-6 * 4e12, 213_334, 1.0)  # bytes, not elements; and the sum forgotten
     assert not wrong.passed and "that is bytes" in str(wrong) and "their sum" in str(wrong)

@@ -148,7 +148,7 @@ api.Event.elapsed_time = lambda self, other: %r  # the simulator's events read -
 
 from rooflinelib.measure import engine
 from rooflinelib.measure.timing import device_events, numba_events
-from rooflinelib.profiling.timing import time_function
+from rooflinelib.profiling.function_timing import time_function
 
 
 @cuda.jit

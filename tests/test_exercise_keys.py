@@ -7,13 +7,13 @@ import pytest
 
 import simulated
 
-from rooflinelib import operators as ops
+from rooflinelib.core import operators as ops
 from rooflinelib.exercises import ex01_two_kernels as ex01
 from rooflinelib.exercises import ex02_classify as ex02
 from rooflinelib.exercises import ex03_attention as ex03
 from rooflinelib.exercises import ex04_place_kernel as ex04
 from rooflinelib.exercises import ex05_drills as ex05
-from rooflinelib.grading import NOT_ANSWERED, Check, Report, Reveal
+from rooflinelib.exercises.grading import NOT_ANSWERED, Check, Report, Reveal
 
 MODULES = (ex01, ex02, ex03, ex04, ex05)
 RECORDED = ex04.prepare("recorded", progress=None)
@@ -248,9 +248,9 @@ def test_two_kernel_keys_follow_the_worked_example():
 
 
 def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3)):
-    from rooflinelib.model import Ceiling, Machine
-    from rooflinelib.placement import KernelPoint
-    from rooflinelib.plotting import roofline_figure
+    from rooflinelib.core.model import Ceiling, Machine
+    from rooflinelib.core.placement import KernelPoint
+    from rooflinelib.views.plotting import roofline_figure
 
     machine = Machine("m", ceilings=(Ceiling("dram", "memory", bandwidths[0]),
                                      Ceiling("dram-b", "memory", bandwidths[1]),
@@ -355,7 +355,7 @@ def test_recorded_h200_lands_where_the_course_says():
 def test_placement_is_graded_against_the_loaded_ceilings():
     assert ex04.check_placement(RECORDED, *hand_placement(RECORDED, "ridge")).passed
     # The same kernels timed the same way, against a CPU-like roofline: the verdict changes.
-    from rooflinelib.model import Ceiling, Machine
+    from rooflinelib.core.model import Ceiling, Machine
     cpu_like = Machine("cpu-like", ceilings=(Ceiling("dram", "memory", 40.0),
                                              Ceiling("fp32", "compute", 120.0)))
     other = ex04.Setup(cpu_like, RECORDED.reduction, RECORDED.fma, "live", "test")
@@ -393,7 +393,7 @@ def test_kernel_runs_must_be_verified():
 def test_the_cpu_reduction_is_exact_and_a_wrong_sum_is_an_error():
     np = pytest.importorskip("numpy")
     pytest.importorskip("numba")
-    from rooflinelib.measure.checks import fill_sum
+    from rooflinelib.measure.expected import fill_sum
     from rooflinelib.measure.cpu import CpuBackend
     from rooflinelib.measure.protocol import SweepBuffers
     b = CpuBackend()
@@ -446,7 +446,7 @@ def test_the_gpu_reduction_sums_exactly_in_the_simulator():
     code = ("import numpy as np\n"
             "from numba import cuda\n"
             "from rooflinelib.measure import kernels_numba as kn\n"
-            "from rooflinelib.measure.checks import fill_sum, fill_values\n"
+            "from rooflinelib.measure.expected import fill_sum, fill_values\n"
             "n = 4 * 256 * 3 + 8\n"
             "x = fill_values(np.arange(n)).astype(np.float32)\n"
             "out = np.zeros(1)\n"
@@ -526,7 +526,7 @@ def test_drill_4_model_answer_has_no_unformatted_field():
 
 
 def test_the_side_of_a_ridge_measured_to_a_spread_accepts_both_sides_at_the_band_edge():
-    from rooflinelib.grading import check_side
+    from rooflinelib.exercises.grading import check_side
     # I = 16 against a ridge of 14.5: just past the 10% band, so a ridge measured 1% higher says "ridge"
     for side in ("compute", "ridge"):
         check = check_side(side, 16, 14.5, "FMA kernel side of the ridge", spread=0.01)
@@ -543,7 +543,7 @@ def test_exercise_4_grades_the_side_with_its_ceilings_spread():
     fma = k["fma"]
     edge_ridge = fma["intensity"] / 1.105  # just past the band's edge
     import dataclasses
-    from rooflinelib.model import Ceiling, Machine
+    from rooflinelib.core.model import Ceiling, Machine
     fp32 = RECORDED.machine.ceiling("fp32")
     dram = Ceiling("dram", "memory", fp32.value / edge_ridge, "measured, spread 0.5%", "DRAM")
     machine = Machine("edge", (dram, Ceiling("fp32", "compute", fp32.value, "measured, spread 0.5%", "fp32")),
@@ -617,7 +617,7 @@ def test_exercise_4_scores_the_reduction_against_the_read_mix():
 
 
 def test_exercise_4_model_verdict_says_how_far_right_of_the_h200_ridge_not_close_to_it():
-    from rooflinelib.machines import H200
+    from rooflinelib.core.machines import H200
     shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
     past = 16 / H200.ridge("fp32", "dram") - 1
     assert past > 0.10 and f"{past:.0%} right of it, outside the ±10% band" in shown
@@ -639,7 +639,8 @@ def test_drill_4_model_answer_says_still_memory_bound_32x_left_of_the_ridge():
 def test_a_live_setup_takes_the_read_mix_from_its_own_lab1_result(monkeypatch):
     import json
     from pathlib import Path
-    from rooflinelib import modes, results
+    from rooflinelib import modes
+    from rooflinelib.store import results
     shipped = Path(ex04.__file__).resolve().parents[1] / "data" / "h200_ceilings_numba.json"
     result = json.loads(shipped.read_text())
     loaded = modes.Loaded("file", "stored", results.to_machine(result), result, str(shipped))

@@ -5,13 +5,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rooflinelib import exercisegen
-from rooflinelib.exercisegen import MarkerError, make_exercise, transform_source
+from rooflinelib.exercises import generator
+from rooflinelib.exercises.generator import MarkerError, make_exercise, transform_source
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
-SETUP = "from rooflinelib.grading import NOT_ANSWERED, check_number"
+SETUP = "from rooflinelib.exercises.grading import NOT_ANSWERED, check_number"
 
 
 def notebook(*cells):
@@ -75,7 +75,7 @@ def test_a_cell_without_markers_is_untouched():
 def test_markdown_solution_blocks_become_a_prompt():
     out, stubs = transform_source("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION\n",
                                   "markdown", "w")
-    assert stubs == 1 and "Because" not in out and exercisegen.MARKDOWN_STUB in out
+    assert stubs == 1 and "Because" not in out and generator.MARKDOWN_STUB in out
 
 
 # --- marker errors ---------------------------------------------------------------------------
@@ -153,8 +153,8 @@ def test_the_source_notebook_is_not_modified():
 
 
 def test_generation_is_deterministic():
-    assert exercisegen.notebook_text(make_exercise(solution_notebook())) == \
-        exercisegen.notebook_text(make_exercise(solution_notebook()))
+    assert generator.notebook_text(make_exercise(solution_notebook())) == \
+        generator.notebook_text(make_exercise(solution_notebook()))
 
 
 # --- the command line ------------------------------------------------------------------------
@@ -167,18 +167,18 @@ def course(tmp_path):
 
 def test_cli_writes_then_check_passes_then_detects_drift(tmp_path, capsys):
     root = course(tmp_path)
-    assert exercisegen.main(["--root", str(root), "--check"]) == 1
+    assert generator.main(["--root", str(root), "--check"]) == 1
     assert "01_ridge.ipynb is missing" in capsys.readouterr().err
-    assert exercisegen.main(["--root", str(root)]) == 0
-    assert exercisegen.main(["--root", str(root), "--check"]) == 0
+    assert generator.main(["--root", str(root)]) == 0
+    assert generator.main(["--root", str(root), "--check"]) == 0
     target = root / "exercises" / "01_ridge.ipynb"
     assert "NOT_ANSWERED" in target.read_text() and "120 / 3" not in target.read_text()
     target.write_text(target.read_text().replace("NOT_ANSWERED", "40", 1))
-    assert exercisegen.main(["--root", str(root), "--check"]) == 1
+    assert generator.main(["--root", str(root), "--check"]) == 1
     assert "differs from its solution" in capsys.readouterr().err
-    assert exercisegen.main(["--root", str(root)]) == 0
+    assert generator.main(["--root", str(root)]) == 0
     (root / "exercises" / "99_orphan.ipynb").write_text(target.read_text())
-    assert exercisegen.main(["--root", str(root), "--check"]) == 1
+    assert generator.main(["--root", str(root), "--check"]) == 1
     assert "99_orphan.ipynb has no notebook" in capsys.readouterr().err
 
 
@@ -187,17 +187,17 @@ def test_cli_reports_marker_errors_in_one_line_and_exit_2(tmp_path, capsys):
     nb = solution_notebook()
     nb.cells[2].source = "### BEGIN SOLUTION\nridge = 40\n"
     nbformat.write(nb, str(root / "solutions" / "01_ridge.ipynb"))
-    assert exercisegen.main(["--root", str(root)]) == 2
+    assert generator.main(["--root", str(root)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "01_ridge.ipynb cell 3 line 1" in err and "never closed" in err
     assert not (root / "exercises" / "01_ridge.ipynb").exists()
 
 
 def test_cli_without_solutions_or_with_a_broken_notebook(tmp_path, capsys):
-    assert exercisegen.main(["--root", str(tmp_path)]) == 2
+    assert generator.main(["--root", str(tmp_path)]) == 2
     (tmp_path / "solutions").mkdir()
     (tmp_path / "solutions" / "bad.ipynb").write_text("{not json")
-    assert exercisegen.main(["--root", str(tmp_path), "--check"]) == 2
+    assert generator.main(["--root", str(tmp_path), "--check"]) == 2
     assert "cannot read it as a notebook" in capsys.readouterr().err
 
 
@@ -208,13 +208,13 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 
 @pytest.mark.skipif(not SOLUTIONS, reason="no solution notebooks yet")
 def test_committed_exercises_match_their_solutions():
-    assert exercisegen.drift(ROOT / "solutions", ROOT / "exercises") == []
+    assert generator.drift(ROOT / "solutions", ROOT / "exercises") == []
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
 def test_course_exercises_leak_no_solution_and_parse(path):
     exercise = make_exercise(nbformat.read(str(path), as_version=4), path.name)
-    text = exercisegen.notebook_text(exercise)
+    text = generator.notebook_text(exercise)
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS"):
         assert marker not in text
     for cell in exercise.cells:
@@ -228,15 +228,15 @@ def test_course_notebooks_are_canonical(path):
     text = path.read_text(encoding="utf-8")
     nb = nbformat.reads(text, as_version=4)
     nbformat.validate(nb)
-    assert exercisegen.notebook_text(nb) == text, "not written by nbformat.write"
+    assert generator.notebook_text(nb) == text, "not written by nbformat.write"
     assert nb.metadata["kernelspec"] == KERNELSPEC
     assert "widgets" not in nb.metadata
     assert len(text.encode()) < 1_000_000
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         recorded = path.parent.name == "solutions" and (
-            cell.source.startswith(exercisegen.RECORDED_MARK + "\n")
-            or any(tag in tags for tag in exercisegen.STORED_OUTPUT_TAGS))
+            cell.source.startswith(generator.RECORDED_MARK + "\n")
+            or any(tag in tags for tag in generator.STORED_OUTPUT_TAGS))
         if recorded:  # a solution shows a recorded-mode run: text and figure images, never an error
             assert cell.execution_count == (1 if cell.outputs else None), cell.source[:60]
             for output in cell.outputs:
@@ -278,10 +278,10 @@ def test_unanswered_exercises_run_clean_and_every_check_says_not_answered_yet(pa
 
 def test_the_recorded_output_mark_never_reaches_the_student_copy():
     nb = solution_notebook()
-    nb.cells[3].source = exercisegen.RECORDED_MARK + "\n" + nb.cells[3].source
+    nb.cells[3].source = generator.RECORDED_MARK + "\n" + nb.cells[3].source
     nb.cells[3].outputs = [nbformat.v4.new_output("stream", text="[PASS] ridge")]
     exercise = make_exercise(nb, "x.ipynb")
-    assert all(exercisegen.RECORDED_MARK not in c.source for c in exercise.cells)
+    assert all(generator.RECORDED_MARK not in c.source for c in exercise.cells)
     assert exercise.cells[3].outputs == []
     assert exercise.cells[3].source == make_exercise(solution_notebook(), "x.ipynb").cells[3].source
 

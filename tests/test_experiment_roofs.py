@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("numba")
 
-from rooflinelib import results  # noqa: E402
-from rooflinelib.experiments import Experiment, Variant, gpu, readings, rows  # noqa: E402
-from rooflinelib.result_files import default_path  # noqa: E402
+from rooflinelib.store import results  # noqa: E402
+from rooflinelib.experiments import Experiment, Variant, gpu, pitfall_readings, rows  # noqa: E402
+from rooflinelib.store.lab_files import default_path  # noqa: E402
 
 
 @pytest.fixture
@@ -106,5 +106,5 @@ def test_wrong_ceiling_rows_judge_each_gemm_on_the_mixes_the_run_took_from_the_c
     run = _experiment("wrong_ceiling", [("bf16 GEMM", flops, n_bytes, 1e-3, shape)],
                       fp32_gflops=60_000.0, bf16_tensor_gflops=700_000.0, dram_gbps=3000.0,
                       dram_mixes={"read": 3500.0, "write": 1234.0, "copy": 3000.0})
-    got = readings.wrong_ceiling_rows(run)
+    got = pitfall_readings.wrong_ceiling_rows(run)
     assert {r["dram_mix"] for r in got} == {"write"} and {r["dram_gbps"] for r in got} == {1234.0}

@@ -7,7 +7,8 @@ import pytest
 
 import simulated
 
-from rooflinelib import experiments, operators
+from rooflinelib import experiments
+from rooflinelib.core import operators
 from rooflinelib.experiments import record
 from rooflinelib.modes import RunMode
 
@@ -274,7 +275,7 @@ gpu.correlate_kernel(threads)[2, threads](sig, taps, cor)
 want = np.array([np.dot(sig[i:i + taps_len].astype(np.float64), taps) for i in range(2 * span)])
 assert np.max(np.abs(cor - want)) < 1e-4 * np.max(np.abs(want))
 from rooflinelib.experiments import traps
-from rooflinelib.measure.checks import fma_peak_expected
+from rooflinelib.measure.expected import fma_peak_expected
 for variant in traps.VARIANTS:
     function, signature = traps.kernel_source(variant)
     got = cuda.device_array(32, np.float32)
@@ -303,5 +304,5 @@ def test_each_clocks_run_on_the_cpu_keeps_its_noise_judgement(monkeypatch):
     run = cpu.run_clocks(runs=2)
     assert [v.extra["noisy"] for v in run.variants] == [True, True]
     assert all(v.extra["noise"] == judged["noise"] and v.extra["cpu_share"] == 0.1 for v in run.variants)
-    from rooflinelib import tables
+    from rooflinelib.views import tables
     assert "NOISY: 2 of 2 rows" in tables.experiment_text(run)

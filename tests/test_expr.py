@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooflinelib.expr import (MAX_CHARS, ExpressionError, evaluate, parse_non_negative,
-                              parse_positive)
+from rooflinelib.core.expr import (MAX_CHARS, ExpressionError, evaluate, parse_non_negative,
+                                   parse_positive)
 
 FIELD = "peak_gflops"
 QUICK = settings(deadline=timedelta(milliseconds=250))

@@ -1,4 +1,4 @@
-"""Fault injection for the one read path and the one write path (rooflinelib.fileio), through
+"""Fault injection for the one read path and the one write path (rooflinelib.store.fileio), through
 the API and through the command line: a full disk, an unwritable folder, device nodes, pipes,
 links to /dev/zero and /dev/null.  Each case checks that the old file survives byte for byte,
 that nothing hangs (a subprocess with a timeout, or a read that must return at once), and
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import fileio, results
-from rooflinelib.fileio import FileError
+from rooflinelib.store import fileio, results
+from rooflinelib.store.fileio import FileError
 from rooflinelib.hierarchy import ncu
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def test_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path):
         import resource, signal, sys
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
-        from rooflinelib.fileio import FileError, write_atomic
+        from rooflinelib.store.fileio import FileError, write_atomic
         try:
             write_atomic({str(old)!r}, "x" * 100_000)
         except FileError as exc:
@@ -401,7 +401,7 @@ def test_16_mib_of_repeated_csv_rows_is_refused_at_the_first_bad_row_fast_and_sm
     script = textwrap.dedent(f"""
         import resource, sys, time
         from rooflinelib import result_files
-        from rooflinelib.results import ResultError
+        from rooflinelib.store.results import ResultError
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.process_time()
         try:
@@ -454,7 +454,7 @@ def test_finishing_a_run_checks_the_csv_before_the_json_is_written(tmp_path):
     import argparse
     from rooflinelib.cli import measure
     from rooflinelib.cli.errors import UsageError
-    from rooflinelib.tables import ceilings_table
+    from rooflinelib.views.tables import ceilings_table
     out = _old_file(tmp_path, "x.json")
     args = argparse.Namespace(out=str(out), no_save=False, quiet=True, json=False, csv="/proc/self/y.csv")
     with pytest.raises(UsageError, match="^--csv: /proc/self/y.csv: file: cannot be written"):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from rooflinelib import testing
-from rooflinelib.model import Ceiling, Machine
+from rooflinelib.core.model import Ceiling, Machine
 from rooflinelib.profiling import ProfileError, ProfileResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -243,7 +243,7 @@ def test_a_numpy_copy_passes_against_a_tiny_roof_and_the_result_is_profile_s():
 
 
 def test_a_gate_judges_against_the_mix_asked_for_on_the_recorded_h200():
-    from rooflinelib import results
+    from rooflinelib.store import results
     lab1 = results.recorded("ceilings")
     mixes = results.dram_mixes(lab1)
     dst, src = _copy_args()
@@ -264,7 +264,7 @@ def test_a_bad_memory_is_refused_before_anything_runs():
 
 
 def test_the_plugin_passes_memory_through():
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.pytest_plugin import RooflineGates
 
     class Node:
@@ -418,7 +418,7 @@ def test_recorded_mode_shows_the_recorded_gates_as_recorded(tmp_path, monkeypatc
     path.write_text(json.dumps(record))
     with pytest.raises(ProfileError, match=r"gates\.json: gates\[0\]\.verdict: "):
         testing.recorded_gates(path)
-    # the file's schema (rooflinelib/schemas/gates.schema.json) holds every field, in one line
+    # the file's schema (rooflinelib/store/schemas/gates.schema.json) holds every field, in one line
     record["gates"][0]["verdict"], record["gates"][1]["share"] = "pass", float("1e400")
     path.write_text(json.dumps(record).replace("Infinity", "1e400"))
     with pytest.raises(ProfileError, match=r"gates\[1\]\.share: ") as caught:
@@ -556,7 +556,7 @@ def test_importing_the_plugin_stays_light():
 GATED_TESTS = '''
 import sys
 import numpy as np
-from rooflinelib.model import Ceiling, Machine
+from rooflinelib.core.model import Ceiling, Machine
 
 HUGE = Machine("huge", (Ceiling("dram", "memory", 1e9), Ceiling("fp32", "compute", 1e9)))
 
@@ -651,7 +651,7 @@ def test_a_gpu_gate_without_nvml_reads_the_snapshots_and_flags_throttling(monkey
 
 def test_a_shipped_h200_result_gives_each_compute_ceiling_its_own_clock():
     from rooflinelib.profiling.core import ceilings_clock
-    from rooflinelib.results import to_machine
+    from rooflinelib.store.results import to_machine
     path = ROOT / "rooflinelib" / "data" / "h200_ceilings_cupy.json"
     during = {d["name"]: d["sm_clock_mhz_during"] for d in json.loads(path.read_text())["details"]
               if d.get("sm_clock_mhz_during")}

@@ -31,8 +31,8 @@ def lab1():
         pytest.skip(f"numba.cuda: {exc}")
     if not cuda.is_available():
         pytest.skip("no CUDA GPU")
-    from rooflinelib.result_files import stored_path
-    from rooflinelib.results import load
+    from rooflinelib.store.lab_files import stored_path
+    from rooflinelib.store.results import load
     stored = stored_path("ceilings", "numba")  # `roofline measure` run first: one Lab 1 for the lane
     if stored is not None:
         return load(stored)

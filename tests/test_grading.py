@@ -6,11 +6,11 @@ from decimal import Decimal
 
 import pytest
 
-from rooflinelib import grading
-from rooflinelib.grading import (NOT_ANSWERED, SIDES, Choices, NotAnsweredError, check_choice,
-                                 check_function, check_number, check_side, read_number, reveal,
-                                 report)
-from rooflinelib.model import classify
+from rooflinelib.exercises import grading
+from rooflinelib.exercises.grading import (NOT_ANSWERED, SIDES, Choices, NotAnsweredError,
+                                           check_choice, check_function, check_number, check_side,
+                                           read_number, reveal, report)
+from rooflinelib.core.model import classify
 
 
 # --- the sentinel ----------------------------------------------------------------------------

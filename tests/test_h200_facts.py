@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import results
+from rooflinelib.store import results
 from rooflinelib.experiments.record import recorded_experiments
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,8 +13,8 @@ import pytest
 
 import simulated as on_the_simulator
 
-from rooflinelib.hierarchy import levels as hl, placement as h, results as wsr
-from rooflinelib.machines import H200
+from rooflinelib.hierarchy import levels as hl, level_placement as h, workingset_files as wsr
+from rooflinelib.core.machines import H200
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -330,7 +330,7 @@ def test_truncated_and_missing_files(tmp_path):
 
 def test_cpu_sweep_runs_verified_at_tiny_sizes():
     pytest.importorskip("numba")
-    from rooflinelib.hierarchy.sweep import expected_cpu_sum, measure_cpu, working_set_sizes
+    from rooflinelib.hierarchy.workingset import expected_cpu_sum, measure_cpu, working_set_sizes
     sizes = working_set_sizes(4096, 64 * 1024, 2, 1024)
     r = measure_cpu(sizes=sizes, bytes_per_call=4e6, repeats=2)
     rows = r["series"][0]["rows"]
@@ -341,7 +341,7 @@ def test_cpu_sweep_runs_verified_at_tiny_sizes():
 
 
 def test_working_set_sizes_are_whole_chunks_per_octave():
-    from rooflinelib.hierarchy.sweep import working_set_sizes
+    from rooflinelib.hierarchy.workingset import working_set_sizes
     sizes = working_set_sizes(16384, 2 ** 29, 8, 16384)
     assert sizes[0] == 16384 and sizes[-1] == 2 ** 29
     assert all(s % 16384 == 0 for s in sizes) and sizes == sorted(set(sizes))
@@ -355,7 +355,7 @@ def test_working_set_sizes_are_whole_chunks_per_octave():
 @pytest.mark.parametrize("n_chunks,n_pass,grid", [(5, 7, 3), (2, 3, 3), (7, 2, 2), (1, 4, 2)])
 def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid):
     np = pytest.importorskip("numpy")
-    from rooflinelib.measure.checks import expected_gpu_sums, gpu_data
+    from rooflinelib.measure.expected import expected_gpu_sums, gpu_data
     from rooflinelib.measure.workingset_kernels import BLOCK, CHUNK_VECTORS, UNROLL
     data = gpu_data(n_chunks).astype(np.float64).reshape(-1, 4)
     want = np.zeros((grid * BLOCK, 4))
@@ -497,7 +497,7 @@ def test_recorded_l2_level_starts_where_blocks_stop_sharing_chunks(recorded):
 
 
 def test_recorded_dram_level_agrees_with_the_lab1_read_ceiling(recorded):
-    from rooflinelib import results
+    from rooflinelib.store import results
     mixes = results.dram_mixes(results.recorded("ceilings", "numba"))
     dram = next(lv for lv in h.hierarchy_levels(recorded) if lv.name == "dram")
     # Two read-only kernels, two runs, one HBM: within a few per cent.  A copy is slower (the
@@ -518,7 +518,7 @@ def test_recorded_sharing_blocks_make_a_large_set_look_cached(recorded):
 
 
 def test_recorded_machine_and_working_set_widget_state(recorded):
-    from rooflinelib.results import recorded_h200
+    from rooflinelib.store.results import recorded_h200
     m = h.machine_from_result(recorded, recorded_h200())
     assert [c.name for c in m.memory_ceilings] == ["l1", "l2", "dram", "shared"]
     levels = h.hierarchy_levels(recorded)
@@ -530,8 +530,8 @@ def test_recorded_machine_and_working_set_widget_state(recorded):
 
 
 def test_the_l2_level_takes_lab_1s_l2_ceiling_and_keeps_the_sweeps_capacity(recorded):
-    from rooflinelib.machines import H200
-    from rooflinelib.results import recorded_h200
+    from rooflinelib.core.machines import H200
+    from rooflinelib.store.results import recorded_h200
     lab1 = recorded_h200()
     levels = {lv.name: lv for lv in h.hierarchy_levels(recorded)}
     m = h.machine_from_result(recorded, lab1)
@@ -548,7 +548,7 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     pytest.importorskip("plotly")
     pytest.importorskip("ipywidgets")
     from rooflinelib.hierarchy import plot as hp
-    from rooflinelib.results import recorded_h200
+    from rooflinelib.store.results import recorded_h200
     m = h.machine_from_result(recorded, recorded_h200())
     fig = hp.sweep_figure(recorded)
     ids = [t.meta for t in fig.data]
@@ -614,14 +614,14 @@ def test_result_format_module_stands_alone_and_nothing_reexports_it():
     # hierarchy.results must not pull in the level detection or the placement (they import it,
     # so that would be an import cycle), and the file's API has one home: no other module of
     # the package re-exports it.
-    probe = ("import sys, rooflinelib.hierarchy.results; "
+    probe = ("import sys, rooflinelib.hierarchy.workingset_files; "
              "print(sorted(m for m in sys.modules if m.startswith('rooflinelib.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = set(json.loads(done.stdout.replace("'", '"')))
-    assert "rooflinelib.hierarchy.results" in loaded
-    assert not loaded & {"rooflinelib.hierarchy.levels", "rooflinelib.hierarchy.placement"}, loaded
+    assert "rooflinelib.hierarchy.workingset_files" in loaded
+    assert not loaded & {"rooflinelib.hierarchy.levels", "rooflinelib.hierarchy.level_placement"}, loaded
     for module in (hl, h):
         for name in ("FORMAT", "VERSION", "DATA_DIR", "validate", "loads", "load", "save", "recorded"):
             assert not hasattr(module, name), f"{module.__name__} re-exports {name}"
@@ -650,7 +650,7 @@ def test_a_sweep_with_no_plateau_is_drawn_without_levels_and_says_why(recorded):
 
 
 def test_the_hierarchy_roofs_from_lab1_say_the_l2_footprint_and_the_dram_mix(recorded):
-    from rooflinelib import results
+    from rooflinelib.store import results
     machine = h.machine_from_result(recorded, results.recorded_h200())
     assert "L2 (read, 15.7 MB set)" in machine.ceiling("l2").source
     assert "DRAM (write)" in machine.ceiling("dram").source

@@ -5,9 +5,10 @@ The notebook states its interpretations in markdown (issue 24: no sentences asse
 readings module), so these tests read the figure from the data and look for it in the text."""
 import pytest
 
-from rooflinelib.hierarchy import ncu, placement as h, readings as hr, results as wsr
-from rooflinelib.fileio import read_json, read_text
-from rooflinelib.results import recorded_h200
+from rooflinelib.hierarchy import (ncu, level_placement as h, level_readings as hr,
+                                   workingset_files as wsr)
+from rooflinelib.store.fileio import read_json, read_text
+from rooflinelib.store.results import recorded_h200
 
 from test_lessons_05_06 import ROOT, _markdown
 
@@ -105,5 +106,5 @@ def test_the_l2s_surplus_is_the_fabrics_bytes_about_the_dram_reads(appendix):
 
 
 def test_the_l2_roofs_footprint_as_the_prose_quotes_it(prose):
-    from rooflinelib import results
+    from rooflinelib.store import results
     assert f"reading a {results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f} MB set" in prose

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import grading, widget_state as ws
+from rooflinelib.exercises import grading
+from rooflinelib.views import widget_state as ws
 from rooflinelib.hierarchy import ncu
 from rooflinelib.measure import measure_ceilings, run_sweep
 
@@ -216,7 +217,7 @@ def test_an_unknown_machine_names_the_field():
 
 def test_widgets_show_a_hostile_value_in_the_widget():
     pytest.importorskip("ipywidgets")
-    from rooflinelib import widgets
+    from rooflinelib.views import widgets
     explorer = widgets.IntensityExplorer(warm=False)
     for value in (10 ** 400, math.inf, math.nan, 1e9):
         state = explorer.update(intensity=value)
@@ -229,7 +230,7 @@ def test_widgets_show_a_hostile_value_in_the_widget():
 
 def test_log_sliders_clamp_values_ipywidgets_would_refuse():
     pytest.importorskip("ipywidgets")
-    from rooflinelib import widgets
+    from rooflinelib.views import widgets
     bounds = widgets.TimeBoundsWidget()
     # The slider's ends are the stops of its grid nearest outside 1e6 and 1e15 (the grid is
     # shifted so that the starting value is a stop: test_widgets, starts exactly at the example).
@@ -246,9 +247,9 @@ def test_log_sliders_clamp_values_ipywidgets_would_refuse():
 @pytest.mark.parametrize("names", [("x", "x", "x#2"), ("x#2", "x", "x"), ("x", "x", "x")])
 def test_kernels_of_one_name_get_distinct_trace_ids(names):
     pytest.importorskip("plotly")
-    from rooflinelib.machines import get_machine
-    from rooflinelib.placement import KernelPoint
-    from rooflinelib.plotting import roofline_figure, trace_ids
+    from rooflinelib.core.machines import get_machine
+    from rooflinelib.core.placement import KernelPoint
+    from rooflinelib.views.plotting import roofline_figure, trace_ids
     figure = roofline_figure(get_machine("H200"), [KernelPoint(n, i + 1, 1) for i, n in enumerate(names)])
     ids = [t for t in trace_ids(figure) if str(t).startswith("kernel:")]
     assert len(ids) == len(set(ids)) == 3

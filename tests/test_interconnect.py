@@ -4,13 +4,13 @@ import sys
 
 import pytest
 
-from rooflinelib.interconnect import (LINKS, CommCost, data_parallel_allreduce, host_to_device_batch,
-                                      link, link_roof_gflops, pipeline_activations, place_step,
-                                      ring_allgather_factor, ring_allreduce_factor,
-                                      tensor_parallel_matmul)
-from rooflinelib.model import Roofline, Work, ridge
+from rooflinelib.core.interconnect import (LINKS, CommCost, data_parallel_allreduce,
+                                           host_to_device_batch, link, link_roof_gflops,
+                                           pipeline_activations, place_step, ring_allgather_factor,
+                                           ring_allreduce_factor, tensor_parallel_matmul)
+from rooflinelib.core.model import Roofline, Work, ridge
 
-# H100 SXM datasheet, dense bf16 tensor and HBM3, in GFLOP/s and GB/s (rooflinelib.machines).
+# H100 SXM datasheet, dense bf16 tensor and HBM3, in GFLOP/s and GB/s (rooflinelib.core.machines).
 H100_BF16_GFLOPS = 989_400.0
 H100_HBM_GBPS = 3_350.0
 
@@ -214,7 +214,7 @@ def test_bad_input_is_one_line_naming_the_field(call, message):
 
 
 def test_import_stays_light():
-    code = ("import sys, rooflinelib.interconnect; "
+    code = ("import sys, rooflinelib.core.interconnect; "
             "print([m for m in ('numba', 'cupy', 'numpy', 'plotly') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr

@@ -6,8 +6,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rooflinelib import operators, tables
-from rooflinelib.machines import H200
+from rooflinelib.core import operators
+from rooflinelib.views import tables
+from rooflinelib.core.machines import H200
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,7 +52,7 @@ def test_opening_figure_draws_only_the_hbm_roof_its_text_names(name):
     # Both said "one HBM roof" (01's title) or "the bf16 tensor-core roof" over HBM (02), and
     # both drew the H200's shared-memory roof as well, a green line the text never mentions.
     figure = first_figure(name)
-    from rooflinelib.plotting import memory_id
+    from rooflinelib.views.plotting import memory_id
     memory = [t.meta for t in figure.data if str(t.meta).startswith(memory_id(""))]
     assert memory == [memory_id("dram")], memory
 
@@ -98,7 +99,7 @@ def test_02_mufu_share_compares_both_rates_at_one_clock():
 
 
 def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
-    from rooflinelib import analogy, chart_reading
+    from rooflinelib.lessons import analogy, chart_reading
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T00-1: the vector add passes three arrays; 26-30 us was a one-float kernel's dispatch
     dispatch_us = analogy.break_figures()["launch"]["three_array_dispatch_s"] * 1e6

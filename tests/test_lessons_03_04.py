@@ -81,9 +81,9 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
 
 def test_the_numbers_in_03s_prose_are_the_recorded_runs():
     # The prose quotes the recorded H200 run: re-recording it without rewording the page fails.
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.experiments import recorded_experiments, rows
-    from rooflinelib.machines import H200
+    from rooflinelib.core.machines import H200
     from rooflinelib.modes import RunMode, ceilings_for
     prose = words(markdown("03_ceilings.ipynb"))
     lab1 = ceilings_for(RunMode("recorded", None, "recorded H200", "recorded"))
@@ -116,7 +116,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     import json
     from importlib import resources
 
-    from rooflinelib import operators
+    from rooflinelib.core import operators
     from rooflinelib.experiments import recorded_experiments, rows
     from rooflinelib.profiling.recorded import recorded_profiles
     prose = words(markdown("04_sweep.ipynb"))
@@ -166,7 +166,7 @@ def _recorded_lab1():
 def test_03_quotes_the_iqr_column_the_table_prints():
     # The table shows each ceiling's IQR; the prose once quoted a max - min spread (8%, 12%)
     # the student could not find in it.
-    from rooflinelib import tables
+    from rooflinelib.views import tables
     prose = words(markdown("03_ceilings.ipynb"))
     result = _recorded_lab1().result
     table = tables.ceilings_table(result)
@@ -181,8 +181,8 @@ def test_03_quotes_the_iqr_column_the_table_prints():
 
 def test_03_states_the_tensor_core_rows_range_with_fp64_matrix():
     # DMMA (fp64-matrix) runs on the tensor cores too: the range must include its share.
-    from rooflinelib import tables
-    from rooflinelib.machines import H200
+    from rooflinelib.views import tables
+    from rooflinelib.core.machines import H200
     prose = words(markdown("03_ceilings.ipynb"))
     shares = [r["fraction"] for r in tables.compare_rows(_recorded_lab1().machine, H200)
               if r["fraction"] is not None and (r["name"].endswith("-tensor") or r["name"] == "fp64-matrix")]
@@ -205,9 +205,10 @@ def test_03_has_a_slow_variant_not_a_course_history_and_a_right_latency_definiti
 def test_03_says_a_noisy_live_run_is_used_here_while_the_clean_one_stays_stored(tmp_path, monkeypatch):
     # What ceilings_for does, as the page says it: the noisy run is this notebook's machine,
     # and the clean result stored before stays on disk for the others.
-    from rooflinelib import measure, modes, results
+    from rooflinelib import measure, modes
+    from rooflinelib.store import results
     from rooflinelib.modes import RunMode
-    from rooflinelib.result_files import RESULTS_DIR_ENV
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
     monkeypatch.delenv(modes.ENV_VAR, raising=False)
     monkeypatch.setattr(modes, "_measured_now", {})
@@ -306,8 +307,8 @@ def test_the_chains_table_shows_every_kernels_sass_ffma_count():
 def test_03s_first_figure_draws_every_dram_mix_with_dram_first():
     # Review 2: the early figure drew only the write mix, so a student could not see the roof a
     # copy is judged against. It draws dram (solid, the ridge's) and the other mixes, dashed.
-    from rooflinelib import results
-    from rooflinelib.plotting import roofline_figure
+    from rooflinelib.store import results
+    from rooflinelib.views.plotting import roofline_figure
     source = next(c.source for c in cells("03_ceilings.ipynb")
                   if c.cell_type == "code" and "roofline_figure(" in c.source)
     assert "results.mix_roofs(" in source and "memory=dram_roofs" in source
@@ -368,7 +369,7 @@ def test_03_has_no_lab_log_residue_or_hover_advice_on_a_static_figure():
 def test_03_names_the_copy_mix_ridge_beside_dram_s_and_prints_it():
     # C03-5: the rule "judge a kernel against its own mix" moves the ridge; the page names the
     # copy's ridge next to dram's, and a cell prints every mix's ridge
-    from rooflinelib import results
+    from rooflinelib.store import results
     prose, printed = words(markdown("03_ceilings.ipynb")), outputs("03_ceilings.ipynb")
     lab1 = _recorded_lab1()
     mixes = results.dram_mixes(lab1.result)
@@ -377,7 +378,7 @@ def test_03_names_the_copy_mix_ridge_beside_dram_s_and_prints_it():
     assert f"{peak:,.0f} / {mixes['copy']:,.0f} = {copy_ridge} FLOP/byte, not {lab1.machine.ridge('fp32', 'dram'):.2f}" in prose
     assert f"copy {copy_ridge} FLOP/byte" in printed
     # its example sits where the page says against either ridge
-    from rooflinelib.model import side_of_ridge
+    from rooflinelib.core.model import side_of_ridge
     assert side_of_ridge(16, lab1.machine.ridge("fp32", "dram")) == "compute"
     assert side_of_ridge(16, peak / mixes["copy"]) == "ridge"
     assert "at 16 FLOP/byte is compute-bound by `dram`'s ridge and at the ridge by its own" in prose
@@ -396,7 +397,7 @@ def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_data
 
 def test_03_prints_the_driver_version_apart_from_its_cuda_version():
     # T03-2: "driver 13.0" was the CUDA version the driver supports; the driver is 580.159.04
-    from rooflinelib import tables
+    from rooflinelib.views import tables
     table = tables.ceilings_table(_recorded_lab1().result)
     assert "driver 580.159.04 (CUDA 13.0)" in table
     printed = outputs("03_ceilings.ipynb")

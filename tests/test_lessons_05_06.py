@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib.hierarchy import levels as hl, placement as h, results as wsr
-from rooflinelib.results import recorded_h200
+from rooflinelib.hierarchy import levels as hl, level_placement as h, workingset_files as wsr
+from rooflinelib.store.results import recorded_h200
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def _legend_entries(fig):
 def test_notebook_05s_figures_keep_their_legends_under_the_plot(recorded):
     pytest.importorskip("plotly")
     from rooflinelib.hierarchy import ncu, plot as hp
-    from rooflinelib.plotting import LEGEND_ENTRY_PX, PLOT_PX
+    from rooflinelib.views.plotting import LEGEND_ENTRY_PX, PLOT_PX
     m = h.machine_from_result(recorded, recorded_h200())
     kernels = ncu.load_csv(ncu.recorded_csv())
     placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
@@ -76,7 +76,7 @@ def test_notebook_05s_figures_keep_their_legends_under_the_plot(recorded):
 def test_pitfall_7_says_where_a_direct_kernel_at_its_roof_would_have_won():
     # issue 24: at m = 256 and 1024 the direct kernel at 100% of its roof (32 and 130 us) beats
     # cuFFT (386 us); the FFT "won" there only against a kernel at 8% of its roof.
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     from rooflinelib.experiments.record import recorded_experiments
     rows = {r["m"]: r for r in pitfalls.race_rows(recorded_experiments()["algorithm_sizes"])}
     assert sorted(rows) == [256, 1024, 4096, 16384]
@@ -88,7 +88,7 @@ def test_pitfall_7_says_where_a_direct_kernel_at_its_roof_would_have_won():
 
 
 def test_a_clock_that_held_still_is_read_at_one_value():
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     from rooflinelib.experiments.record import recorded_experiments
     seen = pitfalls.clocks_seen(recorded_experiments()["clocks"])
     assert pitfalls.mhz_text(min(seen), max(seen)) == "at 1,980 MHz"
@@ -98,7 +98,7 @@ def test_a_clock_that_held_still_is_read_at_one_value():
 
 def test_the_gemm_tile_use_case_does_not_offer_a_tile_no_sm_can_hold():
     # issue 24 item 11: "tiles of at least 613 (1024 as a power of two)" from the no-L2 model
-    from rooflinelib import use_cases
+    from rooflinelib.lessons import use_cases
     figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"].startswith("GEMM tile"))
     assert "1024 as a power of two" not in figure
     assert "128 x 256" in figure and "registers" in figure and "L2" in figure
@@ -107,7 +107,8 @@ def test_the_gemm_tile_use_case_does_not_offer_a_tile_no_sm_can_hold():
 
 def test_a_small_models_step_is_not_said_to_sit_on_its_roof():
     # issue 24, section 6: the GEMMs of a one-million-parameter model cannot "sit on their roof"
-    from rooflinelib import step_roofs, widget_state
+    from rooflinelib.lessons import step_roofs
+    from rooflinelib.views import widget_state
     from rooflinelib.modes import RunMode
     roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
     small = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768).text()
@@ -119,7 +120,8 @@ def test_a_small_models_step_is_not_said_to_sit_on_its_roof():
 def test_the_link_step_widgets_labels_are_whole():
     pytest.importorskip("ipywidgets")
     pytest.importorskip("plotly")
-    from rooflinelib import step_roofs, widgets
+    from rooflinelib.lessons import step_roofs
+    from rooflinelib.views import widgets
     from rooflinelib.modes import RunMode
     widget = widgets.link_step_widget(step_roofs.step_roofs_for(RunMode("recorded", None, "recorded")),
                                       n_params=10 ** 6)
@@ -130,9 +132,10 @@ def test_the_link_step_widgets_labels_are_whole():
 def test_the_link_step_widgets_legend_has_room_under_its_plot():
     pytest.importorskip("ipywidgets")
     pytest.importorskip("plotly")
-    from rooflinelib import step_roofs, widgets
+    from rooflinelib.lessons import step_roofs
+    from rooflinelib.views import widgets
     from rooflinelib.modes import RunMode
-    from rooflinelib.plotting import LEGEND_ENTRY_PX
+    from rooflinelib.views.plotting import LEGEND_ENTRY_PX
     figure = widgets.link_step_widget(step_roofs.step_roofs_for(RunMode("recorded", None, "recorded")),
                                       n_params=10 ** 6).figure
     entries = _legend_entries(figure)
@@ -149,7 +152,7 @@ MAX_MARKDOWN_WORDS = 2500
 
 
 def _cells(key):
-    from rooflinelib.fileio import read_json
+    from rooflinelib.store.fileio import read_json
     return read_json(LESSONS[key], ValueError, "a notebook")["cells"]
 
 
@@ -225,7 +228,7 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
 
 def test_the_profiler_use_case_names_the_dram_mix_it_compares():
     # The DRAM roof is Lab 1's best mix, not necessarily the copy: the row says which.
-    from rooflinelib import use_cases
+    from rooflinelib.lessons import use_cases
     figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"].startswith("vendor"))
     title = recorded_h200().ceiling("dram").title
     assert f"its {title} roof" in figure and "derives from unit throughputs" in figure
@@ -241,7 +244,8 @@ def test_notebook_06_runs_a_regression_gate_that_passes_and_one_that_fails():
 def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     # The interpretations are prose with the recorded numbers put in (issue 24): each number
     # here is computed from the shipped runs and must appear in the text as written.
-    from rooflinelib import pitfalls, step_roofs, widget_state
+    from rooflinelib.lessons import pitfalls, step_roofs
+    from rooflinelib.views import widget_state
     from rooflinelib.experiments.record import recorded_experiments
     from rooflinelib.modes import RunMode
     runs = recorded_experiments()
@@ -293,7 +297,7 @@ def _prose(key):
 
 def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     # review 1, item 1: "five decades" for 0.0641 GFLOP/s under a 391 GFLOP/s roof (3.8 decades)
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     rows = pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())
     add = rows[0]
     assert add["name"].startswith("pitfall 1: vector add")
@@ -306,7 +310,7 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
 
 def test_pitfall_3s_triage_is_fed_measured_figures():
     # review 1, item 2: the 95% hit rate and 250% were made-up inputs to triage(...)
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     from rooflinelib.experiments.record import recorded_experiments
     facts = pitfalls.recorded_cache_facts()
     l2, copy = recorded_experiments()["cache"].variants
@@ -324,7 +328,7 @@ def test_pitfall_3s_triage_is_fed_measured_figures():
 
 def test_both_recorded_launch_runs_are_named_with_their_figures():
     # review 1, item 6: 0.64 us / 25.89 us here, 0.59 us / 30 us in notebook 00: two runs
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     runs = pitfalls.recorded_launch_runs()
     assert [r["experiment"] for r in runs] == ["launch", "launch_empty"]
     assert [r["when"] for r in runs] == ["2026-12-01 10:16 UTC", "2026-12-01 11:57 UTC"]
@@ -342,7 +346,7 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
 
 def test_triage_cells_get_the_measured_fractions_of_roof():
     # review 2, item T9: 06 passed 0.02 and 0.55; the recorded runs give 0.002 and 0.5093
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
     assert round(share["pitfall 1: sweep K=64 on 2 blocks"], 3) == 0.002
     assert round(share["pitfall 2: the same work, phases in turn"], 4) == 0.5093
@@ -355,8 +359,8 @@ def test_triage_cells_get_the_measured_fractions_of_roof():
 def test_the_measured_tensor_gemm_above_the_vector_roof_is_triaged_as_the_wrong_roof_first():
     # 06 passed a made-up 0.3 for the bf16 GEMM; fed its measured 569%, triage named a counting
     # error first, though the kernel's matrix instructions against a vector roof explain the point
-    from rooflinelib import pitfalls
-    from rooflinelib.triage import KernelFacts, triage
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.lessons.triage import KernelFacts, triage
     share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
     gemm = share["pitfall 4: bf16 GEMM (tensor cores)"]
     assert gemm > 5
@@ -369,7 +373,7 @@ def test_the_measured_tensor_gemm_above_the_vector_roof_is_triaged_as_the_wrong_
 
 def test_a_measured_share_near_100_percent_is_not_printed_as_100():
     # pitfall 3's triage said "its L2 hit rate is 100%" where Nsight Compute counted 99.7%
-    from rooflinelib.triage import KernelFacts, triage
+    from rooflinelib.lessons.triage import KernelFacts, triage
     text = triage(KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=0.997)).text()
     assert "its L2 hit rate is 99.7%" in text and "100%" not in text
     assert "its L2 hit rate is 100%" in triage(KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=1.0)).text()
@@ -393,7 +397,7 @@ def test_the_sustained_gemms_range_power_and_clock_reason_are_the_recorded_windo
 
 def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
     # 06 said "1.05 times as fast as a copy (notebook 05)"; notebook 05 never says it
-    from rooflinelib.results import dram_mixes, recorded
+    from rooflinelib.store.results import dram_mixes, recorded
     mixes = dram_mixes(recorded("ceilings"))
     ratio = f"{mixes['read'] / mixes['copy']:.2f}"
     assert f"a copy {mixes['copy']:,.0f} GB/s: {ratio}x" in _printed("06")
@@ -402,7 +406,7 @@ def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
 
 def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit():
     # 06 passed a made-up fraction_of_roof=0.9 and bytes_ratio=8 for the strided reads
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
     stride32 = share["pitfall 6: stride-32 reads"]
     ratio = pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES)
@@ -417,7 +421,7 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
 
 def test_pitfall_5_counts_the_mufu_against_flops_not_fma_instructions():
     # "16 results per clock against 128 FMAs" then "16x apart" read as 8x against 16x
-    from rooflinelib.machines import H200
+    from rooflinelib.core.machines import H200
     text = _prose("06")
     assert "16 MUFU results against 128 FMAs, that is 256 FLOPs" in text and "costs 16 times" in text
     assert round(H200.ceiling("fp32").value / H200.ceiling("sfu").value) == 16
@@ -439,7 +443,7 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     # and after it: Lab 1's L2 kernel received 9.7 TB/s at every footprint from 16 to 50 MB under
     # ncu, so ws_read's 92% of it holds at 33.5 MB; the 8.7 TB/s was the sweep's kernel, another
     # access pattern, which ws_read (8.95 TB/s) outran: "all of it" was wrong
-    from rooflinelib.hierarchy import ncu, readings as hr
+    from rooflinelib.hierarchy import ncu, level_readings as hr
     text = _prose("05")
     at_sms = [r["sm_gbps"] for r in hr.l2_footprint_rows() if 16e6 < r["ws_bytes"] < 51e6]
     assert len(at_sms) == 4 and {round(g / 1e3, 1) for g in at_sms} == {9.7}
@@ -456,7 +460,7 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
 
 def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
     # review 1, item 9: 10.2 ns at the datasheet's 4,800 GB/s
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     dram = recorded_h200().ceiling("dram").value
     bounds = pitfalls.recorded_launch_bounds(4096, recorded_h200())
     printed, text = _printed("06"), _prose("06")
@@ -468,11 +472,11 @@ def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
 
 def test_the_tensor_gemm_is_judged_against_its_own_mix_the_write_roof():
     # review 1, item 8: 98% of the bf16 GEMM's bytes are C's writes; 70% was against the copy
-    from rooflinelib import pitfalls
-    from rooflinelib.experiments import readings
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.experiments import pitfall_readings
     from rooflinelib.experiments.record import recorded_experiments
-    from rooflinelib.results import dram_mixes, recorded
-    rows = readings.wrong_ceiling_rows(recorded_experiments()["wrong_ceiling"])
+    from rooflinelib.store.results import dram_mixes, recorded
+    rows = pitfall_readings.wrong_ceiling_rows(recorded_experiments()["wrong_ceiling"])
     bf16 = next(r for r in rows if r["dtype"] == "bf16" and r["roof"] == "bf16 tensor roof")
     assert bf16["dram_mix"] == "write" and bf16["write_share"] > 0.98
     assert bf16["dram_gbps"] == dram_mixes(recorded("ceilings"))["write"]
@@ -487,9 +491,9 @@ def test_the_tensor_gemm_is_judged_against_its_own_mix_the_write_roof():
 def test_the_gates_roof_is_named_by_its_run():
     # review 1, item 10: "Lab 1's copy ceiling" 4,258 here against 4,280 in notebook 03
     from rooflinelib import testing
-    from rooflinelib.results import dram_mixes, recorded
+    from rooflinelib.store.results import dram_mixes, recorded
     # The session's detail (4,258 against the shipped 4,280) lives in docs/ci-gates.md; 06 names the run.
-    from rooflinelib.fileio import read_text
+    from rooflinelib.store.fileio import read_text
     gates = testing.recorded_gates()
     roof = gates["gates"][0]["roof"]
     text = _prose("06")
@@ -503,8 +507,8 @@ def test_the_gates_roof_is_named_by_its_run():
 
 def test_the_use_cases_live_in_the_appendix_and_06_keeps_the_live_gate():
     # review 1, clarity: 06 too long for one sitting; the use cases move to docs/
-    from rooflinelib import use_cases
-    from rooflinelib.fileio import read_text
+    from rooflinelib.lessons import use_cases
+    from rooflinelib.store.fileio import read_text
     page = read_text(ROOT / "docs" / "appendix-06-use-cases.md", ValueError, 1_000_000)
     assert use_cases.use_case_markdown() in page
     assert "use_case_rows" not in _code("06") and "../docs/appendix-06-use-cases.md" in "\n".join(_markdown("06"))
@@ -524,8 +528,8 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
 def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     # review 1, item 14: 19.8 TB/s above ncu's 15.4 TB/s L2 peak, "merge" stated as fact;
     # review 2, clarity: the shared-chunk digression moved from the lesson to its appendix
-    from rooflinelib.fileio import read_text
-    from rooflinelib.hierarchy import readings as hr
+    from rooflinelib.store.fileio import read_text
+    from rooflinelib.hierarchy import level_readings as hr
     rows = hr.recorded_sharing_rows()
     shared = [r for r in rows if r["blocks_per_chunk"] > 1]
     own = [r for r in rows if r["blocks_per_chunk"] < 1]
@@ -542,7 +546,7 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
 
 
 def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
-    from rooflinelib.hierarchy import readings as hr
+    from rooflinelib.hierarchy import level_readings as hr
     rows = {r["ws_bytes"]: r for r in hr.l2_footprint_rows()}
     assert len(rows) == 9
     assert rows[25165824]["dram_read_bytes"] < 1.01 * 25165824  # the set read from DRAM once
@@ -573,7 +577,7 @@ def test_each_levels_roof_has_its_markers_colour(recorded):
     # the L1 roof was drawn brown (a fallback colour) beside green L1 markers
     pytest.importorskip("plotly")
     from rooflinelib.hierarchy import ncu, plot as hp
-    from rooflinelib.plotting import find_trace, memory_id
+    from rooflinelib.views.plotting import find_trace, memory_id
     m = h.machine_from_result(recorded, recorded_h200())
     kernels = ncu.load_csv(ncu.recorded_csv())
     placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
@@ -585,8 +589,8 @@ def test_each_levels_roof_has_its_markers_colour(recorded):
 
 def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # review 2, clarity: 05 and 07 showed three L2 and two L1 figures without tying them together
-    from rooflinelib.fileio import read_json, read_text
-    from rooflinelib.hierarchy import readings as hr
+    from rooflinelib.store.fileio import read_json, read_text
+    from rooflinelib.hierarchy import level_readings as hr
     from rooflinelib.profiling import capstone
     lab1 = recorded_h200()
     levels = {lv.name: lv for lv in h.hierarchy_levels(wsr.recorded("h200", "numba"))}
@@ -625,7 +629,7 @@ def test_06_prints_dates_not_the_minutes_of_its_recorded_runs():
 
 
 def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
-    from rooflinelib import pitfalls
+    from rooflinelib.lessons import pitfalls
     text = _prose("06")
     assert "6.25% and about 123 µs" not in text
     assert "predicts half of stride 16's time, about 123 µs, and so stride 16's useful share, 6.6%" in text

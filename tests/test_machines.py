@@ -3,10 +3,10 @@ import re
 
 import pytest
 
-from rooflinelib import machines, operators
-from rooflinelib.machines import (A100, DATASHEET_MACHINES, EXAMPLE_120T_3TB, H100_SXM, H200, MI300X,
-                                  get_machine, machine_names, register, ridge_table)
-from rooflinelib.model import Ceiling, Machine
+from rooflinelib.core import machines, operators
+from rooflinelib.core.machines import (A100, DATASHEET_MACHINES, EXAMPLE_120T_3TB, H100_SXM, H200,
+                                       MI300X, get_machine, machine_names, register, ridge_table)
+from rooflinelib.core.model import Ceiling, Machine
 
 KNOWN_CEILINGS = {"dram", "l2", "shared", "fp32", "fp32-packed", "fp64", "sfu", "fp16-tensor", "bf16-tensor",
                   "tf32-tensor", "fp8-tensor", "fp32-matrix", "fp64-matrix"}
@@ -168,7 +168,8 @@ def test_mi300x_says_which_fp32_figure_is_which():
     # AMD's data sheet prints 163.4 TFLOP/s as FP32 vector (packed fp32, v_pk_fma_f32) and 81.7
     # as FP64 vector; ordinary unpacked fp32 code peaks at 81.7.  The course's "fp32" roof is the
     # unpacked one, and every derived figure follows from that choice.
-    from rooflinelib import operators, pitfalls
+    from rooflinelib.core import operators
+    from rooflinelib.lessons import pitfalls
     packed, unpacked = MI300X.ceiling("fp32-packed"), MI300X.ceiling("fp32")
     assert packed.value == 163_400 and "packed" in packed.label and "unpacked" not in packed.label
     assert unpacked.value == MI300X.ceiling("fp64").value == 81_700 and "unpacked" in unpacked.label

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from rooflinelib import results  # noqa: E402
+from rooflinelib.store import results  # noqa: E402
 from rooflinelib.measure import measure_ceilings, run_sweep  # noqa: E402
 
 CEILING_KEYS = {"name", "kind", "value", "unit", "verified", "spread", "iqr", "noisy", "noise"}
@@ -75,7 +75,7 @@ def test_cpu_dram_is_the_best_mix_and_names_it(cpu_ceilings):
 def test_a_kernel_at_the_read_roof_is_not_above_dram(cpu_ceilings):
     """A read-only kernel counted right and running at the read stream's own rate lands at or
     under the DRAM roof whichever mix set it: never 'above-roof' (recount your bytes)."""
-    from rooflinelib.model import Roofline
+    from rooflinelib.core.model import Roofline
     machine = results.to_machine(cpu_ceilings)
     # the memory roof alone: a compute roof measured on a busy machine could cut in first
     roof = Roofline(1e9, machine.ceiling("dram").value)
@@ -212,7 +212,7 @@ def test_trials_fill_the_window_and_never_fall_short_of_repeats():
 
 def test_cpu_fill_matches_the_reference_values():
     import numpy as np
-    from rooflinelib.measure.checks import fill_values
+    from rooflinelib.measure.expected import fill_values
     n = 3 * cpu_lane.BLOCK + 5
     x = cpu_lane.CpuBackend(repeats=2)._data(n)
     assert np.array_equal(x, fill_values(np.arange(n, dtype=np.int64)).astype(np.float32))
@@ -535,7 +535,7 @@ def test_a_busy_neighbour_flags_a_real_cpu_measurement():
 
 
 def test_the_table_says_noisy_in_words_and_shows_the_iqr():
-    from rooflinelib.tables import ceilings_table
+    from rooflinelib.views.tables import ceilings_table
     lab1 = results.recorded("ceilings", "numba")
     for c in lab1["ceilings"]:
         c.update(iqr=0.02, noisy=False, noise="")
@@ -557,7 +557,7 @@ def test_noise_fields_are_checked_by_the_schema():
 def test_roofline_measure_never_replaces_a_clean_stored_result_with_a_noisy_one(tmp_path, monkeypatch, capsys):
     import argparse
     from rooflinelib.cli import measure as cli_measure
-    from rooflinelib.result_files import RESULTS_DIR_ENV, default_path
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV, default_path
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
     clean = results.recorded("ceilings", "numba")
     for c in clean["ceilings"]:
@@ -591,7 +591,7 @@ def test_the_sweep_times_both_forms_between_16_and_64_and_keeps_the_faster():
 
 
 def test_the_sweep_table_names_its_noisy_points_in_words():
-    from rooflinelib.tables import sweep_tables
+    from rooflinelib.views.tables import sweep_tables
     sweep = results.recorded("sweep", "numba")
     sweep["details"][2].update(noisy=True, noise="this process got 9% of its 2 cores' time while it was "
                                                  "timed (under 80%): another program was using the CPU")
@@ -603,7 +603,7 @@ def test_the_sweep_table_names_its_noisy_points_in_words():
 def test_an_experiment_table_names_its_noisy_rows_in_words():
     from rooflinelib.experiments import recorded_experiments
     from rooflinelib.experiments.record import Experiment, Variant
-    from rooflinelib.tables import experiment_text
+    from rooflinelib.views.tables import experiment_text
     clean = Variant("1 chain", 2e9, 0.0, 0.5, 0.01, 7, True, {"noisy": False, "noise": ""})
     noisy = Variant("4 chains", 8e9, 0.0, 40.0, 3.4, 7, True,
                     {"noisy": True, "noise": "this process got 2% of its 2 cores' time while it was timed "

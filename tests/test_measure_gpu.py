@@ -5,7 +5,7 @@ Marked ``gpu`` and skipped where no CUDA GPU is visible (CI).  Run on the H200 w
 """
 import pytest
 
-from rooflinelib import results
+from rooflinelib.store import results
 
 pytestmark = pytest.mark.gpu
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from rooflinelib.measure import accounting as acc
-from rooflinelib.measure import checks
+from rooflinelib.measure import expected
 from rooflinelib.measure.sweep import knee, nearest_k, steps_between, summarize
 from rooflinelib.measure.timing import Timing, TimingUnavailable, time_on_host
 
@@ -78,7 +78,7 @@ def test_chunk_read_work_counts_whole_chunks_per_block_and_pass():
 
 
 def test_l2_working_sets_are_whole_groups_between_a_quarter_and_two_fifths_of_the_l2():
-    from rooflinelib.measure.engine import L2_DEFAULT_BYTES, L2_ITERS, l2_working_sets
+    from rooflinelib.measure.gpu_backends import L2_DEFAULT_BYTES, L2_ITERS, l2_working_sets
     group = L2_ITERS * acc.CHUNK_BYTES  # 512 KiB: what one block reads
     h200 = l2_working_sets(60 * 2 ** 20)
     assert len(h200) == 3 and all(size % group == 0 for size in h200)
@@ -91,15 +91,15 @@ def test_l2_working_sets_are_whole_groups_between_a_quarter_and_two_fifths_of_th
 def test_l2_slab_expected_sums_match_a_direct_count():
     import numpy as np
     groups, iters, grid = 3, 4, 9
-    data = checks.gpu_data(groups * iters).astype(np.float64).reshape(groups * iters, -1, 4)
+    data = expected.gpu_data(groups * iters).astype(np.float64).reshape(groups * iters, -1, 4)
     want = np.stack([sum(data[i * groups + b % groups].sum(axis=0) for i in range(iters))
                      for b in range(grid)])
-    assert np.array_equal(checks.l2_slab_expected(groups, iters, grid), want)
+    assert np.array_equal(expected.l2_slab_expected(groups, iters, grid), want)
 
 
 def test_fill_values_are_exact_and_never_zero():
     import numpy as np
-    v = checks.fill_values(np.arange(100000))
+    v = expected.fill_values(np.arange(100000))
     assert (v >= 1).all() and np.array_equal(v.astype(np.float32).astype(np.float64), v)
 
 
@@ -163,7 +163,7 @@ def test_clock_sampler_summary_with_power(monkeypatch, reasons):
 
 
 def test_theoretical_peaks_of_an_h200():
-    from rooflinelib.measure.engine import theoretical
+    from rooflinelib.measure.gpu_backends import theoretical
     t = theoretical(132, (9, 0), 1980)
     assert t["fp32_gflops"] == pytest.approx(66908.16)
     assert t["shared_gbps"] == pytest.approx(33454.08)
@@ -171,7 +171,7 @@ def test_theoretical_peaks_of_an_h200():
 
 
 def test_import_stays_light():
-    code = ("import sys, rooflinelib, rooflinelib.measure, rooflinelib.results; "
+    code = ("import sys, rooflinelib, rooflinelib.measure, rooflinelib.store.results; "
             "heavy = [m for m in ('numba', 'cupy', 'numpy') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -183,11 +183,11 @@ class _FakeSweepGpu:
     time, and the 'kernel' copies x into y unless told to corrupt it."""
 
     def __new__(cls, seconds_by_vpt, corrupt_vpt=None):
-        from rooflinelib.measure import engine
+        from rooflinelib.measure import gpu_backends
 
         from rooflinelib.measure.provenance import NoClock
 
-        class Fake(engine._GpuBase):
+        class Fake(gpu_backends._GpuBase):
             name = "fake"
 
             def sweep_launcher(self, k, n_vec, x, y, all_ks=(), vectors_per_thread=1):
@@ -223,16 +223,16 @@ def _buffers(n_vec):
 
 
 def test_sweep_point_reports_the_fastest_variant_and_keeps_them_all():
-    from rooflinelib.measure import engine
+    from rooflinelib.measure import gpu_backends
     from rooflinelib.measure.sweep import sweep_point
-    n_vec = engine.BLOCK * 16
+    n_vec = gpu_backends.BLOCK * 16
     buffers = _buffers(n_vec)
     gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3})
     # K = 0 does no FLOPs: every variant's GFLOP/s is 0, so the shorter time must decide
     m = sweep_point(gpu, 0, buffers)
     assert m.config["vectors_per_thread"] == 1 and m.timing.median_s == 1e-3
     tried = m.extra["configs_tried"]
-    assert [t["vectors_per_thread"] for t in tried] == list(engine.SWEEP_VECTOR_CONFIGS)
+    assert [t["vectors_per_thread"] for t in tried] == list(gpu_backends.SWEEP_VECTOR_CONFIGS)
     # 4 floats a vector, 8 bytes a float moved (read + write)
     assert [t["gbps"] for t in tried] == [pytest.approx(32 * n_vec / 1e-3 / 1e9),
                                           pytest.approx(32 * n_vec / 2e-3 / 1e9)]
@@ -247,10 +247,10 @@ def test_sweep_point_reports_the_fastest_variant_and_keeps_them_all():
 
 
 def test_sweep_point_fails_if_any_variant_fails_verification():
-    from rooflinelib.measure import engine
+    from rooflinelib.measure import gpu_backends
     from rooflinelib.measure.errors import VerificationError
     from rooflinelib.measure.sweep import sweep_point
-    buffers = _buffers(engine.BLOCK * 16)
+    buffers = _buffers(gpu_backends.BLOCK * 16)
     gpu = _FakeSweepGpu({1: 1e-3, 16: 2e-3}, corrupt_vpt=16)  # the slower one is wrong
     with pytest.raises(VerificationError, match=r"sweep_pipelined<8>\): 1 of"):
         sweep_point(gpu, 8, buffers)

@@ -3,10 +3,10 @@ import math
 
 import pytest
 
-from rooflinelib import model
-from rooflinelib.model import (ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, RIDGE_TOLERANCE, Ceiling,
-                               Machine, Roofline, attainable_gflops, classify, ridge, side_of_ridge,
-                               time_bounds)
+from rooflinelib.core import model
+from rooflinelib.core.model import (ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, RIDGE_TOLERANCE,
+                                    Ceiling, Machine, Roofline, attainable_gflops, classify, ridge,
+                                    side_of_ridge, time_bounds)
 
 # The worked example: 120 TFLOP/s and 3 TB/s, in GFLOP/s and GB/s.
 EXAMPLE = Roofline(120_000.0, 3_000.0)
@@ -266,7 +266,7 @@ def test_machine_roofline_and_with_ceilings():
 
 
 def test_a_cpu_roofline_gives_cpu_advice():
-    from rooflinelib.model import CPU_ADVICE, Ceiling, Machine, Roofline, classify
+    from rooflinelib.core.model import CPU_ADVICE, Ceiling, Machine, Roofline, classify
     cpu = Machine("my CPU", (Ceiling("dram", "memory", 50.0), Ceiling("fp32", "compute", 1000.0)),
                   kind="measured", notes="CPU roofline", provenance={"scope": "cpu"})
     assert cpu.target == "cpu" and cpu.roofline().target == "cpu"

@@ -139,7 +139,7 @@ def test_missing_cupy_is_named(monkeypatch):
 
 
 def test_importing_modes_loads_no_heavy_library():
-    code = ("import sys, rooflinelib.modes, rooflinelib.triage; "
+    code = ("import sys, rooflinelib.modes, rooflinelib.lessons.triage; "
             "heavy = [m for m in ('numba', 'cupy', 'plotly', 'numpy', 'ipywidgets') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -165,7 +165,7 @@ def _ceilings_result(created="2026-11-29T12:00:00+00:00"):
 
 @pytest.fixture
 def results_module():
-    return pytest.importorskip("rooflinelib.results")
+    return pytest.importorskip("rooflinelib.store.results")
 
 
 @pytest.fixture
@@ -269,7 +269,7 @@ def test_recorded_mode_never_measures(monkeypatch, no_recorded):
 
 @pytest.fixture
 def results_dir(tmp_path, monkeypatch):
-    from rooflinelib.result_files import RESULTS_DIR_ENV
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV
     folder = tmp_path / "results"
     monkeypatch.setenv(RESULTS_DIR_ENV, str(folder))
     monkeypatch.delenv(modes.ENV_VAR, raising=False)
@@ -391,7 +391,7 @@ def test_a_noisy_lab1_keeps_the_exercise_gradable():
     # A Lab 1 measured on a busy machine states spreads past 100%; exercise 4 grades the side of
     # the ridge within the measured spread, which must stay below 1 (grading.check_side).
     from rooflinelib.exercises import ex04_place_kernel as ex04
-    from rooflinelib.results import to_machine, validate
+    from rooflinelib.store.results import to_machine, validate
     result = _cpu_result(noisy=True)
     for c in result["ceilings"]:
         c.update(spread=2.354, iqr=0.4)

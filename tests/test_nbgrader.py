@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rooflinelib import exercisegen
+from rooflinelib.exercises import generator
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
 
@@ -87,7 +87,7 @@ def test_every_solution_and_exercise_carries_valid_nbgrader_metadata():
             except ValidationError as exc:
                 pytest.fail(f"{folder}/{path.name}: {exc}")
             assert any(c.metadata["nbgrader"]["solution"] for c in graded)
-            assert all(c.metadata["nbgrader"].get("points") == exercisegen.TEST_POINTS
+            assert all(c.metadata["nbgrader"].get("points") == generator.TEST_POINTS
                        for c in graded if c.metadata["nbgrader"]["grade"])
 
 
@@ -96,20 +96,20 @@ def test_release_agrees_with_exercisegen_cell_for_cell(course):
     ours = nbformat.read(str(ROOT / "exercises" / f"{NAME}.ipynb"), as_version=4)
     solution = nbformat.read(str(ROOT / "solutions" / f"{NAME}.ipynb"), as_version=4)
     assert [c.cell_type for c in release.cells] == [c.cell_type for c in ours.cells]
-    strip = lambda text: text.replace(exercisegen.RECORDED_MARK + "\n", "")  # noqa: E731
+    strip = lambda text: text.replace(generator.RECORDED_MARK + "\n", "")  # noqa: E731
     for theirs, mine, source in zip(release.cells, ours.cells, solution.cells):
         assert _meta(theirs) == _meta(mine), (_meta(theirs), _meta(mine))
         meta = _meta(mine)
         if meta.get("solution"):
             # Both drop every line of the worked answer; ours binds the same names to the stub.
-            answer = exercisegen._solution_lines(source)
+            answer = generator._solution_lines(source)
             kept = _signature_lines(answer)  # a stub keeps a function's signature and docstring
             for line in filter(str.strip, answer.splitlines()):
                 assert line not in theirs.source, line
                 assert line not in mine.source or line.strip() in kept, line
             assert "raise NotImplementedError()" in theirs.source
             assert _names_assigned(mine.source) == _names_assigned(answer) - {"_"}, mine.source
-            assert exercisegen.SENTINEL in mine.source
+            assert generator.SENTINEL in mine.source
         else:
             # Hidden tests gone from both, everything else the same.
             assert strip(theirs.source) == mine.source
@@ -119,7 +119,7 @@ def test_release_agrees_with_exercisegen_cell_for_cell(course):
 def test_autograde_scores_a_filled_in_submission_full_and_an_unanswered_one_zero(course):
     release = nbformat.read(str(course / "release" / ASSIGNMENT / f"{NAME}.ipynb"), as_version=4)
     solution = nbformat.read(str(ROOT / "solutions" / f"{NAME}.ipynb"), as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: exercisegen._solution_lines(c)
+    answers = {c.metadata["nbgrader"]["grade_id"]: generator._solution_lines(c)
                for c in solution.cells if c.metadata.get("nbgrader", {}).get("solution")}
     filled = nbformat.from_dict(release)
     for cell in filled.cells:
@@ -137,6 +137,6 @@ def test_autograde_scores_a_filled_in_submission_full_and_an_unanswered_one_zero
         alice = gradebook.find_submission(ASSIGNMENT, "alice")
         bob = gradebook.find_submission(ASSIGNMENT, "bob")
         checks = sum(1 for c in release.cells if c.metadata.get("nbgrader", {}).get("grade"))
-        assert alice.max_score == checks * exercisegen.TEST_POINTS > 0
+        assert alice.max_score == checks * generator.TEST_POINTS > 0
         assert alice.score == alice.max_score, (alice.score, alice.max_score)
         assert bob.score == 0, bob.score

@@ -445,15 +445,15 @@ def test_real_csv_without_peaks_and_with_text_attributes():
 
 
 def test_real_csv_hierarchical_points_place_the_l2_kernel(h200):
-    from rooflinelib.hierarchy import placement, results as wsr
-    from rooflinelib.results import recorded_h200
+    from rooflinelib.hierarchy import level_placement, workingset_files as wsr
+    from rooflinelib.store.results import recorded_h200
     kernels, _ = h200
-    machine = placement.machine_from_result(wsr.recorded(), recorded_h200())
-    ws = placement.place_levels(kernels[5].hierarchical(), machine)
+    machine = level_placement.machine_from_result(wsr.recorded(), recorded_h200())
+    ws = level_placement.place_levels(kernels[5].hierarchical(), machine)
     assert ws.binding == "l2" and ws.point("l2").fraction_of_roof > 0.8
     assert ws.point("dram").intensity < machine.ridge("fp32", "dram")  # memory side against DRAM...
     assert ws.point("dram").fraction_of_roof < 0.2  # ...far below that roof
-    sweep = placement.place_levels(kernels[0].hierarchical(), machine)
+    sweep = level_placement.place_levels(kernels[0].hierarchical(), machine)
     assert sweep.binding == "dram" and sweep.point("dram").fraction_of_roof > 0.9
 
 

@@ -37,5 +37,5 @@ def test_check_before_answer_says_not_answered_yet_and_other_name_errors_keep_th
 
 
 def test_install_outside_ipython_does_nothing():
-    from rooflinelib import notebook_hooks
+    from rooflinelib.exercises import notebook_hooks
     assert notebook_hooks.install() is False

@@ -277,8 +277,8 @@ def _kaleido_and_chromium():
 def test_refresh_stores_the_first_state_of_each_figure_the_same_bytes_each_time(tmp_path):
     _kaleido_and_chromium()
     nb = nbformat.v4.new_notebook()
-    setup = nbformat.v4.new_code_cell("from rooflinelib import widgets\nfrom rooflinelib.machines import H200\n"
-                                      "from rooflinelib.plotting import roofline_figure")
+    setup = nbformat.v4.new_code_cell("from rooflinelib import widgets\nfrom rooflinelib.core.machines import H200\n"
+                                      "from rooflinelib.views.plotting import roofline_figure")
     figure = nbformat.v4.new_code_cell("roofline_figure(H200, compute=['fp32'])")
     widget = nbformat.v4.new_code_cell("bounds = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, "
                                        "peak_gflops=120_000.0, peak_gbps=3_000.0)\nbounds")
@@ -309,7 +309,7 @@ def test_capture_hook_records_a_widgets_first_state():
     before = shell.display_formatter.format
     try:
         shell.run_cell(notebook_tools.CAPTURE_SOURCE % notebook_tools.STATIC_MIMETYPE)
-        from rooflinelib import widgets
+        from rooflinelib.views import widgets
         bounds = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0)
         data, _ = shell.display_formatter.format(bounds)
         captured = data[notebook_tools.STATIC_MIMETYPE]
@@ -341,7 +341,7 @@ def test_capture_hook_names_a_selection_at_its_first_option():
 
 
 def test_student_copy_drops_the_tags_of_the_outputs_it_drops():
-    from rooflinelib.exercisegen import make_exercise
+    from rooflinelib.exercises.generator import make_exercise
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("ex.placement_figure(setup)")
     cell.metadata["tags"] = [notebook_tools.FIGURE_TAG, "keep-me"]

@@ -1,4 +1,4 @@
-"""Every file the package and the labs read or write goes through rooflinelib.fileio: no other
+"""Every file the package and the labs read or write goes through rooflinelib.store.fileio: no other
 module opens a file itself.  A new ``open(...)`` or ``Path.write_text`` elsewhere fails here,
 naming the file and the line, so that the one read path and the one write path stay one."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ SOURCES = sorted((ROOT / "rooflinelib").rglob("*.py")) + sorted((ROOT / "labs").
 FILE_METHODS = {"read_text", "write_text", "read_bytes", "write_bytes", "write_html", "open"}
 #: Where a raw call is the point: the one path itself, and the CLI's dup2 of /dev/null over a
 #: stdout whose reader left.
-ALLOWED = {("rooflinelib/fileio.py", "os.open"), ("rooflinelib/cli/__init__.py", "os.open")}
+ALLOWED = {("rooflinelib/store/fileio.py", "os.open"), ("rooflinelib/cli/__init__.py", "os.open")}
 
 
 def _calls(path: Path):
@@ -39,7 +39,7 @@ def test_no_module_reads_or_writes_a_file_but_through_fileio():
         for line, call in _calls(path):
             if (relative, call) not in ALLOWED:
                 found.append(f"{relative}:{line}: {call}")
-    assert not found, "use rooflinelib.fileio (read_text, read_json, write_atomic):\n" + "\n".join(found)
+    assert not found, "use rooflinelib.store.fileio (read_text, read_json, write_atomic):\n" + "\n".join(found)
 
 
 def test_the_check_sees_the_calls_it_forbids(tmp_path):

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from rooflinelib import operators as ops
-from rooflinelib.machines import A100, H100_SXM, MI300X
+from rooflinelib.core import operators as ops
+from rooflinelib.core.machines import A100, H100_SXM, MI300X
 
 BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
@@ -82,7 +82,7 @@ def test_naive_and_tiled_gemm_say_their_bytes_are_sm_requests():
 
 
 def test_exp_time_over_matrix_time_on_the_h200_datasheet():
-    from rooflinelib.machines import A100, H100_SXM, H200, sfu_at_tensor_clock
+    from rooflinelib.core.machines import A100, H100_SXM, H200, sfu_at_tensor_clock
     # Review 3a T02-1: the SFU row is derived at the 1.98 GHz boost, the 989.4 TFLOP/s tensor
     # figure is 132 x 4,096 x 1.83 GHz; at one clock an exp (1/16 clock per SM) against 512
     # FLOPs (4,096 per clock per SM) is exactly half. The old mixed-clock ratio printed 0.46.
@@ -172,7 +172,7 @@ def test_opcost_intensity_is_flops_over_bytes():
 
 def test_an_operators_cost_and_a_kernels_accounting_are_one_type():
     from rooflinelib.measure import accounting
-    from rooflinelib.model import Work
+    from rooflinelib.core.model import Work
     assert accounting.Work is Work and issubclass(ops.OpCost, Work)
     op = ops.vector_add(1000)
     assert op.gbps(1e-6) == op.n_bytes / 1e-6 / 1e9 and op.gflops(1e-6) == 1000 / 1e-6 / 1e9

@@ -207,7 +207,7 @@ def modules_after(statement):
 
 @pytest.mark.parametrize("statement", [
     "import rooflinelib",
-    "import rooflinelib.model, rooflinelib.machines, rooflinelib.expr, rooflinelib.operators",
+    "import rooflinelib.core.model, rooflinelib.core.machines, rooflinelib.core.expr, rooflinelib.core.operators",
     "from rooflinelib import *",
 ])
 def test_import_rooflinelib_stays_light(statement):

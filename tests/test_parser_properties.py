@@ -15,10 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooflinelib import grading, results, sanity
-from rooflinelib.expr import MAX_ABS, ExpressionError, evaluate
+from rooflinelib.exercises import grading
+from rooflinelib.store import results
+from rooflinelib.core import sanity
+from rooflinelib.core.expr import MAX_ABS, ExpressionError, evaluate
 from rooflinelib.hierarchy import ncu
-from rooflinelib.placement import parse_kernel_spec
+from rooflinelib.core.placement import parse_kernel_spec
 
 FEW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SOME = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -387,7 +389,7 @@ def test_a_slow_conversion_is_stopped_and_reported():
 
 # --- widget values ---------------------------------------------------------------------------
 
-from rooflinelib import widget_state  # noqa: E402  (beside the properties that use it)
+from rooflinelib.views import widget_state  # noqa: E402  (beside the properties that use it)
 
 WIDGET_CALLS = {
     "intensity": lambda v: widget_state.explorer_state("H200", "fp32", v),

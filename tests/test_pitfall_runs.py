@@ -9,10 +9,11 @@ import pytest
 
 import simulated
 
-from rooflinelib import operators, pitfalls
-from rooflinelib.experiments import readings, record
+from rooflinelib.core import operators
+from rooflinelib.lessons import pitfalls
+from rooflinelib.experiments import pitfall_readings, record
 from rooflinelib.experiments.record import Experiment, Variant
-from rooflinelib.machines import A100, H100_SXM, H200, MI300X
+from rooflinelib.core.machines import A100, H100_SXM, H200, MI300X
 from rooflinelib.measure import accounting as acc
 from rooflinelib.measure.errors import VerificationError
 from rooflinelib.measure.protocol import Run, measure_sustained
@@ -189,7 +190,7 @@ def _wrong_ceiling(tensor_s):
 
 def test_the_tensor_gemm_verdict_flips_with_the_ceiling():
     exp = _wrong_ceiling(0.15e-3)  # about 460 TFLOP/s
-    rows = readings.wrong_ceiling_rows(exp)
+    rows = pitfall_readings.wrong_ceiling_rows(exp)
     assert [(r["dtype"], r["roof"]) for r in rows] == [("fp32", "fp32 FMA roof"), ("fp32", "bf16 tensor roof"),
                                                          ("bf16", "fp32 FMA roof"), ("bf16", "bf16 tensor roof")]
     wrong, right = rows[2], rows[3]
@@ -207,7 +208,7 @@ def test_sustained_reading_reports_the_drop_and_the_state():
     variants.append(_v("micro hot", flops / 720e12, flops, part="microbenchmark"))
     exp = Experiment("sustained", "sustained", "numba", {"name": "fake H200", "before": {"power_limit_w": 700.0}},
                      "2026-12-01T13:00:00+00:00", tuple(variants))
-    rows = readings.sustained_rows(exp, every_s=10)
+    rows = pitfall_readings.sustained_rows(exp, every_s=10)
     assert rows[0]["label"] == "micro cool" and rows[-1]["label"] == "micro hot"
     assert [r["elapsed_s"] for r in rows[1:-1]] == [1.0, 11.0, 21.0, 30.0]
     assert rows[1]["tflops"] == pytest.approx(800) and rows[-2]["tflops"] == pytest.approx(700)
@@ -219,13 +220,13 @@ def test_algorithm_sizes_rows_name_the_winner_per_filter_length():
         _v("FFT, m = 256", 0.3e-3, 1e9, 0.0, m=256),
         _v("direct, m = 4096", 6e-3, 3.2e10, 1.0, m=4096),
         _v("FFT, m = 4096", 0.4e-3, 1e9, 0.0, m=4096)])
-    rows = readings.algorithm_sizes_rows(exp)
+    rows = pitfall_readings.algorithm_sizes_rows(exp)
     assert [(r["m"], r["winner"]) for r in rows] == [(256, "FFT"), (4096, "FFT")]
     assert rows[1]["flop_ratio"] == 32 and rows[0]["direct_fraction_of_peak"] == 0.1
     flipped = _experiment("algorithm_sizes", [
         _v("direct, m = 256", 0.2e-3, 2e9, 1.0, m=256), _v("FFT, m = 256", 0.3e-3, 1e9, 0.0, m=256),
         _v("direct, m = 4096", 6e-3, 3.2e10, 1.0, m=4096), _v("FFT, m = 4096", 0.4e-3, 1e9, 0.0, m=4096)])
-    assert [r["winner"] for r in readings.algorithm_sizes_rows(flipped)] == ["direct", "FFT"]
+    assert [r["winner"] for r in pitfall_readings.algorithm_sizes_rows(flipped)] == ["direct", "FFT"]
 
 
 # --- the recorded file -------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The model side of the pitfalls: launch cost, strided traffic, the algorithm race, clocks."""
 import pytest
 
-from rooflinelib import pitfalls
-from rooflinelib.machines import H200
+from rooflinelib.lessons import pitfalls
+from rooflinelib.core.machines import H200
 
 
 def test_launch_bound_vector_add_on_the_h200():

@@ -7,11 +7,12 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from rooflinelib import get_machine, operators  # noqa: E402
-from rooflinelib.placement import KernelPoint  # noqa: E402
-from rooflinelib.plotting import (X_TITLE, Y_TITLE, find_trace, kernel_hover_text,  # noqa: E402
-                                  machine_from_peaks, primary_roofline, roofline_figure,
-                                  select_ceilings, trace_ids, write_html)
+from rooflinelib import get_machine
+from rooflinelib.core import operators  # noqa: E402
+from rooflinelib.core.placement import KernelPoint  # noqa: E402
+from rooflinelib.views.plotting import (X_TITLE, Y_TITLE, find_trace, kernel_hover_text,
+                                        machine_from_peaks, primary_roofline, roofline_figure,
+                                        select_ceilings, trace_ids, write_html)
 
 H200 = get_machine("H200")
 LAB2 = machine_from_peaks(78500, 4650)
@@ -159,7 +160,7 @@ def test_write_html_is_standalone(tmp_path):
 
 
 def test_importing_the_module_does_not_import_plotly():
-    code = "import sys, rooflinelib.plotting; assert 'plotly' not in sys.modules"
+    code = "import sys, rooflinelib.views.plotting; assert 'plotly' not in sys.modules"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
@@ -167,8 +168,8 @@ def test_importing_the_module_does_not_import_plotly():
 def test_each_kernel_is_judged_against_its_own_dtypes_roof_like_the_table():
     # Notebook 02's chart draws fp32 first and bf16-tensor second; the table judges unfused bf16
     # attention against the bf16 matrix ridge, so the chart's hover text must say the same.
-    from rooflinelib import tables
-    from rooflinelib.machines import MI300X
+    from rooflinelib.views import tables
+    from rooflinelib.core.machines import MI300X
     kernels = operators.demo_kernels()
     figure = roofline_figure(MI300X, kernels=kernels, compute=["fp32", "bf16-tensor"])
     table = {row["operator"]: row for row in tables.place_rows(kernels, MI300X)}
@@ -186,8 +187,8 @@ def test_each_kernel_is_judged_against_its_own_dtypes_roof_like_the_table():
 
 
 def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
-    from rooflinelib.machines import MI300X
-    from rooflinelib.model import Ceiling, Machine
+    from rooflinelib.core.machines import MI300X
+    from rooflinelib.core.model import Ceiling, Machine
     nvidia = Machine("H200 (recorded)", ceilings=(
         Ceiling("dram", "memory", 4276.0, "test", "DRAM"),
         Ceiling("fp32-matrix", "compute", 51_279.0, "test", "fp32 GEMM (cuBLAS)")))
@@ -206,7 +207,7 @@ def test_the_ceiling_colours_come_from_the_registry_and_hierarchy_plot_imports()
     # the hierarchical chart builds its level colours on plotting._COLOURS
     from rooflinelib.hierarchy import plot as hierarchy_plot
     from rooflinelib.measure import registry
-    from rooflinelib.plotting import _COLOURS
+    from rooflinelib.views.plotting import _COLOURS
     assert _COLOURS["dram"] == registry.colour_of("dram") and "fp32" in _COLOURS
     assert hierarchy_plot.LEVEL_COLOURS["dram"] == _COLOURS["dram"]
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import rooflinelib
-from rooflinelib import profiling, results
+from rooflinelib import profiling
+from rooflinelib.store import results
 from rooflinelib.profiling import ProfileError, load, profile
-from rooflinelib.profiling.timing import Timed, detect_library, time_function
+from rooflinelib.profiling.function_timing import Timed, detect_library, time_function
 
 TARGETS = Path(__file__).parent / "profile_targets"
 AXPY = TARGETS / "cpu_axpy.py"
@@ -99,7 +100,7 @@ def test_ceilings_from_a_recorded_result_dict_and_file(tmp_path):
 
 
 def test_default_ceilings_are_the_stored_lab1_result(tmp_path, monkeypatch):
-    from rooflinelib.result_files import RESULTS_DIR_ENV, default_path
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV, default_path
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
     lab1 = results.recorded("ceilings")
     stored = dict(lab1, backend="cpu", scope="cpu")
@@ -143,7 +144,7 @@ def test_a_ceilings_result_without_the_mix_names_memory_and_what_it_has():
 
 
 def _mixes_machine(dram, copy):
-    from rooflinelib.model import Ceiling, Machine
+    from rooflinelib.core.model import Ceiling, Machine
     return Machine("mixes", (Ceiling("dram", "memory", dram), Ceiling("dram-copy", "memory", copy),
                              Ceiling("fp32", "compute", 1e9)))
 
@@ -179,8 +180,8 @@ def test_zero_flops_is_scored_against_bandwidth():
 
 def test_figure_shows_the_kernel_next_to_the_course_kernels():
     pytest.importorskip("plotly")
-    from rooflinelib.operators import demo_kernels
-    from rooflinelib.plotting import kernel_id, trace_ids
+    from rooflinelib.core.operators import demo_kernels
+    from rooflinelib.views.plotting import kernel_id, trace_ids
     x, y, out = _axpy_args(1024)
     r = profile(_axpy, x, y, out, n_flops=2048, n_bytes=12 * 1024, ceilings="H200", repeats=5, name="my axpy")
     ids = trace_ids(r.figure())
@@ -499,7 +500,7 @@ def _cpu_lab1(fp32=80.0, dram=10.0, device=None):
 def one_lab1(tmp_path, monkeypatch):
     """An empty results folder and a Lab 1 that counts its runs."""
     from rooflinelib import measure, modes
-    from rooflinelib.result_files import RESULTS_DIR_ENV
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path / "results"))
     monkeypatch.delenv(modes.ENV_VAR, raising=False)
     monkeypatch.setattr(modes, "_measured_now", {})
@@ -565,9 +566,9 @@ def test_a_clock_that_moved_the_roof_is_warned_and_the_gpu_reverse_too():
 
 
 def test_cpu_code_gets_the_cpu_advice_plot_gives():
-    from rooflinelib.model import CPU_ADVICE
-    from rooflinelib.placement import KernelPoint, place
-    from rooflinelib.triage import lever
+    from rooflinelib.core.model import CPU_ADVICE
+    from rooflinelib.core.placement import KernelPoint, place
+    from rooflinelib.lessons.triage import lever
     x, y, out = _axpy_args(1 << 16)
     lab1 = _cpu_lab1(fp32=10_000.0, dram=1e-3)  # a roof the axpy is near, whatever this machine's speed
     probe = profile(_axpy, x, y, out, n_flops=2 * x.size, n_bytes=12 * x.size, ceilings=lab1, repeats=3)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rooflinelib import results
+from rooflinelib.store import results
 from rooflinelib.profiling import profile
 
 pytestmark = pytest.mark.gpu

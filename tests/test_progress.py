@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib.progress import progress_bar
+from rooflinelib.views.progress import progress_bar
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def test_a_live_cpu_sweep_in_a_notebook_moves_the_bar():
 
 
 def test_importing_the_module_loads_no_widgets():
-    code = "import sys, rooflinelib.progress; print(json.dumps(['ipywidgets' in sys.modules]))"
+    code = "import sys, rooflinelib.views.progress; print(json.dumps(['ipywidgets' in sys.modules]))"
     done = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
                           text=True, timeout=60)
     assert json.loads(done.stdout) == [False], done.stderr

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from rooflinelib import operators as ops
-from rooflinelib.model import (RIDGE_TOLERANCE, Roofline, attainable_gflops, classify, ridge,
-                               side_of_ridge, time_bounds)
+from rooflinelib.core import operators as ops
+from rooflinelib.core.model import (RIDGE_TOLERANCE, Roofline, attainable_gflops, classify, ridge,
+                                    side_of_ridge, time_bounds)
 
 peaks_gflops = st.floats(min_value=1e-3, max_value=1e8, allow_nan=False, allow_infinity=False)
 peaks_gbps = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)

@@ -40,7 +40,8 @@ def host_sum_row():
 @pytest.mark.slow
 def test_a_registered_ceiling_is_measured_validated_saved_loaded_and_drawn(host_sum_row, tmp_path):
     pytest.importorskip("numba")
-    from rooflinelib import plotting, results
+    from rooflinelib.views import plotting
+    from rooflinelib.store import results
     from rooflinelib.measure import measure_ceilings
     result = measure_ceilings("cpu", size_mib=8, repeats=2)
     names = [c["name"] for c in result["ceilings"]]
@@ -57,7 +58,7 @@ def test_a_registered_ceiling_is_measured_validated_saved_loaded_and_drawn(host_
 
 
 def test_an_unregistered_name_is_refused_and_a_gpu_only_row_is_not_planned_on_the_cpu(host_sum_row):
-    from rooflinelib import results
+    from rooflinelib.store import results
     from rooflinelib.measure.cpu import CpuBackend
     good = {"format": results.FORMAT, "version": 1, "kind": "ceilings", "backend": "cpu", "scope": "cpu",
             "created": "2026-12-01T00:00:00+00:00", "device": {"name": "CPU"},
@@ -118,7 +119,7 @@ def test_dram_is_planned_after_its_three_mixes_on_every_backend():
 def test_dram_takes_the_best_mix_measured_and_names_it():
     from rooflinelib.measure.protocol import Measurement
     from rooflinelib.measure.timing import Timing
-    from rooflinelib.model import Work
+    from rooflinelib.core.model import Work
 
     def fake(name, seconds):
         return Measurement(name, "memory", Work(0.0, 1e9), Timing((seconds,)), True, 0.1,
@@ -138,7 +139,7 @@ def test_dram_takes_the_best_mix_measured_and_names_it():
 def test_the_recorded_l2_names_its_footprint_and_dram_its_mix():
     """The shipped H200 ceilings: the L2 roof's label says the working set it was read from,
     the DRAM roof's label its access mix; the mixes stay apart from the machine's roofs."""
-    from rooflinelib import results
+    from rooflinelib.store import results
     for backend in ("numba", "cupy"):
         r = results.recorded("ceilings", backend)
         machine = results.to_machine(r)
@@ -156,8 +157,8 @@ def test_a_stream_at_its_own_mix_rate_is_never_above_the_recorded_h200_dram_roof
     """Issue 25: a read-only kernel counted right (torch.sum over 4 GiB) was placed above the
     copy-based roof and told to recount.  Against dram, the best mix, every mix's own rate is
     at or under the roof; against the copy alone the read stream is past the above-roof flag."""
-    from rooflinelib import results
-    from rooflinelib.model import ABOVE_ROOF_FRACTION, Roofline
+    from rooflinelib.store import results
+    from rooflinelib.core.model import ABOVE_ROOF_FRACTION, Roofline
     r = results.recorded("ceilings", "numba")
     machine = results.to_machine(r)
     mixes = results.dram_mixes(r)

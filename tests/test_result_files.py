@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rooflinelib import modes, result_files, results
-from rooflinelib.results import ResultError
+from rooflinelib import modes
+from rooflinelib.store import lab_files, results
+from rooflinelib.store.results import ResultError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,24 +22,24 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def results_dir(tmp_path, monkeypatch):
     folder = tmp_path / "stored"
-    monkeypatch.setenv(result_files.RESULTS_DIR_ENV, str(folder))
+    monkeypatch.setenv(lab_files.RESULTS_DIR_ENV, str(folder))
     return folder
 
 
 def test_default_place_is_the_checkouts_results_folder_unless_told(monkeypatch, tmp_path):
-    monkeypatch.delenv(result_files.RESULTS_DIR_ENV, raising=False)
-    assert result_files.results_dir() == ROOT / "results"
-    monkeypatch.setenv(result_files.RESULTS_DIR_ENV, str(tmp_path))
-    assert result_files.default_path("sweep", "cupy") == tmp_path / "sweep_cupy.json"
+    monkeypatch.delenv(lab_files.RESULTS_DIR_ENV, raising=False)
+    assert lab_files.results_dir() == ROOT / "results"
+    monkeypatch.setenv(lab_files.RESULTS_DIR_ENV, str(tmp_path))
+    assert lab_files.default_path("sweep", "cupy") == tmp_path / "sweep_cupy.json"
     with pytest.raises(ResultError, match="backend: must be one of"):
-        result_files.default_path("ceilings", "auto")
+        lab_files.default_path("ceilings", "auto")
 
 
 def test_ceilings_csv_has_the_columns_and_reads_back():
     result = results.recorded("ceilings", "numba")
-    text = result_files.to_csv(result)
+    text = lab_files.to_csv(result)
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert tuple(rows[0]) == result_files.CEILING_COLUMNS
+    assert tuple(rows[0]) == lab_files.CEILING_COLUMNS
     assert [r["name"] for r in rows] == [c["name"] for c in result["ceilings"]]
     assert {r["verified"] for r in rows} == {"true"}
 
@@ -46,8 +47,8 @@ def test_ceilings_csv_has_the_columns_and_reads_back():
 def test_csv_round_trips_to_the_same_ceilings(tmp_path):
     for kind in ("ceilings", "sweep"):
         result = results.recorded(kind, "numba")
-        path = result_files.write_csv(result, tmp_path / f"{kind}.csv")
-        from_csv = result_files.machine_from_csv(path)
+        path = lab_files.write_csv(result, tmp_path / f"{kind}.csv")
+        from_csv = lab_files.machine_from_csv(path)
         from_json = results.to_machine(result)
         assert {c.name: c.value for c in from_csv.ceilings} == \
             {c.name: c.value for c in from_json.ceilings}, kind
@@ -78,7 +79,7 @@ def test_bad_csv_is_one_line_naming_row_and_column(tmp_path, body, where):
     path = tmp_path / "bad.csv"
     path.write_text(body)
     with pytest.raises(ResultError) as info:
-        result_files.machine_from_csv(path)
+        lab_files.machine_from_csv(path)
     message = str(info.value)
     assert where in message and str(path) in message and "\n" not in message, message
 
@@ -90,7 +91,7 @@ def _roofline(*args, env):
 
 def test_plot_ceilings_accepts_the_csv_back(tmp_path):
     env = dict(os.environ)
-    path = result_files.write_csv(results.recorded("ceilings", "numba"), tmp_path / "c.csv")
+    path = lab_files.write_csv(results.recorded("ceilings", "numba"), tmp_path / "c.csv")
     done = _roofline("plot", "--ceilings", str(path), "--demo-kernels", "--json", env=env)
     assert done.returncode == 0, done.stderr
     machine = json.loads(done.stdout)["machine"]
@@ -131,7 +132,7 @@ def test_measure_stores_by_default_where_the_notebooks_look(results_dir, tmp_pat
     assert f"wrote {stored}" in done.stderr, done.stderr
     assert f"wrote {tmp_path / 'c.csv'}" in done.stderr
     result = results.load(stored)  # validated
-    kind, rows = result_files.read_csv(tmp_path / "c.csv")
+    kind, rows = lab_files.read_csv(tmp_path / "c.csv")
     assert kind == "ceilings" and [r["name"] for r in rows] == [c["name"] for c in result["ceilings"]]
     assert [r["value"] for r in rows] == [c["value"] for c in result["ceilings"]]
     # the notebooks' loader finds it, unless the recorded runs are asked for by name
@@ -162,7 +163,7 @@ def test_sweep_no_save_stores_nothing_and_lab3_uses_the_course_python(results_di
     assert done.returncode == 0, done.stderr
     assert "ridge = P/B" in done.stdout
     assert not results_dir.exists() or not any(results_dir.iterdir())
-    kind, rows = result_files.read_csv(tmp_path / "s.csv")
+    kind, rows = lab_files.read_csv(tmp_path / "s.csv")
     assert kind == "sweep" and [r["k"] for r in rows] == [0, 4]
 
 

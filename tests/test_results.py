@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from rooflinelib import results
-from rooflinelib.results import ResultError
+from rooflinelib.store import results
+from rooflinelib.store.results import ResultError
 
 
 def ceilings_result():

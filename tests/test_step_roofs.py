@@ -4,11 +4,14 @@ import math
 
 import pytest
 
-from rooflinelib import interconnect, results, step_roofs, tables, widget_state as ws
-from rooflinelib.interconnect import WEIGHT_PASSES, data_parallel_step, streamed_training_step
+from rooflinelib.core import interconnect
+from rooflinelib.store import results
+from rooflinelib.lessons import step_roofs
+from rooflinelib.views import tables, widget_state as ws
+from rooflinelib.core.interconnect import WEIGHT_PASSES, data_parallel_step, streamed_training_step
 from rooflinelib.modes import RunMode
-from rooflinelib.results import ResultError
-from rooflinelib.triage import triage
+from rooflinelib.store.results import ResultError
+from rooflinelib.lessons.triage import triage
 
 
 # --- the model: a step's FLOPs, HBM bytes and link bytes -------------------------------------
@@ -168,7 +171,7 @@ def test_link_state_errors_name_the_field(roofs, values, message):
 def test_link_widget_moves_its_points_and_flips_its_title(roofs):
     pytest.importorskip("ipywidgets")
     pytest.importorskip("plotly")
-    from rooflinelib import widgets
+    from rooflinelib.views import widgets
     w = widgets.link_step_widget(roofs, n_params=10 ** 6)
     assert w.figure.layout.title.text.endswith("link-bound")
     names = [t.name for t in w.figure.data]
@@ -186,7 +189,7 @@ def test_gpu_mode_uses_the_stored_lab1_result_and_measures_nothing(monkeypatch, 
     # Issue 25 item 3: the step's compute and HBM roofs are the student's stored Lab 1 result
     # (the ridge every other notebook shows), not a fresh Lab 1 each time the cell runs.
     from rooflinelib import measure, modes
-    from rooflinelib.result_files import RESULTS_DIR_ENV, default_path
+    from rooflinelib.store.lab_files import RESULTS_DIR_ENV, default_path
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
     lab1 = results.recorded("ceilings")
     lab1["ceilings"] = [dict(c, value=c["value"] * 0.5) if c["name"] == "dram" else c for c in lab1["ceilings"]]

@@ -1,8 +1,9 @@
 """Plain-text tables for the notebooks: the course's figures, aligned and deterministic."""
 import pytest
 
-from rooflinelib import operators, tables
-from rooflinelib.machines import A100, H100_SXM, H200, MI300X
+from rooflinelib.core import operators
+from rooflinelib.views import tables
+from rooflinelib.core.machines import A100, H100_SXM, H200, MI300X
 
 
 def test_render_aligns_columns_under_a_rule():
@@ -66,7 +67,7 @@ def _ceilings_columns(text):
 
 
 def test_ceilings_table_says_which_timing_rule_each_rate_uses():
-    from rooflinelib import results
+    from rooflinelib.store import results
     recorded = results.recorded("ceilings", "numba")
     header, rows = _ceilings_columns(tables.ceilings_table(recorded))
     assert rows["dram"][header.index("rule")] == "median"  # the GPU's rule, as the run recorded it
@@ -83,7 +84,7 @@ def test_ceilings_table_says_which_timing_rule_each_rate_uses():
 
 
 def test_sweep_tables_read_the_ridge_off_the_sweep():
-    from rooflinelib import results
+    from rooflinelib.store import results
     sweep = results.recorded("sweep", "numba")
     text = tables.sweep_tables(sweep)
     assert f"ridge = P/B = {sweep['ridge']:.2f} FLOP/byte" in text

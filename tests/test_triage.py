@@ -1,9 +1,9 @@
 """The pitfalls triage tree: each pitfall's fingerprint leads to that pitfall, in a sound order."""
 import pytest
 
-from rooflinelib.model import Roofline
-from rooflinelib.triage import (KernelFacts, NUMBER_FIELDS, BOOLEAN_FIELDS, PITFALLS,
-                                facts_from_inputs, triage, triage_report)
+from rooflinelib.core.model import Roofline
+from rooflinelib.lessons.triage import (KernelFacts, NUMBER_FIELDS, BOOLEAN_FIELDS, PITFALLS,
+                                        facts_from_inputs, triage, triage_report)
 
 # One set of facts per pitfall, each what notebook 06's demonstration of it shows.
 FINGERPRINTS = {

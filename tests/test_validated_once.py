@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from rooflinelib import result_files, results, validation
+from rooflinelib.store import lab_files, results, validation
 from rooflinelib.cli import main
 from rooflinelib.cli import measure as cli_measure
 
@@ -23,7 +23,7 @@ def checks(monkeypatch, tmp_path):
         return real(data, checker, where, error)
 
     monkeypatch.setattr(validation, "check", counting)
-    monkeypatch.setenv(result_files.RESULTS_DIR_ENV, str(tmp_path / "store"))
+    monkeypatch.setenv(lab_files.RESULTS_DIR_ENV, str(tmp_path / "store"))
     monkeypatch.setattr(cli_measure, "measure_ceilings",
                         lambda *a, **k: results.validate(copy.deepcopy(recorded)))
     return seen
@@ -34,22 +34,22 @@ def test_measure_with_out_and_csv_validates_once_in_and_once_out(checks, tmp_pat
     assert main(["measure", "--backend", "cpu", "--out", str(out), "--csv", str(csv), "--quiet"]) == 0
     assert checks == ["ceilings", "ceilings"]  # was three: the CSV validated it again
     saved = results.load(out)
-    assert csv.read_text() == result_files.to_csv(saved)
+    assert csv.read_text() == lab_files.to_csv(saved)
 
 
 def test_measure_with_only_a_csv_still_validates_it_on_the_way_out(checks, tmp_path, capsys):
     csv = tmp_path / "c.csv"
     assert main(["measure", "--backend", "cpu", "--no-save", "--csv", str(csv), "--quiet"]) == 0
     assert checks == ["ceilings", "ceilings"]
-    assert csv.read_text().startswith(",".join(result_files.CEILING_COLUMNS))
+    assert csv.read_text().startswith(",".join(lab_files.CEILING_COLUMNS))
 
 
 def test_write_csv_validates_unless_told_the_result_was_checked_on_its_way_out(tmp_path):
     bad = results.recorded("ceilings", "numba")
     bad["ceilings"][0]["value"] = -1.0
     with pytest.raises(results.ResultError, match="value"):
-        result_files.write_csv(bad, tmp_path / "bad.csv")
+        lab_files.write_csv(bad, tmp_path / "bad.csv")
     assert not (tmp_path / "bad.csv").exists()
     good = results.recorded("ceilings", "numba")
-    path = result_files.write_csv(good, tmp_path / "good.csv", checked=True)
-    assert path.read_text() == result_files.to_csv(good)
+    path = lab_files.write_csv(good, tmp_path / "good.csv", checked=True)
+    assert path.read_text() == lab_files.to_csv(good)

@@ -9,9 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rooflinelib import results, validation
+from rooflinelib.store import results, validation
 from rooflinelib.experiments import record
-from rooflinelib.hierarchy import results as wsr
+from rooflinelib.hierarchy import workingset_files as wsr
 from rooflinelib.measure import registry
 
 ROOT = Path(__file__).resolve().parents[1]

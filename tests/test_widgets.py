@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from rooflinelib import widget_state as ws
-from rooflinelib.model import Ceiling
-from rooflinelib.plotting import find_trace, trace_ids
+from rooflinelib.views import widget_state as ws
+from rooflinelib.core.model import Ceiling
+from rooflinelib.views.plotting import find_trace, trace_ids
 
-widgets = pytest.importorskip("rooflinelib.widgets")
+widgets = pytest.importorskip("rooflinelib.views.widgets")
 pytest.importorskip("ipywidgets")
 pytest.importorskip("anywidget")
 
@@ -236,7 +236,7 @@ def test_bad_intensity_shows_an_error_and_keeps_the_point(explorer):
 
 
 def test_slider_range_spans_every_datasheet_ridge(explorer):
-    from rooflinelib.machines import DATASHEET_MACHINES
+    from rooflinelib.core.machines import DATASHEET_MACHINES
     ridges = [m.ridge(c.name) for m in DATASHEET_MACHINES for c in m.compute_ceilings]
     low, high = 2 ** explorer.slider.min, 2 ** explorer.slider.max
     assert low < 1 / 12 and high > max(ridges)
@@ -315,7 +315,7 @@ def test_triage_tool_reports_and_survives_bad_input():
 
 
 def test_widgets_module_imports_no_plotting_library_until_used():
-    code = ("import sys, rooflinelib.widgets, rooflinelib.widget_state; "
+    code = ("import sys, rooflinelib.views.widgets, rooflinelib.views.widget_state; "
             "print([m for m in ('plotly', 'ipywidgets', 'numba', 'numpy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -349,7 +349,7 @@ def test_selection_sliders_snap_an_off_list_number_and_name_themselves_for_anyth
     pytest.importorskip("ipywidgets")
     pytest.importorskip("plotly")
     from traitlets import TraitError
-    from rooflinelib import widgets
+    from rooflinelib.views import widgets
     g = widgets.gemm_widget("H200", "bf16", 512)
     sizes = ws.GEMM_SIZES
     for value, snapped in ((10 ** 400, max(sizes)), (float("inf"), max(sizes)), (0, min(sizes)),
@@ -366,7 +366,7 @@ def test_every_figure_widget_is_made_by_figure_widget():
     # plotly's own FigureWidget makes the browser run plotly.js once per figure
     # (plotting.figure_widget, tests/browser/test_widget_loader.py)
     from pathlib import Path
-    from rooflinelib import plotting
+    from rooflinelib.views import plotting
     package = Path(plotting.__file__).parent
     direct = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
@@ -395,7 +395,7 @@ def test_time_bounds_widget_starts_exactly_at_the_examples_values():
 def test_machine_and_precision_menus_fit_their_longest_option():
     # ipywidgets' default Dropdown (300 px, 100 of them the description) cut the machine names
     # short ("example 120 TFLOP/s, 3 TB/s").
-    from rooflinelib.machines import machine_names
+    from rooflinelib.core.machines import machine_names
     explorer = widgets.IntensityExplorer("H200", "fp32", intensity=1.0, warm=False)
     menus = [explorer.machine_menu, explorer.precision_menu,
              widgets.gemm_widget("MI300X", "bf16", 512).machine_menu,

@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 import sys
 
-from .check import add_check_command
-from .errors import EXIT_OK, EXIT_USAGE, ArgumentParser, UsageError
-from .measure import add_measure_command, add_sweep_command
-from .plot import add_plot_command
-from .profile import add_profile_command
+from rooflinelib.cli.check import add_check_command
+from rooflinelib.cli.errors import EXIT_OK, EXIT_USAGE, ArgumentParser, UsageError
+from rooflinelib.cli.measure import add_measure_command, add_sweep_command
+from rooflinelib.cli.plot import add_plot_command
+from rooflinelib.cli.profile import add_profile_command
 
 #: One function per subcommand; each adds its parser and sets ``handler``.
 COMMANDS = (add_plot_command, add_measure_command, add_sweep_command, add_profile_command, add_check_command)

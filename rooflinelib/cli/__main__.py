@@ -1,6 +1,6 @@
 """`python -m rooflinelib.cli` is the `roofline` command too."""
 import sys
 
-from . import main
+from rooflinelib.cli import main
 
 sys.exit(main())

@@ -2,9 +2,9 @@
 ``--csv``) as the roofline."""
 from __future__ import annotations
 
-from ..result_files import machine_from_csv
-from ..results import ResultError, to_machine
-from .errors import UsageError
+from rooflinelib.store.lab_files import machine_from_csv
+from rooflinelib.store.results import ResultError, to_machine
+from rooflinelib.cli.errors import UsageError
 
 
 def machine_from_ceilings_file(path: str, precision) -> tuple:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from .errors import EXIT_OK, UsageError, number_option
-from .profile import add_target_options, read_target
+from rooflinelib.cli.errors import EXIT_OK, UsageError, number_option
+from rooflinelib.cli.profile import add_target_options, read_target
 
 EXIT_BELOW = 1
 EXIT_AMBIGUOUS = 3
@@ -37,8 +37,8 @@ def _at_least(text: str) -> float:
 
 
 def run_check(args) -> int:
-    from ..profiling import ProfileError
-    from ..testing import gate
+    from rooflinelib.profiling import ProfileError
+    from rooflinelib.testing import gate
     at_least = _at_least(args.at_least)
     try:
         fn, call_args, n_flops, n_bytes, function, timeout_s = read_target(args)

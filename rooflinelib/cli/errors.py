@@ -19,7 +19,7 @@ class UsageError(Exception):
 
 def option_error(option: str) -> type:
     """A :class:`UsageError` class whose messages start with ``option``: the error class to
-    give :mod:`rooflinelib.fileio` for the file an option names (``--out: x.json: file: ...``)."""
+    give :mod:`rooflinelib.store.fileio` for the file an option names (``--out: x.json: file: ...``)."""
     class OptionError(UsageError):
         def __init__(self, message):
             super().__init__(f"{option}: {message}")

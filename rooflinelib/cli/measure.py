@@ -4,7 +4,7 @@ Both print progress on stderr and the tables of notebooks 03 and 04 on stdout (o
 ``--json``, the result itself), and store the validated result where the notebooks load it
 from, or at ``--out FILE`` (:mod:`rooflinelib.cli.store`); ``roofline plot --ceilings FILE``
 draws it.  Registered in :mod:`rooflinelib.cli`; the tables they
-print are :func:`rooflinelib.tables.ceilings_table` and :func:`rooflinelib.tables.sweep_tables`.
+print are :func:`rooflinelib.views.tables.ceilings_table` and :func:`rooflinelib.views.tables.sweep_tables`.
 """
 from __future__ import annotations
 
@@ -15,18 +15,19 @@ import os
 import sys
 from pathlib import Path
 
-from ..fileio import check_target
-from ..measure.backend import BACKEND_CHOICES, MAX_BUFFER_MIB, MIN_BUFFER_MIB
-from ..measure.ceilings import measure_ceilings
-from ..measure.errors import BackendUnavailable, VerificationError
-from ..measure.sweep import run_sweep
-from ..measure.timing import TimingUnavailable
-from ..modes import keeps_clean
-from ..result_files import RESULTS_DIR_ENV, results_dir
-from ..results import ResultError, save
-from ..tables import ceilings_table, sweep_tables
-from .errors import EXIT_FAILED, EXIT_OK, UsageError, number_option, option_error
-from .store import add_store_options, check_store_options, default_out, write_csv_option
+from rooflinelib.store.fileio import check_target
+from rooflinelib.measure.backend import BACKEND_CHOICES, MAX_BUFFER_MIB, MIN_BUFFER_MIB
+from rooflinelib.measure.ceilings import measure_ceilings
+from rooflinelib.measure.errors import BackendUnavailable, VerificationError
+from rooflinelib.measure.sweep import run_sweep
+from rooflinelib.measure.timing import TimingUnavailable
+from rooflinelib.modes import keeps_clean
+from rooflinelib.store.lab_files import RESULTS_DIR_ENV, results_dir
+from rooflinelib.store.results import ResultError, save
+from rooflinelib.views.tables import ceilings_table, sweep_tables
+from rooflinelib.cli.errors import EXIT_FAILED, EXIT_OK, UsageError, number_option, option_error
+from rooflinelib.cli.store import (add_store_options, check_store_options, default_out,
+                                   write_csv_option)
 
 
 def _add_common(parser):

@@ -10,18 +10,19 @@ import argparse
 import json
 import sys
 
-from .. import sanity
-from ..ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH, render
-from ..expr import parse_positive
-from ..fileio import check_target
-from ..machines import get_machine, machine_names
-from ..model import Machine, Roofline
-from ..operators import demo_kernels
-from ..placement import KernelPoint, parse_kernel_spec, place
-from ..plotting import machine_from_peaks, roofline_figure, select_ceilings, write_html
-from ..modes import mode_label, student_ceilings
-from .ceilings_file import machine_from_ceilings_file
-from .errors import EXIT_OK, UsageError, option_error
+from rooflinelib.core import sanity
+from rooflinelib.views.ascii_plot import MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH, render
+from rooflinelib.core.expr import parse_positive
+from rooflinelib.store.fileio import check_target
+from rooflinelib.core.machines import get_machine, machine_names
+from rooflinelib.core.model import Machine, Roofline
+from rooflinelib.core.operators import demo_kernels
+from rooflinelib.core.placement import KernelPoint, parse_kernel_spec, place
+from rooflinelib.views.plotting import (machine_from_peaks, roofline_figure, select_ceilings,
+                                        write_html)
+from rooflinelib.modes import mode_label, student_ceilings
+from rooflinelib.cli.ceilings_file import machine_from_ceilings_file
+from rooflinelib.cli.errors import EXIT_OK, UsageError, option_error
 
 
 # --- options shared by commands that need a roofline -----------------------------------------
@@ -47,7 +48,7 @@ def add_machine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _peak(text: str, field: str, unit: str) -> float:
-    # The same band as every roof read from a file (rooflinelib.sanity.BANDS)
+    # The same band as every roof read from a file (rooflinelib.core.sanity.BANDS)
     return sanity.number(parse_positive(text, field), field, error=UsageError, positive=True,
                          unit=unit)
 

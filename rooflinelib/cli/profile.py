@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from ..profiling.timing import DEFAULT_TIMEOUT_S
-from ..sanity import BANDS
-from .errors import EXIT_OK, UsageError, number_option, option_error
+from rooflinelib.profiling.function_timing import DEFAULT_TIMEOUT_S
+from rooflinelib.core.sanity import BANDS
+from rooflinelib.cli.errors import EXIT_OK, UsageError, number_option, option_error
 
 
 def add_profile_command(subparsers):
@@ -50,9 +50,9 @@ def read_target(args):
     """``(fn, call_args, n_flops, n_bytes, function, timeout_s)`` from the options of
     :func:`add_target_options`: FILE.py imported and its ``setup()`` called, each under the
     time bound, ``N_FLOPS`` and ``N_BYTES`` read unless the options give them."""
-    from ..profiling import ProfileError
-    from ..profiling.counters import load_function, setup_args
-    from ..profiling.timing import TimingError, run_bounded
+    from rooflinelib.profiling import ProfileError
+    from rooflinelib.profiling.counters import load_function, setup_args
+    from rooflinelib.profiling.function_timing import TimingError, run_bounded
     memory_option(args)
     timeout_s = number_option(args.timeout, "--timeout", maximum=int(BANDS["s"][1])) or DEFAULT_TIMEOUT_S
     path, function = _split(args.target)
@@ -74,8 +74,8 @@ def read_target(args):
 
 def memory_option(args):
     """``--memory`` checked before anything is imported or timed: the ceiling it names."""
-    from ..profiling.core import memory_roof
-    from ..profiling.result import ProfileError
+    from rooflinelib.profiling.core import memory_roof
+    from rooflinelib.profiling.profile_result import ProfileError
     try:
         return memory_roof(args.memory)
     except ProfileError as exc:
@@ -90,8 +90,8 @@ def _split(target: str) -> tuple:
 
 
 def run_profile(args) -> int:
-    from ..fileio import check_target
-    from ..profiling import ProfileError, profile
+    from rooflinelib.store.fileio import check_target
+    from rooflinelib.profiling import ProfileError, profile
     _split(args.target)
     if args.out:
         check_target(args.out, option_error("--out"))

@@ -1,7 +1,7 @@
 """Where ``roofline measure`` and ``roofline sweep`` store what they measured.
 
 By default the validated result goes to the place the notebooks load from
-(:func:`rooflinelib.result_files.default_path`, named after the result's own backend, never
+(:func:`rooflinelib.store.lab_files.default_path`, named after the result's own backend, never
 ``auto``), and the path is printed; ``--out FILE`` picks another place, ``--no-save`` stores
 nothing, and ``--csv FILE`` also writes the result as CSV.
 """
@@ -11,10 +11,10 @@ import os
 import sys
 from pathlib import Path
 
-from ..fileio import check_target
-from ..result_files import default_path, write_csv
-from ..results import ResultError
-from .errors import UsageError, option_error
+from rooflinelib.store.fileio import check_target
+from rooflinelib.store.lab_files import default_path, write_csv
+from rooflinelib.store.results import ResultError
+from rooflinelib.cli.errors import UsageError, option_error
 
 
 def add_store_options(parser) -> None:

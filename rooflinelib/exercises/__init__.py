@@ -7,12 +7,12 @@
 - :mod:`.ex04_place_kernel`: place a reduction and an FMA-heavy kernel on measured ceilings;
 - :mod:`.ex05_drills`: the conceptual drills.
 
-Every key is computed from :mod:`rooflinelib.operators` and :mod:`rooflinelib.model`; the
+Every key is computed from :mod:`rooflinelib.core.operators` and :mod:`rooflinelib.core.model`; the
 problem statements' inputs (a 120 TFLOP/s machine, a 4096-element launch) are data.  The
 modules are imported by the notebooks one at a time, so importing this package loads nothing
-but :mod:`rooflinelib.notebook_hooks`, whose handler, inside IPython, turns a check cell run
+but :mod:`rooflinelib.exercises.notebook_hooks`, whose handler, inside IPython, turns a check cell run
 before its answer cell into NOT ANSWERED YET instead of a NameError traceback.
 """
-from .. import notebook_hooks
+from rooflinelib.exercises import notebook_hooks
 
 notebook_hooks.install()

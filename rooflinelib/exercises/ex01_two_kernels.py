@@ -2,15 +2,16 @@
 
 The course's worked example: 120 TFLOP/s of the relevant arithmetic and 3 TB/s of HBM, then the same
 compute with 2 TB/s.  Two kernels, at 20 and 80 FLOP/byte.  The keys come from
-:mod:`rooflinelib.model`; the figure is checked by reading the traces of
-:func:`rooflinelib.plotting.roofline_figure`.
+:mod:`rooflinelib.core.model`; the figure is checked by reading the traces of
+:func:`rooflinelib.views.plotting.roofline_figure`.
 """
 from __future__ import annotations
 
-from ..grading import (AnswerError, Check, NotAnsweredError, Table, check_number, check_side,
-                       guarded, is_unanswered, report, reveal)
-from ..machines import EXAMPLE_120T_3TB
-from ..model import attainable_gflops, ridge
+from rooflinelib.exercises.grading import (AnswerError, Check, NotAnsweredError, Table,
+                                           check_number, check_side, guarded, is_unanswered, report,
+                                           reveal)
+from rooflinelib.core.machines import EXAMPLE_120T_3TB
+from rooflinelib.core.model import attainable_gflops, ridge
 
 PEAK_GFLOPS = EXAMPLE_120T_3TB.ceiling("fp32").value
 BANDWIDTHS_GBPS = (EXAMPLE_120T_3TB.ceiling("dram").value, 2_000.0)  # before and after the drop
@@ -111,12 +112,12 @@ def check_figure(figure):
             raise AnswerError("the figure is None: assign the figure that roofline_figure returns")
         data = getattr(figure, "data", None)
         if data is None or not hasattr(figure, "layout"):
-            raise AnswerError(f"expected a Plotly figure from rooflinelib.plotting.roofline_figure, "
+            raise AnswerError(f"expected a Plotly figure from rooflinelib.views.plotting.roofline_figure, "
                               f"got a {type(figure).__name__}")
         metas = [str(getattr(t, "meta", "")) for t in data]
         if not any(m.startswith(("roof:", "mem:", "kernel:")) for m in metas):
             raise AnswerError("this figure has no roofline traces: build it with "
-                              "rooflinelib.plotting.roofline_figure")
+                              "rooflinelib.views.plotting.roofline_figure")
         problems = []
         roofs = [t.y[0] for t, m in zip(data, metas) if m.startswith("roof:")]
         if not any(abs(r - PEAK_GFLOPS) <= 0.02 * PEAK_GFLOPS for r in roofs):

@@ -1,17 +1,17 @@
 """Exercise 3: the arithmetic intensity of attention, fused and unfused.
 
 One head, sequence length ``s``, head dimension ``d``, bf16.  The keys come from
-:func:`rooflinelib.operators.attention` and its helpers; the student's formulas are Python
+:func:`rooflinelib.core.operators.attention` and its helpers; the student's formulas are Python
 functions checked at several ``(s, d)`` points.
 """
 from __future__ import annotations
 
-from .. import operators as ops
-from ..grading import (AnswerError, Choices, NotAnsweredError, Table, YES_NO, check_choice,
-                       check_function, check_number, check_side, is_unanswered, read_number,
-                       report, run_student)
-from ..machines import H200, MI300X
-from ..measure.vocabulary import BF16_TENSOR
+from rooflinelib.core import operators as ops
+from rooflinelib.exercises.grading import (AnswerError, Choices, NotAnsweredError, Table, YES_NO,
+                                           check_choice, check_function, check_number, check_side,
+                                           is_unanswered, read_number, report, run_student)
+from rooflinelib.core.machines import H200, MI300X
+from rooflinelib.core.vocabulary import BF16_TENSOR
 
 DTYPE = "bf16"
 HEAD_DIM = 128

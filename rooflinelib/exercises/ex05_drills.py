@@ -5,10 +5,11 @@ only after the student has written an attempt of their own (:func:`model_answer`
 """
 from __future__ import annotations
 
-from .. import operators as ops
-from ..grading import (Choices, check_choice, check_number, check_side, report, reveal)
-from ..model import attainable_gflops, classify, ridge, time_bounds
-from .ex02_classify import FIRST_STEPS, LIMITERS
+from rooflinelib.core import operators as ops
+from rooflinelib.exercises.grading import (Choices, check_choice, check_number, check_side, report,
+                                           reveal)
+from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
+from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS
 
 # Given data of the drills (the problem statements' numbers).
 D2_PEAK_GFLOPS, D2_GBPS, D2_INTENSITY = 900_000.0, 3_000.0, 40.0
@@ -131,7 +132,7 @@ def check_drill6(direction, ridge_factor):
 
 
 def check_drill7(unfused_limit, fused_growth):
-    from .ex03_attention import GROWTH
+    from rooflinelib.exercises.ex03_attention import GROWTH
 
     return report(
         "Drill 7",

@@ -19,7 +19,8 @@ Light to import: numba and numpy load when an experiment runs.
 """
 from __future__ import annotations
 
-from .record import Experiment, Variant, load_experiments, recorded_experiments, save_experiments
+from rooflinelib.experiments.record import (Experiment, Variant, load_experiments,
+                                            recorded_experiments, save_experiments)
 
 #: Every experiment, with the notebook that shows it and what it shows.
 CATALOGUE = {
@@ -52,9 +53,9 @@ def run(name: str, backend: str = "cpu", progress=None, **options) -> Experiment
     if name not in CATALOGUE:
         raise ValueError(f"experiment: unknown {name!r}; known: {', '.join(CATALOGUE)}")
     if backend == "cpu":
-        from . import cpu as impl
+        from rooflinelib.experiments import cpu as impl
     elif backend == "numba":
-        from . import gpu as impl
+        from rooflinelib.experiments import gpu as impl
     else:
         raise ValueError(f"backend: must be 'cpu' or 'numba', got {backend!r}")
     function = getattr(impl, f"run_{name}", None)
@@ -94,7 +95,7 @@ GPU_ONLY = "this experiment needs a GPU"
 
 
 def _has_cpu_version(name: str) -> bool:
-    from . import cpu
+    from rooflinelib.experiments import cpu
     return hasattr(cpu, f"run_{name}")
 
 
@@ -108,7 +109,7 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
         raise ValueError(f"experiment: unknown {name!r}; known: {', '.join(CATALOGUE)}")
     reasons = []
     if mode.mode == "gpu" and mode.backend == "numba":
-        from . import gpu
+        from rooflinelib.experiments import gpu
         if hasattr(gpu, f"run_{name}"):
             experiment, reason = _live(name, "numba", progress, options.get("gpu", {}))
             if experiment is not None:

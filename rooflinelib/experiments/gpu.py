@@ -1,6 +1,6 @@
 """The experiments on a CUDA GPU, with Numba-CUDA.
 
-The plumbing is the measurement engine's (:class:`rooflinelib.measure.engine.NumbaGpu`):
+The plumbing is the measurement engine's (:class:`rooflinelib.measure.gpu_backends.NumbaGpu`):
 device arrays, first-call timing, device-event timing with a priming launch, verification
 before any rate.  The kernels here are the experiments' own; the engine's copy, FMA-peak,
 sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.  A DRAM roof an
@@ -10,7 +10,7 @@ notebook 06's GEMMs sit under the same DRAM roof as Lab 1's table and every othe
 
 Kernel rules (docs/h200-facts.md): float32 constants are typed, loops that must cost
 nothing are ``while`` loops on int32 counters, and FLOPs and bytes come from
-:mod:`rooflinelib.operators` or are stated next to the kernel.
+:mod:`rooflinelib.core.operators` or are stated next to the kernel.
 """
 from __future__ import annotations
 
@@ -18,19 +18,23 @@ from __future__ import annotations
 # At module level, as the simulator requires: it swaps the kernels' global ``cuda`` for its own.
 from numba import cuda
 
-from .. import modes, operators, results
-from ..measure import accounting as acc
-from ..measure.checks import fill_values, fma_peak_expected
-from ..measure.engine import BLOCK, FP32_CONFIGS, NumbaGpu
-from ..measure.errors import VerificationError
-from ..measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, TILE_ROWS, correlate_kernel,
-                                          empty_kernels, grid_stride_sweep, softmax_kernels, strided_sum_kernel,
-                                          transpose_kernels, vector_add_kernel)
-from ..measure.protocol import Run, measure_best, measure_run, measure_sustained
-from ..measure.provenance import ClockSampler
-from ..measure.timing import cupy_events, time_with_events
-from ..measure.vocabulary import BF16_TENSOR, FP32_MATRIX
-from .record import Experiment, Variant
+from rooflinelib import modes
+from rooflinelib.core import operators
+from rooflinelib.store import results
+from rooflinelib.measure import accounting as acc
+from rooflinelib.measure.expected import fill_values, fma_peak_expected
+from rooflinelib.measure.gpu_backends import BLOCK, FP32_CONFIGS, NumbaGpu
+from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.experiment_kernels import (SOFTMAX_COLS, SOFTMAX_THREADS, TILE, TILE_ROWS,
+                                                    correlate_kernel, empty_kernels,
+                                                    grid_stride_sweep, softmax_kernels,
+                                                    strided_sum_kernel, transpose_kernels,
+                                                    vector_add_kernel)
+from rooflinelib.measure.protocol import Run, measure_best, measure_run, measure_sustained
+from rooflinelib.measure.provenance import ClockSampler
+from rooflinelib.measure.timing import cupy_events, time_with_events
+from rooflinelib.core.vocabulary import BF16_TENSOR, FP32_MATRIX
+from rooflinelib.experiments.record import Experiment, Variant
 
 
 
@@ -96,7 +100,7 @@ class _Run:
 
     def ceiling(self, name: str, runs) -> "object":
         """A ceiling of the engine measured here, as Lab 1 measures it."""
-        from ..measure import registry
+        from rooflinelib.measure import registry
         return measure_best(self.gpu, name, registry.get(name).kind, runs, self.progress)
 
     def dram_roof(self, mix: str) -> dict:
@@ -127,7 +131,7 @@ def run_chains(progress=None, n_iter: int = 2048) -> Experiment:
     """
     import numpy as np
 
-    from ..measure.sass import kernel_histograms
+    from rooflinelib.measure.sass import kernel_histograms
     run = _Run(progress)
     g = run.gpu
     per_sm_low = 4 * 32  # one warp for each of the SM's four schedulers
@@ -454,8 +458,8 @@ def run_algorithm(progress=None, n: int = 2 ** 22, m: int = 2 ** 12) -> Experime
     against a float64 sum, and the fp32 ceiling measured in the same session."""
     import numpy as np
 
-    from .. import pitfalls
-    from ..measure.experiment_kernels import CORRELATE_OUTPUTS, CORRELATE_TAPS
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.measure.experiment_kernels import CORRELATE_OUTPUTS, CORRELATE_TAPS
     import cupy as cp
     run = _Run(progress)
     threads = 256
@@ -515,7 +519,7 @@ def run_traps(progress=None, trips: int = 256) -> Experiment:
     """The trap kernels of :mod:`.traps` on this GPU: verified, timed, and their SASS counted,
     over the whole kernel and in its hot loop (what every thread repeats)."""
     import numpy as np
-    from . import traps
+    from rooflinelib.experiments import traps
     run = _Run(progress)
     threads = run.gpu.threads_to_fill()
     out = run.gpu.empty(threads, "fp32")
@@ -625,7 +629,7 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
     TF32) and in bf16 on the tensor cores, each checked against a float64 product; and, in the
     same session, the compute ceilings either could be compared with: the fp32 FMA peak and the
     square bf16 tensor GEMM; the DRAM roofs of every access mix come from the chain."""
-    from ..measure.matrix import MatrixGemm, measure_matrix
+    from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     variants = []
     for name, label in ((FP32_MATRIX, "fp32 GEMM on the CUDA cores (cuBLAS SGEMM)"),
@@ -654,7 +658,7 @@ def run_sustained(progress=None, seconds: float = 120.0, n: int = 8192, window_r
     microbenchmark), then back to back for ``seconds`` in windows of ``window_repeats`` timed
     launches with the SM clock, the board power and NVML's clock-event reasons sampled in each,
     then the short microbenchmark again on the hot card."""
-    from ..measure.matrix import MatrixGemm, measure_matrix
+    from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     gemm = MatrixGemm(BF16_TENSOR, n)
 

@@ -13,7 +13,7 @@ File format (``rooflinelib-experiments``, version 1)::
         "n_flops": ..., "n_bytes": ..., "median_s": ..., "spread": ..., "repeats": 20,
         "verified": true, "extra": {}}, ...], "notes": [], "extra": {}}, ...]}
 
-The format is declared as a JSON Schema, ``rooflinelib/schemas/experiments.schema.json``.
+The format is declared as a JSON Schema, ``rooflinelib/store/schemas/experiments.schema.json``.
 Saving and loading check every field a reader uses and raise ``ValueError`` with a one-line
 message that names the file and the field; nothing half-loaded is returned.
 """
@@ -25,12 +25,13 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .. import sanity, validation
-from ..fileio import parse_json, read_text, write_atomic
+from rooflinelib.core import sanity
+from rooflinelib.store import validation
+from rooflinelib.store.fileio import parse_json, read_text, write_atomic
+from rooflinelib.store.recorded import DATA_DIR
 
 FORMAT = "rooflinelib-experiments"
 VERSION = 1
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def _checker():
 
 
 def validate(document, where: str = "experiments") -> dict:
-    """Check an experiments document against ``rooflinelib/schemas/experiments.schema.json``;
+    """Check an experiments document against ``rooflinelib/store/schemas/experiments.schema.json``;
     returns it unchanged or raises a one-line ``ValueError`` naming the field (an experiment's
     fields are named by the experiment: ``softmax.variants[0].median_s``)."""
     validation.check(document, _checker(), where, ValueError, named=("experiments",))

@@ -3,17 +3,17 @@
 The notebooks interpret these numbers in their own prose, written for the recorded H200 run;
 a live run prints its own numbers through the same functions, and the notebook says that its
 prose may not fit them.  Each ``*_rows`` function returns a list of dicts; each ``*_table``
-renders them with :func:`rooflinelib.tables.render`.  Nothing here assembles a sentence.
+renders them with :func:`rooflinelib.views.tables.render`.  Nothing here assembles a sentence.
 """
 from __future__ import annotations
 
 import math
 
-from .. import pitfalls
-from ..machines import A100, H100_SXM, H200, MI300X
-from ..measure.sweep import knee, nearest_k
-from ..tables import Column, number, render, sig
-from .traps import PAIRS, issue_bound
+from rooflinelib.lessons import pitfalls
+from rooflinelib.core.machines import A100, H100_SXM, H200, MI300X
+from rooflinelib.measure.sweep import knee, nearest_k
+from rooflinelib.views.tables import Column, number, render, sig
+from rooflinelib.experiments.traps import PAIRS, issue_bound
 
 
 #: What a live cell prints under its numbers: the prose around it quotes the recorded H200 run.

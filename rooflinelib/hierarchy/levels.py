@@ -8,7 +8,7 @@ measured numbers alone: how many levels, the bandwidth of each (its ceiling), an
 at which each cache stops holding the data (its capacity).  Nothing about the machine is typed
 in; the sizes a device reports only name the levels (:func:`name_levels`).
 
-Pure standard library.  :mod:`rooflinelib.hierarchy.placement` places kernels against these
+Pure standard library.  :mod:`rooflinelib.hierarchy.level_placement` places kernels against these
 levels.
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from ..model import Ceiling
-from .results import HierarchyError
+from rooflinelib.core.model import Ceiling
+from rooflinelib.hierarchy.workingset_files import HierarchyError
 
 #: A point belongs to a plateau while it lies within this fraction of the plateau's median
 #: bandwidth.  Runs on the H200 scatter by about 2%, and a cache level's own bandwidth drifts by

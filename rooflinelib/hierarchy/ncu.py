@@ -36,10 +36,11 @@ from pathlib import Path
 
 from typing import Optional
 
-from .. import sanity
-from ..fileio import read_json, read_text
-from ..model import Ceiling, Machine
-from .placement import HierarchicalKernel
+from rooflinelib.core import sanity
+from rooflinelib.store.fileio import read_json, read_text
+from rooflinelib.core.model import Ceiling, Machine
+from rooflinelib.hierarchy.level_placement import HierarchicalKernel
+from rooflinelib.store.recorded import DATA_DIR
 
 #: Bytes at each memory level, by level name (the names of :mod:`rooflinelib.hierarchy.levels`).
 LEVEL_METRICS = {
@@ -320,7 +321,7 @@ class NcuKernel:
         return self.n_flops / self.seconds / 1e9
 
     def hierarchical(self, name: Optional[str] = None, levels: Optional[dict] = None):
-        """This launch as a :class:`rooflinelib.hierarchy.placement.HierarchicalKernel`, timed.
+        """This launch as a :class:`rooflinelib.hierarchy.level_placement.HierarchicalKernel`, timed.
 
         ``levels`` renames levels for the machine it will be placed on, e.g.
         ``{"l2": "l2-fast"}`` to hold the L2 bytes against the L2's fast range (a working set of
@@ -746,7 +747,7 @@ def kernel_table(kernels) -> str:
 
 def recorded_csv(name: str = "h200_ncu_lab4.csv") -> Path:
     """Path of an ncu CSV recorded on the H200 and shipped in ``rooflinelib/data``."""
-    path = Path(__file__).resolve().parent.parent / "data" / name
+    path = DATA_DIR / name
     if not path.exists():
         raise NcuError(f"{name}: file: no such recorded ncu CSV in rooflinelib/data")
     return path

@@ -3,7 +3,7 @@
 - :func:`sweep_figure`: read bandwidth against working-set size, log-log, with the detected
   levels (dashed, over their plateaus), their capacities (dotted) and the cache sizes the
   device reports (dash-dot).
-- :func:`hierarchical_figure`: the roofline of :func:`rooflinelib.plotting.roofline_figure`
+- :func:`hierarchical_figure`: the roofline of :func:`rooflinelib.views.plotting.roofline_figure`
   with one memory roof per level, and each kernel drawn NERSC-style: one marker per level at
   the same GFLOP/s, joined by a line, the binding level's marker outlined, each level a size
   of its own (innermost largest) so that markers at the same intensity stay visible.
@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import math
 
-from .. import widgets as wd
-from ..plotting import (_COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace, legend_below, memory_id,
-                        roofline_figure)
-from .levels import format_bytes
-from .placement import (WorkingSetState, ends_in_memory, hierarchy_levels, hierarchy_series,
-                        reference_curve, series_levels, working_set_state)
-from .results import HierarchyError, reported_sizes, series_of
+from rooflinelib.views import widgets as wd
+from rooflinelib.views.plotting import (_COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace,
+                                        legend_below, memory_id, roofline_figure)
+from rooflinelib.hierarchy.levels import format_bytes
+from rooflinelib.hierarchy.level_placement import (WorkingSetState, ends_in_memory,
+                                                   hierarchy_levels, hierarchy_series,
+                                                   reference_curve, series_levels,
+                                                   working_set_state)
+from rooflinelib.hierarchy.workingset_files import HierarchyError, reported_sizes, series_of
 
 LEVEL_COLOURS = dict(_COLOURS, l1="#2ca02c", l3="#9467bd")
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
@@ -130,7 +132,7 @@ def _x_range(machine, placements, compute):
 def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None, title=None,
                         peaks=None, x_range=None, widget: bool = False):
     """The hierarchical roofline of ``machine`` with ``placements`` (from
-    :func:`rooflinelib.hierarchy.placement.place_levels`), one marker per level per kernel.
+    :func:`rooflinelib.hierarchy.level_placement.place_levels`), one marker per level per kernel.
 
     ``levels``: the memory ceilings to draw (default every level a placement uses, innermost
     first as in the machine).  ``peaks``: a second machine (e.g. ncu's theoretical peaks) whose

@@ -12,7 +12,7 @@ profiler.
 """
 from __future__ import annotations
 
-from ..model import Work  # the one FLOPs-and-bytes pair
+from rooflinelib.core.model import Work  # the one FLOPs-and-bytes pair
 
 FP32_BYTES = 4
 FP64_BYTES = 8

@@ -18,9 +18,9 @@ import os
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .. import sanity
-from .errors import BackendUnavailable
-from .registry import BACKENDS
+from rooflinelib.core import sanity
+from rooflinelib.measure.errors import BackendUnavailable
+from rooflinelib.measure.registry import BACKENDS
 
 BACKEND_CHOICES = ("auto",) + BACKENDS
 
@@ -165,7 +165,7 @@ def probe_cupy() -> Probe:
 
 def cpu_description() -> str:
     """The CPU in words: model name and logical core count."""
-    from .provenance import cpu_name
+    from rooflinelib.measure.provenance import cpu_name
     cores = os.cpu_count() or 1
     return f"{cpu_name()}, {cores} logical core{'s' if cores != 1 else ''}"
 
@@ -200,12 +200,12 @@ CPU_PROBES: tuple = (probe_cpu,)
 
 def _construct(name: str):
     if name == "numba":
-        from .engine import NumbaGpu
+        from rooflinelib.measure.gpu_backends import NumbaGpu
         return NumbaGpu()
     if name == "cupy":
-        from .engine import CupyGpu
+        from rooflinelib.measure.gpu_backends import CupyGpu
         return CupyGpu()
-    from .cpu import CpuBackend
+    from rooflinelib.measure.cpu import CpuBackend
     return CpuBackend()
 
 

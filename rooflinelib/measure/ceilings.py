@@ -9,14 +9,14 @@ others are kept in ``details``.
 """
 from __future__ import annotations
 
-from .. import results
-from . import registry
-from .errors import VerificationError
+from rooflinelib.store import results
+from rooflinelib.measure import registry
+from rooflinelib.measure.errors import VerificationError
 
 
 def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None,
                      matrix: bool = True, matrix_n: int = 8192, progress=None, links: bool = True) -> dict:
-    """Run Lab 1 and return a validated ``ceilings`` result (see :mod:`rooflinelib.results`).
+    """Run Lab 1 and return a validated ``ceilings`` result (see :mod:`rooflinelib.store.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each copy
     buffer (default: the backend's, large against its last-level cache).  ``matrix``: also
@@ -24,7 +24,7 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
     ceilings (``pcie-h2d``, ``pcie-d2h``), on a GPU (a CPU has none to measure).  A failed verification raises VerificationError and
     nothing is returned.
     """
-    from .backend import buffer_bytes, open_backend
+    from rooflinelib.measure.backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     if repeats:
         b.repeats = int(repeats)

@@ -20,14 +20,14 @@ import os
 import time
 from functools import lru_cache
 
-from .. import envvars
-from ..envvars import REPEATS_ENV, WINDOW_ENV
-from ..fileio import FileError, read_text
-from . import accounting as acc
-from .checks import fill_values, fma_peak_expected
-from .errors import VerificationError
-from .protocol import Run, SweepBuffers
-from .timing import Stopwatch, Timing
+from rooflinelib.core import envvars
+from rooflinelib.core.envvars import REPEATS_ENV, WINDOW_ENV
+from rooflinelib.store.fileio import FileError, read_text
+from rooflinelib.measure import accounting as acc
+from rooflinelib.measure.expected import fill_values, fma_peak_expected
+from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.protocol import Run, SweepBuffers
+from rooflinelib.measure.timing import Stopwatch, Timing
 
 LANES = 64  # values per task updated together without AVX-512: 8 AVX2 registers of float32
 BLOCK = 4096  # elements per parallel task in the copy and the sweep
@@ -56,7 +56,7 @@ CEILING_RULE = "best"
 WINDOW_PER_REPEAT_S = 0.2
 #: Timed trials per rate for Lab 1 and Lab 3 on the CPU, unless the caller names them.
 #: $ROOFLINE_CPU_WINDOW_S and $ROOFLINE_CPU_REPEATS (WINDOW_ENV, REPEATS_ENV) set the window
-#: and the trials instead; rooflinelib.envvars checks them, for course.py too.
+#: and the trials instead; rooflinelib.core.envvars checks them, for course.py too.
 DEFAULT_REPEATS = 10
 WINDOW_CAP = 5
 UNCONTENDED_TRIALS = 3
@@ -287,7 +287,7 @@ def _write():
 def write_offsets():
     """write_values(i) - write_values(0) for i < BLOCK: the table the CPU write kernel adds."""
     import numpy as np
-    from .checks import write_values
+    from rooflinelib.measure.expected import write_values
     return write_values(np.arange(BLOCK, dtype=np.int64)).astype(np.float32)
 
 
@@ -433,7 +433,7 @@ def _reduction():
 
 @lru_cache(maxsize=None)
 def workingset_read_kernel():
-    """The CPU working-set sweep's kernel (:mod:`rooflinelib.hierarchy.sweep`): every task
+    """The CPU working-set sweep's kernel (:mod:`rooflinelib.hierarchy.workingset`): every task
     sums the whole working set ``passes`` times.  ``reassoc`` lets LLVM keep several vector
     accumulators (the sum of small integers is exact in any order)."""
     from numba import njit, prange
@@ -488,9 +488,9 @@ class CpuBackend:
         try:
             import numba
         except Exception as exc:
-            from .errors import BackendUnavailable
+            from rooflinelib.measure.errors import BackendUnavailable
             raise BackendUnavailable(f"backend cpu: cannot import numba ({exc})") from None
-        from .provenance import cpu_name
+        from rooflinelib.measure.provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
         # a value the caller names wins over the variable; either variable, when it applies,
@@ -517,15 +517,15 @@ class CpuBackend:
     # -- the session ------------------------------------------------------------------------------
 
     def provenance(self) -> dict:
-        from .provenance import cpu_provenance
+        from rooflinelib.measure.provenance import cpu_provenance
         return cpu_provenance(self.threads)
 
     def start(self) -> dict:
-        from .provenance import now_iso
+        from rooflinelib.measure.provenance import now_iso
         return {"started": now_iso()}
 
     def finish(self, session: dict) -> dict:
-        from .provenance import library_versions, now_iso
+        from rooflinelib.measure.provenance import library_versions, now_iso
         return dict(self.provenance(), backend="cpu", started=session["started"], finished=now_iso(),
                     libraries=library_versions())
 
@@ -557,7 +557,7 @@ class CpuBackend:
         return timing
 
     def clock_sampler(self):
-        from .provenance import NoClock
+        from rooflinelib.measure.provenance import NoClock
         return NoClock()
 
     def theoretical(self, clock_mhz) -> dict:
@@ -602,9 +602,9 @@ class CpuBackend:
 
     def read_runs(self, size_bytes: int) -> list:
         """A read-only sum of one buffer of ``size_bytes``, checked against the exact
-        :func:`~rooflinelib.measure.checks.read_sum`."""
+        :func:`~rooflinelib.measure.expected.read_sum`."""
         import numpy as np
-        from .checks import read_sum, read_values
+        from rooflinelib.measure.expected import read_sum, read_values
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         x = np.empty(n, np.float32)
         _fill_read()(x)
@@ -628,7 +628,7 @@ class CpuBackend:
 
     def write_runs(self, size_bytes: int) -> list:
         """A write-only stream into one buffer of ``size_bytes``; every element checked against
-        :func:`~rooflinelib.measure.checks.write_values`."""
+        :func:`~rooflinelib.measure.expected.write_values`."""
         import numpy as np
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         x = np.empty(n, np.float32)
@@ -698,7 +698,7 @@ class CpuBackend:
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
         """Exercise 4's reduction: the float64 sum of Lab 3's input."""
-        from .checks import fill_sum
+        from rooflinelib.measure.expected import fill_sum
         x = buffers.x
         kernel = _reduction()
         want = fill_sum(x.shape[0])

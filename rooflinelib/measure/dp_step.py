@@ -5,14 +5,14 @@ Run inside :mod:`rooflinelib.measure.allreduce`'s torch workers (``--step``).  T
 ``LAYERS`` bias-free linear layers of ``D x D`` in bf16; every rank trains on the same seeded
 batch, so after the all-reduce each gradient must equal ``world`` times the rank's own, which
 is checked (exactly for two GPUs: doubling a bf16 number is exact).  FLOPs per step are
-6 x parameters x tokens (:func:`rooflinelib.interconnect.data_parallel_step`); the gradients
+6 x parameters x tokens (:func:`rooflinelib.core.interconnect.data_parallel_step`); the gradients
 are parameters x 2 bytes.
 """
 from __future__ import annotations
 
 import statistics
 
-from .timing import torch_events, time_queued
+from rooflinelib.measure.timing import torch_events, time_queued
 
 D = 8192
 LAYERS = 4

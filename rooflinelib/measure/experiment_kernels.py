@@ -2,7 +2,7 @@
 
 The experiments (:mod:`rooflinelib.experiments.gpu`) set them up, verify them and time them
 through the verified-run protocol; their FLOPs and bytes come from
-:mod:`rooflinelib.operators` or are stated where each experiment launches them.  Kernel rules
+:mod:`rooflinelib.core.operators` or are stated where each experiment launches them.  Kernel rules
 as in :mod:`.kernels_numba`: typed float32 constants, ``while`` loops on int32 counters where
 a loop must cost nothing.
 """

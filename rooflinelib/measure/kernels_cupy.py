@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .accounting import CHUNK_VECTORS, WS_BLOCK, WS_UNROLL
+from rooflinelib.measure.accounting import CHUNK_VECTORS, WS_BLOCK, WS_UNROLL
 
 SWEEP_UNROLL = 64  # as the Numba sweep: 64 steps of 4 chains per loop trip
 SHARED_FLOATS = 4096  # as the Numba shared-memory kernel: 16 KiB per block

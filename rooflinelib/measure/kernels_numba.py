@@ -26,8 +26,8 @@ from functools import lru_cache
 
 from numba import cuda, float32, float64, int32, void
 
-from .accounting import CHUNK_VECTORS, WS_BLOCK
-from .vector_access import load4, load4_cg, store4, simulator_enabled
+from rooflinelib.measure.accounting import CHUNK_VECTORS, WS_BLOCK
+from rooflinelib.measure.vector_access import load4, load4_cg, store4, simulator_enabled
 
 # NVVM fully unrolls a constant-trip ``range`` loop of up to a few hundred FMAs.  The sweep's
 # body holds SWEEP_UNROLL steps of its four chains: 256 FMAs per trip of the outer ``while``,
@@ -141,7 +141,7 @@ def dram_read_kernel(unroll: int = 4, block: int = 256):
     ``block``-thread blocks; any grid covers every vector once (the tail one load at a time).
 
     float32 sums are exact while each lane of a block adds fewer than 2^24 / 7 values of
-    :func:`~rooflinelib.measure.checks.read_values` (multiples of 1/4 up to 1.75): the
+    :func:`~rooflinelib.measure.expected.read_values` (multiples of 1/4 up to 1.75): the
     caller keeps len(x) / (4 * grid) below that."""
     n_unroll, width = int(unroll), int(block)
     if n_unroll not in (1, 2, 4, 8) or width not in (32, 64, 128, 256, 512, 1024):
@@ -196,7 +196,7 @@ def dram_read_kernel(unroll: int = 4, block: int = 256):
 @lru_cache(maxsize=None)
 def dram_write_kernel(vectors_per_thread: int = 1):
     """Vector j of x (elements 4j .. 4j+3) = b, b + 1/4, b + 1/2, b + 3/4 with b = j mod 65536
-    (:func:`~rooflinelib.measure.checks.write_values`): 16-byte stores and nothing read.  Each
+    (:func:`~rooflinelib.measure.expected.write_values`): 16-byte stores and nothing read.  Each
     thread stores ``vectors_per_thread`` vectors one block-width apart, as the copy does.
     Launch with exactly len(x) / (4 * block * vectors_per_thread) blocks."""
     per_thread = int(vectors_per_thread)

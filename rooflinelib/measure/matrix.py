@@ -23,10 +23,10 @@ products, and a NaN never passes.
 """
 from __future__ import annotations
 
-from . import accounting as acc
-from .errors import VerificationError
-from .protocol import Measurement, Run, best, measure_run
-from .vocabulary import COMPUTE_DTYPES
+from rooflinelib.measure import accounting as acc
+from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.protocol import Measurement, Run, best, measure_run
+from rooflinelib.core.vocabulary import COMPUTE_DTYPES
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h)
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14

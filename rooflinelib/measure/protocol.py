@@ -29,9 +29,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .accounting import Work
-from .errors import VerificationError
-from .timing import Timing
+from rooflinelib.measure.accounting import Work
+from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.timing import Timing
 
 
 #: The middle half of a measurement's trials spread over more than this share of their median

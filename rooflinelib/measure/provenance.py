@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 
-from ..fileio import FileError, read_text
+from rooflinelib.store.fileio import FileError, read_text
 
 #: A relative change of the SM clock between the start and the end of a run above which the
 #: run is flagged: 2% is about the spread of a good ceiling measurement.

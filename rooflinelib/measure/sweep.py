@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from .. import results
-from .accounting import sweep_intensity
+from rooflinelib.store import results
+from rooflinelib.measure.accounting import sweep_intensity
 
 #: Powers of two as in the seed, plus steps of 8 between 16 and 128 where the H100/H200-class
 #: knee lies (K ~ 60), so that "the knee within one K step of P/B" is a sharp test.
@@ -63,7 +63,7 @@ def summarize(rows: list) -> dict:
 def sweep_point(backend, k: int, buffers, all_ks=(), vectors_per_thread=None, progress=None):
     """One verified sweep point: every launch configuration the backend offers for ``k``,
     measured by the protocol, the fastest reported (its details keep every variant)."""
-    from .protocol import best, measure_run
+    from rooflinelib.measure.protocol import best, measure_run
     tried = [measure_run(backend, "sweep", "compute", run)
              for run in backend.sweep_runs(k, buffers, all_ks, vectors_per_thread)]
     return best(tried)
@@ -71,7 +71,7 @@ def sweep_point(backend, k: int, buffers, all_ks=(), vectors_per_thread=None, pr
 
 def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = None,
               progress=None, vectors_per_thread: int = None) -> dict:
-    """Run Lab 3 and return a validated ``sweep`` result (see :mod:`rooflinelib.results`).
+    """Run Lab 3 and return a validated ``sweep`` result (see :mod:`rooflinelib.store.results`).
 
     ``backend``: 'auto', 'numba', 'cupy', 'cpu' or a backend object.  ``size_mib``: each of
     the two buffers (default: the backend's).
@@ -82,7 +82,7 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     Every variant is verified bit for bit; a failed one raises VerificationError and nothing
     is returned.
     """
-    from .backend import buffer_bytes, open_backend
+    from rooflinelib.measure.backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     ks = tuple(int(k) for k in (ks if ks is not None else (b.sweep_ks or DEFAULT_KS)))
     if not ks or ks[0] != 0 or any(k1 <= k0 for k0, k1 in zip(ks, ks[1:])):

@@ -119,7 +119,7 @@ def torch_events() -> DeviceEvents:
                         lambda start, end: start.elapsed_time(end), torch.cuda.synchronize)
 
 
-#: The maker of each library's events, by the name :mod:`rooflinelib.profiling.timing` detects.
+#: The maker of each library's events, by the name :mod:`rooflinelib.profiling.function_timing` detects.
 EVENT_MAKERS = {"numba": numba_events, "cupy": cupy_events, "torch": torch_events}
 
 

@@ -25,29 +25,29 @@ WARM_MIB = 1
 
 
 def _backend():
-    from .cpu import CpuBackend
+    from rooflinelib.measure.cpu import CpuBackend
     return CpuBackend(repeats=1, warmup=0, window_s=0.0)
 
 
 def _lab1():
-    from .ceilings import measure_ceilings
+    from rooflinelib.measure.ceilings import measure_ceilings
     measure_ceilings(_backend(), size_mib=WARM_MIB)
 
 
 def _lab3():
-    from .sweep import run_sweep
+    from rooflinelib.measure.sweep import run_sweep
     run_sweep(_backend(), size_mib=WARM_MIB)
 
 
 def _reduction():
-    from .protocol import measure_run
+    from rooflinelib.measure.protocol import measure_run
     backend = _backend()
     buffers = backend.sweep_buffers(int(WARM_MIB * 2 ** 20))
     measure_run(backend, "reduction", "memory", backend.reduction_run(buffers))
 
 
 def _working_set():
-    from ..hierarchy.sweep import measure_cpu
+    from rooflinelib.hierarchy.workingset import measure_cpu
     measure_cpu(sizes=[4096, 8192], bytes_per_call=1 << 16, repeats=1)
 
 

@@ -33,9 +33,10 @@ from functools import lru_cache
 
 from numba import cuda, float32, int32, void
 
-from .accounting import CHUNK_BYTES, CHUNK_FLOATS, CHUNK_VECTORS, WS_BLOCK, WS_UNROLL  # noqa: F401
-from .kernels_numba import KernelSource
-from .vector_access import load4, load4_cg, store4  # noqa: F401  (the simulator test wraps them)
+from rooflinelib.measure.accounting import (CHUNK_BYTES, CHUNK_FLOATS, CHUNK_VECTORS, WS_BLOCK,
+                                            WS_UNROLL)  # noqa: F401
+from rooflinelib.measure.kernels_numba import KernelSource
+from rooflinelib.measure.vector_access import load4, load4_cg, store4  # noqa: F401  (the simulator test wraps them)
 
 # Threads per block and loads per thread are fixed at compile time, so that chunk offsets are
 # constants; the geometry is stated once, in accounting.

@@ -9,10 +9,10 @@
 
 Standard library only at import; numba, cupy and torch are imported when a call needs them.
 """
-from .core import profile, resolve_ceilings
-from .counting import CountError, count_accesses, count_bytes
-from .recorded import load_profiles, recorded_profiles, save_profiles
-from .result import ProfileError, ProfileResult, from_dict, load
+from rooflinelib.profiling.core import profile, resolve_ceilings
+from rooflinelib.profiling.counting import CountError, count_accesses, count_bytes
+from rooflinelib.profiling.recorded import load_profiles, recorded_profiles, save_profiles
+from rooflinelib.profiling.profile_result import ProfileError, ProfileResult, from_dict, load
 
 __all__ = ["profile", "count_bytes", "count_accesses", "load", "from_dict", "resolve_ceilings", "ProfileResult",
            "ProfileError", "CountError", "load_profiles", "recorded_profiles", "save_profiles"]

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..expr import ExpressionError, parse_non_negative, parse_positive
-from ..measure.vocabulary import COMPUTE_DTYPES
-from ..model import ABOVE_ROOF_FRACTION, Ceiling
-from ..sanity import BANDS, number
-from .result import ProfileError, ProfileResult
-from .timing import DEFAULT_TIMEOUT_S, TimingError, time_function
+from rooflinelib.core.expr import ExpressionError, parse_non_negative, parse_positive
+from rooflinelib.core.vocabulary import COMPUTE_DTYPES
+from rooflinelib.core.model import ABOVE_ROOF_FRACTION, Ceiling
+from rooflinelib.core.sanity import BANDS, number
+from rooflinelib.profiling.profile_result import ProfileError, ProfileResult
+from rooflinelib.profiling.function_timing import DEFAULT_TIMEOUT_S, TimingError, time_function
 
 #: Counted and analytic bytes further apart than this are reported.
 COUNT_TOLERANCE = 0.10
@@ -111,10 +111,10 @@ def _gpu_backend(library: str) -> str:
 def resolve_ceilings(ceilings, library: str, mixes: bool = False):
     """``(Machine, one-line source)`` for ``ceilings``: None (the stored Lab 1 result of the
     backend that matches ``library``, else a live Lab 1), a result file's path, a loaded result
-    dict, a :class:`~rooflinelib.model.Machine`, or a datasheet machine's name.  ``mixes``: a
+    dict, a :class:`~rooflinelib.core.model.Machine`, or a datasheet machine's name.  ``mixes``: a
     Lab 1 result's machine also holds DRAM's access mixes (``results.to_machine``)."""
-    from ..model import Machine
-    from ..results import ResultError, load, to_machine, validate
+    from rooflinelib.core.model import Machine
+    from rooflinelib.store.results import ResultError, load, to_machine, validate
     if isinstance(ceilings, Machine):
         return ceilings, f"{ceilings.name} (given)"
     if isinstance(ceilings, dict):
@@ -131,7 +131,7 @@ def resolve_ceilings(ceilings, library: str, mixes: bool = False):
             raise ProfileError(f"ceilings: {ceilings}: kind: is {result.get('kind')!r}, expected 'ceilings'")
         return to_machine(result, mixes=mixes), f"Lab 1 result {ceilings} ({result['device'].get('name', '?')}, {str(result.get('created', '?'))[:10]})"
     if isinstance(ceilings, str):
-        from ..machines import get_machine, machine_names
+        from rooflinelib.core.machines import get_machine, machine_names
         try:
             return get_machine(ceilings), f"the {ceilings} datasheet (vendor peaks, not measured)"
         except (KeyError, ValueError):
@@ -144,7 +144,8 @@ def resolve_ceilings(ceilings, library: str, mixes: bool = False):
     # The one chain (modes.student_ceilings): the stored Lab 1 result, else Lab 1 measured
     # once now and stored, so that every later call, notebook and exercise sees the same ridge.
     # Never a recorded GPU run in place of the student's own machine.
-    from ..modes import LAB1_CPU_SIZE_MIB, describe_result, noise_words, shown_path, student_ceilings
+    from rooflinelib.modes import (LAB1_CPU_SIZE_MIB, describe_result, noise_words, shown_path,
+                                   student_ceilings)
     backends = ("cpu",) if library == "cpu" else (_gpu_backend(library), "cupy" if library != "cupy" else "numba")
     options = {"size_mib": LAB1_CPU_SIZE_MIB} if library == "cpu" else {"links": False}
     loaded = student_ceilings(None, backend=backends, measure="if-missing", recorded=False, **options)
@@ -189,7 +190,7 @@ def ceilings_clock(machine, compute: str):
 
 def _counted(fn, args, n_bytes: float):
     """count_bytes of ``fn`` when it is one Numba kernel launch small enough to simulate."""
-    from .counting import MAX_THREADS, CountError, count_bytes
+    from rooflinelib.profiling.counting import MAX_THREADS, CountError, count_bytes
     dispatcher = getattr(fn, "dispatcher", None)
     griddim, blockdim = getattr(fn, "griddim", None), getattr(fn, "blockdim", None)
     if dispatcher is None or griddim is None:
@@ -215,7 +216,8 @@ def _counted(fn, args, n_bytes: float):
 def _placement(measured: dict, machine, compute: str):
     """The level-by-level placement from ncu's bytes, against the machine's L1/shared, L2 and
     DRAM ceilings (those it has)."""
-    from ..hierarchy.placement import HierarchicalKernel, HierarchyError, place_levels
+    from rooflinelib.hierarchy.level_placement import (HierarchicalKernel, HierarchyError,
+                                                       place_levels)
     if machine.has("shared") and not machine.has("l1"):
         # l1tex__t_bytes counts global and local traffic through the L1, not shared memory; the
         # L1 and shared memory are one SRAM per SM, so its roof is the shared-memory rate, but
@@ -273,7 +275,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
         raise ProfileError(f"counters: must be True or False, got {counters!r}")
     timeout = number(timeout, "timeout", error=ProfileError, positive=True, unit="s")
 
-    from ..measure import provenance
+    from rooflinelib.measure import provenance
     before = provenance.gpu_snapshot() if _maybe_gpu(fn, args, kwargs) else {}
     started = provenance.now_iso()
     try:
@@ -300,7 +302,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
         notes.append(note)
     measured = hierarchical = None
     if counters:
-        from .counters import collect
+        from rooflinelib.profiling.counters import collect
         measured = collect(fn, label)
         measured_dram = measured["dram_read_bytes"] + measured["dram_write_bytes"]
         ratio = measured_dram / n_bytes_
@@ -319,7 +321,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
 
 
 def _maybe_gpu(fn, args, kwargs) -> bool:
-    from .timing import detect_library
+    from rooflinelib.profiling.function_timing import detect_library
     return detect_library(fn, args, kwargs) != "cpu"
 
 
@@ -360,7 +362,7 @@ def _checked_fraction(fraction: float, best_fraction: float, memory: str, notes:
     """The share the triage reads.  Above-roof means a counting error only against ``dram``, the
     best mix, which no kernel exceeds: a kernel above its own mix's roof but within the best is
     at its roof, not told to recount."""
-    from .result import percent
+    from rooflinelib.profiling.profile_result import percent
     if best_fraction > ABOVE_ROOF_FRACTION:
         return best_fraction
     if fraction > ABOVE_ROOF_FRACTION:
@@ -373,8 +375,8 @@ def _checked_fraction(fraction: float, best_fraction: float, memory: str, notes:
 
 def _verdict(label, flops, n_bytes, timed, machine, source, compute, memory, peak, bandwidth, device,
              counted, measured, hierarchical, notes, best_gbps=None) -> ProfileResult:
-    from ..model import Roofline
-    from ..triage import KernelFacts, triage
+    from rooflinelib.core.model import Roofline
+    from rooflinelib.lessons.triage import KernelFacts, triage
     seconds = timed.median_s
     # The advice fits where the code ran (CPU code gets a CPU's levers, as roofline plot gives
     # a CPU result), whatever ceilings it is scored against; a mismatch is a warning.

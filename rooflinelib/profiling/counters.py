@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..fileio import MAX_BYTES
-from .result import ProfileError
+from rooflinelib.store.fileio import MAX_BYTES
+from rooflinelib.profiling.profile_result import ProfileError
 
 #: ncu itself, then one call of the function: the whole collection must stay under this.
 TIMEOUT_S = 120
@@ -34,7 +34,7 @@ ENV_NCU = "ROOFLINE_NCU"
 
 
 def ncu_path() -> str:
-    from ..hierarchy.ncu import NCU_DEFAULT
+    from rooflinelib.hierarchy.ncu import NCU_DEFAULT
     given = os.environ.get(ENV_NCU, "").strip()
     for candidate in (given, shutil.which("ncu") or "", NCU_DEFAULT):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
@@ -68,7 +68,7 @@ def _sum(kernels, metric: str) -> float:
 
 def summarize(kernels) -> dict:
     """The launches of one call, summed: bytes by level, instructions, time."""
-    from ..hierarchy import ncu
+    from rooflinelib.hierarchy import ncu
     if not kernels:
         raise ProfileError("counters: ncu profiled no kernel in the call (did the function launch GPU work?)")
     fp32 = sum(w * _sum(kernels, m) for m, w in ncu.FLOP_METRICS["fp32"].items())
@@ -91,7 +91,7 @@ def summarize(kernels) -> dict:
 
 def run_ncu(module_file: str, function: str, timeout_s: float = TIMEOUT_S, tensor: bool = True) -> tuple:
     """``(kernels, seconds ncu took, note)`` for one call of ``function`` of ``module_file``."""
-    from ..hierarchy import ncu
+    from rooflinelib.hierarchy import ncu
     program = [sys.executable, "-m", "rooflinelib.profiling.counters", module_file, function]
     cmd = ncu.command(program, peaks=False, ncu=ncu_path())
     cmd.insert(1, "--profile-from-start")
@@ -203,7 +203,7 @@ def _profiler(library: str):
 
 
 def _child(module_file: str, function: str) -> int:
-    from .timing import detect_library
+    from rooflinelib.profiling.function_timing import detect_library
     fn, module = load_function(module_file, function)
     args = setup_args(module, Path(module_file).name if not module_file.startswith("module:") else module_file)
     returned = None

@@ -39,8 +39,8 @@ import sys
 import threading
 from collections import defaultdict
 
-from . import simulator
-from .simulator import quick
+from rooflinelib.profiling import simulator
+from rooflinelib.profiling.simulator import quick
 
 #: Launches larger than this many threads are refused: they would take minutes to simulate.
 MAX_THREADS = 1 << 18

@@ -21,6 +21,7 @@ when a kernel is first needed.
 from __future__ import annotations
 
 import functools
+from rooflinelib.store.recorded import DATA_DIR
 
 N = 2048
 TILE = 16
@@ -48,7 +49,7 @@ def label(name: str) -> str:
 
 def kernels(tile: int = TILE) -> dict:
     """``{launcher name: kernel}`` for ``tile`` x ``tile`` blocks (compiled on first launch)."""
-    from .gemm_kernels import gemm_kernels
+    from rooflinelib.profiling.gemm_kernels import gemm_kernels
     return gemm_kernels(tile)
 
 
@@ -99,7 +100,7 @@ def access_counts(n: int = SIM_N) -> dict:
     """``{variant name: count_accesses(...)}`` for the four variants at size n, in the CUDA
     simulator (no GPU): the per-request sectors and shared-memory passes of each mapping."""
     import numpy as np
-    from .counting import count_accesses
+    from rooflinelib.profiling.counting import count_accesses
     a, b = inputs(n)
     griddim, blockdim = grid(n)
     found = {}
@@ -160,9 +161,9 @@ MIO_STALL = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.rat
 def recorded_counters() -> dict:
     """The recorded file: ``{"date", "variants": {name: {...}}, "ncu": {run: {kernel: {metric: value}}}, ...}``."""
     from pathlib import Path
-    from ..fileio import read_json
-    from .result import ProfileError
-    return read_json(Path(__file__).resolve().parents[1] / "data" / RECORDED_COUNTERS, ProfileError,
+    from rooflinelib.store.fileio import read_json
+    from rooflinelib.profiling.profile_result import ProfileError
+    return read_json(DATA_DIR / RECORDED_COUNTERS, ProfileError,
                      "the recorded GEMM counters")
 
 

@@ -1,6 +1,6 @@
 """Profiles recorded on a GPU and shipped with the course, for machines without one.
 
-A file holds several :class:`~rooflinelib.profiling.result.ProfileResult` records::
+A file holds several :class:`~rooflinelib.profiling.profile_result.ProfileResult` records::
 
     {"format": "rooflinelib-profiles", "version": 1, "created": "...", "note": "...",
      "profiles": [<ProfileResult.to_dict()>, ...]}
@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..fileio import read_json, write_atomic
-from .result import ProfileError, ProfileResult, from_dict
+from rooflinelib.store.fileio import read_json, write_atomic
+from rooflinelib.profiling.profile_result import ProfileError, ProfileResult, from_dict
+from rooflinelib.store.recorded import DATA_DIR
 
 FORMAT = "rooflinelib-profiles"
 VERSION = 1
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 def save_profiles(profiles, path, created: str, note: str = "") -> Path:

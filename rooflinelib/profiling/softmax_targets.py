@@ -4,7 +4,7 @@ one fused pass (the kernels of :func:`rooflinelib.measure.experiment_kernels.sof
 ``setup()`` makes the arguments both take, a ROWS x COLS float32 input and its buffers, on the
 GPU.  ``roofline profile rooflinelib/profiling/softmax_targets.py:fused --counters`` profiles
 one; the recorded H200 profiles shipped with the course were made this way.  The analytic
-counts are :func:`rooflinelib.operators.softmax`'s.
+counts are :func:`rooflinelib.core.operators.softmax`'s.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ THREADS = 256
 def setup():
     import numpy as np
     from numba import cuda
-    from ..measure.checks import fill_values
+    from rooflinelib.measure.expected import fill_values
     host = (fill_values(np.arange(ROWS * COLS)) / 1024).astype(np.float32).reshape(ROWS, COLS)
     x = cuda.to_device(host)
     scratch, y = cuda.device_array((ROWS, COLS), np.float32), cuda.device_array((ROWS, COLS), np.float32)
@@ -24,7 +24,7 @@ def setup():
 
 
 def _kernels(cols: int):
-    from ..measure.experiment_kernels import softmax_kernels
+    from rooflinelib.measure.experiment_kernels import softmax_kernels
     return softmax_kernels(cols, THREADS)
 
 

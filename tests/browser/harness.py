@@ -18,7 +18,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from rooflinelib import envvars
+from rooflinelib.core import envvars
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -26,7 +26,7 @@ CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/bin/chromium")
 REQUIRED = os.environ.get("ROOFLINE_REQUIRE_BROWSER", "") == "1"
 
 SERVER_START_S = 90
-# the one check of a number from the environment (rooflinelib.envvars): one line naming it
+# the one check of a number from the environment (rooflinelib.core.envvars): one line naming it
 RUN_ALL_S = envvars.number_from_env("ROOFLINE_BROWSER_RUN_ALL_S", "seconds", 1, 3600, whole=True) or 300
 STEP_S = 60
 

@@ -69,8 +69,8 @@ def url(tmp_path):
 
 def _expected_bars() -> list:
     """The bars' lengths as the kernel sets them, in the unit it picks (here ms)."""
-    from rooflinelib import widget_state as ws
-    from rooflinelib.widgets import _time_unit
+    from rooflinelib.views import widget_state as ws
+    from rooflinelib.views.widgets import _time_unit
     bars = ws.time_bounds_state(**BOUNDS).bars()
     _, scale = _time_unit(max(seconds for _, seconds in bars))
     return [seconds / scale for _, seconds in bars]

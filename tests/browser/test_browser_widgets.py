@@ -37,9 +37,9 @@ CELLS = {
     "triage": 'widgets.triage_tool(fraction_of_roof="12/60", side="ridge")',
     # The static charts whose legends were cut off, drawn as notebooks 02, 03 and 04 draw them.
     "charts": "from rooflinelib import operators, results\n"
-              "from rooflinelib.machines import MI300X\n"
-              "from rooflinelib.placement import KernelPoint\n"
-              "from rooflinelib.plotting import roofline_figure\n"
+              "from rooflinelib.core.machines import MI300X\n"
+              "from rooflinelib.core.placement import KernelPoint\n"
+              "from rooflinelib.views.plotting import roofline_figure\n"
               "from IPython.display import display\n"
               "import ipywidgets\n"
               "def boxed(figure, name):\n"

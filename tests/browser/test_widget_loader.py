@@ -62,7 +62,7 @@ async ([loader, bundle]) => {
 def test_the_bundle_is_imported_once_a_page_and_every_widget_is_drawn():
     harness.skip_or_fail_without_browser()
     pytest.importorskip("plotly")
-    from rooflinelib import plotting
+    from rooflinelib.views import plotting
     with harness.chromium_page(400, 300) as page:
         page.set_content("<html><body></body></html>")
         done = page.evaluate(RUN, [plotting._WIDGET_LOADER_ESM, STAND_IN])
@@ -146,7 +146,7 @@ def test_initialize_returns_at_once_and_early_edits_reach_plotly_once(import_ms)
     # was the one that imported plotly inside initialize, which then took over anywidget's 2 s
     harness.skip_or_fail_without_browser()
     pytest.importorskip("plotly")
-    from rooflinelib import plotting
+    from rooflinelib.views import plotting
     with harness.chromium_page(400, 300) as page:
         page.set_content("<html><body></body></html>")
         done = page.evaluate(ANYWIDGET_CONTRACT, [plotting._WIDGET_LOADER_ESM, APPLIES_EDITS, import_ms])
@@ -186,7 +186,7 @@ async ([loader, bundle]) => {
 def test_plotly_is_imported_once_no_figure_has_started_for_a_while():
     harness.skip_or_fail_without_browser()
     pytest.importorskip("plotly")
-    from rooflinelib import plotting
+    from rooflinelib.views import plotting
     quiet_ms = int(re.search(r"const QUIET_MS = (\d+);", plotting._WIDGET_LOADER_ESM).group(1))
     with harness.chromium_page(400, 300) as page:
         page.set_content("<html><body></body></html>")

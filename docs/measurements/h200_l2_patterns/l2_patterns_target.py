@@ -10,8 +10,8 @@ ncu (2026-11-30, output in ncu_l2_patterns.csv, read in docs/measurements/histor
 import math, os, sys
 sys.path.insert(0, os.getcwd())
 import numpy as np
-from rooflinelib.hierarchy import sweep as ws
-from rooflinelib.measure.checks import expected_gpu_sums, gpu_data
+from rooflinelib.hierarchy import workingset as ws
+from rooflinelib.measure.expected import expected_gpu_sums, gpu_data
 from rooflinelib.measure.workingset_kernels import read_kernel, BLOCK, CHUNK_BYTES
 gpu, _ = ws._gpu()
 MIB = 2 ** 20

@@ -12,9 +12,10 @@ sys.path.insert(0, os.getcwd())
 import numpy as np
 OUT = os.environ.get("OUT", ".")
 res = {}
-from rooflinelib.hierarchy import sweep as ws
-from rooflinelib.measure.checks import gpu_data
-from rooflinelib.measure.workingset_kernels import read_kernel, shared_read_kernel, BLOCK, CHUNK_BYTES, SHARED_TILE_CHUNKS
+from rooflinelib.hierarchy import workingset as ws
+from rooflinelib.measure.expected import gpu_data
+from rooflinelib.measure.workingset_kernels import (read_kernel, shared_read_kernel, BLOCK,
+                                                    CHUNK_BYTES, SHARED_TILE_CHUNKS)
 gpu, reported = ws._gpu()
 sm = gpu.sm_count
 occ = {}

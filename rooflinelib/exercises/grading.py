@@ -1,0 +1,916 @@
+"""Self-grading for the exercises: read an answer, compare it with a key, explain what is off.
+
+Every check returns a :class:`Check` with one of four statuses:
+
+- ``"pass"``: the answer matches the key (numbers within a stated tolerance, choices by meaning);
+- ``"fail"``: a readable answer that is wrong, with a hint that teaches without giving the key;
+- ``"unanswered"``: the answer is still :data:`NOT_ANSWERED` (the exercise stub) or ``...``;
+- ``"invalid"``: the input cannot be read (None, NaN, a list, an unknown word); the message says
+  what is wrong with the input.
+
+Checks never raise on a student's input and never print the expected value.  Answer keys are
+computed by the exercise modules (:mod:`rooflinelib.exercises`) from the rest of the library.
+
+Numeric answers may be numbers or short formulas (``"120/3"``, ``"4.0e11 / 2.0e10"``), read by
+:func:`rooflinelib.core.expr.evaluate` and never run as code, optionally followed by a unit
+(``"120 TFLOP/s"``, ``"49152 B"``, ``"13%"``) that is converted to the unit the question asks for.
+"""
+from __future__ import annotations
+
+import decimal
+import difflib
+import html
+import math
+import numbers
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Sequence
+
+from rooflinelib.core import sanity
+from rooflinelib.core.expr import ExpressionError, evaluate, incomplete_number
+
+#: Default relative tolerance for numeric answers: wide enough for rounding to three
+#: significant figures (0.0833 for 1/12), narrow enough to catch a wrong count.
+DEFAULT_RTOL = 0.02
+
+#: Fractions are usually given as whole percentages ("13%" for 0.133), so they also pass within
+#: half a percentage point.
+FRACTION_ATOL = 0.005
+
+#: Prose attempts shorter than this are not an attempt yet.
+MIN_ATTEMPT_WORDS = 8
+
+# --- the unanswered sentinel -----------------------------------------------------------------
+
+
+class NotAnsweredError(NotImplementedError):
+    """Raised when an unanswered stub is used in arithmetic, a comparison or a conversion."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message or "not answered yet: replace NOT_ANSWERED with your answer "
+                                    "before using it")
+
+
+class _NotAnswered:
+    """The value of every exercise stub.  Checks report it as "not answered yet".
+
+    Any other use (arithmetic, comparison, ``float()``, ``if``) raises :class:`NotAnsweredError`,
+    so a cell that builds on an unanswered value stops at once with a clear message instead of
+    producing a confusing ``TypeError`` further down.
+    """
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "NOT_ANSWERED"
+
+    def __reduce__(self):
+        return "NOT_ANSWERED"
+
+    def __eq__(self, other):
+        return other is self
+
+    def __ne__(self, other):
+        return other is not self
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if spec:
+            raise NotAnsweredError()
+        return repr(self)
+
+    def _refuse(self, *args, **kwargs):
+        raise NotAnsweredError()
+
+    __bool__ = __float__ = __int__ = __index__ = __complex__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _refuse
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = __round__ = _refuse
+    __len__ = __iter__ = __getitem__ = __contains__ = __call__ = _refuse
+
+
+NOT_ANSWERED = _NotAnswered()
+
+
+def is_unanswered(value) -> bool:
+    """True for the exercise stub's value (and for ``...``, which some students type)."""
+    return value is NOT_ANSWERED or value is Ellipsis
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be read.  The message is one line and says what is wrong."""
+
+
+# --- running the student's code --------------------------------------------------------------
+
+#: Seconds that reading one answer may take: a student object's ``__float__``, ``__repr__`` or
+#: ``__getattr__``, or one call of a student's function.  Far above any honest answer's
+#: microseconds; a slow or endless one is reported instead of waited for.
+STUDENT_TIME_LIMIT_S = 2.0
+
+
+class _TimeUp(BaseException):
+    """Raised into student code that runs past the limit.  A BaseException, so that the
+    student's own ``except Exception`` does not swallow it."""
+
+
+_guard = threading.local()
+
+
+def _raise_in(thread: threading.Thread, exc_type: type) -> None:
+    """Ask ``thread`` to raise ``exc_type`` at its next bytecode (CPython only)."""
+    try:
+        import ctypes
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type))
+    except (AttributeError, ImportError, OSError):  # not CPython: the thread is left to end itself
+        pass
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        detail = " ".join(str(exc).split())
+    except BaseException:  # the student's exception class may be as broken as the rest
+        detail = ""
+    name = type(exc).__name__
+    return f"{name}: {detail[:80]}" if detail else name
+
+
+#: What each thread running student code is doing now (thread id -> the innermost ``what``),
+#: so that a time-out names the call that was running, not only the check around it.
+_RUNNING = {}
+
+
+def _caught(call: Callable, what: str):
+    ident = threading.get_ident()
+    outer = _RUNNING.get(ident)
+    _RUNNING[ident] = what
+    try:
+        return call()
+    except (NotAnsweredError, AnswerError):
+        raise
+    except _TimeUp:
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s; is there an "
+                          "endless loop in it?") from None
+    except RecursionError:
+        raise AnswerError(f"{what} recursed without end") from None
+    except BaseException as exc:  # the student's code: report it, never crash the check
+        raise AnswerError(f"{what} raised {_exception_text(exc)}") from None
+    finally:
+        if outer is None:
+            _RUNNING.pop(ident, None)
+        else:
+            _RUNNING[ident] = outer
+
+
+def run_student(call: Callable, what: str = "reading your answer"):
+    """``call()``, which runs student code: its value, or :class:`AnswerError` (one line)
+    for anything that code raises, SystemExit and KeyboardInterrupt included, and for a run
+    over :data:`STUDENT_TIME_LIMIT_S`.  :class:`NotAnsweredError` passes through.
+
+    The call runs in a thread of its own, so that the checker returns when the time is up
+    whatever the student's code does: it is first asked to stop (an exception raised into it),
+    and code that catches even that is left running in the background and reported so.
+    Nested calls run in the caller's thread and word their own errors."""
+    if getattr(_guard, "active", False):
+        return _caught(call, what)
+    box = {}
+
+    def target():
+        _guard.active = True
+        try:
+            box["value"] = _caught(call, what)
+        except BaseException as exc:  # AnswerError, NotAnsweredError or a late _TimeUp
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="rooflinelib: a student's answer", daemon=True)
+    worker.start()
+    try:
+        worker.join(STUDENT_TIME_LIMIT_S)
+    except KeyboardInterrupt:  # the student interrupted the check cell
+        _raise_in(worker, _TimeUp)
+        raise AnswerError(f"{what} was interrupted") from None
+    if worker.is_alive():
+        what = _RUNNING.get(worker.ident, what)
+        deadline = time.monotonic() + 0.5
+        while worker.is_alive() and time.monotonic() < deadline:
+            _raise_in(worker, _TimeUp)
+            worker.join(0.02)
+        still = " and is still running in the background (restart the kernel to stop it)" \
+            if worker.is_alive() else "; is there an endless loop in it?"
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s{still}")
+    error = box.get("error")
+    if isinstance(error, (AnswerError, NotAnsweredError)):
+        raise error
+    if error is not None:  # a stop request that arrived as the call ended
+        raise AnswerError(f"{what} took longer than {STUDENT_TIME_LIMIT_S:g} s")
+    return box["value"]
+
+
+# --- results ---------------------------------------------------------------------------------
+
+STATUSES = ("pass", "fail", "unanswered", "invalid")
+_MARK = {"pass": "PASS", "fail": "TRY AGAIN", "unanswered": "NOT ANSWERED YET",
+         "invalid": "CHECK YOUR INPUT"}
+_COLOUR = {"pass": "#15803d", "fail": "#b91c1c", "unanswered": "#6b7280", "invalid": "#b45309"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """The result of checking one answer.  It never holds the expected value."""
+
+    question: str
+    status: str
+    message: str
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status: must be one of {', '.join(STATUSES)}, got {self.status!r}")
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def answered(self) -> bool:
+        return self.status != "unanswered"
+
+    def __bool__(self) -> bool:  # so that ``assert check`` means "assert it passed"
+        return self.passed
+
+    def __str__(self) -> str:
+        return f"[{_MARK[self.status]}] {self.question}: {self.message}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return (f'<div style="font-family:monospace"><b style="color:{_COLOUR[self.status]}">'
+                f'{_MARK[self.status]}</b> {html.escape(self.question)}: '
+                f'{html.escape(self.message)}</div>')
+
+
+@dataclass(frozen=True)
+class Report:
+    """Several checks shown together, e.g. the five answers of one table row."""
+
+    title: str
+    checks: tuple = ()
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def status(self) -> str:
+        statuses = {c.status for c in self.checks}
+        if statuses == {"pass"}:
+            return "pass"
+        if statuses == {"unanswered"} or not statuses:
+            return "unanswered"
+        if "invalid" in statuses:
+            return "invalid"
+        if "fail" in statuses:
+            return "fail"
+        return "unanswered"  # some passed, the rest not answered yet
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def summary(self) -> str:
+        counts = [(s, sum(c.status == s for c in self.checks)) for s in STATUSES]
+        words = {"pass": "correct", "fail": "to try again", "unanswered": "not answered yet",
+                 "invalid": "unreadable"}
+        parts = [f"{n} {words[s]}" for s, n in counts if n]
+        return f"{self.title}: " + ", ".join(parts) if parts else f"{self.title}: nothing to check"
+
+    def __str__(self) -> str:
+        return "\n".join([self.summary()] + ["  " + str(c) for c in self.checks])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<li>{c._repr_html_()}</li>" for c in self.checks)
+        return (f'<div><b style="color:{_COLOUR[self.status]}">{html.escape(self.summary())}</b>'
+                f'<ul style="margin:0">{rows}</ul></div>')
+
+
+def report(title: str, *checks) -> Report:
+    """Bundle checks (or other reports, flattened) under one title."""
+    flat = []
+    for c in checks:
+        flat.extend(c.checks if isinstance(c, Report) else [c])
+    return Report(title, tuple(flat))
+
+
+UNANSWERED_MESSAGE = "replace NOT_ANSWERED with your answer, run that cell, then run this check again"
+
+
+def previous_cell_error() -> str:
+    """The error the notebook cell run just before this one stopped with, in one line, or ``""``
+    (it ran through, or this is not IPython).  An answer cell that stops at an error never runs
+    its later lines, so the answers they set still hold the stub: the check says what stopped
+    them instead of "not answered yet".  IPython is found through the running shell, never
+    imported."""
+    ipython = sys.modules.get("IPython")
+    try:
+        shell = ipython.get_ipython() if ipython is not None else None
+        result = getattr(shell, "last_execution_result", None)
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    except Exception:  # a shell without these attributes: nothing to say
+        return ""
+    if error is None:
+        return ""
+    return f"{type(error).__name__}: {' '.join(str(error).split())[:160]}"
+
+
+def unanswered_check(question: str) -> Check:
+    """NOT ANSWERED YET, or, when the cell run before the check stopped at an error, CHECK YOUR
+    INPUT naming that error (the answer was typed, but the line setting it never ran)."""
+    error = previous_cell_error()
+    if error:
+        return Check(question, "invalid", f"still NOT_ANSWERED because the cell run before this check stopped "
+                                          f"with {error}; the lines after the error never ran: fix that "
+                                          f"cell, run it, then this check again")
+    return Check(question, "unanswered", UNANSWERED_MESSAGE)
+
+
+def guarded(question: str, grade: Callable[[], Check]) -> Check:
+    """Run a grading function; turn unreadable input into "invalid", the stub into "unanswered".
+
+    ``grade`` runs inside :func:`run_student`, since it touches the student's objects: whatever
+    they raise (SystemExit included) or however long they take, the student sees CHECK YOUR
+    INPUT, never a traceback.  A fault in a key would show the same way; the hidden tests, in
+    which every solution must pass, are what catch those.
+    """
+    try:
+        return run_student(grade, "checking your answer")
+    except NotAnsweredError:
+        return unanswered_check(question)
+    except AnswerError as exc:
+        return Check(question, "invalid", str(exc))
+
+
+def unanswered(question: str) -> Check:
+    return unanswered_check(question)
+
+
+# --- reading numbers -------------------------------------------------------------------------
+
+# Unit families: each spelling maps to (family, factor to the family's base unit).
+_FAMILIES = {
+    "rate": ("FLOP/s", {"flop/s": 1, "flops": 1, "kflop/s": 1e3, "mflop/s": 1e6, "gflop/s": 1e9,
+                        "gflops": 1e9, "tflop/s": 1e12, "tflops": 1e12, "pflop/s": 1e15,
+                        "pflops": 1e15}),
+    "bandwidth": ("B/s", {"b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
+                          "kib/s": 2 ** 10, "mib/s": 2 ** 20, "gib/s": 2 ** 30, "tib/s": 2 ** 40}),
+    "bytes": ("B", {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+                    "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}),
+    "work": ("FLOP", {"flop": 1, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12,
+                      "pflop": 1e15}),
+    "time": ("s", {"s": 1, "sec": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}),
+    "intensity": ("FLOP/byte", {"flop/byte": 1, "flop/b": 1, "flops/byte": 1, "flop per byte": 1}),
+    "fraction": ("fraction", {"fraction": 1, "%": 0.01, "percent": 0.01}),
+    "ratio": ("x", {"x": 1, "×": 1, "times": 1}),
+}
+_UNIT_INDEX = {spelling: (family, factor)
+               for family, (_, spellings) in _FAMILIES.items()
+               for spelling, factor in spellings.items()}
+_FAMILY_WORDS = {"rate": "a compute rate", "bandwidth": "a bandwidth", "bytes": "a byte count",
+                 "work": "a FLOP count", "time": "a time", "intensity": "an intensity",
+                 "fraction": "a fraction", "ratio": "a ratio"}
+_TRAILING_UNIT = re.compile(r"^(?P<number>.*?[0-9.)])\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ ]*)$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def _unit_of(unit: str):
+    """(family, factor to base) for a unit spelling such as ``"TFLOP/s"``; None if unknown."""
+    key = " ".join(unit.lower().split())
+    if key in _UNIT_INDEX:
+        return _UNIT_INDEX[key]
+    return None
+
+
+def _describe(value) -> str:
+    return sanity.show(value)
+
+
+def read_number(answer, question: str = "answer", unit: str = "") -> float:
+    """The answer as a float in ``unit``, or :class:`AnswerError` / :class:`NotAnsweredError`.
+
+    Accepts ints, floats, numpy scalars, fractions and decimals, and strings holding a number or
+    a formula with an optional unit.  ``unit`` names the unit the question asks for (``"TFLOP/s"``,
+    ``"fraction"``, ``""`` for a plain number); a string answer written in another unit of the
+    same family is converted, one of another family is refused.  The answer is read inside
+    :func:`run_student`: whatever its methods raise, and however long they take, the result is
+    an AnswerError.
+    """
+    return run_student(lambda: _read_number(answer, question, unit))
+
+
+def _read_number(answer, question: str, unit: str) -> float:
+    if is_unanswered(answer):
+        raise NotAnsweredError()
+    if answer is None:
+        raise AnswerError("the answer is None: did you forget to assign it, or does a function "
+                          "you called have no return?")
+    if isinstance(answer, bool):
+        raise AnswerError(f"expected a number, got {answer} (a yes/no value)")
+    if isinstance(answer, str):
+        return _read_text(answer, unit)
+    if isinstance(answer, (numbers.Real, decimal.Decimal)):
+        if isinstance(answer, numbers.Integral):  # before float(): 10**5000 has no float
+            sanity.number(answer, "the answer", error=AnswerError)
+        try:
+            value = float(answer)
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            raise AnswerError(f"could not read {_describe(answer)} as a number") from None
+        return _finite(value)
+    if isinstance(answer, numbers.Complex):
+        raise AnswerError(f"expected a real number, got the complex number {_describe(answer)}")
+    if hasattr(answer, "shape") and getattr(answer, "shape", None) == ():
+        try:  # a 0-d numpy array holds one number
+            return read_number(answer.item(), question, unit)
+        except AttributeError:
+            pass
+    kind = type(answer).__name__
+    if isinstance(answer, (list, tuple, set, dict)) or hasattr(answer, "__len__"):
+        raise AnswerError(f"expected one number, got a collection (type {kind})")
+    raise AnswerError(f"expected a number, got {_describe(answer)} (type {kind})")
+
+
+def _finite(value: float) -> float:
+    if math.isnan(value):
+        raise AnswerError("the answer is NaN (not a number): a 0/0 or a failed conversion "
+                          "somewhere upstream")
+    if math.isinf(value):
+        raise AnswerError("the answer is infinite: a division by zero somewhere upstream?")
+    return value
+
+
+def _read_text(text: str, unit: str) -> float:
+    stripped = text.strip()
+    if not stripped:
+        raise AnswerError("the answer is an empty string")
+    if stripped.lower() in ("todo", "tbd", "?", "...", "not answered", "not_answered"):
+        raise NotAnsweredError()
+    if incomplete_number(stripped):  # "1e": a number cut short, not the unit "e"
+        raise AnswerError(f"{incomplete_number(stripped)!r} is an incomplete number: write the exponent's "
+                          "digits after the e, as in 1e9 or 2.5e-3")
+    number_part, unit_part = stripped, ""
+    match = _TRAILING_UNIT.match(stripped)
+    if match:
+        number_part, unit_part = match.group("number"), match.group("unit").strip()
+    if _THOUSANDS.match(number_part.strip()):
+        number_part = number_part.replace(",", "")
+    elif "," in number_part:
+        raise AnswerError(f"{stripped[:40]!r} has a comma: write one number (for thousands use "
+                          "120000 or 120_000)")
+    try:
+        value = evaluate(number_part, "answer")
+    except ExpressionError as exc:
+        raise AnswerError(f"could not read {stripped[:40]!r} as a number or formula "
+                          f"({str(exc).split(': ', 1)[-1]})") from None
+    value = _finite(value)
+    if unit_part:
+        value = _convert(value, unit_part, unit)
+    return value
+
+
+def _convert(value: float, written: str, wanted: str) -> float:
+    found = _unit_of(written)
+    if found is None:
+        raise AnswerError(f"unknown unit {written!r}; write the number alone, or use units like "
+                          "TFLOP/s, GB/s, FLOP/byte, B, ms, %")
+    family, factor = found
+    if not wanted:
+        if family in ("fraction",):
+            return value * factor
+        raise AnswerError(f"this answer is a plain number; drop the unit {written!r}")
+    target = _unit_of(wanted)
+    if target is None:  # the question's own unit is free text: accept the number as written
+        return value
+    wanted_family, wanted_factor = target
+    if family != wanted_family:
+        raise AnswerError(f"{written!r} is {_FAMILY_WORDS[family]}, but this asks for "
+                          f"{_FAMILY_WORDS[wanted_family]} in {wanted}")
+    return value * factor / wanted_factor
+
+
+# --- numeric checks --------------------------------------------------------------------------
+
+def _close(value: float, target: float, rtol: float, atol: float) -> bool:
+    return abs(value - target) <= max(atol, rtol * abs(target))
+
+
+def _tolerance_text(rtol: float, atol: float, unit: str) -> str:
+    if unit == "fraction" and atol:
+        absolute = f"±{atol * 100:g} percentage points"
+    else:
+        absolute = f"±{atol:g}{' ' + unit if unit else ''}"
+    if atol and not rtol:
+        return f"within {absolute}"
+    if atol:
+        return f"within ±{rtol * 100:g}% or {absolute}"
+    return f"within ±{rtol * 100:g}%"
+
+
+# Factors a wrong answer is often off by, and what each usually means.
+_BYTE_FAMILIES = ("bytes", "bandwidth", "")  # "": a plain number, often a byte count
+
+# Each entry: (factor, unit families it applies to (None: any), hint).
+_FACTOR_HINTS = (
+    (1e3, None, "off by a factor of 1,000: check the unit prefixes (G vs T, ms vs µs, KB vs MB)"),
+    (1e6, None, "off by a factor of a million: check the unit prefixes (G vs P, s vs µs)"),
+    (1e9, None, "off by a factor of 10^9: did you mix GFLOP/s with FLOP/s, or GB with bytes?"),
+    (1e12, None, "off by a factor of 10^12: did you mix TFLOP/s with FLOP/s?"),
+    (8.0, None, "off by a factor of 8: bits and bytes mixed up? (one byte is 8 bits)"),
+    (2 ** 30 / 1e9, _BYTE_FAMILIES, "off by about 7%: binary (GiB) and decimal (GB) prefixes mixed up? This "
+                    "course uses decimal GB and TB"),
+    (2 ** 20 / 1e6, _BYTE_FAMILIES, "off by about 5%: binary (MiB, 2^20 bytes) and decimal (MB, 10^6 bytes) "
+                    "prefixes mixed up?"),
+    (1.024, _BYTE_FAMILIES, "off by 2.4%: binary (KiB, 1024 bytes) and decimal (KB, 1000 bytes) prefixes "
+            "mixed up?"),
+    (2.0, None, "off by a factor of 2: recount; one fused multiply-add is 2 FLOPs, and a copy both "
+          "reads and writes"),
+)
+
+
+def check_number(answer, expected: float, question: str, *, unit: str = "",
+                 rtol: float = DEFAULT_RTOL, atol: float = 0.0,
+                 mistakes: Iterable = (), percent_ok: bool = True) -> Check:
+    """Pass when ``answer`` is within ``rtol`` (relative) or ``atol`` (absolute) of ``expected``.
+
+    ``mistakes`` lists ``(wrong_value, hint)`` pairs for the usual slips, computed the same way
+    as the key but with the slip in it; an answer close to one gets that hint.  Otherwise a
+    generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction.
+    For ``unit="fraction"`` a bare number 100 times the key is read as a percentage.
+    """
+    expected = float(expected)
+    mistakes = list(mistakes)
+    if unit == "fraction" and not atol:
+        atol = FRACTION_ATOL
+
+    def grade() -> Check:
+        value = read_number(answer, question, unit)
+        tolerance = _tolerance_text(rtol, atol, unit)
+        if _close(value, expected, rtol, atol):
+            return Check(question, "pass", f"correct ({tolerance})")
+        if unit == "fraction" and percent_ok and _close(value, 100 * expected, rtol, 100 * atol):
+            return Check(question, "pass", f"correct, read as a percentage ({tolerance})")
+        hints = []
+        for wrong, hint in mistakes:
+            if _close(value, float(wrong), rtol, atol) and hint not in hints:
+                hints.append(hint)
+        if hints:
+            return Check(question, "fail", " ".join(hints))
+        if value <= 0 < expected:
+            return Check(question, "fail", "must be positive: rates, bytes, intensities and "
+                                           "times are never zero or negative here")
+        if expected != 0 and value != 0:
+            ratio = value / expected
+            family = (_unit_of(unit) or ("",))[0] if unit else ""
+            for factor, families, hint in _FACTOR_HINTS:
+                if families is not None and family not in families:
+                    continue
+                # Prefix slips (1.024, 1.074) sit close to 1: match them tightly, or every
+                # answer a few percent off would be blamed on KiB.
+                tight = min(rtol, 0.003) if factor < 1.1 else rtol
+                for candidate in (factor, 1 / factor):
+                    if _close(ratio, candidate, tight, 0.0):
+                        return Check(question, "fail", hint)
+        direction = "too high" if value > expected else "too low"
+        return Check(question, "fail", f"not {tolerance} of the key: your value is {direction}")
+
+    return guarded(question, grade)
+
+
+# --- choices ---------------------------------------------------------------------------------
+
+_FILLER_WORDS = {"the", "a", "an", "it", "is", "its", "kernel", "bound", "limited", "roof",
+                 "side", "by"}
+
+
+def _normalize(text: str) -> str:
+    text = text.lower().replace("_", " ").replace("-", " ")
+    text = re.sub(r"[.!;:,'\"()]", " ", text)
+    words = [w for w in text.split() if w not in _FILLER_WORDS]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """A closed set of answers, each with its accepted spellings.
+
+    ``options`` maps a canonical name to ``(description, synonyms)``.  Spellings are compared
+    after lower-casing, turning ``-``/``_`` into spaces and dropping filler words such as
+    "bound", "limited" and "the", so ``"Memory-bound"``, ``"memory"`` and ``"bandwidth-limited"``
+    can all name one option.
+    """
+
+    options: dict
+
+    def __post_init__(self):
+        index = {}
+        for name, (_, synonyms) in self.options.items():
+            for spelling in (name, *synonyms):
+                key = _normalize(spelling)
+                if index.get(key, name) != name:
+                    raise ValueError(f"choices: {spelling!r} names both {index[key]!r} and {name!r}")
+                index[key] = name
+        object.__setattr__(self, "_index", index)
+
+    def names(self) -> list:
+        return list(self.options)
+
+    def menu(self) -> str:
+        return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self.options.items())
+
+    def read(self, answer) -> str:
+        """The canonical option an answer names, or :class:`AnswerError` saying why not
+        (read inside :func:`run_student`, as numbers are)."""
+        return run_student(lambda: self._read(answer))
+
+    def _read(self, answer) -> str:
+        if is_unanswered(answer):
+            raise NotAnsweredError()
+        if answer is None:
+            raise AnswerError("the answer is None: did you forget to assign it?")
+        side = getattr(answer, "side", None)  # a rooflinelib Verdict names its side
+        if isinstance(side, str):
+            answer = side
+        if not isinstance(answer, str):
+            raise AnswerError(f"expected one of {self._listing()} as text, got "
+                              f"{_describe(answer)} (type {type(answer).__name__})")
+        key = _normalize(answer)
+        if not key:
+            raise AnswerError(f"the answer is empty; expected one of {self._listing()}")
+        if key in self._index:
+            return self._index[key]
+        close = difflib.get_close_matches(key, list(self._index), n=1, cutoff=0.75)
+        suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
+        raise AnswerError(f"{answer.strip()[:40]!r} is not one of {self._listing()}{suggestion}")
+
+    def table(self, title: str = "") -> "Table":
+        """The menu as a table of answers and what each means, for a notebook to show."""
+        return Table(("answer", "meaning"), tuple((n, d) for n, (d, _) in self.options.items()),
+                     title=title)
+
+    def _listing(self) -> str:
+        names = [repr(n) for n in self.options]
+        return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+
+
+#: Which side of the ridge a kernel is on (the vocabulary of :class:`rooflinelib.core.model.Verdict`).
+SIDES = Choices({
+    "memory": ("memory-bound, left of the ridge",
+               ("memory bound", "bandwidth", "bandwidth bound", "memory limited", "hbm",
+                "hbm bandwidth", "bw", "left", "left of ridge", "slope", "sloped")),
+    "compute": ("compute-bound, right of the ridge",
+                ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
+                 "alu", "right", "right of ridge", "flat")),
+    "ridge": ("at the ridge, both roofs bind",
+              ("at ridge", "on ridge", "ridge point", "both", "balanced")),
+})
+
+YES_NO = Choices({
+    "yes": ("yes", ("y", "true", "correct", "right")),
+    "no": ("no", ("n", "false", "wrong", "incorrect")),
+})
+
+
+def check_choice(answer, accepted, question: str, choices: Choices, *,
+                 hints: Optional[dict] = None) -> Check:
+    """Pass when ``answer`` names an option in ``accepted`` (one name or a set of names).
+
+    ``hints`` maps a wrong option to what to reconsider; a wrong option without a hint gets a
+    generic nudge.  Neither says which option is right.
+    """
+    accepted = {accepted} if isinstance(accepted, str) else set(accepted)
+    unknown = accepted - set(choices.options)
+    if unknown:
+        raise ValueError(f"accepted: {sorted(unknown)} are not options")
+    hints = hints or {}
+
+    def grade() -> Check:
+        chosen = choices.read(answer)
+        if chosen in accepted:
+            return Check(question, "pass", "correct")
+        return Check(question, "fail", hints.get(chosen, f"{chosen!r} is not it: reread the "
+                                                         "question and try another option"))
+
+    return guarded(question, grade)
+
+
+def check_side(answer, intensity: float, ridge: float, question: str, *,
+               hints: Optional[dict] = None, spread: float = 0.0) -> Check:
+    """Check a memory/compute/ridge verdict against the side of ``ridge`` ``intensity`` is on.
+
+    ``spread``: the ridge's relative uncertainty (the measured ceilings' spreads).  Every side
+    the intensity takes for a ridge within it is accepted, and a pass says so: near the edge of
+    the "at the ridge" band, a ridge measured again can move the verdict across it.
+    """
+    from rooflinelib.core.model import RIDGE_TOLERANCE, side_of_ridge
+
+    if not 0 <= spread < 1:
+        raise ValueError(f"spread: must lie in [0, 1), got {spread!r}")
+    low, high = ridge / (1 + spread), ridge * (1 + spread)
+    accepted = {side_of_ridge(intensity, r) for r in (low, ridge, high)}
+    if accepted >= {"memory", "compute"}:
+        accepted.add("ridge")
+    default = {
+        "memory": "compare the intensity with the ridge again: the memory side is where "
+                  "I x B is below the compute roof",
+        "compute": "compare the intensity with the ridge again: the compute side is where "
+                   "I x B exceeds the compute roof",
+        "ridge": f"'at the ridge' is for intensities within about {RIDGE_TOLERANCE:.0%} of the ridge",
+    }
+    merged = {**default, **(hints or {})}
+    check = check_choice(answer, accepted, question, SIDES, hints=merged)
+    if check.status == "pass" and len(accepted) > 1:
+        names = " and ".join(repr(a) for a in sorted(accepted))
+        return Check(question, "pass", f"correct: I = {intensity:.3g} sits at the edge of the "
+                                       f"{RIDGE_TOLERANCE:.0%} band around the ridge, and the ridge is "
+                                       f"only known to {spread:.1%} (its ceilings' measured spread: "
+                                       f"{low:.3g} to {high:.3g}), so {names} are {'both' if len(accepted) == 2 else 'all'} accepted")
+    return check
+
+
+# --- functions of parameters -----------------------------------------------------------------
+
+def check_function(function, reference: Callable, samples: Sequence[dict], question: str, *,
+                   rtol: float = DEFAULT_RTOL, mistakes: Iterable = ()) -> Check:
+    """Check a student's formula, written as a Python function, at several parameter points.
+
+    ``reference(**point)`` gives the key at each point; ``mistakes`` lists ``(wrong_function,
+    hint)`` pairs: an answer that agrees with a wrong function everywhere gets its hint.
+    """
+    mistakes = list(mistakes)
+
+    def grade() -> Check:
+        if is_unanswered(function):
+            raise NotAnsweredError()
+        if function is None:
+            raise AnswerError("the answer is None: define a function with def")
+        if not callable(function):
+            raise AnswerError(f"expected a function of {', '.join(samples[0])}, got a "
+                              f"{type(function).__name__}")
+        values = []
+        for point in samples:
+            where = ", ".join(f"{k}={v}" for k, v in point.items())
+
+            def call():
+                try:
+                    result = function(**point)
+                except TypeError as exc:
+                    raise AnswerError(f"calling it with {where} failed: {_exception_text(exc)}") from None
+                if is_unanswered(result):
+                    raise NotAnsweredError()
+                try:
+                    return _read_number(result, question, "")
+                except AnswerError as exc:
+                    raise AnswerError(f"at {where} it returned something unusable: {exc}") from None
+
+            values.append(run_student(call, f"your function at {where}"))
+        wrong = [(point, value) for point, value in zip(samples, values)
+                 if not _close(value, float(reference(**point)), rtol, 0.0)]
+        if not wrong:
+            return Check(question, "pass", f"correct at all {len(samples)} test points "
+                                           f"(within ±{rtol * 100:g}%)")
+        for mistaken, hint in mistakes:
+            if all(_close(v, float(mistaken(**p)), rtol, 0.0) for p, v in zip(samples, values)):
+                return Check(question, "fail", hint)
+        point, value = wrong[0]
+        where = ", ".join(f"{k}={v}" for k, v in point.items())
+        direction = "too high" if value > reference(**point) else "too low"
+        return Check(question, "fail", f"wrong at {len(wrong)} of {len(samples)} test points; "
+                                       f"at {where} it is {direction}")
+
+    return guarded(question, grade)
+
+
+# --- prose: the model answer, after an attempt -----------------------------------------------
+
+@dataclass(frozen=True)
+class Reveal:
+    """A model answer, shown only once the student has written an attempt of their own."""
+
+    question: str
+    status: str  # "revealed", "unanswered" or "invalid"
+    message: str
+    model_answer: str = ""
+    key_points: tuple = ()
+
+    @property
+    def revealed(self) -> bool:
+        return self.status == "revealed"
+
+    def __bool__(self) -> bool:
+        return self.revealed
+
+    def __str__(self) -> str:
+        if not self.revealed:
+            mark = "NOT ANSWERED YET" if self.status == "unanswered" else "CHECK YOUR INPUT"
+            return f"[{mark}] {self.question}: {self.message}"
+        lines = [f"[MODEL ANSWER] {self.question}", self.model_answer]
+        if self.key_points:
+            lines.append("Does your attempt make these points?")
+            lines += [f"  - {point}" for point in self.key_points]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        if not self.revealed:
+            colour = _COLOUR["unanswered" if self.status == "unanswered" else "invalid"]
+            return f'<div style="color:{colour}">{html.escape(str(self))}</div>'
+        points = "".join(f"<li>{html.escape(p)}</li>" for p in self.key_points)
+        extra = f"<p>Does your attempt make these points?</p><ul>{points}</ul>" if points else ""
+        return (f"<div><b>Model answer: {html.escape(self.question)}</b>"
+                f"<p>{html.escape(self.model_answer)}</p>{extra}</div>")
+
+
+def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[str] = (),
+           min_words: int = MIN_ATTEMPT_WORDS) -> Reveal:
+    """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words)."""
+    try:
+        return run_student(lambda: _reveal(attempt, model_answer, question, key_points, min_words),
+                           "reading your attempt")
+    except AnswerError as exc:
+        return Reveal(question, "invalid", str(exc))
+
+
+def _reveal(attempt, model_answer, question, key_points, min_words) -> Reveal:
+    if is_unanswered(attempt):
+        error = previous_cell_error()
+        if error:
+            return Reveal(question, "invalid", f"still NOT_ANSWERED because the cell run before this one "
+                                               f"stopped with {error}: fix that cell, run it, then this one again")
+        return Reveal(question, "unanswered", "write your own answer first, then run this cell "
+                                              "to compare it with the model answer")
+    if attempt is None:
+        return Reveal(question, "invalid", "the attempt is None: assign your answer as a string")
+    if not isinstance(attempt, str):
+        return Reveal(question, "invalid", f"write your attempt as text (a string in quotes), "
+                                           f"not a {type(attempt).__name__}")
+    n_words = len(re.findall(r"\w+", attempt))
+    if n_words < min_words:
+        return Reveal(question, "invalid", f"write at least {min_words} words of your own before "
+                                           f"the model answer is shown (you wrote {n_words})")
+    return Reveal(question, "revealed", "", model_answer, tuple(key_points))
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+def _cell_text(value) -> str:
+    if is_unanswered(value):
+        return "—"
+    try:  # a student's value: its __str__ may raise or never return
+        return run_student(lambda: f"{value:.4g}" if isinstance(value, float) else str(value)[:200],
+                           "showing a value")
+    except AnswerError:
+        return "?"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table that prints as aligned text and renders as HTML in a notebook.
+
+    Unanswered values print as a dash, so a table of a student's answers never raises.
+    """
+
+    headers: tuple
+    rows: tuple
+    title: str = ""
+
+    def _text_rows(self) -> list:
+        return [[str(h) for h in self.headers]] + [[_cell_text(v) for v in row] for row in self.rows]
+
+    def __str__(self) -> str:
+        rows = self._text_rows()
+        widths = [max(len(r[i]) for r in rows) for i in range(len(self.headers))]
+        lines = [self.title] if self.title else []
+        for index, row in enumerate(rows):
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+            if index == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = self._text_rows()
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                       for row in rows[1:])
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -1,0 +1,365 @@
+"""The model's side of the nine pitfalls: what each one predicts, before anything is measured.
+
+Notebook 06 sets each prediction here against a measurement from :mod:`rooflinelib.experiments`
+and hands the facts to :mod:`rooflinelib.lessons.triage`.  Every function is arithmetic on the
+catalogue (:mod:`rooflinelib.core.operators`) and the machine table, or reads the recorded H200 run
+(:func:`recorded_launch_costs`); nothing here measures.
+"""
+from __future__ import annotations
+
+import math
+
+from rooflinelib.core import operators
+from rooflinelib.core.vocabulary import compute_ceiling
+
+#: A GPU's L1 and L2 move global memory in 32-byte sectors (Nsight Compute's Kernel Profiling
+#: Guide); a CPU moves 64-byte cache lines.
+GPU_SECTOR_BYTES = 32
+CPU_LINE_BYTES = 64
+#: The unit the H200's DRAM traffic behaves as if it moved: pairs of 32-byte sectors.  This is
+#: what the recorded strided reads fit (useful bandwidth keeps halving up to stride 16, twice
+#: stride 8, from which each float read has a 32-byte sector of its own), not a datasheet
+#: figure; docs/h200-facts.md has the data.
+GPU_DRAM_ACCESS_BYTES = 64
+
+
+def recorded_launch_costs() -> dict:
+    """What one launch cost on the recorded H200 run (the ``launch`` experiment of
+    ``rooflinelib/data/h200_experiments_numba.json``), taken apart.
+
+    Returns ``{"device_s": the device's own cost per kernel inside a CUDA graph, or None,
+    "host_dispatch_s": {library: the host's wall-clock dispatch of one empty kernel},
+    "source": one line naming the run, "when": its date and time}``.  Raises ``ValueError`` when no such run is shipped.
+    """
+    from rooflinelib.experiments.record import recorded_experiments
+    try:
+        run = recorded_experiments()["launch"]
+    except KeyError:
+        raise ValueError("launch: the recorded runs have no 'launch' experiment") from None
+    device = next((v.median_s for v in run.variants if v.extra.get("part") == "device"), None)
+    dispatch = {v.extra.get("library", v.name): v.median_s for v in run.variants
+                if v.extra.get("part") == "host dispatch"}
+    if device is None and not dispatch:
+        raise ValueError("launch: the recorded run does not take the launch apart (no device or "
+                         "host-dispatch rows)")
+    return {"device_s": device, "host_dispatch_s": dispatch,
+            "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}",
+            "when": f"{run.created[:10]} {run.created[11:16]} UTC"}
+
+
+def launch_bound(n: int, machine, launch_s: float, dtype: str = "fp32") -> dict:
+    """A vector add of ``n`` elements on ``machine``: its traffic time against a launch that
+    costs ``launch_s`` (the device's own cost, or a host's dispatch: see
+    :func:`recorded_launch_costs`).
+
+    Returns the bytes, the traffic time at the DRAM roof, the launch time, their ratio, and
+    the fraction of the roof the kernel can reach when every launch is paid.
+    """
+    return launch_bound_at(n, machine.ceiling("dram").value, launch_s, dtype)
+
+
+def launch_bound_at(n: int, peak_gbps: float, launch_s: float, dtype: str = "fp32") -> dict:
+    """:func:`launch_bound` against a bare DRAM rate in GB/s rather than a machine."""
+    if not launch_s > 0:
+        raise ValueError(f"launch_s: must be a positive number of seconds, got {launch_s!r}")
+    if not peak_gbps > 0:
+        raise ValueError(f"peak_gbps: must be a positive rate in GB/s, got {peak_gbps!r}")
+    op = operators.vector_add(n, dtype)
+    traffic_s = op.n_bytes / (peak_gbps * 1e9)
+    return {"n": n, "n_bytes": op.n_bytes, "traffic_s": traffic_s, "launch_s": launch_s,
+            "launch_over_traffic": launch_s / traffic_s,
+            "fraction_of_roof": traffic_s / (traffic_s + launch_s)}
+
+
+#: The round figures pitfall 1 is usually stated with: a launch of about 4 us against about
+#: 4 TB/s of HBM.  They are an assumption to reason with, set beside the recorded H200 below.
+TEXTBOOK_LAUNCH_S = 4e-6
+TEXTBOOK_DRAM_GBPS = 4000.0
+
+
+def launch_dominance_elements(peak_gbps: float, launch_s: float, dtype: str = "fp32") -> int:
+    """The smallest vector-add length whose traffic at ``peak_gbps`` takes at least as long as a
+    launch of ``launch_s``: below it, the launch costs more than the bytes, and the kernel
+    cannot reach half of its roof."""
+    if not launch_s > 0 or not peak_gbps > 0:
+        raise ValueError(f"peak_gbps, launch_s: must be positive, got {peak_gbps!r}, {launch_s!r}")
+    per_element = operators.vector_add(1, dtype).n_bytes
+    return math.ceil(launch_s * peak_gbps * 1e9 / per_element * (1 - 1e-12))
+
+
+def recorded_empty_launch() -> dict:
+    """The empty-kernel launch of the recorded pitfalls run (the ``launch_empty`` experiment):
+
+    ``{"events_s", "round_trip_s", "dispatch_s": {arguments: seconds} for "one float" and
+    "three arrays", "device_s": the device's cost in a CUDA graph or None, "tiny_add_s",
+    "tiny_add_spread", "elements", "source"}``.  Raises ``ValueError`` saying it is not
+    recorded yet when the run is not shipped."""
+    from rooflinelib.experiments.record import recorded_experiments
+    try:
+        run = recorded_experiments()["launch_empty"]
+    except (KeyError, ValueError):
+        raise ValueError("launch_empty: not recorded yet (benchmarks/record_pitfalls.sh records it)") from None
+    by_part = {}
+    for v in run.variants:
+        by_part.setdefault(v.extra.get("part"), {})[v.extra.get("arguments")] = v
+    add = next(iter(by_part.get("kernel", {}).values()), None)
+    device = next(iter(by_part.get("device", {}).values()), None)
+    if add is None or "device events" not in by_part:
+        raise ValueError("launch_empty: the recorded run lacks the tiny add or the device-event rows")
+    return {part: {args: v.median_s for args, v in by_part.get(name, {}).items()}
+            for part, name in (("events_s", "device events"), ("round_trip_s", "round trip"),
+                               ("dispatch_s", "host dispatch"))} | {
+        "device_s": device.median_s if device else None, "tiny_add_s": add.median_s,
+        "tiny_add_spread": add.spread, "elements": int(add.extra.get("elements", 0)),
+        "source": f"recorded on {run.device.get('name', 'the GPU')} on {run.created[:10]}"}
+
+
+#: The compute roofs pitfall 4 spans: vector (plain and packed), then matrix units at falling
+#: precision (bf16 before fp16: where the two are equal the span names bf16).
+SPAN_CEILINGS = (compute_ceiling("fp32"), "fp32-packed") + tuple(
+    compute_ceiling(d, "matrix") for d in ("fp32", "tf32", "bf16", "fp16", "fp8"))
+
+
+def compute_roof_span(machine, names=SPAN_CEILINGS) -> dict:
+    """The lowest and highest of ``machine``'s compute roofs among ``names`` and their ratio:
+    how wrong a verdict can be that picks the wrong one."""
+    found = [machine.ceiling(n) for n in names if machine.has(n)]
+    if len(found) < 2:
+        raise ValueError(f"names: {machine.name} has fewer than two of {', '.join(names)}")
+    low, high = min(found, key=lambda c: c.value), max(found, key=lambda c: c.value)
+    return {"low": low, "high": high, "ratio": high.value / low.value, "ceilings": found}
+
+
+def roof_ratio(machine, fast: str = compute_ceiling("bf16", "matrix"), slow: str = compute_ceiling("fp32")) -> float:
+    """How many times one compute roof of ``machine`` exceeds another (bf16 tensor over fp32
+    vector by default): the factor a wrong-ceiling verdict is off by."""
+    return machine.ceiling(fast).value / machine.ceiling(slow).value
+
+
+def recorded_launch_runs() -> list:
+    """Every recorded H200 run that took a launch apart, oldest first: the ``launch`` experiment
+    (notebook 06 quotes it) and the ``launch_empty`` one (notebook 00 quotes it), each
+    ``{"experiment", "when": "YYYY-MM-DD HH:MM UTC", "device_s", "numba_dispatch_s"}``.  The two
+    runs disagree by a few per cent on the device's cost and by more on Numba's dispatch, a
+    host-side cost that moves with the host; a figure quoted from one names it."""
+    from rooflinelib.experiments.record import recorded_experiments
+    runs = recorded_experiments()
+    picks = {"launch": lambda v: v.extra.get("library") == "Numba-CUDA",
+             "launch_empty": lambda v: v.extra.get("arguments") == "one float"}
+    found = []
+    for name, is_numba in picks.items():
+        run = runs.get(name)
+        if run is None:
+            continue
+        device = next((v.median_s for v in run.variants if v.extra.get("part") == "device"), None)
+        numba = next((v.median_s for v in run.variants
+                      if v.extra.get("part") == "host dispatch" and is_numba(v)), None)
+        found.append({"experiment": name, "when": f"{run.created[:10]} {run.created[11:16]} UTC",
+                      "device_s": device, "numba_dispatch_s": numba})
+    if not found:
+        raise ValueError("launch: the recorded runs take no launch apart")
+    return sorted(found, key=lambda r: r["when"])
+
+
+def roof_shares(points, machine, compute: str = "fp32", memory: str = "dram") -> list:
+    """Each :class:`rooflinelib.core.placement.KernelPoint` against ``machine``'s ``compute`` and
+    ``memory`` roofs: its intensity, the roof at that intensity, the fraction of it reached and
+    how many decades (powers of ten) under it the point sits (negative: above it)."""
+    peak, bandwidth = machine.ceiling(compute).value, machine.ceiling(memory).value
+    rows = []
+    for p in points:
+        intensity = p.n_flops / p.n_bytes
+        roof = min(peak, intensity * bandwidth)
+        rows.append({"name": p.name, "intensity": intensity, "gflops": p.achieved_gflops,
+                     "roof_gflops": roof, "fraction": p.achieved_gflops / roof,
+                     "decades_under": math.log10(roof / p.achieved_gflops)})
+    return rows
+
+
+def recorded_cache_facts() -> dict:
+    """Pitfall 3's kernel as measured on the H200: the L2 kernel of the recorded ``cache`` run
+    (a 25.2 MB set re-read) against Lab 1's recorded DRAM roof and the run's own copy, and, from
+    the Nsight Compute run of the same kernel at the same footprint, the share of its requested
+    bytes that did not come from DRAM (its L2 hit rate, as the DRAM counter bounds it).
+
+    ``{"ws_bytes", "reported_l2_bytes", "l2_gbps", "dram_gbps", "copy_gbps",
+    "fraction_of_dram", "over_copy", "hit_rate", "hit_rate_when"}``.  Raises ``ValueError``
+    when a piece is not shipped."""
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.hierarchy.level_readings import l2_footprint_rows, recorded_l2_by_footprint
+    from rooflinelib.store.results import recorded_h200
+    run = recorded_experiments().get("cache")
+    if run is None:
+        raise ValueError("cache: the recorded runs have no 'cache' experiment")
+    l2 = next((v for v in run.variants if v.extra.get("working_set_bytes")), None)
+    copy = next((v for v in run.variants if v.extra.get("buffer_bytes")), None)
+    if l2 is None or copy is None:
+        raise ValueError("cache: the recorded run lacks its L2 or its DRAM variant")
+    ws = l2.extra["working_set_bytes"]
+    record = recorded_l2_by_footprint()
+    ncu = next((r for r in l2_footprint_rows(record) if r["ws_bytes"] == ws), None)
+    if ncu is None:
+        raise ValueError(f"cache: no Nsight Compute reading of the L2 kernel at {ws} bytes")
+    dram = recorded_h200().ceiling("dram").value
+    return {"ws_bytes": ws, "reported_l2_bytes": l2.extra.get("reported_l2_bytes", record["reported_l2_bytes"]),
+            "l2_gbps": l2.gbps, "dram_gbps": dram, "copy_gbps": copy.gbps,
+            "fraction_of_dram": l2.gbps / dram, "over_copy": l2.gbps / copy.gbps,
+            "hit_rate": ncu["not_from_dram"],
+            "hit_rate_when": f"{record['created'][:10]} {record['created'][11:16]} UTC"}
+
+
+#: A kernel whose bytes go at least this much one way (all reads or all writes) is judged
+#: against that direction's DRAM roof; a mix of the two against the copy (notebook 03's rule:
+#: a kernel reaches only the roof of its own access mix).
+ONE_WAY_SHARE = 0.9
+
+
+def own_dram_mix(read_bytes: float, write_bytes: float) -> str:
+    """The Lab 1 DRAM mix ('read', 'write' or 'copy') a kernel moving these bytes is judged
+    against: the direction that carries at least :data:`ONE_WAY_SHARE` of them, else the copy."""
+    if not read_bytes >= 0 or not write_bytes >= 0 or not read_bytes + write_bytes > 0:
+        raise ValueError(f"read_bytes, write_bytes: must be non-negative and not both zero, got "
+                         f"{read_bytes!r}, {write_bytes!r}")
+    share = write_bytes / (read_bytes + write_bytes)
+    return "write" if share >= ONE_WAY_SHARE else "read" if share <= 1 - ONE_WAY_SHARE else "copy"
+
+
+def recorded_launch_bounds(n: int, machine) -> list:
+    """``(part, launch_s, launch_bound(...))`` for each launch cost of the recorded H200 run:
+    the device's own cost first, then each library's host dispatch."""
+    costs = recorded_launch_costs()
+    parts = ([("device's own cost (CUDA graph)", costs["device_s"])] if costs["device_s"] else [])
+    parts += [(f"host dispatch, {library}", s) for library, s in costs["host_dispatch_s"].items()]
+    return [(part, s, launch_bound(n, machine, s)) for part, s in parts]
+
+
+def strided_amplification(stride: int, element_bytes: int = 4,
+                          transaction_bytes: int = GPU_SECTOR_BYTES) -> float:
+    """Bytes the memory system moves per useful byte when every ``stride``-th element is read.
+
+    One element per transaction once the stride spans a whole transaction; before that, the
+    transaction is shared by ``transaction_bytes / (stride * element_bytes)`` useful elements.
+    """
+    if stride < 1 or element_bytes < 1 or transaction_bytes < element_bytes:
+        raise ValueError("stride, element_bytes, transaction_bytes: must be positive, "
+                         "with a transaction at least one element wide")
+    return min(stride * element_bytes, transaction_bytes) / element_bytes
+
+
+def fft_correlation_flops(length: int) -> float:
+    """FLOPs of correlating through the FFT at transform length L: three real transforms of
+    about 2.5 L log2 L each (half the classic 5 L log2 L of a complex one)."""
+    return 3 * 2.5 * length * math.log2(length)
+
+
+def fft_length(n: int, m: int) -> int:
+    """The power-of-two transform length that holds a correlation of n outputs and m taps."""
+    return 1 << (n + 2 * m).bit_length()
+
+
+def algorithm_race(n: int, m: int) -> dict:
+    """Direct correlation (2nm FLOPs) against the FFT route, in FLOPs."""
+    length = fft_length(n, m)
+    direct, fft = 2.0 * n * m, fft_correlation_flops(length)
+    return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
+
+
+#: The measured kernels notebook 06 opens with, one per pitfall that has a point on the chart:
+#: (experiment, index of its variant, label).
+RECORDED_POINTS = (
+    ("launch", 0, "1: vector add of 4096 elements"),
+    ("starved", 0, "1: sweep K=64 on 2 blocks"),
+    ("overlap", 2, "2: the same work, phases in turn"),
+    ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)"),
+    ("strided", 5, "6: stride-32 reads"),
+    ("algorithm", 0, "7: direct correlation"),
+)
+
+
+def recorded_points(experiments=None) -> list:
+    """The measured kernels of the recorded H200 pitfalls runs that a one-level fp32/HBM
+    roofline misreads, as :class:`rooflinelib.core.placement.KernelPoint` (FLOPs and bytes as
+    counted, the measured rate).  ``experiments``: a ``{name: Experiment}`` (default: the
+    recorded runs); a missing experiment is left out."""
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.core.placement import KernelPoint
+    runs = recorded_experiments() if experiments is None else experiments
+    points = []
+    for name, index, label in RECORDED_POINTS:
+        run = runs.get(name)
+        if run is None or index >= len(run.variants):
+            continue
+        v = run.variants[index]
+        points.append(KernelPoint(f"pitfall {label}", v.n_flops, v.n_bytes, v.gflops))
+    return points
+
+
+def race_rows(experiment) -> list:
+    """Each filter length of a direct-against-FFT run (the ``algorithm`` or ``algorithm_sizes``
+    experiment), as the roofline judges it: the direct kernel's measured time and share of its
+    fp32 roof, its time at 100% of that roof, and the FFT route's measured time.
+
+    ``fft_beats_roof`` is the verdict pitfall 7 is about: only where the FFT route beats the
+    direct kernel *at its roof* does no tuning of the direct kernel close the gap; where it only
+    beats the kernel as measured, a better direct kernel would win."""
+    peak = experiment.extra.get("fp32_peak_gflops")
+    pairs = {}
+    for v in experiment.variants:
+        m = v.extra.get("m", experiment.extra.get("m"))
+        pairs.setdefault(m, {})["fft" if "length" in v.extra or "FFT" in v.name else "direct"] = v
+    rows = []
+    for m, pair in sorted(pairs.items(), key=lambda kv: kv[0] or 0):
+        direct, fft = pair.get("direct"), pair.get("fft")
+        if direct is None or fft is None:
+            continue
+        at_roof = direct.extra.get("seconds_at_100_percent") or (
+            direct.n_flops / (peak * 1e9) if peak else None)
+        if not at_roof:
+            raise ValueError(f"experiment {experiment.title!r}: the direct kernel's time at its roof is "
+                             "not recorded and the run has no fp32 peak to compute it from")
+        rows.append({"m": m, "direct_s": direct.median_s, "direct_at_roof_s": at_roof,
+                     "fraction_of_roof": at_roof / direct.median_s, "fft_s": fft.median_s,
+                     "flop_ratio": direct.n_flops / fft.n_flops,
+                     "fft_beats_measured": fft.median_s < direct.median_s,
+                     "fft_beats_roof": fft.median_s < at_roof})
+    return rows
+
+
+def mhz_text(low: float, high: float) -> str:
+    """A clock read several times: "at 1,980 MHz" when every reading agrees (as printed),
+    "between 1,485 and 1,560 MHz" otherwise."""
+    a, b = f"{min(low, high):,.0f}", f"{max(low, high):,.0f}"
+    return f"at {a} MHz" if a == b else f"between {a} and {b} MHz"
+
+
+def clocks_seen(experiment) -> list:
+    """Every clock reading (MHz) of a ``clocks`` run: the SM clock on a GPU, the CPU's clock
+    before and after each measurement on a CPU."""
+    return [v.extra[key] for v in experiment.variants
+            for key in ("sm_clock_mhz", "cpu_mhz_before", "cpu_mhz_after") if v.extra.get(key)]
+
+
+def fp32_peak_at_clock(sm_count: int, compute_capability: tuple, clock_mhz: float) -> float:
+    """The theoretical fp32 FMA peak in GFLOP/s: SMs x lanes x 2 FLOP x clock."""
+    from rooflinelib.measure.gpu_backends import theoretical
+    peaks = theoretical(sm_count, tuple(compute_capability), clock_mhz)
+    if "fp32_gflops" not in peaks:
+        raise ValueError(f"compute_capability: no published lane count for {compute_capability}")
+    return peaks["fp32_gflops"]
+
+
+def serial_over_overlapped(n_flops: float, n_bytes: float, peak_gflops: float, peak_gbps: float) -> float:
+    """How much longer a kernel takes with no overlap than with perfect overlap (1 to 2)."""
+    from rooflinelib.core.model import time_bounds
+    t = time_bounds(n_flops, n_bytes, peak_gflops, peak_gbps)
+    return t.serial_s / t.overlapped_s
+
+
+def whole_program_speedup(share: float, kernel_speedup: float) -> float:
+    """The whole program's speed-up when a kernel taking ``share`` of its time gets
+    ``kernel_speedup`` times faster (Amdahl): why a roofline of a kernel that takes 2% of the
+    time is a distraction, however far below its roof the kernel sits."""
+    if not 0 <= share <= 1 or not kernel_speedup > 0:
+        raise ValueError(f"share, kernel_speedup: need 0 <= share <= 1 and a positive speed-up, got "
+                         f"{share!r}, {kernel_speedup!r}")
+    return 1.0 / ((1.0 - share) + share / kernel_speedup)

@@ -1,0 +1,2 @@
+"""What a student sees: the Plotly roofline, text plots and tables, progress bars, widgets.
+"""
