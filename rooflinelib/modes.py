@@ -22,6 +22,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from typing import Optional
+from rooflinelib.measure import backend as backends
+from rooflinelib.store import results
+from rooflinelib.store.lab_files import default_path
+from rooflinelib.core.machines import H200
+from rooflinelib import measure
+from rooflinelib.store.results import to_machine
 
 MODES = ("gpu", "cpu", "recorded")
 CHOICES = ("auto",) + MODES
@@ -112,7 +118,6 @@ def detect_mode(requested: Optional[str] = None, gpu_probes=None, cpu_probes=Non
     except ValueError as exc:
         fallbacks.append(f"{exc}; using auto")
         wanted = "auto"
-    from rooflinelib.measure import backend as backends
     gpu_probes = backends.GPU_PROBES if gpu_probes is None else gpu_probes
     cpu_probes = backends.CPU_PROBES if cpu_probes is None else cpu_probes
 
@@ -221,7 +226,7 @@ def describe_result(result: dict) -> str:
 def _load_file(path, kind: str):
     """(result, None) or (None, one-line reason)."""
     try:
-        from rooflinelib.store import results
+        pass
     except Exception as exc:  # the measurement package is missing or broken
         return None, f"results cannot be read here ({_first_line(exc)})"
     try:
@@ -235,7 +240,6 @@ def _load_file(path, kind: str):
 
 def _recorded(kind: str, backend: str):
     try:
-        from rooflinelib.store import results
         return results.recorded(kind, backend), None
     except Exception as exc:
         return None, " ".join(str(exc).split()) or type(exc).__name__
@@ -250,7 +254,6 @@ def _load_measured(kind: str, title: str, recorded_name: str, path, backend: str
     Returns ``(Loaded or None, because, recorded_reason)``; the last two word why neither was
     usable, for the caller's own fallback message.
     """
-    from rooflinelib.store.results import to_machine
     reason = None
     if path is None and os.environ.get(ENV_VAR, "").strip().lower() != "recorded":
         # What `roofline measure` / `roofline sweep` stored by default, unless the recorded
@@ -331,8 +334,6 @@ def keeps_clean(result: dict, path, notebook: bool = False) -> str:
 def _store(result: dict, backend: str):
     """``(path, None)`` once ``result`` is stored where the chain looks for it, else
     ``(path or None, why not)``.  A noisy result never replaces a clean stored one."""
-    from rooflinelib.store import results
-    from rooflinelib.store.lab_files import default_path
     try:
         path = default_path("ceilings", result.get("backend", backend))
     except Exception as exc:  # an unknown backend name: nothing to store under
@@ -351,7 +352,6 @@ def _store(result: dict, backend: str):
 def _live_ceilings(backend: str, device: str, progress, options: dict):
     """(result, None) from Lab 1 run now on ``backend``, or (None, reason)."""
     try:
-        from rooflinelib import measure
         result = measure.measure_ceilings(backend=backend, progress=progress, **options)
         if hasattr(progress, "done"):  # a notebook's progress bar: fill it
             progress.done()
@@ -418,14 +418,12 @@ def student_ceilings(mode=None, *, backend=None, path=None, measure: str = "if-m
     else:
         return Loaded("none", "No Lab 1 result could be used: " + "; ".join(reasons or ["none is stored"])
                       + ". Run `roofline measure` to measure this machine.")
-    from rooflinelib.core.machines import H200
     return _prefixed(Loaded("datasheet", "No measured ceilings could be loaded, so these are the "
                             "H200 datasheet peaks, not measurements.", H200, None), reasons)
 
 
 def _load_recorded_only(backend: str, now):
     """(Loaded of the recorded H200 run of ``backend``, '', '') or (None, '', why not)."""
-    from rooflinelib.store.results import to_machine
     result, reason = _recorded("ceilings", backend)
     if result is None:
         return None, "", reason
@@ -443,7 +441,6 @@ def _prefixed(loaded: Loaded, reasons: list) -> Loaded:
 
 def _from_live(result: dict, device: str, cpu: bool, first: bool) -> Loaded:
     """The Loaded of a live Lab 1 run, stored where the chain looks."""
-    from rooflinelib.store.results import to_machine
     scope = "a CPU roofline of this machine" if cpu else "this GPU"
     path, not_stored = _store(result, result.get("backend", "cpu" if cpu else "numba"))
     head = (f"No Lab 1 result was stored, so Lab 1 measured {device} just now" if first
@@ -477,7 +474,6 @@ def load_sweep(path=None, backend: str = "numba", now=None) -> Loaded:
 def _measured(kind: str, mode: RunMode, progress, options: dict):
     """(result, None) from a live run, or (None, reason) when it could not run or verify."""
     try:
-        from rooflinelib import measure
         run = measure.measure_ceilings if kind == "ceilings" else measure.run_sweep
         result = run(backend=mode.backend, progress=progress, **options)
         if hasattr(progress, "done"):  # a notebook's progress bar: fill it
@@ -492,7 +488,6 @@ def _live_or_loaded(kind: str, mode: RunMode, path, backend: str, progress, opti
     if mode.live:
         result, reason = _measured(kind, mode, progress, options)
         if result is not None:
-            from rooflinelib.store.results import to_machine
             scope = "a CPU roofline of this machine" if mode.mode == "cpu" else "this GPU"
             return Loaded("live", f"{kind.capitalize()} measured just now on {mode.device} "
                           f"({scope}, {result['backend']} backend, every rate verified).",

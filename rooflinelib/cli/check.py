@@ -12,6 +12,8 @@ import json
 
 from rooflinelib.cli.errors import EXIT_OK, UsageError, number_option
 from rooflinelib.cli.profile import add_target_options, read_target
+from rooflinelib.profiling import ProfileError
+from rooflinelib.testing import gate
 
 EXIT_BELOW = 1
 EXIT_AMBIGUOUS = 3
@@ -37,8 +39,6 @@ def _at_least(text: str) -> float:
 
 
 def run_check(args) -> int:
-    from rooflinelib.profiling import ProfileError
-    from rooflinelib.testing import gate
     at_least = _at_least(args.at_least)
     try:
         fn, call_args, n_flops, n_bytes, function, timeout_s = read_target(args)

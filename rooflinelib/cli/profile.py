@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import json
 
-from rooflinelib.profiling.function_timing import DEFAULT_TIMEOUT_S
+from rooflinelib.profiling.function_timing import DEFAULT_TIMEOUT_S, TimingError, run_bounded
 from rooflinelib.core.sanity import BANDS
 from rooflinelib.cli.errors import EXIT_OK, UsageError, number_option, option_error
+from rooflinelib.profiling import ProfileError
+from rooflinelib.profiling.counters import load_function, setup_args
+from rooflinelib.profiling.core import memory_roof
+from rooflinelib.store.fileio import check_target
 
 
 def add_profile_command(subparsers):
@@ -50,9 +54,6 @@ def read_target(args):
     """``(fn, call_args, n_flops, n_bytes, function, timeout_s)`` from the options of
     :func:`add_target_options`: FILE.py imported and its ``setup()`` called, each under the
     time bound, ``N_FLOPS`` and ``N_BYTES`` read unless the options give them."""
-    from rooflinelib.profiling import ProfileError
-    from rooflinelib.profiling.counters import load_function, setup_args
-    from rooflinelib.profiling.function_timing import TimingError, run_bounded
     memory_option(args)
     timeout_s = number_option(args.timeout, "--timeout", maximum=int(BANDS["s"][1])) or DEFAULT_TIMEOUT_S
     path, function = _split(args.target)
@@ -74,7 +75,6 @@ def read_target(args):
 
 def memory_option(args):
     """``--memory`` checked before anything is imported or timed: the ceiling it names."""
-    from rooflinelib.profiling.core import memory_roof
     from rooflinelib.profiling.profile_result import ProfileError
     try:
         return memory_roof(args.memory)
@@ -90,7 +90,6 @@ def _split(target: str) -> tuple:
 
 
 def run_profile(args) -> int:
-    from rooflinelib.store.fileio import check_target
     from rooflinelib.profiling import ProfileError, profile
     _split(args.target)
     if args.out:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rooflinelib.core.expr import parse_positive
-from rooflinelib.core.model import Roofline
+from rooflinelib.core.model import Roofline, ADVICE
 
 #: Longest kernel name accepted: long enough for "fused attention bf16 s=8192 causal GQA 8:1",
 #: short enough that a table row stays readable.
@@ -174,7 +174,6 @@ DECISION_TABLE = (
 
 def decision_rows() -> list:
     """:data:`DECISION_TABLE` as printable rows, each with its advice from the model."""
-    from rooflinelib.core.model import ADVICE
     return [{"situation": s, "meaning": m, "next": ADVICE[key]} for s, m, key in DECISION_TABLE]
 
 

@@ -17,6 +17,8 @@ from rooflinelib.exercises.grading import (Choices, Table, check_choice, check_n
                                            report)
 from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, time_bounds
+from rooflinelib.lessons.pitfalls import launch_dominance_elements
+from rooflinelib.core.vendors import counterpart
 
 SOURCE = "Exercise 2: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
 
@@ -486,7 +488,6 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
 
 
 def _launch_lengths():
-    from rooflinelib.lessons.pitfalls import launch_dominance_elements
     return (launch_dominance_elements(TINY_GBPS, LAUNCH_OVERHEAD_S),
             launch_dominance_elements(TINY_GBPS, GRAPH_LAUNCH_S))
 
@@ -512,7 +513,6 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
 
 def check_counters(fetch_size_on_nvidia, write_size_on_nvidia, level):
     """C5: the Nsight Compute counters that count what FETCH_SIZE and WRITE_SIZE count."""
-    from rooflinelib.core.vendors import counterpart
     fetch, write = (counterpart(c) for c in AMD_COUNTERS)
     other = {"lts__t_bytes.sum": "that counts the L2's traffic, which is larger than what crosses to HBM",
              "l1tex__t_bytes.sum": "that counts the L1's traffic, the level closest to the cores",

@@ -25,14 +25,23 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-from rooflinelib.core import operators as ops
-from rooflinelib.core import sanity
+from rooflinelib.core import operators as ops, sanity
 from rooflinelib.store.fileio import read_text
 from rooflinelib.exercises.grading import (SIDES, AnswerError, NotAnsweredError, Table,
                                            check_function, check_number, check_side, is_unanswered,
                                            read_number, report, reveal)
 from rooflinelib.core.model import (RIDGE_TOLERANCE as RIDGE_BAND, Machine, attainable_gflops,
-                                    side_of_ridge)
+                                    side_of_ridge, Ceiling)
+from rooflinelib.measure.accounting import sweep_work
+from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.protocol import measure_run
+from rooflinelib.measure.sweep import sweep_point
+from rooflinelib.measure.backend import open_backend
+from rooflinelib.measure.provenance import gpu_snapshot, now_iso
+from rooflinelib.store.results import dram_mixes
+from rooflinelib.core.placement import KernelPoint
+from rooflinelib.views.plotting import roofline_figure
+from rooflinelib.core.machines import H200
 
 #: Identity multiply-adds per element in the FMA kernel: 2 * 64 FLOPs per 8 bytes = 16 FLOP/byte.
 FMA_STEPS = 64
@@ -168,7 +177,6 @@ def reduction_cost(n: int):
 
 def fma_cost(n: int):
     """FLOPs and bytes of the FMA kernel: Lab 3's sweep accounting at K = FMA_STEPS."""
-    from rooflinelib.measure.accounting import sweep_work
     return sweep_work(n, FMA_STEPS)
 
 
@@ -177,10 +185,6 @@ def fma_cost(n: int):
 def run_kernels(backend="cpu", progress=None) -> tuple:
     """Run, verify and time both kernels by the verified-run protocol; ``backend`` is a name
     or a backend object.  Returns ``(reduction, fma)`` as KernelRuns."""
-    from rooflinelib.measure.backend import open_backend
-    from rooflinelib.measure.errors import VerificationError
-    from rooflinelib.measure.protocol import measure_run
-    from rooflinelib.measure.sweep import sweep_point
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     mib = CPU_BUFFER_MIB if b.scope == "cpu" else GPU_BUFFER_MIB
     buffers = b.sweep_buffers(mib * 2 ** 20)
@@ -250,7 +254,6 @@ def recorded_provenance(recording: dict = None) -> str:
 
 def recorded_machine(recording: dict = None) -> Machine:
     """The recording's own ceilings, as a measured Machine with its provenance."""
-    from rooflinelib.core.model import Ceiling
     recording = recording or RECORDED_H200
     where = f"measured {recording['created'][:10]}, numba backend"
     labels = {"dram": "DRAM (write)", "fp32": "fp32 FMA"}
@@ -270,8 +273,6 @@ def record(progress=None) -> dict:
     from dataclasses import asdict
 
     from rooflinelib.measure import measure_ceilings
-    from rooflinelib.measure.backend import open_backend
-    from rooflinelib.measure.provenance import gpu_snapshot, now_iso
     backend = open_backend("numba", progress)
     started, before = now_iso(), gpu_snapshot()
     result = measure_ceilings(backend, matrix=False, progress=progress)
@@ -337,7 +338,6 @@ def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> S
             if progress:
                 progress(f"Running the two kernels on {run_mode.device}...")
             reduction, fma = run_kernels(backend_name, progress)
-            from rooflinelib.store.results import dram_mixes
             mixes = dram_mixes(loaded.result) if loaded.result else {}
             return Setup(loaded.machine, reduction, fma, loaded.origin, loaded.message,
                          tuple(notes), mixes.get("read"), mixes.get("copy"))
@@ -518,8 +518,6 @@ def _usable_rate(rate):
 
 def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
     """Both kernels on the loaded roofline, at the student's achieved rates (or their roofs)."""
-    from rooflinelib.core.placement import KernelPoint
-    from rooflinelib.views.plotting import roofline_figure
     _require_setup(setup)
     points = []
     for run, cost, rate in ((setup.reduction, reduction_cost(setup.reduction.n), reduction_gflops),
@@ -532,7 +530,6 @@ def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
 def model_verdict(setup, attempt):
     """The model answer on whether the FMA kernel's verdict depends on the hardware."""
     _require_setup(setup)
-    from rooflinelib.core.machines import H200
     k = _keys(setup)
     fma, red = k["fma"], k["reduction"]
     h200_ridge = H200.ridge("fp32", "dram")

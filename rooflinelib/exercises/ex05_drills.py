@@ -10,6 +10,7 @@ from rooflinelib.exercises.grading import (Choices, check_choice, check_number, 
                                            reveal)
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
 from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS
+from rooflinelib.exercises.ex03_attention import GROWTH
 
 # Given data of the drills (the problem statements' numbers).
 D2_PEAK_GFLOPS, D2_GBPS, D2_INTENSITY = 900_000.0, 3_000.0, 40.0
@@ -132,7 +133,6 @@ def check_drill6(direction, ridge_factor):
 
 
 def check_drill7(unfused_limit, fused_growth):
-    from rooflinelib.exercises.ex03_attention import GROWTH
 
     return report(
         "Drill 7",

@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 from rooflinelib.core import sanity
 from rooflinelib.core.expr import ExpressionError, evaluate, incomplete_number
+from rooflinelib.core.model import RIDGE_TOLERANCE, side_of_ridge
 
 #: Default relative tolerance for numeric answers: wide enough for rounding to three
 #: significant figures (0.0833 for 1/12), narrow enough to catch a wrong count.
@@ -719,7 +720,6 @@ def check_side(answer, intensity: float, ridge: float, question: str, *,
     the intensity takes for a ridge within it is accepted, and a pass says so: near the edge of
     the "at the ridge" band, a ridge measured again can move the verdict across it.
     """
-    from rooflinelib.core.model import RIDGE_TOLERANCE, side_of_ridge
 
     if not 0 <= spread < 1:
         raise ValueError(f"spread: must lie in [0, 1), got {spread!r}")

@@ -19,11 +19,12 @@ from rooflinelib.store.fileio import read_text
 from rooflinelib.lessons.pitfalls import fft_correlation_flops, fft_length
 from rooflinelib.measure.expected import fill_values, fma_peak_expected
 from rooflinelib.measure import experiment_kernels_cpu as kernels
-from rooflinelib.measure.protocol import Run, measure_run
+from rooflinelib.measure.protocol import Run, measure_run, measure_best
 from rooflinelib.measure.provenance import cpu_provenance, now_iso
 from rooflinelib.measure.timing import Stopwatch
 from rooflinelib.core.model import Work
 from rooflinelib.experiments.record import Experiment, Variant
+from rooflinelib.measure.cpu import CpuBackend
 
 REPEATS = 7
 WARMUP = 1
@@ -60,7 +61,6 @@ def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, *, check
     """One experiment kernel by the verified-run protocol on the CPU backend: ``check()``
     returns None when the output is right (before and after the timed runs), else what is
     wrong.  The row keeps the median of ``repeats`` trials, no window of seconds."""
-    from rooflinelib.measure.cpu import CpuBackend
     backend = CpuBackend(repeats=repeats, warmup=warmup, window_s=0.0)
     m = measure_run(backend, name, "compute", Run(run, check, Work(float(n_flops), float(n_bytes)), name,
                                                   poison=poison))
@@ -383,8 +383,6 @@ def run_algorithm(progress=None, n: int = 2 ** 16, m: int = 2 ** 14, repeats: in
     """A correlation of n outputs with an m-tap filter: directly (2nm FLOPs, FMA-bound) against
     the FFT route (three real transforms of about 2.5 L log2 L FLOPs each, L >= n + 2m)."""
     import numpy as np
-    from rooflinelib.measure.cpu import CpuBackend
-    from rooflinelib.measure.protocol import measure_best
     rng = np.random.default_rng(20261130)
     signal = rng.standard_normal(n + m).astype(np.float32)
     taps = rng.standard_normal(m).astype(np.float32)

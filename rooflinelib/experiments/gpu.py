@@ -21,7 +21,7 @@ from numba import cuda
 from rooflinelib import modes
 from rooflinelib.core import operators
 from rooflinelib.store import results
-from rooflinelib.measure import accounting as acc
+from rooflinelib.measure import accounting as acc, registry
 from rooflinelib.measure.expected import fill_values, fma_peak_expected
 from rooflinelib.measure.gpu_backends import BLOCK, FP32_CONFIGS, NumbaGpu
 from rooflinelib.measure.errors import VerificationError
@@ -35,6 +35,10 @@ from rooflinelib.measure.provenance import ClockSampler
 from rooflinelib.measure.timing import cupy_events, time_with_events
 from rooflinelib.core.vocabulary import BF16_TENSOR, FP32_MATRIX
 from rooflinelib.experiments.record import Experiment, Variant
+from rooflinelib.measure.sass import kernel_histograms
+from rooflinelib.lessons import pitfalls
+from rooflinelib.experiments import traps
+from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
 
 
 
@@ -100,7 +104,6 @@ class _Run:
 
     def ceiling(self, name: str, runs) -> "object":
         """A ceiling of the engine measured here, as Lab 1 measures it."""
-        from rooflinelib.measure import registry
         return measure_best(self.gpu, name, registry.get(name).kind, runs, self.progress)
 
     def dram_roof(self, mix: str) -> dict:
@@ -131,7 +134,6 @@ def run_chains(progress=None, n_iter: int = 2048) -> Experiment:
     """
     import numpy as np
 
-    from rooflinelib.measure.sass import kernel_histograms
     run = _Run(progress)
     g = run.gpu
     per_sm_low = 4 * 32  # one warp for each of the SM's four schedulers
@@ -458,7 +460,6 @@ def run_algorithm(progress=None, n: int = 2 ** 22, m: int = 2 ** 12) -> Experime
     against a float64 sum, and the fp32 ceiling measured in the same session."""
     import numpy as np
 
-    from rooflinelib.lessons import pitfalls
     from rooflinelib.measure.experiment_kernels import CORRELATE_OUTPUTS, CORRELATE_TAPS
     import cupy as cp
     run = _Run(progress)
@@ -519,7 +520,6 @@ def run_traps(progress=None, trips: int = 256) -> Experiment:
     """The trap kernels of :mod:`.traps` on this GPU: verified, timed, and their SASS counted,
     over the whole kernel and in its hot loop (what every thread repeats)."""
     import numpy as np
-    from rooflinelib.experiments import traps
     run = _Run(progress)
     threads = run.gpu.threads_to_fill()
     out = run.gpu.empty(threads, "fp32")
@@ -629,7 +629,6 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
     TF32) and in bf16 on the tensor cores, each checked against a float64 product; and, in the
     same session, the compute ceilings either could be compared with: the fp32 FMA peak and the
     square bf16 tensor GEMM; the DRAM roofs of every access mix come from the chain."""
-    from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     variants = []
     for name, label in ((FP32_MATRIX, "fp32 GEMM on the CUDA cores (cuBLAS SGEMM)"),
@@ -658,7 +657,6 @@ def run_sustained(progress=None, seconds: float = 120.0, n: int = 8192, window_r
     microbenchmark), then back to back for ``seconds`` in windows of ``window_repeats`` timed
     launches with the SM clock, the board power and NVML's clock-event reasons sampled in each,
     then the short microbenchmark again on the hot card."""
-    from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
     run = _Run(progress)
     gemm = MatrixGemm(BF16_TENSOR, n)
 

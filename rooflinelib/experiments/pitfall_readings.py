@@ -11,6 +11,7 @@ import math
 
 from rooflinelib.lessons import pitfalls
 from rooflinelib.store import results
+from rooflinelib.core.model import Roofline
 
 TOLERANCE = 0.15  # a measured ratio within 15% of its prediction agrees with it
 
@@ -26,7 +27,6 @@ def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
     (default: Lab 1's recorded H200 run, :func:`rooflinelib.store.results.dram_mixes`); the run's own
     copy stands in for a mix it does not give.  A run that took its mixes from the chain
     (``dram_mixes`` in its extra) is judged against those, not the recorded run's."""
-    from rooflinelib.core.model import Roofline
     if dram_mixes is None:
         dram_mixes = experiment.extra.get("dram_mixes") or results.dram_mixes(results.recorded("ceilings"))
     roofs = (("fp32 FMA roof", experiment.extra["fp32_gflops"]),

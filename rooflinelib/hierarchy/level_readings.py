@@ -14,7 +14,7 @@ from rooflinelib.store.fileio import read_json
 # Bytes per clock per SM that the L1 and shared memory deliver to loads (the engine's shared
 # ceiling uses the same figure); ncu's own L1 peak counts a wider path.
 from rooflinelib.measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
-from rooflinelib.hierarchy.ncu import NcuError
+from rooflinelib.hierarchy.ncu import NcuError, load_csv, recorded_csv
 from rooflinelib.store.recorded import DATA_DIR
 
 
@@ -81,7 +81,6 @@ def l2_footprint_rows(record=None) -> list:
 def recorded_sharing_rows() -> list:
     """:func:`sharing_rows` of the recorded H200 run (``h200_ncu_l2_sharing.csv`` and its
     ``.json`` of the target's records, 2026-12-01)."""
-    from rooflinelib.hierarchy.ncu import load_csv, recorded_csv
     path = recorded_csv("h200_ncu_l2_sharing.csv")
     return sharing_rows(load_csv(path), read_json(path.with_name("h200_ncu_l2_sharing.json"), NcuError,
                                                   "a recorded ncu reading"))

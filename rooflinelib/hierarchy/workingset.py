@@ -30,6 +30,8 @@ from rooflinelib.measure.protocol import Run, measure_run
 from rooflinelib.measure.provenance import ClockSampler, cpu_provenance, library_versions, now_iso
 from rooflinelib.hierarchy.levels import format_bytes
 from rooflinelib.hierarchy.workingset_files import FORMAT, VERSION, validate
+from rooflinelib.measure.accounting import Work
+from rooflinelib.measure.cpu import CpuBackend, workingset_read_kernel
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -200,8 +202,6 @@ def measure_cpu(sizes=None, bytes_per_call: float = CPU_BYTES_PER_CALL, repeats:
     Returns a validated ``rooflinelib-workingset`` result (scope 'cpu')."""
     import numba
 
-    from rooflinelib.measure.accounting import Work
-    from rooflinelib.measure.cpu import CpuBackend, workingset_read_kernel
     if sizes is None:
         sizes = working_set_sizes(CPU_MIN_BYTES, CPU_MAX_BYTES, 4, 1024)
     n_threads = int(threads or numba.get_num_threads())

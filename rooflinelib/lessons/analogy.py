@@ -12,6 +12,7 @@ from __future__ import annotations
 from rooflinelib.core import operators
 from rooflinelib.lessons import pitfalls
 from rooflinelib.core.model import attainable_gflops
+from rooflinelib.core.machines import H200, MI300X
 
 #: The picture's round numbers: a chef who does 100 units of work a minute, a van that brings
 #: 10 crates a minute.
@@ -53,7 +54,6 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     (the MI300X), with the unpacked fp32 roof as the lowest, and the ratio against the data
     sheet's packed fp32 figure too.  ``cache``: a 16 KiB row read five times, once from HBM.
     Raises ``ValueError`` when the recorded launch run is not shipped."""
-    from rooflinelib.core.machines import H200, MI300X
     launch_machine, span_machine = launch_machine or H200, span_machine or MI300X
     empty = pitfalls.recorded_empty_launch()
     if not empty["device_s"]:

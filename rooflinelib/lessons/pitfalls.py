@@ -11,6 +11,12 @@ import math
 
 from rooflinelib.core import operators
 from rooflinelib.core.vocabulary import compute_ceiling
+from rooflinelib.hierarchy.level_readings import l2_footprint_rows, recorded_l2_by_footprint
+from rooflinelib.store.results import recorded_h200
+from rooflinelib.experiments.record import recorded_experiments
+from rooflinelib.core.placement import KernelPoint
+from rooflinelib.measure.gpu_backends import theoretical
+from rooflinelib.core.model import time_bounds
 
 #: A GPU's L1 and L2 move global memory in 32-byte sectors (Nsight Compute's Kernel Profiling
 #: Guide); a CPU moves 64-byte cache lines.
@@ -31,7 +37,6 @@ def recorded_launch_costs() -> dict:
     "host_dispatch_s": {library: the host's wall-clock dispatch of one empty kernel},
     "source": one line naming the run, "when": its date and time}``.  Raises ``ValueError`` when no such run is shipped.
     """
-    from rooflinelib.experiments.record import recorded_experiments
     try:
         run = recorded_experiments()["launch"]
     except KeyError:
@@ -94,7 +99,6 @@ def recorded_empty_launch() -> dict:
     "three arrays", "device_s": the device's cost in a CUDA graph or None, "tiny_add_s",
     "tiny_add_spread", "elements", "source"}``.  Raises ``ValueError`` saying it is not
     recorded yet when the run is not shipped."""
-    from rooflinelib.experiments.record import recorded_experiments
     try:
         run = recorded_experiments()["launch_empty"]
     except (KeyError, ValueError):
@@ -142,7 +146,6 @@ def recorded_launch_runs() -> list:
     ``{"experiment", "when": "YYYY-MM-DD HH:MM UTC", "device_s", "numba_dispatch_s"}``.  The two
     runs disagree by a few per cent on the device's cost and by more on Numba's dispatch, a
     host-side cost that moves with the host; a figure quoted from one names it."""
-    from rooflinelib.experiments.record import recorded_experiments
     runs = recorded_experiments()
     picks = {"launch": lambda v: v.extra.get("library") == "Numba-CUDA",
              "launch_empty": lambda v: v.extra.get("arguments") == "one float"}
@@ -185,9 +188,6 @@ def recorded_cache_facts() -> dict:
     ``{"ws_bytes", "reported_l2_bytes", "l2_gbps", "dram_gbps", "copy_gbps",
     "fraction_of_dram", "over_copy", "hit_rate", "hit_rate_when"}``.  Raises ``ValueError``
     when a piece is not shipped."""
-    from rooflinelib.experiments.record import recorded_experiments
-    from rooflinelib.hierarchy.level_readings import l2_footprint_rows, recorded_l2_by_footprint
-    from rooflinelib.store.results import recorded_h200
     run = recorded_experiments().get("cache")
     if run is None:
         raise ValueError("cache: the recorded runs have no 'cache' experiment")
@@ -281,8 +281,6 @@ def recorded_points(experiments=None) -> list:
     roofline misreads, as :class:`rooflinelib.core.placement.KernelPoint` (FLOPs and bytes as
     counted, the measured rate).  ``experiments``: a ``{name: Experiment}`` (default: the
     recorded runs); a missing experiment is left out."""
-    from rooflinelib.experiments.record import recorded_experiments
-    from rooflinelib.core.placement import KernelPoint
     runs = recorded_experiments() if experiments is None else experiments
     points = []
     for name, index, label in RECORDED_POINTS:
@@ -341,7 +339,6 @@ def clocks_seen(experiment) -> list:
 
 def fp32_peak_at_clock(sm_count: int, compute_capability: tuple, clock_mhz: float) -> float:
     """The theoretical fp32 FMA peak in GFLOP/s: SMs x lanes x 2 FLOP x clock."""
-    from rooflinelib.measure.gpu_backends import theoretical
     peaks = theoretical(sm_count, tuple(compute_capability), clock_mhz)
     if "fp32_gflops" not in peaks:
         raise ValueError(f"compute_capability: no published lane count for {compute_capability}")
@@ -350,7 +347,6 @@ def fp32_peak_at_clock(sm_count: int, compute_capability: tuple, clock_mhz: floa
 
 def serial_over_overlapped(n_flops: float, n_bytes: float, peak_gflops: float, peak_gbps: float) -> float:
     """How much longer a kernel takes with no overlap than with perfect overlap (1 to 2)."""
-    from rooflinelib.core.model import time_bounds
     t = time_bounds(n_flops, n_bytes, peak_gflops, peak_gbps)
     return t.serial_s / t.overlapped_s
 

@@ -16,7 +16,10 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Optional
 
-from rooflinelib.core.model import ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, Roofline
+from rooflinelib.core.model import (ABOVE_ROOF_FRACTION, FAR_BELOW_FRACTION, Roofline, CPU_ADVICE,
+                                    GPU_ADVICE)
+from rooflinelib.lessons.pitfalls import recorded_launch_costs
+from rooflinelib.core.expr import evaluate
 
 #: A kernel shorter than this, launched one at a time from Python, is bound by its launch.  The
 #: figure is set against the host's dispatch of one launch, measured on the H200 on 2026-12-01
@@ -32,7 +35,6 @@ LAUNCH_BOUND_US = 10.0
 def _dispatch_words() -> str:
     """The host's dispatch of one launch on the recorded run, as words (the shipped figures;
     a plain 'the host's dispatch of a launch' when none are shipped)."""
-    from rooflinelib.lessons.pitfalls import recorded_launch_costs
     try:
         costs = recorded_launch_costs()
     except ValueError:
@@ -352,7 +354,6 @@ def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
     Left of the ridge there is little math to hide the loads behind, so a memory-side kernel
     below its roof is told to find why its bytes stream slowly (issue 24, item 4.6).
     """
-    from rooflinelib.core.model import CPU_ADVICE, GPU_ADVICE
     cpu = target == "cpu"
     advice = CPU_ADVICE if cpu else GPU_ADVICE
     frac, side = facts.fraction_of_roof, facts.side
@@ -473,7 +474,6 @@ def facts_from_inputs(values: dict) -> KernelFacts:
     Empty boxes and ``unknown`` stay ``None``.  A bad entry is a one-line ``ValueError`` that
     names the field; formulas go through :mod:`rooflinelib.core.expr`, never through ``eval``.
     """
-    from rooflinelib.core.expr import evaluate
 
     facts = {}
     for name, raw in values.items():

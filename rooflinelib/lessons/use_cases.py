@@ -8,6 +8,9 @@ from __future__ import annotations
 from rooflinelib.core import operators
 from rooflinelib.core.machines import H100_SXM, H200, MI300X
 from rooflinelib.core.vocabulary import BF16_TENSOR, FP8_TENSOR
+from rooflinelib.experiments.record import recorded_experiments
+from rooflinelib.hierarchy import ncu
+from rooflinelib.store.results import recorded_h200
 
 
 #: The register file of one Hopper SM: 65,536 32-bit registers (CUDA C++ Programming Guide,
@@ -49,7 +52,6 @@ def regression_gate(measured: float, ceiling: float, floor: float = 0.7) -> dict
 
 
 def _recorded_transpose():
-    from rooflinelib.experiments.record import recorded_experiments
     try:
         return recorded_experiments()["transpose"]
     except (KeyError, ValueError):
@@ -60,8 +62,6 @@ def _profiler_figure() -> str:
     """Lab 1's recorded H200 ceilings as fractions of the peaks Nsight Compute derived on the same
     card (notebook 05), or what is missing."""
     try:
-        from rooflinelib.hierarchy import ncu
-        from rooflinelib.store.results import recorded_h200
         peaks, lab1 = ncu.load_csv(ncu.recorded_csv())[0].peaks(), recorded_h200()
     except Exception as exc:  # a shipped file missing or unreadable: say so, do not fail the table
         return f"no recorded ncu run to compare with ({type(exc).__name__})"

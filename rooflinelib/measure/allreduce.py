@@ -30,6 +30,10 @@ from dataclasses import dataclass
 
 from rooflinelib.store.fileio import read_json, write_atomic
 from rooflinelib.measure.timing import device_events, time_queued
+from rooflinelib.core.interconnect import ring_allreduce_factor
+from rooflinelib.store import results
+from rooflinelib.measure.provenance import gpu_snapshot, now_iso
+from rooflinelib.measure.dp_step import time_step
 
 KIB = 2 ** 10
 #: 1 KiB to 1 GiB in steps of 4.
@@ -63,7 +67,6 @@ def expected_sum(n: int, world: int):
 
 
 def bus_factor(world: int) -> float:
-    from rooflinelib.core.interconnect import ring_allreduce_factor
     return ring_allreduce_factor(world)
 
 
@@ -124,7 +127,6 @@ def latency_s(points) -> float:
 
 def to_result(points, world: int, library: str, gpus: list, created: str, step=None) -> dict:
     """A validated ``ceilings`` result: ``nvlink-allreduce`` and the curve, with ``"gpus"``."""
-    from rooflinelib.store import results
     if world < 2:
         raise AllReduceError("gpus: an all-reduce ceiling needs at least 2 GPUs (one GPU sends nothing)")
     ceiling = plateau_gbps(points)
@@ -246,10 +248,8 @@ def _worker(rank: int, world: int, library: str, sizes, repeats: int, rendezvous
     try:
         comm = _Comm(library, rank, world, rendezvous)
         report.update(_measure_sizes(comm, sizes, repeats))
-        from rooflinelib.measure.provenance import gpu_snapshot
         report["gpu"] = _gpu_facts(rank) | {"after": gpu_snapshot()}
         if step and library == "torch":
-            from rooflinelib.measure.dp_step import time_step
             report["step"] = time_step(comm.torch, comm.dist, rank, world)
         comm.close()
     except Exception as exc:  # reported by the parent in one line
@@ -325,7 +325,6 @@ def _visible_gpus(library: str) -> int:
 
 def main(argv=None) -> int:
     import argparse
-    from rooflinelib.measure.provenance import now_iso
     parser = argparse.ArgumentParser(prog="python -m rooflinelib.measure.allreduce", description=__doc__.split("\n")[0])
     parser.add_argument("--gpus", type=int, default=2)
     parser.add_argument("--library", choices=LIBRARIES, default="torch")
@@ -346,7 +345,6 @@ def main(argv=None) -> int:
     if step:
         print(json.dumps(step))
     if args.out:
-        from rooflinelib.store.fileio import write_atomic
         result = to_result(points, args.gpus, args.library, [r["gpu"] for r in reports], created, step)
         write_atomic(args.out, json.dumps(result, indent=1) + "\n")
         print(f"wrote {args.out}")

@@ -21,6 +21,9 @@ from typing import Protocol, runtime_checkable
 from rooflinelib.core import sanity
 from rooflinelib.measure.errors import BackendUnavailable
 from rooflinelib.measure.registry import BACKENDS
+from rooflinelib.measure.provenance import cpu_name
+from rooflinelib.measure.gpu_backends import NumbaGpu, CupyGpu
+from rooflinelib.measure.cpu import CpuBackend
 
 BACKEND_CHOICES = ("auto",) + BACKENDS
 
@@ -165,7 +168,6 @@ def probe_cupy() -> Probe:
 
 def cpu_description() -> str:
     """The CPU in words: model name and logical core count."""
-    from rooflinelib.measure.provenance import cpu_name
     cores = os.cpu_count() or 1
     return f"{cpu_name()}, {cores} logical core{'s' if cores != 1 else ''}"
 
@@ -200,12 +202,9 @@ CPU_PROBES: tuple = (probe_cpu,)
 
 def _construct(name: str):
     if name == "numba":
-        from rooflinelib.measure.gpu_backends import NumbaGpu
         return NumbaGpu()
     if name == "cupy":
-        from rooflinelib.measure.gpu_backends import CupyGpu
         return CupyGpu()
-    from rooflinelib.measure.cpu import CpuBackend
     return CpuBackend()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from rooflinelib.store import results
 from rooflinelib.measure import registry
 from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.backend import buffer_bytes, open_backend
 
 
 def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None,
@@ -24,7 +25,6 @@ def measure_ceilings(backend="auto", size_mib: float = None, repeats: int = None
     ceilings (``pcie-h2d``, ``pcie-d2h``), on a GPU (a CPU has none to measure).  A failed verification raises VerificationError and
     nothing is returned.
     """
-    from rooflinelib.measure.backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     if repeats:
         b.repeats = int(repeats)

@@ -24,10 +24,13 @@ from rooflinelib.core import envvars
 from rooflinelib.core.envvars import REPEATS_ENV, WINDOW_ENV
 from rooflinelib.store.fileio import FileError, read_text
 from rooflinelib.measure import accounting as acc
-from rooflinelib.measure.expected import fill_values, fma_peak_expected
-from rooflinelib.measure.errors import VerificationError
+from rooflinelib.measure.expected import (fill_values, fma_peak_expected, write_values, read_sum,
+                                          read_values, fill_sum)
+from rooflinelib.measure.errors import VerificationError, BackendUnavailable
 from rooflinelib.measure.protocol import Run, SweepBuffers
 from rooflinelib.measure.timing import Stopwatch, Timing
+from rooflinelib.measure.provenance import (cpu_name, cpu_provenance, now_iso, library_versions,
+                                            NoClock)
 
 LANES = 64  # values per task updated together without AVX-512: 8 AVX2 registers of float32
 BLOCK = 4096  # elements per parallel task in the copy and the sweep
@@ -287,7 +290,6 @@ def _write():
 def write_offsets():
     """write_values(i) - write_values(0) for i < BLOCK: the table the CPU write kernel adds."""
     import numpy as np
-    from rooflinelib.measure.expected import write_values
     return write_values(np.arange(BLOCK, dtype=np.int64)).astype(np.float32)
 
 
@@ -488,9 +490,7 @@ class CpuBackend:
         try:
             import numba
         except Exception as exc:
-            from rooflinelib.measure.errors import BackendUnavailable
             raise BackendUnavailable(f"backend cpu: cannot import numba ({exc})") from None
-        from rooflinelib.measure.provenance import cpu_name
         self.threads = numba.get_num_threads()
         self.default_buffer_bytes = dram_buffer_bytes(self.threads)
         # a value the caller names wins over the variable; either variable, when it applies,
@@ -517,15 +517,12 @@ class CpuBackend:
     # -- the session ------------------------------------------------------------------------------
 
     def provenance(self) -> dict:
-        from rooflinelib.measure.provenance import cpu_provenance
         return cpu_provenance(self.threads)
 
     def start(self) -> dict:
-        from rooflinelib.measure.provenance import now_iso
         return {"started": now_iso()}
 
     def finish(self, session: dict) -> dict:
-        from rooflinelib.measure.provenance import library_versions, now_iso
         return dict(self.provenance(), backend="cpu", started=session["started"], finished=now_iso(),
                     libraries=library_versions())
 
@@ -557,7 +554,6 @@ class CpuBackend:
         return timing
 
     def clock_sampler(self):
-        from rooflinelib.measure.provenance import NoClock
         return NoClock()
 
     def theoretical(self, clock_mhz) -> dict:
@@ -604,7 +600,6 @@ class CpuBackend:
         """A read-only sum of one buffer of ``size_bytes``, checked against the exact
         :func:`~rooflinelib.measure.expected.read_sum`."""
         import numpy as np
-        from rooflinelib.measure.expected import read_sum, read_values
         n = max(BLOCK, int(size_bytes) // 4 // BLOCK * BLOCK)
         x = np.empty(n, np.float32)
         _fill_read()(x)
@@ -698,7 +693,6 @@ class CpuBackend:
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
         """Exercise 4's reduction: the float64 sum of Lab 3's input."""
-        from rooflinelib.measure.expected import fill_sum
         x = buffers.x
         kernel = _reduction()
         want = fill_sum(x.shape[0])

@@ -10,10 +10,10 @@ kernel method returns :class:`~rooflinelib.measure.protocol.Run` objects, and
 """
 from __future__ import annotations
 
-from rooflinelib.measure import accounting as acc
+from rooflinelib.measure import accounting as acc, kernels_cupy as kc
 from rooflinelib.measure.expected import (READ_EXACT_TERMS, expected_gpu_sums, fma_peak_expected,
                                           gpu_data, l2_slab_expected, read_sum, sfu_expected,
-                                          shared_expected)
+                                          shared_expected, fill_values, fill_sum)
 from rooflinelib.measure.errors import BackendUnavailable, VerificationError
 from rooflinelib.measure.protocol import Run, SweepBuffers, mismatch_message
 from rooflinelib.measure.provenance import (FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM,
@@ -370,7 +370,6 @@ class _GpuBase:
         once per size and kind and kept: both directions copy the same buffers, so Lab 1 pays
         for one page-locked allocation and one reference, not one per direction."""
         import numpy as np
-        from rooflinelib.measure.expected import fill_values
         cache = self.__dict__.setdefault("_link_cache", {})
         key = (n, pinned)
         if key not in cache:
@@ -424,7 +423,6 @@ class _GpuBase:
 
     def reduction_run(self, buffers: SweepBuffers) -> Run:
         """The sum of Lab 3's input, in float64 (exact for the fill values, in any order)."""
-        from rooflinelib.measure.expected import fill_sum
         launch, result, label = self.reduction_launcher(buffers.x)
         n = 4 * buffers.n_vec
         want = fill_sum(n)
@@ -634,7 +632,6 @@ class CupyGpu(_GpuBase):
             props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
         except Exception as exc:
             raise BackendUnavailable(f"backend cupy: no CUDA GPU is available to CuPy ({exc})") from None
-        from rooflinelib.measure import kernels_cupy as kc
         self.cp, self.kc = cupy, kc
         self.sm_count = int(props["multiProcessorCount"])
         self.max_threads_per_sm = int(props["maxThreadsPerMultiProcessor"])

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from rooflinelib.core.vocabulary import compute_ceiling, row_fields
+from rooflinelib.measure.protocol import measure_best, Measurement
+from rooflinelib.measure.matrix import cupy_gpu_available, measure_matrix
 
 UNITS = {"memory": "GB/s", "compute": "GFLOP/s"}
 #: The backends a row may name, in the one vocabulary the CLI, the modes and the results use.
@@ -169,7 +171,6 @@ def plan(backend, groups=("core", "matrix")) -> tuple:
 
 def _best(name: str, kind: str, runs_of: Callable, repeats: int = None):
     def measure(backend, options: Options):
-        from rooflinelib.measure.protocol import measure_best
         m = measure_best(backend, name, kind, runs_of(backend, options), options.progress, repeats)
         options.measured[name] = m
         return m
@@ -190,7 +191,6 @@ def _best_mix(backend, options: Options):
     """``dram``: the fastest of its access mixes, measured earlier in the plan (or now, when
     the plan left them out), as its own row.  Its details say which mix it is (``mix``) and
     what each mix reached (``mixes``, GB/s); the kernel and timing are that mix's."""
-    from rooflinelib.measure.protocol import Measurement
     parts = []
     for row, mix, _, _, _ in DRAM_MIXES:
         m = options.measured.get(row) or get(row).measure(backend, options)
@@ -231,13 +231,11 @@ def _l2_footprint(backend, options: Options):
 
 
 def _cublas(backend) -> Optional[str]:
-    from rooflinelib.measure.matrix import cupy_gpu_available
     return None if cupy_gpu_available() else "CuPy with a GPU is not available for cuBLAS"
 
 
 def _matrix(name: str):
     def measure(backend, options: Options):
-        from rooflinelib.measure.matrix import measure_matrix
         return measure_matrix(backend, name, n=options.matrix_n, progress=options.progress)
     return measure
 

@@ -12,6 +12,8 @@ import math
 
 from rooflinelib.store import results
 from rooflinelib.measure.accounting import sweep_intensity
+from rooflinelib.measure.protocol import best, measure_run
+from rooflinelib.measure.backend import buffer_bytes, open_backend
 
 #: Powers of two as in the seed, plus steps of 8 between 16 and 128 where the H100/H200-class
 #: knee lies (K ~ 60), so that "the knee within one K step of P/B" is a sharp test.
@@ -63,7 +65,6 @@ def summarize(rows: list) -> dict:
 def sweep_point(backend, k: int, buffers, all_ks=(), vectors_per_thread=None, progress=None):
     """One verified sweep point: every launch configuration the backend offers for ``k``,
     measured by the protocol, the fastest reported (its details keep every variant)."""
-    from rooflinelib.measure.protocol import best, measure_run
     tried = [measure_run(backend, "sweep", "compute", run)
              for run in backend.sweep_runs(k, buffers, all_ks, vectors_per_thread)]
     return best(tried)
@@ -82,7 +83,6 @@ def run_sweep(backend="auto", ks=None, size_mib: float = None, repeats: int = No
     Every variant is verified bit for bit; a failed one raises VerificationError and nothing
     is returned.
     """
-    from rooflinelib.measure.backend import buffer_bytes, open_backend
     b = open_backend(backend, progress) if isinstance(backend, str) else backend
     ks = tuple(int(k) for k in (ks if ks is not None else (b.sweep_ks or DEFAULT_KS)))
     if not ks or ks[0] != 0 or any(k1 <= k0 for k0, k1 in zip(ks, ks[1:])):

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import sys
 import time
+from rooflinelib.measure.cpu import CpuBackend
+from rooflinelib.measure.protocol import measure_run
+from rooflinelib.hierarchy.workingset import measure_cpu
 
 #: Each buffer of the warm-up runs, in MiB (the least Lab 1 and Lab 3 accept): the runs take
 #: milliseconds once compiled.
@@ -25,7 +28,6 @@ WARM_MIB = 1
 
 
 def _backend():
-    from rooflinelib.measure.cpu import CpuBackend
     return CpuBackend(repeats=1, warmup=0, window_s=0.0)
 
 
@@ -40,14 +42,12 @@ def _lab3():
 
 
 def _reduction():
-    from rooflinelib.measure.protocol import measure_run
     backend = _backend()
     buffers = backend.sweep_buffers(int(WARM_MIB * 2 ** 20))
     measure_run(backend, "reduction", "memory", backend.reduction_run(buffers))
 
 
 def _working_set():
-    from rooflinelib.hierarchy.workingset import measure_cpu
     measure_cpu(sizes=[4096, 8192], bytes_per_call=1 << 16, repeats=1)
 
 

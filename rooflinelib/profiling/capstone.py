@@ -24,6 +24,19 @@ from dataclasses import dataclass, field
 
 from rooflinelib.core import operators
 from rooflinelib.profiling.profile_result import ProfileError, percent
+from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
+from rooflinelib.measure.expected import fill_values
+from rooflinelib.profiling.counting import count_bytes, _fake_device_functions, _py_func
+from rooflinelib.exercises.grading import (Check, NotAnsweredError, report, check_function,
+                                           check_number, NOT_ANSWERED, SIDES, check_choice,
+                                           is_unanswered, AnswerError, run_student, read_number,
+                                           reveal)
+from rooflinelib.profiling.simulator import quick
+from rooflinelib import modes
+from rooflinelib.profiling import softmax_targets
+from rooflinelib.measure.experiment_kernels_cpu import softmax_kernels
+from rooflinelib.views.widget_state import seconds_text
+from rooflinelib.profiling.recorded import recorded_profiles
 
 #: The simulator's size: 8 rows of 256 float32, one block of 32 threads per row (256 threads).
 SIM_ROWS, SIM_COLS, SIM_THREADS = 8, 256, 32
@@ -44,7 +57,6 @@ RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
 
 
 def _tolerance() -> float:
-    from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
     return TOLERANCE
 
 
@@ -53,7 +65,6 @@ def _tolerance() -> float:
 def softmax_input(rows: int, cols: int):
     """The course's softmax input: exact small values (``fill_values / 1024``), float32."""
     import numpy as np
-    from rooflinelib.measure.expected import fill_values
     return (fill_values(np.arange(rows * cols)) / 1024).astype(np.float32).reshape(rows, cols)
 
 
@@ -80,7 +91,6 @@ def count_passes(passes, griddim, blockdim) -> dict:
     ``passes``, summed: ``{"read", "written", "unique_read", "unique_written", "launches",
     "per_launch"}``.  A launch's distinct bytes are what DRAM must move for it when nothing
     survives in the cache from the launch before, as on a buffer far larger than the L2."""
-    from rooflinelib.profiling.counting import count_bytes
     passes = list(passes)
     if not passes:
         raise ProfileError("passes: give at least one (kernel, args) launch")
@@ -117,7 +127,6 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
     softmax.  ``three_pass_passes(buffers)`` and ``fused_passes(buffers)`` return each
     version's ``(kernel, args)`` launches (see :func:`softmax_buffers`).  Kernels that wrote
     nothing to ``y`` (the exercise's stubs) are not answered yet."""
-    from rooflinelib.exercises.grading import Check, NotAnsweredError, report
 
     def one(name, passes_of):
         question = f"{name} softmax kernels"
@@ -165,9 +174,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
 def _simulate_output(passes, rows: int, buffers: dict):
     """Run the launches one after another in the simulator on the host buffers, each pass
     seeing what the one before wrote, and return ``y``."""
-    from rooflinelib.profiling.simulator import quick
     from numba.cuda.simulator.kernel import FakeCUDAKernel
-    from rooflinelib.profiling.counting import _fake_device_functions, _py_func
     for kernel, args in passes:
         fn = _py_func(kernel)
         fakes = _fake_device_functions(fn)
@@ -185,7 +192,6 @@ def _simulate_output(passes, rows: int, buffers: dict):
 def check_byte_formula(formula, counted_at: dict, question: str):
     """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
     ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%."""
-    from rooflinelib.exercises.grading import check_function
     samples = [{"rows": r, "cols": c} for r, c in counted_at]
     keys = {size: distinct_bytes(c) for size, c in counted_at.items()}
     accesses = {size: c["read"] + c["written"] for size, c in counted_at.items()}
@@ -207,7 +213,6 @@ def model_speedup(rows: int, cols: int) -> float:
 
 
 def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
-    from rooflinelib.exercises.grading import check_number
     n = rows * cols
     streaming = operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True, row_on_chip=False).n_bytes
     return check_number(predicted, model_speedup(rows, cols), question, mistakes=[
@@ -229,8 +234,6 @@ def tool_side(name: str, profiles: dict, machine, rows: int, cols: int) -> str:
 
 def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int):
     """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's."""
-    from rooflinelib.exercises.grading import (NOT_ANSWERED, SIDES, Check, check_choice,
-                                               is_unanswered, report)
     if is_unanswered(answers):
         answers = {}
     if not isinstance(answers, dict):
@@ -256,7 +259,6 @@ def lab1_ceilings(mode, cpu_size_mib: float = 64, cpu_repeats: int = 3):
     ``cpu_repeats`` repeats, which keeps it to seconds; on a GPU without the matrix and
     host-link ceilings), else the recorded H200 run: the one chain of ceilings,
     :func:`rooflinelib.modes.student_ceilings`, so the ridge here is notebook 03's."""
-    from rooflinelib import modes
     started = time.perf_counter()
     if mode.mode == "cpu":
         options = {"size_mib": cpu_size_mib, "repeats": cpu_repeats}
@@ -285,8 +287,6 @@ class Pair:
 
 def _analytic_bytes(formula, name: str, rows: int, cols: int, lines: list) -> float:
     """The student's byte count at the profiled size, or the library's when it cannot be read."""
-    from rooflinelib.exercises.grading import (AnswerError, NotAnsweredError, is_unanswered,
-                                               run_student)
     library = operators.softmax(rows * cols, fused=(name == "fused")).n_bytes
     if formula is None:
         lines.append(f"{name}: no byte formula given, so the profile uses rooflinelib.core.operators.softmax's count")
@@ -338,7 +338,6 @@ def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = No
     ``gpu_size``: ``(rows, cols)`` instead of the recorded size (the tests' simulator run).
     """
     import numpy as np
-    from rooflinelib.profiling import softmax_targets
     from rooflinelib.profiling.core import profile
     byte_formulas = byte_formulas or {}
     if mode.mode == "recorded":
@@ -396,7 +395,6 @@ def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = No
 def cpu_kernels():
     """``(three_pass(x, scratch, y, row_max, row_sum), fused(x, y))``: notebook 04's CPU softmax
     pair, Numba's parallel target (compiled once and cached on disk)."""
-    from rooflinelib.measure.experiment_kernels_cpu import softmax_kernels
     return softmax_kernels()
 
 
@@ -410,13 +408,11 @@ def cpu_sources() -> str:
 # --- prediction against measurement ----------------------------------------------------------
 
 def _us(seconds: float) -> str:
-    from rooflinelib.views.widget_state import seconds_text
     return seconds_text(seconds)
 
 
 def _prediction(predicted, three):
     """``(value, note)``: the student's prediction, or the model's when it cannot be read."""
-    from rooflinelib.exercises.grading import AnswerError, NotAnsweredError, read_number
     elements = round(three.n_flops / operators.SOFTMAX_FLOPS_PER_ELEMENT)
     try:
         return read_number(predicted, "predicted speed-up"), ""
@@ -513,7 +509,6 @@ def comparison(profiles: dict, predicted: float, where: str = "this run") -> str
 def recorded_pair(device: str = "h200", backend: str = "numba"):
     """``(profiles, message)``: the recorded profiles ``{name: ProfileResult}`` and one line of
     provenance, or ``({}, "... not recorded yet ...")`` when the file is not there."""
-    from rooflinelib.profiling.recorded import recorded_profiles
     try:
         profiles = recorded_profiles(device, backend)
     except ProfileError as exc:
@@ -643,7 +638,6 @@ def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"
     from the byte ratio (or why it does not), with the numbers of ``profiles``
     (``{"3-pass", "fused"}``); shown only once ``attempt`` is a real attempt.  It takes the
     branch :func:`comparison` takes for the byte ratio, so the two agree."""
-    from rooflinelib.exercises.grading import reveal
     three, fused = profiles.get("3-pass"), profiles.get("fused")
     if three is None or fused is None:
         text = ("With no verified pair of profiles there is no measured speed-up to explain; the byte "

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from rooflinelib.store.fileio import MAX_BYTES
 from rooflinelib.profiling.profile_result import ProfileError
+from rooflinelib.hierarchy import ncu
 
 #: ncu itself, then one call of the function: the whole collection must stay under this.
 TIMEOUT_S = 120
@@ -68,7 +69,6 @@ def _sum(kernels, metric: str) -> float:
 
 def summarize(kernels) -> dict:
     """The launches of one call, summed: bytes by level, instructions, time."""
-    from rooflinelib.hierarchy import ncu
     if not kernels:
         raise ProfileError("counters: ncu profiled no kernel in the call (did the function launch GPU work?)")
     fp32 = sum(w * _sum(kernels, m) for m, w in ncu.FLOP_METRICS["fp32"].items())
@@ -91,7 +91,6 @@ def summarize(kernels) -> dict:
 
 def run_ncu(module_file: str, function: str, timeout_s: float = TIMEOUT_S, tensor: bool = True) -> tuple:
     """``(kernels, seconds ncu took, note)`` for one call of ``function`` of ``module_file``."""
-    from rooflinelib.hierarchy import ncu
     program = [sys.executable, "-m", "rooflinelib.profiling.counters", module_file, function]
     cmd = ncu.command(program, peaks=False, ncu=ncu_path())
     cmd.insert(1, "--profile-from-start")

@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import functools
 from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.profiling.counting import count_accesses
+from rooflinelib.store.fileio import read_json
+from rooflinelib.profiling.profile_result import ProfileError
 
 N = 2048
 TILE = 16
@@ -100,7 +103,6 @@ def access_counts(n: int = SIM_N) -> dict:
     """``{variant name: count_accesses(...)}`` for the four variants at size n, in the CUDA
     simulator (no GPU): the per-request sectors and shared-memory passes of each mapping."""
     import numpy as np
-    from rooflinelib.profiling.counting import count_accesses
     a, b = inputs(n)
     griddim, blockdim = grid(n)
     found = {}
@@ -161,8 +163,6 @@ MIO_STALL = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.rat
 def recorded_counters() -> dict:
     """The recorded file: ``{"date", "variants": {name: {...}}, "ncu": {run: {kernel: {metric: value}}}, ...}``."""
     from pathlib import Path
-    from rooflinelib.store.fileio import read_json
-    from rooflinelib.profiling.profile_result import ProfileError
     return read_json(DATA_DIR / RECORDED_COUNTERS, ProfileError,
                      "the recorded GEMM counters")
 

@@ -7,6 +7,7 @@ one; the recorded H200 profiles shipped with the course were made this way.  The
 counts are :func:`rooflinelib.core.operators.softmax`'s.
 """
 from __future__ import annotations
+from rooflinelib.measure.expected import fill_values
 
 ROWS, COLS = 16384, 4096  # 256 MiB of float32: several times the H200's L2 (docs/h200-facts.md)
 THREADS = 256
@@ -15,7 +16,6 @@ THREADS = 256
 def setup():
     import numpy as np
     from numba import cuda
-    from rooflinelib.measure.expected import fill_values
     host = (fill_values(np.arange(ROWS * COLS)) / 1024).astype(np.float32).reshape(ROWS, COLS)
     x = cuda.to_device(host)
     scratch, y = cuda.device_array((ROWS, COLS), np.float32), cuda.device_array((ROWS, COLS), np.float32)

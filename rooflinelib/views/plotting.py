@@ -31,6 +31,7 @@ from rooflinelib.measure import registry
 from rooflinelib.core.vocabulary import compute_ceiling
 from rooflinelib.core.model import Ceiling, Machine, Roofline
 from rooflinelib.core.placement import as_kernel_point, verdict_phrase
+from rooflinelib.core.operators import GEMM_CEILING
 
 #: Ceilings drawn first (and so used for verdicts) when the machine has them.
 PRIMARY_COMPUTE = "fp32"
@@ -170,7 +171,6 @@ def own_roofline(kernel, compute_ceilings, primary: Roofline) -> Roofline:
     """The roofline a kernel is judged against on a chart: the ceiling its dtype runs on
     (:data:`rooflinelib.core.operators.GEMM_CEILING`, fp32 vector for fp32 work, the tensor roof for
     bf16) when that ceiling is drawn, else the chart's primary roofline."""
-    from rooflinelib.core.operators import GEMM_CEILING
     wanted = GEMM_CEILING.get(getattr(kernel, "dtype", None))
     for c in compute_ceilings:
         if c.name == wanted:

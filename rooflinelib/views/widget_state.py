@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rooflinelib.core import operators, sanity
+from rooflinelib.core import operators, sanity, interconnect
 from rooflinelib.views.ascii_plot import format_number
 from rooflinelib.core.machines import get_machine, machine_names
 from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import RIDGE_TOLERANCE, Machine, Roofline, time_bounds
+from rooflinelib.lessons.triage import KernelFacts
 
 # --- shared helpers --------------------------------------------------------------------------
 
@@ -477,7 +478,6 @@ class LinkStepState:
     def triage_facts(self):
         """The triage's facts for this step, every one computed from the measured roofs: the
         step's rate over the device roof (what a timeline would show) and its waiting share."""
-        from rooflinelib.lessons.triage import KernelFacts
         return KernelFacts(fraction_of_roof=self.step_gflops / self.device_gflops, side=self.device_side,
                            communication_share=self.communication_share)
 
@@ -514,7 +514,6 @@ def link_step_state(roofs, scenario: str = LINK_SCENARIOS[0], n_params=10 ** 7, 
                     overlap: bool = True) -> LinkStepState:
     """A training step placed on ``roofs`` (a :class:`rooflinelib.lessons.step_roofs.StepRoofs`):
     its batch streamed from the host, or its gradients all-reduced over ``link``."""
-    from rooflinelib.core import interconnect
     if scenario not in LINK_SCENARIOS:
         raise ValueError(f"scenario: must be one of {', '.join(LINK_SCENARIOS)}, got {scenario!r}")
     if not isinstance(overlap, bool):

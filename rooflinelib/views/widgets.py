@@ -21,7 +21,10 @@ from rooflinelib.views import widget_state as ws
 from rooflinelib.core.machines import get_machine, machine_names
 from rooflinelib.core.model import Ceiling, Machine
 from rooflinelib.core.placement import KernelPoint
-from rooflinelib.views.plotting import figure_widget, legend_below
+from rooflinelib.views.plotting import (figure_widget, legend_below, find_trace, kernel_hover_text,
+                                        kernel_id, TICK_STANDOFF_PX, roofline_figure)
+from rooflinelib.lessons.triage import BOOLEAN_FIELDS, NUMBER_FIELDS, triage_report
+from rooflinelib.core.interconnect import TOKEN_INPUTS
 
 #: The name of the explorer's movable point; its trace id is ``kernel:<POINT_NAME>``.
 POINT_NAME = "your kernel"
@@ -218,7 +221,6 @@ class IntensityExplorer(_Widget):
     def __init__(self, machine="H200", precision: str = "fp32", intensity: float = 1.0,
                  memory: str = "dram", warm: bool = True):
         w = _widgets()
-        from rooflinelib.views.plotting import roofline_figure
 
         self.memory = memory
         self.machines = {name: get_machine(name) for name in machine_names()}
@@ -276,7 +278,6 @@ class IntensityExplorer(_Widget):
         machine or the precision did.  Bad values leave everything as it was and show a
         one-line error instead of the verdict.
         """
-        from rooflinelib.views.plotting import find_trace, kernel_hover_text, kernel_id
 
         precision = precision if precision is not None else self.precision_menu.value
         intensity = intensity if intensity is not None else self.slider.value
@@ -403,7 +404,6 @@ _REFERENCES: dict = {}
 
 def _reference_roofs(machine: Machine, precision: str, memory: str):
     """The go.Figure of ``machine``'s ``precision`` roof against ``memory``, built once."""
-    from rooflinelib.views.plotting import roofline_figure
     key = (machine.name, machine.ceilings, precision, memory)
     with _REFERENCE_LOCK:
         figure = _REFERENCES.get(key)
@@ -662,7 +662,6 @@ class TileAnimation(_Widget):
         w = _widgets()
         import plotly.graph_objects as go
         from plotly.subplots import make_subplots
-        from rooflinelib.views.plotting import TICK_STANDOFF_PX, roofline_figure
 
         self.machines = [ws.as_machine(m) for m in machines]
         self.n = n
@@ -711,7 +710,6 @@ class TileAnimation(_Widget):
         self.update(tile)
 
     def update(self, tile: int) -> ws.TileState:
-        from rooflinelib.views.plotting import find_trace, kernel_id
         try:
             state = ws.tile_state(tile, self.n, self.machines)
         except ValueError as exc:
@@ -749,7 +747,6 @@ class SweepWalker(_Widget):
 
     def __init__(self, rows, machine, compute: str = "fp32", memory: str = "dram", title=None):
         w = _widgets()
-        from rooflinelib.views.plotting import roofline_figure
 
         self.rows = [row for row in rows if float(row["intensity"]) > 0]
         if not self.rows:
@@ -772,7 +769,6 @@ class SweepWalker(_Widget):
         self.update(ks[0])
 
     def update(self, k: int):
-        from rooflinelib.views.plotting import find_trace, kernel_id
         try:
             state = ws.sweep_point_state(self.rows, k, self.roofline)
         except ValueError as exc:
@@ -800,7 +796,6 @@ class TriageTool(_Widget):
 
     def __init__(self, **initial):
         w = _widgets()
-        from rooflinelib.lessons.triage import BOOLEAN_FIELDS, NUMBER_FIELDS
 
         self.inputs = {}
         rows = []
@@ -836,7 +831,6 @@ class TriageTool(_Widget):
 
     def update(self) -> str:
         import html
-        from rooflinelib.lessons.triage import triage_report
         text = triage_report(self.values())
         self.report.value = f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre>'
         return text
@@ -872,7 +866,6 @@ class LinkStepWidget(_Widget):
                                         description="parameters", continuous_update=True, layout=wide)
         self.tokens = _selection_slider(options=list(ws.STEP_TOKENS), value=tokens,
                                         description="tokens/step", continuous_update=True, layout=wide)
-        from rooflinelib.core.interconnect import TOKEN_INPUTS
         self.inputs = w.Dropdown(options=[(f"{name} ({size:,} B)", size) for name, size in TOKEN_INPUTS.items()],
                                  value=bytes_per_token, description="each token", layout=wide)
         self.gpus = w.Dropdown(options=list(ws.GPU_COUNTS), value=n_gpus, description="GPUs")
