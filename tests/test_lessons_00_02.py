@@ -146,11 +146,11 @@ def test_02_review_3a_wording():
     assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
     assert "Unfused attention's point is three kernels taken together" in text  # T02-3
     assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
-    assert "directly attached to half of the SMs" in text  # T02-5
+    assert "directly attached to half of the SMs" not in text  # T02-5, then review 4a T02-2
     assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
     assert "Hover over a point" not in text and "in a running notebook, hover" in text  # C02-3
     assert "each drawn at its roof" in text  # C02-3: predictions, not measurements
-    assert "bank conflicts and occupancy are for later" in text  # C02-1
+    assert "Two terms for later notebooks (04 and 07 link back here)" in text  # C02-1, 4a C02-2
 
 
 def test_primer_defines_the_terms_later_notebooks_link_it_for():
@@ -169,3 +169,71 @@ def test_00_says_which_figure_images_are_recorded_h200_data():
     # example GPU, and the images' captions now say which figures draw recorded data.
     text = markdown("00_start_here.ipynb")
     assert "every figure image" not in text
+
+
+# --- review 4a ----------------------------------------------------------------------------------
+
+def test_00_launch_figures_are_a_bound_not_a_traffic_time():
+    # T00-1/C00-3: 10.2 ns is the traffic time at full bandwidth, which 49 KB never reaches; the
+    # course has no measured DRAM latency, so the text states a bound and names the limit.
+    text = markdown("00_start_here.ipynb")
+    assert "A tiny kernel's time is its launch, not its traffic" in text
+    assert "10.2 ns at best, at the H200's full datasheet 4.8 TB/s" in text
+    assert "some 60 times the traffic" not in text and "some 60 times that bound" in text
+    assert "never stream at full bandwidth" in text
+    code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    assert "that full-bandwidth time" in code
+
+
+def test_00_reads_as_a_lesson():
+    text = markdown("00_start_here.ipynb")
+    # T00-2: a broken sentence, and the wrong roof was missing from the suspects
+    assert "what the chart does not draw is, such as" not in text
+    assert "whether it runs the instructions the roof assumes" in text
+    # C00-1: the terminal workflow is install detail, one link away
+    assert "my_ceilings.json" not in text and "docs/install.md#measuring-on-a-gpu-cluster-without-jupyter" in text
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    assert "\n## Measuring on a GPU cluster without Jupyter\n" in install and "my_ceilings.json" in install
+    # C00-2: pitfall numbers mean nothing before notebook 06's list
+    assert not re.search(r"pitfall \d", text), re.search(r"pitfall \d", text)
+
+
+def test_01_review_4a_wording():
+    text = markdown("01_derivation.ipynb")
+    assert "no implementation beats either one" not in text  # T01-1
+    assert "A measured ceiling is a best rate reached, which a kernel can match or slightly exceed" in text
+    assert "which warps switching" not in text and "warp switching makes possible" in text  # T01-2
+    assert "(64-byte units, measured up to stride 16)" in text  # T01-3
+    assert "four common errors" not in text and "## Four ways a placement goes wrong" in text  # C01-1
+
+
+def test_01_prints_one_reading_error_a_line():
+    # C01-2: the GiB, Gbit and wrong-roof slips were packed into one printed line.
+    cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs).splitlines()
+    assert printed, "no stored output"
+    for line in printed:
+        assert sum(key in line for key in ("GiB/s", "Gbit/s", "tensor roof")) <= 1, line
+
+
+def test_02_review_4a_wording():
+    text = markdown("02_operator_intensities.ipynb")
+    # T02-1: fp8 doubles the ridge; what stays is the N at which I(N) meets it
+    assert "the ridge and the size that reaches it do not move" not in text
+    assert "the ridge doubles, and so does every GEMM's intensity" in text
+    assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"))
+    # T02-2: nothing measured says the other partition is slower; the fabric bytes are counted
+    assert "slower crossbar" not in text and "crosses a fabric between them" in text
+    # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
+    assert "This notebook uses the first two" not in text
+    # T02-4: the opening says unfused attention's point is three kernels
+    assert "unfused attention's point combines three kernels" in words(cells("02_operator_intensities.ipynb")[0].source)
+    # C02-3: the per-clock aside lives in the appendix
+    assert "Per clock, Hopper's is 16" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "ratio is 14.8 on Hopper where the per-clock ratio is 16" in appendix
+    # C02-4: the one row counted at the SMs is named before the table prints 0.25
+    table = next(i for i, c in enumerate(cells("02_operator_intensities.ipynb")) if "operator_rows()" in c.source)
+    assert "counts what its SMs request before any cache serves them" in words(cells("02_operator_intensities.ipynb")[table - 1].source)
+    # C02-5: b_q is defined where it is used
+    assert "the $b_q$ rows of Q that one block keeps on chip" in text

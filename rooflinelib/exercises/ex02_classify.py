@@ -51,9 +51,12 @@ FIRST_STEPS = Choices({
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
                                             "use matrix cores", "instruction mix", "packed ops")),
-    "overlap": ("overlap loads with math: software pipelining, prefetch, async copies",
+    # Two kinds of overlap, one entry: FlashAttention-3 does both (async loads under the MMAs,
+    # and the softmax's exps on the MUFU under the MMAs of another block).
+    "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
+                "(pipelining, prefetch, async copies)",
                 ("pipelining", "software pipelining", "prefetch", "double buffering",
-                 "async copies")),
+                 "async copies", "ping-pong", "overlap the softmax", "overlap softmax with mma")),
     "score-bandwidth": ("nothing left to delete: score it as a fraction of the DRAM bandwidth "
                         "of its own access mix",
                         ("bandwidth score", "percent of copy", "copy ceiling", "read ceiling",
@@ -241,11 +244,11 @@ def _rows() -> tuple:
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge"),
         Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
-            BF16_TENSOR, frozenset({"instruction-mix"}),
-            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit",
-             "overlap": "right idea if you mean overlapping the exps on the MUFU with the matrix "
-                        "products (FlashAttention-3), but that changes the instruction mix, not "
-                        "the loads: which menu entry names it?"},
+            # Either lever for the exps, which at d = 128 take half the score's matrix time:
+            # fewer or cheaper ones (the mix), or running them under the MMAs (overlap; the same
+            # instructions on another schedule, as FlashAttention-3 does).
+            BF16_TENSOR, frozenset({"instruction-mix", "overlap"}),
+            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
                                                                "matrix to HBM"),)),
@@ -350,7 +353,9 @@ CACHE_L2_CEILING_FRACTION = 0.92
 #: h200_pitfalls_numba.json, experiment 'launch_empty').
 GRAPH_LAUNCH_S = 0.64e-6
 
-#: C5, the same bytes under the other vendor's name: what rocprof-compute reports on an MI300X.
+#: C5, the same bytes under the other vendor's name: rocprof's derived metrics on an MI300X, in
+#: kilobytes of 1,024 bytes (ROCm's derived-metrics definitions divide the L2-to-fabric request
+#: bytes by 1024).
 AMD_COUNTERS = ("FETCH_SIZE", "WRITE_SIZE")
 
 #: Every counter C5 can be answered with: the NVIDIA counters of rooflinelib.hierarchy.ncu.
@@ -387,7 +392,8 @@ def given_part_c() -> Table:
                f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
         ("C4", f"C1's GPU and launch overhead ({TINY_GBPS / 1000:g} TB/s, {LAUNCH_OVERHEAD_S * 1e6:g} µs); inside a "
                f"CUDA graph a launch costs only the device's {GRAPH_LAUNCH_S * 1e6:g} µs"),
-        ("C5", f"rocprof-compute on an MI300X reports {' and '.join(AMD_COUNTERS)} for a kernel"),
+        ("C5", f"rocprof on an MI300X reports {' and '.join(AMD_COUNTERS)} for a kernel, in kilobytes "
+               f"(of 1,024 bytes)"),
     ), title="Part C: given data")
 
 
