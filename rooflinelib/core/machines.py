@@ -33,6 +33,12 @@ def _derived_nvidia(sms: int, clock_ghz: float, where: str) -> tuple:
 _NV_A100 = "NVIDIA A100 Tensor Core GPU datasheet, SXM4 40 GB, dense figures"
 _NV_H100 = "NVIDIA H100 Tensor Core GPU datasheet, SXM5, dense figures"
 _NV_H200 = "NVIDIA H200 Tensor Core GPU datasheet, SXM, dense figures"
+# The H200's compute figures are the GH100's of the Hopper white paper (the H200 datasheet rounds
+# them), and they are not at one clock: a notebook that sets a run at 1980 MHz against a tensor
+# row must know that row assumes 1.83 GHz (132 x 4,096 bf16 FLOP per clock x 1.83 GHz = 989.4).
+_NV_H200_COMPUTE = ("NVIDIA Hopper architecture white paper, GH100 (SXM5) dense figures: fp32 and fp64 "
+                    "at 1.98 GHz, the tf32, fp16, bf16 and fp8 tensor figures at the 1.83 GHz they "
+                    "imply; the H200 datasheet prints them rounded")
 _AMD_MI300X = "AMD Instinct MI300X product specifications (data sheet and CDNA 3 white paper)"
 _AMD_MI300X_UNPACKED = ("derived: 304 CUs x 64 lanes x 2 FLOPs (v_fma_f32) x 2.1 GHz = 81.7 TFLOP/s, "
                         "ordinary (unpacked) fp32; the data sheet prints this figure as its FP64 "
@@ -86,7 +92,7 @@ H200 = Machine(
            "L2 and 233 kB (228 KiB) of shared memory per SM; see docs/h200-facts.md. No fp32 "
            "tensor-core path: an fp32 GEMM runs on the CUDA cores."),
     ceilings=(Ceiling("dram", "memory", 4800.0, _NV_H200, "HBM3e"),)
-    + tuple(Ceiling(n, "compute", v, _NV_H200, lab) for n, v, lab in _H100_COMPUTE)
+    + tuple(Ceiling(n, "compute", v, _NV_H200_COMPUTE, lab) for n, v, lab in _H100_COMPUTE)
     + _derived_nvidia(132, 1.98, "H200"),
 )
 
