@@ -164,6 +164,22 @@ def recorded_launch_runs() -> list:
     return sorted(found, key=lambda r: r["when"])
 
 
+def recorded_empty_kernel_pair() -> dict:
+    """The recorded run that timed the tiny add beside an empty kernel given the add's three
+    arrays, both by device events (the ``launch_empty`` experiment): ``{"empty_s", "add_s",
+    "when"}``.  Two times this close say the add's time is its launch, not its bytes.  Raises
+    ``ValueError`` when that run is not shipped."""
+    run = recorded_experiments().get("launch_empty")
+    if run is None:
+        raise ValueError("launch_empty: the recorded runs have no 'launch_empty' experiment")
+    empty = next((v.median_s for v in run.variants
+                  if v.extra.get("part") == "device events" and v.extra.get("arguments") == "three arrays"), None)
+    add = next((v.median_s for v in run.variants if v.extra.get("part") == "kernel"), None)
+    if empty is None or add is None:
+        raise ValueError("launch_empty: the recorded run has no three-array empty kernel or no add")
+    return {"empty_s": empty, "add_s": add, "when": run.created[:10]}
+
+
 def roof_shares(points, machine, compute: str = "fp32", memory: str = "dram") -> list:
     """Each :class:`rooflinelib.core.placement.KernelPoint` against ``machine``'s ``compute`` and
     ``memory`` roofs: its intensity, the roof at that intensity, the fraction of it reached and

@@ -232,8 +232,9 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             # so the cache comes first and recounting is only what is left if it does not.
             found.append(cache_finding)
             found.append(Finding(
-                "a point above the DRAM roof that the cache does not fully explain would be a "
-                "counting error",
+                "a point above the DRAM roof that the cache does not fully explain is most "
+                "likely a counting error, else a roof from another clock or instruction class "
+                "(pitfalls 8 and 4)",
                 "Once the kernel is placed against the L2 roof, if it is still above its roof, "
                 "recount FLOPs and bytes with one convention and check the units and the clock.",
                 f"it reaches {_pct(frac)} of the DRAM roof", 6))
@@ -242,8 +243,8 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             # so it comes first and recounting is only what is left if it does not.
             found.append(matrix_finding)
             found.append(Finding(
-                "a point above the vector roof that the matrix roof does not explain would be a "
-                "counting error",
+                "a point above the vector roof that the matrix roof does not explain is most "
+                "likely a counting error, else a roof from another clock (pitfall 8)",
                 "Once the kernel is placed against the matrix roof of its dtype, if it is still "
                 "above its roof, recount FLOPs and bytes with one convention and check the units "
                 "and the clock.",

@@ -37,6 +37,7 @@ from rooflinelib.profiling import softmax_targets
 from rooflinelib.measure.experiment_kernels_cpu import softmax_kernels
 from rooflinelib.views.widget_state import seconds_text
 from rooflinelib.profiling.recorded import recorded_profiles
+from rooflinelib.store.results import dram_mixes
 
 #: The simulator's size: 8 rows of 256 float32, one block of 32 threads per row (256 threads).
 SIM_ROWS, SIM_COLS, SIM_THREADS = 8, 256, 32
@@ -54,6 +55,13 @@ MAX_RELATIVE_ERROR = 1e-4
 #: The recorded H200 profiles the notebook shows, in this order, where present.
 RECORDED_NAMES = ("softmax 3-pass", "softmax fused", "gemm naive", "gemm tiled")
 RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
+#: The copy mix of the Lab 1 run the recorded profiles were placed on (2026-12-01, the run that
+#: docs/appendix-07.md describes; its raw result is docs/measurements/h200_run17/lab1.json). The
+#: profiles keep only that run's best DRAM mix, the write; a softmax reads and writes, like a copy,
+#: and notebook 04's rule scores a memory-bound kernel against its own access mix.
+RECORDED_PROFILES_COPY_GBPS = 4256.150998461505
+#: How the comparison names the recorded pair (:func:`graded_profiles`).
+RECORDED_WHERE = "the recorded H200 profiles"
 
 
 def _tolerance() -> float:
@@ -480,17 +488,42 @@ _LESS = ("the 3-pass version streamed closer to the roof than assumed, or its pa
          "cache; recount its bytes against the buffer size and the cache")
 
 
-def comparison(profiles: dict, predicted: float, where: str = "this run") -> str:
-    """The measured 3-pass / fused time ratio against ``predicted``, and why they part."""
+def copy_roof_gbps(lab1, where: str):
+    """The DRAM copy mix (GB/s) the softmaxes graded ``where`` are scored against: the recorded
+    profiles' own run's for the recorded pair, else that of ``lab1`` (a ``modes.Loaded``), or
+    None when it measured no copy mix."""
+    if where == RECORDED_WHERE:
+        return RECORDED_PROFILES_COPY_GBPS
+    result = getattr(lab1, "result", None)
+    return dram_mixes(result).get("copy") if result else None
+
+
+def _shares(three, fused, copy_gbps) -> tuple:
+    """``(3-pass share, fused share, roof words, aside)``: the shares of the copy mix when it is
+    known (both versions read and write, as a copy does), the aside giving those of the memory
+    roof the profiles were placed on; else the memory roof's, with no aside."""
+    best3, bestf = three.achieved_gbps / three.peak_gbps, fused.achieved_gbps / fused.peak_gbps
+    if not copy_gbps:
+        return percent(best3), percent(bestf), f"the {three.peak_gbps:,.0f} GB/s memory roof", ""
+    aside = (f" (a copy reads and writes, as both softmaxes do; against the {three.peak_gbps:,.0f} GB/s "
+             f"roof of the fastest mix, the write, {percent(best3)} and {percent(bestf)})")
+    return (percent(three.achieved_gbps / copy_gbps), percent(fused.achieved_gbps / copy_gbps),
+            f"the {copy_gbps:,.0f} GB/s copy roof", aside)
+
+
+def comparison(profiles: dict, predicted: float, where: str = "this run", copy_gbps: float = None) -> str:
+    """The measured 3-pass / fused time ratio against ``predicted``, and why they part; the
+    shares are of ``copy_gbps`` (the softmaxes' own access mix, see :func:`copy_roof_gbps`)
+    when it is given."""
     three, fused = profiles.get("3-pass"), profiles.get("fused")
     if three is None or fused is None:
         return f"{where}: the prediction cannot be tested without a verified pair of profiles."
     predicted, note = _prediction(predicted, three)
     measured = three.seconds / fused.seconds
-    share3, sharef = three.achieved_gbps / three.peak_gbps, fused.achieved_gbps / fused.peak_gbps
+    share3, sharef, roof_words, aside = _shares(three, fused, copy_gbps)
     head = note + (f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds)} against "
-            f"{_us(fused.seconds)}); the 3-pass version moved its counted bytes at {percent(share3)} of the "
-            f"{three.peak_gbps:,.0f} GB/s memory roof, the fused one at {percent(sharef)}.")
+            f"{_us(fused.seconds)}); the 3-pass version moved its counted bytes at {share3} of "
+            f"{roof_words}, the fused one at {sharef}{aside}.")
     found = outcome(three, fused, predicted)
     byte_ratio = three.n_bytes / fused.n_bytes
     if abs(predicted / byte_ratio - 1) > _tolerance():  # a prediction other than the byte ratio
@@ -633,7 +666,7 @@ def _bytes_claim(three, fused) -> tuple:
             "the counters' DRAM bytes test the byte ratio on its own")
 
 
-def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"):
+def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles", copy_gbps: float = None):
     """The model answer to the capstone's last question, why the measured speed-up differs
     from the byte ratio (or why it does not), with the numbers of ``profiles``
     (``{"3-pass", "fused"}``); shown only once ``attempt`` is a real attempt.  It takes the
@@ -646,19 +679,19 @@ def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"
                   "the speed-up needs a verified pair of timed profiles")
         return reveal(attempt, text, "why the measured speed-up is not the byte ratio", key_points=points)
     ratio, byte_ratio = three.seconds / fused.seconds, three.n_bytes / fused.n_bytes
-    share3 = percent(three.achieved_gbps / three.peak_gbps)
-    sharef = percent(fused.achieved_gbps / fused.peak_gbps)
+    share3, sharef, roof_words, _ = _shares(three, fused, copy_gbps)
+    roof_words = roof_words if copy_gbps else "the memory roof"
     bytes_sentence, bytes_point = _bytes_claim(three, fused)
     text = (f"On {where} fusion gave {ratio:.2f}x against the {byte_ratio:.2f}x of the bytes. The prediction is "
             f"two claims: the byte ratio, and equal bandwidth for both versions. {bytes_sentence} ")
     found = outcome(three, fused, byte_ratio)
     if found == "holds":
-        text += (f"Equal bandwidth held as well: the 3-pass version reached {share3} of the memory roof and the "
+        text += (f"Equal bandwidth held as well: the 3-pass version reached {share3} of {roof_words} and the "
                  f"fused kernel {sharef}, so the speed-up is the byte ratio within {_tolerance():.0%}.")
         points = (bytes_point, "both versions ran at about the same fraction of the memory roof",
                   "so the measured speed-up is the byte ratio")
     elif found == "more":
-        text += (f"Equal bandwidth did not: the fused kernel reached {sharef} of the memory roof and the 3-pass "
+        text += (f"Equal bandwidth did not: the fused kernel reached {sharef} of {roof_words} and the 3-pass "
                  f"version {share3}, so fusion gained more than its bytes. " + gap_text(three, fused))
         split = ("split the extra time with the kernels' own times (a second, profiled run): launches against "
                  "slow passes" if (three.measured or {}).get("kernel_seconds") else
@@ -667,7 +700,7 @@ def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"
         points = (bytes_point, "the 3-pass version ran at a lower fraction of the memory roof", split)
     else:
         reason = _LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS
-        text += (f"Equal bandwidth did not, the other way: the fused kernel reached {sharef} of the memory roof "
+        text += (f"Equal bandwidth did not, the other way: the fused kernel reached {sharef} of {roof_words} "
                  f"and the 3-pass version {share3}, so fusion gained less than its bytes: " + reason + ".")
         points = (bytes_point, "the fused version ran at a lower fraction of the memory roof than the 3-pass one",
                   "what bounds the fused kernel other than its bytes (its exps on a CPU)"
@@ -682,5 +715,5 @@ def graded_profiles(pair: Pair, recorded: dict) -> tuple:
         return pair.profiles, "this run"
     softmax = recorded_softmax(recorded)
     if softmax:
-        return softmax, "the recorded H200 profiles"
+        return softmax, RECORDED_WHERE
     return {}, "no live or recorded profile"
