@@ -73,8 +73,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     assert "walks the whole roofline with **one** kernel" not in prose
     assert "keeps, at each K, the faster of the two" in prose and "faster of the two at each K" in printed
     # the launches are measured (10 us between kernels), not blamed
-    assert "(extra launches" not in prose + printed and "between the kernels (us)" in printed
-    assert "launches included, is about" in prose
+    assert "(extra launches" not in prose + printed and "median less ncu kernel time, two runs (us)" in printed
+    assert "about 12 µs was launches and gaps" in prose
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
 
@@ -245,9 +245,9 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     for quoted in (f"about {(three['measured_s'] - three['bound_s']) * 1e6:.0f} µs",
                    f"timed run ({three['measured_s'] * 1e6:.1f} µs against a bound of {three['bound_s'] * 1e6:.1f} µs)",
                    f"function took {split['median_s'] * 1e6:.1f} µs",
-                   f"about {split['between_s'] * 1e6:.0f} µs there"):
+                   f"about {split['between_s'] * 1e6:.0f} µs was launches and gaps"):
         assert quoted in prose, quoted
-    assert "The profile is a second run, not the timed one above" in prose
+    assert "in a second run, under Nsight Compute" in prose
     assert "design history" not in prose
 
 
@@ -353,6 +353,51 @@ def test_04_names_the_dip_on_the_plateau_the_recorded_sweep_has():
     gflops = {r["k"]: r["gflops"] for r in sweep["rows"]}
     assert gflops[128] < gflops[112]  # the dip the page names
     assert "K = 128 ran below K = 112" in words(markdown("04_sweep.ipynb"))
+
+
+def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_stated_exactly():
+    # E4-1: the 425.0 us is a device-event median; only the kernel durations come from ncu
+    from rooflinelib.experiments import rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
+    assert "Under Nsight Compute the function took" not in prose
+    assert "Timed by device events in the profiling run, the function took 425.0 µs" in prose
+    table = rows.time_split_table(recorded_profiles()["softmax 3-pass"])
+    assert "between the kernels" not in table and "median less ncu kernel time, two runs" in table
+    assert "| a second run, under Nsight Compute |" in prose  # C4-2: which run gave which number
+    # E4-2: the 3-pass softmax reads three times and writes twice
+    assert "for the transpose and the softmax, which read and write equally" not in prose
+    assert "3-pass version's 3:2 mix" in prose
+    # E4-3: an exp on the FMA pipes is not bound by the MUFU
+    assert "so no kernel computes exps faster" not in prose
+    assert "no kernel whose exps all use `ex2` computes them faster" in prose
+
+
+def test_04_review_4b_no_unsourced_mi300x_ladder():
+    # E4-4: no publication could be named for the MI300X transpose figures
+    nb = "\n".join(c.source for c in cells("04_sweep.ipynb"))
+    assert "MI300X" not in nb + outputs("04_sweep.ipynb")
+    assert "MI300X" not in appendix("appendix-04-sweep.md").split("An earlier version of the notebook set")[0]
+
+
+def test_04_review_4b_sections_open_their_own_cell_and_the_dial_comes_first():
+    md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
+    for text in md:  # C4-1: a heading starts its cell, so no cell ends one section and opens another
+        assert "\n## " not in text, text[:80]
+    prose = words(markdown("04_sweep.ipynb"))
+    assert prose.index("## The dial: I = K/4") < prose.index("## One dial, two kernels")  # C4-5
+    assert "course's tests" not in prose and "32 `fma.rn.f32` instructions" in prose  # C4-3
+
+
+def test_04_review_4b_the_copy_rows_roof_is_a_bandwidth():
+    # C4-4: K = 0 has no FLOPs; its roof is B in GB/s, not 0.00 GFLOP/s
+    import json
+    from importlib import resources
+
+    from rooflinelib.views.tables import sweep_tables
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    row = next(line for line in sweep_tables(sweep).splitlines() if line.strip().startswith("0 ") and "copy" in line)
+    assert f"{sweep['peak_gbps']:,.0f} GB/s" in row and "0.00     99" not in row
 
 
 # --- notebook 03 after review 3 ------------------------------------------------------------------

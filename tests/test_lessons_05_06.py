@@ -616,8 +616,10 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     assert f"{run17_l1 / levels['l1'].gbps - 1:.1%} above **the sweep's L1 plateau**" in nb07
     assert f"{run17_l2 / 1e3:.2f} TB/s in the run notebook 07's profiles come from" in appendix
     # the sweep's kernel at ws_read's footprints, the gap between the L2 figures
+    # (review 4b, C5-2: the profiler's cross-check of the two L2 figures lives in the appendix)
     own = [r["sm_gbps"] for r in hr.recorded_sharing_rows() if r["blocks_per_chunk"] < 1]
-    assert f"the sweep's {own[0] / 1e3:.2f} and {own[1] / 1e3:.2f} TB/s at 17 and 34 MB" in nb05
+    assert f"received {own[0] / 1e3:.2f} and {own[1] / 1e3:.2f} TB/s" in appendix
+    assert f"{own[0] / 1e3:.2f} and {own[1] / 1e3:.2f} TB/s" not in nb05
 
 
 # --- review 3 (06): no lab-log times, the stride-32 predictions paired, the gate's claim, one name per pitfall
@@ -657,4 +659,51 @@ def test_each_pitfall_has_one_short_name_in_the_table_and_its_heading():
     assert len(names) == 9
     headings = [line for cell in _markdown("06") for line in cell.splitlines() if line.startswith("## Pitfall ")]
     assert [h.split(":")[0] for h in headings] == [f"## Pitfall {n}, {names[n]}" for n in range(1, 10)]
+
+
+# --- review 4b (05): the read-only explorer on the read mix, the undercounted launch, the L2 series
+
+def test_the_working_set_kernel_is_scored_against_the_read_mix_it_runs(recorded):
+    # E5-2: the explorer's kernel only reads; it was placed against the write roof (4,693 GB/s)
+    # and so looked 3% short of a sweep that agrees with Lab 1's read mix within 1%
+    from rooflinelib.store import results
+    mixes = results.dram_mixes(results.recorded("ceilings"))
+    write_roof = h.machine_from_result(recorded, recorded_h200())
+    reading = h.with_read_roof(write_roof, mixes)
+    assert reading.ceiling("dram").value == mixes["read"] < write_roof.ceiling("dram").value
+    assert reading.ceiling("l2").value == write_roof.ceiling("l2").value
+    levels = h.hierarchy_levels(recorded)
+    state = h.working_set_state(levels, reading, 380e6, 64, 0.25, sweep=h.reference_curve(recorded))
+    assert state.placement.binding == "dram" and state.predicted_gbps == pytest.approx(mixes["read"])
+    assert abs(state.measured_gbps / state.predicted_gbps - 1) < 0.015
+    with pytest.raises(wsr.HierarchyError, match="dram_mixes"):
+        h.with_read_roof(write_roof, {"write": 4693.0})
+    code, printed, text = _code("05"), _printed("05"), _prose("05")
+    assert "working_set_explorer(recorded, reading" in code and "working_set_state(levels, reading" in code
+    assert f"model {mixes['read']:>7,.0f} GB/s" in printed
+    assert "reads alone stay a little under the roof set by writes" not in text
+    assert f"read mix, {mixes['read'] / 1e3:.2f} TB/s" in text
+
+
+def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
+    # E5-1: 75% came from ncu's DRAM bytes, 18% short of the bytes the launch moved
+    from rooflinelib.hierarchy import ncu
+    kernel = ncu.load_csv(ncu.recorded_csv())[4]
+    counted = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))[4]
+    assert counted["name"] == "sweep K=8, 64 MiB"
+    gbps = counted["dram_bytes"] / kernel.seconds / 1e9
+    share = gbps / recorded_h200().ceiling("dram").value
+    text = _prose("05")
+    assert "The 64 MiB sweep binds at DRAM at 75%" not in text
+    assert f"it moves {gbps / 1e3:.2f} TB/s, {share:.0%} of the roof, like the 1 GiB runs" in text
+
+
+def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_of_headings():
+    # C5-1: the "every SM reads all" series outrun the L2 roof the notebook calls the best measured
+    text = _prose("05")
+    assert '"every SM reads all" series' in text and "convoys" in text
+    assert "no access pattern we tried got more with every byte served by the L2's slices" in text
+    # C5-3: "Lab 4" is the course's plumbing, not a heading a lesson needs
+    assert not [line for markdown in _markdown("05") for line in markdown.splitlines()
+                if line.startswith("#") and "Lab 4" in line[3:] and not line.startswith("# 05")]
 

@@ -239,6 +239,21 @@ def hierarchical_machine(levels, compute_machine: Machine, compute=("fp32",), na
                    provenance=dict(compute_machine.provenance))
 
 
+def with_read_roof(machine: Machine, dram_mixes: dict) -> Machine:
+    """``machine`` with its DRAM roof at the read mix of ``dram_mixes`` (``{mix: GB/s}``, as
+    ``store.results.dram_mixes`` gives): the roof of a kernel that only reads, as the
+    working-set kernel does.  The course scores a memory-bound kernel against its own access
+    mix; the ``dram`` ceiling is the fastest mix (writing, on the H200), which a read stream
+    cannot reach."""
+    if "read" not in dram_mixes:
+        raise HierarchyError("dram_mixes: no read mix measured, so a read-only kernel has no DRAM roof of its own")
+    old = machine.ceiling("dram")
+    return machine.with_ceilings(Ceiling(
+        "dram", "memory", dram_mixes["read"],
+        f"Lab 1's DRAM read mix (the machine's dram roof, {old.value:,.0f} GB/s, is its fastest mix)",
+        "main memory (DRAM/HBM), reading (Lab 1)"))
+
+
 # ---------------------------------------------------------------------------------------------
 # the working-set model: what a kernel that re-reads W bytes moves at each level
 

@@ -357,7 +357,9 @@ def sweep_tables(result, width: int = 40) -> str:
             frac = r["gbps"] / peak_gbps
             side = "copy"
         bar = "#" * max(0, min(width, round(frac * width)))
-        lines.append(f"  {r['k']:>5} {r['intensity']:>8.2f}  {_fmt(roof):>10}  {100 * frac:6.1f}%  {side:<8} {bar}")
+        # the copy row's roof is a bandwidth: its unit is printed, since the column's is GFLOP/s
+        roof_text = _fmt(roof) if roof > 0 else f"{_fmt(peak_gbps)} GB/s"
+        lines.append(f"  {r['k']:>5} {r['intensity']:>8.2f}  {roof_text:>10}  {100 * frac:6.1f}%  {side:<8} {bar}")
     k = result.get("knee")
     if k:
         lines.append("")
