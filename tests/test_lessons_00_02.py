@@ -221,7 +221,7 @@ def test_02_review_4a_wording():
     # T02-1: fp8 doubles the ridge; what stays is the N at which I(N) meets it
     assert "the ridge and the size that reaches it do not move" not in text
     assert "the ridge doubles, and so does every GEMM's intensity" in text
-    assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"))
+    assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"), rel=1e-3)  # 1,978.9 vs 989.4
     # T02-2: nothing measured says the other partition is slower; the fabric bytes are counted
     assert "slower crossbar" not in text and "crosses a fabric between them" in text
     # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
