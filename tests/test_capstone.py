@@ -491,9 +491,12 @@ def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
     text = _prose07()
     for residue in ("seconds earlier", "11 minutes later", "4 x 16 for", "a thread's 16 values of `sa`"):
         assert residue not in text
-    assert "comes from a second timing in the same session" in text and "**Which Lab 1.**" in text
+    # review 4b, C7-2/C7-3: the second timing and the roofs' bookkeeping live in the appendix
+    assert "comes from a second timing in the same session" not in text and "**Which Lab 1.**" in text
+    assert "within 3% of the shipped one" not in text and "2.3% above" not in text
     page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "appendix-07.md").read_text().split())
     assert "seconds later" in page and "(16 + 4 x 16) / 16 = 5.0" in page and "11 minutes later" in page
+    assert "## Which Lab 1 each section uses" in page and "within 3% of the shipped one's" in page
 
 
 def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
@@ -501,3 +504,68 @@ def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
     assert "58.8 warps waiting per issuing cycle" not in text
     assert "warp-cycles stalled on that queue per issued instruction" in text and "16 warps" in text
     assert "the counters above point at it" in text and "the counters above name it" not in text
+
+
+# --- review 4b, E7-1: a read-and-write kernel is scored against the copy mix, as notebook 04's rule says
+
+def _lab1_copy_of_the_profiles_run():
+    from rooflinelib.store.fileio import read_json
+    lab1 = read_json(Path(__file__).resolve().parents[1] / "docs" / "measurements" / "h200_run17" / "lab1.json",
+                     ValueError, "a Lab 1 result")
+    return next(c["value"] for c in lab1["ceilings"] if c["name"] == "dram-copy")
+
+
+def test_the_recorded_softmaxes_are_scored_against_their_runs_copy_mix_first():
+    assert capstone.RECORDED_PROFILES_COPY_GBPS == _lab1_copy_of_the_profiles_run()
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    copy = capstone.copy_roof_gbps(None, capstone.graded_profiles(capstone.Pair(1, 1), profiles)[1])
+    assert copy == capstone.RECORDED_PROFILES_COPY_GBPS
+    three, fused = pair["3-pass"], pair["fused"]
+    share3, sharef = three.achieved_gbps / copy, fused.achieved_gbps / copy
+    assert round(100 * share3) == 74 and round(100 * sharef) == 90
+    text = capstone.comparison(pair, 2.5, where=capstone.RECORDED_WHERE, copy_gbps=copy)
+    lead = (f"moved its counted bytes at {share3:.0%} of the {copy:,.0f} GB/s copy roof, the fused one at "
+            f"{sharef:.0%} (a copy reads and writes, as both softmaxes do; against the {three.peak_gbps:,.0f} "
+            f"GB/s roof of the fastest mix, the write, {three.fraction_of_roof:.0%} and {fused.fraction_of_roof:.0%})")
+    assert lead in text
+    model = str(capstone.model_gap(ATTEMPT, pair, copy_gbps=copy))
+    assert f"the fused kernel reached {sharef:.0%} of the {copy:,.0f} GB/s copy roof and the 3-pass version {share3:.0%}" in model
+    # without a copy mix the shares stay those of the roof the profiles were placed on
+    assert f"at {three.fraction_of_roof:.0%} of the {three.peak_gbps:,.0f} GB/s memory roof" in capstone.comparison(pair, 2.5)
+
+
+def test_a_live_lab1s_copy_mix_is_the_live_pairs_roof():
+    from rooflinelib.store.results import dram_mixes, recorded as recorded_result
+    from rooflinelib.modes import Loaded
+    lab1 = Loaded("recorded", "the shipped Lab 1", result=recorded_result("ceilings"))
+    assert capstone.copy_roof_gbps(lab1, "this run") == dram_mixes(recorded_result("ceilings"))["copy"]
+    assert capstone.copy_roof_gbps(lab1, "this run") != capstone.RECORDED_PROFILES_COPY_GBPS
+    datasheet = Loaded("datasheet", "no measurement")  # no measured mix: the memory roof's shares
+    assert capstone.copy_roof_gbps(datasheet, "this run") is None
+
+
+def test_07_and_the_capstone_key_lead_with_the_copy_mix_shares():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "at 74% of the 4,256 GB/s copy roof, the fused one at 90%" in printed
+    text = _prose07()
+    assert "at 74% of the DRAM roof of their own access mix" in text
+    assert "at 90% of the copy roof and the three passes at 74%" in text
+    assert "moved its bytes at 81% of the memory roof" not in text
+    key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    code = "\n".join(c.source for c in key.cells if c.cell_type == "code")
+    assert "where=graded_where, copy_gbps=copy_gbps)" in code and "graded_where, copy_gbps=copy_gbps)" in code
+
+
+def test_07s_section_6_is_split_into_simulator_hardware_and_caps():
+    # review 4b, C7-1: four definitions, three tables and two cap models were two markdown cells
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    heads = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+             if line.startswith("### ")]
+    for head in ("### The slip, counted in the simulator", "### The same kernels on the H200",
+                 "### Caps from the counts, against the measured rates"):
+        assert head in heads
+    paragraphs = [p for c in nb.cells if c.cell_type == "markdown" for p in c.source.split("\n\n")]
+    units = [p for p in paragraphs if "warp-cycles stalled on that queue per issued instruction" in p]
+    assert len(units) == 1 and units[0].startswith("Those figures are")
