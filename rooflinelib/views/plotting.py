@@ -167,16 +167,22 @@ def ceiling_label(ceiling: Ceiling, machine: Machine) -> str:
     return ceiling.title
 
 
-def own_roofline(kernel, compute_ceilings, primary: Roofline) -> Roofline:
+def own_roofline(kernel, compute_ceilings, primary: Roofline, memory_ceilings=()) -> Roofline:
     """The roofline a kernel is judged against on a chart: the ceiling its dtype runs on
     (:data:`rooflinelib.core.operators.GEMM_CEILING`, fp32 vector for fp32 work, the tensor roof for
-    bf16) when that ceiling is drawn, else the chart's primary roofline."""
+    bf16) when that ceiling is drawn, else the chart's primary compute roof; and the memory
+    ceiling its ``memory_ceiling`` names (the DRAM roof of its own access mix, notebook 03's
+    rule: ``dram-read`` for a kernel that only reads) when that one is drawn, else the primary's."""
     wanted = GEMM_CEILING.get(getattr(kernel, "dtype", None))
-    for c in compute_ceilings:
-        if c.name == wanted:
-            return Roofline(c.value, primary.peak_gbps, compute_name=c.name,
-                            memory_name=primary.memory_name)
-    return primary
+    compute = next((c for c in compute_ceilings if c.name == wanted), None)
+    mix = getattr(kernel, "memory_ceiling", None)
+    memory = next((m for m in memory_ceilings if m.name == mix), None)
+    if compute is None and memory is None:
+        return primary
+    return Roofline(compute.value if compute else primary.peak_gflops,
+                    memory.value if memory else primary.peak_gbps,
+                    compute_name=compute.name if compute else primary.compute_name,
+                    memory_name=memory.name if memory else primary.memory_name)
 
 
 def _colour(name: str, index: int) -> str:
@@ -248,8 +254,9 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
                        compute_name=compute_ceilings[0].name, memory_name=memory_ceilings[0].name)
     points = [as_kernel_point(k) for k in kernels]
     # Each kernel is judged (hover text, and the height of an untimed point) against the roof
-    # of its own dtype when the chart draws it, the same choice tables.place_rows makes.
-    judged = [own_roofline(k, compute_ceilings, primary) for k in kernels]
+    # of its own dtype when the chart draws it, the same choice tables.place_rows makes, and
+    # against the DRAM roof of its own access mix when it names one that is drawn.
+    judged = [own_roofline(k, compute_ceilings, primary, memory_ceilings) for k in kernels]
     top_compute = max(c.value for c in compute_ceilings)
     top_memory = max(m.value for m in memory_ceilings)
 
