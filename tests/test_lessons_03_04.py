@@ -277,6 +277,7 @@ def test_03_is_one_idea_with_the_chains_and_the_traps_in_its_appendix():
                 for line in appendix("appendix-03-ceilings.md").splitlines() if line.startswith("#")}
     assert "why-the-fma-ceiling-needs-independent-chains" in headings
     assert "two-traps-that-cut-a-numba-roof" in headings
+    assert "how-lab-1-checks-its-fma-kernel" in headings  # review 4a, C03-2: the lesson links it
 
 
 def test_the_appendix_prints_the_recorded_chains_and_traps_tables():
@@ -424,9 +425,14 @@ def test_03_names_the_copy_mix_ridge_beside_dram_s_and_prints_it():
     assert f"copy {copy_ridge} FLOP/byte" in printed
     # its example sits where the page says against either ridge
     from rooflinelib.core.model import side_of_ridge
-    assert side_of_ridge(16, lab1.machine.ridge("fp32", "dram")) == "compute"
-    assert side_of_ridge(16, peak / mixes["copy"]) == "ridge"
-    assert "at 16 FLOP/byte is compute-bound by `dram`'s ridge and at the ridge by its own" in prose
+    dram_ridge, copy = lab1.machine.ridge("fp32", "dram"), peak / mixes["copy"]
+    assert side_of_ridge(16, dram_ridge) == "compute"
+    assert side_of_ridge(16, copy) == "ridge"
+    # review 4a, T03-2: the +-10% band is defined where the example uses it, with how far right
+    from rooflinelib.core.model import RIDGE_TOLERANCE
+    assert f"Within {RIDGE_TOLERANCE:.0%} of a ridge, on either side, the course calls a kernel *at the ridge*" in prose
+    assert (f"at 16 FLOP/byte is compute-bound by `dram`'s ridge ({16 / dram_ridge - 1:.0%} right of it) "
+            f"but at the ridge by its own ({16 / copy - 1:.0%} right)") in prose
 
 
 def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_datasheet_prints():
@@ -435,7 +441,7 @@ def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_data
     prose = words(markdown("03_ceilings.ipynb"))
     assert "nothing stands between" not in prose
     assert "stands the clock the card holds under its power and temperature limits" in prose
-    assert "Hopper white paper (66.9 and 33.5 TFLOP/s; the H200 datasheet rounds them to 67 and 34)" in prose
+    assert "the H200 datasheet rounds them" in prose
     assert "The bandwidth figure is the memory interface's peak transfer rate" not in prose
     assert "fractions of that printed figure" in prose
 
@@ -447,3 +453,70 @@ def test_03_prints_the_driver_version_apart_from_its_cuda_version():
     assert "driver 580.159.04 (CUDA 13.0)" in table
     printed = outputs("03_ceilings.ipynb")
     assert "driver 580.159.04 (CUDA 13.0)" in printed and "driver 13.0," not in printed
+
+
+# --- notebook 03 after review 4a -----------------------------------------------------------------
+
+def test_03_gives_the_printed_figures_their_two_clocks_and_the_tensor_share_at_the_run_s():
+    # T03-1: the white paper's fp32/fp64 figures are at 1980 MHz, its tensor figures at 1830 MHz;
+    # the run held 1980 MHz, at which bf16's peak is 132 x 4,096 x 1.98 GHz
+    from rooflinelib.core.machines import H200, NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM
+    prose, printed = words(markdown("03_ceilings.ipynb")), outputs("03_ceilings.ipynb")
+    assert "The printed compute figures are the GH100 chip's at 1980 MHz" not in prose
+    per_clock = 132 * NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM["H200"]
+    tensor_mhz = 1e3 * H200.ceiling("bf16-tensor").value / per_clock
+    assert round(tensor_mhz) == 1830 and round(132 * 128 * 2 * 1.98 / 1e3, 1) == 66.9
+    assert ("at two clocks: fp32 and fp64 at 1980 MHz (66.9 and 33.5 TFLOP/s), the `tensor` rows at "
+            f"the {tensor_mhz:.0f} MHz their figures imply") in prose
+    at_run = per_clock * 1.98
+    measured = _recorded_lab1().machine.ceiling("bf16-tensor").value
+    assert f"{at_run:,.0f} GFLOP/s, of which the run reached {measured / at_run:.0%}" in prose
+    assert f"x {tensor_mhz:.0f} MHz; at 1980 MHz: {at_run:,.0f} GFLOP/s" in printed
+    assert f"measured bf16 tensor: {measured:,.0f} GFLOP/s, {measured / at_run:.0%} of the peak at 1980 MHz" in printed
+
+
+def test_the_h200_compute_figures_are_sourced_to_the_hopper_white_paper():
+    # the values are the white paper's GH100 figures at two clocks; only the DRAM figure is the
+    # H200 datasheet's own
+    from rooflinelib.core.machines import H200
+    for name, value in (("fp32", 66_900), ("fp64", 33_500), ("tf32-tensor", 494_700), ("bf16-tensor", 989_400)):
+        ceiling = H200.ceiling(name)
+        assert ceiling.value == value
+        assert "Hopper architecture white paper" in ceiling.source and "1.83 GHz" in ceiling.source
+        assert "H200 Tensor Core GPU datasheet" not in ceiling.source
+    assert "H200 Tensor Core GPU datasheet" in H200.ceiling("dram").source
+
+
+def test_03_says_a_noisy_flag_names_a_likely_cause_not_a_diagnosis():
+    # T03-3: the shipped tf32 row's 10.7% IQR was never diagnosed; the page says so and the
+    # library's GPU wording no longer states a busy device as fact
+    from rooflinelib.measure.protocol import judge_noise
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "with the reason (live, usually another program on the CPU)" not in prose
+    assert "with a likely reason, not a diagnosis" in prose and "judge no kernel against it" in prose
+    noise = judge_noise([1.0, 1.0, 1.3, 1.3, 1.0, 1.3], scope="gpu")
+    assert noise["noisy"] and "not diagnosed" in noise["noise"] and "was busy" not in noise["noise"]
+
+
+def test_03_s_decision_table_gives_a_kernel_near_its_compute_roof_no_occupancy_advice():
+    # T03-4: at its roof more ILP or occupancy buys nothing; fewer FLOPs or a faster roof does
+    from rooflinelib.core import placement
+    row = next(r for r in placement.decision_rows() if r["meaning"] == "compute-bound and near peak")
+    assert "fewer FLOPs" in row["next"] and "half2" in row["next"]
+    assert "ILP" not in row["next"] and "occupancy" not in row["next"]
+    printed = outputs("03_ceilings.ipynb")
+    assert "raise ILP or occupancy" not in printed and "do fewer FLOPs (a better algorithm)" in printed
+
+
+def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out():
+    # C03-1..C03-5, T03-5
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert ("## DRAM's three roofs, and which one to judge against **Judge a kernel against the DRAM "
+            "roof of its own access mix.**") in prose
+    assert "unless the code uses non-temporal stores" in prose  # T03-5
+    assert "**P** is the median rate of a loop" in prose and "**P** is the best rate" not in prose  # C03-1
+    assert "ptxas" not in prose and "ptxas" in appendix("appendix-03-ceilings.md")  # C03-2
+    assert "#how-lab-1-checks-its-fma-kernel)" in prose
+    assert "`roofline profile`" not in prose  # C03-3: a CLI name the lesson never introduced
+    assert "Of the header, the SM clock matters" in prose  # C03-4
+    assert "occupancy alone does not guarantee the peak, independent work in each warp does" in prose  # C03-5

@@ -158,9 +158,12 @@ GPU_ADVICE = ADVICE = {
         "Memory-bound: move fewer bytes. Fuse kernels, tile for reuse in shared memory, "
         "use a smaller dtype, avoid materializing intermediates."
     ),
+    # Near its compute roof a kernel's units are busy, so more ILP or occupancy buys nothing
+    # (the triage says so below the roof): fewer FLOPs, or a faster roof for the same work.
     "compute": (
-        "Compute-bound: improve the instruction mix. Use matrix cores and packed ops, cut "
-        "transcendentals, then raise ILP or occupancy."
+        "Compute-bound: do fewer FLOPs (a better algorithm), or change the instruction mix to "
+        "reach a faster roof: matrix cores, packed half2/bf16x2 math, fewer or cheaper "
+        "transcendentals."
     ),
     "ridge": (
         "Both roofs bind: overlap loads with math (software pipelining, prefetch, async "

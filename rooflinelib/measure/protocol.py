@@ -67,8 +67,10 @@ def judge_noise(samples, cpu_share: Optional[float] = None, threads: int = 1, sc
                        f"time while it was timed (under {LOST_CORE_SHARE:.0%}): another program was "
                        "using the CPU")
     if iqr > NOISY_IQR:
+        # A likely cause, not a diagnosis: on a GPU the clock under load, or a library picking
+        # other algorithms from trial to trial, spreads the trials as well as a busy host does.
         who = ("another program was probably using the CPU" if scope == "cpu"
-               else "the device or its host was busy with other work")
+               else "often a busy device or host; not diagnosed")
         reasons.append(f"the middle half of its {len(samples)} trials spread over {iqr:.0%} of their "
                        f"median (more than {NOISY_IQR:.0%}): {who}")
     out = {"iqr": iqr, "noisy": bool(reasons), "noise": "; ".join(reasons)}
