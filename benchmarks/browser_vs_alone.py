@@ -57,7 +57,7 @@ RUN_S = 1800  # a notebook's whole run, either way
 #: got, and rewrites the record whole after each figure (fileio: never half-written).
 RECORDER = r'''
 import json, os, time
-from rooflinelib import experiments as _experiments, fileio as _fileio, modes as _modes
+from rooflinelib import experiments as _experiments, modes as _modes; from rooflinelib.store import fileio as _fileio
 
 _PATH = os.environ["ROOFLINE_BVA_RECORD"]
 _SEEN = []

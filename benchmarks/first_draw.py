@@ -77,7 +77,7 @@ export default () => {
 """
 
 SETUP = """\
-from rooflinelib import plotting, widgets
+from rooflinelib.views import plotting, widgets
 
 # the course's class, kept from the first run-all (later ones find the patched function)
 _plain = getattr(plotting, "_plain_figure_widget_class", None) or plotting._figure_widget_class()

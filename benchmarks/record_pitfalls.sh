@@ -35,8 +35,8 @@ done
 timeout 30 python3 - "$R" > $R/merge.log 2>&1 <<'EOF'
 import sys
 from pathlib import Path
-from rooflinelib import tables
-from rooflinelib.experiments import readings, record
+from rooflinelib.views import tables
+from rooflinelib.experiments import pitfall_readings as readings, record
 R = Path(sys.argv[1])
 found = [e for p in sorted(R.glob("part_*.json")) for e in record.load_experiments(p).values()]
 if not found:

@@ -20,9 +20,6 @@ import re
 from pathlib import Path
 
 import pytest
-# here, not at the top: a run without gates loads none of it
-# loaded already: a gate ran
-from rooflinelib.testing import gate, raise_for, share_text
 
 PROPERTY = "roofline_gate"
 
@@ -52,6 +49,7 @@ class RooflineGates:
               memory=None, **kwargs):
         """:func:`rooflinelib.testing.assert_roofline`, with the session's ceilings by default."""
         __tracebackhide__ = True  # a failed gate points at the test's line
+        from rooflinelib.testing import gate, raise_for  # here, not at the top: a run without gates loads none of it
         outcome = gate(fn, *args, n_flops=n_flops, n_bytes=n_bytes, at_least=at_least,
                        ceilings=self._ceilings if ceilings is None else ceilings, precision=precision,
                        repeats=repeats, memory=memory, **kwargs)
@@ -91,6 +89,7 @@ class GateSummary:
         terminalreporter.section("roofline gates")
         width = max(12, *(len(r["kernel"]) for r in rows))
         terminalreporter.write_line(f"{'kernel':<{width}}  {'share':>7}  {'95% interval':>17}  {'threshold':>10}  verdict")
+        from rooflinelib.testing import share_text  # loaded already: a gate ran
         for r in rows:
             interval = f"{share_text(r['low'])} to {share_text(r['high'])}"
             terminalreporter.write_line(f"{r['kernel']:<{width}}  {share_text(r['share']):>7}  {interval:>17}  "

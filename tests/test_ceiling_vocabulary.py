@@ -16,7 +16,7 @@ from rooflinelib.profiling import core
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "rooflinelib"
-HOME = PACKAGE / "measure" / "vocabulary.py"
+HOME = PACKAGE / "core" / "vocabulary.py"
 #: "bf16-tensor"-style names: the ceilings of matrix units.
 MATRIX_NAMES = {name for name, _, group, _ in vocabulary.COMPUTE_DTYPES if group == "matrix"}
 
@@ -109,7 +109,7 @@ def test_no_module_but_the_vocabulary_spells_a_matrix_ceiling_name():
     # these ceilings through the vocabulary's constants (tests, data files and docs may spell them)
     found = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for path in sorted(PACKAGE.rglob("*.py"))
              if path != HOME for line, text in _literals(path) if text in MATRIX_NAMES]
-    assert not found, "spelled outside measure/vocabulary.py:\n" + "\n".join(found)
+    assert not found, "spelled outside core/vocabulary.py:\n" + "\n".join(found)
 
 
 def test_the_vocabulary_spells_every_matrix_name_once():

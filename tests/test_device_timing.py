@@ -146,7 +146,7 @@ from numba import cuda
 from numba.cuda.simulator import api
 api.Event.elapsed_time = lambda self, other: %r  # the simulator's events read -1 ms
 
-from rooflinelib.measure import engine
+from rooflinelib.measure import gpu_backends as engine
 from rooflinelib.measure.timing import device_events, numba_events
 from rooflinelib.profiling.function_timing import time_function
 

@@ -11,7 +11,7 @@ from rooflinelib.experiments import pitfall_readings, recorded_experiments
 
 
 def test_readings_assembles_no_sentences():
-    public = [name for name, f in inspect.getmembers(readings, inspect.isfunction)
+    public = [name for name, f in inspect.getmembers(pitfall_readings, inspect.isfunction)
               if f.__module__ == pitfall_readings.__name__ and not name.startswith("_")]
     assert public and all(name.endswith("_rows") for name in public)
 

@@ -400,7 +400,7 @@ def test_16_mib_of_repeated_csv_rows_is_refused_at_the_first_bad_row_fast_and_sm
     assert path.stat().st_size > 16 * 2 ** 20 - len(row)
     script = textwrap.dedent(f"""
         import resource, sys, time
-        from rooflinelib import result_files
+        from rooflinelib.store import lab_files as result_files
         from rooflinelib.store.results import ResultError
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.process_time()

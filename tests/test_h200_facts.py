@@ -88,8 +88,9 @@ def test_pointers_resolve(text):
         assert (ROOT / "rooflinelib" / "data" / name).exists(), name
     for module, attribute in re.findall(r"`(machines|pitfalls|triage|interconnect|kernels_numba)"
                                         r"\.(\w+)", text):
-        package = "rooflinelib.measure." if module == "kernels_numba" else "rooflinelib."
-        assert hasattr(importlib.import_module(package + module), attribute), (module, attribute)
+        package = {"kernels_numba": "measure", "machines": "core", "interconnect": "core",
+                   "pitfalls": "lessons", "triage": "lessons"}[module]
+        assert hasattr(importlib.import_module(f"rooflinelib.{package}.{module}"), attribute), (module, attribute)
     primers = re.findall(r"notebook (\d\d)'s primer", text)
     assert primers
     for number in primers:

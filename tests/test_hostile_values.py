@@ -165,7 +165,7 @@ _STUDENT_FUNCTION = """
 import sys
 sys.path.insert(0, {tests!r})
 import test_hostile_values as t
-from rooflinelib import grading
+from rooflinelib.exercises import grading
 check = grading.check_function(getattr(t, {name!r}), lambda n: n, [{{"n": 1}}, {{"n": 2}}], "f")
 print(check.status, "|", check.message)
 """

@@ -277,7 +277,7 @@ def _kaleido_and_chromium():
 def test_refresh_stores_the_first_state_of_each_figure_the_same_bytes_each_time(tmp_path):
     _kaleido_and_chromium()
     nb = nbformat.v4.new_notebook()
-    setup = nbformat.v4.new_code_cell("from rooflinelib import widgets\nfrom rooflinelib.core.machines import H200\n"
+    setup = nbformat.v4.new_code_cell("from rooflinelib.views import widgets\nfrom rooflinelib.core.machines import H200\n"
                                       "from rooflinelib.views.plotting import roofline_figure")
     figure = nbformat.v4.new_code_cell("roofline_figure(H200, compute=['fp32'])")
     widget = nbformat.v4.new_code_cell("bounds = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, "

@@ -309,7 +309,7 @@ def test_smallest_tile_when_only_the_whole_matrix_reaches(n):
 
 def test_fusion_crossover_a_hair_below_the_unfused_limit_finishes():
     # the closed form is off by millions of tokens here; stepping from it used to hang
-    code = ("import math; from rooflinelib import operators as ops; "
+    code = ("import math; from rooflinelib.core import operators as ops; "
             "r = math.nextafter(64.625, 0); a = ops.attention_fusion_crossover(r, 128); "
             "u = a['unfused_s']; assert u is None or ops.attention(u, 128, False).intensity >= r; "
             "print(a['fused_s'])")

@@ -12,6 +12,6 @@ hierarchy, found in a measured working-set sweep, and a kernel placed once per l
 - :mod:`.readings`: numbers behind notebook 05's prose (shared-memory peak, L2 sharing, L2 bytes
   by source).
 
-Import the module you need (``from rooflinelib.hierarchy import placement``); this package
+Import the module you need (``from rooflinelib.hierarchy import level_placement as placement``); this package
 re-exports nothing, so that each name has one home.
 """

@@ -3,7 +3,7 @@ or on this machine's CPU.
 
     from rooflinelib.hierarchy.workingset import run_workingset
     result = run_workingset("auto", progress=print)      # GPU if there is one, else the CPU
-    from rooflinelib.hierarchy import placement
+    from rooflinelib.hierarchy import level_placement as placement
     levels = placement.result_levels(result)              # the steps, found in the numbers
 
 Every point is verified before it is timed: the buffer holds small integers whose float sums

@@ -31,7 +31,7 @@ IMPORT_DELAY_MS = 3000
 
 SLOW_IMPORT = f"""\
 import traitlets
-from rooflinelib import plotting, widgets
+from rooflinelib.views import plotting, widgets
 
 _plain = plotting._figure_widget_class()
 

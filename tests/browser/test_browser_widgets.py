@@ -36,7 +36,7 @@ CELLS = {
                  "widgets.link_step_widget(roofs, n_params=10**6)",
     "triage": 'widgets.triage_tool(fraction_of_roof="12/60", side="ridge")',
     # The static charts whose legends were cut off, drawn as notebooks 02, 03 and 04 draw them.
-    "charts": "from rooflinelib import operators, results\n"
+    "charts": "from rooflinelib.core import operators; from rooflinelib.store import results\n"
               "from rooflinelib.core.machines import MI300X\n"
               "from rooflinelib.core.placement import KernelPoint\n"
               "from rooflinelib.views.plotting import roofline_figure\n"
@@ -58,7 +58,7 @@ CELLS = {
               "    boxed(roofline_figure(results.recorded_h200(), title='Measured ceilings: H200 (recorded)'),\n"
               "          'chart-ceilings')])",
 }
-SETUP = ("from rooflinelib import step_roofs, widgets\n"
+SETUP = ("from rooflinelib.lessons import step_roofs; from rooflinelib.views import widgets\n"
          "from rooflinelib.modes import detect_mode, load_sweep")
 
 
