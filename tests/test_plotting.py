@@ -204,12 +204,12 @@ def test_fp32_matrix_is_labelled_sgemm_on_nvidia_and_matrix_on_amd():
 
 
 def test_the_ceiling_colours_come_from_the_registry_and_hierarchy_plot_imports():
-    # the hierarchical chart builds its level colours on plotting._COLOURS
+    # the hierarchical chart builds its level colours on plotting.COLOURS
     from rooflinelib.hierarchy import plot as hierarchy_plot
     from rooflinelib.measure import registry
-    from rooflinelib.views.plotting import _COLOURS
-    assert _COLOURS["dram"] == registry.colour_of("dram") and "fp32" in _COLOURS
-    assert hierarchy_plot.LEVEL_COLOURS["dram"] == _COLOURS["dram"]
+    from rooflinelib.views.plotting import COLOURS
+    assert COLOURS["dram"] == registry.colour_of("dram") and "fp32" in COLOURS
+    assert hierarchy_plot.LEVEL_COLOURS["dram"] == COLOURS["dram"]
 
 
 def test_two_named_kernels_a_fraction_of_a_decade_apart_label_away_from_each_other():

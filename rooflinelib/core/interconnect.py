@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooflinelib.core.model import Work, _count, _non_negative, _positive, time_bounds
+from rooflinelib.core.model import Work, checked_count, checked_non_negative, checked_positive, time_bounds
 
 
 # --- datasheet links -------------------------------------------------------------------------
@@ -40,8 +40,8 @@ class Link:
     note: str = ""
 
     def __post_init__(self):
-        _positive(f"{self.name} gbps_per_direction", self.gbps_per_direction)
-        _count(f"{self.name} n_links", self.n_links)
+        checked_positive(f"{self.name} gbps_per_direction", self.gbps_per_direction)
+        checked_count(f"{self.name} n_links", self.n_links)
 
     @property
     def gbps_both_directions(self) -> float:
@@ -98,13 +98,13 @@ def ring_allreduce_factor(n_gpus: int) -> float:
     A reduce-scatter ((n-1)/n of the buffer) then an all-gather (the same again); it is the
     bandwidth-optimal all-reduce (Patarasuk and Yuan, 2009).  0 for one GPU, 1 for two, and
     it approaches 2 as n grows."""
-    n = _count("n_gpus", n_gpus)
+    n = checked_count("n_gpus", n_gpus)
     return 2 * (n - 1) / n
 
 
 def ring_allgather_factor(n_gpus: int) -> float:
     """(n-1)/n: the bytes each GPU sends in a ring all-gather, per byte of the gathered result."""
-    n = _count("n_gpus", n_gpus)
+    n = checked_count("n_gpus", n_gpus)
     return (n - 1) / n
 
 
@@ -121,10 +121,10 @@ def data_parallel_allreduce(n_params: int, tokens_per_gpu: int, n_gpus: int,
     - intensity = 6 P T / (2(n-1)/n x P s) = 3 n T / ((n-1) s): the model size cancels, so only
       the tokens each GPU processes per step raise it.  Infinite for one GPU.
     """
-    p = _count("n_params", n_params)
-    t = _count("tokens_per_gpu", tokens_per_gpu)
-    n = _count("n_gpus", n_gpus)
-    s = _count("element_bytes", element_bytes)
+    p = checked_count("n_params", n_params)
+    t = checked_count("tokens_per_gpu", tokens_per_gpu)
+    n = checked_count("n_gpus", n_gpus)
+    s = checked_count("element_bytes", element_bytes)
     return CommCost(n_flops=6 * p * t, n_bytes=ring_allreduce_factor(n) * p * s,
                     name=f"data parallel, {n} GPUs",
                     note="6 x params x tokens per step; ring all-reduce of the gradients")
@@ -146,10 +146,10 @@ def tensor_parallel_matmul(tokens: int, d_in: int, d_out: int, n_gpus: int,
     layer (or fewer GPUs) does.  Megatron-LM's layers pair the two splits so that one
     all-reduce serves two matmuls (Shoeybi et al., 2019).
     """
-    t = _count("tokens", tokens)
-    d_in, d_out = _count("d_in", d_in), _count("d_out", d_out)
-    n = _count("n_gpus", n_gpus)
-    s = _count("element_bytes", element_bytes)
+    t = checked_count("tokens", tokens)
+    d_in, d_out = checked_count("d_in", d_in), checked_count("d_out", d_out)
+    n = checked_count("n_gpus", n_gpus)
+    s = checked_count("element_bytes", element_bytes)
     if collective not in TP_COLLECTIVES:
         raise ValueError(f"collective: must be one of {', '.join(TP_COLLECTIVES)}, got {collective!r}")
     split, size = ("d_in", d_in) if collective == "all-reduce" else ("d_out", d_out)
@@ -172,10 +172,10 @@ def pipeline_activations(n_params_per_stage: int, tokens_per_microbatch: int, d_
       stage: bytes sent = 2 T d s, intensity = 3 P_stage / (d s).
     The micro-batch size cancels.  The first and last stages send half as much.
     """
-    p = _count("n_params_per_stage", n_params_per_stage)
-    t = _count("tokens_per_microbatch", tokens_per_microbatch)
-    d = _count("d_model", d_model)
-    s = _count("element_bytes", element_bytes)
+    p = checked_count("n_params_per_stage", n_params_per_stage)
+    t = checked_count("tokens_per_microbatch", tokens_per_microbatch)
+    d = checked_count("d_model", d_model)
+    s = checked_count("element_bytes", element_bytes)
     if not isinstance(training, bool):
         raise ValueError(f"training: must be True or False, got {training!r}")
     passes = 2 if training else 1
@@ -191,7 +191,7 @@ def host_to_device_batch(n_flops: float, batch_bytes: float) -> CommCost:
     compression or decoding); FLOPs = n_flops, those of the step that consumes it;
     intensity = n_flops / batch_bytes.  Both usually scale with the batch size, so the
     intensity is a property of the model and the sample format, not of the batch size."""
-    return CommCost(n_flops=_positive("n_flops", n_flops), n_bytes=_positive("batch_bytes", batch_bytes),
+    return CommCost(n_flops=checked_positive("n_flops", n_flops), n_bytes=checked_positive("batch_bytes", batch_bytes),
                     name="host-to-device batch", note="the batch over the host link, per step")
 
 
@@ -202,7 +202,7 @@ ROOFS = ("compute", "hbm", "link")
 
 def link_roof_gflops(intensity: float, link_gbps: float) -> float:
     """The communication roof, I_link x L, in GFLOP/s: GB/s times FLOP/byte needs no factor."""
-    return _non_negative("intensity", intensity) * _positive("link_gbps", link_gbps)
+    return checked_non_negative("intensity", intensity) * checked_positive("link_gbps", link_gbps)
 
 
 @dataclass(frozen=True)
@@ -235,11 +235,11 @@ def place_step(n_flops: float, hbm_bytes: float, link_bytes: float,
     (``link_gbps``, per direction, against ``link_bytes`` one GPU sends).  The first two are
     :func:`rooflinelib.core.model.time_bounds`; the link adds C / L."""
     # validated here so that an error names this function's fields, not time_bounds' ones
-    n_flops = _positive("n_flops", n_flops)
-    hbm_bytes = _non_negative("hbm_bytes", hbm_bytes)
-    two = time_bounds(n_flops, hbm_bytes, _positive("peak_gflops", peak_gflops),
-                      _positive("hbm_gbps", hbm_gbps))
-    link_s = _non_negative("link_bytes", link_bytes) / (_positive("link_gbps", link_gbps) * 1e9)
+    n_flops = checked_positive("n_flops", n_flops)
+    hbm_bytes = checked_non_negative("hbm_bytes", hbm_bytes)
+    two = time_bounds(n_flops, hbm_bytes, checked_positive("peak_gflops", peak_gflops),
+                      checked_positive("hbm_gbps", hbm_gbps))
+    link_s = checked_non_negative("link_bytes", link_bytes) / (checked_positive("link_gbps", link_gbps) * 1e9)
     times = (two.compute_s, two.memory_s, link_s)
     return StepBounds(n_flops, two.compute_s, two.memory_s, link_s, max(times), sum(times))
 
@@ -298,10 +298,10 @@ def streamed_training_step(n_params: int, tokens: int, bytes_per_token: int,
     bigger model per input byte raises it.  The HBM intensity grows with the batch, as the
     weights' traffic is spread over more tokens.  So a larger batch moves the step across the
     device's ridge while its link roof stays where it was."""
-    p = _count("n_params", n_params)
-    t = _count("tokens", tokens)
-    b = _count("bytes_per_token", bytes_per_token)
-    s = _count("element_bytes", element_bytes)
+    p = checked_count("n_params", n_params)
+    t = checked_count("tokens", tokens)
+    b = checked_count("bytes_per_token", bytes_per_token)
+    s = checked_count("element_bytes", element_bytes)
     return StepCost(n_flops=6 * p * t, hbm_bytes=WEIGHT_PASSES * p * s + t * b, link_bytes=t * b,
                     name="training step, batch streamed from the host",
                     note=f"{p:,} parameters, {t:,} tokens of {b:,} bytes")

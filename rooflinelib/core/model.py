@@ -34,7 +34,7 @@ ABOVE_ROOF_FRACTION = 1.05
 SIDES = ("memory", "ridge", "compute")
 
 
-def _count(field: str, value, minimum: int = 1) -> int:
+def checked_count(field: str, value, minimum: int = 1) -> int:
     # numbers.Integral admits numpy integers (sweeps built with np.arange); NaN and inf are
     # checked before int() so that they get this message rather than int()'s own.
     whole = isinstance(value, numbers.Integral) or (
@@ -46,7 +46,7 @@ def _count(field: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
-def _positive(field_name: str, value: float) -> float:
+def checked_positive(field_name: str, value: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -56,7 +56,7 @@ def _positive(field_name: str, value: float) -> float:
     return number
 
 
-def _non_negative(field_name: str, value: float) -> float:
+def checked_non_negative(field_name: str, value: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -226,8 +226,8 @@ class Roofline:
     target: str = "gpu"
 
     def __post_init__(self):
-        _positive("peak_gflops", self.peak_gflops)
-        _positive("peak_gbps", self.peak_gbps)
+        checked_positive("peak_gflops", self.peak_gflops)
+        checked_positive("peak_gbps", self.peak_gbps)
         if not 0 <= self.ridge_tolerance < 1:
             raise ValueError("ridge_tolerance: must lie in [0, 1)")
         if self.target not in TARGETS:
@@ -254,21 +254,21 @@ class Roofline:
 
 def ridge(peak_gflops: float, peak_gbps: float) -> float:
     """The intensity where the two roofs meet, P/B, in FLOP/byte."""
-    return _positive("peak_gflops", peak_gflops) / _positive("peak_gbps", peak_gbps)
+    return checked_positive("peak_gflops", peak_gflops) / checked_positive("peak_gbps", peak_gbps)
 
 
 def attainable_gflops(intensity: float, peak_gflops: float, peak_gbps: float) -> float:
     """min(P, I*B): the best rate a kernel of this intensity can reach, in GFLOP/s."""
-    intensity = _non_negative("intensity", intensity)
-    return min(_positive("peak_gflops", peak_gflops), intensity * _positive("peak_gbps", peak_gbps))
+    intensity = checked_non_negative("intensity", intensity)
+    return min(checked_positive("peak_gflops", peak_gflops), intensity * checked_positive("peak_gbps", peak_gbps))
 
 
 def time_bounds(n_flops: float, n_bytes: float, peak_gflops: float, peak_gbps: float) -> TimeBounds:
     """Both lower bounds on run time: overlapped ``max(F/P, M/B)`` and serial ``F/P + M/B``."""
-    n_flops = _non_negative("n_flops", n_flops)
-    n_bytes = _non_negative("n_bytes", n_bytes)
-    compute_s = n_flops / (_positive("peak_gflops", peak_gflops) * 1e9)
-    memory_s = n_bytes / (_positive("peak_gbps", peak_gbps) * 1e9)
+    n_flops = checked_non_negative("n_flops", n_flops)
+    n_bytes = checked_non_negative("n_bytes", n_bytes)
+    compute_s = n_flops / (checked_positive("peak_gflops", peak_gflops) * 1e9)
+    memory_s = n_bytes / (checked_positive("peak_gbps", peak_gbps) * 1e9)
     return TimeBounds(compute_s, memory_s, max(compute_s, memory_s), compute_s + memory_s)
 
 
@@ -278,8 +278,8 @@ def side_of_ridge(intensity: float, ridge_intensity: float, tolerance: float = R
     The band is symmetric in log space, [ridge/(1+tol), ridge*(1+tol)], because the roofline
     is read on log axes.
     """
-    intensity = _non_negative("intensity", intensity)
-    ridge_intensity = _positive("ridge", ridge_intensity)
+    intensity = checked_non_negative("intensity", intensity)
+    ridge_intensity = checked_positive("ridge", ridge_intensity)
     if not 0 <= tolerance < 1:  # a negative band would make the sides overlap
         raise ValueError(f"ridge_tolerance: must lie in [0, 1), got {tolerance!r}")
     if intensity * (1 + tolerance) < ridge_intensity:
@@ -302,7 +302,7 @@ def classify(intensity: float, peak_gflops: float, peak_gbps: float,
     side = side_of_ridge(intensity, ridge_intensity, ridge_tolerance)
     if achieved_gflops is None:
         return Verdict(intensity, ridge_intensity, roof, side, advice=ADVICE[side])
-    achieved = _non_negative("achieved_gflops", achieved_gflops)
+    achieved = checked_non_negative("achieved_gflops", achieved_gflops)
     if roof == 0:
         raise ValueError("intensity: a kernel with no arithmetic has no FLOP roof to score "
                          "against; score it as a fraction of bandwidth instead")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from rooflinelib.core.machines import sfu_at_tensor_clock
 from rooflinelib.core.vocabulary import gemm_ceiling
-from rooflinelib.core.model import Work, _count
+from rooflinelib.core.model import Work, checked_count
 
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
@@ -72,7 +72,7 @@ def times_below_ridge(op: OpCost, ridge) -> float:
 
 def vector_add(n: int, dtype: str = "fp32") -> OpCost:
     """C = A + B: one add per element; read A and B, write C."""
-    n, s = _count("n", n), dtype_bytes(dtype)
+    n, s = checked_count("n", n), dtype_bytes(dtype)
     return OpCost(name="vector add", n_flops=n, n_bytes=3 * n * s, dtype=dtype, note="1 FLOP; 2 reads + 1 write per element")
 
 
@@ -80,7 +80,7 @@ def elementwise_chain(n: int, ops: int, fused: bool, dtype: str = "fp32") -> OpC
     """``ops`` one-FLOP elementwise operations applied in turn to ``n`` elements: as ``ops``
     kernels, each reads its input and writes its output; fused into one, the chain reads the
     input once and writes the result once, the intermediates staying in registers."""
-    n, ops, s = _count("n", n), _count("ops", ops), dtype_bytes(dtype)
+    n, ops, s = checked_count("n", n), checked_count("ops", ops), dtype_bytes(dtype)
     passes = 1 if fused else ops
     return OpCost(name=f"{ops} elementwise ops, {'fused' if fused else 'one kernel each'}",
                   n_flops=ops * n, n_bytes=2 * s * n * passes, dtype=dtype,
@@ -89,7 +89,7 @@ def elementwise_chain(n: int, ops: int, fused: bool, dtype: str = "fp32") -> OpC
 
 def reduction(n: int, dtype: str = "fp32") -> OpCost:
     """sum(A): one add per element; read A once and write one scalar."""
-    n, s = _count("n", n), dtype_bytes(dtype)
+    n, s = checked_count("n", n), dtype_bytes(dtype)
     return OpCost(name="sum reduction", n_flops=n, n_bytes=(n + 1) * s, dtype=dtype,
                   note="1 FLOP and 1 read per element, 1 scalar out")
 
@@ -118,7 +118,7 @@ def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool =
     second pass recomputes the exp (:data:`ONLINE_SOFTMAX_FLOPS_PER_ELEMENT`).  Every form stays
     memory-bound, so the predicted speed-ups are byte ratios all the same.
     """
-    n, s = _count("n", n), dtype_bytes(dtype)
+    n, s = checked_count("n", n), dtype_bytes(dtype)
     flops = SOFTMAX_FLOPS_PER_ELEMENT
     if not fused:
         accesses, name, how = 5, "3-pass softmax", "3 reads + 2 writes"
@@ -135,9 +135,9 @@ def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool =
 
 def gemm(n: int, dtype: str = "fp32", m: int = None, k: int = None) -> OpCost:
     """C[m,n] = A[m,k] B[k,n] with perfect reuse: each of A, B and C crosses HBM once."""
-    n = _count("n", n)
-    m = n if m is None else _count("m", m)
-    k = n if k is None else _count("k", k)
+    n = checked_count("n", n)
+    m = n if m is None else checked_count("m", m)
+    k = n if k is None else checked_count("k", k)
     s = dtype_bytes(dtype)
     return OpCost(name="GEMM", n_flops=2 * m * n * k, n_bytes=(m * k + k * n + m * n) * s, dtype=dtype,
                   note="perfect reuse")
@@ -145,7 +145,7 @@ def gemm(n: int, dtype: str = "fp32", m: int = None, k: int = None) -> OpCost:
 
 def gemm_naive(n: int, dtype: str = "fp32") -> OpCost:
     """One thread per output, no reuse: each output reads a row of A and a column of B."""
-    n, s = _count("n", n), dtype_bytes(dtype)
+    n, s = checked_count("n", n), dtype_bytes(dtype)
     return OpCost(name="GEMM naive", n_flops=2 * n ** 3, n_bytes=(2 * n ** 3 + n * n) * s, dtype=dtype,
                   note="2n loads per output, C written once; counted as the SMs request them, before "
                   "the L1 and L2 serve most of them", level="SM requests")
@@ -158,7 +158,7 @@ def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:
     n/b times in all: 2 n^3 / b elements, plus n^2 for writing C.
     I = (b/s) / (1 + b/(2n)); for fp32, b/4 / (1 + b/(2n)).
     """
-    n, b, s = _count("n", n), _count("tile", tile), dtype_bytes(dtype)
+    n, b, s = checked_count("n", n), checked_count("tile", tile), dtype_bytes(dtype)
     if b > n:
         raise ValueError(f"tile: must not exceed n ({n}), got {b}")
     return OpCost(name=f"GEMM {b}x{b} tiles", n_flops=2 * n ** 3, n_bytes=(2 * n ** 3 / b + n * n) * s,
@@ -205,7 +205,7 @@ def smallest_tile(ridge: float, n: int, dtype: str = "fp32") -> dict:
     entries when no tile up to n gets there.
     """
     ridge = _ridge_value(ridge)
-    n, s = _count("n", n), dtype_bytes(dtype)
+    n, s = checked_count("n", n), dtype_bytes(dtype)
     exact = _smallest_reaching(lambda b: gemm_tiled(n, b, dtype).intensity, ridge, n, upper=n)
     pow2 = None if exact is None else 1 << (exact - 1).bit_length()
     if pow2 is not None and pow2 > n:
@@ -229,11 +229,11 @@ def attention(s: int, d: int, fused: bool, dtype: str = "bf16", causal: bool = F
     back: 4 accesses per element.  The unfused kernels materialize the full rectangle even when
     causal, since masking happens inside the softmax kernel.
     """
-    s, d = _count("s", s), _count("d", d)
-    q = s if queries is None else _count("queries", queries)
+    s, d = checked_count("s", s), checked_count("d", d)
+    q = s if queries is None else checked_count("queries", queries)
     if q > s:
         raise ValueError(f"queries: must not exceed s ({s}), got {q}")
-    g = _count("heads_per_kv", heads_per_kv)
+    g = checked_count("heads_per_kv", heads_per_kv)
     e = dtype_bytes(dtype)
     pairs = q * s - (q * (q - 1)) // 2 if causal else q * s
     n_flops = g * pairs * (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
@@ -256,7 +256,7 @@ def attention_intensity_limit(d: int, fused: bool, dtype: str = "bf16"):
 
     For bf16 (e = 2) the unfused limit is (4d+5)/8, about d/2.  Returns ``math.inf`` for fused.
     """
-    d = _count("d", d)
+    d = checked_count("d", d)
     if fused:
         return math.inf
     return (4 * d + SOFTMAX_FLOPS_PER_ELEMENT) / (4 * dtype_bytes(dtype))
@@ -269,7 +269,7 @@ def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dic
     attention ever does (its intensity is bounded by :func:`attention_intensity_limit`).
     """
     ridge = _ridge_value(ridge)
-    d, e = _count("d", d), dtype_bytes(dtype)
+    d, e = checked_count("d", d), dtype_bytes(dtype)
     # fused: s (4d+5) / (4 e d) >= ridge
     estimate = ridge * 4 * e * d / (4 * d + SOFTMAX_FLOPS_PER_ELEMENT)
     s = _smallest_reaching(lambda k: attention(k, d, fused=True, dtype=dtype).intensity, ridge,
@@ -290,7 +290,7 @@ def attention_fusion_crossover(ridge: float, d: int, dtype: str = "bf16") -> dic
 
 def decode_matvec(rows: int, cols: int, dtype: str = "bf16") -> OpCost:
     """Batch-1 decode: y = W x with W rows x cols.  Every weight is read once for one FMA."""
-    m, n, e = _count("rows", rows), _count("cols", cols), dtype_bytes(dtype)
+    m, n, e = checked_count("rows", rows), checked_count("cols", cols), dtype_bytes(dtype)
     return OpCost(name="decode matvec", n_flops=2 * m * n, n_bytes=(m * n + n + m) * e, dtype=dtype,
                   note="each weight read once, one FMA per weight")
 
@@ -338,7 +338,7 @@ def exp_time_over_matrix_time(d: int, machine, dtype: str = "bf16") -> float:
     above, the SFU is a second compute roof that the matrix roof alone does not show (the
     motivation of FlashAttention-3's overlap of softmax with the GEMMs).
     """
-    d = _count("d", d)
+    d = checked_count("d", d)
     matrix = machine.ceiling(GEMM_CEILING[dtype]).value
     sfu = sfu_at_tensor_clock(machine)
     return (1.0 / sfu) / (4 * d / matrix)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from rooflinelib.views import widgets as wd
-from rooflinelib.views.plotting import (_COLOURS, _FALLBACK_COLOURS, figure_widget, find_trace,
+from rooflinelib.views.plotting import (COLOURS, FALLBACK_COLOURS, figure_widget, find_trace,
                                         legend_below, memory_id, roofline_figure)
 from rooflinelib.hierarchy.levels import format_bytes
 from rooflinelib.hierarchy.level_placement import (WorkingSetState, ends_in_memory,
@@ -29,12 +29,12 @@ from rooflinelib.hierarchy.level_placement import (WorkingSetState, ends_in_memo
                                                    working_set_state)
 from rooflinelib.hierarchy.workingset_files import HierarchyError, reported_sizes, series_of
 
-LEVEL_COLOURS = dict(_COLOURS, l1="#2ca02c", l3="#9467bd")
+LEVEL_COLOURS = dict(COLOURS, l1="#2ca02c", l3="#9467bd")
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
 
 
 def level_colour(name: str, index: int = 0) -> str:
-    return LEVEL_COLOURS.get(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+    return LEVEL_COLOURS.get(name, FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)])
 
 
 def _decade_range(low, high):
@@ -211,7 +211,7 @@ class WorkingSetExplorer:
 
     def __init__(self, result: dict, machine, reads: float = 64, flops_per_byte: float = 0.25,
                  ws_bytes: float = 8e6, compute: str = "fp32"):
-        w = wd._widgets()
+        w = wd.ipywidgets_module()
         self._wd = wd
         self.result, self.machine, self.compute = result, machine, compute
         chosen = hierarchy_series(result)

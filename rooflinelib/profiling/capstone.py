@@ -26,7 +26,7 @@ from rooflinelib.core import operators
 from rooflinelib.profiling.profile_result import ProfileError, percent
 from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
 from rooflinelib.measure.expected import fill_values
-from rooflinelib.profiling.counting import count_bytes, _fake_device_functions, _py_func
+from rooflinelib.profiling.counting import count_bytes, fake_device_functions, kernel_py_func
 from rooflinelib.exercises.grading import (Check, NotAnsweredError, report, check_function,
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
                                            is_unanswered, AnswerError, run_student, read_number,
@@ -184,8 +184,8 @@ def _simulate_output(passes, rows: int, buffers: dict):
     seeing what the one before wrote, and return ``y``."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
     for kernel, args in passes:
-        fn = _py_func(kernel)
-        fakes = _fake_device_functions(fn)
+        fn = kernel_py_func(kernel)
+        fakes = fake_device_functions(fn)
         for globs, name, _, fake in fakes.values():
             globs[name] = fake
         try:

@@ -214,7 +214,7 @@ def _module(obj) -> str:
     return type(obj).__module__ or ""
 
 
-def _py_func(kernel):
+def kernel_py_func(kernel):
     fn = getattr(kernel, "py_func", None)
     if not callable(fn):
         raise CountError(f"kernel: expected a Numba CUDA kernel (@cuda.jit), got {type(kernel).__name__}")
@@ -228,7 +228,7 @@ def _dims(value, field: str) -> tuple:
     return dims
 
 
-def _fake_device_functions(fn, seen=None):
+def fake_device_functions(fn, seen=None):
     """The kernel's global device functions (@cuda.jit(device=True)), as simulator kernels
     that run their Python bodies; found recursively through the functions they call."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
@@ -239,7 +239,7 @@ def _fake_device_functions(fn, seen=None):
                 and getattr(getattr(value, "targetoptions", {}), "get", lambda *a: None)("device")):
             if id(value) not in seen:
                 seen[id(value)] = (fn.__globals__, name, value, FakeCUDAKernel(target, device=True))
-                _fake_device_functions(target, seen)
+                fake_device_functions(target, seen)
     return seen
 
 
@@ -305,7 +305,7 @@ def _bytes(tally: _Tally, counted: list, threads: int) -> dict:
 
 def _simulate(kernel, griddim, blockdim, args, max_threads: int, record: bool):
     """Run the kernel in the simulator on counting arrays: ``(tally, counting arrays, threads)``."""
-    fn = _py_func(kernel)
+    fn = kernel_py_func(kernel)
     grid, block = _dims(griddim, "griddim"), _dims(blockdim, "blockdim")
     threads = 1
     for d in grid + block:
@@ -332,7 +332,7 @@ def _simulate(kernel, griddim, blockdim, args, max_threads: int, record: bool):
             counted.append(wrapped)
             call_args.append(wrapped)
     from numba.cuda.simulator import kernelapi
-    fakes = _fake_device_functions(fn)
+    fakes = fake_device_functions(fn)
     for globs, name, _, fake in fakes.values():
         globs[name] = fake
     original_atomic = kernelapi.FakeCUDAAtomic

@@ -61,8 +61,8 @@ Y_TITLE = "attainable rate (GFLOP/s)"
 
 #: name -> chart colour of every registered ceiling (the colours live in measure.registry).
 #: Kept as a module constant because rooflinelib.hierarchy.plot builds its level colours on it.
-_COLOURS = {spec.name: spec.colour for spec in registry.specs()}
-_FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
+COLOURS = {spec.name: spec.colour for spec in registry.specs()}
+FALLBACK_COLOURS = ("#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
 #: Kernel markers: dark, and distinct from the roofs' colours (ColorBrewer Dark2).
 _KERNEL_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
                    "#666666")
@@ -186,7 +186,7 @@ def own_roofline(kernel, compute_ceilings, primary: Roofline, memory_ceilings=()
 
 
 def _colour(name: str, index: int) -> str:
-    return registry.colour_of(name, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+    return registry.colour_of(name, FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)])
 
 
 def _fmt(value: float) -> str:

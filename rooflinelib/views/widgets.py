@@ -44,7 +44,7 @@ LINK_STEP_CLASS = "roofline-link-step"
 TEXT_CLASS = "roofline-text"
 
 
-def _widgets():
+def ipywidgets_module():
     import ipywidgets
     return ipywidgets
 
@@ -56,7 +56,7 @@ def _log_slider(**options):
     import math
 
     import traitlets
-    w = _widgets()
+    w = ipywidgets_module()
 
     class SaneFloat(traitlets.CFloat):
         def validate(self, obj, value):
@@ -78,7 +78,7 @@ def _menu(fit=(), **kwargs):
     """A Dropdown wide enough for its longest option, and for the labels in ``fit`` (options it
     may be given later): ipywidgets' default 300 px (100 of them the description) cut
     "example 120 TFLOP/s, 3 TB/s" short."""
-    w = _widgets()
+    w = ipywidgets_module()
     labels = [str(o[0] if isinstance(o, tuple) else o) for o in list(kwargs["options"]) + list(fit)]
     width = MENU_DESCRIPTION_PX + MENU_PX_PER_CHAR * max(map(len, labels)) + 30  # 30: the arrow
     return w.Dropdown(style={"description_width": f"{MENU_DESCRIPTION_PX}px"},
@@ -100,7 +100,7 @@ def _selection_slider(**kwargs):
     options when it is a number off the list (10**400 goes to the largest, 0 to the smallest),
     and otherwise is refused with a message naming the slider (stock ipywidgets raises
     'Invalid selection: value not found', naming nothing)."""
-    w = _widgets()
+    w = ipywidgets_module()
     import math
     from traitlets import TraitError, validate
 
@@ -220,7 +220,7 @@ class IntensityExplorer(_Widget):
 
     def __init__(self, machine="H200", precision: str = "fp32", intensity: float = 1.0,
                  memory: str = "dram", warm: bool = True):
-        w = _widgets()
+        w = ipywidgets_module()
 
         self.memory = memory
         self.machines = {name: get_machine(name) for name in machine_names()}
@@ -433,7 +433,7 @@ class TimeBoundsWidget(_Widget):
     """F, M, P and B sliders; bars for F/P, M/B, their max (overlapped) and their sum (serial)."""
 
     def __init__(self, n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0):
-        w = _widgets()
+        w = ipywidgets_module()
         import plotly.graph_objects as go
 
         def slider(value, low, high, description):
@@ -504,7 +504,7 @@ class GemmWidget(_Widget):
     """N and precision of a square GEMM against the ridge of that precision's matrix roof."""
 
     def __init__(self, machine="MI300X", dtype: str = "bf16", n: int = 512):
-        w = _widgets()
+        w = ipywidgets_module()
         import plotly.graph_objects as go
 
         machine = ws.as_machine(machine)
@@ -584,7 +584,7 @@ class AttentionWidget(_Widget):
     """Attention's intensity against sequence length, fused and unfused, against the ridge."""
 
     def __init__(self, machine="MI300X", s: int = 1024, d: int = 128, dtype: str = "bf16"):
-        w = _widgets()
+        w = ipywidgets_module()
         import plotly.graph_objects as go
 
         machine = ws.as_machine(machine)
@@ -659,7 +659,7 @@ class TileAnimation(_Widget):
 
     def __init__(self, machines=ws.TILE_MACHINES, n: int = ws.TILE_GEMM_N, tile: int = 1,
                  interval_ms: int = 900):
-        w = _widgets()
+        w = ipywidgets_module()
         import plotly.graph_objects as go
         from plotly.subplots import make_subplots
 
@@ -746,7 +746,7 @@ class SweepWalker(_Widget):
     """
 
     def __init__(self, rows, machine, compute: str = "fp32", memory: str = "dram", title=None):
-        w = _widgets()
+        w = ipywidgets_module()
 
         self.rows = [row for row in rows if float(row["intensity"]) > 0]
         if not self.rows:
@@ -795,7 +795,7 @@ class TriageTool(_Widget):
     """
 
     def __init__(self, **initial):
-        w = _widgets()
+        w = ipywidgets_module()
 
         self.inputs = {}
         rows = []
@@ -854,7 +854,7 @@ class LinkStepWidget(_Widget):
     def __init__(self, roofs, scenario: str = ws.LINK_SCENARIOS[0], n_params: int = 10 ** 7,
                  tokens: int = 4096, bytes_per_token: int = 768, n_gpus: int = 8,
                  link: str = "pcie-measured", overlap: bool = True):
-        w = _widgets()
+        w = ipywidgets_module()
         import plotly.graph_objects as go
 
         self.roofs = roofs
