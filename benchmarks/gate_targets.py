@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rooflinelib import testing  # noqa: E402
-from rooflinelib.store.fileio import read_json, write_atomic  # noqa: E402
+from rooflinelib.store.fileio import check_target, read_json, write_atomic  # noqa: E402
 from rooflinelib.measure import provenance  # noqa: E402
 from rooflinelib.core.model import Ceiling, Machine  # noqa: E402
 from rooflinelib.profiling import ProfileError  # noqa: E402
@@ -108,6 +108,17 @@ def main(argv=None) -> int:
     parser.add_argument("--record", help="also write the first copy and slowed gates as recorded gates")
     args = parser.parse_args(argv)
     backend = backend_here(args.backend)
+    out = Path(args.out or Path(__file__).resolve().parents[1] / "docs" / "measurements" / f"gate_targets_{backend}.json")
+    # both files are checked before minutes of gates, and before either is written: a run that
+    # cannot write --record must not have replaced --out
+    try:
+        targets = [check_target(out, ProfileError)]
+        if args.record:
+            targets.append(check_target(args.record, ProfileError))
+    except ProfileError as exc:
+        raise SystemExit(f"gate_targets: {exc}") from None
+    if args.record and targets[0].resolve() == targets[1].resolve():
+        raise SystemExit(f"gate_targets: --record: {args.record}: is the same file as --out")
     settings = SETTINGS["cpu" if backend == "cpu" else "gpu"]
     folder = Path(tempfile.mkdtemp(prefix="gate-targets-"))
     ceilings = Path(args.ceilings) if args.ceilings else measure_lab1(backend, folder)
@@ -137,7 +148,6 @@ def main(argv=None) -> int:
               "backend": backend, "device": device, "libraries": provenance.library_versions(),
               "settings": settings, "ceilings": str(ceilings), "n": args.n, "runs": runs,
               "overhead_bound": f"{testing.OVERHEAD_S:g} s + {testing.OVERHEAD_FACTOR:g} x the timed repeats"}
-    out = Path(args.out or Path(__file__).resolve().parents[1] / "docs" / "measurements" / f"gate_targets_{backend}.json")
     write_atomic(out, json.dumps(record, indent=1, allow_nan=False) + "\n", ProfileError)
     print(f"wrote {out}")
     if args.record:

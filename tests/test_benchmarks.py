@@ -2,6 +2,8 @@
 latest figure, dated and with its machine, in benchmarks/REPORT.md, and every path the course
 cites into benchmarks/ or docs/measurements/ exists."""
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,3 +106,20 @@ def test_no_machine_local_path_in_benchmarks_or_measurements():
             found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in LOCAL_PATH.finditer(text)]
     assert found == []
     assert LOCAL_PATH.search('cache = Path("/tmp/x")') and not LOCAL_PATH.search("$OUT/run17")
+
+
+def test_gate_targets_checks_both_files_before_it_measures_or_writes(tmp_path):
+    # issue 26: a command that writes two files checks both first; gate_targets wrote --out,
+    # then failed on --record and left --out replaced
+    out = tmp_path / "out.json"
+    out.write_text("kept\n")
+    script = ROOT / "benchmarks" / "gate_targets.py"
+    done = subprocess.run([sys.executable, str(script), "--backend", "cpu", "--n", "1", "--out", str(out),
+                           "--record", "/proc/no-such-folder/gates.json"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode != 0
+    assert "/proc/no-such-folder/gates.json" in done.stderr and "Traceback" not in done.stderr
+    assert out.read_text() == "kept\n"
+    same = subprocess.run([sys.executable, str(script), "--backend", "cpu", "--out", str(out),
+                           "--record", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert same.returncode != 0 and "same file as --out" in same.stderr and out.read_text() == "kept\n"
