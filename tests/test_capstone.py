@@ -7,7 +7,7 @@ import numpy as np
 import nbformat
 import pytest
 
-import simulated
+from support import simulated
 
 pytest.importorskip("numba.cuda")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import simulated
+from support import simulated
 from rooflinelib.measure import timing
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-import simulated
+from support import simulated
 
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises import ex01_two_kernels as ex01

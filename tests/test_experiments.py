@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import simulated
+from support import simulated
 
 from rooflinelib import experiments
 from rooflinelib.core import operators

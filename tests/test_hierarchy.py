@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import simulated as on_the_simulator
+from support import simulated as on_the_simulator
 
 from rooflinelib.hierarchy import levels as hl, level_placement as h, workingset_files as wsr
 from rooflinelib.core.machines import H200
@@ -376,7 +376,7 @@ def test_expected_gpu_sums_match_a_direct_count(pattern, n_chunks, n_pass, grid)
 @pytest.fixture(scope="module")
 def simulated():
     pytest.importorskip("numba_cuda")
-    done = on_the_simulator.run(script=ROOT / "tests" / "sim_workingset.py", timeout=600)
+    done = on_the_simulator.run(script=ROOT / "tests" / "support" / "sim_workingset.py", timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return {rec["name"]: rec for rec in map(json.loads, done.stdout.splitlines())}
 

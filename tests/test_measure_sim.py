@@ -1,7 +1,7 @@
 """Every Numba-CUDA measurement kernel, run in the CUDA simulator at tiny sizes.
 
 The simulator must be on before numba is imported, so the kernels run in a subprocess
-(tests/sim_measure_kernels.py) that counts the FMAs, exp2s and 16-byte accesses each kernel
+(tests/support/sim_measure_kernels.py) that counts the FMAs, exp2s and 16-byte accesses each kernel
 really performs; here we check its results bit for bit and that the counts equal what
 rooflinelib.measure.accounting says the kernel does.
 """
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-import simulated
+from support import simulated
 
 pytest.importorskip("numba_cuda")
 
-HELPER = Path(__file__).with_name("sim_measure_kernels.py")
+HELPER = Path(__file__).parent / "support" / "sim_measure_kernels.py"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import notebook_tools  # noqa: E402
+from support import notebook_tools  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -139,7 +139,7 @@ ALL_NOTEBOOKS = NOTEBOOKS + sorted((ROOT / "solutions").glob("*.ipynb")) + sorte
 def test_no_nbval_marker_is_a_visible_comment(path):
     nb = nbformat.read(str(path), as_version=4)
     visible = [i for i, c in enumerate(nb.cells) if notebook_tools.comment_markers(c)]
-    assert not visible, f"cells {visible}: run tests/notebook_tools.py tags {path.relative_to(ROOT)}"
+    assert not visible, f"cells {visible}: run tests/support/notebook_tools.py tags {path.relative_to(ROOT)}"
 
 
 # --- every figure visible without running: static images of each figure's first state ---
@@ -153,7 +153,7 @@ def test_every_figure_cell_stores_a_static_image(path):
     # GitHub and nbviewer show no widget and no plotly figure: without a stored PNG the page
     # shows no roofline at all until someone runs it.
     nb = nbformat.read(str(path), as_version=4)
-    assert notebook_tools.missing_images(nb) == [], f"run: tests/notebook_tools.py refresh {path.relative_to(ROOT)}"
+    assert notebook_tools.missing_images(nb) == [], f"run: tests/support/notebook_tools.py refresh {path.relative_to(ROOT)}"
 
 
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))

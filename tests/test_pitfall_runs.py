@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import simulated
+from support import simulated
 
 from rooflinelib.core import operators
 from rooflinelib.lessons import pitfalls

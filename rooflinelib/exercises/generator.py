@@ -51,14 +51,14 @@ _LOOSE_MARKER = re.compile(r"(BEGIN|END)\s*(SOLUTION|HIDDEN\s*TESTS?)", re.IGNOR
 
 SENTINEL = "NOT_ANSWERED"
 #: A solution cell that stores the output of a run in recorded mode starts with this line (see
-#: tests/notebook_tools.py).  The student copy has no outputs, so it drops the line too.
+#: tests/support/notebook_tools.py).  The student copy has no outputs, so it drops the line too.
 RECORDED_MARK = "# stored output: recorded H200 run"
 #: The tags that now mark such cells, and cells that store a static image of their figure (and
 #: say where its data comes from).
 STORED_OUTPUT_TAGS = ("recorded-output", "figure", "figure-live-only", "figure-recorded-h200")
 #: The tag of a student copy's cell that draws a figure: the copy stores no image of it, as it
 #: stores no other output, since the solution's image shows the worked answers (the student's
-#: own run draws it).  tests/notebook_tools.py expects no image there (same name).
+#: own run draws it).  tests/support/notebook_tools.py expects no image there (same name).
 EXERCISE_FIGURE_TAG = "figure-in-exercise"
 MARKDOWN_STUB = "_Write your answer here._"
 
@@ -285,7 +285,7 @@ def make_exercise(notebook, name: str = "notebook"):
             keep = source == original and "nbval-check-output" in cell.metadata.get("tags", [])
             if not keep:
                 cell.outputs = []
-                # the tags that say what the outputs are (tests/notebook_tools.py) go with them
+                # the tags that say what the outputs are (tests/support/notebook_tools.py) go with them
                 before = cell.metadata.get("tags", [])
                 tags = [t for t in before if t not in STORED_OUTPUT_TAGS]
                 if "figure" in before or "figure-live-only" in before:

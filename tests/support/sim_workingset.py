@@ -88,7 +88,7 @@ def plumbing():
 
 def lab4_target():
     """Lab 4's target program, its launches and analytic records, on the pretend GPU."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "labs"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "labs"))
     import lab4_target as target
     gpu, records = tiny_gpu(), []
     target.sweep_launch(gpu, 3, 256 * 16, records)

@@ -3,7 +3,7 @@
 The notebooks are the source students open, so they are edited in JupyterLab.  Before a
 commit, run
 
-    .venv/bin/python tests/notebook_tools.py refresh notebooks/01_derivation.ipynb   # or several
+    .venv/bin/python tests/support/notebook_tools.py refresh notebooks/01_derivation.ipynb   # or several
 
 which executes each notebook in a fresh kernel, keeps the plain-text outputs of the cells
 tagged ``nbval-check-output`` (nbval compares those in CI), drops every other output and all
@@ -16,7 +16,7 @@ marker (``# NBVAL_CHECK_OUTPUT`` as a line of its own) into the cell's tags: a J
 executes nothing, keeps every output, and changes nothing the second time, so it can be run on
 every notebook whenever one is added::
 
-    .venv/bin/python tests/notebook_tools.py tags notebooks/*.ipynb solutions/*.ipynb exercises/*.ipynb
+    .venv/bin/python tests/support/notebook_tools.py tags notebooks/*.ipynb solutions/*.ipynb exercises/*.ipynb
 
 Cells whose output depends on the machine (the measurements of notebooks 03 to 06) cannot be
 compared, but a page that shows blank results reads wrong before it is run.  A cell tagged
@@ -471,7 +471,7 @@ def caption_problem(cell):
         if want not in alt:
             tagged = "is" if want == RECORDED_CAPTION else "is not"
             return (f"the caption of its image does not say {want!r} (the cell {tagged} tagged "
-                    f"{RECORDED_FIGURE_TAG!r}; run: tests/notebook_tools.py refresh FILE)")
+                    f"{RECORDED_FIGURE_TAG!r}; run: tests/support/notebook_tools.py refresh FILE)")
     return None
 
 
@@ -613,10 +613,10 @@ def check(path: Path) -> list:
             problems.append(f"cell {index}: {wrong_caption}")
         if index in missing:
             problems.append(f"cell {index}: draws a figure or a widget but stores no static image "
-                            "of it (run: tests/notebook_tools.py refresh FILE)")
+                            "of it (run: tests/support/notebook_tools.py refresh FILE)")
         for marker in comment_markers(cell):
             problems.append(f"cell {index}: marker {marker!r} written as a comment students read; "
-                            "make it a tag (run: tests/notebook_tools.py tags FILE)")
+                            "make it a tag (run: tests/support/notebook_tools.py tags FILE)")
         for output in cell.outputs:
             data = output.get("data", {})
             extra = set(data) - {KEPT_MIMETYPE} - ({IMAGE_MIMETYPE} if output in images else set())
@@ -628,7 +628,7 @@ def check(path: Path) -> list:
                 problems.append(f"cell {index}: stored error output")
     canonical_text = nbformat.writes(canonical(nbformat.reads(text, as_version=4))) + "\n"
     if canonical_text != text:
-        problems.append("not in canonical form (run: tests/notebook_tools.py strip FILE)")
+        problems.append("not in canonical form (run: tests/support/notebook_tools.py strip FILE)")
     return problems
 
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # The child's own sys.argv is what `python SCRIPT ARGS` or `python -c CODE ARGS` would give.
 _PRELUDE = """
