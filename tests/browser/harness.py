@@ -329,3 +329,20 @@ def assert_no_test_tools(page) -> None:
 
 def text_of(page, box: str, css: str) -> str:
     return page.locator(f".{box} .{css}").first.inner_text()
+
+
+def drag_slider(page, box: str, fraction: float, index: int = 0) -> None:
+    """Drag the ``index``-th slider handle in ``box`` to ``fraction`` of its track."""
+    track = page.locator(f".{box} .noUi-target").nth(index)
+    handle = page.locator(f".{box} .noUi-handle").nth(index)
+    track.scroll_into_view_if_needed()
+    track_box, handle_box = track.bounding_box(), handle.bounding_box()
+    start_x = handle_box["x"] + handle_box["width"] / 2
+    y = handle_box["y"] + handle_box["height"] / 2
+    target_x = track_box["x"] + fraction * track_box["width"]
+    page.mouse.move(start_x, y)
+    page.mouse.down()
+    for step in range(1, 9):
+        page.mouse.move(start_x + (target_x - start_x) * step / 8, y)
+        page.wait_for_timeout(40)
+    page.mouse.up()

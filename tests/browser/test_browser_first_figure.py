@@ -90,19 +90,7 @@ def test_the_first_figures_are_drawn_when_plotly_loads_slowly(url):
 
         # the explorer follows its slider: messages after the import still arrive
         point = next(t for t in explorer["traces"] if t["meta"] == "kernel:your kernel")
-        track = page.locator(f".{EXPLORER} .noUi-target").first
-        handle = page.locator(f".{EXPLORER} .noUi-handle").first
-        track.scroll_into_view_if_needed()
-        track_box, handle_box = track.bounding_box(), handle.bounding_box()
-        y = handle_box["y"] + handle_box["height"] / 2
-        start_x = handle_box["x"] + handle_box["width"] / 2
-        target_x = track_box["x"] + 0.9 * track_box["width"]
-        page.mouse.move(start_x, y)
-        page.mouse.down()
-        for step in range(1, 9):
-            page.mouse.move(start_x + (target_x - start_x) * step / 8, y)
-            page.wait_for_timeout(40)
-        page.mouse.up()
+        harness.drag_slider(page, EXPLORER, 0.9)
         page.wait_for_function(
             f"(x0) => {{ const f = ({harness.FIGURE_JS})('{EXPLORER}');"
             " const p = f && f.traces.find(t => t.meta === 'kernel:your kernel');"

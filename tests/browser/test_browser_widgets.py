@@ -88,23 +88,6 @@ def shot(page, box: str, name: str) -> None:
     page.locator(f".{box}").first.screenshot(path=str(harness.ARTIFACTS / f"{name}.png"))
 
 
-def drag_slider(page, box: str, fraction: float, index: int = 0) -> None:
-    """Drag the ``index``-th slider handle in ``box`` to ``fraction`` of its track."""
-    track = page.locator(f".{box} .noUi-target").nth(index)
-    handle = page.locator(f".{box} .noUi-handle").nth(index)
-    track.scroll_into_view_if_needed()
-    track_box, handle_box = track.bounding_box(), handle.bounding_box()
-    start_x = handle_box["x"] + handle_box["width"] / 2
-    y = handle_box["y"] + handle_box["height"] / 2
-    target_x = track_box["x"] + fraction * track_box["width"]
-    page.mouse.move(start_x, y)
-    page.mouse.down()
-    for step in range(1, 9):
-        page.mouse.move(start_x + (target_x - start_x) * step / 8, y)
-        page.wait_for_timeout(40)
-    page.mouse.up()
-
-
 def wait_for_change(page, box: str, before: dict) -> dict:
     page.wait_for_function(
         f"(old) => JSON.stringify(({harness.FIGURE_JS})('{box}').traces.map(t => [t.x, t.y])) !== old",
@@ -203,7 +186,7 @@ def test_time_bounds_slider_moves_the_bars(page):
     before = harness.figure(page, box)
     text_before = harness.text_of(page, box, "roofline-text")
     shot(page, box, "time-bounds-before")
-    drag_slider(page, box, 0.95, index=0)  # F, the FLOPs, to the top of its range
+    harness.drag_slider(page, box, 0.95, index=0)  # F, the FLOPs, to the top of its range
     after = wait_for_change(page, box, before)
     text_after = harness.text_of(page, box, "roofline-text")
     assert text_after != text_before
@@ -222,7 +205,7 @@ def test_operator_widgets_move_their_point_and_keep_every_legend_name(page, box,
     assert names <= set(before["legend"]), before["legend"]
     text_before = harness.text_of(page, box, "roofline-text")
     shot(page, box, f"{box[9:]}-before")
-    drag_slider(page, box, slider)
+    harness.drag_slider(page, box, slider)
     after = wait_for_change(page, box, before)
     assert point(after, "^points?$") != point(before, "^points?$")
     assert harness.text_of(page, box, "roofline-text") != text_before
@@ -238,7 +221,7 @@ def test_tile_animation_steps_all_three_points(page):
     assert_legend_names_kept(before)
     assert_clean_layout(page, box)
     shot(page, box, "tiles-before")
-    drag_slider(page, box, 1.0)
+    harness.drag_slider(page, box, 1.0)
     after = wait_for_change(page, box, before)
     moved = [b != a for b, a in zip(point(before, r"\|kernel:"), point(after, r"\|kernel:"))]
     assert len(moved) == 3 and all(moved), moved
@@ -253,7 +236,7 @@ def test_sweep_walker_walks_the_measured_point(page):
     assert_legend_names_kept(before)
     text_before = harness.text_of(page, box, "roofline-text")
     shot(page, box, "sweep-walker-before")
-    drag_slider(page, box, 1.0)
+    harness.drag_slider(page, box, 1.0)
     after = wait_for_change(page, box, before)
     (x0, _), = point(before, "^kernel:sweep K$")
     (x1, _), = point(after, "^kernel:sweep K$")
@@ -270,7 +253,7 @@ def test_link_step_widget_moves_both_points(page):
     assert_legend_names_kept(before)
     text_before = harness.text_of(page, box, "roofline-text")
     shot(page, box, "link-step-before")
-    drag_slider(page, box, 1.0, index=0)  # the model size, to its largest
+    harness.drag_slider(page, box, 1.0, index=0)  # the model size, to its largest
     after = wait_for_change(page, box, before)
     assert point(after, "^point:") != point(before, "^point:")
     assert harness.text_of(page, box, "roofline-text") != text_before
