@@ -8,7 +8,7 @@ import pytest
 
 from rooflinelib.core import operators
 from rooflinelib.views import tables
-from rooflinelib.core.machines import H200
+from rooflinelib.core.machines import A100, H100_SXM, H200
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,19 +83,27 @@ def test_02_prose_states_the_numbers_rooflinelib_gives():
 
 def test_02_says_the_mufu_rate_is_derived():
     # No datasheet lists the MUFU rate: it is SMs x 16 per clock x boost clock (review 2, T1).
-    text = markdown("02_operator_intensities.ipynb")
-    assert re.search(r"MUFU rate derived as SMs × 16 per clock × the clock the tensor figure implies", text)
     assert "derived" in H200.ceiling("sfu").source
 
 
-def test_02_mufu_share_compares_both_rates_at_one_clock():
-    # Review 3a T02-1: the SFU at the 1.98 GHz boost against a tensor figure at 1.83 GHz printed
-    # 46% and "nearly half"; at one clock an exp costs exactly half the score's matrix time.
+def test_02_mufu_share_is_counted_per_clock():
+    # Review 3a T02-1: both rates at one clock (50%, not 46%). Review 5a C8: the argument in its
+    # direct form, per SM and per clock, printed by the cell: 512 FLOP at 4,096 per clock = 1/8
+    # clock against one exp at 16 per clock = 1/16 clock, whatever the clock.
+    from rooflinelib.core.machines import NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM, NVIDIA_SFU_PER_SM
     text = markdown("02_operator_intensities.ipynb")
-    assert operators.exp_time_over_matrix_time(128, H200) == pytest.approx(0.5)
-    assert "nearly half" not in text and "half again as long on the H100 and H200" in text
-    code = next(c.source for c in cells("02_operator_intensities.ipynb") if "exp_time_over_matrix_time" in c.source)
-    assert "sfu_at_tensor_clock(machine)" in code and "ceiling('sfu')" not in code
+    assert "the clock the tensor figure implies" not in text and "nearly half" not in text
+    assert "4d = 512 FLOPs at d = 128" in text and "4,096 dense bf16 FLOPs per clock: 1/8 clock" in text
+    assert "an SM's MUFUs give 16 per clock: 1/16 clock" in text and "whatever the clock" in text
+    assert "half again as long on the H100 and H200" in text
+    for machine in (A100, H100_SXM, H200):
+        per_clock = NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM[machine.name]
+        assert operators.exp_time_over_matrix_time(128, machine) == pytest.approx(
+            (1 / NVIDIA_SFU_PER_SM) / (4 * 128 / per_clock))
+    cell = next(c for c in cells("02_operator_intensities.ipynb") if "exp_time_over_matrix_time" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "H200: a score's GEMMs, 512 FLOP at 4,096 per clock = 1/8 clock; its exp at 16 per clock = 1/16 clock" in printed
+    assert "costs 50% of the tensor time" in printed and "A100" in printed and "costs 25%" in printed
 
 
 def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
@@ -150,18 +158,23 @@ def test_02_review_3a_wording():
     assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
     assert "Hover over a point" not in text and "in a running notebook, hover" in text  # C02-3
     assert "each drawn at its roof" in text  # C02-3: predictions, not measurements
-    assert "Two terms for later notebooks (04 and 07 link back here)" in text  # C02-1, 4a C02-2
+    assert "Two terms for later notebooks" not in text  # C02-1, 4a C02-2, then 5a C7: moved out
 
 
-def test_primer_defines_the_terms_later_notebooks_link_it_for():
-    # 04 (bank conflicts) and 07 (sectors, coalescing, banks) link to this heading.
+def test_primer_defines_the_terms_02_uses_and_its_links_hold():
+    # 02's primer defines what 02 uses (review 5a C7: bank conflicts and occupancy move to the
+    # notebooks that use them); every link to its heading still lands on it.
     primer = next(c.source for c in cells("02_operator_intensities.ipynb")
                   if c.cell_type == "markdown" and c.source.startswith("## Primer: how bytes and FLOPs reach the hardware"))
-    for term in ("sectors", "coalesced", "partitions", "bank conflict", "occupancy"):
+    for term in ("sectors", "coalesced"):
         assert re.search(r"\*\*" + term + r"\*\*", primer, re.I), term
-    for linking in ("04_sweep.ipynb", "07_place_your_kernel.ipynb"):
-        source = (ROOT / "notebooks" / linking).read_text(encoding="utf-8")
-        assert "02_operator_intensities.ipynb#Primer:-how-bytes-and-FLOPs-reach-the-hardware" in source
+    for term in ("bank", "occupancy", "partition"):
+        assert term not in primer.lower(), term
+    linking = [p for p in (ROOT / "notebooks").glob("*.ipynb")
+               if "02_operator_intensities.ipynb#" in p.read_text(encoding="utf-8")]
+    for path in linking:
+        for anchor in re.findall(r"02_operator_intensities\.ipynb#([^)\s\"]+)", path.read_text(encoding="utf-8")):
+            assert anchor == "Primer:-how-bytes-and-FLOPs-reach-the-hardware", (path.name, anchor)
 
 
 def test_00_says_which_figure_images_are_recorded_h200_data():
@@ -223,7 +236,7 @@ def test_02_review_4a_wording():
     assert "the ridge doubles, and so does every GEMM's intensity" in text
     assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"), rel=1e-3)  # 1,978.9 vs 989.4
     # T02-2: nothing measured says the other partition is slower; the fabric bytes are counted
-    assert "slower crossbar" not in text and "crosses a fabric between them" in text
+    assert "slower crossbar" not in text  # (5a C7: the partitions are notebook 05's, defined there)
     # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
     assert "This notebook uses the first two" not in text
     # T02-4: the opening says unfused attention's point is three kernels
@@ -235,5 +248,66 @@ def test_02_review_4a_wording():
     # C02-4: the one row counted at the SMs is named before the table prints 0.25
     table = next(i for i, c in enumerate(cells("02_operator_intensities.ipynb")) if "operator_rows()" in c.source)
     assert "counts what its SMs request before any cache serves them" in words(cells("02_operator_intensities.ipynb")[table - 1].source)
-    # C02-5: b_q is defined where it is used
-    assert "the $b_q$ rows of Q that one block keeps on chip" in text
+    # C02-5: b_q is defined where it is used (since review 5a C7, the appendix's L2 aside)
+    assert "b_q" not in text
+    assert "the b_q rows of Q that one block keeps on chip" in appendix
+
+
+# --- review 5a, notebook 02 -------------------------------------------------------------------
+
+def test_02_claims_no_ridge_trend_its_table_does_not_show():
+    # T2: "the tensor cores gained far more speed than HBM ... so faster arithmetic makes more
+    # kernels memory-bound", beside a table where the bf16 ridge moves 200.6 -> 206.1 (A100 -> H200).
+    from rooflinelib.core.machines import A100
+    text = markdown("02_operator_intensities.ipynb")
+    assert "gained far more speed" not in text and "faster arithmetic makes" not in text
+    assert "Seven of the operator table's eleven rows sit under 1 FLOP/byte" in text
+    rows = tables.operator_rows()
+    assert len(rows) == 11 and sum(r["intensity"] < 1 for r in rows) == 7
+    compute = H200.ceiling("bf16-tensor").value / A100.ceiling("bf16-tensor").value
+    hbm = H200.ceiling("dram").value / A100.ceiling("dram").value
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert f"grew {compute:.2f} times" in appendix and f"bandwidth {hbm:.2f} times" in appendix
+    assert f"206.1 / 13.94 = {H200.ridge('bf16-tensor') / H200.ridge('fp32'):.1f} on the H200" in text
+
+
+def test_02_hbm_64_byte_unit_is_a_measured_behaviour():
+    # T3: "the H200's HBM, which moves 64 bytes at a time" stated a measured fit as HBM's property.
+    text = markdown("02_operator_intensities.ipynb")
+    assert "which moves 64 bytes at a time" not in text
+    assert "measured to move in 64-byte units (two sectors), up to stride 16" in text
+    assert "not a datasheet property of HBM" in text
+
+
+def test_02_has_no_mode_cell():
+    # C6: 02 printed the run mode, then said it did not matter; it says so in words instead.
+    sources = [c.source for c in cells("02_operator_intensities.ipynb")]
+    assert not any("detect_mode" in s for s in sources)
+    assert "reads the same in every mode" in markdown("02_operator_intensities.ipynb")
+
+
+def test_02_is_one_sitting_on_one_thread():
+    # C7: 34 cells and ~2,470 words holding about ten ideas. Off-thread material left: the
+    # glossary for later notebooks, the roof-ratio cell, the dtype cell, the GEMM widget.
+    nb = cells("02_operator_intensities.ipynb")
+    text = markdown("02_operator_intensities.ipynb")
+    assert len(nb) <= 30 and len(text.split()) <= 2250, (len(nb), len(text.split()))
+    assert "bank conflict" not in text and "occupancy" not in text
+    code = "\n".join(c.source for c in nb if c.cell_type == "code")
+    assert "roof_ratio" not in code and "gemm_widget" not in code and "vector_add(2**24, dtype)" not in code
+
+
+def test_02_prints_no_tensor_roof_for_the_mi300x():
+    # C9: the text calls the MI300X's units matrix cores; a printed line said "MI300X bf16 tensor roof".
+    lines = [line for c in cells("02_operator_intensities.ipynb") for o in c.get("outputs", [])
+             for line in "".join(o.get("text", "")).splitlines() if "MI300X" in line]
+    assert lines and not [line for line in lines if "tensor" in line], lines
+    assert any("bf16 matrix" in line for line in lines)
+
+
+def test_02_gemm_element_size_is_not_the_sequence_length():
+    # s was both the element size (I = 2N/(3s)) and, two sections later, attention's sequence length.
+    text = markdown("02_operator_intensities.ipynb")
+    assert "\\frac{2N}{3e}" in text and "\\frac{2N}{3s}" not in text
+    header = tables.render(tables.gemm_threshold_rows(H200), tables.GEMM_COLUMNS).splitlines()[0]
+    assert "bytes per element" in header and "s (bytes)" not in header

@@ -110,14 +110,14 @@ GEMM_COLUMNS = (
     Column("machine", "machine", align="<"),
     Column("dtype", "dtype", align="<"),
     Column("ceiling", "ceiling", align="<"),
-    Column("bytes", "s (bytes)"),
+    Column("bytes", "bytes per element"),
     Column("ridge", "ridge", sig(4)),
     Column("smallest_n", "smallest compute-bound N"),
 )
 
 
 def gemm_threshold_rows(machine, dtypes=("fp32", ("fp32", FP32_MATRIX), "tf32", "bf16", "fp16", "fp8")) -> list:
-    """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3s) >= ridge.
+    """Per precision: the ridge of its GEMM ceiling and the smallest N with 2N/(3e) >= ridge (e bytes per element).
 
     An entry of ``dtypes`` is a dtype, scored against its usual ceiling
     (:data:`operators.GEMM_CEILING`), or a (dtype, ceiling) pair: fp32 has two roofs on a GPU
