@@ -492,7 +492,10 @@ class CpuBackend:
         except Exception as exc:
             raise BackendUnavailable(f"backend cpu: cannot import numba ({exc})") from None
         self.threads = numba.get_num_threads()
-        self.default_buffer_bytes = dram_buffer_bytes(self.threads)
+        # read from sysfs and /proc once: the buffers, the copy's note and the result's device
+        # block all use them, and neither changes while a run lasts
+        self.llc_bytes = last_level_cache_bytes()
+        self.default_buffer_bytes = dram_buffer_bytes(self.threads, self.llc_bytes or _LLC_FALLBACK_BYTES)
         # a value the caller names wins over the variable; either variable, when it applies,
         # is said in the result's notes
         env_window = window_from_env() if window_s is None else None
@@ -502,7 +505,8 @@ class CpuBackend:
         self.window_set_by_env = env_window is not None
         self.repeats_set_by_env = env_repeats is not None  # after the setter, which clears it
         self.warmup = warmup
-        self.device_name = f"{cpu_name()} ({self.threads} threads)"
+        self.cpu_name = cpu_name()
+        self.device_name = f"{self.cpu_name} ({self.threads} threads)"
 
     @property
     def repeats(self) -> int:
@@ -517,7 +521,7 @@ class CpuBackend:
     # -- the session ------------------------------------------------------------------------------
 
     def provenance(self) -> dict:
-        return cpu_provenance(self.threads)
+        return cpu_provenance(self.threads, self.cpu_name)
 
     def start(self) -> dict:
         return {"started": now_iso()}
@@ -581,7 +585,7 @@ class CpuBackend:
         src = self._data(n)
         dst = np.empty_like(src)
         kernel = _copy()
-        llc = last_level_cache_bytes()
+        llc = self.llc_bytes
         config = {"elements": n, "threads": self.threads, "buffer_bytes": 4 * n,
                   "bytes_per_thread": 4 * n // self.threads, "llc_bytes": llc}
         extra = {}

@@ -244,9 +244,11 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def cpu_provenance(threads: int) -> dict:
+def cpu_provenance(threads: int, name: str = None) -> dict:
+    """The device block of a CPU result; ``name`` is :func:`cpu_name` when the caller already
+    read it (a backend reads it once, when it opens)."""
     return {
-        "name": f"CPU: {cpu_name()}",
+        "name": f"CPU: {cpu_name() if name is None else name}",
         "kind": "cpu",
         "cores_logical": os.cpu_count(),
         "threads_used": threads,
