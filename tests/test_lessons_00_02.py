@@ -109,12 +109,11 @@ def test_02_mufu_share_is_counted_per_clock():
 def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
     from rooflinelib.lessons import analogy, chart_reading
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
-    # T00-1: the vector add passes three arrays; 26-30 us was a one-float kernel's dispatch
-    dispatch_us = analogy.break_figures()["launch"]["three_array_dispatch_s"] * 1e6
-    assert f"about {dispatch_us:.0f} µs for Numba's host dispatch" in text00
+    # T00-1: 26-30 us was a one-float kernel's dispatch; review 5a C1: 00 gives no dispatch figure
     assert "26 to 30" not in text00 and "0.64 µs in another" not in text00
-    # T00-3: five reads cross the L2 five times only when L1 does not keep the row
-    assert "after the SM's L1 cache has evicted it" in text00
+    assert "Numba's host dispatch" not in text00 and "the host's own work on top" in text00
+    # T00-3, then review 5a C1: the re-reads cross the cache that serves them (no L1/L2 before 02)
+    assert "crosses that cache 5 times and HBM once" in text00
     # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
     assert chart_reading.error_sizes(H200)["strided_amplification_hbm"] == 16
     assert "about 16 times at the H200's HBM" in text01
@@ -195,14 +194,13 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     assert "some 60 times the traffic" not in text and "some 60 times that bound" in text
     assert "never stream at full bandwidth" in text
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
-    assert "that full-bandwidth time" in code
+    assert "x that bound" in code
 
 
 def test_00_reads_as_a_lesson():
     text = markdown("00_start_here.ipynb")
-    # T00-2: a broken sentence, and the wrong roof was missing from the suspects
+    # T00-2: a broken sentence
     assert "what the chart does not draw is, such as" not in text
-    assert "whether it runs the instructions the roof assumes" in text
     # C00-1: the terminal workflow is install detail, one link away
     assert "my_ceilings.json" not in text and "docs/install.md#measuring-on-a-gpu-cluster-without-jupyter" in text
     install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
@@ -214,7 +212,8 @@ def test_00_reads_as_a_lesson():
 def test_01_review_4a_wording():
     text = markdown("01_derivation.ipynb")
     assert "no implementation beats either one" not in text  # T01-1
-    assert "A measured ceiling is a best rate reached, which a kernel can match or slightly exceed" in text
+    # review 5a C5: a measured ceiling means nothing at step 1; notebook 03 introduces it
+    assert "A measured ceiling" not in text
     assert "which warps switching" not in text and "warp switching makes possible" in text  # T01-2
     assert "(64-byte units, measured up to stride 16)" in text  # T01-3
     assert "four common errors" not in text and "## Four ways a placement goes wrong" in text  # C01-1
@@ -251,6 +250,69 @@ def test_02_review_4a_wording():
     # C02-5: b_q is defined where it is used (since review 5a C7, the appendix's L2 aside)
     assert "b_q" not in text
     assert "the b_q rows of Q that one block keeps on chip" in appendix
+
+
+# --- review 5a ----------------------------------------------------------------------------------
+
+def test_the_worked_example_judges_two_fp32_fma_kernels_against_its_one_fp32_roof():
+    # T1: the example GPU has one compute roof; the GEMM's first suspect was "the intended matrix
+    # instructions", which that roof does not assume.
+    from rooflinelib.core.machines import EXAMPLE_120T_3TB
+    assert [c.name for c in EXAMPLE_120T_3TB.ceilings if c.kind == "compute"] == ["fp32"]
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    assert "whether it runs the instructions the roof assumes" not in text00
+    assert "Both do their arithmetic as fp32 fused multiply-adds (FMAs), so one compute roof, the fp32 one, judges both" in text00
+    assert "intended matrix instructions" not in text01
+    assert "Both run fp32 FMAs, so the same fp32 roof judges both" in text01
+    assert "120 TFLOP/s of fp32 FMAs" in text01
+    for text in (text00, text01):
+        assert "instead of FMAs" in text
+
+
+def test_00_breaks_use_no_term_defined_later():
+    # C1: CUDA graphs, host dispatch, SMs, L1 and L2 appeared on the start page before any
+    # notebook defines them.
+    section = next(words(c.source) for c in cells("00_start_here.ipynb")
+                   if c.cell_type == "markdown" and "## Where the picture breaks" in c.source)
+    section = section[section.index("## Where the picture breaks"):]
+    for term in (r"\bSMs?\b", r"\bL1\b", r"\bL2\b", r"CUDA graph", r"dispatch"):
+        assert not re.search(term, section), term
+    assert "counting packed instructions, which do two fp32 operations at once" in section
+
+
+def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
+    # C3: 00 printed "0.59 us", said "about 0.6 µs", exercise 2 said "0.64 µs".
+    from rooflinelib.lessons import pitfalls
+    device_us = f"{pitfalls.recorded_launch_costs()['device_s'] * 1e6:.2f} µs"
+    text00 = markdown("00_start_here.ipynb")
+    assert device_us in text00 and "about 0.6 µs" not in text00 and "0.59" not in text00
+    cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert device_us in printed and not re.search(r"\d us\b", printed), printed
+    # exercise 2 (C1, C4) quotes the same run's figure, in its text or its given table
+    exercise = nbformat.read(str(ROOT / "exercises" / "02_classify_kernels.ipynb"), as_version=4).cells
+    shown = words("\n".join([c.source for c in exercise if c.cell_type == "markdown"]
+                            + [o.get("text", "") for c in exercise for o in c.get("outputs", [])]))
+    assert device_us in shown
+
+
+def test_01_defines_the_units_of_a_strided_read_before_using_them():
+    # C4: "stride-32", "L2", "32-byte units" came before notebook 02's primer; the item now says
+    # what the units are, and the items come in the order the cell prints them.
+    text = markdown("01_derivation.ipynb")
+    assert "Compulsory bytes" not in text
+    assert "memory moves data in fixed-size blocks, never single values: the L2 (the GPU's large on-chip cache" in text
+    assert text.index("**Units.**") < text.index("**Counted bytes are not measured traffic.**") < text.index("**The wrong compute roof.**")
+    cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert printed.index("GiB/s read as GB/s") < printed.index("stride-32") < printed.index("tensor roof")
+
+
+def test_01_says_its_mode_without_a_mode_cell():
+    # C6: a cell printed the mode, then the text said it did not matter.
+    nb = cells("01_derivation.ipynb")
+    assert not any("detect_mode" in c.source for c in nb)
+    assert "the notebook prints the same in every mode" in words(nb[0].source)
 
 
 # --- review 5a, notebook 02 -------------------------------------------------------------------
