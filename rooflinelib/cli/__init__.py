@@ -9,7 +9,10 @@
     roofline check kernels.py:softmax --at-least 0.7   (a regression gate: exit 0, 1 below, 3 ambiguous)
 
 Each subcommand has an ``add_<name>_command(subparsers)`` that declares its options and sets
-``handler``; :func:`build_parser` calls them in turn.  Adding a subcommand means writing one such
+``handler``; :func:`build_parser` calls them in turn.  The modules: :mod:`.plot` (with
+:mod:`.ceilings_file`, a stored result as the roofline), :mod:`.measure` (``measure`` and
+``sweep``, with :mod:`.store`, where their results go), :mod:`.profile`, :mod:`.check`, and
+:mod:`.errors` (the one-line usage errors).  Adding a subcommand means writing one such
 function and its handler in a module of this package, and listing it in :data:`COMMANDS`.
 Commands raise :class:`~rooflinelib.cli.errors.UsageError`, which lives in
 :mod:`rooflinelib.cli.errors` so that no command module imports this one.
@@ -27,6 +30,8 @@ from rooflinelib.cli.errors import EXIT_OK, EXIT_USAGE, ArgumentParser, UsageErr
 from rooflinelib.cli.measure import add_measure_command, add_sweep_command
 from rooflinelib.cli.plot import add_plot_command
 from rooflinelib.cli.profile import add_profile_command
+
+__all__ = ["main", "build_parser", "COMMANDS", "MAX_ERROR_CHARS"]
 
 #: One function per subcommand; each adds its parser and sets ``handler``.
 COMMANDS = (add_plot_command, add_measure_command, add_sweep_command, add_profile_command, add_check_command)

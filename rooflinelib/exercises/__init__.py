@@ -5,7 +5,10 @@
   cannot see;
 - :mod:`.ex03_attention`: the arithmetic intensity of attention, fused and unfused;
 - :mod:`.ex04_place_kernel`: place a reduction and an FMA-heavy kernel on measured ceilings;
-- :mod:`.ex05_drills`: the conceptual drills.
+- :mod:`.ex05_drills`: the conceptual drills;
+- :mod:`.grading`: the checks' one way to run a student's answer and say CHECK YOUR INPUT;
+- :mod:`.generator`: the student notebooks made from ``solutions/``
+  (``python -m rooflinelib.exercises.generator``).
 
 Every key is computed from :mod:`rooflinelib.core.operators` and :mod:`rooflinelib.core.model`; the
 problem statements' inputs (a 120 TFLOP/s machine, a 4096-element launch) are data.  The
@@ -14,5 +17,7 @@ but :mod:`rooflinelib.exercises.notebook_hooks`, whose handler, inside IPython, 
 before its answer cell into NOT ANSWERED YET instead of a NameError traceback.
 """
 from rooflinelib.exercises import notebook_hooks
+
+__all__ = []
 
 notebook_hooks.install()

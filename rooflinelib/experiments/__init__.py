@@ -11,9 +11,12 @@ Each runs on this machine's CPU (:mod:`.cpu`, Numba's parallel target) and on a 
 (:mod:`.gpu`, Numba-CUDA), verifies its output before a time is kept, and returns an
 :class:`~rooflinelib.experiments.record.Experiment`: rows of variants with FLOPs, bytes, the
 median time, its spread, and the rates.  :mod:`.record` saves and loads them, so that runs made
-on the H200 ship with the course and stand in when nothing can be measured.  :mod:`.readings`
-and :mod:`.rows` turn an experiment into the rows of numbers a notebook prints beside its table;
-the notebooks say what they mean in their own prose.
+on the H200 ship with the course and stand in when nothing can be measured.
+:mod:`.pitfall_readings` and :mod:`.rows` turn an experiment into the rows of numbers a notebook
+prints beside its table; the notebooks say what they mean in their own prose.  :mod:`.traps`
+holds notebook 03's float64 and ``range`` traps, :mod:`.roofs` the DRAM roofs an experiment is
+judged against.  The package itself offers :data:`CATALOGUE`, :func:`run` and
+:func:`experiment_for` (measure when the mode allows, load the recorded run otherwise).
 
 Light to import: numba and numpy load when an experiment runs.
 """
@@ -21,6 +24,9 @@ from __future__ import annotations
 
 from rooflinelib.experiments.record import (Experiment, Variant, load_experiments,
                                             recorded_experiments, save_experiments)
+
+__all__ = ["CATALOGUE", "PITFALLS_RUN", "GPU_ONLY", "run", "Outcome", "experiment_for", "Experiment",
+           "Variant", "load_experiments", "recorded_experiments", "save_experiments"]
 
 #: Every experiment, with the notebook that shows it and what it shows.
 CATALOGUE = {

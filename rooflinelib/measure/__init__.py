@@ -1,7 +1,21 @@
 """The measurement engine (Labs 1 and 3): ceilings and the intensity sweep, measured on a
 GPU with Numba-CUDA or CuPy, or on this machine's CPU.
 
-Light to import: numba, cupy and numpy are loaded only when a measurement starts.
+- backends: :mod:`.backend` (the protocol and the probe), :mod:`.gpu_backends` (Numba-CUDA,
+  CuPy), :mod:`.cpu` (this machine's cores);
+- kernels: :mod:`.kernels_numba`, :mod:`.kernels_cupy`, :mod:`.experiment_kernels`,
+  :mod:`.experiment_kernels_cpu`, :mod:`.workingset_kernels`, with :mod:`.vector_access`
+  (16-byte loads and stores);
+- what a kernel must do: :mod:`.registry` (one row per ceiling), :mod:`.accounting` (its FLOPs
+  and bytes), :mod:`.expected` (its exact output);
+- turning a kernel into a rate: :mod:`.protocol`, :mod:`.timing`, :mod:`.errors` (the two ways
+  a measurement refuses a number), :mod:`.provenance` (where it was made);
+- the runs: :mod:`.ceilings` (Lab 1), :mod:`.sweep` (Lab 3), :mod:`.matrix` (cuBLAS GEMMs),
+  :mod:`.allreduce` and :mod:`.dp_step` (NCCL and a data-parallel step);
+- tools: :mod:`.sass` (opcode histograms), :mod:`.warm` (the CPU kernels compiled once).
+
+The package offers the labs' entry points below.  Light to import: numba, cupy and numpy are
+loaded only when a measurement starts.
 
     from rooflinelib.measure import measure_ceilings, run_sweep
     result = measure_ceilings(backend="auto", progress=print)   # Lab 1
@@ -9,6 +23,8 @@ Light to import: numba, cupy and numpy are loaded only when a measurement starts
     from rooflinelib.store.results import save, to_machine
     machine = to_machine(result)                                 # a Machine(kind="measured")
 """
+
+__all__ = ["measure_ceilings", "run_sweep", "measure_cpu", "gpu_available"]
 
 
 def measure_ceilings(*args, **kwargs):
