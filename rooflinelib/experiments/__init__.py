@@ -89,6 +89,11 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
+def _said(experiment) -> str:
+    """What a live run's roof sources said (the chain's message), after the outcome's line."""
+    return "".join(f" {line}" for line in experiment.said)
+
+
 def _live(name, backend, progress, options):
     try:
         return run(name, backend, progress, **options), None
@@ -119,7 +124,8 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
         if hasattr(gpu, f"run_{name}"):
             experiment, reason = _live(name, "numba", progress, options.get("gpu", {}))
             if experiment is not None:
-                return Outcome(experiment, "live", f"Measured just now on {mode.device} (numba-cuda).")
+                return Outcome(experiment, "live", f"Measured just now on {mode.device} (numba-cuda)."
+                               + _said(experiment))
             reasons.append(reason)
         else:
             reasons.append("the GPU backend has no version of this experiment")
@@ -133,7 +139,8 @@ def experiment_for(mode, name: str, progress=None, **options) -> Outcome:
         if experiment is not None:
             where = experiment.device.get("name", "this CPU")
             return Outcome(experiment, "live", f"Measured just now on {where} (a CPU, not a GPU)."
-                           + (f" Not on the GPU: {'; '.join(reasons)}." if reasons else ""))
+                           + (f" Not on the GPU: {'; '.join(reasons)}." if reasons else "")
+                           + _said(experiment))
         reasons.append(reason)
     try:
         experiment = recorded_experiments()[name]

@@ -8,7 +8,10 @@ backend (:func:`rooflinelib.measure.protocol.measure_run`); every row keeps the 
 ``repeats`` trials after a warm-up.
 
 FLOPs and bytes come from :mod:`rooflinelib.core.operators` where the catalogue has the operator,
-and are stated next to the kernel otherwise.
+and are stated next to the kernel otherwise.  A DRAM roof an experiment is judged against (the
+softmax's, the transpose's) is not timed here: it is the student's stored Lab 1 copy mix, from
+the one chain of ceiling sources (:func:`rooflinelib.experiments.roofs.chain_dram_roof`), as on
+the GPU.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from rooflinelib.measure.provenance import cpu_provenance, now_iso
 from rooflinelib.measure.timing import Stopwatch
 from rooflinelib.core.model import Work
 from rooflinelib.experiments.record import Experiment, Variant
+from rooflinelib.experiments.roofs import chain_dram_roof
 from rooflinelib.measure.cpu import CpuBackend
 
 REPEATS = 7
@@ -70,9 +74,16 @@ def _timed(name, run, n_flops, n_bytes, repeats=REPEATS, warmup=WARMUP, *, check
                    m.timing.repeats, True, dict(extra, first_call_s=m.first_call_s, **judged))
 
 
-def _experiment(name, title, variants, notes=(), **extra) -> Experiment:
+def _experiment(name, title, variants, notes=(), said=(), **extra) -> Experiment:
     return Experiment(name, title, "cpu", _device(), now_iso(), tuple(variants), tuple(notes),
-                      dict(extra))
+                      dict(extra), said=tuple(said))
+
+
+def _dram_roof(mix: str, progress):
+    """The CPU's DRAM roof of ``mix`` from the chain, said as the GPU's is."""
+    roof = chain_dram_roof(mix, backend="cpu", progress=progress)
+    _say(progress, f"  DRAM roof ({mix}): {roof.gbps:,.1f} GB/s, Lab 1 ({roof.origin}, {roof.created})")
+    return roof
 
 
 def _say(progress, text):
@@ -132,6 +143,10 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
         error = float(np.max(np.abs(got - reference) / reference))
         return _unless(error < 1e-4, f"relative error {error:.2e} against float64")
 
+    # Its memory roof: Lab 1's copy mix from the chain (each pass reads a row and writes one,
+    # so its bytes are a copy's mix, pitfalls.own_dram_mix); taken first, so that a Lab 1 run
+    # the chain needs happens before the timing, and a missing one stops before it.
+    copy = _dram_roof("copy", progress)
     variants = []
     for name, fused_flag, run, got in (("3-pass", False, lambda: three_pass(x, scratch, y3, row_max, row_sum), y3),
                                        ("fused", True, lambda: fused(x, yf), yf)):
@@ -140,14 +155,12 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
                                poison=lambda g=got: g.fill(np.nan), rows=rows, cols=cols))
         _say(progress, f"  softmax {name}: {variants[-1].gbps:,.1f} GB/s")
     predicted = operators.softmax(2, fused=False).n_bytes / operators.softmax(2, fused=True).n_bytes
-    # The two rates that bound a softmax here, measured in the same run: the copy bandwidth
-    # (its memory roof) and the exp rate (its transcendental roof, pitfall 5).
-    copy_gbps = run_cache(sizes=(("copy", _elements(size_mib), 1),), repeats=3).variants[0].gbps
+    # the softmax's other bound, its transcendental roof (pitfall 5): Lab 1 does not measure it
     exp_rate = run_transcendental(target_s=0.02, repeats=3).variant("exp").gflops
     return _experiment("softmax", "Softmax: three passes against one fused pass", variants,
                        ["Verified against a float64 softmax to a relative error below 1e-4."],
-                       predicted_speedup=predicted, copy_gbps=copy_gbps, exp_per_s=exp_rate * 1e9,
-                       exps=rows * cols)
+                       said=[copy.said()], predicted_speedup=predicted, copy_gbps=copy.gbps,
+                       dram_roof=copy.as_extra(), exp_per_s=exp_rate * 1e9, exps=rows * cols)
 
 
 # --- the transpose ladder --------------------------------------------------------------------
@@ -156,30 +169,31 @@ def run_softmax(progress=None, size_mib: float = 32, cols: int = 2048, repeats=R
 
 def run_transpose(progress=None, n: int = 4096, repeats=REPEATS) -> Experiment:
     """Transpose an n x n float32 matrix: naive, tiled (32 x 32), and tiled into rows padded
-    by one cache line, each as a fraction of a plain copy of the same bytes."""
+    by one cache line, each scored as a fraction of Lab 1's DRAM copy mix (it reads each
+    element once and writes it once), from the chain."""
     import numpy as np
     n = max(kernels.TILE, n - n % kernels.TILE)
     a = _data(n * n).reshape(n, n)
     out = np.empty_like(a)
     padded_store = np.empty((n, n + kernels.PAD), np.float32)
     padded = padded_store[:, :n]  # rows n + 16 floats apart: no power-of-two stride
-    copy, naive, tiled = kernels.transpose_kernels()
+    naive, tiled = kernels.transpose_kernels()
     expected = a.T
     checks = (("naive", naive, out), ("tiled", tiled, out), ("tiled + padded", tiled, padded))
     moved = 2.0 * 4 * n * n  # each element read once and written once
-    variants = [_timed("copy", lambda: copy(a, out), 0, moved, repeats,
-                       check=lambda: _unless(np.array_equal(out, a), "copy differs"),
-                       poison=lambda: out.fill(-1), n=n)]
+    copy = _dram_roof("copy", progress)
+    variants = []
     for name, kernel, target in checks:
         variants.append(_timed(name, lambda k=kernel, t=target: k(a, t), 0, moved, repeats,
                                check=lambda t=target: _unless(np.array_equal(t, expected), "differs from a.T"),
                                poison=lambda t=target: t.fill(-1), n=n))
         _say(progress, f"  transpose {name}: {variants[-1].gbps:,.1f} GB/s")
     return _experiment("transpose", "The transpose ladder against a copy", variants,
-                       ["Zero FLOPs: the only score is the fraction of the copy's bandwidth.",
+                       ["Zero FLOPs: scored as a fraction of Lab 1's DRAM copy (the copy mix).",
                         "On a CPU, padding the rows breaks the power-of-two stride that makes "
                         "a column's elements compete for the same cache sets; on a GPU it "
-                        "breaks shared-memory bank conflicts. Same idea, different hardware."])
+                        "breaks shared-memory bank conflicts. Same idea, different hardware."],
+                       said=[copy.said()], copy_gbps=copy.gbps, dram_roof=copy.as_extra())
 
 
 # --- pitfall 1: launch-bound and starved -----------------------------------------------------

@@ -5,7 +5,8 @@ device arrays, first-call timing, device-event timing with a priming launch, ver
 before any rate.  The kernels here are the experiments' own; the engine's copy, FMA-peak,
 sweep, L2 and SFU measurements are reused where an experiment needs a ceiling.  A DRAM roof an
 experiment is judged against is not measured again here: it comes from the one chain of
-ceiling sources (:func:`chain_dram_roof`), so that notebook 04's softmax and transpose and
+ceiling sources (:func:`rooflinelib.experiments.roofs.chain_dram_roof`, the CPU experiments'
+too), so that notebook 04's softmax and transpose and
 notebook 06's GEMMs sit under the same DRAM roof as Lab 1's table and every other notebook.
 
 Kernel rules (docs/h200-facts.md): float32 constants are typed, loops that must cost
@@ -18,9 +19,7 @@ from __future__ import annotations
 # At module level, as the simulator requires: it swaps the kernels' global ``cuda`` for its own.
 from numba import cuda
 
-from rooflinelib import modes
 from rooflinelib.core import operators
-from rooflinelib.store import results
 from rooflinelib.measure import accounting as acc, registry
 from rooflinelib.measure.expected import fill_values, fma_peak_expected
 from rooflinelib.measure.gpu_backends import BLOCK, FP32_CONFIGS, NumbaGpu
@@ -35,6 +34,7 @@ from rooflinelib.measure.provenance import ClockSampler
 from rooflinelib.measure.timing import cupy_events, time_with_events
 from rooflinelib.core.vocabulary import BF16_TENSOR, FP32_MATRIX
 from rooflinelib.experiments.record import Experiment, Variant
+from rooflinelib.experiments.roofs import chain_dram_roof
 from rooflinelib.measure.sass import kernel_histograms
 from rooflinelib.lessons import pitfalls
 from rooflinelib.experiments import traps
@@ -45,30 +45,6 @@ from rooflinelib.measure.matrix import MatrixGemm, measure_matrix
 def _unless(ok: bool, what: str):
     """A check's answer: None when ``ok``, else what is wrong."""
     return None if ok else what
-
-
-def chain_dram_roof(mix: str, backend: str = "numba", progress=None) -> dict:
-    """The DRAM roof of access mix ``mix`` ('read', 'write' or 'copy') from the one chain of
-    ceiling sources (:func:`rooflinelib.modes.student_ceilings`): the stored Lab 1 result of
-    ``backend``, else Lab 1 measured once now and stored.  Never the recorded H200 run: a live
-    experiment is placed under the roofs of the GPU it ran on.
-
-    ``{"gbps", "mix", "origin", "created"}`` (origin: 'file' for the stored result, 'live'
-    when Lab 1 ran now).  Raises ``ValueError`` (one line) when no Lab 1 result can be had, or
-    when it holds neither that mix nor (for the copy) a DRAM roof measured by copying, as
-    results from before the mixes did."""
-    if mix not in ("read", "write", "copy"):
-        raise ValueError(f"mix: must be read, write or copy, got {mix!r}")
-    loaded = modes.student_ceilings(backend=backend, measure="if-missing", recorded=False, progress=progress)
-    if loaded.result is None:
-        raise ValueError(f"DRAM roof: {' '.join(loaded.message.split())}")
-    gbps = results.dram_mixes(loaded.result).get(mix)
-    if gbps is None and mix == "copy" and results.dram_mix(loaded.result) == "copy":
-        gbps = loaded.machine.ceiling("dram").value
-    if gbps is None:
-        raise ValueError(f"DRAM roof: the Lab 1 result ({modes.describe_result(loaded.result)}) has no "
-                         f"dram-{mix} ceiling; run `roofline measure` again to measure every mix")
-    return {"gbps": float(gbps), "mix": mix, "origin": loaded.origin, "created": loaded.result.get("created")}
 
 
 def _variant(name, measurement_timing, n_flops, n_bytes, first_s=0.0, **extra) -> Variant:
@@ -85,6 +61,7 @@ class _Run:
         self.progress = progress
         self.session = self.gpu.start()
         self.started = self.session["started"]
+        self.said = []  # what the chain said about each roof taken from it, once each
 
     def say(self, text):
         if self.progress:
@@ -93,7 +70,7 @@ class _Run:
     def experiment(self, name, title, variants, notes=(), **extra) -> Experiment:
         device = self.gpu.finish(self.session)
         return Experiment(name, title, "numba", device, self.started, tuple(variants),
-                          tuple(notes), dict(extra))
+                          tuple(notes), dict(extra), said=tuple(self.said))
 
     def timed(self, name, launch, n_flops, n_bytes, check, poison=None, **extra) -> Variant:
         """One experiment kernel by the verified-run protocol: ``check()`` returns None when
@@ -106,10 +83,12 @@ class _Run:
         """A ceiling of the engine measured here, as Lab 1 measures it."""
         return measure_best(self.gpu, name, registry.get(name).kind, runs, self.progress)
 
-    def dram_roof(self, mix: str) -> dict:
+    def dram_roof(self, mix: str):
         """The DRAM roof of ``mix`` from the chain (:func:`chain_dram_roof`)."""
         roof = chain_dram_roof(mix, progress=self.progress)
-        self.say(f"  DRAM roof ({mix}): {roof['gbps']:,.0f} GB/s, Lab 1 ({roof['origin']}, {roof['created']})")
+        self.say(f"  DRAM roof ({mix}): {roof.gbps:,.0f} GB/s, Lab 1 ({roof.origin}, {roof.created})")
+        if roof.said() not in self.said:
+            self.said.append(roof.said())
         return roof
 
 
@@ -208,7 +187,7 @@ def run_softmax(progress=None, rows: int = 16384, cols: int = SOFTMAX_COLS) -> E
                           ["Verified on 64 sampled rows against a float64 softmax (relative error < 1e-4).",
                            "exp_per_s is the SFU's measured exp2 rate: each exp needs one ex2, so "
                            "no kernel computes exps faster."],
-                          predicted_speedup=predicted, copy_gbps=copy["gbps"], dram_roof=copy,
+                          predicted_speedup=predicted, copy_gbps=copy.gbps, dram_roof=copy.as_extra(),
                           exp_per_s=sfu.value * 1e9, exps=rows * cols)
 
 
@@ -233,7 +212,7 @@ def run_transpose(progress=None, n: int = 8192) -> Experiment:
         run.say(f"  transpose {name}: {variants[-1].gbps:,.0f} GB/s")
     return run.experiment("transpose", "The transpose ladder against a copy", variants,
                           ["Zero FLOPs: scored as a fraction of Lab 1's DRAM copy (the copy mix)."],
-                          copy_gbps=copy["gbps"], dram_roof=copy)
+                          copy_gbps=copy.gbps, dram_roof=copy.as_extra())
 
 
 def _per_launch_wall_s(launch, sync, n: int = 2000, rounds: int = 5) -> tuple:
@@ -647,8 +626,9 @@ def run_wrong_ceiling(progress=None, m: int = WRONG_CEILING_SHAPE[0], n: int = W
     tensor = measure_matrix(run.gpu, BF16_TENSOR, 8192, progress=run.progress)
     return run.experiment("wrong_ceiling", f"One GEMM shape ({m} x {n} x {k}) on the CUDA cores and on the tensor cores",
                           variants, ["Both products checked on four rows against a float64 product."],
-                          fp32_gflops=fp32.value, dram_gbps=mixes["copy"]["gbps"],
-                          bf16_tensor_gflops=tensor.value, dram_mixes={mix: roof["gbps"] for mix, roof in mixes.items()}, dram_roof=mixes["copy"],
+                          fp32_gflops=fp32.value, dram_gbps=mixes["copy"].gbps,
+                          bf16_tensor_gflops=tensor.value, dram_mixes={mix: roof.gbps for mix, roof in mixes.items()},
+                          dram_roof=mixes["copy"].as_extra(),
                           shape=[m, n, k])
 
 

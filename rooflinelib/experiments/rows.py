@@ -262,7 +262,8 @@ def sweep_summary_table(result) -> str:
 # --- notebook 04: softmax and the transpose --------------------------------------------------------
 
 def softmax_rows(experiment) -> list:
-    """Per variant: its measured time; its bytes at the copy bandwidth measured beside it; its
+    """Per variant: its measured time; its bytes at the copy bandwidth (``copy_gbps``: Lab 1's
+    copy mix from the chain, or in a run from before it, a copy timed in the same run); its
     exps at the measured exp rate (None if not recorded); the larger of the two as its bound;
     the fraction of that bound it reached and the fraction of the copy bandwidth it moved."""
     copy_gbps = experiment.extra["copy_gbps"]
@@ -296,11 +297,25 @@ def softmax_ratios(experiment) -> dict:
             "measured": experiment.ratio("3-pass", "fused")}
 
 
+def copy_roof_label(experiment) -> str:
+    """What the copy bandwidth an experiment is scored on is: 'Lab 1 copy' (with its date, and
+    NOISY when that Lab 1 ceiling judged itself noisy) when the run took it from the chain
+    (``dram_roof``), else 'copy' (a run from before the chain, which timed its own)."""
+    roof = experiment.extra.get("dram_roof")
+    if not isinstance(roof, dict):
+        return "copy"
+    created = f" of {str(roof['created'])[:10]}" if roof.get("created") else ""
+    return f"Lab 1 copy{created}" + (", NOISY" if roof.get("noisy") else "")
+
+
 def softmax_table(experiment) -> str:
     ratios = softmax_ratios(experiment)
-    return (render(softmax_rows(experiment), SOFTMAX_COLUMNS)
+    text = (render(softmax_rows(experiment), SOFTMAX_COLUMNS)
             + f"\n3-pass / fused: predicted {ratios['predicted']:.2f}x from bytes, "
               f"{ratios['refined']:.2f}x with the exp roof, measured {ratios['measured']:.2f}x")
+    if isinstance(experiment.extra.get("dram_roof"), dict):
+        text += f"\ncopy speed: {number(experiment.extra['copy_gbps'])} GB/s, {copy_roof_label(experiment)}"
+    return text
 
 
 def time_split(profile) -> dict:
@@ -322,7 +337,7 @@ def transpose_rows(experiment) -> list:
     measured beside the transposes (its ``copy`` variant)."""
     if "copy_gbps" in experiment.extra:
         copy = float(experiment.extra["copy_gbps"])
-        first = [{"variant": "copy", "gbps": copy, "of_copy": 1.0}]
+        first = [{"variant": copy_roof_label(experiment), "gbps": copy, "of_copy": 1.0}]
     else:
         copy, first = experiment.variant("copy").gbps, []
     return first + [{"variant": v.name, "gbps": v.gbps, "of_copy": v.gbps / copy} for v in experiment.variants]
