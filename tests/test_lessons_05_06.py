@@ -259,7 +259,8 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
     hidden = (memory + compute - overlapped) / min(memory, compute)
-    assert f"they took {overlapped * 1e6:.0f} µs, hiding {hidden:.0%} of the shorter phase" in text
+    assert pitfalls.overlap_hidden(runs["overlap"]) == pytest.approx(hidden)
+    assert f"`sweep` took {overlapped * 1e6:.0f} µs, hiding {hidden:.0%} of the shorter phase" in text
     l2, copy = runs["cache"].variants
     assert f"at {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy's {copy.gbps / 1e3:.2f}" in text
     exp2, fma = runs["transcendental"].variants
@@ -275,7 +276,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     step = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768)
     assert f"{roofs.hbm_gbps / roofs.host_link.gbps:.0f} times slower than HBM" in text
     assert f"the GPU waits {step.communication_share:.0%} of the time" in text
-    assert f"The step's {step.bounds.compute_s * 1e6:.0f} µs of arithmetic" in text
+    assert f"out of reach twice over: its {step.bounds.compute_s * 1e6:.0f} µs of arithmetic" in text
 
 
 def test_a_cpu_plateau_between_two_caches_is_labelled_by_the_cache_that_holds_it():
@@ -298,10 +299,11 @@ def _prose(key):
 def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     # review 1, item 1: "five decades" for 0.0641 GFLOP/s under a 391 GFLOP/s roof (3.8 decades)
     from rooflinelib.lessons import pitfalls
-    rows = pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())
+    machine, _ = pitfalls.recorded_mix_roofs()
+    rows = pitfalls.roof_shares(pitfalls.recorded_points(), machine)
     add = rows[0]
-    assert add["name"].startswith("pitfall 1: vector add")
-    assert add["roof_gflops"] == pytest.approx(recorded_h200().ceiling("dram").value / 12)
+    assert add["name"].startswith("pitfall 1: vector add") and add["memory"] == "dram-copy"
+    assert add["roof_gflops"] == pytest.approx(machine.ceiling("dram-copy").value / 12)
     assert 3.5 < add["decades_under"] < 4
     opening = " ".join("".join(_cells("06")[0]["source"]).split())
     assert "almost four decades under its roof" in opening and "five decades" not in opening
@@ -347,7 +349,7 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
 def test_triage_cells_get_the_measured_fractions_of_roof():
     # review 2, item T9: 06 passed 0.02 and 0.55; the recorded runs give 0.002 and 0.5093
     from rooflinelib.lessons import pitfalls
-    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), pitfalls.recorded_mix_roofs()[0])}
     assert round(share["pitfall 1: sweep K=64 on 2 blocks"], 3) == 0.002
     assert round(share["pitfall 2: the same work, phases in turn"], 4) == 0.5093
     code = _code("06")
@@ -361,7 +363,7 @@ def test_the_measured_tensor_gemm_above_the_vector_roof_is_triaged_as_the_wrong_
     # error first, though the kernel's matrix instructions against a vector roof explain the point
     from rooflinelib.lessons import pitfalls
     from rooflinelib.lessons.triage import KernelFacts, triage
-    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), pitfalls.recorded_mix_roofs()[0])}
     gemm = share["pitfall 4: bf16 GEMM (tensor cores)"]
     assert gemm > 5
     wrong_roof = triage(KernelFacts(fraction_of_roof=gemm, side="compute", matrix_instructions=True, roof_is_matrix=False))
@@ -407,13 +409,14 @@ def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
 def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit():
     # 06 passed a made-up fraction_of_roof=0.9 and bytes_ratio=8 for the strided reads
     from rooflinelib.lessons import pitfalls
-    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())}
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), pitfalls.recorded_mix_roofs()[0])}
     stride32 = share["pitfall 6: stride-32 reads"]
     ratio = pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES)
     assert ratio == 16 and 0.04 < stride32 < 0.06
     code, printed = _code("06"), _printed("06")
     assert "fraction_of_roof=0.9," not in code and "bytes_ratio=8.0" not in code
-    assert f"stride 32: {stride32:.1%} of its roof counted with the useful bytes, {stride32 * ratio:.0%} counted" in printed
+    assert (f"stride 32: {stride32:.1%} of the dram-read roof counted with the useful bytes, "
+            f"{stride32 * ratio:.0%} counted") in printed
     assert "the bytes moved are 16x the analytic bytes" in printed and "the profiler counts" not in printed
     # the prose says the 16 is the fit's, not a profiler's reading
     assert "the fit's ratio, 16 bytes moved per useful byte" in _prose("06")
@@ -436,7 +439,7 @@ def test_notebook_06_stays_short_enough_for_one_sitting():
     # the 2,500 of every lesson
     assert sum(len(text.split()) for text in _markdown("06")) <= 2400
     text = "\n".join(_markdown("06"))
-    assert all(re.search(rf"^## Pitfall {n}, [a-zA-Z ]+: ", text, re.M) for n in range(1, 10))
+    assert all(re.search(rf"^## Pitfall {n}, [a-zA-Z ]+$", text, re.M) for n in range(1, 10))
     assert "## The triage tool" in text
     assert "../docs/ci-gates.md" in text and "../docs/appendix-06-use-cases.md" in text
 
@@ -464,10 +467,13 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
 def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
     # review 1, item 9: 10.2 ns at the datasheet's 4,800 GB/s
     from rooflinelib.lessons import pitfalls
-    dram = recorded_h200().ceiling("dram").value
-    bounds = pitfalls.recorded_launch_bounds(4096, recorded_h200())
+    # review 5b: the add reads two arrays and writes one, so its traffic is timed at the copy roof
+    machine, _ = pitfalls.recorded_mix_roofs()
+    copy = machine.ceiling("dram-copy").value
+    bounds = pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")
+    assert bounds[0][2]["traffic_s"] == pytest.approx(49152 / (copy * 1e9))
     printed, text = _printed("06"), _prose("06")
-    assert f"{bounds[0][2]['traffic_s'] * 1e9:.1f} ns of traffic at Lab 1's {dram:,.0f} GB/s" in printed
+    assert f"{bounds[0][2]['traffic_s'] * 1e9:.1f} ns of traffic at Lab 1's copy roof, {copy:,.0f} GB/s" in printed
     assert "4,800 GB/s" not in printed
     assert f"is {bounds[0][2]['launch_over_traffic']:.0f} times the add's traffic" in text
     assert f"dispatch is {bounds[1][2]['launch_over_traffic']:,.0f} times" in text
@@ -637,7 +643,8 @@ def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
     from rooflinelib.lessons import pitfalls
     text = _prose("06")
     assert "6.25% and about 123 µs" not in text
-    assert "predicts half of stride 16's time, about 123 µs, and so stride 16's useful share, 6.6%" in text
+    # review 5b, C06-5: the notebook says stride 32 is unexplained; the prediction's figures are the appendix's
+    assert "stride 32 took 149 µs, not the half of stride 16's time the 64-byte unit predicts" in text
     assert "16 bytes moved per useful byte; on your own kernel, give it Nsight Compute's" in text
     assert pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == \
         pitfalls.strided_amplification(16, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == 16
@@ -728,13 +735,15 @@ def test_a_point_above_its_level_roof_is_not_only_a_counting_error():
 def test_the_64_byte_fit_names_the_l2_fetch_granularity_and_the_slow_stride_1_baseline():
     from rooflinelib.experiments.record import recorded_experiments
     text = " ".join(_prose("06").split())
-    assert "not a documented figure" not in text and "`cudaLimitMaxL2FetchGranularity`" in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "not a documented figure" not in text and "`cudaLimitMaxL2FetchGranularity`" in page
     strided = recorded_experiments()["strided"].variants
     base, two = strided[0], strided[1]
     others = [v.median_s for v in strided[1:5]]
     assert base.median_s > max(others)  # stride 1 ran slower than strides 2 to 16
-    assert (f"Stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs against "
-            f"{min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs for strides 2 to 16") in text
+    assert (f"stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs) than strides 2 to 16 "
+            f"({min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs)") in page
+    assert "stride 1 ran slower than strides 2 to 16" in text
     assert f"so stride 2 shows {two.gbps / base.gbps:.1%}, not 50%" in text
 
 
@@ -764,7 +773,7 @@ def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
 
 def test_pitfall_6_has_one_name_and_06_has_no_lab_log_voice():
     text = "\n".join(_markdown("06"))
-    assert "wasted bytes" not in text and "## Pitfall 6, miscounted bytes: " in text
+    assert "wasted bytes" not in text and "## Pitfall 6, miscounted bytes\n" in text
     assert "(30 s on a live GPU)" not in text and "the pitfalls run held" not in text
 
 
@@ -772,3 +781,161 @@ def test_the_write_roofs_possible_flattery_is_a_labelled_hypothesis():
     text = " ".join(_prose("06").split())
     assert ("A hypothesis, not tested: writes still in the L2 when Lab 1's write kernel ends may flatter "
             "that roof by a percent or so.") in text
+
+
+# --- review 5b (06): T06-1 to T06-5, C06-1 to C06-6
+
+def test_the_sustained_bursts_show_their_rate_only_and_the_advice_names_the_held_state():
+    # T06-1: 797 TFLOP/s at 117 W, and 781 at 1,545 MHz: NVML lags a ten-launch burst
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.lessons import pitfalls
+    held = pitfalls.sustained_summary(recorded_experiments()["sustained"])
+    assert round(held["low_tflops"]) == 679 and round(held["high_tflops"]) == 695
+    assert held["power_limit_w"] == 700 and held["reasons"] == [4]
+    assert round(held["cool_tflops"]) == 797 and round(held["hot_tflops"]) == 781
+    printed = _printed("06")
+    bursts = [line for line in printed.splitlines() if line.startswith("microbenchmark, ")]
+    assert len(bursts) == 2 and all(line.split()[-2:] == ["-", "-"] for line in bursts)
+    assert " 117" not in bursts[0] and "1,545" not in bursts[1]
+    assert ("held: 679 to 695 TFLOP/s; power, window medians up to 697 W (peaks 702 W), limit 700 W; "
+            "NVML's clock-event reasons: software power cap") in printed
+    text = _prose("06")
+    assert ("a ceiling measured in the same thermal and power state, held as long as the kernel runs" in text
+            and "NVML's samples lag a burst" in text and "still reached 781" in text)
+    with pytest.raises(ValueError, match="sustained"):
+        pitfalls.sustained_summary(type("E", (), {"variants": [], "device": {}})())
+    # the triage's step for a dropped clock gives the same advice
+    from rooflinelib.lessons.triage import KernelFacts, triage
+    found = triage(KernelFacts(fraction_of_roof=0.7, side="compute", clock_ratio=0.76)).text()
+    assert "in the thermal and power state the kernel runs in, held as long as the kernel runs" in found
+
+
+def test_the_64_byte_column_is_headed_as_a_fit():
+    # T06-2: the header stated a 64-byte GPU DRAM unit as fact
+    code = _code("06")
+    assert "64 B (fits the H200 data; CPU cache lines)" in code and "sector pairs, GPU DRAM" not in code
+
+
+def test_each_opening_kernel_is_scored_on_its_own_access_mix():
+    # T06-3: the read-only stride-32 kernel was scored against the write mix (4,693 GB/s)
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.store.results import dram_mixes, recorded
+    machine, memory = pitfalls.recorded_mix_roofs()
+    assert memory[0] == "dram" and "dram-read" in memory and "dram-copy" in memory
+    rows = {r["name"]: r for r in pitfalls.roof_shares(pitfalls.recorded_points(), machine)}
+    mixes = dram_mixes(recorded("ceilings"))
+    stride = rows["pitfall 6: stride-32 reads"]
+    v = recorded_experiments()["strided"].variants[5]
+    assert stride["memory"] == "dram-read" and stride["fraction"] == pytest.approx(v.gbps / mixes["read"])
+    assert round(stride["fraction"], 3) == 0.050 and round(16 * stride["fraction"], 2) == 0.80
+    assert rows["pitfall 4: bf16 GEMM (tensor cores)"]["memory"] == "dram-write"
+    assert [r["bound"] for r in rows.values()].count("memory") == 2
+    # a machine without the mixes falls back to the one named
+    assert pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())[4]["memory"] == "dram"
+    code, printed = _code("06"), _printed("06")
+    assert "pitfalls.recorded_mix_roofs()" in code and 'memory=["dram"]' not in code
+    assert "pitfall 6: stride-32 reads                    5.00% of the dram-read roof" in printed
+    assert "stride 32: 5.0% of the dram-read roof counted with the useful bytes, 80% counted" in printed
+    assert "4.80%" not in printed and "77% counted" not in printed
+
+
+def test_the_overlap_share_names_its_kernel_and_is_printed():
+    # T06-4: 70% is notebook 04's one-vector sweep, not overlap in general
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.lessons import pitfalls
+    hidden = pitfalls.overlap_hidden(recorded_experiments()["overlap"])
+    assert round(hidden, 2) == 0.70
+    assert f"overlapped: {hidden:.0%} of the shorter phase hidden behind the longer" in _printed("06")
+    text = _prose("06")
+    assert "(b) notebook 04's one-vector `sweep` kernel" in text and "`sweep` took 672 µs, hiding 70%" in text
+    assert "`sweep_pipelined`, faster at K = 64, hides more" in text
+
+
+def test_the_sustained_run_is_said_to_last_two_minutes():
+    # T06-5: the run held the GEMM for 120 s
+    from rooflinelib.experiments.record import recorded_experiments
+    assert recorded_experiments()["sustained"].extra["seconds"] == 120
+    text = _prose("06")
+    assert "holds a bf16 tensor GEMM for two minutes" in text and "for minutes" not in text
+
+
+def test_06_headings_name_each_pitfall_once():
+    # C06-1: "Pitfall 1, short or starved: A short or starved kernel never reaches either roof"
+    headings = [line for cell in _markdown("06") for line in cell.splitlines() if line.startswith("## Pitfall ")]
+    assert len(headings) == 9 and not [h for h in headings if ":" in h]
+
+
+def test_06_clarity_items_of_review_5b():
+    text, printed = _prose("06"), _printed("06")
+    # C06-2: the two ways to do the same work, lettered
+    assert "Two ways to do the same work: (a) a copy kernel, then an arithmetic kernel" in text
+    assert "The measurement does the same work as a copy kernel" not in text
+    # C06-3: exp2 results, not FLOPs
+    assert "exp2 (SFU): 4,140 G exp2 results/s" in printed
+    # C06-4: a table's header names the backend, a row its library
+    assert "Table headers name the backend; a row run by another library (cuBLAS, cuFFT, CuPy, torch) names it" in text
+    # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
+    strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
+    assert "stay unexplained" in strided and "cudaLimitMaxL2FetchGranularity" not in strided
+    assert len(strided.split()) < 130
+    # C06-6: the launch lesson lands before the four timing sources
+    pitfall1 = next(c for c in _markdown("06") if c.startswith("## Pitfall 1"))
+    assert "that time is the host's launch, not the bytes" in pitfall1
+
+
+# --- review 5b (05): the refusal is Lab 4's, the chart read after its idea, rows named, own mixes
+
+def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops():
+    # T05-3: "the course refuses" read as a course-wide rule, which 07's MUFU softmaxes then broke
+    text = _prose("05")
+    assert "the course refuses a launch" not in text
+    assert "Lab 4 refuses to take FLOPs from the counters" in text
+    assert "notebook 07 places such kernels" in text and "with FLOPs counted by hand" in text
+    assert "**Lab 4**" in _markdown("05")[0]  # defined before section 3 uses it
+
+
+def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
+    # C05-2: the marker sizes and outlines were explained before the concept they decorate
+    text = _prose("05")
+    assert text.index("**The hierarchical roofline**") < text.index("**Reading the chart above.**")
+    assert text.index("**Reading the chart above.**") < text.index("a size of its own")
+    assert text.index("a size of its own") < text.index("## 2.")
+
+
+def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
+    # C05-4: the rows were "# 0..5" with no K or buffer size
+    from rooflinelib.hierarchy import ncu
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
+    table = ncu.kernel_table(kernels, names=[a["name"] for a in analytic])
+    printed = _printed("05")
+    for a in analytic:
+        assert a["name"] in table
+    assert table in printed and "sweep K=8, 64 MiB" in table.splitlines()[5]
+    with pytest.raises(ncu.NcuError, match="names: one per launch"):
+        ncu.kernel_table(kernels, names=["one"])
+
+
+def test_each_profiled_kernel_of_05_is_placed_against_its_own_dram_mix(recorded):
+    # review 5: a read or copy kernel was scored against the write mix, the fastest
+    from rooflinelib.store import results
+    mixes = results.dram_mixes(results.recorded("ceilings"))
+    m = h.machine_from_result(recorded, recorded_h200())
+    assert h.access_mix({"dram_read_bytes": 1.0}) == "read"
+    assert h.access_mix({"dram_read_bytes": 0, "dram_write_bytes": 2.0}) == "write"
+    assert h.access_mix({"dram_read_bytes": 1.0, "dram_write_bytes": 2.0}) == "copy"
+    with pytest.raises(wsr.HierarchyError, match="dram_read_bytes"):
+        h.access_mix({"dram_read_bytes": -1})
+    with pytest.raises(wsr.HierarchyError, match="dram_read_bytes, dram_write_bytes"):
+        h.access_mix({})
+    with pytest.raises(wsr.HierarchyError, match="mix: must be one of"):
+        h.with_mix_roof(m, mixes, "stream")
+    with pytest.raises(wsr.HierarchyError, match="no copy mix measured"):
+        h.with_mix_roof(m, {"read": 1.0}, "copy")
+    copying = h.with_mix_roof(m, mixes, "copy")
+    assert copying.ceiling("dram").value == mixes["copy"] and "copy" in copying.ceiling("dram").title
+    assert h.with_read_roof(m, mixes).ceiling("dram").value == mixes["read"]
+    code = _code("05")
+    assert "level_placement.with_mix_roof(machine, mixes, level_placement.access_mix(a))" in code
+    assert 'hierarchical_figure(copying,' in code

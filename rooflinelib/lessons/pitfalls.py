@@ -8,11 +8,12 @@ catalogue (:mod:`rooflinelib.core.operators`) and the machine table, or reads th
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from rooflinelib.core import operators
 from rooflinelib.core.vocabulary import compute_ceiling
 from rooflinelib.hierarchy.level_readings import l2_footprint_rows, recorded_l2_by_footprint
-from rooflinelib.store.results import recorded_h200
+from rooflinelib.store.results import mix_roofs, recorded, recorded_h200
 from rooflinelib.experiments.record import recorded_experiments
 from rooflinelib.core.placement import KernelPoint
 from rooflinelib.measure.gpu_backends import theoretical
@@ -181,16 +182,24 @@ def recorded_empty_kernel_pair() -> dict:
 
 
 def roof_shares(points, machine, compute: str = "fp32", memory: str = "dram") -> list:
-    """Each :class:`rooflinelib.core.placement.KernelPoint` against ``machine``'s ``compute`` and
-    ``memory`` roofs: its intensity, the roof at that intensity, the fraction of it reached and
-    how many decades (powers of ten) under it the point sits (negative: above it)."""
-    peak, bandwidth = machine.ceiling(compute).value, machine.ceiling(memory).value
+    """Each :class:`rooflinelib.core.placement.KernelPoint` against ``machine``'s ``compute`` roof
+    and a memory roof: the one its ``memory_ceiling`` names (a :class:`MixPoint`: the DRAM roof of
+    its own access mix, notebook 03's rule) when ``machine`` has it, else ``memory``.  Each row:
+    its intensity, the memory roof used, the roof at that intensity, the fraction of it reached
+    and how many decades (powers of ten) under it the point sits (negative: above it)."""
+    peak = machine.ceiling(compute).value
     rows = []
     for p in points:
+        wanted = getattr(p, "memory_ceiling", memory)
+        used = wanted if machine.has(wanted) else memory
+        bandwidth = machine.ceiling(used).value
         intensity = p.n_flops / p.n_bytes
         roof = min(peak, intensity * bandwidth)
-        rows.append({"name": p.name, "intensity": intensity, "gflops": p.achieved_gflops,
-                     "roof_gflops": roof, "fraction": p.achieved_gflops / roof,
+        rows.append({"name": p.name, "intensity": intensity, "memory": used,
+                     "memory_label": machine.ceiling(used).label,
+                     "bound": "memory" if intensity * bandwidth < peak else "compute",
+                     "gflops": p.achieved_gflops, "roof_gflops": roof,
+                     "fraction": p.achieved_gflops / roof,
                      "decades_under": math.log10(roof / p.achieved_gflops)})
     return rows
 
@@ -240,13 +249,16 @@ def own_dram_mix(read_bytes: float, write_bytes: float) -> str:
     return "write" if share >= ONE_WAY_SHARE else "read" if share <= 1 - ONE_WAY_SHARE else "copy"
 
 
-def recorded_launch_bounds(n: int, machine) -> list:
-    """``(part, launch_s, launch_bound(...))`` for each launch cost of the recorded H200 run:
-    the device's own cost first, then each library's host dispatch."""
+def recorded_launch_bounds(n: int, machine, memory: str = "dram") -> list:
+    """``(part, launch_s, bound)`` for each launch cost of the recorded H200 run: the device's
+    own cost first, then each library's host dispatch; ``bound`` is :func:`launch_bound_at`
+    with the traffic timed at ``machine``'s ``memory`` roof (``dram-copy`` for a vector add,
+    which reads two arrays and writes one)."""
     costs = recorded_launch_costs()
     parts = ([("device's own cost (CUDA graph)", costs["device_s"])] if costs["device_s"] else [])
     parts += [(f"host dispatch, {library}", s) for library, s in costs["host_dispatch_s"].items()]
-    return [(part, s, launch_bound(n, machine, s)) for part, s in parts]
+    bandwidth = machine.ceiling(memory).value
+    return [(part, s, launch_bound_at(n, bandwidth, s)) for part, s in parts]
 
 
 def strided_amplification(stride: int, element_bytes: int = 4,
@@ -280,31 +292,49 @@ def algorithm_race(n: int, m: int) -> dict:
     return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
 
 
+@dataclass(frozen=True)
+class MixPoint(KernelPoint):
+    """A measured kernel with the DRAM roof of its own access mix (``dram-read``, ``dram-write``
+    or ``dram-copy``, notebook 03's rule), which a chart's hover and :func:`roof_shares` judge
+    it against."""
+
+    memory_ceiling: str = "dram"
+
+
 #: The measured kernels notebook 06 opens with, one per pitfall that has a point on the chart:
-#: (experiment, index of its variant, label).
+#: (experiment, index of its variant, label, the DRAM mix its bytes make).  The mixes follow
+#: the kernels' reads and writes: the add reads two arrays and writes one, the sweep and the
+#: phased kernels read x and write y, the correlation reads its input and writes as many
+#: outputs (all copies); the GEMM's bytes are 98.5% C's writes; the strided kernel only reads.
 RECORDED_POINTS = (
-    ("launch", 0, "1: vector add of 4096 elements"),
-    ("starved", 0, "1: sweep K=64 on 2 blocks"),
-    ("overlap", 2, "2: the same work, phases in turn"),
-    ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)"),
-    ("strided", 5, "6: stride-32 reads"),
-    ("algorithm", 0, "7: direct correlation"),
+    ("launch", 0, "1: vector add of 4096 elements", "copy"),
+    ("starved", 0, "1: sweep K=64 on 2 blocks", "copy"),
+    ("overlap", 2, "2: the same work, phases in turn", "copy"),
+    ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)", "write"),
+    ("strided", 5, "6: stride-32 reads", "read"),
+    ("algorithm", 0, "7: direct correlation", "copy"),
 )
+
+
+def recorded_mix_roofs() -> tuple:
+    """``(machine, memory)``: the recorded H200 Lab 1 run with its DRAM access mixes kept, and
+    the memory ceilings the opening chart draws (``dram``, the fastest mix, first)."""
+    return mix_roofs(recorded("ceilings"), name="H200 (recorded, numba)")
 
 
 def recorded_points(experiments=None) -> list:
     """The measured kernels of the recorded H200 pitfalls runs that a one-level fp32/HBM
-    roofline misreads, as :class:`rooflinelib.core.placement.KernelPoint` (FLOPs and bytes as
-    counted, the measured rate).  ``experiments``: a ``{name: Experiment}`` (default: the
-    recorded runs); a missing experiment is left out."""
+    roofline misreads, as :class:`MixPoint` (FLOPs and bytes as counted, the measured rate,
+    the DRAM mix it is judged against).  ``experiments``: a ``{name: Experiment}`` (default:
+    the recorded runs); a missing experiment is left out."""
     runs = recorded_experiments() if experiments is None else experiments
     points = []
-    for name, index, label in RECORDED_POINTS:
+    for name, index, label, mix in RECORDED_POINTS:
         run = runs.get(name)
         if run is None or index >= len(run.variants):
             continue
         v = run.variants[index]
-        points.append(KernelPoint(f"pitfall {label}", v.n_flops, v.n_bytes, v.gflops))
+        points.append(MixPoint(f"pitfall {label}", v.n_flops, v.n_bytes, v.gflops, f"dram-{mix}"))
     return points
 
 
@@ -337,6 +367,38 @@ def race_rows(experiment) -> list:
                      "fft_beats_measured": fft.median_s < direct.median_s,
                      "fft_beats_roof": fft.median_s < at_roof})
     return rows
+
+
+def overlap_hidden(experiment) -> float:
+    """Of an ``overlap`` run (memory phase alone, compute phase alone, one after the other,
+    overlapped), the share of the shorter phase's time the overlapped kernel hid: the two
+    phases' times alone, less the overlapped time, over the shorter phase (1: the roofline's
+    perfect overlap, 0: none)."""
+    times = [v.median_s for v in experiment.variants]
+    if len(times) != 4 or not all(t > 0 for t in times):
+        raise ValueError("overlap: the run needs its four variants, each with a positive time")
+    memory, compute, _, overlapped = times
+    return (memory + compute - overlapped) / min(memory, compute)
+
+
+def sustained_summary(experiment) -> dict:
+    """A sustained-GEMM run (``sustained``) in the figures notebook 06 quotes: the held windows'
+    lowest and highest rate (TFLOP/s), the two ten-launch bursts' rates (the cool card's first,
+    then the hot card's), the windows' highest median and peak board power (W), the board's
+    power limit (W, None when NVML gave none) and the NVML clock-event reason masks the windows
+    saw (0 left out).  Raises ``ValueError`` when the run has no held window or no burst."""
+    windows = [v for v in experiment.variants if v.extra.get("part") == "sustained"]
+    bursts = [v for v in experiment.variants if v.extra.get("part") == "microbenchmark"]
+    if not windows or len(bursts) < 2:
+        raise ValueError("sustained: the run needs its held windows and both ten-launch bursts")
+    before = (experiment.device or {}).get("before") or {}
+    return {"low_tflops": min(v.gflops for v in windows) / 1e3,
+            "high_tflops": max(v.gflops for v in windows) / 1e3,
+            "cool_tflops": bursts[0].gflops / 1e3, "hot_tflops": bursts[-1].gflops / 1e3,
+            "power_median_w": max(v.extra.get("power_w_median", 0.0) for v in windows),
+            "power_peak_w": max(v.extra.get("power_w_max", 0.0) for v in windows),
+            "power_limit_w": before.get("power_limit_w"),
+            "reasons": sorted({r for v in windows for r in v.extra.get("clock_event_reasons", ())} - {0})}
 
 
 def mhz_text(low: float, high: float) -> str:

@@ -325,8 +325,9 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
     if facts.clock_ratio is not None and facts.clock_ratio < CLOCK_DROP_RATIO:
         found.append(Finding(
             "the clock dropped, so the roof it is scored against is too high",
-            "Re-measure the ceilings in the state the kernel runs in (sustained load, same "
-            "clocks) and log the SM clock with every result.",
+            "Re-measure the ceilings in the thermal and power state the kernel runs in, held "
+            "as long as the kernel runs (a short burst on a hot card still runs near the cool "
+            "card's rate), and log the SM clock with every result.",
             f"the SM clock ran at {_pct(facts.clock_ratio)} of the clock the ceilings were measured at", 8))
     if facts.cheaper_algorithm is True:
         found.append(Finding(
