@@ -408,7 +408,7 @@ def test_03_has_no_lab_log_residue_or_hover_advice_on_a_static_figure():
     prose = words(markdown("03_ceilings.ipynb"))
     for residue in ("10:15 UTC", "23:41 UTC", "earlier session", "hover"):
         assert residue not in prose, residue
-    assert "in a separate session, with the same driver and clocks" in prose
+    assert "in a separate session" not in prose  # review 5a, C11: one link to the appendix instead
     assert "10:15 UTC" in appendix("appendix-03-ceilings.md")
 
 
@@ -452,27 +452,82 @@ def test_03_prints_the_driver_version_apart_from_its_cuda_version():
     table = tables.ceilings_table(_recorded_lab1().result)
     assert "driver 580.159.04 (CUDA 13.0)" in table
     printed = outputs("03_ceilings.ipynb")
-    assert "driver 580.159.04 (CUDA 13.0)" in printed and "driver 13.0," not in printed
+    assert "driver 13.0," not in printed  # the notebook prints the one-line header (review 5a, C11)
 
 
 # --- notebook 03 after review 4a -----------------------------------------------------------------
 
-def test_03_gives_the_printed_figures_their_two_clocks_and_the_tensor_share_at_the_run_s():
-    # T03-1: the white paper's fp32/fp64 figures are at 1980 MHz, its tensor figures at 1830 MHz;
-    # the run held 1980 MHz, at which bf16's peak is 132 x 4,096 x 1.98 GHz
+def test_03_sends_the_tensor_clock_to_the_appendix_and_claims_no_clock_it_did_not_read():
+    # Review 5a, T4 + C10: the bf16 GEMMs' clock was not reliably read (ten launches, 14 ms, a
+    # few lagging NVML samples), so "the 1980 MHz this run held" and "75% of the peak at 1980 MHz"
+    # leave the lesson; the appendix keeps the white paper's two clocks and the share as a
+    # conditional, with the one matrix row whose sampled clock fell (fp64-matrix, 1770 MHz).
     from rooflinelib.core.machines import H200, NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM
     prose, printed = words(markdown("03_ceilings.ipynb")), outputs("03_ceilings.ipynb")
-    assert "The printed compute figures are the GH100 chip's at 1980 MHz" not in prose
+    code = "\n".join(c.source for c in cells("03_ceilings.ipynb") if c.cell_type == "code")
+    for claim in ("this run held", "of the peak at 1980 MHz", "1,070,531"):
+        assert claim not in prose + printed + code, claim
+    assert "#the-tensor-rows-and-the-clock)" in prose and "which clock Lab 1's short GEMMs ran at is not known" in prose
+    page = words(appendix("appendix-03-ceilings.md"))
+    assert "## The tensor rows and the clock" in page
     per_clock = 132 * NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM["H200"]
     tensor_mhz = 1e3 * H200.ceiling("bf16-tensor").value / per_clock
-    assert round(tensor_mhz) == 1830 and round(132 * 128 * 2 * 1.98 / 1e3, 1) == 66.9
-    assert ("at two clocks: fp32 and fp64 at 1980 MHz (66.9 and 33.5 TFLOP/s), the `tensor` rows at "
-            f"the {tensor_mhz:.0f} MHz their figures imply") in prose
-    at_run = per_clock * 1.98
-    measured = _recorded_lab1().machine.ceiling("bf16-tensor").value
-    assert f"{at_run:,.0f} GFLOP/s, of which the run reached {measured / at_run:.0%}" in prose
-    assert f"x {tensor_mhz:.0f} MHz; at 1980 MHz: {at_run:,.0f} GFLOP/s" in printed
-    assert f"measured bf16 tensor: {measured:,.0f} GFLOP/s, {measured / at_run:.0%} of the peak at 1980 MHz" in printed
+    assert round(tensor_mhz) == 1830 and f"× {tensor_mhz:.0f} MHz" in page
+    details = {d["name"]: d for d in _recorded_lab1().result["details"]}
+    bf16, dmma = details["bf16-tensor"], details["fp64-matrix"]
+    assert bf16["sm_clock_mhz_during"] == 1980 and dmma["sm_clock_mhz_during"] == 1770
+    at_run = per_clock * bf16["sm_clock_mhz_during"] / 1e3
+    measured = bf16["configs_tried"][0]["value"]
+    assert (f"ten timed bf16 GEMMs took {bf16['median_s'] * bf16['repeats'] * 1e3:.0f} ms" in page
+            and "the clock during the tensor GEMMs is not known" in page)
+    assert (f"If it held 1980 MHz, bf16's peak was 132 × 4,096 FLOP × 1980 MHz = {at_run / 1e3:,.1f} TFLOP/s, "
+            f"and the measured {measured / 1e3:.1f} TFLOP/s is {measured / at_run:.0%} of it "
+            f"({measured / H200.ceiling('bf16-tensor').value:.0%} of the printed 989.4)") in page
+    scaled = H200.ceiling("fp64-matrix").value * 1770 / 1980
+    dmma_value = dmma["configs_tried"][0]["value"]
+    assert f"took {dmma['median_s'] * dmma['repeats'] * 1e3:.0f} ms" in page
+    assert f"the peak at 1770 MHz is {scaled / 1e3:.1f} TFLOP/s, of which the run reached {dmma_value / scaled:.0%}" in page
+    assert round(2 * 132 * 64 * 2 * 1.98 / 1e3, 1) == H200.ceiling("fp64-matrix").value / 1e3  # "twice fp64's"
+    # the fp32 figure the lesson keeps is still computed in a cell
+    assert "132 SMs x 128 lanes x 2 FLOP x 1980 MHz = 66,908 GFLOP/s" in printed
+
+
+def test_03_names_the_product_the_printed_figures_belong_to():
+    # Review 5a, T5: 66.9/33.5/989.4 are the H100 SXM5's (132 SMs), not the full GH100 chip's (144)
+    prose, page = words(markdown("03_ceilings.ipynb")), words(appendix("appendix-03-ceilings.md"))
+    for text in (prose, page):
+        assert "the GH100 chip's" not in text
+        assert "the H100 SXM5's (132 SMs, the GH100 configuration the H200 also uses) from NVIDIA's Hopper white paper" in text
+
+
+def test_03_turnaround_hypothesis_is_paid_per_switch_not_all_the_time_and_the_title_names_both_labs():
+    # Review 5a, T6: controllers batch writes, so a copy pays the turnaround per switch;
+    # C2: the title matches notebook 00's learning path
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "which a copy pays all the time" not in prose
+    assert ("which a copy pays each time the memory controller switches between a batch of reads and a "
+            "batch of writes") in prose and "is a hypothesis" in prose
+    title = cells("03_ceilings.ipynb")[0].source.splitlines()[0]
+    assert title == "# 03 · Measuring the ceilings (Labs 1 and 2)"
+    assert "[**03 measuring the ceilings**](03_ceilings.ipynb) (Labs 1 and 2)" in markdown("00_start_here.ipynb")
+
+
+def test_03_folds_the_runs_record_into_one_line():
+    # Review 5a, C11: the table's title line carries the date and the SM clock; driver,
+    # temperature, power and the ISO time stay in the result file (roofline measure prints them)
+    from rooflinelib.views import tables
+    result = _recorded_lab1().result
+    short = tables.ceilings_table(result, record=False).splitlines()
+    assert short[0] == ("Ceilings of NVIDIA H200  [GPU roofline, numba backend, 2026-12-01; "
+                        "SM clock 1980 MHz at the start, 1980 at the end]") and short[1] == ""
+    printed, prose = outputs("03_ceilings.ipynb"), words(markdown("03_ceilings.ipynb"))
+    assert short[0] in printed
+    for residue in ("121.9 W", "T23:41:42", "driver 580", " 35 C"):
+        assert residue not in printed, residue
+    assert "separate session" not in prose and "#the-recorded-run)" in prose
+    assert "The rest is the run's record" not in prose
+    # the footers say the clock was sampled while each kernel ran, not read once for the run
+    assert "MHz sampled while it ran" in printed and "read during the run" not in printed
 
 
 def test_the_h200_compute_figures_are_sourced_to_the_hopper_white_paper():
@@ -520,3 +575,78 @@ def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out
     assert "`roofline profile`" not in prose  # C03-3: a CLI name the lesson never introduced
     assert "Of the header, the SM clock matters" in prose  # C03-4
     assert "occupancy alone does not guarantee the peak, independent work in each warp does" in prose  # C03-5
+
+
+# --- notebook 04 after review 5b ------------------------------------------------------------------
+
+def _sweep_kernels_at(k):
+    import json
+    from importlib import resources
+
+    from rooflinelib.experiments import rows
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    return {name: next(r["gflops"] for r in curve if r["k"] == k) for name, curve in rows.sweep_curves(sweep).items()}
+
+
+def test_04_says_the_two_kernels_tie_at_k_40():
+    # T04-1: at K = 40 the pipelined kernel leads by 0.16%; it pulls clearly ahead from K = 48
+    at40, at48 = _sweep_kernels_at(40), _sweep_kernels_at(48)
+    assert abs(at40["sweep_pipelined"] / at40["sweep"] - 1) < 0.005 < at48["sweep_pipelined"] / at48["sweep"] - 1
+    prose = words(markdown("04_sweep.ipynb"))
+    assert (f"the two tie at K = 40 ({at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s), and "
+            "`sweep_pipelined` is faster from K = 48") in prose
+    assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
+    assert "which from K = 40 is `sweep_pipelined`;" not in prose
+
+
+def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sentence():
+    # C04-1: the two-kernel cell no longer carries verification, PTX and power; C04-3: mixes
+    md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
+    kernels = next(t for t in md if t.startswith("## One dial, two kernels"))
+    for aside in ("fma.rn.f32", "low-power", "bit for bit"):
+        assert aside not in kernels, aside
+    box = md[md.index(kernels) + 1]
+    assert box.startswith("> **Is the measurement honest?**")
+    assert "32 `fma.rn.f32` instructions" in box and "low-power operand pattern" in box
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
+    knee = next(t for t in md if "envelope's ridge is" in t)
+    assert sum(" mix" in sentence for sentence in words(knee).split(". ")) == 1
+
+
+def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_it():
+    # C04-2: result first, the profile's table, the reading, then the run table; no lab-log header
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    nb = cells("04_sweep.ipynb")
+    three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
+    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs"
+    at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and answer in words(c.source)}
+    table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
+    runs = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "| run | what it gave" in c.source}
+    assert len(at) == len(table) == len(runs) == 1 and min(at) < min(table) < min(runs)
+    after = words(nb[min(runs)].source)
+    assert after.index("How the table splits the time") < after.index("| run | what it gave")
+    assert "not this machine's run" not in outputs("04_sweep.ipynb") + nb[min(table)].source
+    assert 0.1 < between / shortfall < 0.15  # "an eighth"
+
+
+def test_04_says_why_exercise_1_comes_again():
+    # C04-4: exercise 1's two kernels sit on either side of both its ridges, which the sweep shows
+    from rooflinelib.exercises import ex01_two_kernels as ex
+    ridges = [ex.PEAK_GFLOPS / b for b in ex.BANDWIDTHS_GBPS]
+    low, high = ex.INTENSITIES
+    assert low < min(ridges) and high > max(ridges)
+    last = words([c for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"][-1].source)
+    assert "(again, if you did it after notebook 01)" not in last
+    assert "again, even if you did it after notebook 01. It asks what a falling bandwidth roof does to two kernels, one on each side of the ridge" in last
+
+
+def test_04_defines_shared_memory_and_bank_conflicts_where_it_uses_them():
+    # notebook 02's primer no longer defines banks (review 5a, C7): 04 does, at first use
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "**shared memory** (fast on-chip memory that a block of threads manages itself)" in prose
+    assert "the bank serves them in n passes, an n-way **bank conflict**" in prose
+    assert "(a bank conflict; notebook 02's" not in prose

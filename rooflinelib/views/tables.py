@@ -274,19 +274,27 @@ def _fmt(value):
     return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
 
 
-def ceilings_table(result) -> str:
+def ceilings_table(result, record: bool = True) -> str:
     """Lab 1's table of a ceilings result: each ceiling with its spread, the timing rule its
     rate was computed by, and whether it was verified; then the ridge and the notes.
 
     The ``rule`` column ("median" or "best" of the timed trials) is shown when the result's
     details record it; results written before the rule was recorded all used the median, and
-    their table keeps its old columns.
+    their table keeps its old columns.  ``record=False`` folds the run's record into the title
+    line, the date and (on a GPU) the SM clock at the start and the end of the run: a lesson
+    reads only the clock, and the driver, temperature and power stay in the result file.
     """
     dev = result["device"]
     scope = "CPU roofline" if result["scope"] == "cpu" else "GPU roofline"
-    lines = [f"Ceilings of {dev['name']}  [{scope}, {result['backend']} backend, {result['created']}]"]
-    if result["scope"] == "gpu":
-        before, after = dev.get("before", {}), dev.get("after", {})
+    before, after = dev.get("before", {}), dev.get("after", {})
+    if not record:
+        clock = (f"; SM clock {before.get('sm_clock_mhz', '?')} MHz at the start, "
+                 f"{after.get('sm_clock_mhz', '?')} at the end") if result["scope"] == "gpu" else ""
+        lines = [f"Ceilings of {dev['name']}  [{scope}, {result['backend']} backend, "
+                 f"{str(result['created'])[:10]}{clock}]"]
+    else:
+        lines = [f"Ceilings of {dev['name']}  [{scope}, {result['backend']} backend, {result['created']}]"]
+    if record and result["scope"] == "gpu":
         # the driver's own version (580.x) and the CUDA version it supports (13.0) are two numbers
         driver, cuda = before.get("driver"), dev.get("cuda_driver", before.get("cuda_driver"))
         version = (f"{driver} (CUDA {cuda})" if driver and cuda else
@@ -327,7 +335,7 @@ def ceilings_table(result) -> str:
         if "fraction_of_theoretical" in d:
             lines.append(f"  {d['name']}: {100 * d['fraction_of_theoretical']:.1f}% of the "
                          f"theoretical {_fmt(d['theoretical_gflops'] if 'theoretical_gflops' in d else d['theoretical_gbps'])} "
-                         f"at the {d['sm_clock_mhz_during']:.0f} MHz read during the run")
+                         f"at the {d['sm_clock_mhz_during']:.0f} MHz sampled while it ran")
     for note in result.get("notes", []):
         lines.append(f"  note: {note}")
     return "\n".join(lines)
