@@ -526,12 +526,18 @@ def test_the_use_cases_live_in_the_appendix_and_06_keeps_the_live_gate():
 
 def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     # review 1, item 13: the code counts dfma/dadd/dmul; the table listed only ffma/fadd/fmul
+    # review 5b, T05-1: by the names ncu collects (_pred_on.sum, .sum), as ncu.py reads them
     from rooflinelib.hierarchy import ncu
     table = _prose("05")
-    for metric in ncu.FLOP_METRICS["fp64"]:
-        op = metric.split("_op_")[1].split("_")[0]
-        assert f"`{op}`" in table or f"op_{op}`" in table
-    assert "2 DFMA + DADD + DMUL" in table
+    for metrics in ncu.FLOP_METRICS.values():
+        first, *others = metrics
+        assert f"`{first}`" in table
+        for metric in others:
+            assert f"`{metric}`" in table or f"`..._op_{metric.split('_op_')[1]}`" in table
+    for metric in [m for names in ncu.LEVEL_METRICS.values() for m in names] + [ncu.TIME_METRIC]:
+        assert f"`{metric}`" in table
+    assert "`l1tex__t_bytes`" not in table and "`sm__sass_thread_inst_executed_op_ffma`" not in table
+    assert "2 DFMA + DADD + DMUL" in table and "predicate" in table
 
 
 def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
@@ -610,17 +616,19 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     nb07 = " ".join(" ".join("".join(c["source"]) for c in cells07 if c["cell_type"] == "markdown").split())
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     names = ("Lab 1's L2 roof", "the sweep's L2 plateau", "the sweep's L1 plateau", "Lab 1's shared-memory roof")
-    for name in names:
-        assert f"**{name}**" in nb05 and f"| {name} |" in appendix
+    for name in names:  # review 5b, C05-1: one table in 05 names them, no bold names in the text
+        assert f"| {name} |" in nb05 and f"**{name}**" not in nb05 and f"| {name} |" in appendix
+    assert "| Lab 1's DRAM roof |" in nb05
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
     assert "its shared-memory roof, the same SRAM" in nb07 and "appendix-05-hierarchy.md#which-l2-and-l1" in nb07
     # the figures each name stands for, as both notebooks quote them
     assert f"{levels['l2'].gbps / 1e3:.2f} TB/s from 14.1 MB" in nb05
-    assert f"**Lab 1's L2 roof**, {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05
+    assert f"| Lab 1's L2 roof | {lab1.ceiling('l2').value / 1e3:.2f} TB/s |" in nb05
     assert f"Its L2 roof is {run17_l2 / 1e3:.2f} TB/s" in page07 and "9.51 TB/s" not in nb07
     assert f"notebook 05's, from the shipped run, is {lab1.ceiling('l2').value / 1e3:.2f}" in page07
-    assert f"shared memory at {lab1.ceiling('shared').value / 1e3:.1f} TB/s, **Lab 1's shared-memory roof**" in nb05
+    assert f"| Lab 1's shared-memory roof | {lab1.ceiling('shared').value / 1e3:.1f} TB/s |" in nb05
+    assert f"Lab 1's shared-memory roof: {lab1.ceiling('shared').value:,.0f} GB/s" in _printed("05")
     assert f"{run17_l1 / 1e3:.1f} TB/s, {run17_l1 / levels['l1'].gbps - 1:.1%} above the sweep's L1 plateau" in page07
     assert round(100 * (lab1.ceiling("shared").value / levels["l1"].gbps - 1)) == 2
     assert f"{run17_l2 / 1e3:.2f} TB/s in the run notebook 07's profiles come from" in appendix
@@ -703,16 +711,29 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     counted = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))[4]
     assert counted["name"] == "sweep K=8, 64 MiB"
     gbps = counted["dram_bytes"] / kernel.seconds / 1e9
-    share = gbps / recorded_h200().ceiling("dram").value
     text = _prose("05")
     assert "The 64 MiB sweep binds at DRAM at 75%" not in text
-    assert f"it moves {gbps / 1e3:.2f} TB/s, {share:.0%} of the roof, like the 1 GiB runs" in text
+    # review 5b, T05-2: "counted" meant ncu's bytes and the hand count in one sentence; the
+    # figure is printed (31.36 us; the table's 31.4 us would give 4.27), against its own mix
+    from rooflinelib.store import results
+    copy = results.dram_mixes(results.recorded("ceilings"))["copy"]
+    placed = h.place_levels(kernel.hierarchical(counted["name"]), h.with_mix_roof(
+        h.machine_from_result(wsr.recorded("h200", "numba"), recorded_h200()), results.dram_mixes(
+            results.recorded("ceilings")), h.access_mix(counted)))
+    assert f"The 64 MiB sweep's {placed.point('dram').fraction_of_roof:.0%} uses ncu's 110 MB, 18% short of the hand count" in text
+    assert f"on the hand-counted 134 MB it moves {gbps / 1e3:.2f} TB/s, the copy roof, like the 1 GiB runs" in text
+    assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
+    assert f"{counted['dram_bytes'] / 1e6:,.1f} MB in {kernel.seconds * 1e6:.2f} us, {gbps / 1e3:.2f} TB/s" in _printed("05")
 
 
 def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_of_headings():
     # C5-1: the "every SM reads all" series outrun the L2 roof the notebook calls the best measured
     text = _prose("05")
-    assert '"every SM reads all" series' in text and "convoys" in text
+    # review 5b, C05-3: the series are named in one sentence; the convoy hypothesis is the appendix's
+    from rooflinelib.store.fileio import read_text
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert '"every SM reads all"' in text and "convoys" not in text and "convoys sharing one fetch" in appendix
+    assert "what in that costs 10% was not measured" in appendix and "turn between the two" in appendix
     assert "no access pattern we tried got more with every byte served by the L2's slices" in text
     # C5-3: "Lab 4" is the course's plumbing, not a heading a lesson needs
     assert not [line for markdown in _markdown("05") for line in markdown.splitlines()

@@ -245,13 +245,42 @@ def with_read_roof(machine: Machine, dram_mixes: dict) -> Machine:
     working-set kernel does.  The course scores a memory-bound kernel against its own access
     mix; the ``dram`` ceiling is the fastest mix (writing, on the H200), which a read stream
     cannot reach."""
-    if "read" not in dram_mixes:
-        raise HierarchyError("dram_mixes: no read mix measured, so a read-only kernel has no DRAM roof of its own")
+    return with_mix_roof(machine, dram_mixes, "read")
+
+
+#: The words of each DRAM access mix in a roof's title.
+MIX_WORDS = {"read": "reading", "write": "writing", "copy": "reading and writing (a copy)"}
+
+
+def access_mix(counts: dict) -> str:
+    """The DRAM access mix of a kernel whose hand counts ``counts`` give ``dram_read_bytes`` and
+    ``dram_write_bytes`` (one may be absent: none of it): ``read`` or ``write`` when it only does
+    one, else ``copy`` (Lab 1's copy reads and writes equal amounts; the nearest measured mix
+    for any kernel that does both)."""
+    read, write = (counts.get(key, 0) if isinstance(counts, dict) else None
+                   for key in ("dram_read_bytes", "dram_write_bytes"))
+    for key, value in (("dram_read_bytes", read), ("dram_write_bytes", write)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise HierarchyError(f"{key}: must be a number of bytes (0 or more), got {value!r}")
+    if not read > 0 and not write > 0:
+        raise HierarchyError("dram_read_bytes, dram_write_bytes: a kernel with DRAM traffic reads or writes something")
+    return "read" if not write > 0 else "write" if not read > 0 else "copy"
+
+
+def with_mix_roof(machine: Machine, dram_mixes: dict, mix: str) -> Machine:
+    """``machine`` with its DRAM roof at the access mix ``mix`` of ``dram_mixes`` (``read``,
+    ``write`` or ``copy``, see :func:`access_mix`): the roof a kernel with that mix is scored
+    against (notebook 05 places each profiled kernel on its own)."""
+    if mix not in MIX_WORDS:
+        raise HierarchyError(f"mix: must be one of {', '.join(MIX_WORDS)}, got {mix!r}")
+    if mix not in dram_mixes:
+        raise HierarchyError(f"dram_mixes: no {mix} mix measured, so a kernel with that access mix "
+                             "has no DRAM roof of its own")
     old = machine.ceiling("dram")
     return machine.with_ceilings(Ceiling(
-        "dram", "memory", dram_mixes["read"],
-        f"Lab 1's DRAM read mix (the machine's dram roof, {old.value:,.0f} GB/s, is its fastest mix)",
-        "main memory (DRAM/HBM), reading (Lab 1)"))
+        "dram", "memory", dram_mixes[mix],
+        f"Lab 1's DRAM {mix} mix (the machine's dram roof, {old.value:,.0f} GB/s, is its fastest mix)",
+        f"main memory (DRAM/HBM), {MIX_WORDS[mix]} (Lab 1)"))
 
 
 # ---------------------------------------------------------------------------------------------
