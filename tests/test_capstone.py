@@ -16,6 +16,7 @@ from rooflinelib.exercises.grading import NOT_ANSWERED  # noqa: E402
 from rooflinelib.core.machines import get_machine  # noqa: E402
 from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
 from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
+from rooflinelib.store import recorded as recorded_folder  # noqa: E402
 from rooflinelib.profiling.core import _placement  # noqa: E402
 from rooflinelib.profiling.profile_result import ProfileResult  # noqa: E402
 
@@ -136,12 +137,12 @@ def recorded_pair_file(tmp_path, monkeypatch, h200):
     profiles = [_profile("softmax 3-pass", 1.2 * bytes3 / 4.276e12, bytes3, h200, _counters(bytes3, kernels=3)),
                 _profile("softmax fused", 1.05 * bytesf / 4.276e12, bytesf, h200, _counters(bytesf))]
     recorded.save_profiles(profiles, tmp_path / "h200_profiles_numba.json", created="2026-12-01", note="test")
-    monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     return profiles
 
 
 def test_missing_recorded_profiles_say_not_recorded_yet_in_one_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     profiles, message = capstone.recorded_pair()
     assert profiles == {} and "not recorded yet" in message and "\n" not in message
     assert capstone.recorded_softmax(profiles) == {}
@@ -286,7 +287,7 @@ def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_w
 def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped(shipped, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ROOFLINE_MODE", "recorded")
     if not shipped:
-        monkeypatch.setattr(recorded, "DATA_DIR", tmp_path)
+        monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
     namespace = {"display": lambda *shown: None}
     for cell in nb.cells:
@@ -317,7 +318,7 @@ def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, 
 
 def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypatch):
     from rooflinelib import modes
-    stored = recorded.DATA_DIR / "h200_ceilings_numba.json"
+    stored = recorded_folder.DATA_DIR / "h200_ceilings_numba.json"
     monkeypatch.setattr("rooflinelib.store.lab_files.stored_path", lambda kind, backend: stored)
     from rooflinelib import measure
     monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
@@ -339,7 +340,7 @@ def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
     # was named), so gemm naive's printed verdict read "bound by shared memory" where a live
     # profile(counters=True) says "bound by L1 cache"; the file keeps its key, the reader says l1
     from rooflinelib.store.fileio import read_json
-    stored = {r["name"]: r for r in read_json(recorded.DATA_DIR / "h200_profiles_numba.json", ValueError,
+    stored = {r["name"]: r for r in read_json(recorded_folder.DATA_DIR / "h200_profiles_numba.json", ValueError,
                                               "a profiles file")["profiles"]}
     assert "shared" in stored["gemm naive"]["hierarchical"]["levels"]  # the shipped file as recorded
     profiles, _ = capstone.recorded_pair()
@@ -353,7 +354,7 @@ def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
     from rooflinelib.profiling.profile_result import SHARED_TO_L1_TITLES
     assert SHARED_TO_L1_TITLES == (LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
     # a placement that already names the L1 is left as it is
-    assert recorded.load_profiles(recorded.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[
+    assert recorded.load_profiles(recorded_folder.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[
         "binding"] == "l2"
 
 
@@ -574,6 +575,50 @@ def test_07s_section_6_is_split_into_simulator_hardware_and_caps():
     paragraphs = [p for c in nb.cells if c.cell_type == "markdown" for p in c.source.split("\n\n")]
     units = [p for p in paragraphs if "warp-cycles stalled on that queue per issued instruction" in p]
     assert len(units) == 1 and units[0].startswith("Those figures are")
+
+
+# --- review 5: the kernel check refuses the unsafe softmax; the model answer in three points -----
+
+def _unsafe(kernels_source: str) -> dict:
+    """The notebook's kernels with the max subtraction dropped: exp(x) / sum(exp(x))."""
+    unsafe = kernels_source.replace("math.exp(x[r, c] - m)", "math.exp(x[r, c])").replace(
+        "math.exp(row[c] - m)", "math.exp(row[c])")
+    assert unsafe.count("math.exp(") == 2 and "- m)" not in unsafe
+    namespace = {}
+    exec(compile(unsafe, "unsafe softmax", "exec"), namespace)
+    return namespace
+
+
+def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, monkeypatch):
+    # review 5b K6-1: on the course's small values (up to 16) exp(x) / sum(exp(x)) matched the
+    # float64 reference and passed; a row of x + 100 overflows float32's exp without the shift
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    source = next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+    unsafe = _unsafe(source)
+    got = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in got.checks] == ["fail", "fail"]
+    assert "large values" in str(got) and "float32's range" in str(got)
+    # mixing: the safe 3-pass with the unsafe fused kernel fails only the fused one
+    mixed = capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in mixed.checks] == ["pass", "fail"]
+    # without the large row (the old check) the unsafe pair passed: the row is what catches it
+    monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
+    assert capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"]).passed
+
+
+def test_the_capstone_model_answer_is_three_points_not_the_comparison_again():
+    # review 5b CK-1: one paragraph that repeated the comparison line word for word
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    copy = capstone.RECORDED_PROFILES_COPY_GBPS
+    model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=copy)
+    lines = model.model_answer.split("\n")
+    assert len(lines) == 4 and all(line.startswith("- ") for line in lines[1:])
+    assert lines[1].startswith("- The bytes held") and lines[2].startswith("- Equal bandwidth did not")
+    assert lines[3].startswith("- Where the extra 72.9 us went")
+    assert capstone.gap_text(pair["3-pass"], pair["fused"]) not in model.model_answer
+    assert "At the fused kernel's rate the 3-pass version would take" not in model.model_answer
+    assert model._repr_html_().count("<li>") == 3 + len(model.key_points)
 
 
 # --- review 5b (07): the GEMMs' DRAM bytes measured, the recorded pair named, one Lab 1 ------------

@@ -150,7 +150,7 @@ def test_solution_02_states_the_launch_answers_as_bounds():
     # bandwidth; the course has no measured DRAM latency, so the text says "bound".
     text = " ".join(" ".join(c.source.split()) for c in _solution_02() if c.cell_type == "markdown")
     assert "how long does that take at best, at full bandwidth" in text and "your ratio is an upper bound" in text
-    assert "by the model (launch and traffic add up, the traffic at full bandwidth)? That is an upper bound" in text
+    assert "**Note:** the model adds the launch time and the traffic time, the traffic at full bandwidth, so your fraction is an upper bound" in text
     assert 'the side of the fp32 ridge: `"memory"`, `"compute"` or `"ridge"` (within 10% of it)' in text  # K02-5
 
 
@@ -725,3 +725,120 @@ def test_exercise_4_reduction_roof_is_its_read_roof_and_its_adds_are_float64():
     assert check.status == "fail" and "only reads" in check.message
     shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
     assert "float64" in shown and "fp64" in shown
+
+
+# --- the keys corrected after review 5 ---------------------------------------------------------
+
+def _solution(name):
+    return nbformat.read(str(Path(__file__).resolve().parents[1] / "solutions" / name), as_version=4).cells
+
+
+def _markdown(cells):
+    return " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("number", [7, 9])
+def test_a_smaller_dtype_speeds_the_compute_bound_rows_through_their_roof(number):
+    # review 5a T7: notebook 02 teaches "a compute-bound GEMM gains 2x from the doubled roof"; the
+    # key refused a smaller type on rows 7 and 9 with "deleting bytes no longer buys any time"
+    row = ex02._row(number)
+    assert row.verdict == "compute"
+    check = ex02.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                           "smaller dtype").checks[4]
+    assert check.status == "pass", check
+    assert "faster roof" in check.message and "not through its bytes" in check.message
+    assert ("20 times the fp32 vector roof" if number == 7 else "2 times bf16's") in check.message
+    for row in ex02.ROWS:  # no row's hint says a smaller type only deletes bytes on a compute-bound kernel
+        message = ex02.check_row(row.number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                                 "smaller dtype").checks[4].message
+        assert "deleting bytes no longer buys any time" not in message
+
+
+def test_c3_says_why_the_re_reads_reach_l2_not_l1():
+    # review 5a T8: one block re-reading its 16 KB row would mostly hit its SM's L1
+    given = dict(ex02.given_part_c().rows)["C3"]
+    assert "each pass is run by a different block" in given and "L1" in given
+    text = _markdown(_solution("02_classify_kernels.ipynb"))
+    assert "Each pass is run by a different block, so the row comes from HBM once and the later passes re-read it from L2" in text
+
+
+def test_c4_uses_the_one_launch_figure_notebooks_00_and_06_quote():
+    # review 5a C3: one figure for the device's cost of a launch, the recorded 'launch' run's
+    from rooflinelib.lessons.pitfalls import recorded_launch_costs
+    assert ex02.GRAPH_LAUNCH_S == round(recorded_launch_costs()["device_s"], 8) == 0.64e-6
+    assert "0.64 µs" in dict(ex02.given_part_c().rows)["C4"]
+    assert ex02.check_launch_length("6e-6*4e12/12", "0.64e-6*4e12/12", 0.5).passed
+    assert not ex02.check_launch_length("6e-6*4e12/12", "0.59e-6*4e12/12", 0.5).passed
+    text = _markdown(_solution("02_classify_kernels.ipynb"))
+    assert "0.59" not in text and "the whole transfer is 2.56 MB" in text
+
+
+def test_c4_asks_its_question_then_one_note():
+    # review 5a C14: three nested asides buried the question
+    cell = next(c.source for c in _solution("02_classify_kernels.ipynb") if c.source.startswith("### C4"))
+    question, note = cell.split("**Note:**")
+    assert " ".join(question.split()).endswith("when it pays one launch and waits for it?")
+    assert "back to back" not in cell and note.count("(") == 1
+
+
+def test_c2_heading_and_check_do_not_give_away_its_fraction():
+    # review 5a C12: "C2: the kernel at 13% of its roof" named one of the answers
+    assert ex02.check_far_below(8, 24, 3.125, 0.13, "neither", "profile").title == "C2: the slow kernel"
+    headings = [c.source.splitlines()[0] for c in _solution("02_classify_kernels.ipynb") if c.cell_type == "markdown"]
+    assert "### C2: the slow kernel" in headings and not any("13%" in h for h in headings)
+
+
+def test_c5_shows_the_level_menu_and_does_not_name_the_answer():
+    # review 5a C13: the accepted level names were never shown; the prompt said where the bytes are counted
+    cells = _solution("02_classify_kernels.ipynb")
+    sources = [c.source for c in cells]
+    answer = next(i for i, s in enumerate(sources) if "c5_level = " in s)
+    assert "ex.LEVELS.table('Levels: the menu')" in sources[answer - 1]
+    prompt = next(s for s in sources if s.startswith("### C5"))
+    assert "fetches from, and writes to" not in prompt and "L2-side traffic counters" in prompt
+    meaning = ex02.LEVELS.options["past-l2"][0]
+    assert "Infinity Cache" not in meaning and "fabric" not in meaning
+
+
+def test_exercise_3_opens_with_a_claim_the_exercise_bears_out():
+    # review 5a T9: fused attention's verdict depends on s (Part C finds where it flips)
+    first = " ".join(_solution("03_attention_intensity.ipynb")[0].source.split())
+    assert "depends least on its size" not in first
+    assert "unfused, no sequence length brings it to the matrix cores' ridge; fused, its sequence length decides" in first
+    assert "at which fused attention reaches the ridge" in first
+
+
+def test_exercise_3_part_c_labels_say_reaches_the_ridge():
+    # review 5a T10: at the ridge is "at the ridge" (the 10% band), compute-bound only about 1.1x later
+    labels = [c.question for c in ex03.check_crossover(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
+                                                       NOT_ANSWERED, NOT_ANSWERED).checks]
+    assert "smallest s that reaches the MI300X ridge (fused)" in labels
+    assert "smallest s that reaches the H200 ridge (fused)" in labels
+    assert not any("compute-bound s" in label for label in labels)
+
+
+def test_exercise_4_shows_how_many_multiply_adds_the_fma_kernel_does():
+    # review 5a C15: the prose said "ex.FMA_STEPS multiply-adds" and 64 appeared only in the answer
+    first = " ".join(_solution("04_place_your_kernel.ipynb")[0].source.split())
+    assert f"every float32 element gets {ex04.FMA_STEPS} multiply-adds, `ex.FMA_STEPS`" in first
+
+
+def test_exercise_4_model_answer_leads_with_the_points_and_lists_the_asides():
+    # review 5a C16: one paragraph of about 330 words mixed the two key points with four asides
+    shown = ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
+    answer = shown.model_answer
+    assert answer.startswith("Two points decide both verdicts") and len(re.findall(r"\w+", answer)) < 130
+    assert len(re.findall(r"[.:;] [A-Z]", answer)) <= 3  # at most four sentences
+    assert "fp64" not in answer and "CPU" not in answer and "datasheet" not in answer
+    assert len(shown.also) >= 4 and any("fp64" in a for a in shown.also) and any("datasheet" in a for a in shown.also)
+    text = str(shown)
+    assert text.index("Also:") < text.index("Does your attempt make these points?")
+    assert shown._repr_html_().count("<li>") == len(shown.also) + len(shown.key_points)
+
+
+def test_drill_9_model_answer_allows_a_wait_other_than_memory():
+    # review 5b K5-1: a program bound by host work, launches or files also gains nothing
+    text, points = ex05.MODEL_ANSWERS[9]
+    assert "usually goes into waiting for data" in text and "tiny tasks" in text
+    assert "whatever it waits on also gets faster" in text
+    assert points[0].startswith("something other than arithmetic sets the time")

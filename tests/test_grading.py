@@ -346,3 +346,26 @@ def test_a_number_cut_at_its_exponent_is_called_incomplete_not_a_unit(text):
     check = check_number(text, 1.0, "peak", unit="GB/s")
     assert check.status == "invalid"
     assert "incomplete number" in check.message and "unknown unit" not in check.message
+
+
+def test_a_choice_pass_can_say_why_that_right_answer_is_right():
+    # review 5a T7: a second right answer passes with its own note, never a bare "correct"
+    from rooflinelib.exercises.grading import Choices, check_choice
+    menu = Choices({"fuse": ("fuse it", ()), "tile": ("tile it", ())})
+    assert check_choice("tile", {"fuse", "tile"}, "q", menu, notes={"tile": "right too, for another reason"}).message == \
+        "right too, for another reason"
+    assert check_choice("fuse", {"fuse", "tile"}, "q", menu, notes={"tile": "right too"}).message == "correct"
+    with pytest.raises(ValueError, match="notes"):
+        check_choice("fuse", {"fuse"}, "q", menu, notes={"tile": "not an accepted option"})
+
+
+def test_a_model_answers_asides_come_after_it_as_a_list():
+    # review 5a C16: asides listed under "Also", after the answer and before the key points
+    from rooflinelib.exercises.grading import reveal
+    shown = reveal("an attempt of my own with enough words in it", "The answer.\n- point one\n- point two",
+                   "q", key_points=("k",), also=("an aside",))
+    text = str(shown)
+    assert text.index("The answer.") < text.index("Also:") < text.index("  - an aside") < text.index("Does your")
+    html = shown._repr_html_()
+    assert html.count("<li>") == 4 and "<p>Also:</p>" in html and "<p>The answer.</p><ul><li>point one" in html
+    assert reveal("too short", "x", "q", also=("an aside",)).also == ()

@@ -5,8 +5,8 @@ verdicts and only one of them counts: the one against the roof its instructions 
 is built to catch the mix-up: a bf16 GEMM at about 124 FLOP/byte is compute-bound against the
 fp32 ridge of 15 and memory-bound against the bf16 matrix ridge of 300.
 
-Part C leaves the model's comfort zone: a launch too small to reach either roof, a kernel at 13%
-of its roof, and a working set that lives in L2.
+Part C leaves the model's comfort zone: a launch too small to reach either roof, a kernel far
+below its roof, and a working set that lives in L2.
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (Choices, Table, check_choice, check_number, check_side,
                                            report)
-from rooflinelib.core.vocabulary import BF16_TENSOR
+from rooflinelib.core.machines import H200
+from rooflinelib.core.vocabulary import BF16_TENSOR, FP8_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
 from rooflinelib.core.vendors import counterpart
@@ -88,14 +89,21 @@ _MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys 
                             "Which lever makes the arithmetic itself faster?")
 _COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits on bytes: "
                             "which lever moves fewer of them?")
+#: A smaller type is right for a compute-bound row too, for another reason than for a
+#: memory-bound one: the pass says which.
+_SMALLER_TYPE_ON_COMPUTE = ("correct, if the accuracy allows: a smaller type speeds a compute-bound "
+                            "kernel through the faster roof of the units that run it, not through "
+                            "its bytes; ")
 _DEFAULT_STEP_HINTS = {
     "memory": {"instruction-mix": _COMPUTE_LEVER_ON_MEMORY,
                "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
                           "left of it",
                "profile": "nothing says this kernel is far below its roof; assume it is on it"},
+    # No "smaller-dtype" here: a smaller type speeds a compute-bound kernel too, through the
+    # faster roof it runs on (notebook 02: "a compute-bound GEMM gains 2x from the doubled
+    # roof"), so the compute-bound rows accept it with a note.
     "compute": {"fuse": _MEMORY_LEVER_ON_COMPUTE, "tile": _MEMORY_LEVER_ON_COMPUTE,
-                "batch": _MEMORY_LEVER_ON_COMPUTE, "smaller-dtype": _MEMORY_LEVER_ON_COMPUTE,
-                "score-bandwidth": _MEMORY_LEVER_ON_COMPUTE,
+                "batch": _MEMORY_LEVER_ON_COMPUTE, "score-bandwidth": _MEMORY_LEVER_ON_COMPUTE,
                 "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
                            "right of it",
                 "profile": "nothing says this kernel is far below its roof; assume it is on it"},
@@ -116,6 +124,7 @@ class Row:
     intensity_mistakes: tuple = ()
     verdict_hint: str = ""
     runs_on: str = ""  # the table's "runs on", when the roof's own name is not where it runs
+    step_notes: dict = field(default_factory=dict)  # what a right first step's pass says
 
     @property
     def runs_on_name(self) -> str:
@@ -149,6 +158,8 @@ def _rows() -> tuple:
     projection = ops.gemm(hidden, "bf16", m=tokens, k=hidden)
     flash = ops.attention(8192, 128, fused=True, dtype="bf16")
     fma_is_two = "one fused multiply-add counts as 2 FLOPs"
+    matrix_over_vector = MACHINE.ceiling(BF16_TENSOR).value / MACHINE.ceiling("fp32").value
+    fp8_over_bf16 = H200.ceiling(FP8_TENSOR).value / H200.ceiling(BF16_TENSOR).value
     bytes_not_elements = "you divided by elements, not bytes: check the element size"
     return (
         # Two first steps are right, as for row 2: on its own the add already moves each byte
@@ -221,11 +232,13 @@ def _rows() -> tuple:
              (decode.intensity * bf16, bytes_not_elements)),
             runs_on="CUDA cores (fp32 vector units)"),
         Row(7, gemm, "GEMM, library kernel with full reuse", "N = 4096 fp32", "fp32",
-            frozenset({"instruction-mix"}), {},
+            frozenset({"instruction-mix", "smaller-dtype"}), {},
             ((gemm.intensity / 2, fma_is_two),
              (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "
                                                             "each cross HBM once"),
-             (gemm.intensity * fp32, bytes_not_elements))),
+             (gemm.intensity * fp32, bytes_not_elements)),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "in bf16 this GEMM runs on "
+                        f"the matrix cores, whose roof here is {matrix_over_vector:g} times the fp32 vector roof"}),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
@@ -247,11 +260,13 @@ def _rows() -> tuple:
             # Either lever for the exps, which at d = 128 take half the score's matrix time:
             # fewer or cheaper ones (the mix), or running them under the MMAs (overlap; the same
             # instructions on another schedule, as FlashAttention-3 does).
-            BF16_TENSOR, frozenset({"instruction-mix", "overlap"}),
+            BF16_TENSOR, frozenset({"instruction-mix", "overlap", "smaller-dtype"}),
             {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
-                                                               "matrix to HBM"),)),
+                                                               "matrix to HBM"),),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 attention runs on fp8 "
+                        f"matrix cores, whose roof on the H200 is {fp8_over_bf16:.2g} times bf16's"}),
     )
 
 
@@ -315,7 +330,7 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         check_side(verdict, row.intensity, row.ridge, "verdict on the roof it runs on",
                    hints=verdict_hints),
         check_choice(first_step, row.first_steps, "first optimization", FIRST_STEPS,
-                     hints=step_hints),
+                     hints=step_hints, notes=row.step_notes),
     )
 
 
@@ -326,19 +341,20 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
 #: the GPU's own cost: CuPy's RawKernel measured 5.3-6.2 us per launch on the H200 on 2026-12-01
 #: (rooflinelib/data/h200_experiments_numba.json and docs/measurements/
 #: h200_probes/experiments_chains_launch.json, experiment 'launch'; torch 6.5-8.0 us, Numba-CUDA
-#: 20.8-25.9 us), against 0.64-0.69 us of device cost per kernel inside a CUDA graph.
+#: 20.8-25.9 us), against 0.59-0.64 us of device cost per kernel inside a CUDA graph (two recorded runs).
 TINY_N = 4096
 TINY_GBPS = 4_000.0
 LAUNCH_OVERHEAD_S = 6e-6
 
-#: C2, the kernel at 13% of its roof: counted FLOPs and bytes, and a measured time.
+#: C2, the slow kernel (at 13% of its roof): counted FLOPs and bytes, and a measured time.
 SLOW_FLOPS = 8.0e10
 SLOW_BYTES = 1.0e10
 SLOW_SECONDS = 25.6e-3
 
-#: C3, the cache-resident row: 5 read passes over a 4096-element fp32 row that stays in L2.  The
-#: kernel writes one number per row (a row statistic), so the writes are negligible and only the
-#: reads are counted.
+#: C3, the cache-resident row: 5 read passes over a 4096-element fp32 row that stays in L2.  Each
+#: pass is run by a different block, so a re-read misses the SM's L1 (which a single block's
+#: re-reads of 16 KB would mostly hit) and is served by L2.  The kernel writes one number per row
+#: (a row statistic), so the writes are negligible and only the reads are counted.
 ROW_ELEMENTS = 4096
 ROW_PASSES = 5
 FLOPS_PER_ELEMENT_PER_PASS = 1
@@ -348,9 +364,9 @@ CACHE_L2_CEILING_FRACTION = 0.92
 
 
 #: C4, how long a vector add must be before its launch stops dominating: C1's GPU and dispatch,
-#: and the device's own cost of a launch inside a CUDA graph, 0.59-0.64 us per kernel on the
-#: H200 on 2026-12-01 (rooflinelib/data/h200_experiments_numba.json, experiment 'launch', and
-#: h200_pitfalls_numba.json, experiment 'launch_empty').
+#: and the device's own cost of a launch inside a CUDA graph, 0.64 us per kernel: the one figure
+#: notebooks 00 and 06 quote (lessons.pitfalls.recorded_launch_costs: the H200 run of 2026-12-01
+#: in h200_experiments_numba.json, experiment 'launch').
 GRAPH_LAUNCH_S = 0.64e-6
 
 #: C5, the same bytes under the other vendor's name: rocprof's derived metrics on an MI300X, in
@@ -368,8 +384,8 @@ NCU_COUNTERS = Choices({
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": ("fp32 FMA thread instructions", ("ffma", "ffma count")),
 })
 LEVELS = Choices({
-    "past-l2": ("past the L2: what the L2 fetches from and writes to the fabric (on the MI300X the "
-                "Infinity Cache serves part of it, HBM the rest)",
+    "past-l2": ("past the L2: what the L2 sends on to the level behind it (its misses and "
+                "write-backs), whatever serves them",
                 ("fabric", "infinity fabric", "past the l2", "beyond the l2", "l2 misses", "l2 miss traffic",
                  "infinity cache", "mall", "behind the l2")),
     "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
@@ -387,11 +403,12 @@ def given_part_c() -> Table:
                f"{SLOW_SECONDS * 1e3:g} ms, on the exercise GPU"),
         ("C3", f"{ROW_PASSES} read passes over each {ROW_ELEMENTS}-element fp32 row, "
                f"{FLOPS_PER_ELEMENT_PER_PASS} FLOP per element per pass, one number written per "
-               f"row; the row stays in L2; "
+               f"row; each pass is run by a different block, so the row is re-read from L2 "
+               f"(not from one SM's L1); "
                f"profiler: {CACHE_HBM_ROOF_FRACTION:.0%} of the HBM roof, "
                f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
         ("C4", f"C1's GPU and launch overhead ({TINY_GBPS / 1000:g} TB/s, {LAUNCH_OVERHEAD_S * 1e6:g} µs); inside a "
-               f"CUDA graph a launch costs only the device's {GRAPH_LAUNCH_S * 1e6:g} µs"),
+               f"CUDA graph a launch costs only the device's own time, {GRAPH_LAUNCH_S * 1e6:g} µs"),
         ("C5", f"rocprof on an MI300X reports {' and '.join(AMD_COUNTERS)} for a kernel, in kilobytes "
                f"(of 1,024 bytes)"),
     ), title="Part C: given data")
@@ -441,7 +458,7 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
     limiter = "unmodelled" if verdict.status == "far-below" else verdict.side
     peak, bandwidth = MACHINE.ceiling("fp32").value, MACHINE.ceiling("dram").value
     return report(
-        "C2: the kernel at 13% of its roof",
+        "C2: the slow kernel",
         check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
         check_number(roof_tflops, verdict.roof_gflops / 1000, "its roof", unit="TFLOP/s",
                      mistakes=[(peak / 1000, "that is the compute roof; at this intensity the "

@@ -181,13 +181,13 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
         # 2%: the usual shortcut, I = s/2 (dropping the softmax's 5 FLOPs per score against the
         # 4d of the two GEMMs), rounded up, lands 1.0% above the exact smallest s (494 against
         # 489 on the MI300X); the ceilings themselves are not known to 1%.
-        check_number(s_mi300x, mi["fused_s"], "smallest compute-bound s on MI300X (fused)",
+        check_number(s_mi300x, mi["fused_s"], "smallest s that reaches the MI300X ridge (fused)",
                      rtol=CROSSOVER_RTOL),
         check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
                      "does unfused attention ever get there on MI300X?", YES_NO,
                      hints={"yes": "compare the unfused limit with the ridge"}),
         check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte"),
-        check_number(s_h200, h["fused_s"], "smallest compute-bound s on H200 (fused)", rtol=CROSSOVER_RTOL),
+        check_number(s_h200, h["fused_s"], "smallest s that reaches the H200 ridge (fused)", rtol=CROSSOVER_RTOL),
     )
 
 

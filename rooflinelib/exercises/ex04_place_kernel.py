@@ -610,48 +610,48 @@ def model_verdict(setup, attempt):
             return f"{abs(past):.0%} {'right' if past >= 0 else 'left'} of it, inside the ±{RIDGE_BAND:.0%} band"
         return f"{abs(past):.0%} {'right' if past > 0 else 'left'} of it, outside the ±{RIDGE_BAND:.0%} band"
 
-    overlap = ("at the ridge a kernel reaches its compute roof only if its loads and its math "
+    overlap = ("At the ridge a kernel reaches its compute roof only if its loads and its math "
                "overlap fully, so a rate well under the roof is expected there (a reading of the "
-               "model: no counter here measured the overlap). " if fma["side"] == "ridge" else "")
+               "model: no counter here measured the overlap)." if fma["side"] == "ridge" else "")
+    also = []
     if setup.dram_copy_gbps:
-        mix = (f"The FMA kernel reads x and writes y, so its DRAM roof is the copy's, "
-               f"{setup.copy_gbps:,.0f} GB/s, and its ridge P / C = {fma['ridge']:.3g} FLOP/byte; "
-               f"at {intensity:g} FLOP/byte it sits {where(fma['ridge'])}: "
-               f"{SIDES.options[fma['side']][0]}. It reaches {fma['fraction']:.0%} of its roof. ")
+        fma_text = (f"The FMA kernel ({2 * FMA_STEPS} FLOPs per 8 bytes, {intensity:g} FLOP/byte on "
+                    f"every machine) reads x and writes y, a copy: against this machine's copy ridge "
+                    f"P / C = {fma['ridge']:.3g} FLOP/byte (C = {setup.copy_gbps:,.0f} GB/s) it sits "
+                    f"{where(fma['ridge'])}: {SIDES.options[fma['side']][0]}; it reaches "
+                    f"{fma['fraction']:.0%} of its roof. ")
         if fma["side_b"] != fma["side"]:
-            mix += (f"Against B, Lab 1's best mix (a write), the ridge would be {setup.ridge:.3g} and the "
-                    f"verdict {SIDES.options[fma['side_b']][0]}: here the mix that sets B decides "
-                    "the verdict. ")
+            also.append(f"Against B, Lab 1's best mix (a write), the ridge would be {setup.ridge:.3g} "
+                        f"and the verdict {SIDES.options[fma['side_b']][0]}: here the mix that sets "
+                        "B decides the verdict.")
     else:
-        mix = (f"On these ceilings the ridge is {setup.ridge:.3g} FLOP/byte (they hold no copy mix, "
-               f"so B stands in for it), and the FMA kernel at {intensity:g} FLOP/byte sits "
-               f"{where(setup.ridge)}: {SIDES.options[fma['side']][0]}. It reaches "
-               f"{fma['fraction']:.0%} of its roof. ")
-    read = (f"its own access mix, the read: here {red['gbps'] / setup.read_gbps:.0%} of "
+        fma_text = (f"The FMA kernel ({2 * FMA_STEPS} FLOPs per 8 bytes, {intensity:g} FLOP/byte on "
+                    f"every machine) meets a ridge of {setup.ridge:.3g} FLOP/byte on these ceilings "
+                    f"(they hold no copy mix, so B stands in for it): it sits {where(setup.ridge)}: "
+                    f"{SIDES.options[fma['side']][0]}; it reaches {fma['fraction']:.0%} of its roof. ")
+    read = (f"its own access mix, the read: {red['gbps'] / setup.read_gbps:.0%} of "
             f"{setup.read_gbps:,.0f} GB/s" if setup.dram_read_gbps else
-            f"the DRAM ceiling (these ceilings hold no read mix): here {red['gbps'] / setup.read_gbps:.0%}")
-    # The two key points first, then the FMA kernel and the reduction, then the rest ("also").
-    text = ("Two points decide both verdicts. The intensity belongs to the kernel and the ridge to "
-            "the machine, and the ridge moves with the access mix: judge each kernel against the "
-            f"DRAM roof of its own mix. The FMA kernel's intensity is {2 * FMA_STEPS} FLOPs per 8 "
-            "bytes on every machine. " + mix +
-            f"The reduction, at {red['intensity']:.3g} FLOP/byte, is memory-bound on any machine, and "
-            "the honest score for it is its bandwidth against the DRAM ceiling of "
-            f"{read}.")
+            f"the DRAM ceiling (these ceilings hold no read mix): {red['gbps'] / setup.read_gbps:.0%}")
+    # The two key points and the two verdicts first; every aside goes to the "Also" list.
+    text = ("Two points decide both verdicts: the intensity belongs to the kernel and the ridge to "
+            "the machine, and each kernel meets the DRAM roof of its own access mix. " + fma_text +
+            f"The reduction ({red['intensity']:.3g} FLOP/byte) is memory-bound on any machine; "
+            f"score its bandwidth against {read}.")
     if red["gbps"] > setup.read_gbps:
-        text += (" Above 100% means the reduction read faster than Lab 1's own read kernels did: "
-                 "a ceiling is the best rate Lab 1 reached, not a law, and a kernel can pass it by "
-                 "a few percent.")
-    also = (overlap + cpu +
-            f"The H200's fp32 datasheet ridge is {h200_ridge:.3g} FLOP/byte "
+        also.append("Above 100% means the reduction read faster than Lab 1's own read kernels did: "
+                    "a ceiling is the best rate Lab 1 reached, not a law, and a kernel can pass it "
+                    "by a few percent.")
+    if overlap:
+        also.append(overlap)
+    also += [cpu.strip(),
+             f"The H200's fp32 datasheet ridge is {h200_ridge:.3g} FLOP/byte "
              f"({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s over {H200.ceiling('dram').value / 1e3:.1f} TB/s, "
              f"a bandwidth no access mix reached); against it the kernel sits {where(h200_ridge)}, "
              f"while the course's H200, measured, has a copy ceiling of {rec_copy:,.0f} GB/s and a copy "
-             f"ridge of {rec_ridge:.3g}, which puts it {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}. "
+             f"ridge of {rec_ridge:.3g}, which puts it {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}.",
              "The reduction's adds run in float64 (it accumulates in double), so the compute roof it "
              "meets is the fp64 one, lower than the fp32 P; at its intensity I x R is far below "
-             "either, so its roof is the bandwidth term whichever P is used.")
-    text += " Also: " + also[0].lower() + also[1:]
+             "either, so its roof is the bandwidth term whichever P is used."]
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
                               "judge each kernel against the DRAM roof of its own access mix: "
@@ -659,7 +659,8 @@ def model_verdict(setup, attempt):
                               "16 FLOP/byte is near a GPU's fp32 ridge (on the course's H200, at "
                               "its copy ridge); a CPU's ridge must be measured",
                               "score the reduction as a fraction of the DRAM read bandwidth, "
-                              "its own access mix"))
+                              "its own access mix"),
+                  also=also)
 
 
 if __name__ == "__main__":

@@ -183,11 +183,13 @@ MODEL_ANSWERS = {
         "roof and still be pure waste.",
         ("wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
                                                       "or whether the kernel is needed")),
-    9: ("Most of the program's time goes into waiting for data to arrive from memory, not into "
-        "calculating. A chip that calculates twice as fast finishes its sums sooner and then waits "
-        "for the same deliveries, so the program takes as long as before, unless the data also "
-        "arrives faster.",
-        ("the program waits on data, not on arithmetic",
+    9: ("Most of the program's time usually goes into waiting for data to arrive from memory, "
+        "not into calculating (or into waiting on something else: the computer's main processor "
+        "handing out the work, many tiny tasks, reading files). A chip that calculates twice as "
+        "fast finishes its sums sooner and then waits for the same deliveries, so the program "
+        "takes as long as before, unless whatever it waits on also gets faster.",
+        ("something other than arithmetic sets the time: usually waiting on data, sometimes on "
+         "the host, launches or files",
          "faster arithmetic does not shorten the wait")),
 }
 

@@ -26,7 +26,7 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Optional, Sequence
 
 from rooflinelib.core import sanity
@@ -690,22 +690,26 @@ YES_NO = Choices({
 
 
 def check_choice(answer, accepted, question: str, choices: Choices, *,
-                 hints: Optional[dict] = None) -> Check:
+                 hints: Optional[dict] = None, notes: Optional[dict] = None) -> Check:
     """Pass when ``answer`` names an option in ``accepted`` (one name or a set of names).
 
     ``hints`` maps a wrong option to what to reconsider; a wrong option without a hint gets a
-    generic nudge.  Neither says which option is right.
+    generic nudge.  Neither says which option is right.  ``notes`` maps an accepted option to
+    what its pass says instead of a bare "correct" (why that right answer is right too).
     """
     accepted = {accepted} if isinstance(accepted, str) else set(accepted)
     unknown = accepted - set(choices.options)
     if unknown:
         raise ValueError(f"accepted: {sorted(unknown)} are not options")
     hints = hints or {}
+    notes = notes or {}
+    if set(notes) - accepted:
+        raise ValueError(f"notes: {sorted(set(notes) - accepted)} are not accepted options")
 
     def grade() -> Check:
         chosen = choices.read(answer)
         if chosen in accepted:
-            return Check(question, "pass", "correct")
+            return Check(question, "pass", notes.get(chosen, "correct"))
         return Check(question, "fail", hints.get(chosen, f"{chosen!r} is not it: reread the "
                                                          "question and try another option"))
 
@@ -809,6 +813,7 @@ class Reveal:
     message: str
     model_answer: str = ""
     key_points: tuple = ()
+    also: tuple = ()  # asides, listed after the model answer so they do not bury it
 
     @property
     def revealed(self) -> bool:
@@ -822,6 +827,9 @@ class Reveal:
             mark = "NOT ANSWERED YET" if self.status == "unanswered" else "CHECK YOUR INPUT"
             return f"[{mark}] {self.question}: {self.message}"
         lines = [f"[MODEL ANSWER] {self.question}", self.model_answer]
+        if self.also:
+            lines.append("Also:")
+            lines += [f"  - {aside}" for aside in self.also]
         if self.key_points:
             lines.append("Does your attempt make these points?")
             lines += [f"  - {point}" for point in self.key_points]
@@ -835,16 +843,38 @@ class Reveal:
             return f'<div style="color:{colour}">{html.escape(str(self))}</div>'
         points = "".join(f"<li>{html.escape(p)}</li>" for p in self.key_points)
         extra = f"<p>Does your attempt make these points?</p><ul>{points}</ul>" if points else ""
+        asides = "".join(f"<li>{html.escape(a)}</li>" for a in self.also)
+        also = f"<p>Also:</p><ul>{asides}</ul>" if asides else ""
         return (f"<div><b>Model answer: {html.escape(self.question)}</b>"
-                f"<p>{html.escape(self.model_answer)}</p>{extra}</div>")
+                f"{_answer_html(self.model_answer)}{also}{extra}</div>")
+
+
+def _answer_html(text: str) -> str:
+    """A model answer as HTML: its lines that start with "- " as a list, the rest as paragraphs."""
+    parts, items = [], []
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            items.append(f"<li>{html.escape(line[2:])}</li>")
+            continue
+        if items:
+            parts.append(f"<ul>{''.join(items)}</ul>")
+            items = []
+        if line.strip():
+            parts.append(f"<p>{html.escape(line)}</p>")
+    if items:
+        parts.append(f"<ul>{''.join(items)}</ul>")
+    return "".join(parts)
 
 
 def reveal(attempt, model_answer: str, question: str, *, key_points: Sequence[str] = (),
-           min_words: int = MIN_ATTEMPT_WORDS) -> Reveal:
-    """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words)."""
+           min_words: int = MIN_ATTEMPT_WORDS, also: Sequence[str] = ()) -> Reveal:
+    """The model answer, if ``attempt`` is a real attempt (text of at least ``min_words`` words).
+
+    ``also``: asides that are true but not the answer, shown as a list after it."""
     try:
-        return run_student(lambda: _reveal(attempt, model_answer, question, key_points, min_words),
-                           "reading your attempt")
+        revealed = run_student(lambda: _reveal(attempt, model_answer, question, key_points, min_words),
+                               "reading your attempt")
+        return replace(revealed, also=tuple(also)) if revealed.revealed else revealed
     except AnswerError as exc:
         return Reveal(question, "invalid", str(exc))
 
