@@ -261,3 +261,15 @@ def test_a_gpu_run_says_where_its_roofs_came_from_once(stored):
     experiment = run.experiment("transpose", "t", [], copy_gbps=mixes["copy"].gbps, dram_roof=mixes["copy"].as_extra())
     assert len(experiment.said) == 1 and "DRAM roof from Lab 1: Ceilings from " in experiment.said[0]
     assert experiment.extra["dram_roof"]["gbps"] == stored["copy"] and "message" not in experiment.extra["dram_roof"]
+
+
+def test_the_ci_gate_use_case_reads_a_transpose_run_scored_on_the_chain(monkeypatch):
+    """A transpose recorded since the chain has no 'copy' variant: the use-case row gates each
+    variant on its copy_gbps (it raised KeyError 'variant: transpose has no copy')."""
+    from rooflinelib.lessons import use_cases
+    run = _experiment("transpose", [("naive", 0.0, 2e9, 2e-3, {}), ("tiled", 0.0, 2e9, 0.6e-3, {})],
+                      copy_gbps=4000.0, dram_roof={"gbps": 4000.0, "mix": "copy", "origin": "file",
+                                                   "created": "2026-12-02T02:00:00+00:00", "noisy": False})
+    monkeypatch.setattr(use_cases, "_recorded_transpose", lambda: run)
+    figure = next(r["figure"] for r in use_cases.use_case_rows() if r["use"] == "regression gates in CI")
+    assert "naive 25% (fail), tiled 83% (pass)" in figure
