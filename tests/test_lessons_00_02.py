@@ -387,3 +387,16 @@ def test_02_widget_instructions_say_they_need_a_running_notebook():
     assert "In a running notebook, run the cell and press play; the image shows b = 1" in text
     assert "In a running notebook, move s and d in the widget (the image shows s = 1024, d = 128)" in text
     assert "### The exp: a second compute roof" in text
+
+
+def test_00_learning_path_names_the_labs_each_notebook_title_names():
+    # C2: the path said "03 measuring the ceilings (Labs 1 and 2)", 03's title "(Lab 1)".
+    labs = re.compile(r"\((Labs? [\d, and]+)\)")
+    path = next(c.source for c in cells("00_start_here.ipynb")
+                if c.cell_type == "markdown" and c.source.startswith("## The learning path"))
+    rows = re.findall(r"^\| \d+ \| \[\*\*\d\d [^*]+\*\*\]\((\d\d_\w+\.ipynb)\)([^|]*)\|", path, re.M)
+    assert len(rows) == 7, rows
+    for name, after in rows:
+        title = cells(name)[0].source.splitlines()[0]
+        assert labs.findall(after) == labs.findall(title), (name, after, title)
+    assert labs.findall(cells("03_ceilings.ipynb")[0].source.splitlines()[0]) == ["Labs 1 and 2"]
