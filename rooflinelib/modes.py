@@ -25,6 +25,7 @@ from typing import Optional
 from rooflinelib.measure import backend as backends
 from rooflinelib.store import results
 from rooflinelib.store.lab_files import default_path
+from rooflinelib.store.recorded import is_recorded
 from rooflinelib.core.machines import H200
 from rooflinelib import measure
 from rooflinelib.store.results import to_machine
@@ -143,15 +144,13 @@ def mode_label(machine, path=None) -> str:
     ``path`` is the file the machine was loaded from, when there is one: a file shipped in
     ``rooflinelib/data`` is a recorded run.
     """
-    from pathlib import Path
     provenance = getattr(machine, "provenance", None) or {}
     if machine.kind == "datasheet":
         return "datasheet"
     if machine.kind == "given":
         return "given peaks"
     if path is not None:
-        from rooflinelib.store.results import DATA_DIR
-        if DATA_DIR.resolve() in Path(path).resolve().parents:
+        if is_recorded(path):
             return f"recorded H200, measured {machine.date}" if machine.date else "recorded H200"
     if "(recorded" in machine.name:
         return f"recorded H200, measured {machine.date}" if machine.date else "recorded H200"

@@ -50,7 +50,7 @@ from rooflinelib.profiling.profile_result import ProfileError, ProfileResult
 from rooflinelib.profiling.function_timing import (DEFAULT_TIMEOUT_S, WARMUP_CALLS, WARMUP_S,
                                                    detect_library)
 from rooflinelib.core.sanity import number
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file
 
 #: Rounds of timing a gate may take in all (the first included) before it says "ambiguous".
 MAX_ROUNDS = 3
@@ -473,7 +473,7 @@ RECORDED_GATES = "h200_gates_cupy.json"
 def recorded_gates(path=None) -> dict:
     """The gates recorded on the H200 and shipped with the course (``benchmarks/gate_targets.py
     --record``): ``{"created", "device", "note", "gates": [outcome dicts]}``, each checked."""
-    path = Path(path) if path is not None else DATA_DIR / RECORDED_GATES
+    path = Path(path) if path is not None else recorded_file(RECORDED_GATES)
     data = read_json(path, ProfileError, "a recorded gates file")
     validation.check(data, _gates_checker(), path.name, ProfileError)
     return data

@@ -8,6 +8,7 @@ import pytest
 from rooflinelib.store import results
 from rooflinelib.lessons import step_roofs
 from rooflinelib.measure import allreduce as ar
+from rooflinelib.store import recorded as recorded_folder
 
 
 def test_sizes_run_from_1_kib_to_1_gib():
@@ -90,8 +91,8 @@ def test_step_roofs_use_a_shipped_all_reduce(tmp_path, monkeypatch):
     result = ar.to_result(_points(), 2, "torch", gpus, "2026-12-01T00:00:00+00:00")
     (tmp_path / step_roofs.ALLREDUCE_FILE).write_text(json.dumps(result))
     for name in ("h200_ceilings_numba.json", "h200_interconnect_numba.json"):
-        (tmp_path / name).write_text((results.DATA_DIR / name).read_text())
-    monkeypatch.setattr(results, "DATA_DIR", tmp_path)
+        (tmp_path / name).write_text((recorded_folder.DATA_DIR / name).read_text())
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     roofs = step_roofs.recorded_step_roofs()
     measured = roofs.link("nvlink-allreduce")
     assert measured.measured and measured.gbps == result["ceilings"][0]["value"]

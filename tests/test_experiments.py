@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from support import simulated
-from support.lab1 import MIX_GBPS, cpu_result, store_cpu
 
 from rooflinelib import experiments
 from rooflinelib.core import operators
 from rooflinelib.experiments import record
+from rooflinelib.store import recorded as recorded_folder
 from rooflinelib.modes import RunMode
 
 pytest.importorskip("numba")
@@ -32,28 +32,19 @@ def test_chains_climb_with_independent_work():
     assert max(ratios) > 2, ratios
 
 
-@pytest.fixture
-def stored_lab1(monkeypatch, tmp_path):
-    """A CPU Lab 1 result stored where the chain looks: the softmax and the transpose take their
-    DRAM roof from it instead of measuring Lab 1 (tests/test_experiment_roofs.py)."""
-    monkeypatch.setenv("ROOFLINE_RESULTS_DIR", str(tmp_path))
-    monkeypatch.delenv("ROOFLINE_MODE", raising=False)
-    store_cpu(cpu_result())
-
-
-def test_softmax_counts_come_from_the_catalogue(stored_lab1):
+def test_softmax_counts_come_from_the_catalogue():
     e = experiments.run("softmax", "cpu", size_mib=1, cols=256, repeats=2)
     three, fused = e.variant("3-pass"), e.variant("fused")
     n = three.extra["rows"] * three.extra["cols"]
     assert three.n_bytes == operators.softmax(n, fused=False).n_bytes == 20 * n
     assert fused.n_bytes == 8 * n and fused.n_flops == three.n_flops == 5 * n
     assert e.extra["predicted_speedup"] == pytest.approx(2.5)
-    assert e.extra["copy_gbps"] == MIX_GBPS["copy"] and e.extra["exp_per_s"] > 0
+    assert e.extra["copy_gbps"] > 0 and e.extra["exp_per_s"] > 0
 
 
-def test_transpose_ladder_is_verified_and_scored_by_bytes(stored_lab1):
+def test_transpose_ladder_is_verified_and_scored_by_bytes():
     e = experiments.run("transpose", "cpu", n=256, repeats=2)
-    assert [v.name for v in e.variants] == ["naive", "tiled", "tiled + padded"]
+    assert [v.name for v in e.variants] == ["copy", "naive", "tiled", "tiled + padded"]
     assert all(v.n_flops == 0 and v.n_bytes == 8 * 256 * 256 for v in e.variants)
 
 
@@ -136,14 +127,14 @@ def test_truncated_file_is_refused(tmp_path):
 # --- what the notebooks call -----------------------------------------------------------------
 
 def test_recorded_mode_without_data_says_so(monkeypatch, tmp_path):
-    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     outcome = experiments.experiment_for(RunMode("recorded", None, "recorded"), "softmax")
     assert outcome.experiment is None and outcome.origin == "none"
     assert "no recorded experiments" in outcome.message
 
 
 def test_recorded_mode_loads_shipped_runs(monkeypatch, tmp_path):
-    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     record.save_experiments([_experiment()], record.recorded_path())
     outcome = experiments.experiment_for(RunMode("recorded", None, "recorded"), "softmax")
     assert outcome.origin == "recorded" and "NVIDIA H200 on 2026-11-30" in outcome.message
@@ -151,14 +142,14 @@ def test_recorded_mode_loads_shipped_runs(monkeypatch, tmp_path):
     assert missing.origin == "none" and "no 'transpose' experiment" in missing.message
 
 
-def test_cpu_mode_measures_live(stored_lab1):
+def test_cpu_mode_measures_live():
     outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), "transpose",
                                          cpu={"n": 128, "repeats": 2})
     assert outcome.origin == "live" and "a CPU, not a GPU" in outcome.message
 
 
 def test_gpu_only_experiment_on_a_cpu_falls_back(monkeypatch, tmp_path):
-    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     outcome = experiments.experiment_for(RunMode("cpu", "cpu", "CPU"), "traps")
     assert outcome.origin == "none" and experiments.GPU_ONLY in outcome.message
 

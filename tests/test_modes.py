@@ -8,6 +8,7 @@ from rooflinelib import modes
 from rooflinelib.measure import backend as backends
 from rooflinelib.measure.backend import Probe
 from rooflinelib.modes import RunMode, detect_mode
+from rooflinelib.store import recorded as recorded_folder
 
 
 def ok(backend, detail):
@@ -170,7 +171,7 @@ def results_module():
 
 @pytest.fixture
 def no_recorded(results_module, monkeypatch, tmp_path):
-    monkeypatch.setattr(results_module, "DATA_DIR", tmp_path / "empty")
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path / "empty")
     return results_module
 
 
@@ -235,7 +236,7 @@ def test_recorded_data_is_the_fallback_when_shipped(tmp_path, results_module, mo
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "h200_ceilings_numba.json").write_text(json.dumps(_ceilings_result()))
-    monkeypatch.setattr(results_module, "DATA_DIR", data_dir)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", data_dir)
     loaded = modes.load_ceilings(tmp_path / "missing.json")
     assert loaded.origin == "recorded" and loaded.machine.name == "H200 (recorded, numba)"
     assert "recorded H200 run" in loaded.message and "missing.json could not be used" in loaded.message

@@ -18,6 +18,7 @@ from rooflinelib.measure import accounting as acc
 from rooflinelib.measure.errors import VerificationError
 from rooflinelib.measure.protocol import Run, measure_sustained
 from rooflinelib.measure.timing import Timing
+from rooflinelib.store import recorded as recorded_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 DEVICE = {"name": "fake H200"}
@@ -234,7 +235,7 @@ def test_algorithm_sizes_rows_name_the_winner_per_filter_length():
 def test_the_pitfalls_file_is_read_beside_the_main_run_and_says_when_it_is_missing(tmp_path, monkeypatch):
     main = record.recorded_path()
     (tmp_path / main.name).write_text(main.read_text())
-    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     assert "launch_empty" not in record.recorded_experiments()
     with pytest.raises(ValueError, match="not recorded yet"):
         pitfalls.recorded_empty_launch()
@@ -305,7 +306,7 @@ def test_a_notebook_asking_for_an_unrecorded_pitfall_run_is_told_it_is_not_recor
     from rooflinelib.modes import RunMode
     main = record.recorded_path()
     (tmp_path / main.name).write_text(main.read_text())
-    monkeypatch.setattr(record, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
     mode = RunMode(mode="recorded", backend=None, device="recorded H200 data")
     outcome = experiments.experiment_for(mode, "wrong_ceiling")
     assert outcome.experiment is None and outcome.origin == "none"

@@ -6,6 +6,7 @@ import pytest
 
 from rooflinelib.store import results
 from rooflinelib.store.results import ResultError
+from rooflinelib.store import recorded as recorded_folder
 
 
 def ceilings_result():
@@ -204,7 +205,7 @@ SHIPPED = ["h200_ceilings_numba.json", "h200_ceilings_cupy.json", "h200_sweep_nu
 def test_every_recorded_run_is_shipped_and_valid():
     assert sorted(results.recorded_names()) == sorted(SHIPPED)
     for name in SHIPPED:
-        r = results.load(results.DATA_DIR / name)
+        r = results.load(recorded_folder.DATA_DIR / name)
         dev = r["device"]
         assert dev["name"] == "NVIDIA H200" and dev["sm_count"] == 132
         assert r["scope"] == "gpu" and r["backend"] in ("numba", "cupy")

@@ -28,7 +28,7 @@ from pathlib import Path
 from rooflinelib.core import sanity
 from rooflinelib.store import validation
 from rooflinelib.store.fileio import parse_json, read_text, write_atomic
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file
 
 FORMAT = "rooflinelib-experiments"
 VERSION = 1
@@ -70,10 +70,6 @@ class Experiment:
     variants: tuple
     notes: tuple = ()
     extra: dict = field(default_factory=dict)
-    #: What the run's roof sources said (the chain's message: where its Lab 1 result came from,
-    #: whether it was measured now and stored), for the notebook's message line.  Not saved: it
-    #: names the student's own files, which a shipped recorded run must not.
-    said: tuple = field(default=(), compare=False)
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -88,7 +84,6 @@ class Experiment:
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        del out["said"]
         out["variants"] = [asdict(v) for v in self.variants]
         out["notes"] = list(self.notes)
         return out
@@ -153,13 +148,13 @@ def load_experiments(path) -> dict:
 
 
 def recorded_path(backend: str = "numba", device: str = "h200") -> Path:
-    return DATA_DIR / f"{device}_experiments_{backend}.json"
+    return recorded_file(f"{device}_experiments_{backend}.json")
 
 
 def pitfalls_path(backend: str = "numba", device: str = "h200") -> Path:
     """The later run of the pitfall measurements (benchmarks/record_pitfalls.sh): the empty
     launch, the wrong ceiling, the sustained load, and the algorithm race again."""
-    return DATA_DIR / f"{device}_pitfalls_{backend}.json"
+    return recorded_file(f"{device}_pitfalls_{backend}.json")
 
 
 def recorded_experiments(backend: str = "numba", device: str = "h200") -> dict:

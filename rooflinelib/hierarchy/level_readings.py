@@ -15,7 +15,7 @@ from rooflinelib.store.fileio import read_json
 # ceiling uses the same figure); ncu's own L1 peak counts a wider path.
 from rooflinelib.measure.provenance import SHARED_BYTES_PER_CLOCK_PER_SM
 from rooflinelib.hierarchy.ncu import NcuError, load_csv, recorded_csv
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file
 
 
 def shared_peak_gbps(result: dict, series_name: str = None):
@@ -33,7 +33,7 @@ def shared_peak_gbps(result: dict, series_name: str = None):
 
 def recorded_lts_by_source() -> dict:
     """The L2 bytes by source unit of Lab 4's kernels, recorded on the H200 (run of 2026-12-01)."""
-    path = DATA_DIR / "h200_ncu_lab4_lts_by_source.json"
+    path = recorded_file("h200_ncu_lab4_lts_by_source.json")
     return read_json(path, NcuError, "a recorded ncu reading")
 
 
@@ -56,7 +56,7 @@ def sharing_rows(kernels, records) -> list:
 def recorded_l2_by_footprint() -> dict:
     """Lab 1's L2 kernel at nine footprints under Nsight Compute, recorded on the H200
     (2026-12-02): ``{"what", "created", "reported_l2_bytes", "rows": [...]}``."""
-    path = DATA_DIR / "h200_ncu_l2_by_footprint.json"
+    path = recorded_file("h200_ncu_l2_by_footprint.json")
     return read_json(path, NcuError, "a recorded ncu reading")
 
 

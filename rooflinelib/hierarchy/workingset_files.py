@@ -29,7 +29,7 @@ from typing import Optional
 from rooflinelib.store import validation
 from rooflinelib.core import sanity
 from rooflinelib.store.fileio import parse_json, read_text, write_atomic
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file
 
 FORMAT = "rooflinelib-workingset"
 VERSION = 1
@@ -132,7 +132,7 @@ def save(result: dict, path) -> Path:
 
 def recorded(device: str = "h200", backend: str = "numba") -> dict:
     """The shipped working-set sweep, ``rooflinelib/data/<device>_workingset_<backend>.json``."""
-    path = DATA_DIR / f"{device}_workingset_{backend}.json"
+    path = recorded_file(f"{device}_workingset_{backend}.json")
     if not path.exists():
         raise HierarchyError(f"{path.name}: file: no recorded working-set sweep for {device} with {backend}")
     return load(path)

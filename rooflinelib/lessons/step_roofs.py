@@ -15,6 +15,7 @@ from rooflinelib.store import results
 from rooflinelib.core.vocabulary import compute_ceiling
 from rooflinelib.modes import describe_result
 from rooflinelib.store.results import ResultError
+from rooflinelib.store.recorded import recorded_file
 
 #: The dtypes training runs in, best first.
 TRAINING_DTYPES = ("bf16", "fp16", "tf32", "fp32")
@@ -106,7 +107,7 @@ ALLREDUCE_FILE = "h200x2_allreduce.json"
 def recorded_allreduce():
     """The shipped all-reduce result (a validated ``ceilings`` result holding
     ``nvlink-allreduce``), or None when none is shipped."""
-    path = results.DATA_DIR / ALLREDUCE_FILE
+    path = recorded_file(ALLREDUCE_FILE)
     return results.load(path) if path.is_file() else None
 
 

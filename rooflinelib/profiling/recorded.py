@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rooflinelib.store.fileio import read_json, write_atomic
 from rooflinelib.profiling.profile_result import ProfileError, ProfileResult, from_dict
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file
 
 FORMAT = "rooflinelib-profiles"
 VERSION = 1
@@ -49,7 +49,7 @@ def load_profiles(path) -> dict:
 
 def recorded_profiles(device: str = "h200", backend: str = "numba") -> dict:
     """The shipped profiles of ``device``, ``{name: ProfileResult}``; ProfileError if none."""
-    path = DATA_DIR / f"{device}_profiles_{backend}.json"
+    path = recorded_file(f"{device}_profiles_{backend}.json")
     if not path.is_file():
         raise ProfileError(f"{path.name}: no recorded profiles for {device} with {backend}")
     return load_profiles(path)

@@ -39,7 +39,7 @@ from rooflinelib.store import validation
 from rooflinelib.store.fileio import parse_json, read_text, write_atomic
 from rooflinelib.measure import registry
 from rooflinelib.core.model import Ceiling, Machine
-from rooflinelib.store.recorded import DATA_DIR
+from rooflinelib.store.recorded import recorded_file, recorded_files
 
 FORMAT = "rooflinelib-result"
 VERSION = 1
@@ -278,7 +278,7 @@ def recorded_names() -> list:
     """File names of the recorded results in ``rooflinelib/data`` (``<device>_<kind>_<backend>.json``
     for the kinds above; the folder also holds data other modules read, such as working-set
     sweeps and ncu counters)."""
-    return sorted(p.name for p in DATA_DIR.glob("*.json") if any(f"_{k}_" in p.name for k in KINDS))
+    return sorted(p.name for p in recorded_files("*.json") if any(f"_{k}_" in p.name for k in KINDS))
 
 
 def recorded(kind: str = "ceilings", backend: str = "numba", device: str = "h200") -> dict:
@@ -287,7 +287,7 @@ def recorded(kind: str = "ceilings", backend: str = "numba", device: str = "h200
         raise ResultError(f"kind: must be one of {', '.join(KINDS)}, got {kind!r}")
     if backend not in BACKENDS:
         raise ResultError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    path = DATA_DIR / f"{device}_{kind}_{backend}.json"
+    path = recorded_file(f"{device}_{kind}_{backend}.json")
     if not path.exists():
         raise ResultError(f"{path.name}: file: no recorded {kind} for {device} with {backend}; "
                           f"shipped: {', '.join(recorded_names()) or 'none'}")
@@ -299,7 +299,7 @@ def recorded_links(backend: str = "numba", device: str = "h200") -> dict:
     of their own: the recorded Lab 1 run predates them."""
     if backend not in BACKENDS:
         raise ResultError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    path = DATA_DIR / f"{device}_interconnect_{backend}.json"
+    path = recorded_file(f"{device}_interconnect_{backend}.json")
     if not path.exists():
         raise ResultError(f"{path.name}: file: no recorded link ceilings for {device} with {backend}")
     return load(path)
