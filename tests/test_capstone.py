@@ -17,6 +17,7 @@ from rooflinelib.core.machines import get_machine  # noqa: E402
 from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
 from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
 from rooflinelib.store import recorded as recorded_folder  # noqa: E402
+from rooflinelib.store import recorded as recorded_folder  # noqa: E402
 from rooflinelib.profiling.core import _placement  # noqa: E402
 from rooflinelib.profiling.profile_result import ProfileResult  # noqa: E402
 
@@ -487,7 +488,10 @@ def _prose07():
 
 def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
     text = _prose07()
-    assert "the same FLOPs and bytes" not in text and text.count("the same FLOPs and the same DRAM bytes") == 2
+    assert "the same FLOPs and bytes" not in text
+    # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
+    assert "the same FLOPs and, by Nsight Compute's count, the same DRAM bytes" in text
+    assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
     assert "reads and writes as a softmax does" not in text and "like the softmaxes, mixes reads and writes" in text
 
 
@@ -496,7 +500,9 @@ def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
     for residue in ("seconds earlier", "11 minutes later", "4 x 16 for", "a thread's 16 values of `sa`"):
         assert residue not in text
     # review 4b, C7-2/C7-3: the second timing and the roofs' bookkeeping live in the appendix
-    assert "comes from a second timing in the same session" not in text and "**Which Lab 1.**" in text
+    assert "comes from a second timing in the same session" not in text
+    # review 5b, C07-1: the "Which Lab 1" paragraph and the 7.98-against-7.62 clause are the appendix's
+    assert "**Which Lab 1.**" not in text and "7.98" not in text and "a separate run from the counter table's" not in text
     assert "within 3% of the shipped one" not in text and "2.3% above" not in text
     page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "appendix-07.md").read_text().split())
     assert "seconds later" in page and "(16 + 4 x 16) / 16 = 5.0" in page and "11 minutes later" in page
@@ -573,3 +579,95 @@ def test_07s_section_6_is_split_into_simulator_hardware_and_caps():
     paragraphs = [p for c in nb.cells if c.cell_type == "markdown" for p in c.source.split("\n\n")]
     units = [p for p in paragraphs if "warp-cycles stalled on that queue per issued instruction" in p]
     assert len(units) == 1 and units[0].startswith("Those figures are")
+
+
+# --- review 5: the kernel check refuses the unsafe softmax; the model answer in three points -----
+
+def _unsafe(kernels_source: str) -> dict:
+    """The notebook's kernels with the max subtraction dropped: exp(x) / sum(exp(x))."""
+    unsafe = kernels_source.replace("math.exp(x[r, c] - m)", "math.exp(x[r, c])").replace(
+        "math.exp(row[c] - m)", "math.exp(row[c])")
+    assert unsafe.count("math.exp(") == 2 and "- m)" not in unsafe
+    namespace = {}
+    exec(compile(unsafe, "unsafe softmax", "exec"), namespace)
+    return namespace
+
+
+def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, monkeypatch):
+    # review 5b K6-1: on the course's small values (up to 16) exp(x) / sum(exp(x)) matched the
+    # float64 reference and passed; a row of x + 100 overflows float32's exp without the shift
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    source = next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+    unsafe = _unsafe(source)
+    got = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in got.checks] == ["fail", "fail"]
+    assert "large values" in str(got) and "float32's range" in str(got)
+    # mixing: the safe 3-pass with the unsafe fused kernel fails only the fused one
+    mixed = capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in mixed.checks] == ["pass", "fail"]
+    # without the large row (the old check) the unsafe pair passed: the row is what catches it
+    monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
+    assert capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"]).passed
+
+
+def test_the_capstone_model_answer_is_three_points_not_the_comparison_again():
+    # review 5b CK-1: one paragraph that repeated the comparison line word for word
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    copy = capstone.RECORDED_PROFILES_COPY_GBPS
+    model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=copy)
+    lines = model.model_answer.split("\n")
+    assert len(lines) == 4 and all(line.startswith("- ") for line in lines[1:])
+    assert lines[1].startswith("- The bytes held") and lines[2].startswith("- Equal bandwidth did not")
+    assert lines[3].startswith("- Where the extra 72.9 us went")
+    assert capstone.gap_text(pair["3-pass"], pair["fused"]) not in model.model_answer
+    assert "At the fused kernel's rate the 3-pass version would take" not in model.model_answer
+    assert model._repr_html_().count("<li>") == 3 + len(model.key_points)
+
+
+# --- review 5b (07): the GEMMs' DRAM bytes measured, the recorded pair named, one Lab 1 ------------
+
+def test_07s_gemm_counter_table_prints_the_dram_bytes_the_prose_calls_the_same():
+    # T07-1: "the same DRAM bytes" was stated with no DRAM bytes recorded in the table
+    from rooflinelib.profiling import gemm_targets
+    rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
+    dram = [r["dram_bytes"] for r in rows.values()]
+    assert all(d for d in dram) and max(dram) / min(dram) < 1.02
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "DRAM MB" in printed
+    for d in dram:
+        assert f"{d / 1e6:7.1f}" in printed
+    text = _prose07()
+    assert f"{min(dram) / 1e6:.1f} to {max(dram) / 1e6:.1f} MB" in text
+
+
+def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_kernels():
+    # T07-2, C07-3: section 4's figures belong to softmax_targets (row in registers), not section 1's kernel
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    cells = [c for c in nb.cells]
+    first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
+    before = cells[first_use - 1]
+    assert before.cell_type == "markdown" and "softmax_targets" in before.source
+    assert "registers" in before.source and "shared memory" in before.source
+    assert "course's fused\nkernel (its row in registers)" in "".join(c.source for c in cells if c.cell_type == "markdown")
+
+
+def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
+    from rooflinelib.store.results import recorded_h200
+    # T07-3: the counter table and caps used the shipped Lab 1 while sections 4-5 used their run's
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "recorded_h200()" not in code
+    assert "gemm_targets.recorded_roofs(recorded)" in code
+    from rooflinelib.profiling import gemm_targets
+    lab1 = recorded_h200()
+    assert gemm_targets.recorded_roofs({})[:2] == (lab1.ceiling("fp32").value, lab1.ceiling("shared").value)
+    profiles, _ = capstone.recorded_pair()
+    own = profiles["gemm tiled"]
+    shared = own.hierarchical["levels"]["l1"]["ceiling_gbps"]
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert f"fp32 {own.peak_gflops:,.0f} GFLOP/s, shared memory {shared:,.0f} GB/s" in printed
+    text = _prose07()
+    assert f"({shared:,.0f} GB/s, printed above)" in text and "32.9 TB/s on the shipped run" not in text
+

@@ -70,6 +70,10 @@ class Experiment:
     variants: tuple
     notes: tuple = ()
     extra: dict = field(default_factory=dict)
+    #: What the run's roof sources said (the chain's message: where its Lab 1 result came from,
+    #: whether it was measured now and stored), for the notebook's message line.  Not saved: it
+    #: names the student's own files, which a shipped recorded run must not.
+    said: tuple = field(default=(), compare=False)
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -84,6 +88,7 @@ class Experiment:
 
     def as_dict(self) -> dict:
         out = asdict(self)
+        del out["said"]
         out["variants"] = [asdict(v) for v in self.variants]
         out["notes"] = list(self.notes)
         return out

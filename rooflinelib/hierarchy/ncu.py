@@ -721,12 +721,19 @@ def agreement_table(rows) -> str:
     return "\n".join(lines)
 
 
-def kernel_table(kernels) -> str:
-    """One line per launch: time, GFLOP/s, and bytes and intensity at each level."""
-    lines = [f"{'#':>3} {'kernel':<18} {'time us':>9} {'GFLOP/s':>10} "
+def kernel_table(kernels, names=None) -> str:
+    """One line per launch: time, GFLOP/s, and bytes and intensity at each level.  ``names``:
+    one label per launch (e.g. the analytic counts' ``name``, "sweep K=8, 64 MiB") in place of
+    the launch id and the kernel's short name, so that the rows read like the placement table's."""
+    if names is not None:
+        names = [str(n) for n in names]
+        if len(names) != len(kernels):
+            raise NcuError(f"names: one per launch, got {len(names)} for {len(kernels)} launches")
+    width = max([18] + [len(n) for n in names or ()])
+    lines = [f"{'#':>3} {'kernel':<{width}} {'time us':>9} {'GFLOP/s':>10} "
              + " ".join(f"{lv + ' MB':>10} {'I_' + lv:>8}" for lv in LEVEL_METRICS)]
     refused = []
-    for k in kernels:
+    for index, k in enumerate(kernels):
         counted = any(k.metrics.get(m) is not None for t in FLOP_METRICS.values() for m in t)
         flops = k.flops() if counted and not k.uncounted() else (None if counted else 0.0)
         cells = []
@@ -735,7 +742,8 @@ def kernel_table(kernels) -> str:
             intensity = "-" if flops is None else f"{(flops / b if b else float('inf')):.3g}"
             cells.append(f"{b / 1e6:>10,.2f} {intensity:>8}")
         rate = "-" if flops is None else f"{flops / k.seconds / 1e9:,.0f}"
-        lines.append(f"{k.id:>3} {k.short_name[:18]:<18} {k.seconds * 1e6:>9,.1f} "
+        label = names[index] if names is not None else k.short_name[:18]
+        lines.append(f"{k.id:>3} {label:<{width}} {k.seconds * 1e6:>9,.1f} "
                      f"{rate:>10} " + " ".join(cells))
         if flops is None:
             refused.append(k.id)

@@ -24,6 +24,7 @@ import functools
 from rooflinelib.store.recorded import recorded_file
 from rooflinelib.profiling.counting import count_accesses
 from rooflinelib.store.fileio import read_json
+from rooflinelib.store.results import recorded_h200
 from rooflinelib.profiling.profile_result import ProfileError
 
 N = 2048
@@ -179,6 +180,8 @@ def recorded_rows(recorded: dict) -> dict:
         rows[name] = {"seconds": v["median_s"], "spread": v.get("spread"), "gflops": v["gflops"], "exact": v["exact"],
                       "sectors_per_request": m[SECTORS] / m[REQUESTS],
                       "l1_bytes": m["l1tex__t_bytes.sum"],
+                      "dram_bytes": (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+                                     if "dram__bytes_read.sum" in m and "dram__bytes_write.sum" in m else None),
                       "shared_passes_per_ffma": m[SHARED_PASSES] / ffma,
                       "conflicts_per_ffma": m[CONFLICTS] / ffma,
                       "instructions_per_ffma": m[INSTRUCTIONS] / ffma if INSTRUCTIONS in m else None,
@@ -194,14 +197,29 @@ def recorded_table(recorded: dict, fp32_gflops: float) -> str:
              f"{f' (SM clock {sm} MHz)' if sm else ''}, n = {recorded['n']}, one thread per output, "
              f"{recorded['tile']} x {recorded['tile']} threads a block; Nsight Compute per warp-wide request or FFMA:",
              f"  {'kernel':30s} {'time':>8s} {'spread':>6s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
-             f"{'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
+             f"{'DRAM MB':>7s} {'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
+        dram = f"{r['dram_bytes'] / 1e6:7.1f}" if r["dram_bytes"] else f"{'-':>7s}"
         spread = f"{r['spread']:6.1%}" if r["spread"] is not None else f"{'-':>6s}"
         lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {spread} {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
-                     f"{r['sectors_per_request']:12.2f} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
+                     f"{r['sectors_per_request']:12.2f} {dram} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
                      f"{r['conflicts_per_ffma']:14.2f} {instr}")
     return "\n".join(lines)
+
+
+def recorded_roofs(profiles: dict) -> tuple:
+    """``(fp32 GFLOP/s, shared-memory GB/s, where)`` for the recorded GEMMs' shares and caps: the
+    Lab 1 measured first in the run that recorded them, as its profiles (``profiles``, from
+    ``capstone.recorded_pair``) carry it, so that every recorded figure of notebook 07 stands on
+    one Lab 1; with those profiles missing, the shipped Lab 1 of the same card."""
+    own = (profiles or {}).get("gemm tiled")
+    levels = ((getattr(own, "hierarchical", None) or {}).get("levels") or {}) if own else {}
+    if own and "l1" in levels:
+        return own.peak_gflops, levels["l1"]["ceiling_gbps"], "the recorded run's Lab 1"
+    lab1 = recorded_h200()
+    return (lab1.ceiling("fp32").value, lab1.ceiling("shared").value,
+            "the shipped Lab 1 (the recorded run's profiles are missing)")
 
 
 def issue_cap(instructions_per_ffma: float) -> float:
