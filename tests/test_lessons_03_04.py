@@ -622,7 +622,7 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
-    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs"
+    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs (read from two runs, below)"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and answer in words(c.source)}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
     runs = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "| run | what it gave" in c.source}

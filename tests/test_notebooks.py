@@ -377,11 +377,12 @@ def test_lecture_notebook_is_at_most_2500_words_of_markdown(path):
     assert markdown_words(nb) <= MAX_MARKDOWN_WORDS, f"{path.name}: {markdown_words(nb)} words; run histories go to docs/"
 
 
-#: Each term, the notebook whose primer defines it (in bold), and the pattern of a mention.
+#: Each term, the notebook whose primer defines it (in bold), and the pattern of a mention
+#: (occupancy and bank conflicts are defined where first used, in 03 and 04: review 5a, C7).
 PRIMER_TERMS = {
     "warp": ("01", r"\bwarps?\b"), "scheduler": ("01", r"\bschedulers?\b"), "issue slot": ("01", r"\bissue slots?\b"),
-    "sector": ("02", r"\bsectors?\b"), "coalesce": ("02", r"\bcoalesc"), "occupancy": ("02", r"\boccupancy\b"),
-    "bank conflict": ("02", r"\bbank conflicts?\b"), "partition": ("02", r"\bpartitions?\b"), "MUFU": ("02", r"\bMUFU\b"),
+    "sector": ("02", r"\bsectors?\b"), "coalesce": ("02", r"\bcoalesc"), "occupancy": ("03", r"\boccupancy\b"),
+    "bank conflict": ("04", r"\bbank conflicts?\b"), "partition": ("02", r"\bpartitions?\b"), "MUFU": ("02", r"\bMUFU\b"),
 }
 
 
