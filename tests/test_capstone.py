@@ -17,7 +17,6 @@ from rooflinelib.core.machines import get_machine  # noqa: E402
 from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
 from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
 from rooflinelib.store import recorded as recorded_folder  # noqa: E402
-from rooflinelib.store import recorded as recorded_folder  # noqa: E402
 from rooflinelib.profiling.core import _placement  # noqa: E402
 from rooflinelib.profiling.profile_result import ProfileResult  # noqa: E402
 
