@@ -650,3 +650,11 @@ def test_04_defines_shared_memory_and_bank_conflicts_where_it_uses_them():
     assert "**shared memory** (fast on-chip memory that a block of threads manages itself)" in prose
     assert "the bank serves them in n passes, an n-way **bank conflict**" in prose
     assert "(a bank conflict; notebook 02's" not in prose
+
+
+def test_04s_appendix_gives_the_pipelined_kernels_lead_as_recorded():
+    # T04-1 in the appendix too: a tie at K = 40, a clear lead near the ridge, a small one at the end
+    page = words(appendix("appendix-04-sweep.md"))
+    lead = {k: (lambda r: r["sweep_pipelined"] / r["sweep"] - 1)(_sweep_kernels_at(k)) for k in (40, 48, 64, 1024)}
+    assert f"only by {lead[40]:.2%} (" in page and "a tie" in page
+    assert f"by {lead[48]:.1%} at K = 48, {lead[64]:.1%} at K = 64" in page and f"({lead[1024]:.1%} at K = 1024)" in page
