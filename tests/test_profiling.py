@@ -168,6 +168,47 @@ def test_above_its_own_mix_but_under_the_best_is_never_told_to_recount():
     assert "above its own roof" in r.advice and "Recount" in r.advice
 
 
+def test_a_stored_profile_placed_again_on_its_own_mix():
+    from rooflinelib.profiling.core import on_memory_roof
+    from rooflinelib.profiling.recorded import recorded_profiles
+    fused = recorded_profiles()["softmax fused"]  # profiled on dram, the fastest mix (the write)
+    assert fused.memory == "dram"
+    on_copy = on_memory_roof(fused, "copy", 4256.0)
+    assert on_copy.memory == "dram-copy" and on_copy.peak_gbps == 4256.0
+    assert on_copy.fraction_of_roof == pytest.approx(fused.achieved_gflops / (fused.intensity * 4256.0))
+    assert on_copy.fraction_of_roof > fused.fraction_of_roof  # a slower roof, a larger share
+    # the level-by-level placement takes its DRAM level at the same mix
+    dram = on_copy.hierarchical["levels"]["dram"]
+    assert dram["ceiling_gbps"] == 4256.0 and fused.hierarchical["levels"]["dram"]["ceiling_gbps"] == fused.peak_gbps
+    assert on_copy.hierarchical["levels"]["l2"] == fused.hierarchical["levels"]["l2"]
+    assert "4,256 GB/s" in on_copy.hierarchical["verdict"]
+    # the timing, counts, device and warnings are the profile's own; the note says what moved
+    for same in ("seconds", "samples_s", "n_flops", "n_bytes", "measured", "device", "warnings", "ceilings_source"):
+        assert getattr(on_copy, same) == getattr(fused, same)
+    assert sum(n.startswith("memory roof: dram-copy (4,256 GB/s), the kernel's access mix") for n in on_copy.notes) == 1
+    assert "fp32 / dram-copy of" in on_copy.text()
+    # once placed on a mix, the fastest is not known: refused, in one line naming the field
+    with pytest.raises(ProfileError, match=r"^result: softmax fused is placed on dram-copy"):
+        on_memory_roof(on_copy, "read", 4000.0)
+    for bad, field in ((0, "gbps"), (float("nan"), "gbps"), ("fast", "gbps")):
+        with pytest.raises(ProfileError, match=rf"^{field}: "):
+            on_memory_roof(fused, "copy", bad)
+    with pytest.raises(ProfileError, match=r"^memory: must be one of"):
+        on_memory_roof(fused, "l2", 4256.0)
+
+
+def test_a_live_profile_places_its_dram_level_on_the_mix_it_is_scored_against():
+    from rooflinelib.core.model import Ceiling, Machine
+    from rooflinelib.profiling import core
+    machine = Machine("mixes", (Ceiling("dram", "memory", 4000.0), Ceiling("dram-copy", "memory", 3000.0),
+                                Ceiling("l2", "memory", 9000.0), Ceiling("fp32", "compute", 60000.0)))
+    measured = {"name": "k", "n_flops": 1e9, "achieved_gflops": 500.0, "dram_read_bytes": 1e9,
+                "dram_write_bytes": 1e9, "lts_bytes": 3e9, "l1_bytes": 0.0}
+    on_copy = core._placement(measured, core._dram_at(machine, "dram-copy", 3000.0), "fp32")
+    assert on_copy["levels"]["dram"]["ceiling_gbps"] == 3000.0
+    assert core._placement(measured, core._dram_at(machine, "dram", 4000.0), "fp32")["levels"]["dram"]["ceiling_gbps"] == 4000.0
+
+
 def test_zero_flops_is_scored_against_bandwidth():
     x = np.ones(1 << 16, np.float32)
     y = np.empty_like(x)

@@ -12,12 +12,14 @@ The five steps of placing a kernel, in one call:
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 from rooflinelib.core.expr import ExpressionError, parse_non_negative, parse_positive
 from rooflinelib.core.vocabulary import COMPUTE_DTYPES
-from rooflinelib.core.model import ABOVE_ROOF_FRACTION, Ceiling
+from rooflinelib.core.model import ABOVE_ROOF_FRACTION, Ceiling, Machine, checked_positive
 from rooflinelib.core.sanity import BANDS, number
 from rooflinelib.profiling.profile_result import ProfileError, ProfileResult
 from rooflinelib.profiling.function_timing import DEFAULT_TIMEOUT_S, TimingError, time_function
@@ -301,6 +303,7 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
     if note:
         notes.append(note)
     measured = hierarchical = None
+    placed_on = _dram_at(machine, memory, bandwidth)
     if counters:
         from rooflinelib.profiling.counters import collect
         measured = collect(fn, label)
@@ -314,10 +317,62 @@ def profile(fn, *args, n_flops=None, n_bytes=None, name=None, ceilings=None, pre
         measured["n_flops"] = flops if flops > 0 else 0.0
         measured["achieved_gflops"] = flops / timed.median_s / 1e9 if flops > 0 else None
         if flops > 0:
-            hierarchical = _placement(measured, machine, compute)
+            hierarchical = _placement(measured, placed_on, compute)
 
     return _verdict(label, flops, n_bytes_, timed, machine, source, compute, memory, peak, bandwidth,
                     device, counted, measured, hierarchical, notes, best_gbps)
+
+
+def _dram_at(machine, memory: str, bandwidth: float):
+    """``machine`` whose ``dram`` level is the ``memory`` roof the kernel is scored against, so
+    the level-by-level placement takes its DRAM bytes at the same access mix as its share."""
+    if memory == "dram":
+        return machine
+    best = machine.ceiling("dram").value
+    return machine.with_ceilings(Ceiling(
+        "dram", "memory", bandwidth, f"Lab 1's {memory} mix (dram, the fastest mix, is {best:,.0f} GB/s)",
+        f"main memory (DRAM/HBM), {memory}"))
+
+
+#: The notes :func:`_verdict` writes itself (a re-placement writes them afresh).
+_VERDICT_NOTES = ("n_flops = 0:", "above the ", "memory roof: ")
+
+
+def on_memory_roof(result: ProfileResult, memory: str, gbps) -> ProfileResult:
+    """``result`` placed again on another DRAM roof: ``memory`` ('dram-read', 'dram-write' or
+    'dram-copy') at ``gbps`` GB/s.  A stored profile placed on ``dram``, the fastest access mix,
+    is judged on the mix the kernel makes (a softmax reads and writes, as a copy does), as
+    ``profile(memory=...)`` does when it runs.  The share, the side, the advice and the DRAM
+    level of the level-by-level placement follow; the fastest mix stays the above-roof check's,
+    and the timing, counts, device and warnings are the result's own."""
+    memory = memory_roof(memory)
+    try:
+        gbps = checked_positive("gbps", gbps)
+    except ValueError as exc:
+        raise ProfileError(str(exc)) from None
+    if result.memory != "dram":
+        raise ProfileError(f"result: {result.name} is placed on {result.memory}, not dram, the fastest mix: "
+                           "its fastest mix is not known, so it cannot be placed again")
+    if memory == "dram":
+        return result
+    ceilings = [Ceiling(result.compute, "compute", result.peak_gflops), Ceiling("dram", "memory", result.peak_gbps),
+                Ceiling(memory, "memory", gbps)]
+    levels = (result.hierarchical or {}).get("levels") or {}
+    ceilings += [Ceiling(level, "memory", p["ceiling_gbps"]) for level, p in levels.items() if level != "dram"]
+    machine = Machine(result.machine, tuple(ceilings))
+    timed = SimpleNamespace(median_s=result.seconds, spread=result.spread, first_call_s=result.first_call_s,
+                            repeats=result.repeats, library=result.library, clock=result.clock,
+                            seconds=result.samples_s)
+    notes = [n for n in result.notes if not n.startswith(_VERDICT_NOTES)]
+    notes.append(f"memory roof: {memory} ({gbps:,.0f} GB/s), the kernel's access mix; placed on dram, the "
+                 f"fastest mix ({result.peak_gbps:,.0f} GB/s), when it was profiled, which the above-roof check keeps")
+    hierarchical = result.hierarchical
+    if levels and result.measured and result.n_flops > 0:
+        hierarchical = _placement(result.measured, _dram_at(machine, memory, gbps), result.compute)
+    placed = _verdict(result.name, result.n_flops, result.n_bytes, timed, machine, result.ceilings_source,
+                      result.compute, memory, result.peak_gflops, gbps, result.device, result.counted,
+                      result.measured, hierarchical, notes, result.peak_gbps)
+    return dataclasses.replace(placed, warnings=result.warnings, ceilings_sm_clock_mhz=result.ceilings_sm_clock_mhz)
 
 
 def _maybe_gpu(fn, args, kwargs) -> bool:
