@@ -378,11 +378,12 @@ def test_lecture_notebook_is_at_most_2500_words_of_markdown(path):
 
 
 #: Each term, the notebook whose primer defines it (in bold), and the pattern of a mention
-#: (occupancy and bank conflicts are defined where first used, in 03 and 04: review 5a, C7).
+#: (occupancy, bank conflicts and L2 partitions are defined where first used, in 03, 04 and 05:
+#: review 5a, C7).
 PRIMER_TERMS = {
     "warp": ("01", r"\bwarps?\b"), "scheduler": ("01", r"\bschedulers?\b"), "issue slot": ("01", r"\bissue slots?\b"),
     "sector": ("02", r"\bsectors?\b"), "coalesce": ("02", r"\bcoalesc"), "occupancy": ("03", r"\boccupancy\b"),
-    "bank conflict": ("04", r"\bbank conflicts?\b"), "partition": ("02", r"\bpartitions?\b"), "MUFU": ("02", r"\bMUFU\b"),
+    "bank conflict": ("04", r"\bbank conflicts?\b"), "partition": ("05", r"\bpartitions?\b"), "MUFU": ("02", r"\bMUFU\b"),
 }
 
 
