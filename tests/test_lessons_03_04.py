@@ -658,3 +658,10 @@ def test_04s_appendix_gives_the_pipelined_kernels_lead_as_recorded():
     lead = {k: (lambda r: r["sweep_pipelined"] / r["sweep"] - 1)(_sweep_kernels_at(k)) for k in (40, 48, 64, 1024)}
     assert f"only by {lead[40]:.2%} (" in page and "a tie" in page
     assert f"by {lead[48]:.1%} at K = 48, {lead[64]:.1%} at K = 64" in page and f"({lead[1024]:.1%} at K = 1024)" in page
+
+
+def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_lab1_copy_mix():
+    # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
+    md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
+    assert "live, your stored Lab 1 copy mix, which the table names, Lab 1 running once first if none is stored" in md["sweep-14"]
+    assert "on the recorded H200 a copy timed beside the transposes; live, your stored Lab 1 copy mix" in md["5ab96826"]
