@@ -12,6 +12,7 @@ import math
 from rooflinelib.lessons import pitfalls
 from rooflinelib.store import results
 from rooflinelib.core.model import Roofline
+from rooflinelib.experiments.rows import sweep_curves
 
 TOLERANCE = 0.15  # a measured ratio within 15% of its prediction agrees with it
 
@@ -83,3 +84,17 @@ def algorithm_sizes_rows(experiment) -> list:
                      "direct_fraction_of_peak": direct.extra.get("fraction_of_fp32_peak"),
                      "winner": "FFT" if fft.median_s < direct.median_s else "direct"})
     return rows
+
+
+def recorded_pipelined_lead(k: int = 64) -> dict:
+    """Notebook 04's recorded H200 sweep at one K: ``{"k", "sweep_gflops", "pipelined_gflops",
+    "lead"}``, the one-vector ``sweep`` kernel against ``sweep_pipelined`` (which loads its next
+    vector before computing on the current one), ``lead`` being how much faster the pipelined
+    one ran (0.081 for 8.1%)."""
+    curves = sweep_curves(results.recorded("sweep"))
+    at = {name: next((r["gflops"] for r in curves.get(name, ()) if r["k"] == k), None)
+          for name in ("sweep", "sweep_pipelined")}
+    if None in at.values():
+        raise ValueError(f"k: the recorded sweep has no K = {k} for both kernels")
+    return {"k": k, "sweep_gflops": at["sweep"], "pipelined_gflops": at["sweep_pipelined"],
+            "lead": at["sweep_pipelined"] / at["sweep"] - 1}
