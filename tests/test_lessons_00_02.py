@@ -238,8 +238,8 @@ def test_02_review_4a_wording():
     assert "slower crossbar" not in text  # (5a C7: the partitions are notebook 05's, defined there)
     # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
     assert "This notebook uses the first two" not in text
-    # T02-4: the opening says unfused attention's point is three kernels
-    assert "unfused attention's point combines three kernels" in words(cells("02_operator_intensities.ipynb")[0].source)
+    # T02-4: the opening says unfused attention's point is three kernels (review 6b C02-5: in place)
+    assert "unfused attention's point combines its three kernels, two GEMMs and a softmax" in words(cells("02_operator_intensities.ipynb")[0].source)
     # C02-3: the per-clock aside lives in the appendix
     assert "Per clock, Hopper's is 16" not in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
@@ -327,9 +327,12 @@ def test_02_claims_no_ridge_trend_its_table_does_not_show():
     from rooflinelib.core.machines import A100
     text = markdown("02_operator_intensities.ipynb")
     assert "gained far more speed" not in text and "faster arithmetic makes" not in text
-    assert "Seven of the operator table's eleven rows sit under 1 FLOP/byte" in text
-    rows = tables.operator_rows()
-    assert len(rows) == 11 and sum(r["intensity"] < 1 for r in rows) == 7
+    # review 6b E02-2: the naive GEMM's 0.25 is counted at the SMs, not at HBM like the ridges
+    assert "Six of the ten rows counted at HBM sit under 1 FLOP/byte (decode attention is at 1.01)" in text
+    rows = [r for r in tables.operator_rows() if r["level"] == "HBM"]
+    assert len(rows) == 10 and sum(r["intensity"] < 1 for r in rows) == 6
+    assert min(r["ridge"] for r in tables.ridge_rows(names=("fp32",))) > 10 * max(
+        r["intensity"] for r in rows if r["intensity"] < 1)
     compute = H200.ceiling("bf16-tensor").value / A100.ceiling("bf16-tensor").value
     hbm = H200.ceiling("dram").value / A100.ceiling("dram").value
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
@@ -337,12 +340,17 @@ def test_02_claims_no_ridge_trend_its_table_does_not_show():
     assert f"206.1 / 13.94 = {H200.ridge('bf16-tensor') / H200.ridge('fp32'):.1f} on the H200" in text
 
 
-def test_02_hbm_64_byte_unit_is_a_measured_behaviour():
-    # T3: "the H200's HBM, which moves 64 bytes at a time" stated a measured fit as HBM's property.
+def test_02_hbm_64_byte_unit_is_a_fit_to_timings():
+    # T3: "the H200's HBM, which moves 64 bytes at a time" stated a measured fit as HBM's property;
+    # review 6b E02-1/C02-2: nor was the unit "measured": it is what strided timings fit, up to
+    # stride 16 (defined in place), and stride 32 measured worse than the fit (pitfall 6)
     text = markdown("02_operator_intensities.ipynb")
-    assert "which moves 64 bytes at a time" not in text
-    assert "measured to move in 64-byte units (two sectors), up to stride 16" in text
-    assert "not a datasheet property of HBM" in text
+    assert "which moves 64 bytes at a time" not in text and "measured to move in 64-byte units" not in text
+    assert ("reads of every k-th float (a **stride** of k) up to k = 16 were timed as if DRAM moved 64-byte "
+            "units (two sectors), a fit, not a counter reading; fully scattered reads measured a little worse "
+            "still (pitfall 6 of notebook 06)") in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text(encoding="utf-8").split())
+    assert "the run measured 5.5%" in page and "6.6% of stride 1's" in page  # worse than 1/16
 
 
 def test_02_has_no_mode_cell():
@@ -357,7 +365,8 @@ def test_02_is_one_sitting_on_one_thread():
     # glossary for later notebooks, the roof-ratio cell, the dtype cell, the GEMM widget.
     nb = cells("02_operator_intensities.ipynb")
     text = markdown("02_operator_intensities.ipynb")
-    assert len(nb) <= 30 and len(text.split()) <= 2250, (len(nb), len(text.split()))
+    # review 6b added the fp8 output caveat, the tensor tile and the stride's definition: 2,300
+    assert len(nb) <= 30 and len(text.split()) <= 2300, (len(nb), len(text.split()))
     assert "bank conflict" not in text and "occupancy" not in text
     code = "\n".join(c.source for c in nb if c.cell_type == "code")
     assert "roof_ratio" not in code and "gemm_widget" not in code and "vector_add(2**24, dtype)" not in code
@@ -400,3 +409,42 @@ def test_00_learning_path_names_the_labs_each_notebook_title_names():
         title = cells(name)[0].source.splitlines()[0]
         assert labs.findall(after) == labs.findall(title), (name, after, title)
     assert labs.findall(cells("03_ceilings.ipynb")[0].source.splitlines()[0]) == ["Labs 1 and 2"]
+
+
+# --- notebook 02 after review 6b ----------------------------------------------------------------
+
+def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbers():
+    text = markdown("02_operator_intensities.ipynb")
+    # E02-3: "same N" holds only with C in fp8 as well; with a bf16 C, I = 2N^3 / (4N^2) = N/2
+    fp8_ridge = H200.ridge("fp8-tensor")
+    n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
+    assert n_bf16_out == 825
+    assert "the **same** N when A, B and C are all stored in fp8" in text
+    assert f"An fp8 GEMM usually writes C in bf16; then I = N/2 and it needs N = {n_bf16_out}" in text
+    # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
+    assert "15 to 16 times further right" not in text
+    tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
+                      operators.smallest_tile(m.ridge("bf16-tensor"), 4096, "bf16")["exact"]) for m in (A100, H100_SXM, H200)}
+    assert f"for the bf16 tensor ridge: {tiles['H200'][1]} on the H200, about 8 times the fp32 tile" in text
+    assert all(7.5 < big / small < 8.5 for small, big in tiles.values()), tiles
+    assert "get the rest of their reuse from the L2" in text
+    cell = next(c for c in cells("02_operator_intensities.ipynb") if "smallest_tile" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert f"H200: smallest tile reaching the fp32 ridge b = {tiles['H200'][0]}" in printed
+    assert f"reaching the bf16 tensor ridge b = {tiles['H200'][1]}, {tiles['H200'][1] / tiles['H200'][0]:.1f}x wider" in printed
+
+
+def test_02_review_6b_clarity():
+    text = markdown("02_operator_intensities.ipynb")
+    # C02-3: the primer quotes a timing fit, so "every number" is the cells' printed ones
+    assert "Every number here comes from" not in text and "Every number the cells print comes from a formula" in text
+    # C02-4: the MI300X packed/unpacked explanation is one line here, the rest in the appendix
+    assert "two FMAs per lane" not in text and "#the-mi300xs-fp32-figures-notebooks-00-and-02)" in text
+    headings = {"-".join(line.lstrip("#").strip().lower().replace("'", "").replace("(", "").replace(")", "").split())
+                for line in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8").splitlines()
+                if line.startswith("## ")}
+    assert "the-mi300xs-fp32-figures-notebooks-00-and-02" in headings
+    # C02-5: no forward reference inside the opening answer
+    assert "as the text under its table explains" not in words(cells("02_operator_intensities.ipynb")[0].source)
+    # an unlabelled "because" left the decode section
+    assert "that is why it is the standard tool" not in text

@@ -244,7 +244,8 @@ COMPARE_COLUMNS = (
     Column("unit", "unit", align="<"),
     Column("measured", "measured", number),
     Column("datasheet", "datasheet", number),
-    Column("fraction", "measured / datasheet", lambda v: "-" if v is None else f"{100 * v:.0f}%"),
+    # one decimal: fp64's 99.5% must not print as 100%, above fp32's 98% (review 6b, C03-6)
+    Column("fraction", "measured / datasheet", lambda v: "-" if v is None else f"{100 * v:.1f}%"),
     Column("basis", "datasheet figure", align="<"),
 )
 
