@@ -548,12 +548,13 @@ _FACTOR_HINTS = (
 
 def check_number(answer, expected: float, question: str, *, unit: str = "",
                  rtol: float = DEFAULT_RTOL, atol: float = 0.0,
-                 mistakes: Iterable = (), percent_ok: bool = True) -> Check:
+                 mistakes: Iterable = (), percent_ok: bool = True, factor_hints: bool = True) -> Check:
     """Pass when ``answer`` is within ``rtol`` (relative) or ``atol`` (absolute) of ``expected``.
 
     ``mistakes`` lists ``(wrong_value, hint)`` pairs for the usual slips, computed the same way
     as the key but with the slip in it; an answer close to one gets that hint.  Otherwise a
-    generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction.
+    generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction;
+    ``factor_hints=False`` leaves only the direction, for a ratio no unit or FMA slip can explain.
     For ``unit="fraction"`` a bare number 100 times the key is read as a percentage.
     """
     expected = float(expected)
@@ -577,7 +578,7 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
         if value <= 0 < expected:
             return Check(question, "fail", "must be positive: rates, bytes, intensities and "
                                            "times are never zero or negative here")
-        if expected != 0 and value != 0:
+        if factor_hints and expected != 0 and value != 0:
             ratio = value / expected
             family = (_unit_of(unit) or ("",))[0] if unit else ""
             for factor, families, hint in _FACTOR_HINTS:

@@ -19,6 +19,7 @@ numpy and numba are imported inside the functions that need them.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -57,12 +58,18 @@ VARIANTS = tuple(ARGUMENTS)
 #: alone (values up to 16) lets the unsafe form pass.
 LARGE_SHIFT = 100.0
 LARGE_ROW = 0
+#: How far past one read of x the fused kernel's global reads may go (none of the course's kernels
+#: reads anything else; a re-read of the row from global memory makes it 2x or more).
+READ_ONCE_SLACK = 0.05
 #: Rows checked against a float64 softmax after a GPU profile (every row on the CPU).
 CHECKED_ROWS = 256
 MAX_RELATIVE_ERROR = 1e-4
 #: The recorded H200 profiles the notebook shows, in this order, where present.
 RECORDED_NAMES = ("softmax 3-pass", "softmax fused", "gemm naive", "gemm tiled")
 RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
+#: The recorded GEMM profiles are the fixed variants (benchmarks/record_profiles.py): the level
+#: table names them as notebook 07's four-row counter table does.
+RECORDED_LABELS = {"gemm naive": "gemm naive, warp along a row", "gemm tiled": "gemm tiled, warp along a row"}
 #: The copy mix of the Lab 1 run the recorded profiles were placed on (2026-12-01, the run that
 #: docs/appendix-07.md describes; its raw result is docs/measurements/h200_run17/lab1.json). The
 #: profiles keep only that run's best DRAM mix, the write; a softmax reads and writes, like a copy,
@@ -167,18 +174,18 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                                                          "bodies, run that cell, then this check again")
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
-                    others = np.arange(rows) != LARGE_ROW
-                    unwritten = int(np.isnan(y[others]).sum())
-                    if unwritten:
-                        where = f"{unwritten:,} of the {y[others].size:,} outputs of the ordinary rows were never written"
-                    elif not (np.isfinite(y[LARGE_ROW]).all() and _max_error(y, buffers["x"], [LARGE_ROW]) < MAX_RELATIVE_ERROR):
-                        where = (f"row {LARGE_ROW} holds large values (the input + {LARGE_SHIFT:g}) and its outputs are "
-                                 "wrong or not finite: does every exp stay inside float32's range?")
-                    else:
-                        where = f"the largest relative error is {error:.3g}"
-                    return Check(question, "fail", f"wrong output at {rows} rows x {cols} columns: {where}; "
-                                                   "check each pass against its description")
+                    return Check(question, "fail", f"wrong output at {rows} rows x {cols} columns: "
+                                                   + _wrong_output(y, buffers["x"], error))
                 worst = max(worst, error)
+            if name == "fused":  # the rule the exercise states: the fused kernel reads x once
+                rows, cols = sizes[0]
+                buffers = softmax_buffers(rows, cols)
+                counted = count_passes(passes_of(buffers), rows, SIM_THREADS)
+                times = counted["read"] / buffers["x"].nbytes
+                if times > 1 + READ_ONCE_SLACK:
+                    return Check(question, "fail", f"right output, but your fused kernel reads {times:.3g}x the bytes "
+                                                   "of x from global memory: read each element of x once, keep the row "
+                                                   "in shared memory (cuda.shared.array) and work on it there")
             return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
                                            f"error {worst:.2g} against a float64 softmax)")
 
@@ -196,6 +203,28 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
 
     return report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
                   one("fused", fused_passes))
+
+
+def _wrong_output(y, x, error: float) -> str:
+    """Why ``y`` is wrong, in the order that finds the cause: outputs never written (often a
+    loop that strides by THREADS where the simulator runs :data:`SIM_THREADS`), then wrong
+    ordinary rows (a reduction), and only when those are right the large row alone (an exp
+    that overflows float32)."""
+    import numpy as np
+    others = np.arange(len(y)) != LARGE_ROW
+    unwritten = int(np.isnan(y[others]).sum())
+    if unwritten:
+        return (f"{unwritten:,} of the {y[others].size:,} outputs of the ordinary rows were never written; the "
+                f"simulator runs {SIM_THREADS} threads a block, not THREADS: does every loop over a row stride by "
+                "cuda.blockDim.x?")
+    ordinary = np.flatnonzero(others)
+    if not (np.isfinite(y[others]).all() and _max_error(y, x, ordinary) < MAX_RELATIVE_ERROR):
+        return ("the ordinary rows' outputs are wrong: check the reductions (every thread needs the whole row's "
+                "max and sum, not its own part of them) and each pass against its description")
+    if not (np.isfinite(y[LARGE_ROW]).all() and _max_error(y, x, [LARGE_ROW]) < MAX_RELATIVE_ERROR):
+        return (f"the ordinary rows are right, but row {LARGE_ROW}, which holds large values (the input + "
+                f"{LARGE_SHIFT:g}), is wrong or not finite: does every exp stay inside float32's range?")
+    return f"the largest relative error is {error:.3g}; check each pass against its description"
 
 
 def _simulate_output(passes, rows: int, buffers: dict):
@@ -224,9 +253,9 @@ def check_byte_formula(formula, counted_at: dict, question: str):
     accesses = {size: c["read"] + c["written"] for size, c in counted_at.items()}
     mistakes = [
         (lambda rows, cols: accesses[(rows, cols)],
-         "that is every access, as the kernel's code issues them; DRAM moves each byte of a launch "
-         "once however often the threads touch it (count distinct bytes per launch: a re-read within one "
-         "launch is taken as served by the caches, the convention of every DRAM count in the course)"),
+         "that is every access, as the kernel's code issues them; count distinct bytes per launch: a re-read "
+         "within one launch is counted once, as if cached, which holds only while the re-read data fits on "
+         "chip (the fused kernel guarantees it by keeping its row in shared memory)"),
         (lambda rows, cols: keys[(rows, cols)] / 4,
          "that counts elements, not bytes: a float32 is 4 bytes"),
     ]
@@ -242,10 +271,17 @@ def model_speedup(rows: int, cols: int) -> float:
 def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
     n = rows * cols
     streaming = operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True, row_on_chip=False).n_bytes
-    return check_number(predicted, model_speedup(rows, cols), question, mistakes=[
+    three, fused = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    # A speed-up is a ratio of bytes: the generic unit and FMA hints (factor 2, KiB) would mislead.
+    return check_number(predicted, model_speedup(rows, cols), question, factor_hints=False, mistakes=[
         (1 / model_speedup(rows, cols), "that is fused over 3-pass: the speed-up is the slow time over the fast one"),
-        (streaming, "that is the streaming online softmax (it reads the row twice); this fused kernel keeps its row on chip"),
+        (streaming, "that is the streaming online softmax (it reads x twice from global memory); this fused kernel "
+                    "keeps its row on chip and reads x once"),
         (1.0, "the FLOPs are the same in both; a memory-bound kernel's time follows its bytes"),
+        (three / (fused / 2), "twice the key's: does your fused count leave out the write of y (4 bytes per "
+                              "element instead of 8)?"),
+        (three / (2 * fused), "half the key's: does your fused count read x more than once (16 bytes per element "
+                              "instead of 8), or your 3-pass count leave out passes?"),
     ])
 
 
@@ -533,29 +569,34 @@ def _shares(three, fused, copy_gbps) -> tuple:
 
 
 def comparison(profiles: dict, predicted: float, where: str = "this run", copy_gbps: float = None) -> str:
-    """The measured 3-pass / fused time ratio against ``predicted``, and why they part; the
-    shares are of ``copy_gbps`` (the softmaxes' own access mix, see :func:`copy_roof_gbps`)
-    when it is given."""
+    """The measured 3-pass / fused time ratio against ``predicted``, and why they part: one
+    line for the result, then one bullet each for the bytes, the bandwidth and where the time
+    went (or why fusion gained less); the shares are of ``copy_gbps`` (the softmaxes' own
+    access mix, see :func:`copy_roof_gbps`) when it is given."""
     three, fused = profiles.get("3-pass"), profiles.get("fused")
     if three is None or fused is None:
         return f"{where}: the prediction cannot be tested without a verified pair of profiles."
     predicted, note = _prediction(predicted, three)
     measured = three.seconds / fused.seconds
     share3, sharef, roof_words, aside = _shares(three, fused, copy_gbps)
-    head = note + (f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds)} against "
-            f"{_us(fused.seconds)}); the 3-pass version moved its counted bytes at {share3} of "
-            f"{roof_words}, the fused one at {sharef}{aside}.")
     found = outcome(three, fused, predicted)
+    result = {"holds": f"within {_tolerance():.0%}, the prediction holds", "more": "fusion gained more than predicted"}
+    lines = [note + f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds)} against "
+             f"{_us(fused.seconds)}): {result.get(found, 'fusion gained less than predicted')}."]
     byte_ratio = three.n_bytes / fused.n_bytes
+    bytes_line = f"- bytes: {three.n_bytes:,.0f} against {fused.n_bytes:,.0f} counted, a ratio of {byte_ratio:.2f}x"
     if abs(predicted / byte_ratio - 1) > _tolerance():  # a prediction other than the byte ratio
-        head += f" (The bytes alone predict {byte_ratio:.2f}x.)"
+        bytes_line += f" (the bytes alone predict {byte_ratio:.2f}x, not {predicted:.2f}x)"
+    lines.append(bytes_line + ".")
+    lines.append(f"- bandwidth: the 3-pass version moved its counted bytes at {share3} of {roof_words}, the fused "
+                 f"one at {sharef}{aside}.")
     if found == "holds":
-        return head + f" Within {_tolerance():.0%}: the prediction holds, both ran about equally close to the memory roof."
-    if found == "more":
-        return head + " Fusion gained more than predicted. " + gap_text(three, fused)
-    if found == "less-fused-slow":
-        return head + " Fusion gained less than predicted, and " + _LESS_FUSED_SLOW + "."
-    return head + " Fusion gained less than predicted: " + _LESS + "."
+        lines.append("- so both ran about equally close to the memory roof, and time followed bytes.")
+    elif found == "more":
+        lines.append("- where the time went: " + gap_text(three, fused))
+    else:
+        lines.append("- why: " + (_LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS) + ".")
+    return "\n".join(lines)
 
 
 # --- the recorded H200 profiles --------------------------------------------------------------
@@ -570,8 +611,7 @@ def recorded_pair(device: str = "h200", backend: str = "numba"):
     except ProfileError as exc:
         return {}, f"Recorded {device.upper()} profiles: not recorded yet ({' '.join(str(exc).split())[:200]})."
     if device == "h200":
-        profiles = {name: on_memory_roof(p, "dram-copy", RECORDED_PROFILES_COPY_GBPS)
-                    if name in RECORDED_SOFTMAX.values() and p.memory == "dram" else p
+        profiles = {name: _on_copy_roof(p) if name in RECORDED_SOFTMAX.values() and p.memory == "dram" else p
                     for name, p in profiles.items()}
     first = next(iter(profiles.values()))
     d = first.device or {}
@@ -585,6 +625,13 @@ def recorded_pair(device: str = "h200", backend: str = "numba"):
     names = ", ".join(repr(n) for n in profiles)
     return profiles, (f"Recorded profiles shipped with the course: {'; '.join(facts)}; {len(profiles)} "
                       f"profile(s): {names}.")
+
+
+def _on_copy_roof(profile):
+    """A recorded softmax placed again on its run's copy mix, without the placement's note on
+    the mixes: the notebook says it in words, where the student reads it."""
+    placed = on_memory_roof(profile, "dram-copy", RECORDED_PROFILES_COPY_GBPS)
+    return dataclasses.replace(placed, notes=tuple(n for n in placed.notes if not n.startswith("memory roof: ")))
 
 
 def recorded_softmax(profiles: dict) -> dict:
@@ -630,6 +677,16 @@ L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the 
            "accesses are not in it), placed against Lab 1's shared-memory roof: the L1 and shared memory are "
            "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
 
+#: What the l2 row's bytes are.  ncu's ``lts__t_bytes`` counts every byte the L2 slices handled:
+#: the SMs' requests (what Lab 1's L2 roof counts) and also the traffic between the H200's two L2
+#: partitions, which on the course's 1 GiB sweeps (ncu by source unit, notebook 05) was about as
+#: large as the DRAM reads.  The recorded profiles hold only the total, so the row's intensity is
+#: a lower and its share an upper bound.
+L2_NOTE = ("l2: ncu's lts__t_bytes, every byte the L2 slices handled: the SMs' requests, which are what Lab 1's "
+           "L2 roof counts, and also the traffic between the H200's two L2 partitions (on notebook 05's 1 GiB "
+           "sweeps about equal to the DRAM reads); these profiles recorded only the total, so the l2 "
+           "row's share (and its time) is an upper bound")
+
 
 #: A level "binds" in the level table only when the kernel reaches at least this share of that
 #: level's roof: far below every roof (the GEMMs at 8-18%), the level that takes longest is not
@@ -647,7 +704,7 @@ def levels_text(profile) -> str:
     achieved = profile.achieved_gflops
     binding = h.get("binding")
     bound = binding in h["levels"] and achieved / h["levels"][binding]["roof_gflops"] >= BINDS_AT_LEAST
-    lines = [f"{profile.name}: {achieved:,.1f} GFLOP/s achieved"]
+    lines = [f"{RECORDED_LABELS.get(profile.name, profile.name)}: {achieved:,.1f} GFLOP/s achieved"]
     for level, p in h["levels"].items():
         mark = "  <- binds" if bound and level == binding else ""
         lines.append(f"  {LEVEL_LABELS.get(level, level):6s} {p['bytes']:>16,.0f} bytes  I = {p['intensity']:8.4g} FLOP/byte  "
@@ -658,8 +715,9 @@ def levels_text(profile) -> str:
         lines.append(f"  {profile.name}: no level binds: the longest, {LEVEL_LABELS.get(binding, binding)} "
                      f"({p['bytes'] / 1e9:,.3g} GB in {p['bytes'] / p['ceiling_gbps'] / 1e3:,.1f} us at "
                      f"{p['ceiling_gbps']:,.0f} GB/s), would allow {p['roof_gflops']:,.0f} GFLOP/s and the kernel "
-                     f"reached {achieved / p['roof_gflops']:.0%} of it, under {BINDS_AT_LEAST:.0%} of every "
-                     "level's roof: the limit is elsewhere.")
+                     f"reached {achieved / p['roof_gflops']:.0%} of it"
+                     + (" (an upper bound: see the l2 note)" if binding == "l2" else "")
+                     + f", under {BINDS_AT_LEAST:.0%} of every level's roof: the limit is elsewhere.")
     elif binding in ("shared", "l1"):  # "shared": profiles recorded before the L1 was named
         p = h["levels"][binding]
         lines.append(f"  {profile.name}: the L1's global-load traffic binds: its {p['bytes'] / 1e9:,.3g} GB need "
