@@ -325,7 +325,7 @@ class Machine:
     ceilings: tuple = ()
     source: str = ""
     date: str = ""
-    kind: str = "datasheet"  # "datasheet" or "measured"
+    kind: str = "datasheet"  # "datasheet", "measured", or "example" (round numbers for a lesson)
     notes: str = ""
     provenance: dict = field(default_factory=dict)
 

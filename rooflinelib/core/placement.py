@@ -56,16 +56,22 @@ class KernelPoint:
     """One kernel: ``n_flops`` FLOPs and ``n_bytes`` bytes of memory traffic per launch.
 
     ``achieved_gflops`` is the measured rate (``n_flops / seconds / 1e9``), or ``None`` when the
-    kernel has not been timed; the point then sits on its roof.
+    kernel has not been timed; the point then sits on its roof.  ``memory_ceiling`` names the
+    memory ceiling a chart judges this point against (``"dram-2tbs"``), when the chart draws
+    it; ``None`` means the chart's first memory ceiling.
     """
 
     name: str
     n_flops: float
     n_bytes: float
     achieved_gflops: Optional[float] = None
+    memory_ceiling: Optional[str] = None
 
     def __post_init__(self):
         object.__setattr__(self, "name", check_name(self.name))
+        if self.memory_ceiling is not None:
+            object.__setattr__(self, "memory_ceiling",
+                               check_name(self.memory_ceiling, "memory_ceiling"))
         object.__setattr__(self, "n_flops", _positive_number(self.n_flops, "n_flops"))
         object.__setattr__(self, "n_bytes", _positive_number(self.n_bytes, "n_bytes"))
         if self.achieved_gflops is not None:

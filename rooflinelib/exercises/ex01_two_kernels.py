@@ -7,9 +7,11 @@ compute with 2 TB/s.  Two kernels, at 20 and 80 FLOP/byte.  The keys come from
 """
 from __future__ import annotations
 
+import re
+
 from rooflinelib.exercises.grading import (AnswerError, Check, NotAnsweredError, Table,
-                                           check_number, check_side, guarded, is_unanswered, report,
-                                           reveal)
+                                           check_number, check_side, guarded, is_unanswered,
+                                           read_number, report, reveal)
 from rooflinelib.core.machines import EXAMPLE_120T_3TB
 from rooflinelib.core.model import attainable_gflops, ridge
 
@@ -46,6 +48,12 @@ def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_
         else:
             mistakes.append((PEAK_GFLOPS / 1000, "that is the compute roof; at this intensity "
                                                  "the bandwidth product I x B is lower"))
+        # The likeliest slip after the drop: the 3 TB/s answer copied into the 2 TB/s row.
+        before = attainable_gflops(intensity, PEAK_GFLOPS, BANDWIDTHS_GBPS[0]) / 1000
+        if bandwidth != BANDWIDTHS_GBPS[0] and before != key:
+            mistakes.append((before, f"that is the rate at {BANDWIDTHS_GBPS[0] / 1000:g} TB/s; "
+                                     f"the bandwidth changed, so recompute I x B with "
+                                     f"{bandwidth / 1000:g} TB/s"))
         checks.append(check_number(answer, key, f"predicted TFLOP/s, {_case_name(intensity, bandwidth)}",
                                    unit="TFLOP/s", mistakes=mistakes))
     return report("Predicted rates", *checks)
@@ -68,16 +76,48 @@ def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
                   check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2))
 
 
+_PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
+
+
+def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
+    """Old rate / new rate, as a factor; a percentage is read as the share of the rate lost
+    ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
+    model conclusion quotes."""
+    if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
+        return check_number(answer, key, question, unit="x", mistakes=mistakes)
+
+    def grade() -> Check:
+        loss = read_number(answer, question, "fraction")
+        if not 0 <= loss < 1:
+            return Check(question, "fail", f"read {answer.strip()!r} as the share of the rate lost, "
+                                           "which lies from 0% (no change) to under 100%; the "
+                                           "question asks for old rate / new rate, as a factor")
+        factor = 1 / (1 - loss)
+        inner = check_number(factor, key, question, unit="x", mistakes=mistakes)
+        reading = (f"read as a loss of {loss:.0%} of the rate, old / new = 1 / (1 - {loss:g}) "
+                   f"= {factor:.3g}x")
+        if inner.passed:
+            return Check(question, "pass", f"correct, {reading} (within ±2%)")
+        return Check(question, "fail", f"{reading}: {inner.message}")
+
+    return guarded(question, grade)
+
+
 def check_slowdowns(slowdown_20, slowdown_80):
+    """Old rate / new rate for each kernel (1 means no change); a percentage is a loss."""
     before, after = BANDWIDTHS_GBPS
     checks = []
     for intensity, answer in zip(INTENSITIES, (slowdown_20, slowdown_80)):
         key = attainable_gflops(intensity, PEAK_GFLOPS, before) / attainable_gflops(intensity, PEAK_GFLOPS, after)
-        checks.append(check_number(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
-                                   unit="x",
-                                   mistakes=[(before / after, "that is how much the bandwidth "
-                                                              "fell; does this kernel feel it?")]
-                                   if key != before / after else []))
+        mistakes = []
+        if key != before / after:
+            mistakes.append((before / after, "that is how much the bandwidth fell; does this "
+                                              "kernel feel it?"))
+        if key != 1:
+            mistakes.append((1 / key, "you gave new rate / old rate; the question asks old "
+                                      "rate / new rate, which is 1 or more"))
+        checks.append(_check_slowdown(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
+                                      mistakes))
     return report("What the bandwidth drop costs", *checks)
 
 
@@ -99,6 +139,19 @@ def prediction_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_a
 def _slope_of(trace) -> float:
     x, y = list(trace.x), list(trace.y)
     return y[0] / x[0]
+
+
+def _near(value, target: float) -> bool:
+    return value is not None and abs(value - target) <= 0.02 * target
+
+
+_HOVER_RIDGE = re.compile(r"ridge ([0-9.]+) FLOP/byte\)")
+
+
+def _hover_ridge(trace):
+    """The ridge of the roofline a kernel's hover verdict was taken against, in FLOP/byte."""
+    match = _HOVER_RIDGE.search(" ".join(str(h) for h in (trace.hovertext or ())))
+    return float(match.group(1)) if match else None
 
 
 def check_figure(figure):
@@ -127,13 +180,29 @@ def check_figure(figure):
         for bandwidth in BANDWIDTHS_GBPS:
             if not any(abs(s - bandwidth) <= 0.02 * bandwidth for s in slopes):
                 problems.append(f"no memory roof at {bandwidth / 1000:g} TB/s (the slope is GB/s)")
-        points = [(t.x[0], t.y[0]) for t, m in zip(data, metas) if m.startswith("kernel:")]
+        kernels = [t for t, m in zip(data, metas) if m.startswith("kernel:")]
+        missing, wrong_roof, thousandfold = [], [], 0
         for bandwidth in BANDWIDTHS_GBPS:
             for intensity in INTENSITIES:
                 rate = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
-                if not any(abs(x - intensity) <= 0.02 * intensity and abs(y - rate) <= 0.02 * rate
-                           for x, y in points):
-                    problems.append(f"no point at the prediction for {_case_name(intensity, bandwidth)}")
+                at = [t for t in kernels if _near(t.x[0], intensity) and _near(t.y[0], rate)]
+                if not at:
+                    missing.append(_case_name(intensity, bandwidth))
+                    thousandfold += any(_near(t.x[0], intensity) and _near(t.y[0], rate / 1000)
+                                        for t in kernels)
+                elif not any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, bandwidth)) for t in at):
+                    wrong_roof.append(_case_name(intensity, bandwidth))
+        if missing and thousandfold == len(missing):
+            problems.append("your points sit 1,000 times below the predictions: achieved_gflops is "
+                            "in GFLOP/s, so multiply your TFLOP/s by 1000")
+        else:
+            problems += [f"no point at the prediction for {case}" for case in missing]
+        if wrong_roof:
+            which = " and ".join(wrong_roof)
+            problems.append(f"the point{'s' if len(wrong_roof) > 1 else ''} for {which} "
+                            f"{'are' if len(wrong_roof) > 1 else 'is'} judged against the other "
+                            f"bandwidth roof (the hover verdict names the wrong ridge): give each "
+                            f"2 TB/s point memory_ceiling=, the name of your 2 TB/s ceiling")
         if problems:
             return Check(question, "fail", "; ".join(problems))
         return Check(question, "pass", "both bandwidth roofs, the compute roof and all four "

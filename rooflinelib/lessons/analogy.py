@@ -50,9 +50,10 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     the H200 (an empty kernel in a CUDA graph) and, apart, Numba's host dispatch of one empty
     kernel on the same run (``numba_dispatch_s``) and of a three-array kernel such as the add
     (``three_array_dispatch_s``); and the same two figures from the run's second launch
-    experiment (``second_*``).  ``roofs``: the lowest and highest compute roof of ``span_machine``
-    (the MI300X), with the unpacked fp32 roof as the lowest, and the ratio against the data
-    sheet's packed fp32 figure too.  ``cache``: a 16 KiB row read five times, once from HBM.
+    experiment (``second_*``); ``device_s`` is the second one, the figure notebooks 00 and 06
+    quote.  ``roofs``: the lowest and highest compute roof of ``span_machine`` (the MI300X), with
+    the unpacked fp32 roof as the lowest, and the ratio against the data sheet's packed fp32
+    figure too.  ``cache``: a 16 KiB row read five times, once from HBM.
     Raises ``ValueError`` when the recorded launch run is not shipped."""
     launch_machine, span_machine = launch_machine or H200, span_machine or MI300X
     empty = pitfalls.recorded_empty_launch()
@@ -72,10 +73,15 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
                    "numba_dispatch_s": empty["dispatch_s"]["one float"], "source": empty["source"],
                    # the vector add passes three arrays, which the same run dispatched apart
                    "three_array_dispatch_s": empty["dispatch_s"].get("three arrays"),
+                   # the one launch figure notebook 00 quotes: notebook 06's and exercise 2's
+                   "device_s": second["device_s"],
                    "second_device_launch_s": second["device_s"],
                    "second_numba_dispatch_s": second["host_dispatch_s"].get("Numba-CUDA")},
         "roofs": {"machine": span_machine.name, "low_gflops": span["low"].value, "low": span["low"].label,
                   "high_gflops": span["high"].value, "high": span["high"].label, "ratio": span["ratio"],
+                  # the other roofs as low as the lowest (the MI300X's fp64 vector)
+                  "also_low": [c.label for c in span_machine.compute_ceilings
+                               if c.value == span["low"].value and c.name != span["low"].name],
                   "packed_fp32_gflops": packed,
                   "ratio_to_packed": span["high"].value / packed if packed else None},
         "cache": {"row_bytes": row_bytes, "reads": 5, "hbm_over_l2_intensity": 5},
