@@ -87,8 +87,9 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
         return check_number(answer, key, question, unit="x", mistakes=mistakes)
 
     def grade() -> Check:
-        loss = read_number(answer, question, "fraction")
-        if not 0 <= loss < 1:
+        # "-33%" is the same answer written as a change of rate
+        loss = abs(read_number(answer, question, "fraction"))
+        if loss >= 1:
             return Check(question, "fail", f"read {answer.strip()!r} as the share of the rate lost, "
                                            "which lies from 0% (no change) to under 100%; the "
                                            "question asks for old rate / new rate, as a factor")
