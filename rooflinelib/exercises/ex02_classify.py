@@ -35,7 +35,7 @@ MACHINE = Machine(
 )
 ROOF_NAMES = {"fp32": "fp32 vector units", BF16_TENSOR: "bf16 matrix cores"}
 
-#: The first optimization to try, as a closed menu.
+#: The first move to try, as a closed menu (a move, not always an optimization: score-bandwidth).
 FIRST_STEPS = Choices({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
              ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
@@ -94,6 +94,10 @@ _COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits
 _SMALLER_TYPE_ON_COMPUTE = ("correct, if the accuracy allows: a smaller type speeds a compute-bound "
                             "kernel through the faster roof of the units that run it, not through "
                             "its bytes; ")
+#: A smaller type on a memory-bound fp32 row: right (notebook 02: "a memory-bound operator
+#: [gains] 2x from the halved bytes"), but it changes the result, which fusion does not.
+_SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: the kernel is memory-bound, so fewer "
+                           "bytes per element cut its time in proportion; ")
 _DEFAULT_STEP_HINTS = {
     "memory": {"instruction-mix": _COMPUTE_LEVER_ON_MEMORY,
                "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
@@ -166,33 +170,35 @@ def _rows() -> tuple:
         # once (score it against the copy ceiling: two reads and a write, a read-write mix); in a
         # pipeline, fusing it with the kernel that
         # reads C deletes C's round trip through HBM.
+        # A smaller type passes with a note, as on rows 6 and 8 (review 6b, K2-1): memory-bound,
+        # so halving the bytes halves the time; it changes the result, which fusion does not.
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
-            frozenset({"fuse", "score-bandwidth"}),
-            {"smaller-dtype": "a smaller type would cut the time in proportion to the bytes (the "
-                              "kernel is memory-bound), but it changes the result; which lever "
-                              "keeps the result exact?"},
+            frozenset({"fuse", "score-bandwidth", "smaller-dtype"}),
+            {},
             ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
                               "writes C"),
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
-             (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2"))),
+             (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2")),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fusion keeps fp32 exact and is "
+                                         "the first to try"}),
         # Two first steps are right, as for row 1: on its own the sum already reads each byte
         # once (score it against the read ceiling: it only reads, and the H200's copy mix is 5%
         # below its read, so the copy would flatter it); in a pipeline, fusing it into the kernel
         # that produces A deletes A's round trip through HBM.
         Row(2, red, "sum reduction s = sum(A)", "n = 2^24 fp32 elements", "fp32",
-            frozenset({"score-bandwidth", "fuse"}),
+            frozenset({"score-bandwidth", "fuse", "smaller-dtype"}),
             {"tile": "there is no reuse to capture: each element is used exactly once"},
             ((n / (2 * n * fp32), "a reduction writes one scalar, not one value per element"),
              (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"),
              (2 * red.intensity, "recount: a sum does one add per element, 1 FLOP, and reads each "
-                                 "4-byte element once"))),
+                                 "4-byte element once")),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "on its own it already reads "
+                                         "each byte once, so score its bandwidth first, or fuse "
+                                         "it into its producer, which keeps fp32 exact"}),
         Row(3, soft, "safe softmax in three passes: max; exp(x - max) written back, with its sum; "
                      "normalize that buffer",
-            "n = 2^24 fp32 elements", "fp32", frozenset({"fuse"}),
-            {"smaller-dtype": "that would cut the time in proportion to the bytes, but the five "
-                              "round trips of the row through HBM (three reads, two writes) "
-                              "stay and the result loses precision: which lever removes whole "
-                              "passes over the row and keeps fp32?"},
+            "n = 2^24 fp32 elements", "fp32", frozenset({"fuse", "smaller-dtype"}),
+            {},
             ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
@@ -201,24 +207,33 @@ def _rows() -> tuple:
                                              "again in its last pass; this one writes exp(x - max) "
                                              "back in pass 2 and reads that buffer in pass 3"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
-                                "sum, divide"))),
+                                "sum, divide")),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but the five round trips of "
+                                         "the row through HBM (three reads, two writes) stay; "
+                                         "fusion removes three of them and keeps fp32 exact, so "
+                                         "it is the first to try"}),
         Row(4, naive, "GEMM, one thread per output, no reuse (no cache keeps anything)",
             "N = 4096 fp32", "fp32",
-            frozenset({"tile"}),
+            frozenset({"tile", "smaller-dtype"}),
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
                      "re-reads its inputs over and over"},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; one thread per "
                                                   "output re-reads a row of A and a column of B "
                                                   "for every output"),
              (naive.intensity / 2, fma_is_two),
-             (naive.intensity * fp32, bytes_not_elements))),
+             (naive.intensity * fp32, bytes_not_elements)),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but halving the bytes is little "
+                                         "next to what tiling deletes (every element is read N "
+                                         "times), and tiling keeps fp32: try it first"}),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
-            frozenset({"tile"}),
+            frozenset({"tile", "smaller-dtype"}),
             {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?"},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
                                                   "A and B are each read N/b times"),
              (tiled.intensity / 2, fma_is_two),
-             (tiled.intensity * fp32, bytes_not_elements))),
+             (tiled.intensity * fp32, bytes_not_elements)),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but bigger tiles delete more "
+                                         "(A and B are read N/b times) and keep fp32: try them first"}),
         # A batch-1 GEMV has one column to multiply: it cannot fill a matrix-core tile, so it
         # runs as bf16 loads and fp32 multiply-adds on the CUDA cores (the fp32 vector roof).
         # Memory-bound against either ridge; the verdict is the same.
@@ -258,8 +273,9 @@ def _rows() -> tuple:
                          "on the matrix cores: classify it against that roof's ridge"),
         Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
             # Either lever for the exps, which at d = 128 take half the score's matrix time:
-            # fewer or cheaper ones (the mix), or running them under the MMAs (overlap; the same
-            # instructions on another schedule, as FlashAttention-3 does).
+            # running them under the MMAs (overlap; the same instructions on another schedule, as
+            # FlashAttention-3 does), or fewer MUFU ops (the mix: some exp2s as polynomial FMAs on
+            # the fp32 units; folding the scale into exp2's argument saves an FMUL, not a MUFU op).
             BF16_TENSOR, frozenset({"instruction-mix", "overlap", "smaller-dtype"}),
             {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
@@ -329,7 +345,7 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         check_side(vs_bf16, row.intensity, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
         check_side(verdict, row.intensity, row.ridge, "verdict on the roof it runs on",
                    hints=verdict_hints),
-        check_choice(first_step, row.first_steps, "first optimization", FIRST_STEPS,
+        check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
                      hints=step_hints, notes=row.step_notes),
     )
 
@@ -409,8 +425,12 @@ def given_part_c() -> Table:
                f"{CACHE_L2_CEILING_FRACTION:.0%} of the L2 bandwidth ceiling"),
         ("C4", f"C1's GPU and launch overhead ({TINY_GBPS / 1000:g} TB/s, {LAUNCH_OVERHEAD_S * 1e6:g} µs); inside a "
                f"CUDA graph a launch costs only the device's own time, {GRAPH_LAUNCH_S * 1e6:g} µs"),
-        ("C5", f"rocprof on an MI300X reports {' and '.join(AMD_COUNTERS)} for a kernel, in kilobytes "
-               f"(of 1,024 bytes)"),
+        # review 6b CK2-1: what each counter counts, in one line, so C5 is answerable before
+        # notebook 05 (which uses counters on a real profile)
+        ("C5", f"rocprof on an MI300X reports, for a kernel, in kilobytes (of 1,024 bytes): "
+               f"{AMD_COUNTERS[0]}, the bytes the L2 requested to serve its misses, and "
+               f"{AMD_COUNTERS[1]}, the bytes it wrote back (AMD's documentation says "
+               f"\"video memory\" for both)"),
     ), title="Part C: given data")
 
 

@@ -170,6 +170,14 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
 CROSSOVER_RTOL = 0.02
 
 
+def _crossover_slips(fused_s) -> list:
+    """The slips that double or halve the crossover s: a multiply-add counted as 1 FLOP, or the
+    elements given 4 bytes (or 1) instead of bf16's 2."""
+    hint = ("off by a factor of 2: a multiply-add is 2 FLOPs, and each bf16 element of Q, K, V and O "
+            "is 2 bytes; check both")
+    return [(2 * fused_s, hint), (fused_s / 2, hint)]
+
+
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
     mi_ridge = MI300X.ridge(BF16_TENSOR)
     h_ridge = H200.ridge(BF16_TENSOR)
@@ -181,13 +189,15 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
         # 2%: the usual shortcut, I = s/2 (dropping the softmax's 5 FLOPs per score against the
         # 4d of the two GEMMs), rounded up, lands 1.0% above the exact smallest s (494 against
         # 489 on the MI300X); the ceilings themselves are not known to 1%.
+        # A sequence length has no byte prefix: no generic KiB/GiB hint (review 6b, K3-1).
         check_number(s_mi300x, mi["fused_s"], "smallest s that reaches the MI300X ridge (fused)",
-                     rtol=CROSSOVER_RTOL),
+                     rtol=CROSSOVER_RTOL, factor_hints=False, mistakes=_crossover_slips(mi["fused_s"])),
         check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
                      "does unfused attention ever get there on MI300X?", YES_NO,
                      hints={"yes": "compare the unfused limit with the ridge"}),
         check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte"),
-        check_number(s_h200, h["fused_s"], "smallest s that reaches the H200 ridge (fused)", rtol=CROSSOVER_RTOL),
+        check_number(s_h200, h["fused_s"], "smallest s that reaches the H200 ridge (fused)", rtol=CROSSOVER_RTOL,
+                     factor_hints=False, mistakes=_crossover_slips(h["fused_s"])),
     )
 
 
