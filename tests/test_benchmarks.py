@@ -63,7 +63,7 @@ def cited_paths():
     sources += sorted(BENCH.glob("*.py")) + sorted(BENCH.glob("*.sh"))
     sources += sorted((ROOT / "rooflinelib").rglob("*.py")) + sorted((ROOT / "rooflinelib").rglob("*.json"))
     sources += sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "labs").glob("*"))
-    sources += sorted((ROOT / "tests").glob("*.py"))
+    sources += sorted(p for p in (ROOT / "tests").rglob("*.py") if "__pycache__" not in p.parts)
     for folder in ("notebooks", "solutions", "exercises"):
         sources += sorted((ROOT / folder).glob("*.ipynb"))
     for path in sources:

@@ -2,7 +2,7 @@
 sweep ran under, the L2-sharing run's rates, and the recorded L2 bytes by source unit.
 
 The notebook writes its interpretations in markdown with the recorded numbers put in;
-``tests/test_hierarchy_readings.py`` checks those numbers against the data.  Pure standard
+``tests/notebooks/test_hierarchy_readings.py`` checks those numbers against the data.  Pure standard
 library.
 """
 from __future__ import annotations

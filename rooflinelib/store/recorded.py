@@ -1,7 +1,7 @@
 """The folder of recorded data shipped with the package: measurements made on an H200 (and its
 counters), read on machines without one.  Every module that reads a recorded file finds the
 folder here, through :func:`recorded_file`, :func:`recorded_files` or :func:`is_recorded`: no
-other module builds a path to it (``tests/test_recorded_home.py`` checks), so a test that
+other module builds a path to it (``tests/store/test_recorded_home.py`` checks), so a test that
 points :data:`DATA_DIR` elsewhere moves every loader at once."""
 from __future__ import annotations
 

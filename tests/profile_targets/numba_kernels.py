@@ -1,5 +1,5 @@
 """Numba-CUDA kernels whose global-memory bytes are known exactly: the simulator lane counts
-them (tests/test_profiling_sim.py) and the GPU lane profiles them on the H200.
+them (tests/profiling/test_profiling_sim.py) and the GPU lane profiles them on the H200.
 
 Each launcher function does one call's work; ``setup()`` makes the GPU lane's arguments: a
 copy of 2**28 float32 (1 GiB in, 1 GiB out)."""

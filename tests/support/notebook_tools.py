@@ -8,7 +8,7 @@ commit, run
 which executes each notebook in a fresh kernel, keeps the plain-text outputs of the cells
 tagged ``nbval-check-output`` (nbval compares those in CI), drops every other output and all
 widget state, and writes the file in canonical nbformat.  ``strip`` does the same without
-executing.  ``check`` lists what is wrong with a notebook; tests/test_notebooks.py runs it.
+executing.  ``check`` lists what is wrong with a notebook; tests/notebooks/test_notebooks.py runs it.
 
 nbval's markers are cell tags (``nbval-check-output``, ``nbval-ignore-output``, ``nbval-skip``,
 ``nbval-raises-exception``), never comments a student reads.  ``tags`` moves any comment

@@ -2,7 +2,7 @@
 end to end in the CUDA simulator on a pretend 1-SM GPU, through the registry and the
 verified-run protocol as Lab 1 and Lab 3 use them.  The simulator gives no timing, so a fixed
 fake timing stands in for the device events; only the plumbing is under test here.
-Prints one JSON line: the ceilings and sweep results.  Run by tests/test_measure_sim.py.
+Prints one JSON line: the ceilings and sweep results.  Run by tests/measure/test_measure_sim.py.
 """
 import json
 import os

@@ -1,7 +1,7 @@
 """Runs every Numba-CUDA measurement kernel in the CUDA simulator at tiny sizes, counting the
 FMAs, exp2s and 16-byte accesses each one really performs, and prints one JSON line per kernel.
 
-Run by tests/test_measure_sim.py in a subprocess, because the simulator must be switched on
+Run by tests/measure/test_measure_sim.py in a subprocess, because the simulator must be switched on
 before numba is imported (and the PTX tests need it off).
 """
 import json

@@ -1,7 +1,7 @@
 """Runs the working-set kernels in the CUDA simulator at tiny sizes, counting their 16-byte
 loads, and prints one JSON line per case.
 
-Run by tests/test_hierarchy.py in a subprocess: the simulator must be switched on before
+Run by tests/hierarchy/test_hierarchy.py in a subprocess: the simulator must be switched on before
 numba is imported (and the PTX tests need it off).
 """
 import json

@@ -1,0 +1,450 @@
+"""Notebooks 00 to 02 read as lessons: 02 opens on the course's GPU, the opening figures draw
+the roofs their text names, and the numbers 02's prose states are the ones rooflinelib gives."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from rooflinelib.core import operators
+from rooflinelib.views import tables
+from rooflinelib.core.machines import A100, H100_SXM, H200
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cells(name):
+    return nbformat.read(str(ROOT / "notebooks" / name), as_version=4).cells
+
+
+def words(text):
+    """The text with every run of white space one space, so a phrase can cross a line break."""
+    return " ".join(text.split())
+
+
+def markdown(name):
+    return words("\n".join(c.source for c in cells(name) if c.cell_type == "markdown"))
+
+
+def first_figure(name):
+    """The figure the notebook's first code cell draws, built by running that cell."""
+    pytest.importorskip("plotly")
+    code = next(c for c in cells(name) if c.cell_type == "code")
+    # the last statement may span lines (a call with its arguments): run what comes before it,
+    # then evaluate it from its first line
+    lines = code.source.splitlines()
+    start = max(i for i, line in enumerate(lines) if line and not line.startswith((" ", "\t")))
+    namespace = {}
+    exec(compile("\n".join(lines[:start]), name, "exec"), namespace)
+    return eval(compile("\n".join(lines[start:]), name, "eval"), namespace)
+
+
+def test_02_opens_on_the_courses_gpu_not_a_vendor_comparison():
+    # Review 2: "02 opens on the MI300X". The first thing a student meets is the idea, on the H200.
+    first_text = words(cells("02_operator_intensities.ipynb")[0].source)
+    assert "H200" in first_text and "MI300X" not in first_text
+    figure = first_figure("02_operator_intensities.ipynb")
+    assert "H200" in figure.layout.title.text and "MI300X" not in figure.layout.title.text
+
+
+@pytest.mark.parametrize("name", ["01_derivation.ipynb", "02_operator_intensities.ipynb"])
+def test_opening_figure_draws_only_the_hbm_roof_its_text_names(name):
+    # Both said "one HBM roof" (01's title) or "the bf16 tensor-core roof" over HBM (02), and
+    # both drew the H200's shared-memory roof as well, a green line the text never mentions.
+    figure = first_figure(name)
+    from rooflinelib.views.plotting import memory_id
+    memory = [t.meta for t in figure.data if str(t.meta).startswith(memory_id(""))]
+    assert memory == [memory_id("dram")], memory
+
+
+def test_02_keeps_the_mi300x_fp32_facts():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "163.4 TFLOP/s" in text and "81.7 TFLOP/s" in text and "packed" in text
+    ridges = tables.ridge_rows(names=("fp32", "fp32-packed"))
+    mi300x = {r["name"]: r["peak_gflops"] for r in ridges if r["machine"] == "MI300X"}
+    assert mi300x == {"fp32": 81_700, "fp32-packed": 163_400}
+
+
+def test_02_prose_states_the_numbers_rooflinelib_gives():
+    text = markdown("02_operator_intensities.ipynb")
+    fp32, bf16 = H200.ridge("fp32"), H200.ridge("bf16-tensor")
+    fused_chain = operators.elementwise_chain(2**24, 5, fused=True)
+    assert f"{operators.times_below_ridge(fused_chain, fp32):.0f} times below the ridge" in text
+    assert f"The {operators.times_below_ridge(fused_chain, bf16):.0f} times against the bf16 tensor ridge" in text
+    gaps = [fp32 / k.intensity for k in (operators.vector_add(2**24), operators.reduction(2**24),
+                                          operators.softmax(2**24, fused=True))]
+    assert (f"Vector add would need {gaps[0]:.0f} times its intensity, the reduction {gaps[1]:.0f} times, "
+            f"fused softmax {gaps[2]:.0f}") in text
+    sizes = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(H200)}
+    assert f"compute-bound from N = {sizes['fp32']}" in text
+    assert f"in every tensor-core precision it needs N = {sizes['bf16']}" in text
+    assert len({sizes[d] for d in ("tf32", "bf16", "fp16", "fp8")}) == 1
+
+
+def test_02_says_the_mufu_rate_is_derived():
+    # No datasheet lists the MUFU rate: it is SMs x 16 per clock x boost clock (review 2, T1).
+    assert "derived" in H200.ceiling("sfu").source
+
+
+def test_02_mufu_share_is_counted_per_clock():
+    # Review 3a T02-1: both rates at one clock (50%, not 46%). Review 5a C8: the argument in its
+    # direct form, per SM and per clock, printed by the cell: 512 FLOP at 4,096 per clock = 1/8
+    # clock against one exp at 16 per clock = 1/16 clock, whatever the clock.
+    from rooflinelib.core.machines import NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM, NVIDIA_SFU_PER_SM
+    text = markdown("02_operator_intensities.ipynb")
+    assert "the clock the tensor figure implies" not in text and "nearly half" not in text
+    assert "4d = 512 FLOPs at d = 128" in text and "4,096 dense bf16 FLOPs per clock: 1/8 clock" in text
+    assert "an SM's MUFUs give 16 per clock: 1/16 clock" in text and "whatever the clock" in text
+    assert "half again as long on the H100 and H200" in text
+    for machine in (A100, H100_SXM, H200):
+        per_clock = NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM[machine.name]
+        assert operators.exp_time_over_matrix_time(128, machine) == pytest.approx(
+            (1 / NVIDIA_SFU_PER_SM) / (4 * 128 / per_clock))
+    cell = next(c for c in cells("02_operator_intensities.ipynb") if "exp_time_over_matrix_time" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "H200: a score's GEMMs, 512 FLOP at 4,096 per clock = 1/8 clock; its exp at 16 per clock = 1/16 clock" in printed
+    assert "costs 50% of the tensor time" in printed and "A100" in printed and "costs 25%" in printed
+
+
+def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
+    from rooflinelib.lessons import analogy, chart_reading
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    # T00-1: 26-30 us was a one-float kernel's dispatch; review 5a C1: 00 gives no dispatch figure
+    assert "26 to 30" not in text00 and "0.64 µs in another" not in text00
+    assert "Numba's host dispatch" not in text00 and "the host's own work on top" in text00
+    # T00-3, then review 5a C1: the re-reads cross the cache that serves them (no L1/L2 before 02)
+    assert "crosses that cache 5 times and HBM once" in text00
+    # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
+    assert chart_reading.error_sizes(H200)["strided_amplification_hbm"] == 16
+    assert "about 16 times at the H200's HBM" in text01
+    # T01-2: a machine slip moves the ridge, a count slip the point, not both
+    assert "every point by that factor" not in text01
+
+
+def test_the_running_example_is_not_a_normalization_at_12_flop_per_byte():
+    # Review 3a T00-2/T01-3: real normalizations sit near 1 FLOP/byte (02's softmax); 12 is a stencil.
+    for name in ("00_start_here.ipynb", "01_derivation.ipynb"):
+        assert "normalization" not in words("\n".join(c.source for c in cells(name))).lower(), name
+
+
+def test_00_gemm_under_half_its_roof_points_past_the_chart():
+    # Review 3a C00-2: 46% of its roof is "far below" by the course's triage, not "its instructions".
+    text = markdown("00_start_here.ipynb")
+    assert "Its bytes are not the first suspect; its instructions are" not in text
+    assert "occupancy" in text and "notebook 06's triage" in text
+
+
+def test_00_figure_names_the_roof_as_its_ridge_does():
+    # Review 3a C00-3: the roof said "relevant arithmetic", its ridge "ridge fp32".
+    figure = first_figure("00_start_here.ipynb")
+    roof = next(t.name for t in figure.data if str(t.meta).startswith("roof:"))
+    ridge = next(a.text for a in figure.layout.annotations if str(a.text).startswith("ridge"))
+    assert roof.startswith("fp32") and ridge.startswith("ridge fp32"), (roof, ridge)
+
+
+def test_01_reads_the_chart_errors_on_one_machine():
+    # Review 3a C01-1: unit slips on the example GPU, the rest on the H100, in one cell.
+    code = next(c.source for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    assert "H100" not in code and code.count('get_machine("H200")') == 1
+
+
+def test_02_review_3a_wording():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
+    assert "Unfused attention's point is three kernels taken together" in text  # T02-3
+    assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
+    assert "directly attached to half of the SMs" not in text  # T02-5, then review 4a T02-2
+    assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
+    assert "Hover over a point" not in text and "in a running notebook, hover" in text  # C02-3
+    assert "each drawn at its roof" in text  # C02-3: predictions, not measurements
+    assert "Two terms for later notebooks" not in text  # C02-1, 4a C02-2, then 5a C7: moved out
+
+
+def test_primer_defines_the_terms_02_uses_and_its_links_hold():
+    # 02's primer defines what 02 uses (review 5a C7: bank conflicts and occupancy move to the
+    # notebooks that use them); every link to its heading still lands on it.
+    primer = next(c.source for c in cells("02_operator_intensities.ipynb")
+                  if c.cell_type == "markdown" and c.source.startswith("## Primer: how bytes and FLOPs reach the hardware"))
+    for term in ("sectors", "coalesced"):
+        assert re.search(r"\*\*" + term + r"\*\*", primer, re.I), term
+    for term in ("bank", "occupancy", "partition"):
+        assert term not in primer.lower(), term
+    linking = [p for p in (ROOT / "notebooks").glob("*.ipynb")
+               if "02_operator_intensities.ipynb#" in p.read_text(encoding="utf-8")]
+    for path in linking:
+        for anchor in re.findall(r"02_operator_intensities\.ipynb#([^)\s\"]+)", path.read_text(encoding="utf-8")):
+            assert anchor == "Primer:-how-bytes-and-FLOPs-reach-the-hardware", (path.name, anchor)
+
+
+def test_00_says_which_figure_images_are_recorded_h200_data():
+    # 00 said "every figure image comes from recorded-H200 mode"; its own figure is the made-up
+    # example GPU, and the images' captions now say which figures draw recorded data.
+    text = markdown("00_start_here.ipynb")
+    assert "every figure image" not in text
+
+
+# --- review 4a ----------------------------------------------------------------------------------
+
+def test_00_launch_figures_are_a_bound_not_a_traffic_time():
+    # T00-1/C00-3: 10.2 ns is the traffic time at full bandwidth, which 49 KB never reaches; the
+    # course has no measured DRAM latency, so the text states a bound and names the limit.
+    text = markdown("00_start_here.ipynb")
+    assert "A tiny kernel's time is its launch, not its traffic" in text
+    assert "10.2 ns at best, at the H200's full datasheet 4.8 TB/s" in text
+    assert "some 60 times the traffic" not in text and "some 60 times that bound" in text
+    assert "never stream at full bandwidth" in text
+    code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    assert "x that bound" in code
+
+
+def test_00_reads_as_a_lesson():
+    text = markdown("00_start_here.ipynb")
+    # T00-2: a broken sentence
+    assert "what the chart does not draw is, such as" not in text
+    # C00-1: the terminal workflow is install detail, one link away
+    assert "my_ceilings.json" not in text and "docs/install.md#measuring-on-a-gpu-cluster-without-jupyter" in text
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    assert "\n## Measuring on a GPU cluster without Jupyter\n" in install and "my_ceilings.json" in install
+    # C00-2: pitfall numbers mean nothing before notebook 06's list
+    assert not re.search(r"pitfall \d", text), re.search(r"pitfall \d", text)
+
+
+def test_01_review_4a_wording():
+    text = markdown("01_derivation.ipynb")
+    assert "no implementation beats either one" not in text  # T01-1
+    # review 5a C5: a measured ceiling means nothing at step 1; notebook 03 introduces it
+    assert "A measured ceiling" not in text
+    assert "which warps switching" not in text and "warp switching makes possible" in text  # T01-2
+    assert "(64-byte units, measured up to stride 16)" in text  # T01-3
+    assert "four common errors" not in text and "## Four ways a placement goes wrong" in text  # C01-1
+
+
+def test_01_prints_one_reading_error_a_line():
+    # C01-2: the GiB, Gbit and wrong-roof slips were packed into one printed line.
+    cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs).splitlines()
+    assert printed, "no stored output"
+    for line in printed:
+        assert sum(key in line for key in ("GiB/s", "Gbit/s", "tensor roof")) <= 1, line
+
+
+def test_02_review_4a_wording():
+    text = markdown("02_operator_intensities.ipynb")
+    # T02-1: fp8 doubles the ridge; what stays is the N at which I(N) meets it
+    assert "the ridge and the size that reaches it do not move" not in text
+    assert "the ridge doubles, and so does every GEMM's intensity" in text
+    assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"), rel=1e-3)  # 1,978.9 vs 989.4
+    # T02-2: nothing measured says the other partition is slower; the fabric bytes are counted
+    assert "slower crossbar" not in text  # (5a C7: the partitions are notebook 05's, defined there)
+    # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
+    assert "This notebook uses the first two" not in text
+    # T02-4: the opening says unfused attention's point is three kernels (review 6b C02-5: in place)
+    assert "unfused attention's point combines its three kernels, two GEMMs and a softmax" in words(cells("02_operator_intensities.ipynb")[0].source)
+    # C02-3: the per-clock aside lives in the appendix
+    assert "Per clock, Hopper's is 16" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "ratio is 14.8 on Hopper where the per-clock ratio is 16" in appendix
+    # C02-4: the one row counted at the SMs is named before the table prints 0.25
+    table = next(i for i, c in enumerate(cells("02_operator_intensities.ipynb")) if "operator_rows()" in c.source)
+    assert "counts what its SMs request before any cache serves them" in words(cells("02_operator_intensities.ipynb")[table - 1].source)
+    # C02-5: b_q is defined where it is used (since review 5a C7, the appendix's L2 aside)
+    assert "b_q" not in text
+    assert "the b_q rows of Q that one block keeps on chip" in appendix
+
+
+# --- review 5a ----------------------------------------------------------------------------------
+
+def test_the_worked_example_judges_two_fp32_fma_kernels_against_its_one_fp32_roof():
+    # T1: the example GPU has one compute roof; the GEMM's first suspect was "the intended matrix
+    # instructions", which that roof does not assume.
+    from rooflinelib.core.machines import EXAMPLE_120T_3TB
+    assert [c.name for c in EXAMPLE_120T_3TB.ceilings if c.kind == "compute"] == ["fp32"]
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    assert "whether it runs the instructions the roof assumes" not in text00
+    assert "Both do their arithmetic as fp32 fused multiply-adds (FMAs), so one compute roof, the fp32 one, judges both" in text00
+    assert "intended matrix instructions" not in text01
+    assert "Both run fp32 FMAs, so the same fp32 roof judges both" in text01
+    assert "120 TFLOP/s of fp32 FMAs" in text01
+    for text in (text00, text01):
+        assert "instead of FMAs" in text
+
+
+def test_00_breaks_use_no_term_defined_later():
+    # C1: CUDA graphs, host dispatch, SMs, L1 and L2 appeared on the start page before any
+    # notebook defines them.
+    section = next(words(c.source) for c in cells("00_start_here.ipynb")
+                   if c.cell_type == "markdown" and "## Where the picture breaks" in c.source)
+    section = section[section.index("## Where the picture breaks"):]
+    for term in (r"\bSMs?\b", r"\bL1\b", r"\bL2\b", r"CUDA graph", r"dispatch"):
+        assert not re.search(term, section), term
+    assert "counting packed instructions, which do two fp32 operations at once" in section
+
+
+def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
+    # C3: 00 printed "0.59 us", said "about 0.6 µs", exercise 2 said "0.64 µs".
+    from rooflinelib.lessons import pitfalls
+    device_us = f"{pitfalls.recorded_launch_costs()['device_s'] * 1e6:.2f} µs"
+    text00 = markdown("00_start_here.ipynb")
+    assert device_us in text00 and "about 0.6 µs" not in text00 and "0.59" not in text00
+    cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert device_us in printed and not re.search(r"\d us\b", printed), printed
+    # exercise 2 (C4) quotes the same run's figure, in its text or its given table (stored in the
+    # worked answers; the student copy prints it when run)
+    shown = []
+    for folder in ("exercises", "solutions"):
+        exercise = nbformat.read(str(ROOT / folder / "02_classify_kernels.ipynb"), as_version=4).cells
+        shown += [c.source for c in exercise if c.cell_type == "markdown"]
+        shown += [o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                  for c in exercise for o in c.get("outputs", [])]
+    assert device_us in words("\n".join(shown))
+
+
+def test_01_defines_the_units_of_a_strided_read_before_using_them():
+    # C4: "stride-32", "L2", "32-byte units" came before notebook 02's primer; the item now says
+    # what the units are, and the items come in the order the cell prints them.
+    text = markdown("01_derivation.ipynb")
+    assert "Compulsory bytes" not in text
+    assert "memory moves data in fixed-size blocks, never single values: the L2 (the GPU's large on-chip cache" in text
+    assert text.index("**Units.**") < text.index("**Counted bytes are not measured traffic.**") < text.index("**The wrong compute roof.**")
+    cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert printed.index("GiB/s read as GB/s") < printed.index("stride-32") < printed.index("tensor roof")
+
+
+def test_01_says_its_mode_without_a_mode_cell():
+    # C6: a cell printed the mode, then the text said it did not matter.
+    nb = cells("01_derivation.ipynb")
+    assert not any("detect_mode" in c.source for c in nb)
+    assert "the notebook prints the same in every mode" in words(nb[0].source)
+
+
+# --- review 5a, notebook 02 -------------------------------------------------------------------
+
+def test_02_claims_no_ridge_trend_its_table_does_not_show():
+    # T2: "the tensor cores gained far more speed than HBM ... so faster arithmetic makes more
+    # kernels memory-bound", beside a table where the bf16 ridge moves 200.6 -> 206.1 (A100 -> H200).
+    from rooflinelib.core.machines import A100
+    text = markdown("02_operator_intensities.ipynb")
+    assert "gained far more speed" not in text and "faster arithmetic makes" not in text
+    # review 6b E02-2: the naive GEMM's 0.25 is counted at the SMs, not at HBM like the ridges
+    assert "Six of the ten rows counted at HBM sit under 1 FLOP/byte (decode attention is at 1.01)" in text
+    rows = [r for r in tables.operator_rows() if r["level"] == "HBM"]
+    assert len(rows) == 10 and sum(r["intensity"] < 1 for r in rows) == 6
+    assert min(r["ridge"] for r in tables.ridge_rows(names=("fp32",))) > 10 * max(
+        r["intensity"] for r in rows if r["intensity"] < 1)
+    compute = H200.ceiling("bf16-tensor").value / A100.ceiling("bf16-tensor").value
+    hbm = H200.ceiling("dram").value / A100.ceiling("dram").value
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert f"grew {compute:.2f} times" in appendix and f"bandwidth {hbm:.2f} times" in appendix
+    assert f"206.1 / 13.94 = {H200.ridge('bf16-tensor') / H200.ridge('fp32'):.1f} on the H200" in text
+
+
+def test_02_hbm_64_byte_unit_is_a_fit_to_timings():
+    # T3: "the H200's HBM, which moves 64 bytes at a time" stated a measured fit as HBM's property;
+    # review 6b E02-1/C02-2: nor was the unit "measured": it is what strided timings fit, up to
+    # stride 16 (defined in place), and stride 32 measured worse than the fit (pitfall 6)
+    text = markdown("02_operator_intensities.ipynb")
+    assert "which moves 64 bytes at a time" not in text and "measured to move in 64-byte units" not in text
+    assert ("reads of every k-th float (a **stride** of k) up to k = 16 were timed as if DRAM moved 64-byte "
+            "units (two sectors), a fit, not a counter reading; fully scattered reads measured a little worse "
+            "still (pitfall 6 of notebook 06)") in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text(encoding="utf-8").split())
+    assert "the run measured 5.5%" in page and "6.6% of stride 1's" in page  # worse than 1/16
+
+
+def test_02_has_no_mode_cell():
+    # C6: 02 printed the run mode, then said it did not matter; it says so in words instead.
+    sources = [c.source for c in cells("02_operator_intensities.ipynb")]
+    assert not any("detect_mode" in s for s in sources)
+    assert "reads the same in every mode" in markdown("02_operator_intensities.ipynb")
+
+
+def test_02_is_one_sitting_on_one_thread():
+    # C7: 34 cells and ~2,470 words holding about ten ideas. Off-thread material left: the
+    # glossary for later notebooks, the roof-ratio cell, the dtype cell, the GEMM widget.
+    nb = cells("02_operator_intensities.ipynb")
+    text = markdown("02_operator_intensities.ipynb")
+    # review 6b added the fp8 output caveat, the tensor tile and the stride's definition: 2,300
+    assert len(nb) <= 30 and len(text.split()) <= 2300, (len(nb), len(text.split()))
+    assert "bank conflict" not in text and "occupancy" not in text
+    code = "\n".join(c.source for c in nb if c.cell_type == "code")
+    assert "roof_ratio" not in code and "gemm_widget" not in code and "vector_add(2**24, dtype)" not in code
+
+
+def test_02_prints_no_tensor_roof_for_the_mi300x():
+    # C9: the text calls the MI300X's units matrix cores; a printed line said "MI300X bf16 tensor roof".
+    lines = [line for c in cells("02_operator_intensities.ipynb") for o in c.get("outputs", [])
+             for line in "".join(o.get("text", "")).splitlines() if "MI300X" in line]
+    assert lines and not [line for line in lines if "tensor" in line], lines
+    assert any("bf16 matrix" in line for line in lines)
+
+
+def test_02_gemm_element_size_is_not_the_sequence_length():
+    # s was both the element size (I = 2N/(3s)) and, two sections later, attention's sequence length.
+    text = markdown("02_operator_intensities.ipynb")
+    assert "\\frac{2N}{3e}" in text and "\\frac{2N}{3s}" not in text
+    header = tables.render(tables.gemm_threshold_rows(H200), tables.GEMM_COLUMNS).splitlines()[0]
+    assert "bytes per element" in header and "s (bytes)" not in header
+
+
+def test_02_widget_instructions_say_they_need_a_running_notebook():
+    # The stored figures are PNGs: "Press play" and "Move s and d" asked a reader of the page for
+    # controls the image does not have.
+    text = markdown("02_operator_intensities.ipynb")
+    assert "Press play." not in text and "Move s and d in the widget and watch" not in text
+    assert "In a running notebook, run the cell and press play; the image shows b = 1" in text
+    assert "In a running notebook, move s and d in the widget (the image shows s = 1024, d = 128)" in text
+    assert "### The exp: a second compute roof" in text
+
+
+def test_00_learning_path_names_the_labs_each_notebook_title_names():
+    # C2: the path said "03 measuring the ceilings (Labs 1 and 2)", 03's title "(Lab 1)".
+    labs = re.compile(r"\((Labs? [\d, and]+)\)")
+    path = next(c.source for c in cells("00_start_here.ipynb")
+                if c.cell_type == "markdown" and c.source.startswith("## The learning path"))
+    rows = re.findall(r"^\| \d+ \| \[\*\*\d\d [^*]+\*\*\]\((\d\d_\w+\.ipynb)\)([^|]*)\|", path, re.M)
+    assert len(rows) == 7, rows
+    for name, after in rows:
+        title = cells(name)[0].source.splitlines()[0]
+        assert labs.findall(after) == labs.findall(title), (name, after, title)
+    assert labs.findall(cells("03_ceilings.ipynb")[0].source.splitlines()[0]) == ["Labs 1 and 2"]
+
+
+# --- notebook 02 after review 6b ----------------------------------------------------------------
+
+def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbers():
+    text = markdown("02_operator_intensities.ipynb")
+    # E02-3: "same N" holds only with C in fp8 as well; with a bf16 C, I = 2N^3 / (4N^2) = N/2
+    fp8_ridge = H200.ridge("fp8-tensor")
+    n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
+    assert n_bf16_out == 825
+    assert "the **same** N when A, B and C are all stored in fp8" in text
+    assert f"An fp8 GEMM usually writes C in bf16; then I = N/2 and it needs N = {n_bf16_out}" in text
+    # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
+    assert "15 to 16 times further right" not in text
+    tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
+                      operators.smallest_tile(m.ridge("bf16-tensor"), 4096, "bf16")["exact"]) for m in (A100, H100_SXM, H200)}
+    assert f"for the bf16 tensor ridge: {tiles['H200'][1]} on the H200, about 8 times the fp32 tile" in text
+    assert all(7.5 < big / small < 8.5 for small, big in tiles.values()), tiles
+    assert "get the rest of their reuse from the L2" in text
+    cell = next(c for c in cells("02_operator_intensities.ipynb") if "smallest_tile" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert f"H200: smallest tile reaching the fp32 ridge b = {tiles['H200'][0]}" in printed
+    assert f"reaching the bf16 tensor ridge b = {tiles['H200'][1]}, {tiles['H200'][1] / tiles['H200'][0]:.1f}x wider" in printed
+
+
+def test_02_review_6b_clarity():
+    text = markdown("02_operator_intensities.ipynb")
+    # C02-3: the primer quotes a timing fit, so "every number" is the cells' printed ones
+    assert "Every number here comes from" not in text and "Every number the cells print comes from a formula" in text
+    # C02-4: the MI300X packed/unpacked explanation is one line here, the rest in the appendix
+    assert "two FMAs per lane" not in text and "#the-mi300xs-fp32-figures-notebooks-00-and-02)" in text
+    headings = {"-".join(line.lstrip("#").strip().lower().replace("'", "").replace("(", "").replace(")", "").split())
+                for line in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8").splitlines()
+                if line.startswith("## ")}
+    assert "the-mi300xs-fp32-figures-notebooks-00-and-02" in headings
+    # C02-5: no forward reference inside the opening answer
+    assert "as the text under its table explains" not in words(cells("02_operator_intensities.ipynb")[0].source)
+    # an unlabelled "because" left the decode section
+    assert "that is why it is the standard tool" not in text

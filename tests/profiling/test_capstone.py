@@ -1,0 +1,685 @@
+"""Notebook 07's library (rooflinelib.profiling.capstone): the notebook's own kernels counted in
+the CUDA simulator, the self-graded checks, the live pair's verification, the comparison of the
+prediction with the measurement, and the recorded H200 profiles, missing and present."""
+from pathlib import Path
+
+import numpy as np
+import nbformat
+import pytest
+
+from support import simulated
+
+pytest.importorskip("numba.cuda")
+
+from rooflinelib.core import operators  # noqa: E402
+from rooflinelib.exercises.grading import NOT_ANSWERED  # noqa: E402
+from rooflinelib.core.machines import get_machine  # noqa: E402
+from rooflinelib.modes import RunMode, load_ceilings  # noqa: E402
+from rooflinelib.profiling import ProfileError, capstone, recorded  # noqa: E402
+from rooflinelib.store import recorded as recorded_folder  # noqa: E402
+from rooflinelib.profiling.core import _placement  # noqa: E402
+from rooflinelib.profiling.profile_result import ProfileResult  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_place_your_kernel.ipynb"
+F32 = 4
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """The notebook's kernel cell, run as it stands: the tests count what students read."""
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+    namespace = {}
+    exec(compile(cell.source, str(NOTEBOOK), "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def counts(kernels):
+    out = {}
+    for rows, cols in capstone.SIM_SIZES:
+        b = capstone.softmax_buffers(rows, cols)
+        out[rows, cols] = {"3-pass": capstone.count_passes(kernels["three_pass_passes"](b), rows, capstone.SIM_THREADS),
+                           "fused": capstone.count_passes(kernels["fused_passes"](b), rows, capstone.SIM_THREADS)}
+    return out
+
+
+@pytest.mark.slow
+def test_the_notebooks_kernels_move_the_bytes_the_model_counts_plus_the_per_row_values(counts):
+    t = capstone.SIM_THREADS
+    for (rows, cols), c in counts.items():
+        n = rows * cols
+        three, fused = c["3-pass"], c["fused"]
+        assert three["launches"] == 3 and fused["launches"] == 1
+        # x twice and e once read, e and y written; maxima and sums written once, read once a launch
+        assert capstone.distinct_bytes(three) == operators.softmax(n, fused=False).n_bytes + 4 * F32 * rows
+        assert capstone.distinct_bytes(fused) == operators.softmax(n, fused=True).n_bytes
+        # every thread of a row's block reads its maxima (pass 2) and sums (pass 3) value
+        assert three["read"] + three["written"] == 20 * n + 2 * F32 * rows * (t + 1)
+        assert fused["read"] + fused["written"] == 8 * n  # the row stays in shared memory
+
+
+def test_the_simulated_buffers_hold_what_each_pass_hands_the_next():
+    b = capstone.softmax_buffers(4, 64)
+    assert np.allclose(b["e"], np.exp(b["x"] - b["maxima"][:, None]))
+    assert np.allclose(b["e"] / b["sums"][:, None], capstone.reference_softmax(b["x"]), rtol=1e-5)
+
+
+def _formula_checks(counts, variant):
+    return {size: c[variant] for size, c in counts.items()}
+
+
+def test_the_byte_formula_check_passes_the_count_and_catches_the_usual_slips(counts):
+    three, fused = _formula_checks(counts, "3-pass"), _formula_checks(counts, "fused")
+    assert capstone.check_byte_formula(lambda rows, cols: 20 * rows * cols, three, "q").passed
+    assert capstone.check_byte_formula(lambda rows, cols: 8 * rows * cols, fused, "q").passed
+    elements = capstone.check_byte_formula(lambda rows, cols: 2 * rows * cols, fused, "q")
+    assert elements.status == "fail" and "elements, not bytes" in elements.message
+    t = capstone.SIM_THREADS
+    accesses = capstone.check_byte_formula(lambda rows, cols: 20 * rows * cols + 8 * rows * (t + 1), three, "q")
+    assert accesses.status == "fail" and "every access" in accesses.message
+    # a constant that fits one size fails at the other: the two sizes hold different elements
+    first = next(iter(fused))
+    constant = capstone.distinct_bytes(fused[first])
+    assert capstone.check_byte_formula(lambda rows, cols: constant, fused, "q").status == "fail"
+    assert capstone.check_byte_formula(lambda rows, cols: 12 * rows * cols, fused, "q").status == "fail"
+    assert capstone.check_byte_formula(NOT_ANSWERED, fused, "q").status == "unanswered"
+    assert capstone.check_byte_formula(lambda rows, cols: 1 / 0, fused, "q").status == "invalid"
+    assert capstone.check_byte_formula(lambda r: r, fused, "q").status == "invalid"
+
+
+def test_the_prediction_is_the_byte_ratio_and_its_slips_get_their_hints():
+    assert capstone.model_speedup(8, 256) == pytest.approx(2.5)
+    assert capstone.check_prediction(2.5, 8, 256).passed
+    assert capstone.check_prediction("20/8", 8, 256).passed
+    assert "slow time over the fast" in capstone.check_prediction(0.4, 8, 256).message
+    assert "streaming online softmax" in capstone.check_prediction(20 / 12, 8, 256).message
+    assert "FLOPs are the same" in capstone.check_prediction(1, 8, 256).message
+    assert capstone.check_prediction(NOT_ANSWERED, 8, 256).status == "unanswered"
+    assert capstone.check_prediction("fast", 8, 256).status == "invalid"
+
+
+def _profile(name, seconds, n_bytes, machine, measured=None, side="memory"):
+    elements = 16384 * 4096
+    n_flops = operators.softmax(elements).n_flops
+    roof = machine.roofline("fp32", "dram")
+    hierarchical = None
+    if measured is not None:
+        measured = dict(measured, name=name, n_flops=n_flops, achieved_gflops=n_flops / seconds / 1e9,
+                        dram_over_analytic=(measured["dram_read_bytes"] + measured["dram_write_bytes"]) / n_bytes)
+        hierarchical = _placement(measured, machine, "fp32")
+    verdict = roof.classify(n_flops / n_bytes, n_flops / seconds / 1e9)
+    return ProfileResult(
+        name=name, n_flops=n_flops, n_bytes=n_bytes, seconds=seconds, spread=0.01, first_call_s=0.5, repeats=50,
+        library="numba", clock="device events", machine=machine.name, ceilings_source="test", compute="fp32",
+        memory="dram", peak_gflops=roof.peak_gflops, peak_gbps=roof.peak_gbps, roof_gflops=verdict.roof_gflops,
+        side=side, fraction_of_roof=verdict.fraction_of_roof, advice="a", measured=measured,
+        hierarchical=hierarchical,
+        device={"name": "NVIDIA H200", "backend": "numba", "started": "2026-12-01T12:00:00+00:00",
+                "before": {"driver": "13.0", "sm_clock_mhz": 1980}})
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return load_ceilings().machine  # the recorded H200 run: fp32, dram, l2 and shared ceilings
+
+
+def _counters(n_bytes, l2_factor=1.3, kernels=1):
+    return {"dram_read_bytes": 0.6 * n_bytes, "dram_write_bytes": 0.39 * n_bytes, "lts_bytes": l2_factor * n_bytes,
+            "l1_bytes": 1.05 * n_bytes, "fp32_flops": 3.0 * 16384 * 4096, "tensor_instructions": 0,
+            "kernels": kernels, "collection_s": 9.0}
+
+
+@pytest.fixture()
+def recorded_pair_file(tmp_path, monkeypatch, h200):
+    n = 16384 * 4096
+    bytes3, bytesf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    profiles = [_profile("softmax 3-pass", 1.2 * bytes3 / 4.276e12, bytes3, h200, _counters(bytes3, kernels=3)),
+                _profile("softmax fused", 1.05 * bytesf / 4.276e12, bytesf, h200, _counters(bytesf))]
+    recorded.save_profiles(profiles, tmp_path / "h200_profiles_numba.json", created="2026-12-01", note="test")
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
+    return profiles
+
+
+def test_missing_recorded_profiles_say_not_recorded_yet_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
+    profiles, message = capstone.recorded_pair()
+    assert profiles == {} and "not recorded yet" in message and "\n" not in message
+    assert capstone.recorded_softmax(profiles) == {}
+    assert capstone.counters_text(profiles) == "no recorded softmax profiles"
+
+
+def test_recorded_profiles_carry_their_provenance_counters_and_levels(recorded_pair_file):
+    profiles, message = capstone.recorded_pair()
+    assert set(profiles) == {"softmax 3-pass", "softmax fused"}
+    for fact in ("NVIDIA H200", "2026-12-01", "driver 13.0", "SM clock 1980 MHz", "shipped with the course"):
+        assert fact in message
+    assert "/" not in message.split("measured")[0]  # no file path in what the notebook prints
+    text = capstone.counters_text(profiles)
+    assert "3 launch(es)" in text and "0.990x the analytic" in text
+    # both DRAM counts are 0.99 of their analytic counts, so their ratio is the model's
+    assert "DRAM bytes, 3-pass over fused: 2.50 (the model's byte ratio: 2.50)" in text
+    assert "times, 3-pass over fused: 2.86" in text
+    fused = capstone.recorded_softmax(profiles)["fused"]
+    levels = capstone.levels_text(fused)
+    binding = fused.hierarchical["binding"]
+    assert [line for line in levels.splitlines() if "<- binds" in line][0].split()[0] == capstone.LEVEL_LABELS[binding]
+    assert set(fused.hierarchical["levels"]) >= {"dram", "l2"}
+
+
+def test_a_profile_without_counters_has_no_level_table(h200):
+    plain = _profile("softmax fused", 1e-4, 8 * 16384 * 4096, h200)
+    assert "no level-by-level placement" in capstone.levels_text(plain)
+    assert "recorded without ncu counters" in capstone.counters_text({"softmax fused": plain})
+
+
+def test_the_comparison_names_the_assumption_that_failed(h200):
+    n = 16384 * 4096
+    b3, bf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    at_roof = {"3-pass": _profile("3", b3 / 4.2e12, b3, h200), "fused": _profile("f", bf / 4.2e12, bf, h200)}
+    assert "the prediction holds" in capstone.comparison(at_roof, 2.5)
+    slow_passes = dict(at_roof, **{"3-pass": _profile("3", 1.5 * b3 / 4.2e12, b3, h200)})
+    assert "equal-bandwidth assumption" in capstone.comparison(slow_passes, 2.5)
+    slow_fused = dict(at_roof, fused=_profile("f", 4 * bf / 4.2e12, bf, h200))
+    assert "something other than its bytes" in capstone.comparison(slow_fused, 2.5)
+    unread = capstone.comparison(at_roof, NOT_ANSWERED)
+    assert unread.startswith("(your prediction could not be read: not answered yet") and "predicted 2.50x" in unread
+    assert "cannot be tested" in capstone.comparison({"fused": at_roof["fused"]}, 2.5, where="here")
+
+
+def test_verdicts_are_graded_against_the_profile_or_else_the_analytic_placement(h200):
+    right = {"3-pass": "memory", "fused": "memory-bound"}
+    assert capstone.check_verdicts(right, {}, h200, 16384, 4096).passed
+    compute_side = {"3-pass": _profile("3", 1e-3, 100, h200, side="compute")}
+    report = capstone.check_verdicts(right, compute_side, h200, 16384, 4096)
+    assert [c.status for c in report.checks] == ["fail", "pass"] and "its profile" in report.checks[0].question
+    assert capstone.check_verdicts({"3-pass": NOT_ANSWERED}, {}, h200, 1, 1).status == "unanswered"
+    assert capstone.check_verdicts(NOT_ANSWERED, {}, h200, 1, 1).status == "unanswered"
+    wrong_type = capstone.check_verdicts(["memory"], {}, h200, 1, 1)
+    assert wrong_type.status == "invalid" and "a dict" in wrong_type.checks[0].message
+    assert capstone.check_verdicts({"3-pass": "fast", "fused": "memory"}, {}, h200, 1, 1).status == "invalid"
+
+
+def test_graded_profiles_prefer_the_live_pair_then_the_recorded_one(recorded_pair_file):
+    profiles, _ = capstone.recorded_pair()
+    live = capstone.Pair(1, 1, profiles={"fused": recorded_pair_file[1]})
+    assert capstone.graded_profiles(live, profiles)[1] == "this run"
+    assert capstone.graded_profiles(capstone.Pair(0, 0), profiles)[1] == "the recorded H200 profiles"
+    assert capstone.graded_profiles(capstone.Pair(0, 0), {}) == ({}, "no live or recorded profile")
+
+
+CPU_MODE = RunMode("cpu", "cpu", "CPU: test")
+
+
+def test_recorded_mode_profiles_nothing():
+    pair = capstone.profile_pair(RunMode("recorded", None, "recorded"), get_machine("H200"))
+    assert pair.profiles == {} and "nothing is profiled" in pair.text()
+
+
+def test_gpu_mode_needs_both_launchers():
+    with pytest.raises(ProfileError, match=r"^launchers: give a function for 'fused'"):
+        capstone.profile_pair(RunMode("gpu", "numba", "GPU"), get_machine("H200"), launchers={"3-pass": len})
+
+
+def test_the_cpu_pair_is_verified_and_a_wrong_output_is_dropped(monkeypatch):
+    monkeypatch.setattr(capstone, "CPU_ROWS", 32)
+    three_pass, fused = capstone.cpu_kernels()
+
+    def broken(x, y):  # forgets to normalize its last row
+        fused(x, y)
+        y[-1] = 0.5
+
+    monkeypatch.setattr(capstone, "cpu_kernels", lambda: (three_pass, broken))
+    pair = capstone.profile_pair(CPU_MODE, get_machine("H200"), repeats=2,
+                                 byte_formulas={"3-pass": lambda rows, cols: 20 * rows * cols, "fused": NOT_ANSWERED})
+    assert list(pair.profiles) == ["3-pass"]
+    text = pair.text()
+    assert "3-pass: verified on every row" in text and "fused: WRONG OUTPUT" in text
+    assert "fused: your byte formula could not be used (not answered yet)" in text
+    assert pair.profiles["3-pass"].n_bytes == 20 * 32 * capstone.CPU_COLS
+    assert pair.profiles["3-pass"].library == "cpu"
+
+
+def test_count_passes_refuses_bad_launch_lists(kernels):
+    with pytest.raises(ProfileError, match=r"^passes: give at least one"):
+        capstone.count_passes([], 1, 32)
+    with pytest.raises(ProfileError, match=r"^passes\[0\]: expected \(kernel, args\)"):
+        capstone.count_passes([kernels["fused"]], 1, 32)
+
+
+def test_the_cpu_sources_are_the_two_kernels_the_notebook_profiles():
+    source = capstone.cpu_sources()
+    assert "def three_pass(x, scratch, y, row_max, row_sum)" in source and "def fused(x, y)" in source
+
+
+GPU_LANE = r"""
+import sys, nbformat
+from numba.cuda.simulator import api
+api.Event.elapsed_time = lambda self, other: 1.0  # the simulator's events read -1 ms
+from rooflinelib.core.machines import get_machine
+from rooflinelib.modes import RunMode
+from rooflinelib.profiling import capstone
+nb = nbformat.read(sys.argv[1], as_version=4)
+namespace = {}
+exec(next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source), namespace)
+pair = capstone.profile_pair(RunMode("gpu", "numba", "the CUDA simulator"), get_machine("H200"),
+                             launchers={"3-pass": namespace["softmax_3pass"], "fused": lambda x, y: None},
+                             byte_formulas={"3-pass": lambda rows, cols: 20 * rows * cols}, repeats=1, gpu_size=(1, 256))
+print(pair.text())
+print("PROFILED", sorted(pair.profiles), pair.profiles["3-pass"].library, pair.profiles["3-pass"].n_bytes)
+"""
+
+
+@pytest.mark.slow
+def test_the_gpu_lane_profiles_the_notebooks_launchers_and_drops_a_kernel_that_writes_nothing():
+    # numba-cuda's simulator stands in for the GPU: device arrays, launches and events, no timing
+    done = simulated.run(code=GPU_LANE, args=[NOTEBOOK])
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "Profiled live on the CUDA simulator, your Numba-CUDA kernels: 1 rows x 256" in out
+    assert "3-pass: verified on 1 rows spread over the matrix" in out
+    assert "fused: WRONG OUTPUT (largest relative error nan" in out
+    assert "PROFILED ['3-pass'] numba 5120.0" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shipped", [False, True], ids=["profiles missing", "profiles shipped"])
+def test_the_notebook_runs_in_recorded_mode_with_the_profiles_missing_or_shipped(shipped, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ROOFLINE_MODE", "recorded")
+    if not shipped:  # the shipped folder without its profiles
+        for path in recorded_folder.recorded_files():
+            if "_profiles_" not in path.name:
+                (tmp_path / path.name).write_bytes(path.read_bytes())
+        monkeypatch.setattr(recorded_folder, "DATA_DIR", tmp_path)
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    namespace = {"display": lambda *shown: None}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, str(NOTEBOOK), "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "[PASS] 3-pass bytes" in out and "[PASS] predicted speed-up" in out and "verdicts: 2 correct" in out
+    if shipped:
+        assert "Recorded profiles shipped with the course" in out and "<- binds" in out
+        assert "the recorded H200 profiles: predicted 2.50x" in out
+    else:
+        assert out.count("not recorded yet") == 2  # sections 5 and 6, one line each
+        assert "no live or recorded profile: the prediction cannot be tested" in out
+        assert "the analytic counts on these ceilings" in out
+
+
+@pytest.mark.parametrize("kind, options", [("cpu", {"size_mib": 64, "repeats": 3}),
+                                           ("gpu", {"matrix": False, "links": False}), ("recorded", {})])
+def test_lab1_measures_only_what_the_softmax_needs_when_nothing_is_stored(kind, options, monkeypatch):
+    from rooflinelib import modes
+    asked = {}
+    monkeypatch.setattr("rooflinelib.store.lab_files.stored_path", lambda kind_, backend: None)
+    monkeypatch.setattr(modes, "student_ceilings", lambda mode, measure, **o: asked.update(o) or measure)
+    mode = RunMode(kind, None if kind == "recorded" else ("cpu" if kind == "cpu" else "numba"), "test")
+    loaded, seconds = capstone.lab1_ceilings(mode)
+    assert loaded == "if-missing" and asked == options and seconds >= 0
+
+
+def test_a_stored_lab1_result_is_used_before_any_measurement(tmp_path, monkeypatch):
+    from rooflinelib import modes
+    stored = recorded_folder.DATA_DIR / "h200_ceilings_numba.json"
+    monkeypatch.setattr("rooflinelib.store.lab_files.stored_path", lambda kind, backend: stored)
+    from rooflinelib import measure
+    monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
+    loaded, _ = capstone.lab1_ceilings(RunMode("gpu", "numba", "GPU"))
+    assert loaded.origin == "file" and loaded.path == str(stored)
+
+
+# --- issue 24: the shipped recordings, the shortfall's split, the kernels' check -------------------
+
+def test_the_shipped_gemms_l1_row_is_called_the_l1_not_shared_memory():
+    profiles, _ = capstone.recorded_pair()
+    text = capstone.levels_text(profiles["gemm naive"])
+    assert "shared memory" not in text and "\n  l1 " in text
+    assert "l1tex__t_bytes" in capstone.L1_NOTE and "not in it" in capstone.L1_NOTE
+
+
+def test_a_stored_profiles_l1_traffic_reads_as_the_l1_as_a_live_profiles_does():
+    # review 2: the shipped profiles keep ncu's L1 bytes on a 'shared' level (saved before the L1
+    # was named), so gemm naive's printed verdict read "bound by shared memory" where a live
+    # profile(counters=True) says "bound by L1 cache"; the file keeps its key, the reader says l1
+    from rooflinelib.store.fileio import read_json
+    stored = {r["name"]: r for r in read_json(recorded_folder.DATA_DIR / "h200_profiles_numba.json", ValueError,
+                                              "a profiles file")["profiles"]}
+    assert "shared" in stored["gemm naive"]["hierarchical"]["levels"]  # the shipped file as recorded
+    profiles, _ = capstone.recorded_pair()
+    for name, p in profiles.items():
+        assert list(p.hierarchical["levels"]) == ["dram", "l2", "l1"], name
+        # (the verdict and the level lines; the triage's advice may name shared memory as a lever)
+        assert "shared memory" not in p.hierarchical["verdict"] and " at shared" not in p.text(), name
+        assert "shared memory" not in capstone.levels_text(p), name
+    naive = profiles["gemm naive"]
+    assert naive.hierarchical["binding"] == "l1" and "gemm naive: bound by L1 cache" in naive.text()
+    assert naive.hierarchical["levels"]["l1"] == stored["gemm naive"]["hierarchical"]["levels"]["shared"]
+    from rooflinelib.hierarchy.levels import LEVEL_TITLES
+    from rooflinelib.profiling.profile_result import SHARED_TO_L1_TITLES
+    assert SHARED_TO_L1_TITLES == (LEVEL_TITLES["shared"], LEVEL_TITLES["l1"])
+    # a placement that already names the L1 is left as it is
+    assert recorded.load_profiles(recorded_folder.DATA_DIR / "h200_profiles_numba.json")["gemm tiled"].hierarchical[
+        "binding"] == "l2"
+
+
+def test_the_3_pass_shortfall_is_split_into_launches_and_kernels():
+    profiles, _ = capstone.recorded_pair()
+    three, fused = profiles["softmax 3-pass"], profiles["softmax fused"]
+    g = capstone.gap_breakdown(three, fused)
+    assert g["expected_s"] == pytest.approx(fused.seconds * 2.5)
+    assert g["outside_kernels_s"] == pytest.approx(three.seconds - three.measured["kernel_seconds"])
+    assert g["outside_kernels_s"] + g["inside_kernels_s"] == pytest.approx(g["shortfall_s"])
+    assert g["outside_kernels_s"] < 0.25 * g["shortfall_s"]  # the launches are the smaller part
+    text = capstone.comparison(capstone.recorded_softmax(profiles), 2.5)
+    assert "pays three launches" not in text and "the kernels themselves" in text
+
+
+def test_the_shortfalls_split_says_it_comes_from_two_runs():
+    # review 2, T15/K2: the kernels' times are the profiled run's, the median the timed run's
+    profiles, _ = capstone.recorded_pair()
+    three, fused = profiles["softmax 3-pass"], profiles["softmax fused"]
+    for text in (capstone.gap_text(three, fused), capstone.comparison(capstone.recorded_softmax(profiles), 2.5),
+                 str(capstone.model_gap("an honest attempt of my own with enough words in it",
+                                        capstone.recorded_softmax(profiles)))):
+        assert "second run" in text and "if the timed run spent about as much" in text
+
+
+def test_no_shipped_profile_names_a_developers_path():
+    profiles, _ = capstone.recorded_pair()
+    for p in profiles.values():
+        assert "/root" not in p.text() and "/tmp" not in p.text() and "/work" not in p.text()
+
+
+def test_the_kernel_check_passes_the_notebooks_kernels_and_waits_for_stubs(kernels):
+    namespace = kernels
+    assert capstone.check_kernels(namespace["three_pass_passes"], namespace["fused_passes"]).passed
+    from numba import cuda
+
+    def fused_body(x, y):
+        """the exercise's stub"""
+        return None
+
+    stub = cuda.jit(fused_body)
+    got = capstone.check_kernels(namespace["three_pass_passes"], lambda b: [(stub, (b["x"], b["y"]))])
+    assert [c.status for c in got.checks] == ["pass", "unanswered"]
+
+
+# --- review 1: one convention for the GEMMs, a level binds only near its roof, the SASS shown -----
+
+def test_a_level_is_marked_binding_only_when_the_kernel_reaches_half_its_roof():
+    profiles, _ = capstone.recorded_pair()
+    for name in ("softmax 3-pass", "softmax fused"):  # 72% and 86% of the DRAM copy roof
+        assert "dram" in [line for line in capstone.levels_text(profiles[name]).splitlines() if "<- binds" in line][0]
+    for name in ("gemm naive", "gemm tiled"):  # 8% and 18% of their best level: the limit is elsewhere
+        text = capstone.levels_text(profiles[name])
+        assert "<- binds" not in text and "bound by" not in text and "traffic binds" not in text
+        assert f"{name}: no level binds" in text and "the limit is elsewhere" in text
+
+
+# --- review 3, K6-1: the model answer takes the comparison's branch, and claims counters only when they exist
+
+ATTEMPT = "an honest attempt of my own with enough words in it"
+
+
+def _pair(h200, seconds_3, seconds_f, counters=False):
+    n = 16384 * 4096
+    b3, bf = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
+    return {"3-pass": _profile("3", seconds_3, b3, h200, _counters(b3, kernels=3) if counters else None),
+            "fused": _profile("f", seconds_f, bf, h200, _counters(bf) if counters else None)}
+
+
+def test_a_cpu_like_pair_where_fusion_gained_less_gets_a_model_answer_that_says_so(h200):
+    # a CPU-like run: no counters, fusion 1.67x, the fused kernel at 28% of its roof, the 3-pass at 42%
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / (0.28 * h200.roofline("fp32", "dram").peak_gbps * 1e9)
+    pair = _pair(h200, 1.67 * seconds_f, seconds_f)
+    assert capstone.outcome(pair["3-pass"], pair["fused"], 2.5) == "less-fused-slow"
+    text = str(capstone.model_gap(ATTEMPT, pair, "this run"))
+    assert "gained less than its bytes" in text and "something other than its bytes" in text
+    assert "fused kernel reached 28%" in text
+    assert "counters' DRAM bytes" not in text and "in the simulator" in text and "no hardware counters" in text
+    assert "more." not in text and "took -" not in text and "second, profiled run" not in text
+    assert "something other than its bytes" in capstone.comparison(pair, 2.5)  # the two agree
+
+
+def test_a_pair_exactly_as_predicted_gets_a_model_answer_where_the_prediction_holds(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.2e12
+    for counters in (False, True):
+        pair = _pair(h200, 2.5 * seconds_f, seconds_f, counters)
+        text = str(capstone.model_gap(ATTEMPT, pair, "this run"))
+        assert "fusion gave 2.50x against the 2.50x" in text and "Equal bandwidth held as well" in text
+        assert "did not" not in text and " more." not in text and "0 ns" not in text
+        assert ("The bytes held: the counters' DRAM bytes are 0.990x" in text) == counters
+        assert "the prediction holds" in capstone.comparison(pair, 2.5)
+
+
+def test_the_model_answer_splits_the_extra_time_only_when_fusion_gained_more(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.6e12
+    plain = str(capstone.model_gap(ATTEMPT, _pair(h200, 3.2 * seconds_f, seconds_f), "this run"))
+    assert "fusion gained more than its bytes" in plain and "Equal bandwidth did not:" in plain
+    assert "second, profiled run" not in plain and "kernels' own times (a profile with counters)" in plain
+    # the 3-pass version at the roof, the fused one under it but above half: gained less, not the fused-slow branch
+    less = _pair(h200, 2.0 * seconds_f, seconds_f)
+    assert capstone.outcome(less["3-pass"], less["fused"], 2.5) == "less"
+    assert "other way" in str(capstone.model_gap(ATTEMPT, less, "this run"))
+
+
+def test_a_prediction_below_the_measured_ratio_never_reports_a_negative_shortfall(h200):
+    n = 16384 * 4096
+    bf = operators.softmax(n, fused=True).n_bytes
+    seconds_f = bf / 3.6e12
+    pair = _pair(h200, 2.0 * seconds_f, seconds_f)  # measured 2.0x, the bytes 2.5x
+    text = capstone.comparison(pair, 1.67)  # the student predicted the streaming ratio
+    assert "gained more than predicted" in text and "The bytes alone predict 2.50x" in text
+    assert "no longer" in text and "took -" not in text and "us more" not in text
+
+
+# --- review 3 (07): the same DRAM bytes, not the same bytes; no lab-log timings; the stall ratio explained
+
+def _prose07():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    return " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
+
+
+def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
+    text = _prose07()
+    assert "the same FLOPs and bytes" not in text
+    # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
+    assert "the same FLOPs and, by Nsight Compute's count, the same DRAM bytes" in text
+    assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
+    assert "reads and writes as a softmax does" not in text and "like the softmaxes, mixes reads and writes" in text
+
+
+def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
+    text = _prose07()
+    for residue in ("seconds earlier", "11 minutes later", "4 x 16 for", "a thread's 16 values of `sa`"):
+        assert residue not in text
+    # review 4b, C7-2/C7-3: the second timing and the roofs' bookkeeping live in the appendix
+    assert "comes from a second timing in the same session" not in text
+    # review 5b, C07-1: the "Which Lab 1" paragraph and the 7.98-against-7.62 clause are the appendix's
+    assert "**Which Lab 1.**" not in text and "7.98" not in text and "a separate run from the counter table's" not in text
+    assert "within 3% of the shipped one" not in text and "2.3% above" not in text
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text().split())
+    assert "seconds later" in page and "(16 + 4 x 16) / 16 = 5.0" in page and "11 minutes later" in page
+    assert "## Which Lab 1 each section uses" in page and "within 3% of the shipped one's" in page
+
+
+def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
+    text = _prose07()
+    assert "58.8 warps waiting per issuing cycle" not in text
+    assert "warp-cycles stalled on that queue per issued instruction" in text and "16 warps" in text
+    assert "the counters above point at it" in text and "the counters above name it" not in text
+
+
+# --- review 4b, E7-1: a read-and-write kernel is scored against the copy mix, as notebook 04's rule says
+
+def _lab1_copy_of_the_profiles_run():
+    from rooflinelib.store.fileio import read_json
+    lab1 = read_json(Path(__file__).resolve().parents[2] / "docs" / "measurements" / "h200_run17" / "lab1.json",
+                     ValueError, "a Lab 1 result")
+    return next(c["value"] for c in lab1["ceilings"] if c["name"] == "dram-copy")
+
+
+def test_the_recorded_softmaxes_are_scored_against_their_runs_copy_mix_first():
+    assert capstone.RECORDED_PROFILES_COPY_GBPS == _lab1_copy_of_the_profiles_run()
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    copy = capstone.copy_roof_gbps(None, capstone.graded_profiles(capstone.Pair(1, 1), profiles)[1])
+    assert copy == capstone.RECORDED_PROFILES_COPY_GBPS
+    three, fused = pair["3-pass"], pair["fused"]
+    share3, sharef = three.achieved_gbps / copy, fused.achieved_gbps / copy
+    assert round(100 * share3) == 74 and round(100 * sharef) == 90
+    # the profiles themselves are placed on that copy mix: their own lines give the same shares
+    for p, share in ((three, share3), (fused, sharef)):
+        assert p.memory == "dram-copy" and p.peak_gbps == copy and p.fraction_of_roof == pytest.approx(share)
+        assert f"{share:.0%} of its roof" in p.text() and "fp32 / dram-copy of" in p.text()
+        assert p.hierarchical["levels"]["dram"]["ceiling_gbps"] == copy
+    text = capstone.comparison(pair, 2.5, where=capstone.RECORDED_WHERE, copy_gbps=copy)
+    assert f"moved its counted bytes at {share3:.0%} of the {copy:,.0f} GB/s copy roof, the fused one at {sharef:.0%}." in text
+    model = str(capstone.model_gap(ATTEMPT, pair, copy_gbps=copy))
+    assert f"the fused kernel reached {sharef:.0%} of the {copy:,.0f} GB/s copy roof and the 3-pass version {share3:.0%}" in model
+    # profiles placed on the fastest mix (a live run's), with a copy mix given: the copy's shares lead
+    raw = {v: recorded.recorded_profiles()[name] for v, name in capstone.RECORDED_SOFTMAX.items()}
+    assert raw["3-pass"].memory == "dram" and raw["3-pass"].peak_gbps > copy
+    lead = (f"moved its counted bytes at {share3:.0%} of the {copy:,.0f} GB/s copy roof, the fused one at "
+            f"{sharef:.0%} (a copy reads and writes, as both softmaxes do; against the {raw['3-pass'].peak_gbps:,.0f} "
+            f"GB/s roof of the fastest mix, the write, {raw['3-pass'].fraction_of_roof:.0%} and "
+            f"{raw['fused'].fraction_of_roof:.0%})")
+    assert lead in capstone.comparison(raw, 2.5, where=capstone.RECORDED_WHERE, copy_gbps=copy)
+    # without a copy mix the shares stay those of the roof the profiles were placed on
+    assert (f"at {raw['3-pass'].fraction_of_roof:.0%} of the {raw['3-pass'].peak_gbps:,.0f} GB/s memory roof"
+            in capstone.comparison(raw, 2.5))
+
+
+def test_a_live_lab1s_copy_mix_is_the_live_pairs_roof():
+    from rooflinelib.store.results import dram_mixes, recorded as recorded_result
+    from rooflinelib.modes import Loaded
+    lab1 = Loaded("recorded", "the shipped Lab 1", result=recorded_result("ceilings"))
+    assert capstone.copy_roof_gbps(lab1, "this run") == dram_mixes(recorded_result("ceilings"))["copy"]
+    assert capstone.copy_roof_gbps(lab1, "this run") != capstone.RECORDED_PROFILES_COPY_GBPS
+    datasheet = Loaded("datasheet", "no measurement")  # no measured mix: the memory roof's shares
+    assert capstone.copy_roof_gbps(datasheet, "this run") is None
+
+
+def test_07_and_the_capstone_key_lead_with_the_copy_mix_shares():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "at 74% of the 4,256 GB/s copy roof, the fused one at 90%" in printed
+    text = _prose07()
+    assert "at 74% of the DRAM roof of their own access mix" in text
+    assert "at 90% of the copy roof and the three passes at 74%" in text
+    assert "moved its bytes at 81% of the memory roof" not in text
+    key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    code = "\n".join(c.source for c in key.cells if c.cell_type == "code")
+    assert "where=graded_where, copy_gbps=copy_gbps)" in code and "graded_where, copy_gbps=copy_gbps)" in code
+
+
+def test_07s_section_6_is_split_into_simulator_hardware_and_caps():
+    # review 4b, C7-1: four definitions, three tables and two cap models were two markdown cells
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    heads = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+             if line.startswith("### ")]
+    for head in ("### The slip, counted in the simulator", "### The same kernels on the H200",
+                 "### Caps from the counts, against the measured rates"):
+        assert head in heads
+    paragraphs = [p for c in nb.cells if c.cell_type == "markdown" for p in c.source.split("\n\n")]
+    units = [p for p in paragraphs if "warp-cycles stalled on that queue per issued instruction" in p]
+    assert len(units) == 1 and units[0].startswith("Those figures are")
+
+
+# --- review 5: the kernel check refuses the unsafe softmax; the model answer in three points -----
+
+def _unsafe(kernels_source: str) -> dict:
+    """The notebook's kernels with the max subtraction dropped: exp(x) / sum(exp(x))."""
+    unsafe = kernels_source.replace("math.exp(x[r, c] - m)", "math.exp(x[r, c])").replace(
+        "math.exp(row[c] - m)", "math.exp(row[c])")
+    assert unsafe.count("math.exp(") == 2 and "- m)" not in unsafe
+    namespace = {}
+    exec(compile(unsafe, "unsafe softmax", "exec"), namespace)
+    return namespace
+
+
+def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, monkeypatch):
+    # review 5b K6-1: on the course's small values (up to 16) exp(x) / sum(exp(x)) matched the
+    # float64 reference and passed; a row of x + 100 overflows float32's exp without the shift
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    source = next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+    unsafe = _unsafe(source)
+    got = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in got.checks] == ["fail", "fail"]
+    assert "large values" in str(got) and "float32's range" in str(got)
+    # mixing: the safe 3-pass with the unsafe fused kernel fails only the fused one
+    mixed = capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in mixed.checks] == ["pass", "fail"]
+    # without the large row (the old check) the unsafe pair passed: the row is what catches it
+    monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
+    assert capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"]).passed
+
+
+def test_the_capstone_model_answer_is_three_points_not_the_comparison_again():
+    # review 5b CK-1: one paragraph that repeated the comparison line word for word
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    copy = capstone.RECORDED_PROFILES_COPY_GBPS
+    model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=copy)
+    lines = model.model_answer.split("\n")
+    assert len(lines) == 4 and all(line.startswith("- ") for line in lines[1:])
+    assert lines[1].startswith("- The bytes held") and lines[2].startswith("- Equal bandwidth did not")
+    assert lines[3].startswith("- Where the extra 72.9 us went")
+    assert capstone.gap_text(pair["3-pass"], pair["fused"]) not in model.model_answer
+    assert "At the fused kernel's rate the 3-pass version would take" not in model.model_answer
+    assert model._repr_html_().count("<li>") == 3 + len(model.key_points)
+
+
+# --- review 5b (07): the GEMMs' DRAM bytes measured, the recorded pair named, one Lab 1 ------------
+
+def test_07s_gemm_counter_table_prints_the_dram_bytes_the_prose_calls_the_same():
+    # T07-1: "the same DRAM bytes" was stated with no DRAM bytes recorded in the table
+    from rooflinelib.profiling import gemm_targets
+    rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
+    dram = [r["dram_bytes"] for r in rows.values()]
+    assert all(d for d in dram) and max(dram) / min(dram) < 1.02
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "DRAM MB" in printed
+    for d in dram:
+        assert f"{d / 1e6:7.1f}" in printed
+    text = _prose07()
+    assert f"{min(dram) / 1e6:.1f} to {max(dram) / 1e6:.1f} MB" in text
+
+
+def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_kernels():
+    # T07-2, C07-3: section 4's figures belong to softmax_targets (row in registers), not section 1's kernel
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    cells = [c for c in nb.cells]
+    first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
+    before = cells[first_use - 1]
+    assert before.cell_type == "markdown" and "softmax_targets" in before.source
+    assert "registers" in before.source and "shared memory" in before.source
+    assert "course's fused\nkernel (its row in registers)" in "".join(c.source for c in cells if c.cell_type == "markdown")
+
+
+def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
+    from rooflinelib.store.results import recorded_h200
+    # T07-3: the counter table and caps used the shipped Lab 1 while sections 4-5 used their run's
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "recorded_h200()" not in code
+    assert "gemm_targets.recorded_roofs(recorded)" in code
+    from rooflinelib.profiling import gemm_targets
+    lab1 = recorded_h200()
+    assert gemm_targets.recorded_roofs({})[:2] == (lab1.ceiling("fp32").value, lab1.ceiling("shared").value)
+    profiles, _ = capstone.recorded_pair()
+    own = profiles["gemm tiled"]
+    shared = own.hierarchical["levels"]["l1"]["ceiling_gbps"]
+    printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert f"fp32 {own.peak_gflops:,.0f} GFLOP/s, shared memory {shared:,.0f} GB/s" in printed
+    text = _prose07()
+    assert f"({shared:,.0f} GB/s, printed above)" in text and "32.9 TB/s on the shipped run" not in text
+
