@@ -39,8 +39,12 @@ def comparison_rows(amd=MI300X, nvidia=H100_SXM) -> list:
          "NVIDIA": "Tensor Core, HMMA / GMMA instructions"},
         {"concept": "HBM ceiling (datasheet)", "AMD": f"{amd.name}: {_tbps(amd)}",
          "NVIDIA": f"{nvidia.name}: {_tbps(nvidia)}"},
-        {"concept": "on-chip levels worth modelling", "AMD": "LDS (64 KB per CU), L2, Infinity Cache",
-         "NVIDIA": "shared memory (up to 228 KB per SM), L2 (50 MB on the H100)"},
+        # the L1 is a level of its own on both (notebook 05 draws it; rocprof-compute's roofline
+        # draws the vL1D); per-CU and per-SM sizes are binary (CDNA 3 white paper, Hopper Tuning Guide)
+        {"concept": "on-chip levels worth modelling",
+         "AMD": "vL1D (32 KiB per CU), LDS (64 KiB per CU), L2, Infinity Cache",
+         "NVIDIA": "L1 and shared memory (one 256 KiB block per SM, shared memory up to 228 KiB of it), "
+                   "L2 (50 MB on the H100)"},
         {"concept": "built-in roofline", "AMD": ROOFLINE_TOOLS["AMD"], "NVIDIA": ROOFLINE_TOOLS["NVIDIA"]},
         # FETCH_SIZE/WRITE_SIZE count the L2's traffic to the fabric, part of which the Infinity
         # Cache serves: past the L2, not all of it HBM (exercise 2, C5)

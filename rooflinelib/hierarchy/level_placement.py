@@ -286,26 +286,47 @@ def with_mix_roof(machine: Machine, dram_mixes: dict, mix: str) -> Machine:
 # ---------------------------------------------------------------------------------------------
 # the working-set model: what a kernel that re-reads W bytes moves at each level
 
+#: Levels each SM (or core) has a copy of: a working set that fits one is fetched into it once
+#: per reader.  The L1's capacity is per SM (its 256 KiB SRAM is per SM; docs/h200-facts.md).
+PRIVATE_LEVELS = ("l1",)
 
-def working_set_traffic(ws_bytes: float, reads: float, levels) -> dict:
-    """Bytes at each level for a kernel that reads a working set of ``ws_bytes`` ``reads``
-    times over (``reads * ws_bytes`` bytes requested), under the simplest cache model.
+
+def working_set_traffic(ws_bytes: float, reads: float, levels, readers: int = 1,
+                        private=PRIVATE_LEVELS) -> dict:
+    """Bytes at each level for a kernel in which each of ``readers`` SMs (or cores) reads the
+    same working set of ``ws_bytes`` ``reads`` times over (``readers * reads * ws_bytes`` bytes
+    requested), under the simplest cache model.
 
     Every request reaches the innermost level.  A level further out sees only the misses of
-    the level inside it: the working set once (its first touch) when it fits the inner level's
-    capacity, every request when it does not (a cyclic sweep larger than an LRU cache misses on
-    every access).
+    the level inside it.  When the working set fits the inner level's capacity, those misses
+    are its first touch: once per reader for a level each SM has a copy of (``private``: the L1,
+    whose capacity is per SM), so the L2 sees W once per SM that reads it; once in all for a
+    shared level (the L2), so DRAM sees W once.  When it does not fit, every request the inner
+    level saw misses (a cyclic sweep larger than an LRU cache misses on every access; readers
+    whose requests for one line happen to coincide could share a fetch, which the model leaves out).
     """
     if not (ws_bytes > 0 and reads >= 1):
         raise HierarchyError(f"working set: need ws_bytes > 0 and reads >= 1, got {ws_bytes!r}, {reads!r}")
+    if isinstance(readers, bool) or not isinstance(readers, int) or readers < 1:
+        raise HierarchyError(f"readers: must be a whole number of SMs or cores, at least 1, got {readers!r}")
     if not levels:
         raise HierarchyError("levels: the sweep gave no level")
-    requested = ws_bytes * reads
-    traffic = {levels[0].name: requested}
+    traffic = {levels[0].name: readers * reads * ws_bytes}
     for inner, outer in zip(levels, levels[1:]):
         fits = inner.capacity_bytes is not None and ws_bytes <= inner.capacity_bytes
-        traffic[outer.name] = ws_bytes if fits else requested
+        if fits:
+            traffic[outer.name] = readers * ws_bytes if inner.name in private else ws_bytes
+        else:
+            traffic[outer.name] = traffic[inner.name]
     return traffic
+
+
+def sm_readers(result: dict) -> int:
+    """How many readers the working-set model gives a result's machine: a GPU's SM count (every
+    SM reads the set, as the sweep's L1 series does), 1 on a CPU (the CPU sweep runs one thread)."""
+    device = result.get("device", {})
+    count = device.get("sm_count") if device.get("kind") == "gpu" else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 1 else 1
 
 
 @dataclass(frozen=True)
@@ -321,10 +342,12 @@ class WorkingSetState:
     measured_gbps: Optional[float]  # the sweep's bandwidth at the nearest size on the same level
     measured_bytes: Optional[float]
     level: str = ""  # the level whose range holds the working set (see level_holding)
+    readers: int = 1  # SMs (or cores) that each read the whole working set
 
     def text(self) -> str:
         pl = self.placement
-        lines = [f"working set {format_bytes(self.ws_bytes)}, read {self.reads:g} times, "
+        by = f" by each of {self.readers} SMs" if self.readers > 1 else ""
+        lines = [f"working set {format_bytes(self.ws_bytes)}, read {self.reads:g} times{by}, "
                  f"{self.flops_per_byte:g} FLOP per byte requested: bound by "
                  f"{LEVEL_TITLES.get(pl.binding, pl.binding)} ({pl.binding})."]
         line = f"model: {self.predicted_gbps:,.0f} GB/s of reads"
@@ -338,14 +361,16 @@ class WorkingSetState:
 
 
 def working_set_state(levels, machine: Machine, ws_bytes: float, reads: float = 64,
-                      flops_per_byte: float = 0.25, compute: str = "fp32", sweep=None) -> WorkingSetState:
-    """The widget's kernel at working set ``ws_bytes``: traffic per level, placement, and the
-    sweep's measured bandwidth at the nearest size (``sweep`` = (sizes, gbps), optional)."""
+                      flops_per_byte: float = 0.25, compute: str = "fp32", sweep=None,
+                      readers: int = 1) -> WorkingSetState:
+    """The widget's kernel at working set ``ws_bytes``, read ``reads`` times by each of
+    ``readers`` SMs (:func:`sm_readers`): traffic per level, placement, and the sweep's measured
+    bandwidth at the nearest size (``sweep`` = (sizes, gbps), optional)."""
     for field_name, value in (("ws_bytes", ws_bytes), ("reads", reads), ("flops_per_byte", flops_per_byte)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise HierarchyError(f"{field_name}: must be a positive number, got {value!r}")
-    traffic = working_set_traffic(ws_bytes, reads, levels)
-    requested = ws_bytes * reads
+    traffic = working_set_traffic(ws_bytes, reads, levels, readers)
+    requested = readers * reads * ws_bytes
     kernel = HierarchicalKernel("working-set kernel", flops_per_byte * requested, traffic)
     placement = place_levels(kernel, machine, compute)
     predicted = requested / (kernel.n_flops / (placement.roof_gflops * 1e9)) / 1e9
@@ -361,7 +386,7 @@ def working_set_state(levels, machine: Machine, ws_bytes: float, reads: float = 
             nearest = min(same, key=lambda i: abs(math.log(sizes[i] / ws_bytes)))
             measured, measured_at = float(gbps[nearest]), float(sizes[nearest])
     return WorkingSetState(ws_bytes, reads, flops_per_byte, kernel, placement, predicted,
-                           measured, measured_at, home.name)
+                           measured, measured_at, home.name, readers)
 
 
 def level_holding(levels, size: float):

@@ -25,7 +25,7 @@ from rooflinelib.views.plotting import (COLOURS, FALLBACK_COLOURS, figure_widget
 from rooflinelib.hierarchy.levels import format_bytes
 from rooflinelib.hierarchy.level_placement import (WorkingSetState, ends_in_memory,
                                                    hierarchy_levels, hierarchy_series,
-                                                   reference_curve, series_levels,
+                                                   reference_curve, series_levels, sm_readers,
                                                    working_set_state)
 from rooflinelib.hierarchy.workingset_files import HierarchyError, reported_sizes, series_of
 
@@ -203,8 +203,9 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
 class WorkingSetExplorer:
     """Move the working set of a kernel that re-reads it; watch the binding level change.
 
-    The kernel reads W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
-    Its traffic at each level follows :func:`.placement.working_set_traffic`, with the
+    Every SM of the result's GPU (one core on a CPU: :func:`.level_placement.sm_readers`) reads
+    W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
+    Its traffic at each level follows :func:`.level_placement.working_set_traffic`, with the
     capacities and ceilings measured by the sweep (:func:`.placement.hierarchy_levels`);
     the sweep chart marks W.
     """
@@ -218,6 +219,7 @@ class WorkingSetExplorer:
         self.levels = hierarchy_levels(result)
         self.curve = reference_curve(result)
         self.reads, self.flops_per_byte = reads, flops_per_byte
+        self.readers = sm_readers(result)
         low, high = math.log2(self.curve[0][0]), math.log2(self.curve[0][-1])
         self.slider = w.FloatLogSlider(value=min(max(ws_bytes, self.curve[0][0]), self.curve[0][-1]), base=2,
                                        min=low, max=high, step=0.125, readout_format=".3s",
@@ -226,8 +228,8 @@ class WorkingSetExplorer:
         self.text = w.HTML()
         state = self.state_at(self.slider.value)
         # Fixed axes: the kernel's intensities run from flops_per_byte (every level sees every
-        # request) to flops_per_byte * reads (a level sees the working set once).
-        span = (flops_per_byte / 4, flops_per_byte * reads * 4)
+        # request) to flops_per_byte * reads * readers (a shared level sees the working set once).
+        span = (flops_per_byte / 4, flops_per_byte * reads * self.readers * 4)
         self.roofline = hierarchical_figure(machine, [state.placement], compute, widget=True,
                                             x_range=span,
                                             title="The working-set kernel against every level")
@@ -246,7 +248,7 @@ class WorkingSetExplorer:
 
     def state_at(self, ws_bytes: float) -> WorkingSetState:
         return working_set_state(self.levels, self.machine, ws_bytes, self.reads,
-                                   self.flops_per_byte, self.compute, self.curve)
+                                 self.flops_per_byte, self.compute, self.curve, self.readers)
 
     def update(self, ws_bytes: float):
         """Move the kernel to ``ws_bytes``; returns the new state (or None after an error,

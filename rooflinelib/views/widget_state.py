@@ -396,7 +396,8 @@ class SweepPointState:
         return (f"K = {self.k}: I = {self.intensity:.3g} FLOP/byte, measured "
                 f"{gflops_text(self.gflops)} and {format_number(self.gbps)} GB/s; roof "
                 f"{gflops_text(self.roof_gflops)}, {BOUND_WORDS[self.side]}, "
-                f"{100 * self.fraction_of_roof:.0f}% of roof ({check}).")
+                # one decimal, as the sweep table prints it (99.9% must not read 100%)
+                f"{100 * self.fraction_of_roof:.1f}% of roof ({check}).")
 
 
 def sweep_point_state(rows, k: int, roofline: Roofline) -> SweepPointState:

@@ -130,6 +130,12 @@ def _rooflinelib_capture(mimetype):
                 return str(labels[index])
             return str(control.label)
         value, spec = control.value, getattr(control, "readout_format", "")
+        if isinstance(value, float) and spec.endswith("s") and value > 0:
+            # d3's SI format (".3s": 28.2M), which the live slider shows and Python lacks
+            import math as _math
+            power = max(-8, min(8, _math.floor(_math.log10(value) / 3)))
+            digits = int(spec.strip(".~s") or 3)
+            return format(value / 1000 ** power, f".{digits}g") + "yzafpnµm kMGTPEZY"[power + 8].strip()
         if isinstance(value, float):
             try:
                 return format(value, spec.replace("~", "")) if spec else f"{value:g}"
