@@ -237,6 +237,25 @@ def test_traffic_per_level_follows_the_capacities():
     assert big == {"l1": 12.8e9, "l2": 12.8e9, "dram": 12.8e9}
 
 
+def test_traffic_is_per_sm_where_the_cache_is_per_sm():
+    # review 6c T5-2: the GPU's L1 is one per SM, so a working set that every SM reads and that
+    # fits one L1 reaches the L2 once per SM, not once in all; the shared L2 sends it to DRAM once
+    _, levels = machine()
+    small = h.working_set_traffic(100e3, 64, levels, readers=132)
+    assert small == {"l1": 132 * 6.4e6, "l2": 132 * 100e3, "dram": 100e3}
+    mid = h.working_set_traffic(8e6, 64, levels, readers=132)
+    assert mid == {"l1": 132 * 512e6, "l2": 132 * 512e6, "dram": 8e6}
+    assert h.sm_readers({"device": {"kind": "gpu", "sm_count": 132}}) == 132
+    assert h.sm_readers({"device": {"kind": "cpu", "sm_count": 132}}) == 1
+    for bad in (0, 1.5, True):
+        with pytest.raises(wsr.HierarchyError, match="readers"):
+            h.working_set_traffic(100e3, 64, levels, readers=bad)
+    m, _ = machine()
+    state = h.working_set_state(levels, m, 100e3, 64, 0.25, readers=132)
+    assert state.kernel.bytes_by_level["l2"] == 132 * 100e3
+    assert "read 64 times by each of 132 SMs" in state.text()
+
+
 @pytest.mark.parametrize("ws_bytes,binding", [(64e3, "l1"), (8e6, "l2"), (200e6, "dram")])
 def test_the_bound_level_moves_with_the_working_set(ws_bytes, binding):
     m, levels = machine()

@@ -128,7 +128,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
                    f"reaches {one['at_ridge']:.0%} at K = {one['ridge_k']}"):
         assert quoted in prose, quoted
     online = operators.softmax(2 ** 20, fused=True, row_on_chip=False)
-    assert f"notebook 02 counts {online.n_flops / 2 ** 20:g}.)" in prose
+    assert f"(notebook 02 counts {online.n_flops / 2 ** 20:g} FLOPs)" in prose
     ratios = rows.softmax_ratios(recorded_experiments()["softmax"])
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
@@ -247,7 +247,8 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
                    f"function took {split['median_s'] * 1e6:.1f} µs",
                    f"about {split['between_s'] * 1e6:.0f} µs was launches and gaps"):
         assert quoted in prose, quoted
-    assert "in a second run, under Nsight Compute" in prose
+    assert "from two runs of the same function, apart from the experiment above" in prose
+    assert "under Nsight Compute, its three kernels' own durations summed to" in prose
     assert "design history" not in prose
 
 
@@ -363,10 +364,11 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     from rooflinelib.profiling.recorded import recorded_profiles
     prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
     assert "Under Nsight Compute the function took" not in prose
-    assert "Timed by device events in the profiling run, the function took 425.0 µs" in prose
+    assert "timed by device events, the function took 425.0 µs" in prose
     table = rows.time_split_table(recorded_profiles()["softmax 3-pass"])
     assert "between the kernels" not in table and "median less ncu kernel time, two runs" in table
-    assert "| a second run, under Nsight Compute |" in prose  # C4-2: which run gave which number
+    # C4-2 (review 4b): which run gave which number; review 6c C4-5 moved the table to the appendix
+    assert "| a second run, under Nsight Compute |" in appendix("appendix-04-sweep.md")
     # E4-2: the 3-pass softmax reads three times and writes twice
     assert "for the transpose and the softmax, which read and write equally" not in prose
     assert "3-pass version's 3:2 mix" in prose
@@ -634,10 +636,11 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs (read from two runs, below)"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and answer in words(c.source)}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
-    runs = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "| run | what it gave" in c.source}
-    assert len(at) == len(table) == len(runs) == 1 and min(at) < min(table) < min(runs)
-    after = words(nb[min(runs)].source)
-    assert after.index("How the table splits the time") < after.index("| run | what it gave")
+    split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "How the table splits the time" in c.source}
+    assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
+    # review 6c C4-5: the run table is the appendix's, linked from the reading
+    assert "| run | what it gave" not in markdown("04_sweep.ipynb")
+    assert "appendix-04-sweep.md#the-three-pass-softmaxs-time" in nb[min(split_at)].source
     assert "not this machine's run" not in outputs("04_sweep.ipynb") + nb[min(table)].source
     assert 0.1 < between / shortfall < 0.15  # "an eighth"
 
@@ -672,7 +675,7 @@ def test_04s_appendix_gives_the_pipelined_kernels_lead_as_recorded():
 def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_lab1_copy_mix():
     # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
     md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
-    assert "live, your stored Lab 1 copy mix, which the table names, Lab 1 running once first if none is stored" in md["sweep-14"]
+    assert "live, your stored Lab 1 copy mix, which the table names (Lab 1 runs once first if none is stored)" in md["sweep-14"]
     assert "on the recorded H200 a copy timed beside the transposes; live, your stored Lab 1 copy mix" in md["5ab96826"]
 
 
@@ -727,3 +730,104 @@ def test_03_compare_table_prints_one_decimal_so_fp64_does_not_read_100_percent()
     # C03-6: 33,334 / 33,500 = 99.5% printed as "100%", beside fp32's 98%
     printed = outputs("03_ceilings.ipynb")
     assert "99.5%  printed" in printed and " 100%  printed" not in printed
+
+
+# --- review 6c (the sixth expert read): notebook 04 -------------------------------------------
+
+def _nb04_cell(cell_id):
+    return next(c for c in cells("04_sweep.ipynb") if c.get("id") == cell_id)
+
+
+def test_04_says_b_is_the_highest_rate_at_any_k_not_the_copys():
+    # T4-1: "K = 0 is a pure copy, so the sweep calibrates its own bandwidth roof B" suggested
+    # that K = 0 sets B; on the H200 the highest GB/s is K = 16's and the copy's is lower
+    from rooflinelib.store.results import recorded
+    rows = recorded("sweep")["rows"]
+    top = max(rows, key=lambda r: r["gbps"])
+    copy = next(r for r in rows if r["k"] == 0)
+    assert top["k"] != 0 and copy["gbps"] < top["gbps"]
+    text = words(markdown("04_sweep.ipynb"))
+    assert "K = 0 is a pure copy, so the sweep calibrates" not in text
+    assert (f"B is its highest GB/s at any K (on the H200 {top['gbps']:,.0f} at K = {top['k']}; "
+            f"the pure copy at K = 0 gets {copy['gbps']:,.0f})") in text
+
+
+def test_04_the_softmax_rate_from_ncu_bytes_says_the_writes_fall_short():
+    # T4-2: the 3,164 GB/s divides ncu's DRAM bytes, 3% short on the writes, by the time
+    from rooflinelib.experiments import rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    profile = recorded_profiles()["softmax 3-pass"]
+    split = rows.time_split(profile)
+    measured = profile.measured
+    counted_rate = split["counted_bytes"] / split["kernel_s"] / 1e9
+    assert measured["dram_read_bytes"] == pytest.approx(3 * 4 * 2 ** 26, rel=0.001)
+    assert measured["dram_write_bytes"] < 0.95 * 2 * 4 * 2 ** 26
+    text = words(markdown("04_sweep.ipynb"))
+    assert "(the count was right)" not in text
+    assert "3% under the hand count, all of it on the writes" in text
+    assert f"{counted_rate:,.0f} GB/s" in words(appendix("appendix-04-sweep.md"))
+
+
+def test_04_zooms_into_the_corner_it_asks_about():
+    # C4-1: the opening figure's y axis spans four decades; a second view shows the corner
+    code = _nb04_cell("sweep-03c")
+    assert "xaxis_range" in code.source and "yaxis_range" in code.source and "ridge" in code.source
+    assert any(o.get("output_type") == "display_data" for o in code.outputs)
+
+
+def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
+    bound = words(_nb04_cell("sweep-14").source)
+    # C4-2: the live/recorded copy is a footnote, not part of the bound's definition
+    definition = bound.split("Each exp of these kernels")[0]
+    assert "running once first" not in definition and "¹" in definition
+    assert "¹ On the recorded H200, a copy timed in the same run" in bound
+    # C4-4: the prediction runs without the safe- and online-softmax asides
+    prediction = words(_nb04_cell("50bc5cbb").source)
+    assert "Milakov" not in prediction and "online softmax" not in prediction
+    assert "Milakov and Gimelshein" in bound
+    # C4-3: the knee paragraph is split in two
+    assert "**Which kernel makes the envelope.**" in _nb04_cell("sweep-12").source
+
+
+def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
+    # C4-6: the prediction computes per element on 2^24; the run uses 16384 x 4096 = 2^26
+    from rooflinelib import experiments
+    from rooflinelib.modes import detect_mode
+    monkeypatch.setenv("ROOFLINE_MODE", "recorded")
+    run = experiments.experiment_for(detect_mode(), "softmax").experiment
+    extra = run.variants[0].extra
+    assert extra["rows"] * extra["cols"] == 2 ** 26
+    assert "the run below uses 2^26 elements" in words(_nb04_cell("50bc5cbb").source)
+
+
+def test_04_points_to_the_ptx_for_one_ex2_per_exp():
+    # C4-7: "each exp is one ex2" now points at the PTX, and the PTX says so
+    pytest.importorskip("numba_cuda")
+    import math
+    from numba import cuda
+
+    def exp_one(x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = math.exp(x[i])
+
+    ptx, _ = cuda.compile_ptx(exp_one, "void(float32[::1], float32[::1])", cc=(9, 0))
+    assert ptx.count("ex2.approx.ftz.f32") == 1 and ptx.count("fma.r") == 4
+    assert "appendix-04-sweep.md#the-softmaxs-exp-in-the-ptx" in _nb04_cell("sweep-14").source
+    assert "## The softmax's exp in the PTX" in appendix("appendix-04-sweep.md")
+
+
+def test_04_the_walker_rounds_as_the_table_does():
+    # C4-8: the K slider said "100% of roof" where the table says 99.9%
+    from rooflinelib.views import widget_state as ws
+    roofline = ws.as_machine("H200").roofline()
+    rows = [{"k": 1, "intensity": 0.25, "gbps": 4_000, "gflops": 0.999 * 0.25 * roofline.peak_gbps,
+             "verified": True}]
+    assert "99.9% of roof" in ws.sweep_point_state(rows, 1, roofline).text()
+
+
+def test_04_keeps_the_three_runs_table_in_its_appendix():
+    # C4-5: the provenance table of the three-pass softmax is lab-log material
+    table = "| a second run, under Nsight Compute |"
+    assert table not in markdown("04_sweep.ipynb")
+    assert table in appendix("appendix-04-sweep.md")

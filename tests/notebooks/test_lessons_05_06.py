@@ -558,7 +558,8 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     text, printed = _prose("05"), _printed("05")
     assert "recorded_sharing_rows" not in _code("05") and "slices served" not in printed
     assert "their requests for one line merge before they reach the L2" not in text
-    assert "no level is taken from those points" in text and "What the counters show about them" in text
+    # review 6c T5-1: the L1 level is taken from an "every SM reads all" series; the L2 and DRAM are not
+    assert "no L2 or DRAM level is taken from those points" in text and "Their counters are in the [appendix](../docs/appendix-05-hierarchy.md)" in text
 
 
 def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
@@ -939,8 +940,8 @@ def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
     # C05-2: the marker sizes and outlines were explained before the concept they decorate
     text = _prose("05")
     assert text.index("**The hierarchical roofline**") < text.index("**Reading the chart above.**")
-    assert text.index("**Reading the chart above.**") < text.index("a size of its own")
-    assert text.index("a size of its own") < text.index("## 2.")
+    assert text.index("**Reading the chart above.**") < text.index("Markers shrink from the L1 out")
+    assert text.index("Markers shrink from the L1 out") < text.index("## 2.")
 
 
 def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
@@ -1023,3 +1024,95 @@ def test_06_review_6d_clarity_items():
     assert ("Lab 1's HBM roofs by access mix (recorded H200): dram 4,693 GB/s, dram-read 4,509 GB/s, "
             "dram-copy 4,280 GB/s ('dram' is the write mix, the fastest)") in printed
     assert "the cell under the chart lists Lab 1's three" in " ".join(cells[0].split())
+
+
+# --- review 6c (the sixth expert read): notebook 05 -------------------------------------------
+
+def _nb05_cell(cell_id):
+    return next(c for c in _cells("05") if c.get("id") == cell_id)
+
+
+def test_05_names_the_series_each_level_comes_from():
+    # T5-1, C5-5: the L1 level IS taken from the "every SM reads all" series; the old text said
+    # no level was taken from it
+    recorded = wsr.recorded("h200", "numba")
+    inner, outer = h.hierarchy_series(recorded)
+    assert (inner.access, inner.pattern, outer.access) == ("global", "spread", "global-cg")
+    text = " ".join("".join(_nb05_cell("9ee81857")["source"]).split())
+    assert "so no level is taken from those points" not in text
+    assert f'The **L1** level comes from the blue series, "{inner.name}"' in text
+    assert f'come from the orange series, "{outer.name}"' in text
+    assert "no L2 or DRAM level is taken from those points" in text
+
+
+def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
+    # T5-2: 132 private L1s: the L2 sees W once per SM that reads it, DRAM sees W once
+    recorded = wsr.recorded("h200", "numba")
+    sms = h.sm_readers(recorded)
+    assert sms == recorded["device"]["sm_count"] == 132
+    text = _prose("05")
+    assert "(W once if W fits inside, every read if it does not)" not in text
+    assert "**L2**: while W fits one L1 (232 kB), W once per SM that reads it, 132 W; past that, every read" in text
+    assert "**DRAM**: while W fits the L2 (56.6 MB), W once" in text
+    assert "readers=level_placement.sm_readers(recorded)" in _code("05")
+    levels = h.hierarchy_levels(recorded)
+    mixes = results_mixes()
+    reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), mixes)
+    for ws_bytes, level in zip(hl.inside_each_level(levels).values(), ("l1", "l2", "dram")):
+        state = h.working_set_state(levels, reading, ws_bytes, 64, 0.25, readers=sms)
+        assert state.placement.binding == level
+        assert f"W = {hl.format_bytes(ws_bytes):>7s}: bound by {level:5s}" in _printed("05")
+    small = h.working_set_state(levels, reading, 59e3, 64, 0.25, readers=sms)
+    assert small.kernel.bytes_by_level["l2"] == sms * 59e3 and small.kernel.bytes_by_level["dram"] == 59e3
+
+
+def results_mixes():
+    from rooflinelib.store import results
+    return results.dram_mixes(results.recorded("ceilings"))
+
+
+def test_05_vendor_table_lists_the_l1s_in_binary_units():
+    # T5-3: the L1 (NVIDIA) and the vL1D (AMD) are levels; per-SM and per-CU sizes are KiB
+    from rooflinelib.core import vendors
+    row = next(r for r in vendors.comparison_rows() if r["concept"] == "on-chip levels worth modelling")
+    assert "vL1D (32 KiB per CU)" in row["AMD"] and "LDS (64 KiB per CU)" in row["AMD"]
+    assert row["NVIDIA"].startswith("L1 and shared memory") and "228 KiB" in row["NVIDIA"]
+    assert " KB per" not in row["AMD"] + row["NVIDIA"]
+    assert row["AMD"] in _printed("05") and row["NVIDIA"] in _printed("05")
+
+
+def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
+    # T5-4: Lab 1's fp64 (33,334) is over ncu's derived peak (33,314 at 1,972 MHz); Lab 1 ran at 1,980
+    from rooflinelib.hierarchy import ncu
+    from rooflinelib.store import results
+    peaks = ncu.load_csv(ncu.recorded_csv())[0].peaks()
+    lab1 = {d["name"]: d for d in results.recorded("ceilings")["details"]}
+    measured = recorded_h200().ceiling("fp64").value
+    assert measured > peaks.gflops["fp64"] and lab1["fp64"]["sm_clock_mhz_during"] > peaks.sm_clock_mhz
+    at_lab1 = peaks.gflops["fp64"] * lab1["fp64"]["sm_clock_mhz_during"] / peaks.sm_clock_mhz
+    assert f"Lab 1 reaches {measured / at_lab1:.3f} of it" in _printed("05")
+    assert f"they reach 0.985 and {measured / at_lab1:.3f} (printed above)" in _prose("05")
+    assert "The fp64 kernel is not faster than its peak" in _prose("05")
+
+
+def test_05_review_6c_clarity_items():
+    text, printed = _prose("05"), _printed("05")
+    assert "(Lab 1 measures no L1 cache hits)" in text  # C5-1
+    assert "The FLOPs are the sum" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
+    assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
+    assert "no DRAM hand count for ws_read" in printed  # C5-3
+    assert "which the chart does not draw" in text  # C5-4
+
+
+def test_a_slider_in_si_units_reads_as_such_in_the_static_image():
+    # C5-6: the explorer's readout ".3s" (d3's SI format) showed "2.82132e+07" in the PNG
+    import textwrap
+    import types
+    from support import notebook_tools
+    source = notebook_tools.CAPTURE_SOURCE
+    body = source[source.index("    def shown(control):"):source.index("    def walk(")]
+    namespace = {}
+    exec(textwrap.dedent(body), namespace)
+    control = types.SimpleNamespace(value=2.82132e7, readout_format=".3s")
+    assert namespace["shown"](control) == "28.2M"
+    assert namespace["shown"](types.SimpleNamespace(value=0.25, readout_format=".3g")) == "0.25"
