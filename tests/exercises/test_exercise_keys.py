@@ -842,3 +842,39 @@ def test_drill_9_model_answer_allows_a_wait_other_than_memory():
     assert "usually goes into waiting for data" in text and "tiny tasks" in text
     assert "whatever it waits on also gets faster" in text
     assert points[0].startswith("something other than arithmetic sets the time")
+
+
+# --- review 6c: exercise 5's key ----------------------------------------------------------------
+
+def test_ex05_drill3_accepts_a_cache_limit_with_what_would_tell_and_rules_out_the_launch():
+    # K-1: only HBM bytes are given, so an L2 or L1 limit cannot be ruled out; the launch can
+    cache = ex05.check_drill3(20, 20, 60, 0.2, "cache", "profile")
+    assert cache.passed and "notebook 05" in cache.checks[4].message
+    assert ex05.check_drill3(20, 20, 60, 0.2, "l2 bandwidth", "profile").passed
+    launch = ex05.check_drill3(20, 20, 60, 0.2, "launch", "profile")
+    seconds = ex05.D3_FLOPS / (ex05.D3_ACHIEVED_GFLOPS * 1e9)
+    assert not launch.passed and f"take {seconds * 1e3:.0f} ms" in launch.checks[4].message
+    text, points = ex05.MODEL_ANSWERS[3]
+    assert "count the bytes at each level (notebook 05)" in text
+    assert any("bytes per level" in p for p in points)
+
+
+def test_ex05_drill6_takes_the_approximate_growths_as_approximate():
+    # K-2: "about 20x" and "about 3x": 7 and 6.5 are right answers, 60 (P times B) is not
+    for answer in (7, 6.5, "20/3", 6.67):
+        assert ex05.check_drill6("right", answer).passed, answer
+    for answer in (7.2, 6.2, 60):
+        assert not ex05.check_drill6("right", answer).passed, answer
+
+
+def test_ex05_drill7_states_the_byte_convention_it_grades():
+    # minor: the key's (4d + 5) / 8 needs notebook 02's convention; the question now gives it
+    from rooflinelib.store.fileio import read_json
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("solutions", "exercises"):
+        cells = read_json(root / folder / "05_conceptual_drills.ipynb", ValueError, "a notebook")["cells"]
+        drill7 = next("".join(c["source"]) for c in cells if "## Drill 7" in "".join(c["source"]))
+        text = " ".join(drill7.split())
+        assert "written to HBM once and read back once in bf16 (2 bytes each time)" in text, folder
+        assert "the softmax 5 FLOPs" in text, folder
+    assert ex05.check_drill7((4 * 128 + 5) / 8, "linear").passed
