@@ -116,7 +116,9 @@ def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
     assert "crosses that cache 5 times and HBM once" in text00
     # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
     assert chart_reading.error_sizes(H200)["strided_amplification_hbm"] == 16
-    assert "about 16 times at the H200's HBM" in text01
+    # review 6a C01-3: 01 keeps the L2's 8x; HBM's 16x (extrapolated past stride 16) is 02's
+    assert "about 16 times at the H200's HBM" not in text01
+    assert "it moves 8 times the bytes it uses through the L2" in text01
     # T01-2: a machine slip moves the ridge, a count slip the point, not both
     assert "every point by that factor" not in text01
 
@@ -215,7 +217,7 @@ def test_01_review_4a_wording():
     # review 5a C5: a measured ceiling means nothing at step 1; notebook 03 introduces it
     assert "A measured ceiling" not in text
     assert "which warps switching" not in text and "warp switching makes possible" in text  # T01-2
-    assert "(64-byte units, measured up to stride 16)" in text  # T01-3
+    assert "(64-byte units, measured up to stride 16)" not in text  # T01-3, then review 6a C01-3
     assert "four common errors" not in text and "## Four ways a placement goes wrong" in text  # C01-1
 
 
@@ -277,7 +279,9 @@ def test_00_breaks_use_no_term_defined_later():
     section = section[section.index("## Where the picture breaks"):]
     for term in (r"\bSMs?\b", r"\bL1\b", r"\bL2\b", r"CUDA graph", r"dispatch"):
         assert not re.search(term, section), term
-    assert "counting packed instructions, which do two fp32 operations at once" in section
+    # review 6a C00-2: packed fp32 is notebook 02's, one pointer away
+    assert "counting packed instructions" not in section
+    assert "(notebook 02 says why AMD's datasheet prints fp32 at 163.4)" in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -316,7 +320,10 @@ def test_01_says_its_mode_without_a_mode_cell():
     # C6: a cell printed the mode, then the text said it did not matter.
     nb = cells("01_derivation.ipynb")
     assert not any("detect_mode" in c.source for c in nb)
-    assert "the notebook prints the same in every mode" in words(nb[0].source)
+    # review 6a C01-4: said once, at the end, not before step 1
+    assert "every mode" not in nb[0].source and "appendix" not in nb[0].source
+    last = words([c for c in nb if c.cell_type == "markdown"][-1].source)
+    assert "comes from a formula or a datasheet, so it prints the same in every mode" in last
 
 
 # --- review 5a, notebook 02 -------------------------------------------------------------------
@@ -409,6 +416,69 @@ def test_00_learning_path_names_the_labs_each_notebook_title_names():
         title = cells(name)[0].source.splitlines()[0]
         assert labs.findall(after) == labs.findall(title), (name, after, title)
     assert labs.findall(cells("03_ceilings.ipynb")[0].source.splitlines()[0]) == ["Labs 1 and 2"]
+
+
+# --- review 6a (notebooks 00 and 01) -------------------------------------------------------------
+
+def test_00_review_6a_span_and_launch():
+    from rooflinelib import get_machine
+    from rooflinelib.lessons import analogy
+    text = markdown("00_start_here.ipynb")
+    # T00-1: fp64 vector is as slow as unpacked fp32 on the MI300X, and its fp8 figure is dense
+    mi300x = get_machine("MI300X")
+    assert mi300x.ceiling("fp64").value == mi300x.ceiling("fp32").value == 81_700
+    assert "plain fp32 arithmetic at 81.7" not in text
+    assert "(without sparsity), is 32 times the slowest, fp32 and fp64 vector arithmetic at 81.7 TFLOP/s" in text
+    assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
+    cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
+    # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
+    assert "even launched the cheapest way (recorded on an H200 for empty kernels prepared once and replayed as a batch)" in text
+    # C00-1: one launch figure, under its own name, no lab-log bookkeeping in the cell
+    launch = analogy.break_figures()["launch"]
+    assert launch["device_s"] == launch["second_device_launch_s"]
+    assert "second_" not in cell.source and "notebook 06 quotes" not in cell.source
+    assert "launch['device_s']" in cell.source
+
+
+def test_01_review_6a_correctness():
+    from rooflinelib.core import model
+    text = markdown("01_derivation.ipynb")
+    # T01-1: a barrier-tiled kernel pays the sum only when no other block fills the gaps
+    assert "A kernel that cannot overlap (load a tile" not in text
+    assert "with only one block on each SM and the SMs in step, so that no other block's work fills the gaps" in text
+    assert "a second resident block on an SM, or SMs that drift out of step, lets one block's loads overlap another's arithmetic" in text
+    # T01-2: P and B in FLOP/s and byte/s; in GFLOP/s and GB/s the quotients are nanoseconds
+    assert "| FLOP/s (quoted in GFLOP/s) |" in text and "| byte/s (quoted in GB/s) |" in text
+    assert "F/P and M/B come out in nanoseconds" in text
+    # T01-3: the A100 of the menu is the 40 GB part, and the printed line says so
+    assert "The menu's A100 is the 40 GB part" in text
+    cell = next(c for c in cells("01_derivation.ipynb") if "explorer_state(machine" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "A100 (HBM2, 40 GB part, 1,555 GB/s): fp32 ridge 12.5" in printed
+    # T01-4: 66.9 is the unrounded figure
+    assert "66.9 TFLOP/s, which the datasheet rounds to 67" in text
+    # C01-1: the status bands are the model's
+    assert model.FAR_BELOW_FRACTION == 0.5 and model.ABOVE_ROOF_FRACTION == 1.05
+    assert model.classify(1, 100, 100, achieved_gflops=80).status == "near-roof"
+    assert model.classify(1, 100, 100, achieved_gflops=79).status == "below-roof"
+    assert ("near-roof from 80% of the roof, below-roof from 50% to 80%, far-below under 50%, and "
+            "above-roof past 105%") in text
+
+
+def test_01_review_6a_clarity():
+    text = markdown("01_derivation.ipynb")
+    # C01-2: the fourth way has no number
+    assert "Each has a size" not in text and "Three of them have a size" in text
+    # C01-3: the L2's 8x only; HBM's units are notebook 02's
+    cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "stride-32 fp32 read: 8x the bytes it uses at the L2 (32-byte units)\n" in printed
+    assert "64-byte" not in printed and "64-byte" not in text
+    # the widgets are still images on the page
+    assert "in a running notebook, run the cell to get the sliders" in text
+    assert "run the cell in a running notebook to use it" in text
 
 
 # --- notebook 02 after review 6b ----------------------------------------------------------------
