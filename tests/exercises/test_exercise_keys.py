@@ -278,7 +278,7 @@ def test_two_kernel_keys_follow_the_worked_example():
     assert "compute roof caps it" in wrong.checks[1].message
 
 
-def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3)):
+def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3), own_roofs=True):
     from rooflinelib.core.model import Ceiling, Machine
     from rooflinelib.core.placement import KernelPoint
     from rooflinelib.views.plotting import roofline_figure
@@ -286,7 +286,9 @@ def figure(bandwidths=(3000, 2000), rates=(60e3, 120e3, 40e3, 120e3)):
     machine = Machine("m", ceilings=(Ceiling("dram", "memory", bandwidths[0]),
                                      Ceiling("dram-b", "memory", bandwidths[1]),
                                      Ceiling("fp32", "compute", 120_000)))
-    points = [KernelPoint(f"k{i}", i_, 1, r) for i, (i_, r) in enumerate(zip((20, 80, 20, 80), rates))]
+    # the last two points are the 2 TB/s ones, judged on their own roof when own_roofs
+    points = [KernelPoint(f"k{i}", i_, 1, r, memory_ceiling="dram-b" if i >= 2 and own_roofs else None)
+              for i, (i_, r) in enumerate(zip((20, 80, 20, 80), rates))]
     return roofline_figure(machine, points)
 
 
@@ -937,3 +939,73 @@ def test_exercise_4_part_c_asks_about_the_datasheet_and_the_loaded_ceilings_not_
     text = _markdown(_solution("04_place_your_kernel.ipynb"))
     assert "on a CPU, on this machine and on an H200" not in text
     assert "on a CPU, against the H200's datasheet, and against the ceilings this notebook loaded" in text
+
+
+# --- exercise 1 after review 6a ------------------------------------------------------------------
+
+def test_ex01_each_point_is_judged_on_its_own_bandwidth_roof():
+    # K1: the chart judged every point against its first memory ceiling: the 2 TB/s kernel at
+    # 20 FLOP/byte read "67% of roof (below its roof)" while it sits on its own roof.
+    pytest.importorskip("plotly")
+    from rooflinelib.core.placement import KernelPoint
+    hover = {t.name.split(": ")[-1]: " ".join(t.hovertext) for t in figure().data
+             if str(t.meta).startswith("kernel:")}  # four points are named "A: k0" and so on
+    assert "dram-b, ridge 60 FLOP/byte" in hover["k2"] and "100% of roof" in hover["k2"]
+    assert "dram, ridge 40 FLOP/byte" in hover["k0"] and "100% of roof" in hover["k0"]
+    wrong = ex01.check_figure(figure(own_roofs=False))
+    assert wrong.status == "fail" and "memory_ceiling=" in wrong.message
+    assert "20 FLOP/byte at 2 TB/s and 80 FLOP/byte at 2 TB/s" in wrong.message
+    with pytest.raises(ValueError, match="^memory_ceiling: must be text"):
+        KernelPoint("k", 1, 1, memory_ceiling=2)
+    assert KernelPoint("k", 1, 1, None, "dram-b").memory_ceiling == "dram-b"
+    # the worked answer sets it, and the instructions say how
+    solution = _solution("01_place_two_kernels.ipynb")
+    code = next(c.source for c in solution if c.cell_type == "code" and "roofline_figure(machine" in c.source)
+    assert code.count('memory_ceiling="dram-2tbs"') == 2
+    for folder in ("solutions", "exercises"):
+        text = _markdown(nbformat.read(str(Path(__file__).resolve().parents[2] / folder /
+                                           "01_place_two_kernels.ipynb"), as_version=4).cells)
+        assert "Hover over the points to read their verdicts." not in text
+        assert "once you run the cell, hover over a point to read its verdict" in text
+        # CX-1: the constructors part 3 asks for are shown before it asks
+        assert 'Ceiling("dram", "memory", 3_000)' in text and 'Machine("my GPU", ceilings=(' in text
+        assert 'KernelPoint("my kernel", n_flops, n_bytes, achieved_gflops, memory_ceiling="dram")' in text
+        # CX-2: which way the factor goes
+        assert "give old rate ÷ new rate" in text and "By what factor does each kernel" not in text
+
+
+def test_ex01_hints_for_the_likeliest_slips():
+    # K2: the 3 TB/s rate copied into the 2 TB/s row
+    copied = ex01.check_predictions(60, 120, 60, 120)
+    assert statuses(copied) == ["pass", "pass", "fail", "pass"]
+    assert "that is the rate at 3 TB/s; the bandwidth changed" in copied.checks[2].message
+    # K3: the inverse ratio, and a percentage loss (the model answer's own "loses 33%")
+    inverse = ex01.check_slowdowns(2 / 3, 1)
+    assert statuses(inverse) == ["fail", "pass"] and "you gave new rate / old rate" in inverse.checks[0].message
+    assert ex01.check_slowdowns("33%", "0%").passed
+    assert ex01.check_slowdowns("33 percent", 1).passed
+    assert ex01.check_slowdowns("-33%", "-0%").passed  # written as a change of rate
+    assert "loses 33% of its rate" in str(ex01.model_conclusion("a conclusion in my own words, " * 5))
+    doubled = ex01.check_slowdowns("50%", 1)
+    assert statuses(doubled) == ["fail", "pass"] and "read as a loss of 50%" in doubled.checks[0].message
+    assert ex01.check_slowdowns("100%", 1).checks[0].status == "fail"
+    assert ex01.check_slowdowns("abc%", 1).checks[0].status == "invalid"
+    # K4: points entered in TFLOP/s
+    pytest.importorskip("plotly")
+    low = ex01.check_figure(figure(rates=(60, 120, 40, 120)))
+    assert low.status == "fail" and "achieved_gflops is in GFLOP/s" in low.message
+    assert "no point at the prediction" not in low.message
+
+
+def test_ex01_worked_answer_follows_the_library_and_its_figure_shows_both_ridges():
+    solution = _solution("01_place_two_kernels.ipynb")
+    code = next(c.source for c in solution if c.cell_type == "code" and "roofline_figure(machine" in c.source)
+    # K5: Machine.kind is "datasheet" or "measured" (or "example" for the library's own); the
+    # worked answer keeps the default
+    assert "kind=" not in code
+    # CX-3: the second ridge is drawn, the coinciding points are named, the labels alternate
+    assert 'text=f"ridge at 2 TB/s: {ridge_at_2:g}"' in code and "add_vline(x=ridge_at_2" in code
+    assert "C and D coincide" in code
+    order = re.findall(r'KernelPoint\("(\d+) FLOP/B at (\d) TB/s"', code)
+    assert order == [("20", "3"), ("20", "2"), ("80", "3"), ("80", "2")]
+
