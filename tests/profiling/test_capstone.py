@@ -476,7 +476,7 @@ def test_a_prediction_below_the_measured_ratio_never_reports_a_negative_shortfal
     seconds_f = bf / 3.6e12
     pair = _pair(h200, 2.0 * seconds_f, seconds_f)  # measured 2.0x, the bytes 2.5x
     text = capstone.comparison(pair, 1.67)  # the student predicted the streaming ratio
-    assert "gained more than predicted" in text and "The bytes alone predict 2.50x" in text
+    assert "gained more than predicted" in text and "the bytes alone predict 2.50x, not 1.67x" in text
     assert "no longer" in text and "took -" not in text and "us more" not in text
 
 
@@ -493,7 +493,10 @@ def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
     # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
     assert "the same FLOPs and, by Nsight Compute's count, the same DRAM bytes" in text
     assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
-    assert "reads and writes as a softmax does" not in text and "like the softmaxes, mixes reads and writes" in text
+    assert "reads and writes as a softmax does" not in text
+    # review 6d, T07-3: the copy roof is the nearest measured mix, not the 3-pass version's own
+    assert "like the softmaxes, mixes reads and writes, so its roof is theirs" not in text
+    assert "The copy roof is the nearest measured one, not exactly each kernel's own" in text
 
 
 def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
@@ -511,10 +514,12 @@ def test_07_keeps_lab_log_timings_and_the_sass_reconstruction_in_its_appendix():
 
 
 def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
+    # review 6d, C07-5: the stall-reason paragraph moved to the appendix, with its unit
     text = _prose07()
-    assert "58.8 warps waiting per issuing cycle" not in text
-    assert "warp-cycles stalled on that queue per issued instruction" in text and "16 warps" in text
-    assert "the counters above point at it" in text and "the counters above name it" not in text
+    assert "58.8 warps waiting per issuing cycle" not in text and "mio_throttle" not in text
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text().split())
+    assert "warp-cycles stalled on that queue per issued instruction" in page and "16 warps" in page
+    assert "the counters above point at shared-memory passes" in text and "the counters above name it" not in text
 
 
 # --- review 4b, E7-1: a read-and-write kernel is scored against the copy mix, as notebook 04's rule says
@@ -572,7 +577,7 @@ def test_07_and_the_capstone_key_lead_with_the_copy_mix_shares():
     printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "at 74% of the 4,256 GB/s copy roof, the fused one at 90%" in printed
     text = _prose07()
-    assert "at 74% of the DRAM roof of their own access mix" in text
+    assert "at 74% of the DRAM roof of a copy" in text
     assert "at 90% of the copy roof and the three passes at 74%" in text
     assert "moved its bytes at 81% of the memory roof" not in text
     key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
@@ -589,8 +594,7 @@ def test_07s_section_6_is_split_into_simulator_hardware_and_caps():
                  "### Caps from the counts, against the measured rates"):
         assert head in heads
     paragraphs = [p for c in nb.cells if c.cell_type == "markdown" for p in c.source.split("\n\n")]
-    units = [p for p in paragraphs if "warp-cycles stalled on that queue per issued instruction" in p]
-    assert len(units) == 1 and units[0].startswith("Those figures are")
+    assert not [p for p in paragraphs if "warp-cycles stalled" in p]  # review 6d, C07-5: the appendix's
 
 
 # --- review 5: the kernel check refuses the unsafe softmax; the model answer in three points -----
@@ -683,3 +687,152 @@ def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
     text = _prose07()
     assert f"({shared:,.0f} GB/s, printed above)" in text and "32.9 TB/s on the shipped run" not in text
 
+
+
+# --- review 6d: each hint fits the failure it is shown for; "read x once" enforced; 07's L2 row,
+# the naive caps and the recorded pair's roofs said plainly ------------------------------------
+
+def _kernel_source() -> str:
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    return next(c.source for c in nb.cells if c.cell_type == "code" and "def softmax_3pass" in c.source)
+
+
+def _variant(old: str, new: str) -> dict:
+    source = _kernel_source()
+    assert source.count(old) == 1, old
+    namespace = {}
+    exec(compile(source.replace(old, new), "a wrong kernel", "exec"), namespace)
+    return namespace
+
+
+def test_a_fused_kernel_without_the_reductions_is_sent_to_the_reductions_not_to_overflow(kernels):
+    # K-1: each thread normalised by its own partial max and sum got "does every exp stay inside
+    # float32's range?", though no exp overflows
+    wrong = _variant("    m = block_reduce(m, part, True)\n    s = float32(0)\n", "    s = float32(0)\n")
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"]
+    assert "check the reductions" in str(got) and "float32's range" not in str(got)
+
+
+def test_the_overflow_hint_is_given_only_when_the_ordinary_rows_are_right(kernels):
+    unsafe = _unsafe(_kernel_source())
+    got = str(capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"]))
+    assert "the ordinary rows are right" in got and "float32's range" in got and "reductions" not in got
+
+
+def test_a_kernel_striding_by_threads_is_told_the_simulator_runs_fewer(kernels):
+    # K-4: correct at 256 threads a block, it left outputs unwritten at the simulator's 32 with no reason given
+    source = _kernel_source()
+    wrong = {}
+    exec(compile(source.replace("range(t, x.shape[1], cuda.blockDim.x)", "range(t, x.shape[1], THREADS)"),
+                 "strides by THREADS", "exec"), wrong)
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert got.checks[1].status == "fail"
+    assert "never written" in str(got) and f"runs {capstone.SIM_THREADS} threads a block" in str(got)
+    assert "cuda.blockDim.x" in str(got)
+
+
+def test_a_fused_kernel_that_reads_x_again_from_global_memory_is_refused(kernels):
+    # K-2: the exercise says "read x once, keep the row in shared memory"; a kernel re-reading x[r, c]
+    # passed every check, as distinct bytes per launch count a re-read once
+    wrong = _variant("        row[c] = math.exp(row[c] - m)\n", "        row[c] = math.exp(x[r, c] - m)\n")
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"]
+    assert "reads 2x the bytes of x" in str(got) and "shared memory" in str(got)
+    # the notebook's fused kernel reads x exactly once
+    b = capstone.softmax_buffers()
+    assert capstone.count_passes(kernels["fused_passes"](b), capstone.SIM_ROWS, capstone.SIM_THREADS)["read"] == b["x"].nbytes
+
+
+def test_the_speedup_hints_speak_of_bytes_not_units_or_fmas():
+    # K-3: 5.0 and 1.25 got "one fused multiply-add is 2 FLOPs", 2.56 "binary (KiB) and decimal (KB)"
+    for wrong, hint in ((5.0, "write of y"), (1.25, "read x more than once"), (2.56, "too high"), (2.44, "too low")):
+        message = capstone.check_prediction(wrong, 8, 256).message
+        assert hint in message, (wrong, message)
+        assert "multiply-add" not in message and "KiB" not in message and "GiB" not in message
+    assert capstone.check_prediction(2.5, 8, 256).passed
+
+
+def test_the_counting_convention_says_when_a_re_read_is_free():
+    # K-2 / C-EX-2: "a re-read is taken as served by the caches" contradicted "keep the row on chip"
+    rule = "a re-read within one launch is counted once, as if cached, which holds only while the re-read data fits on"
+    key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    student = nbformat.read(str(NOTEBOOK.parents[1] / "exercises" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    for nb in (key, student, nbformat.read(str(NOTEBOOK), as_version=4)):
+        prose = " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
+        assert rule in prose and "taken as served by the caches" not in prose
+    counted = {(1, 4): {"read": 48, "written": 16, "unique_read": 16, "unique_written": 16}}
+    hint = capstone.check_byte_formula(lambda rows, cols: 64 * rows * cols / 4, counted, "q").message
+    assert "counted once, as if cached" in hint
+
+
+def test_the_exercise_says_the_recorded_fused_kernel_keeps_its_row_in_registers():
+    # C-EX-1
+    for folder in ("solutions", "exercises"):
+        nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+        part4 = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## Part 4"))
+        assert "registers" in part4 and "softmax_targets" in part4
+
+
+def _printed07():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    return "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+
+
+def test_07s_l2_row_says_its_bytes_include_the_partitions_traffic():
+    # T07-1: lts__t_bytes counts the fabric between the two L2 partitions, Lab 1's L2 roof does not
+    assert "traffic between the H200's two L2" in capstone.L2_NOTE and "upper bound" in capstone.L2_NOTE
+    printed = " ".join(_printed07().split())
+    assert " ".join(capstone.L2_NOTE.split()) in printed
+    profiles, _ = capstone.recorded_pair()
+    tiled = capstone.levels_text(profiles["gemm tiled"])
+    assert "the longest, l2" in tiled and "(an upper bound: see the l2 note)" in tiled
+    assert "upper bound" not in capstone.levels_text(profiles["gemm naive"])  # its longest level is the L1
+    assert "its share is an upper bound" in _prose07()
+
+
+def test_07_does_not_claim_the_caps_rank_the_naive_kernels():
+    # T07-2: both naive kernels have the same 2.9% issue cap and ran at 1.4% and 1.9%
+    from rooflinelib.profiling import gemm_targets
+    rows = list(gemm_targets.recorded_rows(gemm_targets.recorded_counters()).values())
+    naive = [r for r in rows if r["shared_passes_per_ffma"] == 0]
+    assert len({round(gemm_targets.issue_cap(r["instructions_per_ffma"]), 3) for r in naive}) == 1
+    text = _prose07()
+    assert "they agree with the order the kernels ran in" not in text
+    assert "the cap bounds them but cannot rank them" in text
+    # the stall readings the appendix quotes are the recorded ones
+    page = (Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text()
+    stalls = gemm_targets.recorded_counters()["ncu"]["stalls"]
+    for kernel in ("gemm_naive_rows_kernel", "gemm_naive_kernel"):
+        value = stalls[kernel]["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]
+        assert f"| {value:.2f} |" in page
+    assert "## The naive pair: what the caps leave open" in page
+
+
+def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
+    printed = _printed07()
+    # C07-3: the level table names the variants as the counter table does
+    assert "gemm naive, warp along a row: " in printed and "gemm tiled, warp along a row: " in printed
+    # C07-2: the placement's bookkeeping note is not in the lesson's output
+    assert "the above-roof check keeps" not in printed
+    # C07-1: why the recorded pair's ridge is 15.5, not section 3's 14
+    assert "ridge: 14 FLOP/byte" in printed and "a ridge of 15.5" in printed
+    cells = nbformat.read(str(NOTEBOOK), as_version=4).cells
+    first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
+    assert "ridge of 14" in cells[first_use - 1].source and "ridge of 15.5" in cells[first_use - 1].source
+    # T07-4: a quarter of every sector was used: 4x the bytes, not 4x the sectors
+    assert "4x the bytes they used (16 sectors per request where 4 suffice)" in _prose07()
+
+
+def test_the_comparison_prints_bytes_bandwidth_and_time_as_bullets():
+    # C07-4: one six-line paragraph held the whole argument
+    printed = _printed07()
+    for head in ("\n- bytes: ", "\n- bandwidth: ", "\n- where the time went: "):
+        assert head in printed
+    # the markdown under it no longer repeats the split's figures, and the CPU aside is its own paragraph
+    cell = next(c.source for c in nbformat.read(str(NOTEBOOK), as_version=4).cells
+                if c.cell_type == "markdown" and c.source.startswith("The prediction is two claims"))
+    assert "352 µs" not in cell and "413 µs" not in cell
+    paragraphs = cell.split("\n\n")
+    cpu = [p for p in paragraphs if "On a CPU" in p]
+    assert len(cpu) == 1 and "Equal bandwidth" not in cpu[0]
