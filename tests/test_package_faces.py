@@ -95,3 +95,17 @@ def test_every_name_imported_from_a_package_is_in_its_all():
                for (package, name), files in imported_from_packages().items()
                if name not in faces[package]}
     assert outside == {}
+
+
+def test_the_tests_follow_the_package():
+    """tests/<role>/ for each sub-package; notebooks, browser, support and the inputs beside them."""
+    roles = {init.parent.name for init in INITS if init.parent != PACKAGE}
+    extras = {"notebooks", "browser", "support", "data", "profile_targets"}
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert sorted(folders - roles - extras) == [], "a tests/ folder that names no package"
+    for folder in folders & roles:
+        assert list((ROOT / "tests" / folder).glob("test_*.py")), f"tests/{folder}/ holds no test"
+    # a test named for a package (test_measure_cpu.py, test_cli.py) lives in that package's folder
+    stray = sorted(p.name for p in (ROOT / "tests").glob("test_*.py")
+                   if any(p.stem == f"test_{r}" or p.stem.startswith(f"test_{r}_") for r in roles))
+    assert stray == [], f"move these into their package's folder: {stray}"
