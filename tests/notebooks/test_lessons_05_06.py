@@ -1116,3 +1116,11 @@ def test_a_slider_in_si_units_reads_as_such_in_the_static_image():
     control = types.SimpleNamespace(value=2.82132e7, readout_format=".3s")
     assert namespace["shown"](control) == "28.2M"
     assert namespace["shown"](types.SimpleNamespace(value=0.25, readout_format=".3g")) == "0.25"
+
+
+def test_06_says_when_a_tiled_kernel_pays_the_sum_of_its_two_times():
+    # review 6a T01-1, the same claim in 06's pitfall 2: F/P + M/B only when no other block on the
+    # SM fills the gaps; a second resident block overlaps one block's loads with another's math
+    text = _prose("06")
+    assert "with no other block on their SM to fill the gaps, pay `F/P + M/B`" in text
+    assert "then loads the next pays `F/P + M/B`" not in text
