@@ -75,7 +75,6 @@ def read_target(args):
 
 def memory_option(args):
     """``--memory`` checked before anything is imported or timed: the ceiling it names."""
-    from rooflinelib.profiling.profile_result import ProfileError
     try:
         return memory_roof(args.memory)
     except ProfileError as exc:
