@@ -724,6 +724,10 @@ def test_03_review_6b_wording():
     # C03-5: the explorer's control is named
     assert "can now switch between the promise and the measurement" not in prose
     assert "its `machine` menu switches between them" in prose
+    # (trivial) a static FMA count shows the FMAs are in the code; with the trip count and the time, that they ran
+    assert "in the compiled kernel, with the loop's known trip count and a time to match, does" in prose
+    # step 3 of the five takes the B of the kernel's own mix, as the worked placement does
+    assert "with *your* Lab 1's P and the B of the kernel's own mix" in prose
 
 
 def test_03_compare_table_prints_one_decimal_so_fp64_does_not_read_100_percent():
