@@ -54,6 +54,12 @@ def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_
             mistakes.append((before, f"that is the rate at {BANDWIDTHS_GBPS[0] / 1000:g} TB/s; "
                                      f"the bandwidth changed, so recompute I x B with "
                                      f"{bandwidth / 1000:g} TB/s"))
+        # the compound slip: the 3 TB/s bandwidth product, neither updated nor capped
+        uncapped_before = intensity * BANDWIDTHS_GBPS[0] / 1000
+        if bandwidth != BANDWIDTHS_GBPS[0] and uncapped_before not in (key, before):
+            mistakes.append((uncapped_before, f"that is I x B at {BANDWIDTHS_GBPS[0] / 1000:g} TB/s, "
+                                              f"uncapped: use the new bandwidth, {bandwidth / 1000:g} "
+                                              "TB/s, then cap at the compute roof"))
         checks.append(check_number(answer, key, f"predicted TFLOP/s, {_case_name(intensity, bandwidth)}",
                                    unit="TFLOP/s", mistakes=mistakes))
     return report("Predicted rates", *checks)

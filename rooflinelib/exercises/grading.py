@@ -676,7 +676,7 @@ class Choices:
 SIDES = Choices({
     "memory": ("memory-bound, left of the ridge",
                ("memory bound", "bandwidth", "bandwidth bound", "memory limited", "hbm",
-                "hbm bandwidth", "bw", "left", "left of ridge", "slope", "sloped")),
+                "hbm bandwidth", "dram", "dram bound", "bw", "left", "left of ridge", "slope", "sloped")),
     "compute": ("compute-bound, right of the ridge",
                 ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
                  "alu", "right", "right of ridge", "flat")),

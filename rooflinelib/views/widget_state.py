@@ -116,6 +116,9 @@ class ExplorerState:
     ridge: float  # FLOP/byte
     attainable_gflops: float
     side: str  # "memory", "ridge" or "compute"
+    # what the verdict line calls the memory roof: its label's first part ("HBM3e"), not the
+    # ceiling's internal name ("dram"), which a student never reads in the lessons
+    memory_label: str = ""
 
     @property
     def bound(self) -> str:
@@ -128,7 +131,7 @@ class ExplorerState:
     def verdict_text(self) -> str:
         """One or two sentences: the side of the ridge and where the attainable rate comes from."""
         head = (f"{self.bound}: I = {intensity_text(self.intensity)} FLOP/byte, ridge = {self.ridge:.3g} "
-                f"FLOP/byte ({self.precision} against {self.memory} on {self.machine}).")
+                f"FLOP/byte ({self.precision} against {self.memory_label or self.memory} on {self.machine}).")
         rate = gflops_text(self.attainable_gflops)
         if self.side == "memory":
             return (f"{head} Attainable rate = I x B = {rate}, {100 * self.fraction_of_peak:.3g}% "
@@ -154,6 +157,7 @@ def explorer_state(machine, precision: str = "fp32", intensity: float = 1.0,
         intensity=intensity, peak_gflops=roofline.peak_gflops, peak_gbps=roofline.peak_gbps,
         ridge=roofline.ridge, attainable_gflops=roofline.attainable_gflops(intensity),
         side=roofline.side(intensity),
+        memory_label=machine.ceiling(roofline.memory_name).label.split(",")[0].strip(),
     )
 
 

@@ -966,7 +966,9 @@ def test_ex01_each_point_is_judged_on_its_own_bandwidth_roof():
         text = _markdown(nbformat.read(str(Path(__file__).resolve().parents[2] / folder /
                                            "01_place_two_kernels.ipynb"), as_version=4).cells)
         assert "Hover over the points to read their verdicts." not in text
-        assert "once you run the cell, hover over a point to read its verdict" in text
+        # review 7a C-EX-1: the student copy has no stored image, so no "still image" in either
+        assert "Once your cell runs, hover over a point to read its verdict" in text
+        assert "still image" not in text
         # CX-1: the constructors part 3 asks for are shown before it asks
         assert 'Ceiling("dram", "memory", 3_000)' in text and 'Machine("my GPU", ceilings=(' in text
         assert 'KernelPoint("my kernel", n_flops, n_bytes, achieved_gflops, memory_ceiling="dram")' in text
@@ -1009,3 +1011,31 @@ def test_ex01_worked_answer_follows_the_library_and_its_figure_shows_both_ridges
     order = re.findall(r'KernelPoint\("(\d+) FLOP/B at (\d) TB/s"', code)
     assert order == [("20", "3"), ("20", "2"), ("80", "3"), ("80", "2")]
 
+
+# --- exercise 1 after review 7a ------------------------------------------------------------------
+
+def test_ex01_review_7a_uncapped_old_bandwidth_and_dram():
+    # K01-1: 240 for 80 FLOP/byte at 2 TB/s is I x B at 3 TB/s, uncapped; it got the factor-2
+    # "recount" hint, though the intensities are given
+    wrong = ex01.check_predictions(60, 120, 40, 240)
+    assert statuses(wrong) == ["pass", "pass", "pass", "fail"]
+    message = wrong.checks[3].message
+    assert "that is I x B at 3 TB/s, uncapped: use the new bandwidth, 2 TB/s, then cap at the compute roof" in message
+    assert "recount" not in message
+    # K01-2: the exercise names its bandwidth ceiling "dram": that is a memory-side answer
+    roofs = ex01.check_active_roofs("dram", "compute", "DRAM-bound", "compute")
+    assert roofs.passed, roofs
+    assert ex01.check_active_roofs("compute", "compute", "dram", "compute").checks[0].status == "fail"
+
+
+def test_ex01_review_7a_figure_shown_once_and_the_first_ridge_is_said():
+    solution = _solution("01_place_two_kernels.ipynb")
+    code = next(c for c in solution if c.cell_type == "code" and "roofline_figure(machine" in c.source)
+    # the nit: the cell ended in add_annotation(...), which displayed the figure a second time
+    assert code.source.rstrip().splitlines()[-2].rstrip().endswith(");")
+    assert not code.get("outputs"), "the figure cell shows the figure; the next cell shows it again"
+    for folder in ("solutions", "exercises"):
+        text = _markdown(nbformat.read(str(Path(__file__).resolve().parents[2] / folder /
+                                           "01_place_two_kernels.ipynb"), as_version=4).cells)
+        # C-EX-2: the chart marks the ridge of its first memory ceiling only
+        assert "The chart marks the ridge of the first memory ceiling only" in text

@@ -281,7 +281,9 @@ def test_00_breaks_use_no_term_defined_later():
         assert not re.search(term, section), term
     # review 6a C00-2: packed fp32 is notebook 02's, one pointer away
     assert "counting packed instructions" not in section
-    assert "(notebook 02 says why AMD's datasheet prints fp32 at 163.4)" in section
+    # review 7a C00-2: "unpacked", as printed, is glossed where it is printed
+    assert 'That fp32 roof is "unpacked": one FMA per lane. AMD\'s datasheet prints 163.4' in section
+    assert "(notebook 02 says when that applies)" in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -428,13 +430,18 @@ def test_00_review_6a_span_and_launch():
     mi300x = get_machine("MI300X")
     assert mi300x.ceiling("fp64").value == mi300x.ceiling("fp32").value == 81_700
     assert "plain fp32 arithmetic at 81.7" not in text
-    assert "(without sparsity), is 32 times the slowest, fp32 and fp64 vector arithmetic at 81.7 TFLOP/s" in text
+    # review 7a T00-1: the slowest of its multiply-add roofs (the SFUs are slower)
+    assert "(without sparsity), is 32 times the slowest of its multiply-add roofs, fp32 and fp64 vector arithmetic at 81.7 TFLOP/s" in text
     assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
-    assert "even launched the cheapest way (recorded on an H200 for empty kernels prepared once and replayed as a batch)" in text
+    # review 7a C00-3: how it was recorded is the appendix's
+    assert "Starting and retiring one kernel, launched the cheapest way, costs the GPU itself 0.64 µs" in text
+    assert "replayed as a batch" not in text and "Little" not in text
+    assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
+    assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     # C00-1: one launch figure, under its own name, no lab-log bookkeeping in the cell
     launch = analogy.break_figures()["launch"]
     assert launch["device_s"] == launch["second_device_launch_s"]
@@ -518,3 +525,72 @@ def test_02_review_6b_clarity():
     assert "as the text under its table explains" not in words(cells("02_operator_intensities.ipynb")[0].source)
     # an unlabelled "because" left the decode section
     assert "that is why it is the standard tool" not in text
+
+
+# --- review 7a (notebooks 00 and 01) -------------------------------------------------------------
+
+def _printed(name, marker):
+    cell = next(c for c in cells(name) if c.cell_type == "code" and marker in c.source)
+    return "".join(o.get("text", "") for o in cell.outputs)
+
+
+def test_01_review_7a_the_max_bounds_every_kernel_and_the_sum_is_no_upper_bound():
+    text = markdown("01_derivation.ipynb")
+    # T01-2: max(F/P, M/B) needs no overlap; overlap makes it reachable
+    assert "If the overlap is perfect, only the slower job counts" not in text
+    assert "The two floors of step 1 hold for every kernel, so together they give" in text
+    assert "Perfect overlap reaches this bound: only the slower job counts." in text
+    assert "give $t \\ge \\max(F/P, M/B)$ for every kernel" in text
+    assert "none gives their sum" not in text
+    # T01-1: real kernels do not sit between the bounds; the sum is one schedule's cost
+    assert "Real kernels sit between the two bounds" not in text
+    assert "The sum is the cost of one schedule, not an upper bound on the run time" in text
+    assert "a kernel can take longer than even the sum when something the model does not draw binds" in text
+    # ... and the tiled GEMM shows it, with the rates step 4 prints
+    printed = _printed("01_derivation.ipynb", "roofline.classify(kernel_intensity, achieved)")
+    P, B = 120_000, 3_000
+    for intensity, achieved in ((12, 30_000), (90, 55_000)):
+        no_overlap = 1 / (1 / P + 1 / (intensity * B))
+        roof = min(P, intensity * B)
+        assert f"with no overlap at all: {no_overlap:,.0f} GFLOP/s = {no_overlap / roof:.0%} of its roof" in printed
+    assert "with no overlap at all: 27,692 GFLOP/s = 77% of its roof" in printed  # stencil: 83% achieved
+    assert "with no overlap at all: 83,077 GFLOP/s = 69% of its roof" in printed  # GEMM: 46% achieved
+    assert "below even the 69% that no overlap at all would allow" in text
+    assert "stalls at the barriers between tiles" not in text
+    # the time form of the same fact (review 7a's figures), for a 90 GFLOP, 1 GB GEMM
+    from rooflinelib import time_bounds
+    gemm = time_bounds(90e9, 1e9, P, B)
+    assert round(gemm.serial_s * 1e3, 2) == 1.08 and round(90e9 / 55_000e9 * 1e3, 2) == 1.64
+
+
+def test_01_review_7a_sparsity_stencil_strides_and_wording():
+    from rooflinelib.core.machines import H200 as h200
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    # T01-3: 989.4 is dense; the datasheet's 1,979 is with 2:4 sparsity (twice the dense figure)
+    assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
+    assert "(989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes two of every four values are zero)" in text01
+    # T00-2: 12 FLOP/byte is a high-order stencil with temporal blocking, in both notebooks
+    assert "A high-order stencil kernel with temporal blocking (several time steps per pass over memory), at 12 FLOP/byte" in text00
+    assert "a high-order stencil kernel with temporal blocking (several time steps per pass over memory) does 240 GFLOP" in text01
+    assert "A stencil kernel at 12" not in text00
+    # T01-4: 8x against the L2, more against HBM
+    assert "sits that much further left" not in text01
+    assert "it sits 8 times further left on an L2 roofline than its counted bytes say, and further still against HBM" in text01
+    # C01-1: the bound, not the measured point, is size-free
+    assert "lands on the same point" not in text01 and "with the same intensity has the same bound" in text01
+    # C01-2: an instruction class, not just a precision
+    assert "an instruction class (precision and unit) and a memory level" in text01
+    # C00-1: no undefined jargon in the learning path
+    assert "MUFU" not in text00 and "sectors" not in text00
+    assert "memory transaction sizes, caches, and the special-function unit (exp, sin)" in text00
+    # T00-1: the printed span says which roofs it spans
+    assert "2. MI300X, multiply-add roofs: 81.7 TFLOP/s" in _printed("00_start_here.ipynb", "break_figures")
+
+
+def test_01_review_7a_explorer_verdict_names_hbm_not_dram():
+    # C01-3: the verdict line said "(fp32 against dram on H200)"
+    from rooflinelib.views.widget_state import explorer_state
+    assert "(fp32 against HBM3e on H200)" in explorer_state("H200", "fp32", 1).verdict_text()
+    assert "(fp32 against HBM2 on A100)" in explorer_state("A100", "fp32", 1).verdict_text()
+    assert "against dram" not in explorer_state("example 120 TFLOP/s, 3 TB/s", "fp32", 1).verdict_text()
+
