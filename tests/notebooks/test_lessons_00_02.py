@@ -568,7 +568,7 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T01-3: 989.4 is dense; the datasheet's 1,979 is with 2:4 sparsity (twice the dense figure)
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
-    assert "(989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes two of every four values are zero)" in text01
+    assert "(989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes two zeros in every four values of one operand)" in text01
     # T00-2: 12 FLOP/byte is a high-order stencil with temporal blocking, in both notebooks
     assert "A high-order stencil kernel with temporal blocking (several time steps per pass over memory), at 12 FLOP/byte" in text00
     assert "a high-order stencil kernel with temporal blocking (several time steps per pass over memory) does 240 GFLOP" in text01
