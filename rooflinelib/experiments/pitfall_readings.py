@@ -86,15 +86,18 @@ def algorithm_sizes_rows(experiment) -> list:
     return rows
 
 
-def recorded_pipelined_lead(k: int = 64) -> dict:
-    """Notebook 04's recorded H200 sweep at one K: ``{"k", "sweep_gflops", "pipelined_gflops",
-    "lead"}``, the one-vector ``sweep`` kernel against ``sweep_pipelined`` (which loads its next
-    vector before computing on the current one), ``lead`` being how much faster the pipelined
-    one ran (0.081 for 8.1%)."""
+def pipelined_lead_rows(ks=(64,)) -> list:
+    """Notebook 04's recorded H200 sweep at each K of ``ks``: one row ``{"k", "sweep_gflops",
+    "pipelined_gflops", "lead"}`` per K, the one-vector ``sweep`` kernel against
+    ``sweep_pipelined`` (which loads its next vector before computing on the current one),
+    ``lead`` being how much faster the pipelined one ran (0.081 for 8.1%)."""
     curves = sweep_curves(results.recorded("sweep"))
-    at = {name: next((r["gflops"] for r in curves.get(name, ()) if r["k"] == k), None)
-          for name in ("sweep", "sweep_pipelined")}
-    if None in at.values():
-        raise ValueError(f"k: the recorded sweep has no K = {k} for both kernels")
-    return {"k": k, "sweep_gflops": at["sweep"], "pipelined_gflops": at["sweep_pipelined"],
-            "lead": at["sweep_pipelined"] / at["sweep"] - 1}
+    rows = []
+    for k in ks:
+        at = {name: next((r["gflops"] for r in curves.get(name, ()) if r["k"] == k), None)
+              for name in ("sweep", "sweep_pipelined")}
+        if None in at.values():
+            raise ValueError(f"ks: the recorded sweep has no K = {k} for both kernels")
+        rows.append({"k": k, "sweep_gflops": at["sweep"], "pipelined_gflops": at["sweep_pipelined"],
+                     "lead": at["sweep_pipelined"] / at["sweep"] - 1})
+    return rows

@@ -882,7 +882,7 @@ def test_the_overlap_share_names_its_kernel_and_is_printed():
     assert "(b) notebook 04's one-vector `sweep` kernel" in text and "`sweep` took 672 µs, hiding 70%" in text
     # review 6d C06-7: "hides more" is quantified, from notebook 04's recorded sweep, and printed
     from rooflinelib.experiments import pitfall_readings
-    lead = pitfall_readings.recorded_pipelined_lead(64)
+    lead = pitfall_readings.pipelined_lead_rows((64,))[0]
     assert round(lead["lead"], 3) == 0.081
     assert (f"sweep_pipelined {lead['pipelined_gflops']:,.0f} GFLOP/s, sweep {lead['sweep_gflops']:,.0f}: "
             f"{lead['lead']:.1%} faster") in _printed("06")
