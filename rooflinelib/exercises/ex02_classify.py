@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (Choices, Table, check_choice, check_number, check_side,
+from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnsweredError, Table,
+                                           check_choice, check_number, check_side, read_number,
                                            report)
 from rooflinelib.core.machines import H200
 from rooflinelib.core.vocabulary import BF16_TENSOR, FP8_TENSOR
@@ -44,9 +45,17 @@ FIRST_STEPS = Choices({
     "tile": ("tile for on-chip reuse in shared memory and registers",
              ("tiling", "tiles", "bigger tiles", "larger tiles", "shared memory", "reuse",
               "blocking", "cache blocking")),
-    "batch": ("batch more work onto each byte read, or more work per launch",
+    # Review 7b K2-1: batching (more FLOPs per byte read, a higher intensity) and amortizing
+    # launches (the same bytes, fewer launch costs) are two moves; a CUDA graph is the second
+    # only, so it must not pass where bytes set the time (rows 6 and 8).
+    "batch": ("batch more tokens or requests onto each byte read (a higher intensity)",
               ("batching", "bigger batch", "larger batch", "more tokens", "increase batch",
-               "cuda graphs", "graphs")),
+               "more requests")),
+    "amortize-launch": ("amortize the launch: CUDA graphs, persistent kernels, fewer and larger "
+                        "launches (the same bytes and FLOPs, less launch cost)",
+                        ("cuda graphs", "cuda graph", "graphs", "graph", "persistent kernel",
+                         "persistent kernels", "fewer launches", "more work per launch",
+                         "amortize launch", "amortise launch", "amortise-launch")),
     "smaller-dtype": ("use a smaller data type", ("smaller dtype", "quantize", "quantization",
                                                   "fp8", "int8", "lower precision", "dtype")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
@@ -75,16 +84,19 @@ LIMITERS = Choices({
     "launch": ("launch overhead: too little work to reach steady state",
                ("launch overhead", "overhead", "kernel launch", "too small", "tiny launch",
                 "launch latency", "launch cost")),
-    # No bare "latency": in C1 a student means the launch's latency by it, in C2 a stall's, so
-    # the word alone names neither option (it gets the menu); "launch latency" is the launch.
+    # A bare "latency" names neither this option nor "launch" (in C1 a student means the
+    # launch's by it, in C2 a stall's): it is its own option below, which gets a hint.
     "unmodelled": ("something the roofline does not model: occupancy, latency, stalls",
                    ("unmodeled", "not modelled", "not modeled", "neither", "neither roof",
                     "memory latency", "latency hiding", "occupancy", "stall", "stalls",
                     "something else", "other")),
+    # Review 7b K2-6: a bare "latency" gets a hint, not "unreadable": which latency?
+    "latency": ("latency alone: say which, the launch's or a stall's", ()),
     "cache": ("a cache level's bandwidth, such as L2", ("l2", "l2 bandwidth", "cache bandwidth",
                                                         "l1", "cache level")),
 })
 
+_WHICH_LATENCY = "latency of what: the launch, or a stall inside the kernel? Name that option"
 _MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys any time. "
                             "Which lever makes the arithmetic itself faster?")
 _COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits on bytes: "
@@ -98,15 +110,20 @@ _SMALLER_TYPE_ON_COMPUTE = ("correct, if the accuracy allows: a smaller type spe
 #: [gains] 2x from the halved bytes"), but it changes the result, which fusion does not.
 _SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: the kernel is memory-bound, so fewer "
                            "bytes per element cut its time in proportion; ")
+#: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
+_LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
+                         "this kernel's time is set by its roof, not by its launches")
 _DEFAULT_STEP_HINTS = {
-    "memory": {"instruction-mix": _COMPUTE_LEVER_ON_MEMORY,
+    "memory": {"amortize-launch": _LAUNCH_LEVER_ON_ROOF,
+               "instruction-mix": _COMPUTE_LEVER_ON_MEMORY,
                "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
                           "left of it",
                "profile": "nothing says this kernel is far below its roof; assume it is on it"},
     # No "smaller-dtype" here: a smaller type speeds a compute-bound kernel too, through the
     # faster roof it runs on (notebook 02: "a compute-bound GEMM gains 2x from the doubled
     # roof"), so the compute-bound rows accept it with a note.
-    "compute": {"fuse": _MEMORY_LEVER_ON_COMPUTE, "tile": _MEMORY_LEVER_ON_COMPUTE,
+    "compute": {"amortize-launch": _LAUNCH_LEVER_ON_ROOF,
+                "fuse": _MEMORY_LEVER_ON_COMPUTE, "tile": _MEMORY_LEVER_ON_COMPUTE,
                 "batch": _MEMORY_LEVER_ON_COMPUTE, "score-bandwidth": _MEMORY_LEVER_ON_COMPUTE,
                 "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
                            "right of it",
@@ -272,7 +289,7 @@ def _rows() -> tuple:
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge"),
         Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
-            # Either lever for the exps, which at d = 128 take half the score's matrix time:
+            # Either lever for the exps, which at d = 128 take half the score's matrix time on Hopper:
             # running them under the MMAs (overlap; the same instructions on another schedule, as
             # FlashAttention-3 does), or fewer MUFU ops (the mix: some exp2s as polynomial FMAs on
             # the fp32 units; folding the scale into exp2's argument saves an FMUL, not a MUFU op).
@@ -337,17 +354,55 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
                                f"against that roof's ridge" for side in ("memory", "compute",
                                                                            "ridge")}
     step_hints = {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}
+    intensity_check = check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
+                                   mistakes=row.intensity_mistakes)
+    judged, carried = row.intensity, _carried_intensity(intensity, intensity_check)
+    if carried is not None:
+        # Review 7b K2-2: error carried forward.  The sides are judged against the student's
+        # own intensity, so a right comparison of a wrong number passes and every hint is true
+        # of the number they compared; a row's key-specific verdict hint would not be.
+        judged = carried
+        verdict_hints = {side: f"this kernel runs on the {row.runs_on_name}: classify it "
+                               f"against that roof's ridge" for side in ("memory", "compute",
+                                                                           "ridge")}
+    sides = [
+        check_side(vs_fp32, judged, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
+        check_side(vs_bf16, judged, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
+        check_side(verdict, judged, row.ridge, "verdict on the roof it runs on",
+                   hints=verdict_hints),
+    ]
+    if carried is not None:
+        sides = [_carried(check, carried) for check in sides]
     return report(
         f"Row {row.number}: {row.description}",
-        check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
-                     mistakes=row.intensity_mistakes),
-        check_side(vs_fp32, row.intensity, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
-        check_side(vs_bf16, row.intensity, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
-        check_side(verdict, row.intensity, row.ridge, "verdict on the roof it runs on",
-                   hints=verdict_hints),
+        intensity_check,
+        *sides,
         check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
                      hints=step_hints, notes=row.step_notes),
     )
+
+
+def _carried_intensity(answer, intensity_check):
+    """The student's intensity when it failed the check but reads as a positive number, else None."""
+    if intensity_check.status != "fail":
+        return None
+    try:
+        value = read_number(answer, "intensity", unit="FLOP/byte")
+    except (AnswerError, NotAnsweredError):
+        return None
+    return value if value > 0 else None
+
+
+def _carried(check, carried):
+    """A side check judged on the student's own (wrong) intensity says so."""
+    if check.status not in ("pass", "fail"):
+        return check
+    if check.passed:
+        return Check(check.question, "pass", f"right for your intensity of {carried:.4g}, which "
+                                             f"is itself wrong (see above): compare again once "
+                                             f"it is fixed")
+    return Check(check.question, "fail", f"judged on your intensity of {carried:.4g}: "
+                                         f"{check.message}")
 
 
 # --- Part C: where the roofline is silent -----------------------------------------------------
@@ -403,7 +458,9 @@ LEVELS = Choices({
     "past-l2": ("past the L2: what the L2 sends on to the level behind it (its misses and "
                 "write-backs), whatever serves them",
                 ("fabric", "infinity fabric", "past the l2", "beyond the l2", "l2 misses", "l2 miss traffic",
-                 "infinity cache", "mall", "behind the l2")),
+                 "behind the l2")),
+    # Review 7b K2-4: the Infinity Cache serves part of these bytes; they are not its own traffic.
+    "infinity-cache": ("the Infinity Cache (MALL)", ("infinity cache", "mall")),
     "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
     "l2": ("the L2 cache", ("l2 cache",)),
     "l1": ("the L1 / LDS or shared memory", ("l1 cache", "lds", "shared memory", "shared")),
@@ -431,7 +488,7 @@ def given_part_c() -> Table:
                f"{AMD_COUNTERS[0]}, the bytes the L2 requested to serve its misses, and "
                f"{AMD_COUNTERS[1]}, the bytes it wrote back (AMD's documentation says "
                f"\"video memory\" for both)"),
-    ), title="Part C: given data")
+    ), title="Part C: given data", cell_chars=1000)
 
 
 def _tiny():
@@ -456,8 +513,9 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
                             "unmodelled": "true, the roofline cannot see it; but you can name it: "
                                           "compare the memory time with the launch overhead",
                             "compute": "one add per element: the arithmetic takes even less time "
-                                       "than the memory traffic"}),
-        check_choice(first_step, {"batch", "fuse"}, "first step", FIRST_STEPS,
+                                       "than the memory traffic",
+                            "latency": _WHICH_LATENCY}),
+        check_choice(first_step, {"amortize-launch", "batch", "fuse"}, "first step", FIRST_STEPS,
                      hints={"profile": "you already know the cause: the launch costs more than "
                                        "the work. What amortizes a launch?",
                             "smaller-dtype": "fewer bytes shorten a memory time that is already "
@@ -491,7 +549,8 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
         check_choice(bound_by, limiter, "what bounds it", LIMITERS,
                      hints={"memory": "it is on the memory side of the ridge, but at this "
                                       "fraction of its roof the memory roof is not what stops it",
-                            "compute": "it is left of the fp32 ridge, and far below its roof"}),
+                            "compute": "it is left of the fp32 ridge, and far below its roof",
+                            "latency": _WHICH_LATENCY}),
         check_choice(first_step, "profile", "first step", FIRST_STEPS,
                      hints={"fuse": "fusing deletes bytes, but this kernel is not even using the "
                                     "bandwidth it already has",
@@ -570,6 +629,9 @@ def check_counters(fetch_size_on_nvidia, write_size_on_nvidia, level):
                      hints={"l2": "they are counted where the L2 hands its misses and write-backs on, "
                                   "not for the L2's own traffic",
                             "l1": "they are counted at the L2's far side, not next to the cores",
+                            "infinity-cache": "the Infinity Cache serves part of these bytes, but "
+                                              "they are not its own traffic: where are they "
+                                              "counted?",
                             "hbm": "on the H200, where nothing sits between the L2 and HBM, that is what "
                                    "dram__bytes counts; but the MI300X's Infinity Cache serves part of "
                                    "what its L2 fetches before HBM is reached: where are these bytes "

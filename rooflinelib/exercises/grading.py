@@ -902,11 +902,11 @@ def _reveal(attempt, model_answer, question, key_points, min_words) -> Reveal:
 
 # --- tables ----------------------------------------------------------------------------------
 
-def _cell_text(value) -> str:
+def _cell_text(value, limit: int = 200) -> str:
     if is_unanswered(value):
         return "—"
     try:  # a student's value: its __str__ may raise or never return
-        return run_student(lambda: f"{value:.4g}" if isinstance(value, float) else str(value)[:200],
+        return run_student(lambda: f"{value:.4g}" if isinstance(value, float) else str(value)[:limit],
                            "showing a value")
     except AnswerError:
         return "?"
@@ -922,9 +922,13 @@ class Table:
     headers: tuple
     rows: tuple
     title: str = ""
+    #: A cell's text is cut at this many characters (a student's value may print for ever); a
+    #: table of given data raises it so that nothing it gives is cut (review 7b K2-3).
+    cell_chars: int = 200
 
     def _text_rows(self) -> list:
-        return [[str(h) for h in self.headers]] + [[_cell_text(v) for v in row] for row in self.rows]
+        return [[str(h) for h in self.headers]] + [[_cell_text(v, self.cell_chars) for v in row]
+                                                   for row in self.rows]
 
     def __str__(self) -> str:
         rows = self._text_rows()

@@ -609,7 +609,8 @@ def test_launch_latency_names_the_launch_and_bare_latency_names_no_option():
     c1 = lambda bound_by: ex02.check_tiny_launch(NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, bound_by, NOT_ANSWERED).checks[3]
     assert c1("launch latency").status == "pass"
     bare = c1("latency")
-    assert bare.status != "pass" and "not one of" in bare.message  # not silently 'unmodelled'
+    # not silently 'unmodelled'; review 7b K2-6: a hint that asks which latency, not "not one of"
+    assert bare.status == "fail" and "latency of what: the launch, or a stall" in bare.message
     assert ex02.LIMITERS.read("stalls") == "unmodelled"
 
 
