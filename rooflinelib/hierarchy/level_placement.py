@@ -517,6 +517,17 @@ def reference_curve(result: dict) -> tuple:
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
+def kernel_curve(result: dict) -> tuple:
+    """(sizes, gbps): the series that measures the working-set model's own kernel, every SM
+    reading the whole set through the L1 (global loads, 'spread'); the one series on a CPU.
+    Not where the L2 and DRAM levels came from (:func:`reference_curve`): past the L1's step its
+    SMs share fetches of one line, which the model leaves out (notebook 05, section 6)."""
+    series = series_by_access(result, "global", "spread")
+    if series is None:
+        series = hierarchy_series(result)[0]
+    return series.sizes, series.gbps
+
+
 def machine_from_result(result: dict, compute_machine: Machine, compute=("fp32", "fp64"),
                         name: str = None) -> Machine:
     """The hierarchical machine of a working-set result: one memory ceiling per level

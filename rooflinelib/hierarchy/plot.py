@@ -25,7 +25,7 @@ from rooflinelib.views.plotting import (COLOURS, FALLBACK_COLOURS, figure_widget
 from rooflinelib.hierarchy.levels import format_bytes
 from rooflinelib.hierarchy.level_placement import (WorkingSetState, ends_in_memory,
                                                    hierarchy_levels, hierarchy_series,
-                                                   reference_curve, series_levels, sm_readers,
+                                                   kernel_curve, reference_curve, series_levels, sm_readers,
                                                    working_set_state)
 from rooflinelib.hierarchy.workingset_files import HierarchyError, reported_sizes, series_of
 
@@ -130,13 +130,14 @@ def _x_range(machine, placements, compute):
 
 
 def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None, title=None,
-                        peaks=None, x_range=None, widget: bool = False):
+                        peaks=None, x_range=None, widget: bool = False, dram_also=None):
     """The hierarchical roofline of ``machine`` with ``placements`` (from
     :func:`rooflinelib.hierarchy.level_placement.place_levels`), one marker per level per kernel.
 
     ``levels``: the memory ceilings to draw (default every level a placement uses, innermost
     first as in the machine).  ``peaks``: a second machine (e.g. ncu's theoretical peaks) whose
-    memory roofs are drawn thin and dashed beside the measured ones.
+    memory roofs are drawn thin and dashed beside the measured ones.  ``dram_also``: ``{label:
+    GB/s}``, further DRAM roofs (another access mix's) drawn dotted in the DRAM's colour.
     """
     import plotly.graph_objects as go
     used = {p.level for pl in placements for p in pl.points}
@@ -149,6 +150,13 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
     for level in memory:  # a level's roof in its markers' colour (a level the registry lacks, the L1, too)
         find_trace(fig, memory_id(level)).line.color = level_colour(level)
     x_low, x_high = (10 ** v for v in fig.layout.xaxis.range)
+    for label, gbps in (dram_also or {}).items():
+        corner = min(x_high, machine.ceiling(compute).value / gbps)
+        fig.add_trace(go.Scatter(
+            x=[x_low, corner], y=[x_low * gbps, corner * gbps], mode="lines",
+            name=f"{label}: {gbps:,.0f} GB/s", meta=f"dram-also:{label}",
+            line=dict(color=level_colour("dram"), width=1.5, dash="dot"),
+            hovertemplate=f"{label}: {gbps:,.0f} GB/s<extra></extra>"))
     if peaks is not None:
         for c in peaks.memory_ceilings:
             corner = min(x_high, peaks.ceiling(compute).value / c.value if peaks.has(compute) else x_high)
@@ -207,7 +215,8 @@ class WorkingSetExplorer:
     W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
     Its traffic at each level follows :func:`.level_placement.working_set_traffic`, with the
     capacities and ceilings measured by the sweep (:func:`.placement.hierarchy_levels`);
-    the sweep chart marks W.
+    the sweep chart marks W, and the text quotes the sweep's series of that kernel
+    (:func:`.level_placement.kernel_curve`).
     """
 
     def __init__(self, result: dict, machine, reads: float = 64, flops_per_byte: float = 0.25,
@@ -218,6 +227,7 @@ class WorkingSetExplorer:
         chosen = hierarchy_series(result)
         self.levels = hierarchy_levels(result)
         self.curve = reference_curve(result)
+        self.kernel_curve = kernel_curve(result)  # the text quotes the series of the model's own kernel
         self.reads, self.flops_per_byte = reads, flops_per_byte
         self.readers = sm_readers(result)
         low, high = math.log2(self.curve[0][0]), math.log2(self.curve[0][-1])
@@ -248,7 +258,7 @@ class WorkingSetExplorer:
 
     def state_at(self, ws_bytes: float) -> WorkingSetState:
         return working_set_state(self.levels, self.machine, ws_bytes, self.reads,
-                                 self.flops_per_byte, self.compute, self.curve, self.readers)
+                                 self.flops_per_byte, self.compute, self.kernel_curve, self.readers)
 
     def update(self, ws_bytes: float):
         """Move the kernel to ``ws_bytes``; returns the new state (or None after an error,

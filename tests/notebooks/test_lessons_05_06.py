@@ -559,7 +559,7 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert "recorded_sharing_rows" not in _code("05") and "slices served" not in printed
     assert "their requests for one line merge before they reach the L2" not in text
     # review 6c T5-1: the L1 level is taken from an "every SM reads all" series; the L2 and DRAM are not
-    assert "no L2 or DRAM level is taken from those points" in text and "Their counters are in the [appendix](../docs/appendix-05-hierarchy.md)" in text
+    assert "gives no level: with blue past the L1's step" in text and "Counters in the [appendix](../docs/appendix-05-hierarchy.md)" in text
 
 
 def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
@@ -617,9 +617,12 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     cells07 = read_json(ROOT / "notebooks" / "07_place_your_kernel.ipynb", ValueError, "a notebook")["cells"]
     nb07 = " ".join(" ".join("".join(c["source"]) for c in cells07 if c["cell_type"] == "markdown").split())
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    names = ("Lab 1's L2 roof", "the sweep's L2 plateau", "the sweep's L1 plateau", "Lab 1's shared-memory roof")
+    names = ("Lab 1's L2 roof", "the sweep's L2 plateau", "the sweep's L1 plateau")
     for name in names:  # review 5b, C05-1: one table in 05 names them, no bold names in the text
         assert f"| {name} |" in nb05 and f"**{name}**" not in nb05 and f"| {name} |" in appendix
+    # review 7c C05-1: notebook 07's shared-memory roof is no level of 05: the appendix's table only
+    assert "| Lab 1's shared-memory roof |" not in nb05 and "| Lab 1's shared-memory roof |" in appendix
+    assert "notebook 07's L1 roof" not in nb05 + _printed("05")
     assert "| Lab 1's DRAM roof |" in nb05
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
@@ -629,8 +632,7 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     assert f"| Lab 1's L2 roof | {lab1.ceiling('l2').value / 1e3:.2f} TB/s |" in nb05
     assert f"Its L2 roof is {run17_l2 / 1e3:.2f} TB/s" in page07 and "9.51 TB/s" not in nb07
     assert f"notebook 05's, from the shipped run, is {lab1.ceiling('l2').value / 1e3:.2f}" in page07
-    assert f"| Lab 1's shared-memory roof | {lab1.ceiling('shared').value / 1e3:.1f} TB/s |" in nb05
-    assert f"Lab 1's shared-memory roof: {lab1.ceiling('shared').value:,.0f} GB/s" in _printed("05")
+    assert f"| Lab 1's shared-memory roof | {lab1.ceiling('shared').value / 1e3:.1f} TB/s (shipped run)" in appendix
     assert f"{run17_l1 / 1e3:.1f} TB/s, {run17_l1 / levels['l1'].gbps - 1:.1%} above the sweep's L1 plateau" in page07
     assert round(100 * (lab1.ceiling("shared").value / levels["l1"].gbps - 1)) == 2
     assert f"{run17_l2 / 1e3:.2f} TB/s in the run notebook 07's profiles come from" in appendix
@@ -734,7 +736,8 @@ def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_
     # review 5b, C05-3: the series are named in one sentence; the convoy hypothesis is the appendix's
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    assert '"every SM reads all"' in text and "convoys" not in text and "convoys sharing one fetch" in appendix
+    assert '"global loads (L1 + L2), every SM reads all"' in text and "convoys" not in text
+    assert "convoys sharing one fetch" in appendix
     assert "what in that costs 10% was not measured" in appendix and "turn between the two" in appendix
     assert "no access pattern we tried got more with every byte served by the L2's slices" in text
     # C5-3: "Lab 4" is the course's plumbing, not a heading a lesson needs
@@ -931,8 +934,8 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     # T05-3: "the course refuses" read as a course-wide rule, which 07's MUFU softmaxes then broke
     text = _prose("05")
     assert "the course refuses a launch" not in text
-    assert "Lab 4 refuses to take FLOPs from the counters" in text
-    assert "notebook 07 places such kernels" in text and "with FLOPs counted by hand" in text
+    assert "Lab 4 takes no FLOPs from the counters of a launch that uses any of them" in text
+    assert "notebook 07 counts such kernels' FLOPs by hand" in text
     assert "**Lab 4**" in _markdown("05")[0]  # defined before section 3 uses it
 
 
@@ -1040,9 +1043,9 @@ def test_05_names_the_series_each_level_comes_from():
     assert (inner.access, inner.pattern, outer.access) == ("global", "spread", "global-cg")
     text = " ".join("".join(_nb05_cell("9ee81857")["source"]).split())
     assert "so no level is taken from those points" not in text
-    assert f'The **L1** level comes from the blue series, "{inner.name}"' in text
-    assert f'come from the orange series, "{outer.name}"' in text
-    assert "no L2 or DRAM level is taken from those points" in text
+    assert f'Blue, "{inner.name}", gives the **L1** level' in text
+    assert f'Orange, "{outer.name}" (`.cg` loads skip the L1), gives the **L2** and **DRAM** levels' in text
+    assert "gives no level: with blue past the L1's step" in text  # 7c C05-2: green feeds nothing
 
 
 def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
@@ -1101,7 +1104,8 @@ def test_05_review_6c_clarity_items():
     assert "The FLOPs are the sum" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     assert "no DRAM hand count for ws_read" in printed  # C5-3
-    assert "which the chart does not draw" in text  # C5-4
+    assert "Lab 1's read roof (4.51 TB/s), the dotted line" in text  # C5-4, 7c C05-3: now drawn
+    assert 'dram_also={"Lab 1\'s read roof (ws_read\'s mix)": mixes["read"]}' in _code("05")
 
 
 def test_a_slider_in_si_units_reads_as_such_in_the_static_image():
@@ -1124,3 +1128,66 @@ def test_06_says_when_a_tiled_kernel_pays_the_sum_of_its_two_times():
     text = _prose("06")
     assert "with no other block on their SM to fill the gaps, pay `F/P + M/B`" in text
     assert "then loads the next pays `F/P + M/B`" not in text
+
+
+# --- review 7c (the seventh expert read): notebook 05 -------------------------------------------
+
+def test_05_checks_the_working_set_model_against_its_own_kernels_series():
+    # T05-1: section 6 compared the model of "every SM reads all" with the slices series past the
+    # L1's step, and reported agreement; against its own series the model fails by 3x past a step
+    recorded = wsr.recorded("h200", "numba")
+    sizes, gbps = h.kernel_curve(recorded)
+    own = h.series_by_access(recorded, "global", "spread")
+    assert (sizes, gbps) == (own.sizes, own.gbps) and h.reference_curve(recorded) != (sizes, gbps)
+    levels = h.hierarchy_levels(recorded)
+    reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results_mixes())
+    code, printed, text = _code("05"), _printed("05"), _prose("05")
+    assert "own = level_placement.kernel_curve(recorded)" in code and "sweep=curve" not in code
+    ratios = {}
+    for ws_bytes in (1.06 * levels[0].capacity_bytes, 1.3 * levels[1].capacity_bytes):
+        state = h.working_set_state(levels, reading, ws_bytes, 64, 0.25, sweep=(sizes, gbps),
+                                    readers=h.sm_readers(recorded))
+        ratios[state.placement.binding] = state.measured_gbps / state.predicted_gbps
+        assert f"{state.measured_gbps / state.predicted_gbps:.2f}x the model" in printed
+    assert ratios["l2"] > 3 and ratios["dram"] > 3
+    assert f"by {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in text
+    assert "the sweep agrees within 10%" not in text and "share no fetch" not in text
+    assert "**lower bound on the bandwidth** (an upper bound on the time)" in text
+    assert "(a match by construction)" in text  # C05-4: the L1 roof is this series' own median
+
+
+def test_the_explorer_quotes_the_series_of_its_own_kernel():
+    # T05-1: the explorer's text quoted the slices series past the L1's step
+    pytest.importorskip("ipywidgets")
+    from rooflinelib.hierarchy import plot as hp
+    recorded = wsr.recorded("h200", "numba")
+    reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results_mixes())
+    explorer = hp.working_set_explorer(recorded, reading, reads=64, flops_per_byte=0.25, ws_bytes=73e6)
+    assert explorer.state.measured_gbps > 3 * explorer.state.predicted_gbps
+
+
+def test_05s_next_step_for_ws_read_is_reuse_between_blocks():
+    # T05-2, C05-5: no block of ws_read re-reads a byte; the reuse is between blocks on other SMs
+    text = _prose("05")
+    assert "keeping what a block re-reads in registers" not in text
+    assert "no block reads a byte twice; each byte is read by about 25 blocks on different SMs" in text
+    assert "A suggestion, untested:" in text and "thread-block cluster" in text
+    assert "whose 792 blocks each read 1 MiB of one 32 MiB buffer once" in text
+    assert "re-reads a 32 MiB buffer about 25 times" not in text
+
+
+def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
+    # T05-3: the kernel is compiled with shared_memory_carveout="maxl1"; the grant was not recorded
+    from rooflinelib.store.fileio import read_text
+    source = read_text(ROOT / "rooflinelib" / "measure" / "workingset_kernels.py", ValueError, 1_000_000)
+    assert 'f"ws_read global {pattern}", fn, READ_SIGNATURE, shared_memory_carveout="maxl1"' in source
+    text = _prose("05")
+    assert "the kernel asks for the largest L1 the driver allows; what the driver granted was not recorded" in text
+    assert "which the run did not record" not in text
+
+
+
+def test_06s_starved_grid_labels_64_warps_as_an_upper_bound():
+    # review 7d T06-4: 64 warps per SM needs 8 resident blocks, which registers may not allow
+    text = _prose("06")
+    assert "8 warps instead of up to 64 (8 blocks of 8 warps, if registers allow)" in text
