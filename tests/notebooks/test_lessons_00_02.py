@@ -357,7 +357,7 @@ def test_02_hbm_64_byte_unit_is_a_fit_to_timings():
     assert "which moves 64 bytes at a time" not in text and "measured to move in 64-byte units" not in text
     assert ("reads of every k-th float (a **stride** of k) up to k = 16 were timed as if DRAM moved 64-byte "
             "units (two sectors), a fit, not a counter reading; fully scattered reads measured a little worse "
-            "still (pitfall 6 of notebook 06)") in text
+            "still (notebook 06, pitfall 6)") in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text(encoding="utf-8").split())
     assert "the run measured 5.5%" in page and "6.6% of stride 1's" in page  # worse than 1/16
 
@@ -374,8 +374,9 @@ def test_02_is_one_sitting_on_one_thread():
     # glossary for later notebooks, the roof-ratio cell, the dtype cell, the GEMM widget.
     nb = cells("02_operator_intensities.ipynb")
     text = markdown("02_operator_intensities.ipynb")
-    # review 6b added the fp8 output caveat, the tensor tile and the stride's definition: 2,300
-    assert len(nb) <= 30 and len(text.split()) <= 2300, (len(nb), len(text.split()))
+    # review 6b added the fp8 output caveat, the tensor tile and the stride's definition: 2,300;
+    # review 7b the wrong roof's two directions, tf32 and the shared N: 2,400 (course cap 2,500)
+    assert len(nb) <= 30 and len(text.split()) <= 2400, (len(nb), len(text.split()))
     assert "bank conflict" not in text and "occupancy" not in text
     code = "\n".join(c.source for c in nb if c.cell_type == "code")
     assert "roof_ratio" not in code and "gemm_widget" not in code and "vector_add(2**24, dtype)" not in code
@@ -594,3 +595,24 @@ def test_01_review_7a_explorer_verdict_names_hbm_not_dram():
     assert "(fp32 against HBM2 on A100)" in explorer_state("A100", "fp32", 1).verdict_text()
     assert "against dram" not in explorer_state("example 120 TFLOP/s, 3 TB/s", "fp32", 1).verdict_text()
 
+
+# --- notebook 02 after review 7b ------------------------------------------------------------------
+
+def test_02_review_7b_wrong_roof_direction_and_forward_references():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    # N2-1: the higher bf16 ridge makes fp32 code look farther from compute-bound, not closer
+    assert 'which claims of "compute-bound after fusion" wrongly use' not in text
+    assert "the wrong roof for these instructions, which overstates how far they sit from compute-bound" in text
+    assert ("The opposite slip, a tensor-core kernel judged against the lower fp32 ridge, makes a memory-bound "
+            "kernel look compute-bound") in text
+    apart, together = (operators.elementwise_chain(2**24, 5, fused=f) for f in (False, True))
+    assert operators.times_below_ridge(together, H200.ridge("bf16-tensor")) > \
+        operators.times_below_ridge(together, H200.ridge("fp32")) > 1
+    # N2-c4: forward references name the notebook first; no bare "(pitfall N)"
+    assert not re.search(r"pitfall \d of notebook 06", text) and "(pitfall 1)" not in text
+    # N2-c2, N2-c3: the naive GEMM's count is explained; tf32 is defined; why N is shared
+    assert "though the caches serve most of its rereads" not in text
+    assert "tf32 (TensorFloat-32" in text
+    e = {"tf32-tensor": 4, "fp16-tensor": 2, "bf16-tensor": 2}
+    assert len({round(H200.ridge(n) * e[n], 6) for n in e}) == 1
+    assert "each tensor precision's ridge scales as 1/(bytes per element)" in text
