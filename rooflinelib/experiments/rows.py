@@ -348,7 +348,7 @@ def time_split_table(profile) -> str:
     s = time_split(profile)
     rows = [("median by device events (us)", _us(s["median_s"])),
             (f"its {s['kernels']} kernels' own durations, summed (us)", _us(s["kernel_s"])),
-            ("median less ncu kernel time, two runs (us)", _us(s["between_s"])),
+            ("outside the kernels: event-timed run less ncu's kernel time (us)", _us(s["between_s"])),
             ("DRAM bytes, Nsight Compute / counted", sig(3)(s["dram_bytes"] / s["counted_bytes"])
              if s["dram_bytes"] else "-"),
             ("the kernels' DRAM rate (GB/s)", number(s["kernel_gbps"]))]
