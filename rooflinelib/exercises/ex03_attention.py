@@ -26,8 +26,10 @@ SAMPLES = (dict(s=512, d=16), dict(s=1024, d=64), dict(s=8192, d=128), dict(s=30
 GROWTH = Choices({
     "constant": ("tends to a constant", ("converges", "saturates", "flat", "bounded", "const",
                                          "plateaus", "levels off")),
+    # Review 7b K3-1: no bare "grows", which a quadratic answer fits as well.
     "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
-                                            "o(s)", "grows")),
+                                            "o(s)", "proportional to s",
+                                            "in proportion to s", "linear in s")),
     "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically")),
 })
 

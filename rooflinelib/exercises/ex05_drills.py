@@ -28,16 +28,21 @@ D7_HEAD_DIM = 128
 
 BOUNDS = Choices({
     "max": ("time >= max(F/P, M/B): arithmetic and traffic overlap completely",
-            ("maximum", "max(f/p, m/b)", "overlap", "perfect overlap", "the max")),
+            ("maximum", "max(f/p, m/b)", "overlap", "perfect overlap", "the max",
+             "maximum of the two", "max of the two", "taking the max", "taking the maximum")),
     "sum": ("time >= F/P + M/B: no overlap at all",
             ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
 })
 
 RIDGE_MOVES = Choices({
     "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",
-                                                      "moves right", "to the right")),
+                                                      "moves right", "to the right",
+                                                      "moves to the right", "rightwards",
+                                                      "higher intensity", "to higher intensity")),
     "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
-                                                    "moves left", "to the left")),
+                                                    "moves left", "to the left",
+                                                    "moves to the left", "leftwards",
+                                                    "lower intensity", "to lower intensity")),
     "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put")),
 })
 
@@ -51,8 +56,12 @@ def check_drill1(optimistic, worst_ratio):
         check_choice(optimistic, "max", "the optimistic step", BOUNDS,
                      hints={"sum": "adding the two times assumes nothing overlaps: is that the "
                                    "hopeful or the cautious case?"}),
+        # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here (review 7c K5-4).
         check_number(worst_ratio, balanced.serial_s / balanced.overlapped_s,
-                     "largest ratio of the pessimistic to the optimistic bound", unit="x"),
+                     "largest ratio of the pessimistic to the optimistic bound", unit="x",
+                     factor_hints=False,
+                     mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
+                                     "two terms equal, and what is their sum there?")]),
     )
 
 
@@ -79,10 +88,11 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
         "Drill 3",
         check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
         check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte"),
+        # No FMA/copy factor-of-2 hint: this roof and fraction count no FLOPs or bytes (7c K5-4).
         check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
-                     unit="TFLOP/s"),
+                     unit="TFLOP/s", factor_hints=False),
         check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
-                     unit="fraction"),
+                     unit="fraction", factor_hints=False),
         # A cache level's bandwidth is one of the limits a chart of HBM bytes cannot show: it is
         # accepted, with what would tell (review 6c K-1).
         check_choice(bound_by, {limiter, "cache"}, "what bounds it", LIMITERS,
@@ -112,6 +122,13 @@ def _drill4():
     return flops, bytes_separate, bytes_fused
 
 
+def _without_still(answer):
+    """'still memory-bound' names the memory side: drill 4 asks whether fusion moved it."""
+    if isinstance(answer, str) and answer.strip().lower().startswith("still "):
+        return answer.strip()[len("still "):]
+    return answer
+
+
 def check_drill4(intensity_before, intensity_after, side_after, speedup):
     flops, before, after = _drill4()
     memory_before = time_bounds(flops, before, D4_PEAK_GFLOPS, D4_GBPS).overlapped_s
@@ -125,7 +142,7 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                                 "the FLOPs add up across the five kernels, just like the bytes")]),
         check_number(intensity_after, flops / after, "intensity of the fused kernel",
                      unit="FLOP/byte"),
-        check_side(side_after, flops / after, fp32_ridge,
+        check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge: how many "
                                      "times smaller is it?"}),
@@ -188,12 +205,15 @@ MODEL_ANSWERS = {
         "grows in proportion to s.",
         ("unfused: traffic and FLOPs are both O(s^2)", "fused: traffic is O(s d), FLOPs O(s^2 d)")),
     8: ("Being at 96% of a roof says the kernel uses that resource well, not that the work is "
-        "useful. The bytes can be wasteful: uncoalesced access that moves eight times the bytes "
-        "it needs makes the intensity and the roof eight times too low, and the kernel then "
-        "moves junk efficiently. Or the algorithm is the problem: a worse-complexity method, or "
-        "a kernel that need not run at all (a redundant copy or layout change), can sit at its "
-        "roof and still be pure waste.",
-        ("wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
+        "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
+        "matrix product the tensor cores could run ten times faster, so check the instruction "
+        "mix first. The bytes can be wasteful: uncoalesced access that moves eight times the "
+        "bytes it needs makes the intensity and the roof eight times too low, and the kernel "
+        "then moves junk efficiently. Or the algorithm is the problem: a worse-complexity "
+        "method, or a kernel that need not run at all (a redundant copy or layout change), can "
+        "sit at its roof and still be pure waste.",
+        ("the roof may be the wrong one (instruction mix: tensor cores, packed ops)",
+         "wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
                                                       "or whether the kernel is needed")),
     9: ("Most of the program's time usually goes into waiting for data to arrive from memory, "
         "not into calculating (or into waiting on something else: the computer's main processor "
@@ -237,7 +257,9 @@ def _numeric_answers() -> None:
         "and its verdict has not changed. What fusion bought is a roof "
         f"{before / after:g} times higher, and so that much less run time.",
         ("the intensity rises but stays far below the fp32 vector ridge",
-         "the speedup comes from deleted bytes", "fusion rarely changes the verdict"))
+         "the speedup comes from deleted bytes",
+         "fusing elementwise kernels rarely changes the verdict (fusion that deletes O(s^2) "
+         "traffic, as in attention, can)"))
 
 
 _numeric_answers()
