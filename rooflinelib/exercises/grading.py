@@ -737,7 +737,10 @@ def check_side(answer, intensity: float, ridge: float, question: str, *,
                   "I x B is below the compute roof",
         "compute": "compare the intensity with the ridge again: the compute side is where "
                    "I x B exceeds the compute roof",
-        "ridge": f"'at the ridge' is for intensities within about {RIDGE_TOLERANCE:.0%} of the ridge",
+        # review 7b G-1: the band is ridge / 1.1 to 1.1 x ridge (log-symmetric), so 9.5% left of
+        # the ridge is outside it: the hint states the band exactly
+        "ridge": f"'at the ridge' is for intensities from ridge / {1 + RIDGE_TOLERANCE:g} to "
+                 f"{1 + RIDGE_TOLERANCE:g} x ridge",
     }
     merged = {**default, **(hints or {})}
     check = check_choice(answer, accepted, question, SIDES, hints=merged)

@@ -66,3 +66,18 @@ def test_infinity_cache_and_bare_latency_get_hints():
     for check in (c1, c2):
         assert check.status == "fail" and "latency of what" in check.message
     assert ex02.check_far_below(8, 24, 3.125, 0.13, "memory latency", "profile").checks[4].passed
+
+
+def test_the_ridge_band_hint_states_the_band_exactly():
+    # review 7b G-1: 0.905 x ridge is outside [ridge/1.1, 1.1 x ridge]; "within about 10%" said otherwise
+    from rooflinelib.exercises.grading import check_side
+    check = check_side("ridge", 0.905 * 15, 15, "side")
+    assert check.status == "fail" and "from ridge / 1.1 to 1.1 x ridge" in check.message
+    assert "within about" not in check.message
+
+
+def test_exercise_3_does_not_read_a_bare_grows_as_linear():
+    # review 7b K3-1: "grows" fits a quadratic answer as well
+    from rooflinelib.exercises import ex03_attention as ex03
+    assert not ex03.check_limits("saturates", "grows", 64.6, 0.505).passed
+    assert ex03.check_limits("saturates", "proportional to s", 64.6, 0.505).passed

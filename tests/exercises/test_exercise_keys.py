@@ -798,7 +798,8 @@ def test_exercise_3_opens_with_a_claim_the_exercise_bears_out():
     # review 5a T9: fused attention's verdict depends on s (Part C finds where it flips)
     first = " ".join(_solution("03_attention_intensity.ipynb")[0].source.split())
     assert "depends least on its size" not in first
-    assert "unfused, no sequence length brings it to the matrix cores' ridge; fused, its sequence length decides" in first
+    # review 7b K3-2: the claim holds at d = 128 (the limit (4d + 5) / 8 reaches 206 at d = 411)
+    assert "unfused, at d = 128 no sequence length brings it to the matrix cores' ridge; fused, its sequence length decides" in first
     assert "at which fused attention reaches the ridge" in first
 
 
