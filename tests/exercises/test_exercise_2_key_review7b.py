@@ -81,3 +81,17 @@ def test_exercise_3_does_not_read_a_bare_grows_as_linear():
     from rooflinelib.exercises import ex03_attention as ex03
     assert not ex03.check_limits("saturates", "grows", 64.6, 0.505).passed
     assert ex03.check_limits("saturates", "proportional to s", 64.6, 0.505).passed
+
+
+def test_exercise_4_gives_its_ceilings_as_a_table_and_says_y_is_written():
+    # review 7b K4-c1 and the trivial note: one paragraph held P, B, R, C and two scoring rules;
+    # the FMA kernel writes y, not x
+    from pathlib import Path
+    import nbformat
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("solutions", "exercises"):
+        cells = nbformat.read(str(root / folder / "04_place_your_kernel.ipynb"), as_version=4).cells
+        text = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+        assert "then is written back" not in text and "the result is written to a second array, y" in text
+        assert "| `R` | Lab 1's DRAM read ceiling (`dram-read`) | GB/s | the reduction, which only reads |" in text
+        assert "| `C` | Lab 1's DRAM copy ceiling (`dram-copy`) | GB/s | the FMA kernel, which reads x and writes y |" in text

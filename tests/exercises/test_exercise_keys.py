@@ -815,7 +815,7 @@ def test_exercise_3_part_c_labels_say_reaches_the_ridge():
 def test_exercise_4_shows_how_many_multiply_adds_the_fma_kernel_does():
     # review 5a C15: the prose said "ex.FMA_STEPS multiply-adds" and 64 appeared only in the answer
     first = " ".join(_solution("04_place_your_kernel.ipynb")[0].source.split())
-    assert f"every float32 element gets {ex04.FMA_STEPS} multiply-adds, `ex.FMA_STEPS`" in first
+    assert f"every float32 element of x gets {ex04.FMA_STEPS} multiply-adds, `ex.FMA_STEPS`" in first
 
 
 def test_exercise_4_model_answer_leads_with_the_points_and_lists_the_asides():
