@@ -1150,7 +1150,7 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
         ratios[state.placement.binding] = state.measured_gbps / state.predicted_gbps
         assert f"{state.measured_gbps / state.predicted_gbps:.2f}x the model" in printed
     assert ratios["l2"] > 3 and ratios["dram"] > 3
-    assert f"by {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in text
+    assert f"the kernel beats it {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in text
     assert "the sweep agrees within 10%" not in text and "share no fetch" not in text
     assert "**lower bound on the bandwidth** (an upper bound on the time)" in text
     assert "(a match by construction)" in text  # C05-4: the L1 roof is this series' own median
