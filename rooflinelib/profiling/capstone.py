@@ -52,12 +52,19 @@ CPU_ROWS, CPU_COLS = 4096, 2048
 #: The buffers each variant's launcher takes, by name (see :func:`softmax_buffers`).
 ARGUMENTS = {"3-pass": ("x", "maxima", "e", "sums", "y"), "fused": ("x", "y")}
 VARIANTS = tuple(ARGUMENTS)
-#: The kernel check adds this to one row of its input (row LARGE_ROW): exp(x) of values past 88.7
-#: overflows float32, so a softmax that skips the max subtraction (the unsafe form) writes inf or
-#: NaN there, while the safe one is unchanged (softmax(x + c) = softmax(x)).  The course's input
+#: The kernel check adds this to ONE element of its input (row LARGE_ROW, column LARGE_COL): exp(x)
+#: of values past 88.7 overflows float32, so a softmax that skips the max subtraction (the unsafe
+#: form) writes inf or NaN there.  Only that element is raised, so shifting by any other value of
+#: the row (x[r, 0], one thread's own maximum) overflows too: a shift of the whole row would let
+#: any element of it pass as the maximum, since softmax(x + c) = softmax(x).  The course's input
 #: alone (values up to 16) lets the unsafe form pass.
-LARGE_SHIFT = 100.0
+LARGE_SHIFT = 200.0
 LARGE_ROW = 0
+#: The last column: thread 0, the likeliest single thread to stand in for a reduction, never reads it.
+LARGE_COL = -1
+#: Softmax outputs below this are compared absolutely: the large row's other outputs (about
+#: exp(-200)) are 0 in float32.
+TINY_OUTPUT = 1e-30
 #: How far past one read of x the fused kernel's global reads may go (none of the course's kernels
 #: reads anything else; a re-read of the row from global memory makes it 2x or more).
 READ_ONCE_SLACK = 0.05
@@ -75,6 +82,10 @@ RECORDED_LABELS = {"gemm naive": "gemm naive, warp along a row", "gemm tiled": "
 #: profiles keep only that run's best DRAM mix, the write; a softmax reads and writes, like a copy,
 #: and notebook 04's rule scores a memory-bound kernel against its own access mix.
 RECORDED_PROFILES_COPY_GBPS = 4256.150998461505
+#: A difference of two runs' times (the timed median against Nsight Compute's kernel sum) under this
+#: share of the 3-pass time is within their noise: the repeats spread by about 2%, ncu's kernel
+#: times sit up to 3% off the medians.
+NOISE_SHARE = 0.05
 #: How the comparison names the recorded pair (:func:`graded_profiles`).
 RECORDED_WHERE = "the recorded H200 profiles"
 
@@ -148,8 +159,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
     """Run both versions' launches in the CUDA simulator at each of ``sizes`` (one block of
     :data:`SIM_THREADS` per row) on a poisoned output, and check ``y`` against a float64
     softmax.  ``three_pass_passes(buffers)`` and ``fused_passes(buffers)`` return each
-    version's ``(kernel, args)`` launches (see :func:`softmax_buffers`).  One row holds large
-    values (x + :data:`LARGE_SHIFT`), so a softmax without the max subtraction fails.  Kernels
+    version's ``(kernel, args)`` launches (see :func:`softmax_buffers`).  One element of one row is
+    raised by :data:`LARGE_SHIFT`, so a softmax without the max subtraction, or shifted by any other
+    value of the row, fails; the 3-pass version's ``maxima`` and ``sums`` are checked too.  Kernels
     that wrote nothing to ``y`` (the exercise's stubs) are not answered yet."""
 
     def one(name, passes_of):
@@ -160,7 +172,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             worst = 0.0
             for rows, cols in sizes:
                 buffers = softmax_buffers(rows, cols)
-                buffers["x"][LARGE_ROW] += np.float32(LARGE_SHIFT)
+                buffers["x"][LARGE_ROW, LARGE_COL] += np.float32(LARGE_SHIFT)
                 buffers["y"] = np.full((rows, cols), np.nan, np.float32)
                 for key in ("maxima", "e", "sums"):  # each pass must make its own inputs
                     buffers[key] = np.full_like(buffers[key], np.nan)
@@ -176,7 +188,16 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 if not error < MAX_RELATIVE_ERROR:
                     return Check(question, "fail", f"wrong output at {rows} rows x {cols} columns: "
                                                    + _wrong_output(y, buffers["x"], error))
+                if name == "3-pass":
+                    wrong = _wrong_intermediates(buffers)
+                    if wrong:
+                        return Check(question, "fail", f"y is right at {rows} rows x {cols} columns, but " + wrong)
                 worst = max(worst, error)
+            refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
+            if refused:
+                return Check(question, "fail", "right output in the simulator, but Numba's CUDA compiler refuses "
+                                               f"it: {refused} (a shared array's size must be a constant, "
+                                               "such as MAX_COLS)")
             if name == "fused":  # the rule the exercise states: the fused kernel reads x once
                 rows, cols = sizes[0]
                 buffers = softmax_buffers(rows, cols)
@@ -205,6 +226,43 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                   one("fused", fused_passes))
 
 
+def _compile_refusal(passes) -> str:
+    """The first line of the typing error Numba's CUDA target raises for one of ``passes``'
+    kernels compiled to PTX for sm_90, or '' when all compile.  The simulator runs code the GPU
+    compiler rejects (a shared array sized at run time); compiling needs no GPU.  Where no
+    compiler is available (the simulator switched on, no NVVM) nothing is refused."""
+    try:
+        import numba
+        from numba import cuda
+        from numba.core.errors import TypingError
+        compile_ptx = cuda.compile_ptx
+    except (ImportError, AttributeError):
+        return ""
+    for kernel, args in passes:
+        try:
+            compile_ptx(kernel_py_func(kernel), tuple(numba.typeof(a) for a in args), cc=(9, 0))
+        except TypingError as exc:
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            return lines[0][:200] if lines else "a typing error"
+        except Exception:  # no NVVM or driver here: the simulator's verdict stands
+            return ""
+    return ""
+
+
+def _wrong_intermediates(buffers: dict) -> str:
+    """What is wrong with the 3-pass version's ``maxima`` and ``sums`` when ``y`` is right ('' when
+    nothing): pass 1 must write each row's true maximum, not any value that keeps exp in range."""
+    import numpy as np
+    x = buffers["x"]
+    if not np.array_equal(buffers["maxima"], x.max(axis=1)):
+        return ("maxima[r] is not the largest x[r, c] of row r in every row: pass 1 must reduce over the whole "
+                "row (every thread's part, combined with block_reduce)")
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    if not np.all(np.abs(buffers["sums"] - e.sum(axis=1)) / e.sum(axis=1) < MAX_RELATIVE_ERROR):
+        return "sums[r] is not the sum of exp(x[r, c] - maxima[r]) over the whole row in every row"
+    return ""
+
+
 def _wrong_output(y, x, error: float) -> str:
     """Why ``y`` is wrong, in the order that finds the cause: outputs never written (often a
     loop that strides by THREADS where the simulator runs :data:`SIM_THREADS`), then wrong
@@ -222,8 +280,10 @@ def _wrong_output(y, x, error: float) -> str:
         return ("the ordinary rows' outputs are wrong: check the reductions (every thread needs the whole row's "
                 "max and sum, not its own part of them) and each pass against its description")
     if not (np.isfinite(y[LARGE_ROW]).all() and _max_error(y, x, [LARGE_ROW]) < MAX_RELATIVE_ERROR):
-        return (f"the ordinary rows are right, but row {LARGE_ROW}, which holds large values (the input + "
-                f"{LARGE_SHIFT:g}), is wrong or not finite: does every exp stay inside float32's range?")
+        return (f"the ordinary rows are right, but row {LARGE_ROW}, which holds one large value (an element + "
+                f"{LARGE_SHIFT:g}), is wrong or not finite: does every exp stay inside float32's range (is the "
+                "row's true maximum subtracted first)? Or is a cuda.syncthreads() missing before threads read "
+                "each other's shared values?")
     return f"the largest relative error is {error:.3g}; check each pass against its description"
 
 
@@ -249,6 +309,11 @@ def check_byte_formula(formula, counted_at: dict, question: str):
     """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
     ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%."""
     samples = [{"rows": r, "cols": c} for r, c in counted_at]
+    if callable(formula) and not is_unanswered(formula):
+        student = formula
+
+        def formula(rows, cols):  # called by position: the student may name the parameters as they like
+            return student(rows, cols)
     keys = {size: distinct_bytes(c) for size, c in counted_at.items()}
     accesses = {size: c["read"] + c["written"] for size, c in counted_at.items()}
     mistakes = [
@@ -383,7 +448,7 @@ def _max_error(got, host, rows_checked=None) -> float:
     import numpy as np
     pick = slice(None) if rows_checked is None else rows_checked
     reference = reference_softmax(host[pick])
-    return float(np.max(np.abs(got[pick] - reference) / reference))
+    return float(np.max(np.abs(got[pick] - reference) / np.maximum(reference, TINY_OUTPUT)))
 
 
 def profile_pair(mode, machine, launchers: dict = None, byte_formulas: dict = None, repeats=None,
@@ -516,10 +581,19 @@ def gap_text(three, fused) -> str:
     # The kernels' times come from the Nsight Compute run, the median from the timed one: the split
     # holds only as far as the two runs spent alike between their kernels.
     return text + (f" In a second run, under Nsight Compute, its three kernels took {_us(g['kernel_s'])} in "
-                   f"all, which leaves {_us(g['outside_kernels_s'])} for the launches and the gaps between "
+                   f"all, which leaves {_between(g, three)} for the launches and the gaps between "
                    f"them: if the timed run spent about as much between its kernels, the kernels themselves "
                    f"lost {_us(g['inside_kernels_s'])} of the shortfall, passes that move their bytes below "
                    "the fused kernel's rate." + moral)
+
+
+def _between(g: dict, three) -> str:
+    """The time outside the kernels, a difference of two runs: within their noise (under
+    NOISE_SHARE of the 3-pass time) it is given to two figures and said to be noise."""
+    outside = g["outside_kernels_s"]
+    if abs(outside) < NOISE_SHARE * three.seconds:
+        return f"about {outside * 1e6:.2g} us, within the two runs' noise,"
+    return _us(outside)
 
 
 def outcome(three, fused, predicted: float) -> str:
@@ -812,7 +886,7 @@ def _shortfall_sentence(three, fused) -> str:
                        "kernels' own times (a profile with counters) the two cannot be told apart.")
     # The kernels' times come from the Nsight Compute run, the median from the timed one.
     return head + (f"in a second run, under Nsight Compute, the three kernels took {_us(g['kernel_s'])}, which "
-                   f"leaves {_us(g['outside_kernels_s'])} for launches and gaps; if the timed run spent about as "
+                   f"leaves {_between(g, three)} for launches and gaps; if the timed run spent about as "
                    f"much between its kernels, the other {_us(g['inside_kernels_s'])} is passes moving their "
                    "bytes below the fused kernel's rate.")
 

@@ -617,13 +617,15 @@ def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, m
     unsafe = _unsafe(source)
     got = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in got.checks] == ["fail", "fail"]
-    assert "large values" in str(got) and "float32's range" in str(got)
+    assert "one large value" in str(got) and "float32's range" in str(got)
     # mixing: the safe 3-pass with the unsafe fused kernel fails only the fused one
     mixed = capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in mixed.checks] == ["pass", "fail"]
-    # without the large row (the old check) the unsafe pair passed: the row is what catches it
+    # without the large element the unsafe fused kernel passes: the element is what catches it (the
+    # unsafe 3-pass still fails there, on its sums of exp(x) rather than exp(x - max): review 7d)
     monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
-    assert capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"]).passed
+    without = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
+    assert [c.status for c in without.checks] == ["fail", "pass"] and "sums[r]" in str(without)
 
 
 def test_the_capstone_model_answer_is_three_points_not_the_comparison_again():
@@ -836,3 +838,112 @@ def test_the_comparison_prints_bytes_bandwidth_and_time_as_bullets():
     paragraphs = cell.split("\n\n")
     cpu = [p for p in paragraphs if "On a CPU" in p]
     assert len(cpu) == 1 and "Equal bandwidth" not in cpu[0]
+
+
+# --- review 7d: a pass 1 that does not compute the maximum fails; the race named; formulas by position
+
+_THREAD0_MAX = ("""    m = float32(-math.inf)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        m = max(m, x[r, c])
+    m = block_reduce(m, part, True)
+    if t == 0:
+        maxima[r] = m""", """    if t == 0:
+        maxima[r] = x[r, 0]""")
+_NO_REDUCE = ("""        m = max(m, x[r, c])
+    m = block_reduce(m, part, True)
+    if t == 0:""", """        m = max(m, x[r, c])
+    if t == 0:""")
+_FUSED_THREAD0 = ("""        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+    s = float32(0)""", """        m = max(m, row[c])
+    if t == 0:
+        part[0] = m
+    cuda.syncthreads()
+    m = part[0]
+    cuda.syncthreads()
+    s = float32(0)""")
+
+
+def test_a_3_pass_whose_max_is_not_the_rows_maximum_fails(kernels):
+    # K1: the large row was x + 100 everywhere, so shifting by ANY element of it kept exp in range
+    # and maxima[r] = x[r, 0] (or thread 0's own strided max) passed
+    for old, new in (_THREAD0_MAX, _NO_REDUCE):
+        wrong = _variant(old, new)
+        got = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"])
+        assert [c.status for c in got.checks] == ["fail", "pass"], got
+    right = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
+    assert right.passed, right
+
+
+def test_a_fused_kernel_shifted_by_one_threads_max_fails(kernels):
+    wrong = _variant(*_FUSED_THREAD0)
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"], got
+
+
+def test_the_3_pass_maxima_and_sums_are_checked_even_when_y_is_right(kernels, monkeypatch):
+    # without the large element y stays right for any shift: the maxima check still names pass 1
+    monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
+    wrong = _variant(*_THREAD0_MAX)
+    got = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"])
+    assert [c.status for c in got.checks] == ["fail", "pass"]
+    assert "maxima[r] is not the largest x[r, c]" in str(got)
+
+
+def test_the_large_row_hint_names_a_missing_syncthreads_too():
+    # K3: a fused kernel missing cuda.syncthreads() was told only to keep exp in float32's range
+    import numpy as np
+    x = capstone.softmax_input(4, 64)
+    x[capstone.LARGE_ROW, capstone.LARGE_COL] += np.float32(capstone.LARGE_SHIFT)
+    y = capstone.reference_softmax(x).astype(np.float32)
+    y[capstone.LARGE_ROW] = np.nan
+    hint = capstone._wrong_output(y, x, 1.0)
+    assert "float32's range" in hint and "cuda.syncthreads()" in hint
+
+
+def test_the_byte_formula_is_called_by_position():
+    # K4: def three_pass_bytes(r, c) got CHECK YOUR INPUT with a bare TypeError
+    n = {"read": 0, "written": 0}
+    counted = {(8, 256): dict(n, unique_read=8 * 256 * 12, unique_written=8 * 256 * 8),
+               (4, 1024): dict(n, unique_read=4 * 1024 * 12, unique_written=4 * 1024 * 8)}
+
+    def renamed(r, c):
+        return 4 * r * c * 5
+
+    assert capstone.check_byte_formula(renamed, counted, "3-pass bytes").status == "pass"
+    from rooflinelib.exercises.grading import NOT_ANSWERED
+    assert capstone.check_byte_formula(NOT_ANSWERED, counted, "3-pass bytes").status == "unanswered"
+
+
+def test_the_key_describes_one_large_element_not_a_shifted_row():
+    key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    text = "\n".join(c.source for c in key.cells if c.cell_type == "markdown")
+    assert "plus 100" not in text and "One element of one row raised by 200" in text
+
+
+def test_the_time_between_the_kernels_is_said_to_be_within_the_runs_noise():
+    # review 7d T07-3: "leaves 12.3 us" is the difference of two runs, the size of their spread
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    text = capstone.gap_text(pair["3-pass"], pair["fused"])
+    assert "leaves about 12 us, within the two runs' noise," in text and "12.3 us" not in text
+    model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=capstone.RECORDED_PROFILES_COPY_GBPS)
+    assert "within the two runs' noise" in model.model_answer and "12.3 us" not in model.model_answer
+
+
+def test_07_says_a_cpu_exp_is_software_and_why_the_gemms_keep_the_write_mix():
+    text = _prose07()
+    # T07-1: a CPU has no exp unit
+    assert "on a slow unit" not in text and "each `exp` is a software sequence of a dozen or more vector" in text
+    # T07-2: two DRAM roofs in one table, now with the reason
+    assert "the GEMMs, far under any DRAM roof, stay on its fastest DRAM mix (the write)" in text
+
+
+def test_a_shared_array_sized_at_run_time_is_refused_by_the_compiler(kernels):
+    # K2: cuda.shared.array(x.shape[1], float32) ran in the simulator and passed, but Numba's CUDA
+    # target rejects it at type inference (no GPU needed to see it)
+    pytest.importorskip("numba.cuda")
+    wrong = _variant("row = cuda.shared.array(MAX_COLS, float32)", "row = cuda.shared.array(x.shape[1], float32)")
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"], got
+    assert "Numba's CUDA compiler refuses it" in str(got) and "MAX_COLS" in str(got)
