@@ -307,7 +307,7 @@ class MixPoint(KernelPoint):
 #: phased kernels read x and write y, the correlation reads its input and writes as many
 #: outputs (all copies); the GEMM's bytes are 98.5% C's writes; the strided kernel only reads.
 RECORDED_POINTS = (
-    ("launch", 0, "1: vector add of 4096 elements", "copy"),
+    ("launch", 0, "1: 4096-element add, host-timed", "copy"),
     ("starved", 0, "1: sweep K=64 on 2 blocks", "copy"),
     ("overlap", 2, "2: the same work, phases in turn", "copy"),
     ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)", "write"),

@@ -302,11 +302,14 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     machine, _ = pitfalls.recorded_mix_roofs()
     rows = pitfalls.roof_shares(pitfalls.recorded_points(), machine)
     add = rows[0]
-    assert add["name"].startswith("pitfall 1: vector add") and add["memory"] == "dram-copy"
+    assert add["name"].startswith("pitfall 1: 4096-element add") and add["memory"] == "dram-copy"
     assert add["roof_gflops"] == pytest.approx(machine.ceiling("dram-copy").value / 12)
     assert 3.5 < add["decades_under"] < 4
     opening = " ".join("".join(_cells("06")[0]["source"]).split())
-    assert "almost four decades under its roof" in opening and "five decades" not in opening
+    assert "five decades" not in opening
+    # review 7d T06-3: the 63.9 µs is the host's dispatch: the opening and the chart's label say so
+    assert "a tiny vector add almost four decades under its roof (timed from the host: its launch, not the kernel)" in opening
+    assert "1: 4096-element add, host-timed" in [p[2] for p in pitfalls.RECORDED_POINTS]
     assert f"{add['decades_under']:.1f} decades under it" in _printed("06")
 
 
@@ -656,7 +659,7 @@ def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
     text = _prose("06")
     assert "6.25% and about 123 µs" not in text
     # review 5b, C06-5: the notebook says stride 32 is unexplained; the prediction's figures are the appendix's
-    assert "stride 32 took 149 µs, not the half of stride 16's time the 64-byte unit predicts" in text
+    assert "stride 32 took 149 µs, not the half of stride 16's time the 64-byte fetch predicts" in text
     assert "16 bytes moved per useful byte; on your own kernel, give it Nsight Compute's" in text
     assert pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == \
         pitfalls.strided_amplification(16, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == 16
@@ -843,7 +846,14 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     # T06-2: the header stated a 64-byte GPU DRAM unit as fact
     code = _code("06")
     # review 6d C06-5: "fits the H200 data" asserted the fit before the data was shown
-    assert "64 B (DRAM access unit, a hypothesis; CPU cache lines)" in code and "sector pairs, GPU DRAM" not in code
+    # review 7d T06-1: HBM3 reads 32-byte bursts; the 64 bytes are the L2's fetch (two sectors), as the appendix says
+    assert "64 B (two sectors per L2 fetch from DRAM, a hypothesis; CPU cache lines)" in code
+    assert "DRAM access unit" not in code and "sector pairs, GPU DRAM" not in code
+    text = _prose("06")
+    assert "64-byte unit at DRAM" not in text
+    assert "a 64-byte fetch from DRAM into the L2 fits (two sectors: the L2's fetch granularity, a hypothesis" in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
 
 
@@ -996,7 +1006,9 @@ def test_06_review_6d_technical_wording():
     # T06-4: the copy roof is the nearest measured mix, not the add's own
     assert "timed at Lab 1's copy roof, the nearest measured mix (the add reads two arrays and writes one)" in text
     # T06-5: a graph's own launch is paid once; per kernel only the device's cost remains
-    assert "which leaves, per kernel, only the device's cost (the graph's own launch is paid once)" in text
+    # review 7d T06-2: the 0.64 µs was an empty kernel's; a graph of adds still pays each add's own run
+    assert "only the device's cost" not in text
+    assert "the device's launch cost plus the kernel's own run" in text
     assert "graph, which leaves only the device's cost." not in text
 
 
@@ -1026,7 +1038,8 @@ def test_06_review_6d_clarity_items():
     # C06-8: Lab 1's three HBM roofs are printed once, under the chart, and the opening says so
     assert ("Lab 1's HBM roofs by access mix (recorded H200): dram 4,693 GB/s, dram-read 4,509 GB/s, "
             "dram-copy 4,280 GB/s ('dram' is the write mix, the fastest)") in printed
-    assert "the cell under the chart lists Lab 1's three" in " ".join(cells[0].split())
+    # review 7d C06-8: the opening no longer points at the cell (machinery, not lesson)
+    assert "the cell under the chart lists Lab 1's three" not in " ".join(cells[0].split())
 
 
 # --- review 6c (the sixth expert read): notebook 05 -------------------------------------------
@@ -1190,4 +1203,4 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
 def test_06s_starved_grid_labels_64_warps_as_an_upper_bound():
     # review 7d T06-4: 64 warps per SM needs 8 resident blocks, which registers may not allow
     text = _prose("06")
-    assert "8 warps instead of up to 64 (8 blocks of 8 warps, if registers allow)" in text
+    assert "8 warps instead of up to 64 (if registers allow 8 blocks)" in text
