@@ -245,7 +245,7 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     for quoted in (f"about {(three['measured_s'] - three['bound_s']) * 1e6:.0f} µs",
                    # review 7c T04-2: the two event-timed medians, and their difference
-                   f"differ by {(split['median_s'] - three['measured_s']) * 1e6:.1f} µs between runs "
+                   f"differ by about {(split['median_s'] - three['measured_s']) * 1e6:.0f} µs between runs "
                    f"({three['measured_s'] * 1e6:.1f} and {split['median_s'] * 1e6:.1f} µs)",
                    f"function took {split['median_s'] * 1e6:.1f} µs",
                    f"at most about {split['between_s'] * 1e6:.0f} µs was launches and gaps"):
