@@ -951,3 +951,10 @@ def test_a_shared_array_sized_at_run_time_is_refused_by_the_compiler(kernels):
     got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
     assert [c.status for c in got.checks] == ["pass", "fail"], got
     assert "Numba's CUDA compiler refuses it" in str(got) and "MAX_COLS" in str(got)
+
+
+def test_07_defines_ffma_where_it_first_appears():
+    # review 7d C07-4: "FFMA" and "warp-wide FFMA" were used without a definition
+    text = _prose07()
+    assert text.index("FFMA, the fused multiply-add") == text.index("FFMA")
+    assert "warp-wide FFMA (a fused multiply-add in each lane)" in text
