@@ -1204,3 +1204,15 @@ def test_06s_starved_grid_labels_64_warps_as_an_upper_bound():
     # review 7d T06-4: 64 warps per SM needs 8 resident blocks, which registers may not allow
     text = _prose("06")
     assert "8 warps instead of up to 64 (if registers allow 8 blocks)" in text
+
+
+def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
+    # review 8: K = 64's intensity (16.2 FLOP/byte on ncu's bytes) sits within 10% of its copy
+    # ridge (15.4), notebook 03's "at the ridge" band, so both roofs bind; only K = 256 is past it
+    from rooflinelib.store import results
+    lab1 = results.recorded("ceilings")
+    ridge = results.to_machine(lab1).ceiling("fp32").value / results.dram_mixes(lab1)["copy"]
+    assert 16.2 / 1.1 < ridge < 16.2 * 1.1 and f"{ridge:.1f}" == "15.4"
+    text = _prose("05")
+    assert "At K = 64 (16.2 FLOP/byte) it sits at its copy ridge, 15.4: both roofs bind (78%)." in text
+    assert "At K = 64 and 256 the sweep is compute-bound" not in text
