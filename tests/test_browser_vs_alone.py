@@ -1,16 +1,10 @@
 """benchmarks/browser_vs_alone.py's judgement of each figure (issue 25's target: a browser run's
 live CPU figure within 15% of the same cell run alone, or flagged noisy by the browser run)."""
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.scripts import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("browser_vs_alone", ROOT / "benchmarks" / "browser_vs_alone.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/browser_vs_alone.py", "browser_vs_alone")
 
 
 def _figure(name, value, noisy=False):

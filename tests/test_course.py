@@ -2,7 +2,6 @@
 lists, and a server that stops with the script."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -15,15 +14,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_course():
-    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
-    course = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course)  # defines functions only; main() runs under __main__
-    return course
+    return load_script("course.py")
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h", "help"])
@@ -198,9 +195,7 @@ def test_install_installs_the_course_extra_and_says_how_to_reach_roofline(monkey
 
 
 def test_long_files_go_out_first_and_keep_their_order_inside():
-    spec = importlib.util.spec_from_file_location("tests_conftest", ROOT / "tests" / "conftest.py")
-    conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conftest)
+    conftest = load_script("tests/conftest.py", "tests_conftest")
 
     class Item:
         def __init__(self, path, slow=False):

@@ -319,11 +319,8 @@ def test_saving_a_profile_with_an_infinite_rate_names_the_field_and_writes_nothi
 # --- every numeric option of every lab script: the roofline command's one check ----------------
 
 def _lab(name):
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(f"lab_{name}", ROOT / "labs" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # defines functions only; main() runs under __main__
-    return module
+    from support.scripts import load_script
+    return load_script(f"labs/{name}.py", f"lab_{name}")
 
 
 def _lab_main(name, argv):

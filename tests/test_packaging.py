@@ -1,7 +1,6 @@
 """Packaging: pyproject.toml is the single source of dependencies, environment.yml follows it,
 CI runs the README's test command, and ``import rooflinelib`` stays light."""
 import ast
-import importlib.util
 import json
 import os
 import re
@@ -14,6 +13,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -125,9 +125,7 @@ def test_environment_installs_this_project_with_existing_extras():
 
 
 def test_environment_extras_match_the_test_command():
-    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
-    course = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course)  # defines functions only; main() runs under __main__
+    course = load_script("course.py")
     _, pip = conda_and_pip_entries()
     extras = re.search(r"\[(.*)\]", next(p for p in pip if p.startswith("-e"))).group(1)
     assert set(extras.split(",")) == set(course.EXTRAS["test"].split(","))
@@ -253,9 +251,7 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_course_opens_jupyterlab_at_the_root_on_the_first_notebook(monkeypatch):
-    spec = importlib.util.spec_from_file_location("course_script", ROOT / "course.py")
-    course = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course)
+    course = load_script("course.py")
     calls = []
     monkeypatch.setattr(course, "ensure_env", lambda extras: None)
     monkeypatch.setattr(course, "serve", lambda args: calls.append(args) or 0)

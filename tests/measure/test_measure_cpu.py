@@ -625,13 +625,8 @@ def test_a_cpu_experiment_row_carries_its_judgement():
 
 
 def _dram_mixes_script():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "dram_mixes.py"
-    spec = importlib.util.spec_from_file_location("dram_mixes_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from support.scripts import load_script
+    return load_script("benchmarks/dram_mixes.py", "dram_mixes_benchmark")
 
 
 def test_the_c_reference_stores_as_lab1_does_and_reports_streaming_stores_beside(tmp_path):

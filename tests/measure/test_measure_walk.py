@@ -3,9 +3,7 @@ enters no module without a reason: the CPU backend reads the CPU's name and its 
 (it read /proc/cpuinfo again for the result's device block and sysfs again for the copy's
 note), and the result enters store.results once on its way in and once on its way out."""
 import copy
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,15 +12,12 @@ from rooflinelib.cli import measure as cli_measure
 from rooflinelib.measure import cpu as cpu_lane
 from rooflinelib.measure import provenance
 from rooflinelib.store import lab_files, results
+from support.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _walk_module():
-    spec = importlib.util.spec_from_file_location("measure_walk", ROOT / "benchmarks" / "measure_walk.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/measure_walk.py", "measure_walk")
 
 
 def test_the_cpu_backend_reads_the_cpu_name_and_its_caches_once(monkeypatch):
