@@ -37,6 +37,17 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     l1, l2, dram = h.hierarchy_levels(recorded)
     peak, clock = hr.shared_peak_gbps(recorded)
     assert peak == pytest.approx(132 * 128 * clock / 1e3)
+    # review 8, T5-5: the sweep and Lab 1 are two runs; the notebook prints each one's date and clock
+    from test_lessons_05_06 import _printed
+    lab1 = results.recorded("ceilings")
+    printed = _printed("05")
+    assert f"The sweep: {recorded['created'][:10]}, SM clock {clock:,.0f} MHz" in printed
+    assert f"its L1 plateau is {l1.gbps / peak:.2f} of 132 SMs x 128 bytes per clock at that clock" in printed
+    assert f"Lab 1's roofs: {lab1['created'][:10]}" in printed
+    assert recorded["created"][:10] != lab1["created"][:10]
+    assert f"the working-set sweep (section 2), {recorded['created'][:10]}" in prose
+    assert f"Lab 1 (notebook 03), {lab1['created'][:10]}" in prose
+    assert f"at the sweep's {clock:,.0f} MHz" in prose and "Lab 1 and the sweep are two runs" in prose
     assert f"**L1**: {tb(l1.gbps)}" in prose and "a step at 232 kB" in prose and round(l1.capacity_bytes / 1e3) == 232
     assert f"the chart's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in prose
     assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} of the 62.9 MB" in prose
@@ -46,10 +57,17 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
 
 
 def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
-    m = h.machine_from_result(recorded, recorded_h200())
-    assert f"({tb(m.ceiling('dram').value)})" in prose and tb(m.ceiling("l2").value) in prose
-    for level, digits in (("dram", ".1f"), ("l2", ".1f"), ("l1", ".2f")):
-        assert format(m.ridge("fp32", level), digits) in prose
+    # review 8, C5-1: the opening chart labelled the copy's ridge (15.4) while the text quoted the
+    # write roof's (14.0); the roofs printed and quoted are now the chart's, DRAM at the copy mix
+    from test_lessons_05_06 import _printed
+    m = h.with_mix_roof(h.machine_from_result(recorded, recorded_h200()),
+                        results.dram_mixes(results.recorded("ceilings")), "copy")
+    assert f"copy roof ({tb(m.ceiling('dram').value)})" in prose and tb(m.ceiling("l2").value) in prose
+    ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".1f"), ("l1", ".2f"))]
+    assert f"the ridge moves left as the level moves in: {', '.join(ridges)}." in prose
+    assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
+    write_ridge = h.machine_from_result(recorded, recorded_h200()).ridge("fp32", "dram")
+    assert f"{write_ridge:.1f}" != ridges[0] and f"{write_ridge:.1f}" not in prose + _printed("05")
 
 
 def test_the_ws_read_placement_the_prose_describes(recorded, prose):

@@ -461,10 +461,16 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     l2_gbps = ws.level_bytes("l2") / ws.seconds / 1e9
     lab1_l2 = recorded_h200().ceiling("l2").value
     assert f"{l2_gbps / 1e3:.2f} TB/s: {l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof" in text
-    assert "Lab 1's kernel received 9.7 TB/s at every set from 16 to 50 MB" in text
+    # review 8, C5-5: the lab-log asides moved to the appendix; the lesson keeps one sentence
+    from rooflinelib.store.fileio import read_text
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "Lab 1's kernel received 9.7 TB/s at every set from 16 to 50 MB" not in text
+    assert "Lab 1's kernel received 9.7 TB/s at every footprint from 16 to 50 MB" in appendix
     assert "ws_read's ~8.95 TB/s is all of it" not in text and "yet 92% of Lab 1's L2 roof" in text
     assert "the L2's own size" not in text and "60 MiB L2" in text
-    assert "gpu-benches' `gpu-l2-cache`" in text and "best public L2" not in text
+    assert "gpu-benches' `gpu-l2-cache`" not in text and "gpu-benches' `gpu-l2-cache`" in appendix
+    assert "No kernel we or a public benchmark ran got more from the slices (appendix)" in text
+    assert "best public L2" not in text
     assert "te42kyfo/gpu-benches" in (ROOT / "REFERENCES.md").read_text()
 
 
@@ -562,7 +568,10 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert "recorded_sharing_rows" not in _code("05") and "slices served" not in printed
     assert "their requests for one line merge before they reach the L2" not in text
     # review 6c T5-1: the L1 level is taken from an "every SM reads all" series; the L2 and DRAM are not
-    assert "gives no level: with blue past the L1's step" in text and "Counters in the [appendix](../docs/appendix-05-hierarchy.md)" in text
+    # review 8, C5-3: the figure draws only the two series the levels come from; the others are the appendix's
+    assert "The sweep's two other series give no level: [appendix](../docs/appendix-05-hierarchy.md)" in text
+    assert "Green" not in text and "Red:" not in text
+    assert "draws all four. The other two give no level" in appendix
 
 
 def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
@@ -620,9 +629,12 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     cells07 = read_json(ROOT / "notebooks" / "07_place_your_kernel.ipynb", ValueError, "a notebook")["cells"]
     nb07 = " ".join(" ".join("".join(c["source"]) for c in cells07 if c["cell_type"] == "markdown").split())
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    names = ("Lab 1's L2 roof", "the sweep's L2 plateau", "the sweep's L1 plateau")
+    names = ("Lab 1's L2 roof", "the sweep's L1 plateau")
     for name in names:  # review 5b, C05-1: one table in 05 names them, no bold names in the text
         assert f"| {name} |" in nb05 and f"**{name}**" not in nb05 and f"| {name} |" in appendix
+    # review 8, C5-2: the table before the first placement keeps the chart's roofs; the sweep's
+    # L2 plateau (its capacity, not a roof) is section 2's and the appendix's
+    assert "| the sweep's L2 plateau |" not in nb05 and "| the sweep's L2 plateau |" in appendix
     # review 7c C05-1: notebook 07's shared-memory roof is no level of 05: the appendix's table only
     assert "| Lab 1's shared-memory roof |" not in nb05 and "| Lab 1's shared-memory roof |" in appendix
     assert "notebook 07's L1 roof" not in nb05 + _printed("05")
@@ -727,10 +739,21 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     placed = h.place_levels(kernel.hierarchical(counted["name"]), h.with_mix_roof(
         h.machine_from_result(wsr.recorded("h200", "numba"), recorded_h200()), results.dram_mixes(
             results.recorded("ceilings")), h.access_mix(counted)))
-    assert f"The 64 MiB sweep's {placed.point('dram').fraction_of_roof:.0%} uses ncu's 110 MB, 18% short of the hand count" in text
-    assert f"on the hand-counted 134 MB it moves {gbps / 1e3:.2f} TB/s, the copy roof, like the 1 GiB runs" in text
+    # review 8, T5-2: 134 MB over the time is requested bytes, not DRAM traffic (writes still in
+    # the L2 at the end never crossed); ncu saw 110 MB cross DRAM: no evidence of DRAM-binding
+    crossed = kernel.level_bytes("dram")
+    assert round(crossed / 1e6) == 110 and round(crossed / kernel.seconds / 1e12, 2) == 3.52
+    assert "on the hand-counted 134 MB it moves" not in text and "the copy roof, like the 1 GiB runs" not in text
+    assert (f"110 MB crossed DRAM during the launch (the table's {placed.point('dram').fraction_of_roof:.0%}); its 134 MB "
+            f"over the same time, an effective {gbps / 1e3:.2f} TB/s, are bytes requested, not DRAM traffic") in text
+    assert "Judge DRAM-binding on the 1 GiB runs." in text
     assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
-    assert f"{counted['dram_bytes'] / 1e6:,.1f} MB in {kernel.seconds * 1e6:.2f} us, {gbps / 1e3:.2f} TB/s" in _printed("05")
+    assert (f"ncu's DRAM bytes {crossed / 1e6:,.1f} MB, {crossed / kernel.seconds / 1e12:.2f} TB/s; the bytes it asked for "
+            f"{counted['dram_bytes'] / 1e6:,.1f} MB, {gbps / 1e3:.2f} TB/s (requested bytes over time, not DRAM traffic)") in _printed("05")
+    from rooflinelib.store.fileio import read_text
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "it moves 4.28 TB/s, the copy roof, like the 1 GiB runs" not in page
+    assert "bytes requested over time, not DRAM traffic" in page
 
 
 def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_of_headings():
@@ -742,7 +765,7 @@ def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_
     assert '"global loads (L1 + L2), every SM reads all"' in text and "convoys" not in text
     assert "convoys sharing one fetch" in appendix
     assert "what in that costs 10% was not measured" in appendix and "turn between the two" in appendix
-    assert "no access pattern we tried got more with every byte served by the L2's slices" in text
+    assert "no access pattern we tried got more" in appendix  # review 8, C5-5: the lesson keeps one sentence
     # C5-3: "Lab 4" is the course's plumbing, not a heading a lesson needs
     assert not [line for markdown in _markdown("05") for line in markdown.splitlines()
                 if line.startswith("#") and "Lab 4" in line[3:] and not line.startswith("# 05")]
@@ -1058,7 +1081,10 @@ def test_05_names_the_series_each_level_comes_from():
     assert "so no level is taken from those points" not in text
     assert f'Blue, "{inner.name}", gives the **L1** level' in text
     assert f'Orange, "{outer.name}" (`.cg` loads skip the L1), gives the **L2** and **DRAM** levels' in text
-    assert "gives no level: with blue past the L1's step" in text  # 7c C05-2: green feeds nothing
+    # 7c C05-2: green feeds nothing; review 8 C5-3: the figure draws only blue and orange
+    assert "The sweep's two other series give no level" in text and "Green" not in text
+    assert "sweep_figure(recorded, levels=levels," in _code("05")
+    assert "series=[s.name for s in level_placement.hierarchy_series(recorded)]" in _code("05")
 
 
 def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
@@ -1214,5 +1240,41 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     ridge = results.to_machine(lab1).ceiling("fp32").value / results.dram_mixes(lab1)["copy"]
     assert 16.2 / 1.1 < ridge < 16.2 * 1.1 and f"{ridge:.1f}" == "15.4"
     text = _prose("05")
-    assert "At K = 64 (16.2 FLOP/byte) it sits at its copy ridge, 15.4: both roofs bind (78%)." in text
+    # review 8 follow-up: "it" after the 64 MiB sweep (K = 8) named the wrong launch
+    assert "The K = 64 sweep (16.2 FLOP/byte) sits at its copy ridge, 15.4: both roofs bind (78%)." in text
+    assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
+
+
+# --- review 8 (the eighth expert read): notebook 05 --------------------------------------------
+
+def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12_percent():
+    text = _prose("05")
+    # T5-3: the binding roof is the largest of every level's byte time and the FLOP time
+    assert "The binding level is the one whose bytes take longest" not in text
+    assert "The binding roof is the slowest: the level whose bytes take longest at its bandwidth, or compute" in text
+    # T5-4: 12% above a measured roof is no agreement; it is the sharing, smaller (a hypothesis)
+    assert "the kernel runs 12% above the model" not in text
+    assert "**Inside each level the model holds within 12%**" in text
+    assert "the same sharing, smaller, would explain the 12% and 5%" in text
+    assert "1.12x the model" in _printed("05") and "1.05x the model" in _printed("05")
+    # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
+    assert "The L2 and DRAM roofs come from orange" not in text
+    assert "The L2 and DRAM levels come from orange, whose blocks share no data." in text
+
+
+def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
+    from rooflinelib.store.fileio import read_text
+    text = _prose("05")
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    # C5-4: ws_read's geometry is the appendix's
+    assert "2.6 chunks" not in text and "starting 2.6 chunks of 16 KiB apart" in appendix
+    # C5-7: the two source-unit counters are named where the split is used; no run number
+    assert "A second ncu run split the count by source" not in text
+    assert "`lts__t_sectors_srcunit_tex`: the SMs" in text and "`lts__t_sectors_srcunit_ltcfabric`: the fabric" in text
+    assert "run 10" not in appendix
+    # C5-6: the whole-program point has a section of its own, asked as a question
+    markdown = _markdown("05")
+    at = next(i for i, m in enumerate(markdown) if m.startswith("## 7. "))
+    assert "whole program" in markdown[at] and "a kernel taking" not in markdown[at - 1]
+    assert markdown[at + 1].startswith("A kernel that takes 2% of the run time")
