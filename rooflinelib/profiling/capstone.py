@@ -73,6 +73,9 @@ CHECKED_ROWS = 256
 MAX_RELATIVE_ERROR = 1e-4
 #: The recorded H200 profiles the notebook shows, in this order, where present.
 RECORDED_NAMES = ("softmax 3-pass", "softmax fused", "gemm naive", "gemm tiled")
+#: Those notebook 07 places level by level: the softmax pair, and one GEMM to show a kernel that
+#: no level binds (the naive one's table makes the same point again: review 7d, C07-5).
+LEVEL_TABLE_NAMES = ("softmax 3-pass", "softmax fused", "gemm tiled")
 RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
 #: The recorded GEMM profiles are the fixed variants (benchmarks/record_profiles.py): the level
 #: table names them as notebook 07's four-row counter table does.
@@ -642,11 +645,14 @@ def _shares(three, fused, copy_gbps) -> tuple:
             f"the {copy_gbps:,.0f} GB/s copy roof", aside)
 
 
-def comparison(profiles: dict, predicted: float, where: str = "this run", copy_gbps: float = None) -> str:
+def comparison(profiles: dict, predicted: float, where: str = "this run", copy_gbps: float = None,
+               explain: bool = True) -> str:
     """The measured 3-pass / fused time ratio against ``predicted``, and why they part: one
     line for the result, then one bullet each for the bytes, the bandwidth and where the time
     went (or why fusion gained less); the shares are of ``copy_gbps`` (the softmaxes' own
-    access mix, see :func:`copy_roof_gbps`) when it is given."""
+    access mix, see :func:`copy_roof_gbps`) when it is given.  ``explain=False`` leaves out the
+    last bullet, the reading of the gap: the exercise asks for it before :func:`model_gap`
+    shows it."""
     three, fused = profiles.get("3-pass"), profiles.get("fused")
     if three is None or fused is None:
         return f"{where}: the prediction cannot be tested without a verified pair of profiles."
@@ -665,11 +671,13 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
     lines.append(f"- bandwidth: the 3-pass version moved its counted bytes at {share3} of {roof_words}, the fused "
                  f"one at {sharef}{aside}.")
     if found == "holds":
-        lines.append("- so both ran about equally close to the memory roof, and time followed bytes.")
+        reading = "- so both ran about equally close to the memory roof, and time followed bytes."
     elif found == "more":
-        lines.append("- where the time went: " + gap_text(three, fused))
+        reading = "- where the time went: " + gap_text(three, fused)
     else:
-        lines.append("- why: " + (_LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS) + ".")
+        reading = "- why: " + (_LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS) + "."
+    if explain:
+        lines.append(reading)
     return "\n".join(lines)
 
 
@@ -714,15 +722,17 @@ def recorded_softmax(profiles: dict) -> dict:
 
 
 def counters_text(profiles: dict) -> str:
-    """ncu's DRAM bytes of each recorded variant against its analytic count, and the ratio of
+    """ncu's DRAM bytes of each softmax variant against its analytic count, and the ratio of
     the two variants' DRAM bytes against the model's byte ratio: the byte half of the
-    prediction, tested on its own."""
-    pair = recorded_softmax(profiles)
+    prediction, tested on its own.  ``profiles`` is the recorded set (``recorded_pair``) or a
+    graded pair keyed by variant (``graded_profiles``)."""
+    graded = {v: profiles[v] for v in VARIANTS if v in profiles}
+    pair = graded or recorded_softmax(profiles)
     lines = []
     for v, p in pair.items():
         m = p.measured
         if not m:
-            lines.append(f"{v}: recorded without ncu counters")
+            lines.append(f"{v}: {'profiled' if graded else 'recorded'} without ncu counters")
             continue
         dram = m["dram_read_bytes"] + m["dram_write_bytes"]
         lines.append(f"{v:7s} ncu: {m['kernels']} launch(es), DRAM {dram:,.0f} bytes read + written "
