@@ -188,7 +188,10 @@ class Diagnosis:
         for other in self.findings[1:]:
             lines.append(f"Also: {other.title} (because {other.evidence}); then: {other.next_step}")
         if self.missing:
-            lines.append("Facts that would sharpen this: " + ", ".join(self.missing))
+            # the triage form's labels: the field names are the code's, not the student's
+            labels = {**NUMBER_FIELDS, **BOOLEAN_FIELDS}
+            lines.append("Facts that would sharpen this: "
+                         + "; ".join(labels.get(name, name).rstrip("?") for name in self.missing))
         return "\n".join(lines)
 
 
@@ -229,15 +232,19 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
     if frac is not None and frac > ABOVE_ROOF_FRACTION:
         if cached and facts.side in ("memory", "ridge", None):
             # Above the DRAM roof with the bytes served by the L2: the cache explains the point,
-            # so the cache comes first and recounting is only what is left if it does not.
+            # so the cache comes first. Recounting comes second, and only when the bytes the L2
+            # missed would alone pass the DRAM roof: then the hit rate cannot explain the point.
             found.append(cache_finding)
-            found.append(Finding(
-                "a point above the DRAM roof that the cache does not fully explain is most "
-                "likely a counting error, else a roof from another clock or instruction class "
-                "(pitfalls 8 and 4)",
-                "Once the kernel is placed against the L2 roof, if it is still above its roof, "
-                "recount FLOPs and bytes with one convention and check the units and the clock.",
-                f"it reaches {_pct(frac)} of the DRAM roof", 6))
+            missed = frac * (1 - facts.l2_hit_rate)
+            if missed > ABOVE_ROOF_FRACTION:
+                found.append(Finding(
+                    "a point above the DRAM roof that the cache does not fully explain is most "
+                    "likely a counting error, else a roof from another clock or instruction class "
+                    "(pitfalls 8 and 4)",
+                    "Once the kernel is placed against the L2 roof, if it is still above its roof, "
+                    "recount FLOPs and bytes with one convention and check the units and the clock.",
+                    f"it reaches {_pct(frac)} of the DRAM roof, and the {_pct(1 - facts.l2_hit_rate)} "
+                    f"of its bytes the L2 missed alone would be {_pct(missed)} of it", 6))
         elif wrong_roof:
             # Above a vector roof with matrix instructions: the matrix roof explains the point,
             # so it comes first and recounting is only what is left if it does not.
@@ -454,7 +461,7 @@ NUMBER_FIELDS = {
     "l2_hit_rate": "L2 hit rate (0 to 1)",
     "transcendental_share": "share of FLOPs that are exp/sqrt/div",
     "bytes_ratio": "profiler bytes / analytic bytes",
-    "clock_ratio": "SM clock now / clock of the ceilings",
+    "clock_ratio": "clock now / clock of the ceilings",
     "communication_share": "share of time waiting on communication",
 }
 

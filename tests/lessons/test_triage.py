@@ -34,10 +34,25 @@ def test_cache_resident_kernel_above_its_hbm_roof_names_the_cache_before_countin
     # Above the DRAM roof with a 95% L2 hit rate: the cache explains the point, so the cache
     # comes first; recounting (GB against GiB) is what is left only if it does not.
     diagnosis = triage(FINGERPRINTS[3])
-    assert diagnosis.pitfalls[:2] == [3, 6]
     assert "lives in cache" in diagnosis.likely.cause
     assert "GiB" not in diagnosis.likely.next_step
+    # review 7d, C06-4: at 250% of the roof the 5% the L2 missed are 12.5% of it: the hit rate
+    # explains the point, so no "the cache does not fully explain" line follows
+    assert diagnosis.pitfalls == [3]
+    assert "cache does not fully explain" not in diagnosis.text()
+    assert triage(KernelFacts(fraction_of_roof=2.02, side="memory", l2_hit_rate=0.997)).pitfalls == [3]
+
+
+def test_a_point_the_hit_rate_cannot_explain_adds_a_recount():
+    # 400% of the DRAM roof with 60% served by the L2: the 40% it missed alone are 160% of the
+    # roof, which no hit rate explains, so recounting follows the cache
+    diagnosis = triage(KernelFacts(fraction_of_roof=4.0, side="memory", l2_hit_rate=0.6))
+    assert diagnosis.pitfalls == [3, 6]
     assert "cache does not fully explain" in diagnosis.findings[1].cause
+    assert "the 40% of its bytes the L2 missed alone would be 160% of it" in diagnosis.findings[1].evidence
+    # the edge: the missed bytes at the roof's own tolerance are explained, just past it are not
+    assert triage(KernelFacts(fraction_of_roof=2.0, side="memory", l2_hit_rate=0.5)).pitfalls == [3]
+    assert triage(KernelFacts(fraction_of_roof=2.2, side="memory", l2_hit_rate=0.5)).pitfalls == [3, 6]
 
 
 def test_above_the_roof_without_a_cache_is_a_counting_error_first():
@@ -114,6 +129,11 @@ def test_no_fingerprint_falls_back_to_the_decision_table():
     far = triage(KernelFacts(fraction_of_roof=0.2, side="compute"))
     assert "does not model" in far.likely.cause
     assert "duration_us" in far.missing and "occupancy" in far.missing
+    # review 7d, C06-6: the text names the facts by the triage form's labels, not by field name
+    text = far.text()
+    assert "duration_us" not in text and "sm_count" not in text and "l2_hit_rate" not in text
+    assert f"Facts that would sharpen this: {NUMBER_FIELDS['duration_us']}; {NUMBER_FIELDS['blocks']}; " in text
+    assert BOOLEAN_FIELDS["matrix_instructions"].rstrip("?") in text
 
 
 def test_unplaced_kernel_asks_for_a_measurement():

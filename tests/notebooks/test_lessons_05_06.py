@@ -254,7 +254,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     device = next(v.median_s for v in launch if v.extra.get("part") == "device")
     assert f"The device's own cost, {device * 1e6:.2f} µs" in text
     assert f"the small add took {launch[0].median_s * 1e6:.1f} µs" in text
-    assert f"That is {launch[0].median_s / device:.0f} times the device's cost" in text
+    assert f"and {launch[0].median_s / device:.0f} times the device's cost" in text
     starved = runs["starved"].variants
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
@@ -262,7 +262,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert pitfalls.overlap_hidden(runs["overlap"]) == pytest.approx(hidden)
     assert f"`sweep` took {overlapped * 1e6:.0f} µs, hiding {hidden:.0%} of the shorter phase" in text
     l2, copy = runs["cache"].variants
-    assert f"at {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy's {copy.gbps / 1e3:.2f}" in text
+    assert f"moved {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy" in text
     exp2, fma = runs["transcendental"].variants
     assert f"`exp2` at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
     rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
@@ -271,7 +271,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert f"({rows[4096]['direct_at_roof_s'] * 1e6:.0f} µs, then {rows[16384]['direct_at_roof_s'] * 1e3:.2f} ms)" in text
     sustained = runs["sustained"].variants
     held = min(v.gflops for v in sustained if v.extra.get("part") == "sustained")
-    assert f"reached {sustained[0].gflops / 1e3:.0f} TFLOP/s" in text and f"({held / sustained[0].gflops:.0%} of it" in text
+    assert f"reached {sustained[0].gflops / 1e3:.0f} TFLOP/s" in text and f"({held / sustained[0].gflops:.0%} of the burst" in text
     roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
     step = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768)
     assert f"{roofs.hbm_gbps / roofs.host_link.gbps:.0f} times slower than HBM" in text
@@ -326,7 +326,10 @@ def test_pitfall_3s_triage_is_fed_measured_figures():
     code, printed, text = _code("06"), _printed("06"), _prose("06")
     assert "l2_hit_rate=0.95" not in code and "fraction_of_roof=2.5" not in code
     assert f"{facts['hit_rate']:.1%} of its requested bytes did not come from DRAM" in printed
-    assert "Pitfall 3" in printed and f"it reaches {facts['fraction_of_dram']:.0%} of the DRAM roof" in printed
+    assert "Pitfall 3" in printed
+    # review 7d C06-4: the 99.7% hit rate explains the 202%, so no recount follows it
+    assert "Also: Pitfall 6" not in printed and "cache does not fully explain" not in printed
+    assert f"Nsight Compute ({facts['hit_rate_when'][:10]})" not in printed  # a date is the appendix's
     assert "95% L2 hit rate" not in text and f"counted {facts['hit_rate']:.1%} of the requested" in text
     assert f"its L2 hit rate is {facts['hit_rate']:.1%}" in printed  # was "100%" for 99.7%
 
@@ -344,8 +347,11 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
     # review 3: notebook 00 is edited on its own; 06 makes no claim about what 00 quotes
     assert "Over both recorded runs" in text and "notebook 00 quotes" not in text
     printed = _printed("06")
-    assert all(f"a recorded run ({r['when'][:10]}): device's own cost {r['device_s'] * 1e6:.2f} us" in printed
-               for r in runs)
+    # review 7d C06-2: the two runs in one printed line, without their dates (the appendix has them)
+    assert (f"over both recorded runs: device's own cost {low[0]:.2f}-{low[1]:.2f} us, "
+            f"Numba-CUDA dispatch {high[0]:.1f}-{high[1]:.1f} us") in printed
+    assert "a recorded run (" not in printed and "a second recorded run" not in printed
+    assert "launch costs from a recorded run" not in printed
     assert "the one notebook 00 quotes" not in text
 
 
@@ -397,7 +403,7 @@ def test_the_sustained_gemms_range_power_and_clock_reason_are_the_recorded_windo
     assert f"ran at {low:.0f} to {high:.0f} TFLOP/s" in text
     assert f"window medians up to {medians:.0f} W (peaks {peaks:.0f} W)" in text
     assert [THROTTLE_REASONS[r] for r in sorted(reasons)] == ["software power cap"]
-    assert "names: the software power cap" in text
+    assert "NVML names the reason: the software power cap" in " ".join(text.split())
 
 
 def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
@@ -779,7 +785,9 @@ def test_a_point_above_its_level_roof_is_not_only_a_counting_error():
     assert "Only a kernel still above its roof on a hierarchical roofline has a counting error" not in text
     assert ("most likely has a counting error (pitfall 6), or a roof from another clock or instruction class "
             "(pitfalls 8 and 4)") in text
-    found = triage(KernelFacts(fraction_of_roof=2.02, side="memory", l2_hit_rate=0.997)).text()
+    # review 7d C06-4: the recount follows only when the bytes the L2 missed alone pass the DRAM roof
+    assert "counting error" not in triage(KernelFacts(fraction_of_roof=2.02, side="memory", l2_hit_rate=0.997)).text()
+    found = triage(KernelFacts(fraction_of_roof=4.0, side="memory", l2_hit_rate=0.6)).text()
     assert "is most likely a counting error, else a roof from another clock or instruction class" in found
     assert "would be a counting error" not in _printed("06")
 
@@ -874,7 +882,8 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     assert "DRAM access unit" not in code and "sector pairs, GPU DRAM" not in code
     text = _prose("06")
     assert "64-byte unit at DRAM" not in text
-    assert "a 64-byte fetch from DRAM into the L2 fits (two sectors: the L2's fetch granularity, a hypothesis" in text
+    # review 7d C06-8: the hypothesis in a sentence of its own
+    assert "A hypothesis, not measured here: the L2 fetches two sectors, 64 bytes, from DRAM at a time" in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
@@ -930,11 +939,12 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     from rooflinelib.experiments.record import recorded_experiments
     assert recorded_experiments()["sustained"].extra["seconds"] == 120
     text = " ".join(_prose("06").split())
-    assert "for two minutes in the recorded H200 run" in text and "for minutes" not in text
-    # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so
+    assert "for two minutes on the H200" in text and "for minutes" not in text
+    # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so;
+    # review 7d C06-8: without the code's argument (`seconds=30`), which is machinery, not lesson
     import re as _re
     asked = int(_re.search(r'"sustained", gpu=\{"seconds": (\d+)\}', _code("06")).group(1))
-    assert f"live, for the {asked} s the cell asks (`seconds={asked}`)" in text
+    assert f"for two minutes on the H200 ({asked} s live," in text and "`seconds=" not in text
 
 
 def test_06_headings_name_each_pitfall_once():
@@ -1278,3 +1288,45 @@ def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
     at = next(i for i, m in enumerate(markdown) if m.startswith("## 7. "))
     assert "whole program" in markdown[at] and "a kernel taking" not in markdown[at - 1]
     assert markdown[at + 1].startswith("A kernel that takes 2% of the run time")
+
+
+# --- review 7d (06): C06-2 to C06-8, the items left open after session 4
+
+def test_06s_gemm_rows_say_which_term_sets_the_attainable_roof():
+    # C06-3: "fp32 GEMM against the bf16 tensor roof: ... 39.0 of 295.7 TFLOP/s" read as if 295.7
+    # were the tensor roof; it is the memory roof at I = 63 (I x B), below P
+    from rooflinelib.experiments import pitfall_readings
+    from rooflinelib.experiments.record import recorded_experiments
+    run = recorded_experiments()["wrong_ceiling"]
+    peaks = {"fp32 FMA roof": run.extra["fp32_gflops"], "bf16 tensor roof": run.extra["bf16_tensor_gflops"]}
+    printed = _printed("06")
+    assert "GEMM against the bf16 tensor roof" not in printed and "attainable = min(P, I x B)" in printed
+    terms = []
+    for row in pitfall_readings.wrong_ceiling_rows(run):
+        memory = row["intensity"] * row["dram_gbps"]
+        term = "I x B" if memory < peaks[row["roof"]] else "P"
+        terms.append(term)
+        assert row["roof_gflops"] == pytest.approx(min(memory, peaks[row["roof"]]))
+        assert f"{row['roof_gflops'] / 1e3:7,.1f} = {term}, {row['side']}" in printed
+    assert terms == ["P", "I x B", "P", "I x B"]
+
+
+def test_06s_triage_asks_for_facts_by_the_forms_labels():
+    # C06-6: "Facts that would sharpen this: duration_us, blocks, sm_count, ..." showed field names
+    from rooflinelib.lessons.triage import NUMBER_FIELDS
+    printed = _printed("06")
+    line = next(line for line in printed.splitlines() if line.startswith("Facts that would sharpen this"))
+    assert "duration_us" not in line and "sm_count" not in line and "_" not in line
+    assert f"{NUMBER_FIELDS['duration_us']}; {NUMBER_FIELDS['blocks']}; {NUMBER_FIELDS['sm_count']}" in line
+
+
+def test_06s_dense_readings_are_split_into_result_mechanism_and_remedy():
+    # C06-8: one paragraph carried the result, the timing protocol, a second run and the remedy
+    starts = ("On the H200 the small add", "On the H200 the phases took", "On the H200 the 25 MB set",
+              "Against the fp32 roof the tensor-core GEMM", "With 32-byte sectors", "On the H200 a ten-launch burst")
+    for start in starts:
+        cell = next(c for c in _markdown("06") if c.startswith(start))
+        reading = cell.split("\n#")[0]
+        assert len([p for p in reading.split("\n\n") if p.strip()]) >= 2, start
+    small_add = next(c for c in _markdown("06") if c.startswith("On the H200 the small add")).split("\n\n")
+    assert small_add[0].count("µs") == 1 and "second run" in small_add[1] and "CUDA graph" in small_add[2]
