@@ -330,6 +330,11 @@ def test_pitfall_3s_triage_is_fed_measured_figures():
     # review 7d C06-4: the 99.7% hit rate explains the 202%, so no recount follows it
     assert "Also: Pitfall 6" not in printed and "cache does not fully explain" not in printed
     assert f"Nsight Compute ({facts['hit_rate_when'][:10]})" not in printed  # a date is the appendix's
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    when = facts["hit_rate_when"]
+    assert f"recorded {when[:10]}, {when[11:]}" in page
+    assert (f"here they are {1 - facts['hit_rate']:.1%} of {facts['fraction_of_dram']:.0%}, about "
+            f"{(1 - facts['hit_rate']) * facts['fraction_of_dram']:.1%} of the roof") in page
     assert "95% L2 hit rate" not in text and f"counted {facts['hit_rate']:.1%} of the requested" in text
     assert f"its L2 hit rate is {facts['hit_rate']:.1%}" in printed  # was "100%" for 99.7%
 
