@@ -61,7 +61,10 @@ def check_drill1(optimistic, worst_ratio):
                      "largest ratio of the pessimistic to the optimistic bound", unit="x",
                      factor_hints=False,
                      mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
-                                     "two terms equal, and what is their sum there?")]),
+                                     "two terms equal, and what is their sum there?"),
+                               # review 9c K9c-3: the optimistic over the pessimistic bound
+                               (0.5, "the pessimistic bound is the longer time: divide it by "
+                                     "the shorter")]),
     )
 
 
@@ -95,7 +98,9 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                      unit="fraction", factor_hints=False),
         # A cache level's bandwidth is one of the limits a chart of HBM bytes cannot show: it is
         # accepted, with what would tell (review 6c K-1).
-        check_choice(bound_by, {limiter, "cache"}, "what bounds it", LIMITERS,
+        # A bare "latency" is a stall's here: the launch's is ruled out by the run time, so it is
+        # accepted, saying so (review 9c K9c-1; exercise 2, where either reading fits, hints).
+        check_choice(bound_by, {limiter, "cache", "latency"}, "what bounds it", LIMITERS,
                      hints={"memory": "it sits at the ridge, and reaches only a small part of "
                                       "its roof: is either roof what stops it?",
                             "compute": "it sits at the ridge, and reaches only a small part of "
@@ -105,7 +110,11 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                                       "launch's cost: the launch cannot be what holds it back"},
                      notes={"cache": "possible: an L2 or L1 limit is one of the causes a chart of "
                                      "HBM bytes cannot show, so the key calls it 'unmodelled'; "
-                                     "only bytes counted per level (notebook 05) can tell"}),
+                                     "only bytes counted per level (notebook 05) can tell",
+                            "latency": "right, if you mean a stall's latency (too few warps to "
+                                       "hide it): the roofline does not model it, so the key "
+                                       "calls it 'unmodelled'. Not the launch's: "
+                                       f"{seconds * 1e3:.0f} ms of work dwarfs a launch"}),
         check_choice(first_check, "profile", "what to look at first", FIRST_STEPS,
                      hints={"fuse": "changing bytes or FLOPs now would be guessing: the kernel "
                                     "is not near either roof",
@@ -122,6 +131,18 @@ def _drill4():
     return flops, bytes_separate, bytes_fused
 
 
+_D4_SEPARATE_BYTES = ("each kernel reads one array and writes one: 8 bytes per element, for "
+                      "its one FLOP")
+_D4_FUSED_BYTES = ("the fused kernel reads the input once and writes the result once: 8 bytes "
+                   "per element, for all five FLOPs")
+
+
+def _byte_slips(key, hint):
+    """Half and twice ``key``: drill 4 counts one FLOP per kernel, so a factor of 2 is a byte
+    count with the read or the write left out or counted twice."""
+    return [(key * 2, hint), (key / 2, hint)]
+
+
 def _without_still(answer):
     """'still memory-bound' names the memory side: drill 4 asks whether fusion moved it."""
     if isinstance(answer, str) and answer.strip().lower().startswith("still "):
@@ -136,17 +157,22 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
     fp32_ridge = ridge(D4_PEAK_GFLOPS, D4_GBPS)
     return report(
         "Drill 4",
+        # Drill 4 has no FMA: a factor of 2 here is a byte slip, and its hint says so (review 9c
+        # K9c-2), ahead of the generic FMA/copy one.
         check_number(intensity_before, flops / before, "intensity of the five separate kernels",
                      unit="FLOP/byte",
                      mistakes=[(1 / (2 * ops.dtype_bytes("fp32")) / D4_KERNELS,
-                                "the FLOPs add up across the five kernels, just like the bytes")]),
+                                "the FLOPs add up across the five kernels, just like the bytes"),
+                               *_byte_slips(flops / before, _D4_SEPARATE_BYTES)]),
         check_number(intensity_after, flops / after, "intensity of the fused kernel",
-                     unit="FLOP/byte"),
+                     unit="FLOP/byte", mistakes=_byte_slips(flops / after, _D4_FUSED_BYTES)),
         check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge: how many "
                                      "times smaller is it?"}),
-        check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x"),
+        # A ratio of two times: no FMA/copy factor-of-2 hint (review 9c K9c-2).
+        check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x",
+                     factor_hints=False),
     )
 
 
@@ -157,7 +183,10 @@ def check_drill6(direction, ridge_factor):
         check_number(ridge_factor, D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
                      "factor by which the ridge grows", unit="x", rtol=D6_RTOL,
                      mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
-                                "the ridge is P divided by B")]),
+                                "the ridge is P divided by B"),
+                               # review 9c K9c-3: B's growth over P's
+                               (D6_BANDWIDTH_GROWTH / D6_PEAK_GROWTH,
+                                "the ridge is P/B: which grew more?")]),
     )
 
 
