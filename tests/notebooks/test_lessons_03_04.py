@@ -74,7 +74,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     assert "keeps, at each K, the faster of the two" in prose and "faster of the two at each K" in printed
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "outside the kernels: event-timed run less ncu's kernel time (us)" in printed
-    assert "So at most about 12 µs was launches and gaps, a coarse figure" in prose  # 7c T04-2
+    # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
+    assert "at most about 12" not in prose and "The difference, about 12 µs, is an estimate, not a bound" in prose
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
 
@@ -244,12 +245,13 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     for quoted in (f"about {(three['measured_s'] - three['bound_s']) * 1e6:.0f} µs",
-                   # review 7c T04-2: the two event-timed medians, and their difference
-                   f"differ by about {(split['median_s'] - three['measured_s']) * 1e6:.0f} µs between runs "
-                   f"({three['measured_s'] * 1e6:.1f} and {split['median_s'] * 1e6:.1f} µs)",
                    f"function took {split['median_s'] * 1e6:.1f} µs",
-                   f"at most about {split['between_s'] * 1e6:.0f} µs was launches and gaps"):
+                   f"The difference, about {split['between_s'] * 1e6:.0f} µs, is an estimate, not a bound"):
         assert quoted in prose, quoted
+    # review 7c T04-2's two event-timed medians moved to the appendix (review 9c C9c-3: fewer numbers)
+    page = words(appendix("appendix-04-sweep.md"))
+    assert (f"differ by {(split['median_s'] - three['measured_s']) * 1e6:.1f} us between runs "
+            f"({three['measured_s'] * 1e6:.1f} and {split['median_s'] * 1e6:.1f} us)") in page
     assert "from two runs of the same function, apart from the experiment above" in prose
     assert "under Nsight Compute, its three kernels' own durations summed to" in prose
     assert "design history" not in prose
@@ -592,7 +594,9 @@ def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out
     assert "#how-lab-1-checks-its-fma-kernel)" in prose
     assert "`roofline profile`" not in prose  # C03-3: a CLI name the lesson never introduced
     assert "Of the header, the SM clock matters" in prose  # C03-4
-    assert "occupancy alone does not guarantee the peak, independent work in each warp does" in prose  # C03-5
+    # C03-5; review 8 T3-(noted): one microbenchmark shows no guarantee
+    assert "occupancy alone does not guarantee the peak" not in prose
+    assert "yet one chain each reached only half; four chains per warp reached the peak" in prose
 
 
 # --- notebook 04 after review 5b ------------------------------------------------------------------
@@ -611,8 +615,8 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     at40, at48 = _sweep_kernels_at(40), _sweep_kernels_at(48)
     assert abs(at40["sweep_pipelined"] / at40["sweep"] - 1) < 0.005 < at48["sweep_pipelined"] / at48["sweep"] - 1
     prose = words(markdown("04_sweep.ipynb"))
-    assert (f"the two tie at K = 40 ({at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s), and "
-            "`sweep_pipelined` is faster from K = 48") in prose
+    assert (f"the two tie at K = 40 (pipelined {at40['sweep_pipelined']:,.0f}, `sweep` {at40['sweep']:,.0f} GFLOP/s), "
+            "and `sweep_pipelined` is faster from K = 48") in prose
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
     assert "which from K = 40 is `sweep_pipelined`;" not in prose
 
@@ -640,16 +644,16 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
-    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for at most about {between:.0f} µs of the {shortfall:.0f} µs (the difference between two runs, below)"
+    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs (an estimate from two runs, below)"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and answer in words(c.source)}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
-    split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "How the table splits the time" in c.source}
+    split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("**The split.**")}
     assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
     # review 6c C4-5: the run table is the appendix's, linked from the reading
     assert "| run | what it gave" not in markdown("04_sweep.ipynb")
     assert "appendix-04-sweep.md#the-three-pass-softmaxs-time" in nb[min(split_at)].source
     assert "not this machine's run" not in outputs("04_sweep.ipynb") + nb[min(table)].source
-    assert 0.1 < between / shortfall < 0.15  # "an eighth"
+    assert 0.1 < between / shortfall < 0.15  # "Mostly not"
 
 
 def test_04_says_why_exercise_1_comes_again():
@@ -682,7 +686,8 @@ def test_04s_appendix_gives_the_pipelined_kernels_lead_as_recorded():
 def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_lab1_copy_mix():
     # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
     md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
-    assert "live, your stored Lab 1 copy mix, which the table names (Lab 1 runs once first if none is stored)" in md["sweep-14"]
+    assert ("Printed under the table with its source: on the recorded H200, a copy timed in the same run; "
+            "live, your stored Lab 1 copy mix (Lab 1 runs once first if none is stored)") in md["sweep-14"]
     assert "on the recorded H200 a copy timed beside the transposes; live, your stored Lab 1 copy mix" in md["5ab96826"]
 
 
@@ -792,7 +797,7 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     # C4-2: the live/recorded copy is a footnote, not part of the bound's definition
     definition = bound.split("Each exp of these kernels")[0]
     assert "running once first" not in definition and "¹" in definition
-    assert "¹ On the recorded H200, a copy timed in the same run" in bound
+    assert "¹ Printed under the table with its source: on the recorded H200, a copy timed in the same run" in bound
     # C4-4: the prediction runs without the safe- and online-softmax asides
     prediction = words(_nb04_cell("50bc5cbb").source)
     assert "Milakov" not in prediction and "online softmax" not in prediction
@@ -859,7 +864,7 @@ def test_03_review_7b_gemm_rows_are_checked_within_a_tolerance_not_bit_for_bit()
             "tolerance set by their precision (from 1e-12 for fp64 to 2e-2 for bf16)") in prose
     assert tolerances["fp64-matrix"] == min(tolerances.values()) and tolerances["bf16-tensor"] == max(tolerances.values())
     names = [c["name"] for c in _recorded_lab1().result["ceilings"]]
-    assert len(names) - len(tolerances) == 9 and "The nine stream, L2, shared-memory, FMA, fp64 and SFU kernels" in prose
+    assert len(names) - len(tolerances) == 9 and "The nine stream, L2, shared-memory, FMA, fp64 and SFU kernels" not in prose
 
 
 def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
@@ -872,8 +877,12 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     assert round(mhz) == 1770
     assert f"{dmma['value'] / (132 * 256 * mhz / 1000):.0%}" == "96%"  # GFLOP/s
     assert f"{ceilings['bf16-tensor']['value'] / (132 * 4096 * 1980 / 1000):.0%}" == "75%"
-    assert "its GEMMs ran at about 1770 MHz, where it reached 96% of that clock's peak" in prose
-    assert "at 1980 MHz bf16 would be at 75% of its peak" in prose
+    # review 8 C3-2: the clock bookkeeping is the appendix's; the lesson keeps one sentence
+    page = words(appendix("appendix-03-ceilings.md"))
+    assert "the peak at 1770 MHz is 59.8 TFLOP/s, of which the run reached 96%" in page
+    assert "the measured 806.9 TFLOP/s is 75% of it" in page
+    assert "where it reached 96% of that clock's peak" not in prose and "bf16 would be at 75%" not in prose
+    assert "reaches 86% of a figure quoted at 1980 MHz, with its clock read at about 1770 MHz" in prose
     assert "those figures assume a lower clock, 1830 MHz" not in prose
 
 
@@ -883,7 +892,9 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     page = words(appendix("appendix-03-ceilings.md"))
     assert "(4,276 GB/s, ridge 15.45 FLOP/byte)" in page and "softmax runs were timed at 10:15 UTC" in page
     assert "the recorded timing is another run's" not in prose
-    assert "the Lab 1 run of its session measured the copy roof at 4,276 GB/s against 4,280" in prose
+    # review 8 C3-4: the run log is the appendix's; the lesson says a separate run, 0.1% apart
+    assert "4,276" not in prose and "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in page
+    assert "the copy roof measured in its own session differs from this one's by 0.1%" in prose
     # N3-c6, N3-c1, N3-c3
     assert "the right verdict from the wrong roof" not in prose
     assert "still near the roof, so the verdict happens to survive, but the score is wrong" in prose
@@ -894,6 +905,77 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     assert "From ridge / 1.1 to 1.1 × ridge (about 10% either side), the course calls a kernel *at the ridge*" in prose
 
 
+# --- notebook 03 after review 8 -------------------------------------------------------------------
+
+def _md_cell(prefix):
+    found = [c.source for c in cells("03_ceilings.ipynb") if c.cell_type == "markdown" and c.source.startswith(prefix)]
+    assert len(found) == 1, prefix
+    return words(found[0])
+
+
+def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
+    prose = words(markdown("03_ceilings.ipynb"))
+    # T3-1: nine rows above the GEMMs, eight kernels: dram is the fastest mix's row again
+    result = _recorded_lab1().result
+    from rooflinelib.measure import matrix
+    details = [d for d in result["details"] if d["name"] not in matrix.MATRIX_CEILINGS]
+    kernels = {(d["kernel"], str(d["config"])) for d in details}
+    by_name = {d["name"]: d for d in details}
+    assert len(details) == 9 and len(kernels) == 8
+    assert by_name["dram"]["kernel"] == by_name[f"dram-{by_name['dram']['mix']}"]["kernel"] and by_name["dram"]["mix"] == "write"
+    assert ("The nine rows above the GEMMs (eight kernels: `dram` repeats the fastest mix's row, here the "
+            "write's) matched their expected output bit for bit") in prose
+    # T3-2, C3-4: no same-card claim the files cannot back; the runs are named separate, once
+    assert "timed on the same H200 as the ceilings" not in prose
+    assert ("Lab 1's ceilings, the softmax placed below and notebook 04's sweep are separate runs") in prose
+    page = words(appendix("appendix-03-ceilings.md"))
+    assert "so that it was the same card is not shown" in page
+    import json
+    from importlib import resources
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    assert sweep["created"].startswith("2026-12-01T10:11") and "| Lab 3's sweep (notebook 04) |" in page
+    assert "the sweep at 10:11 UTC" in page
+    # T3-3: a 2:1 mix scored on the copy, the slowest measured mix, reads an upper estimate
+    mixes = results_dram_mixes(result)
+    assert min(mixes, key=mixes.get) == "copy"
+    assert "the course judges it against the copy" not in prose
+    assert "scored against the copy's, the slowest, its fraction is an upper estimate" in prose
+
+
+def results_dram_mixes(result):
+    from rooflinelib.store import results
+    return results.dram_mixes(result)
+
+
+def test_03_review_8_clarity():
+    prose = words(markdown("03_ceilings.ipynb"))
+    # C3-1: the table's reading, DRAM's roofs and the ridge band are cells of their own
+    reading = _md_cell("## Reading Lab 1's table")
+    assert "## DRAM's three roofs" not in reading and "at the ridge" not in reading
+    band = _md_cell("## The ridge band, and the ridge of each mix")
+    assert band.startswith("## The ridge band, and the ridge of each mix From ridge / 1.1 to 1.1 × ridge")
+    assert "*at the ridge*" not in _md_cell("## DRAM's three roofs")
+    # C3-2: one sentence on the tensor rows' clocks
+    assert "1830 MHz" in prose and "at 1980 MHz bf16" not in prose
+    # C3-3: the check said once, shorter, and not again in the take-aways
+    assert "That proves the output intact" not in prose and "That proves the output; it does not prove that the FMAs ran" in prose
+    assert "bit-exact" not in _md_cell("On the recorded H200 the fused softmax")
+    # C3-5: the chains follow the method that points to them, before the table; the fit is stated
+    order = [prose.index(h) for h in ("## How Lab 1 measures", "## Why P needs independent chains",
+                                      "## Reading Lab 1's table", "## DRAM's three roofs", "## Lab 2 in the notebook")]
+    assert order == sorted(order)
+    assert "(a scheduler loses one cycle whenever the warp it just issued from must wait)" in prose
+    assert "The appendix fits a model to that, not a documented mechanism" not in prose
+    # C3-6: the first-call column is read where the table is; the decision table says each row once
+    assert "`first call` times each kernel's first launch apart from the repeats" in reading
+    decision = next(c for c in cells("03_ceilings.ipynb") if c.cell_type == "code" and "decision_rows()" in c.source)
+    printed = "".join(o.get("text", "") for o in decision.outputs)
+    assert printed.count("does not model") == 1 and printed.count("Memory-bound") == 1
+    assert "bandwidth-optimal" not in printed and len(printed.splitlines()) == 8
+    # shorter than before review 8 (2,203 words)
+    assert len(prose.split()) < 2203
+
+
 # --- review 7c (the seventh expert read): notebook 04 -------------------------------------------
 
 def test_04_review_7c_items():
@@ -901,8 +983,8 @@ def test_04_review_7c_items():
     # T04-1: PTX shows the FMAs were emitted; notebook 05's SASS counters show they executed
     assert "The compiled code shows that they ran" not in prose
     assert "notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per element" in prose
-    # T04-2: the 12 us is a difference of two runs, an upper estimate
-    assert "account for at most about 12 µs of the 98 µs (the difference between two runs, below)" in prose
+    # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
+    assert "account for about 12 µs of the 98 µs (an estimate from two runs, below)" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
     assert "ncu timed each pass, but the course kept only their sum" in prose
@@ -918,3 +1000,78 @@ def test_04_review_7c_items():
     assert "four FMAs and a multiply" not in prose and "polynomial on the FMA pipes" not in prose
     assert "polynomial on the FMA pipes is not held to this bound" in appendix("appendix-04-sweep.md")
 
+
+
+# --- review 9c (a fresh expert read): notebook 04 -------------------------------------------------
+
+def _nb04_md(cell_id):
+    return words(next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == cell_id))
+
+
+def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
+    # T9c-2: ncu flushed the caches before each kernel; the timed run may reuse the L2, so the
+    # 12 us can be too low. The appendix bounds how far, from the recorded files.
+    from importlib import resources
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "at most about 12" not in prose and "the difference between two runs, below" not in prose
+    assert "it replays each kernel, caches flushed first, and reads" in prose
+    assert "ncu flushed the caches before each kernel" in prose and "(by the appendix's estimate, still under half the shortfall)" in prose
+    profile = recorded_profiles()["softmax 3-pass"]
+    assert "--cache-control all" in profile.measured["ncu"] and "--clock-control none" in profile.measured["ncu"]
+    experiment = recorded_experiments()["softmax"]
+    three = {r["variant"]: r for r in rows.softmax_rows(experiment)}["3-pass"]
+    split = rows.time_split(profile)
+    lab1 = resources.files("rooflinelib").joinpath("data/h200_ceilings_cupy.json").read_text()
+    (l2_bytes,) = {int(n) for n in re.findall(r'"reported_l2_bytes": (\d+)', lab1)}
+    per_pass_us = l2_bytes / (experiment.extra["copy_gbps"] * 1e9) * 1e6
+    most_us = split["between_s"] * 1e6 + 2 * per_pass_us
+    shortfall_us = (three["measured_s"] - three["bound_s"]) * 1e6
+    assert most_us < shortfall_us / 2
+    page = words(appendix("appendix-04-sweep.md"))
+    assert (f"the L2 ({l2_bytes:,} B as the device reports it) holds at most that much of a pass's "
+            f"{4 * 2 ** 26 / 1e6:.0f} MB input, {per_pass_us:.0f} us of traffic at the copy's "
+            f"{experiment.extra['copy_gbps']:,.0f} GB/s; for two passes {2 * per_pass_us:.0f} us, so the time "
+            f"outside the kernels stays under about {most_us:.0f} us, less than half the {shortfall_us:.0f} us shortfall") in page
+
+
+def test_04_review_9c_each_number_of_a_pair_names_its_kernel():
+    # C9c-1: "40,537 against 40,471" read as sweep first; each number now names its kernel
+    prose = _nb04_md("sweep-06")
+    at = {k: _sweep_kernels_at(k) for k in (40, 64)}
+    assert f"{at[40]['sweep_pipelined']:,.0f} against {at[40]['sweep']:,.0f}" not in prose
+    assert f"{at[64]['sweep_pipelined']:,.0f} against" not in prose and "the pipelined kernel 4,063" not in prose
+    assert f"(at K = 64, pipelined {at[64]['sweep_pipelined']:,.0f}, `sweep` {at[64]['sweep']:,.0f} GFLOP/s)" in prose
+    assert "(at K = 16, `sweep` 4,267 GB/s, pipelined 4,063)" in prose
+
+
+def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
+    # C9c-2: the roofs drawn are the sweep's highest GB/s and GFLOP/s, said under the figure
+    from rooflinelib.experiments import rows
+    from rooflinelib.modes import RunMode, sweep_for
+    nb = cells("04_sweep.ipynb")
+    figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
+    assert nb[figure + 1].source.startswith("Its two roofs are the sweep's own, its highest GB/s and GFLOP/s (see below).")
+    lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
+    envelope = rows.sweep_summary_rows(lab3.result)[0]
+    roofs = {c.kind: c.value for c in lab3.machine.ceilings}
+    assert roofs == {"memory": envelope["peak_gbps"], "compute": envelope["peak_gflops"]}
+
+
+def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rate_is_printed():
+    # C9c-3: the dense paragraph split; the copy speed behind "76%" is printed under the table
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    experiment = recorded_experiments()["softmax"]
+    copy = experiment.extra["copy_gbps"]
+    line = f"copy speed: {copy:,.0f} GB/s, a copy timed in the same run"
+    assert line in rows.softmax_table(experiment) and line in outputs("04_sweep.ipynb")
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**The split.**"))
+    the_split, the_rate = reading.split("\n\n")[:2]
+    assert the_split.startswith("**The split.**") and the_rate.startswith("**The rate.**")
+    assert (f"at {split['kernel_gbps']:,.0f} GB/s, {split['kernel_gbps'] / copy:.0%} of the copy speed printed under "
+            "the softmax table") in words(the_rate)
+    for gone in ("an eighth", "418.6", "How the table splits the time"):
+        assert gone not in reading, gone
