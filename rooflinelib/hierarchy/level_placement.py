@@ -188,15 +188,24 @@ def place_levels(kernel: HierarchicalKernel, machine: Machine, compute: str = "f
 
 
 def placement_table(placements) -> str:
-    """Plain-text table: one row per kernel and level, the binding level marked with '<'."""
+    """Plain-text table: one row per kernel and level, the binding level marked with '<', a level
+    tied with the binding bound (``close``: within :data:`TIE_TOLERANCE`) with '='; a line under
+    the table says what '=' and a kernel with no '<' mean, when the table has either."""
     lines = [f"{'kernel':<28} {'level':<6} {'bytes':>10} {'I (FLOP/B)':>11} {'roof GFLOP/s':>13} "
              f"{'of roof':>8}"]
     for pl in placements:
         for p in pl.points:
             frac = "" if p.fraction_of_roof is None else f"{100 * p.fraction_of_roof:.0f}%"
-            mark = " <" if p.level == pl.binding else ""
+            mark = " <" if p.level == pl.binding else " =" if p.level in pl.close else ""
             lines.append(f"{pl.name[:28]:<28} {p.level:<6} {format_bytes(p.n_bytes):>10} "
                          f"{p.intensity:>11.3g} {p.roof_gflops:>13,.0f} {frac:>8}{mark}")
+    notes = []
+    if any(not pl.binding_is_memory for pl in placements):
+        notes.append("no '<': compute binds")
+    if any(p.level in pl.close for pl in placements for p in pl.points):
+        notes.append(f"'=': its bytes take within {TIE_TOLERANCE:.0%} of the binding time, so both bind")
+    if notes:
+        lines.append("; ".join(notes))
     return "\n".join(lines)
 
 

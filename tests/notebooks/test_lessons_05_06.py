@@ -1261,6 +1261,26 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
 
 
+def test_05s_placement_table_marks_the_k64_tie_and_says_what_no_mark_means():
+    # review 8, T5-1: the table should mark K = 64's tie (the placement's ``close``), not only the text
+    from rooflinelib.hierarchy import ncu
+    from rooflinelib.store import results
+    mixes = results.dram_mixes(results.recorded("ceilings"))
+    machine = h.machine_from_result(wsr.recorded("h200", "numba"), recorded_h200())
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
+    placed = [h.place_levels(k.hierarchical(a["name"]), h.with_mix_roof(machine, mixes, h.access_mix(a)))
+              for k, a in zip(kernels, analytic)]
+    k64 = placed[2]
+    assert k64.name == "sweep K=64, 1024 MiB" and k64.binding == "fp32" and k64.close == ("dram",)
+    assert [pl.name for pl in placed if pl.close] == [k64.name]
+    table = h.placement_table(placed)
+    rows = [line for line in table.splitlines() if line.startswith("sweep K=64")]
+    assert [r.endswith("78% =") for r in rows] == [False, False, True]
+    assert table.splitlines()[-1] == "no '<': compute binds; '=': its bytes take within 10% of the binding time, so both bind"
+    assert table in _printed("05")
+
+
 # --- review 8 (the eighth expert read): notebook 05 --------------------------------------------
 
 def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12_percent():
