@@ -36,6 +36,11 @@ MACHINE = Machine(
 )
 ROOF_NAMES = {"fp32": "fp32 vector units", BF16_TENSOR: "bf16 matrix cores"}
 
+#: The exercise GPU's exp rate on its MUFU, G results/s, given in row 9 (review 9b K2-4: "overlap"
+#: needs it).  The H200's dense bf16 FLOPs per MUFU result at one clock, 4,096 / 16 = 256, give
+#: 900,000 / 256 = 3,516; at 3,500 a score's exp takes 0.50 of its two GEMMs' time at d = 128.
+MUFU_G_EXP_PER_S = 3_500.0
+
 #: The first move to try, as a closed menu (a move, not always an optimization: score-bandwidth).
 FIRST_STEPS = Choices({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
@@ -71,7 +76,9 @@ FIRST_STEPS = Choices({
                         "of its own access mix",
                         ("bandwidth score", "percent of copy", "copy ceiling", "read ceiling",
                          "percent of read", "own access mix",
-                         "already optimal", "nothing", "score bandwidth")),
+                         "already optimal", "nothing", "score bandwidth",
+                         # review 9b K2-3: the menu's own words
+                         "nothing left to delete", "nothing to delete")),
     "profile": ("look past the roofline first: occupancy, stall reasons, spills, tail effects",
                 ("occupancy", "check occupancy", "stall reasons", "stalls", "profile it",
                  "profiler", "investigate")),
@@ -288,8 +295,10 @@ def _rows() -> tuple:
              (projection.intensity * bf16, bytes_not_elements)),
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge"),
-        Row(9, flash, "fused attention (score matrix stays on chip)", "s = 8192, d = 128, bf16",
-            # Either lever for the exps, which at d = 128 take half the score's matrix time on Hopper:
+        Row(9, flash, f"fused attention (score matrix stays on chip; its exps run on the MUFU, "
+                      f"{MUFU_G_EXP_PER_S:,.0f} G exp/s)", "s = 8192, d = 128, bf16",
+            # Either lever for the exps, which at d = 128 take half the score's matrix time here
+            # (one exp at 3,500 G exp/s against 512 FLOPs at 900 TFLOP/s) as on Hopper:
             # running them under the MMAs (overlap; the same instructions on another schedule, as
             # FlashAttention-3 does), or fewer MUFU ops (the mix: some exp2s as polynomial FMAs on
             # the fp32 units; folding the scale into exp2's argument saves an FMUL, not a MUFU op).
@@ -515,9 +524,15 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
                             "compute": "one add per element: the arithmetic takes even less time "
                                        "than the memory traffic",
                             "latency": _WHICH_LATENCY}),
-        check_choice(first_step, {"amortize-launch", "batch", "fuse"}, "first step", FIRST_STEPS,
+        check_choice(first_step, {"amortize-launch", "fuse"}, "first step", FIRST_STEPS,
                      hints={"profile": "you already know the cause: the launch costs more than "
                                        "the work. What amortizes a launch?",
+                            # review 9b K2-2: the menu's batch raises the intensity, and a
+                            # vector add's cannot rise: one add per 12 bytes at any length
+                            "batch": "batching, as the menu means it, puts more FLOPs on each "
+                                     "byte read, and a vector add's intensity, one add per 12 "
+                                     "bytes, cannot rise; if you mean more work per launch, "
+                                     "another option says that",
                             "smaller-dtype": "fewer bytes shorten a memory time that is already "
                                              "negligible next to the launch"}),
     )

@@ -41,6 +41,9 @@ DEFAULT_RTOL = 0.02
 #: half a percentage point.
 FRACTION_ATOL = 0.005
 
+#: A miss within 5% may be a rounding to two significant figures (12 for 12.288): its hint says so.
+NEAR_MISS_RTOL = 0.05
+
 #: Prose attempts shorter than this are not an attempt yet.
 MIN_ATTEMPT_WORDS = 8
 
@@ -591,6 +594,10 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
                     if _close(ratio, candidate, tight, 0.0):
                         return Check(question, "fail", hint)
         direction = "too high" if value > expected else "too low"
+        # Review 9b K2-1: "12 ns" for 12.288 is a rounding, not a wrong count: say the precision.
+        if expected != 0 and abs(value - expected) <= NEAR_MISS_RTOL * abs(expected):
+            return Check(question, "fail", f"close, but not {tolerance} of the key: your value is "
+                                           f"{direction}; if you rounded, keep three significant figures")
         return Check(question, "fail", f"not {tolerance} of the key: your value is {direction}")
 
     return guarded(question, grade)

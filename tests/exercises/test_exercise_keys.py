@@ -151,7 +151,9 @@ def test_solution_02_states_the_launch_answers_as_bounds():
     text = " ".join(" ".join(c.source.split()) for c in _solution_02() if c.cell_type == "markdown")
     assert "how long does that take at best, at full bandwidth" in text and "your ratio is an upper bound" in text
     assert "**Note:** the model adds the launch time and the traffic time, the traffic at full bandwidth, so your fraction is an upper bound" in text
-    assert 'the side of the fp32 ridge: `"memory"`, `"compute"` or `"ridge"` (within 10% of it)' in text  # K02-5
+    # K02-5, then review 9b K2-5: the band in notebook 03's words
+    assert ('the side of the fp32 ridge: `"memory"`, `"compute"` or `"ridge"` (at the ridge: from ridge / 1.1 '
+            'to 1.1 × ridge, about 10% either side)') in text
 
 
 def test_c4_sum_hint_says_one_launch_waited_on():
