@@ -234,7 +234,9 @@ def test_02_review_4a_wording():
     text = markdown("02_operator_intensities.ipynb")
     # T02-1: fp8 doubles the ridge; what stays is the N at which I(N) meets it
     assert "the ridge and the size that reaches it do not move" not in text
-    assert "the ridge doubles, and so does every GEMM's intensity" in text
+    # review 9b C02-4: the ridge doubles with the peak; the intensity only with every matrix in fp8
+    assert ("fp8 doubles bf16's peak, so the ridge doubles; stored in fp8, A, B and C take half the bytes, "
+            "so every GEMM's intensity doubles too") in text
     assert H200.ridge("fp8-tensor") == pytest.approx(2 * H200.ridge("bf16-tensor"), rel=1e-3)  # 1,978.9 vs 989.4
     # T02-2: nothing measured says the other partition is slower; the fabric bytes are counted
     assert "slower crossbar" not in text  # (5a C7: the partitions are notebook 05's, defined there)
@@ -352,12 +354,15 @@ def test_02_claims_no_ridge_trend_its_table_does_not_show():
 def test_02_hbm_64_byte_unit_is_a_fit_to_timings():
     # T3: "the H200's HBM, which moves 64 bytes at a time" stated a measured fit as HBM's property;
     # review 6b E02-1/C02-2: nor was the unit "measured": it is what strided timings fit, up to
-    # stride 16 (defined in place), and stride 32 measured worse than the fit (pitfall 6)
+    # stride 16, and stride 32 measured worse than the fit (pitfall 6). Review 9b C02-5: a lab
+    # result inside a primer that defines terms; the fit is notebook 06's, labelled there
     text = markdown("02_operator_intensities.ipynb")
     assert "which moves 64 bytes at a time" not in text and "measured to move in 64-byte units" not in text
-    assert ("reads of every k-th float (a **stride** of k) up to k = 16 were timed as if DRAM moved 64-byte "
-            "units (two sectors), a fit, not a counter reading; fully scattered reads measured a little worse "
-            "still (notebook 06, pitfall 6)") in text
+    assert "64-byte" not in text and "**stride**" not in text
+    assert ("8 times the bytes used at the L2 (at HBM it measures worse still: notebook 06, pitfall 6). "
+            "The course's byte counts assume coalesced access.") in text
+    pitfall_6 = markdown("06_pitfalls.ipynb")
+    assert "64 bytes" in pitfall_6 and "hypothesis" in pitfall_6
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text(encoding="utf-8").split())
     assert "the run measured 5.5%" in page and "6.6% of stride 1's" in page  # worse than 1/16
 
@@ -497,7 +502,7 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     fp8_ridge = H200.ridge("fp8-tensor")
     n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
     assert n_bf16_out == 825
-    assert "the **same** N when A, B and C are all stored in fp8" in text
+    assert "so every GEMM's intensity doubles too" in text and "the **same** N" not in text  # review 9b C02-4
     assert f"An fp8 GEMM usually writes C in bf16; then I = N/2 and it needs N = {n_bf16_out}" in text
     # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
     assert "15 to 16 times further right" not in text
@@ -616,3 +621,33 @@ def test_02_review_7b_wrong_roof_direction_and_forward_references():
     e = {"tf32-tensor": 4, "fp16-tensor": 2, "bf16-tensor": 2}
     assert len({round(H200.ridge(n) * e[n], 6) for n in e}) == 1
     assert "each tensor precision's ridge scales as 1/(bytes per element)" in text
+
+
+# --- notebook 02 after review 9b --------------------------------------------------------------------
+
+def test_02_review_9b_clarity():
+    nb = cells("02_operator_intensities.ipynb")
+    text = markdown("02_operator_intensities.ipynb")
+    table = next(i for i, c in enumerate(nb) if "operator_rows()" in c.source)
+    before = words(nb[table - 1].source)
+    # C02-1: the naive GEMM's count is said once
+    assert before.count("counts what its SMs request") == 1
+    # C02-3: the two decode rows point ahead to the section that introduces decoding
+    rows = [r["operator"] for r in tables.operator_rows()]
+    assert "attention (fused, decode)" in rows and "decode matvec" in rows
+    assert "The two decode rows, generating one token at a time (the last section)" in before
+    assert [i for i, c in enumerate(nb) if c.source.startswith("## Decoding")][0] > table
+    # C02-2: the online form's higher intensity is added FLOPs, not fewer bytes
+    fused = operators.softmax(2**24, fused=True)
+    online = operators.softmax(2**24, fused=True, row_on_chip=False)
+    assert online.intensity > fused.intensity and online.n_bytes > fused.n_bytes
+    assert online.n_flops == 2 * fused.n_flops
+    assert f"The online form's higher I ({online.intensity:.3g} against {fused.intensity:.3g}) comes from " \
+           "added FLOPs, not fewer bytes: rescaling its running sum adds a subtract, an exp and a multiply " \
+           "per element, and its second pass recomputes the exp" in text
+    assert "an add, a multiply, a compare, an `exp` or a divide is **1 FLOP**" in text
+    # C02-4: why one N, and what fp8 still buys, are two paragraphs after the threshold's
+    cell = next(c.source for c in nb if c.cell_type == "markdown" and "What fp8 still buys" in c.source)
+    paragraphs = [words(p) for p in cell.split("\n\n")]
+    assert [p.split(":")[0] for p in paragraphs[1:]] == ["Why one N for every tensor precision",
+                                                          "What fp8 still buys, though N stays"]
