@@ -97,6 +97,11 @@ class Setup:
     #: ... and its dram-copy ceiling: the roof of a kernel that reads and writes equally, as the
     #: FMA kernel does (x read, y written).
     dram_copy_gbps: Optional[float] = None
+    #: Those two ceilings' relative spreads (the IQR over the median where the result keeps it, as
+    #: Lab 1's table prints it), or None where the ceilings measured the mix but kept no spread
+    #: for it (the recording): a ridge P / R or P / C is known to its own mix's spread, not B's.
+    dram_read_spread: Optional[float] = None
+    dram_copy_spread: Optional[float] = None
 
     @property
     def peak_gflops(self) -> float:
@@ -132,26 +137,56 @@ class Setup:
         """The FMA kernel's ridge: P over the copy ceiling."""
         return self.peak_gflops / self.copy_gbps
 
-    @property
-    def ridge_spread(self) -> float:
-        """The ridge's relative uncertainty: the fp32 and DRAM ceilings' measured spreads added
-        (as their sources state them), at least :data:`RIDGE_SPREAD_FLOOR`; 0 for datasheet
-        figures, which state none."""
-        found = [_SPREAD.search(self.machine.ceiling(name).source or "") for name in ("fp32", "dram")]
-        if not any(found):
-            return 0.0
+    def _stated_spread(self, name: str) -> Optional[float]:
+        found = _SPREAD.search(self.machine.ceiling(name).source or "")
+        return float(found.group(1)) / 100 if found else None
+
+    def _spread_with(self, memory_spread: Optional[float]) -> float:
+        fp32 = self._stated_spread("fp32")
+        if fp32 is None and memory_spread is None:
+            return 0.0  # datasheet figures state no spread
         # A noisy Lab 1 (on a busy machine) can state spreads past 100%; the side is then
         # accepted within half the ridge either way, and the ceilings say they are NOISY.
-        return min(RIDGE_SPREAD_CAP, max(RIDGE_SPREAD_FLOOR, sum(float(m.group(1)) / 100 for m in found if m)))
+        return min(RIDGE_SPREAD_CAP, max(RIDGE_SPREAD_FLOOR, (fp32 or 0.0) + (memory_spread or 0.0)))
+
+    @property
+    def ridge_spread(self) -> float:
+        """The relative uncertainty of the ridge P / B: the fp32 and DRAM ceilings' measured
+        spreads added (as their sources state them), at least :data:`RIDGE_SPREAD_FLOOR`; 0 for
+        datasheet figures, which state none."""
+        return self._spread_with(self._stated_spread("dram"))
+
+    @property
+    def read_ridge_spread(self) -> float:
+        """The uncertainty of the reduction's ridge P / R: fp32's spread and the read ceiling's
+        own (review 7b K4-1), P / B's when there is no read mix; a read mix kept without its
+        spread counts fp32's alone, at least the floor."""
+        if not self.dram_read_gbps:
+            return self.ridge_spread
+        return self._spread_with(self.dram_read_spread)
+
+    @property
+    def copy_ridge_spread(self) -> float:
+        """The uncertainty of the FMA kernel's ridge P / C: fp32's spread and the copy ceiling's
+        own, P / B's when there is no copy mix. The recording keeps no spread for its copy
+        ceiling, so its band is fp32's spread, at least :data:`RIDGE_SPREAD_FLOOR` (the copy mix
+        measured again moved by 0.6%); it borrows no other ceiling's spread."""
+        if not self.dram_copy_gbps:
+            return self.ridge_spread
+        return self._spread_with(self.dram_copy_spread)
 
     def describe(self) -> Table:
         rows = [("ceilings", self.machine.name), ("origin", self.message),
                 ("fp32 roof", f"{self.peak_gflops:,.1f} GFLOP/s"),
                 ("DRAM roof", f"{self.peak_gbps:,.1f} GB/s ({self.machine.ceiling('dram').label})"),
-                ("DRAM read ceiling", f"{self.read_gbps:,.1f} GB/s" + ("" if self.dram_read_gbps else
-                                                                      " (no read mix measured: the DRAM roof)")),
-                ("DRAM copy ceiling", f"{self.copy_gbps:,.1f} GB/s" + ("" if self.dram_copy_gbps else
-                                                                      " (no copy mix measured: the DRAM roof)")),
+                ("DRAM read ceiling", f"{self.read_gbps:,.1f} GB/s" + (
+                    " (no read mix measured: the DRAM roof)" if not self.dram_read_gbps else
+                    f" (spread not recorded: P / R taken as known to {self.read_ridge_spread:.0%})"
+                    if self.dram_read_spread is None else "")),
+                ("DRAM copy ceiling", f"{self.copy_gbps:,.1f} GB/s" + (
+                    " (no copy mix measured: the DRAM roof)" if not self.dram_copy_gbps else
+                    f" (spread not recorded: P / C taken as known to {self.copy_ridge_spread:.0%})"
+                    if self.dram_copy_spread is None else "")),
                 ("ridge", f"{self.ridge:.3g} FLOP/byte (P / B; the copy mix's P / C is "
                           f"{self.copy_ridge:.3g})")]
         for run in (self.reduction, self.fma):
@@ -358,8 +393,10 @@ def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> S
                 progress(f"Running the two kernels on {run_mode.device}...")
             reduction, fma = run_kernels(backend_name, progress)
             mixes = dram_mixes(loaded.result) if loaded.result else {}
+            spreads = _mix_spreads(loaded.result) if loaded.result else {}
             return Setup(loaded.machine, reduction, fma, loaded.origin, loaded.message,
-                         tuple(notes), mixes.get("read"), mixes.get("copy"))
+                         tuple(notes), mixes.get("read"), mixes.get("copy"),
+                         spreads.get("read"), spreads.get("copy"))
         notes.append(loaded.message)
     reduction, fma = recorded_runs()
     gap = against_notebook_03()
@@ -372,6 +409,14 @@ def prepare(mode: Optional[str] = None, ceilings_file=None, progress=print) -> S
                  "Ceilings and kernel times recorded in one session on the course's H200: "
                  + recorded_provenance() + ".", tuple(notes), RECORDED_H200.get("dram_read_gbps"),
                  RECORDED_H200.get("dram_copy_gbps"))
+
+
+def _mix_spreads(result: dict) -> dict:
+    """``{mix: relative spread}`` of a ceilings result's read and copy rows: the IQR over the
+    median where the row keeps it (the figure Lab 1's table prints), else max - min over it."""
+    rows = {c["name"]: c for c in result.get("ceilings", ())}
+    return {mix: float(rows[name].get("iqr", rows[name].get("spread", 0.0)))
+            for mix, name in (("read", "dram-read"), ("copy", "dram-copy")) if name in rows}
 
 
 def _source_of(path, name: str) -> str:
@@ -499,7 +544,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                     "that is I x B, Lab 1's best access mix (a write); the reduction "
                                     "only reads: its roof is I x R")),
         check_side(reduction_side, red["intensity"], red["ridge"], "reduction side of the ridge",
-                   spread=setup.ridge_spread),
+                   spread=setup.read_ridge_spread),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         check_number(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
                      "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
@@ -524,7 +569,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                               f"compare {fma['intensity']:g} FLOP/byte with this kernel's ridge, "
                               "P / C from the ceilings loaded above (it reads x and writes y: the copy mix)")
                           for s in ("memory", "compute", "ridge")},
-                   spread=setup.ridge_spread),
+                   spread=setup.copy_ridge_spread),
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.03),
     )

@@ -109,3 +109,36 @@ def test_the_model_answer_leads_with_the_two_key_points():
         assert point in head, point
     for aside in ("ROOFLINE_MODE=cpu", "datasheet ridge", "float64", "no counter here measured the overlap"):
         assert aside in also and aside not in head, aside
+
+
+# --- review 7b, K4-1: the side of P / C is graded within the copy ceiling's spread, not B's ----
+
+def test_each_ridge_is_known_to_its_own_mix_spread_and_the_recording_borrows_none():
+    # The recording keeps no spread for its read and copy ceilings: their ridges take fp32's
+    # (0) at the floor, not the write's 1.3%, and the loaded-setup table says so.
+    assert RECORDED.dram_copy_spread is None and RECORDED.dram_read_spread is None
+    assert RECORDED.ridge_spread == pytest.approx(0.013)
+    assert RECORDED.copy_ridge_spread == RECORDED.read_ridge_spread == ex04.RIDGE_SPREAD_FLOOR
+    assert "(spread not recorded: P / C taken as known to 1%)" in str(RECORDED)
+    # a live Lab 1 keeps each mix's IQR: the copy's goes into P / C, the read's into P / R
+    wide = replace(RECORDED, dram_copy_spread=0.05, dram_read_spread=0.02)
+    assert wide.copy_ridge_spread == pytest.approx(0.05) and wide.read_ridge_spread == pytest.approx(0.02)
+    assert wide.ridge_spread == pytest.approx(0.013) and "spread not recorded" not in str(wide)
+    # no copy mix: the FMA kernel's ridge is P / B, with B's spread
+    assert replace(RECORDED, dram_copy_gbps=None).copy_ridge_spread == pytest.approx(0.013)
+    lab1 = results.recorded("ceilings")
+    rows = {c["name"]: c for c in lab1["ceilings"]}
+    assert ex04._mix_spreads(lab1) == {"read": rows["dram-read"]["iqr"], "copy": rows["dram-copy"]["iqr"]}
+
+
+def test_the_fma_side_is_graded_with_the_copy_spread():
+    # Put P / C 4% below the band's edge for I = 16: only a 5% copy spread admits both sides.
+    from rooflinelib.exercises.grading import NOT_ANSWERED
+    fma = ex04._keys(RECORDED)["fma"]
+    edge_copy = RECORDED.peak_gflops / (fma["intensity"] / 1.1 / 1.04)
+    narrow = replace(RECORDED, dram_copy_gbps=edge_copy, dram_copy_spread=0.0)
+    wide = replace(narrow, dram_copy_spread=0.05)
+    for setup, passes in ((narrow, {"compute"}), (wide, {"compute", "ridge"})):
+        got = {side for side in ("memory", "compute", "ridge")
+               if ex04.check_placement(setup, *([NOT_ANSWERED] * 8), side, NOT_ANSWERED).checks[8].status == "pass"}
+        assert got == passes, (setup.copy_ridge_spread, got)
