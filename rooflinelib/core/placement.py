@@ -58,7 +58,8 @@ class KernelPoint:
     ``achieved_gflops`` is the measured rate (``n_flops / seconds / 1e9``), or ``None`` when the
     kernel has not been timed; the point then sits on its roof.  ``memory_ceiling`` names the
     memory ceiling a chart judges this point against (``"dram-2tbs"``), when the chart draws
-    it; ``None`` means the chart's first memory ceiling.
+    it; ``None`` means the chart's first memory ceiling: the machine's ``"dram"`` ceiling when
+    it has one, unless the chart's ``memory=`` puts another first.
     """
 
     name: str

@@ -100,7 +100,13 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
                                            "which lies from 0% (no change) to under 100%; the "
                                            "question asks for old rate / new rate, as a factor")
         factor = 1 / (1 - loss)
-        inner = check_number(factor, key, question, unit="x", mistakes=mistakes)
+        slips = list(mistakes)
+        if 1 < key < 2:
+            # "50% slower" for run time x 1.5: the everyday reading, which this exercise does not use
+            slips.append((1 / (2 - key), f"{(key - 1):.0%} is how much longer the run takes; this "
+                                         "exercise reads a percentage as the share of the rate "
+                                         "lost, which is less: 1 - new rate / old rate"))
+        inner = check_number(factor, key, question, unit="x", mistakes=slips)
         reading = (f"read as a loss of {loss:.0%} of the rate, old / new = 1 / (1 - {loss:g}) "
                    f"= {factor:.3g}x")
         if inner.passed:
@@ -123,6 +129,9 @@ def check_slowdowns(slowdown_20, slowdown_80):
         if key != 1:
             mistakes.append((1 / key, "you gave new rate / old rate; the question asks old "
                                       "rate / new rate, which is 1 or more"))
+            mistakes.append((key - 1, "that is how much longer the run takes, as a fraction of "
+                                      "the old time; the question asks old rate / new rate, "
+                                      "which is 1 or more"))
         checks.append(_check_slowdown(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
                                       mistakes))
     return report("What the bandwidth drop costs", *checks)
@@ -234,8 +243,10 @@ def model_conclusion(conclusion):
             f"{rate[low, after]:g} TFLOP/s; the "
             f"{high:g} FLOP/byte kernel is still right of the new ridge, so the compute roof "
             f"stays active and its prediction does not change. Only a kernel whose active roof "
-            f"is the bandwidth roof feels the drop.")
+            f"after the drop is the bandwidth roof feels it: here the {low:g} FLOP/byte kernel. "
+            f"A kernel between the old and the new ridge ({r_before:g} to {r_after:g} FLOP/byte) "
+            f"would switch from the compute roof to the bandwidth roof and slow down too.")
     return reveal(conclusion, text, "the conclusion",
                   key_points=("name the active roof in all four cases",
                               "the ridge moves right when bandwidth falls",
-                              "only the bandwidth-bound kernel slows down"))
+                              "a kernel slows down only if it is left of the new ridge"))
