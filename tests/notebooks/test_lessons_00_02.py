@@ -133,7 +133,9 @@ def test_00_gemm_under_half_its_roof_points_past_the_chart():
     # Review 3a C00-2: 46% of its roof is "far below" by the course's triage, not "its instructions".
     text = markdown("00_start_here.ipynb")
     assert "Its bytes are not the first suspect; its instructions are" not in text
-    assert "occupancy" in text and "notebook 06's triage" in text
+    assert "notebook 06's triage" in text
+    # review 9a T00-1: latency is hidden by work in flight, not occupancy as such
+    assert "occupancy" not in text and "too few independent instructions per thread" in text
 
 
 def test_00_figure_names_the_roof_as_its_ridge_does():
@@ -192,11 +194,11 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     # course has no measured DRAM latency, so the text states a bound and names the limit.
     text = markdown("00_start_here.ipynb")
     assert "A tiny kernel's time is its launch, not its traffic" in text
-    assert "10.2 ns at best, at the H200's full datasheet 4.8 TB/s" in text
-    assert "some 60 times the traffic" not in text and "some 60 times that bound" in text
-    assert "never stream at full bandwidth" in text
+    # review 9a C00-5: one sentence an item, the numbers in the cell's output
+    assert "some 60 times the traffic" not in text
+    assert "some 60 times the least time a 4,096-element add needs for its bytes" in text
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
-    assert "x that bound" in code
+    assert "x that bound" in code and "at least {" in code
 
 
 def test_00_reads_as_a_lesson():
@@ -283,9 +285,10 @@ def test_00_breaks_use_no_term_defined_later():
         assert not re.search(term, section), term
     # review 6a C00-2: packed fp32 is notebook 02's, one pointer away
     assert "counting packed instructions" not in section
-    # review 7a C00-2: "unpacked", as printed, is glossed where it is printed
-    assert 'That fp32 roof is "unpacked": one FMA per lane. AMD\'s datasheet prints 163.4' in section
-    assert "(notebook 02 says when that applies)" in section
+    # review 7a C00-2: "unpacked", as printed, is glossed where it is printed; review 9a C00-2:
+    # packing is notebook 02's, so the start page only points there
+    assert "one FMA per lane" not in section and "packed into one lane" not in section
+    assert '(the "unpacked" fp32 rate the cell prints; notebook 02 explains the data sheet\'s 163.4)' in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -293,7 +296,8 @@ def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microsecond
     from rooflinelib.lessons import pitfalls
     device_us = f"{pitfalls.recorded_launch_costs()['device_s'] * 1e6:.2f} µs"
     text00 = markdown("00_start_here.ipynb")
-    assert device_us in text00 and "about 0.6 µs" not in text00 and "0.59" not in text00
+    # review 9a C00-5: the figure is the cell's to print, and no other one is quoted
+    assert "µs" not in text00 and "about 0.6" not in text00 and "0.59" not in text00
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert device_us in printed and not re.search(r"\d us\b", printed), printed
@@ -437,14 +441,17 @@ def test_00_review_6a_span_and_launch():
     assert mi300x.ceiling("fp64").value == mi300x.ceiling("fp32").value == 81_700
     assert "plain fp32 arithmetic at 81.7" not in text
     # review 7a T00-1: the slowest of its multiply-add roofs (the SFUs are slower)
-    assert "(without sparsity), is 32 times the slowest of its multiply-add roofs, fp32 and fp64 vector arithmetic at 81.7 TFLOP/s" in text
+    assert "8-bit floats (fp8) on its matrix units without sparsity, is 32 times the slowest of its multiply-add roofs" in text
     assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
-    # review 7a C00-3: how it was recorded is the appendix's
-    assert "Starting and retiring one kernel, launched the cheapest way, costs the GPU itself 0.64 µs" in text
+    # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
+    # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
+    assert "launched the cheapest way," not in text
+    assert ("one launch, even done the cheapest way (prepared once and replayed, with no host work "
+            "per kernel), costs the GPU itself") in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
     assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
@@ -583,7 +590,9 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "sits that much further left" not in text01
     assert "it sits 8 times further left on an L2 roofline than its counted bytes say, and further still against HBM" in text01
     # C01-1: the bound, not the measured point, is size-free
-    assert "lands on the same point" not in text01 and "with the same intensity has the same bound" in text01
+    assert "lands on the same point" not in text01
+    # review 9a C01-3: "bound" meant a time bound in step 2, and that one doubles
+    assert "has the same bound" not in text01 and "with the same intensity has the same attainable rate" in text01
     # C01-2: an instruction class, not just a precision
     assert "an instruction class (precision and unit) and a memory level" in text01
     # C00-1: no undefined jargon in the learning path
@@ -599,6 +608,106 @@ def test_01_review_7a_explorer_verdict_names_hbm_not_dram():
     assert "(fp32 against HBM3e on H200)" in explorer_state("H200", "fp32", 1).verdict_text()
     assert "(fp32 against HBM2 on A100)" in explorer_state("A100", "fp32", 1).verdict_text()
     assert "against dram" not in explorer_state("example 120 TFLOP/s, 3 TB/s", "fp32", 1).verdict_text()
+
+
+
+# --- review 9a (notebooks 00 and 01) -------------------------------------------------------------
+
+def test_00_01_review_9a_the_example_gpu_is_imaginary_and_the_gemm_suspects_agree():
+    text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
+    # C00-1: no GPU has 120 TFLOP/s of fp32 with 3 TB/s; its ridge of 40 is not a typical one
+    assert "worked example: an imaginary GPU with round numbers, 120 TFLOP/s of fp32 arithmetic" in text00
+    assert "on an imaginary GPU with round numbers that sustains 120 TFLOP/s of fp32 FMAs" in text01
+    # T00-1: the same suspects for the same GEMM in both notebooks, latency hidden by work in
+    # flight (warps or independent instructions), and the on-chip memory its tiles live in
+    for text, who in ((text00, "thread"), (text01, "warp")):
+        assert f"too few independent instructions per {who}" in text
+        assert "the on-chip memory its tiles live in" in text
+        assert "between tiles" not in text and "occupancy" not in text
+
+
+def test_00_review_9a_the_stencil_name_sits_clear_of_the_slanted_roof():
+    # C00-4: the name sat left of the point, on the bandwidth roof that runs above-left of it
+    figure = first_figure("00_start_here.ipynb")
+    stencil = next(t for t in figure.data if t.name == "stencil")
+    gemm = next(t for t in figure.data if t.name == "tiled GEMM")
+    assert stencil.x[0] < 40 and stencil.textposition == "bottom right", stencil.textposition
+    assert gemm.textposition == "middle right"
+
+
+def test_00_review_9a_each_break_is_one_sentence_and_the_cell_prints_its_numbers():
+    # C00-5: the breaks were four to five sentences each, their numbers said twice
+    section = next(c.source for c in cells("00_start_here.ipynb")
+                   if c.cell_type == "markdown" and "## Where the picture breaks" in c.source)
+    items = re.findall(r"^\d\. \*\*[^*]+\*\*(.+?)(?=^\d\. |\Z)", section, re.M | re.S)
+    assert len(items) == 3, items
+    for item in items:
+        assert not re.search(r"[.!?]\s+\S", words(item)), item
+    for figure in ("49,152", "10.2 ns", "0.64", "81.7", "2,614.9", "16,384"):
+        assert figure not in section, figure
+    printed = _printed("00_start_here.ipynb", "break_figures")
+    for figure in ("49,152 bytes", "at least 10.2 ns", "0.64 µs", "81.7 TFLOP/s", "2,614.9", "16,384-byte"):
+        assert figure in printed, figure
+
+
+def test_01_review_9a_wavefront_bf16_bytes_and_the_explorer():
+    text = markdown("01_derivation.ipynb")
+    # T01-1: RDNA runs wave32; 64 is CDNA's (the MI300X of the course)
+    assert "(AMD's equivalent, the wavefront, has 64)" not in text
+    assert "(on AMD's data-centre GPUs the equivalent, the wavefront, has 64)" in text
+    # T01-2: fp32 outputs, indices and metadata do not halve
+    assert "would also roughly halve its bytes and so roughly double its I" in text
+    # C01-5: no API call in the lesson's prose
+    assert "use_ceilings" not in text and "notebook 03 loads measured ones into it" in text
+    # C01-4: step 2 says why the primer comes before its bounds
+    step2 = next(words(c.source) for c in cells("01_derivation.ipynb")
+                 if c.cell_type == "markdown" and c.source.startswith("## Step 2"))
+    pointer = "The bound needs one fact about GPUs: they can overlap loads with arithmetic. The primer says how."
+    assert pointer in step2 and step2.index(pointer) < step2.index("### Primer")
+
+
+def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first():
+    # C01-2: one step held the ridge, two kernels, the no-overlap rate and the bands, and the
+    # bands were printed before the text defined them
+    nb = cells("01_derivation.ipynb")
+    headings = [c.source.splitlines()[0] for c in nb if c.cell_type == "markdown" and c.source.startswith("## Step")]
+    assert headings == ["## Step 1: two floors under the run time",
+                        "## Step 2: the floors give a maximum, no overlap costs a sum",
+                        "## Step 3: from a time to a rate", "## Step 4: the ridge point",
+                        "## Step 5: reading two verdicts", "## Step 6: slide it yourself"]
+    at = {h: next(i for i, c in enumerate(nb) if c.source.startswith(h)) for h in headings}
+    ridge = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline.ridge" in c.source)
+    verdicts = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "({v.status})" in c.source)
+    bands = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and "near-roof from 80% of the roof" in words(c.source))
+    assert at["## Step 4: the ridge point"] < ridge < at["## Step 5: reading two verdicts"] <= bands < verdicts
+    assert verdicts < at["## Step 6: slide it yourself"]
+    assert "(near-roof)" in "".join(o.get("text", "") for o in nb[verdicts].outputs)
+    text = markdown("01_derivation.ipynb")
+    assert "Step 5's tiled GEMM does" in text and "far higher roof (step 6)" in text
+    appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
+    assert "Notebook 01's step 5 prints, for each example kernel" in appendix
+
+
+def test_01_review_9a_check_yourself_gives_nothing_away():
+    # C01-1: question 1 was exercise 1's first questions (120 TFLOP/s, 3 TB/s, 20 FLOP/byte),
+    # question 2 exercise 5's drill 2, and the stored output printed both answers under "Work
+    # both out on paper"
+    from rooflinelib import classify
+    from rooflinelib.exercises import ex01_two_kernels as ex01, ex05_drills as ex05
+    nb = cells("01_derivation.ipynb")
+    question = next(words(c.source) for c in nb if c.cell_type == "markdown" and c.source.startswith("## Check yourself"))
+    answers = next(c for c in nb if c.cell_type == "code" and "first = classify(" in c.source)
+    assert not answers.outputs and "nbval-check-output" not in answers.metadata.get("tags", [])
+    assert "sustains 100 TFLOP/s on the arithmetic a kernel uses and 4 TB/s" in question
+    assert "does 30 FLOP per HBM byte" in question
+    assert "P = 800 TFLOP/s in bf16 and B = 4.0 TB/s. A bf16 kernel does 50 FLOP/byte" in question
+    assert "first = classify(30, 100_000, 4_000)" in answers.source
+    assert "second = classify(50, 800_000, 4_000)" in answers.source
+    first, second = classify(30, 100_000, 4_000), classify(50, 800_000, 4_000)
+    assert (first.ridge, first.side, first.roof_gflops) == (25, "compute", 100_000)
+    assert (second.ridge, second.side, second.roof_gflops) == (200, "memory", 200_000)
+    exercise_ridges = {ex01.PEAK_GFLOPS / b for b in ex01.BANDWIDTHS_GBPS} | {ex05.D2_PEAK_GFLOPS / ex05.D2_GBPS}
+    assert not {first.ridge, second.ridge} & exercise_ridges, exercise_ridges
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
