@@ -27,11 +27,17 @@ def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
     are C's writes, so it is judged against the write mix.  ``dram_mixes``: ``{mix: GB/s}``
     (default: Lab 1's recorded H200 run, :func:`rooflinelib.store.results.dram_mixes`); the run's own
     copy stands in for a mix it does not give.  A run that took its mixes from the chain
-    (``dram_mixes`` in its extra) is judged against those, not the recorded run's."""
+    (``dram_mixes`` in its extra) is judged against those and the compute roofs it measured; one
+    without (the shipped H200 run) against the recorded Lab 1 run's compute roofs as well, so
+    that notebook 06 has one fp32 and one bf16 roof, those of its opening chart.  Each row's
+    ``peak_gflops`` is the compute roof P."""
+    lab1 = None
+    if dram_mixes is None and not experiment.extra.get("dram_mixes"):
+        lab1 = results.recorded_h200()
     if dram_mixes is None:
         dram_mixes = experiment.extra.get("dram_mixes") or results.dram_mixes(results.recorded("ceilings"))
-    roofs = (("fp32 FMA roof", experiment.extra["fp32_gflops"]),
-             ("bf16 tensor roof", experiment.extra["bf16_tensor_gflops"]))
+    roofs = (("fp32 FMA roof", lab1.ceiling("fp32").value if lab1 else experiment.extra["fp32_gflops"]),
+             ("bf16 tensor roof", lab1.ceiling("bf16-tensor").value if lab1 else experiment.extra["bf16_tensor_gflops"]))
     rows = []
     for v in experiment.variants:
         m, n, k, size = (v.extra.get(key) for key in ("m", "n", "k", "element_bytes"))
@@ -47,7 +53,7 @@ def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
             verdict = Roofline(peak, gbps).classify(v.intensity, v.gflops)
             rows.append({"kernel": v.name, "dtype": v.extra.get("dtype", "?"), "roof": label,
                          "intensity": v.intensity, "ridge": verdict.ridge, "achieved_gflops": v.gflops,
-                         "roof_gflops": verdict.roof_gflops, "fraction": verdict.fraction_of_roof,
+                         "peak_gflops": peak, "roof_gflops": verdict.roof_gflops, "fraction": verdict.fraction_of_roof,
                          "side": verdict.bound, "status": verdict.status, "dram_mix": mix,
                          "dram_gbps": gbps, "write_share": write_share})
     return rows

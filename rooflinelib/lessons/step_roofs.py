@@ -116,8 +116,8 @@ def _with_allreduce(roofs: StepRoofs) -> StepRoofs:
     result = recorded_allreduce()
     if result is None:
         return StepRoofs(roofs.device, roofs.compute_name, roofs.peak_gflops, roofs.hbm_gbps, roofs.links,
-                         roofs.origin, roofs.message + " No two-GPU all-reduce is shipped yet, so NVLink is "
-                         "the datasheet's figure.", roofs.pageable_gbps)
+                         roofs.origin, roofs.message + " NVLink: the datasheet's figure (not measured here).",
+                         roofs.pageable_gbps)
     value = _values(result)["nvlink-allreduce"]
     measured = LinkRoof("nvlink-allreduce", f"NVLink all-reduce, measured ({result.get('gpus', 2)} GPUs, bus bandwidth)",
                         value, True, f"nvlink-allreduce, {describe_result(result)}")

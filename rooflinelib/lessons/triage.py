@@ -98,7 +98,7 @@ class KernelFacts:
     blocks: Optional[int] = None  # blocks in the grid
     sm_count: Optional[int] = None  # SMs (or CUs) on the device
     occupancy: Optional[float] = None  # achieved occupancy, 0..1
-    serial_phases: Optional[bool] = None  # load, barrier, compute, barrier, with no prefetch
+    serial_phases: Optional[bool] = None  # loads, then math: two kernels, or barriers with no prefetch
     l2_hit_rate: Optional[float] = None  # 0..1
     matrix_instructions: Optional[bool] = None  # the kernel runs tensor/matrix-core instructions
     roof_is_matrix: Optional[bool] = None  # the compute roof it is scored against is a matrix roof
@@ -327,8 +327,9 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             "load and compute phases run one after the other, so time is closer to F/P + M/B",
             ("Block for the cache and let the next block stream in (prefetch) while this one "
              "computes." if cpu else
-             "Double-buffer: prefetch the next tile (async copies) while computing on this one."),
-            "the kernel alternates loads and math across barriers with no prefetch", 2))
+             "Overlap the phases: fuse a load kernel and a compute kernel into one; inside one "
+             "kernel, double-buffer (prefetch the next tile while computing on this one)."),
+            "its loads and its math run in turn (separate kernels, or barriers with no prefetch)", 2))
     if facts.clock_ratio is not None and facts.clock_ratio < CLOCK_DROP_RATIO:
         found.append(Finding(
             "the clock dropped, so the roof it is scored against is too high",
@@ -467,7 +468,7 @@ NUMBER_FIELDS = {
 
 #: The yes/no facts, with their labels.
 BOOLEAN_FIELDS = {
-    "serial_phases": "load, barrier, compute, no prefetch?",
+    "serial_phases": "loads and math in turn, not overlapped?",
     "matrix_instructions": "runs tensor/matrix instructions?",
     "roof_is_matrix": "scored against a matrix roof?",
     "cheaper_algorithm": "a cheaper algorithm exists?",

@@ -263,3 +263,15 @@ def test_cpu_code_gets_cpu_advice(facts):
 def test_triage_target_is_checked():
     with pytest.raises(ValueError, match="target: must be 'gpu' or 'cpu'"):
         triage(KernelFacts(), "tpu")
+
+
+def test_serial_phases_advice_fits_two_kernels_as_well_as_one():
+    # review 9d T6-1: notebook 06 feeds this branch two kernels (a copy, then the arithmetic),
+    # whose fix is fusion; "double-buffer the next tile" fits only phases inside one kernel
+    found = triage(KernelFacts(fraction_of_roof=0.51, side="ridge", serial_phases=True)).likely
+    assert found.pitfall == 2
+    assert "fuse a load kernel and a compute kernel into one" in found.next_step
+    assert "inside one kernel, double-buffer" in found.next_step
+    assert "separate kernels, or barriers with no prefetch" in found.evidence
+    assert BOOLEAN_FIELDS["serial_phases"] == "loads and math in turn, not overlapped?"
+    assert "barrier" not in BOOLEAN_FIELDS["serial_phases"]

@@ -252,9 +252,13 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     text = " ".join(" ".join(_markdown("06")).split())
     launch = runs["launch"].variants
     device = next(v.median_s for v in launch if v.extra.get("part") == "device")
-    assert f"The device's own cost, {device * 1e6:.2f} µs" in text
+    assert device * 1e6 == pytest.approx(0.64, abs=0.005)  # printed in the cell, not quoted
     assert f"the small add took {launch[0].median_s * 1e6:.1f} µs" in text
-    assert f"and {launch[0].median_s / device:.0f} times the device's cost" in text
+    # review 9d T6-2: the 26 us dispatch is one float's; the add's three arrays cost 49 us
+    empty = pitfalls.recorded_empty_launch()
+    one, three = (empty["dispatch_s"][k] * 1e6 for k in ("one float", "three arrays"))
+    assert f"in a second run, {one:.0f} µs with one float, {three:.0f} µs with the add's three arrays" in text
+    assert f"most of it Numba's {three:.1f} µs dispatch" in text
     starved = runs["starved"].variants
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
@@ -308,7 +312,7 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     opening = " ".join("".join(_cells("06")[0]["source"]).split())
     assert "five decades" not in opening
     # review 7d T06-3: the 63.9 µs is the host's dispatch: the opening and the chart's label say so
-    assert "a tiny vector add almost four decades under its roof (timed from the host: its launch, not the kernel)" in opening
+    assert "The tiny vector add sits almost four decades under its roof: its time is the host's launch." in opening
     assert "1: 4096-element add, host-timed" in [p[2] for p in pitfalls.RECORDED_POINTS]
     assert f"{add['decades_under']:.1f} decades under it" in _printed("06")
 
@@ -347,14 +351,16 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
     assert [r["when"] for r in runs] == ["2026-12-01 10:16 UTC", "2026-12-01 11:57 UTC"]
     assert pitfalls.recorded_launch_costs()["when"] == runs[0]["when"]
     text = _prose("06")
-    low, high = sorted(r["device_s"] * 1e6 for r in runs), sorted(r["numba_dispatch_s"] * 1e6 for r in runs)
-    assert f"the device's cost is {low[0]:.2f}-{low[1]:.2f} µs and Numba's dispatch {high[0]:.0f}-{high[1]:.0f} µs" in text
     # review 3: notebook 00 is edited on its own; 06 makes no claim about what 00 quotes
-    assert "Over both recorded runs" in text and "notebook 00 quotes" not in text
+    assert "notebook 00 quotes" not in text
     printed = _printed("06")
-    # review 7d C06-2: the two runs in one printed line, without their dates (the appendix has them)
-    assert (f"over both recorded runs: device's own cost {low[0]:.2f}-{low[1]:.2f} us, "
-            f"Numba-CUDA dispatch {high[0]:.1f}-{high[1]:.1f} us") in printed
+    # review 9d T6-2: the second run is quoted for what it adds, Numba's dispatch by arguments,
+    # without its date (the appendix has it); its device cost is in the appendix's table
+    dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
+    assert dispatch["one float"] * 1e6 == pytest.approx(runs[1]["numba_dispatch_s"] * 1e6)
+    assert ("Numba-CUDA dispatch in a second run, empty kernel given: "
+            f"one float {dispatch['one float'] * 1e6:.1f} us, three arrays {dispatch['three arrays'] * 1e6:.1f} us") in printed
+    assert "over both recorded runs" not in printed.lower()
     assert "a recorded run (" not in printed and "a second recorded run" not in printed
     assert "launch costs from a recorded run" not in printed
     assert "the one notebook 00 quotes" not in text
@@ -406,7 +412,9 @@ def test_the_sustained_gemms_range_power_and_clock_reason_are_the_recorded_windo
     reasons = {r for v in windows for r in v.extra["clock_event_reasons"]} - {0}
     text = _prose("06")
     assert f"ran at {low:.0f} to {high:.0f} TFLOP/s" in text
-    assert f"window medians up to {medians:.0f} W (peaks {peaks:.0f} W)" in text
+    # review 9d: the window medians and peaks are printed; the prose names the limit they sit at
+    assert f"window medians up to {medians:.0f} W (peaks {peaks:.0f} W)" in _printed("06")
+    assert "The board ran at its 700 W limit" in text and abs(medians - 700) < 5
     assert [THROTTLE_REASONS[r] for r in sorted(reasons)] == ["software power cap"]
     assert "NVML names the reason: the software power cap" in " ".join(text.split())
 
@@ -527,7 +535,7 @@ def test_the_gates_roof_is_named_by_its_run():
     gates = testing.recorded_gates()
     roof = gates["gates"][0]["roof"]
     text = _prose("06")
-    assert "the copy ceiling of a Lab 1 run from the gates' own session" in text
+    assert "the copy roof of a Lab 1 run in the gates' session" in text
     assert "of Lab 1's copy ceiling" not in text
     page = " ".join(read_text(ROOT / "docs" / "ci-gates.md", ValueError, 1_000_000).split())
     assert f"gated on the H200 on {gates['created'][:10]} at {gates['created'][11:16]} UTC" in page
@@ -788,8 +796,8 @@ def test_a_point_above_its_level_roof_is_not_only_a_counting_error():
     from rooflinelib.lessons.triage import KernelFacts, triage
     text = " ".join(_prose("06").split())
     assert "Only a kernel still above its roof on a hierarchical roofline has a counting error" not in text
-    assert ("most likely has a counting error (pitfall 6), or a roof from another clock or instruction class "
-            "(pitfalls 8 and 4)") in text
+    assert ("is most likely miscounted (pitfall 6) or scored on a roof of another clock or instruction class "
+            "(pitfalls 8, 4)") in text
     # review 7d C06-4: the recount follows only when the bytes the L2 missed alone pass the DRAM roof
     assert "counting error" not in triage(KernelFacts(fraction_of_roof=2.02, side="memory", l2_hit_rate=0.997)).text()
     found = triage(KernelFacts(fraction_of_roof=4.0, side="memory", l2_hit_rate=0.6)).text()
@@ -816,7 +824,7 @@ def test_the_empty_kernel_beside_the_tiny_add_is_quoted_with_its_figures():
     from rooflinelib.lessons import pitfalls
     pair = pitfalls.recorded_empty_kernel_pair()
     text = " ".join(_prose("06").split())
-    assert (f"an empty kernel given the add's three arrays took {pair['empty_s'] * 1e6:.1f} µs, the add "
+    assert (f"an empty kernel given the add's three arrays took {pair['empty_s'] * 1e6:.1f} µs and the add "
             f"{pair['add_s'] * 1e6:.1f} µs") in text
     assert f"an empty kernel given the add's three arrays {pair['empty_s'] * 1e6:.1f} us" in _printed("06")
 
@@ -966,7 +974,7 @@ def test_06_clarity_items_of_review_5b():
     # C06-3: exp2 results, not FLOPs
     assert "exp2 (SFU): 4,140 G results/s, not FLOPs" in printed
     # C06-4: a table's header names the backend, a row its library
-    assert "Table headers name the backend; a row run by another library (cuBLAS, cuFFT, CuPy, torch) names it" in text
+    assert "Table headers name the backend; a row run by another library names it" in text
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
     strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
     assert "stay unexplained" in strided and "cudaLimitMaxL2FetchGranularity" not in strided
@@ -1042,7 +1050,7 @@ def test_06_review_6d_technical_wording():
     assert ("Its bytes are its output, which cannot shrink, so the remaining gap is not a byte count; that its "
             "arithmetic and its stores overlap poorly (pitfall 2) is one hypothesis to test") in text
     # T06-4: the copy roof is the nearest measured mix, not the add's own
-    assert "timed at Lab 1's copy roof, the nearest measured mix (the add reads two arrays and writes one)" in text
+    assert "timed at Lab 1's copy roof, the nearest measured mix (the add reads two arrays, writes one)" in text
     # T06-5: a graph's own launch is paid once; per kernel only the device's cost remains
     # review 7d T06-2: the 0.64 µs was an empty kernel's; a graph of adds still pays each add's own run
     assert "only the device's cost" not in text
@@ -1054,9 +1062,11 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     # C06-1: the claim rested on the appendix's timing protocol; the lesson now states it
     text = " ".join(_prose("06").split())
     assert "device events also time the GPU idling" not in text
-    assert ("Each repeat records a start event behind an untimed launch, then queues the timed launch and an "
-            "end event") in text
-    assert "the GPU sits idle between the two events while the host dispatches" in text
+    # review 9d C6-1: the protocol as three steps, the idle gap the events bracket named
+    assert ("Each repeat, in one stream ([appendix](../docs/appendix-06-pitfalls.md)): "
+            "1. the host queues an untimed add and the start event; the GPU runs both right away; "
+            "2. the host dispatches the timed add while the GPU, past the start event, idles; "
+            "3. the timed add runs, then the end event. The events bracket steps 2 and 3.") in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "each repeat queues the untimed launch, a start event, the timed launch and an end event" in page
 
@@ -1070,7 +1080,7 @@ def test_06_review_6d_clarity_items():
     headings = [line for cell in cells for line in cell.splitlines() if line.startswith("#")]
     assert headings.index("### A starved grid") == headings.index("## Pitfall 1, short or starved") + 1
     # C06-6: the widget's GPUs field is explained for the streaming scenario
-    assert "**GPUs** field counts only here, greyed for streaming" in " ".join(text.split())
+    assert "(the widget's **GPUs** field, greyed for streaming)" in " ".join(text.split())
     # C06-7: no double spaces in the prose
     assert not [c for c in cells if "  " in c.replace("\n  ", "\n")]
     # C06-8: Lab 1's three HBM roofs are printed once, under the chart, and the opening says so
@@ -1322,17 +1332,23 @@ def test_06s_gemm_rows_say_which_term_sets_the_attainable_roof():
     # were the tensor roof; it is the memory roof at I = 63 (I x B), below P
     from rooflinelib.experiments import pitfall_readings
     from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.store.results import recorded_h200
     run = recorded_experiments()["wrong_ceiling"]
-    peaks = {"fp32 FMA roof": run.extra["fp32_gflops"], "bf16 tensor roof": run.extra["bf16_tensor_gflops"]}
+    # review 9d C6-3/C6-5: the roofs are Lab 1's, those of the opening chart and of pitfall 9
+    lab1 = recorded_h200()
+    peaks = {"fp32 FMA roof": lab1.ceiling("fp32").value, "bf16 tensor roof": lab1.ceiling("bf16-tensor").value}
     printed = _printed("06")
-    assert "GEMM against the bf16 tensor roof" not in printed and "attainable = min(P, I x B)" in printed
+    assert "GEMM against the bf16 tensor roof" not in printed and "attainable at I = min(P, I x B)" in printed
     terms = []
     for row in pitfall_readings.wrong_ceiling_rows(run):
+        assert row["peak_gflops"] == peaks[row["roof"]]
         memory = row["intensity"] * row["dram_gbps"]
         term = "I x B" if memory < peaks[row["roof"]] else "P"
         terms.append(term)
         assert row["roof_gflops"] == pytest.approx(min(memory, peaks[row["roof"]]))
-        assert f"{row['roof_gflops'] / 1e3:7,.1f} = {term}, {row['side']}" in printed
+        shown = f"{row['roof_gflops'] / 1e3:7,.1f} = {term}, {row['side']}"
+        # review 9d C6-4: an fp32 GEMM on the bf16 tensor roof is a pairing no kernel has: not printed
+        assert (shown in printed) == (not (row["dtype"] == "fp32" and row["roof"] == "bf16 tensor roof"))
     assert terms == ["P", "I x B", "P", "I x B"]
 
 
@@ -1354,4 +1370,94 @@ def test_06s_dense_readings_are_split_into_result_mechanism_and_remedy():
         reading = cell.split("\n#")[0]
         assert len([p for p in reading.split("\n\n") if p.strip()]) >= 2, start
     small_add = next(c for c in _markdown("06") if c.startswith("On the H200 the small add")).split("\n\n")
-    assert small_add[0].count("µs") == 1 and "second run" in small_add[1] and "CUDA graph" in small_add[2]
+    assert small_add[0].count("µs") == 1 and small_add[1].startswith("1. ") and "second run" in small_add[2]
+    assert "CUDA graph" in small_add[3]
+
+
+# --- review 9d (a fresh read): notebook 06 -----------------------------------------------------
+
+def test_06s_phases_in_turn_get_fusion_as_their_remedy():
+    # T6-1: the measured case is two kernels; the triage advised double-buffering tiles
+    printed, text = _printed("06"), _prose("06")
+    assert "Double-buffer: prefetch the next tile" not in printed
+    assert ("next step: Overlap the phases: fuse a load kernel and a compute kernel into one; inside one "
+            "kernel, double-buffer") in printed
+    assert "Here the remedy is (b), the fusion; inside one kernel, a prefetch" in text
+    assert "| 2 no overlap | load and compute phases in turn | fuse them, prefetch while computing |" in text
+
+
+def test_06_has_one_fp32_and_one_bf16_roof():
+    # C6-3, C6-5: 568% (the run's own fp32 roof) beside 569% (Lab 1's); the bf16 peak unprinted
+    # while 797 and 806.9 TFLOP/s appeared elsewhere
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.experiments import pitfall_readings
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.store.results import recorded_h200
+    lab1 = recorded_h200()
+    fp32, bf16 = lab1.ceiling("fp32").value / 1e3, lab1.ceiling("bf16-tensor").value / 1e3
+    machine, _ = pitfalls.recorded_mix_roofs()
+    chart = next(r for r in pitfalls.roof_shares(pitfalls.recorded_points(), machine) if "bf16 GEMM" in r["name"])
+    rows = pitfall_readings.wrong_ceiling_rows(recorded_experiments()["wrong_ceiling"])
+    wrong = next(r for r in rows if r["dtype"] == "bf16" and r["roof"] == "fp32 FMA roof")
+    assert wrong["fraction"] == pytest.approx(chart["fraction"])
+    printed, text = _printed("06"), _prose("06")
+    assert f"fp32 FMA {fp32:,.1f} " in printed and f"bf16 tensor {bf16:,.1f} " in printed
+    assert f"({wrong['fraction']:.0%})" in printed and "(568%)" not in printed
+    assert f"compute-bound at {wrong['fraction']:.0%}," in text and "568%" not in text
+    assert "in the opening chart, on Lab 1's roof" not in text
+    assert f"bf16 tensor at {bf16:,.1f} TFLOP/s, it is memory-bound at 63% (of I × B, 591.4)" in text
+    assert f"the GEMM behind Lab 1's bf16 tensor roof ({bf16:,.1f} TFLOP/s)" in text
+    assert f"compute (bf16-tensor)                                 {bf16 * 1e3:,.0f}" in printed
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "the pitfall run also timed the two roofs beside its gemms, 66.1 and 797.3 tflop/s" in page.lower()
+
+
+def test_06s_launch_names_the_dispatch_with_the_adds_arguments():
+    # T6-2, C6-2: 26 us is one float's dispatch; with the add's three arrays it is 49 us
+    from rooflinelib.lessons import pitfalls
+    dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
+    assert dispatch["three arrays"] > 1.5 * dispatch["one float"]
+    assert "three arrays 48.6 us" in _printed("06")
+    assert "grows with the arguments" in _prose("06")
+
+
+def test_06s_opening_maps_the_chart_to_the_sections():
+    # C6-6: six ideas in two sentences; three HBM lines unexplained
+    from rooflinelib.store.results import dram_mixes, recorded
+    mixes = dram_mixes(recorded("ceilings"))
+    assert max(mixes.values()) / min(mixes.values()) < 1.10
+    opening = " ".join("".join(_cells("06")[0]["source"]).split())
+    assert "each labelled with the pitfall that misreads it" in opening
+    assert "the three HBM lines lie within 10%" in opening
+    from rooflinelib.lessons import pitfalls
+    assert all(label.split(":")[0].isdigit() for _, _, label, _ in pitfalls.RECORDED_POINTS)
+
+
+def test_06s_strided_anomalies_stand_in_a_paragraph_of_their_own():
+    # C6-8
+    strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
+    paragraphs = strided.split("\n\n")
+    assert any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
+    assert not any("hypothesis" in p and "unexplained" in p for p in paragraphs)
+
+
+def test_06_stores_no_stray_blank_lines_between_output_pieces():
+    # C6-9: a print split by the kernel's flush was stored as two outputs, the second starting
+    # with its newline: a blank line in the rendered notebook. canonical() merges them.
+    import nbformat
+    from support import notebook_tools
+    for cell in _cells("06"):
+        outputs = cell.get("outputs", [])
+        for a, b in zip(outputs, outputs[1:]):
+            assert not (a["output_type"] == b["output_type"] == "stream" and a["name"] == b["name"]), cell["source"][:1]
+    pieces = [nbformat.v4.new_output("stream", name="stdout", text="Recorded on the H200."),
+              nbformat.v4.new_output("stream", name="stdout", text="\ntable\n"),
+              nbformat.v4.new_output("stream", name="stderr", text="warning\n")]
+    merged = notebook_tools.merged_streams(pieces)
+    assert [(o.name, o.text) for o in merged] == [("stdout", "Recorded on the H200.\ntable\n"), ("stderr", "warning\n")]
+
+
+def test_06s_nvlink_row_is_a_datasheet_figure_not_a_roadmap():
+    # C6-7
+    printed = _printed("06")
+    assert "NVLink: the datasheet's figure (not measured here)." in printed and "shipped yet" not in printed

@@ -317,6 +317,21 @@ def _recorded_text(output):
     return None
 
 
+def merged_streams(outputs) -> list:
+    """Adjacent stream outputs of one name as one: a kernel sends a print in pieces when it
+    flushes mid-line, and each piece stored apart shows as a block of its own (a piece that
+    starts with the line's newline as a stray blank line)."""
+    merged = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (last is not None and output.output_type == "stream" and last.output_type == "stream"
+                and last.name == output.name):
+            merged[-1] = nbformat.v4.new_output("stream", name=output.name, text=last.text + output.text)
+        else:
+            merged.append(output)
+    return merged
+
+
 def canonical(nb):
     """The notebook with the fixed kernelspec, no widget state, and outputs only where checked."""
     nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC),
@@ -331,7 +346,7 @@ def canonical(nb):
             cell.pop("execution_count", None)
             continue
         if is_checked(cell):
-            outputs = [kept for kept in (_plain(o) for o in cell.get("outputs", [])) if kept]
+            outputs = merged_streams([kept for kept in (_plain(o) for o in cell.get("outputs", [])) if kept])
             count = 1 if outputs else None
             for output in outputs:
                 if output.output_type == "execute_result":
@@ -344,7 +359,7 @@ def canonical(nb):
             # last); the images of a figure cell are kept by ``strip`` too, which executes nothing.
             outputs = [keep(o) for o in cell.get("outputs", []) if not _image_output(o)]
             outputs += [_image_output(o) for o in cell.get("outputs", [])]
-            cell.outputs = [kept for kept in outputs if kept]
+            cell.outputs = merged_streams([kept for kept in outputs if kept])
             # nbval refuses a stored output without an execution count ("unrun reference cell")
             cell.execution_count = 1 if cell.outputs else None
     nb.nbformat, nb.nbformat_minor = 4, 5
