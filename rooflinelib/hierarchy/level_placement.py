@@ -529,8 +529,10 @@ def reference_curve(result: dict) -> tuple:
 def kernel_curve(result: dict) -> tuple:
     """(sizes, gbps): the series that measures the working-set model's own kernel, every SM
     reading the whole set through the L1 (global loads, 'spread'); the one series on a CPU.
-    Not where the L2 and DRAM levels came from (:func:`reference_curve`): past the L1's step its
-    SMs share fetches of one line, which the model leaves out (notebook 05, section 6)."""
+    Not where the L2 and DRAM levels came from (:func:`reference_curve`): past the L1's step the
+    next level out serves its SMs faster than its roof (they read the same lines) and the L1
+    still serves part of the reads, both of which the model leaves out (notebook 05, section 6,
+    splits the two with the same reads through ``.cg`` loads)."""
     series = series_by_access(result, "global", "spread")
     if series is None:
         series = hierarchy_series(result)[0]

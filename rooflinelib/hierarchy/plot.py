@@ -279,7 +279,8 @@ class WorkingSetExplorer:
                 binding = p.level == pl.binding
                 marker.x, marker.y = [p.intensity], [rate]
                 marker.name = f"{pl.name} @ {p.level}" + (" (binds)" if binding else "")
-                marker.marker.size = 13 if binding else 10
+                # sizes stay hierarchical_figure's (innermost largest): levels that meet at one
+                # intensity (the L1's and the L2's while W overflows the L1) both show
                 marker.marker.line.width = 3 if binding else 1
                 marker.marker.line.color = "#000000" if binding else level_colour(p.level)
         with self.sweep.batch_update():
