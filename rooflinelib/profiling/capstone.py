@@ -65,17 +65,17 @@ LARGE_COL = -1
 #: Softmax outputs below this are compared absolutely: the large row's other outputs (about
 #: exp(-200)) are 0 in float32.
 TINY_OUTPUT = 1e-30
-#: How far past one read of x the fused kernel's global reads may go (none of the course's kernels
-#: reads anything else; a re-read of the row from global memory makes it 2x or more).
+#: How far past one read of x, and one write of y, the fused kernel's global reads of x and its
+#: writes may go (a re-read of the row from global memory, or y written twice, makes it 2x or more).
 READ_ONCE_SLACK = 0.05
 #: Rows checked against a float64 softmax after a GPU profile (every row on the CPU).
 CHECKED_ROWS = 256
 MAX_RELATIVE_ERROR = 1e-4
 #: The recorded H200 profiles the notebook shows, in this order, where present.
 RECORDED_NAMES = ("softmax 3-pass", "softmax fused", "gemm naive", "gemm tiled")
-#: Those notebook 07 places level by level: the softmax pair, and one GEMM to show a kernel that
-#: no level binds (the naive one's table makes the same point again: review 7d, C07-5).
-LEVEL_TABLE_NAMES = ("softmax 3-pass", "softmax fused", "gemm tiled")
+#: Those notebook 07 places level by level, in section 5: the softmax pair (the GEMMs' tables, where
+#: no level binds, are docs/appendix-07.md's: review 9d, C7-2).
+LEVEL_TABLE_NAMES = ("softmax 3-pass", "softmax fused")
 RECORDED_SOFTMAX = {"3-pass": "softmax 3-pass", "fused": "softmax fused"}
 #: The recorded GEMM profiles are the fixed variants (benchmarks/record_profiles.py): the level
 #: table names them as notebook 07's four-row counter table does.
@@ -201,15 +201,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 return Check(question, "fail", "right output in the simulator, but Numba's CUDA compiler refuses "
                                                f"it: {refused} (a shared array's size must be a constant, "
                                                "such as MAX_COLS)")
-            if name == "fused":  # the rule the exercise states: the fused kernel reads x once
-                rows, cols = sizes[0]
-                buffers = softmax_buffers(rows, cols)
-                counted = count_passes(passes_of(buffers), rows, SIM_THREADS)
-                times = counted["read"] / buffers["x"].nbytes
-                if times > 1 + READ_ONCE_SLACK:
-                    return Check(question, "fail", f"right output, but your fused kernel reads {times:.3g}x the bytes "
-                                                   "of x from global memory: read each element of x once, keep the row "
-                                                   "in shared memory (cuda.shared.array) and work on it there")
+            if name == "fused":  # the rules the exercise states: the fused kernel reads x once, writes y once
+                broken = _once_rules(passes_of, sizes[0])
+                if broken:
+                    return Check(question, "fail", "right output, but your fused kernel " + broken)
             return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
                                            f"error {worst:.2g} against a float64 softmax)")
 
@@ -227,6 +222,28 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
 
     return report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
                   one("fused", fused_passes))
+
+
+def _once_rules(passes_of, size) -> str:
+    """What breaks the fused kernel's two rules in global memory, or '': its reads of ``x``
+    (counted on x alone, wherever a launch passes it) past one read of x, then its writes (to
+    any array: the fused kernel has only y to write) past one write of y."""
+    rows, cols = size
+    buffers = softmax_buffers(rows, cols)
+    x, y = buffers["x"], buffers["y"]
+    passes = list(passes_of(buffers))
+    counted = count_passes(passes, rows, SIM_THREADS)
+    x_read = [c["by_argument"][f"args[{i}]"]["read"]
+              for (_, args), c in zip(passes, counted["per_launch"]) for i, a in enumerate(args) if a is x]
+    reads = (sum(x_read) if x_read else counted["read"]) / x.nbytes  # x not passed as itself: every read
+    if reads > 1 + READ_ONCE_SLACK:
+        return (f"reads x {reads:.3g} times from global memory: read each element of x once, keep the row in "
+                "shared memory (cuda.shared.array) and work on it there")
+    writes = counted["written"] / y.nbytes
+    if writes > 1 + READ_ONCE_SLACK:
+        return (f"writes {writes:.3g}x the bytes of y to global memory: write each element of y once, at the end, "
+                "and keep the values before it (the row, its exps) in shared memory")
+    return ""
 
 
 def _compile_refusal(passes) -> str:
@@ -308,9 +325,15 @@ def _simulate_output(passes, rows: int, buffers: dict):
     return buffers["y"]
 
 
-def check_byte_formula(formula, counted_at: dict, question: str):
+def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: bool = True):
     """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
-    ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%."""
+    ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%.  The count is of the
+    student's own kernels, so while they have not passed :func:`check_kernels` (``kernels_ok``
+    false) or moved no bytes (the exercise's stubs), there is nothing to check against: not
+    answered yet, never a verdict on the formula."""
+    if not kernels_ok or not all(distinct_bytes(c) for c in counted_at.values()):
+        return Check(question, "unanswered", "finish your kernels first: this formula is checked against the bytes "
+                                             "they move in the simulator, and they have not passed their check yet")
     samples = [{"rows": r, "cols": c} for r, c in counted_at]
     if callable(formula) and not is_unanswered(formula):
         student = formula
@@ -348,7 +371,7 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         (1.0, "the FLOPs are the same in both; a memory-bound kernel's time follows its bytes"),
         (three / (fused / 2), "twice the key's: does your fused count leave out the write of y (4 bytes per "
                               "element instead of 8)?"),
-        (three / (2 * fused), "half the key's: does your fused count read x more than once (16 bytes per element "
+        (three / (2 * fused), "half the key's: does your fused count read x three times (16 bytes per element "
                               "instead of 8), or your 3-pass count leave out passes?"),
     ])
 
@@ -576,18 +599,22 @@ def gap_text(three, fused) -> str:
                 f"{_us(three.seconds)}, no longer: its passes moved their bytes at least as fast as the fused "
                 "kernel, so fusion saved bytes and nothing more.")
     text = (f"At the fused kernel's rate the 3-pass version would take {_us(g['expected_s'])}; it took "
-            f"{_us(g['shortfall_s'])} more.")
-    moral = " The byte count can be right while the equal-bandwidth assumption is not."
+            f"{_us(g['shortfall_s'])} more")
+    moral = "The byte count can be right while the equal-bandwidth assumption is not."
     if "kernel_s" not in g:
-        return text + (" Without the kernels' own times (profile with counters) the launches between "
-                       "the passes cannot be told apart from passes that stream below the fused rate." + moral)
-    # The kernels' times come from the Nsight Compute run, the median from the timed one: the split
-    # holds only as far as the two runs spent alike between their kernels.
-    return text + (f" In a second run, under Nsight Compute, its three kernels took {_us(g['kernel_s'])} in "
-                   f"all, which leaves {_between(g, three)} for the launches and the gaps between "
-                   f"them: if the timed run spent about as much between its kernels, the kernels themselves "
-                   f"lost {_us(g['inside_kernels_s'])} of the shortfall, passes that move their bytes below "
-                   "the fused kernel's rate." + moral)
+        return text + (". Without the kernels' own times (profile with counters) the launches between "
+                       "the passes cannot be told apart from passes that stream below the fused rate. " + moral)
+    # One line each: the expected time, outside the kernels, inside them (review 9d, C7-1).  The
+    # kernels' times come from the Nsight Compute run, which flushed the L2 before each kernel, the
+    # median from the timed one, which did not: the split holds as far as the kernels ran alike.
+    return "\n".join((
+        text + ":",
+        f"    outside its kernels: {_between(g, three)} (its {_us(three.seconds)} median less the "
+        f"{_us(g['kernel_s'])} its three kernels took in a second run, under Nsight Compute);",
+        f"    inside its kernels: the other {_us(g['inside_kernels_s'])}, passes moving their bytes below the fused "
+        "kernel's rate, if they ran as long when timed as under Nsight Compute, which flushed the L2 before each "
+        "kernel (the timed run did not).",
+        "  " + moral))
 
 
 def _between(g: dict, three) -> str:
@@ -595,7 +622,7 @@ def _between(g: dict, three) -> str:
     NOISE_SHARE of the 3-pass time) it is given to two figures and said to be noise."""
     outside = g["outside_kernels_s"]
     if abs(outside) < NOISE_SHARE * three.seconds:
-        return f"about {outside * 1e6:.2g} us, within the two runs' noise,"
+        return f"about {outside * 1e6:.2g} us, within the two runs' noise"
     return _us(outside)
 
 
@@ -673,7 +700,8 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
     if found == "holds":
         reading = "- so both ran about equally close to the memory roof, and time followed bytes."
     elif found == "more":
-        reading = "- where the time went: " + gap_text(three, fused)
+        text = gap_text(three, fused)
+        reading = "- where the time went: " + text[0].lower() + text[1:]
     else:
         reading = "- why: " + (_LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS) + "."
     if explain:
@@ -896,9 +924,9 @@ def _shortfall_sentence(three, fused) -> str:
                        "kernels' own times (a profile with counters) the two cannot be told apart.")
     # The kernels' times come from the Nsight Compute run, the median from the timed one.
     return head + (f"in a second run, under Nsight Compute, the three kernels took {_us(g['kernel_s'])}, which "
-                   f"leaves {_between(g, three)} for launches and gaps; if the timed run spent about as "
-                   f"much between its kernels, the other {_us(g['inside_kernels_s'])} is passes moving their "
-                   "bytes below the fused kernel's rate.")
+                   f"leaves {_between(g, three)}, for launches and gaps; Nsight Compute flushed the L2 before "
+                   f"each kernel and the timed run did not, so if the kernels ran about as long in both, the other "
+                   f"{_us(g['inside_kernels_s'])} is passes moving their bytes below the fused kernel's rate.")
 
 
 def graded_profiles(pair: Pair, recorded: dict) -> tuple:

@@ -95,6 +95,7 @@ class CountingArray:
         self.name = name
         self._read_mask = np.zeros(array.shape, dtype=bool)
         self._write_mask = np.zeros(array.shape, dtype=bool)
+        self.read = self.written = 0  # this array's own share of the tally, every access
         # byte offsets from the array's start (a host copy: C order), for count_accesses
         self._offset_map = (np.arange(array.size, dtype=np.int64).reshape(array.shape) * array.itemsize
                             if tally.requests is not None else None)
@@ -115,9 +116,11 @@ class CountingArray:
         with self._tally.lock:
             if write:
                 self._tally.written += n_bytes
+                self.written += n_bytes
                 self._write_mask[index] = True
             else:
                 self._tally.read += n_bytes
+                self.read += n_bytes
                 self._read_mask[index] = True
 
     def __getitem__(self, index):
@@ -246,7 +249,9 @@ def fake_device_functions(fn, seen=None):
 def count_bytes(kernel, griddim, blockdim, *args) -> dict:
     """Run ``kernel[griddim, blockdim](*args)`` in the CUDA simulator and count its global
     memory traffic.  Returns ``{"read", "written", "unique_read", "unique_written"}`` in bytes,
-    and ``"threads"``, the launch size.
+    ``"threads"``, the launch size, and ``"by_argument"``: ``{"args[i]": {"read", "written"}}``,
+    every access to each array argument (by its position), so a caller can tell which array a
+    kernel re-reads.
 
     Array arguments (numpy, Numba device, CuPy or torch arrays) are copied to the host first,
     so the caller's arrays are left as they were; scalars pass through.
@@ -300,6 +305,7 @@ def _bytes(tally: _Tally, counted: list, threads: int) -> dict:
     return {"read": tally.read, "written": tally.written,
             "unique_read": sum(a.unique_read for a in counted),
             "unique_written": sum(a.unique_written for a in counted),
+            "by_argument": {a.name: {"read": a.read, "written": a.written} for a in counted},
             "threads": threads}
 
 

@@ -373,7 +373,7 @@ def test_the_3_pass_shortfall_is_split_into_launches_and_kernels():
     assert g["outside_kernels_s"] + g["inside_kernels_s"] == pytest.approx(g["shortfall_s"])
     assert g["outside_kernels_s"] < 0.25 * g["shortfall_s"]  # the launches are the smaller part
     text = capstone.comparison(capstone.recorded_softmax(profiles), 2.5)
-    assert "pays three launches" not in text and "the kernels themselves" in text
+    assert "pays three launches" not in text and "inside its kernels" in text
 
 
 def test_the_shortfalls_split_says_it_comes_from_two_runs():
@@ -383,7 +383,9 @@ def test_the_shortfalls_split_says_it_comes_from_two_runs():
     for text in (capstone.gap_text(three, fused), capstone.comparison(capstone.recorded_softmax(profiles), 2.5),
                  str(capstone.model_gap("an honest attempt of my own with enough words in it",
                                         capstone.recorded_softmax(profiles)))):
-        assert "second run" in text and "if the timed run spent about as much" in text
+        assert "second run" in text
+        # review 9d T7-3: what differs between the two runs is said where the split is made
+        assert "flushed the L2 before each kernel" in text and "the timed run did not" in text
 
 
 def test_no_shipped_profile_names_a_developers_path():
@@ -520,7 +522,8 @@ def test_07_explains_why_the_mio_stall_ratio_exceeds_an_smsps_warps():
     assert "58.8 warps waiting per issuing cycle" not in text and "mio_throttle" not in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text().split())
     assert "warp-cycles stalled on that queue per issued instruction" in page and "16 warps" in page
-    assert "the counters above point at shared-memory passes" in text and "the counters above name it" not in text
+    assert "the counters above name it" not in text
+    assert "section 6's counters point at shared-memory passes" in page  # the GEMM's levels: review 9d C7-2
 
 
 # --- review 4b, E7-1: a read-and-write kernel is scored against the copy mix, as notebook 04's rule says
@@ -741,7 +744,7 @@ def test_a_fused_kernel_that_reads_x_again_from_global_memory_is_refused(kernels
     wrong = _variant("        row[c] = math.exp(row[c] - m)\n", "        row[c] = math.exp(x[r, c] - m)\n")
     got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
     assert [c.status for c in got.checks] == ["pass", "fail"]
-    assert "reads 2x the bytes of x" in str(got) and "shared memory" in str(got)
+    assert "reads x 2 times" in str(got) and "shared memory" in str(got)
     # the notebook's fused kernel reads x exactly once
     b = capstone.softmax_buffers()
     assert capstone.count_passes(kernels["fused_passes"](b), capstone.SIM_ROWS, capstone.SIM_THREADS)["read"] == b["x"].nbytes
@@ -749,7 +752,7 @@ def test_a_fused_kernel_that_reads_x_again_from_global_memory_is_refused(kernels
 
 def test_the_speedup_hints_speak_of_bytes_not_units_or_fmas():
     # K-3: 5.0 and 1.25 got "one fused multiply-add is 2 FLOPs", 2.56 "binary (KiB) and decimal (KB)"
-    for wrong, hint in ((5.0, "write of y"), (1.25, "read x more than once"), (2.56, "too high"), (2.44, "too low")):
+    for wrong, hint in ((5.0, "write of y"), (1.25, "read x three times"), (2.56, "too high"), (2.44, "too low")):
         message = capstone.check_prediction(wrong, 8, 256).message
         assert hint in message, (wrong, message)
         assert "multiply-add" not in message and "KiB" not in message and "GiB" not in message
@@ -791,7 +794,8 @@ def test_07s_l2_row_says_its_bytes_include_the_partitions_traffic():
     tiled = capstone.levels_text(profiles["gemm tiled"])
     assert "the longest, l2" in tiled and "(an upper bound: see the l2 note)" in tiled
     assert "upper bound" not in capstone.levels_text(profiles["gemm naive"])  # its longest level is the L1
-    assert "its share is an upper bound" in _prose07()
+    # review 9d C7-2: the printed notes carry the reason; the prose points at them, once
+    assert "the `l2` row's share is an upper bound" in _prose07() and "(the notes under the table)" in _prose07()
 
 
 def test_07_does_not_claim_the_caps_rank_the_naive_kernels():
@@ -814,8 +818,9 @@ def test_07_does_not_claim_the_caps_rank_the_naive_kernels():
 
 def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     printed = _printed07()
-    # C07-3: the level table names the variant as the counter table does (review 7d C07-5: one GEMM)
-    assert "gemm tiled, warp along a row: " in printed
+    # C07-3: the level table names the variant as the counter table does (review 9d C7-2: in the appendix)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text()
+    assert "gemm tiled, warp along a row: " in page and capstone.levels_text(capstone.recorded_pair()[0]["gemm tiled"]) in page
     # C07-2: the placement's bookkeeping note is not in the lesson's output
     assert "the above-roof check keeps" not in printed
     # C07-1: why the recorded pair's ridge is 15.5, not section 3's 14
@@ -927,7 +932,7 @@ def test_the_time_between_the_kernels_is_said_to_be_within_the_runs_noise():
     profiles, _ = capstone.recorded_pair()
     pair = capstone.recorded_softmax(profiles)
     text = capstone.gap_text(pair["3-pass"], pair["fused"])
-    assert "leaves about 12 us, within the two runs' noise," in text and "12.3 us" not in text
+    assert "outside its kernels: about 12 us, within the two runs' noise" in text and "12.3 us" not in text
     model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=capstone.RECORDED_PROFILES_COPY_GBPS)
     assert "within the two runs' noise" in model.model_answer and "12.3 us" not in model.model_answer
 
@@ -937,7 +942,8 @@ def test_07_says_a_cpu_exp_is_software_and_why_the_gemms_keep_the_write_mix():
     # T07-1: a CPU has no exp unit
     assert "on a slow unit" not in text and "each `exp` is a software sequence of a dozen or more vector" in text
     # T07-2: two DRAM roofs in one table, now with the reason
-    assert "Far under any DRAM roof, it stays on the run's fastest DRAM mix (the write)" in text
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text().split())
+    assert "Far under any DRAM roof, it stays on the run's fastest DRAM mix (the write)" in page
 
 
 def test_a_shared_array_sized_at_run_time_is_refused_by_the_compiler(kernels):
@@ -994,18 +1000,23 @@ def test_07_bridges_from_the_softmaxes_into_section_6():
                            "its compute roof.")
 
 
-def test_07s_level_tables_are_the_softmax_pair_and_one_gemm():
-    # C07-5: four level tables; the naive GEMM's repeated the tiled one's point
-    assert capstone.LEVEL_TABLE_NAMES == ("softmax 3-pass", "softmax fused", "gemm tiled")
-    assert set(capstone.LEVEL_TABLE_NAMES) <= set(capstone.RECORDED_NAMES)
+def test_07s_level_tables_are_the_softmax_pair_in_section_5():
+    # C07-5: four level tables; review 9d C7-2: the GEMM's caveats distracted from the softmaxes' point,
+    # so 07 places the softmax pair only, in section 5, and the tiled GEMM's table is the appendix's
+    assert capstone.LEVEL_TABLE_NAMES == ("softmax 3-pass", "softmax fused")
     printed = _printed07()
-    assert "gemm tiled, warp along a row: " in printed and "gemm naive, warp along a row: " not in printed
+    assert "gemm tiled, warp along a row: " not in printed and "gemm naive, warp along a row: " not in printed
     assert "softmax 3-pass: " in printed and "softmax fused: " in printed
+    cells = _cells07()
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "LEVEL_TABLE_NAMES" in c.source)
+    five, six = (next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith(h))
+                 for h in ("## 5.", "## 6."))
+    assert five < at < six
     text = _prose07()
-    assert "The GEMMs here are" not in text and "1,289" not in text
-    assert "The GEMM is the counter table's tiled kernel along a row" in text
-    # the aside on ncu's own roofline chart is the appendix's now
+    assert "The GEMM is the counter table's tiled kernel along a row" not in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-07.md").read_text().split())
+    assert "The GEMM is the counter table's tiled kernel along a row" in page and "no level binds" in page
+    # the aside on ncu's own roofline chart is the appendix's now
     assert "ncu --set roofline" not in text and "ncu --set roofline" in page
 
 
@@ -1037,7 +1048,7 @@ def test_the_capstone_asks_where_the_time_went_before_it_shows_it():
     # E-1: the stored key printed the split ("the kernels themselves lost 60.6 us") above Part 5
     printed = _printed_before_part5(_key_cells())
     assert "fusion gained more than predicted" in printed  # the comparison is there, its reading is not
-    assert "where the time went" not in printed and "the kernels themselves lost" not in printed
+    assert "where the time went" not in printed and "inside its kernels" not in printed
     for folder in ("solutions", "exercises"):
         nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
@@ -1068,3 +1079,94 @@ def test_the_capstone_says_its_parts_1_to_3_repeat_notebook_07():
         first = " ".join(nb.cells[0].source.split())
         assert "Parts 1 to 3 repeat notebook 07's sections 1 to 3" in first and "rebuild them from memory" in first
         assert "you explain the gap before the model answer shows it" in first
+
+
+# --- review 9d: the capstone key's byte check waits for the kernels, the fused rules count x's reads
+# and y's writes, the 1.25 hint's arithmetic; 07's split names the L2 flush, its row bytes, its exp --
+
+def test_a_right_byte_formula_waits_for_the_kernels_instead_of_being_called_too_high():
+    # K-1: stub kernels count 0 bytes, and 4*rows*cols*(3+2) got "[TRY AGAIN] ... too high"
+    zero = {"read": 0, "written": 0, "unique_read": 0, "unique_written": 0}
+    stubs = {size: dict(zero) for size in capstone.SIM_SIZES}
+    got = capstone.check_byte_formula(lambda rows, cols: 4 * rows * cols * 5, stubs, "3-pass bytes")
+    assert got.status == "unanswered" and "finish your kernels first" in got.message
+    # counts from kernels that have not passed their check are no key either
+    n = {"read": 1, "written": 1}
+    counted = {(8, 256): dict(n, unique_read=8 * 256 * 12, unique_written=8 * 256 * 8),
+               (4, 1024): dict(n, unique_read=4 * 1024 * 12, unique_written=4 * 1024 * 8)}
+    wrong = capstone.check_byte_formula(lambda rows, cols: 4 * rows * cols * 2, counted, "q", kernels_ok=False)
+    assert wrong.status == "unanswered" and "passed their check" in wrong.message
+    assert capstone.check_byte_formula(lambda rows, cols: 4 * rows * cols * 5, counted, "q", kernels_ok=True).passed
+    for folder in ("solutions", "exercises"):
+        nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and "check_byte_formula" in c.source)
+        assert code.count("kernels_ok=kernels_ok") == 2, folder
+
+
+_Y_AS_SCRATCH = {
+    "        row[c] = x[r, c]\n        m = max(m, row[c])\n": "        y[r, c] = x[r, c]\n        m = max(m, y[r, c])\n",
+    "        row[c] = math.exp(row[c] - m)\n        s += row[c]\n": "        y[r, c] = math.exp(y[r, c] - m)\n        s += y[r, c]\n",
+    "        y[r, c] = row[c] * inv\n": "        y[r, c] = y[r, c] * inv\n",
+}
+
+
+def test_the_read_once_rule_counts_reads_of_x_alone(kernels):
+    # K-2: a fused kernel reading x once but using y as its scratch row was told it read x 5 times
+    source = _kernel_source()
+    for old, new in _Y_AS_SCRATCH.items():
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    scratch = {}
+    exec(compile(source, "y as scratch", "exec"), scratch)
+    got = capstone.check_kernels(kernels["three_pass_passes"], scratch["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"]
+    assert "reads x" not in str(got) and "writes 3x the bytes of y" in str(got)
+    # count_bytes tells the arrays apart: the notebook's fused kernel reads x once and writes y once
+    b = capstone.softmax_buffers()
+    per = capstone.count_passes(kernels["fused_passes"](b), capstone.SIM_ROWS, capstone.SIM_THREADS)["per_launch"][0]
+    assert per["by_argument"] == {"args[0]": {"read": b["x"].nbytes, "written": 0},
+                                  "args[1]": {"read": 0, "written": b["y"].nbytes}}
+
+
+def test_the_write_once_rule_is_checked(kernels):
+    # K-3: a fused kernel storing its exps in y, then overwriting them, passed "write y once"
+    wrong = _variant("        s += row[c]\n", "        s += row[c]\n        y[r, c] = row[c]\n")
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"]
+    assert "writes 2x the bytes of y" in str(got) and "write each element of y once" in str(got)
+
+
+def test_the_1_25_hint_says_x_read_three_times_not_more_than_once():
+    # K-4: reading x twice gives 12 bytes an element (the 1.67 hint); 16 is x read three times
+    message = capstone.check_prediction(1.25, 8, 256).message
+    assert "read x three times (16 bytes per element" in message and "more than once" not in message
+
+
+def test_07_places_the_per_row_bytes_on_the_columns_and_prices_the_exp():
+    # T7-1: "the per-row values shrink as rows grow" named the wrong driver (it is the columns);
+    # T7-2: an exp counted as one FLOP right after pitfall 5 priced it at 16, with no word of it
+    text = _prose07()
+    assert "shrink as rows grow" not in text and "16 bytes a row, spread over 256 and then 1,024 columns" in text
+    assert "each `exp` counted as one FLOP, the roofline's convention" in text
+    assert "(16 FLOPs, pitfall 5)" in text and "1.0 and 2.5, still far left" in text
+    n = 1 << 20  # the printed 1.0 and 2.5: the exp's one FLOP replaced by pitfall 5's 16
+    for fused, printed in ((False, 1.0), (True, 2.5)):
+        cost = operators.softmax(n, fused=fused)
+        assert (cost.n_flops - n + 16 * n) / cost.n_bytes == pytest.approx(printed)
+    key = " ".join(c.source for c in _key_cells() if c.cell_type == "markdown")
+    assert "exp, sum, divide" not in key and "counted as one FLOP, the roofline's convention" in " ".join(key.split())
+
+
+def test_07_gives_the_recorded_pair_not_being_yours_its_own_line():
+    # C7-5: the note was easy to miss inside a provenance sentence
+    cell = next(c.source for c in _cells07() if c.cell_type == "markdown"
+                and c.source.startswith("The prediction against the measurement"))
+    assert "\n\n**The recorded pair is not your kernels.**" in cell
+
+
+def test_the_comparisons_split_is_one_line_each():
+    # C7-1: the split was one conditional sentence of about 80 words
+    pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
+    lines = capstone.gap_text(pair["3-pass"], pair["fused"]).splitlines()
+    assert len(lines) == 4 and lines[1].strip().startswith("outside its kernels:")
+    assert lines[2].strip().startswith("inside its kernels:")

@@ -20,7 +20,9 @@ def test_copy_reads_and_writes_each_element_once():
     src, dst = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
     counted = count_bytes(k.copy_kernel, k.grid_1d(n), k.BLOCK, src, dst)
     assert counted == {"read": n * F32, "written": n * F32, "unique_read": n * F32,
-                       "unique_written": n * F32, "threads": k.grid_1d(n) * k.BLOCK}
+                       "unique_written": n * F32, "threads": k.grid_1d(n) * k.BLOCK,
+                       "by_argument": {"args[0]": {"read": n * F32, "written": 0},
+                                       "args[1]": {"read": 0, "written": n * F32}}}
     assert not dst.any()  # the caller's arrays are left as they were
 
 
