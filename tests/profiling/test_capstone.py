@@ -1170,3 +1170,13 @@ def test_the_comparisons_split_is_one_line_each():
     lines = capstone.gap_text(pair["3-pass"], pair["fused"]).splitlines()
     assert len(lines) == 4 and lines[1].strip().startswith("outside its kernels:")
     assert lines[2].strip().startswith("inside its kernels:")
+
+
+def test_a_wrong_verdict_is_pointed_at_the_ridge_it_is_graded_against():
+    # E-1: graded on the recorded pair's copy roof (ridge 15.5), the hint pointed at Part 3's 14
+    pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
+    got = capstone.check_verdicts({"3-pass": "compute", "fused": "memory"}, pair, get_machine("h200"), 16384, 4096)
+    assert got.checks[0].status == "fail" and "its profile's ridge, 15.5 FLOP/byte" in got.checks[0].message
+    assert "printed above" not in got.checks[0].message
+    analytic = capstone.check_verdicts({"3-pass": "compute", "fused": "memory"}, {}, get_machine("h200"), 16384, 4096)
+    assert "the ridge printed above" in analytic.checks[0].message
