@@ -70,15 +70,22 @@ def check_drill1(optimistic, worst_ratio):
 
 def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
     roof = attainable_gflops(D2_INTENSITY, D2_PEAK_GFLOPS, D2_GBPS)
+    key_ridge = ridge(D2_PEAK_GFLOPS, D2_GBPS)
+    units = "the ridge is P/B; check the units: TFLOP/s over TB/s"
+    # Drill 2 gives P, B and I: nothing is counted, so no FMA/copy factor-of-2 hint on any of its
+    # numbers (review 10c K10c-1, as for drills 1, 3 and 4).
     return report(
         "Drill 2",
-        check_number(ridge_point, ridge(D2_PEAK_GFLOPS, D2_GBPS), "ridge", unit="FLOP/byte"),
-        check_side(side, D2_INTENSITY, ridge(D2_PEAK_GFLOPS, D2_GBPS), "side of the ridge"),
+        check_number(ridge_point, key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
+                     mistakes=[(key_ridge * 1000, units), (key_ridge / 1000, units),
+                               (1 / key_ridge, "the ridge is P divided by B")]),
+        check_side(side, D2_INTENSITY, key_ridge, "side of the ridge"),
         check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
+                     factor_hints=False,
                      mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; at this "
                                                        "intensity I x B is lower")]),
         check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
-                     unit="fraction"),
+                     unit="fraction", factor_hints=False),
     )
 
 
@@ -131,10 +138,11 @@ def _drill4():
     return flops, bytes_separate, bytes_fused
 
 
-_D4_SEPARATE_BYTES = ("each kernel reads one array and writes one: 8 bytes per element, for "
-                      "its one FLOP")
-_D4_FUSED_BYTES = ("the fused kernel reads the input once and writes the result once: 8 bytes "
-                   "per element, for all five FLOPs")
+# The hints name what to count, never the count (review 10c K10c-2: they gave 8 bytes).
+_D4_SEPARATE_BYTES = ("count one kernel's bytes per element: what does it read, and what does it "
+                      "write?")
+_D4_FUSED_BYTES = ("count the fused kernel's bytes per element: what does it read, and what does "
+                   "it write?")
 
 
 def _byte_slips(key, hint):
@@ -191,11 +199,13 @@ def check_drill6(direction, ridge_factor):
 
 
 def check_drill7(unfused_limit, fused_growth):
-
+    limit = ops.attention_intensity_limit(D7_HEAD_DIM, fused=False)
+    # A factor of 2 here is the score matrices' bytes, not an FMA or a copy (review 10c K10c-1).
+    scores = "recount the bytes per score: S and P are each written to HBM and read back"
     return report(
         "Drill 7",
-        check_number(unfused_limit, ops.attention_intensity_limit(D7_HEAD_DIM, fused=False),
-                     f"unfused limit at d = {D7_HEAD_DIM}, bf16", unit="FLOP/byte"),
+        check_number(unfused_limit, limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
+                     unit="FLOP/byte", mistakes=[(limit * 2, scores), (limit / 2, scores)]),
         check_choice(fused_growth, "linear", "how fused intensity grows with s", GROWTH),
     )
 
@@ -216,10 +226,12 @@ MODEL_ANSWERS = {
         "different levels (HBM traffic versus L2 traffic or every load and store); one may have "
         "used the algorithm's ideal bytes and the other the profiler's measured bytes, which "
         "include what uncoalesced access wastes; or they counted FLOPs differently (a "
-        "multiply-add as one or two, transcendentals weighted differently, sparsity counted or "
-        "not). Until both state their conventions the two numbers cannot be compared.",
+        "multiply-add as one or two, sparsity counted or not). A FLOP convention accounts for "
+        "up to 2x each; a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
+        "useful bytes is exactly 8x). Until both state their conventions the two numbers cannot "
+        "be compared.",
         ("different memory levels", "ideal versus measured bytes",
-         "different FLOP conventions")),
+         "FLOP conventions explain up to 2x each; 8x comes from the bytes")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "
         "matrix cores, grew much faster than memory bandwidth, so P/B grew and the ridge moved "
