@@ -237,7 +237,7 @@ def sweep_summary_rows(result) -> list:
     """The envelope the result reports (the faster kernel at each K) and each kernel's own
     curve, each summarised by :func:`curve_summary`."""
     curves = sweep_curves(result)
-    named = [("faster of the two at each K" if len(curves) > 1 else "the sweep", result["rows"])]
+    named = [("envelope" if len(curves) > 1 else "the sweep", result["rows"])]
     if len(curves) > 1:
         named += list(curves.items())
     return [dict(curve_summary(rows), curve=name) for name, rows in named]

@@ -71,7 +71,7 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
 def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
     assert "walks the whole roofline with **one** kernel" not in prose
-    assert "keeps, at each K, the faster of the two" in prose and "faster of the two at each K" in printed
+    assert "keeps, at each K, the faster of the two" in prose and "\nenvelope   " in printed  # review 10c C04-6
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "outside the kernels: event-timed run less ncu's kernel time (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
@@ -123,7 +123,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     prose = words(markdown("04_sweep.ipynb"))
     sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
     summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
-    envelope, one = summary["faster of the two at each K"], summary["sweep"]
+    envelope, one = summary["envelope"], summary["sweep"]
     for quoted in (f"ridge is {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
                    f"reached {envelope['at_ridge']:.0%} of its roof", f"at {one['knee']:.2f} (K = {one['knee_k']})",
                    f"reaches {one['at_ridge']:.0%} at K = {one['ridge_k']}"):
@@ -615,8 +615,9 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     at40, at48 = _sweep_kernels_at(40), _sweep_kernels_at(48)
     assert abs(at40["sweep_pipelined"] / at40["sweep"] - 1) < 0.005 < at48["sweep_pipelined"] / at48["sweep"] - 1
     prose = words(markdown("04_sweep.ipynb"))
-    assert (f"the two tie at K = 40 (pipelined {at40['sweep_pipelined']:,.0f}, `sweep` {at40['sweep']:,.0f} GFLOP/s), "
-            "and `sweep_pipelined` is faster from K = 48") in prose
+    # review 10c C04-1: the crossover in words; the figure carries the rates, the appendix the tie's
+    assert "`sweep` is faster up to K = 32, the two tie at K = 40, and `sweep_pipelined` is faster from K = 48" in prose
+    assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
     assert "which from K = 40 is `sweep_pipelined`;" not in prose
 
@@ -983,7 +984,9 @@ def test_04_review_7c_items():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-1: PTX shows the FMAs were emitted; notebook 05's SASS counters show they executed
     assert "The compiled code shows that they ran" not in prose
-    assert "notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per element" in prose
+    # review 10c T04-2: the counters profiled the one-vector kernel only
+    assert "for `sweep` notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in prose
+    assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in prose
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
     assert "account for about 12 µs of the 98 µs (an estimate from two runs, below)" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
@@ -995,7 +998,8 @@ def test_04_review_7c_items():
     assert "the timed run below uses 2^26 elements" in prose
     # C04-4, C04-5, trivial: K's remainder
     assert "must come out exactly so on every machine" not in prose and "I depends only on K, not on the machine" in prose
-    assert "each thread walks 16 vectors (the launch setting Lab 3 chose)" in prose
+    # review 10c C04-2: the authors chose 16 by trial, not Lab 3
+    assert "the launch setting Lab 3 chose" not in prose and "each thread walks 16 vectors (a setting chosen by trial:" in prose
     assert "plus the remainder, unrolled" in prose
     # C04-2: the PTX detail of the exp lives in the appendix
     assert "four FMAs and a multiply" not in prose and "polynomial on the FMA pipes" not in prose
@@ -1043,8 +1047,8 @@ def test_04_review_9c_each_number_of_a_pair_names_its_kernel():
     at = {k: _sweep_kernels_at(k) for k in (40, 64)}
     assert f"{at[40]['sweep_pipelined']:,.0f} against {at[40]['sweep']:,.0f}" not in prose
     assert f"{at[64]['sweep_pipelined']:,.0f} against" not in prose and "the pipelined kernel 4,063" not in prose
-    assert f"(at K = 64, pipelined {at[64]['sweep_pipelined']:,.0f}, `sweep` {at[64]['sweep']:,.0f} GFLOP/s)" in prose
-    assert "(at K = 16, `sweep` 4,267 GB/s, pipelined 4,063)" in prose
+    # review 10c C04-1: six rates in one paragraph were too many; the figure draws both curves
+    assert f"{at[64]['sweep_pipelined']:,.0f}" not in prose and "4,063" not in prose
 
 
 def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
@@ -1076,3 +1080,54 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
             "the softmax table") in words(the_rate)
     for gone in ("an eighth", "418.6", "How the table splits the time"):
         assert gone not in reading, gone
+
+
+# --- review 10c (a fresh expert read): notebook 04 ------------------------------------------------
+
+def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that_would_split_them():
+    # T04-1: overlap was the only cause offered; FMA issue slots fit the climb right of the ridge
+    text = _nb04_md("sweep-12")
+    assert "fits the numbers" not in text
+    assert "**Why the corner is round: two hypotheses.** *Overlap*:" in text and "*Issue slots*:" in text
+    assert "`smsp__inst_executed.sum` against `smsp__inst_executed_pipe_fma.sum`" in text
+    assert "the course's profile counted FMAs only" in text
+    # the shipped ncu file has no instruction total that would decide it
+    from rooflinelib.hierarchy import ncu
+    header = ncu.recorded_csv().read_text().split('"ID",', 1)[1].split("\n", 1)[0]
+    assert "smsp__inst_executed" not in header and "sm__sass_thread_inst_executed_op_ffma_pred_on.sum" in header
+    # the figures it quotes, from the recorded run
+    at = {k: _sweep_kernels_at(k) for k in (96, 256)}
+    from rooflinelib.experiments import rows
+    from rooflinelib.store.results import recorded
+    sweep = recorded("sweep")
+    envelope = rows.sweep_summary_rows(sweep)[0]
+    shares = [max(v.values()) / envelope["peak_gflops"] for v in at.values()]
+    assert f"{shares[0]:.0%}" == "92%" and f"{shares[1]:.1%}" == "96.6%"
+    assert [f"{k / 4 / envelope['ridge']:.1f}" for k in (96, 256)] == ["1.6", "4.2"]
+    assert f"{at[256]['sweep_pipelined'] / at[256]['sweep'] - 1:.1%}" == "2.9%"
+    assert ("at K = 96 to 256, where the FMAs take 1.6 to 4.2 times the loads, the envelope reaches only 92 to "
+            "96.6%") in text and "still leads `sweep` by 2.9% at K = 256" in text
+
+
+def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
+    prose = words(markdown("04_sweep.ipynb"))
+    # T04-3: P is read at K = 1024, where the curve still climbs
+    assert "at K = 1024, where the curve still climbs: P is a lower bound on the kernel's compute roof" in prose
+    # C04-3: Lab 1's `dram` ridge is its write mix's
+    assert "its `dram` ridge" not in prose and "not by its write-mix ridge, 14.04" in prose
+    # T04-4: the dip is in both kernels
+    at = {k: _sweep_kernels_at(k) for k in (112, 128)}
+    assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
+    assert "K = 128 ran below K = 112 in both kernels" in prose
+
+
+def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_are_gone():
+    from rooflinelib.experiments import recorded_experiments, rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    # C04-4: said before the table that shows 425.0 under 418.6
+    assert round((split["median_s"] - three["measured_s"]) * 1e6) == 6
+    assert "from a separate run on the H200: its own median differs by about 6 µs" in _nb04_md("sweep-16")
+    # C04-5: one provenance line (the mode's), not a date in the lesson text
+    assert "2026-12-01" not in words(markdown("04_sweep.ipynb"))
