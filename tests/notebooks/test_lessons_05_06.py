@@ -992,7 +992,7 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "the course refuses a launch" not in text
     assert "Lab 4 takes no FLOPs from the counters of a launch that uses any of them" in text
     assert "notebook 07 counts such kernels' FLOPs by hand" in text
-    assert "**Lab 4**" in _markdown("05")[0]  # defined before section 3 uses it
+    assert "**Lab 4**" in _markdown("05")[1]  # defined before section 3 uses it (review 10c C05-6: after the chart)
 
 
 def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
@@ -1217,7 +1217,9 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert ratios["l2"] > 3 and ratios["dram"] > 3
     assert f"the kernel beats it {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in text
     assert "the sweep agrees within 10%" not in text and "share no fetch" not in text
-    assert "**lower bound on the bandwidth** (an upper bound on the time)" in text
+    # review 10c T05-1: most traffic at best rates is no bound in either direction
+    assert "**lower bound on the bandwidth**" not in text
+    assert "neither a forecast nor a bound (too few warps would run below it); here it never predicted more" in text
     assert "(a match by construction)" in text  # C05-4: the L1 roof is this series' own median
 
 
@@ -1235,7 +1237,9 @@ def test_05s_next_step_for_ws_read_is_reuse_between_blocks():
     # T05-2, C05-5: no block of ws_read re-reads a byte; the reuse is between blocks on other SMs
     text = _prose("05")
     assert "keeping what a block re-reads in registers" not in text
-    assert "no block reads a byte twice; each byte is read by about 25 blocks on different SMs" in text
+    # review 10c T05-5: which SMs the 25 blocks ran on is inferred, not measured
+    assert "No block reads a byte twice; each byte is read by about 25 blocks, probably on different SMs" in text
+    assert "TMA multicast: one L2 read delivered to several blocks; a portable cluster holds 8 blocks, not 25" in text
     assert "A suggestion, untested:" in text and "thread-block cluster" in text
     assert "whose 792 blocks each read 1 MiB of one 32 MiB buffer once" in text
     assert "re-reads a 32 MiB buffer about 25 times" not in text
@@ -1268,8 +1272,11 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     text = _prose("05")
     # review 8 follow-up: "it" after the 64 MiB sweep (K = 8) named the wrong launch
     # review 9c T9c-4: "at its copy ridge ... both roofs bind" made exact: the ridge band and the 10%
-    assert ("The K = 64 sweep (16.2 FLOP/byte) sits inside its copy ridge band (15.4, notebook 03): its DRAM and "
-            "FMA times are within 10% (the `=`), so both roofs bind and it reaches 78%") in text
+    # review 10c C05-2: "ridge band" is not defined in 05; T05-3: 78% is the one-vector kernel's, not the envelope's 85%
+    assert "ridge band" not in text
+    assert ("The K = 64 sweep (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): its DRAM and FMA times are "
+            "within 10% (the `=`), so both roofs bind and it reaches 78%, the rounded corner of notebook 04's "
+            "one-vector `sweep` (the envelope there reached 85%)") in text
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
@@ -1546,3 +1553,57 @@ def test_06s_nvlink_row_is_a_datasheet_figure_not_a_roadmap():
     # C6-7
     printed = _printed("06")
     assert "NVLink: the datasheet's figure (not measured here)." in printed and "shipped yet" not in printed
+
+
+# --- review 10c (a fresh expert read): notebook 05 ------------------------------------------------
+
+def test_05_review_10c_the_cg_reads_above_ncus_l2_peak_are_reconciled():
+    # T05-2: section 6 printed .cg reads of 20.8 TB/s, above the 15.4 TB/s section 5 calls out of reach
+    from rooflinelib.hierarchy import ncu
+    recorded = wsr.recorded("h200", "numba")
+    cg = h.series_by_access(recorded, "global-cg", "spread")
+    at246 = dict(zip(cg.sizes, cg.gbps))[245760.0]
+    peak = ncu.load_csv(ncu.recorded_csv())[0].peaks().gbps["l2"]
+    assert f"{at246 / 1e3:.1f}" == "20.8" and f"{peak / 1e3:.1f}" == "15.4" and at246 > peak
+    text = _prose("05")
+    assert ("The `.cg` reads' 20.8 TB/s at 246 kB pass ncu's L2 peak (15.4 TB/s, section 5): that peak is the "
+            "slices' rate, and where blocks share lines the slices served under half of what the SMs received") in text
+    from rooflinelib.store.fileio import read_text
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% |" in page and "| 2.1 MB | 6.19 | 16 TB/s | 45% |" in page
+
+
+def test_05_review_10c_the_dram_write_shortfall_is_the_same_bytes_in_every_launch():
+    # T05-4: 1% and 18% hid that every launch leaves about the same 19-24 MB of writes uncounted
+    from rooflinelib.hierarchy import ncu
+    kernels = ncu.load_csv(ncu.recorded_csv())
+    analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
+    missing = [(a["dram_write_bytes"] - k.value("dram__bytes_write.sum")) / 1e6
+               for k, a in zip(kernels, analytic) if a.get("dram_write_bytes")]
+    assert len(missing) == 5 and 19 <= min(missing) and max(missing) <= 24
+    text = _prose("05")
+    assert "the shortfall is 18%" not in text
+    assert ("fall short by about the same 19 to 24 MB of writes in every launch: 1% of 2.1 GB on the 1 GiB "
+            "buffers, 18% of 134 MB on the 64 MiB ones") in text
+
+
+def test_05_review_10c_clarity():
+    import nbformat
+    nb = nbformat.read(ROOT / "notebooks" / "05_hierarchical.ipynb", as_version=4)
+    md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    # C05-6: the opening's answer stands alone; where the numbers come from follows the chart
+    assert "**Lab 4**" not in md[0] and md[1].startswith("Every number here comes from the H200 runs")
+    assert nb.cells[1].cell_type == nb.cells[2].cell_type == "code" and nb.cells[3].source == md[1]
+    text, printed = _prose("05"), _printed("05")
+    # C05-5: the dates are the appendix's; C05-4: the clock note sits with section 5's peaks
+    for date in ("2026-11-30", "2026-12-01"):
+        assert date not in text and date not in printed.split("Working-set sweep")[0], date
+    section3 = text.split("## 3.")[1].split("## 4.")[0]
+    assert "clock control" not in section3
+    assert "(ncu left the clocks to the card: 1,972 MHz, not the base clock it locks by default)" in text.split("## 5.")[1]
+    # C05-1: the 10% L2 gap's story is the appendix's
+    assert "10% higher (why was not measured" not in text
+    # C05-3: the comparison table lost its measured-size column
+    assert "sweep W" not in printed
+    # T05-6: the vendor table's NVIDIA column is the H100's, said next to the H200's figures
+    assert "(NVIDIA's column is the H100's; the H200 has the same SMs, 4.8 TB/s and a 60 MiB L2)" in text
