@@ -11,6 +11,7 @@ import math
 
 from rooflinelib.lessons import pitfalls
 from rooflinelib.store import results
+from rooflinelib.core import vocabulary
 from rooflinelib.core.model import Roofline
 from rooflinelib.experiments.rows import sweep_curves
 
@@ -37,7 +38,7 @@ def wrong_ceiling_rows(experiment, dram_mixes=None) -> list:
     if dram_mixes is None:
         dram_mixes = experiment.extra.get("dram_mixes") or results.dram_mixes(results.recorded("ceilings"))
     roofs = (("fp32 FMA roof", lab1.ceiling("fp32").value if lab1 else experiment.extra["fp32_gflops"]),
-             ("bf16 tensor roof", lab1.ceiling("bf16-tensor").value if lab1 else experiment.extra["bf16_tensor_gflops"]))
+             ("bf16 tensor roof", lab1.ceiling(vocabulary.BF16_TENSOR).value if lab1 else experiment.extra["bf16_tensor_gflops"]))
     rows = []
     for v in experiment.variants:
         m, n, k, size = (v.extra.get(key) for key in ("m", "n", "k", "element_bytes"))
