@@ -1119,6 +1119,10 @@ def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
     assert "K = 128 ran below K = 112 in both kernels" in prose
+    page = words(appendix("appendix-04-sweep.md"))
+    assert (f"(`sweep` {at[128]['sweep']:,.0f} against {at[112]['sweep']:,.0f} GFLOP/s, the pipelined one "
+            f"{at[128]['sweep_pipelined']:,.0f} against {at[112]['sweep_pipelined']:,.0f})") in page
+    assert "so do K = 64 and 256, which do not dip" in page and "decides neither" in page
 
 
 def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_are_gone():
