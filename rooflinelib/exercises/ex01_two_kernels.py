@@ -24,14 +24,26 @@ def _case_name(intensity: float, bandwidth: float) -> str:
     return f"{intensity:g} FLOP/byte at {bandwidth / 1000:g} TB/s"
 
 
+# This exercise gives every count, so the generic factor-of-2 hint (FMAs, copies: "recount") would
+# send a student to count what is given (review 10a, K-1); its numbers pass factor_hints=False and
+# keep only the slip that fits here, a unit prefix.
+_PREFIX_HINT = "off by a factor of 1,000: check the unit prefixes (T vs G in TFLOP/s, GFLOP/s, TB/s, GB/s)"
+
+
+def _prefix_slips(key: float) -> list:
+    return [(key * 1000, _PREFIX_HINT), (key / 1000, _PREFIX_HINT)]
+
+
 def check_ridges(ridge_at_3, ridge_at_2):
     before, after = BANDWIDTHS_GBPS
     return report(
         "The ridge points",
-        check_number(ridge_at_3, ridge(PEAK_GFLOPS, before), "ridge at 3 TB/s", unit="FLOP/byte"),
+        check_number(ridge_at_3, ridge(PEAK_GFLOPS, before), "ridge at 3 TB/s", unit="FLOP/byte",
+                     mistakes=_prefix_slips(ridge(PEAK_GFLOPS, before)), factor_hints=False),
         check_number(ridge_at_2, ridge(PEAK_GFLOPS, after), "ridge at 2 TB/s", unit="FLOP/byte",
                      mistakes=[(ridge(PEAK_GFLOPS, before), "the bandwidth changed, so the ridge "
-                                                            "moved: recompute P / B")]),
+                                                            "moved: recompute P / B"),
+                               *_prefix_slips(ridge(PEAK_GFLOPS, after))], factor_hints=False),
     )
 
 
@@ -61,7 +73,8 @@ def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_
                                               f"uncapped: use the new bandwidth, {bandwidth / 1000:g} "
                                               "TB/s, then cap at the compute roof"))
         checks.append(check_number(answer, key, f"predicted TFLOP/s, {_case_name(intensity, bandwidth)}",
-                                   unit="TFLOP/s", mistakes=mistakes))
+                                   unit="TFLOP/s", mistakes=mistakes + _prefix_slips(key),
+                                   factor_hints=False))
     return report("Predicted rates", *checks)
 
 
@@ -90,7 +103,7 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
     model conclusion quotes."""
     if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
-        return check_number(answer, key, question, unit="x", mistakes=mistakes)
+        return check_number(answer, key, question, unit="x", mistakes=mistakes, factor_hints=False)
 
     def grade() -> Check:
         # "-33%" is the same answer written as a change of rate
@@ -106,7 +119,7 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
             slips.append((1 / (2 - key), f"{(key - 1):.0%} is how much longer the run takes; this "
                                          "exercise reads a percentage as the share of the rate "
                                          "lost, which is less: 1 - new rate / old rate"))
-        inner = check_number(factor, key, question, unit="x", mistakes=slips)
+        inner = check_number(factor, key, question, unit="x", mistakes=slips, factor_hints=False)
         reading = (f"read as a loss of {loss:.0%} of the rate, old / new = 1 / (1 - {loss:g}) "
                    f"= {factor:.3g}x")
         if inner.passed:
@@ -122,7 +135,8 @@ def check_slowdowns(slowdown_20, slowdown_80):
     checks = []
     for intensity, answer in zip(INTENSITIES, (slowdown_20, slowdown_80)):
         key = attainable_gflops(intensity, PEAK_GFLOPS, before) / attainable_gflops(intensity, PEAK_GFLOPS, after)
-        mistakes = []
+        # "0" for no change (review 10a, K-2): a ratio of rates is 1 then
+        mistakes = [(0.0, "old rate / new rate is 1 when nothing changes, not 0")]
         if key != before / after:
             mistakes.append((before / after, "that is how much the bandwidth fell; does this "
                                               "kernel feel it?"))

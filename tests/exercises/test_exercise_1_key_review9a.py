@@ -71,8 +71,9 @@ def test_ce1_1_kernelpoint_and_the_copy_name_the_same_default_memory_ceiling():
     doc = " ".join(KernelPoint.__doc__.split())
     assert "``None`` means the chart's first memory ceiling: the machine's ``\"dram\"`` ceiling when it has one" in doc
     for folder in ("solutions", "exercises"):
-        assert ("left out, it is the chart's first memory ceiling, the machine's `\"dram\"` when it has one"
-                in _markdown(folder))
+        # review 10a C-EX1-1: the same rule, said plainly
+        assert ('Without it, a point is judged against the ceiling named `"dram"` if there is one, else '
+                'the first memory ceiling you listed') in _markdown(folder)
     # and that is what the chart does, with "dram" listed second
     machine = Machine("m", ceilings=(Ceiling("dram-2tbs", "memory", 2_000), Ceiling("dram", "memory", 3_000),
                                      Ceiling("fp32", "compute", 120_000)))
