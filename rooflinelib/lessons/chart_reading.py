@@ -40,7 +40,7 @@ def unit_slips(peak_gflops: float, peak_gbps: float) -> list:
     GiB/s used as GB/s, a bandwidth in Gbit/s used as GB/s, and a TFLOP/s peak divided by a
     GB/s bandwidth.  Each row: the slip, the ridge it gives, and the factor it is off by."""
     right = Roofline(peak_gflops, peak_gbps).ridge
-    slips = (("none: GFLOP/s over GB/s", peak_gflops, peak_gbps),
+    slips = (("no slip (GFLOP/s over GB/s)", peak_gflops, peak_gbps),
              ("bandwidth given in GiB/s, used as GB/s", peak_gflops, peak_gbps / GIB_PER_GB),
              ("bandwidth given in Gbit/s, used as GB/s", peak_gflops, peak_gbps * 8),
              ("peak in TFLOP/s over bandwidth in GB/s", peak_gflops / 1e3, peak_gbps))

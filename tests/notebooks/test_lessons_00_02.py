@@ -134,8 +134,9 @@ def test_00_gemm_under_half_its_roof_points_past_the_chart():
     text = markdown("00_start_here.ipynb")
     assert "Its bytes are not the first suspect; its instructions are" not in text
     assert "notebook 06's triage" in text
-    # review 9a T00-1: latency is hidden by work in flight, not occupancy as such
-    assert "occupancy" not in text and "too few independent instructions per thread" in text
+    # review 9a T00-1: latency is hidden by work in flight, not occupancy as such; review 10a
+    # C00-3: the start page names one suspect and leaves the list to notebook 01
+    assert "occupancy" not in text and "too little work in flight to hide the waits for memory" in text
 
 
 def test_00_figure_names_the_roof_as_its_ridge_does():
@@ -271,8 +272,7 @@ def test_the_worked_example_judges_two_fp32_fma_kernels_against_its_one_fp32_roo
     assert "intended matrix instructions" not in text01
     assert "Both run fp32 FMAs, so the same fp32 roof judges both" in text01
     assert "120 TFLOP/s of fp32 FMAs" in text01
-    for text in (text00, text01):
-        assert "instead of FMAs" in text
+    assert "instead of FMAs" in text01  # review 10a C00-3: 00 leaves the suspects to 01
 
 
 def test_00_breaks_use_no_term_defined_later():
@@ -288,7 +288,10 @@ def test_00_breaks_use_no_term_defined_later():
     # review 7a C00-2: "unpacked", as printed, is glossed where it is printed; review 9a C00-2:
     # packing is notebook 02's, so the start page only points there
     assert "one FMA per lane" not in section and "packed into one lane" not in section
-    assert '(the "unpacked" fp32 rate the cell prints; notebook 02 explains the data sheet\'s 163.4)' in section
+    # review 10a C00-2: "unpacked" and 163.4 came unexplained; the cell prints the packed figure
+    assert "163.4" not in section and "lane" not in section
+    assert ('the slowest of its multiply-add roofs, ordinary ("unpacked") fp32. The data sheet\'s "packed" '
+            'fp32 figure, which the cell also prints, assumes fp32 FMAs issued two at a time') in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -450,8 +453,9 @@ def test_00_review_6a_span_and_launch():
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
     assert "launched the cheapest way," not in text
-    assert ("one launch, even done the cheapest way (prepared once and replayed, with no host work "
-            "per kernel), costs the GPU itself") in text
+    # review 10a C00-1: the same words, the 60-word sentence split
+    assert ("Even the cheapest launch, prepared once and replayed with no host work, costs the GPU "
+            "itself") in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
     assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
@@ -568,7 +572,7 @@ def test_01_review_7a_the_max_bounds_every_kernel_and_the_sum_is_no_upper_bound(
         assert f"with no overlap at all: {no_overlap:,.0f} GFLOP/s = {no_overlap / roof:.0%} of its roof" in printed
     assert "with no overlap at all: 27,692 GFLOP/s = 77% of its roof" in printed  # stencil: 83% achieved
     assert "with no overlap at all: 83,077 GFLOP/s = 69% of its roof" in printed  # GEMM: 46% achieved
-    assert "below even the 69% that no overlap at all would allow" in text
+    assert "below even the 69% it would reach with no overlap at all" in text  # review 10a C01-2
     assert "stalls at the barriers between tiles" not in text
     # the time form of the same fact (review 7a's figures), for a 90 GFLOP, 1 GB GEMM
     from rooflinelib import time_bounds
@@ -620,9 +624,11 @@ def test_00_01_review_9a_the_example_gpu_is_imaginary_and_the_gemm_suspects_agre
     assert "on an imaginary GPU with round numbers that sustains 120 TFLOP/s of fp32 FMAs" in text01
     # T00-1: the same suspects for the same GEMM in both notebooks, latency hidden by work in
     # flight (warps or independent instructions), and the on-chip memory its tiles live in
-    for text, who in ((text00, "thread"), (text01, "warp")):
-        assert f"too few independent instructions per {who}" in text
-        assert "the on-chip memory its tiles live in" in text
+    # review 10a C00-3: 00 names one suspect and points to 01, which lists them
+    assert "too few independent instructions per warp" in text01
+    assert "the on-chip memory its tiles live in" in text01
+    assert "notebook 01 names the usual ones, notebook 06's triage tests them" in text00
+    for text in (text00, text01):
         assert "between tiles" not in text and "occupancy" not in text
 
 
@@ -642,7 +648,9 @@ def test_00_review_9a_each_break_is_one_sentence_and_the_cell_prints_its_numbers
     items = re.findall(r"^\d\. \*\*[^*]+\*\*(.+?)(?=^\d\. |\Z)", section, re.M | re.S)
     assert len(items) == 3, items
     for item in items:
-        assert not re.search(r"[.!?]\s+\S", words(item)), item
+        # review 10a C00-1: one 60-word sentence was the page's hardest; short sentences instead
+        sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", words(item))
+        assert len(sentences) <= 3 and max(len(x.split()) for x in sentences) <= 36, sentences
     for figure in ("49,152", "10.2 ns", "0.64", "81.7", "2,614.9", "16,384"):
         assert figure not in section, figure
     printed = _printed("00_start_here.ipynb", "break_figures")
@@ -662,7 +670,10 @@ def test_01_review_9a_wavefront_bf16_bytes_and_the_explorer():
     # C01-4: step 2 says why the primer comes before its bounds
     step2 = next(words(c.source) for c in cells("01_derivation.ipynb")
                  if c.cell_type == "markdown" and c.source.startswith("## Step 2"))
-    pointer = "The bound needs one fact about GPUs: they can overlap loads with arithmetic. The primer says how."
+    # review 10a T01-1: the bound holds for every kernel; overlap is what reaches it
+    pointer = ("Every kernel obeys the larger floor; reaching it needs one fact about GPUs: they can "
+               "overlap loads with arithmetic. The primer says how.")
+    assert "The bound needs one fact" not in step2
     assert pointer in step2 and step2.index(pointer) < step2.index("### Primer")
 
 
@@ -708,6 +719,67 @@ def test_01_review_9a_check_yourself_gives_nothing_away():
     assert (second.ridge, second.side, second.roof_gflops) == (200, "memory", 200_000)
     exercise_ridges = {ex01.PEAK_GFLOPS / b for b in ex01.BANDWIDTHS_GBPS} | {ex05.D2_PEAK_GFLOPS / ex05.D2_GBPS}
     assert not {first.ridge, second.ridge} & exercise_ridges, exercise_ridges
+
+
+# --- review 10a (notebooks 00 and 01) ------------------------------------------------------------
+
+def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_have_the_wrong_roof():
+    text = markdown("01_derivation.ipynb")
+    # T-01-1: max(F/P, M/B) holds for every kernel; overlap is what lets a kernel reach it
+    assert "The bound needs one fact" not in text
+    assert "Every kernel obeys the larger floor; reaching it needs one fact about GPUs" in text
+    # T-01-2: a point above its roof can be scored against the wrong roof (pitfall 4's bf16 GEMM
+    # on the fp32 roof), not only miscounted
+    assert "which means a count or a unit is wrong" not in text
+    assert ("above-roof past 105%, which means a count, a unit or the roof is wrong (a wrong "
+            "instruction class, memory level or clock; pitfall 4 in notebook 06)") in text
+    # T-01-3: notebook 06's 64-byte fit explains strides up to 16; past it is an extrapolation
+    assert "as pitfall 6 in notebook 06 measures on the H200" not in text
+    assert "as pitfall 6 in notebook 06 shows on the H200 up to stride 16 (past it, an extrapolation" in text
+    appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
+    appendix = words(appendix)
+    assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
+    assert "The run timed stride 32 too, at 5.5% of stride 1's useful bandwidth" in appendix
+    # ... the figures notebook 06 prints from the recorded run
+    printed06 = _printed("06_pitfalls.ipynb", 'show("strided")')
+    assert "stride 32    5.5% of the stride-1 useful bandwidth" in printed06
+    assert "stride 16    6.6% of the stride-1 useful bandwidth" in printed06
+
+
+def test_01_review_10a_at_the_ridge_is_defined_before_the_explorer_shows_it():
+    # C-01-1: the explorer's third verdict appeared in step 6 undefined
+    from rooflinelib.core.model import RIDGE_TOLERANCE
+    from rooflinelib.views.widget_state import explorer_state
+    assert RIDGE_TOLERANCE == 0.10
+    ridge = explorer_state("H200", "fp32", 1).ridge
+    assert explorer_state("H200", "fp32", ridge / 1.1 * 1.001).bound == "at the ridge"
+    assert explorer_state("H200", "fp32", ridge / 1.1 * 0.999).bound == "memory-bound"
+    assert explorer_state("H200", "fp32", ridge * 1.1 * 1.001).bound == "compute-bound"
+    nb = cells("01_derivation.ipynb")
+    definition = next(i for i, c in enumerate(nb) if c.cell_type == "markdown"
+                      and "is **at the ridge**" in c.source)
+    explorer = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "intensity_explorer(" in c.source)
+    assert definition < explorer
+    assert "(ridge / 1.1 to 1.1 × ridge)" in words(nb[definition].source)
+
+
+def test_01_review_10a_the_unit_slip_table_names_its_right_row():
+    # C-01-3: "none: GFLOP/s over GB/s" read as a slip called "none"
+    printed = _printed("01_derivation.ipynb", "chart_reading.unit_slips(")
+    assert "none:" not in printed and printed.startswith("no slip (GFLOP/s over GB/s)")
+
+
+def test_00_review_10a_the_packed_figure_is_printed_and_no_gemm_suspect_list():
+    text = markdown("00_start_here.ipynb")
+    # C00-2: the data sheet's packed figure is the cell's to print, beside the unpacked one
+    printed = _printed("00_start_here.ipynb", "break_figures")
+    assert "data sheet's packed fp32: 163.4" in printed and "fp32 vector, unpacked" in printed
+    # C00-3: the opening page leaves the triage suspects to notebooks 01 and 06
+    opening = words(cells("00_start_here.ipynb")[0].source)
+    assert "independent instructions" not in opening and "index arithmetic" not in opening
+    # C00-1: the launch break's 60-word sentence is split
+    assert "one launch, even done the cheapest way" not in text
+    assert "Even the cheapest launch, prepared once and replayed with no host work, costs the GPU itself" in text
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
