@@ -249,14 +249,15 @@ def own_dram_mix(read_bytes: float, write_bytes: float) -> str:
     return "write" if share >= ONE_WAY_SHARE else "read" if share <= 1 - ONE_WAY_SHARE else "copy"
 
 
-def recorded_launch_bounds(n: int, machine, memory: str = "dram") -> list:
+def recorded_launch_bounds(n: int, machine, memory: str = "dram", libraries=None) -> list:
     """``(part, launch_s, bound)`` for each launch cost of the recorded H200 run: the device's
-    own cost first, then each library's host dispatch; ``bound`` is :func:`launch_bound_at`
-    with the traffic timed at ``machine``'s ``memory`` roof (``dram-copy`` for a vector add,
-    which reads two arrays and writes one)."""
+    own cost first, then each library's host dispatch (only ``libraries``' when given);
+    ``bound`` is :func:`launch_bound_at` with the traffic timed at ``machine``'s ``memory`` roof
+    (``dram-copy`` for a vector add, which reads two arrays and writes one)."""
     costs = recorded_launch_costs()
     parts = ([("device's own cost (CUDA graph)", costs["device_s"])] if costs["device_s"] else [])
-    parts += [(f"host dispatch, {library}", s) for library, s in costs["host_dispatch_s"].items()]
+    parts += [(f"host dispatch, {library}", s) for library, s in costs["host_dispatch_s"].items()
+              if libraries is None or library in libraries]
     bandwidth = machine.ceiling(memory).value
     return [(part, s, launch_bound_at(n, bandwidth, s)) for part, s in parts]
 

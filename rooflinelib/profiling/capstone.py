@@ -33,6 +33,7 @@ from rooflinelib.exercises.grading import (Check, NotAnsweredError, report, chec
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
                                            is_unanswered, AnswerError, run_student, read_number,
                                            reveal)
+from rooflinelib.profiling import simulator
 from rooflinelib.profiling.simulator import quick
 from rooflinelib import modes
 from rooflinelib.profiling import softmax_targets
@@ -68,6 +69,10 @@ TINY_OUTPUT = 1e-30
 #: How far past one read of x, and one write of y, the fused kernel's global reads of x and its
 #: writes may go (a re-read of the row from global memory, or y written twice, makes it 2x or more).
 READ_ONCE_SLACK = 0.05
+#: The kernel check's poison for y: a softmax never writes -1, so an element still -1 was never
+#: written, and a NaN was written (NaN is what a read of shared memory no thread wrote gives there:
+#: the check fills every shared array with NaN, ``simulator.SHARED_FILL``).
+UNWRITTEN = -1.0
 #: Rows checked against a float64 softmax after a GPU profile (every row on the CPU).
 CHECKED_ROWS = 256
 MAX_RELATIVE_ERROR = 1e-4
@@ -176,7 +181,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             for rows, cols in sizes:
                 buffers = softmax_buffers(rows, cols)
                 buffers["x"][LARGE_ROW, LARGE_COL] += np.float32(LARGE_SHIFT)
-                buffers["y"] = np.full((rows, cols), np.nan, np.float32)
+                buffers["y"] = np.full((rows, cols), UNWRITTEN, np.float32)
                 for key in ("maxima", "e", "sums"):  # each pass must make its own inputs
                     buffers[key] = np.full_like(buffers[key], np.nan)
                 passes = list(passes_of(buffers))
@@ -184,7 +189,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     y = _simulate_output(passes, rows, buffers)
-                if np.isnan(y).all():
+                if (y == UNWRITTEN).all():
                     return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
                                                          "bodies, run that cell, then this check again")
                 error = _max_error(y, buffers["x"])
@@ -247,10 +252,18 @@ def _once_rules(passes_of, size) -> str:
 
 
 def _compile_refusal(passes) -> str:
-    """The first line of the typing error Numba's CUDA target raises for one of ``passes``'
-    kernels compiled to PTX for sm_90, or '' when all compile.  The simulator runs code the GPU
-    compiler rejects (a shared array sized at run time); compiling needs no GPU.  Where no
-    compiler is available (the simulator switched on, no NVVM) nothing is refused."""
+    """Why the GPU compiler refuses one of ``passes``' kernels, or '' when all compile: first a
+    shared or local array whose shape is not a constant (:func:`_unsized_array`, read from the
+    source, so it is refused on a machine without a compiler too), then the first line of the typing
+    error Numba's CUDA target raises compiling to PTX for sm_90.  The simulator runs code the GPU
+    compiler rejects; compiling needs no GPU, but where no compiler is available (the simulator
+    switched on, no NVVM) only the source check stands."""
+    for kernel, _ in passes:
+        fn = kernel_py_func(kernel)
+        for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
+            found = _unsized_array(f)
+            if found:
+                return found
     try:
         import numba
         from numba import cuda
@@ -269,6 +282,59 @@ def _compile_refusal(passes) -> str:
     return ""
 
 
+def _constant_shape(node, fn, constant_locals) -> bool:
+    """Whether ``node``, an array's shape in ``fn``'s source, is one the GPU compiler takes: a whole
+    number, a global holding one, a local only ever assigned one, or a tuple of those."""
+    import ast
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_constant_shape(e, fn, constant_locals) for e in node.elts)
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in constant_locals or type(fn.__globals__.get(node.id)) is int
+    return False  # an expression (x.shape[1], N * 2) has a type but no value at compile time
+
+
+def _unsized_array(fn) -> str:
+    """``"NAME: cuda.shared.array(SHAPE, ...): ..."`` for the first ``cuda.shared.array`` or
+    ``cuda.local.array`` in ``fn`` whose shape is not a compile-time constant, or '' (also when
+    the source cannot be read).  Numba's CUDA target refuses such an array (``x.shape[1]``, a
+    parameter, ``N * 2``); the simulator runs it."""
+    import ast
+    import inspect
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return ""
+    assigned = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        literal = (not isinstance(node, ast.AugAssign) and isinstance(target, ast.Name)
+                                   and isinstance(node.value, ast.Constant) and type(node.value.value) is int)
+                        assigned[name.id] = assigned.get(name.id, True) and literal
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    assigned[name.id] = False
+    constant_locals = {name for name, literal in assigned.items() if literal}
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None)
+        if not (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
+                and isinstance(func.value, ast.Attribute) and func.value.attr in ("shared", "local")):
+            continue
+        shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+        if shape is not None and not _constant_shape(shape, fn, constant_locals):
+            return (f"{fn.__name__}: cuda.{func.value.attr}.array({ast.unparse(shape)}, ...) has a shape set at run "
+                    "time; the GPU compiler needs a constant (a number, a tuple of numbers or a global such as "
+                    "MAX_COLS)")
+    return ""
+
+
 def _wrong_intermediates(buffers: dict) -> str:
     """What is wrong with the 3-pass version's ``maxima`` and ``sums`` when ``y`` is right ('' when
     nothing): pass 1 must write each row's true maximum, not any value that keeps exp in range."""
@@ -284,17 +350,23 @@ def _wrong_intermediates(buffers: dict) -> str:
 
 
 def _wrong_output(y, x, error: float) -> str:
-    """Why ``y`` is wrong, in the order that finds the cause: outputs never written (often a
-    loop that strides by THREADS where the simulator runs :data:`SIM_THREADS`), then wrong
-    ordinary rows (a reduction), and only when those are right the large row alone (an exp
-    that overflows float32)."""
+    """Why ``y`` is wrong, in the order that finds the cause: outputs never written (still
+    :data:`UNWRITTEN`: often a loop that strides by THREADS where the simulator runs
+    :data:`SIM_THREADS`), then outputs written as NaN (shared memory read before any thread wrote
+    it: a missing barrier), then wrong ordinary rows (a reduction), and only when those are right the
+    large row alone (an exp that overflows float32)."""
     import numpy as np
     others = np.arange(len(y)) != LARGE_ROW
-    unwritten = int(np.isnan(y[others]).sum())
+    unwritten = int((y[others] == UNWRITTEN).sum())
     if unwritten:
         return (f"{unwritten:,} of the {y[others].size:,} outputs of the ordinary rows were never written; the "
                 f"simulator runs {SIM_THREADS} threads a block, not THREADS: does every loop over a row stride by "
                 "cuda.blockDim.x?")
+    nan = int(np.isnan(y[others]).sum())
+    if nan:
+        return (f"{nan:,} of the {y[others].size:,} outputs of the ordinary rows came out NaN, the value this check "
+                "puts in every shared array before your kernel runs: does a thread read an element of a shared "
+                "array before the thread that writes it has (a cuda.syncthreads() missing between them)?")
     ordinary = np.flatnonzero(others)
     if not (np.isfinite(y[others]).all() and _max_error(y, x, ordinary) < MAX_RELATIVE_ERROR):
         return ("the ordinary rows' outputs are wrong: check the reductions (every thread needs the whole row's "
@@ -316,10 +388,12 @@ def _simulate_output(passes, rows: int, buffers: dict):
         fakes = fake_device_functions(fn)
         for globs, name, _, fake in fakes.values():
             globs[name] = fake
+        simulator.SHARED_FILL = float("nan")  # a read before any write gives NaN, on every run
         try:
             with quick():
                 FakeCUDAKernel(fn, device=False)[rows, SIM_THREADS](*args)
         finally:
+            simulator.SHARED_FILL = None
             for globs, name, original, _ in fakes.values():
                 globs[name] = original
     return buffers["y"]
@@ -611,13 +685,15 @@ def gap_text(three, fused) -> str:
     # One line each: the expected time, outside the kernels, inside them (review 9d, C7-1).  The
     # kernels' times come from the Nsight Compute run, which flushed the L2 before each kernel, the
     # median from the timed one, which did not: the split holds as far as the kernels ran alike.
+    # A three-row table (review 10d, C07-3): the expected time, then the shortfall's two parts.
     return "\n".join((
         text + ":",
-        f"    outside its kernels: {_between(g, three)} (its {_us(three.seconds)} median less the "
-        f"{_us(g['kernel_s'])} its three kernels took in a second run, under Nsight Compute);",
-        f"    inside its kernels: the other {_us(g['inside_kernels_s'])}, passes moving their bytes below the fused "
-        "kernel's rate, if they ran as long when timed as under Nsight Compute, which flushed the L2 before each "
-        "kernel (the timed run did not).",
+        f"    {'expected, at the fused rate':37s} {_us(g['expected_s'])}",
+        f"    {'outside its kernels (launches, gaps)':37s} {_between(g, three)} (its {_us(three.seconds)} median less "
+        f"the {_us(g['kernel_s'])} its three kernels took in a second run, under Nsight Compute)",
+        f"    {'inside its kernels (slow passes)':37s} {_us(g['inside_kernels_s'])}, passes below the fused kernel's "
+        "rate, if they ran as long when timed as under Nsight Compute, which flushed the L2 before each kernel "
+        "(the timed run did not)",
         "  " + moral))
 
 
@@ -700,7 +776,8 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
         bytes_line += f" (the bytes alone predict {byte_ratio:.2f}x, not {predicted:.2f}x)"
     lines.append(bytes_line + ".")
     lines.append(f"- bandwidth: the 3-pass version moved its counted bytes at {share3} of {roof_words}, the fused "
-                 f"one at {sharef}{aside}.")
+                 f"one at {sharef}{aside}. Rates: {three.achieved_gbps:,.0f} GB/s (3-pass) and "
+                 f"{fused.achieved_gbps:,.0f} GB/s (fused).")
     if found == "holds":
         reading = "- so both ran about equally close to the memory roof, and time followed bytes."
     elif found == "more":
@@ -746,6 +823,13 @@ def _on_copy_roof(profile):
     the mixes: the notebook says it in words, where the student reads it."""
     placed = on_memory_roof(profile, "dram-copy", RECORDED_PROFILES_COPY_GBPS)
     return dataclasses.replace(placed, notes=tuple(n for n in placed.notes if not n.startswith("memory roof: ")))
+
+
+def profile_summary(profile) -> str:
+    """A profile's text without its advice, ncu and levels lines, which the counters' lines
+    (:func:`counters_text`) and section 5's level table print next (review 10d, C07-2)."""
+    return "\n".join(line for line in profile.text().splitlines()
+                     if not line.startswith(("  advice:", "  ncu:", "  levels:")))
 
 
 def recorded_softmax(profiles: dict) -> dict:

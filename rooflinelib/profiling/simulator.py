@@ -33,6 +33,10 @@ _LOCK = threading.Lock()
 #: array a quickened kernel asks for is handed out through this function, which wraps it so
 #: that its accesses are recorded.  None: the arrays themselves.
 SHARED_WRAPPER = None
+#: While set (by the capstone's kernel check), every static shared array a quickened kernel asks
+#: for starts filled with this value (NaN there), not ``np.empty``'s leftovers, so a read before
+#: any thread wrote it gives the same wrong value on every run.  None: ``np.empty``.
+SHARED_FILL = None
 
 
 def _kernelapi():
@@ -60,7 +64,8 @@ def _locked_shared_array(kernelapi, original):
         with _LOCK:
             found = allocations.get(where)
             if found is None:
-                found = allocations[where] = np.empty(shape, dtype)
+                fill = SHARED_FILL
+                found = allocations[where] = np.empty(shape, dtype) if fill is None else np.full(shape, fill, dtype)
         wrapper = SHARED_WRAPPER
         return found if wrapper is None else wrapper(found)
 

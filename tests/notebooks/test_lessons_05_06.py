@@ -312,7 +312,9 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     opening = " ".join("".join(_cells("06")[0]["source"]).split())
     assert "five decades" not in opening
     # review 7d T06-3: the 63.9 µs is the host's dispatch: the opening and the chart's label say so
-    assert "The tiny vector add sits almost four decades under its roof: its time is the host's launch." in opening
+    # review 10d C06-1: the opening keeps one sentence of meaning; the figures are cell 3's printout
+    assert "four decades" not in opening and "569%" not in opening
+    assert "A point far under its roof means another limit is at work; one above it, the wrong roof." in opening
     assert "1: 4096-element add, host-timed" in [p[2] for p in pitfalls.RECORDED_POINTS]
     assert f"{add['decades_under']:.1f} decades under it" in _printed("06")
 
@@ -441,14 +443,14 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
             f"{stride16 * ratio:.0%} counted") in printed
     assert "the bytes moved are 16x the analytic bytes" in printed and "the profiler counts" not in printed
     # the prose says the 16 is the fit's, not a profiler's reading
-    assert "the longest stride the fit explains, with its 16 bytes moved per useful byte" in " ".join(_prose("06").split())
+    assert "the longest stride the fit explains, with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
 
 
 def test_pitfall_5_counts_the_mufu_against_flops_not_fma_instructions():
     # "16 results per clock against 128 FMAs" then "16x apart" read as 8x against 16x
     from rooflinelib.core.machines import H200
     text = _prose("06")
-    assert "16 MUFU results against 128 FMAs, that is 256 FLOPs" in text and "costs 16 times" in text
+    assert "16 MUFU results against 128 FMAs, that is 256 FLOPs" in text and "costs at least 16 times" in text
     assert round(H200.ceiling("fp32").value / H200.ceiling("sfu").value) == 16
     assert "16x apart" in _printed("06")
 
@@ -891,12 +893,14 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     code = _code("06")
     # review 6d C06-5: "fits the H200 data" asserted the fit before the data was shown
     # review 7d T06-1: HBM3 reads 32-byte bursts; the 64 bytes are the L2's fetch (two sectors), as the appendix says
-    assert "64 B (two sectors per L2 fetch from DRAM, a hypothesis; CPU cache lines)" in code
+    # review 10d C06-3: the column is named, its caveat is in the prose
+    assert 'print("stride   bytes moved per useful byte:  32-B sectors   64-B fetch")' in code
     assert "DRAM access unit" not in code and "sector pairs, GPU DRAM" not in code
     text = _prose("06")
     assert "64-byte unit at DRAM" not in text
     # review 7d C06-8: the hypothesis in a sentence of its own
-    assert "A hypothesis, not measured here: the L2 fetches two sectors, 64 bytes, from DRAM at a time" in " ".join(text.split())
+    assert ("The 64-B column is a hypothesis, not measured here: the L2 fetches two sectors, 64 bytes, from DRAM "
+            "at a time") in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
@@ -1085,7 +1089,7 @@ def test_06_review_6d_clarity_items():
     assert not [c for c in cells if "  " in c.replace("\n  ", "\n")]
     # C06-8: Lab 1's three HBM roofs are printed once, under the chart, and the opening says so
     assert ("Lab 1's HBM roofs by access mix (recorded H200): dram 4,693 GB/s, dram-read 4,509 GB/s, "
-            "dram-copy 4,280 GB/s ('dram' is the write mix, the fastest)") in printed
+            "dram-copy 4,280 GB/s ('dram' is the write mix, the fastest; the chart's three HBM lines lie within 10%)") in printed
     # review 7d C06-8: the opening no longer points at the cell (machinery, not lesson)
     assert "the cell under the chart lists Lab 1's three" not in " ".join(cells[0].split())
 
@@ -1520,7 +1524,7 @@ def test_06s_opening_maps_the_chart_to_the_sections():
     assert max(mixes.values()) / min(mixes.values()) < 1.10
     opening = " ".join("".join(_cells("06")[0]["source"]).split())
     assert "each labelled with the pitfall that misreads it" in opening
-    assert "the three HBM lines lie within 10%" in opening
+    assert "the chart's three HBM lines lie within 10%" in _printed("06")  # review 10d C06-1: printed, not told
     from rooflinelib.lessons import pitfalls
     assert all(label.split(":")[0].isdigit() for _, _, label, _ in pitfalls.RECORDED_POINTS)
 
@@ -1607,3 +1611,55 @@ def test_05_review_10c_clarity():
     assert "sweep W" not in printed
     # T05-6: the vendor table's NVIDIA column is the H100's, said next to the H200's figures
     assert "(NVIDIA's column is the H100's; the H200 has the same SMs, 4.8 TB/s and a 60 MiB L2)" in text
+
+
+# --- fix round 10 (review 10d): 06's exp price is a floor, the 97% is labelled a hypothesis, the
+# gate's clock rule has its condition, the starved grid says why two blocks do all the work
+
+def test_06_prices_an_exp_at_least_at_its_mufu_issue():
+    # T06-1: exp is a MUFU instruction plus FFMAs and FMULs, so 16x is a lower bound
+    text = _prose("06")
+    assert "costs at least 16 times what the FMA roof assumes (the MUFU issue alone)" in text
+    assert "as one FLOP costs 16 times" not in text
+
+
+def test_06_labels_the_bytes_moved_share_as_resting_on_the_64_byte_fetch():
+    # T06-2: "97% counted with the bytes moved" printed as if measured
+    from rooflinelib.lessons import pitfalls
+    machine, _ = pitfalls.recorded_mix_roofs()
+    stride16 = next(r for r in pitfalls.roof_shares(pitfalls.recorded_points(), machine)
+                    if r["name"] == "pitfall 6: stride-16 reads")
+    ratio = pitfalls.strided_amplification(16, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES)
+    assert (f"{stride16['fraction'] * ratio:.0%} counted with the bytes moved if the L2 fetches 64 B "
+            f"({ratio:g} per useful byte)") in _printed("06")
+    assert "with the hypothesis's 16 bytes moved per useful byte" in _prose("06")
+
+
+def test_06s_gate_says_when_a_slower_clock_leaves_the_share_alone():
+    # T06-3: a kernel limited elsewhere (latency, issue) slows with the SM clock while the HBM roof does not
+    text = _prose("06")
+    assert ("moves kernel and roof together and leaves the share alone, when the kernel is limited by what its "
+            "roof measures") in text
+
+
+def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
+    text = _prose("06")
+    assert "the same grid-stride sweep kernel (each thread loops over the array, so two blocks do all the work)" in text  # C06-5
+    assert "4,096 tokens per step of 768 bytes each (a 16 × 16 RGB patch, a byte per channel)" in text  # C06-4
+    assert 16 * 16 * 3 == 768 and "bytes_per_token=768" in _code("06")
+
+
+def test_06s_launch_costs_keep_the_graph_and_numbas_dispatch_and_the_rest_go_to_the_appendix():
+    # C06-2: four launch costs from three libraries buried the point; CuPy's and torch's are the appendix's
+    from rooflinelib.lessons import pitfalls
+    machine, _ = pitfalls.recorded_mix_roofs()
+    kept = pitfalls.recorded_launch_bounds(4096, machine, "dram-copy", libraries=("Numba-CUDA",))
+    assert [part for part, _, _ in kept] == ["device's own cost (CUDA graph)", "host dispatch, Numba-CUDA"]
+    printed = _printed("06")
+    loop = [line for line in printed.splitlines() if "its traffic would equal this cost at" in line]
+    assert len(loop) == 2 and not any("CuPy" in line or "torch" in line for line in loop)
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    for part, launch_s, bound in pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")[2:]:
+        n = pitfalls.launch_dominance_elements(machine.ceiling("dram-copy").value, launch_s)
+        assert f"in {launch_s * 1e6:.2f} µs" in page and f"{bound['launch_over_traffic']:,.0f} times" in page
+        assert f"{n:,} elements" in page

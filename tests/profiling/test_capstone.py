@@ -494,7 +494,7 @@ def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
     text = _prose07()
     assert "the same FLOPs and bytes" not in text
     # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
-    assert "the same FLOPs and, by Nsight Compute's count, the same DRAM bytes" in text
+    assert "The FLOPs and, by Nsight Compute's count, the DRAM bytes stayed the same" in text  # 10d C07-5: split
     assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
     assert "reads and writes as a softmax does" not in text
     # review 6d, T07-3: the copy roof is the nearest measured mix, not the 3-pass version's own
@@ -704,10 +704,14 @@ def _kernel_source() -> str:
 
 
 def _variant(old: str, new: str) -> dict:
+    import linecache
     source = _kernel_source()
     assert source.count(old) == 1, old
+    source = source.replace(old, new)
+    name = f"<a wrong kernel {abs(hash(source))}>"  # its source readable, as a notebook cell's is
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     namespace = {}
-    exec(compile(source.replace(old, new), "a wrong kernel", "exec"), namespace)
+    exec(compile(source, name, "exec"), namespace)
     return namespace
 
 
@@ -932,7 +936,8 @@ def test_the_time_between_the_kernels_is_said_to_be_within_the_runs_noise():
     profiles, _ = capstone.recorded_pair()
     pair = capstone.recorded_softmax(profiles)
     text = capstone.gap_text(pair["3-pass"], pair["fused"])
-    assert "outside its kernels: about 12 us, within the two runs' noise" in text and "12.3 us" not in text
+    assert "outside its kernels (launches, gaps)  about 12 us, within the two runs' noise" in text
+    assert "12.3 us" not in text
     model = capstone.model_gap(ATTEMPT, pair, capstone.RECORDED_WHERE, copy_gbps=capstone.RECORDED_PROFILES_COPY_GBPS)
     assert "within the two runs' noise" in model.model_answer and "12.3 us" not in model.model_answer
 
@@ -1168,8 +1173,11 @@ def test_the_comparisons_split_is_one_line_each():
     # C7-1: the split was one conditional sentence of about 80 words
     pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
     lines = capstone.gap_text(pair["3-pass"], pair["fused"]).splitlines()
-    assert len(lines) == 4 and lines[1].strip().startswith("outside its kernels:")
-    assert lines[2].strip().startswith("inside its kernels:")
+    # review 10d C07-3: a three-row table, the expected time and the shortfall's two parts
+    assert len(lines) == 5 and lines[1].split()[:4] == ["expected,", "at", "the", "fused"]
+    assert lines[2].strip().startswith("outside its kernels (launches, gaps)")
+    assert lines[3].strip().startswith("inside its kernels (slow passes)")
+    assert all(line[41] == " " and line[42] != " " for line in lines[1:4])  # the times in one column
 
 
 def test_a_wrong_verdict_is_pointed_at_the_ridge_it_is_graded_against():
@@ -1180,3 +1188,170 @@ def test_a_wrong_verdict_is_pointed_at_the_ridge_it_is_graded_against():
     assert "printed above" not in got.checks[0].message
     analytic = capstone.check_verdicts({"3-pass": "compute", "fused": "memory"}, {}, get_machine("h200"), 16384, 4096)
     assert "the ridge printed above" in analytic.checks[0].message
+
+
+# --- fix round 10 (review 10d): the key tells a missing barrier from an unwritten output, refuses a
+# run-time shared-array shape without a compiler, and the exercise prints what Part 5 needs
+
+_NO_BARRIER = ("""    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+    s = float32(0)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = math.exp(row[c] - m)
+        s += row[c]
+    s = block_reduce(s, part, False)
+""", """    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+    if t == 0:  # no cuda.syncthreads() first: the other threads' elements may not be there yet
+        for c in range(x.shape[1]):
+            m = max(m, row[c])
+        s = float32(0)
+        for c in range(x.shape[1]):
+            s += math.exp(row[c] - m)
+        part[0] = m
+        part[1] = s
+    cuda.syncthreads()
+    m = part[0]
+    s = part[1]
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = math.exp(row[c] - m)
+""")
+
+
+def test_a_fused_kernel_reading_shared_memory_before_a_barrier_is_told_so_every_time(kernels):
+    # K-1: its NaN (np.empty's leftovers) was counted as "never written" and sent to the loop stride,
+    # or the leftovers let it pass at random; shared arrays now start as NaN, y as UNWRITTEN
+    wrong = _variant(*_NO_BARRIER)
+    messages = set()
+    for _ in range(2):
+        got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+        assert [c.status for c in got.checks] == ["pass", "fail"], got
+        messages.add(got.checks[1].message)
+    assert len(messages) == 1, messages
+    message = messages.pop()
+    assert "came out NaN" in message and "a cuda.syncthreads() missing" in message
+    assert "never written" not in message and "stride" not in message
+    from rooflinelib.profiling import simulator
+    assert simulator.SHARED_FILL is None  # the fill is the check's alone
+
+
+def test_an_output_never_written_is_told_apart_from_one_written_as_nan():
+    x = capstone.softmax_input(4, 64)
+    y = capstone.reference_softmax(x).astype(np.float32)
+    y[1, :8] = capstone.UNWRITTEN
+    assert "8 of the 192 outputs of the ordinary rows were never written" in capstone._wrong_output(y, x, 1.0)
+    y[1, :8] = np.nan
+    hint = capstone._wrong_output(y, x, 1.0)
+    assert "came out NaN" in hint and "never written" not in hint
+
+
+def test_a_shared_array_sized_at_run_time_is_refused_without_a_compiler(kernels, monkeypatch):
+    # K-2: on a machine without NVVM the simulator's PASS stood for a kernel the GPU cannot compile
+    from numba import cuda
+
+    def no_nvvm(*args, **kwargs):
+        raise RuntimeError("NVVM not available")
+
+    monkeypatch.setattr(cuda, "compile_ptx", no_nvvm, raising=False)
+    wrong = _variant("row = cuda.shared.array(MAX_COLS, float32)", "row = cuda.shared.array(x.shape[1], float32)")
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"], got
+    message = got.checks[1].message
+    assert "fused: cuda.shared.array(x.shape[1], ...) has a shape set at run time" in message
+    assert "\n" not in message and "MAX_COLS" in message
+
+
+def test_the_static_shape_check_accepts_what_the_compiler_takes_and_names_what_it_refuses():
+    # the forms checked against compile_ptx for sm_90 (2026-12-02, this VM): a literal, a global, a local
+    # only assigned a literal, a tuple of them and shape= compile; an expression or a parameter does not
+    source = """from numba import cuda, float32
+N = 64
+def literal(x):
+    s = cuda.shared.array(64, float32)
+def glob(x):
+    s = cuda.shared.array(N, dtype=float32)
+def local(x):
+    n = 64
+    s = cuda.shared.array(n, float32)
+def pair(x):
+    s = cuda.shared.array((N, 2), float32)
+def keyword(x):
+    s = cuda.shared.array(shape=N, dtype=float32)
+def product(x):
+    s = cuda.shared.array(N * 2, float32)
+def param(x, n):
+    s = cuda.local.array(n, float32)
+def reassigned(x):
+    n = 64
+    n = x.shape[0]
+    s = cuda.shared.array(n, float32)
+"""
+    import linecache
+    name = "<shape forms>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {}
+    exec(compile(source, name, "exec"), namespace)
+    for ok in ("literal", "glob", "local", "pair", "keyword"):
+        assert capstone._unsized_array(namespace[ok]) == "", ok
+    assert capstone._unsized_array(namespace["product"]).startswith("product: cuda.shared.array(N * 2, ...)")
+    assert capstone._unsized_array(namespace["param"]).startswith("param: cuda.local.array(n, ...)")
+    assert capstone._unsized_array(namespace["reassigned"]).startswith("reassigned: cuda.shared.array(n, ...)")
+
+
+def test_the_notebooks_kernels_pass_the_static_shape_check(kernels):
+    for name in ("row_max", "exp_sum", "normalize", "fused", "block_reduce"):
+        assert capstone._unsized_array(kernels[name].py_func) == "", name
+
+
+def test_part_4_prints_the_rates_part_5s_split_needs():
+    # X-2: the split needs the fused kernel's rate in GB/s; Part 4 printed only its share
+    pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
+    text = capstone.comparison(pair, 2.5, where=capstone.RECORDED_WHERE, copy_gbps=capstone.RECORDED_PROFILES_COPY_GBPS,
+                               explain=False)
+    assert (f"Rates: {pair['3-pass'].achieved_gbps:,.0f} GB/s (3-pass) and {pair['fused'].achieved_gbps:,.0f} GB/s "
+            "(fused).") in text
+    for folder in ("exercises", "solutions"):
+        nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+        text = " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
+        assert "its bytes at the fused kernel's rate (Part 4's GB/s)" in text, folder
+        # X-1: block_reduce's part array was never asked for
+        assert "A kernel that reduces allocates `part = cuda.shared.array(THREADS, float32)`" in text, folder
+        assert "a kernel returns nothing" in text, folder
+
+
+def test_the_keys_verdict_comment_names_the_ridge_it_is_graded_on():
+    # K-3: the comment said "far left of the ridge" (Part 3 printed 14; the check grades on 15.5)
+    key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+    cell = next(c.source for c in key.cells if c.cell_type == "code" and "verdicts = {" in c.source)
+    pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
+    assert f"{pair['3-pass'].ridge:.3g}" == "15.5" and "(15.5 on the recorded pair's copy roof)" in cell
+    assert "printed above (14)" in cell
+
+
+def test_07_prices_an_exp_at_least_at_its_mufu_and_reads_the_caps_as_bounds():
+    text = _prose07()
+    assert "to at least 1.0 and 2.5" in text  # T07-1: the MUFU issue is a floor for exp
+    assert "hypotheses from counts, not measured bounds" not in text  # T07-2
+    assert "The caps are upper bounds derived from counts (at the recorded clock); which one binds is the hypothesis." in text
+
+
+def test_07_says_why_the_gemms_dram_bytes_are_under_the_compulsory_minimum():
+    # T07-3: 45.6 to 46.4 MB against 3n^2 floats, 50.3 MB, with no word of why
+    text = _prose07()
+    n = 2048
+    assert f"{3 * n * n * 4 / 1e6:.1f}" == "50.3"
+    low, high = 45.6 / 50.3, 46.4 / 50.3
+    assert round(100 * (1 - high)) == 8 and round(100 * (1 - low)) == 9
+    assert "46.4 MB, 8 to 9% under the 50.3 MB of 3n² floats (C's writes still in the L2 when the kernel ends: section 5's hypothesis)" in text
+
+
+def test_07s_recorded_profiles_print_without_the_advice_and_levels_repeated():
+    # C07-2: each profile's advice in full, and 'levels:' lines section 5's table repeats
+    profiles, _ = capstone.recorded_pair()
+    summary = capstone.profile_summary(profiles["softmax 3-pass"])
+    assert "advice:" not in summary and "levels:" not in summary and "  ncu:" not in summary
+    assert summary.splitlines()[0] == profiles["softmax 3-pass"].text().splitlines()[0]
+    cell = next(c.source for c in _cells07() if c.cell_type == "code" and "print(recorded_message)" in c.source)
+    assert "capstone.profile_summary(recorded[name])" in cell and ".text()" not in cell
