@@ -282,17 +282,26 @@ def _compile_refusal(passes) -> str:
     return ""
 
 
-def _constant_shape(node, fn, constant_locals) -> bool:
+def _constant_shape(node, fn, local_literal: dict) -> bool:
     """Whether ``node``, an array's shape in ``fn``'s source, is one the GPU compiler takes: a whole
-    number, a global holding one, a local only ever assigned one, or a tuple of those."""
+    number, a local only ever assigned one, a closure's or a global's name holding one, or a tuple
+    of those (``local_literal``: each local name, parameters included, and whether it is such)."""
     import ast
     if isinstance(node, ast.Tuple):
-        return bool(node.elts) and all(_constant_shape(e, fn, constant_locals) for e in node.elts)
+        return bool(node.elts) and all(_constant_shape(e, fn, local_literal) for e in node.elts)
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.Name):
-        return node.id in constant_locals or type(fn.__globals__.get(node.id)) is int
-    return False  # an expression (x.shape[1], N * 2) has a type but no value at compile time
+        if node.id in local_literal:
+            return local_literal[node.id]
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        if node.id in cells:
+            try:
+                return type(cells[node.id].cell_contents) is int
+            except ValueError:  # an empty cell
+                return False
+        return type(fn.__globals__.get(node.id)) is int
+    return False  # an expression (x.shape[1], N * 2, module.N) has a type but no value at compile time
 
 
 def _unsized_array(fn) -> str:
@@ -309,6 +318,8 @@ def _unsized_array(fn) -> str:
         return ""
     assigned = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            assigned[node.arg] = False
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -321,14 +332,13 @@ def _unsized_array(fn) -> str:
             for name in ast.walk(node.target):
                 if isinstance(name, ast.Name):
                     assigned[name.id] = False
-    constant_locals = {name for name, literal in assigned.items() if literal}
     for node in ast.walk(tree):
         func = getattr(node, "func", None)
         if not (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
                 and isinstance(func.value, ast.Attribute) and func.value.attr in ("shared", "local")):
             continue
         shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
-        if shape is not None and not _constant_shape(shape, fn, constant_locals):
+        if shape is not None and not _constant_shape(shape, fn, assigned):
             return (f"{fn.__name__}: cuda.{func.value.attr}.array({ast.unparse(shape)}, ...) has a shape set at run "
                     "time; the GPU compiler needs a constant (a number, a tuple of numbers or a global such as "
                     "MAX_COLS)")

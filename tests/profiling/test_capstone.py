@@ -1265,7 +1265,8 @@ def test_a_shared_array_sized_at_run_time_is_refused_without_a_compiler(kernels,
 
 def test_the_static_shape_check_accepts_what_the_compiler_takes_and_names_what_it_refuses():
     # the forms checked against compile_ptx for sm_90 (2026-12-02, this VM): a literal, a global, a local
-    # only assigned a literal, a tuple of them and shape= compile; an expression or a parameter does not
+    # only assigned a literal, a closure's constant, a tuple of them and shape= compile; an expression
+    # (N * 2, module.N) or a parameter does not
     source = """from numba import cuda, float32
 N = 64
 def literal(x):
@@ -1295,6 +1296,20 @@ def reassigned(x):
     exec(compile(source, name, "exec"), namespace)
     for ok in ("literal", "glob", "local", "pair", "keyword"):
         assert capstone._unsized_array(namespace[ok]) == "", ok
+    # a closure's constant compiles too; a parameter named like a global int is still a parameter
+    closure = """from numba import cuda, float32
+N = 64
+def make(n):
+    def closure(x):
+        s = cuda.shared.array(n, float32)
+    return closure
+def shadow(x, N):
+    s = cuda.shared.array(N, float32)
+"""
+    linecache.cache["<closures>"] = (len(closure), None, closure.splitlines(True), "<closures>")
+    exec(compile(closure, "<closures>", "exec"), namespace)
+    assert capstone._unsized_array(namespace["make"](32)) == ""
+    assert capstone._unsized_array(namespace["shadow"]).startswith("shadow: cuda.shared.array(N, ...)")
     assert capstone._unsized_array(namespace["product"]).startswith("product: cuda.shared.array(N * 2, ...)")
     assert capstone._unsized_array(namespace["param"]).startswith("param: cuda.local.array(n, ...)")
     assert capstone._unsized_array(namespace["reassigned"]).startswith("reassigned: cuda.shared.array(n, ...)")
