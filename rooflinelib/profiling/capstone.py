@@ -19,7 +19,10 @@ numpy and numba are imported inside the functions that need them.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import textwrap
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -286,7 +289,6 @@ def _constant_shape(node, fn, local_literal: dict) -> bool:
     """Whether ``node``, an array's shape in ``fn``'s source, is one the GPU compiler takes: a whole
     number, a local only ever assigned one, a closure's or a global's name holding one, or a tuple
     of those (``local_literal``: each local name, parameters included, and whether it is such)."""
-    import ast
     if isinstance(node, ast.Tuple):
         return bool(node.elts) and all(_constant_shape(e, fn, local_literal) for e in node.elts)
     if isinstance(node, ast.Constant):
@@ -309,9 +311,6 @@ def _unsized_array(fn) -> str:
     ``cuda.local.array`` in ``fn`` whose shape is not a compile-time constant, or '' (also when
     the source cannot be read).  Numba's CUDA target refuses such an array (``x.shape[1]``, a
     parameter, ``N * 2``); the simulator runs it."""
-    import ast
-    import inspect
-    import textwrap
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, ValueError):
@@ -642,8 +641,6 @@ def cpu_kernels():
 
 def cpu_sources() -> str:
     """The Python source of both CPU kernels, for the notebook to show."""
-    import inspect
-    import textwrap
     return "\n".join(textwrap.dedent(inspect.getsource(k.py_func)) for k in cpu_kernels())
 
 
