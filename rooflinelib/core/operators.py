@@ -5,8 +5,9 @@ roofline paper; see REFERENCES.md):
 - one fused multiply-add is 2 FLOPs; an ``exp``, a compare, a divide is 1 FLOP each;
 - bytes are those that cross the boundary named by :attr:`OpCost.level`, counted from the tensor
   sizes, not from a profiler.  For most operators that is HBM (the compulsory traffic of the
-  implementation named); the naive and tiled GEMMs instead count what the SMs request, because
-  how much of that the caches keep away from HBM is exactly what those two models leave out;
+  implementation named); the naive GEMM instead counts what its threads load and the tiled GEMM
+  what its tiles request, because how much of that coalescing and the caches keep away from HBM
+  is exactly what those two models leave out;
 - element sizes are those of :data:`DTYPE_BYTES`.
 """
 from __future__ import annotations
@@ -41,7 +42,8 @@ class OpCost(Work):
     name: str = ""
     dtype: str = "fp32"
     note: str = ""
-    #: the boundary the bytes are counted at: "HBM", or what the SMs request ("SM requests")
+    #: the boundary the bytes are counted at: "HBM", what each thread loads ("thread loads") or
+    #: what the SMs request ("SM requests")
     level: str = "HBM"
 
 
@@ -147,8 +149,8 @@ def gemm_naive(n: int, dtype: str = "fp32") -> OpCost:
     """One thread per output, no reuse: each output reads a row of A and a column of B."""
     n, s = checked_count("n", n), dtype_bytes(dtype)
     return OpCost(name="GEMM naive", n_flops=2 * n ** 3, n_bytes=(2 * n ** 3 + n * n) * s, dtype=dtype,
-                  note="2n loads per output, C written once; counted as the SMs request them, before "
-                  "the L1 and L2 serve most of them", level="SM requests")
+                  note="2n loads per output, C written once; counted as each thread loads them, before "
+                  "coalescing, the L1 and the L2 serve most of them", level="thread loads")
 
 
 def gemm_tiled(n: int, tile: int, dtype: str = "fp32") -> OpCost:

@@ -156,12 +156,12 @@ def test_01_reads_the_chart_errors_on_one_machine():
 def test_02_review_3a_wording():
     text = markdown("02_operator_intensities.ipynb")
     assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
-    assert "Unfused attention's point is three kernels taken together" in text  # T02-3
+    assert "Unfused attention's one point combines its three kernels: its two GEMMs sit near" in words(text)  # T02-3
     assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
     assert "directly attached to half of the SMs" not in text  # T02-5, then review 4a T02-2
     assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
     assert "Hover over a point" not in text and "in a running notebook, hover" in text  # C02-3
-    assert "each drawn at its roof" in text  # C02-3: predictions, not measurements
+    assert "drawn at their roofs, not measurements" in words(text)  # C02-3: predictions, not measurements
     assert "Two terms for later notebooks" not in text  # C02-1, 4a C02-2, then 5a C7: moved out
 
 
@@ -245,15 +245,17 @@ def test_02_review_4a_wording():
     assert "slower crossbar" not in text  # (5a C7: the partitions are notebook 05's, defined there)
     # T02-3/C02-2: the primer defines what 02 uses; the rest is a glossary for later
     assert "This notebook uses the first two" not in text
-    # T02-4: the opening says unfused attention's point is three kernels (review 6b C02-5: in place)
-    assert "unfused attention's point combines its three kernels, two GEMMs and a softmax" in words(cells("02_operator_intensities.ipynb")[0].source)
+    # T02-4: unfused attention's point is three kernels; review 10b C02-1: said where it is explained
+    # (the placement table's reading), so the opening holds the answer and the figure
+    assert "three kernels" not in words(cells("02_operator_intensities.ipynb")[0].source)
     # C02-3: the per-clock aside lives in the appendix
     assert "Per clock, Hopper's is 16" not in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "ratio is 14.8 on Hopper where the per-clock ratio is 16" in appendix
     # C02-4: the one row counted at the SMs is named before the table prints 0.25
     table = next(i for i, c in enumerate(cells("02_operator_intensities.ipynb")) if "operator_rows()" in c.source)
-    assert "counts what its SMs request before any cache serves them" in words(cells("02_operator_intensities.ipynb")[table - 1].source)
+    # review 10b T02-2: what its threads load, before coalescing (a warp's shared row is one request)
+    assert "counts what its threads load, before coalescing or any cache serves them" in words(cells("02_operator_intensities.ipynb")[table - 1].source)
     # C02-5: b_q is defined where it is used (since review 5a C7, the appendix's L2 aside)
     assert "b_q" not in text
     assert "the b_q rows of Q that one block keeps on chip" in appendix
@@ -346,11 +348,14 @@ def test_02_claims_no_ridge_trend_its_table_does_not_show():
     text = markdown("02_operator_intensities.ipynb")
     assert "gained far more speed" not in text and "faster arithmetic makes" not in text
     # review 6b E02-2: the naive GEMM's 0.25 is counted at the SMs, not at HBM like the ridges
-    assert "Six of the ten rows counted at HBM sit under 1 FLOP/byte (decode attention is at 1.01)" in text
-    rows = [r for r in tables.operator_rows() if r["level"] == "HBM"]
-    assert len(rows) == 10 and sum(r["intensity"] < 1 for r in rows) == 6
-    assert min(r["ridge"] for r in tables.ridge_rows(names=("fp32",))) > 10 * max(
-        r["intensity"] for r in rows if r["intensity"] < 1)
+    # review 10b C02-2: said directly, no rows to count
+    assert "Six of the ten rows" not in text
+    assert ("Apart from the GEMMs and the two full-sequence attention rows, every row of the operator table "
+            "sits at about 1 FLOP/byte or below, more than ten times left of every ridge here") in words(text)
+    rows = [r for r in tables.operator_rows() if not r["operator"].startswith("GEMM")
+            and r["operator"] not in ("attention (unfused)", "attention (fused)")]
+    assert len(rows) == 7 and max(r["intensity"] for r in rows) < 1.02
+    assert min(r["ridge"] for r in tables.ridge_rows(names=("fp32",))) > 10 * max(r["intensity"] for r in rows)
     compute = H200.ceiling("bf16-tensor").value / A100.ceiling("bf16-tensor").value
     hbm = H200.ceiling("dram").value / A100.ceiling("dram").value
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
@@ -812,7 +817,7 @@ def test_02_review_9b_clarity():
     table = next(i for i, c in enumerate(nb) if "operator_rows()" in c.source)
     before = words(nb[table - 1].source)
     # C02-1: the naive GEMM's count is said once
-    assert before.count("counts what its SMs request") == 1
+    assert before.count("counts what its threads load") == 1
     # C02-3: the two decode rows point ahead to the section that introduces decoding
     rows = [r["operator"] for r in tables.operator_rows()]
     assert "attention (fused, decode)" in rows and "decode matvec" in rows
@@ -832,3 +837,22 @@ def test_02_review_9b_clarity():
     paragraphs = [words(p) for p in cell.split("\n\n")]
     assert [p.split(":")[0] for p in paragraphs[1:]] == ["Why one N for every tensor precision",
                                                           "What fp8 still buys, though N stays"]
+
+
+# --- notebook 02 after review 10b -----------------------------------------------------------------
+
+def test_02_review_10b_the_wrong_roof_misjudges_the_distance_and_the_naive_gemm_counts_thread_loads():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    # T02-1: a verdict is a label; what the wrong roof gets wrong is the distance to the ridge
+    assert "A verdict read against the wrong one" not in text
+    ratio = H200.ridge("bf16-tensor") / H200.ridge("fp32")
+    assert (f"a kernel's distance from its ridge is misjudged by the ratio of their ridges: "
+            f"{H200.ridge('bf16-tensor'):.1f} / {H200.ridge('fp32'):.2f} = {ratio:.1f} on the H200") in text
+    # T02-2: 8 bytes per FMA are what each thread loads; a warp's shared row of A is one request
+    assert "what its SMs request" not in text
+    assert "its 0.25 FLOP/byte counts what its threads load, before coalescing or any cache serves them" in text
+    assert {r["operator"]: r["level"] for r in tables.operator_rows()}["GEMM naive"] == "thread loads"
+    # C02-1: the answer leads the opening; C02-3: the placement table says why it repeats the figure
+    opening = words(cells("02_operator_intensities.ipynb")[0].source)
+    assert opening.index("only a large GEMM and fused attention reach the flat part") < opening.index("Each point is judged")
+    assert "The figure at the top as a table, repeated now that the ridges are known" in text
