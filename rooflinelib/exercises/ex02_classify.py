@@ -16,8 +16,7 @@ from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnsweredError, Table,
                                            check_choice, check_number, check_side, read_number,
                                            report)
-from rooflinelib.core.machines import H200
-from rooflinelib.core.vocabulary import BF16_TENSOR, FP8_TENSOR
+from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
 from rooflinelib.core.vendors import counterpart
@@ -117,6 +116,11 @@ _SMALLER_TYPE_ON_COMPUTE = ("correct, if the accuracy allows: a smaller type spe
 #: [gains] 2x from the halved bytes"), but it changes the result, which fusion does not.
 _SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: the kernel is memory-bound, so fewer "
                            "bytes per element cut its time in proportion; ")
+#: Review 10b K2-C1: rows 1-3 do a fixed count of operations per element read, so the menu's
+#: batch (more FLOPs per byte read) has nothing to work on, as C1 already says of the add.
+_BATCH_ON_ELEMENTWISE = ("batching, as the menu means it, puts more FLOPs on each byte read, and "
+                         "this kernel's intensity, a fixed count of operations per element it "
+                         "reads, cannot rise")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -187,7 +191,6 @@ def _rows() -> tuple:
     flash = ops.attention(8192, 128, fused=True, dtype="bf16")
     fma_is_two = "one fused multiply-add counts as 2 FLOPs"
     matrix_over_vector = MACHINE.ceiling(BF16_TENSOR).value / MACHINE.ceiling("fp32").value
-    fp8_over_bf16 = H200.ceiling(FP8_TENSOR).value / H200.ceiling(BF16_TENSOR).value
     bytes_not_elements = "you divided by elements, not bytes: check the element size"
     return (
         # Two first steps are right, as for row 2: on its own the add already moves each byte
@@ -198,7 +201,7 @@ def _rows() -> tuple:
         # so halving the bytes halves the time; it changes the result, which fusion does not.
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
             frozenset({"fuse", "score-bandwidth", "smaller-dtype"}),
-            {},
+            {"batch": _BATCH_ON_ELEMENTWISE},
             ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
                               "writes C"),
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
@@ -211,7 +214,8 @@ def _rows() -> tuple:
         # that produces A deletes A's round trip through HBM.
         Row(2, red, "sum reduction s = sum(A)", "n = 2^24 fp32 elements", "fp32",
             frozenset({"score-bandwidth", "fuse", "smaller-dtype"}),
-            {"tile": "there is no reuse to capture: each element is used exactly once"},
+            {"tile": "there is no reuse to capture: each element is used exactly once",
+             "batch": _BATCH_ON_ELEMENTWISE},
             ((n / (2 * n * fp32), "a reduction writes one scalar, not one value per element"),
              (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"),
              (2 * red.intensity, "recount: a sum does one add per element, 1 FLOP, and reads each "
@@ -222,7 +226,7 @@ def _rows() -> tuple:
         Row(3, soft, "safe softmax in three passes: max; exp(x - max) written back, with its sum; "
                      "normalize that buffer",
             "n = 2^24 fp32 elements", "fp32", frozenset({"fuse", "smaller-dtype"}),
-            {},
+            {"batch": _BATCH_ON_ELEMENTWISE},
             ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
@@ -295,8 +299,12 @@ def _rows() -> tuple:
              (projection.intensity * bf16, bytes_not_elements)),
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge"),
+        # Review 10b K2-1: the description says the exps run after the MMAs, so "close to its
+        # roof" means as close as that schedule allows (at most 1 / 1.5 of the matrix roof), and
+        # overlap follows from what the row states.
         Row(9, flash, f"fused attention (score matrix stays on chip; its exps run on the MUFU, "
-                      f"{MUFU_G_EXP_PER_S:,.0f} G exp/s)", "s = 8192, d = 128, bf16",
+                      f"{MUFU_G_EXP_PER_S:,.0f} G exp/s, after each block's MMAs, not beside them)",
+            "s = 8192, d = 128, bf16",
             # Either lever for the exps, which at d = 128 take half the score's matrix time here
             # (one exp at 3,500 G exp/s against 512 FLOPs at 900 TFLOP/s) as on Hopper:
             # running them under the MMAs (overlap; the same instructions on another schedule, as
@@ -307,8 +315,14 @@ def _rows() -> tuple:
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
                                                                "matrix to HBM"),),
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 attention runs on fp8 "
-                        f"matrix cores, whose roof on the H200 is {fp8_over_bf16:.2g} times bf16's"}),
+            # Review 10b K2-2: this GPU gives no fp8 roof, and the exps do not speed up with
+            # the dtype: at twice the matrix rate the MMAs take as long as the exps, so run after
+            # them the gain is 1.5 / 1.0 = 1.5x; the 2x needs the exps overlapped.
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 runs on faster matrix "
+                        "cores (this GPU's table gives no fp8 roof), but the exps do not get "
+                        "faster: at twice bf16's matrix rate the MMAs would take as long as the "
+                        "exps, so after them the gain is 1.5x, and the full 2x needs them "
+                        "overlapped (FlashAttention-3's fp8 kernel does both)"}),
     )
 
 

@@ -9,8 +9,8 @@ Two kernels are given, verified and timed on whatever this machine can measure:
 The student writes the FLOP and byte accounting and places both kernels on the ceilings the
 notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
 that :func:`prepare` returned, never from constants, so the verdict on the FMA kernel is the
-verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge and far right
-of a CPU's.  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
+verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge, and on a CPU
+wherever that CPU's measured ridge puts it (wide-vector server CPUs can have a ridge near a GPU's).  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
 rule): the reduction only reads (Lab 1's ``dram-read``), the FMA kernel reads x and writes y
 (``dram-copy``).
 
@@ -530,10 +530,18 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                  "kernel's own access mix, the copy")
     b_hint = ("that is against B, Lab 1's best access mix (a write); this kernel reads x and writes "
               "y, so judge it against the copy ceiling C, as notebook 03 judges each kernel")
+    # Review 10b K4-2: a roof cannot exceed the compute roof, whatever the slope gave
+    above_p = (setup.peak_gflops, "attainable is the min of the two roofs, min(P, I x the DRAM "
+                                  "ceiling of the kernel's own mix): it cannot exceed the compute "
+                                  "roof P")
     return report(
         f"Placement on {setup.machine.name}",
+        # Review 10b K4-1: the generic factor-2 hint (FMAs, copies) does not fit a sum
         check_number(reduction_intensity, red["intensity"], "reduction intensity",
-                     unit="FLOP/byte"),
+                     unit="FLOP/byte",
+                     mistakes=[(2 * red["intensity"], "an add is 1 FLOP, only a fused multiply-add "
+                                                      "counts 2: a sum does one add per element and "
+                                                      "reads each 4-byte element once")]),
         check_number(reduction_gflops, red["achieved"], "reduction achieved rate",
                      unit="GFLOP/s", mistakes=[(red["gbps"], "that is its GB/s; the question "
                                                              "asks for GFLOP/s")]),
@@ -542,7 +550,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                    "intensity I x R is far lower")]
                      + _mix_mistake(red["roof"], red["roof_b"],
                                     "that is I x B, Lab 1's best access mix (a write); the reduction "
-                                    "only reads: its roof is I x R")),
+                                    "only reads: its roof is I x R"),
+                     at_most=above_p),
         check_side(reduction_side, red["intensity"], red["ridge"], "reduction side of the ridge",
                    spread=setup.read_ridge_spread),
         # Judged against its own access mix (notebook 03): the reduction only reads.
@@ -562,7 +571,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                                      "above the compute roof")]
                                if fma["intensity"] * setup.copy_gbps > setup.peak_gflops else
                                [(setup.peak_gflops, roof_hint)])
-                     + _mix_mistake(fma["roof"], fma["roof_b"], b_hint)),
+                     + _mix_mistake(fma["roof"], fma["roof_b"], b_hint), at_most=above_p),
         check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
                    hints={s: (b_hint + ": compare its intensity with P / C"
                               if s == fma["side_b"] != fma["side"] else

@@ -551,13 +551,16 @@ _FACTOR_HINTS = (
 
 def check_number(answer, expected: float, question: str, *, unit: str = "",
                  rtol: float = DEFAULT_RTOL, atol: float = 0.0,
-                 mistakes: Iterable = (), percent_ok: bool = True, factor_hints: bool = True) -> Check:
+                 mistakes: Iterable = (), percent_ok: bool = True, factor_hints: bool = True,
+                 at_most: Optional[tuple] = None) -> Check:
     """Pass when ``answer`` is within ``rtol`` (relative) or ``atol`` (absolute) of ``expected``.
 
     ``mistakes`` lists ``(wrong_value, hint)`` pairs for the usual slips, computed the same way
     as the key but with the slip in it; an answer close to one gets that hint.  Otherwise a
     generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction;
     ``factor_hints=False`` leaves only the direction, for a ratio no unit or FMA slip can explain.
+    ``at_most=(bound, hint)`` gives ``hint`` to any answer above ``bound`` that no mistake
+    explains (a roof above the compute peak: review 10b K4-2).
     For ``unit="fraction"`` a bare number 100 times the key is read as a percentage.
     """
     expected = float(expected)
@@ -578,6 +581,8 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
                 hints.append(hint)
         if hints:
             return Check(question, "fail", " ".join(hints))
+        if at_most is not None and value > float(at_most[0]) and not _close(value, float(at_most[0]), rtol, atol):
+            return Check(question, "fail", at_most[1])
         if value <= 0 < expected:
             return Check(question, "fail", "must be positive: rates, bytes, intensities and "
                                            "times are never zero or negative here")
