@@ -1167,5 +1167,5 @@ def test_03_review_10b_the_opening_keeps_the_question_and_the_idea():
     # C03-1: the mode is one short paragraph; dates and runs are the appendix's
     assert "2026-12-01" not in opening and "notebook 04's sweep" not in opening
     assert ("Its first cell prints its mode (*live GPU*, *live CPU* or *recorded H200*). The text quotes the "
-            "recorded H200 runs ([appendix](../docs/appendix-03-ceilings.md)); a live run prints its own "
+            "recorded H200 runs (dated in the [appendix](../docs/appendix-03-ceilings.md)); a live run prints its own "
             "numbers, which can differ.") in opening
