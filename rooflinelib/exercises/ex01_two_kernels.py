@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from rooflinelib.exercises.grading import (AnswerError, Check, NotAnsweredError, Table,
-                                           check_number, check_side, guarded, is_unanswered,
+from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, Choices, NotAnsweredError,
+                                           Table, check_number, check_side, guarded, is_unanswered,
                                            read_number, report, reveal)
 from rooflinelib.core.machines import EXAMPLE_120T_3TB
 from rooflinelib.core.model import attainable_gflops, ridge
@@ -18,6 +18,14 @@ from rooflinelib.core.model import attainable_gflops, ridge
 PEAK_GFLOPS = EXAMPLE_120T_3TB.ceiling("fp32").value
 BANDWIDTHS_GBPS = (EXAMPLE_120T_3TB.ceiling("dram").value, 2_000.0)  # before and after the drop
 INTENSITIES = (20.0, 80.0)
+
+
+# Notebook 01 calls this GPU's compute roof "its fp32 roof" (review 11a, K-01-2), and so may the
+# answer; a bandwidth named by its figure stays unread, as "3 TB/s" for a 2 TB/s case would pass.
+_COMPUTE_WORDS = ("fp32", "fp32 compute", "fp32 fma", "fp32 fmas", "fp32 vector",
+                  f"{PEAK_GFLOPS / 1000:g} tflop/s", f"{PEAK_GFLOPS / 1000:g} tflops")
+_SIDES = Choices({**SIDES.options,
+                  "compute": (SIDES.options["compute"][0], SIDES.options["compute"][1] + _COMPUTE_WORDS)})
 
 
 def _case_name(intensity: float, bandwidth: float) -> str:
@@ -83,7 +91,7 @@ def check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
                (20.0, BANDWIDTHS_GBPS[1]): roof_20_at_2, (80.0, BANDWIDTHS_GBPS[1]): roof_80_at_2}
     return report("Active roofs", *[
         check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth),
-                   f"active roof, {_case_name(intensity, bandwidth)}")
+                   f"active roof, {_case_name(intensity, bandwidth)}", choices=_SIDES)
         for (intensity, bandwidth), answer in answers.items()])
 
 
@@ -175,13 +183,52 @@ def _near(value, target: float) -> bool:
     return value is not None and abs(value - target) <= 0.02 * target
 
 
-_HOVER_RIDGE = re.compile(r"ridge ([0-9.]+) FLOP/byte\)")
+_HOVER_RIDGE = re.compile(r"ridge ([0-9.eE+-]+) FLOP/byte\)")
+
+
+def _hover(trace) -> str:
+    return " ".join(str(h) for h in (trace.hovertext or ()))
 
 
 def _hover_ridge(trace):
     """The ridge of the roofline a kernel's hover verdict was taken against, in FLOP/byte."""
-    match = _HOVER_RIDGE.search(" ".join(str(h) for h in (trace.hovertext or ())))
-    return float(match.group(1)) if match else None
+    match = _HOVER_RIDGE.search(_hover(trace))
+    try:
+        return float(match.group(1)) if match else None
+    except ValueError:
+        return None
+
+
+def _judged_on(trace, memory_roofs: dict):
+    """The name of the memory ceiling a kernel's hover verdict was taken against (the hover text
+    reads "(compute vs memory, ridge ...)"), or None; the longest name that fits wins."""
+    text = _hover(trace)
+    names = [name for name in memory_roofs if f" vs {name}, ridge " in text]
+    return max(names, key=len) if names else None
+
+
+def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) -> str:
+    """Points that belong on the ``bandwidth`` roof but are judged against the other one, ``used``
+    (a ceiling's name, None when the hover names none drawn); ``memory_roofs`` is in drawing
+    order, so its first name is the one a point without memory_ceiling gets."""
+    other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
+    own = [n for n, slope in memory_roofs.items() if _near(slope, bandwidth)]
+    default = next(iter(memory_roofs), None)
+    plural = len(cases) > 1
+    roof = f"your {other / 1000:g} TB/s roof" + (f" ({used!r})" if used is not None else "")
+    if used is not None:
+        roof += (", the one a point without memory_ceiling gets" if used == default
+                 else ", the one its memory_ceiling names")
+    target = (f"memory_ceiling={own[0]!r}, your {bandwidth / 1000:g} TB/s ceiling" if own
+              else f"memory_ceiling=, the name of your {bandwidth / 1000:g} TB/s ceiling")
+    hint = (f"the point{'s' if plural else ''} for {' and '.join(cases)} "
+            f"{'are' if plural else 'is'} judged against {roof}: give {'each' if plural else 'it'} "
+            f"{target}")
+    # A point without memory_ceiling is judged against "dram": renaming the 3 TB/s ceiling to it
+    # also fixes the 3 TB/s points, when no ceiling has that name yet.
+    if bandwidth == BANDWIDTHS_GBPS[0] and used == default and "dram" not in memory_roofs:
+        hint += ', or name that ceiling "dram"'
+    return hint
 
 
 def check_figure(figure):
@@ -203,36 +250,75 @@ def check_figure(figure):
                               "rooflinelib.views.plotting.roofline_figure")
         problems = []
         roofs = [t.y[0] for t, m in zip(data, metas) if m.startswith("roof:")]
-        if not any(abs(r - PEAK_GFLOPS) <= 0.02 * PEAK_GFLOPS for r in roofs):
+        if any(_near(r, PEAK_GFLOPS / 1000) for r in roofs) and not any(_near(r, PEAK_GFLOPS) for r in roofs):
+            problems.append(f"your compute roof is at {PEAK_GFLOPS / 1000:g} GFLOP/s: a compute "
+                            f"Ceiling's value is in GFLOP/s, so {PEAK_GFLOPS / 1000:g} TFLOP/s is "
+                            f"{PEAK_GFLOPS:_.0f}")
+        elif not any(_near(r, PEAK_GFLOPS) for r in roofs):
             problems.append("the compute roof is missing or not at the given peak (the y axis is "
                             "in GFLOP/s)")
         slopes = [_slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")]
         for bandwidth in BANDWIDTHS_GBPS:
-            if not any(abs(s - bandwidth) <= 0.02 * bandwidth for s in slopes):
-                problems.append(f"no memory roof at {bandwidth / 1000:g} TB/s (the slope is GB/s)")
+            tbs = f"{bandwidth / 1000:g}"
+            if any(_near(s, bandwidth) for s in slopes):
+                continue
+            if any(_near(s, bandwidth / 1000) for s in slopes):
+                problems.append(f"your memory roof is at {tbs} GB/s: a memory Ceiling's value is in "
+                                f"GB/s, so {tbs} TB/s is {bandwidth:_.0f}")
+            else:
+                problems.append(f"no memory roof at {tbs} TB/s (the slope is GB/s)")
         kernels = [t for t, m in zip(data, metas) if m.startswith("kernel:")]
-        missing, wrong_roof, thousandfold = [], [], 0
+        memory_roofs = {m[len("mem:"):]: _slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")}
+        ceiling_problem = bool(problems)
+        missing, thousandfold = [], 0
+        wrong_roof = {}   # (right bandwidth, roof used) -> cases: judged against the other bandwidth
+        off_ridge = []    # (case, hover ridge): judged against neither key's roofline
         for bandwidth in BANDWIDTHS_GBPS:
+            other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
             for intensity in INTENSITIES:
                 rate = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
                 at = [t for t in kernels if _near(t.x[0], intensity) and _near(t.y[0], rate)]
+                case = _case_name(intensity, bandwidth)
                 if not at:
-                    missing.append(_case_name(intensity, bandwidth))
+                    missing.append(case)
                     thousandfold += any(_near(t.x[0], intensity) and _near(t.y[0], rate / 1000)
                                         for t in kernels)
-                elif not any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, bandwidth)) for t in at):
-                    wrong_roof.append(_case_name(intensity, bandwidth))
+                    continue
+                if any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, bandwidth)) for t in at):
+                    continue
+                # Which bandwidth roof it was judged on: the slope of the memory ceiling its hover
+                # names, or, when it names none drawn, its ridge (review 11a, K-01-1: the ridge
+                # alone blamed the bandwidth roof for a compute roof typed in TFLOP/s).  Points
+                # may coincide (80 FLOP/byte at either bandwidth), so any of them may be this one.
+                used = [_judged_on(t, memory_roofs) for t in at]
+                used_slopes = [memory_roofs[n] for n in used if n is not None]
+                if any(_near(slope, bandwidth) for slope in used_slopes):
+                    off_ridge.append((case, _hover_ridge(at[0])))
+                elif any(_near(slope, other) for slope in used_slopes):
+                    name = next(n for n in used if n is not None and _near(memory_roofs[n], other))
+                    wrong_roof.setdefault((bandwidth, name), []).append(case)
+                elif not used_slopes and any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, other)) for t in at):
+                    wrong_roof.setdefault((bandwidth, None), []).append(case)
+                else:
+                    off_ridge.append((case, _hover_ridge(at[0])))
         if missing and thousandfold == len(missing):
             problems.append("your points sit 1,000 times below the predictions: achieved_gflops is "
                             "in GFLOP/s, so multiply your TFLOP/s by 1000")
         else:
             problems += [f"no point at the prediction for {case}" for case in missing]
-        if wrong_roof:
-            which = " and ".join(wrong_roof)
-            problems.append(f"the point{'s' if len(wrong_roof) > 1 else ''} for {which} "
-                            f"{'are' if len(wrong_roof) > 1 else 'is'} judged against the other "
-                            f"bandwidth roof (the hover verdict names the wrong ridge): give each "
-                            f"2 TB/s point memory_ceiling=, the name of your 2 TB/s ceiling")
+        problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
+                     for (bandwidth, used), cases in wrong_roof.items()]
+        # A ridge that is neither key's comes from a roof at the wrong value, which the checks
+        # above name when it is the compute roof or a bandwidth roof; otherwise say where to look.
+        if off_ridge and not ceiling_problem:
+            cases = " and ".join(case for case, _ in off_ridge)
+            seen = sorted({r for _, r in off_ridge if r is not None})
+            keys = " nor ".join(f"{ridge(PEAK_GFLOPS, b):g}" for b in BANDWIDTHS_GBPS)
+            problems.append(f"the hover text of the point{'s' if len(off_ridge) > 1 else ''} for "
+                            f"{cases} gives a ridge of {' and '.join(f'{r:.3g}' for r in seen) or '?'} "
+                            f"FLOP/byte, neither {keys}: check the values and units (GFLOP/s, GB/s) "
+                            f"of the ceilings named there; a point is judged against the compute "
+                            f'ceiling named "fp32" if there is one, else the first you listed')
         if problems:
             return Check(question, "fail", "; ".join(problems))
         return Check(question, "pass", "both bandwidth roofs, the compute roof and all four "

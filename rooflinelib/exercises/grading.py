@@ -688,10 +688,13 @@ class Choices:
 SIDES = Choices({
     "memory": ("memory-bound, left of the ridge",
                ("memory bound", "bandwidth", "bandwidth bound", "memory limited", "hbm",
-                "hbm bandwidth", "dram", "dram bound", "bw", "left", "left of ridge", "slope", "sloped")),
+                "hbm bandwidth", "dram", "dram bound", "bw", "left", "left of ridge", "slope", "sloped",
+                # the course's own names for the roof (review 11a, K-01-2): "the slanted roof"
+                "slanted", "slant", "dram bandwidth", "memory bandwidth", "memory ceiling",
+                "bandwidth ceiling")),
     "compute": ("compute-bound, right of the ridge",
                 ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
-                 "alu", "right", "right of ridge", "flat")),
+                 "alu", "right", "right of ridge", "flat", "compute ceiling")),
     "ridge": ("at the ridge, both roofs bind",
               ("at ridge", "on ridge", "ridge point", "both", "balanced")),
 })
@@ -730,12 +733,14 @@ def check_choice(answer, accepted, question: str, choices: Choices, *,
 
 
 def check_side(answer, intensity: float, ridge: float, question: str, *,
-               hints: Optional[dict] = None, spread: float = 0.0) -> Check:
+               hints: Optional[dict] = None, spread: float = 0.0, choices: Choices = SIDES) -> Check:
     """Check a memory/compute/ridge verdict against the side of ``ridge`` ``intensity`` is on.
 
     ``spread``: the ridge's relative uncertainty (the measured ceilings' spreads).  Every side
     the intensity takes for a ridge within it is accepted, and a pass says so: near the edge of
     the "at the ridge" band, a ridge measured again can move the verdict across it.
+    ``choices``: :data:`SIDES` with an exercise's own names for its roofs added ("fp32" where
+    that is the compute roof).
     """
 
     if not 0 <= spread < 1:
@@ -755,7 +760,7 @@ def check_side(answer, intensity: float, ridge: float, question: str, *,
                  f"{1 + RIDGE_TOLERANCE:g} x ridge",
     }
     merged = {**default, **(hints or {})}
-    check = check_choice(answer, accepted, question, SIDES, hints=merged)
+    check = check_choice(answer, accepted, question, choices, hints=merged)
     if check.status == "pass" and len(accepted) > 1:
         names = " and ".join(repr(a) for a in sorted(accepted))
         return Check(question, "pass", f"correct: I = {intensity:.3g} sits at the edge of the "
