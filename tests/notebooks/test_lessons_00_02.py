@@ -292,8 +292,11 @@ def test_00_breaks_use_no_term_defined_later():
     assert "one FMA per lane" not in section and "packed into one lane" not in section
     # review 10a C00-2: "unpacked" and 163.4 came unexplained; the cell prints the packed figure
     assert "163.4" not in section and "lane" not in section
+    # review 11a T-00-1: "issued two at a time" reads as dual issue; packed is one instruction
+    # doing two FMAs (per lane, a word 00 does not define, hence "lane" stays out)
+    assert "issued two at a time" not in section
     assert ('the slowest of its multiply-add roofs, ordinary ("unpacked") fp32. The data sheet\'s "packed" '
-            'fp32 figure, which the cell also prints, assumes fp32 FMAs issued two at a time') in section
+            'fp32 figure, also printed, assumes each instruction does two fp32 FMAs, not one (notebook 02)') in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -856,3 +859,19 @@ def test_02_review_10b_the_wrong_roof_misjudges_the_distance_and_the_naive_gemm_
     opening = words(cells("02_operator_intensities.ipynb")[0].source)
     assert opening.index("only a large GEMM and fused attention reach the flat part") < opening.index("Each point is judged")
     assert "The figure at the top as a table, repeated now that the ridges are known" in text
+
+
+# --- review 11a (notebooks 00 and 01) ------------------------------------------------------------
+
+def test_01_review_11a_the_tensor_core_gemm_is_a_bf16_rewrite_and_the_check_prints_when_run():
+    text = markdown("01_derivation.ipynb")
+    # T-01-1: an fp32 GEMM does not meet step 6's bf16 roof as it stands; rewritten in bf16 it
+    # does, at a new intensity (step 6's try-it 2 says why)
+    assert "The same GEMM on tensor cores would meet another" not in text
+    assert ("Rewritten in bf16 for the tensor cores, the GEMM would move to a new intensity under a "
+            "far higher roof (step 6)") in text
+    assert "roughly halve its bytes and so roughly double its I" in text
+    # C-01-4: the check cell has no stored output on purpose; the question says so
+    question = next(words(c.source) for c in cells("01_derivation.ipynb")
+                    if c.cell_type == "markdown" and c.source.startswith("## Check yourself"))
+    assert question.endswith("Work both out on paper; the answers print only when you run the cell.")
