@@ -96,9 +96,12 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
     seconds = D3_FLOPS / (D3_ACHIEVED_GFLOPS * 1e9)
     return report(
         "Drill 3",
-        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
-        check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte"),
-        # No FMA/copy factor-of-2 hint: this roof and fraction count no FLOPs or bytes (7c K5-4).
+        # No FMA/copy factor-of-2 hint on any number: the drill gives the FLOPs, the bytes, P
+        # and B, so nothing is counted (7c K5-4; the intensity and the ridge: review 11c K11c-1).
+        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte", factor_hints=False,
+                     mistakes=[(1 / key_intensity, "the intensity is the FLOPs divided by the bytes")]),
+        check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte", factor_hints=False,
+                     mistakes=[(1 / verdict.ridge, "the ridge is P divided by B")]),
         check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
                      unit="TFLOP/s", factor_hints=False),
         check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
