@@ -311,14 +311,20 @@ def check_figure(figure):
         # A ridge that is neither key's comes from a roof at the wrong value, which the checks
         # above name when it is the compute roof or a bandwidth roof; otherwise say where to look.
         if off_ridge and not ceiling_problem:
-            cases = " and ".join(case for case, _ in off_ridge)
-            seen = sorted({r for _, r in off_ridge if r is not None})
-            keys = " nor ".join(f"{ridge(PEAK_GFLOPS, b):g}" for b in BANDWIDTHS_GBPS)
-            problems.append(f"the hover text of the point{'s' if len(off_ridge) > 1 else ''} for "
-                            f"{cases} gives a ridge of {' and '.join(f'{r:.3g}' for r in seen) or '?'} "
-                            f"FLOP/byte, neither {keys}: check the values and units (GFLOP/s, GB/s) "
-                            f"of the ceilings named there; a point is judged against the compute "
-                            f'ceiling named "fp32" if there is one, else the first you listed')
+            for unread in (False, True):
+                group = [case for case, r in off_ridge if (r is None) == unread]
+                if not group:
+                    continue
+                which = f"the hover text of the point{'s' if len(group) > 1 else ''} for {' and '.join(group)}"
+                if unread:  # a hover text the student replaced: there is no verdict to read
+                    problems.append(f"{which} names no ridge: keep the hover text roofline_figure writes")
+                    continue
+                seen = sorted({r for case, r in off_ridge if case in group})
+                keys = " nor ".join(f"{ridge(PEAK_GFLOPS, b):g}" for b in BANDWIDTHS_GBPS)
+                problems.append(f"{which} gives a ridge of {' and '.join(f'{r:.3g}' for r in seen)} "
+                                f"FLOP/byte, neither {keys}: check the values and units (GFLOP/s, GB/s) "
+                                f"of the ceilings named there; a point is judged against the compute "
+                                f'ceiling named "fp32" if there is one, else the first you listed')
         if problems:
             return Check(question, "fail", "; ".join(problems))
         return Check(question, "pass", "both bandwidth roofs, the compute roof and all four "

@@ -109,3 +109,12 @@ def test_k01_2_a_wrong_roof_in_the_courses_words_still_fails_and_a_bandwidth_fig
     wrong = ex01.check_active_roofs("fp32 roof", "slanted roof", "memory", "compute")
     assert [c.status for c in wrong.checks] == ["fail", "fail", "pass", "pass"]
     assert ex01.check_active_roofs("3 TB/s", "compute", "memory", "compute").checks[0].status == "invalid"
+
+
+def test_k01_1_a_point_whose_hover_text_was_replaced_is_told_so():
+    figure = _figure([("dram", "memory", 3_000), ("dram-2tbs", "memory", 2_000),
+                      ("fp32", "compute", 120_000)], (None, None, "dram-2tbs", "dram-2tbs"))
+    figure.update_traces(hovertext=None, selector={"meta": "kernel:k0"})
+    message = ex01.check_figure(figure).message
+    assert message == ("the hover text of the point for 20 FLOP/byte at 3 TB/s names no ridge: keep the "
+                       "hover text roofline_figure writes")
