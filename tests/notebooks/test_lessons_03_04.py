@@ -75,7 +75,7 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "outside the kernels: event-timed run less ncu's kernel time (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
-    assert "at most about 12" not in prose and "The difference, about 12 µs, is an estimate, not a bound" in prose
+    assert "at most about 12" not in prose and "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
 
@@ -133,7 +133,10 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     ratios = rows.softmax_ratios(recorded_experiments()["softmax"])
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
-    assert f"took {split['median_s'] * 1e6:.1f} µs" in prose and f"{split['kernel_s'] * 1e6:.1f} µs" in prose
+    # review 11c C11c-1: the two runs behind the 12 us are the appendix's
+    assert f"about {split['between_s'] * 1e6:.0f} µs of the" in prose
+    page = words(appendix("appendix-04-sweep.md"))
+    assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -247,16 +250,17 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     prose = words(markdown("04_sweep.ipynb"))
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
-    for quoted in (f"about {(three['measured_s'] - three['bound_s']) * 1e6:.0f} µs",
-                   f"function took {split['median_s'] * 1e6:.1f} µs",
-                   f"The difference, about {split['between_s'] * 1e6:.0f} µs, is an estimate, not a bound"):
+    shortfall = (three['measured_s'] - three['bound_s']) * 1e6
+    for quoted in (f"about {shortfall:.0f} µs short",
+                   f"about {split['between_s'] * 1e6:.0f} µs of the {shortfall:.0f} (an estimate, not a bound, from two runs"):
         assert quoted in prose, quoted
     # review 7c T04-2's two event-timed medians moved to the appendix (review 9c C9c-3: fewer numbers)
     page = words(appendix("appendix-04-sweep.md"))
     assert (f"differ by {(split['median_s'] - three['measured_s']) * 1e6:.1f} us between runs "
             f"({three['measured_s'] * 1e6:.1f} and {split['median_s'] * 1e6:.1f} us)") in page
-    assert "from two runs of the same function, apart from the experiment above" in prose
-    assert "under Nsight Compute, its three kernels' own durations summed to" in prose
+    # review 11c C11c-1: which run gave which number is the appendix's (its run table)
+    assert "from two runs of the same function, apart from the experiment above" not in prose
+    assert "| a profiling run, timed by device events | 425.0 us |" in page
     assert "design history" not in prose
 
 
@@ -373,7 +377,7 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     from rooflinelib.profiling.recorded import recorded_profiles
     prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
     assert "Under Nsight Compute the function took" not in prose
-    assert "timed by device events, the function took 425.0 µs" in prose
+    assert "its profiling run timed the same function by device events, 425.0 us median" in words(appendix("appendix-04-sweep.md"))
     table = rows.time_split_table(recorded_profiles()["softmax 3-pass"])
     assert "between the kernels" not in table and "median less ncu kernel time" not in table
     assert "outside the kernels: event-timed run less ncu's kernel time" in table  # 7c C04-3
@@ -650,10 +654,11 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
-    answer = f"**Is the shortfall the two extra launches? Mostly not:** launches and gaps account for about {between:.0f} µs of the {shortfall:.0f} µs (an estimate from two runs, below)"
-    at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and answer in words(c.source)}
+    # review 11c C11c-1: the question, the profile's table, then one short answer
+    answer = f"**Mostly not.** Launches and gaps take about {between:.0f} µs of the {shortfall:.0f} (an estimate, not a bound"
+    at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "**Is the shortfall the two extra launches?**" in c.source}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
-    split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("**The split.**")}
+    split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
     assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
     # review 6c C4-5: the run table is the appendix's, linked from the reading
     assert "| run | what it gave" not in markdown("04_sweep.ipynb")
@@ -692,8 +697,10 @@ def test_04s_appendix_gives_the_pipelined_kernels_lead_as_recorded():
 def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_lab1_copy_mix():
     # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
     md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
-    assert ("Printed under the table with its source: on the recorded H200, a copy timed in the same run; "
-            "live, your stored Lab 1 copy mix (Lab 1 runs once first if none is stored)") in md["sweep-14"]
+    # review 11c C11c-4: no footnote; the table's own line names the copy speed's source in every mode
+    assert "¹" not in md["sweep-14"] and "its bytes at the copy bandwidth (the line under the table names its source)" in md["sweep-14"]
+    source = words(next(c.source for c in cells("04_sweep.ipynb") if "rows.softmax_table" in c.source))
+    assert "print(rows.softmax_table(softmax_run.experiment))" in source
     assert "on the recorded H200 a copy timed beside the transposes; live, your stored Lab 1 copy mix" in md["5ab96826"]
 
 
@@ -774,8 +781,8 @@ def test_04_says_b_is_the_highest_rate_at_any_k_not_the_copys():
     assert top["k"] != 0 and copy["gbps"] < top["gbps"]
     text = words(markdown("04_sweep.ipynb"))
     assert "K = 0 is a pure copy, so the sweep calibrates" not in text
-    assert (f"B is its highest GB/s at any K (on the H200 {top['gbps']:,.0f} at K = {top['k']}; "
-            f"the pure copy at K = 0 gets {copy['gbps']:,.0f})") in text
+    assert (f"**B**, its highest GB/s at any K: on the H200 {top['gbps']:,.0f} at K = {top['k']} "
+            f"(the pure copy at K = 0 gets {copy['gbps']:,.0f})") in text
 
 
 def test_04_the_softmax_rate_from_ncu_bytes_says_the_writes_fall_short():
@@ -805,14 +812,14 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     bound = words(_nb04_cell("sweep-14").source)
     # C4-2: the live/recorded copy is a footnote, not part of the bound's definition
     definition = bound.split("Each exp of these kernels")[0]
-    assert "running once first" not in definition and "¹" in definition
-    assert "¹ Printed under the table with its source: on the recorded H200, a copy timed in the same run" in bound
+    assert "running once first" not in definition and "Lab 1 runs once first" not in bound  # review 11c C11c-4
     # C4-4: the prediction runs without the safe- and online-softmax asides
     prediction = words(_nb04_cell("50bc5cbb").source)
     assert "Milakov" not in prediction and "online softmax" not in prediction
     assert "Milakov and Gimelshein" in bound
     # C4-3: the knee paragraph is split in two
-    assert "**Which kernel makes the envelope.**" in _nb04_cell("sweep-12").source
+    assert "**Why the corner is round" in _nb04_cell("sweep-12").source  # review 11c C11c-2: one paragraph on which kernel
+    assert "\n\n**Why the corner is round" in _nb04_cell("sweep-12").source
 
 
 def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
@@ -1003,7 +1010,7 @@ def test_04_review_7c_items():
     assert "for `sweep` notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in prose
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in prose
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "account for about 12 µs of the 98 µs (an estimate from two runs, below)" in prose
+    assert "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
     assert "ncu timed each pass, but the course kept only their sum" in prose
@@ -1036,8 +1043,8 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     from rooflinelib.profiling.recorded import recorded_profiles
     prose = words(markdown("04_sweep.ipynb"))
     assert "at most about 12" not in prose and "the difference between two runs, below" not in prose
-    assert "it replays each kernel, caches flushed first, and reads" in prose
-    assert "ncu flushed the caches before each kernel" in prose and "(by the appendix's estimate, still under half the shortfall)" in prose
+    # review 11c C11c-1: the cache-flush caveat is the appendix's; the page says "not a bound" and links it
+    assert "an estimate, not a bound, from two runs: [appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
     profile = recorded_profiles()["softmax 3-pass"]
     assert "--cache-control all" in profile.measured["ncu"] and "--clock-control none" in profile.measured["ncu"]
     experiment = recorded_experiments()["softmax"]
@@ -1088,11 +1095,11 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     line = f"copy speed: {copy:,.0f} GB/s, a copy timed in the same run"
     assert line in rows.softmax_table(experiment) and line in outputs("04_sweep.ipynb")
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
-    reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**The split.**"))
-    the_split, the_rate = reading.split("\n\n")[:2]
-    assert the_split.startswith("**The split.**") and the_rate.startswith("**The rate.**")
-    assert (f"at {split['kernel_gbps']:,.0f} GB/s, {split['kernel_gbps'] / copy:.0%} of the copy speed printed under "
-            "the softmax table") in words(the_rate)
+    reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**Mostly not.**"))
+    # review 11c C11c-1: one short paragraph; the rate is the table's, its share printed beside the copy speed
+    assert "\n\n" not in reading.strip() and len(reading.split()) <= 110
+    assert f"{split['kernel_gbps']:,.0f}" in outputs("04_sweep.ipynb")
+    assert f"at {split['kernel_gbps'] / copy:.0%} of the copy speed printed under the softmax table" in words(reading)
     for gone in ("an eighth", "418.6", "How the table splits the time"):
         assert gone not in reading, gone
 
@@ -1103,7 +1110,7 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # T04-1: overlap was the only cause offered; FMA issue slots fit the climb right of the ridge
     text = _nb04_md("sweep-12")
     assert "fits the numbers" not in text
-    assert "**Why the corner is round: two hypotheses.** *Overlap*:" in text and "*Issue slots*:" in text
+    assert "**Why the corner is round: two hypotheses, undecided.** *Overlap*:" in text and "*Issue slots*:" in text
     assert "`smsp__inst_executed.sum` against `smsp__inst_executed_pipe_fma.sum`" in text
     assert "the course's profile counted FMAs only" in text
     # the shipped ncu file has no instruction total that would decide it
@@ -1120,16 +1127,19 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert f"{shares[0]:.0%}" == "92%" and f"{shares[1]:.1%}" == "96.6%"
     assert [f"{k / 4 / envelope['ridge']:.1f}" for k in (96, 256)] == ["1.6", "4.2"]
     assert f"{at[256]['sweep_pipelined'] / at[256]['sweep'] - 1:.1%}" == "2.9%"
-    assert ("at K = 96 to 256, where the FMAs take 1.6 to 4.2 times the loads, the envelope reaches only 92 to "
-            "96.6%") in text and "still leads `sweep` by 2.9% at K = 256" in text
+    # review 11c T11c-1: both hypotheses predict a 1/K loss; the data and the lead fit both
+    assert "issue slots fit that better" not in text and "Overlap alone would matter little" not in text
+    assert ("Both predict a loss that shrinks like 1/K right of the ridge, and both fit the measured "
+            f"{shares[0]:.1%} at K = 96 and {shares[1]:.1%} at K = 256 and the pipelined kernel's 2.9% lead at K = 256") in text
+    assert "would decide; the course's profile counted FMAs only" in text
 
 
 def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-3: P is read at K = 1024, where the curve still climbs
-    assert "at K = 1024, where the curve still climbs: P is a lower bound on the kernel's compute roof" in prose
+    assert "at K = 1024. The curve still climbs there, so P is a lower bound on the kernel's compute roof" in prose
     # C04-3: Lab 1's `dram` ridge is its write mix's
-    assert "its `dram` ridge" not in prose and "not by its write-mix ridge, 14.04" in prose
+    assert "its `dram` ridge" not in prose and "not its write-mix ridge, 14.04" in prose
     # T04-4: the dip is in both kernels
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
@@ -1147,9 +1157,36 @@ def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # C04-4: said before the table that shows 425.0 under 418.6
     assert round((split["median_s"] - three["measured_s"]) * 1e6) == 6
-    assert "from a separate run on the H200: its own median differs by about 6 µs" in _nb04_md("sweep-16")
+    assert "A separate run of the three-pass softmax answers (its own median differs by about 6 µs)" in _nb04_md("sweep-16")
     # C04-5: one provenance line (the mode's), not a date in the lesson text
     assert "2026-12-01" not in words(markdown("04_sweep.ipynb"))
+
+
+# --- review 11c (a fresh expert read): notebook 04 ------------------------------------------------
+
+def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_appendix():
+    nb = cells("04_sweep.ipynb")
+    prose = words(markdown("04_sweep.ipynb"))
+    # clarity 3.5 twice, "correct but dense": cut to about 2,200 words
+    assert len(prose.split()) <= 2250
+    # T11c-3: notebook 05 labels its DRAM-undercount reason a hypothesis
+    assert "gives the likely reason" not in prose and "(notebook 05 gives a hypothesis for that)" in prose
+    # C11c-3: B, P and the ridge are a list, not one paragraph
+    dial = _nb04_md("sweep-06")
+    assert "- **B**, its highest GB/s" in dial and "- **P**, its highest GFLOP/s" in dial and "- **The ridge** P/B" in dial
+    # C11c-1: the 12 us takes two short cells around its table, not three long ones
+    start = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and "fusion gained" in c.source)
+    end = next(i for i, c in enumerate(nb) if c.source.startswith("## The transpose ladder"))
+    assert sum(len(c.source.split()) for c in nb[start:end] if c.cell_type == "markdown") <= 220
+    # T11c-1: the appendix carries the two fits, from the recorded sweep
+    from rooflinelib.experiments import rows
+    from rooflinelib.store.results import recorded
+    envelope = rows.sweep_summary_rows(recorded("sweep"))[0]
+    overlap = [1 / (1 + 0.14 * envelope["ridge"] / (k / 4)) for k in (96, 256)]
+    slots = [4 * k / (4 * k + 35) for k in (96, 256)]
+    page = words(appendix("appendix-04-sweep.md"))
+    assert (f"f = 0.14 gives {overlap[0]:.1%} at K = 96 and {overlap[1]:.1%} at K = 256, and c = 35 gives "
+            f"{slots[0]:.1%} and {slots[1]:.1%}; the run measured 92.0% and 96.6%") in page
 
 
 # --- notebook 03 after review 10b -----------------------------------------------------------------
