@@ -1,9 +1,10 @@
 """The same model on AMD and NVIDIA: units, ceilings, tools and counters under their two names.
 
-The table of notebook 05.  Names of units, instructions, tools and counters follow each vendor's
-documentation (the ROCm Compute Profiler and Nsight Compute guides in REFERENCES.md); the HBM
-ceilings are the datasheet rows of :mod:`rooflinelib.core.machines`, so the table and the charts
-cannot disagree.  The NVIDIA counters are the very ones :mod:`rooflinelib.hierarchy.ncu` reads.
+The table of notebook 05's appendix (docs/appendix-05-hierarchy.md).  Names of units,
+instructions, tools and counters follow each vendor's documentation (the ROCm Compute Profiler
+and Nsight Compute guides in REFERENCES.md); the HBM ceilings are the datasheet rows of
+:mod:`rooflinelib.core.machines`, so the table and the charts cannot disagree.  The NVIDIA
+counters are the very ones :mod:`rooflinelib.hierarchy.ncu` reads.
 """
 from __future__ import annotations
 

@@ -41,6 +41,12 @@ def _decade_range(low, high):
     return [math.floor(math.log10(low)), math.ceil(math.log10(high))]
 
 
+#: Legend names of reported sizes that are no cache's capacity: the H200 reports its shared memory
+#: per SM (233 kB) beside the L1 step it measures (232 kB), and a reader takes one for the other
+#: (review 11c C11c-6).
+REPORTED_LABELS = {"shared": "most shared memory per SM, reported by the device: {size} (not an L1 size)"}
+
+
 def sweep_figure(result: dict, series=None, levels=None, title=None, widget: bool = False):
     """Bandwidth against working set for ``series`` (names; default all) of a working-set
     result, with the levels of the first one (or ``levels``) and the reported cache sizes.
@@ -93,7 +99,8 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         if min(sizes) <= size <= max(sizes):
             fig.add_trace(go.Scatter(
                 x=[size] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
-                name=f"{key} reported by the device: {format_bytes(size)}", meta=f"reported:{key}",
+                name=REPORTED_LABELS.get(key, "{key} reported by the device: {size}").format(key=key, size=format_bytes(size)),
+                meta=f"reported:{key}",
                 line=dict(color="#7f7f7f", width=1, dash="dashdot"),
                 hovertemplate=f"{key} size reported by the device: {format_bytes(size)}<extra></extra>"))
     device = result["device"]["name"]

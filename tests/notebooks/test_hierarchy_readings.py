@@ -137,3 +137,18 @@ def test_the_l2s_surplus_is_the_fabrics_bytes_about_the_dram_reads(appendix):
 def test_the_l2_roofs_footprint_as_the_prose_quotes_it(prose):
     from rooflinelib.store import results
     assert f"reading a {results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f} MB set" in prose
+
+
+def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
+    # C11c-6: the device's shared-memory size (233 kB) sat in the legend beside the L1 step
+    # (232 kB) as "shared reported by the device", which invites reading it as the L1's capacity
+    pytest.importorskip("plotly")
+    from rooflinelib.hierarchy import plot as hp
+    from rooflinelib.views.plotting import find_trace
+    recorded = wsr.recorded("h200", "numba")
+    shared = find_trace(hp.sweep_figure(recorded), "reported:shared")
+    assert shared.name == "most shared memory per SM, reported by the device: 233 kB (not an L1 size)"
+    assert find_trace(hp.sweep_figure(recorded), "reported:l2").name == "l2 reported by the device: 62.9 MB"
+    prose = " ".join(" ".join(_markdown("05")).split())
+    assert ("The grey line at 233 kB beside the step is the most shared memory an SM offers, as the device reports it; "
+            "the device reports no L1 size.") in prose

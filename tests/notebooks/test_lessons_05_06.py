@@ -488,7 +488,7 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     assert "Lab 1's kernel received 9.7 TB/s at every set from 16 to 50 MB" not in text
     assert "Lab 1's kernel received 9.7 TB/s at every footprint from 16 to 50 MB" in appendix
     assert "ws_read's ~8.95 TB/s is all of it" not in text and "yet 92% of Lab 1's L2 roof" in text
-    assert "the L2's own size" not in text and "60 MiB L2" in text
+    assert "the L2's own size" not in text and "60 MiB L2" in appendix  # review 11c C11c-8: with the vendor table
     assert "gpu-benches' `gpu-l2-cache`" not in text and "gpu-benches' `gpu-l2-cache`" in appendix
     assert "No kernel we or a public benchmark ran got more from the slices (appendix)" in text
     assert "best public L2" not in text
@@ -765,9 +765,9 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     crossed = kernel.level_bytes("dram")
     assert round(crossed / 1e6) == 110 and round(crossed / kernel.seconds / 1e12, 2) == 3.52
     assert "on the hand-counted 134 MB it moves" not in text and "the copy roof, like the 1 GiB runs" not in text
-    assert (f"110 MB crossed DRAM during the launch (the table's {placed.point('dram').fraction_of_roof:.0%}); its 134 MB "
-            f"over the same time, an effective {gbps / 1e3:.2f} TB/s, are bytes requested, not DRAM traffic") in text
-    assert "Judge DRAM-binding on the 1 GiB runs." in text
+    # review 11c: one sentence; the printed line below gives the effective rate of the bytes requested
+    assert (f"only 110 MB of the 134 MB it asked for crossed DRAM during the launch (the table's "
+            f"{placed.point('dram').fraction_of_roof:.0%})") in text
     assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
     assert (f"ncu's DRAM bytes {crossed / 1e6:,.1f} MB, {crossed / kernel.seconds / 1e12:.2f} TB/s; the bytes it asked for "
             f"{counted['dram_bytes'] / 1e6:,.1f} MB, {gbps / 1e3:.2f} TB/s (requested bytes over time, not DRAM traffic)") in _printed("05")
@@ -996,7 +996,8 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "the course refuses a launch" not in text
     assert "Lab 4 takes no FLOPs from the counters of a launch that uses any of them" in text
     assert "notebook 07 counts such kernels' FLOPs by hand" in text
-    assert "**Lab 4**" in _markdown("05")[1]  # defined before section 3 uses it (review 10c C05-6: after the chart)
+    # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
+    assert "**Lab 4**, the course's profiling lab" in _markdown("05")[0]
 
 
 def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
@@ -1106,10 +1107,15 @@ def test_05_names_the_series_each_level_comes_from():
     recorded = wsr.recorded("h200", "numba")
     inner, outer = h.hierarchy_series(recorded)
     assert (inner.access, inner.pattern, outer.access) == ("global", "spread", "global-cg")
-    text = " ".join("".join(_nb05_cell("9ee81857")["source"]).split())
+    # review 11c C11c-6: the series are named before the figure that draws them
+    text = " ".join("".join(_nb05_cell("c7621aef")["source"]).split())
     assert "so no level is taken from those points" not in text
-    assert f'Blue, "{inner.name}", gives the **L1** level' in text
-    assert f'Orange, "{outer.name}" (`.cg` loads skip the L1), gives the **L2** and **DRAM** levels' in text
+    assert f'**Blue**, "{inner.name}": each SM has its own L1 and reads the whole set, so this series gives the **L1** level' in text
+    assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, and each block reads chunks of its own, so this '
+            "series gives the **L2** and **DRAM** levels") in text
+    cells = _cells("05")
+    assert [c.get("id") for c in cells].index("c7621aef") < next(
+        i for i, c in enumerate(cells) if "hierarchy_plot.sweep_figure(recorded" in "".join(c["source"]))
     # 7c C05-2: green feeds nothing; review 8 C5-3: the figure draws only blue and orange
     assert "The sweep's two other series give no level" in text and "Green" not in text
     assert "sweep_figure(recorded, levels=levels," in _code("05")
@@ -1149,7 +1155,11 @@ def test_05_vendor_table_lists_the_l1s_in_binary_units():
     assert "vL1D (32 KiB per CU)" in row["AMD"] and "LDS (64 KiB per CU)" in row["AMD"]
     assert row["NVIDIA"].startswith("L1 and shared memory") and "228 KiB" in row["NVIDIA"]
     assert " KB per" not in row["AMD"] + row["NVIDIA"]
-    assert row["AMD"] in _printed("05") and row["NVIDIA"] in _printed("05")
+    # review 11c C11c-8: the table is the appendix's, one sentence in 05 points to it
+    from rooflinelib.store.fileio import read_text
+    appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert row["AMD"] not in _printed("05") and f"| {row['concept']} | {row['AMD']} | {row['NVIDIA']} |" in appendix
+    assert "appendix-05-hierarchy.md#the-same-model-on-amds-gpus) maps them" in _prose("05")
 
 
 def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
@@ -1369,14 +1379,19 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
         model = state.predicted_gbps
         assert k / model == pytest.approx(c / model * k / c)
         row = next(line for line in printed.splitlines() if line.startswith(f"{hl.format_bytes(ws_bytes):>7s}  "))
-        assert row.split()[-3:] == [f"{c:,.0f}", f"{c / model:.2f}x", f"{k / c:.2f}x"]
+        # review 11c C11c-7: five columns, each measured rate with its share of the model
+        assert row.split()[-4:] == [f"{k:,.0f}", f"({k / model:.2f}x)", f"{c:,.0f}", f"({c / model:.2f}x)"]
         split[state.placement.binding] = (c / model, k / c)
     (l2_cg, l2_l1), (dram_cg, dram_l1) = split["l2"], split["dram"]
     assert f"with the L1 skipped, reads run {l2_cg:.2f}x and {dram_cg:.2f}x the model" in text
-    assert f"at 246 kB, 6% past the L1's step, blue runs {l2_l1:.2f}x `.cg`" in text
-    assert f"At 73 MB ({dram_l1:.2f}x), which reads hit the L1 was not measured." in text
-    # "about a third": 1 - .cg / kernel at 246 kB, an inference the prose conditions
-    assert 0.28 < 1 - 1 / l2_l1 < 0.36 and "about a third of its reads still hit the L1 (if the L2 serves both series alike)" in text
+    k246, c246 = at[245760.0]
+    assert f"at 246 kB, 6% past the L1's step, blue runs {k246 / 1e3:.1f} TB/s against `.cg`'s {c246 / 1e3:.1f}" in text
+    assert "At 73 MB, which reads hit the L1 was not measured." in text and dram_l1 > 1
+    # "about a third": 1 - .cg / kernel at 246 kB, an inference the prose conditions (review 11c
+    # T11c-2: on both series meeting the L2 alike and on the L1 hits overlapping the L2 reads)
+    assert 0.28 < 1 - 1 / l2_l1 < 0.36
+    assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
+            "overlap with the L2 reads)") in text
     assert "Our hypothesis (the appendix's counters fit it): SMs asking for one line at nearly the same time share one fetch." in text
     assert "so the next level out moves far fewer bytes than the model counts" not in text
     assert "the same sharing, smaller, would explain" not in text
@@ -1384,7 +1399,7 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     inside = hl.inside_each_level(levels)
     rows = [next(line for line in printed.splitlines() if line.startswith(f"{hl.format_bytes(inside[lv]):>7s}  "))
             for lv in ("l2", "dram")]
-    assert [r.split()[-2:] for r in rows] == [["1.01x", "1.11x"], ["1.05x", "1.00x"]]
+    assert [[r.split()[-3], r.split()[-1]] for r in rows] == [["(1.12x)", "(1.01x)"], ["(1.05x)", "(1.05x)"]]
     from rooflinelib.store.fileio import read_text
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1" in page
@@ -1596,8 +1611,12 @@ def test_05_review_10c_clarity():
     nb = nbformat.read(ROOT / "notebooks" / "05_hierarchical.ipynb", as_version=4)
     md = [c.source for c in nb.cells if c.cell_type == "markdown"]
     # C05-6: the opening's answer stands alone; where the numbers come from follows the chart
-    assert "**Lab 4**" not in md[0] and md[1].startswith("Every number here comes from the H200 runs")
-    assert nb.cells[1].cell_type == nb.cells[2].cell_type == "code" and nb.cells[3].source == md[1]
+    # review 11c C11c-5: the answer keeps its own paragraph; Lab 4 and the data's source follow it
+    # in the opening, and no meta cell sits between the chart and section 1
+    answer, lab4 = md[0].split("\n\n")[2:4]
+    assert answer.startswith("**The answer, on an H200.**") and lab4.startswith("**Lab 4**, the course's profiling lab")
+    assert "Every number here comes from the H200 runs shipped with the course, in every mode" in " ".join(lab4.split())
+    assert nb.cells[1].cell_type == nb.cells[2].cell_type == "code" and md[1].startswith("## 1. One roof")
     text, printed = _prose("05"), _printed("05")
     # C05-5: the dates are the appendix's; C05-4: the clock note sits with section 5's peaks
     for date in ("2026-11-30", "2026-12-01"):
@@ -1610,7 +1629,9 @@ def test_05_review_10c_clarity():
     # C05-3: the comparison table lost its measured-size column
     assert "sweep W" not in printed
     # T05-6: the vendor table's NVIDIA column is the H100's, said next to the H200's figures
-    assert "(NVIDIA's column is the H100's; the H200 has the same SMs, 4.8 TB/s and a 60 MiB L2)" in text
+    from rooflinelib.store.fileio import read_text
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "NVIDIA's column is the H100's; the H200 has the same SMs, 4.8 TB/s and a 60 MiB L2" in page  # 11c C11c-8
 
 
 # --- fix round 10 (review 10d): 06's exp price is a floor, the 97% is labelled a hypothesis, the
