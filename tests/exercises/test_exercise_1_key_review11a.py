@@ -118,3 +118,17 @@ def test_k01_1_a_point_whose_hover_text_was_replaced_is_told_so():
     message = ex01.check_figure(figure).message
     assert message == ("the hover text of the point for 20 FLOP/byte at 3 TB/s names no ridge: keep the "
                        "hover text roofline_figure writes")
+
+
+@pytest.mark.parametrize("folder", ["solutions", "exercises"])
+def test_c_ex1_1_the_plot_rules_are_three_bullets(folder):
+    from pathlib import Path
+
+    import nbformat
+    path = Path(__file__).resolve().parents[2] / folder / "01_place_two_kernels.ipynb"
+    cell = next(c.source for c in nbformat.read(str(path), as_version=4).cells
+                if c.cell_type == "markdown" and c.source.startswith("## 3. The plot"))
+    rules = cell[cell.index("```\n\n") + 5:]
+    bullets = [line for line in rules.splitlines() if line.startswith("- ")]
+    assert [b.split()[1] for b in bullets] == ["A", "Give", "The"], bullets
+    assert rules.rstrip().endswith("\n\nOnce your cell runs, hover over a point to read its verdict.")
