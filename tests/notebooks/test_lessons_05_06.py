@@ -1330,7 +1330,9 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it: the two effects below, smaller." in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
-    assert "The L2 and DRAM levels come from orange, whose blocks share no data." in text
+    # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
+    assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
+    assert "each block reads chunks of its own, so this series gives the **L2** and **DRAM** levels" in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
