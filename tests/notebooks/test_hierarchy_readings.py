@@ -152,3 +152,14 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     prose = " ".join(" ".join(_markdown("05")).split())
     assert ("The grey line at 233 kB beside the step is the most shared memory an SM offers, as the device reports it; "
             "the device reports no L1 size.") in prose
+
+
+def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
+    # T11c-2: 1 - 20.8 / 30.2 also assumes the L1 hits overlap with the L2 reads; if they cost
+    # time of their own, more reads must hit, so the appendix's "at least" needs no such assumption
+    prose = " ".join(" ".join(_markdown("05")).split())
+    assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
+            "overlap with the L2 reads)") in prose
+    page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
+    assert ("at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1: exactly that if the hits overlap "
+            "fully with the L2 reads (the notebook's \"about a third\" assumes so), more if hits cost time of their own") in page
