@@ -7,6 +7,7 @@ catalogue (:mod:`rooflinelib.core.operators`) and the machine table, or reads th
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -291,6 +292,37 @@ def algorithm_race(n: int, m: int) -> dict:
     length = fft_length(n, m)
     direct, fft = 2.0 * n * m, fft_correlation_flops(length)
     return {"direct_flops": direct, "fft_flops": fft, "length": length, "flop_ratio": direct / fft}
+
+
+def plain_cache_names(experiment):
+    """The ``cache`` run with its GPU rows named in plain words (the L2-resident re-read and the
+    DRAM copy, with their sizes) instead of the engine's kernel names; other rows, and other runs,
+    come back unchanged."""
+    def plain(v):
+        extra = v.extra or {}
+        if v.name.startswith("l2:") and extra.get("working_set_bytes"):
+            return f"L2-resident re-read ({extra['working_set_bytes'] / 1e6:.1f} MB set)"
+        if v.name.startswith("dram:") and extra.get("buffer_bytes"):
+            return f"DRAM copy ({extra['buffer_bytes'] / 1e9:.2f} GB buffer)"
+        return v.name
+    if experiment is None or experiment.name != "cache":
+        return experiment
+    return dataclasses.replace(experiment, variants=tuple(dataclasses.replace(v, name=plain(v))
+                                                          for v in experiment.variants))
+
+
+def overlap_save_flops_per_output(m: int, block_length: int) -> float:
+    """FLOPs per output of blocked FFT correlation (overlap-save), the FFT route for short filters.
+
+    Each block of ``block_length`` L (a power of two above m) yields L - m + 1 outputs for one
+    forward and one inverse real transform (about 2.5 L log2 L FLOPs each, as in
+    :func:`fft_correlation_flops`) and a pointwise complex product of its L/2 + 1 bins (6 FLOPs
+    each); the filter's transform is made once and shared by every block, so it is left out.
+    Direct correlation needs 2m per output.  A count, not a time: its traffic is not modelled."""
+    if m < 1 or block_length <= m or block_length & (block_length - 1):
+        raise ValueError(f"block_length: must be a power of two above m = {m}, got {block_length}")
+    per_block = 2 * 2.5 * block_length * math.log2(block_length) + 6 * (block_length // 2 + 1)
+    return per_block / (block_length - m + 1)
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,9 @@ class KernelFacts:
     roof_is_matrix: Optional[bool] = None  # the compute roof it is scored against is a matrix roof
     transcendental_share: Optional[float] = None  # exp/sqrt/div share of the counted FLOPs
     bytes_ratio: Optional[float] = None  # profiler bytes over the analytic byte count
+    #: set when ``bytes_ratio`` is not a profiler's count but a hypothesis's (the condition that
+    #: gives it, e.g. "if the L2 fetches 64 B"): the reason then says so instead of "moved"
+    bytes_ratio_hypothesis: Optional[str] = None
     clock_ratio: Optional[float] = None  # SM clock in this run over the clock of the ceilings
     communication_share: Optional[float] = None  # share of wall time waiting on the interconnect
     cheaper_algorithm: Optional[bool] = None  # a lower-complexity algorithm does the same job
@@ -117,6 +120,10 @@ class KernelFacts:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{name}: must be a whole number of at least 1, got {value!r}")
+        if self.bytes_ratio_hypothesis is not None and not (
+                isinstance(self.bytes_ratio_hypothesis, str) and self.bytes_ratio_hypothesis.strip()):
+            raise ValueError(f"bytes_ratio_hypothesis: must be a non-empty text or None, got "
+                             f"{self.bytes_ratio_hypothesis!r}")
         for name in ("serial_phases", "matrix_instructions", "roof_is_matrix", "cheaper_algorithm"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, bool):
@@ -312,7 +319,7 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             "the memory system moves bytes the algorithm never asked for (uncoalesced or strided access)",
             "Fix the access pattern first (coalesce, tile through shared memory, pad to avoid bank "
             "conflicts), then re-measure bytes and rate.",
-            f"the bytes moved are {facts.bytes_ratio:.3g}x the analytic bytes", 6))
+            _bytes_moved_reason(facts), 6))
     if cached and cache_finding not in found:
         found.append(cache_finding)
     below_roof = frac is None or frac < NEAR_ROOF_FRACTION
@@ -344,6 +351,14 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
             "only scores how well this implementation runs.",
             "a lower-complexity algorithm does the same job", 7))
     return found
+
+
+def _bytes_moved_reason(facts: KernelFacts) -> str:
+    """Pitfall 6's reason: a counted ratio as measured, a hypothesised one labelled as such."""
+    if facts.bytes_ratio_hypothesis is None:
+        return f"the bytes moved are {facts.bytes_ratio:.3g}x the analytic bytes"
+    return (f"the bytes moved would be {facts.bytes_ratio:.3g}x the analytic bytes "
+            f"{facts.bytes_ratio_hypothesis.strip()} (a hypothesis, not a counter reading)")
 
 
 _HELPFUL = ("fraction_of_roof", "duration_us", "blocks", "sm_count", "occupancy", "bytes_ratio",

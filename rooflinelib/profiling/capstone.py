@@ -696,11 +696,12 @@ def gap_text(three, fused) -> str:
     return "\n".join((
         text + ":",
         f"    {'expected, at the fused rate':37s} {_us(g['expected_s'])}",
-        f"    {'outside its kernels (launches, gaps)':37s} {_between(g, three)} (its {_us(three.seconds)} median less "
-        f"the {_us(g['kernel_s'])} its three kernels took in a second run, under Nsight Compute)",
-        f"    {'inside its kernels (slow passes)':37s} {_us(g['inside_kernels_s'])}, passes below the fused kernel's "
-        "rate, if they ran as long when timed as under Nsight Compute, which flushed the L2 before each kernel "
-        "(the timed run did not)",
+        f"    {'outside its kernels (launches, gaps)':37s} {_between(g, three)}",
+        f"    {'inside its kernels (slow passes)':37s} {_us(g['inside_kernels_s'])}",
+        # review 11d C07-2: the rows carry numbers only; the one caveat follows them, once
+        f"  The split subtracts the {_us(g['kernel_s'])} its three kernels took in a second run, under Nsight "
+        "Compute, which flushed the L2 before each kernel (the timed run did not): it holds if they ran as "
+        "long in both.",
         "  " + moral))
 
 
@@ -880,19 +881,16 @@ def counters_text(profiles: dict) -> str:
 #: shared-memory traffic) on the ``shared`` ceiling, the only on-chip roof Lab 1 measures: the L1
 #: and shared memory are one SRAM in each SM.  The row is the L1's, so it is called that.
 LEVEL_LABELS = {"dram": "dram", "l2": "l2", "shared": "l1", "l1": "l1"}
-L1_NOTE = ("l1: ncu's l1tex__t_bytes, the global and local loads and stores the SMs' L1 served (shared-memory "
-           "accesses are not in it), placed against Lab 1's shared-memory roof: the L1 and shared memory are "
-           "one SRAM in each SM, and Lab 1 measures no L1 roof of its own")
+L1_NOTE = ("l1: ncu's l1tex__t_bytes (global and local accesses; shared memory's are not in it), on Lab 1's "
+           "shared-memory roof, the same SRAM")
 
 #: What the l2 row's bytes are.  ncu's ``lts__t_bytes`` counts every byte the L2 slices handled:
 #: the SMs' requests (what Lab 1's L2 roof counts) and also the traffic between the H200's two L2
 #: partitions, which on the course's 1 GiB sweeps (ncu by source unit, notebook 05) was about as
 #: large as the DRAM reads.  The recorded profiles hold only the total, so the row's intensity is
 #: a lower and its share an upper bound.
-L2_NOTE = ("l2: ncu's lts__t_bytes, every byte the L2 slices handled: the SMs' requests, which are what Lab 1's "
-           "L2 roof counts, and also the traffic between the H200's two L2 partitions (on notebook 05's 1 GiB "
-           "sweeps about equal to the DRAM reads); these profiles recorded only the total, so the l2 "
-           "row's share (and its time) is an upper bound")
+L2_NOTE = ("l2: ncu's lts__t_bytes, which also counts the traffic between the H200's two L2 partitions: "
+           "the row's share is an upper bound")
 
 
 #: A level "binds" in the level table only when the kernel reaches at least this share of that

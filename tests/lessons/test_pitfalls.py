@@ -66,3 +66,47 @@ def test_strided_amplification_with_the_dram_unit_keeps_halving_to_stride_16(str
     assert pitfalls.GPU_DRAM_ACCESS_BYTES == 2 * pitfalls.GPU_SECTOR_BYTES
     assert pitfalls.strided_amplification(
         stride, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == expected
+
+
+# --- review 11d: the FFT route for short filters, the 64-byte hypothesis, plain row names -------
+
+def test_overlap_save_counts_far_fewer_flops_per_output_for_short_filters():
+    # T06-1: the raced FFT transforms the whole signal; blocked FFT correlation is the better
+    # FFT route for short filters.  Blocks of 2,048 at m = 256: two real transforms of
+    # 2.5 * 2048 * 11 FLOPs and 1,025 complex products of 6, for 1,793 outputs
+    assert pitfalls.overlap_save_flops_per_output(256, 2048) == pytest.approx(
+        (2 * 2.5 * 2048 * 11 + 6 * 1025) / 1793)
+    assert pitfalls.overlap_save_flops_per_output(256, 2048) == pytest.approx(66.25, abs=0.01)
+    assert pitfalls.overlap_save_flops_per_output(1024, 8192) == pytest.approx(77.70, abs=0.01)
+    whole = pitfalls.algorithm_race(2 ** 22, 256)["fft_flops"] / 2 ** 22
+    assert pitfalls.overlap_save_flops_per_output(256, 2048) < whole / 5 < 2 * 256
+    for bad in (256, 200, 3000):  # not above m, not above m, not a power of two
+        with pytest.raises(ValueError, match="block_length"):
+            pitfalls.overlap_save_flops_per_output(256, bad)
+
+
+def test_a_hypothesised_bytes_ratio_is_labelled_in_the_triage():
+    # T06-5: the stride-16 ratio is the 64-byte-fetch hypothesis's, not a profiler's count
+    from rooflinelib.lessons.triage import KernelFacts, triage
+    counted = triage(KernelFacts(fraction_of_roof=0.06, side="memory", bytes_ratio=16)).text()
+    assert "the bytes moved are 16x the analytic bytes" in counted
+    guessed = triage(KernelFacts(fraction_of_roof=0.06, side="memory", bytes_ratio=16,
+                                 bytes_ratio_hypothesis="if the L2 fetches 64 B")).text()
+    assert "the bytes moved are" not in guessed
+    assert ("the bytes moved would be 16x the analytic bytes if the L2 fetches 64 B "
+            "(a hypothesis, not a counter reading)") in guessed
+    for bad in ("", "  ", 16):
+        with pytest.raises(ValueError, match="bytes_ratio_hypothesis"):
+            KernelFacts(bytes_ratio=16, bytes_ratio_hypothesis=bad)
+
+
+def test_the_cache_runs_rows_are_named_in_plain_words():
+    # C06-4: the engine's kernel names (l2_slab, copy16 x1 block 256) reached the lesson's table
+    from rooflinelib.experiments.record import recorded_experiments
+    runs = recorded_experiments()
+    cache = runs["cache"]
+    assert any("l2_slab" in v.name for v in cache.variants)  # the shipped run keeps its own names
+    names = [v.name for v in pitfalls.plain_cache_names(cache).variants]
+    assert names == ["L2-resident re-read (25.2 MB set)", "DRAM copy (1.07 GB buffer)"]
+    assert pitfalls.plain_cache_names(runs["launch"]) is runs["launch"]
+    assert pitfalls.plain_cache_names(None) is None

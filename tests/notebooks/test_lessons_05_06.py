@@ -257,8 +257,11 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     # review 9d T6-2: the 26 us dispatch is one float's; the add's three arrays cost 49 us
     empty = pitfalls.recorded_empty_launch()
     one, three = (empty["dispatch_s"][k] * 1e6 for k in ("one float", "three arrays"))
-    assert f"in a second run, {one:.0f} µs with one float, {three:.0f} µs with the add's three arrays" in text
-    assert f"most of it Numba's {three:.1f} µs dispatch" in text
+    # review 11d T06-3/C06-2: the second run's one-float dispatch (30 us) is not set beside the
+    # first run's (26 us); its three-array figures are printed in one line, the prose reads them
+    assert "µs with one float" not in text and "grows with the arguments" not in text
+    assert "most of it Numba's dispatch with those arrays" in text
+    assert f"a second run, with the add's three arrays: Numba-CUDA dispatch {three:.1f} us" in _printed("06")
     starved = runs["starved"].variants
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
@@ -271,8 +274,8 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert f"`exp2` at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
     rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
     assert f"would need {rows[256]['direct_at_roof_s'] * 1e6:.0f} and {rows[1024]['direct_at_roof_s'] * 1e6:.0f} µs" in text
-    assert f"beat cuFFT's {rows[256]['fft_s'] * 1e6:.0f} µs" in text
-    assert f"({rows[4096]['direct_at_roof_s'] * 1e6:.0f} µs, then {rows[16384]['direct_at_roof_s'] * 1e3:.2f} ms)" in text
+    assert f"beat this whole-signal FFT's {rows[256]['fft_s'] * 1e6:.0f} µs" in text
+    assert f"loses to the whole-signal FFT's {rows[4096]['fft_s'] * 1e6:.0f} µs" in text  # its times: the table's
     sustained = runs["sustained"].variants
     held = min(v.gflops for v in sustained if v.extra.get("part") == "sustained")
     assert f"reached {sustained[0].gflops / 1e3:.0f} TFLOP/s" in text and f"({held / sustained[0].gflops:.0%} of the burst" in text
@@ -314,9 +317,12 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     # review 7d T06-3: the 63.9 µs is the host's dispatch: the opening and the chart's label say so
     # review 10d C06-1: the opening keeps one sentence of meaning; the figures are cell 3's printout
     assert "four decades" not in opening and "569%" not in opening
-    assert "A point far under its roof means another limit is at work; one above it, the wrong roof." in opening
+    # review 11d T06-2: a point above its roof may be miscounted, not only on the wrong roof
+    assert "A point far under its roof means another limit is at work; one above it, the wrong roof or miscounted work." in opening
     assert "1: 4096-element add, host-timed" in [p[2] for p in pitfalls.RECORDED_POINTS]
-    assert f"{add['decades_under']:.1f} decades under it" in _printed("06")
+    # review 11d C06-3: "decades" was never defined in the notebook; the factor is printed instead
+    assert "decades" not in _printed("06") and "decade" not in _prose("06")
+    assert f"{1 / add['fraction']:,.0f}x under it" in _printed("06")
 
 
 def test_pitfall_3s_triage_is_fed_measured_figures():
@@ -360,8 +366,8 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
     # without its date (the appendix has it); its device cost is in the appendix's table
     dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
     assert dispatch["one float"] * 1e6 == pytest.approx(runs[1]["numba_dispatch_s"] * 1e6)
-    assert ("Numba-CUDA dispatch in a second run, empty kernel given: "
-            f"one float {dispatch['one float'] * 1e6:.1f} us, three arrays {dispatch['three arrays'] * 1e6:.1f} us") in printed
+    assert f"a second run, with the add's three arrays: Numba-CUDA dispatch {dispatch['three arrays'] * 1e6:.1f} us" in printed
+    assert f"{dispatch['one float'] * 1e6:.1f} us" not in printed  # the appendix has the second run's one float
     assert "over both recorded runs" not in printed.lower()
     assert "a recorded run (" not in printed and "a second recorded run" not in printed
     assert "launch costs from a recorded run" not in printed
@@ -441,7 +447,10 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
     assert "fraction_of_roof=0.9," not in code and "bytes_ratio=8.0" not in code
     assert (f"stride 16: {stride16:.1%} of the dram-read roof counted with the useful bytes, "
             f"{stride16 * ratio:.0%} counted") in printed
-    assert "the bytes moved are 16x the analytic bytes" in printed and "the profiler counts" not in printed
+    # review 11d T06-5: the 16x is the 64-byte-fetch hypothesis's, and the triage line says so
+    assert "the bytes moved are 16x" not in printed and "the profiler counts" not in printed
+    assert ("the bytes moved would be 16x the analytic bytes if the L2 fetches 64 B (a hypothesis, not a "
+            "counter reading)") in printed
     # the prose says the 16 is the fit's, not a profiler's reading
     assert "the longest stride the fit explains, with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
 
@@ -662,7 +671,8 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     assert "| Lab 1's DRAM roof |" in nb05
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
-    assert "its shared-memory roof, the same SRAM" in nb07 and "appendix-05-hierarchy.md#which-l2-and-l1" in nb07
+    # review 11d C07-3: the reasons are the printed notes' (one line each); the prose points at them
+    assert "shared-memory roof, the same SRAM" in capstone.L1_NOTE and "appendix-05-hierarchy.md#which-l2-and-l1" in nb07
     # the figures each name stands for, as both notebooks quote them
     assert f"{levels['l2'].gbps / 1e3:.2f} TB/s from 14.1 MB" in nb05
     assert f"| Lab 1's L2 roof | {lab1.ceiling('l2').value / 1e3:.2f} TB/s |" in nb05
@@ -826,9 +836,10 @@ def test_the_empty_kernel_beside_the_tiny_add_is_quoted_with_its_figures():
     from rooflinelib.lessons import pitfalls
     pair = pitfalls.recorded_empty_kernel_pair()
     text = " ".join(_prose("06").split())
-    assert (f"an empty kernel given the add's three arrays took {pair['empty_s'] * 1e6:.1f} µs and the add "
-            f"{pair['add_s'] * 1e6:.1f} µs") in text
-    assert f"an empty kernel given the add's three arrays {pair['empty_s'] * 1e6:.1f} us" in _printed("06")
+    # review 11d C06-2: the second run's figures are one printed line; the prose reads them
+    assert (f"between device events, an empty kernel {pair['empty_s'] * 1e6:.1f} us, the add "
+            f"{pair['add_s'] * 1e6:.1f} us") in _printed("06")
+    assert "an empty kernel given the add's three arrays took about as long as the add" in text
 
 
 def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
@@ -978,7 +989,7 @@ def test_06_clarity_items_of_review_5b():
     # C06-3: exp2 results, not FLOPs
     assert "exp2 (SFU): 4,140 G results/s, not FLOPs" in printed
     # C06-4: a table's header names the backend, a row its library
-    assert "Table headers name the backend; a row run by another library names it" in text
+    assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
     strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
     assert "stay unexplained" in strided and "cudaLimitMaxL2FetchGranularity" not in strided
@@ -1052,8 +1063,13 @@ def test_06_review_6d_technical_wording():
     text = " ".join(_prose("06").split())
     # T06-3: the tensor GEMM's bytes are its output, so HBM traffic is no lever; the gap's cause is a hypothesis
     assert "with HBM traffic as the lever" not in text
-    assert ("Its bytes are its output, which cannot shrink, so the remaining gap is not a byte count; that its "
-            "arithmetic and its stores overlap poorly (pitfall 2) is one hypothesis to test") in text
+    # review 11d T06-4: no DRAM counter was taken for this GEMM, and an output can shrink
+    assert "cannot shrink" not in text and "is not a byte count" not in text
+    assert ("Its bytes are almost all its output (analytic; no DRAM counter was taken), so the gap is unlikely "
+            "to be extra bytes; that its arithmetic and its stores overlap poorly (pitfall 2) is one hypothesis "
+            "to test") in text
+    # review 11d C06-5: the triage's verdict in plain words
+    assert "given this kernel, the triage tool names pitfall 4 first" in text and "fed it" not in text
     # T06-4: the copy roof is the nearest measured mix, not the add's own
     assert "timed at Lab 1's copy roof, the nearest measured mix (the add reads two arrays, writes one)" in text
     # T06-5: a graph's own launch is paid once; per kernel only the device's cost remains
@@ -1071,7 +1087,7 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     assert ("Each repeat, in one stream ([appendix](../docs/appendix-06-pitfalls.md)): "
             "1. the host queues an untimed add and the start event; the GPU runs both right away; "
             "2. the host dispatches the timed add while the GPU, past the start event, idles; "
-            "3. the timed add runs, then the end event. The events bracket steps 2 and 3.") in text
+            "3. the timed add runs, then the end event. The events bracket steps 2 and 3:") in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "each repeat queues the untimed launch, a start event, the timed launch and an end event" in page
 
@@ -1530,8 +1546,8 @@ def test_06s_launch_names_the_dispatch_with_the_adds_arguments():
     from rooflinelib.lessons import pitfalls
     dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
     assert dispatch["three arrays"] > 1.5 * dispatch["one float"]
-    assert "three arrays 48.6 us" in _printed("06")
-    assert "grows with the arguments" in _prose("06")
+    assert "with the add's three arrays: Numba-CUDA dispatch 48.6 us" in _printed("06")
+    assert "30.3 us" not in _printed("06")  # review 11d T06-3: the second run's one float is the appendix's
 
 
 def test_06s_opening_maps_the_chart_to_the_sections():
@@ -1661,8 +1677,8 @@ def test_06_labels_the_bytes_moved_share_as_resting_on_the_64_byte_fetch():
 def test_06s_gate_says_when_a_slower_clock_leaves_the_share_alone():
     # T06-3: a kernel limited elsewhere (latency, issue) slows with the SM clock while the HBM roof does not
     text = _prose("06")
-    assert ("moves kernel and roof together and leaves the share alone, when the kernel is limited by what its "
-            "roof measures") in text
+    assert ("A slower clock moves kernel and roof together when the kernel is limited by what its "
+            "roof measures") in " ".join(text.split())
 
 
 def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
@@ -1686,3 +1702,35 @@ def test_06s_launch_costs_keep_the_graph_and_numbas_dispatch_and_the_rest_go_to_
         n = pitfalls.launch_dominance_elements(machine.ceiling("dram-copy").value, launch_s)
         assert f"in {launch_s * 1e6:.2f} µs" in page and f"{bound['launch_over_traffic']:,.0f} times" in page
         assert f"{n:,} elements" in page
+
+
+# --- review 11d (a fresh read): notebook 06 ----------------------------------------------------
+
+def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
+    # T06-1: the raced FFT is one transform of the whole signal; overlap-save, the better FFT
+    # route for short filters, was not raced, so "tuning is the fix" at m = 256 and 1,024 was
+    # a verdict against the wrong rival
+    from rooflinelib.lessons import pitfalls
+    text, printed = " ".join(_prose("06").split()), _printed("06")
+    assert "tuning is the fix" not in text
+    assert "would beat this whole-signal FFT's 386 µs" in text
+    assert "**overlap-save**, the FFT on blocks a few times m long" in text
+    assert "It was not raced here, so whether a tuned direct kernel beats it is open" in text
+    assert "against the best other algorithm's; here the race settles that from m = 4,096 on only" in text
+    assert "or through an FFT of the whole signal" in text
+    assert "µs" not in text.split("**overlap-save**")[1].split("From m = 4,096")[0]  # no unmeasured time
+    os256 = pitfalls.overlap_save_flops_per_output(256, 8 * 256)
+    assert (f"overlap-save on blocks of 8m (not raced): m = 256: 512 / 345 / {os256:.0f}; "
+            f"m = 1,024: 2,048 / 345 / {pitfalls.overlap_save_flops_per_output(1024, 8 * 1024):.0f}") in printed
+
+
+def test_06s_cache_table_and_gate_section_speak_plainly():
+    # C06-4: engine kernel names out of the lesson; C06-6: the gate section tied to pitfall 8
+    # and shortened, with a word on its one-round interval
+    printed, text = _printed("06"), " ".join(_prose("06").split())
+    assert "l2_slab" not in printed and "copy16" not in printed
+    assert "L2-resident re-read (25.2 MB set)       844 us" in printed
+    assert "DRAM copy (1.07 GB buffer): 2.15 GB moved" in printed
+    gate = next(c for c in _markdown("06") if c.startswith("## Beyond the pitfalls"))
+    assert "pitfall 8's rule as a test" in " ".join(gate.split()) and len(gate.split()) < 90
+    assert "One round cannot show run-to-run spread, so each interval is a single value" in text
