@@ -288,6 +288,9 @@ def _rows() -> tuple:
             # bytes (I about 248, still left of the fp8 ridge) and so halve the time.
             {"instruction-mix": "first check which side of the ridge it is on, against the ridge "
                                 "of the roof a bf16 GEMM actually runs on",
+             # Review 11b K2-2: row 6's question, in this row's words
+             "fuse": "the weights must be read whatever you fuse: what makes one weight read "
+                     "serve more tokens?",
              "tile": "this byte count already assumes perfect tiling (each matrix crosses HBM once); "
                      "what else raises the FLOPs per weight byte?"},
             ((ops.gemm(hidden, "bf16").intensity, "this GEMM is not square: only 128 tokens "
@@ -303,7 +306,8 @@ def _rows() -> tuple:
         # roof" means as close as that schedule allows (at most 1 / 1.5 of the matrix roof), and
         # overlap follows from what the row states.
         Row(9, flash, f"fused attention (score matrix stays on chip; its exps run on the MUFU, "
-                      f"{MUFU_G_EXP_PER_S:,.0f} G exp/s, after each block's MMAs, not beside them)",
+                      f"{MUFU_G_EXP_PER_S:,.0f} G exp/s, after each block's MMAs (matrix multiply-accumulates on "
+                      f"the tensor cores), not beside them)",
             "s = 8192, d = 128, bf16",
             # Either lever for the exps, which at d = 128 take half the score's matrix time here
             # (one exp at 3,500 G exp/s against 512 FLOPs at 900 TFLOP/s) as on Hopper:
@@ -632,8 +636,10 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
         check_number(elements_dispatch, dispatch, "elements, with the host's dispatch", unit="elements",
                      mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
                                (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+        # Review 11b K2-1: the same 4-byte slip as the dispatch length
         check_number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
-                     mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?")]),
+                     mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
+                               (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         check_number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
                      mistakes=[(1.0, "the add pays one launch and waits for it: the launch still costs as "
                                      "much as the traffic, and the time is their sum (back-to-back "

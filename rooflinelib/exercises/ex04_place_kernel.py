@@ -579,8 +579,14 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                               "P / C from the ceilings loaded above (it reads x and writes y: the copy mix)")
                           for s in ("memory", "compute", "ridge")},
                    spread=setup.copy_ridge_spread),
+        # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
-                     unit="fraction", rtol=0.03),
+                     unit="fraction", rtol=0.03,
+                     mistakes=[(fma["achieved"] / wrong, "divide by the roof you found above, "
+                                                         "min(P, I x C), not " + name)
+                               for wrong, name in ((fma["intensity"] * setup.copy_gbps, "I x C alone"),
+                                                   (fma["roof_b"], "the roof against B"))
+                               if abs(fma["roof"] / wrong - 1) > 0.03]),
     )
 
 

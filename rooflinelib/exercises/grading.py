@@ -41,7 +41,8 @@ DEFAULT_RTOL = 0.02
 #: half a percentage point.
 FRACTION_ATOL = 0.005
 
-#: A miss within 5% may be a rounding to two significant figures (12 for 12.288): its hint says so.
+#: A miss within 5% may be a rounding (12 for 12.288): its hint says so when a rounding can
+#: explain it (see _rounding_explains).
 NEAR_MISS_RTOL = 0.05
 
 #: Prose attempts shorter than this are not an attempt yet.
@@ -549,6 +550,24 @@ _FACTOR_HINTS = (
 )
 
 
+def _rounded(value: float, digits: int) -> float:
+    return float(f"{value:.{digits - 1}e}")
+
+
+def _rounding_explains(value: float, expected: float, unit: str) -> bool:
+    """Whether a near miss can be a rounding (review 11b K4-1: 0.793 for 0.821, the fraction
+    against the wrong roof, heard "if you rounded"): within 1% of the key (a tolerance tighter
+    than that), or the key rounded to two significant figures (12 for 12.288), or to one (500 for
+    488) except for a fraction, whose tolerance already takes whole percentages (1.0 for 0.967
+    is a claim, not a rounding)."""
+    if abs(value - expected) > NEAR_MISS_RTOL * abs(expected):
+        return False
+    if abs(value - expected) <= 0.01 * abs(expected):
+        return True
+    digits = (2,) if unit == "fraction" else (1, 2)
+    return any(abs(value - _rounded(expected, n)) <= 1e-3 * abs(expected) for n in digits)
+
+
 def check_number(answer, expected: float, question: str, *, unit: str = "",
                  rtol: float = DEFAULT_RTOL, atol: float = 0.0,
                  mistakes: Iterable = (), percent_ok: bool = True, factor_hints: bool = True,
@@ -600,7 +619,7 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
                         return Check(question, "fail", hint)
         direction = "too high" if value > expected else "too low"
         # Review 9b K2-1: "12 ns" for 12.288 is a rounding, not a wrong count: say the precision.
-        if expected != 0 and abs(value - expected) <= NEAR_MISS_RTOL * abs(expected):
+        if expected != 0 and _rounding_explains(value, expected, unit):
             return Check(question, "fail", f"close, but not {tolerance} of the key: your value is "
                                            f"{direction}; if you rounded, keep three significant figures")
         return Check(question, "fail", f"not {tolerance} of the key: your value is {direction}")
