@@ -70,7 +70,8 @@ def test_02_prose_states_the_numbers_rooflinelib_gives():
     fp32, bf16 = H200.ridge("fp32"), H200.ridge("bf16-tensor")
     fused_chain = operators.elementwise_chain(2**24, 5, fused=True)
     assert f"{operators.times_below_ridge(fused_chain, fp32):.0f} times below the ridge" in text
-    assert f"The {operators.times_below_ridge(fused_chain, bf16):.0f} times against the bf16 tensor ridge" in text
+    # review 11b C02-3: the fusion section no longer teaches the wrong roof (the ridges' section does)
+    assert f"The {operators.times_below_ridge(fused_chain, bf16):.0f} times against the bf16 tensor ridge" not in text
     gaps = [fp32 / k.intensity for k in (operators.vector_add(2**24), operators.reduction(2**24),
                                           operators.softmax(2**24, fused=True))]
     assert (f"Vector add would need {gaps[0]:.0f} times its intensity, the reduction {gaps[1]:.0f} times, "
@@ -156,7 +157,9 @@ def test_01_reads_the_chart_errors_on_one_machine():
 def test_02_review_3a_wording():
     text = markdown("02_operator_intensities.ipynb")
     assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
-    assert "Unfused attention's one point combines its three kernels: its two GEMMs sit near" in words(text)  # T02-3
+    # T02-3; review 11b C02-1: the kernels' intensities are given where the kernels are defined
+    assert "Unfused attention's one point combines three kernels, each memory-bound (the attention section)" in words(text)
+    assert "(of its three kernels, the two GEMMs sit near d = 128 FLOP/byte, the softmax at 5/4)" in words(text)
     assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
     assert "directly attached to half of the SMs" not in text  # T02-5, then review 4a T02-2
     assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
@@ -796,9 +799,9 @@ def test_02_review_7b_wrong_roof_direction_and_forward_references():
     text = words(markdown("02_operator_intensities.ipynb"))
     # N2-1: the higher bf16 ridge makes fp32 code look farther from compute-bound, not closer
     assert 'which claims of "compute-bound after fusion" wrongly use' not in text
-    assert "the wrong roof for these instructions, which overstates how far they sit from compute-bound" in text
-    assert ("The opposite slip, a tensor-core kernel judged against the lower fp32 ridge, makes a memory-bound "
-            "kernel look compute-bound") in text
+    # review 11b C02-3: both directions, once, in the ridges' section
+    assert ("An fp32 kernel set against the tensor ridge looks farther from compute-bound than it is; a tensor-core "
+            "kernel set against the fp32 ridge can look compute-bound while memory-bound (exercise 2, row 8)") in text
     apart, together = (operators.elementwise_chain(2**24, 5, fused=f) for f in (False, True))
     assert operators.times_below_ridge(together, H200.ridge("bf16-tensor")) > \
         operators.times_below_ridge(together, H200.ridge("fp32")) > 1
@@ -875,3 +878,31 @@ def test_01_review_11a_the_tensor_core_gemm_is_a_bf16_rewrite_and_the_check_prin
     question = next(words(c.source) for c in cells("01_derivation.ipynb")
                     if c.cell_type == "markdown" and c.source.startswith("## Check yourself"))
     assert question.endswith("Work both out on paper; the answers print only when you run the cell.")
+
+
+# --- notebook 02 after review 11b -----------------------------------------------------------------
+
+def test_02_review_11b_decode_gqa_unfused_order_and_one_idea_per_section():
+    nb = cells("02_operator_intensities.ipynb")
+    text = words(markdown("02_operator_intensities.ipynb"))
+    # T02-1: "no better" holds with one query head per K/V head; GQA raises it to about the group size
+    assert "Decode attention is no better" not in text
+    assert ("Decode attention with one query head per K/V head is no better (grouped-query attention raises "
+            "it to about the group size, still far left of every ridge: exercise 3)") in text
+    gqa = operators.attention(8192, 128, fused=True, dtype="bf16", queries=1, heads_per_kv=8).intensity
+    assert 7.5 < gqa < 8.5 and gqa < min(H200.ridge("fp32"), H200.ridge("bf16-tensor"))
+    # C02-1: the unfused kernels' intensities come after the attention section defines them
+    attention = next(i for i, c in enumerate(nb) if c.source.startswith("## Attention"))
+    assert all("5/4" not in c.source for c in nb[:attention])
+    # C02-2: the softmax rows have a length; C02-5: the unfused count's softmax keeps a row on chip
+    from rooflinelib.measure.experiment_kernels import SOFTMAX_COLS
+    assert f"Take rows of {SOFTMAX_COLS:,} elements (notebook 04's kernel), 2²⁴ in all" in text
+    assert "($8s^2$ bytes; a softmax that keeps each row on chip)" in text
+    # C02-3: the fusion section is about fusion; the wrong roof is the ridges' section's
+    fusion = next(c.source for c in nb if c.source.startswith("The fused chain is five times faster"))
+    assert "bf16" not in fusion and "wrong roof" not in fusion
+    code = next(c.source for c in nb if "elementwise_chain" in c.source)
+    assert "bf16-tensor" not in code
+    # C02-4: the MUFU subsection is shorter: one definition, the per-clock count, one consequence
+    mufu = next(c.source for c in nb if c.source.startswith("Run after the GEMMs"))
+    assert len(mufu.split("\n\n")[0].split()) < 60 and "That verdict is against the tensor roof alone" not in text

@@ -65,7 +65,8 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
     assert "against the 4 of the FFMA's latency" not in page + prose
     assert "cycles/FMA (scheduler)" in page and "8.7 cycles" in page
     assert "A short primer" not in prose  # the primer lives in notebook 02 now
-    assert "does not prove that the FMAs ran" in prose and "low-power operand pattern" in prose
+    # review 11b C03-1: the low-power caveat is the appendix's
+    assert "does not prove that the FMAs ran" in prose and "low-power operand pattern" in page
 
 
 def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
@@ -108,9 +109,10 @@ def test_the_numbers_in_03s_prose_are_the_recorded_runs():
             f"| four chains per thread | {alone[1]:.2f} | {full[1]:.2f} |") in prose
     assert "| FMA loop | one warp per scheduler | full occupancy (16 warps) |" in prose
     traps = {r["pair"]: r["measured"] for r in rows.trap_rows(recorded_experiments()["traps"])}
-    assert f"ran at {traps['float64 promotion']:.2f} of the clean kernel" in prose
-    assert "which run at half the fp32 rate on the H200" in prose  # why the literal costs 0.48
-    assert f"bookkeeping, integer instructions that take the FMAs' issue slots, ran at {traps['range bookkeeping']:.2f}" in prose
+    # review 11b C03-3: the traps are one linked sentence in the lesson; their numbers the appendix's
+    assert f"`promoted` ran at {traps['float64 promotion']:.2f} of `typed`" in page
+    assert f"`range` ran at {traps['range bookkeeping']:.2f} of `while`" in page
+    assert "a float64 literal and a `range` loop's bookkeeping, also cut this roof" in prose
 
 
 def test_the_numbers_in_04s_prose_are_the_recorded_runs():
@@ -334,7 +336,9 @@ def test_03s_first_figure_draws_every_dram_mix_with_dram_first():
     lines = {t.meta: t.line.dash for t in figure.data if str(t.meta).startswith("mem:")}
     assert lines == {"mem:dram": "solid", "mem:dram-read": "dot", "mem:dram-copy": "dash"}
     prose = words(markdown("03_ceilings.ipynb"))
-    assert "`dram` (the solid line)" in prose and "The copy's roof (the dashed line)" in prose
+    assert "`dram` (the solid line)" in prose and "The copy's roof (the dashed line)" not in prose
+    # review 11b C03-2: the read's roof is named by its line too (plotting.MIX_DASH)
+    assert "The read's roof (dotted) lies 4% lower and the copy's (dashed) 9%" in prose
 
 
 def test_03_defines_the_softmax_it_places_instead_of_pointing_ahead():
@@ -462,7 +466,11 @@ def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_data
     # review 6b E03-2: the clock held 1980 MHz during the FMA loop, so it is not the last 1.5%
     assert "stands the clock the card holds" not in prose
     assert ("here the SM clock held 1980 MHz while the FMA loop ran, and the loop still reached 98.5% of that "
-            "clock's peak") in prose and "The last 1.5% is not the clock" in prose
+            "clock's peak") in prose
+    # review 11b C03-1: the last 1.5% and the refresh caveat moved to the appendix
+    assert "The last 1.5% is not the clock" not in prose and "refreshing the cells" not in prose
+    assert "its last 1.5% is not the clock" in words(appendix("appendix-03-ceilings.md"))
+    assert "refreshing the cells and opening rows" in words(appendix("appendix-03-ceilings.md"))
     assert "fp32: 98.5% of the theoretical 66,908 at the 1980 MHz sampled while it ran" in outputs("03_ceilings.ipynb")
     # review 6b C03-2: the provenance of the printed figures lives in the appendix
     assert "the H200 datasheet rounds them" not in prose
@@ -604,8 +612,8 @@ def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out
     # C03-5; review 8 T3-(noted): one microbenchmark shows no guarantee
     assert "occupancy alone does not guarantee the peak" not in prose
     # review 10b C03-5: the takeaway is in the lesson, the fit in the appendix
-    assert ("yet one chain each reached only half: latency hiding by warps alone fell short, and independent "
-            "chains per thread closed the gap") in prose
+    # review 11b T03-1: the 0.50 is not latency hiding falling short (one FMA every 2.01 cycles)
+    assert "independent chains per thread closed the gap" in prose
 
 
 # --- notebook 04 after review 5b ------------------------------------------------------------------
@@ -899,7 +907,8 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     assert "the measured 806.9 TFLOP/s is 75% of it" in page
     assert "where it reached 96% of that clock's peak" not in prose and "bf16 would be at 75%" not in prose
     # review 10b C03-4: one sentence on the clocks in the lesson; the rest is the appendix's
-    assert "Datasheets quote different units at different clocks (the tensor figures at 1830 MHz;" in prose
+    # review 11b C03-1: one line (the tensor rows' clock)
+    assert "Each ratio is against the printed figure (the tensor rows' at 1830 MHz)" in prose
     assert "1770 MHz" not in prose
     assert "those figures assume a lower clock, 1830 MHz" not in prose
 
@@ -1206,3 +1215,29 @@ def test_03_review_10b_the_opening_keeps_the_question_and_the_idea():
     assert ("Its first cell prints its mode (*live GPU*, *live CPU* or *recorded H200*). The text quotes the "
             "recorded H200 runs (dated in the [appendix](../docs/appendix-03-ceilings.md)); a live run prints its own "
             "numbers, which can differ.") in opening
+
+
+# --- notebook 03 after review 11b -----------------------------------------------------------------
+
+def test_03_review_11b_full_occupancy_half_is_not_the_latency_and_the_caveats_are_one_line_each():
+    from rooflinelib.experiments import recorded_experiments, rows
+    prose = words(markdown("03_ceilings.ipynb"))
+    # T03-1: sixteen warps cover 4 cycles; the data show one FMA every 2.01 cycles per scheduler
+    assert "latency hiding by warps alone fell short" not in prose
+    chain = {r["variant"]: r for r in rows.chains_rows(recorded_experiments()["chains"])}
+    per_issue = chain["1 chain, full occupancy"]["cycles_per_issue"]
+    assert (f"Sixteen warps cover a 4-cycle latency many times over, yet one chain each reached only half: "
+            f"each scheduler issued one FMA every {per_issue:.2f} cycles, so something other than the "
+            "latency cost a cycle per FMA") in prose
+    # C03-1: the datasheet and "Checked" paragraphs keep one caveat each
+    assert "launch, tail and the loop's few other instructions" not in prose
+    assert "low-power" not in prose and "few bits toggle" not in prose
+    assert "Datasheets quote different units at different clocks" not in prose
+    # C03-3: the Numba traps are one sentence with a link, not a paragraph in the chains section
+    assert "Two innocent Numba lines" not in prose and "## Why P needs independent chains, and two traps" not in prose
+    assert "#two-traps-that-cut-a-numba-roof)" in prose
+    # C03-2: how each DRAM roof is drawn, as the chart draws it
+    from rooflinelib.measure import registry
+    from rooflinelib.views.plotting import MIX_DASH
+    assert MIX_DASH[registry.MIX_OF["dram-read"]] == "dot" and MIX_DASH[registry.MIX_OF["dram-copy"]] == "dash"
+    assert "The read's roof (dotted)" in prose

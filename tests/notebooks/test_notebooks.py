@@ -466,6 +466,7 @@ def test_fp32_kernels_are_never_judged_against_the_bf16_ridge_alone():
     nb = nbformat.read(str(ROOT / "notebooks" / "02_operator_intensities.ipynb"), as_version=4)
     lines = [line for c in nb.cells for o in c.get("outputs", []) for line in "".join(o.get("text", "")).splitlines()]
     against_bf16 = [line for line in lines if re.search(r"below the (MI300X )?bf16|below its bf16", line)]
-    assert against_bf16
+    # review 11b C02-3: the fusion cell prints only the fp32 distance; the wrong roof is the ridges' section's
+    assert any("below the fp32 vector ridge" in line for line in lines)
     for line in against_bf16:
         assert "fp32 vector ridge" in line, line
