@@ -742,8 +742,10 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     # T-01-2: a point above its roof can be scored against the wrong roof (pitfall 4's bf16 GEMM
     # on the fp32 roof), not only miscounted
     assert "which means a count or a unit is wrong" not in text
-    assert ("above-roof past 105%, which means a count, a unit or the roof is wrong (a wrong "
-            "instruction class, memory level or clock; pitfall 4 in notebook 06)") in text
+    assert ("above-roof past 105%, which means a count, a unit or the roof is wrong (notebook 06: "
+            "a wrong instruction class is pitfall 4, memory level 3, clock 8, byte count 6)") in text
+    # review 12a T01-1: each cause points to its own pitfall, not all of them to pitfall 4
+    assert "memory level or clock; pitfall 4 in notebook 06" not in text
     # T-01-3: notebook 06's 64-byte fit explains strides up to 16; past it is an extrapolation
     assert "as pitfall 6 in notebook 06 measures on the H200" not in text
     assert "as pitfall 6 in notebook 06 shows on the H200 up to stride 16 (past it, an extrapolation" in text
