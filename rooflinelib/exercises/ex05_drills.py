@@ -47,6 +47,12 @@ RIDGE_MOVES = Choices({
 })
 
 
+def _tflops_slips(key):
+    """The same rate in FLOP/s or GFLOP/s: right, but in another unit than the drill asks for."""
+    hint = "the question asks for TFLOP/s"
+    return [(key * 1e12, hint), (key * 1e3, hint)]
+
+
 def check_drill1(optimistic, worst_ratio):
     # At the ridge the two bounds are equal, where the serial bound is furthest from the max.
     peak, bandwidth = D2_PEAK_GFLOPS, D2_GBPS
@@ -56,13 +62,13 @@ def check_drill1(optimistic, worst_ratio):
         check_choice(optimistic, "max", "the optimistic step", BOUNDS,
                      hints={"sum": "adding the two times assumes nothing overlaps: is that the "
                                    "hopeful or the cautious case?"}),
-        # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here (review 7c K5-4).
+        # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here.
         check_number(worst_ratio, balanced.serial_s / balanced.overlapped_s,
                      "largest ratio of the pessimistic to the optimistic bound", unit="x",
                      factor_hints=False,
                      mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
                                      "two terms equal, and what is their sum there?"),
-                               # review 9c K9c-3: the optimistic over the pessimistic bound
+                               # the optimistic over the pessimistic bound
                                (0.5, "the pessimistic bound is the longer time: divide it by "
                                      "the shorter")]),
     )
@@ -73,7 +79,7 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
     key_ridge = ridge(D2_PEAK_GFLOPS, D2_GBPS)
     units = "the ridge is P/B; check the units: TFLOP/s over TB/s"
     # Drill 2 gives P, B and I: nothing is counted, so no FMA/copy factor-of-2 hint on any of its
-    # numbers (review 10c K10c-1, as for drills 1, 3 and 4).
+    # numbers (as for drills 1, 3 and 4).
     return report(
         "Drill 2",
         check_number(ridge_point, key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
@@ -83,7 +89,8 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
         check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
                      factor_hints=False,
                      mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; at this "
-                                                       "intensity I x B is lower")]),
+                                                       "intensity I x B is lower"),
+                               *_tflops_slips(roof / 1000)]),
         check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
                      unit="fraction", factor_hints=False),
     )
@@ -97,19 +104,20 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
     return report(
         "Drill 3",
         # No FMA/copy factor-of-2 hint on any number: the drill gives the FLOPs, the bytes, P
-        # and B, so nothing is counted (7c K5-4; the intensity and the ridge: review 11c K11c-1).
+        # and B, so nothing is counted.
         check_number(intensity, key_intensity, "intensity", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(1 / key_intensity, "the intensity is the FLOPs divided by the bytes")]),
         check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(1 / verdict.ridge, "the ridge is P divided by B")]),
         check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
-                     unit="TFLOP/s", factor_hints=False),
+                     unit="TFLOP/s", factor_hints=False,
+                     mistakes=_tflops_slips(verdict.roof_gflops / 1000)),
         check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
                      unit="fraction", factor_hints=False),
         # A cache level's bandwidth is one of the limits a chart of HBM bytes cannot show: it is
-        # accepted, with what would tell (review 6c K-1).
+        # accepted, with what would tell.
         # A bare "latency" is a stall's here: the launch's is ruled out by the run time, so it is
-        # accepted, saying so (review 9c K9c-1; exercise 2, where either reading fits, hints).
+        # accepted, saying so (exercise 2, where either reading fits, hints).
         check_choice(bound_by, {limiter, "cache", "latency"}, "what bounds it", LIMITERS,
                      hints={"memory": "it sits at the ridge, and reaches only a small part of "
                                       "its roof: is either roof what stops it?",
@@ -141,7 +149,7 @@ def _drill4():
     return flops, bytes_separate, bytes_fused
 
 
-# The hints name what to count, never the count (review 10c K10c-2: they gave 8 bytes).
+# The hints name what to count, never the count (a hint that gave 8 bytes gave the answer away).
 _D4_SEPARATE_BYTES = ("count one kernel's bytes per element: what does it read, and what does it "
                       "write?")
 _D4_FUSED_BYTES = ("count the fused kernel's bytes per element: what does it read, and what does "
@@ -168,8 +176,8 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
     fp32_ridge = ridge(D4_PEAK_GFLOPS, D4_GBPS)
     return report(
         "Drill 4",
-        # Drill 4 has no FMA: a factor of 2 here is a byte slip, and its hint says so (review 9c
-        # K9c-2), ahead of the generic FMA/copy one.
+        # Drill 4 has no FMA: a factor of 2 here is a byte slip, and its hint says so, ahead of
+        # the generic FMA/copy one.
         check_number(intensity_before, flops / before, "intensity of the five separate kernels",
                      unit="FLOP/byte",
                      mistakes=[(1 / (2 * ops.dtype_bytes("fp32")) / D4_KERNELS,
@@ -181,9 +189,12 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge: how many "
                                      "times smaller is it?"}),
-        # A ratio of two times: no FMA/copy factor-of-2 hint (review 9c K9c-2).
+        # A ratio of two times: no FMA/copy factor-of-2 hint. A speedup of 1 is the "same FLOPs,
+        # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
         check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x",
-                     factor_hints=False),
+                     factor_hints=False,
+                     mistakes=[(1.0, "the FLOPs are the same, but the kernel is memory-bound "
+                                     "before and after: what sets its time?")]),
     )
 
 
@@ -195,7 +206,7 @@ def check_drill6(direction, ridge_factor):
                      "factor by which the ridge grows", unit="x", rtol=D6_RTOL,
                      mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
                                 "the ridge is P divided by B"),
-                               # review 9c K9c-3: B's growth over P's
+                               # B's growth over P's
                                (D6_BANDWIDTH_GROWTH / D6_PEAK_GROWTH,
                                 "the ridge is P/B: which grew more?")]),
     )
@@ -203,7 +214,7 @@ def check_drill6(direction, ridge_factor):
 
 def check_drill7(unfused_limit, fused_growth):
     limit = ops.attention_intensity_limit(D7_HEAD_DIM, fused=False)
-    # A factor of 2 here is the score matrices' bytes, not an FMA or a copy (review 10c K10c-1).
+    # A factor of 2 here is the score matrices' bytes, not an FMA or a copy.
     scores = "recount the bytes per score: S and P are each written to HBM and read back"
     return report(
         "Drill 7",
@@ -229,12 +240,15 @@ MODEL_ANSWERS = {
         "different levels (HBM traffic versus L2 traffic or every load and store); one may have "
         "used the algorithm's ideal bytes and the other the profiler's measured bytes, which "
         "include what uncoalesced access wastes; or they counted FLOPs differently (a "
-        "multiply-add as one or two, sparsity counted or not). A FLOP convention accounts for "
-        "up to 2x each; a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
-        "useful bytes is exactly 8x). Until both state their conventions the two numbers cannot "
-        "be compared.",
+        "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
+        "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
+        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a FLOP "
+        "convention accounts for up to 2x each; a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
+        "useful bytes is exactly 8x). Until both state their sizes and conventions the two "
+        "numbers cannot be compared.",
         ("different memory levels", "ideal versus measured bytes",
-         "FLOP conventions explain up to 2x each; 8x comes from the bytes")),
+         "FLOP conventions explain up to 2x each; 8x comes from the bytes",
+         "the same kernel at another size, shape or data type")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "
         "matrix cores, grew much faster than memory bandwidth, so P/B grew and the ridge moved "
