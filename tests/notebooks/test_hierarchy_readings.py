@@ -149,9 +149,12 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     shared = find_trace(hp.sweep_figure(recorded), "reported:shared")
     assert shared.name == "most shared memory per SM, reported by the device: 233 kB (not an L1 size)"
     assert find_trace(hp.sweep_figure(recorded), "reported:l2").name == "l2 reported by the device: 62.9 MB"
+    # review 12c C05-1: the aside moved to the appendix, beside the L1 step it is mistaken for
     prose = " ".join(" ".join(_markdown("05")).split())
-    assert ("The grey line at 233 kB beside the step is the most shared memory an SM offers, as the device reports it; "
-            "the device reports no L1 size.") in prose
+    page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
+    assert "233 kB" not in prose and "Why the step lies below the SRAM's 256 KiB: appendix." in prose
+    assert ("the largest shared-memory size the device reports (233 kB, the figure's grey line; the device "
+            "reports no L1 size) is a coincidence") in page
 
 
 def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
@@ -163,3 +166,58 @@ def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
     assert ("at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1: exactly that if the hits overlap "
             "fully with the L2 reads (the notebook's \"about a third\" assumes so), more if hits cost time of their own") in page
+
+
+# --- review 12c: notebook 05 read as long and dense; cut, terms defined, caveats placed -------------
+
+def _cells05():
+    from test_lessons_05_06 import _cells
+    return _cells("05")
+
+
+def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_the_appendixs(prose, appendix):
+    # C05-2: "slices" was used (counter table, ncu's L2 peak) and never defined; "cluster",
+    # "portable cluster" and "TMA" were used undefined in section 4: they moved to the appendix
+    assert prose.index("built of **slices** that each serve part of the address space") < prose.index("slices'")
+    for term in ("TMA", "cluster"):
+        assert term not in prose
+        assert term in appendix
+    assert "*thread-block cluster* (a group of blocks" in appendix and "TMA multicast (the Tensor Memory Accelerator" in appendix
+    assert "ways to cut its L2 traffic (untested): appendix" in prose
+    # T05-1: the fabric is named, not a mechanism of how a line crosses it
+    assert "far partition" not in prose and "attached to half of the SMs" not in prose
+    assert "two **partitions** joined by a link, the L2 **fabric**" in prose
+    assert "why, the counters do not show" in prose
+
+
+def test_05_review_12c_the_models_caveat_comes_with_the_model():
+    # C05-5: "neither a forecast nor a bound" sat at the end of section 6's last cell
+    cells = ["".join(c["source"]) for c in _cells05()]
+    intro = next(i for i, c in enumerate(cells) if c.startswith("## 6."))
+    explorer = next(i for i, c in enumerate(cells) if "working_set_explorer" in c)
+    assert intro < explorer and "neither a\nforecast nor a bound" in cells[intro]
+    assert sum("forecast nor a bound" in " ".join(c.split()) for c in cells) == 1
+
+
+def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numbers(prose):
+    # C05-1: cell 16 carried ws_read, the 64 MiB artefact and the K = 64 corner in two paragraphs,
+    # repeating the table's bytes and time; C05-4: the 64 MiB printout indexed kernels[4]
+    for lead in ("**`ws_read` is L2-bound.**", "**The 64 MiB sweep is no DRAM test.**", "**The 1 GiB sweeps**"):
+        assert lead in prose
+    assert "847 MB" not in prose and "94.6 µs" not in prose
+    code = "\n".join("".join(c["source"]) for c in _cells05() if c["cell_type"] == "code")
+    assert "kernels[4]" not in code and "analytic[4]" not in code
+    assert sum(len(text.split()) for text in _markdown("05")) <= 2210
+
+
+def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
+    # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
+    assert "the sweep's kernel gets about 10% less from the same L2: appendix" in prose
+    assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
+
+
+def test_05_review_12c_the_appendix_labels_the_uncounted_writes_a_hypothesis(appendix):
+    # T05-2: the notebook calls it a hypothesis; the appendix stated it as fact
+    assert "reach DRAM after the kernel, uncounted" not in appendix
+    assert ("Our hypothesis (the counters cannot show it): ncu flushes the caches before each launch, the kernel "
+            "ends while the L2 still holds lines it wrote, and those lines reach DRAM after ncu stops counting.") in appendix

@@ -490,7 +490,8 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     ws = ncu.load_csv(ncu.recorded_csv())[5]
     l2_gbps = ws.level_bytes("l2") / ws.seconds / 1e9
     lab1_l2 = recorded_h200().ceiling("l2").value
-    assert f"{l2_gbps / 1e3:.2f} TB/s: {l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof" in text
+    # review 12c C05-1: the bytes are the table's; the prose keeps the share of the roof
+    assert f"The L2 moves 23 times its DRAM bytes, at {l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof" in text
     # review 8, C5-5: the lab-log asides moved to the appendix; the lesson keeps one sentence
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
@@ -776,11 +777,11 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     assert round(crossed / 1e6) == 110 and round(crossed / kernel.seconds / 1e12, 2) == 3.52
     assert "on the hand-counted 134 MB it moves" not in text and "the copy roof, like the 1 GiB runs" not in text
     # review 11c: one sentence; the printed line below gives the effective rate of the bytes requested
-    assert (f"only 110 MB of the 134 MB it asked for crossed DRAM during the launch (the table's "
-            f"{placed.point('dram').fraction_of_roof:.0%})") in text
+    # review 12c C05-4: the printout that indexed kernels[4] is gone; the table prints 110 and 134 MB
+    assert (f"ncu counted {1 - crossed / 2 ** 27:.0%} fewer DRAM bytes during the launch than it asked for "
+            f"(section 3): the table's {placed.point('dram').fraction_of_roof:.0%}") in text
     assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
-    assert (f"ncu's DRAM bytes {crossed / 1e6:,.1f} MB, {crossed / kernel.seconds / 1e12:.2f} TB/s; the bytes it asked for "
-            f"{counted['dram_bytes'] / 1e6:,.1f} MB, {gbps / 1e3:.2f} TB/s (requested bytes over time, not DRAM traffic)") in _printed("05")
+    assert "kernels[4]" not in _code("05") and "requested bytes over time" not in _printed("05")  # the appendix's now
     from rooflinelib.store.fileio import read_text
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "it moves 4.28 TB/s, the copy roof, like the 1 GiB runs" not in page
@@ -1005,8 +1006,7 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     # T05-3: "the course refuses" read as a course-wide rule, which 07's MUFU softmaxes then broke
     text = _prose("05")
     assert "the course refuses a launch" not in text
-    assert "Lab 4 takes no FLOPs from the counters of a launch that uses any of them" in text
-    assert "notebook 07 counts such kernels' FLOPs by hand" in text
+    assert "Lab 4 takes no FLOPs from a launch that uses them; notebook 07 counts those by hand" in text
     # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
     assert "**Lab 4**, the course's profiling lab" in _markdown("05")[0]
 
@@ -1015,8 +1015,8 @@ def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
     # C05-2: the marker sizes and outlines were explained before the concept they decorate
     text = _prose("05")
     assert text.index("**The hierarchical roofline**") < text.index("**Reading the chart above.**")
-    assert text.index("**Reading the chart above.**") < text.index("Markers shrink from the L1 out")
-    assert text.index("Markers shrink from the L1 out") < text.index("## 2.")
+    assert text.index("**Reading the chart above.**") < text.index("The outlined marker is the level that binds it")
+    assert text.index("The outlined marker is the level that binds it") < text.index("## 2.")
 
 
 def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
@@ -1175,7 +1175,7 @@ def test_05_vendor_table_lists_the_l1s_in_binary_units():
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert row["AMD"] not in _printed("05") and f"| {row['concept']} | {row['AMD']} | {row['NVIDIA']} |" in appendix
-    assert "appendix-05-hierarchy.md#the-same-model-on-amds-gpus) maps them" in _prose("05")
+    assert "AMD's names for these levels: [appendix](../docs/appendix-05-hierarchy.md#the-same-model-on-amds-gpus)" in _prose("05")
 
 
 def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
@@ -1188,14 +1188,14 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
     assert measured > peaks.gflops["fp64"] and lab1["fp64"]["sm_clock_mhz_during"] > peaks.sm_clock_mhz
     at_lab1 = peaks.gflops["fp64"] * lab1["fp64"]["sm_clock_mhz_during"] / peaks.sm_clock_mhz
     assert f"Lab 1 reaches {measured / at_lab1:.3f} of it" in _printed("05")
-    assert f"they reach 0.985 and {measured / at_lab1:.3f} (printed above)" in _prose("05")
-    assert "The fp64 kernel is not faster than its peak" in _prose("05")
+    # review 12c C05-1: one clause; the figures are the cell's printout
+    assert f"at Lab 1's own clock (1,980 MHz, not the launch's 1,972), 0.985 and {measured / at_lab1:.3f}" in _prose("05")
 
 
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
     assert "(Lab 1 measures no L1 cache hits)" in text  # C5-1
-    assert "The FLOPs are the sum" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
+    assert "These FLOPs cover the fp32 and fp64 pipes only" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     assert "no DRAM hand count for ws_read" in printed  # C5-3
     assert "Lab 1's read roof (4.51 TB/s), the dotted line" in text  # C5-4, 7c C05-3: now drawn
@@ -1249,8 +1249,10 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert "the sweep agrees within 10%" not in text and "share no fetch" not in text
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
-    assert "neither a forecast nor a bound (too few warps would run below it); here it never predicted more" in text
-    assert "(a match by construction)" in text  # C05-4: the L1 roof is this series' own median
+    # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
+    assert "**neither a forecast nor a bound**: too few warps would run below it, and past each step the kernel beats it" in text
+    assert "Here the model never predicted more than its kernel reached." in text
+    assert "it matches by construction (the L1 roof is this series' median)" in text  # C05-4
 
 
 def test_the_explorer_quotes_the_series_of_its_own_kernel():
@@ -1268,9 +1270,13 @@ def test_05s_next_step_for_ws_read_is_reuse_between_blocks():
     text = _prose("05")
     assert "keeping what a block re-reads in registers" not in text
     # review 10c T05-5: which SMs the 25 blocks ran on is inferred, not measured
-    assert "No block reads a byte twice; each byte is read by about 25 blocks, probably on different SMs" in text
-    assert "TMA multicast: one L2 read delivered to several blocks; a portable cluster holds 8 blocks, not 25" in text
-    assert "A suggestion, untested:" in text and "thread-block cluster" in text
+    assert "Each byte is read by about 25 blocks, probably on different SMs" in text
+    # review 12c C05-2: the suggestions, with cluster and TMA defined, are the appendix's
+    from rooflinelib.store.fileio import read_text
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "no block reads a byte twice" in page and "Two suggestions, neither tried here" in page
+    assert "TMA multicast (the Tensor Memory Accelerator" in page and "holds at most 8 blocks, not 25" in page
+    assert "ways to cut its L2 traffic (untested): appendix" in text
     assert "whose 792 blocks each read 1 MiB of one 32 MiB buffer once" in text
     assert "re-reads a 32 MiB buffer about 25 times" not in text
 
@@ -1281,7 +1287,11 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     source = read_text(ROOT / "rooflinelib" / "measure" / "workingset_kernels.py", ValueError, 1_000_000)
     assert 'f"ws_read global {pattern}", fn, READ_SIGNATURE, shared_memory_carveout="maxl1"' in source
     text = _prose("05")
-    assert "the kernel asks for the largest L1 the driver allows; what the driver granted was not recorded" in text
+    # review 12c C05-1: the L1 step's aside is the appendix's; the notebook points to it
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "The kernel asks for the largest L1 the driver allows (`shared_memory_carveout=\"maxl1\"`)" in page
+    assert "what the driver granted was not recorded" in page
+    assert "Why the step lies below the SRAM's 256 KiB: appendix." in text
     assert "which the run did not record" not in text
 
 
@@ -1304,9 +1314,8 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # review 9c T9c-4: "at its copy ridge ... both roofs bind" made exact: the ridge band and the 10%
     # review 10c C05-2: "ridge band" is not defined in 05; T05-3: 78% is the one-vector kernel's, not the envelope's 85%
     assert "ridge band" not in text
-    assert ("The K = 64 sweep (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): its DRAM and FMA times are "
-            "within 10% (the `=`), so both roofs bind and it reaches 78%, the rounded corner of notebook 04's "
-            "one-vector `sweep` (the envelope there reached 85%)") in text
+    assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`: DRAM "
+            "and FMA times within 10%) and it reaches 78%, the rounded corner of notebook 04's one-vector `sweep`") in text
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
@@ -1343,7 +1352,7 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "the kernel runs 12% above the model" not in text
     assert "**Inside each level the model holds" not in text
     assert "**Inside each level the model is close**" in text
-    assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it: the two effects below, smaller." in text
+    assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it." in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -1364,7 +1373,9 @@ def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
     assert round(2048 / 792 * 16) == 41 and round(1024 / (2048 / 792 * 16)) == 25
     # C5-7: the two source-unit counters are named where the split is used; no run number
     assert "A second ncu run split the count by source" not in text
-    assert "`lts__t_sectors_srcunit_tex`: the SMs" in text and "`lts__t_sectors_srcunit_ltcfabric`: the fabric" in text
+    # review 12c C05-1: the counter names are method, the appendix's; the notebook keeps the finding
+    assert "`lts__t_sectors_srcunit_tex` for the SMs" in appendix and "`lts__t_sectors_srcunit_ltcfabric` for the fabric" in appendix
+    assert "Split by source, the surplus is fabric traffic" in text
     assert "run 10" not in appendix
     # C5-6: the whole-program point has a section of its own, asked as a question
     markdown = _markdown("05")
@@ -1444,7 +1455,6 @@ def test_05s_explorer_keeps_the_l1_marker_visible_under_the_outlined_l2_one():
             if abs(marks[inner].x[0] / marks[outer].x[0] - 1) < 0.05:
                 assert a.size - b.size >= 2 * max(a.line.width, b.line.width), (ws_bytes, inner, outer)
         assert marks[state.placement.binding].marker.line.width == 3
-    assert "Markers shrink from the L1 out, so two levels at one intensity both show" in _prose("05")
 
 
 def test_05s_sweep_text_leaves_the_legend_to_the_figure():
@@ -1603,10 +1613,11 @@ def test_05_review_10c_the_cg_reads_above_ncus_l2_peak_are_reconciled():
     peak = ncu.load_csv(ncu.recorded_csv())[0].peaks().gbps["l2"]
     assert f"{at246 / 1e3:.1f}" == "20.8" and f"{peak / 1e3:.1f}" == "15.4" and at246 > peak
     text = _prose("05")
-    assert ("The `.cg` reads' 20.8 TB/s at 246 kB pass ncu's L2 peak (15.4 TB/s, section 5): that peak is the "
-            "slices' rate, and where blocks share lines the slices served under half of what the SMs received") in text
+    assert ("The `.cg` reads' 20.8 TB/s at 246 kB pass ncu's L2 peak (15.4 TB/s): the appendix shows why that is "
+            "no faster L2.") in text
     from rooflinelib.store.fileio import read_text
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "the SMs read more than that peak while the slices serve under half of it" in page
     assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% |" in page and "| 2.1 MB | 6.19 | 16 TB/s | 45% |" in page
 
 
@@ -1641,7 +1652,7 @@ def test_05_review_10c_clarity():
         assert date not in text and date not in printed.split("Working-set sweep")[0], date
     section3 = text.split("## 3.")[1].split("## 4.")[0]
     assert "clock control" not in section3
-    assert "(ncu left the clocks to the card: 1,972 MHz, not the base clock it locks by default)" in text.split("## 5.")[1]
+    assert "(ncu left the clocks unlocked: 1,972 MHz)" in text.split("## 5.")[1]
     # C05-1: the 10% L2 gap's story is the appendix's
     assert "10% higher (why was not measured" not in text
     # C05-3: the comparison table lost its measured-size column
