@@ -195,7 +195,7 @@ def test_05_review_12c_the_models_caveat_comes_with_the_model():
     cells = ["".join(c["source"]) for c in _cells05()]
     intro = next(i for i, c in enumerate(cells) if c.startswith("## 6."))
     explorer = next(i for i, c in enumerate(cells) if "working_set_explorer" in c)
-    assert intro < explorer and "neither a\nforecast nor a bound" in cells[intro]
+    assert intro < explorer and "neither a forecast nor a bound" in " ".join(cells[intro].split())
     assert sum("forecast nor a bound" in " ".join(c.split()) for c in cells) == 1
 
 

@@ -779,7 +779,7 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     # review 11c: one sentence; the printed line below gives the effective rate of the bytes requested
     # review 12c C05-4: the printout that indexed kernels[4] is gone; the table prints 110 and 134 MB
     assert (f"ncu counted {1 - crossed / 2 ** 27:.0%} fewer DRAM bytes during the launch than it asked for "
-            f"(section 3): the table's {placed.point('dram').fraction_of_roof:.0%}") in text
+            f"(section 3), so the table puts it at {placed.point('dram').fraction_of_roof:.0%}") in text
     assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
     assert "kernels[4]" not in _code("05") and "requested bytes over time" not in _printed("05")  # the appendix's now
     from rooflinelib.store.fileio import read_text
