@@ -36,9 +36,12 @@ _NV_H200 = "NVIDIA H200 Tensor Core GPU datasheet, SXM, dense figures"
 # The H200's compute figures are the GH100's of the Hopper white paper (the H200 datasheet rounds
 # them), and they are not at one clock: a notebook that sets a run at 1980 MHz against a tensor
 # row must know that row assumes 1.83 GHz (132 x 4,096 bf16 FLOP per clock x 1.83 GHz = 989.4).
-_NV_H200_COMPUTE = ("NVIDIA Hopper architecture white paper, GH100 (SXM5) dense figures: fp32 and fp64 "
-                    "at 1.98 GHz, the tf32, fp16, bf16 and fp8 tensor figures at the 1.83 GHz they "
-                    "imply; the H200 datasheet prints them rounded")
+# compare_rows shows the words before the colon: the H200 datasheet prints 67 / 34 / 67 TFLOP/s and
+# its tensor figures only with sparsity (twice these), so these are not "printed" on it (review 12b)
+_NV_H200_COMPUTE = ("H100 SXM white paper (same chip, clocks): NVIDIA Hopper architecture white paper, "
+                    "GH100 (SXM5) dense figures: fp32 and fp64 at 1.98 GHz, the tf32, fp16, bf16 and "
+                    "fp8 tensor figures at the 1.83 GHz they imply; the H200 datasheet prints 67, 34 "
+                    "and 67 TFLOP/s and its tensor figures with sparsity only (twice these)")
 _AMD_MI300X = "AMD Instinct MI300X product specifications (data sheet and CDNA 3 white paper)"
 _AMD_MI300X_UNPACKED = ("derived: 304 CUs x 64 lanes x 2 FLOPs (v_fma_f32) x 2.1 GHz = 81.7 TFLOP/s, "
                         "ordinary (unpacked) fp32; the data sheet prints this figure as its FP64 "

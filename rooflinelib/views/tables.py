@@ -253,14 +253,15 @@ COMPARE_COLUMNS = (
 def compare_rows(measured, datasheet) -> list:
     """Each measured ceiling beside the datasheet's ceiling of the same name (None if absent).
 
-    ``basis`` says whether the vendor prints that figure or the machine derives it (its source's
-    words before the colon), so a derived row is never read as a printed one.
+    ``basis`` says whether the vendor prints that figure on the datasheet, or where else it comes
+    from (its source's words before the colon: "derived ..." or another document), so a derived
+    or borrowed row is never read as a printed one.
     """
     rows = []
     for c in measured.ceilings:
         reference = datasheet.ceiling(c.name) if datasheet.has(c.name) else None
         basis = "-" if reference is None else (
-            reference.source.split(":")[0] if reference.source.startswith("derived") else "printed")
+            reference.source.split(":")[0] if ":" in reference.source else "printed")
         rows.append({"name": c.name, "unit": c.unit, "measured": c.value,
                      "datasheet": None if reference is None else reference.value,
                      "fraction": None if reference is None else c.value / reference.value, "basis": basis})

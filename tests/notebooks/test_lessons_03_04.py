@@ -112,7 +112,8 @@ def test_the_numbers_in_03s_prose_are_the_recorded_runs():
     # review 11b C03-3: the traps are one linked sentence in the lesson; their numbers the appendix's
     assert f"`promoted` ran at {traps['float64 promotion']:.2f} of `typed`" in page
     assert f"`range` ran at {traps['range bookkeeping']:.2f} of `while`" in page
-    assert "a float64 literal and a `range` loop's bookkeeping, also cut this roof" in prose
+    # review 12b C03-2: the lesson keeps only the link to the traps
+    assert "float64 literal" not in prose and "#two-traps-that-cut-a-numba-roof)" in prose
 
 
 def test_the_numbers_in_04s_prose_are_the_recorded_runs():
@@ -474,7 +475,7 @@ def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_data
     assert "fp32: 98.5% of the theoretical 66,908 at the 1980 MHz sampled while it ran" in outputs("03_ceilings.ipynb")
     # review 6b C03-2: the provenance of the printed figures lives in the appendix
     assert "the H200 datasheet rounds them" not in prose
-    assert "the H200 datasheet prints them rounded" in words(appendix("appendix-03-ceilings.md"))
+    assert "its tensor figures only with sparsity" in words(appendix("appendix-03-ceilings.md"))
     assert "The bandwidth figure is the memory interface's peak transfer rate" not in prose
     assert "fractions of that printed figure" in prose
 
@@ -500,7 +501,10 @@ def test_03_sends_the_tensor_clock_to_the_appendix_and_claims_no_clock_it_did_no
     code = "\n".join(c.source for c in cells("03_ceilings.ipynb") if c.cell_type == "code")
     for claim in ("this run held", "of the peak at 1980 MHz", "1,070,531"):
         assert claim not in prose + printed + code, claim
-    assert "#the-tensor-rows-and-the-clock)" in prose and "their clock during the short GEMMs is not known" in prose
+    assert "#the-tensor-rows-and-the-clock)" in prose
+    # review 12b C03-2: the clock caveat is the appendix's
+    assert "their clock during the short GEMMs is not known" not in prose
+    assert "So the clock during the tensor GEMMs is not known" in words(appendix("appendix-03-ceilings.md"))
     page = words(appendix("appendix-03-ceilings.md"))
     assert "## The tensor rows and the clock" in page
     per_clock = 132 * NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM["H200"]
@@ -515,7 +519,7 @@ def test_03_sends_the_tensor_clock_to_the_appendix_and_claims_no_clock_it_did_no
             and "the clock during the tensor GEMMs is not known" in page)
     assert (f"If it held 1980 MHz, bf16's peak was 132 × 4,096 FLOP × 1980 MHz = {at_run / 1e3:,.1f} TFLOP/s, "
             f"and the measured {measured / 1e3:.1f} TFLOP/s is {measured / at_run:.0%} of it "
-            f"({measured / H200.ceiling('bf16-tensor').value:.0%} of the printed 989.4)") in page
+            f"({measured / H200.ceiling('bf16-tensor').value:.0%} of the white paper's 989.4)") in page
     scaled = H200.ceiling("fp64-matrix").value * 1770 / 1980
     dmma_value = dmma["configs_tried"][0]["value"]
     assert f"took {dmma['median_s'] * dmma['repeats'] * 1e3:.0f} ms" in page
@@ -530,7 +534,8 @@ def test_03_names_the_product_the_printed_figures_belong_to():
     # review 6b C03-2: the lesson keeps one sentence and links the appendix, which names the product
     prose, page = words(markdown("03_ceilings.ipynb")), words(appendix("appendix-03-ceilings.md"))
     assert "the GH100 chip's" not in prose + page
-    assert "the H100 SXM5's (132 SMs, the GH100 configuration the H200 also uses) from NVIDIA's Hopper white paper" in page
+    assert ("the H100 SXM5's (132 SMs, the GH100 configuration and clocks the H200 also uses) from NVIDIA's "
+            "Hopper white paper. The H200 datasheet does not print them") in page
     assert "The clocks and the figures are in the [appendix](../docs/appendix-03-ceilings.md#the-tensor-rows-and-the-clock)" in prose
 
 
@@ -603,7 +608,10 @@ def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out
     prose = words(markdown("03_ceilings.ipynb"))
     assert ("## DRAM's three roofs, and which one to judge against **Judge a kernel against the DRAM "
             "roof of its own access mix.**") in prose
-    assert "unless the code uses non-temporal stores" in prose  # T03-5
+    # T03-5; review 12b C03-3: the CPU's write-allocate aside left the GPU's DRAM-mix rule
+    assert "unless the code uses non-temporal stores" not in prose
+    assert "unless the code uses non-temporal stores" in words(appendix("appendix-03-ceilings.md"))
+    assert "#write-allocate-on-a-cpu)" in prose
     assert "**P** is the median rate of a loop" in prose and "**P** is the best rate" not in prose  # C03-1
     assert "ptxas" not in prose and "ptxas" in appendix("appendix-03-ceilings.md")  # C03-2
     assert "#how-lab-1-checks-its-fma-kernel)" in prose
@@ -772,7 +780,7 @@ def test_03_review_6b_wording():
 def test_03_compare_table_prints_one_decimal_so_fp64_does_not_read_100_percent():
     # C03-6: 33,334 / 33,500 = 99.5% printed as "100%", beside fp32's 98%
     printed = outputs("03_ceilings.ipynb")
-    assert "99.5%  printed" in printed and " 100%  printed" not in printed
+    assert "99.5%  H100 SXM white paper" in printed and " 100%  H100 SXM white paper" not in printed
 
 
 # --- review 6c (the sixth expert read): notebook 04 -------------------------------------------
@@ -910,7 +918,13 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     assert "where it reached 96% of that clock's peak" not in prose and "bf16 would be at 75%" not in prose
     # review 10b C03-4: one sentence on the clocks in the lesson; the rest is the appendix's
     # review 11b C03-1: one line (the tensor rows' clock)
-    assert "Each ratio is against the printed figure (the tensor rows' at 1830 MHz)" in prose
+    # review 12b T03-1: the compute figures are the H100 SXM white paper's, not printed on the H200's
+    assert "Each ratio is against the printed figure" not in prose
+    assert ("The compute figures are the H100 SXM white paper's (same chip and clocks; the H200 datasheet "
+            "prints 67 TFLOP/s for fp32 and its tensor figures only with sparsity), the tensor rows' at 1830 MHz") in prose
+    table = [line for line in outputs("03_ceilings.ipynb").splitlines() if line.startswith(("fp32 ", "bf16-tensor", "dram  "))]
+    assert len(table) == 3 and all(line.endswith("H100 SXM white paper (same chip, clocks)") for line in table[1:])
+    assert table[0].endswith("printed")
     assert "1770 MHz" not in prose
     assert "those figures assume a lower clock, 1830 MHz" not in prose
 
@@ -960,8 +974,10 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     assert "timed on the same H200 as the ceilings" not in prose
     # review 10b C03-1: said where it matters, in the softmax's section, not in the opening
     assert "separate runs" not in words(cells("03_ceilings.ipynb")[0].source)
-    assert ("The recorded softmax and Lab 1's ceilings are [separate runs](../docs/appendix-03-ceilings.md#the-recorded-run) "
-            "on an H200: a figure set against another run's roof was not measured with it") in _md_cell("*Near the roof*")
+    # review 12b C03-4: one clause of provenance, not a paragraph of it
+    assert "another run's roof" not in _md_cell("*Near the roof*")
+    assert ("(the recorded softmax and ceilings come from [two recorded sessions](../docs/appendix-03-ceilings.md#the-recorded-run) "
+            "on an H200)") in _md_cell("*Near the roof*")
     page = words(appendix("appendix-03-ceilings.md"))
     assert "so that it was the same card is not shown" in page
     import json
@@ -1314,3 +1330,15 @@ def test_04_review_12c_is_no_longer_than_before():
     # the fresh read asked for cuts: 2,215 words before its fixes
     nb = cells("04_sweep.ipynb")
     assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") < 2215
+
+
+def test_03_review_12b_opening_and_lab_log_residue():
+    # C03-1: the question, then the answer, then the plan; "It" had no referent
+    opening = words(cells("03_ceilings.ipynb")[0].source)
+    assert "It comes in three steps" not in opening
+    assert "The answer (figure below): **the datasheet is not your roof**" in opening
+    assert "This notebook gets there in three steps" in opening
+    # C03-2: the Numba slips are the appendix's; the lesson keeps the link
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "Two Numba slips" not in prose and "float64 literal" not in prose
+    assert "[two traps that cut a Numba roof](../docs/appendix-03-ceilings.md#two-traps-that-cut-a-numba-roof)" in prose
