@@ -121,6 +121,14 @@ _SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: the kernel is memor
 _BATCH_ON_ELEMENTWISE = ("batching, as the menu means it, puts more FLOPs on each byte read, and "
                          "this kernel's intensity, a fixed count of operations per element it "
                          "reads, cannot rise")
+#: Review 12b K2-1: rows 6 and 8 move each byte once too, but unlike rows 1-2 their intensity
+#: can rise (more tokens per weight read), so scoring them as done is refused with that reason.
+_SCORE_BEFORE_BATCH = ("true of this kernel as given: it already reads each weight once. But unlike "
+                       "the add or the sum, its intensity is not fixed: what makes one weight read "
+                       "serve more work?")
+#: Rows 3-5 do not move each byte once yet, so there is still something to delete.
+_SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel moves its data through "
+                               "HBM more than once. Which lever removes the extra trips?")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -226,7 +234,7 @@ def _rows() -> tuple:
         Row(3, soft, "safe softmax in three passes: max; exp(x - max) written back, with its sum; "
                      "normalize that buffer",
             "n = 2^24 fp32 elements", "fp32", frozenset({"fuse", "smaller-dtype"}),
-            {"batch": _BATCH_ON_ELEMENTWISE},
+            {"batch": _BATCH_ON_ELEMENTWISE, "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
             ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
@@ -244,7 +252,8 @@ def _rows() -> tuple:
             "N = 4096 fp32", "fp32",
             frozenset({"tile", "smaller-dtype"}),
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
-                     "re-reads its inputs over and over"},
+                     "re-reads its inputs over and over",
+             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; one thread per "
                                                   "output re-reads a row of A and a column of B "
                                                   "for every output"),
@@ -255,7 +264,8 @@ def _rows() -> tuple:
                                          "times), and tiling keeps fp32: try it first"}),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
             frozenset({"tile", "smaller-dtype"}),
-            {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?"},
+            {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?",
+             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
                                                   "A and B are each read N/b times"),
              (tiled.intensity / 2, fma_is_two),
@@ -269,7 +279,8 @@ def _rows() -> tuple:
             frozenset({"batch", "smaller-dtype"}),
             {"fuse": "the weights must be read whatever you fuse: what makes one weight read "
                      "serve more than one multiply-add?",
-             "tile": "with a single input vector there is nothing to reuse a weight for"},
+             "tile": "with a single input vector there is nothing to reuse a weight for",
+             "score-bandwidth": _SCORE_BEFORE_BATCH},
             ((decode.intensity / 2, "one multiply-add per weight is 2 FLOPs, and a bf16 weight "
                                     "is 2 bytes: check both"),
              (decode.intensity * bf16, bytes_not_elements)),
@@ -291,6 +302,7 @@ def _rows() -> tuple:
              # Review 11b K2-2: row 6's question, in this row's words
              "fuse": "the weights must be read whatever you fuse: what makes one weight read "
                      "serve more tokens?",
+             "score-bandwidth": _SCORE_BEFORE_BATCH,
              "tile": "this byte count already assumes perfect tiling (each matrix crosses HBM once); "
                      "what else raises the FLOPs per weight byte?"},
             ((ops.gemm(hidden, "bf16").intensity, "this GEMM is not square: only 128 tokens "

@@ -164,10 +164,19 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
                             "quadratic": "the FLOPs grow like s^2, but the bytes grow like s "
                                          "too"}),
         check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
+                     factor_hints=False,
                      mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "
-                                           "bf16, for 4 accesses: divide by 8 per score")]),
+                                           "bf16, for 4 accesses: divide by 8 per score"),
+                               (limit / 2, "half the key: each multiply-add (in Q K^T and in "
+                                           "P V) is 2 FLOPs")]),
+        # Review 12b K3-1: attention has no copy, so the generic factor-2 hint does not fit
         check_number(fused_per_token, per_token, f"fused intensity per token at d = {HEAD_DIM}",
-                     unit="FLOP/byte"),
+                     unit="FLOP/byte", factor_hints=False,
+                     mistakes=[(per_token / 2, "half the key: check 2 FLOPs per multiply-add, and "
+                                               "2 bytes (not 4) per bf16 element"),
+                               (per_token * 2, "twice the key: the fused kernel reads Q, K and V "
+                                               "and writes O, s x d bf16 elements of 2 bytes "
+                                               "each: count all four")]),
     )
 
 

@@ -943,7 +943,10 @@ def test_exercise_4_part_c_asks_about_the_datasheet_and_the_loaded_ceilings_not_
     # CK4-1: in recorded mode "this machine" is the H200, so two of the three cases were one run
     text = _markdown(_solution("04_place_your_kernel.ipynb"))
     assert "on a CPU, on this machine and on an H200" not in text
-    assert "on a CPU, against the H200's datasheet, and against the ceilings this notebook loaded" in text
+    assert "against the H200's datasheet and against the ceilings this notebook loaded" in text
+    # review 12b CK4-1: in recorded mode a CPU verdict cannot be read off the outputs; ask what decides it
+    assert "same verdict on a CPU" not in text
+    assert "What would you need to know to decide it on a CPU?" in text
 
 
 # --- exercise 1 after review 6a ------------------------------------------------------------------
