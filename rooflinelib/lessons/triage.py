@@ -387,7 +387,9 @@ def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
                        "Time the kernel, compute achieved GFLOP/s and its fraction of the roof.",
                        "no fraction of the roof was given")
     if frac < FAR_BELOW_FRACTION:
-        return Finding("bound by something the roofline does not model", lever(advice["far-below"]),
+        # the advice's first sentence is the finding itself; the next step starts at "Check"
+        return Finding("bound by something the roofline does not model",
+                       lever(advice["far-below"]).split(". ", 1)[-1],
                        f"it reaches only {_pct(frac)} of its roof")
     if frac < NEAR_ROOF_FRACTION and side == "memory":
         return Finding("memory-bound, and the bytes stream slower than the bandwidth roof",

@@ -238,7 +238,7 @@ def test_notebook_06_runs_a_regression_gate_that_passes_and_one_that_fails():
     # issue 27 item 6: the use case shows a live gate, and a deliberately slowed kernel failing it
     assert "testing.demo_gates(mode)" in _code("06")
     printed = _printed("06")
-    assert "roofline gate passed for copy" in printed and "roofline gate failed for slowed_copy" in printed
+    assert "- copy: pass," in printed and "- slowed_copy: below," in printed  # review 12d C06-5: one line each
 
 
 def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
@@ -260,7 +260,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     # review 11d T06-3/C06-2: the second run's one-float dispatch (30 us) is not set beside the
     # first run's (26 us); its three-array figures are printed in one line, the prose reads them
     assert "µs with one float" not in text and "grows with the arguments" not in text
-    assert "most of it Numba's dispatch with those arrays" in text
+    assert "The device events measured Numba's dispatch" in text  # review 12d C06-2: the point first
     assert f"a second run, with the add's three arrays: Numba-CUDA dispatch {three:.1f} us" in _printed("06")
     starved = runs["starved"].variants
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
@@ -319,7 +319,7 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     assert "four decades" not in opening and "569%" not in opening
     # review 11d T06-2: a point above its roof may be miscounted, not only on the wrong roof
     assert "A point far under its roof means another limit is at work; one above it, the wrong roof or miscounted work." in opening
-    assert "1: 4096-element add, host-timed" in [p[2] for p in pitfalls.RECORDED_POINTS]
+    assert "1: 4096-element add (device events)" in [p[2] for p in pitfalls.RECORDED_POINTS]
     # review 11d C06-3: "decades" was never defined in the notebook; the factor is printed instead
     assert "decades" not in _printed("06") and "decade" not in _prose("06")
     assert f"{1 / add['fraction']:,.0f}x under it" in _printed("06")
@@ -452,7 +452,7 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
     assert ("the bytes moved would be 16x the analytic bytes if the L2 fetches 64 B (a hypothesis, not a "
             "counter reading)") in printed
     # the prose says the 16 is the fit's, not a profiler's reading
-    assert "the longest stride the fit explains, with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
+    assert "the longest stride the 64-byte hypothesis explains, with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
 
 
 def test_pitfall_5_counts_the_mufu_against_flops_not_fma_instructions():
@@ -840,7 +840,7 @@ def test_the_empty_kernel_beside_the_tiny_add_is_quoted_with_its_figures():
     # review 11d C06-2: the second run's figures are one printed line; the prose reads them
     assert (f"between device events, an empty kernel {pair['empty_s'] * 1e6:.1f} us, the add "
             f"{pair['add_s'] * 1e6:.1f} us") in _printed("06")
-    assert "an empty kernel given the add's three arrays took about as long as the add" in text
+    assert "an empty kernel given the add's three arrays took about as long (last line)" in text
 
 
 def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
@@ -911,7 +911,7 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     text = _prose("06")
     assert "64-byte unit at DRAM" not in text
     # review 7d C06-8: the hypothesis in a sentence of its own
-    assert ("The 64-B column is a hypothesis, not measured here: the L2 fetches two sectors, 64 bytes, from DRAM "
+    assert ("The 64-B column is a hypothesis: the L2 fetches two sectors, 64 bytes, from DRAM "
             "at a time") in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
@@ -939,7 +939,7 @@ def test_each_opening_kernel_is_scored_on_its_own_access_mix():
     assert pitfalls.roof_shares(pitfalls.recorded_points(), recorded_h200())[4]["memory"] == "dram"
     code, printed = _code("06"), _printed("06")
     assert "pitfalls.recorded_mix_roofs()" in code and 'memory=["dram"]' not in code
-    assert "pitfall 6: stride-16 reads                    6.04% of the dram-read roof" in printed
+    assert f"{'pitfall 6: stride-16 reads':46s}    6.04% of the dram-read roof" in printed
     assert "stride 16: 6.0% of the dram-read roof counted with the useful bytes, 97% counted" in printed
     assert "stride-32 reads" not in printed and "80% counted" not in printed
     assert "4.80%" not in printed and "77% counted" not in printed
@@ -1084,10 +1084,9 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     text = " ".join(_prose("06").split())
     assert "device events also time the GPU idling" not in text
     # review 9d C6-1: the protocol as three steps, the idle gap the events bracket named
-    assert ("Each repeat, in one stream ([appendix](../docs/appendix-06-pitfalls.md)): "
-            "1. the host queues an untimed add and the start event; the GPU runs both right away; "
-            "2. the host dispatches the timed add while the GPU, past the start event, idles; "
-            "3. the timed add runs, then the end event. The events bracket steps 2 and 3:") in text
+    # review 12d C06-2: the three steps went to the appendix; the idle gap the events bracket stays
+    assert ("In one stream the GPU reaches the start event, then idles while the host dispatches the timed "
+            "add; the end event follows the add ([appendix](../docs/appendix-06-pitfalls.md))") in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "each repeat queues the untimed launch, a start event, the timed launch and an end event" in page
 
@@ -1106,7 +1105,7 @@ def test_06_review_6d_clarity_items():
     assert not [c for c in cells if "  " in c.replace("\n  ", "\n")]
     # C06-8: Lab 1's three HBM roofs are printed once, under the chart, and the opening says so
     assert ("Lab 1's HBM roofs by access mix (recorded H200): dram 4,693 GB/s, dram-read 4,509 GB/s, "
-            "dram-copy 4,280 GB/s ('dram' is the write mix, the fastest; the chart's three HBM lines lie within 10%)") in printed
+            "dram-copy 4,280 GB/s (dram: the write mix; the chart's three HBM lines lie within 10%)") in printed
     # review 7d C06-8: the opening no longer points at the cell (machinery, not lesson)
     assert "the cell under the chart lists Lab 1's three" not in " ".join(cells[0].split())
 
@@ -1509,8 +1508,7 @@ def test_06s_dense_readings_are_split_into_result_mechanism_and_remedy():
         reading = cell.split("\n#")[0]
         assert len([p for p in reading.split("\n\n") if p.strip()]) >= 2, start
     small_add = next(c for c in _markdown("06") if c.startswith("On the H200 the small add")).split("\n\n")
-    assert small_add[0].count("µs") == 1 and small_add[1].startswith("1. ") and "second run" in small_add[2]
-    assert "CUDA graph" in small_add[3]
+    assert small_add[0].count("µs") == 1 and "CUDA graph" in small_add[1]
 
 
 # --- review 9d (a fresh read): notebook 06 -----------------------------------------------------
@@ -1744,4 +1742,28 @@ def test_06s_cache_table_and_gate_section_speak_plainly():
     assert "DRAM copy (1.07 GB buffer): 2.15 GB moved" in printed
     gate = next(c for c in _markdown("06") if c.startswith("## Beyond the pitfalls"))
     assert "pitfall 8's rule as a test" in " ".join(gate.split()) and len(gate.split()) < 90
-    assert "One round cannot show run-to-run spread, so each interval is a single value" in text
+    assert "95% interval" not in printed  # review 12d C06-5: verdict, share and threshold only
+
+
+# --- review 12d: notebook 06 -----------------------------------------------------------------
+
+def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
+    printed, text = _printed("06"), " ".join(_prose("06").split())
+    # E06-1: the small add was timed by device events around its launch, not by the host
+    assert "host-timed" not in printed and "pitfall 1: 4096-element add (device events)" in printed
+    # E06-2: heat is bounded (2%), the power cap is a hypothesis, the bursts' clock not observed
+    assert "not heat" not in text
+    assert "so heat cost at most those 2%; our hypothesis is that the power cap set the rest" in text
+    assert "the bursts' clock was not observed and 85% is not a clock ratio" in text
+    # C06-1: 'dram' never names the copy roof: the gate prints no roof name
+    assert "roof: dram " not in printed
+    # C06-2: the event paragraph leads with what the events measured; no lab-log phrasing
+    assert "second run (printed last)" not in text and "The device events measured Numba's dispatch" in text
+    # C06-3: the triage's next step does not repeat its cause
+    assert "next step: Bound by something the roofline does not model" not in printed
+    assert "next step: Check launch size and duration" in printed
+    # C06-4: no undefined "fit"
+    assert "the fit explains" not in text
+    # C06-5: the gate prints verdict, share and threshold, one line each
+    assert "- copy: pass, 99.2% of its roof (4,258 GB/s), threshold 90%" in printed
+    assert "- slowed_copy: below, 62.0% of its roof (4,258 GB/s), threshold 70%" in printed

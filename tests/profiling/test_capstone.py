@@ -494,7 +494,7 @@ def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
     text = _prose07()
     assert "the same FLOPs and bytes" not in text
     # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
-    assert "The FLOPs and, by Nsight Compute's count, the DRAM bytes stayed the same" in text  # 10d C07-5: split
+    assert "with the same FLOPs and, by Nsight Compute's count, DRAM bytes" in text  # 10d C07-5, 12d E07-1
     assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
     assert "reads and writes as a softmax does" not in text
     # review 6d, T07-3: the copy roof is the nearest measured mix, not the 3-pass version's own
@@ -833,8 +833,8 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     cells = nbformat.read(str(NOTEBOOK), as_version=4).cells
     first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
     assert "ridge of 14" in cells[first_use - 1].source and "ridge of 15.5" in cells[first_use - 1].source
-    # T07-4: a quarter of every sector was used: 4x the bytes, not 4x the sectors
-    assert "its loads fetched 4x the bytes they used" in _prose07()
+    # T07-4 / review 12d E07-1: the opening names the binding cause, the shared-memory passes
+    assert "shared-memory reads collided, 5 passes per multiply-add instead of 1.5, a cap of 5% of the fp32 roof against 17%" in _prose07()
 
 
 def test_the_comparison_prints_bytes_bandwidth_and_time_as_bullets():
@@ -986,7 +986,7 @@ def test_07s_opening_uses_no_term_that_section_6_defines_and_links_there():
     cells = _cells07()
     opening = cells[0].source
     assert not re.search(r"\bsectors?\b|\bwarps?\b|\bbanks?\b|the passes \(", opening), opening
-    assert "its loads fetched 4x the bytes they used" in opening
+    assert "its loads fetched 4x the bytes they used" not in opening  # review 12d E07-1: not the binding cause
     anchors = re.findall(r"\]\(#([^)]+)\)", opening)
     headings = {"-".join(line.lstrip("#").split()) for c in cells if c.cell_type == "markdown"
                 for line in c.source.splitlines() if line.startswith("#")}
@@ -1419,3 +1419,34 @@ def test_the_key_and_exercise_6_review_11d():
         # X-1: the ridge the verdict check grades on is named beside "these ceilings"
         assert "Part 4's check grades against the profile's own ridge, 15.5 for the recorded pair" in text
         assert "against its kernels' own time (where Part 4 printed it)" in text
+
+
+# --- review 12d: the row-max hint names the reduction; Part 5's L2 caveat is printed ------------
+
+def test_a_row_max_without_its_reduction_is_sent_to_pass_1_not_to_overflow(kernels):
+    # K-1: thread 0's own max is right in every ordinary row, so only the large row failed, and the
+    # hint asked about exp's range and a missing barrier instead of the missing reduction
+    wrong = _variant("    m = block_reduce(m, part, True)\n    if t == 0:\n        maxima[r] = m\n",
+                     "    if t == 0:\n        maxima[r] = m\n")
+    got = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"])
+    assert got.checks[0].status == "fail"
+    assert "pass 1 must reduce over the whole row" in str(got) and "float32's range" not in str(got)
+
+
+def test_the_counters_text_says_ncu_flushed_the_l2(recorded_pair_file):
+    # K-2: exercise 6 Part 5's model answer rests on ncu's L2 flush; the printed counters now say it
+    profiles, _ = capstone.recorded_pair()
+    text = capstone.counters_text(profiles)
+    assert text.count("ncu flushed the L2 before each kernel; the timed run did not") == 1
+
+
+def test_07_counts_distinct_words_per_bank_and_caps_the_naive_pair_by_its_l1_bytes():
+    # E07-2: "8 threads to each bank": 16 threads ask for 8 different words; the words set the passes
+    prose = _prose07()
+    assert "8 threads to each bank" not in prose and "8 different words in each of the two banks it uses, so 8 passes" in prose
+    # E07-3: the L1 bytes do give caps, looser than the issue cap; the notebook prints them
+    assert "which no count above turns into time" not in prose
+    printed = "".join(o.get("text", "") for c in _cells07() if c.cell_type == "code" for o in c.get("outputs", []))
+    for cap in ("L1 bytes   5.8%", "L1 bytes  24.8%"):
+        assert cap in printed
+    assert "their L1 bytes cap them at 5.8% and 24.8%, looser than the issue cap" in prose
