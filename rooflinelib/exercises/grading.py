@@ -964,6 +964,8 @@ class Table:
     #: A cell's text is cut at this many characters (a student's value may print for ever); a
     #: table of given data raises it so that nothing it gives is cut (review 7b K2-3).
     cell_chars: int = 200
+    #: A line printed under the rows, for what would make one cell too wide (review 12b CK2-1).
+    note: str = ""
 
     def _text_rows(self) -> list:
         return [[str(h) for h in self.headers]] + [[_cell_text(v, self.cell_chars) for v in row]
@@ -977,7 +979,7 @@ class Table:
             lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
             if index == 0:
                 lines.append("  ".join("-" * width for width in widths))
-        return "\n".join(lines)
+        return "\n".join(lines + ([self.note] if self.note else []))
 
     __repr__ = __str__
 
@@ -987,4 +989,5 @@ class Table:
         body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
                        for row in rows[1:])
         caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
-        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"

@@ -20,7 +20,9 @@ def _source(path):
 def test_row_9_says_its_exps_run_after_the_mmas_so_overlap_follows():
     # K2-1: "close to its roof" and "overlap" agree only when the row says the exps are serial
     row = ex02._row(9)
-    assert "after each block's MMAs (matrix multiply-accumulates on the tensor cores), not beside them" in row.description
+    # review 12b CK2-1: said in the note under the problem table, not in the row's too-wide cell
+    assert "after each block's MMAs (matrix multiply-accumulates on the tensor cores), not beside them" in ex02.ROW_9_NOTE
+    assert ex02.ROW_9_NOTE in str(ex02.problem_table()) and "note under the table" in row.description
     assert "overlap" in row.first_steps
     for path in ("solutions/02_classify_kernels.ipynb", "exercises/02_classify_kernels.ipynb"):
         text = " ".join(_source(path).split())

@@ -91,7 +91,8 @@ def test_row_8_fuse_asks_what_makes_a_weight_serve_more_tokens():
 def test_row_9_defines_mma_at_first_use():
     # CX-1: "MMA" is not defined in notebooks 00-02
     row = next(r for r in ex02.ROWS if r.number == 9)
-    assert "MMAs (matrix multiply-accumulates on the tensor cores)" in row.description
+    assert "MMAs (matrix multiply-accumulates on the tensor cores)" in ex02.ROW_9_NOTE
+    assert "MMA" not in row.description  # review 12b CK2-1: the row defers to the note
 
 
 def _notebook_text(path):

@@ -68,3 +68,10 @@ def test_kernel_sources_show_code_without_docstrings():
     # CK4-2: the GPU FMA kernel's docstring (pitfalls, chunk layout) is not the student's business
     text = ex04.kernel_sources()
     assert '"""' not in text and "def sweep_pipelined_kernel" in text and "cuda.fma" in text
+
+
+def test_the_problem_table_is_readable_width():
+    # CK2-1: row 9's 180-character description wrapped the table; its schedule is a note under it
+    table = str(ex02.problem_table())
+    assert max(len(line) for line in table.splitlines() if not line.startswith("Row 9:")) <= 170  # was 259
+    assert table.splitlines()[-1] == ex02.ROW_9_NOTE and "3,500 G exp/s" in ex02.ROW_9_NOTE
