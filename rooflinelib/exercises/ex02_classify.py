@@ -129,6 +129,10 @@ _SCORE_BEFORE_BATCH = ("true of this kernel as given: it already reads each weig
 #: Rows 3-5 do not move each byte once yet, so there is still something to delete.
 _SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel moves its data through "
                                "HBM more than once. Which lever removes the extra trips?")
+#: Review 13b K2-1: on rows 4-5 a smaller type is refused as the first move: it cuts the bytes
+#: 2x, while tiling deletes the N-fold (N/b-fold) re-reads, tens to hundreds of times more.
+_SMALLER_TYPE_BEFORE_REUSE = ("fewer bytes per element help 2x at most; {still}. What deletes "
+                              "those re-reads?")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -202,9 +206,9 @@ def _rows() -> tuple:
     bytes_not_elements = "you divided by elements, not bytes: check the element size"
     return (
         # Two first steps are right, as for row 2: on its own the add already moves each byte
-        # once (score it against the copy ceiling: two reads and a write, a read-write mix); in a
-        # pipeline, fusing it with the kernel that
-        # reads C deletes C's round trip through HBM.
+        # once (score its bandwidth: two reads and a write lie between the read and copy roofs,
+        # notebook 03, so the copy ceiling gives an upper estimate, review 13b K2-2); in a
+        # pipeline, fusing it with the kernel that reads C deletes C's round trip through HBM.
         # A smaller type passes with a note, as on rows 6 and 8 (review 6b, K2-1): memory-bound,
         # so halving the bytes halves the time; it changes the result, which fusion does not.
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
@@ -250,28 +254,27 @@ def _rows() -> tuple:
                                          "it is the first to try"}),
         Row(4, naive, "GEMM, one thread per output, no reuse (no cache keeps anything)",
             "N = 4096 fp32", "fp32",
-            frozenset({"tile", "smaller-dtype"}),
+            frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
                      "re-reads its inputs over and over",
-             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
+             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE,
+             "smaller-dtype": _SMALLER_TYPE_BEFORE_REUSE.format(
+                 still="every element is still read N times")},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; one thread per "
                                                   "output re-reads a row of A and a column of B "
                                                   "for every output"),
              (naive.intensity / 2, fma_is_two),
-             (naive.intensity * fp32, bytes_not_elements)),
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but halving the bytes is little "
-                                         "next to what tiling deletes (every element is read N "
-                                         "times), and tiling keeps fp32: try it first"}),
+             (naive.intensity * fp32, bytes_not_elements))),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
-            frozenset({"tile", "smaller-dtype"}),
+            frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?",
-             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
+             "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE,
+             "smaller-dtype": _SMALLER_TYPE_BEFORE_REUSE.format(
+                 still="each element of A and B is still read N/b times")},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
                                                   "A and B are each read N/b times"),
              (tiled.intensity / 2, fma_is_two),
-             (tiled.intensity * fp32, bytes_not_elements)),
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but bigger tiles delete more "
-                                         "(A and B are read N/b times) and keep fp32: try them first"}),
+             (tiled.intensity * fp32, bytes_not_elements))),
         # A batch-1 GEMV has one column to multiply: it cannot fill a matrix-core tile, so it
         # runs as bf16 loads and fp32 multiply-adds on the CUDA cores (the fp32 vector roof).
         # Memory-bound against either ridge; the verdict is the same.

@@ -908,3 +908,10 @@ def test_02_review_11b_decode_gqa_unfused_order_and_one_idea_per_section():
     # C02-4: the MUFU subsection is shorter: one definition, the per-clock count, one consequence
     mufu = next(c.source for c in nb if c.source.startswith("Run after the GEMMs"))
     assert len(mufu.split("\n\n")[0].split()) < 60 and "That verdict is against the tensor roof alone" not in text
+
+
+def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
+    # T02-1: on Hopper part of the rest of the reuse comes from clusters sharing loaded tiles
+    text = markdown("02_operator_intensities.ipynb")
+    assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that this formula "
+            "charges to HBM, and, on Hopper, from clusters of blocks that share the tiles they load") in text

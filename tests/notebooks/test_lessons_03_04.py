@@ -1342,3 +1342,23 @@ def test_03_review_12b_opening_and_lab_log_residue():
     prose = words(markdown("03_ceilings.ipynb"))
     assert "Two Numba slips" not in prose and "float64 literal" not in prose
     assert "[two traps that cut a Numba roof](../docs/appendix-03-ceilings.md#two-traps-that-cut-a-numba-roof)" in prose
+
+# --- notebook 03 after review 13b -----------------------------------------------------------------
+
+def test_03_review_13b_fp32_runs_as_tf32_and_the_cublas_first_calls_are_explained():
+    from rooflinelib.store import recorded
+    prose = words(markdown("03_ceilings.ipynb"))
+    # T03-1: the tensor cores take fp32 inputs as tf32; they lack a full-precision fp32 path
+    assert "tensor cores have no fp32 path" not in prose
+    assert "no full-precision fp32 path (fp32 inputs run on them only as tf32, rounded)" in prose
+    # T03-2: the cuBLAS rows' 0.09-0.13 s first calls are not one GEMM (0.02 s at most)
+    assert ("The 0.09-0.13 s of the cuBLAS rows fp32-matrix, fp16-tensor and bf16-tensor is not one GEMM "
+            "(0.02 s at most): most likely it holds the library's one-time set-up") in prose
+    import json
+    data = json.loads(recorded.recorded_file("h200_ceilings_numba.json").read_text(encoding="utf-8"))
+    details = {d["name"]: d for d in data["details"]}
+    first = [details[n]["first_call_s"] for n in ("fp32-matrix", "fp16-tensor", "bf16-tensor")]
+    assert round(min(first), 2) == 0.09 and round(max(first), 2) == 0.13, first
+    gemm = max(d["median_s"] for n, d in details.items() if n.endswith(("-matrix", "-tensor")))
+    assert round(gemm, 2) == 0.02, gemm
+
