@@ -136,7 +136,7 @@ def test_the_l2s_surplus_is_the_fabrics_bytes_about_the_dram_reads(appendix):
 
 def test_the_l2_roofs_footprint_as_the_prose_quotes_it(prose):
     from rooflinelib.store import results
-    assert f"reading a {results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f} MB set" in prose
+    assert f"on a {results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f} MB set" in prose
 
 
 def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
@@ -152,7 +152,7 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     # review 12c C05-1: the aside moved to the appendix, beside the L1 step it is mistaken for
     prose = " ".join(" ".join(_markdown("05")).split())
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
-    assert "233 kB" not in prose and "Why the step lies below the SRAM's 256 KiB: appendix." in prose
+    assert "233 kB" not in prose and "Why the step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in prose
     assert ("the largest shared-memory size the device reports (233 kB, the figure's grey line; the device "
             "reports no L1 size) is a coincidence") in page
 
@@ -183,7 +183,7 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
         assert term not in prose
         assert term in appendix
     assert "*thread-block cluster* (a group of blocks" in appendix and "TMA multicast (the Tensor Memory Accelerator" in appendix
-    assert "ways to cut its L2 traffic (untested): appendix" in prose
+    assert "ways to share it across SMs or cut its L2 traffic (untested): [appendix](" in prose
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
     assert "two **partitions** joined by a link, the L2 **fabric**" in prose
@@ -212,7 +212,7 @@ def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numb
 
 def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
     # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
-    assert "the sweep's kernel gets about 10% less from the same L2: appendix" in prose
+    assert "the sweep's gets about 10% less: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" in prose
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
 
@@ -221,3 +221,48 @@ def test_05_review_12c_the_appendix_labels_the_uncounted_writes_a_hypothesis(app
     assert "reach DRAM after the kernel, uncounted" not in appendix
     assert ("Our hypothesis (the counters cannot show it): ncu flushes the caches before each launch, the kernel "
             "ends while the L2 still holds lines it wrote, and those lines reach DRAM after ncu stops counting.") in appendix
+
+
+# --- notebook 05, appendix and exercise 5 after review 13c -----------------------------------------
+
+def test_05_review_13c_technical_items(prose, appendix):
+    # T05-1: one block's shared memory cannot hold a byte 25 blocks read; a cluster's TMA multicast can
+    assert "registers or shared memory, which serve one block, cannot capture it" not in prose
+    assert ("so registers or one block's shared memory cannot capture it; ways to share it across SMs or cut its L2 "
+            "traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#ws_read-ways-to-cut-its-l2-traffic-untested)") in prose
+    assert "TMA multicast" in appendix and "holds at most 8 blocks, not 25" in appendix
+    # T05-3: the L2 rows score slice traffic, surplus included, against a roof of requested bytes
+    assert ("`<` marks the binding level. L2 rows count slice traffic (fabric surplus included) against a "
+            "requested-bytes roof.") in prose
+    # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch
+    assert round(4.69 * (1 - 24e6 / 2 ** 31), 2) == 4.64 and round(4.69 * (1 - 24e6 / 2 ** 31) / 4.81, 2) == 0.96
+    assert "the 4.69 TB/s write roof is up to about 1% high (24 MB of 2.15 GB: 4.64 TB/s, 0.96 of ncu's peak" in appendix
+    assert "is at most a few percent" not in appendix and "barely larger than the L2" not in appendix
+
+
+def test_05_review_13c_every_appendix_mention_is_a_link():
+    import re
+    text = " ".join("".join(c["source"]) for c in _cells05() if c["cell_type"] == "markdown")
+    bare = re.sub(r"\[[^\]]*\]\([^)]*\)", "", text)  # the links' own text and targets removed
+    assert "appendix" not in bare.lower(), bare[max(0, bare.lower().find("appendix") - 80):][:160]
+    page = read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000)
+    slugs = {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+             for line in page.splitlines() if line.startswith("#")}
+    anchors = re.findall(r"appendix-05-hierarchy\.md#([\w\-]+)", text)
+    assert len(anchors) >= 9 and set(anchors) <= slugs, set(anchors) - slugs
+
+
+def test_ex5_review_13c_drill_8_ratio_and_drill_6_hypothetical():
+    from rooflinelib.core.machines import H200
+    from rooflinelib.exercises import ex05_drills
+    roof = {c.name: c.value for c in H200.ceilings}
+    assert round(roof["bf16-tensor"] / roof["fp32"]) == 15 and round(roof["tf32-tensor"] / roof["fp32"]) == 7
+    answer = " ".join(ex05_drills.MODEL_ANSWERS[8][0].split())
+    assert "ten times faster" not in answer
+    assert "the tensor cores could run about 15 times faster in bf16 (7 in tf32) on an H200" in answer
+    import nbformat
+    for path in ("solutions/05_conceptual_drills.ipynb", "exercises/05_conceptual_drills.ipynb"):
+        nb = " ".join(" ".join(c.source for c in nbformat.read(str(ROOT / path), as_version=4).cells).split())
+        assert "Across a few generations, peak matrix throughput grew about 20x" not in nb
+        assert "Suppose that across a few generations peak matrix throughput grew about 20x while HBM" in nb
+        assert "illustrative figures, not one real product line" in nb

@@ -1362,3 +1362,20 @@ def test_03_review_13b_fp32_runs_as_tf32_and_the_cublas_first_calls_are_explaine
     gemm = max(d["median_s"] for n, d in details.items() if n.endswith(("-matrix", "-tensor")))
     assert round(gemm, 2) == 0.02, gemm
 
+
+
+# --- notebook 04 after review 13c -----------------------------------------------------------------
+
+def test_04_review_13c_the_plateau_is_the_sweeps_roof_and_both_dips_are_named():
+    prose = words(markdown("04_sweep.ipynb"))
+    # T04-2: 64,907 is the sweep's own P, a lower bound; Lab 1's fp32 FMA roof is 65,895
+    assert "levels off under the compute roof (64,907" not in prose
+    assert "levels off under its P (64,907 GFLOP/s; Lab 1's FMA roof: 65,895)" in prose
+    from rooflinelib.store.results import recorded_h200, recorded_h200_sweep
+    fp32 = next(c.value for c in recorded_h200().ceilings if c.name == "fp32")
+    assert f"{fp32:,.0f}" == "65,895" and f"{recorded_h200_sweep()['peak_gflops']:,.0f}" == "64,907"
+    # T04-1: the one-vector sweep also dips at K = 192, hidden in the envelope by the pipelined kernel
+    one = {t["k"]: t["gflops"] for d in recorded_h200_sweep()["details"] for t in d["configs_tried"]
+           if t["kernel"].startswith("sweep<")}
+    assert one[192] < one[160] and one[128] < one[112]
+    assert "(Not monotonic: K = 128 ran below K = 112 in both kernels, K = 192 below 160 in `sweep`; unexplained.)" in prose
