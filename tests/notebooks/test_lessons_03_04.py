@@ -1343,6 +1343,7 @@ def test_03_review_12b_opening_and_lab_log_residue():
     assert "Two Numba slips" not in prose and "float64 literal" not in prose
     assert "[two traps that cut a Numba roof](../docs/appendix-03-ceilings.md#two-traps-that-cut-a-numba-roof)" in prose
 
+
 # --- notebook 03 after review 13b -----------------------------------------------------------------
 
 def test_03_review_13b_fp32_runs_as_tf32_and_the_cublas_first_calls_are_explained():
@@ -1361,7 +1362,6 @@ def test_03_review_13b_fp32_runs_as_tf32_and_the_cublas_first_calls_are_explaine
     assert round(min(first), 2) == 0.09 and round(max(first), 2) == 0.13, first
     gemm = max(d["median_s"] for n, d in details.items() if n.endswith(("-matrix", "-tensor")))
     assert round(gemm, 2) == 0.02, gemm
-
 
 
 # --- notebook 04 after review 13c -----------------------------------------------------------------
