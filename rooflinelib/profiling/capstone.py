@@ -372,8 +372,8 @@ def _only_large_row_wrong(y, x) -> bool:
 def _wrong_output(y, x, error: float) -> str:
     """Why ``y`` is wrong, in the order that finds the cause: outputs never written (still
     :data:`UNWRITTEN`: often a loop that strides by THREADS where the simulator runs
-    :data:`SIM_THREADS`), then outputs written as NaN (shared memory read before any thread wrote
-    it: a missing barrier), then wrong ordinary rows (a reduction), and only when those are right the
+    :data:`SIM_THREADS`), then outputs written as NaN (shared memory or a NaN-filled intermediate, maxima, e or
+    sums, read before any thread or earlier pass wrote it: a missing barrier between phases), then wrong ordinary rows (a reduction), and only when those are right the
     large row alone (an exp that overflows float32)."""
     import numpy as np
     others = np.arange(len(y)) != LARGE_ROW
@@ -385,8 +385,9 @@ def _wrong_output(y, x, error: float) -> str:
     nan = int(np.isnan(y[others]).sum())
     if nan:
         return (f"{nan:,} of the {y[others].size:,} outputs of the ordinary rows came out NaN, the value this check "
-                "puts in every shared array before your kernel runs: does a thread read an element of a shared "
-                "array before the thread that writes it has (a cuda.syncthreads() missing between them)?")
+                "puts in every shared array and in maxima, e and sums before your kernels run: does a thread read "
+                "a value before any thread or earlier pass wrote it (a cuda.syncthreads() missing between two "
+                "phases, or a pass reading an intermediate no earlier pass writes)?")
     ordinary = np.flatnonzero(others)
     if not (np.isfinite(y[others]).all() and _max_error(y, x, ordinary) < MAX_RELATIVE_ERROR):
         return ("the ordinary rows' outputs are wrong: check the reductions (every thread needs the whole row's "

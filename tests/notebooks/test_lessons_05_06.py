@@ -1772,3 +1772,24 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     # C06-5: the gate prints verdict, share and threshold, one line each
     assert "- copy: pass, 99.2% of its roof (4,258 GB/s), threshold 90%" in printed
     assert "- slowed_copy: below, 62.0% of its roof (4,258 GB/s), threshold 70%" in printed
+
+
+# --- review 13d: notebook 06 ------------------------------------------------------------------
+
+def test_06_review_13d_fft_tie_and_three_array_dispatch():
+    from rooflinelib.experiments.record import recorded_experiments
+    from rooflinelib.lessons import pitfalls
+    text = " ".join(_prose("06").split())
+    # T06-1: at m = 256 the FFT's lead is about its own spread: a tie, not a win
+    sizes = recorded_experiments()["algorithm_sizes"]
+    direct, fft = sizes.variants[0], sizes.variants[1]
+    assert direct.extra.get("m") == fft.extra.get("m") == 256 or "m = 256" in fft.name
+    lead = 1 - fft.median_s / direct.median_s
+    assert f"at m = 256 by {lead:.0%}, about its {fft.spread:.0%} spread: a tie within noise" in text
+    assert lead < fft.spread + direct.spread + 0.01 and "The FFT beat the direct kernel at every length" not in text
+    # T06-2: the add's own dispatch (three arrays) beside the one-float empty kernel's ratio
+    three = pitfalls.recorded_empty_launch()["dispatch_s"]["three arrays"]
+    assert "49,152 bytes, 11.5 ns of traffic" in _printed("06")
+    assert round(three / 11.5e-9, -2) == 4200
+    assert f"({three * 1e6:.1f} µs, below)" in text
+    assert "for an empty kernel given one float, about 4,200 times with the add's three arrays" in text

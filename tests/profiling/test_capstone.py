@@ -1380,8 +1380,8 @@ def test_07_review_11d_wording():
     from rooflinelib.profiling import gemm_targets
     text, printed = _prose07(), _printed07()
     # T07-1: 341 FLOP/byte holds because A, B and C fit the L2
-    assert ("341 FLOP per byte of DRAM traffic (A, B and C, 48 MiB, fit the 60 MiB L2, so each element "
-            "crosses DRAM about once)") in text
+    assert ("341 FLOP per byte of DRAM traffic (A, B and C, 48 MiB, fit the 60 MiB L2, though its two halves may "
+            "each hold a copy of a line; the DRAM bytes measured below show each element crosses DRAM about once)") in text
     assert f"{gemm_targets.N_BYTES / 2 ** 20:.0f}" == "48"  # MiB beside MiB (STYLE: never mix MB and MiB)
     # T07-2: the shortfall under 3n² is printed, and quoted as printed
     dram = [r["dram_bytes"] for r in gemm_targets.recorded_rows(gemm_targets.recorded_counters()).values()]
@@ -1390,7 +1390,11 @@ def test_07_review_11d_wording():
     assert f"{low:.1%} to {high:.1%}".replace("% to", " to") + " under 3n² floats" in text and "8 to 9%" not in text
     # T07-3: the passes' 74% gets a labelled hypothesis and the counter that would test it
     assert "Why the passes run slower is a hypothesis no recorded counter tests" in text
-    assert "ncu's stall reasons per pass would decide it" in text
+    # review 13d T07-1: the barrier argument cannot explain it (the fused kernel runs the same two
+    # block reductions over fewer bytes); the hypothesis is three ramp-ups and drains against one
+    assert "barrier" not in text.split("Why the passes run slower")[1].split("A live run")[0]
+    assert "three kernels ramp up and drain against the fused kernel's one" in text
+    assert "ncu's duration and DRAM throughput for each pass would decide it (ncu's recorded kernel time is their sum)" in text
     # C07-5: FADD and FMUL count one, FFMA two
     assert "(FADD and FMUL as one FLOP, FFMA, the fused multiply-add, as two)" in text
     # C07-1: the opening's result is the two findings, short
@@ -1450,3 +1454,15 @@ def test_07_counts_distinct_words_per_bank_and_caps_the_naive_pair_by_its_l1_byt
     for cap in ("L1 bytes   5.8%", "L1 bytes  24.8%"):
         assert cap in printed
     assert "their L1 bytes cap them at 5.8% and 24.8%, looser than the issue cap" in prose
+
+
+# --- fix round 13 (review 13d K-1): a NaN output need not come from shared memory; the check also
+# fills maxima, e and sums with NaN, so the hint names a pass reading an intermediate too
+
+def test_the_nan_hint_names_the_poisoned_intermediates_not_only_shared_memory():
+    x = capstone.softmax_input(4, 64)
+    y = capstone.reference_softmax(x).astype(np.float32)
+    y[1, :8] = np.nan
+    hint = capstone._wrong_output(y, x, 1.0)
+    assert "maxima, e and sums" in hint and "earlier pass" in hint
+    assert "a cuda.syncthreads() missing" in hint
