@@ -409,12 +409,12 @@ def _simulate_output(passes, rows: int, buffers: dict):
         fakes = fake_device_functions(fn)
         for globs, name, _, fake in fakes.values():
             globs[name] = fake
-        simulator.SHARED_FILL = float("nan")  # a read before any write gives NaN, on every run
+        fill, simulator.SHARED_FILL = simulator.SHARED_FILL, float("nan")  # a read before any write gives NaN, every run
         try:
             with quick():
                 FakeCUDAKernel(fn, device=False)[rows, SIM_THREADS](*args)
         finally:
-            simulator.SHARED_FILL = None
+            simulator.SHARED_FILL = fill
             for globs, name, original, _ in fakes.values():
                 globs[name] = original
     return buffers["y"]
