@@ -2,7 +2,7 @@
 number the notebook's prose interprets is in them, computed from the measurement.
 
 The sentences this module once assembled are gone (issue 24: interpretations are prose in
-markdown, with the recorded numbers put in; tests/notebooks/test_lessons_05_06.py checks that prose)."""
+markdown, with the recorded numbers put in; tests/notebooks/test_lessons_05.py and test_lessons_06.py check that prose)."""
 import inspect
 
 import pytest

@@ -11,7 +11,7 @@ from rooflinelib.store.fileio import read_json, read_text
 from rooflinelib.store import results
 from rooflinelib.store.results import recorded_h200
 
-from test_lessons_05_06 import ROOT, _markdown
+from test_lessons_05 import ROOT, _markdown
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     peak, clock = hr.shared_peak_gbps(recorded)
     assert peak == pytest.approx(132 * 128 * clock / 1e3)
     # review 8, T5-5: the sweep and Lab 1 are two runs; the notebook prints each one's date and clock
-    from test_lessons_05_06 import _printed
+    from test_lessons_05 import _printed
     lab1 = results.recorded("ceilings")
     printed = _printed("05")
     # review 10c C05-5: the dates moved to the appendix; the clocks stay
@@ -60,7 +60,7 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
 def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
     # review 8, C5-1: the opening chart labelled the copy's ridge (15.4) while the text quoted the
     # write roof's (14.0); the roofs printed and quoted are now the chart's, DRAM at the copy mix
-    from test_lessons_05_06 import _printed
+    from test_lessons_05 import _printed
     m = h.with_mix_roof(h.machine_from_result(recorded, recorded_h200()),
                         results.dram_mixes(results.recorded("ceilings")), "copy")
     assert f"copy roof ({tb(m.ceiling('dram').value)})" in prose and tb(m.ceiling("l2").value) in prose
@@ -171,7 +171,7 @@ def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
 # --- review 12c: notebook 05 read as long and dense; cut, terms defined, caveats placed -------------
 
 def _cells05():
-    from test_lessons_05_06 import _cells
+    from test_lessons_05 import _cells
     return _cells("05")
 
 
