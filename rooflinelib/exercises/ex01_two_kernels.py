@@ -207,20 +207,35 @@ def _judged_on(trace, memory_roofs: dict):
     return max(names, key=len) if names else None
 
 
+def _ceiling_target(bandwidth: float, memory_roofs: dict) -> str:
+    """What a point on the ``bandwidth`` roof needs: memory_ceiling set to that roof's name."""
+    own = [n for n, slope in memory_roofs.items() if _near(slope, bandwidth)]
+    if own:
+        return f"memory_ceiling={own[0]!r}, your {bandwidth / 1000:g} TB/s ceiling"
+    return f"a memory_ceiling that names your {bandwidth / 1000:g} TB/s ceiling"
+
+
+def _coincident_hint(bandwidth: float, intensity: float, memory_roofs: dict) -> str:
+    """A point missing because it coincides with the other bandwidth's (review 15a, case 1): the
+    one point drawn there is judged against the other roof, so "re-judge it" would loop."""
+    other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
+    return (f"no point for {_case_name(intensity, bandwidth)}: it coincides with the one at "
+            f"{other / 1000:g} TB/s, but draw it too, as a fourth point, judged against your "
+            f"{bandwidth / 1000:g} TB/s roof ({_ceiling_target(bandwidth, memory_roofs)})")
+
+
 def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) -> str:
     """Points that belong on the ``bandwidth`` roof but are judged against the other one, ``used``
     (a ceiling's name, None when the hover names none drawn); ``memory_roofs`` is in drawing
     order, so its first name is the one a point without memory_ceiling gets."""
     other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
-    own = [n for n, slope in memory_roofs.items() if _near(slope, bandwidth)]
     default = next(iter(memory_roofs), None)
     plural = len(cases) > 1
     roof = f"your {other / 1000:g} TB/s roof" + (f" ({used!r})" if used is not None else "")
     if used is not None:
         roof += (", the one a point without memory_ceiling gets" if used == default
                  else ", the one its memory_ceiling names")
-    target = (f"memory_ceiling={own[0]!r}, your {bandwidth / 1000:g} TB/s ceiling" if own
-              else f"memory_ceiling=, the name of your {bandwidth / 1000:g} TB/s ceiling")
+    target = _ceiling_target(bandwidth, memory_roofs)
     hint = (f"the point{'s' if plural else ''} for {' and '.join(cases)} "
             f"{'are' if plural else 'is'} judged against {roof}: give {'each' if plural else 'it'} "
             f"{target}")
@@ -229,6 +244,13 @@ def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) ->
     if bandwidth == BANDWIDTHS_GBPS[0] and used == default and "dram" not in memory_roofs:
         hint += ', or name that ceiling "dram"'
     return hint
+
+
+def _coincides(intensity: float, drawn: int) -> bool:
+    """True when the predictions for ``intensity`` at the two bandwidths are one point and fewer
+    points than cases are drawn there: the other case took the one point, so this one is missing."""
+    rates = [attainable_gflops(intensity, PEAK_GFLOPS, b) for b in BANDWIDTHS_GBPS]
+    return all(_near(r, rates[0]) for r in rates) and drawn < len(BANDWIDTHS_GBPS)
 
 
 def check_figure(figure):
@@ -271,6 +293,7 @@ def check_figure(figure):
         memory_roofs = {m[len("mem:"):]: _slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")}
         ceiling_problem = bool(problems)
         missing, thousandfold = [], 0
+        coincident = []   # (bandwidth, intensity): its one point there is the other case's
         wrong_roof = {}   # (right bandwidth, roof used) -> cases: judged against the other bandwidth
         off_ridge = []    # (case, hover ridge): judged against neither key's roofline
         for bandwidth in BANDWIDTHS_GBPS:
@@ -294,9 +317,14 @@ def check_figure(figure):
                 used_slopes = [memory_roofs[n] for n in used if n is not None]
                 if any(_near(slope, bandwidth) for slope in used_slopes):
                     off_ridge.append((case, _hover_ridge(at[0])))
+                elif any(_near(slope, other) for slope in used_slopes) and _coincides(intensity, len(at)):
+                    coincident.append((bandwidth, intensity))
                 elif any(_near(slope, other) for slope in used_slopes):
                     name = next(n for n in used if n is not None and _near(memory_roofs[n], other))
                     wrong_roof.setdefault((bandwidth, name), []).append(case)
+                elif (not used_slopes and any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, other)) for t in at)
+                      and _coincides(intensity, len(at))):
+                    coincident.append((bandwidth, intensity))
                 elif not used_slopes and any(_near(_hover_ridge(t), ridge(PEAK_GFLOPS, other)) for t in at):
                     wrong_roof.setdefault((bandwidth, None), []).append(case)
                 else:
@@ -306,6 +334,7 @@ def check_figure(figure):
                             "in GFLOP/s, so multiply your TFLOP/s by 1000")
         else:
             problems += [f"no point at the prediction for {case}" for case in missing]
+        problems += [_coincident_hint(bandwidth, intensity, memory_roofs) for bandwidth, intensity in coincident]
         problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
                      for (bandwidth, used), cases in wrong_roof.items()]
         # A ridge that is neither key's comes from a roof at the wrong value, which the checks
