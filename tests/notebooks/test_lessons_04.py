@@ -126,7 +126,8 @@ def test_04_review_4b_sections_open_their_own_cell_and_the_dial_comes_first():
         assert "\n## " not in text, text[:80]
     prose = words(markdown("04_sweep.ipynb"))
     assert prose.index("## The dial: I = K/4") < prose.index("## One dial, two kernels")  # C4-5
-    assert "course's tests" not in prose and "32 `fma.rn.f32` instructions" in prose  # C4-3
+    assert "course's tests" not in prose  # C4-3; review 15: the PTX count is the appendix's honesty section
+    assert "32 `fma.rn.f32` instructions" in words(appendix("appendix-04-sweep.md")).split("## Is the measurement honest?")[1]
 
 
 def test_04_review_4b_the_copy_rows_roof_is_a_bandwidth():
@@ -171,9 +172,15 @@ def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sent
     kernels = next(t for t in md if t.startswith("## One dial, two kernels"))
     for aside in ("fma.rn.f32", "low-power", "bit for bit"):
         assert aside not in kernels, aside
-    box = md[md.index(kernels) + 1]
-    assert box.startswith("> **Is the measurement honest?**")
-    assert "32 `fma.rn.f32` instructions" in box and "low-power operand pattern" in box
+    # review 15: the box stood before the table it spoke of; it is the appendix's now, linked in
+    # one line after the table
+    assert not any(t.startswith("> **Is the measurement honest?**") for t in md)
+    box = appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1].split("\n## ")[0]
+    assert "32 `fma.rn.f32` instructions" in box and "low-power operand pattern" in box and "bit for bit" in box
+    nb = cells("04_sweep.ipynb")
+    table = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "sweep_tables(lab3.result)" in c.source)
+    link = next(i for i, c in enumerate(nb) if "appendix-04-sweep.md#is-the-measurement-honest" in c.source)
+    assert link > table
     prose = words(markdown("04_sweep.ipynb"))
     assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
     knee = next(t for t in md if "envelope's ridge is" in t)
@@ -190,7 +197,7 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
     # review 11c C11c-1: the question, the profile's table, then one short answer
     answer = f"**Mostly not.** Launches and gaps take about {between:.0f} µs of the {shortfall:.0f} (an estimate, not a bound"
-    at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and "**Is the shortfall the two extra launches?**" in c.source}
+    at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
     assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
@@ -291,8 +298,9 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     assert "Milakov" not in prediction and "online softmax" not in prediction
     assert "Milakov and Gimelshein" in bound
     # C4-3: the knee paragraph is split in two
-    assert "**Why the corner is round" in _nb04_cell("sweep-12").source  # review 11c C11c-2: one paragraph on which kernel
-    assert "\n\n**Why the corner is round" in _nb04_cell("sweep-12").source
+    # review 15: the knee and why the corner is round are two sections
+    assert "Why the corner is round" not in _nb04_cell("sweep-12").source
+    assert _nb04_cell("sweep-12b").source.startswith("## Why the corner is round")
 
 
 def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
@@ -346,8 +354,9 @@ def test_04_review_7c_items():
     # T04-1: PTX shows the FMAs were emitted; notebook 05's SASS counters show they executed
     assert "The compiled code shows that they ran" not in prose
     # review 10c T04-2: the counters profiled the one-vector kernel only
-    assert "for `sweep` notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in prose
-    assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in prose
+    honest = words(appendix("appendix-04-sweep.md"))  # review 15: the honesty checks moved there
+    assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
+    assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
     assert "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
@@ -440,8 +449,12 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     # review 12c C04-5: the answer one paragraph, the two open points a list
     answer, points = reading.strip().split("\n\n")
     assert len(answer.split()) <= 60 and points.startswith("- ") and len(reading.split()) <= 110
-    assert f"{split['kernel_gbps']:,.0f}" in outputs("04_sweep.ipynb")
-    assert f"at {split['kernel_gbps'] / copy:.0%} of the copy speed printed under the softmax table" in words(reading)
+    # review 15: the share compares counted bytes with counted bytes (ncu's bytes against the
+    # copy's counted ones mixed the two); the rate and the share are printed
+    counted = split["counted_bytes"] / split["kernel_s"] / 1e9
+    assert f"{counted:,.0f}" in outputs("04_sweep.ipynb") and f"{counted / copy:.0%}" == "78%"
+    assert "76% of the copy speed" not in words(reading)
+    assert "78% of the copy's rate (second table; both rates are counted bytes over measured time)" in words(reading)
     for gone in ("an eighth", "418.6", "How the table splits the time"):
         assert gone not in reading, gone
 
@@ -450,10 +463,10 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
 
 def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that_would_split_them():
     # T04-1: overlap was the only cause offered; FMA issue slots fit the climb right of the ridge
-    text = _nb04_md("sweep-12")
+    text = _nb04_md("sweep-12b")
     assert "fits the numbers" not in text
-    # review 12c C04-5: the two hypotheses are a list, after what both fit
-    assert "**Why the corner is round: two hypotheses, undecided.** Both predict" in text
+    # review 12c C04-5: the two hypotheses are a list, after what both fit; review 15: a section of its own
+    assert text.startswith("## Why the corner is round: two hypotheses, undecided Both predict")
     assert "- *Overlap*:" in text and "- *Issue slots*:" in text
     assert "`smsp__inst_executed.sum` against `smsp__inst_executed_pipe_fma.sum`" in text
     assert "the course's profile counted FMAs only" in text
@@ -501,7 +514,7 @@ def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # C04-4: said before the table that shows 425.0 under 418.6
     assert round((split["median_s"] - three["measured_s"]) * 1e6) == 6
-    assert "A separate run of the three-pass softmax answers (its own median differs by about 6 µs)" in _nb04_md("sweep-16")
+    assert "A separate run of the three-pass softmax answers (its own median differs by about 6 µs)" in _nb04_md("sweep-16q")
     # C04-5: one provenance line (the mode's), not a date in the lesson text
     assert "2026-12-01" not in words(markdown("04_sweep.ipynb"))
 
@@ -516,7 +529,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # T11c-3: notebook 05 labels its DRAM-undercount reason a hypothesis
     assert "gives the likely reason" not in prose and "(notebook 05 gives a hypothesis for that)" in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
-    dial = _nb04_md("sweep-06")
+    dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
     assert "- **B**, its highest GB/s" in dial and "- **P**, its highest GFLOP/s" in dial and "- **The ridge** P/B" in dial
     # C11c-1: the 12 us takes two short cells around its table, not three long ones
     start = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and "fusion gained" in c.source)
@@ -579,14 +592,14 @@ def test_04_review_12c_terms_before_use_and_no_trial_and_error_residue():
     # C04-3: B and P named at the first figure; C04-4: PTX glossed; C04-6
     assert "**B**, its best GB/s, and **P**, its best GFLOP/s" in _nb04_md("sweep-03z")
     assert "(see below)" not in _nb04_md("sweep-03z")
-    box = _nb04_md("bab7a6c6")
-    assert "the PTX, the compiler's intermediate assembly," in box and "so x never changes" in box
+    box = words(appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1])
+    assert "the PTX (the compiler's intermediate assembly)" in box and "so x never changes" in box
     assert "chosen by trial" not in words(markdown("04_sweep.ipynb"))
 
 
 def test_04_review_12c_hypotheses_are_a_list_with_what_would_decide():
     # C04-5: the corner's two hypotheses and the slow pass are bullets, each with its decider
-    corner = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-12")
+    corner = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-12b")
     assert "\n- *Overlap*:" in corner and "\n- *Issue slots*:" in corner and "\nWhat would decide:" in corner
     slow = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-18")
     assert "\n- Which pass streams slowly is not known" in slow and "would decide" in slow
@@ -612,3 +625,72 @@ def test_04_review_13c_the_plateau_is_the_sweeps_roof_and_both_dips_are_named():
            if t["kernel"].startswith("sweep<")}
     assert one[192] < one[160] and one[128] < one[112]
     assert "(Not monotonic: K = 128 ran below K = 112 in both kernels, K = 192 below 160 in `sweep`; unexplained.)" in prose
+
+
+# --- review 15 (structure): notebook 04 -----------------------------------------------------------
+
+def test_04_review_15_each_section_is_one_idea():
+    # the two-kernel section carried the kernels, the sweep's roofs and the honesty checks
+    md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
+    kernels = next(t for t in md if t.startswith("## One dial, two kernels"))
+    assert "- **B**, its highest GB/s" not in kernels and "Is the measurement honest" not in kernels
+    roofs = next(t for t in md if t.startswith("## The sweep against its own roofs"))
+    assert "- **B**, its highest GB/s" in roofs and "- **P**, its highest GFLOP/s" in roofs
+    assert any(t.startswith("## Why the corner is round") for t in md)
+    assert any(t.startswith("## Is the shortfall the two extra launches?") for t in md)
+    prose = words(markdown("04_sweep.ipynb"))
+    assert prose.index("## One dial, two kernels") < prose.index("## The sweep against its own roofs") < prose.index("## Where is the knee?")
+
+
+def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
+    # the prose quoted one kernel (a tie at K = 40, a dip at K = 192, a 2.9% lead at K = 256)
+    # where only the envelope printed: a per-kernel table now prints each number it quotes
+    from rooflinelib.lessons.sweep_lesson import QUOTED_KS, kernel_rows, kernel_table
+    from rooflinelib.store.results import recorded
+    sweep = recorded("sweep")
+    at = {r["k"]: r for r in kernel_rows(sweep)}
+    assert {32, 40, 48, 112, 128, 160, 192, 256} <= set(at) == set(QUOTED_KS)
+    printed = outputs("04_sweep.ipynb")
+    assert kernel_table(sweep) in printed
+    for k in (40, 112, 128, 160, 192, 256):
+        assert f"{at[k]['sweep']:,.0f}" in printed and f"{at[k]['sweep_pipelined']:,.0f}" in printed, k
+    # what the prose says of each kernel is what the table prints
+    assert at[32]["lead"] < 0 < at[48]["lead"] and abs(at[40]["lead"]) < 0.005
+    assert at[192]["sweep"] < at[160]["sweep"] and at[192]["sweep_pipelined"] > at[160]["sweep_pipelined"]
+    assert all(at[128][n] < at[112][n] for n in ("sweep", "sweep_pipelined"))
+    assert f"{at[256]['lead']:+.1%}" == "+2.9%" and "+2.9%" in printed
+    assert [r["kept"] for r in kernel_rows(sweep, (32, 40))] == ["sweep", "sweep_pipelined"]
+    # a one-kernel (CPU) sweep gets a note, not an empty table
+    one = {"rows": sweep["rows"], "details": [{"kernel": "sweep<1>"} for _ in sweep["rows"]]}
+    assert kernel_rows(one) == [] and "one kernel" in kernel_table(one)
+
+
+def test_04_review_15_the_softmax_share_compares_counted_bytes_with_counted_bytes():
+    from rooflinelib.experiments import recorded_experiments
+    from rooflinelib.lessons.sweep_lesson import softmax_rate_table, softmax_rates
+    from rooflinelib.profiling.recorded import recorded_profiles
+    profile, experiment = recorded_profiles()["softmax 3-pass"], recorded_experiments()["softmax"]
+    rates = softmax_rates(profile, experiment)
+    assert rates["counted_gbps"] == pytest.approx(4 * 5 * 2 ** 26 / profile.measured["kernel_seconds"] / 1e9)
+    assert rates["copy_gbps"] == experiment.extra["copy_gbps"] and f"{rates['of_copy']:.0%}" == "78%"
+    table = softmax_rate_table(profile, experiment)
+    assert table in outputs("04_sweep.ipynb") and "counted bytes" in table
+    page = words(appendix("appendix-04-sweep.md"))
+    assert "The notebook compares like with like" in page and "would mix measured and counted bytes" in page
+    assert "against the 3,164 GB/s and 76% the notebook's table takes from ncu's bytes" not in page
+
+
+def test_04_review_15_the_safe_softmax_is_not_credited_to_the_online_normalizers_paper():
+    # Milakov and Gimelshein introduced the online normalizer; the safe 3-pass softmax is older
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    prose = words(markdown("04_sweep.ipynb"))
+    for text in (prose, words(appendix("appendix-00-02.md")), words((root / "REFERENCES.md").read_text())):
+        assert "Milakov and Gimelshein's safe softmax" not in text and "their safe softmax" not in text
+    assert "The usual safe softmax, older than the online normalizer and the baseline of Milakov and Gimelshein's paper" in prose
+    assert "Their online normalizer finds the max and the sum in one pass" in prose
+
+
+def test_04_review_15_is_shorter():
+    nb = cells("04_sweep.ipynb")
+    assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") < 2150

@@ -1,0 +1,72 @@
+"""Tables that notebook 04 prints beside its prose (used by notebook 04 only).
+
+* :func:`kernel_table`: the sweep's two kernels at the K values the prose quotes, so a claim
+  about one kernel (a tie, a lead, a dip) is read off printed numbers, not off the envelope.
+* :func:`softmax_rate_table`: the three-pass softmax's streaming rate set against the copy's,
+  both as counted bytes over measured time (like with like), beside the profiler's DRAM bytes.
+"""
+from __future__ import annotations
+
+from rooflinelib.experiments import rows as experiment_rows
+from rooflinelib.views.tables import Column, number, render
+
+#: The K values notebook 04's prose quotes for one kernel or the other.
+QUOTED_KS = (32, 40, 48, 64, 96, 112, 128, 160, 192, 256, 1024)
+
+
+def kernel_rows(result, ks=QUOTED_KS) -> list:
+    """``[{"k", "sweep", "sweep_pipelined", "lead", "kept"}]``: both kernels' GFLOP/s at each K of
+    ``ks`` that the result has, the pipelined kernel's lead over ``sweep`` (0.081 for 8.1%), and
+    the kernel the envelope kept.  Empty for a sweep with one kernel (a CPU run)."""
+    curves = experiment_rows.sweep_curves(result)
+    if not {"sweep", "sweep_pipelined"} <= set(curves):
+        return []
+    kept = dict(experiment_rows.kept_kernels(result))
+    at = {name: {r["k"]: r["gflops"] for r in curve} for name, curve in curves.items()}
+    out = []
+    for k in ks:
+        one, pipelined = at["sweep"].get(k), at["sweep_pipelined"].get(k)
+        if one is None or pipelined is None:
+            continue
+        out.append({"k": k, "sweep": one, "sweep_pipelined": pipelined,
+                    "lead": pipelined / one - 1, "kept": kept.get(k, "?")})
+    return out
+
+
+KERNEL_COLUMNS = (
+    Column("k", "K", str),
+    Column("sweep", "sweep (GFLOP/s)", number),
+    Column("sweep_pipelined", "sweep_pipelined (GFLOP/s)", number),
+    Column("lead", "pipelined lead", lambda v: f"{100 * v:+.1f}%"),
+    Column("kept", "envelope keeps", align="<"),
+)
+
+
+def kernel_table(result, ks=QUOTED_KS) -> str:
+    """:func:`kernel_rows` as a table; a one-line note for a sweep with one kernel."""
+    found = kernel_rows(result, ks)
+    return render(found, KERNEL_COLUMNS) if found else "This sweep timed one kernel: no per-kernel table."
+
+
+def softmax_rates(profile, experiment) -> dict:
+    """The three-pass softmax's streaming rate and the copy's, both counted bytes over measured
+    time: ``counted_gbps`` (its counted bytes over Nsight Compute's summed kernel durations),
+    ``copy_gbps`` (the copy timed beside the softmax, its counted bytes over its time), their
+    ratio ``of_copy``, and ``dram_over_counted`` (the profiler's DRAM bytes over the count)."""
+    split = experiment_rows.time_split(profile)
+    counted = split["counted_bytes"] / split["kernel_s"] / 1e9
+    copy = float(experiment.extra["copy_gbps"])
+    return {"counted_gbps": counted, "copy_gbps": copy, "of_copy": counted / copy,
+            "dram_over_counted": split["dram_bytes"] / split["counted_bytes"] if split["dram_bytes"] else None}
+
+
+def softmax_rate_table(profile, experiment) -> str:
+    """:func:`softmax_rates` as a two-column table, every rate from counted bytes."""
+    r = softmax_rates(profile, experiment)
+    lines = [("3-pass kernels: counted bytes / ncu's kernel time (GB/s)", number(r["counted_gbps"])),
+             ("copy beside the softmax: counted bytes / its time (GB/s)", number(r["copy_gbps"])),
+             ("3-pass rate / copy rate", f"{r['of_copy']:.0%}"),
+             ("DRAM bytes, Nsight Compute / counted",
+              "-" if r["dram_over_counted"] is None else f"{r['dram_over_counted']:.3f}")]
+    return render([{"what": w, "value": v} for w, v in lines],
+                  (Column("what", "rates from counted bytes", align="<"), Column("value", "")))
