@@ -915,3 +915,42 @@ def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
     text = markdown("02_operator_intensities.ipynb")
     assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that this formula "
             "charges to HBM, and, on Hopper, from clusters of blocks that share the tiles they load") in text
+
+
+# --- review 15: notebook 02 -----------------------------------------------------------------------
+
+def test_02_review_15_minimum_traffic_is_defined_where_it_is_first_used():
+    # "compulsory" traffic was used undefined; the convention now says what the minimum is
+    nb = cells("02_operator_intensities.ipynb")
+    text = markdown("02_operator_intensities.ipynb")
+    assert "compulsory" not in text.lower()
+    first = next(c.source for c in nb if c.cell_type == "markdown" and "minimum HBM traffic" in c.source)
+    assert ("bytes are the **minimum HBM traffic** of the implementation named: each pass reads its inputs "
+            "once and writes its outputs once, counted from the tensor sizes") in words(first)
+    # the counts follow that definition: the three-pass softmax's 3 reads and 2 writes of 4 bytes
+    assert operators.softmax(2 ** 24, fused=False).n_bytes == 5 * 4 * 2 ** 24
+
+
+def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_counted_as_one_flop():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "the exp is one MUFU result" not in text
+    assert ("It compiles to one instruction on the **MUFU** (multi-function unit), `ex2`, plus a few FP32 "
+            "operations (base change, range handling); the course counts the exp as 1 FLOP") in text
+    assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
+    assert "So the exp's MUFU instruction costs half the score's tensor time, whatever the clock" in text
+
+
+def test_02_review_15_tile_sizes_are_examples_with_their_accumulator():
+    text = markdown("02_operator_intensities.ipynb")
+    assert "some 25 tiles of 128 × 128" not in text
+    n = next(r["smallest_n"] for r in tables.gemm_threshold_rows(H200) if r["dtype"] == "bf16")
+    blocks = (-(-n // 128)) ** 2
+    assert f"Cut into 128 × 128 tiles, a {n}³ GEMM is {blocks} blocks for 132 SMs" in text
+    assert 128 * 256 * 4 == 128 * 1024
+    assert ("a common CUTLASS configuration on Hopper gives a block a 128 × 256 tile of C, whose fp32 "
+            "accumulator alone takes 128 KiB of registers (128 × 256 × 4 B, held by two warp groups)") in text
+
+
+def test_02_review_15_is_no_longer_than_before():
+    nb = cells("02_operator_intensities.ipynb")
+    assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") <= 2300
