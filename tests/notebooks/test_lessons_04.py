@@ -466,7 +466,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     text = _nb04_md("sweep-12b")
     assert "fits the numbers" not in text
     # review 12c C04-5: the two hypotheses are a list, after what both fit; review 15: a section of its own
-    assert text.startswith("## Why the corner is round: two hypotheses, undecided Both predict")
+    assert text.startswith("## Why the corner is round: two hypotheses, undecided Right of the ridge")
+    assert text.index("- *Overlap*:") < text.index("Both predict") < text.index("What would decide")
     assert "- *Overlap*:" in text and "- *Issue slots*:" in text
     assert "`smsp__inst_executed.sum` against `smsp__inst_executed_pipe_fma.sum`" in text
     assert "the course's profile counted FMAs only" in text
