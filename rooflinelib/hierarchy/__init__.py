@@ -10,7 +10,9 @@ hierarchy, found in a measured working-set sweep, and a kernel placed once per l
 - :mod:`.ncu`: Nsight Compute counters imported as hierarchical kernels;
 - :mod:`.plot`: the charts and the working-set explorer;
 - :mod:`.level_readings`: numbers behind notebook 05's prose (shared-memory peak, L2 sharing,
-  L2 bytes by source).
+  L2 bytes by source);
+- :mod:`.lesson`: notebook 05's data in one call (``lesson.load()``), each Lab 4 launch placed
+  with the bytes its SMs asked the L2 for, and the notebook's tables.
 
 Import the module you need (``from rooflinelib.hierarchy import level_placement``); this package
 offers no names of its own, so that each name has one home.

@@ -41,16 +41,22 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     from test_lessons_05 import _printed
     lab1 = results.recorded("ceilings")
     printed = _printed("05")
-    # review 10c C05-5: the dates moved to the appendix; the clocks stay
-    assert f"The sweep: SM clock {clock:,.0f} MHz" in printed
-    assert f"its L1 plateau is {l1.gbps / peak:.2f} of 132 SMs x 128 bytes per clock at that clock" in printed
-    assert "Lab 1's roofs: SM clock during l2, dram-copy and fp32: 1,980, 1,980, 1,980 MHz" in printed
+    # review 10c C05-5: the dates moved to the appendix; fix 15 (item 2): the clocks and the L1's
+    # share of the load path too (method); the lesson keeps a link beside the roofs
+    lab1_mhz = {d["name"]: d["sm_clock_mhz_during"] for d in lab1["details"]}
+    clocks = ", ".join(f"{lab1_mhz[name]:,.0f}" for name in ("l2", "dram-copy", "fp32"))
+    assert clocks == "1,980, 1,980, 1,980" and f"{clock:,.0f}" == "1,980"
+    assert (f"The sweep ran at an SM clock of {clock:,.0f} MHz, and so did Lab 1's `l2`, `dram-copy` and `fp32` "
+            "kernels (1,980, 1,980 and 1,980 MHz)") in appendix
+    assert "SM clock" not in printed and "132 SMs x 128 bytes" not in printed
+    assert "both runs' clocks: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" in prose
     assert recorded["created"][:10] != lab1["created"][:10]
     assert recorded["created"][:10] not in prose and lab1["created"][:10] not in prose
     assert f"{recorded['created'][:10]}, SM clock 1980 MHz" in appendix and f"| {lab1['created'][:10]} |" in appendix
-    assert f"at the sweep's {clock:,.0f} MHz" in prose and "Lab 1 and the sweep ran at the same SM clock, 1,980 MHz" in prose
+    assert f"at the sweep's {clock:,.0f} MHz" in appendix and "Lab 1 and the sweep ran at the same SM clock, 1,980 MHz" in appendix
     assert f"**L1**: {tb(l1.gbps)}" in prose and "a step at 232 kB" in prose and round(l1.capacity_bytes / 1e3) == 232
-    assert f"the chart's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in prose
+    assert "It is the chart's L1 roof." in prose
+    assert f"notebook 05's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in appendix
     assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} of the 62.9 MB" in prose
     assert f"reading alone, {tb(dram.gbps)}" in prose
     # the L1 step against the 256 KiB block it shares with shared memory, in the appendix
@@ -79,15 +85,21 @@ def test_the_ws_read_placement_the_prose_describes(recorded, prose):
     kernels = ncu.load_csv(ncu.recorded_csv())
     analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
     assert [h.access_mix(a) for a in analytic] == ["copy"] * 5 + ["read"]
-    placements = {a["name"]: h.place_levels(k.hierarchical(a["name"]), h.with_mix_roof(m, mixes, h.access_mix(a)))
-                  for k, a in zip(kernels, analytic)}
+    # fix 15 (item 3): the L2 points use the bytes the SMs asked the L2 for (the by-source run's
+    # lts__t_sectors_srcunit_tex), the bytes Lab 1's L2 roof is a rate of
+    from rooflinelib.hierarchy import lesson as hl05
+    asked = hl05.requested_l2_bytes(analytic)
+    placements = {a["name"]: hl05.place(k, a, r, m, mixes) for k, a, r in zip(kernels, analytic, asked)}
+    assert [p.name for p in placements.values()] == [p.name for p in hl05.load().placements]
     ws = next(p for name, p in placements.items() if name.startswith("ws_read"))
     dram, l2 = ws.point("dram"), ws.point("l2")
     assert dram.ceiling_gbps == mixes["read"]
     assert ws.binding == "l2" and dram.intensity < m.ridge("fp32", "dram")
     assert f"{dram.intensity:.2f} FLOP per byte" in prose
     assert f"at {ws.achieved_gflops / dram.roof_gflops:.0%} of its HBM roof" in prose
-    assert f"{l2.fraction_of_roof:.0%} of Lab 1's L2 roof" in prose
+    assert f"{l2.fraction_of_roof:.0%} of Lab 1's L2 roof" in prose and f"{l2.fraction_of_roof:.0%}" == "89%"
+    assert l2.n_bytes == asked[-1] < kernels[-1].level_bytes("l2")
+    assert "92% of Lab 1's L2 roof" not in prose
     assert f"The L2 moves {l2.n_bytes / dram.n_bytes:.0f} times its DRAM bytes" in prose
     sweep = placements["sweep K=8, 1024 MiB"]
     assert sweep.point("dram").ceiling_gbps == mixes["copy"]
@@ -152,7 +164,7 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     # review 12c C05-1: the aside moved to the appendix, beside the L1 step it is mistaken for
     prose = " ".join(" ".join(_markdown("05")).split())
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
-    assert "233 kB" not in prose and "Why the step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in prose
+    assert "233 kB" not in prose and "Why the L1's step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in prose
     assert ("the largest shared-memory size the device reports (233 kB, the figure's grey line; the device "
             "reports no L1 size) is a coincidence") in page
 
@@ -160,10 +172,10 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
 def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
     # T11c-2: 1 - 20.8 / 30.2 also assumes the L1 hits overlap with the L2 reads; if they cost
     # time of their own, more reads must hit, so the appendix's "at least" needs no such assumption
-    prose = " ".join(" ".join(_markdown("05")).split())
-    assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
-            "overlap with the L2 reads)") in prose
+    # fix 15 (item 4): the model's check against the sweep, this sentence with it, is the appendix's
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
+    assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
+            "overlap with the L2 reads)") in page
     assert ("at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1: exactly that if the hits overlap "
             "fully with the L2 reads (the notebook's \"about a third\" assumes so), more if hits cost time of their own") in page
 
@@ -207,12 +219,13 @@ def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numb
     assert "847 MB" not in prose and "94.6 µs" not in prose
     code = "\n".join("".join(c["source"]) for c in _cells05() if c["cell_type"] == "code")
     assert "kernels[4]" not in code and "analytic[4]" not in code
-    assert sum(len(text.split()) for text in _markdown("05")) <= 2210
+    assert sum(len(text.split()) for text in _markdown("05")) <= 1800  # fix 15: was 2,210
 
 
 def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
     # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
-    assert "the sweep's gets about 10% less: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" in prose
+    assert ("The sweep's L2 plateau is about 10% lower; why the chart uses Lab 1's, and both runs' clocks: "
+            "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)") in prose
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
 
@@ -231,9 +244,10 @@ def test_05_review_13c_technical_items(prose, appendix):
     assert ("so registers or one block's shared memory cannot capture it; ways to share it across SMs or cut its L2 "
             "traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#ws_read-ways-to-cut-its-l2-traffic-untested)") in prose
     assert "TMA multicast" in appendix and "holds at most 8 blocks, not 25" in appendix
-    # T05-3: the L2 rows score slice traffic, surplus included, against a roof of requested bytes
-    assert ("`<` marks the binding level. L2 rows count slice traffic (fabric surplus included) against a "
-            "requested-bytes roof.") in prose
+    # T05-3: the L2 rows scored slice traffic, surplus included, against a roof of requested bytes;
+    # fix 15 (item 3): they now place requested bytes against it, and the appendix gives both figures
+    assert "L2 rows count slice traffic (fabric surplus included) against a requested-bytes roof." not in prose
+    assert "`<` marks the binding level. L2 rows use requested bytes, as Lab 1's L2 roof does." in prose
     # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch
     assert round(4.69 * (1 - 24e6 / 2 ** 31), 2) == 4.64 and round(4.69 * (1 - 24e6 / 2 ** 31) / 4.81, 2) == 0.96
     assert "the 4.69 TB/s write roof is up to about 1% high (24 MB of 2.15 GB: 4.64 TB/s, 0.96 of ncu's peak" in appendix

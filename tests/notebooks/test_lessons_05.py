@@ -127,8 +127,9 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     assert "FFMA only" not in text and "FADD" in text
     assert "measure their own ceilings with microbenchmarks" not in text
     assert "derives, not measures" in text or "derive" in text
-    # Nsight Compute is introduced before its first counter is named
-    assert text.index("**Nsight Compute**") < text.index("lts__t_bytes")
+    # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
+    # are the appendix's)
+    assert text.index("**Nsight Compute**") < text.index("**The L2 has two counts.**")
     for term in ("**partitions**", "**sectors**", "**MUFU**"):
         assert term in text
 
@@ -150,6 +151,13 @@ def _prose(key):
     return " ".join(" ".join(_markdown(key)).split())
 
 
+def _page05(raw=False):
+    """Notebook 05's appendix, its line breaks read as spaces (``raw``: as written)."""
+    from rooflinelib.store.fileio import read_text
+    text = read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000)
+    return text if raw else " ".join(text.split())
+
+
 def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     # review 2, items T6-T8
     # and after it: Lab 1's L2 kernel received 9.7 TB/s at every footprint from 16 to 50 MB under
@@ -160,16 +168,26 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     at_sms = [r["sm_gbps"] for r in hr.l2_footprint_rows() if 16e6 < r["ws_bytes"] < 51e6]
     assert len(at_sms) == 4 and {round(g / 1e3, 1) for g in at_sms} == {9.7}
     ws = ncu.load_csv(ncu.recorded_csv())[5]
-    l2_gbps = ws.level_bytes("l2") / ws.seconds / 1e9
     lab1_l2 = recorded_h200().ceiling("l2").value
+    # fix 15 (item 3): the share is of the bytes the SMs asked the L2 for (Lab 1's roof is a rate of
+    # requested bytes), not of the slices' count, which includes the fabric's traffic
+    from rooflinelib.hierarchy import lesson as hl05
+    placed = hl05.load().placement("ws_read")
+    asked = placed.point("l2").n_bytes
+    assert round(asked / 1e6) == 819 and asked < ws.level_bytes("l2")
+    l2_gbps = asked / ws.seconds / 1e9
     # review 12c C05-1: the bytes are the table's; the prose keeps the share of the roof
-    assert f"The L2 moves 23 times its DRAM bytes, at {l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof" in text
+    assert f"{l2_gbps / lab1_l2:.0%}" == "89" + "%"
+    assert (f"The L2 moves {asked / placed.point('dram').n_bytes:.0f} times its DRAM bytes, at "
+            f"{l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof") in text
+    slices = ws.level_bytes("l2") / ws.seconds / 1e9 / lab1_l2
+    assert f"at {slices:.0%} of Lab 1's L2 roof" not in text
     # review 8, C5-5: the lab-log asides moved to the appendix; the lesson keeps one sentence
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "Lab 1's kernel received 9.7 TB/s at every set from 16 to 50 MB" not in text
     assert "Lab 1's kernel received 9.7 TB/s at every footprint from 16 to 50 MB" in appendix
-    assert "ws_read's ~8.95 TB/s is all of it" not in text and "yet 92% of Lab 1's L2 roof" in text
+    assert "ws_read's ~8.95 TB/s is all of it" not in text and "yet 89% of Lab 1's L2 roof" in text
     assert "the L2's own size" not in text and "60 MiB L2" in appendix  # review 11c C11c-8: with the vendor table
     assert "gpu-benches' `gpu-l2-cache`" not in text and "gpu-benches' `gpu-l2-cache`" in appendix
     assert "No kernel we or a public benchmark ran got more from the slices ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-against-ncus-peak))" in text
@@ -180,8 +198,12 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
 def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     # review 1, item 13: the code counts dfma/dadd/dmul; the table listed only ffma/fadd/fmul
     # review 5b, T05-1: by the names ncu collects (_pred_on.sum, .sum), as ncu.py reads them
+    # fix 15: the counter-name table is method, the appendix's; the lesson links it
     from rooflinelib.hierarchy import ncu
-    table = _prose("05")
+    from rooflinelib.store.fileio import read_text
+    table = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "sm__sass_thread_inst_executed" not in _prose("05")
+    assert "The counters' names: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in _prose("05")
     for metrics in ncu.FLOP_METRICS.values():
         first, *others = metrics
         assert f"`{first}`" in table
@@ -189,7 +211,9 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
             assert f"`{metric}`" in table or f"`..._op_{metric.split('_op_')[1]}`" in table
     for metric in [m for names in ncu.LEVEL_METRICS.values() for m in names] + [ncu.TIME_METRIC]:
         assert f"`{metric}`" in table
-    assert "`l1tex__t_bytes`" not in table and "`sm__sass_thread_inst_executed_op_ffma`" not in table
+    # the table names them as ncu collects them (.sum), not the bare counter
+    assert "| `l1tex__t_bytes.sum` |" in table and "| `l1tex__t_bytes` |" not in table
+    assert "`sm__sass_thread_inst_executed_op_ffma`" not in table
     assert "2 DFMA + DADD + DMUL" in table and "predicate" in table
 
 
@@ -212,7 +236,7 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert "their requests for one line merge before they reach the L2" not in text
     # review 6c T5-1: the L1 level is taken from an "every SM reads all" series; the L2 and DRAM are not
     # review 8, C5-3: the figure draws only the two series the levels come from; the others are the appendix's
-    assert "The sweep's two other series give no level: [appendix](../docs/appendix-05-hierarchy.md)" in text
+    assert "The sweep's two other series give no level: [appendix](../docs/appendix-05-hierarchy.md#the-recorded-runs)" in text
     assert "Green" not in text and "Red:" not in text
     assert "draws all four. The other two give no level" in appendix
 
@@ -319,9 +343,15 @@ def test_the_working_set_kernel_is_scored_against_the_read_mix_it_runs(recorded)
     assert abs(state.measured_gbps / state.predicted_gbps - 1) < 0.015
     with pytest.raises(wsr.HierarchyError, match="dram_mixes"):
         h.with_read_roof(write_roof, {"write": 4693.0})
-    code, printed, text = _code("05"), _printed("05"), _prose("05")
-    assert "working_set_explorer(recorded, reading" in code and "working_set_state(levels, reading" in code
-    assert f"{'dram':8s}  {mixes['read']:>10,.0f}  " in printed  # the model column of the DRAM rows
+    code, text = _code("05"), _prose("05")
+    # fix 15: the notebook's explorer uses the lesson's read-mix machine; the model's check against
+    # the sweep (its DRAM rows at the read mix) is the appendix's table
+    from rooflinelib.hierarchy import lesson as hl05
+    assert "working_set_explorer(lesson.recorded, lesson.reading" in code
+    assert hl05.load().reading.ceiling("dram").value == mixes["read"]
+    from rooflinelib.store.fileio import read_text
+    page = read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000)
+    assert f"| 380 MB | dram | {mixes['read']:,.0f} |" in page  # the model column of the DRAM rows
     assert "reads alone stay a little under the roof set by writes" not in text
     assert f"read mix, {mixes['read'] / 1e3:.2f} TB/s" in text
 
@@ -411,14 +441,16 @@ def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
 
 def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
     # C05-4: the rows were "# 0..5" with no K or buffer size
-    from rooflinelib.hierarchy import ncu
+    # fix 15: the notebook prints the lesson's bytes table (the L2 asked for beside the slices' count)
+    from rooflinelib.hierarchy import ncu, lesson as hl05
     kernels = ncu.load_csv(ncu.recorded_csv())
     analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
-    table = ncu.kernel_table(kernels, names=[a["name"] for a in analytic])
+    table = hl05.bytes_table(hl05.load())
     printed = _printed("05")
     for a in analytic:
         assert a["name"] in table
-    assert table in printed and "sweep K=8, 64 MiB" in table.splitlines()[5]
+    assert table in printed and table.splitlines()[5].startswith("sweep K=8, 64 MiB")
+    assert "L2 asked" in table.splitlines()[0] and "L2 slices" in table.splitlines()[0]
     with pytest.raises(ncu.NcuError, match="names: one per launch"):
         ncu.kernel_table(kernels, names=["one"])
 
@@ -442,9 +474,14 @@ def test_each_profiled_kernel_of_05_is_placed_against_its_own_dram_mix(recorded)
     copying = h.with_mix_roof(m, mixes, "copy")
     assert copying.ceiling("dram").value == mixes["copy"] and "copy" in copying.ceiling("dram").title
     assert h.with_read_roof(m, mixes).ceiling("dram").value == mixes["read"]
+    # fix 15: the notebook's placements are the lesson's, each against its own mix
+    from rooflinelib.hierarchy import lesson as hl05
+    lesson = hl05.load()
+    assert [pl.point("dram").ceiling_gbps for pl in lesson.placements] == [
+        mixes[h.access_mix(a)] for a in lesson.analytic]
+    assert lesson.copying.ceiling("dram").value == mixes["copy"]
     code = _code("05")
-    assert "level_placement.with_mix_roof(machine, mixes, level_placement.access_mix(a))" in code
-    assert 'hierarchical_figure(copying,' in code
+    assert "hierarchy_lesson.load()" in code and "hierarchical_figure(lesson.copying," in code
 
 
 # --- review 6d (06): T06-1 to T06-5, C06-1 to C06-8 ---------------------------------------------
@@ -467,11 +504,13 @@ def test_05_names_the_series_each_level_comes_from():
             "series gives the **L2** and **DRAM** levels") in text
     cells = _cells("05")
     assert [c.get("id") for c in cells].index("c7621aef") < next(
-        i for i, c in enumerate(cells) if "hierarchy_plot.sweep_figure(recorded" in "".join(c["source"]))
+        i for i, c in enumerate(cells) if "hierarchy_plot.sweep_figure(lesson.recorded" in "".join(c["source"]))
     # 7c C05-2: green feeds nothing; review 8 C5-3: the figure draws only blue and orange
     assert "The sweep's two other series give no level" in text and "Green" not in text
-    assert "sweep_figure(recorded, levels=levels," in _code("05")
-    assert "series=[s.name for s in level_placement.hierarchy_series(recorded)]" in _code("05")
+    assert "sweep_figure(lesson.recorded, levels=lesson.levels," in _code("05")
+    from rooflinelib.hierarchy import lesson as hl05
+    assert "series=lesson.level_series" in _code("05")
+    assert hl05.load().level_series == [inner.name, outer.name]
 
 
 def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
@@ -483,14 +522,20 @@ def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
     assert "(W once if W fits inside, every read if it does not)" not in text
     assert "**L2**: while W fits one L1 (232 kB), W once per SM that reads it, 132 W; past that, every read" in text
     assert "**DRAM**: while W fits the L2 (56.6 MB), W once" in text
-    assert "readers=level_placement.sm_readers(recorded)" in _code("05")
     levels = h.hierarchy_levels(recorded)
     mixes = results_mixes()
     reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), mixes)
+    # fix 15: the model's table against the sweep is the appendix's; the explorer counts every SM
+    pytest.importorskip("ipywidgets")
+    from rooflinelib.hierarchy import plot as hp
+    from rooflinelib.store.fileio import read_text
+    page = read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000)
+    explorer = hp.working_set_explorer(recorded, reading, reads=64, flops_per_byte=0.25, ws_bytes=59e3)
+    assert explorer.readers == sms
     for ws_bytes, level in zip(hl.inside_each_level(levels).values(), ("l1", "l2", "dram")):
         state = h.working_set_state(levels, reading, ws_bytes, 64, 0.25, readers=sms)
         assert state.placement.binding == level
-        assert f"\n{hl.format_bytes(ws_bytes):>7s}  {level:8s}  " in _printed("05")
+        assert f"| {hl.format_bytes(ws_bytes)} | {level} | " in page
     small = h.working_set_state(levels, reading, 59e3, 64, 0.25, readers=sms)
     assert small.kernel.bytes_by_level["l2"] == sms * 59e3 and small.kernel.bytes_by_level["dram"] == 59e3
 
@@ -523,19 +568,28 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
     measured = recorded_h200().ceiling("fp64").value
     assert measured > peaks.gflops["fp64"] and lab1["fp64"]["sm_clock_mhz_during"] > peaks.sm_clock_mhz
     at_lab1 = peaks.gflops["fp64"] * lab1["fp64"]["sm_clock_mhz_during"] / peaks.sm_clock_mhz
-    assert f"Lab 1 reaches {measured / at_lab1:.3f} of it" in _printed("05")
-    # review 12c C05-1: one clause; the figures are the cell's printout
-    assert f"at Lab 1's own clock, 0.985 and {measured / at_lab1:.3f}" in _prose("05")
+    # fix 15: the clocks of the two runs are method, the appendix's; the lesson links them
+    from rooflinelib.store.fileio import read_text
+    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    fp32_at_lab1 = peaks.gflops["fp32"] * lab1["fp32"]["sm_clock_mhz_during"] / peaks.sm_clock_mhz
+    fp32 = recorded_h200().ceiling("fp32").value / fp32_at_lab1
+    assert (f"At Lab 1's own clock ncu's peaks are {fp32_at_lab1:,.0f} and {at_lab1:,.0f} GFLOP/s, and Lab 1 "
+            f"reaches {fp32:.3f} and {measured / at_lab1:.3f} of them") in page
+    assert "because Lab 1 ran at a higher clock" in page
+    assert "How the two runs' clocks enter" not in _prose("05")
+    assert "The clocks of both runs: [appendix](../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in _prose("05")
+    assert "Lab 1 reaches" not in _printed("05")
 
 
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
     assert "(Lab 1 measures no L1 cache hits)" in text  # C5-1
-    assert "These FLOPs cover the fp32 and fp64 pipes only" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
+    assert "These counts miss the tensor cores" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
-    assert "no DRAM hand count for ws_read" in printed  # C5-3
+    # C5-3; fix 15: the counters against the hand counts are the appendix's
+    assert "`ws_read` has no DRAM hand count" in _page05() and "no DRAM hand count" not in printed
     assert "Lab 1's read roof (4.51 TB/s), the dotted line" in text  # C5-4, 7c C05-3: now drawn
-    assert 'dram_also={"Lab 1\'s read roof (ws_read\'s mix)": mixes["read"]}' in _code("05")
+    assert 'dram_also={"Lab 1\'s read roof (ws_read\'s mix)": lesson.mixes["read"]}' in _code("05")
 
 
 def test_a_slider_in_si_units_reads_as_such_in_the_static_image():
@@ -561,24 +615,29 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert (sizes, gbps) == (own.sizes, own.gbps) and h.reference_curve(recorded) != (sizes, gbps)
     levels = h.hierarchy_levels(recorded)
     reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results_mixes())
-    code, printed, text = _code("05"), _printed("05"), _prose("05")
-    assert "own = level_placement.kernel_curve(recorded)" in code and "sweep=curve" not in code
+    # fix 15 (item 4): the model's check against its kernel's series is the appendix's table and
+    # text; the lesson keeps one sentence and the link
+    text, page, raw = _prose("05"), _page05(), _page05(raw=True)
+    assert "kernel_curve" not in _code("05") and "sweep=curve" not in _code("05")
     ratios = {}
     for ws_bytes in (1.06 * levels[0].capacity_bytes, 1.3 * levels[1].capacity_bytes):
         state = h.working_set_state(levels, reading, ws_bytes, 64, 0.25, sweep=(sizes, gbps),
                                     readers=h.sm_readers(recorded))
         ratios[state.placement.binding] = state.measured_gbps / state.predicted_gbps
-        row = next(line for line in printed.splitlines() if line.startswith(f"{hl.format_bytes(ws_bytes):>7s}  "))
+        row = next(line for line in raw.splitlines() if line.startswith(f"| {hl.format_bytes(ws_bytes)} | "))
         assert f"{state.measured_gbps:,.0f}" in row and f"{state.measured_gbps / state.predicted_gbps:.2f}x" in row
     assert ratios["l2"] > 3 and ratios["dram"] > 3
-    assert f"the kernel beats it {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in text
-    assert "the sweep agrees within 10%" not in text and "share no fetch" not in text
+    assert f"the kernel beats it {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in page
+    assert round(ratios["l2"]) == round(ratios["dram"]) == 3
+    assert ("just past the L1's and the L2's steps the kernel beats it about 3 times. Why: [appendix]"
+            "(../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)") in text
+    assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
     assert "**neither a forecast nor a bound**: too few warps would run below it, and past each step the kernel beats it" in text
-    assert "Here the model never predicted more than its kernel reached." in text
-    assert "it matches by construction (the L1 roof is this series' median)" in text  # C05-4
+    assert "Here the model never predicted more than its kernel reached." in page
+    assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
 
 def test_the_explorer_quotes_the_series_of_its_own_kernel():
@@ -617,7 +676,7 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "The kernel asks for the largest L1 the driver allows (`shared_memory_carveout=\"maxl1\"`)" in page
     assert "what the driver granted was not recorded" in page
-    assert "Why the step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in text
+    assert "Why the L1's step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in text
     assert "which the run did not record" not in text
 
 
@@ -634,8 +693,10 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # review 9c T9c-4: "at its copy ridge ... both roofs bind" made exact: the ridge band and the 10%
     # review 10c C05-2: "ridge band" is not defined in 05; T05-3: 78% is the one-vector kernel's, not the envelope's 85%
     assert "ridge band" not in text
-    assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`: DRAM "
-            "and FMA times within 10%) and it reaches 78%, the rounded corner of notebook 04's one-vector `sweep`") in text
+    # fix 15: what '=' means is printed under the table; the prose names the mark
+    assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
+            "reaches 78%, the rounded corner of notebook 04's one-vector `sweep`") in text
+    assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
@@ -643,14 +704,9 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
 
 def test_05s_placement_table_marks_the_k64_tie_and_says_what_no_mark_means():
     # review 8, T5-1: the table should mark K = 64's tie (the placement's ``close``), not only the text
-    from rooflinelib.hierarchy import ncu
-    from rooflinelib.store import results
-    mixes = results.dram_mixes(results.recorded("ceilings"))
-    machine = h.machine_from_result(wsr.recorded("h200", "numba"), recorded_h200())
-    kernels = ncu.load_csv(ncu.recorded_csv())
-    analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
-    placed = [h.place_levels(k.hierarchical(a["name"]), h.with_mix_roof(machine, mixes, h.access_mix(a)))
-              for k, a in zip(kernels, analytic)]
+    # fix 15: the notebook's placements are the lesson's (the L2 at requested bytes)
+    from rooflinelib.hierarchy import lesson as hl05
+    placed = hl05.load().placements
     k64 = placed[2]
     assert k64.name == "sweep K=64, 1024 MiB" and k64.binding == "fp32" and k64.close == ("dram",)
     assert [pl.name for pl in placed if pl.close] == [k64.name]
@@ -671,8 +727,10 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # T5-4: 12% above a measured roof is no agreement; review 9c T9c-3: nor does the model "hold"
     assert "the kernel runs 12% above the model" not in text
     assert "**Inside each level the model holds" not in text
-    assert "**Inside each level the model is close**" in text
-    assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it." in text
+    # fix 15: the check against the sweep is the appendix's; the lesson keeps its finding
+    assert "**Inside each level the model is close**" in _page05()
+    assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it." in _page05()
+    assert "Inside each level the model comes within 12% of its kernel's series" in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -718,8 +776,13 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     assert [round(v) for v in at[245760.0]] == [30246, 20775] and [round(v) for v in at[73187328.0]] == [14669, 10110]
     levels = h.hierarchy_levels(recorded)
     reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results_mixes())
-    printed, text = _printed("05"), _prose("05")
-    assert 'series_by_access(recorded, "global-cg", "spread")' in _code("05")
+    # fix 15 (item 4): the split is the appendix's (its table and text); the lesson links it
+    raw, text, lesson_text = _page05(raw=True), _page05(), _prose("05")
+    assert "series_by_access" not in _code("05") and "`.cg` column splits" not in lesson_text
+
+    def row_cells(ws_bytes):
+        row = next(line for line in raw.splitlines() if line.startswith(f"| {hl.format_bytes(ws_bytes)} | "))
+        return [cell.strip() for cell in row.strip().strip("|").split("|")]
     split = {}
     for ws_bytes in (1.06 * levels[0].capacity_bytes, 1.3 * levels[1].capacity_bytes):
         state = h.working_set_state(levels, reading, ws_bytes, 64, 0.25, sweep=h.kernel_curve(recorded),
@@ -727,9 +790,8 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
         k, c = at[state.measured_bytes]
         model = state.predicted_gbps
         assert k / model == pytest.approx(c / model * k / c)
-        row = next(line for line in printed.splitlines() if line.startswith(f"{hl.format_bytes(ws_bytes):>7s}  "))
         # review 11c C11c-7: five columns, each measured rate with its share of the model
-        assert row.split()[-4:] == [f"{k:,.0f}", f"({k / model:.2f}x)", f"{c:,.0f}", f"({c / model:.2f}x)"]
+        assert row_cells(ws_bytes)[-2:] == [f"{k:,.0f} ({k / model:.2f}x)", f"{c:,.0f} ({c / model:.2f}x)"]
         split[state.placement.binding] = (c / model, k / c)
     (l2_cg, l2_l1), (dram_cg, dram_l1) = split["l2"], split["dram"]
     assert f"with the L1 skipped, reads run {l2_cg:.2f}x and {dram_cg:.2f}x the model" in text
@@ -741,16 +803,15 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     assert 0.28 < 1 - 1 / l2_l1 < 0.36
     assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
             "overlap with the L2 reads)") in text
-    assert "Our hypothesis ([appendix](../docs/appendix-05-hierarchy.md#blocks-that-share-chunks-what-ncu-saw): its counters fit it): SMs asking for one line at nearly the same time share one fetch." in text
+    assert ('Our hypothesis (the counters of "Blocks that share chunks" fit it): SMs asking for one line at nearly '
+            "the same time share one fetch.") in text
     assert "so the next level out moves far fewer bytes than the model counts" not in text
     assert "the same sharing, smaller, would explain" not in text
     # inside the levels the columns split the 12% and 5% too: 28 MB is the L1's, 380 MB the sharing's
     inside = hl.inside_each_level(levels)
-    rows = [next(line for line in printed.splitlines() if line.startswith(f"{hl.format_bytes(inside[lv]):>7s}  "))
-            for lv in ("l2", "dram")]
-    assert [[r.split()[-3], r.split()[-1]] for r in rows] == [["(1.12x)", "(1.01x)"], ["(1.05x)", "(1.05x)"]]
-    from rooflinelib.store.fileio import read_text
-    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    rows = [row_cells(inside[lv]) for lv in ("l2", "dram")]
+    assert [[r[-2].split()[-1], r[-1].split()[-1]] for r in rows] == [["(1.12x)", "(1.01x)"], ["(1.05x)", "(1.05x)"]]
+    page = text
     assert "at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1" in page
     assert round(100 * (1 - at[245760.0][1] / at[245760.0][0])) == 31
     assert "up to 14.7 TB/s just past its capacity" not in page  # that figure is the L1 + L2 series'
@@ -794,12 +855,12 @@ def test_05_review_10c_the_cg_reads_above_ncus_l2_peak_are_reconciled():
     at246 = dict(zip(cg.sizes, cg.gbps))[245760.0]
     peak = ncu.load_csv(ncu.recorded_csv())[0].peaks().gbps["l2"]
     assert f"{at246 / 1e3:.1f}" == "20.8" and f"{peak / 1e3:.1f}" == "15.4" and at246 > peak
-    text = _prose("05")
-    # review 13c T05-5: cell 23 says itself why 20.8 TB/s is no contradiction of section 5's L2 line
+    # review 13c T05-5: the .cg reconciliation says itself why 20.8 TB/s is no contradiction of the
+    # L2 peak; fix 15 (item 4): it moved with the model's check to the appendix
+    page = _page05()
+    assert "20.8 TB/s" not in _prose("05") and ".cg" not in _prose("05").split("## 6.")[1]
     assert ("The `.cg` reads' 20.8 TB/s at 246 kB pass ncu's L2 peak (15.4 TB/s) in requested bytes; if they merge, "
-            "fewer reach the slices ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-against-ncus-peak)).") in text
-    from rooflinelib.store.fileio import read_text
-    page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+            'fewer reach the slices ("Blocks that share chunks").') in page
     assert "the SMs read more than that peak while the slices serve under half of it" in page
     assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% |" in page and "| 2.1 MB | 6.19 | 16 TB/s | 45% |" in page
 
@@ -850,3 +911,89 @@ def test_05_review_10c_clarity():
 # --- fix round 10 (review 10d): 06's exp price is a floor, the 97% is labelled a hypothesis, the
 # gate's clock rule has its condition, the starved grid says why two blocks do all the work
 
+
+
+# --- fix round 15: notebook 05 rebuilt around one lesson (each level its roof, its bytes, the
+# binding level the one nearest its roof); method, tables and validation moved to the appendix
+
+def test_05_fix15_the_setup_is_one_library_call_and_every_code_cell_is_thin():
+    # item 1: the setup cell was a wall of loads and a comprehension; one call now returns it all
+    import ast
+    cells = [c for c in _cells("05") if c["cell_type"] == "code"]
+    setup = "".join(cells[0]["source"])
+    assert "lesson = hierarchy_lesson.load()" in setup and len(setup.strip().splitlines()) <= 7
+    for name in ("ncu.load_csv", "machine_from_result", "dram_mixes", "place_levels", "with_mix_roof"):
+        assert name not in _code("05"), name
+    for cell in cells:
+        source = "".join(cell["source"])
+        assert len(source.strip().splitlines()) <= 7, source[:80]
+        tree = ast.parse(source)
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.ListComp, ast.Try))], source[:80]
+    from rooflinelib.hierarchy import lesson as hl05
+    lesson = hl05.load()
+    assert len(lesson.placements) == 6 and lesson.placement("ws_read").name == "ws_read 32 MiB x24.75"
+    with pytest.raises(KeyError, match="name_start"):
+        lesson.placement("gemm")
+
+
+def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roof():
+    # item 3: the L2 rows put lts__t_bytes (slice traffic, the fabric's included) against Lab 1's
+    # roof of requested bytes, so they read ~1.5x high; now the SMs' requests are placed, and the
+    # appendix gives both figures, saying the slice one is no fraction of the roof
+    from rooflinelib.hierarchy import lesson as hl05, ncu, level_readings as hr
+    lesson = hl05.load()
+    record = hr.recorded_lts_by_source()
+    asked = hl05.requested_l2_bytes(lesson.analytic, record)
+    profiled = [r for r in record["rows"] if r["kernel"].split("[")[0] in ("sweep", "ws_read_global")]
+    assert asked == [r["lts_from_sm_bytes"] for r in profiled] == lesson.requested_l2
+    for kernel, counts, r, placed in zip(lesson.kernels, lesson.analytic, profiled, lesson.placements):
+        assert r["l1tex_bytes"] == counts["l1_bytes"] == kernel.level_bytes("l1")
+        assert abs(r["seconds"] / kernel.seconds - 1) < 0.02  # the same launch, timed again
+        assert placed.point("l2").n_bytes == r["lts_from_sm_bytes"]
+        assert placed.point("dram").n_bytes == kernel.level_bytes("dram")
+    # a by-source run of other launches is refused, not matched by position
+    other = {"rows": [dict(r, l1tex_bytes=r["l1tex_bytes"] + 1) for r in record["rows"]]}
+    with pytest.raises(ncu.NcuError, match="not the same launch"):
+        hl05.requested_l2_bytes(lesson.analytic, other)
+    rows = hl05.slice_fractions(lesson)
+    roof = lesson.machine.ceiling("l2").value
+    for (name, share, slices), placed, kernel in zip(rows, lesson.placements, lesson.kernels):
+        point = placed.point("l2")
+        assert share == pytest.approx(point.n_bytes / kernel.seconds / 1e9 / roof) and share <= slices
+        if point.roof_gflops < lesson.machine.ceiling("fp32").value:  # the L2's slope, not the FMA roof
+            assert share == pytest.approx(point.fraction_of_roof)
+    sweeps = [slices / share for name, share, slices in rows if name.startswith("sweep")]
+    assert all(1.45 < f < 1.6 for f in sweeps)
+    # the notebook prints the requested bytes, and its prose quotes what it prints
+    printed, text = _printed("05"), _prose("05")
+    ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
+    assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
+    assert "847 MB" not in ws_row and "92%" not in printed
+    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does" in text
+    page, raw = _page05(), _page05(raw=True)
+    for name, share, slices in rows:
+        assert f"| {name} | {share:.0%} | {slices:.0%} |" in raw
+    assert "The second column is not a fraction of the L2 roof" in page
+    assert roof == recorded_h200().ceiling("l2").value
+
+
+def test_05_fix15_method_tables_and_validation_are_the_appendixs():
+    # items 2 and 4: counter names, counter-vs-hand-count gaps, the model's check against the
+    # sweep, the .cg reconciliation and the clocks moved to the appendix, each behind one link
+    text, printed, code = _prose("05"), _printed("05"), _code("05")
+    page = _page05()
+    for gone in ("| counter |", "lts__t_sectors", "`.cg` column", "counted against the hand count",
+                 "Our hypothesis", "2 DFMA + DADD + DMUL"):
+        assert gone not in text + printed, gone
+    assert "| counter | what it counts | used as |" in page
+    assert "FLOPs +0.0% to +0.0% over 6 launches" in page
+    assert "## Requested and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
+    # one hypothesis, stated plainly
+    assert text.count("Hypothesis:") == 1
+    assert ("Hypothesis: written lines still in the L2 when the kernel ends reach DRAM after ncu stops counting; "
+            "the counters cannot show it.") in text
+    # one idea per section: seven numbered sections, none a validation table
+    headings = [line for m in _markdown("05") for line in m.splitlines() if line.startswith("## ")]
+    assert [h[:5] for h in headings] == ["## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7."]
+    assert "kernel_curve" not in code and "compare(" not in code
+    assert sum(len(m.split()) for m in _markdown("05")) <= 1800
