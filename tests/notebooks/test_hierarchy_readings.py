@@ -177,7 +177,7 @@ def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
     assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
             "overlap with the L2 reads)") in page
     assert ("at least 1 - 20.8 / 30.2 = 31% of the kernel's reads hit the L1: exactly that if the hits overlap "
-            "fully with the L2 reads (the notebook's \"about a third\" assumes so), more if hits cost time of their own") in page
+            "fully with the L2 reads (\"about a third\" above assumes so), more if hits cost time of their own") in page
 
 
 # --- review 12c: notebook 05 read as long and dense; cut, terms defined, caveats placed -------------
