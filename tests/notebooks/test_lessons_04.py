@@ -695,3 +695,10 @@ def test_04_review_15_the_safe_softmax_is_not_credited_to_the_online_normalizers
 def test_04_review_15_is_shorter():
     nb = cells("04_sweep.ipynb")
     assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") < 2150
+
+
+def test_04_review_15_uses_no_term_notebook_03_may_leave_to_its_appendix():
+    # 04 named "full occupancy", a term only notebook 03's lesson defined: said in warps (01's) instead
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "occupancy" not in prose
+    assert "which notebook 03 found enough for the FMA peak when every SM holds as many warps as it can" in prose
