@@ -200,7 +200,9 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     assert "A tiny kernel's time is its launch, not its traffic" in text
     # review 9a C00-5: one sentence an item, the numbers in the cell's output
     assert "some 60 times the traffic" not in text
-    assert "some 60 times the least time a 4,096-element add needs for its bytes" in text
+    # review 15a: one reading (no "prepared once and replayed", no "the GPU itself")
+    assert "some 60 times the least time a 4,096-element add needs for its bytes" not in text
+    assert "Even the cheapest launch costs the GPU some 60 times the shortest possible time to move a 4,096-element add's bytes" in text
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     assert "x that bound" in code and "at least {" in code
 
@@ -298,8 +300,10 @@ def test_00_breaks_use_no_term_defined_later():
     # review 11a T-00-1: "issued two at a time" reads as dual issue; packed is one instruction
     # doing two FMAs (per lane, a word 00 does not define, hence "lane" stays out)
     assert "issued two at a time" not in section
-    assert ('the slowest of its multiply-add roofs, ordinary ("unpacked") fp32. The data sheet\'s "packed" '
-            'fp32 figure, also printed, assumes each instruction does two fp32 FMAs, not one (notebook 02)') in section
+    # review 15a: two FMAs per thread (a wavefront instruction does far more), in a shorter item
+    assert ('the slowest of its multiply-add roofs, ordinary fp32. The cell also prints the data sheet\'s '
+            '"packed" fp32 figure, which counts two FMAs per thread in each instruction (notebook 02)') in section
+    assert "two fp32 FMAs, not one" not in section
 
 
 def test_00_quotes_one_launch_figure_the_course_quotes_everywhere_in_microseconds():
@@ -464,9 +468,9 @@ def test_00_review_6a_span_and_launch():
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
     assert "launched the cheapest way," not in text
-    # review 10a C00-1: the same words, the 60-word sentence split
-    assert ("Even the cheapest launch, prepared once and replayed with no host work, costs the GPU "
-            "itself") in text
+    # review 10a C00-1: the same words, the 60-word sentence split; review 15a: read once
+    assert ("Even the cheapest launch costs the GPU some 60 times") in text
+    assert "A launch from Python adds the host's own work on top" in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
     assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
@@ -567,7 +571,8 @@ def test_01_review_7a_the_max_bounds_every_kernel_and_the_sum_is_no_upper_bound(
     # T01-2: max(F/P, M/B) needs no overlap; overlap makes it reachable
     assert "If the overlap is perfect, only the slower job counts" not in text
     assert "The two floors of step 1 hold for every kernel, so together they give" in text
-    assert "Perfect overlap reaches this bound: only the slower job counts." in text
+    # review 15a: overlap reaches the bound only with both units at their peaks
+    assert "Perfect overlap, with both units at their peaks, reaches this bound: only the slower job counts." in text
     assert "give $t \\ge \\max(F/P, M/B)$ for every kernel" in text
     assert "none gives their sum" not in text
     # T01-1: real kernels do not sit between the bounds; the sum is one schedule's cost
@@ -598,7 +603,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
     assert "(989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes two zeros in every four values of one operand)" in text01
     # T00-2: 12 FLOP/byte is a high-order stencil with temporal blocking, in both notebooks
-    assert "A high-order stencil kernel with temporal blocking (several time steps per pass over memory), at 12 FLOP/byte" in text00
+    # review 15a: the gloss is notebook 01's, where the stencil is the running example
+    assert "A high-order stencil kernel with temporal blocking, at 12 FLOP/byte" in text00
     assert "a high-order stencil kernel with temporal blocking (several time steps per pass over memory) does 240 GFLOP" in text01
     assert "A stencil kernel at 12" not in text00
     # T01-4: 8x against the L2, more against HBM
@@ -742,13 +748,16 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     # T-01-2: a point above its roof can be scored against the wrong roof (pitfall 4's bf16 GEMM
     # on the fp32 roof), not only miscounted
     assert "which means a count or a unit is wrong" not in text
-    assert ("above-roof past 105%, which means a count, a unit or the roof is wrong (notebook 06: "
-            "a wrong instruction class is pitfall 4, memory level 3, clock 8, byte count 6)") in text
+    # review 15a: no pitfall numbers before the reader knows what a pitfall is
+    assert "above-roof past 105%, which means a count, a unit or the roof is wrong (notebook 06 shows each)" in text
+    assert "a wrong instruction class is pitfall 4" not in text
     # review 12a T01-1: each cause points to its own pitfall, not all of them to pitfall 4
     assert "memory level or clock; pitfall 4 in notebook 06" not in text
     # T-01-3: notebook 06's 64-byte fit explains strides up to 16; past it is an extrapolation
     assert "as pitfall 6 in notebook 06 measures on the H200" not in text
-    assert "as pitfall 6 in notebook 06 shows on the H200 up to stride 16 (past it, an extrapolation" in text
+    # review 15a: the provenance (measured to stride 16, extrapolated past it) is the appendix's
+    assert "past it, an extrapolation" not in text
+    assert "and further still against HBM (notebook 06, pitfall 6)" in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     appendix = words(appendix)
     assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
@@ -792,7 +801,7 @@ def test_00_review_10a_the_packed_figure_is_printed_and_no_gemm_suspect_list():
     assert "independent instructions" not in opening and "index arithmetic" not in opening
     # C00-1: the launch break's 60-word sentence is split
     assert "one launch, even done the cheapest way" not in text
-    assert "Even the cheapest launch, prepared once and replayed with no host work, costs the GPU itself" in text
+    assert "Even the cheapest launch costs the GPU some 60 times" in text
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
@@ -954,3 +963,11 @@ def test_02_review_15_tile_sizes_are_examples_with_their_accumulator():
 def test_02_review_15_is_no_longer_than_before():
     nb = cells("02_operator_intensities.ipynb")
     assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") <= 2300
+
+
+def test_02_review_15_the_appendix_says_what_an_exp_compiles_to():
+    page = words((ROOT / "docs" / "appendix-00-02.md").read_text())
+    assert "A float32 `exp` compiles to one MUFU `ex2` plus a few FP32 operations on the FMA pipes" in page
+    assert "one `ex2.approx.ftz.f32`, four FMAs and a multiply" in page
+    # the same count notebook 04's appendix shows from the compiler
+    assert "one `ex2.approx.ftz.f32`, four FMAs (range\nreduction) and a multiply" in (ROOT / "docs" / "appendix-04-sweep.md").read_text()
