@@ -229,6 +229,42 @@ def issue_cap(instructions_per_ffma: float) -> float:
     return min(1.0, 1.0 / instructions_per_ffma) if instructions_per_ffma > 0 else 1.0
 
 
+#: The recorded H200's SM count (docs/h200-facts.md); its clock is the recorded file's.
+RECORDED_SMS = 132
+
+
+def per_sm_clock(recorded: dict, shared_gbps: float, fp32_gflops: float) -> tuple:
+    """``(passes, ffmas, clock_mhz)``: the shared-memory passes (128 bytes each) an SM gets per
+    clock at ``shared_gbps``, and the warp-wide FFMAs (64 FLOPs each) it must start per clock to
+    reach ``fp32_gflops``, at the SM clock the recorded run reported.  Their ratio, not the
+    clock, sets :func:`shared_cap`: a kernel that needs ``p`` passes per FFMA reaches at most
+    ``passes / p / ffmas`` of the fp32 roof."""
+    from rooflinelib.core.machines import NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM
+    mhz = (recorded.get("gpu_before") or {}).get("sm_clock_mhz") or 1980
+    clocks = RECORDED_SMS * mhz / 1e3  # G SM-clocks per second
+    return shared_gbps / NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM / clocks, fp32_gflops / 64 / clocks, mhz
+
+
+def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N) -> float:
+    """The fraction of the fp32 roof a GEMM of ``n`` can reach when its ``l1_bytes`` move at
+    ``shared_gbps`` (one on-chip memory serves L1 and shared memory: an assumption)."""
+    return min(1.0, 2 * n ** 3 / (l1_bytes / shared_gbps) / fp32_gflops)
+
+
+def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float) -> str:
+    """One line a variant: its caps from the counts (shared-memory passes, L1 bytes, instruction
+    issue) against the share of the fp32 roof it reached."""
+    lines = []
+    for name, row in recorded_rows(recorded).items():
+        passes = row["shared_passes_per_ffma"]
+        shared = f"{shared_cap(passes, shared_gbps, fp32_gflops):6.1%}" if passes else "  none"
+        l1 = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops)
+        issue = issue_cap(row["instructions_per_ffma"])
+        lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, L1 bytes {l1:6.1%}, "
+                     f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32_gflops:5.1%}")
+    return "\n".join(lines)
+
+
 #: The SASS opcodes of a tiled kernel's shared-memory traffic, in the order the table shows them.
 SASS_SHARED = ("FFMA", "LDS", "LDS.128", "STS")
 
