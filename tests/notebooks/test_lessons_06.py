@@ -130,15 +130,17 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     launch = runs["launch"].variants
     device = next(v.median_s for v in launch if v.extra.get("part") == "device")
     assert device * 1e6 == pytest.approx(0.64, abs=0.005)  # printed in the cell, not quoted
-    assert f"the small add took {launch[0].median_s * 1e6:.1f} µs" in text
+    assert f"a 4096-element fp32 vector add took {launch[0].median_s * 1e6:.1f} µs" in text
     # review 9d T6-2: the 26 us dispatch is one float's; the add's three arrays cost 49 us
     empty = pitfalls.recorded_empty_launch()
     one, three = (empty["dispatch_s"][k] * 1e6 for k in ("one float", "three arrays"))
     # review 11d T06-3/C06-2: the second run's one-float dispatch (30 us) is not set beside the
     # first run's (26 us); its three-array figures are printed in one line, the prose reads them
     assert "µs with one float" not in text and "grows with the arguments" not in text
-    assert "The device events measured Numba's dispatch" in text  # review 12d C06-2: the point first
-    assert f"a second run, with the add's three arrays: Numba-CUDA dispatch {three:.1f} us" in _printed("06")
+    assert "Both took as long: the time is the launch, not the bytes." in text  # review 12d C06-2: the point first
+    # review 15 (R15-3): the second run's dispatch figures are the appendix's
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert f"dispatched in {three:.1f} µs in the second run, against {one:.1f} µs given one float" in page
     starved = runs["starved"].variants
     assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
@@ -148,7 +150,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     l2, copy = runs["cache"].variants
     assert f"moved {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy" in text
     exp2, fma = runs["transcendental"].variants
-    assert f"`exp2` at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
+    assert f"`exp2` ran at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
     rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
     assert f"would need {rows[256]['direct_at_roof_s'] * 1e6:.0f} and {rows[1024]['direct_at_roof_s'] * 1e6:.0f} µs" in text
     assert f"beat this whole-signal FFT's {rows[256]['fft_s'] * 1e6:.0f} µs" in text
@@ -226,7 +228,9 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
     # without its date (the appendix has it); its device cost is in the appendix's table
     dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
     assert dispatch["one float"] * 1e6 == pytest.approx(runs[1]["numba_dispatch_s"] * 1e6)
-    assert f"a second run, with the add's three arrays: Numba-CUDA dispatch {dispatch['three arrays'] * 1e6:.1f} us" in printed
+    # review 15 (R15-3): the launch numbers beyond the one figure are the appendix's
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert f"| {dispatch['three arrays'] * 1e6:.1f} µs | about 4,200 times |" in page
     assert f"{dispatch['one float'] * 1e6:.1f} us" not in printed  # the appendix has the second run's one float
     assert "over both recorded runs" not in printed.lower()
     assert "a recorded run (" not in printed and "a second recorded run" not in printed
@@ -319,7 +323,8 @@ def test_pitfall_5_counts_the_mufu_against_flops_not_fma_instructions():
     # "16 results per clock against 128 FMAs" then "16x apart" read as 8x against 16x
     from rooflinelib.core.machines import H200
     text = _prose("06")
-    assert "16 MUFU results against 128 FMAs, that is 256 FLOPs" in text and "costs at least 16 times" in text
+    # review 15 (R15-5): 8 times fewer results than FMAs, 16 times in FLOPs, both said
+    assert "16 MUFU results and 128 FP32 FMAs, 8 times fewer" in text and "that is 16 times in FLOPs" in text
     assert round(H200.ceiling("fp32").value / H200.ceiling("sfu").value) == 16
     assert "16x apart" in _printed("06")
 
@@ -349,8 +354,9 @@ def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
     printed, text = _printed("06"), _prose("06")
     assert f"{bounds[0][2]['traffic_s'] * 1e9:.1f} ns of traffic at Lab 1's copy roof, {copy:,.0f} GB/s" in printed
     assert "4,800 GB/s" not in printed
-    assert f"is {bounds[0][2]['launch_over_traffic']:.0f} times the add's traffic" in text
-    assert f"dispatch is {bounds[1][2]['launch_over_traffic']:,.0f} times" in text
+    assert f"{bounds[0][2]['launch_over_traffic']:.0f} times this add's traffic" in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())  # review 15 (R15-3): Numba's ratio is the appendix's
+    assert f"| {bounds[1][2]['launch_over_traffic']:,.0f} times |" in page
 
 
 def test_the_tensor_gemm_is_judged_against_its_own_mix_the_write_roof():
@@ -451,7 +457,7 @@ def test_the_64_byte_fit_names_the_l2_fetch_granularity_and_the_slow_stride_1_ba
     assert (f"stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs) than strides 2 to 16 "
             f"({min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs)") in page
     assert "stride 1 ran slower than strides 2 to 16" in text
-    assert f"so stride 2 shows {two.gbps / base.gbps:.1%}, not 50%" in text
+    assert f"so stride 2 shows {two.gbps / base.gbps:.1%} rather than 50%" in page  # review 15: the appendix's
 
 
 def test_the_empty_kernel_beside_the_tiny_add_is_quoted_with_its_figures():
@@ -459,9 +465,10 @@ def test_the_empty_kernel_beside_the_tiny_add_is_quoted_with_its_figures():
     pair = pitfalls.recorded_empty_kernel_pair()
     text = " ".join(_prose("06").split())
     # review 11d C06-2: the second run's figures are one printed line; the prose reads them
-    assert (f"between device events, an empty kernel {pair['empty_s'] * 1e6:.1f} us, the add "
-            f"{pair['add_s'] * 1e6:.1f} us") in _printed("06")
-    assert "an empty kernel given the add's three arrays took about as long (last line)" in text
+    # review 15 (R15-3): the pair is the launch section's one figure; the prose reads it
+    assert (f"between device events: the add {pair['add_s'] * 1e6:.1f} us, an empty kernel given the same "
+            f"three arrays {pair['empty_s'] * 1e6:.1f} us") in _printed("06")
+    assert "beside an empty kernel given the same arrays" in text and "Both took as long" in text
 
 
 def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
@@ -472,8 +479,9 @@ def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
     roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
     step = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768)
     assert WEIGHT_PASSES == 3 and step.step.hbm_bytes == 3 * 2 * 10 ** 6 + 4096 * 768
-    text = " ".join(_prose("06").split())
-    assert "the bf16 weights read twice, their gradients written once, and the batch" in text
+    # review 15: the definition is the appendix's (pitfall 9's section); the notebook prints the bytes
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "The step's HBM bytes are a lower bound: the bf16 weights read twice, their gradients written once, and the batch" in page
     printed = _printed("06")
     assert f"HBM {step.step.hbm_bytes / 1e6:.2f} MB, link {step.step.link_bytes / 1e6:.2f} MB a step" in printed
     assert max(len(line) for line in printed.splitlines() if "FLOP/byte on HBM" in line) < 300
@@ -613,12 +621,15 @@ def test_06_clarity_items_of_review_5b():
     # C06-4: a table's header names the backend, a row its library
     assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
-    strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
+    strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
     assert "stay unexplained" in strided and "cudaLimitMaxL2FetchGranularity" not in strided
     assert len(strided.split()) < 130
     # C06-6: the launch lesson lands before the four timing sources
-    pitfall1 = next(c for c in _markdown("06") if c.startswith("## Pitfall 1"))
-    assert "took 64 µs: the host's launch, not its bytes" in " ".join(pitfall1.split())
+    pitfall1 = " ".join(next(c for c in _markdown("06") if c.startswith("## Pitfall 1")).split())
+    # review 15 (R15-4): the symptom and its number first, then the cause, the launch, measured
+    assert "took 63.9 µs, though its 49 kB need 11.5 ns" in pitfall1
+    assert pitfall1.index("**Symptom.**") < pitfall1.index("**Cause, measured.**")
+    assert "the time is the launch, not the bytes" in _prose("06")
 
 
 # --- review 5b (05): the refusal is Lab 4's, the chart read after its idea, rows named, own mixes
@@ -629,13 +640,17 @@ def test_06_review_6d_technical_wording():
     assert "with HBM traffic as the lever" not in text
     # review 11d T06-4: no DRAM counter was taken for this GEMM, and an output can shrink
     assert "cannot shrink" not in text and "is not a byte count" not in text
+    # review 15: the gap's hypothesis is the appendix's; the notebook says the gap is open
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert ("Its bytes are almost all its output (analytic; no DRAM counter was taken), so the gap is unlikely "
             "to be extra bytes; that its arithmetic and its stores overlap poorly (pitfall 2) is one hypothesis "
-            "to test") in text
+            "to test") in page
+    assert "cannot shrink" not in page and "is not a byte count" not in page
+    assert "What holds it at 63% is open" in text
     # review 11d C06-5: the triage's verdict in plain words
     assert "given this kernel, the triage tool names pitfall 4 first" in text and "fed it" not in text
     # T06-4: the copy roof is the nearest measured mix, not the add's own
-    assert "timed at Lab 1's copy roof, the nearest measured mix (the add reads two arrays, writes one)" in text
+    assert "at Lab 1's copy roof, the nearest measured mix (the add reads two arrays, writes one)" in text
     # T06-5: a graph's own launch is paid once; per kernel only the device's cost remains
     # review 7d T06-2: the 0.64 µs was an empty kernel's; a graph of adds still pays each add's own run
     assert "only the device's cost" not in text
@@ -649,22 +664,25 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     assert "device events also time the GPU idling" not in text
     # review 9d C6-1: the protocol as three steps, the idle gap the events bracket named
     # review 12d C06-2: the three steps went to the appendix; the idle gap the events bracket stays
-    assert ("In one stream the GPU reaches the start event, then idles while the host dispatches the timed "
-            "add; the end event follows the add ([appendix](../docs/appendix-06-pitfalls.md))") in text
+    # review 15: the stream's order is the appendix's; the notebook keeps the idle gap it causes
+    assert ("Between the two device events the GPU idled while the host ran Numba's **dispatch**, the CPU time "
+            "it spends queuing one launch ([appendix](../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "each repeat queues the untimed launch, a start event, the timed launch and an end event" in page
+    assert ("In one stream the GPU reaches the start event, then idles while the host dispatches the timed add; "
+            "the end event follows the add") in page
 
 
 def test_06_review_6d_clarity_items():
     text, printed, cells = _prose("06"), _printed("06"), _markdown("06")
     # C06-2: the launch table says what the element count means
     assert "the bytes take as long from" not in printed
-    assert "its traffic would equal this cost at    229,053 elements" in printed
+    assert "| 229,053 elements |" in " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     # C06-3: the starved grid has its own sub-heading inside pitfall 1
     headings = [line for cell in cells for line in cell.splitlines() if line.startswith("#")]
     assert headings.index("### A starved grid") == headings.index("## Pitfall 1, short or starved") + 1
     # C06-6: the widget's GPUs field is explained for the streaming scenario
-    assert "(the widget's **GPUs** field, greyed for streaming)" in " ".join(text.split())
+    assert "The widget's **GPUs** field (greyed for streaming) sets an all-reduce" in " ".join(text.split())
     # C06-7: no double spaces in the prose
     assert not [c for c in cells if "  " in c.replace("\n  ", "\n")]
     # C06-8: Lab 1's three HBM roofs are printed once, under the chart, and the opening says so
@@ -728,14 +746,14 @@ def test_06s_triage_asks_for_facts_by_the_forms_labels():
 
 def test_06s_dense_readings_are_split_into_result_mechanism_and_remedy():
     # C06-8: one paragraph carried the result, the timing protocol, a second run and the remedy
-    starts = ("On the H200 the small add", "On the H200 the phases took", "On the H200 the 25 MB set",
-              "Against the fp32 roof the tensor-core GEMM", "With 32-byte sectors", "On the H200 a ten-launch burst")
-    for start in starts:
-        cell = next(c for c in _markdown("06") if c.startswith(start))
-        reading = cell.split("\n#")[0]
-        assert len([p for p in reading.split("\n\n") if p.strip()]) >= 2, start
-    small_add = next(c for c in _markdown("06") if c.startswith("On the H200 the small add")).split("\n\n")
-    assert small_add[0].count("µs") == 1 and "CUDA graph" in small_add[1]
+    # review 15 (R15-4): every reading is split into symptom, cause and remedy paragraphs, each
+    # starting its own paragraph; the launch's cause and its remedy (the CUDA graph) stand apart
+    paragraphs = [p for cell in _markdown("06") for p in cell.split("\n\n")]
+    for label in ("**Symptom.**", "**Cause", "**Remedy.**"):
+        assert all(p.startswith(label) for p in paragraphs if label in p), label
+        assert sum(p.startswith(label) for p in paragraphs) >= 9, label
+    remedy = next(p for p in paragraphs if p.startswith("**Remedy.** Fuse or batch"))
+    assert "CUDA graph" in remedy and "µs" in remedy
 
 
 # --- review 9d (a fresh read): notebook 06 -----------------------------------------------------
@@ -746,8 +764,8 @@ def test_06s_phases_in_turn_get_fusion_as_their_remedy():
     assert "Double-buffer: prefetch the next tile" not in printed
     assert ("next step: Overlap the phases: fuse a load kernel and a compute kernel into one; inside one "
             "kernel, double-buffer") in printed
-    assert "Here the remedy is (b), the fusion; inside one kernel, a prefetch" in text
-    assert "| 2 no overlap | load and compute phases in turn | fuse them, prefetch while computing |" in text
+    assert "**Remedy.** Here (b), the fusion; inside one kernel, a prefetch" in text
+    assert "| 2 no overlap | load and compute phases in turn |" in text
 
 
 def test_06_has_one_fp32_and_one_bf16_roof():
@@ -781,7 +799,8 @@ def test_06s_launch_names_the_dispatch_with_the_adds_arguments():
     from rooflinelib.lessons import pitfalls
     dispatch = pitfalls.recorded_empty_launch()["dispatch_s"]
     assert dispatch["three arrays"] > 1.5 * dispatch["one float"]
-    assert "with the add's three arrays: Numba-CUDA dispatch 48.6 us" in _printed("06")
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())  # review 15: the appendix's
+    assert "the add's three arrays (second run) | 48.6 µs | about 4,200 times" in page
     assert "30.3 us" not in _printed("06")  # review 11d T06-3: the second run's one float is the appendix's
 
 
@@ -799,7 +818,7 @@ def test_06s_opening_maps_the_chart_to_the_sections():
 
 def test_06s_strided_anomalies_stand_in_a_paragraph_of_their_own():
     # C6-8
-    strided = next(c for c in _markdown("06") if c.startswith("With 32-byte sectors"))
+    strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
     paragraphs = strided.split("\n\n")
     assert any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
     assert not any("hypothesis" in p and "unexplained" in p for p in paragraphs)
@@ -823,17 +842,25 @@ def test_06_stores_no_stray_blank_lines_between_output_pieces():
 
 def test_06s_nvlink_row_is_a_datasheet_figure_not_a_roadmap():
     # C6-7
+    # review 15 (R15-2): the roofs' provenance line is printed on a live machine only; the table's
+    # source column says the NVLink row is the datasheet's, and the message still says so
+    from rooflinelib.lessons import step_roofs
+    from rooflinelib.modes import RunMode
     printed = _printed("06")
-    assert "NVLink: the datasheet's figure (not measured here)." in printed and "shipped yet" not in printed
+    nvlink = next(line for line in printed.splitlines() if line.startswith("NVLink"))
+    assert nvlink.split()[-1] == "datasheet" and "shipped yet" not in printed
+    message = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded")).message
+    assert "NVLink: the datasheet's figure (not measured here)." in message
 
 
 # --- review 10c (a fresh expert read): notebook 05 ------------------------------------------------
 
-def test_06_prices_an_exp_at_least_at_its_mufu_issue():
-    # T06-1: exp is a MUFU instruction plus FFMAs and FMULs, so 16x is a lower bound
+def test_06_prices_an_exp_by_what_it_compiles_to():
+    # T06-1: exp is a MUFU instruction plus FFMAs and FMULs; review 15 (R15-5): its price is the
+    # MUFU pipe's throughput, not its issue (the test below has the numbers)
     text = _prose("06")
-    assert "costs at least 16 times what the FMA roof assumes (the MUFU issue alone)" in text
-    assert "as one FLOP costs 16 times" not in text
+    assert "plus FFMAs and FMULs (fused multiply-adds and multiplies) that scale the argument" in text
+    assert "the MUFU issue alone" not in text and "as one FLOP costs 16 times" not in text
 
 
 def test_06_labels_the_bytes_moved_share_as_resting_on_the_64_byte_fetch():
@@ -857,7 +884,7 @@ def test_06s_gate_says_when_a_slower_clock_leaves_the_share_alone():
 
 def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
     text = _prose("06")
-    assert "the same grid-stride sweep kernel (each thread loops over the array, so two blocks do all the work)" in text  # C06-5
+    assert "same grid-stride sweep kernel (each thread loops over the array, so two blocks do all the work)" in text  # C06-5
     assert "4,096 tokens per step of 768 bytes each (a 16 × 16 RGB patch, a byte per channel)" in text  # C06-4
     assert 16 * 16 * 3 == 768 and "bytes_per_token=768" in _code("06")
 
@@ -869,8 +896,8 @@ def test_06s_launch_costs_keep_the_graph_and_numbas_dispatch_and_the_rest_go_to_
     kept = pitfalls.recorded_launch_bounds(4096, machine, "dram-copy", libraries=("Numba-CUDA",))
     assert [part for part, _, _ in kept] == ["device's own cost (CUDA graph)", "host dispatch, Numba-CUDA"]
     printed = _printed("06")
-    loop = [line for line in printed.splitlines() if "its traffic would equal this cost at" in line]
-    assert len(loop) == 2 and not any("CuPy" in line or "torch" in line for line in loop)
+    # review 15 (R15-3): the notebook prints none of the four; the appendix has them all
+    assert "its traffic would equal this cost at" not in printed and "CuPy" not in printed
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     for part, launch_s, bound in pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")[2:]:
         n = pitfalls.launch_dominance_elements(machine.ceiling("dram-copy").value, launch_s)
@@ -892,7 +919,8 @@ def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
     assert "It was not raced here, so whether a tuned direct kernel beats it is open" in text
     assert "against the best other algorithm's; here the race settles that from m = 4,096 on only" in text
     assert "or through an FFT of the whole signal" in text
-    assert "µs" not in text.split("**overlap-save**")[1].split("From m = 4,096")[0]  # no unmeasured time
+    overlap_save = next(p for p in "\n".join(_markdown("06")).split("\n\n") if "**overlap-save**" in p)
+    assert "µs" not in overlap_save.split("**overlap-save**")[1]  # no unmeasured time
     os256 = pitfalls.overlap_save_flops_per_output(256, 8 * 256)
     assert (f"overlap-save on blocks of 8m (not raced): m = 256: 512 / 345 / {os256:.0f}; "
             f"m = 1,024: 2,048 / 345 / {pitfalls.overlap_save_flops_per_output(1024, 8 * 1024):.0f}") in printed
@@ -904,7 +932,8 @@ def test_06s_cache_table_and_gate_section_speak_plainly():
     printed, text = _printed("06"), " ".join(_prose("06").split())
     assert "l2_slab" not in printed and "copy16" not in printed
     assert "L2-resident re-read (25.2 MB set)       844 us" in printed
-    assert "DRAM copy (1.07 GB buffer): 2.15 GB moved" in printed
+    assert "DRAM copy (1.07 GB buffer)              503 us" in printed
+    assert "GB moved" not in printed  # review 15: lab-log lines under the table are gone
     gate = next(c for c in _markdown("06") if c.startswith("## Beyond the pitfalls"))
     assert "pitfall 8's rule as a test" in " ".join(gate.split()) and len(gate.split()) < 90
     assert "95% interval" not in printed  # review 12d C06-5: verdict, share and threshold only
@@ -923,7 +952,7 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     # C06-1: 'dram' never names the copy roof: the gate prints no roof name
     assert "roof: dram " not in printed
     # C06-2: the event paragraph leads with what the events measured; no lab-log phrasing
-    assert "second run (printed last)" not in text and "The device events measured Numba's dispatch" in text
+    assert "second run (printed last)" not in text and "idled while the host ran Numba's **dispatch**" in text
     # C06-3: the triage's next step does not repeat its cause
     assert "next step: Bound by something the roofline does not model" not in printed
     assert "next step: Check launch size and duration" in printed
@@ -951,5 +980,151 @@ def test_06_review_13d_fft_tie_and_three_array_dispatch():
     three = pitfalls.recorded_empty_launch()["dispatch_s"]["three arrays"]
     assert "49,152 bytes, 11.5 ns of traffic" in _printed("06")
     assert round(three / 11.5e-9, -2) == 4200
-    assert f"({three * 1e6:.1f} µs, below)" in text
-    assert "for an empty kernel given one float, about 4,200 times with the add's three arrays" in text
+    # review 15 (R15-3): both dispatch ratios are the appendix's table
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert f"the add's three arrays (second run) | {three * 1e6:.1f} µs | about 4,200 times" in page
+    assert "an empty kernel given one float | 25.89 µs | 2,254 times" in page
+
+
+# --- fix round 15 (f15_06): one provenance line, thin cells, one launch figure, sections of
+# symptom / cause / remedy, the exp's price by MUFU throughput, the strided reads' buffer ----------
+
+def test_06_names_its_runs_once_and_each_table_starts_with_its_result():
+    # R15-2: "Recorded on NVIDIA H200 ..." was printed by about 12 cells
+    from rooflinelib.lessons import pitfalls_lesson
+    printed = _printed("06")
+    assert "Recorded on NVIDIA H200" not in printed and "shipped with the course" in printed
+    assert printed.count("shipped with the course") == 1 and printed.count("numba backend") == 1
+    assert "these gates ran on the" not in printed and "measured 2026-12-01" not in printed
+    first = next(c for c in _cells("06") if c["cell_type"] == "code")
+    header = "".join("".join(o.get("text", "")) for o in first["outputs"])
+    assert header.startswith("Mode: recorded H200 data.") and len(header.strip().splitlines()) == 1
+    assert "2026-12-01" in header and pitfalls_lesson.recorded_run_dates() == ["2026-12-01"]
+    # each experiment's table is headed by its title, not by the device and the backend
+    assert "\nSweep kernel K=64: 2 blocks against a full grid\nvariant" in printed
+    assert " - NVIDIA H200, numba backend" not in printed
+
+
+def test_06s_provenance_note_is_printed_only_where_a_table_differs_from_the_header():
+    from types import SimpleNamespace
+    from rooflinelib.experiments import Outcome
+    from rooflinelib.lessons.pitfalls_lesson import Lesson
+    from rooflinelib.modes import RunMode
+    recorded = Lesson(RunMode("recorded", None, "recorded", "recorded"))
+    live = Lesson(RunMode("cpu", "cpu", "a CPU"))
+    run = SimpleNamespace(said=())
+    loaded = Outcome(run, "recorded", "Recorded on NVIDIA H200 on 2026-12-01 and shipped with the course. "
+                                      "(this experiment needs a GPU)")
+    assert recorded.note(loaded) == ""
+    assert live.note(loaded) == loaded.message  # a live notebook says which tables are not live
+    assert live.note(Outcome(run, "live", "Measured just now on a CPU.")) == ""
+    assert live.note(Outcome(SimpleNamespace(said=("Lab 1 ran now.",)), "live", "x")) == "Lab 1 ran now."
+    assert recorded.header().count("\n") == 0 and "recorded H200" in recorded.header()
+    assert "this machine's numbers" in live.header()
+
+
+def test_06s_code_cells_are_thin_and_define_no_helpers():
+    # R15-1: a helper function defined in the first code cell; loops of formatting in others
+    code_cells = ["".join(c["source"]) for c in _cells("06") if c["cell_type"] == "code"]
+    assert not any(re.search(r"^\s*def |^\s*class ", cell, re.M) for cell in code_cells)
+    assert not any(re.search(r"^\s*for .*:\s*$", cell, re.M) and "print(" in cell and cell.count("\n") > 6
+                   for cell in code_cells)
+    assert max(cell.count("\n") + 1 for cell in code_cells[1:]) <= 8
+    assert "pitfalls_lesson.Lesson(mode)" in code_cells[0] and "said = set()" not in code_cells[0]
+
+
+def test_06s_launch_section_has_one_figure_and_the_other_launch_numbers_in_the_appendix():
+    # R15-3: two crowded printouts (a six-row table, four launch costs, a second run's line)
+    from rooflinelib.lessons import pitfalls, pitfalls_lesson
+    from rooflinelib.experiments.record import recorded_experiments
+    cells = _cells("06")
+    start = next(i for i, c in enumerate(cells) if "## Pitfall 1," in "".join(c["source"]))
+    end = next(i for i, c in enumerate(cells) if "### A starved grid" in "".join(c["source"]))
+    figures = [c for c in cells[start:end] if c["cell_type"] == "code"]
+    assert len(figures) == 1 and "".join(figures[0]["source"]).strip() == 'launch = lesson.show("launch_empty")'
+    shown = "".join("".join(o.get("text", "")) for o in figures[0]["outputs"])
+    pair = pitfalls_lesson.launch_pair(recorded_experiments()["launch_empty"])
+    assert shown.splitlines() == [
+        "4096-element add: 49,152 bytes, 11.5 ns of traffic at Lab 1's copy roof, 4,280 GB/s",
+        f"between device events: the add {pair['add_s'] * 1e6:.1f} us, an empty kernel given the same three "
+        f"arrays {pair['empty_s'] * 1e6:.1f} us"]
+    printed = _printed("06")
+    for gone in ("CuPy", "torch", "host dispatch", "its traffic would equal this cost at", "67108864 elements"):
+        assert gone not in printed, gone
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "## Pitfall 1: every launch cost measured" in page
+    machine, _ = pitfalls.recorded_mix_roofs()
+    for part, launch_s, bound in pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")[:2]:
+        n = pitfalls.launch_dominance_elements(machine.ceiling("dram-copy").value, launch_s)
+        assert f"| {launch_s * 1e6:.2f} µs | {bound['launch_over_traffic']:,.0f} times | {n:,} elements |" in page
+    three = pitfalls.recorded_empty_launch()["dispatch_s"]["three arrays"]
+    assert f"| {three * 1e6:.1f} µs | about {round(three / 11.5e-9, -2):,.0f} times |" in page
+    # the remedy's device cost is the first run's, quoted with its ratio to the traffic
+    text = _prose("06")
+    device = pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")[0]
+    assert f"{device[1] * 1e6:.2f} µs of launch, {device[2]['launch_over_traffic']:.0f} times this add's traffic" in text
+
+
+def test_06_each_pitfall_section_gives_symptom_cause_and_remedy_in_that_order():
+    # R15-4: each section = symptom, the number, the cause (counter or labelled hypothesis), the remedy
+    text = "\n".join(_markdown("06"))
+    sections = re.split(r"^## ", text, flags=re.M)
+    pitfalls_ = [s for s in sections if s.startswith("Pitfall ")]
+    assert len(pitfalls_) == 9
+    for section in pitfalls_:
+        found = [section.find(label) for label in ("**Symptom.**", "**Cause", "**Remedy.**")]
+        assert all(i >= 0 for i in found) and found == sorted(found), section.splitlines()[0]
+    # every cause that is not a counter reading says so
+    for label in re.findall(r"\*\*Cause[^*]*\*\*", text):
+        assert label in ("**Cause.**", "**Cause, measured.**", "**Cause, a hypothesis.**")
+    assert sum(len(t.split()) for t in _markdown("06")) <= 2200  # 2,480 before this round
+
+
+def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
+    # R15-5: "the MUFU issue alone" for the 16x; the price is the MUFU pipe's throughput
+    from rooflinelib.core.machines import H200
+    from rooflinelib.lessons import pitfalls_lesson
+    price = pitfalls_lesson.mufu_price((9, 0))
+    assert price == {"mufu_per_clock": 16, "fma_lanes": 128, "fmas_per_exp": 8, "flops_per_exp": 16}
+    assert round(H200.ceiling("fp32").value / H200.ceiling("sfu").value) == price["flops_per_exp"]
+    text = _prose("06")
+    assert "issue" not in text.split("## Pitfall 5")[1].split("## Pitfall 6")[0]
+    assert ("The MUFU pipe's throughput sets an exp's price: per clock, an H100 or H200 SM returns 16 MUFU "
+            "results and 128 FP32 FMAs, 8 times fewer") in text
+    assert "Counting an FMA as 2 FLOPs, that is 16 times in FLOPs" in text
+    assert ("The MUFU pipe runs beside the FMA pipes, so exps cost time only where they outnumber what the "
+            "FMA pipes do meanwhile: more than one exp per 8 FMA-pipe instructions") in text
+    printed = _printed("06")
+    assert "per SM and clock: 16 MUFU results, 128 FP32 FMAs: 8x fewer exps, 16x in FLOPs (an FMA is 2)" in printed
+    assert "MUFU 4.18 T results/s: 16x apart" in printed
+    with pytest.raises(ValueError, match="compute_capability"):
+        pitfalls_lesson.mufu_price((1, 0))
+
+
+def test_06_states_the_strided_reads_buffer_and_the_level_that_serves_them():
+    # R15-6: the stride experiment's fixed buffer was not stated
+    from rooflinelib.lessons import pitfalls, pitfalls_lesson
+    from rooflinelib.experiments.record import recorded_experiments
+    run = recorded_experiments()["strided"]
+    buffer = pitfalls_lesson.strided_buffer_bytes(run)
+    assert buffer == 2 ** 28 * 4
+    l2 = pitfalls.recorded_cache_facts()["reported_l2_bytes"]
+    text = _prose("06")
+    assert (f"Every stride reads across one {buffer / 1e9:.2f} GB buffer, {buffer / l2:.0f} times the "
+            f"{l2 / 2 ** 20:.0f} MiB L2, each sector once: the L2 holds nothing for reuse, so DRAM serves every read") in text
+    assert f"every stride across one {buffer / 1e9:.2f} GB buffer" in _printed("06")
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "Every stride reads across the same buffer of 2²⁸ floats, 1.07 GB" in page
+    import dataclasses
+    bad = dataclasses.replace(run, variants=(run.variants[0], dataclasses.replace(run.variants[1], n_bytes=1.0)))
+    with pytest.raises(ValueError, match="strided"):
+        pitfalls_lesson.strided_buffer_bytes(bad)
+
+
+def test_06s_appendix_links_land_on_headings_of_the_appendix():
+    # review 15: the moved passages are linked by anchor; each anchor is a heading's slug
+    page = (ROOT / "docs" / "appendix-06-pitfalls.md").read_text()
+    slugs = {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+             for line in page.splitlines() if line.startswith("#")}
+    anchors = re.findall(r"appendix-06-pitfalls\.md#([\w\-]+)", "\n".join(_markdown("06")))
+    assert len(anchors) >= 5 and set(anchors) <= slugs, set(anchors) - slugs

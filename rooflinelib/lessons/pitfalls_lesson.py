@@ -1,0 +1,286 @@
+"""Notebook 06's plumbing: which run each table comes from, said once, and the printouts its cells make.
+
+:class:`Lesson` measures an experiment live where the notebook's mode allows and loads the recorded
+H200 run otherwise (:func:`rooflinelib.experiments.experiment_for`), as every cell of the notebook
+did through a helper defined in its first cell.  The provenance is said once, by :meth:`Lesson.header`
+at the top of the notebook: a table then starts with its result.  A table says where it came from
+only when that differs from what the header said (on a live machine, an experiment that needs a GPU
+loads the recorded run, and the note under its table says so).
+
+The table printer is :func:`rooflinelib.views.tables.experiment_text`, shared by every notebook,
+whose heading names the device and backend; :func:`table_text` keeps its rows and its noise lines
+and heads the table with the experiment's title alone, the header having named the device.
+The printouts that used to be loops in the notebook's cells (the opening's shares of roof, the
+launch pair, the price of an exp, the strided reads' buffer) are functions here.
+"""
+from __future__ import annotations
+
+from rooflinelib import experiments
+from rooflinelib.experiments.record import recorded_experiments
+from rooflinelib.lessons import pitfalls
+from rooflinelib.measure.provenance import FMA_LANES_PER_SM, SFU_PER_CLOCK_PER_SM
+from rooflinelib.views import tables
+
+
+def table_text(experiment) -> str:
+    """``experiment``'s table as :func:`tables.experiment_text` prints it, headed by its title
+    alone (no device, no backend: :meth:`Lesson.header` names them once)."""
+    text = tables.experiment_text(experiment)
+    return experiment.title + "\n" + text.split("\n", 1)[1]
+
+
+def recorded_run_dates() -> list:
+    """The dates (YYYY-MM-DD) of the recorded H200 runs notebook 06 loads, sorted, once each."""
+    return sorted({run.created[:10] for run in recorded_experiments().values()})
+
+
+class Lesson:
+    """Notebook 06's experiments in the notebook's run mode, with one provenance line."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        #: the origin every table has unless its cell says otherwise
+        self.expected = "live" if mode.live else "recorded"
+
+    def header(self) -> str:
+        """One line (two on a live machine) for the top of the notebook: the mode and the runs."""
+        if not self.mode.live:
+            dates = " and ".join(recorded_run_dates())
+            return (f"Mode: recorded H200 data. Every table below is a recorded H200 run (NVIDIA H200, "
+                    f"numba backend, {dates}), shipped with the course; nothing is measured now.")
+        return (self.mode.describe() + "\nThe tables are this machine's numbers; the text quotes the "
+                "recorded H200 runs. A table loaded from those runs says so under it.")
+
+    def outcome(self, name: str, cpu=None, gpu=None):
+        """The :class:`rooflinelib.experiments.Outcome` of ``name``: live or recorded."""
+        return experiments.experiment_for(self.mode, name, cpu=cpu or {}, gpu=gpu or {})
+
+    def note(self, outcome) -> str:
+        """What a cell prints under its table about where the table came from: nothing when it
+        came from where :meth:`header` said (a live run: only what its roof sources said, if
+        anything), else the outcome's own message."""
+        if outcome.origin != self.expected:
+            return outcome.message
+        if outcome.origin == "live" and outcome.experiment is not None:
+            return " ".join(outcome.experiment.said)
+        return ""
+
+    def say_live(self, message: str) -> None:
+        """Print ``message`` on a live machine, where a cell's source may differ from the
+        header's; in recorded mode the header has said it."""
+        if self.mode.live and message:
+            print(message)
+
+    def show(self, name: str, cpu=None, gpu=None, text=None):
+        """Measure or load ``name``, print its table (or ``text(experiment)``), then a note only
+        where the run is not the kind the header announced.  Returns the experiment (None when
+        nothing could be measured or loaded)."""
+        outcome = self.outcome(name, cpu=cpu, gpu=gpu)
+        experiment = pitfalls.plain_cache_names(outcome.experiment)  # its rows in plain words
+        if experiment is not None:
+            print((text or TEXTS.get(name, table_text))(experiment))
+        note = self.note(outcome)
+        if note:
+            print(note)
+        return experiment
+
+
+# --- the printouts ---------------------------------------------------------------------------
+
+def shares_text(machine, memory, shares) -> str:
+    """The opening chart's table: Lab 1's HBM roof of each access mix, then each kernel's share of
+    the roof of its own mix (``shares``: :func:`pitfalls.roof_shares`)."""
+    lines = ["Lab 1's HBM roofs by access mix (recorded H200): "
+             + ", ".join(f"{name} {machine.ceiling(name).value:,.0f} GB/s" for name in memory)
+             + " (dram: the write mix; the chart's three HBM lines lie within 10%)"]
+    for row in shares:
+        f = row["fraction"]
+        where = f"{1 / f:,.{0 if f < 0.1 else 1}f}x under it" if f < 1 else "above it"
+        roof = row["memory"] if row["bound"] == "memory" else "fp32"
+        lines.append(f"{row['name']:46s} {f:8.2%} of the {roof} roof, {where}")
+    return "\n".join(lines)
+
+
+def launch_pair(experiment) -> dict:
+    """Of a ``launch_empty`` run: the tiny add and an empty kernel given the same three arrays,
+    both timed by device events (seconds), and the add's element count."""
+    def pick(part, arguments=None):
+        return next((v for v in experiment.variants if v.extra.get("part") == part
+                     and (arguments is None or v.extra.get("arguments") == arguments)), None)
+    add, empty = pick("kernel"), pick("device events", "three arrays")
+    if add is None or empty is None:
+        raise ValueError("launch_empty: the run has no tiny add or no three-array empty kernel")
+    return {"add_s": add.median_s, "empty_s": empty.median_s,
+            "elements": int(add.extra.get("elements", 0)), "n_bytes": add.n_bytes}
+
+
+def launch_text(experiment, machine=None) -> str:
+    """Pitfall 1's one figure: the tiny add's traffic at Lab 1's copy roof, then the add and an
+    empty kernel given its three arrays, timed alike: the two take as long, so the time is the
+    launch."""
+    pair = launch_pair(experiment)
+    machine = machine or pitfalls.recorded_mix_roofs()[0]
+    copy = machine.ceiling("dram-copy").value
+    bound = pitfalls.launch_bound_at(pair["elements"], copy, pair["add_s"])
+    return (f"{pair['elements']}-element add: {bound['n_bytes']:,.0f} bytes, {bound['traffic_s'] * 1e9:.1f} ns of "
+            f"traffic at Lab 1's copy roof, {copy:,.0f} GB/s\n"
+            f"between device events: the add {pair['add_s'] * 1e6:.1f} us, an empty kernel given the "
+            f"same three arrays {pair['empty_s'] * 1e6:.1f} us")
+
+
+def mufu_price(compute_capability=(9, 0)) -> dict:
+    """The price of an exp on an NVIDIA SM of ``compute_capability``, per clock and SM: MUFU
+    (SFU) results against FP32 FMA lanes, the ratio of the two (8 on sm_90), and the ratio in
+    FLOPs (an FMA counted as 2 FLOPs, an exp as 1: 16 on sm_90)."""
+    cc = tuple(compute_capability)
+    if cc not in SFU_PER_CLOCK_PER_SM or cc not in FMA_LANES_PER_SM:
+        raise ValueError(f"compute_capability: no published MUFU or FMA rate for {cc}")
+    mufu, lanes = SFU_PER_CLOCK_PER_SM[cc], FMA_LANES_PER_SM[cc][0]
+    return {"mufu_per_clock": mufu, "fma_lanes": lanes, "fmas_per_exp": lanes / mufu,
+            "flops_per_exp": 2 * lanes / mufu}
+
+
+def mufu_text(machine, compute_capability=(9, 0)) -> str:
+    """Pitfall 5's model: the per-clock rates, then ``machine``'s derived roofs."""
+    price = mufu_price(compute_capability)
+    sfu, fp32 = machine.ceiling("sfu").value, machine.ceiling("fp32").value
+    return (f"per SM and clock: {price['mufu_per_clock']} MUFU results, {price['fma_lanes']} FP32 FMAs: "
+            f"{price['fmas_per_exp']:.0f}x fewer exps, {price['flops_per_exp']:.0f}x in FLOPs (an FMA is 2)\n"
+            f"{machine.name}, derived (SMs x per-SM rate x boost clock): fp32 FMA {fp32 / 1e3:.1f} TFLOP/s, "
+            f"MUFU {sfu / 1e3:.2f} T results/s: {fp32 / sfu:.0f}x apart")
+
+
+def strided_buffer_bytes(experiment) -> int:
+    """The one buffer a ``strided`` run reads at every stride: each row reads every stride-th
+    float of it, so stride x its useful bytes is the buffer.  Raises ``ValueError`` when the rows
+    disagree."""
+    sizes = {round(v.extra["stride"] * v.n_bytes) for v in experiment.variants}
+    if len(sizes) != 1:
+        raise ValueError(f"strided: the rows read different buffers ({sorted(sizes)})")
+    return sizes.pop()
+
+
+def _noise(experiment) -> str:
+    """The noise lines :func:`tables.experiment_text` adds under a table ('' when no row is noisy)."""
+    text = tables.experiment_text(experiment)
+    return text[text.index("\nNOISY:"):] if "\nNOISY:" in text else ""
+
+
+def strided_text(experiment) -> str:
+    """Pitfall 6's reading: the one buffer every stride reads across, then each stride's share of
+    stride 1's useful bandwidth and its time."""
+    base = experiment.variants[0]
+    lines = [f"{experiment.title}, every stride across one {strided_buffer_bytes(experiment) / 1e9:.2f} GB "
+             f"buffer; stride 1: {base.gbps:,.0f} useful GB/s"]
+    lines += [f"{v.name:10s} {v.gbps / base.gbps:6.1%} of the stride-1 useful bandwidth, {v.median_s * 1e6:,.0f} us"
+              for v in experiment.variants]
+    return "\n".join(lines) + _noise(experiment)
+
+
+def overlap_text(experiment) -> str:
+    """Pitfall 2's table, the share of the shorter phase the overlapped kernel hid, and notebook
+    04's prefetching sweep against the plain one (recorded H200, K = 64)."""
+    from rooflinelib.experiments import pitfall_readings
+    lead = pitfall_readings.pipelined_lead_rows((64,))[0]
+    return (table_text(experiment)
+            + f"\noverlapped: {pitfalls.overlap_hidden(experiment):.0%} of the shorter phase hidden behind the longer"
+            + f"\nnotebook 04's recorded H200 sweep at K = {lead['k']}: sweep_pipelined {lead['pipelined_gflops']:,.0f} "
+              f"GFLOP/s, sweep {lead['sweep_gflops']:,.0f}: {lead['lead']:.1%} faster")
+
+
+def wrong_ceiling_text(experiment) -> str:
+    """Pitfall 4's GEMMs: the run's table, then each against the roof of each instruction class
+    (an fp32 GEMM cannot run on bf16 tensor cores: that pairing is left out), with the term of
+    ``min(P, I x B)`` that sets the attainable rate."""
+    import math
+    from rooflinelib.experiments import pitfall_readings
+    rows = [row for row in pitfall_readings.wrong_ceiling_rows(experiment)
+            if not (row["dtype"] == "fp32" and row["roof"] == "bf16 tensor roof")]
+    lines = [table_text(experiment),
+             f"memory roof B: Lab 1's {rows[0]['dram_mix']} mix, {rows[0]['dram_gbps']:,.0f} GB/s "
+             f"({rows[0]['write_share']:.1%} of each GEMM's bytes are writes); attainable at I = min(P, I x B)",
+             f"  {'GEMM':5s} {'compute roof P, TFLOP/s':24s} {'I':>6s} {'ridge':>6s}  "
+             f"{'attainable at I, TFLOP/s':30s} achieved TFLOP/s"]
+    for row in rows:
+        term = "I x B" if math.isclose(row["roof_gflops"], row["intensity"] * row["dram_gbps"]) else "P"
+        peak = f"{row['roof'].removesuffix(' roof')} {row['peak_gflops'] / 1e3:,.1f}"
+        attainable = f"{row['roof_gflops'] / 1e3:7,.1f} = {term}, {row['side']}"
+        lines.append(f"  {row['dtype']:5s} {peak:24s} {row['intensity']:6.1f} {row['ridge']:6.1f}  "
+                     f"{attainable:30s} {row['achieved_gflops'] / 1e3:7,.1f} ({row['fraction']:.0%})")
+    return "\n".join(lines)
+
+
+def race_text(experiment) -> str:
+    """Pitfall 7's race per filter length: the direct kernel measured and at 100% of its fp32
+    roof, the whole-signal FFT measured (with its spread), their FLOP ratio and what the FFT
+    beats; then FLOPs per output of the direct kernel, the whole-signal FFT and overlap-save on
+    blocks of 8m (counted, not raced) at the two shortest filters."""
+    race = pitfalls.race_rows(experiment)
+    title = experiment.title
+    spreads = {v.extra.get("m"): v.spread for v in experiment.variants
+               if "length" in v.extra or "FFT" in v.name}
+    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread':>7s} {'FLOPs/FFT':>10s}  the FFT beats"]
+    for r in race:
+        spread = spreads.get(r["m"])
+        lines.append(f"{r['m']:7,d} {r['direct_s'] * 1e6:8,.0f}us {r['direct_at_roof_s'] * 1e6:7,.0f}us "
+                     f"{r['fft_s'] * 1e6:7,.0f}us {'-' if spread is None else f'{spread:.0%}':>7s} {r['flop_ratio']:9.1f}x  "
+                     + ("even the direct kernel at its roof" if r["fft_beats_roof"]
+                        else "the kernel as measured, not one at its roof"))
+    lines.append("FLOPs per output, direct / whole-signal FFT / overlap-save on blocks of 8m (not raced): " + "; ".join(
+        f"m = {r['m']:,}: {2 * r['m']:,} / {2 * r['m'] / r['flop_ratio']:.0f} / "
+        f"{pitfalls.overlap_save_flops_per_output(r['m'], 8 * r['m']):.0f}" for r in race[:2]))
+    return "\n".join(lines) + _noise(experiment)
+
+
+def transcendental_text(experiment) -> str:
+    """Pitfall 5's table, then the exp2 row's rate named as what it is: results, not FLOPs."""
+    exp2 = experiment.variants[0]
+    return table_text(experiment) + f"\n{exp2.name}: {exp2.gflops:,.0f} G results/s, not FLOPs"
+
+
+def clocks_text(experiment) -> str:
+    """Pitfall 8's repeated ceiling in one line: how many runs, their range, how far apart, and
+    the clock read beside them."""
+    rates = [v.gflops for v in experiment.variants]
+    seen = pitfalls.clocks_seen(experiment)
+    return (f"{experiment.title}: {len(rates)} runs, {min(rates):,.0f} to {max(rates):,.0f} GFLOP/s, "
+            f"{max(rates) / min(rates) - 1:.1%} apart"
+            + (f", the clock read {pitfalls.mhz_text(min(seen), max(seen))}" if seen else ", no clock recorded")
+            + _noise(experiment))
+
+
+def gate_lines(demo) -> list:
+    """The regression gates' verdicts, one line each (recorded dicts or live outcomes)."""
+    lines = []
+    for g in demo.outcomes:
+        get = g.get if isinstance(g, dict) else g.__getattribute__
+        lines.append(f"- {get('name')}: {get('verdict')}, {get('share'):.1%} of its roof ({get('roof'):,.0f} "
+                     f"{get('roof_unit')}), threshold {get('at_least'):.0%}")
+    return lines
+
+
+def sustained_text(experiment, every_s: float = 20) -> str:
+    """Pitfall 8's sustained GEMM: the two ten-launch bursts and every ``every_s``-th second's
+    window (rate, SM clock, board power), then the summary line.  NVML's samples lag a burst, so
+    a burst's row shows its rate only."""
+    from rooflinelib import testing
+    from rooflinelib.experiments import pitfall_readings
+    lines = [experiment.title, f"{'':42s} {'s in':>6s} {'TFLOP/s':>8s} {'SM MHz':>7s} {'W':>6s}"]
+    for row in pitfall_readings.sustained_rows(experiment, every_s=every_s):
+        burst = row["elapsed_s"] is None
+        when = "-" if burst else f"{row['elapsed_s']:.0f}"
+        clock = f"{row['sm_clock_mhz']:,.0f}" if row["sm_clock_mhz"] and not burst else "-"
+        watts = f"{row['power_w']:,.0f}" if row["power_w"] and not burst else "-"
+        lines.append(f"{row['label']:42s} {when:>6s} {row['tflops']:8,.0f} {clock:>7s} {watts:>6s}")
+    held = pitfalls.sustained_summary(experiment)
+    lines.append(f"held: {held['low_tflops']:.0f} to {held['high_tflops']:.0f} TFLOP/s; power, window medians up to "
+                 f"{held['power_median_w']:.0f} W (peaks {held['power_peak_w']:.0f} W), limit "
+                 + (f"{held['power_limit_w']:.0f} W" if held["power_limit_w"] else "not read")
+                 + f"; NVML's clock-event reasons: {', '.join(testing.throttle_names(held['reasons'])) or 'none'}")
+    return "\n".join(lines)
+
+
+#: How :meth:`Lesson.show` prints each experiment that has more to say than its table.
+TEXTS = {"launch_empty": launch_text, "overlap": overlap_text, "strided": strided_text,
+         "wrong_ceiling": wrong_ceiling_text, "transcendental": transcendental_text, "algorithm_sizes": race_text, "clocks": clocks_text,
+         "sustained": sustained_text}
