@@ -107,15 +107,23 @@ _MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys 
                             "Which lever makes the arithmetic itself faster?")
 _COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits on bytes: "
                             "which lever moves fewer of them?")
-#: A smaller type is right for a compute-bound row too, for another reason than for a
-#: memory-bound one: the pass says which.
-_SMALLER_TYPE_ON_COMPUTE = ("correct, if the accuracy allows: a smaller type speeds a compute-bound "
-                            "kernel through the faster roof of the units that run it, not through "
-                            "its bytes; ")
-#: A smaller type on a memory-bound fp32 row: right (notebook 02: "a memory-bound operator
-#: [gains] 2x from the halved bytes"), but it changes the result, which fusion does not.
-_SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: the kernel is memory-bound, so fewer "
-                           "bytes per element cut its time in proportion; ")
+#: One rule for a smaller data type as the first move, on every row and stated in every ruling:
+#: it is a first move where the kernel is memory-bound and its bytes scale with the element size
+#: (halving the element halves the bytes and the time).  It is not the first move where the
+#: intensity is set by missing reuse (a GEMM that re-reads its inputs: tile first), nor where
+#: the kernel is compute-bound or bound by a launch or a stall (fewer bytes buy no time there).
+SMALLER_TYPE_RULE = ("a smaller type is a first move where the kernel is memory-bound and its bytes "
+                     "scale with the element size")
+#: A memory-bound row whose bytes scale with the element size: right, but it changes the result,
+#: which fusion and batching do not; the pass says so.
+_SMALLER_TYPE_ON_MEMORY = ("correct, if the accuracy allows: " + SMALLER_TYPE_RULE + ", as here: "
+                           "fewer bytes per element cut its time in proportion; ")
+#: A compute-bound row: fewer bytes buy no time.  A smaller type can still pay there, but only by
+#: moving the arithmetic onto faster units, and that is another lever of the menu.
+_SMALLER_TYPE_ON_COMPUTE = ("not as the first move: " + SMALLER_TYPE_RULE + ". This kernel is "
+                            "compute-bound, so fewer bytes buy no time; a smaller type pays here "
+                            "only through the faster units that would run it, and it changes the "
+                            "result. ")
 #: Review 10b K2-C1: rows 1-3 do a fixed count of operations per element read, so the menu's
 #: batch (more FLOPs per byte read) has nothing to work on, as C1 already says of the add.
 _BATCH_ON_ELEMENTWISE = ("batching, as the menu means it, puts more FLOPs on each byte read, and "
@@ -129,10 +137,12 @@ _SCORE_BEFORE_BATCH = ("true of this kernel as given: it already reads each weig
 #: Rows 3-5 do not move each byte once yet, so there is still something to delete.
 _SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel moves its data through "
                                "HBM more than once. Which lever removes the extra trips?")
-#: Review 13b K2-1: on rows 4-5 a smaller type is refused as the first move: it cuts the bytes
-#: 2x, while tiling deletes the N-fold (N/b-fold) re-reads, tens to hundreds of times more.
-_SMALLER_TYPE_BEFORE_REUSE = ("fewer bytes per element help 2x at most; {still}. What deletes "
-                              "those re-reads?")
+#: On rows 4-5 a smaller type is refused as the first move: the intensity is set by missing
+#: reuse, so it cuts the bytes 2x, while tiling deletes the N-fold (N/b-fold) re-reads, tens to
+#: hundreds of times more.
+_SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ", and here the "
+                              "intensity is set by missing reuse: fewer bytes per element help 2x "
+                              "at most; {still}. What deletes those re-reads?")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -142,10 +152,11 @@ _DEFAULT_STEP_HINTS = {
                "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
                           "left of it",
                "profile": "nothing says this kernel is far below its roof; assume it is on it"},
-    # No "smaller-dtype" here: a smaller type speeds a compute-bound kernel too, through the
-    # faster roof it runs on (notebook 02: "a compute-bound GEMM gains 2x from the doubled
-    # roof"), so the compute-bound rows accept it with a note.
-    "compute": {"amortize-launch": _LAUNCH_LEVER_ON_ROOF,
+    # A smaller type on a compute-bound row: refused as the first move, by the one rule (the
+    # rows add what it could buy through faster units).
+    "compute": {"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "Which lever makes the arithmetic "
+                                                            "itself faster?",
+                "amortize-launch": _LAUNCH_LEVER_ON_ROOF,
                 "fuse": _MEMORY_LEVER_ON_COMPUTE, "tile": _MEMORY_LEVER_ON_COMPUTE,
                 "batch": _MEMORY_LEVER_ON_COMPUTE, "score-bandwidth": _MEMORY_LEVER_ON_COMPUTE,
                 "overlap": "overlapping loads with math pays at the ridge; this kernel is far "
@@ -169,6 +180,9 @@ class Row:
     verdict_hint: str = ""
     runs_on: str = ""  # the table's "runs on", when the roof's own name is not where it runs
     step_notes: dict = field(default_factory=dict)  # what a right first step's pass says
+    #: True where the intensity is set by missing reuse (a GEMM that re-reads its inputs), so
+    #: the first move is to capture that reuse, not to shrink the element (SMALLER_TYPE_RULE).
+    missing_reuse: bool = False
 
     @property
     def runs_on_name(self) -> str:
@@ -264,7 +278,8 @@ def _rows() -> tuple:
                                                   "output re-reads a row of A and a column of B "
                                                   "for every output"),
              (naive.intensity / 2, fma_is_two),
-             (naive.intensity * fp32, bytes_not_elements))),
+             (naive.intensity * fp32, bytes_not_elements)),
+            missing_reuse=True),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
             frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?",
@@ -274,7 +289,8 @@ def _rows() -> tuple:
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
                                                   "A and B are each read N/b times"),
              (tiled.intensity / 2, fma_is_two),
-             (tiled.intensity * fp32, bytes_not_elements))),
+             (tiled.intensity * fp32, bytes_not_elements)),
+            missing_reuse=True),
         # A batch-1 GEMV has one column to multiply: it cannot fill a matrix-core tile, so it
         # runs as bf16 loads and fp32 multiply-adds on the CUDA cores (the fp32 vector roof).
         # Memory-bound against either ridge; the verdict is the same.
@@ -287,15 +303,18 @@ def _rows() -> tuple:
             ((decode.intensity / 2, "one multiply-add per weight is 2 FLOPs, and a bf16 weight "
                                     "is 2 bytes: check both"),
              (decode.intensity * bf16, bytes_not_elements)),
-            runs_on="CUDA cores (fp32 vector units)"),
+            runs_on="CUDA cores (fp32 vector units)",
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
+                                         "reads; batching keeps the weights exact"}),
         Row(7, gemm, "GEMM, library kernel with full reuse", "N = 4096 fp32", "fp32",
-            frozenset({"instruction-mix", "smaller-dtype"}), {},
+            frozenset({"instruction-mix"}),
+            {"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "In bf16 this GEMM would run on the matrix "
+                              f"cores, whose roof here is {matrix_over_vector:g} times the fp32 vector "
+                              "roof: which lever makes the arithmetic itself faster?"},
             ((gemm.intensity / 2, fma_is_two),
              (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "
                                                             "each cross HBM once"),
-             (gemm.intensity * fp32, bytes_not_elements)),
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "in bf16 this GEMM runs on "
-                        f"the matrix cores, whose roof here is {matrix_over_vector:g} times the fp32 vector roof"}),
+             (gemm.intensity * fp32, bytes_not_elements))),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
@@ -316,7 +335,9 @@ def _rows() -> tuple:
              (projection.intensity / 2, fma_is_two),
              (projection.intensity * bf16, bytes_not_elements)),
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
-                         "on the matrix cores: classify it against that roof's ridge"),
+                         "on the matrix cores: classify it against that roof's ridge",
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
+                                         "reads; batching keeps the weights exact"}),
         # Review 10b K2-1: the description says the exps run after the MMAs, so "close to its
         # roof" means as close as that schedule allows (at most 1 / 1.5 of the matrix roof), and
         # overlap follows from what the row states.
@@ -328,23 +349,44 @@ def _rows() -> tuple:
             # running them under the MMAs (overlap; the same instructions on another schedule, as
             # FlashAttention-3 does), or fewer MUFU ops (the mix: some exp2s as polynomial FMAs on
             # the fp32 units; folding the scale into exp2's argument saves an FMUL, not a MUFU op).
-            BF16_TENSOR, frozenset({"instruction-mix", "overlap", "smaller-dtype"}),
-            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit"},
-            ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
-                                                               "attention never writes the score "
-                                                               "matrix to HBM"),),
+            BF16_TENSOR, frozenset({"instruction-mix", "overlap"}),
             # Review 10b K2-2: this GPU gives no fp8 roof, and the exps do not speed up with
             # the dtype: at twice the matrix rate the MMAs take as long as the exps, so run after
             # them the gain is 1.5 / 1.0 = 1.5x; the 2x needs the exps overlapped.
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 runs on faster matrix "
-                        "cores (this GPU's table gives no fp8 roof), but the exps do not get "
-                        "faster: at twice bf16's matrix rate the MMAs would take as long as the "
-                        "exps, so after them the gain is 1.5x, and the full 2x needs them "
-                        "overlapped (FlashAttention-3's fp8 kernel does both)"}),
+            {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit",
+             "smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 runs on faster matrix cores (this "
+                              "GPU's table gives no fp8 roof), but the exps do not get faster: at "
+                              "twice bf16's matrix rate the MMAs would take as long as the exps, so "
+                              "after them the gain is 1.5x, and the full 2x needs them overlapped. "
+                              "What else holds this kernel back?"},
+            ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
+                                                               "attention never writes the score "
+                                                               "matrix to HBM"),)),
     )
 
 
-ROWS = _rows()
+def smaller_type_is_a_first_move(row: Row) -> bool:
+    """SMALLER_TYPE_RULE for one row: memory-bound, with bytes that scale with the element size
+    (not set by missing reuse)."""
+    return row.verdict == "memory" and not row.missing_reuse
+
+
+def _apply_smaller_type_rule(rows: tuple) -> tuple:
+    """Refuse to build a key whose rows break SMALLER_TYPE_RULE, and check that every ruling
+    (a pass note or a refusal) states it."""
+    for row in rows:
+        accepted = "smaller-dtype" in row.first_steps
+        if accepted != smaller_type_is_a_first_move(row):
+            raise ValueError(f"row {row.number}: a smaller type is {'accepted' if accepted else 'refused'}, "
+                             f"against SMALLER_TYPE_RULE")
+        ruling = (row.step_notes if accepted else
+                  {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}).get("smaller-dtype", "")
+        if SMALLER_TYPE_RULE not in ruling:
+            raise ValueError(f"row {row.number}: the smaller-type ruling does not state the rule")
+    return rows
+
+
+ROWS = _apply_smaller_type_rule(_rows())
 
 
 def _row(number) -> Row:
@@ -404,23 +446,25 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
     step_hints = {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}
     intensity_check = check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
                                    mistakes=row.intensity_mistakes)
-    judged, carried = row.intensity, _carried_intensity(intensity, intensity_check)
+    ridges = ((vs_fp32, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
+              (vs_bf16, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
+              (verdict, row.ridge, "verdict on the roof it runs on"))
+    # The sides are always graded against the kernel's right intensity: a PASS means the side
+    # is right for this kernel, never only for a wrong number above it.
+    sides = [check_side(answer, row.intensity, ridge, question,
+                        hints=verdict_hints if question.startswith("verdict") else None)
+             for answer, ridge, question in ridges]
+    carried = _carried_intensity(intensity, intensity_check)
     if carried is not None:
-        # Review 7b K2-2: error carried forward.  The sides are judged against the student's
-        # own intensity, so a right comparison of a wrong number passes and every hint is true
-        # of the number they compared; a row's key-specific verdict hint would not be.
-        judged = carried
-        verdict_hints = {side: f"this kernel runs on the {row.runs_on_name}: classify it "
-                               f"against that roof's ridge" for side in ("memory", "compute",
-                                                                           "ridge")}
-    sides = [
-        check_side(vs_fp32, judged, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
-        check_side(vs_bf16, judged, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
-        check_side(verdict, judged, row.ridge, "verdict on the roof it runs on",
-                   hints=verdict_hints),
-    ]
-    if carried is not None:
-        sides = [_carried(check, carried) for check in sides]
+        # Error carried forward: a side also compared with the student's own (wrong) intensity,
+        # so the message says whether their comparison was consistent; its hints are true of
+        # the number they compared (a row's key-specific verdict hint is not).
+        generic = {side: f"this kernel runs on the {row.runs_on_name}: classify it against that "
+                         f"roof's ridge" for side in ("memory", "compute", "ridge")}
+        own = [check_side(answer, carried, ridge, question,
+                          hints=generic if question.startswith("verdict") else None)
+               for answer, ridge, question in ridges]
+        sides = [_carried(key, mine, carried) for key, mine in zip(sides, own)]
     return report(
         f"Row {row.number}: {row.description}",
         intensity_check,
@@ -441,16 +485,25 @@ def _carried_intensity(answer, intensity_check):
     return value if value > 0 else None
 
 
-def _carried(check, carried):
-    """A side check judged on the student's own (wrong) intensity says so."""
-    if check.status not in ("pass", "fail"):
-        return check
-    if check.passed:
-        return Check(check.question, "pass", f"right for your intensity of {carried:.4g}, which "
-                                             f"is itself wrong (see above): compare again once "
-                                             f"it is fixed")
-    return Check(check.question, "fail", f"judged on your intensity of {carried:.4g}: "
-                                         f"{check.message}")
+def _carried(key, own, carried):
+    """A side after a wrong intensity: graded against the right intensity (``key``), with what
+    the student's comparison of their own number (``own``) was.  A side that holds only for the
+    wrong intensity is consistent with it but does not pass."""
+    if key.status not in ("pass", "fail"):
+        return key
+    if key.passed:
+        if own.passed:
+            return Check(key.question, "pass", f"correct: this side holds for the kernel's right "
+                                               f"intensity as well as for your {carried:.4g}")
+        return Check(key.question, "pass", f"correct for this kernel, though not for your "
+                                           f"intensity of {carried:.4g}: recheck that number")
+    if own.passed:
+        return Check(key.question, "fail", f"consistent with your intensity of {carried:.4g}, but "
+                                           f"that intensity is wrong (see above), and for the "
+                                           f"right one this side differs: fix it, then compare "
+                                           f"again")
+    return Check(key.question, "fail", f"not right for this kernel, nor for your intensity of "
+                                       f"{carried:.4g}: {own.message}")
 
 
 # --- Part C: where the roofline is silent -----------------------------------------------------
@@ -572,8 +625,9 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
                                      "byte read, and a vector add's intensity, one add per 12 "
                                      "bytes, cannot rise; if you mean more work per launch, "
                                      "another option says that",
-                            "smaller-dtype": "fewer bytes shorten a memory time that is already "
-                                             "negligible next to the launch"}),
+                            "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + ". "
+                                             "Here the launch sets the time: fewer bytes shorten a "
+                                             "memory time that is already negligible next to it"}),
     )
 
 
@@ -609,7 +663,10 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
                      hints={"fuse": "fusing deletes bytes, but this kernel is not even using the "
                                     "bandwidth it already has",
                             "tile": "more reuse raises the roof; the kernel is nowhere near the "
-                                    "roof it has"}),
+                                    "roof it has",
+                            "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + ". "
+                                             "This kernel is far below its roof, so its bytes are "
+                                             "not what holds it back"}),
     )
 
 
@@ -638,8 +695,15 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
         check_choice(bound_by, "cache", "what bounds it", LIMITERS,
                      hints={"memory": "it is well below the HBM roof at its HBM intensity; which "
                                       "counter is near its ceiling?",
-                            "unmodelled": "the single-level roofline cannot see it, but the "
-                                          "counters name it"}),
+                            # 'unmodelled' means no roof accounts for the time (C2's case:
+                            # occupancy, latency, stalls); here one does, the L2's
+                            "unmodelled": "not quite: the HBM roofline alone cannot see this "
+                                          "limit, but 'unmodelled' means that no roof accounts "
+                                          "for the time (occupancy, latency, stalls, as in C2). "
+                                          f"Here the profiler puts one level's traffic at "
+                                          f"{CACHE_L2_CEILING_FRACTION:.0%} of "
+                                          "that level's own ceiling, a roof a roofline with one "
+                                          "roof per level draws: which limit is that?"}),
     )
 
 

@@ -36,7 +36,8 @@ def test_row_9_fp8_note_borrows_no_h200_roof_and_says_the_2x_needs_overlap():
     # K2-2: the exercise GPU has no fp8 roof; with the exps after the MMAs fp8 gains 1.5x
     check = ex02.check_row(9, 8192 * (4 * 128 + 5) / (8 * 128), "compute", "compute", "compute", "fp8")
     note = check.checks[-1].message
-    assert check.passed and "on the H200" not in note
+    # review 14: refused as the first move (compute-bound), the fp8 reasoning kept in the refusal
+    assert check.checks[-1].status == "fail" and "on the H200" not in note
     assert "this GPU's table gives no fp8 roof" in note and "the full 2x needs them overlapped" in note
     assert all(c.name != "fp8-tensor" for c in ex02.MACHINE.ceilings)
     # the 1.5x: bf16 MMAs T, exps T/2 (given rate); fp8 MMAs T/2, exps T/2

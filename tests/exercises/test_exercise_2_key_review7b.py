@@ -24,20 +24,25 @@ def test_c1_accepts_amortizing_the_launch():
 
 
 def test_sides_are_judged_on_the_students_own_intensity():
-    # K2-2: 2731 (the square GEMM) for row 8, then a right comparison of 2731: the sides pass, say so
+    # K2-2: 2731 (the square GEMM) for row 8, then a comparison of 2731.  Review 14: every side is
+    # graded against the right intensity (124), so a side that holds only for 2731 is consistent
+    # with it but does not pass; a side right for both passes and says so
     result = ex02.check_row(8, 2731, "compute", "compute", "compute", "batch")
-    assert _statuses(result) == ["fail", "pass", "pass", "pass", "pass"]
-    for check in result.checks[1:4]:
-        assert "right for your intensity of 2731" in check.message
+    assert _statuses(result) == ["fail", "pass", "fail", "fail", "pass"]
+    assert "for your 2731" in result.checks[1].message
+    for check in result.checks[2:4]:
+        assert "consistent with your intensity of 2731" in check.message
     # a wrong comparison of the student's own number: the hint is about that number, and the
     # row-8 key hint ("that is its verdict against the fp32 vector roof") is not given
-    wrong = ex02.check_row(8, 2731, "compute", "memory", "memory", "batch")
-    assert _statuses(wrong) == ["fail", "pass", "fail", "fail", "pass"]
-    assert all("judged on your intensity of 2731" in c.message for c in wrong.checks[2:4])
-    assert "fp32 vector roof, but" not in wrong.checks[3].message
-    # row 9 with the unfused intensity (memory-bound against bf16): consistent sides pass
+    wrong = ex02.check_row(8, 2731, "memory", "ridge", "ridge", "batch")
+    assert _statuses(wrong) == ["fail", "fail", "fail", "fail", "pass"]
+    assert all("nor for your intensity of 2731" in c.message for c in wrong.checks[1:4])
+    assert "runs on the bf16 matrix cores: classify it" in wrong.checks[3].message
+    assert all("fp32 vector roof, but" not in c.message for c in wrong.checks[1:4])
+    # row 9 with the unfused intensity (memory-bound against bf16): consistent, but not passing
     unfused = ex02._row(9).intensity_mistakes[0][0]
-    assert ex02.check_row(9, unfused, "compute", "memory", "memory", "overlap").checks[3].passed
+    check = ex02.check_row(9, unfused, "compute", "memory", "memory", "overlap").checks[3]
+    assert check.status == "fail" and "consistent with your intensity" in check.message
     # a right intensity: the key's hints as before
     key = ex02.check_row(8, 124, "compute", "memory", "compute", "batch").checks[3]
     assert key.status == "fail" and "matrix cores" in key.message

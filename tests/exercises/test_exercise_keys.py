@@ -734,15 +734,17 @@ def _markdown(cells):
 
 
 @pytest.mark.parametrize("number", [7, 9])
-def test_a_smaller_dtype_speeds_the_compute_bound_rows_through_their_roof(number):
+def test_a_smaller_dtype_on_the_compute_bound_rows_names_the_faster_units(number):
     # review 5a T7: notebook 02 teaches "a compute-bound GEMM gains 2x from the doubled roof"; the
-    # key refused a smaller type on rows 7 and 9 with "deleting bytes no longer buys any time"
+    # key refused a smaller type on rows 7 and 9 with "deleting bytes no longer buys any time".
+    # Review 14 (one rule for every row): a smaller type is not the first move on a compute-bound
+    # row, and the refusal says it pays there only through the faster units, not through bytes.
     row = ex02._row(number)
     assert row.verdict == "compute"
     check = ex02.check_row(number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                            "smaller dtype").checks[4]
-    assert check.status == "pass", check
-    assert "faster roof" in check.message and "not through its bytes" in check.message
+    assert check.status == "fail", check
+    assert "faster units" in check.message and ex02.SMALLER_TYPE_RULE in check.message
     # review 10b K2-2: row 9's note quotes no H200 fp8 roof; its 2x needs the exps overlapped
     assert ("20 times the fp32 vector roof" if number == 7 else "the full 2x needs them overlapped") in check.message
     for row in ex02.ROWS:  # no row's hint says a smaller type only deletes bytes on a compute-bound kernel
