@@ -12,7 +12,8 @@ that :func:`prepare` returned, never from constants, so the verdict on the FMA k
 verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge, and on a CPU
 wherever that CPU's measured ridge puts it (wide-vector server CPUs can have a ridge near a GPU's).  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
 rule): the reduction only reads (Lab 1's ``dram-read``), the FMA kernel reads x and writes y
-(``dram-copy``).
+(``dram-copy``); and against the compute roof of its own arithmetic: fp32 for the FMA kernel,
+fp64 for the reduction, whose adds are float64 (Lab 1's ``fp64``).
 
 Where the kernels run: live on the GPU (Numba-CUDA or CuPy) when there is one, live on this
 CPU (Numba's parallel target) when there is not, and otherwise the H200 runs recorded below,
@@ -109,6 +110,18 @@ class Setup:
         return self.machine.ceiling("fp32").value
 
     @property
+    def fp64_gflops(self) -> Optional[float]:
+        """The fp64 compute roof of the loaded ceilings (Lab 1 measures it), or None."""
+        return self.machine.ceiling("fp64").value if self.machine.has("fp64") else None
+
+    @property
+    def reduction_peak_gflops(self) -> float:
+        """The compute roof the reduction's adds meet: they run in float64 (both kernels
+        accumulate in double), so the fp64 roof; the fp32 P only where the ceilings hold no fp64
+        row (then an upper bound on it)."""
+        return self.fp64_gflops or self.peak_gflops
+
+    @property
     def peak_gbps(self) -> float:
         return self.machine.ceiling("dram").value
 
@@ -130,8 +143,8 @@ class Setup:
 
     @property
     def read_ridge(self) -> float:
-        """The reduction's ridge: P over the read ceiling."""
-        return self.peak_gflops / self.read_gbps
+        """The reduction's ridge: the fp64 roof of its float64 adds over the read ceiling."""
+        return self.reduction_peak_gflops / self.read_gbps
 
     @property
     def copy_ridge(self) -> float:
@@ -142,13 +155,15 @@ class Setup:
         found = _SPREAD.search(self.machine.ceiling(name).source or "")
         return float(found.group(1)) / 100 if found else None
 
-    def _spread_with(self, memory_spread: Optional[float]) -> float:
-        fp32 = self._stated_spread("fp32")
-        if fp32 is None and memory_spread is None:
+    def _spread_with(self, memory_spread: Optional[float], compute: str = "fp32") -> float:
+        peak = self._stated_spread(compute) if self.machine.has(compute) else None
+        if peak is None:  # an fp64 row kept without its spread: the fp32 FMA's, measured alike
+            peak = self._stated_spread("fp32")
+        if peak is None and memory_spread is None:
             return 0.0  # datasheet figures state no spread
         # A noisy Lab 1 (on a busy machine) can state spreads past 100%; the side is then
         # accepted within half the ridge either way, and the ceilings say they are NOISY.
-        return min(RIDGE_SPREAD_CAP, max(RIDGE_SPREAD_FLOOR, (fp32 or 0.0) + (memory_spread or 0.0)))
+        return min(RIDGE_SPREAD_CAP, max(RIDGE_SPREAD_FLOOR, (peak or 0.0) + (memory_spread or 0.0)))
 
     @property
     def ridge_spread(self) -> float:
@@ -159,12 +174,13 @@ class Setup:
 
     @property
     def read_ridge_spread(self) -> float:
-        """The uncertainty of the reduction's ridge P / R: fp32's spread and the read ceiling's
-        own (review 7b K4-1), P / B's when there is no read mix; a read mix kept without its
-        spread counts fp32's alone, at least the floor."""
-        if not self.dram_read_gbps:
-            return self.ridge_spread
-        return self._spread_with(self.dram_read_spread)
+        """The uncertainty of the reduction's ridge P64 / R: the fp64 roof's spread (fp32's where
+        the fp64 row keeps none) and the read ceiling's own, the DRAM ceiling's when there is no
+        read mix; a read mix kept without its spread counts the compute roof's alone, at least
+        the floor."""
+        compute = "fp64" if self.fp64_gflops else "fp32"
+        return self._spread_with(self.dram_read_spread if self.dram_read_gbps
+                                 else self._stated_spread("dram"), compute)
 
     @property
     def copy_ridge_spread(self) -> float:
@@ -179,10 +195,14 @@ class Setup:
     def describe(self) -> Table:
         rows = [("ceilings", self.machine.name), ("origin", self.message),
                 ("fp32 roof", f"{self.peak_gflops:,.1f} GFLOP/s"),
+                ("fp64 roof", f"{self.fp64_gflops:,.1f} GFLOP/s (the reduction's float64 adds)"
+                 if self.fp64_gflops else "none loaded: the reduction's float64 adds are placed "
+                                          "under the fp32 roof, an upper bound on theirs"),
                 ("DRAM roof", f"{self.peak_gbps:,.1f} GB/s ({self.machine.ceiling('dram').label})"),
                 ("DRAM read ceiling", f"{self.read_gbps:,.1f} GB/s" + (
                     " (no read mix measured: the DRAM roof)" if not self.dram_read_gbps else
-                    f" (spread not recorded: P / R taken as known to {self.read_ridge_spread:.0%})"
+                    f" (spread not recorded: {'P64' if self.fp64_gflops else 'P'} / R taken as known "
+                    f"to {self.read_ridge_spread:.0%})"
                     if self.dram_read_spread is None else "")),
                 ("DRAM copy ceiling", f"{self.copy_gbps:,.1f} GB/s" + (
                     " (no copy mix measured: the DRAM roof)" if not self.dram_copy_gbps else
@@ -265,6 +285,9 @@ RECORDED_H200 = {
     # ... and its dram-copy, the best of its four configurations (the same log, [3/11]): the FMA
     # kernel's own access mix (x read, y written)
     "dram_copy_gbps": 4276.9,
+    # ... and its fp64 FMA ceiling (the same log, [8/11]; one configuration, its spread not kept):
+    # the roof of the reduction's float64 adds
+    "fp64_gflops": 33423.3,
     "reduction": {"name": "reduction", "n": 134217728, "seconds": 0.00012308799847960474,
                   "spread": 0.013518765354133943, "repeats": 20, "verified": True,
                   "kernel": "gpu_sum (Numba-CUDA, 16-byte loads, float64 partial sums)"},
@@ -316,6 +339,9 @@ def recorded_machine(recording: dict = None) -> Machine:
     ceilings = tuple(Ceiling(name, kinds[name], c["value"],
                              f"{where}, spread {100 * c['spread']:.1f}%", labels[name])
                      for name, c in recording["ceilings"].items())
+    if recording.get("fp64_gflops"):
+        ceilings += (Ceiling("fp64", "compute", recording["fp64_gflops"],
+                             f"{where}, spread not recorded", "fp64 FMA"),)
     return Machine(name=recording["where"], ceilings=ceilings, source=where,
                    date=recording["created"][:10], kind="measured", notes="GPU roofline",
                    provenance=dict(recording["device"], created=recording["created"]))
@@ -347,12 +373,14 @@ def record(progress=None) -> dict:
     ceilings = {c["name"]: {"value": round(c["value"], 1), "spread": round(c["spread"], 3)}
                 for c in result["ceilings"] if c["name"] in ("dram", "fp32")}
     read = [round(c["value"], 1) for c in result["ceilings"] if c["name"] == "dram-read"]
+    fp64 = [round(c["value"], 1) for c in result["ceilings"] if c["name"] == "fp64"]
     copy = [round(c["value"], 1) for c in result["ceilings"] if c["name"] == "dram-copy"]
     runs = {name: {k: v for k, v in asdict(run).items() if k != "where"}
             for name, run in (("reduction", reduction), ("fma", fma))}
     return {"where": f"{backend.device_name} (recorded)", "created": started, "device": device,
             "ceilings": ceilings, **({"dram_read_gbps": read[0]} if read else {}),
-            **({"dram_copy_gbps": copy[0]} if copy else {}), **runs}
+            **({"dram_copy_gbps": copy[0]} if copy else {}),
+            **({"fp64_gflops": fp64[0]} if fp64 else {}), **runs}
 
 
 # --- what the notebook calls first -----------------------------------------------------------
@@ -497,20 +525,23 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
 
 
 def _keys(setup: Setup) -> dict:
-    """Each kernel against the DRAM roof of its own access mix (notebook 03's rule): the
-    reduction against the read ceiling R, the FMA kernel (x read, y written) against the copy
-    ceiling C.  ``side_b`` and ``roof_b`` are the same against B, Lab 1's best mix, for hints."""
+    """Each kernel against the roofs of its own work: the DRAM roof of its access mix (notebook
+    03's rule), the reduction against the read ceiling R, the FMA kernel (x read, y written)
+    against the copy ceiling C; and the compute roof of its arithmetic, the fp64 one for the
+    reduction's float64 adds, the fp32 P for the FMA kernel.  ``side_b`` and ``roof_b`` are the
+    same against B, Lab 1's best mix, for hints."""
     keys = {}
-    for run, cost, gbps_mix in ((setup.reduction, reduction_cost(setup.reduction.n), setup.read_gbps),
-                                (setup.fma, fma_cost(setup.fma.n), setup.copy_gbps)):
+    for run, cost, gbps_mix, peak in (
+            (setup.reduction, reduction_cost(setup.reduction.n), setup.read_gbps, setup.reduction_peak_gflops),
+            (setup.fma, fma_cost(setup.fma.n), setup.copy_gbps, setup.peak_gflops)):
         intensity = cost.n_flops / cost.n_bytes
         achieved = cost.n_flops / run.seconds / 1e9
-        roof = attainable_gflops(intensity, setup.peak_gflops, gbps_mix)
-        ridge = setup.peak_gflops / gbps_mix
-        keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof, ridge=ridge,
+        roof = attainable_gflops(intensity, peak, gbps_mix)
+        ridge = peak / gbps_mix
+        keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof, ridge=ridge, peak=peak,
                               side=side_of_ridge(intensity, ridge),
-                              side_b=side_of_ridge(intensity, setup.ridge),
-                              roof_b=attainable_gflops(intensity, setup.peak_gflops, setup.peak_gbps),
+                              side_b=side_of_ridge(intensity, peak / setup.peak_gbps),
+                              roof_b=attainable_gflops(intensity, peak, setup.peak_gbps),
                               fraction=achieved / roof,
                               gbps=cost.n_bytes / run.seconds / 1e9)
     return keys
@@ -543,6 +574,9 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     above_p = (setup.peak_gflops, "attainable is the min of the two roofs, min(P, I x the DRAM "
                                   "ceiling of the kernel's own mix): it cannot exceed the compute "
                                   "roof P")
+    # The reduction's adds are float64: its compute roof is the fp64 one, P64
+    above_p64 = (red["peak"], "attainable is the min of the two roofs, min(P64, I x R): it cannot "
+                              "exceed the compute roof of its float64 adds, the fp64 one")
     return report(
         f"Placement on {setup.machine.name}",
         # Review 10b K4-1: the generic factor-2 hint (FMAs, copies) does not fit a sum
@@ -561,12 +595,12 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                (red["achieved"] / 2, "half the key: the sum does n adds, one per "
                                                      "element, in the measured time")]),
         check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
-                     mistakes=[(setup.peak_gflops, "that is the compute roof; at this "
-                                                   "intensity I x R is far lower")]
+                     mistakes=[(red["peak"], "that is the compute roof of its float64 adds; at this "
+                                             "intensity I x R is far lower")]
                      + _mix_mistake(red["roof"], red["roof_b"],
                                     "that is I x B, Lab 1's best access mix (a write); the reduction "
                                     "only reads: its roof is I x R"),
-                     at_most=above_p),
+                     at_most=above_p64),
         check_side(reduction_side, red["intensity"], red["ridge"], "reduction side of the ridge",
                    spread=setup.read_ridge_spread),
         # Judged against its own access mix (notebook 03): the reduction only reads.
@@ -659,6 +693,19 @@ def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
                            title=f"Your two kernels on {setup.machine.name}, each under its own mix's roof")
 
 
+def _reduction_roof_note(setup, red) -> str:
+    """The model answer's note on the reduction's compute roof, from the numbers the key used."""
+    if not setup.fp64_gflops:
+        return ("The reduction's adds run in float64 (it accumulates in double), so its compute roof "
+                "is the fp64 one; these ceilings hold no fp64 row, so the key places it under the fp32 "
+                f"P, an upper bound on that roof; at {red['intensity']:.3g} FLOP/byte its roof is I x R "
+                "either way.")
+    return ("The reduction's adds run in float64 (it accumulates in double), so the key places it "
+            f"under the fp64 roof, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P: its ridge "
+            f"is P64 / R = {red['ridge']:.3g} FLOP/byte, and at {red['intensity']:.3g} FLOP/byte its "
+            f"roof is I x R = {red['roof']:,.0f} GFLOP/s, far below either compute roof.")
+
+
 def model_verdict(setup, attempt):
     """The model answer on whether the FMA kernel's verdict depends on the hardware."""
     _require_setup(setup)
@@ -724,9 +771,7 @@ def model_verdict(setup, attempt):
              f"a bandwidth no access mix reached); against it the kernel sits {where(h200_ridge)}, "
              f"while the course's H200, measured, has a copy ceiling of {rec_copy:,.0f} GB/s and a copy "
              f"ridge of {rec_ridge:.3g}, which puts it {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}.",
-             "The reduction's adds run in float64 (it accumulates in double), so the compute roof it "
-             "meets is the fp64 one, lower than the fp32 P; at its intensity I x R is far below "
-             "either, so its roof is the bandwidth term whichever P is used."]
+             _reduction_roof_note(setup, red)]
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
                               "judge each kernel against the DRAM roof of its own access mix: "
