@@ -8,8 +8,10 @@ from __future__ import annotations
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (Choices, check_choice, check_number, check_side, report,
                                            reveal)
+from rooflinelib.core.machines import H200
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
-from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS
+from rooflinelib.core.vocabulary import BF16_TENSOR, TF32_TENSOR
+from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS, SMALLER_TYPE_RULE
 from rooflinelib.exercises.ex03_attention import GROWTH
 
 # Given data of the drills (the problem statements' numbers).
@@ -26,11 +28,14 @@ D6_PEAK_GROWTH, D6_BANDWIDTH_GROWTH = 20.0, 3.0
 D6_RTOL = 0.06
 D7_HEAD_DIM = 128
 
+#: The two ways to combine the per-resource times.  Only the max is a lower bound (a floor);
+#: the sum is the no-overlap time, an upper estimate of the model's time: max <= time <= sum.
 BOUNDS = Choices({
-    "max": ("time >= max(F/P, M/B): arithmetic and traffic overlap completely",
+    "max": ("time >= max(F/P, M/B): the lower bound, reached when arithmetic and traffic overlap "
+            "completely",
             ("maximum", "max(f/p, m/b)", "overlap", "perfect overlap", "the max",
              "maximum of the two", "max of the two", "taking the max", "taking the maximum")),
-    "sum": ("time >= F/P + M/B: no overlap at all",
+    "sum": ("time <= F/P + M/B: the no-overlap time, an upper estimate of the model's time",
             ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
 })
 
@@ -137,7 +142,10 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                      hints={"fuse": "changing bytes or FLOPs now would be guessing: the kernel "
                                     "is not near either roof",
                             "overlap": "that is the verdict at the ridge once the kernel is near "
-                                       "its roof; it is far from it"}),
+                                       "its roof; it is far from it",
+                            "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + ". "
+                                             "This kernel is far below its roof, so its bytes are "
+                                             "not what holds it back"}),
     )
 
 
@@ -230,10 +238,12 @@ MODEL_ANSWERS = {
         "the kernel needs at least the longer of the two, max(F/P, M/B); dividing the work F "
         "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Taking the max is "
         "the hopeful step, because it assumes loads and arithmetic overlap perfectly. With no "
-        "overlap at all the floor is F/P + M/B, which is worst, twice as long, when the two "
-        "terms are equal, at the ridge.",
-        ("two lower bounds, one per resource", "the max assumes perfect overlap",
-         "the sum is the no-overlap bound, at most 2x worse")),
+        "overlap at all the time is F/P + M/B: not a floor but an upper estimate of the "
+        "model's time, so max(F/P, M/B) <= time <= F/P + M/B. The sum is furthest above the "
+        "max, twice as long, when the two terms are equal, at the ridge.",
+        ("two lower bounds, one per resource; the larger is the floor",
+         "the max assumes perfect overlap",
+         "the sum is the no-overlap time, an upper estimate, at most 2x the max")),
     3: None,  # filled in by _numeric_answers(), from the drill's data
     4: None,
     5: ("Intensity depends on conventions, so both can be right. They may have counted bytes at "
@@ -262,18 +272,7 @@ MODEL_ANSWERS = {
         "its bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
         "grows in proportion to s.",
         ("unfused: traffic and FLOPs are both O(s^2)", "fused: traffic is O(s d), FLOPs O(s^2 d)")),
-    8: ("Being at 96% of a roof says the kernel uses that resource well, not that the work is "
-        "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
-        "matrix product the tensor cores could run about 15 times faster in bf16 (7 in tf32) on "
-        "an H200, so check the instruction "
-        "mix first. The bytes can be wasteful: uncoalesced access that moves eight times the "
-        "bytes it needs makes the intensity and the roof eight times too low, and the kernel "
-        "then moves junk efficiently. Or the algorithm is the problem: a worse-complexity "
-        "method, or a kernel that need not run at all (a redundant copy or layout change), can "
-        "sit at its roof and still be pure waste.",
-        ("the roof may be the wrong one (instruction mix: tensor cores, packed ops)",
-         "wasted bytes make the roof itself too low", "the roofline cannot judge the algorithm "
-                                                      "or whether the kernel is needed")),
+    8: None,  # filled in by _numeric_answers(): its ratios come from the H200's ceilings
     9: ("Most of the program's time usually goes into waiting for data to arrive from memory, "
         "not into calculating (or into waiting on something else: the computer's main processor "
         "handing out the work, many tiny tasks, reading files). A chip that calculates twice as "
@@ -283,6 +282,14 @@ MODEL_ANSWERS = {
          "the host, launches or files",
          "faster arithmetic does not shorten the wait")),
 }
+
+def drill8_ratios(machine=H200) -> dict:
+    """How many times the fp32 vector roof drill 8's tensor-core roofs are, from the machine's
+    datasheet ceilings: ``{"bf16": ..., "tf32": ...}`` (the H200: 14.8 and 7.4)."""
+    fp32 = machine.ceiling("fp32").value
+    return {"bf16": machine.ceiling(BF16_TENSOR).value / fp32,
+            "tf32": machine.ceiling(TF32_TENSOR).value / fp32}
+
 
 def _numeric_answers() -> None:
     verdict = classify(D3_FLOPS / D3_BYTES, D3_PEAK_GFLOPS, D3_GBPS, D3_ACHIEVED_GFLOPS)
@@ -319,7 +326,21 @@ def _numeric_answers() -> None:
          "the speedup comes from deleted bytes",
          "fusing elementwise kernels rarely changes the verdict (fusion that deletes O(s^2) "
          "traffic, as in attention, can)"))
-
+    # The H200's datasheet ratios, not literals: bf16 989.4 / 66.9 = 14.8, tf32 494.7 / 66.9 = 7.4
+    ratios = drill8_ratios()
+    MODEL_ANSWERS[8] = (
+        "Being at 96% of a roof says the kernel uses that resource well, not that the work is "
+        "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
+        f"matrix product the tensor cores could run about {ratios['bf16']:.1f} times faster in "
+        f"bf16 ({ratios['tf32']:.1f} in tf32) on an H200, so check the instruction mix first. "
+        "The bytes can be wasteful: uncoalesced access that moves eight times the bytes it needs "
+        "makes the intensity and the roof eight times too low, and the kernel then moves junk "
+        "efficiently. Or the algorithm is the problem: a worse-complexity method, or a kernel "
+        "that need not run at all (a redundant copy or layout change), can sit at its roof and "
+        "still be pure waste.",
+        ("the roof may be the wrong one (instruction mix: tensor cores, packed ops)",
+         "wasted bytes make the roof itself too low",
+         "the roofline cannot judge the algorithm or whether the kernel is needed"))
 
 _numeric_answers()
 
