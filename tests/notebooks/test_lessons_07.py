@@ -91,6 +91,8 @@ def test_the_shared_memory_cap_is_explained_where_its_verdict_is_given():
     tiled = [rows[n]["gflops"] / fp32 / gemm_targets.shared_cap(rows[n]["shared_passes_per_ffma"], shared, fp32)
              for n in ("tiled, threadIdx.x -> row", "tiled, threadIdx.x -> column")]
     assert f"{tiled[0]:.0%} and {tiled[1]:.0%} of their caps" in page
+    # the measured roof's share of the banks' 128 bytes per SM per clock: the caps are bounds on it
+    assert f"The measured roof is itself {passes:.0%} of the 128 bytes per SM per clock the banks allow" in page
 
 
 def test_the_caps_cell_calls_the_library_and_prints_what_it_printed_before():
@@ -117,7 +119,7 @@ def test_an_exp_is_priced_by_the_sfu_pipes_throughput_beside_the_fma_pipes():
     from rooflinelib.core import machines
     text = _prose()
     assert "MUFU instruction alone" not in text and "MUFU issue" not in text
-    assert "An `exp` runs on the special-function pipe (SFU, or MUFU), beside the FMA pipes." in text
+    assert "An `exp` needs one instruction on the special-function pipe (SFU, or MUFU), which runs beside the FMA pipes." in text
     assert ("On Hopper that pipe returns 16 results per clock per SM against 128 FP32 FMA lanes: 8 times fewer "
             "results, 16 times fewer FLOPs (an FMA counts as 2).") in text
     h200 = machines.H200
