@@ -540,8 +540,9 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     text = _prose("06")
     assert "64-byte unit at DRAM" not in text
     # review 7d C06-8: the hypothesis in a sentence of its own
-    assert ("The 64-B column is a hypothesis: the L2 fetches two sectors, 64 bytes, from DRAM "
-            "at a time") in " ".join(text.split())
+    # review 15 (R15-4): the cause paragraph is labelled a hypothesis and names the column
+    assert ("**Cause, a hypothesis.** The L2 fetches two sectors, 64 bytes, from DRAM at a time: the table's "
+            "64-B column.") in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
