@@ -111,9 +111,10 @@ def softmax(n: int, fused: bool = True, dtype: str = "fp32", row_on_chip: bool =
       element.  This needs a row that fits on chip; it is what notebook 04's kernel does.
 
     The 3-pass form here is the course's own variant: its second pass writes exp(x - m) back,
-    so the third only divides.  Milakov and Gimelshein's safe softmax instead recomputes the exp
-    in its third pass: 3 reads + 1 write, against which their online form saves a quarter of the
-    traffic (their "up to 1.3x"), where the course's 3-pass form gives 1.67x and 2.5x.
+    so the third only divides.  The usual safe softmax, older than the online normalizer and the
+    baseline Milakov and Gimelshein measure against, instead recomputes the exp in its third
+    pass: 3 reads + 1 write, against which their online form saves a quarter of the traffic
+    (their "up to 1.3x"), where the course's 3-pass form gives 1.67x and 2.5x.
 
     FLOPs: 5 per element for the 3-pass and the on-chip forms; 10 for the streaming online
     normalizer, whose rescaling adds a subtract, an exp and a multiply per element and whose

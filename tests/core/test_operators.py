@@ -513,3 +513,11 @@ RIDGE_CALLS = [
 def test_bad_ridge_raises_naming_ridge(call, bad):
     with pytest.raises(ValueError, match=r"^ridge:"):
         call(bad)
+
+
+def test_softmax_docstring_credits_the_online_normalizer_not_the_safe_softmax_to_its_paper():
+    # review 15: Milakov and Gimelshein introduced the online normalizer; the safe (3-pass)
+    # softmax is older, their paper's baseline
+    doc = " ".join(ops.softmax.__doc__.split())
+    assert "Milakov and Gimelshein's safe softmax" not in doc
+    assert "The usual safe softmax, older than the online normalizer" in doc
