@@ -906,3 +906,25 @@ def test_03_review_14_one_idea_per_section_and_fewer_words():
                  "**DRAM reaches 89-98% of 4.8 TB/s, by mix.**", "**The L2 has no datasheet figure.**",
                  "**The bf16 tensor cores reach 82%.**"):
         assert lead in datasheet, lead
+
+
+def test_03_review_14_the_lesson_table_and_placement_work_on_a_live_run_without_the_mixes():
+    # A live Lab 1 that measured only `dram` (no mixes) still shows its DRAM row, flagged NOISY
+    # where it is, with no H200 datasheet beside a CPU; its kernel is placed against `dram`
+    from types import SimpleNamespace
+    from rooflinelib.lessons import ceilings
+    from rooflinelib.store import results
+    result = results.validate({
+        "format": "rooflinelib-result", "version": 1, "kind": "ceilings", "backend": "cpu", "scope": "cpu",
+        "created": "2026-12-01T23:00:00+00:00", "device": {"name": "CPU: test CPU"},
+        "ceilings": [{"name": "dram", "kind": "memory", "value": 10.0, "unit": "GB/s", "verified": True,
+                      "spread": 0.01, "noisy": True, "noise": "busy"},
+                     {"name": "fp32", "kind": "compute", "value": 80.0, "unit": "GFLOP/s", "verified": True,
+                      "spread": 0.01}]})
+    lab1 = SimpleNamespace(result=result, machine=results.to_machine(result, name="CPU"))
+    table = ceilings.lesson_table(lab1)
+    assert "dram (NOISY)" in table and "fp32" in table and "4,800" not in table
+    kernel = SimpleNamespace(n_flops=5e6, n_bytes=8e6, median_s=1e-3)  # 80% of its 6.25 GFLOP/s roof
+    placed = ceilings.place_on_own_mix(kernel, lab1)
+    assert placed.startswith("its roof: fp32 and dram, 10 GB/s")
+    assert "80% of the roof, memory-bound, within 20% of the dram roof." in placed and "against dram" not in placed
