@@ -928,3 +928,14 @@ def test_03_review_14_the_lesson_table_and_placement_work_on_a_live_run_without_
     placed = ceilings.place_on_own_mix(kernel, lab1)
     assert placed.startswith("its roof: fp32 and dram, 10 GB/s")
     assert "80% of the roof, memory-bound, within 20% of the dram roof." in placed and "against dram" not in placed
+
+
+def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
+    # The chains experiment is the appendix's; the lesson keeps its result (notebook 04 leans on
+    # "four chains are enough"), quoted from the recorded run
+    from rooflinelib.experiments import recorded_experiments, rows
+    chain = {r["variant"]: r for r in rows.chains_rows(recorded_experiments()["chains"])}
+    four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert (f"with every SM full, four chains reached {four:.0%} of the peak and one chain {one:.0%} "
+            "([why](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
