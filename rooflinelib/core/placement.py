@@ -171,7 +171,7 @@ def verdict_phrase(kernel, roofline: Roofline) -> str:
 #: The decision table: the situation read off the chart, what it means, and which of the
 #: model's verdicts (:data:`rooflinelib.core.model.ADVICE`) says what to do next.
 DECISION_TABLE = (
-    ("I < ridge and achieved near the roof", "memory-bound and bandwidth-optimal", "memory"),
+    ("I < ridge and achieved near the roof", "memory-bound and near its bandwidth roof", "memory"),
     ("I > ridge and achieved near the roof", "compute-bound and near peak", "compute"),
     ("achieved far below the roof (under half)", "bound by something the roofline does not model",
      "far-below"),

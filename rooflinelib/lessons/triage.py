@@ -429,7 +429,7 @@ def _general_finding(facts: KernelFacts, target: str = "gpu") -> Finding:
                            f"it reaches {_pct(frac)} of the bandwidth roof while moving "
                            f"{facts.bytes_ratio:.3g}x the analytic bytes")
         optimal = facts.bytes_ratio is not None
-        return Finding("memory-bound and bandwidth-optimal" if optimal
+        return Finding("memory-bound, at the bandwidth roof with no extra bytes" if optimal
                        else "memory-bound and at the bandwidth roof",
                        lever(advice["memory"]),
                        f"it reaches {_pct(frac)} of the bandwidth roof"

@@ -123,7 +123,7 @@ def test_no_fingerprint_falls_back_to_the_decision_table():
     assert memory.likely.cause == "memory-bound and at the bandwidth roof"
     assert "fewer bytes" in memory.likely.next_step
     known = triage(KernelFacts(fraction_of_roof=0.9, side="memory", bytes_ratio=1.0))
-    assert known.likely.cause == "memory-bound and bandwidth-optimal"
+    assert known.likely.cause == "memory-bound, at the bandwidth roof with no extra bytes"
     compute = triage(KernelFacts(fraction_of_roof=0.9, side="compute"))
     assert "instruction mix" in compute.likely.next_step
     far = triage(KernelFacts(fraction_of_roof=0.2, side="compute"))
