@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from rooflinelib.core import placement
 from rooflinelib.core.machines import H200
+from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.store import results
 from rooflinelib.views import tables
 from rooflinelib.lessons.pitfalls import own_dram_mix
 
 #: The rows the lesson reads, in the order it reads them.
-LESSON_ROWS = ("dram-read", "dram-write", "dram-copy", "l2", "fp32", "fp64", "bf16-tensor")
+LESSON_ROWS = ("dram-read", "dram-write", "dram-copy", "l2", "fp32", "fp64", BF16_TENSOR)
 #: The datasheet figure each row is set against (the DRAM mixes all against the one printed rate).
 DATASHEET_OF = {"dram-read": "dram", "dram-write": "dram", "dram-copy": "dram"}
+
 
 def _percent(value) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
