@@ -49,7 +49,9 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     assert (f"The sweep ran at an SM clock of {clock:,.0f} MHz, and so did Lab 1's `l2`, `dram-copy` and `fp32` "
             "kernels (1,980, 1,980 and 1,980 MHz)") in appendix
     assert "SM clock" not in printed and "132 SMs x 128 bytes" not in printed
-    assert "both runs' clocks: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" in prose
+    # review 15c (cell 5): the clocks are linked once, from section 5's peaks, not beside the roofs
+    assert "both runs' clocks: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" not in prose
+    assert "The clocks of both runs: [appendix](../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in prose
     assert recorded["created"][:10] != lab1["created"][:10]
     assert recorded["created"][:10] not in prose and lab1["created"][:10] not in prose
     assert f"{recorded['created'][:10]}, SM clock 1980 MHz" in appendix and f"| {lab1['created'][:10]} |" in appendix
@@ -190,7 +192,7 @@ def _cells05():
 def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_the_appendixs(prose, appendix):
     # C05-2: "slices" was used (counter table, ncu's L2 peak) and never defined; "cluster",
     # "portable cluster" and "TMA" were used undefined in section 4: they moved to the appendix
-    assert prose.index("built of **slices** that each serve part of the address space") < prose.index("slices'")
+    assert prose.index("built of **slices** that each serve part of the address space") < prose.index("The L2's slices count")
     for term in ("TMA", "cluster"):
         assert term not in prose
         assert term in appendix
@@ -199,7 +201,9 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
     assert "two **partitions** joined by a link, the L2 **fabric**" in prose
-    assert "why, the counters do not show" in prose
+    # review 15c: the fabric is one sentence in the lesson; that the counters show no mechanism is the appendix's
+    assert "why, the counters do not show" not in prose
+    assert "The counters show that the fabric's bytes match the DRAM reads, not why" in appendix
 
 
 def test_05_review_12c_the_models_caveat_comes_with_the_model():
@@ -214,7 +218,7 @@ def test_05_review_12c_the_models_caveat_comes_with_the_model():
 def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numbers(prose):
     # C05-1: cell 16 carried ws_read, the 64 MiB artefact and the K = 64 corner in two paragraphs,
     # repeating the table's bytes and time; C05-4: the 64 MiB printout indexed kernels[4]
-    for lead in ("**`ws_read` is L2-bound.**", "**The 64 MiB sweep is no DRAM test.**", "**The 1 GiB sweeps**"):
+    for lead in ("**`ws_read` is L2-bound.**", "**The 64 MiB sweep is no test of the DRAM counters.**", "**The 1 GiB sweeps**"):
         assert lead in prose
     assert "847 MB" not in prose and "94.6 µs" not in prose
     code = "\n".join("".join(c["source"]) for c in _cells05() if c["cell_type"] == "code")
@@ -224,7 +228,7 @@ def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numb
 
 def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
     # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
-    assert ("The sweep's L2 plateau is about 10% lower; why the chart uses Lab 1's, and both runs' clocks: "
+    assert ("The sweep's L2 plateau is about 10% lower; why the chart uses Lab 1's: "
             "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)") in prose
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
