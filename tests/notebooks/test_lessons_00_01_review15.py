@@ -2,7 +2,13 @@
 course logistics after the concept, its breaks say what fails (counting the algorithm's bytes
 against the HBM roof, not caches as such) in sentences read once; 01's step 2 is three sections
 of one idea each, overlap reaches the bound only at both peaks, and the library's units, pitfall
-numbers and a provenance hedge leave the argument."""
+numbers and a provenance hedge leave the argument.
+
+Review 15e: 00's kitchen opens with a sentence, its learning-path row follows the page, the launch
+break says the bound and the launch in two clauses, and packed fp32 leaves the first hour; 01's
+step 2 states the maximum and the sum before the warp primer, a scheduler's slot idles when that
+scheduler's warps wait, the status bands sit after the verdicts, and the stride item says which
+figure is general (the L2's 8x) and which is the H200's (further still against its HBM)."""
 import re
 from pathlib import Path
 
@@ -56,13 +62,16 @@ def test_00_the_third_break_is_the_byte_count_not_the_caches():
     assert "crosses that cache 5 times and HBM once" in text
 
 
-def test_00_the_packed_figure_is_two_fmas_per_thread_and_the_launch_sentence_reads_once():
+def test_00_no_packed_figure_and_the_launch_sentence_reads_once():
+    # review 15a: one reading of the launch; review 15e: the bound, then the launch, in two clauses,
+    # and packed fp32 (two FMAs per thread in each instruction) is notebook 02's and the appendix's
     text = markdown("00_start_here.ipynb")
-    assert "two FMAs per thread in each instruction" in text
+    assert "two FMAs" not in text and "packed" not in text
     assert "each instruction does two fp32 FMAs, not one" not in text
     assert "prepared once and replayed" not in text and "costs the GPU itself" not in text
-    assert ("Even the cheapest launch costs the GPU some 60 times the shortest possible time to move a "
-            "4,096-element add's bytes.") in text
+    assert "the shortest possible time to move" not in text
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the cheapest launch costs "
+            "the GPU some 60 times that.") in text
 
 
 def test_00_the_opening_bullet_gives_its_verdict_before_any_parenthesis():
@@ -81,21 +90,26 @@ def test_00_the_launch_figures_print_on_two_short_lines():
 
 
 def test_00_and_01_did_not_grow():
-    for name, before in (("00_start_here.ipynb", 1410), ("01_derivation.ipynb", 2490)):
+    for name, before in (("00_start_here.ipynb", 1392), ("01_derivation.ipynb", 2431)):
         assert len(markdown(name).split()) <= before, name
 
 
 # --- notebook 01 ----------------------------------------------------------------------------------
 
 def test_01_step_2_is_three_sections_of_one_idea_each():
+    # review 15e: the heading promises the maximum and the sum, so they come first; the warp
+    # primer follows them (how a GPU overlaps), then why neither bound is a prediction
     nb = cells("01_derivation.ipynb")
     step2 = first(nb, lambda c: c.source.startswith("## Step 2"))
-    assert "### Primer: warps, schedulers and issue slots" in nb[step2].source
-    assert "\\max" not in nb[step2].source and "\\frac{F}{P} + \\frac{M}{B}" not in nb[step2].source
-    assert nb[step2 + 1].source.startswith("### Overlap: the maximum and the sum")
+    assert "### Primer" not in nb[step2].source
+    assert "\\max" in nb[step2].source and "\\frac{F}{P} + \\frac{M}{B}" in nb[step2].source
+    assert nb[step2 + 1].source.startswith("### Primer: warps, schedulers and issue slots")
+    assert "\\max" not in nb[step2 + 1].source
     assert nb[step2 + 2].source.startswith("### Neither bound is a prediction")
     assert "The sum is the cost of one schedule, not an upper bound" in words(nb[step2 + 2].source)
-    assert "not an upper bound" not in nb[step2 + 1].source
+    assert "not an upper bound" not in nb[step2].source
+    # the serial schedule (blocks on SMs) comes after the primer defines an SM
+    assert "SM" not in nb[step2].source and "one block on each SM" in nb[step2 + 2].source
     for cell in nb[step2:step2 + 3]:  # short paragraphs
         for paragraph in cell.source.split("\n\n"):
             assert len(paragraph.split()) <= 80, paragraph[:60]
@@ -125,3 +139,59 @@ def test_01_no_pitfall_numbers_in_the_bands_and_no_provenance_hedge_in_the_strid
     assert "up to stride 16" not in text and "extrapolation" not in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "the longest stride the fit explains" in appendix
+
+
+# --- review 15e -----------------------------------------------------------------------------------
+
+def test_00_review_15e_kitchen_opens_with_a_sentence_and_the_path_row_follows_the_page():
+    nb = cells("00_start_here.ipynb")
+    kitchen = next(c.source for c in nb if c.source.startswith("## The model in a kitchen"))
+    assert "A picture with one unit for each quantity" not in kitchen
+    assert "A kitchen has the roofline's three quantities, each in its own unit." in words(kitchen)
+    row = next(line for line in "\n".join(c.source for c in nb).splitlines() if line.startswith("| 1 |"))
+    assert "the question, the picture, the model as a kitchen, where it breaks, the modes" in row
+    # the row's order is the page's order
+    order = [first(nb, lambda c, h=h: h in c.source) for h in
+             ("**The question", "## The model in a kitchen", "## Where the picture breaks", "## The mode this machine")]
+    assert order == sorted(order)
+
+
+def test_00_review_15e_the_launch_numbers_are_the_recorded_ones():
+    from rooflinelib.lessons import analogy
+    launch = analogy.break_figures()["launch"]
+    assert round(launch["traffic_s"] * 1e9) == 10  # "10 ns at best"
+    assert 55 <= launch["device_s"] / launch["traffic_s"] <= 65  # "some 60 times that"
+    cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
+    assert "packed" not in cell.source and "163.4" not in printed(cell)
+    assert "81.7 TFLOP/s (ordinary fp32; fp64 vector the same)" in printed(cell)
+
+
+def test_01_review_15e_a_scheduler_idles_when_its_own_warps_wait():
+    text = markdown("01_derivation.ipynb")
+    assert "When every resident warp is waiting, the slot goes unused." not in text
+    assert "When every warp of a scheduler is waiting, that scheduler's slot goes unused." in text
+
+
+def test_01_review_15e_the_bands_are_a_box_after_the_verdicts():
+    nb = cells("01_derivation.ipynb")
+    step5 = first(nb, lambda c: c.source.startswith("## Step 5"))
+    verdicts = first(nb, lambda c: c.cell_type == "code" and "({v.status})" in c.source)
+    reading = first(nb, lambda c: c.source.startswith("Read the two verdicts"))
+    bands = first(nb, lambda c: c.cell_type == "markdown" and "near-roof from 80% of the roof" in words(c.source))
+    step6 = first(nb, lambda c: c.source.startswith("## Step 6"))
+    assert "band" not in nb[step5].source and "80%" not in nb[step5].source
+    assert step5 < verdicts < reading < bands < step6
+    assert words(nb[bands].source).startswith("**The word in parentheses** after each achieved rate is the course's band")
+
+
+def test_01_review_15e_the_stride_item_says_which_figure_is_the_h200s():
+    text = markdown("01_derivation.ipynb")
+    # the L2's 32-byte sectors, hence the 8x, are not an H200 property
+    assert "all on the H200" not in text
+    assert "Three of them have a size, and the cell puts a number on each; the fourth" in text
+    # "further still against HBM" is the H200's (a 64-byte fit, extrapolated at stride 32: appendix)
+    assert "and further still against HBM" not in text
+    assert "On the H200, whose HBM moves larger units, it sits further still against HBM" in text
+    assert "appendix-00-02.md#a-stride-32-read-in-notebook-01" in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "## A stride-32 read in notebook 01" in appendix and "extrapolates that fit" in appendix

@@ -202,7 +202,10 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     assert "some 60 times the traffic" not in text
     # review 15a: one reading (no "prepared once and replayed", no "the GPU itself")
     assert "some 60 times the least time a 4,096-element add needs for its bytes" not in text
-    assert "Even the cheapest launch costs the GPU some 60 times the shortest possible time to move a 4,096-element add's bytes" in text
+    # review 15e: the bound and the launch are two ideas, read one after the other
+    assert "the shortest possible time to move a 4,096-element add's bytes" not in text
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the cheapest launch costs "
+            "the GPU some 60 times that.") in text
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     assert "x that bound" in code and "at least {" in code
 
@@ -300,9 +303,10 @@ def test_00_breaks_use_no_term_defined_later():
     # review 11a T-00-1: "issued two at a time" reads as dual issue; packed is one instruction
     # doing two FMAs (per lane, a word 00 does not define, hence "lane" stays out)
     assert "issued two at a time" not in section
-    # review 15a: two FMAs per thread (a wavefront instruction does far more), in a shorter item
-    assert ('the slowest of its multiply-add roofs, ordinary fp32. The cell also prints the data sheet\'s '
-            '"packed" fp32 figure, which counts two FMAs per thread in each instruction (notebook 02)') in section
+    # review 15a: two FMAs per thread (a wavefront instruction does far more), in a shorter item;
+    # review 15e: packed fp32 is too much for the first hour, so 00 leaves it to 02 and the appendix
+    assert "the slowest of its multiply-add roofs, ordinary fp32." in section
+    assert "packed" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
 
 
@@ -332,7 +336,7 @@ def test_01_defines_the_units_of_a_strided_read_before_using_them():
     # what the units are, and the items come in the order the cell prints them.
     text = markdown("01_derivation.ipynb")
     assert "Compulsory bytes" not in text
-    assert "memory moves data in fixed-size blocks, never single values: the L2 (the GPU's large on-chip cache" in text
+    assert "Memory moves data in fixed-size blocks, never single values: the L2 (the GPU's large on-chip cache" in text
     assert text.index("**Units.**") < text.index("**Counted bytes are not measured traffic.**") < text.index("**The wrong compute roof.**")
     cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
@@ -463,13 +467,15 @@ def test_00_review_6a_span_and_launch():
     assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
-    assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
+    # review 15e: the printed label is "ordinary fp32", the library's unpacked fp32 vector roof
+    assert analogy.break_figures()["roofs"]["low"] == "fp32 vector, unpacked"
+    assert "(ordinary fp32; fp64 vector the same)" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
     assert "launched the cheapest way," not in text
     # review 10a C00-1: the same words, the 60-word sentence split; review 15a: read once
-    assert ("Even the cheapest launch costs the GPU some 60 times") in text
+    assert ("even the cheapest launch costs the GPU some 60 times") in text
     assert "A launch from Python adds the host's own work on top" in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
@@ -609,7 +615,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "A stencil kernel at 12" not in text00
     # T01-4: 8x against the L2, more against HBM
     assert "sits that much further left" not in text01
-    assert "it sits 8 times further left on an L2 roofline than its counted bytes say, and further still against HBM" in text01
+    # review 15e: "further still against HBM" is said of the H200, whose HBM moves larger units
+    assert "and sits 8 times further left on an L2 roofline. On the H200, whose HBM moves larger units, it sits further still against HBM" in text01
     # C01-1: the bound, not the measured point, is size-free
     assert "lands on the same point" not in text01
     # review 9a C01-3: "bound" meant a time bound in step 2, and that one doubles
@@ -684,14 +691,16 @@ def test_01_review_9a_wavefront_bf16_bytes_and_the_explorer():
     assert "would also roughly halve its bytes and so roughly double its I" in text
     # C01-5: no API call in the lesson's prose
     assert "use_ceilings" not in text and "notebook 03 loads measured ones into it" in text
-    # C01-4: step 2 says why the primer comes before its bounds
-    step2 = next(words(c.source) for c in cells("01_derivation.ipynb")
-                 if c.cell_type == "markdown" and c.source.startswith("## Step 2"))
+    # C01-4, then review 15e: step 2 states the maximum and the sum first; the primer follows it
+    # as how a GPU overlaps
+    nb = cells("01_derivation.ipynb")
+    at = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Step 2"))
+    step2 = words(nb[at].source)
     # review 10a T01-1: the bound holds for every kernel; overlap is what reaches it
-    pointer = ("Every kernel obeys the larger floor; reaching it needs one fact about GPUs: they can "
-               "overlap loads with arithmetic. The primer says how.")
     assert "The bound needs one fact" not in step2
-    assert pointer in step2 and step2.index(pointer) < step2.index("### Primer")
+    assert "The two floors of step 1 hold for every kernel, so together they give" in step2
+    assert step2.index("\\max") < step2.index("Perfect overlap, with both units at their peaks, reaches this bound")
+    assert "### Primer" not in step2 and nb[at + 1].source.startswith("### Primer: warps, schedulers and issue slots")
 
 
 def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first():
@@ -707,7 +716,10 @@ def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first()
     ridge = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline.ridge" in c.source)
     verdicts = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "({v.status})" in c.source)
     bands = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and "near-roof from 80% of the roof" in words(c.source))
-    assert at["## Step 4: the ridge point"] < ridge < at["## Step 5: reading two verdicts"] <= bands < verdicts
+    # review 15e: the bands, a rule of thumb, are a small box after the two verdicts are read,
+    # no longer inside step 5's opening
+    assert at["## Step 4: the ridge point"] < ridge < at["## Step 5: reading two verdicts"] < verdicts < bands
+    assert bands < at["## Step 6: slide it yourself"] and not nb[bands].source.startswith("#")
     assert verdicts < at["## Step 6: slide it yourself"]
     assert "(near-roof)" in "".join(o.get("text", "") for o in nb[verdicts].outputs)
     text = markdown("01_derivation.ipynb")
@@ -744,7 +756,8 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     text = markdown("01_derivation.ipynb")
     # T-01-1: max(F/P, M/B) holds for every kernel; overlap is what lets a kernel reach it
     assert "The bound needs one fact" not in text
-    assert "Every kernel obeys the larger floor; reaching it needs one fact about GPUs" in text
+    assert "The two floors of step 1 hold for every kernel, so together they give" in text
+    assert "Perfect overlap, with both units at their peaks, reaches this bound" in text
     # T-01-2: a point above its roof can be scored against the wrong roof (pitfall 4's bf16 GEMM
     # on the fp32 roof), not only miscounted
     assert "which means a count or a unit is wrong" not in text
@@ -757,7 +770,8 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     assert "as pitfall 6 in notebook 06 measures on the H200" not in text
     # review 15a: the provenance (measured to stride 16, extrapolated past it) is the appendix's
     assert "past it, an extrapolation" not in text
-    assert "and further still against HBM (notebook 06, pitfall 6)" in text
+    assert ("it sits further still against HBM ([appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); "
+            "notebook 06, pitfall 6)") in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     appendix = words(appendix)
     assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
@@ -793,15 +807,18 @@ def test_01_review_10a_the_unit_slip_table_names_its_right_row():
 
 def test_00_review_10a_the_packed_figure_is_printed_and_no_gemm_suspect_list():
     text = markdown("00_start_here.ipynb")
-    # C00-2: the data sheet's packed figure is the cell's to print, beside the unpacked one
+    # C00-2: the data sheet's packed figure was the cell's to print, beside the unpacked one;
+    # review 15e: it is notebook 02's and the appendix's, so 00 prints ordinary fp32 alone
     printed = _printed("00_start_here.ipynb", "break_figures")
-    assert "data sheet's packed fp32: 163.4" in printed and "fp32 vector, unpacked" in printed
+    assert "packed" not in printed and "163.4" not in printed and "ordinary fp32" in printed
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "It leaves the data sheet's packed 163.4 and its 16× to notebook 02" in appendix
     # C00-3: the opening page leaves the triage suspects to notebooks 01 and 06
     opening = words(cells("00_start_here.ipynb")[0].source)
     assert "independent instructions" not in opening and "index arithmetic" not in opening
     # C00-1: the launch break's 60-word sentence is split
     assert "one launch, even done the cheapest way" not in text
-    assert "Even the cheapest launch costs the GPU some 60 times" in text
+    assert "even the cheapest launch costs the GPU some 60 times" in text
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
