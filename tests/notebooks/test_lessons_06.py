@@ -415,7 +415,10 @@ def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
     text = _prose("06")
     assert "6.25% and about 123 µs" not in text
     # review 5b, C06-5: the notebook says stride 32 is unexplained; the prediction's figures are the appendix's
-    assert "stride 32 took 149 µs, not the half of stride 16's time the 64-byte fetch predicts" in text
+    # review 15d: the two unexplained readings are the appendix's; the notebook names and links them
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "the run measured 5.5% in 149 µs" in page and "stride 32 took 149 µs" not in text
+    assert "(stride 1 and stride 32 do not fit it: [appendix](../docs/appendix-06-pitfalls.md#pitfall-6-the-dram-unit))" in text
     assert "16 bytes moved per useful byte; on your own kernel, give it Nsight Compute's" in text
     assert pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == \
         pitfalls.strided_amplification(16, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == 16
@@ -456,7 +459,7 @@ def test_the_64_byte_fit_names_the_l2_fetch_granularity_and_the_slow_stride_1_ba
     assert base.median_s > max(others)  # stride 1 ran slower than strides 2 to 16
     assert (f"stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs) than strides 2 to 16 "
             f"({min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs)") in page
-    assert "stride 1 ran slower than strides 2 to 16" in text
+    assert "stride 1 and stride 32 do not fit it" in text  # review 15d: the detail is the appendix's
     assert f"so stride 2 shows {two.gbps / base.gbps:.1%} rather than 50%" in page  # review 15: the appendix's
 
 
@@ -483,7 +486,10 @@ def test_the_link_steps_hbm_bytes_are_defined_and_its_output_is_in_lines():
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "The step's HBM bytes are a lower bound: the bf16 weights read twice, their gradients written once, and the batch" in page
     printed = _printed("06")
-    assert f"HBM {step.step.hbm_bytes / 1e6:.2f} MB, link {step.step.link_bytes / 1e6:.2f} MB a step" in printed
+    # review 15d E2: the printed HBM bytes are a lower bound, and say what they leave out
+    assert (f"HBM at least {step.step.hbm_bytes / 1e6:.2f} MB (bf16 weights read twice, gradients written, the batch; "
+            f"no activations or optimizer state), link {step.step.link_bytes / 1e6:.2f} MB a step") in printed
+    assert f"HBM {step.step.hbm_bytes / 1e6:.2f} MB," not in printed
     assert max(len(line) for line in printed.splitlines() if "FLOP/byte on HBM" in line) < 300
 
 
@@ -542,7 +548,7 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     # review 7d C06-8: the hypothesis in a sentence of its own
     # review 15 (R15-4): the cause paragraph is labelled a hypothesis and names the column
     assert ("**Cause, a hypothesis.** The L2 fetches two sectors, 64 bytes, from DRAM at a time: the table's "
-            "64-B column.") in " ".join(text.split())
+            "64-B column (") in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
@@ -603,7 +609,10 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     # review 7d C06-8: without the code's argument (`seconds=30`), which is machinery, not lesson
     import re as _re
     asked = int(_re.search(r'"sustained", gpu=\{"seconds": (\d+)\}', _code("06")).group(1))
-    assert f"for two minutes on the H200 ({asked} s live," in text and "`seconds=" not in text
+    # review 15d C: the live seconds are mode noise on a recorded page; the appendix says them
+    assert "s live" not in text and "`seconds=" not in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert f"Run live, the notebook's cell holds the GEMM for {asked} s" in page
 
 
 def test_06_headings_name_each_pitfall_once():
@@ -623,7 +632,7 @@ def test_06_clarity_items_of_review_5b():
     assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
     strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
-    assert "stay unexplained" in strided and "cudaLimitMaxL2FetchGranularity" not in strided
+    assert "do not fit it" in strided and "cudaLimitMaxL2FetchGranularity" not in strided  # review 15d: named, linked
     assert len(strided.split()) < 130
     # C06-6: the launch lesson lands before the four timing sources
     pitfall1 = " ".join(next(c for c in _markdown("06") if c.startswith("## Pitfall 1")).split())
@@ -666,8 +675,11 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     # review 9d C6-1: the protocol as three steps, the idle gap the events bracket named
     # review 12d C06-2: the three steps went to the appendix; the idle gap the events bracket stays
     # review 15: the stream's order is the appendix's; the notebook keeps the idle gap it causes
-    assert ("Between the two device events the GPU idled while the host ran Numba's **dispatch**, the CPU time "
-            "it spends queuing one launch ([appendix](../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
+    # review 15d C: how events on the GPU time the host, in one sentence
+    assert ("The start event fires on the GPU once queued; the kernel follows after the host's Numba **dispatch** "
+            "(checking and packing the arguments, 48.6 µs here: "
+            "[appendix](../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
+    assert "the add's three arrays (second run) | 48.6 µs |" in (ROOT / "docs" / "appendix-06-pitfalls.md").read_text()
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "each repeat queues the untimed launch, a start event, the timed launch and an end event" in page
     assert ("In one stream the GPU reaches the start event, then idles while the host dispatches the timed add; "
@@ -821,8 +833,9 @@ def test_06s_strided_anomalies_stand_in_a_paragraph_of_their_own():
     # C6-8
     strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
     paragraphs = strided.split("\n\n")
-    assert any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
-    assert not any("hypothesis" in p and "unexplained" in p for p in paragraphs)
+    # review 15d C: the paragraph was lab-log material; the notebook names the two readings in a clause
+    assert not any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
+    assert any("stride 1 and stride 32 do not fit it" in p for p in paragraphs)
 
 
 def test_06_stores_no_stray_blank_lines_between_output_pieces():
@@ -885,7 +898,9 @@ def test_06s_gate_says_when_a_slower_clock_leaves_the_share_alone():
 
 def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
     text = _prose("06")
-    assert "same grid-stride sweep kernel (each thread loops over the array, so two blocks do all the work)" in text  # C06-5
+    # C06-5; review 15d C: the kernel named by its notebook, without the CPU's task count
+    assert "Notebook 04's grid-stride `sweep` kernel (each thread loops over the array, so two blocks do all the work)" in text
+    assert "on a CPU, one task" not in text
     assert "4,096 tokens per step of 768 bytes each (a 16 × 16 RGB patch, a byte per channel)" in text  # C06-4
     assert 16 * 16 * 3 == 768 and "bytes_per_token=768" in _code("06")
 
@@ -948,12 +963,15 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     assert "host-timed" not in printed and "pitfall 1: 4096-element add (device events)" in printed
     # E06-2: heat is bounded (2%), the power cap is a hypothesis, the bursts' clock not observed
     assert "not heat" not in text
-    assert "so heat cost at most those 2%; our hypothesis is that the power cap set the rest" in text
+    # review 15d E4: heat and the cap do not add apart: a hotter die meets the cap at a lower clock
+    assert "heat cost at most those 2%" not in text
+    assert ("temperature alone cost a burst at most 2%. Hypothesis: the power cap, which a hotter die meets at "
+            "a lower clock, set the rest") in text
     assert "the bursts' clock was not observed and 85% is not a clock ratio" in text
     # C06-1: 'dram' never names the copy roof: the gate prints no roof name
     assert "roof: dram " not in printed
     # C06-2: the event paragraph leads with what the events measured; no lab-log phrasing
-    assert "second run (printed last)" not in text and "idled while the host ran Numba's **dispatch**" in text
+    assert "second run (printed last)" not in text and "after the host's Numba **dispatch**" in text
     # C06-3: the triage's next step does not repeat its cause
     assert "next step: Bound by something the roofline does not model" not in printed
     assert "next step: Check launch size and duration" in printed
@@ -1089,12 +1107,21 @@ def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
     assert price == {"mufu_per_clock": 16, "fma_lanes": 128, "fmas_per_exp": 8, "flops_per_exp": 16}
     assert round(H200.ceiling("fp32").value / H200.ceiling("sfu").value) == price["flops_per_exp"]
     text = _prose("06")
-    assert "issue" not in text.split("## Pitfall 5")[1].split("## Pitfall 6")[0]
+    # the price is the MUFU pipe's throughput, not its issue (review 15d E3: an exp also takes an issue slot)
+    assert "MUFU issue" not in text.split("## Pitfall 5")[1].split("## Pitfall 6")[0]
     assert ("The MUFU pipe's throughput sets an exp's price: per clock, an H100 or H200 SM returns 16 MUFU "
             "results and 128 FP32 FMAs, 8 times fewer") in text
     assert "Counting an FMA as 2 FLOPs, that is 16 times in FLOPs" in text
-    assert ("The MUFU pipe runs beside the FMA pipes, so exps cost time only where they outnumber what the "
-            "FMA pipes do meanwhile: more than one exp per 8 FMA-pipe instructions") in text
+    # review 15d E3: one issue slot each; a scheduler's MUFU quarter takes 32 / (16 / 4) = 8 clocks a
+    # warp-wide exp, so exps bind past one in 8 instructions: one exp per 7 others
+    schedulers = 4
+    clocks = 32 // (price["mufu_per_clock"] // schedulers)
+    assert clocks == price["fmas_per_exp"] == 8
+    assert "more than one exp per 8 FMA-pipe instructions" not in text
+    assert ("The MUFU pipe runs beside the FMA pipes, but each exp takes one issue slot (a scheduler issues one "
+            f"instruction a clock), and a scheduler's MUFU share needs {clocks} clocks per warp-wide exp. So exps "
+            f"bind beyond one per {clocks - 1} other instructions") in text
+    assert f"there each costs {clocks} FMAs' time, {price['flops_per_exp']:g} FLOPs; below that, one issue slot" in text
     printed = _printed("06")
     assert "per SM and clock: 16 MUFU results, 128 FP32 FMAs: 8x fewer exps, 16x in FLOPs (an FMA is 2)" in printed
     assert "MUFU 4.18 T results/s: 16x apart" in printed
@@ -1129,3 +1156,46 @@ def test_06s_appendix_links_land_on_headings_of_the_appendix():
              for line in page.splitlines() if line.startswith("#")}
     anchors = re.findall(r"appendix-06-pitfalls\.md#([\w\-]+)", "\n".join(_markdown("06")))
     assert len(anchors) >= 5 and set(anchors) <= slugs, set(anchors) - slugs
+
+
+# --- review 15d (read 15): notebook 06 ------------------------------------------------------------
+
+def test_06_says_the_two_add_times_come_from_two_runs():
+    # C: 63.9 µs in the prose and 57.9 µs printed for the same add; the second run's is said so
+    from rooflinelib.experiments.record import recorded_experiments
+    run = recorded_experiments()["launch_empty"]
+    add = next(v for v in run.variants if v.name.startswith("vector add"))
+    second = f"{add.median_s * 1e6:.1f}"
+    assert second == "57.9" and f"the add {second} us" in _printed("06")
+    text = " ".join(_prose("06").split())
+    assert f"**Cause, measured.** A second run, in which the add took {second} µs, timed it beside an empty kernel" in text
+
+
+def test_06_states_the_fft_length_the_library_uses():
+    # E1: "L a little over n + m" gave half the printed FLOPs; L is the power of two above n + 2m
+    from rooflinelib.lessons import pitfalls
+    n, m = 2 ** 22, 2 ** 12
+    length = pitfalls.fft_length(n, m)
+    assert length == 2 ** 23 and length > n + 2 * m >= length // 2
+    assert round(length / (n + m)) == 2  # "about twice n + m"
+    assert pitfalls.algorithm_race(n, m)["length"] == length and f"L = {length:,}" in _printed("06")
+    text = " ".join(_prose("06").split())
+    assert "a little over n + m" not in text
+    assert "for a transform length L, the power of two above n + 2m (here 2²³, about twice n + m;" in text
+
+
+def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
+    text = " ".join(_prose("06").split())
+    # C: the fingerprint's "L2 hit rate" is named where its number is given
+    assert "served without DRAM: the **L2 hit rate**, 1 − DRAM bytes / requested bytes" in text
+    # C: 90% and 70% with no word: the slowed copy fails even the looser gate
+    printed = _printed("06")
+    assert "threshold 90%" in printed and "threshold 70%" in printed
+    assert "The copy passed its 90% gate; the slowed copy failed even a looser 70% one" in text
+    # C: the GEMM's write share is printed under its table, not said twice
+    assert "98.5% of its bytes are C's writes" not in text and "(98.5% of each GEMM's bytes are writes)" in printed
+
+
+def test_06_does_not_grow_in_review_15d():
+    words = sum(len(c.split()) for c in _markdown("06"))
+    assert words <= 2178, words
