@@ -120,7 +120,7 @@ def place_on_own_mix(variant, lab1, name: str = "fused softmax", read_share: flo
         lines.append(f"{step}: {found}")
     verdict = roof.classify(variant.n_flops / variant.n_bytes, variant.n_flops / variant.median_s / 1e9)
     share = verdict.fraction_of_roof
-    where = f", within {100 - round(100 * share)}% of the {mix} roof" if 0.8 <= share <= 1 else ""
+    where = f", about {100 - round(100 * share)}% under the {mix} roof" if 0.8 <= share <= 1 else ""
     situation = next((s for s, _, key in placement.DECISION_TABLE if key == _key(verdict)),
                      "above its roof: recheck the counts and units")
     lines.append(f"5. compare and act: {100 * share:.0f}% of the roof, {verdict.bound}{where}. "

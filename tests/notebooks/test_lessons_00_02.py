@@ -58,8 +58,11 @@ def test_opening_figure_draws_only_the_hbm_roof_its_text_names(name):
 
 
 def test_02_keeps_the_mi300x_fp32_facts():
+    # review 15b C02-2: the packed note is the appendix's; the lesson links it beside the ridges
     text = markdown("02_operator_intensities.ipynb")
-    assert "163.4 TFLOP/s" in text and "81.7 TFLOP/s" in text and "packed" in text
+    page = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "packed fp32 row: [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02)" in text
+    assert "FP32 vector 163.4" in page and "= 81.7 TFLOP/s" in page and "AMD calls its tensor cores matrix cores" in page
     ridges = tables.ridge_rows(names=("fp32", "fp32-packed"))
     mi300x = {r["name"]: r["peak_gflops"] for r in ridges if r["machine"] == "MI300X"}
     assert mi300x == {"fp32": 81_700, "fp32-packed": 163_400}
@@ -535,7 +538,8 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
     assert n_bf16_out == 825
     assert "so every GEMM's intensity doubles too" in text and "the **same** N" not in text  # review 9b C02-4
-    assert f"An fp8 GEMM usually writes C in bf16; then I = N/2 and it needs N = {n_bf16_out}" in text
+    # review 15b C02-3: the bf16-C case is a parenthesis under its own sub-heading
+    assert f"(with C written in bf16, as usual, I = N/2 and N = {n_bf16_out})" in text
     # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
     assert "15 to 16 times further right" not in text
     tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
@@ -867,10 +871,12 @@ def test_02_review_9b_clarity():
            "per element, and its second pass recomputes the exp" in text
     assert "an add, a multiply, a compare, an `exp` or a divide is **1 FLOP**" in text
     # C02-4: why one N, and what fp8 still buys, are two paragraphs after the threshold's
+    # review 15b C02-3: "why one N" has its own sub-heading
     cell = next(c.source for c in nb if c.cell_type == "markdown" and "What fp8 still buys" in c.source)
     paragraphs = [words(p) for p in cell.split("\n\n")]
-    assert [p.split(":")[0] for p in paragraphs[1:]] == ["Why one N for every tensor precision",
-                                                          "What fp8 still buys, though N stays"]
+    assert paragraphs[1] == "### Why one N for every tensor precision"
+    assert paragraphs[2].startswith("On the H200 each tensor precision's ridge scales")
+    assert paragraphs[3].split(":")[0] == "What fp8 still buys, though N stays"
 
 
 # --- notebook 02 after review 10b -----------------------------------------------------------------
@@ -915,10 +921,14 @@ def test_02_review_11b_decode_gqa_unfused_order_and_one_idea_per_section():
     text = words(markdown("02_operator_intensities.ipynb"))
     # T02-1: "no better" holds with one query head per K/V head; GQA raises it to about the group size
     assert "Decode attention is no better" not in text
+    # review 15b E02-1: a group of 16 passes the H200's fp32 ridge; only the tensor ridge is far right
     assert ("Decode attention with one query head per K/V head is no better (grouped-query attention raises "
-            "it to about the group size, still far left of every ridge: exercise 3)") in text
+            "it to about the group size, still far left of the tensor-core ridge: exercise 3)") in text
+    assert "still far left of every ridge" not in text
     gqa = operators.attention(8192, 128, fused=True, dtype="bf16", queries=1, heads_per_kv=8).intensity
     assert 7.5 < gqa < 8.5 and gqa < min(H200.ridge("fp32"), H200.ridge("bf16-tensor"))
+    g16 = operators.attention(8192, 128, fused=True, dtype="bf16", queries=1, heads_per_kv=16).intensity
+    assert g16 > H200.ridge("fp32") and 10 * g16 < H200.ridge("bf16-tensor")
     # C02-1: the unfused kernels' intensities come after the attention section defines them
     attention = next(i for i, c in enumerate(nb) if c.source.startswith("## Attention"))
     assert all("5/4" not in c.source for c in nb[:attention])
@@ -938,9 +948,14 @@ def test_02_review_11b_decode_gqa_unfused_order_and_one_idea_per_section():
 
 def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
     # T02-1: on Hopper part of the rest of the reuse comes from clusters sharing loaded tiles
+    # review 15b C02-4: the lesson keeps one sentence; the clusters and the accumulator are the appendix's
     text = markdown("02_operator_intensities.ipynb")
-    assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that this formula "
-            "charges to HBM, and, on Hopper, from clusters of blocks that share the tiles they load") in text
+    page = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert ("Real tensor-core kernels use tiles of about 128 × 256 and get the rest of their reuse from the L2 "
+            "([appendix](../docs/appendix-00-02.md#tensor-core-tiles-notebook-02))") in text
+    assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that the tile formula "
+            "charges to HBM, and, on Hopper, from clusters of blocks") in page
+    assert "warp group" not in text and "cluster" not in text
 
 
 # --- review 15: notebook 02 -----------------------------------------------------------------------
@@ -960,8 +975,11 @@ def test_02_review_15_minimum_traffic_is_defined_where_it_is_first_used():
 def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_counted_as_one_flop():
     text = markdown("02_operator_intensities.ipynb")
     assert "the exp is one MUFU result" not in text
-    assert ("It compiles to one instruction on the **MUFU** (multi-function unit), `ex2`, plus a few FP32 "
-            "operations (base change, range handling); the course counts the exp as 1 FLOP") in text
+    # review 15b E02-3: the ex2.approx.ftz fast path has no range handling; only a full-accuracy exp adds it
+    assert "range handling" not in text
+    assert ("It compiles to one instruction on the **MUFU** (multi-function unit), `ex2`, plus an FP32 "
+            "multiply that changes the base (a full-accuracy exp adds a few more); the course counts the exp "
+            "as 1 FLOP") in text
     assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
     assert "So the exp's MUFU instruction costs half the score's tensor time, whatever the clock" in text
 
@@ -973,8 +991,12 @@ def test_02_review_15_tile_sizes_are_examples_with_their_accumulator():
     blocks = (-(-n // 128)) ** 2
     assert f"Cut into 128 × 128 tiles, a {n}³ GEMM is {blocks} blocks for 132 SMs" in text
     assert 128 * 256 * 4 == 128 * 1024
-    assert ("a common CUTLASS configuration on Hopper gives a block a 128 × 256 tile of C, whose fp32 "
-            "accumulator alone takes 128 KiB of registers (128 × 256 × 4 B, held by two warp groups)") in text
+    # review 15b C02-4: the CUTLASS details moved to the appendix, with the terms they need
+    page = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "CUTLASS" not in text and "128 KiB" not in text
+    assert ("A common CUTLASS configuration on Hopper gives a block a 128 × 256 tile of C, whose fp32 accumulator "
+            "alone takes 128 KiB of registers (128 × 256 × 4 B, half of an SM's 256 KiB register file), held by "
+            "two warp groups (a warp group is four warps") in page
 
 
 def test_02_review_15_is_no_longer_than_before():
@@ -985,6 +1007,40 @@ def test_02_review_15_is_no_longer_than_before():
 def test_02_review_15_the_appendix_says_what_an_exp_compiles_to():
     page = words((ROOT / "docs" / "appendix-00-02.md").read_text())
     assert "A float32 `exp` compiles to one MUFU `ex2` plus a few FP32 operations on the FMA pipes" in page
+    # review 15b E02-3: which path the four FMAs belong to
+    assert ("The fast path (CUDA's `__expf`) adds only the multiply by log2 e that changes the base to 2^x; "
+            "a full-accuracy exp adds a range reduction") in page
     assert "one `ex2.approx.ftz.f32`, four FMAs and a multiply" in page
     # the same count notebook 04's appendix shows from the compiler
     assert "one `ex2.approx.ftz.f32`, four FMAs (range\nreduction) and a multiply" in (ROOT / "docs" / "appendix-04-sweep.md").read_text()
+
+
+# --- review 15b: notebook 02 ----------------------------------------------------------------------
+
+def test_02_review_15b_the_a100_is_labelled_the_40_gb_part():
+    # E02-2: 1,555 GB/s is the A100 40GB; the 80 GB SXM part's 2,039 GB/s gives an fp32 ridge of 9.6
+    nb = cells("02_operator_intensities.ipynb")
+    table = next(i for i, c in enumerate(nb) if "ridge_rows(" in c.source)
+    assert "(the A100 is the 40 GB part;" in words(nb[table - 1].source)
+    assert A100.ceiling("dram").value == 1555 and "40 GB" in A100.source
+    assert round(A100.ceiling("fp32").value / 2039, 1) == 9.6
+
+
+def test_02_review_15b_the_ridges_section_ends_on_ivanov_and_the_wrong_roof_is_its_own_paragraph():
+    nb = cells("02_operator_intensities.ipynb")
+    cell = next(c.source for c in nb if c.cell_type == "markdown" and "Ivanov et al." in c.source)
+    paragraphs = [words(p) for p in cell.split("\n\n")]
+    assert paragraphs[0].endswith("Fusion, quantization and FlashAttention pay off by deleting bytes.")
+    assert paragraphs[1].startswith("**The wrong roof.** Read against the wrong one of a GPU's two kinds of roof")
+    assert "163.4" not in cell and "v_pk_fma" not in cell
+    assert sum(len(c.source.split()) for c in nb if c.cell_type == "markdown") < 2296  # read 15's count
+
+
+def test_02_review_15b_each_decode_row_is_glossed_before_the_table():
+    # C02-1: the table brings in two decode rows before decoding is taught: each gets a gloss
+    nb = cells("02_operator_intensities.ipynb")
+    table = next(i for i, c in enumerate(nb) if "operator_rows()" in c.source)
+    rows = [r["operator"] for r in tables.operator_rows()]
+    assert "decode matvec" in rows and "attention (fused, decode)" in rows
+    assert ("are a matrix-vector product with an 8192 × 8192 weight matrix (`decode matvec`) and one query "
+            "over those 8192 keys (`attention (fused, decode)`)") in words(nb[table - 1].source)
