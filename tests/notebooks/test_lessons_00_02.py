@@ -499,14 +499,20 @@ def test_01_review_6a_correctness():
     assert "a second resident block on an SM, or SMs that drift out of step, lets one block's loads overlap another's arithmetic" in text
     # T01-2: P and B in FLOP/s and byte/s; in GFLOP/s and GB/s the quotients are nanoseconds
     assert "| FLOP/s (quoted in GFLOP/s) |" in text and "| byte/s (quoted in GB/s) |" in text
-    assert "F/P and M/B come out in nanoseconds" in text
+    # review 15e: the nanoseconds are a code comment where time_bounds is called, not step 3's prose
+    assert "nanoseconds" not in text
+    code = next(c.source for c in cells("01_derivation.ipynb") if "time_bounds(F, M, P, B)" in c.source)
+    assert "F/P and M/B come out in nanoseconds; time_bounds returns seconds" in code
     # T01-3: the A100 of the menu is the 40 GB part, and the printed line says so
     assert "The menu's A100 is the 40 GB part" in text
     cell = next(c for c in cells("01_derivation.ipynb") if "explorer_state(machine" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert "A100 (HBM2, 40 GB part, 1,555 GB/s): fp32 ridge 12.5" in printed
     # T01-4: 66.9 is the unrounded figure
-    assert "66.9 TFLOP/s, which the datasheet rounds to 67" in text
+    # review 15e: the datasheet's rounding is the appendix's footnote; the lesson keeps 66.9
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "(66.9 TFLOP/s)" in text and "rounds to 67" not in text
+    assert "= 66.9 TFLOP/s, which the datasheet rounds to 67" in appendix
     # C01-1: the status bands are the model's
     assert model.FAR_BELOW_FRACTION == 0.5 and model.ABOVE_ROOF_FRACTION == 1.05
     assert model.classify(1, 100, 100, achieved_gflops=80).status == "near-roof"
@@ -611,7 +617,11 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T01-3: 989.4 is dense; the datasheet's 1,979 is with 2:4 sparsity (twice the dense figure)
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
-    assert "(989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes two zeros in every four values of one operand)" in text01
+    # review 15e: the sparsity footnote moves to the appendix; the opening keeps "dense"
+    assert "(989.4 TFLOP/s, dense)" in text01 and "1,979" not in text01
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert ("The bf16 tensor roof is 989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes 2:4 "
+            "structured sparsity, two zeros in every four values of one operand") in appendix
     # T00-2: 12 FLOP/byte is a high-order stencil with temporal blocking, in both notebooks
     # review 15a: the gloss is notebook 01's, where the stencil is the running example
     assert "A high-order stencil kernel with temporal blocking, at 12 FLOP/byte" in text00
