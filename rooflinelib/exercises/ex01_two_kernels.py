@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, Choices, NotAnsweredError,
+from rooflinelib.exercises.grading import (DEFAULT_RTOL, SIDES, AnswerError, Check, Choices,
+                                           NotAnsweredError,
                                            Table, check_number, check_side, guarded, is_unanswered,
                                            read_number, report, reveal)
 from rooflinelib.core.machines import EXAMPLE_120T_3TB
@@ -42,15 +43,21 @@ def _prefix_slips(key: float) -> list:
     return [(key * 1000, _PREFIX_HINT), (key / 1000, _PREFIX_HINT)]
 
 
+#: Review 15e, 1: the ridge inverted, B / P, is a common slip.
+_INVERTED_RIDGE = "that is B / P; the ridge is P / B, FLOP per byte"
+
+
 def check_ridges(ridge_at_3, ridge_at_2):
     before, after = BANDWIDTHS_GBPS
     return report(
         "The ridge points",
         check_number(ridge_at_3, ridge(PEAK_GFLOPS, before), "ridge at 3 TB/s", unit="FLOP/byte",
-                     mistakes=_prefix_slips(ridge(PEAK_GFLOPS, before)), factor_hints=False),
+                     mistakes=[(1 / ridge(PEAK_GFLOPS, before), _INVERTED_RIDGE),
+                               *_prefix_slips(ridge(PEAK_GFLOPS, before))], factor_hints=False),
         check_number(ridge_at_2, ridge(PEAK_GFLOPS, after), "ridge at 2 TB/s", unit="FLOP/byte",
                      mistakes=[(ridge(PEAK_GFLOPS, before), "the bandwidth changed, so the ridge "
                                                             "moved: recompute P / B"),
+                               (1 / ridge(PEAK_GFLOPS, after), _INVERTED_RIDGE),
                                *_prefix_slips(ridge(PEAK_GFLOPS, after))], factor_hints=False),
     )
 
@@ -105,13 +112,19 @@ def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
 
 _PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
 
+#: The slowdown's ±2%, its edge included (review 15e, 4): 1.47 for 1.5 sits on the edge, and
+#: "32%" (1 / 0.68 = 1.4706) inside it; without the margin, rounding in the subtraction refused
+#: 1.47 alone. Both forms are graded by this one rule on the factor.
+_SLOWDOWN_RTOL = DEFAULT_RTOL * (1 + 1e-9)
+
 
 def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     """Old rate / new rate, as a factor; a percentage is read as the share of the rate lost
     ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
     model conclusion quotes."""
     if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
-        return check_number(answer, key, question, unit="x", mistakes=mistakes, factor_hints=False)
+        return check_number(answer, key, question, unit="x", rtol=_SLOWDOWN_RTOL, mistakes=mistakes,
+                            factor_hints=False)
 
     def grade() -> Check:
         # "-33%" is the same answer written as a change of rate
@@ -127,7 +140,13 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
             slips.append((1 / (2 - key), f"{(key - 1):.0%} is how much longer the run takes; this "
                                          "exercise reads a percentage as the share of the rate "
                                          "lost, which is less: 1 - new rate / old rate"))
-        inner = check_number(factor, key, question, unit="x", mistakes=slips, factor_hints=False)
+        if key > 1:
+            # review 15e, 2: "66.7%", the new rate as a share of the old, read as a loss
+            slips.append((key / (key - 1), f"{1 / key:.1%} is the new rate as a share of the old; "
+                                           "this exercise reads a percentage as the share of the "
+                                           "rate lost: 1 - new rate / old rate"))
+        inner = check_number(factor, key, question, unit="x", rtol=_SLOWDOWN_RTOL, mistakes=slips,
+                             factor_hints=False)
         reading = (f"read as a loss of {loss:.0%} of the rate, old / new = 1 / (1 - {loss:g}) "
                    f"= {factor:.3g}x")
         if inner.passed:
@@ -154,6 +173,10 @@ def check_slowdowns(slowdown_20, slowdown_80):
             mistakes.append((key - 1, "that is how much longer the run takes, as a fraction of "
                                       "the old time; the question asks old rate / new rate, "
                                       "which is 1 or more"))
+            # review 15e, 2: a bare share of the rate lost, 0.33 for 33%
+            mistakes.append((1 - 1 / key, "a share of the rate lost? Write it with %, as "
+                                          f"'{1 - 1 / key:.0%}'; as a bare number the question "
+                                          "asks old rate / new rate, which is 1 or more"))
         checks.append(_check_slowdown(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
                                       mistakes))
     return report("What the bandwidth drop costs", *checks)

@@ -1,12 +1,13 @@
-"""Exercise 2: classify nine kernels against two ridge points, then three cases the model misses.
+"""Exercise 2: classify nine kernels against two ridge points, then five questions the model misses.
 
 The machine has one memory roof and two compute roofs, so every kernel has two candidate
 verdicts and only one of them counts: the one against the roof its instructions run on.  Row 8
 is built to catch the mix-up: a bf16 GEMM at about 124 FLOP/byte is compute-bound against the
 fp32 ridge of 15 and memory-bound against the bf16 matrix ridge of 300.
 
-Part C leaves the model's comfort zone: a launch too small to reach either roof, a kernel far
-below its roof, and a working set that lives in L2.
+Part C leaves the model's comfort zone in five questions: a launch too small to reach either
+roof, a kernel far below its roof, a working set that lives in L2, the launch length at which
+the traffic catches up with the launch, and the counters that measure the bytes.
 """
 from __future__ import annotations
 
@@ -143,6 +144,10 @@ _SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel 
 _SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ", and here the "
                               "intensity is set by missing reuse: fewer bytes per element help 2x "
                               "at most; {still}. What deletes those re-reads?")
+#: Review 15b, 1: row 4 with a warp's loads of A shared (coalescing): about twice its key.
+WARP_SIZE = 32
+_WARP_SHARES_A = ("about twice the key: that lets a warp share its loads of A (coalescing); this "
+                  "row counts every thread's loads as HBM traffic, as its statement says")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -266,7 +271,11 @@ def _rows() -> tuple:
                                          "the row through HBM (three reads, two writes) stay; "
                                          "fusion removes three of them and keeps fp32 exact, so "
                                          "it is the first to try"}),
-        Row(4, naive, "GEMM, one thread per output, no reuse (no cache keeps anything)",
+        # Review 15b, 1: the thread-load count is not what HBM sees (a warp shares its loads of A),
+        # so the row says to count every thread's loads as HBM traffic; a count that lets the warp
+        # share them, about twice the key, hears that.
+        Row(4, naive, "GEMM, one thread per output: count every thread's loads as HBM traffic "
+                      "(no coalescing, no cache)",
             "N = 4096 fp32", "fp32",
             frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
@@ -278,7 +287,10 @@ def _rows() -> tuple:
                                                   "output re-reads a row of A and a column of B "
                                                   "for every output"),
              (naive.intensity / 2, fma_is_two),
-             (naive.intensity * fp32, bytes_not_elements)),
+             (naive.intensity * fp32, bytes_not_elements),
+             *((wrong, _WARP_SHARES_A) for wrong in (
+                 2 * naive.intensity,
+                 naive.n_flops / ((square ** 3 * (1 + 1 / WARP_SIZE) + square ** 2) * fp32)))),
             missing_reuse=True),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
             frozenset({"tile"}),
@@ -678,17 +690,24 @@ def _cached():
     return n_flops, l2_bytes, hbm_bytes
 
 
+#: Review 15b, 2: C3's L2 bytes counted for the re-reads alone.
+_REREADS_ONLY = ("that counts the re-reads only: the first pass's bytes reach the SM through the "
+                 "L2 as well")
+
+
 def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound_by):
     n_flops, key_l2, key_hbm = _cached()
     return report(
         "C3: the cache-resident row",
         check_number(l2_bytes, key_l2, "L2 bytes per row", unit="B",
                      mistakes=[(key_hbm, "that is the HBM traffic; every pass reads the row "
-                                         "from L2")]),
+                                         "from L2"),
+                               (key_l2 - key_hbm, _REREADS_ONLY)]),
         check_number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
                      mistakes=[(key_l2, "the row stays in L2 between passes: how many times "
                                         "does it come from HBM?")]),
-        check_number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte"),
+        check_number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
+                     mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY)]),
         check_number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
                                                   "intensity divides by HBM bytes")]),

@@ -29,7 +29,7 @@ from typing import Optional
 
 from rooflinelib.core import operators as ops, sanity
 from rooflinelib.store.fileio import read_text
-from rooflinelib.exercises.grading import (SIDES, AnswerError, NotAnsweredError, Table,
+from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, NotAnsweredError, Table,
                                            check_function, check_number, check_side, is_unanswered,
                                            read_number, report, reveal)
 from rooflinelib.core.model import (RIDGE_TOLERANCE as RIDGE_BAND, Machine, attainable_gflops,
@@ -195,7 +195,8 @@ class Setup:
     def describe(self) -> Table:
         rows = [("ceilings", self.machine.name), ("origin", self.message),
                 ("fp32 roof", f"{self.peak_gflops:,.1f} GFLOP/s"),
-                ("fp64 roof", f"{self.fp64_gflops:,.1f} GFLOP/s (the reduction's float64 adds)"
+                ("fp64 roof", f"{self.fp64_gflops:,.1f} GFLOP/s (fp64 FMA; the reduction's float64 "
+                              f"adds, 1 FLOP each, reach at most half: {self.fp64_gflops / 2:,.0f})"
                  if self.fp64_gflops else "none loaded: the reduction's float64 adds are placed "
                                           "under the fp32 roof, an upper bound on theirs"),
                 ("DRAM roof", f"{self.peak_gbps:,.1f} GB/s ({self.machine.ceiling('dram').label})"),
@@ -538,7 +539,12 @@ def _keys(setup: Setup) -> dict:
         achieved = cost.n_flops / run.seconds / 1e9
         roof = attainable_gflops(intensity, peak, gbps_mix)
         ridge = peak / gbps_mix
+        # The reduction's float64 adds: P64 (a DFMA peak) bounds their roof, and adds alone reach
+        # half of it (1 FLOP per DADD); an answer against either roof is right (review 15b).
+        adds = (peak / 2 if run is setup.reduction and setup.fp64_gflops else peak)
         keys[run.name] = dict(intensity=intensity, achieved=achieved, roof=roof, ridge=ridge, peak=peak,
+                              adds_peak=adds, adds_roof=attainable_gflops(intensity, adds, gbps_mix),
+                              adds_ridge=adds / gbps_mix,
                               side=side_of_ridge(intensity, ridge),
                               side_b=side_of_ridge(intensity, peak / setup.peak_gbps),
                               roof_b=attainable_gflops(intensity, peak, setup.peak_gbps),
@@ -551,6 +557,19 @@ def _mix_mistake(key: float, wrong: float, hint: str) -> list:
     """A mistake entry for an answer computed with B instead of the kernel's own mix, when the
     two differ by more than the 2% an answer may be off."""
     return [(wrong, hint)] if abs(wrong / key - 1) > 0.02 else []
+
+
+def _or_adds_alone(check, against_adds, differ: bool):
+    """``check`` against the fp64 roof P64; where it fails and the reduction's adds alone (half of
+    P64, an add being 1 FLOP) give another key, ``against_adds()`` may pass it, saying why."""
+    if not differ or check.status != "fail":
+        return check
+    alt = against_adds()
+    if not alt.passed:
+        return check
+    return Check(check.question, "pass", "correct against its adds' own roof, half of P64 (an add is "
+                                         "1 FLOP, P64 counts an FMA as 2); the key's P64 is an upper "
+                                         "bound on it")
 
 
 def _require_setup(setup):
@@ -594,15 +613,23 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                      "element"),
                                (red["achieved"] / 2, "half the key: the sum does n adds, one per "
                                                      "element, in the measured time")]),
-        check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
-                     mistakes=[(red["peak"], "that is the compute roof of its float64 adds; at this "
-                                             "intensity I x R is far lower")]
-                     + _mix_mistake(red["roof"], red["roof_b"],
-                                    "that is I x B, Lab 1's best access mix (a write); the reduction "
-                                    "only reads: its roof is I x R"),
-                     at_most=above_p64),
-        check_side(reduction_side, red["intensity"], red["ridge"], "reduction side of the ridge",
-                   spread=setup.read_ridge_spread),
+        _or_adds_alone(check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
+                                    mistakes=[(wrong, "that is the compute roof of its float64 adds; "
+                                                      "at this intensity I x R is far lower")
+                                              for wrong in sorted({red["peak"], red["adds_peak"]})
+                                              if abs(wrong / red["roof"] - 1) > 0.02]
+                                    + _mix_mistake(red["roof"], red["roof_b"],
+                                                   "that is I x B, Lab 1's best access mix (a write); "
+                                                   "the reduction only reads: its roof is I x R"),
+                                    at_most=above_p64),
+                       lambda: check_number(reduction_roof, red["adds_roof"], "reduction roof",
+                                            unit="GFLOP/s"),
+                       red["roof"] != red["adds_roof"]),
+        _or_adds_alone(check_side(reduction_side, red["intensity"], red["ridge"],
+                                  "reduction side of the ridge", spread=setup.read_ridge_spread),
+                       lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
+                                          "reduction side of the ridge", spread=setup.read_ridge_spread),
+                       red["ridge"] != red["adds_ridge"]),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         check_number(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
                      "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
@@ -700,10 +727,14 @@ def _reduction_roof_note(setup, red) -> str:
                 "is the fp64 one; these ceilings hold no fp64 row, so the key places it under the fp32 "
                 f"P, an upper bound on that roof; at {red['intensity']:.3g} FLOP/byte its roof is I x R "
                 "either way.")
-    return ("The reduction's adds run in float64 (it accumulates in double), so the key places it "
-            f"under the fp64 roof, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P: its ridge "
-            f"is P64 / R = {red['ridge']:.3g} FLOP/byte, and at {red['intensity']:.3g} FLOP/byte its "
-            f"roof is I x R = {red['roof']:,.0f} GFLOP/s, far below either compute roof.")
+    # Review 15b (exercise 4): P64 is the DFMA peak, 2 FLOPs per instruction; a DADD is 1, so the
+    # adds alone reach at most half of it, and P64 / R is an upper bound on the ridge.
+    return ("The reduction's adds run in float64 (it accumulates in double), so its compute roof is "
+            f"at most the fp64 one, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P, and half "
+            f"that for adds alone (P64 counts an FMA as 2 FLOPs, an add is 1): its ridge is at most "
+            f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and at "
+            f"{red['intensity']:.3g} FLOP/byte its roof is I x R = {red['roof']:,.0f} GFLOP/s, far "
+            "below either compute roof.")
 
 
 def model_verdict(setup, attempt):

@@ -34,10 +34,21 @@ BOUNDS = Choices({
     "max": ("time >= max(F/P, M/B): the lower bound, reached when arithmetic and traffic overlap "
             "completely",
             ("maximum", "max(f/p, m/b)", "overlap", "perfect overlap", "the max",
-             "maximum of the two", "max of the two", "taking the max", "taking the maximum")),
+             "maximum of the two", "max of the two", "taking the max", "taking the maximum",
+             "taking the larger of the two times", "larger of the two times", "larger of the two",
+             "longer of the two times", "longer of the two", "taking the longer of the two",
+             "the larger time", "the longer time")),
     "sum": ("time <= F/P + M/B: the no-overlap time, an upper estimate of the model's time",
             ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
 })
+
+#: Exercise 3's growth menu, with more spellings of "linear"; no bare "grows"
+#: or "grows with s", which a quadratic answer fits as well.
+_GROWTH = Choices({**GROWTH.options, "linear": (
+    GROWTH.options["linear"][0],
+    GROWTH.options["linear"][1] + ("linear growth", "grows linearly with s", "linearly with s",
+                                   "linear with s", "linearly in s", "grows linearly in s",
+                                   "grows proportionally to s", "linear in the sequence length"))})
 
 RIDGE_MOVES = Choices({
     "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",
@@ -222,20 +233,23 @@ def check_drill6(direction, ridge_factor):
 
 def check_drill7(unfused_limit, fused_growth):
     limit = ops.attention_intensity_limit(D7_HEAD_DIM, fused=False)
-    # A factor of 2 here is the score matrices' bytes, not an FMA or a copy.
-    scores = "recount the bytes per score: S and P are each written to HBM and read back"
+    # A factor of 2 here is the score matrices' bytes or a matrix product's FLOPs (an FMA counted
+    # as one), not a copy: the hint names both counts.
+    scores = ("recount the bytes per score (S and P are each written to HBM and read back) and the "
+              "FLOPs per score (2d per matrix-product entry)")
     return report(
         "Drill 7",
         check_number(unfused_limit, limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
                      unit="FLOP/byte", mistakes=[(limit * 2, scores), (limit / 2, scores)]),
-        check_choice(fused_growth, "linear", "how fused intensity grows with s", GROWTH),
+        check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH),
     )
 
 
 MODEL_ANSWERS = {
     1: ("Each resource puts a floor under the run time: the arithmetic cannot finish in less "
-        "than F/P seconds and the data cannot arrive in less than M/B. If both go on at once, "
-        "the kernel needs at least the longer of the two, max(F/P, M/B); dividing the work F "
+        "than F/P seconds and the data cannot arrive in less than M/B. Either way the kernel "
+        "needs at least the longer of the two, max(F/P, M/B), and it reaches that floor only if "
+        "the two overlap completely; dividing the work F "
         "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Taking the max is "
         "the hopeful step, because it assumes loads and arithmetic overlap perfectly. With no "
         "overlap at all the time is F/P + M/B: not a floor but an upper estimate of the "
@@ -253,11 +267,13 @@ MODEL_ANSWERS = {
         "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
         "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
         "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a FLOP "
-        "convention accounts for up to 2x each; a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
-        "useful bytes is exactly 8x). Until both state their sizes and conventions the two "
-        "numbers cannot be compared.",
+        "convention accounts for up to 2x each; a gap of 8x almost always comes from the bytes "
+        "(32-byte sectors for 4 useful bytes is exactly 8x). The exception is complex "
+        "arithmetic: a complex multiply-add is one operation or 8 real FLOPs. Until both state "
+        "their sizes and conventions the two numbers cannot be compared.",
         ("different memory levels", "ideal versus measured bytes",
-         "FLOP conventions explain up to 2x each; 8x comes from the bytes",
+         "at one size, FLOP conventions explain up to 2x each (except a complex multiply-add, 1 "
+         "or 8 FLOPs); 8x comes from the bytes",
          "the same kernel at another size, shape or data type")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "
@@ -269,7 +285,7 @@ MODEL_ANSWERS = {
     7: ("Unfused attention writes the s x s scores and probabilities to HBM and reads them "
         "back, so its bytes grow like s^2, as fast as its FLOPs, and the ratio levels off at a "
         "constant set by d (about d/2 in bf16). Fused attention keeps those matrices on chip: "
-        "its bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
+        "its HBM bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
         "grows in proportion to s.",
         ("unfused: traffic and FLOPs are both O(s^2)", "fused: traffic is O(s d), FLOPs O(s^2 d)")),
     8: None,  # filled in by _numeric_answers(): its ratios come from the H200's ceilings
