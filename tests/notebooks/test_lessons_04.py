@@ -16,7 +16,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
     assert "at most about 12" not in prose and "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
-    assert "moves several times the bytes" not in prose and "not that it moved several times" in prose
+    assert "moves several times the bytes" not in prose
+    assert "whether it also moved more DRAM bytes was not measured" in prose  # review 15c: one clause
 
 
 def test_the_numbers_in_04s_prose_are_the_recorded_runs():
@@ -79,10 +80,13 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     assert "recomputes the exp (notebook 02 counts" not in prose
     assert "score the fraction of the copy bandwidth" not in prose
     assert "the bandwidth of its own access mix" in prose
-    # the sweep's loop: straight-line code below K = 64, a 64-step int32 loop from there
+    # the sweep's loop: review 15c E04-1 found the compiled code straight-line below K = 128 (not
+    # 64); the detail is the appendix's (test_04_review_15c_the_loop_starts_at_k_128_in_the_ptx)
     from rooflinelib.measure.kernels_numba import SWEEP_UNROLL
-    assert f"below K = {SWEEP_UNROLL} the FMAs unroll into straight-line code" in prose
-    assert f"runs {SWEEP_UNROLL} steps ({4 * SWEEP_UNROLL} FMAs)" in prose
+    assert "straight-line" not in prose and "loop counter" not in prose
+    page = words(appendix("appendix-04-sweep.md"))
+    assert f"Below K = {2 * SWEEP_UNROLL} the compiled code of both kernels is straight-line" in page
+    assert f"From K = {2 * SWEEP_UNROLL} a loop of {SWEEP_UNROLL} steps ({4 * SWEEP_UNROLL} FMAs a trip" in page
 
 
 def test_04_names_the_dip_on_the_plateau_the_recorded_sweep_has():
@@ -90,8 +94,10 @@ def test_04_names_the_dip_on_the_plateau_the_recorded_sweep_has():
     from importlib import resources
     sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
     gflops = {r["k"]: r["gflops"] for r in sweep["rows"]}
-    assert gflops[128] < gflops[112]  # the dip the page names
-    assert "K = 128 ran below K = 112" in words(markdown("04_sweep.ipynb"))
+    assert gflops[128] < gflops[112]  # the dip the appendix names
+    # review 15c: an unexplained dip is research log, the appendix's
+    assert "K = 128 ran below K = 112" not in words(markdown("04_sweep.ipynb"))
+    assert "Both kernels ran slower at K = 128 than at K = 112" in words(appendix("appendix-04-sweep.md"))
 
 
 def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_stated_exactly():
@@ -185,7 +191,7 @@ def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sent
     prose = words(markdown("04_sweep.ipynb"))
     assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
     knee = next(t for t in md if "envelope's ridge is" in t)
-    assert sum(" mix" in sentence for sentence in words(knee).split(". ")) == 1
+    assert "mix" not in knee and "15.40" in knee  # review 15c: no undefined "write-mix ridge"
 
 
 def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_it():
@@ -199,7 +205,7 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 11c C11c-1: the question, the profile's table, then one short answer
     answer = f"**Mostly not.** Launches and gaps take about {between:.0f} µs of the {shortfall:.0f} (an estimate, not a bound"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
-    table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "time_split_table" in c.source}
+    table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_table" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
     assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
     # review 6c C4-5: the run table is the appendix's, linked from the reading
@@ -300,8 +306,9 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     assert "Milakov" not in bound and "Milakov and Gimelshein" in appendix("appendix-04-sweep.md")  # review 15: an aside
     # C4-3: the knee paragraph is split in two
     # review 15: the knee and why the corner is round are two sections
-    assert "Why the corner is round" not in _nb04_cell("sweep-12").source
-    assert _nb04_cell("sweep-12b").source.startswith("## Why the corner is round")
+    # review 15c: the round corner is two sentences in the knee's section
+    assert _nb04_cell("sweep-10").source.startswith("## The knee and the round corner")
+    assert _nb04_cell("sweep-12b").source.startswith("Right of the ridge the envelope climbs slowly")
 
 
 def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
@@ -362,7 +369,9 @@ def test_04_review_7c_items():
     assert "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
-    assert "ncu timed each pass, but the course kept only their sum" in prose
+    # review 15c: what the course kept of ncu's per-pass times is the appendix's
+    assert "the course kept only their sum" not in prose
+    assert "the profile file keeps only their sum (`kernel_seconds`), so which pass streams slowly is not known" in words(appendix("appendix-04-sweep.md"))
     # C04-1: the printed per-element counts use the timed run's size
     softmax_code = next(c.source for c in cells("04_sweep.ipynb") if "operators.softmax(n" in c.source)
     assert "n = 2**26" in softmax_code and "n = 2**24" not in softmax_code
@@ -371,7 +380,7 @@ def test_04_review_7c_items():
     assert "must come out exactly so on every machine" not in prose and "I depends only on K, not on the machine" in prose
     # review 10c C04-2: the authors chose 16 by trial, not Lab 3
     assert "the launch setting Lab 3 chose" not in prose and "each thread walks 16 vectors (tuned:" in prose  # review 12c C04-6
-    assert "plus the remainder, unrolled" in prose
+    assert "followed by the K % 64 remaining steps, written out" in words(appendix("appendix-04-sweep.md"))
     # C04-2: the PTX detail of the exp lives in the appendix
     assert "four FMAs and a multiply" not in prose and "polynomial on the FMA pipes" not in prose
     assert "polynomial on the FMA pipes is not held to this bound" in appendix("appendix-04-sweep.md")
@@ -448,14 +457,14 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**Mostly not.**"))
     # review 11c C11c-1: short; the rate is the table's, its share printed beside the copy speed;
     # review 12c C04-5: the answer one paragraph, the two open points a list
-    answer, points = reading.strip().split("\n\n")
-    assert len(answer.split()) <= 60 and points.startswith("- ") and len(reading.split()) <= 110
+    answer, bytes_ = reading.strip().split("\n\n")  # review 15c: the answer, then what the bytes show
+    assert len(answer.split()) <= 60 and len(reading.split()) <= 110
     # review 15: the share compares counted bytes with counted bytes (ncu's bytes against the
     # copy's counted ones mixed the two); the rate and the share are printed
     counted = split["counted_bytes"] / split["kernel_s"] / 1e9
     assert f"{counted:,.0f}" in outputs("04_sweep.ipynb") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
-    assert "78% of the copy's rate (second table; both rates are counted bytes over measured time)" in words(reading)
+    assert "78% of the copy's rate (both rates are counted bytes over measured time)" in words(reading)
     for gone in ("an eighth", "418.6", "How the table splits the time"):
         assert gone not in reading, gone
 
@@ -466,12 +475,13 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # T04-1: overlap was the only cause offered; FMA issue slots fit the climb right of the ridge
     text = _nb04_md("sweep-12b")
     assert "fits the numbers" not in text
-    # review 12c C04-5: the two hypotheses are a list, after what both fit; review 15: a section of its own
-    assert text.startswith("## Why the corner is round: two hypotheses, undecided Right of the ridge")
-    assert text.index("- *Overlap*:") < text.index("Both predict") < text.index("What would decide")
-    assert "- *Overlap*:" in text and "- *Issue slots*:" in text
-    assert "`smsp__inst_executed.sum` against `smsp__inst_executed_pipe_fma.sum`" in text
-    assert "the course's profile counted FMAs only" in text
+    # review 15c: two sentences and a link in the lesson; the list and the counters in the appendix
+    assert "two hypotheses fit this round corner" in text and "#the-corner-and-the-dip-unexplained" in text
+    assert len(text.split(". ")) == 2 and "undecided" not in text
+    page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
+    assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
+    assert "`smsp__inst_executed.sum`, `smsp__inst_executed_pipe_fma.sum` and the warp stall reasons" in page
+    assert "counted FFMA instructions of the one-vector `sweep` only" in page
     # the shipped ncu file has no instruction total that would decide it
     from rooflinelib.hierarchy import ncu
     header = ncu.recorded_csv().read_text().split('"ID",', 1)[1].split("\n", 1)[0]
@@ -488,25 +498,33 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert f"{at[256]['sweep_pipelined'] / at[256]['sweep'] - 1:.1%}" == "2.9%"
     # review 11c T11c-1: both hypotheses predict a 1/K loss; the data and the lead fit both
     assert "issue slots fit that better" not in text and "Overlap alone would matter little" not in text
-    assert ("Both predict a loss that shrinks like 1/K right of the ridge, and both fit the measured "
-            f"{shares[0]:.1%} at K = 96 and {shares[1]:.1%} at K = 256 and the pipelined kernel's 2.9% lead at K = 256") in text
-    assert "What would decide: Nsight Compute's" in text and "stall reasons; the course's profile counted FMAs only" in text
+    assert f"({shares[0]:.1%} of P at K = 96, {shares[1]:.1%} at K = 256)" in text
+    assert "both predict a loss that falls like 1/K right of the ridge" in page
+    assert "The pipelined kernel's 2.9% lead over `sweep` at K = 256 (`configs_tried`) fits both too" in page
 
 
 def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-3: P is read at K = 1024, where the curve still climbs
     assert "at K = 1024. The curve still climbs there, so P is a lower bound on the kernel's compute roof" in prose
-    # C04-3: Lab 1's `dram` ridge is its write mix's
-    assert "its `dram` ridge" not in prose and "not its write-mix ridge, 14.04" in prose
+    # C04-3: Lab 1's `dram` ridge is its write mix's; review 15c: "write-mix ridge" was never
+    # defined, so the page names only the copy's ridge, which the sweep's read-and-write mix matches
+    from rooflinelib.store.results import recorded
+    lab1 = {c["name"]: c["value"] for c in recorded("ceilings")["ceilings"]}
+    assert "its `dram` ridge" not in prose and "write-mix" not in prose
+    copy_ridge = lab1["fp32"] / lab1["dram-copy"]
+    assert f"Lab 1's copy ridge, {copy_ridge:.2f}, agrees within 2%: a copy too reads and writes every element." in prose
+    from rooflinelib.experiments import rows as _rows
+    assert abs(_rows.sweep_summary_rows(recorded("sweep"))[0]["ridge"] / copy_ridge - 1) < 0.02
     # T04-4: the dip is in both kernels
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
-    assert "K = 128 ran below K = 112 in both kernels" in prose
     page = words(appendix("appendix-04-sweep.md"))
     assert (f"(`sweep` {at[128]['sweep']:,.0f} against {at[112]['sweep']:,.0f} GFLOP/s, the pipelined one "
             f"{at[128]['sweep_pipelined']:,.0f} against {at[112]['sweep_pipelined']:,.0f})") in page
-    assert "so do K = 64 and 256, which do not dip" in page and "decides neither" in page
+    # review 15c E04-1: K = 64 has no loop in its compiled code, so it cannot rule the loop out
+    assert "so do K = 64 and 256, which do not dip" not in page and "decides neither" in page
+    assert "K = 128 is the first K whose code holds a loop, in both kernels" in page
 
 
 def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_are_gone():
@@ -516,7 +534,9 @@ def test_04_review_10c_the_profile_is_announced_as_a_separate_run_and_the_dates_
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # C04-4: said before the table that shows 425.0 under 418.6
     assert round((split["median_s"] - three["measured_s"]) * 1e6) == 6
-    assert "A separate run of the three-pass softmax answers (its own median differs by about 6 µs)" in _nb04_md("sweep-16q")
+    # review 15c: the second run's median is the appendix's
+    assert "its own median differs" not in _nb04_md("sweep-16q") and "separate run" not in _nb04_md("sweep-16q")
+    assert "event-timed medians differ by 6.5 us between runs" in words(appendix("appendix-04-sweep.md"))
     # C04-5: one provenance line (the mode's), not a date in the lesson text
     assert "2026-12-01" not in words(markdown("04_sweep.ipynb"))
 
@@ -560,9 +580,10 @@ def test_04_review_12c_a_read_only_pass_1_brings_the_3_pass_share_nearer_76_perc
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     mixed = three["bound_s"] * (16 / 20 + 4 / 20 / faster)
     assert round(three["of_bound"], 2) == 0.77 and 0.985 < mixed / three["bound_s"] < 0.995
-    prose = _nb04_md("sweep-16")
-    assert (f"(Pass 1 only reads; at a read rate {faster - 1:.0%} above the copy's, as in Lab 1, the 77% would be "
-            f"nearer {mixed / three['measured_s']:.0%}.)") in prose
+    # review 15c: the correction is the appendix's
+    assert "Pass 1 only reads" not in _nb04_md("sweep-16")
+    assert (f"but pass 1's 4 only read; at a read rate {faster - 1:.0%} above the copy's, as in Lab 1, the 77% the "
+            f"notebook's table prints would be nearer {mixed / three['measured_s']:.0%}.") in words(appendix("appendix-04-sweep.md"))
 
 
 def test_04_review_12c_b_is_a_maximum_of_noisy_medians_in_the_appendix():
@@ -601,11 +622,13 @@ def test_04_review_12c_terms_before_use_and_no_trial_and_error_residue():
 
 def test_04_review_12c_hypotheses_are_a_list_with_what_would_decide():
     # C04-5: the corner's two hypotheses and the slow pass are bullets, each with its decider
-    corner = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-12b")
-    assert "\n- *Overlap*:" in corner and "\n- *Issue slots*:" in corner and "\nWhat would decide:" in corner
-    slow = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-18")
-    assert "\n- Which pass streams slowly is not known" in slow and "would decide" in slow
-    assert len(slow.split("\n\n")[0].split()) < 60
+    # review 15c: undecided hypotheses are the appendix's; the lesson keeps two sentences and a link
+    corner = appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0]
+    assert "\n- *Overlap*:" in corner and "\n- *Issue slots*:" in corner and "would.\n" in corner
+    slow = words(appendix("appendix-04-sweep.md").split("## The three-pass softmax's time")[1])
+    assert "which pass streams slowly is not known" in slow and "per-pass durations would decide" in slow
+    reading = next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-18")
+    assert "Which pass" not in reading and len(reading.split("\n\n")[0].split()) < 60
 
 
 def test_04_review_12c_is_no_longer_than_before():
@@ -626,7 +649,9 @@ def test_04_review_13c_the_plateau_is_the_sweeps_roof_and_both_dips_are_named():
     one = {t["k"]: t["gflops"] for d in recorded_h200_sweep()["details"] for t in d["configs_tried"]
            if t["kernel"].startswith("sweep<")}
     assert one[192] < one[160] and one[128] < one[112]
-    assert "(Not monotonic: K = 128 ran below K = 112 in both kernels, K = 192 below 160 in `sweep`; unexplained.)" in prose
+    # review 15c: the dips are the appendix's
+    assert "Not monotonic" not in prose
+    assert ("and `sweep` also at K = 192 (59,176 against 59,777 at K = 160)") in words(appendix("appendix-04-sweep.md"))
 
 
 # --- review 15 (structure): notebook 04 -----------------------------------------------------------
@@ -638,10 +663,10 @@ def test_04_review_15_each_section_is_one_idea():
     assert "- **B**, its highest GB/s" not in kernels and "Is the measurement honest" not in kernels
     roofs = next(t for t in md if t.startswith("## The sweep against its own roofs"))
     assert "- **B**, its highest GB/s" in roofs and "- **P**, its highest GFLOP/s" in roofs
-    assert any(t.startswith("## Why the corner is round") for t in md)
+    assert any(t.startswith("## The knee and the round corner") for t in md)  # review 15c: one section
     assert any(t.startswith("## Is the shortfall the two extra launches?") for t in md)
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.index("## One dial, two kernels") < prose.index("## The sweep against its own roofs") < prose.index("## Where is the knee?")
+    assert prose.index("## One dial, two kernels") < prose.index("## The sweep against its own roofs") < prose.index("## The knee and the round corner")
 
 
 def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
@@ -669,13 +694,13 @@ def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
 
 def test_04_review_15_the_softmax_share_compares_counted_bytes_with_counted_bytes():
     from rooflinelib.experiments import recorded_experiments
-    from rooflinelib.lessons.sweep_lesson import softmax_rate_table, softmax_rates
+    from rooflinelib.lessons.sweep_lesson import softmax_split_table, softmax_rates
     from rooflinelib.profiling.recorded import recorded_profiles
     profile, experiment = recorded_profiles()["softmax 3-pass"], recorded_experiments()["softmax"]
     rates = softmax_rates(profile, experiment)
     assert rates["counted_gbps"] == pytest.approx(4 * 5 * 2 ** 26 / profile.measured["kernel_seconds"] / 1e9)
     assert rates["copy_gbps"] == experiment.extra["copy_gbps"] and f"{rates['of_copy']:.0%}" == "78%"
-    table = softmax_rate_table(profile, experiment)
+    table = softmax_split_table(profile, experiment)
     assert table in outputs("04_sweep.ipynb") and "counted bytes" in table
     page = words(appendix("appendix-04-sweep.md"))
     assert "The notebook compares like with like" in page and "would mix measured and counted bytes" in page
@@ -705,3 +730,74 @@ def test_04_review_15_uses_no_term_notebook_03_may_leave_to_its_appendix():
     prose = words(markdown("04_sweep.ipynb"))
     assert "occupancy" not in prose
     assert "which notebook 03 found enough for the FMA peak when every SM holds as many warps as it can" in prose
+
+
+# --- review 15c (a fresh expert read): notebook 04 -----------------------------------------------
+
+def test_04_review_15c_the_loop_starts_at_k_128_in_the_ptx():
+    # E04-1: NVVM folds the one-trip loop of K = 64..127 away; the first loop is at K = 128
+    pytest.importorskip("numba_cuda")
+    from rooflinelib.measure import kernels_numba as kn
+    for k in (64, 112, 127):
+        ptx = kn.sweep_kernel(k).ptx()
+        assert ptx.count("fma.rn.f32") == 4 * k and not re.search(r"\bbra\b", ptx), k
+    for k in (128, 192):
+        ptx = kn.sweep_kernel(k).ptx()
+        assert re.search(r"\bbra\b", ptx) and ptx.count("fma.rn.f32") == 4 * kn.SWEEP_UNROLL + 4 * (k % kn.SWEEP_UNROLL), k
+    assert kn.sweep_pipelined_kernel(112).ptx().count("fma.rn.f32") == 4 * 112  # straight-line K code too
+    page = words(appendix("appendix-04-sweep.md"))
+    assert "`sweep_kernel(112)`'s PTX holds 448 `fma.rn.f32` and no branch" in page
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "below K = 64" not in prose and "K = 64 on each trip" not in prose
+    assert "K is a compile-time constant: each K is its own compiled kernel" in prose
+
+
+def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
+    # E04-2: loop control costs a fixed few instructions per 256-FMA trip, a near-constant floor
+    prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
+    assert "load, store or loop instruction" not in prose + page
+    assert "address, load and store instructions that take FMA issue slots" in prose
+    assert "each address, load or store instruction takes an FMA's issue slot" in page
+    assert "a near-constant loss of about 1%, not a 1/K one" in page
+
+
+def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_explained():
+    # E04-3: B is K = 16's rate, not an end of the sweep; C: why the knee's slope is 1/2
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "from the sweep's ends" not in prose and "The ridge P/B, from the sweep's best rates" in prose
+    assert "The 1/2 is a convention" not in prose
+    assert "the kernel runs at P·I/(I + P/B), whose log-log slope is exactly 1/2 at I = P/B" in prose
+    # the claim: d ln(P I / (I + P/B)) / d ln I = (P/B) / (I + P/B), 1/2 at I = P/B
+    import math
+    P, B = 64_907.0, 4_267.0
+    f = lambda i: math.log(P * i / (i + P / B))
+    i, h = P / B, 1e-6
+    assert (f(i * math.exp(h)) - f(i * math.exp(-h))) / (2 * h) == pytest.approx(0.5, abs=1e-6)
+
+
+def test_04_review_15c_the_transpose_names_read_and_write_counters_in_the_appendix():
+    # E04-4: a partly written sector may be read first, so the extra traffic may show as reads
+    prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
+    assert "would settle it" not in prose and "dram__bytes_write.sum" not in prose
+    assert "dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum" in page
+    assert "could show up as reads as well as writes" in page
+
+
+def test_04_review_15c_one_softmax_table_and_no_lab_log():
+    nb = cells("04_sweep.ipynb")
+    printed = outputs("04_sweep.ipynb")
+    # one table: kernel time, time outside, counted-byte rate against the copy; no repeated row
+    assert printed.count("DRAM bytes, Nsight Compute / counted") == 1
+    assert "median by device events" not in printed and "the kernels' DRAM rate (GB/s)" not in printed
+    assert "rates from counted bytes" not in printed and "3,164" not in printed
+    code = [c.source for c in nb if c.cell_type == "code"]
+    assert not any("time_split_table" in c for c in code) and sum("softmax_split_table(" in c for c in code) == 1
+    prose = words(markdown("04_sweep.ipynb"))
+    for gone in ("(second table;", "course kept only", "its own median differs", "nearer 76%", "Not monotonic",
+                 "two hypotheses, undecided", "write-mix"):
+        assert gone not in prose, gone
+
+
+def test_04_review_15c_is_shorter():
+    nb = cells("04_sweep.ipynb")
+    assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") <= 1850
