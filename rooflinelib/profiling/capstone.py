@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import re
 import textwrap
 import time
 import warnings
@@ -210,9 +211,8 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 worst = max(worst, error)
             refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
             if refused:
-                return Check(question, "fail", "right output in the simulator, but Numba's CUDA compiler refuses "
-                                               f"it: {refused} (a shared array's size must be a constant, "
-                                               "such as MAX_COLS)")
+                return Check(question, "fail", f"right output in the simulator, but Numba's CUDA compiler refuses "
+                                               f"it: {refused}")
             if name == "fused":  # the rules the exercise states: the fused kernel reads x once, writes y once
                 broken = _once_rules(passes_of, sizes[0])
                 if broken:
@@ -259,92 +259,173 @@ def _once_rules(passes_of, size) -> str:
 
 
 def _compile_refusal(passes) -> str:
-    """Why the GPU compiler refuses one of ``passes``' kernels, or '' when all compile: first a
-    shared or local array whose shape is not a constant (:func:`_unsized_array`, read from the
-    source, so it is refused on a machine without a compiler too), then the first line of the typing
-    error Numba's CUDA target raises compiling to PTX for sm_90.  The simulator runs code the GPU
-    compiler rejects; compiling needs no GPU, but where no compiler is available (the simulator
-    switched on, no NVVM) only the source check stands."""
+    """Why the GPU compiler refuses one of ``passes``' kernels, or '' when all compile.  Where
+    Numba's CUDA compiler is available (NVVM, no GPU needed; :func:`_compiler_available`), it
+    decides: each kernel is compiled to PTX for sm_90, and a refusal is told with the source check's
+    sentence when that check names an array whose shape is not a constant (:func:`_unsized_array`),
+    else with the compiler's own first line.  Where it is not (the simulator switched on, no NVVM),
+    the source check alone decides, so a shape set at run time is refused on every machine."""
+    unsized = ""
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
-            found = _unsized_array(f)
-            if found:
-                return found
-    try:
-        import numba
-        from numba import cuda
-        from numba.core.errors import TypingError
-        compile_ptx = cuda.compile_ptx
-    except (ImportError, AttributeError):
-        return ""
+            unsized = unsized or _unsized_array(f)
+    if not _compiler_available():
+        return unsized
+    import numba
+    from numba import cuda
+    from numba.core.errors import NumbaError
     for kernel, args in passes:
         try:
-            compile_ptx(kernel_py_func(kernel), tuple(numba.typeof(a) for a in args), cc=(9, 0))
-        except TypingError as exc:
-            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-            return lines[0][:200] if lines else "a typing error"
-        except Exception:  # no NVVM or driver here: the simulator's verdict stands
-            return ""
+            cuda.compile_ptx(kernel_py_func(kernel), tuple(numba.typeof(a) for a in args), cc=(9, 0))
+        except NumbaError as exc:  # numba.cuda's own TypingError is one too
+            first = _first_compiler_line(str(exc))
+            if unsized and ".array" in first:
+                return unsized
+            return first + (SHAPE_HINT if ".array" in first else "")
+        except Exception:  # the compiler broke on something else: the source check's verdict stands
+            return unsized
     return ""
 
 
-def _constant_shape(node, fn, local_literal: dict) -> bool:
+#: What a compiler refusal of a shared or local array adds (the source check's sentence says it).
+SHAPE_HINT = " (a shared array's size must be a constant, such as MAX_COLS)"
+_COMPILER = []  # [True or False] once :func:`_compiler_available` has tried
+
+
+def _compiler_available() -> bool:
+    """Whether Numba's CUDA compiler runs here: a two-line kernel compiled to PTX for sm_90 (NVVM,
+    no GPU); never under the CUDA simulator, whose ``compile_ptx`` compiles nothing."""
+    if not _COMPILER:
+        try:
+            from numba import config, cuda, float32
+            if config.ENABLE_CUDASIM:
+                raise RuntimeError("the CUDA simulator is switched on")
+
+            def probe(a):
+                a[0] = float32(1)
+
+            cuda.compile_ptx(probe, (float32[:],), cc=(9, 0))
+            _COMPILER.append(True)
+        except Exception:
+            _COMPILER.append(False)
+    return _COMPILER[0]
+
+
+def _first_compiler_line(text: str) -> str:
+    """The line of a Numba error that says what failed (not "Failed in cuda mode pipeline"), with the
+    signature it names, and without memory addresses or colour codes."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # Numba highlights its messages in a terminal's colours
+    lines = [re.sub(r" at 0x[0-9a-fA-F]+", "", line.strip()) for line in text.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("Failed in ")] or ["a typing error"]
+    first = lines[0]
+    if first.endswith("found for signature:") and len(lines) > 1 and lines[1].startswith(">>>"):
+        first = f"{first} {lines[1][3:].strip()}"
+    return first[:200]
+
+
+def _constant_shape(node, fn, local_values: dict) -> bool:
     """Whether ``node``, an array's shape in ``fn``'s source, is one the GPU compiler takes: a whole
-    number, a local only ever assigned one, a closure's or a global's name holding one, or a tuple
-    of those (``local_literal``: each local name, parameters included, and whether it is such)."""
+    number, a local name holding one at compile time, a closure's or a global's name holding one, or
+    a tuple of those (``local_values``: each local name, parameters included, and the whole number
+    it holds or None, from :func:`_local_constants`)."""
     if isinstance(node, ast.Tuple):
-        return bool(node.elts) and all(_constant_shape(e, fn, local_literal) for e in node.elts)
+        return bool(node.elts) and all(_constant_shape(e, fn, local_values) for e in node.elts)
+    return _constant_value(node, fn, local_values) is not None
+
+
+def _constant_value(node, fn, local_values: dict):
+    """The whole number ``node`` holds at compile time in ``fn``, or None: a literal, a local name
+    in ``local_values``, else a closure's or a global's name holding an int."""
     if isinstance(node, ast.Constant):
-        return type(node.value) is int
-    if isinstance(node, ast.Name):
-        if node.id in local_literal:
-            return local_literal[node.id]
-        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        if node.id in cells:
-            try:
-                return type(cells[node.id].cell_contents) is int
-            except ValueError:  # an empty cell
-                return False
-        return type(fn.__globals__.get(node.id)) is int
-    return False  # an expression (x.shape[1], N * 2, module.N) has a type but no value at compile time
+        return node.value if type(node.value) is int else None
+    if not isinstance(node, ast.Name):
+        return None  # an expression (x.shape[1], N * 2, module.N) has a type but no value at compile time
+    if node.id in local_values:
+        return local_values[node.id]
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    if node.id in cells:
+        try:
+            value = cells[node.id].cell_contents
+        except ValueError:  # an empty cell
+            return None
+    else:
+        value = fn.__globals__.get(node.id)
+    return value if type(value) is int else None
+
+
+def _local_constants(tree, fn) -> dict:
+    """Each name ``fn``'s source (``tree``) binds, parameters included, and the whole number it
+    holds at compile time, or None.  A name holds one when every assignment to it gives one (a
+    literal, a global or closure int, or another such local: ``n = MAX_COLS`` then ``m = n``) and
+    they agree, or they all stand in the function's straight-line top level (the last one before
+    a use reaches it); Numba's compiler takes these, and refuses a name assigned different numbers
+    in two branches.  A parameter, a loop variable or an augmented assignment holds none."""
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    top = {id(stmt) for stmt in body}
+    defs = {}  # name -> [(value node or None, assigned at the top level)]
+
+    def bind(target, value, stmt):
+        if isinstance(target, ast.Name):
+            defs.setdefault(target.id, []).append((value, id(stmt) in top))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            pairs = (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+                     and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts))
+            for i, element in enumerate(target.elts):
+                bind(element, value.elts[i] if pairs else None, stmt)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, None, stmt)
+        # a subscript or an attribute (row[c] = ..., a.b = ...) binds no name
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            defs.setdefault(node.arg, []).append((None, False))
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, node.value, node)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            bind(node.target, node.value, node)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+            bind(node.target, None, node)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            bind(node.optional_vars, None, node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            defs.setdefault(node.name, []).append((None, False))
+    values = {name: None for name in defs}
+    changed = True
+    while changed:  # a chain of aliases resolves one link a round; a cycle stays None
+        changed = False
+        for name, assignments in defs.items():
+            if values[name] is not None:
+                continue
+            found = [None if node is None else _constant_value(node, fn, values) for node, _ in assignments]
+            if all(v is not None for v in found) and (len(set(found)) == 1 or all(t for _, t in assignments)):
+                values[name] = found[-1]
+                changed = True
+    return values
 
 
 def _unsized_array(fn) -> str:
     """``"NAME: cuda.shared.array(SHAPE, ...): ..."`` for the first ``cuda.shared.array`` or
     ``cuda.local.array`` in ``fn`` whose shape is not a compile-time constant, or '' (also when
     the source cannot be read).  Numba's CUDA target refuses such an array (``x.shape[1]``, a
-    parameter, ``N * 2``); the simulator runs it."""
+    parameter, ``N * 2``); the simulator runs it.  A local alias of a constant (``n = MAX_COLS``)
+    is a constant (:func:`_local_constants`)."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, ValueError):
         return ""
-    assigned = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.arg):
-            assigned[node.arg] = False
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        literal = (not isinstance(node, ast.AugAssign) and isinstance(target, ast.Name)
-                                   and isinstance(node.value, ast.Constant) and type(node.value.value) is int)
-                        assigned[name.id] = assigned.get(name.id, True) and literal
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    assigned[name.id] = False
+    local_values = _local_constants(tree, fn)
     for node in ast.walk(tree):
         func = getattr(node, "func", None)
         if not (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
                 and isinstance(func.value, ast.Attribute) and func.value.attr in ("shared", "local")):
             continue
         shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
-        if shape is not None and not _constant_shape(shape, fn, assigned):
+        if shape is not None and not _constant_shape(shape, fn, local_values):
             return (f"{fn.__name__}: cuda.{func.value.attr}.array({ast.unparse(shape)}, ...) has a shape set at run "
-                    "time; the GPU compiler needs a constant (a number, a tuple of numbers or a global such as "
-                    "MAX_COLS)")
+                    "time; the GPU compiler needs a constant (a number, a tuple of numbers, a global such as "
+                    "MAX_COLS, or a local name set to one)")
     return ""
 
 
@@ -482,14 +563,27 @@ def tool_side(name: str, profiles: dict, machine, rows: int, cols: int) -> str:
 
 
 def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int):
-    """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's."""
+    """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's.  A key that is not
+    a variant's name ('3pass') is named, with the keys expected, rather than the variant it stands
+    for being called not answered."""
     if is_unanswered(answers):
         answers = {}
     if not isinstance(answers, dict):
         return report("verdicts", Check("verdicts", "invalid", "expected a dict such as "
                                         "{'3-pass': 'memory', 'fused': 'memory'}, got a " + type(answers).__name__))
+    expected_keys = " and ".join(repr(v) for v in VARIANTS)
+    unknown = [key for key in answers if key not in VARIANTS]
+    unknown_text = ", ".join(repr(key) for key in unknown)
     checks = []
+    if unknown and all(name in answers for name in VARIANTS):
+        checks.append(Check("verdicts", "invalid", f"unknown key(s) {unknown_text}: the dict takes the keys "
+                                                   f"{expected_keys} alone"))
     for name in VARIANTS:
+        if name not in answers and unknown:  # a mistyped key ('3pass'): the student answered, under another name
+            checks.append(Check(f"verdict for the {name} softmax", "invalid",
+                                f"no key {name!r} in your dict, which has the unknown key(s) {unknown_text}: "
+                                f"expected the keys {expected_keys}, spelled so"))
+            continue
         expected = tool_side(name, profiles, machine, rows, cols)
         where = "its profile" if profiles.get(name) is not None else "the analytic counts on these ceilings"
         # a profile is graded on its own roof, whose ridge (15.5 on the recorded pair's copy roof) is
