@@ -219,13 +219,12 @@ def race_text(experiment) -> str:
     title = experiment.title
     spreads = {v.extra.get("m"): v.spread for v in experiment.variants
                if "length" in v.extra or "FFT" in v.name}
-    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread':>7s} {'FLOPs/FFT':>10s}  the FFT beats"]
+    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread':>7s} {'FLOPs/FFT':>10s}  FFT beats direct"]
     for r in race:
         spread = spreads.get(r["m"])
         lines.append(f"{r['m']:7,d} {r['direct_s'] * 1e6:8,.0f}us {r['direct_at_roof_s'] * 1e6:7,.0f}us "
                      f"{r['fft_s'] * 1e6:7,.0f}us {'-' if spread is None else f'{spread:.0%}':>7s} {r['flop_ratio']:9.1f}x  "
-                     + ("even the direct kernel at its roof" if r["fft_beats_roof"]
-                        else "the kernel as measured, not one at its roof"))
+                     + ("even at its roof" if r["fft_beats_roof"] else "as measured only"))
     lines.append("FLOPs per output, direct / whole-signal FFT / overlap-save on blocks of 8m (not raced): " + "; ".join(
         f"m = {r['m']:,}: {2 * r['m']:,} / {2 * r['m'] / r['flop_ratio']:.0f} / "
         f"{pitfalls.overlap_save_flops_per_output(r['m'], 8 * r['m']):.0f}" for r in race[:2]))

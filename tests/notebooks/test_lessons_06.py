@@ -1199,3 +1199,16 @@ def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
 def test_06_does_not_grow_in_review_15d():
     words = sum(len(c.split()) for c in _markdown("06"))
     assert words <= 2178, words
+
+
+def test_06s_race_table_ends_in_a_short_column():
+    # C: "the FFT beats ... the kernel as measured, not one at its roof" crowded the last column
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.experiments.record import recorded_experiments
+    race = pitfalls.race_rows(recorded_experiments()["algorithm_sizes"])
+    printed = _printed("06")
+    assert "not one at its roof" not in printed and "FFT beats direct" in printed
+    for r in race:
+        word = "even at its roof" if r["fft_beats_roof"] else "as measured only"
+        assert any(line.startswith(f"{r['m']:7,d} ") and line.endswith(word) for line in printed.splitlines())
+    assert [r["fft_beats_roof"] for r in race] == [False, False, True, True]
