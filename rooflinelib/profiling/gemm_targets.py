@@ -191,20 +191,30 @@ def recorded_rows(recorded: dict) -> dict:
 
 def recorded_table(recorded: dict, fp32_gflops: float) -> str:
     """The four variants side by side: time, rate and fraction of ``fp32_gflops``, and the
-    counters that explain them."""
+    counters that explain them.  The timing spreads and the bank conflicts per FFMA are the
+    appendix's (:func:`spread_and_conflicts_text`): review 15d found nine columns too many."""
     sm = (recorded.get("gpu_before") or {}).get("sm_clock_mhz")
     lines = [f"recorded on an {(recorded.get('gpu_before') or {}).get('name', 'H200')} on {recorded['date'][:10]}"
              f"{f' (SM clock {sm} MHz)' if sm else ''}, n = {recorded['n']}, one thread per output, "
              f"{recorded['tile']} x {recorded['tile']} threads a block; Nsight Compute per warp-wide request or FFMA:",
-             f"  {'kernel':30s} {'time':>8s} {'spread':>6s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
-             f"{'DRAM MB':>7s} {'L1 GB':>7s} {'shared passes/FFMA':>18s} {'conflicts/FFMA':>14s} {'instr/FFMA':>10s}"]
+             f"  {'kernel':30s} {'time':>8s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
+             f"{'DRAM MB':>7s} {'L1 GB':>7s} {'shared passes/FFMA':>18s} {'instr/FFMA':>10s}"]
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
         dram = f"{r['dram_bytes'] / 1e6:7.1f}" if r["dram_bytes"] else f"{'-':>7s}"
-        spread = f"{r['spread']:6.1%}" if r["spread"] is not None else f"{'-':>6s}"
-        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {spread} {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
+        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
                      f"{r['sectors_per_request']:12.2f} {dram} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
-                     f"{r['conflicts_per_ffma']:14.2f} {instr}")
+                     f"{instr}")
+    return "\n".join(lines)
+
+
+def spread_and_conflicts_text(recorded: dict) -> str:
+    """The recorded GEMMs' timing spreads and Nsight Compute's bank conflicts per warp-wide FFMA,
+    one line per variant: the two columns the notebook's table leaves to its appendix."""
+    lines = []
+    for name, r in recorded_rows(recorded).items():
+        spread = f"{r['spread']:.1%}" if r["spread"] is not None else "-"
+        lines.append(f"{label(name)}: spread {spread}, bank conflicts {r['conflicts_per_ffma']:.2f} per FFMA")
     return "\n".join(lines)
 
 

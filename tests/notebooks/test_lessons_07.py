@@ -236,3 +236,19 @@ def test_07_says_what_the_16_bytes_a_row_are():
 
 def test_07_does_not_grow_in_review_15d():
     assert sum(len(s.split()) for s in _markdown()) <= 2154
+
+
+def test_07s_gemm_table_has_seven_columns_and_the_appendix_the_other_two():
+    # C: the nine-column GEMM table; the spreads and the bank conflicts go to the appendix
+    from rooflinelib.profiling import gemm_targets
+    recorded = gemm_targets.recorded_counters()
+    printed = _printed()
+    header = next(line for line in printed.splitlines() if line.strip().startswith("kernel") and "instr/FFMA" in line)
+    assert "spread" not in header and "conflicts/FFMA" not in header
+    assert "shared passes/FFMA" in header and "sectors/load" in header and "DRAM MB" in header
+    page = APPENDIX.read_text()
+    for line in gemm_targets.spread_and_conflicts_text(recorded).splitlines():
+        assert f"- {line}" in page
+    rows = gemm_targets.recorded_rows(recorded)
+    assert "tiled, warp down a column: spread 1.0%, bank conflicts 3.00 per FFMA" in page
+    assert max(r["spread"] for r in rows.values()) == pytest.approx(0.054, abs=0.001)
