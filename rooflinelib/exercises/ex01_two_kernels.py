@@ -269,6 +269,29 @@ def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) ->
     return hint
 
 
+def _off_its_prediction(kernels, intensity: float, rate: float, bandwidth: float,
+                        memory_roofs: dict) -> list:
+    """The rates of points drawn at ``intensity`` and judged against the ``bandwidth`` roof but
+    not at its prediction ``rate`` (review 16a: such a point is the fourth point, at the wrong
+    height, so "draw it too" would send the student to add a point they have)."""
+    rates = []
+    for t in kernels:
+        name = _judged_on(t, memory_roofs)
+        if (_near(t.x[0], intensity) and not _near(t.y[0], rate) and name is not None
+                and _near(memory_roofs[name], bandwidth)):
+            rates.append(t.y[0])
+    return rates
+
+
+def _off_prediction_hint(bandwidth: float, intensity: float, drawn: float) -> str:
+    rate = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
+    hint = (f"the point for {_case_name(intensity, bandwidth)} sits at {drawn:,.0f} GFLOP/s, but its "
+            f"prediction is min(P, I x B) = {rate:,.0f} GFLOP/s")
+    if drawn > rate and _near(rate, PEAK_GFLOPS):
+        hint += ": cap it at the compute roof"
+    return hint
+
+
 def _coincides(intensity: float, drawn: int) -> bool:
     """True when the predictions for ``intensity`` at the two bandwidths are one point and fewer
     points than cases are drawn there: the other case took the one point, so this one is missing."""
@@ -317,6 +340,7 @@ def check_figure(figure):
         ceiling_problem = bool(problems)
         missing, thousandfold = [], 0
         coincident = []   # (bandwidth, intensity): its one point there is the other case's
+        off_prediction = []  # (bandwidth, intensity, drawn rate): the point, at the wrong height
         wrong_roof = {}   # (right bandwidth, roof used) -> cases: judged against the other bandwidth
         off_ridge = []    # (case, hover ridge): judged against neither key's roofline
         for bandwidth in BANDWIDTHS_GBPS:
@@ -338,6 +362,10 @@ def check_figure(figure):
                 # may coincide (80 FLOP/byte at either bandwidth), so any of them may be this one.
                 used = [_judged_on(t, memory_roofs) for t in at]
                 used_slopes = [memory_roofs[n] for n in used if n is not None]
+                elsewhere = _off_its_prediction(kernels, intensity, rate, bandwidth, memory_roofs)
+                if elsewhere and not any(_near(slope, bandwidth) for slope in used_slopes):
+                    off_prediction.append((bandwidth, intensity, elsewhere[0]))
+                    continue
                 if any(_near(slope, bandwidth) for slope in used_slopes):
                     off_ridge.append((case, _hover_ridge(at[0])))
                 elif any(_near(slope, other) for slope in used_slopes) and _coincides(intensity, len(at)):
@@ -358,6 +386,8 @@ def check_figure(figure):
         else:
             problems += [f"no point at the prediction for {case}" for case in missing]
         problems += [_coincident_hint(bandwidth, intensity, memory_roofs) for bandwidth, intensity in coincident]
+        problems += [_off_prediction_hint(bandwidth, intensity, drawn)
+                     for bandwidth, intensity, drawn in off_prediction]
         problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
                      for (bandwidth, used), cases in wrong_roof.items()]
         # A ridge that is neither key's comes from a roof at the wrong value, which the checks
