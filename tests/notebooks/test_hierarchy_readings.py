@@ -51,7 +51,9 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     assert "SM clock" not in printed and "132 SMs x 128 bytes" not in printed
     # review 15c (cell 5): the clocks are linked once, from section 5's peaks, not beside the roofs
     assert "both runs' clocks: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" not in prose
-    assert "The clocks of both runs: [appendix](../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in prose
+    # review 16c: ncu's clocks are the appendix's; section 5 keeps one link to the section that gives them
+    assert "The clocks of both runs" not in prose and "1,972" not in prose
+    assert "(../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in prose.split("## 5.")[1]
     assert recorded["created"][:10] != lab1["created"][:10]
     assert recorded["created"][:10] not in prose and lab1["created"][:10] not in prose
     assert f"{recorded['created'][:10]}, SM clock 1980 MHz" in appendix and f"| {lab1['created'][:10]} |" in appendix
@@ -192,7 +194,9 @@ def _cells05():
 def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_the_appendixs(prose, appendix):
     # C05-2: "slices" was used (counter table, ncu's L2 peak) and never defined; "cluster",
     # "portable cluster" and "TMA" were used undefined in section 4: they moved to the appendix
-    assert prose.index("built of **slices** that each serve part of the address space") < prose.index("The L2's slices count")
+    # review 16c: slices, partitions and the fabric are used only by the appendix, which defines them first
+    assert "**slices**" not in prose and "The L2's slices count" not in prose
+    assert appendix.index("built of **slices** that each serve part of the address space") < appendix.index("## The recorded runs")
     for term in ("TMA", "cluster"):
         assert term not in prose
         assert term in appendix
@@ -200,7 +204,7 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
     assert "ways to share it across SMs or cut its L2 traffic (untested): [appendix](" in prose
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
-    assert "two **partitions** joined by a link, the L2 **fabric**" in prose
+    assert "two **partitions** joined by a link, the L2 **fabric**" in appendix and "fabric" not in prose
     # review 15c: the fabric is one sentence in the lesson; that the counters show no mechanism is the appendix's
     assert "why, the counters do not show" not in prose
     assert "The counters show that the fabric's bytes match the DRAM reads, not why" in appendix
@@ -218,8 +222,10 @@ def test_05_review_12c_the_models_caveat_comes_with_the_model():
 def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numbers(prose):
     # C05-1: cell 16 carried ws_read, the 64 MiB artefact and the K = 64 corner in two paragraphs,
     # repeating the table's bytes and time; C05-4: the 64 MiB printout indexed kernels[4]
-    for lead in ("**`ws_read` is L2-bound.**", "**The 64 MiB sweep is no test of the DRAM counters.**", "**The 1 GiB sweeps**"):
+    # review 16c: section 4 keeps the placements; the 64 MiB launch's counting artefact is the appendix's
+    for lead in ("**`ws_read` is L2-bound.**", "**The 1 GiB sweeps**"):
         assert lead in prose
+    assert "**The 64 MiB sweep" not in prose
     assert "847 MB" not in prose and "94.6 µs" not in prose
     code = "\n".join("".join(c["source"]) for c in _cells05() if c["cell_type"] == "code")
     assert "kernels[4]" not in code and "analytic[4]" not in code

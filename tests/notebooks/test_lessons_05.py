@@ -129,9 +129,13 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     assert "derives, not measures" in text or "derive" in text
     # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
     # are the appendix's)
-    assert text.index("**Nsight Compute**") < text.index("The L2's slices count 1.5 times")
-    for term in ("**partitions**", "**sectors**", "**MUFU**"):
+    assert text.index("**Nsight Compute**") < text.index("L2 asked")
+    for term in ("**sectors**", "**MUFU**"):
         assert term in text
+    # review 16c: slices and the fabric are used only by the appendix's surplus section; the L2's two
+    # halves stay named where the GPU's memories are (the course's term list defines them in 05)
+    assert "**slices**" not in text and "fabric" not in text and "two partitions" in _page05()
+    assert "All SMs share one **L2 cache**, built of two halves (**partitions**)." in text
 
 
 def test_a_cpu_plateau_between_two_caches_is_labelled_by_the_cache_that_holds_it():
@@ -190,7 +194,9 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     assert "ws_read's ~8.95 TB/s is all of it" not in text and "yet 89% of Lab 1's L2 roof" in text
     assert "the L2's own size" not in text and "60 MiB L2" in appendix  # review 11c C11c-8: with the vendor table
     assert "gpu-benches' `gpu-l2-cache`" not in text and "gpu-benches' `gpu-l2-cache`" in appendix
-    assert "No kernel we or a public benchmark ran got more from the slices ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-against-ncus-peak))" in text
+    # review 16c: the search for a faster L2 pattern is the appendix's
+    assert "No kernel we or a public benchmark ran" not in text
+    assert "no kernel we or a public benchmark ran got more from the slices" in appendix
     assert "best public L2" not in text
     assert "te42kyfo/gpu-benches" in (ROOT / "REFERENCES.md").read_text()
 
@@ -381,8 +387,12 @@ def test_the_64_mib_sweeps_dram_verdict_uses_its_counted_bytes():
     # review 12c C05-4: the printout that indexed kernels[4] is gone; the table prints 110 and 134 MB
     # review 13c T05-2: the shortfall is a fixed tail against little traffic, not a buffer near the L2's size
     assert round(2 ** 27 / 1e6) == 134 and round((2 ** 27 - crossed) / 1e6) == 24
-    assert (f"It moves only 134 MB, so the ~24 MB of writes still in the L2 when ncu stops (section 3's hypothesis) "
-            f"are {1 - crossed / 2 ** 27:.0%} of them: the table says {placed.point('dram').fraction_of_roof:.0%}") in text
+    # review 16c: the 64 MiB launch exists to show the counters' shortfall: the appendix's
+    assert "It moves only 134 MB" not in text
+    page = " ".join(_page05().split())
+    assert (f"It moves only 134 MB, so the ~24 MB of writes still in the L2 when ncu stops (the hypothesis above) "
+            f"are {1 - crossed / 2 ** 27:.0%} of them: the table says {placed.point('dram').fraction_of_roof:.0%}") in page
+    assert f"| sweep K=8, 64 MiB | 31.4 us | 134 MB | 134 MB | 110 MB | {placed.point('dram').fraction_of_roof:.0%} |" in page
     assert "barely larger than the L2" not in text
     assert abs(gbps / copy - 1) < 0.005 and "its counted 134 MB" not in text
     assert "kernels[4]" not in _code("05") and "requested bytes over time" not in _printed("05")  # the appendix's now
@@ -445,11 +455,16 @@ def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
     from rooflinelib.hierarchy import ncu, lesson as hl05
     kernels = ncu.load_csv(ncu.recorded_csv())
     analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
-    table = hl05.bytes_table(hl05.load())
+    lesson = hl05.load()
+    table = hl05.bytes_table(lesson)
     printed = _printed("05")
     for a in analytic:
         assert a["name"] in table
-    assert table in printed and table.splitlines()[5].startswith("sweep K=8, 64 MiB")
+    assert table.splitlines()[5].startswith("sweep K=8, 64 MiB")
+    # review 16c: the lesson's table leaves out the 64 MiB launch (its DRAM count is the appendix's)
+    taught = hl05.bytes_table(lesson, taught_only=True)
+    assert taught in printed and "64 MiB" not in taught and taught.splitlines() == [
+        line for line in table.splitlines() if "64 MiB" not in line]
     # review 15c (cells 12-14): one L2 column, the bytes asked for; the slices' count is the appendix's
     assert "L2 asked" in table.splitlines()[0] and "L2 slices" not in table and "3.33 GB" not in printed
     assert "| sweep K=1, 1024 MiB | L2 bytes | 3,328,178,624 |" in _page05()
@@ -579,7 +594,9 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
             f"reaches {fp32:.3f} and {measured / at_lab1:.3f} of them") in page
     assert "because Lab 1 ran at a higher clock" in page
     assert "How the two runs' clocks enter" not in _prose("05")
-    assert "The clocks of both runs: [appendix](../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in _prose("05")
+    # review 16c: ncu's clocks are the appendix's; section 5 links the section that gives them
+    assert "1,972" not in _prose("05") and "ncu left the clocks unlocked: SM clock 1,972 MHz" in page
+    assert "(../docs/appendix-05-hierarchy.md#measured-roofs-against-ncus-peaks)" in _prose("05").split("## 5.")[1]
     assert "Lab 1 reaches" not in _printed("05")
 
 
@@ -631,8 +648,11 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert ratios["l2"] > 3 and ratios["dram"] > 3
     assert f"the kernel beats it {ratios['l2']:.2f}x at 246 kB and {ratios['dram']:.2f}x at 73 MB" in page
     assert round(ratios["l2"]) == round(ratios["dram"]) == 3
-    assert ("just past the L1's and the L2's steps the kernel beats it about 3 times. Why: [appendix]"
-            "(../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)") in text
+    # review 16c E1: the summary names the L2 level's rate above Lab 1's L2 roof and the 2x stretch
+    assert "the kernel beats it about 3 times" not in text
+    assert ("1.7 to 3.3 times from each step to the next plateau. Hypothesis: SMs that read one line at once share "
+            "one fetch; the model lets each fetch its own ([appendix]"
+            "(../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
@@ -712,7 +732,7 @@ def test_05s_placement_table_marks_the_k64_tie_and_says_what_no_mark_means():
     k64 = placed[2]
     assert k64.name == "sweep K=64, 1024 MiB" and k64.binding == "fp32" and k64.close == ("dram",)
     assert [pl.name for pl in placed if pl.close] == [k64.name]
-    table = h.placement_table(placed)
+    table = h.placement_table([pl for pl in placed if "64 MiB" not in pl.name])
     rows = [line for line in table.splitlines() if line.startswith("sweep K=64")]
     assert [r.endswith("78% =") for r in rows] == [False, False, True]
     assert table.splitlines()[-1] == "no '<': compute binds; '=': its bytes take within 10% of the binding time, so both bind"
@@ -730,9 +750,11 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "the kernel runs 12% above the model" not in text
     assert "**Inside each level the model holds" not in text
     # fix 15: the check against the sweep is the appendix's; the lesson keeps its finding
-    assert "**Inside each level the model is close**" in _page05()
+    assert "**At the table's points inside a level the model is close**" in _page05()
     assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it." in _page05()
-    assert "Inside each level the model comes within 12% of its kernel's series" in text
+    # review 16c E1: "within 12% inside each level" hid that inside the L2 the kernel runs above the roof
+    assert "Inside each level the model comes within 12%" not in text and "**Inside each level the model is close**" not in _page05()
+    assert "up to 24% inside the L2 level, above Lab 1's L2 roof (10,949 against 9,763 GB/s at 28 MB)" in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -757,8 +779,9 @@ def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
     assert "`lts__t_sectors_srcunit_tex` for the SMs" in appendix and "`lts__t_sectors_srcunit_ltcfabric` for the fabric" in appendix
     # review 15c (cells 12-14): the surplus is one sentence; its split by source is the appendix's
     assert "Split by source" not in text
-    assert ("The L2's slices count 1.5 times what the sweeps' SMs ask for; the surplus is traffic on the fabric "
-            "between the L2's two partitions ([appendix](../docs/appendix-05-hierarchy.md#requested-and-slice-bytes-at-the-l2))") in text
+    # review 16c: the slices' surplus is the appendix's alone
+    assert "The L2's slices count 1.5 times" not in text
+    assert "On the 1 GiB sweeps the slices count 1.5 times what the SMs asked for" in appendix
     assert "run 10" not in appendix
     # C5-6: the whole-program point is asked as a question; review 15c: a two-line aside before the
     # exercise pointer (it answers another question than the notebook's), its numbers Amdahl's
@@ -888,8 +911,10 @@ def test_05_review_10c_the_dram_write_shortfall_is_the_same_bytes_in_every_launc
     # review 13c C05-2: one unit system within the sentence
     # review 15c E05-3: one launch is small; the shortfall and its hypothesis are one sentence
     assert "on the small ones" not in text
-    assert ("fall short by the same 19 to 24 MB of writes in every launch, 1% of 2.1 GB on the large "
-            "buffers and 18% of 134 MB on the small one; hypothesis:") in text
+    # review 16c E3: "the same" and a range; the shortfall is the appendix's
+    assert "19 to 24 MB" not in text
+    assert ("DRAM bytes fall short by 19 to 24 MB of writes in every launch, about the same amount: 1% of 2.1 GB "
+            "on the large buffers and 18% of 134 MB on the small one") in " ".join(_page05().split())
 
 
 def test_05_review_10c_clarity():
@@ -909,7 +934,7 @@ def test_05_review_10c_clarity():
         assert date not in text and date not in printed.split("Working-set sweep")[0], date
     section3 = text.split("## 3.")[1].split("## 4.")[0]
     assert "clock control" not in section3
-    assert "(ncu left the clocks unlocked: 1,972 MHz)" in text.split("## 5.")[1]
+    assert "(ncu left the clocks unlocked" not in text  # review 16c: the appendix's
     # C05-1: the 10% L2 gap's story is the appendix's
     assert "10% higher (why was not measured" not in text
     # C05-3: the comparison table lost its measured-size column
@@ -1002,8 +1027,10 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     assert "## Requested and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
     assert text.lower().count("hypothesis:") == 1
-    assert ("hypothesis: those lines, still in the L2 when the kernel ends, reach DRAM after ncu stops "
-            "counting.") in text
+    # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
+    # in the lesson is the working-set model's
+    assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
+    assert "Hypothesis: SMs that read one line at once share one fetch" in text
     # one idea per section: seven numbered sections, none a validation table
     headings = [line for m in _markdown("05") for line in m.splitlines() if line.startswith("## ")]
     assert [h[:5] for h in headings] == ["## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6."]  # 15c: 7 is an aside
@@ -1034,7 +1061,8 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # E05-2: "three byte counts" beside a table of four; the asked count comes from a second ncu run
     text, printed = _prose("05"), _printed("05")
     assert "three byte counts" not in text
-    assert "Lab 4 counts the bytes at each level: the L1's, the bytes the SMs ask the L2 for, and the bytes to and from HBM" in text
+    assert ("Lab 4 takes one count per level: the L1's bytes, the bytes the SMs ask the L2 for (\"L2 asked\"), and the "
+            "bytes to and from HBM") in text
     header = next(line for line in printed.splitlines() if line.startswith("kernel") and "L2 asked" in line)
     assert header.split()[-4:] == ["L1", "L2", "asked", "DRAM"]
     assert "by-source run" not in text and "second" not in text.split("## 3.")[1].split("## 4.")[0]
@@ -1047,7 +1075,10 @@ def test_05_review15c_e05_4_the_64_mib_sweep_is_no_test_of_the_dram_counters():
     # E05-4: its footprint is twice the L2 and it runs at the copy rate by requested bytes; what is
     # unreliable at this size is ncu's DRAM count
     text = _prose("05")
-    assert "is no DRAM test" not in text and "**The 64 MiB sweep is no test of the DRAM counters.**" in text
+    assert "is no DRAM test" not in text
+    # review 16c: the heading read the wrong way round; the launch and its caveat are the appendix's
+    assert "64 MiB" not in text.split("## 4.")[1] and "no test of the DRAM counters" not in text
+    assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
 
 
 def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_named():
@@ -1065,7 +1096,7 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     text = _prose("05")
     assert "Lab 1's DRAM, fp32 and fp64 roofs reach 0.98 to 1.00" not in text
     assert ("Lab 1's fastest DRAM mix (writing), fp32 and fp64 roofs reach 0.98 to 1.00 of ncu's peaks; the "
-            "chart's copy roof reaches 0.89, its L2 roof only 0.63.") in text
+            "chart's copy roof 0.89, its L2 roof 0.63, the L1 plateau 0.24.") in text
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
 
@@ -1078,8 +1109,9 @@ def test_05_review15c_the_l1_row_names_both_paths_and_the_share():
     assert f"{clock / 1e3:.2f}" == "1.98" and f"{peak / 1e3:.1f}" == "33.5" and f"{l1.gbps / peak:.2f}" == "0.96"
     text = _prose("05")
     assert "The L1 row compares two paths" not in text
-    assert ("ncu's L1 peak assumes 512 bytes per clock per SM; global loads get at most 128, and the sweep's L1 "
-            "plateau reaches 0.96 of that (132 x 128 B x 1.98 GHz = 33.5 TB/s).") in text
+    # review 16c: the load path's arithmetic is the appendix's
+    assert "0.96" not in text
+    assert "0.96 of the loads' path (132 x 128 B x 1.98 GHz = 33.5 TB/s)" in " ".join(_page05().split())
 
 
 def test_05_review15c_clarity_cells_split_and_shortened():
@@ -1092,13 +1124,64 @@ def test_05_review15c_clarity_cells_split_and_shortened():
     # one units line in section 2
     text = _prose("05")
     assert text.split("## 2.")[1].split("## 3.")[0].count("Sizes are decimal (16.4 kB = 16 KiB).") == 1
-    # cells 12-14: the fabric and the shortfall one sentence each, the rest linked
+    # cells 12-14; review 16c: the fabric and the shortfall are gone from section 3, one linked sentence
     section3 = text.split("## 3.")[1].split("## 4.")[0]
     assert "**The L2 has two counts.**" not in section3 and "the counters cannot show it" not in section3
-    fabric = section3.split("The L2's slices count")[1].split("**DRAM bytes**")[0]
-    shortfall = section3.split("**DRAM bytes**")[1].split("The FLOPs match")[0]
-    assert fabric.strip().count(". ") == 0 and shortfall.strip().count(". ") == 0
+    assert "fabric" not in section3 and "**DRAM bytes**" not in section3
+    assert ("The FLOPs match the hand counts exactly; how the byte counters differ from them, and a 64 MiB launch "
+            "they mislead: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run).") in section3
     # cell 19: the kernel is the explorer's
     assert "In the kernel below" not in text and "In the explorer below, a kernel has every SM read" in text
-    # the notebook did not grow (1,800 words before this round)
-    assert sum(len(m.split()) for m in md) <= 1780
+    # the notebook did not grow (1,800 words before round 16, 1,780 before round 17)
+    assert sum(len(m.split()) for m in md) <= 1680
+
+
+# --- fix round 17 (review 16c): sections 3-5 carry the lesson; section 6 states the model's fit
+
+def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_against():
+    # E1: "within 12% inside each level" hid that inside the L2 the kernel runs above Lab 1's L2 roof
+    # and that from each step to the next plateau it runs 1.7 to 3.3 times the model
+    recorded = wsr.recorded("h200", "numba")
+    sizes, gbps = h.kernel_curve(recorded)
+    levels = h.hierarchy_levels(recorded)
+    reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results_mixes())
+    ratio = {}
+    for w in sizes:
+        state = h.working_set_state(levels, reading, w, 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
+        ratio[w] = state.measured_gbps / state.predicted_gbps
+    l1, l2, _ = levels
+    assert all(abs(r - 1) < 0.01 for w, r in ratio.items() if w <= 213e3)              # the L1 plateau
+    assert all(r < 1.10 for w, r in ratio.items() if w > 250e6)                        # past 250 MB
+    inside_l2 = [r for w, r in ratio.items() if 14.1e6 <= w <= 56.5e6]
+    assert 1 < min(inside_l2) and f"{max(inside_l2) - 1:.0%}" == "24%"
+    steps = [r for w, r in ratio.items() if 0.24e6 < w < 9.2e6 or 60e6 < w < 113e6]
+    assert f"{min(steps):.1f}" == "1.7" and f"{max(steps):.1f}" == "3.3"
+    state = h.working_set_state(levels, reading, 28.2e6, 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
+    assert f"{state.measured_gbps:,.0f}" == "10,949" and f"{reading.ceiling('l2').value:,.0f}" == "9,763"
+    text = _prose("05")
+    assert ("The model fits its kernel's series only on the L1 plateau and past 250 MB (within 10%). Elsewhere the "
+            "kernel runs faster: up to 24% inside the L2 level, above Lab 1's L2 roof (10,949 against 9,763 GB/s at "
+            "28 MB), and 1.7 to 3.3 times from each step to the next plateau.") in text
+    assert "From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB 2.0 to 3.3 times" in _page05()
+
+
+def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
+    # clarity: the slice surplus, the DRAM write shortfall, the 64 MiB launch, requested vs slice
+    # bytes and ncu's clocks are the appendix's; the tables show the launches the lesson places
+    from rooflinelib.hierarchy import lesson as hl05
+    text, printed = _prose("05"), _printed("05")
+    middle = text.split("## 3.")[1].split("## 6.")[0]
+    for gone in ("1.5 times", "fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
+        assert gone not in middle, gone
+    assert middle.count("64 MiB") == 1 and "a 64 MiB launch they mislead: [appendix](" in middle  # one linked sentence
+    lesson = hl05.load()
+    assert [pl.name for pl in lesson.taught] == [pl.name for pl in lesson.placements if pl.name != "sweep K=8, 64 MiB"]
+    assert h.placement_table(lesson.taught) in printed and hl05.bytes_table(lesson, taught_only=True) in printed
+    assert not [line for line in printed.splitlines() if line.startswith("sweep K=8, 64 MiB")]
+    # E2: the FLOP counters count per thread, not per warp; E4: ws_read has no DRAM hand count
+    assert "Its FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
+    assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
+    # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
+    assert "so its three markers coincide and only its outlined DRAM marker shows" in " ".join(text.split())
+    assert "below 13 MB several blocks read the same chunks at once, so the rate is no level's" in " ".join(text.split())
+    assert round(792 * 16384 / 1e6) == 13
