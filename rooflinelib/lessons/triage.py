@@ -317,8 +317,8 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
     if facts.bytes_ratio is not None and facts.bytes_ratio >= WASTED_BYTES_RATIO:
         found.append(Finding(
             "the memory system moves bytes the algorithm never asked for (uncoalesced or strided access)",
-            "Fix the access pattern first (coalesce, tile through shared memory, pad to avoid bank "
-            "conflicts), then re-measure bytes and rate.",
+            "Fix the access pattern first (coalesce, or tile through shared memory so every byte "
+            "fetched is used), then re-measure bytes and rate.",
             _bytes_moved_reason(facts), 6))
     if cached and cache_finding not in found:
         found.append(cache_finding)

@@ -209,7 +209,9 @@ def test_pitfall_3s_triage_is_fed_measured_figures():
     assert f"recorded {when[:10]}, {when[11:]}" in page
     assert (f"here they are {1 - facts['hit_rate']:.1%} of {facts['fraction_of_dram']:.0%}, about "
             f"{(1 - facts['hit_rate']) * facts['fraction_of_dram']:.1%} of the roof") in page
-    assert "95% L2 hit rate" not in text and f"counted {facts['hit_rate']:.1%} of the requested" in text
+    assert "95% L2 hit rate" not in text and f"DRAM counter {facts['hit_rate']:.1%} of the requested" in text
+    # review 16d E2: the byte-based stand-in is named as such, beside ncu's sector-based metric
+    assert "a byte-based **L2 hit rate**" in text and "ncu's own *L2 Hit Rate* counts sectors" in text
     assert f"its L2 hit rate is {facts['hit_rate']:.1%}" in printed  # was "100%" for 99.7%
 
 
@@ -316,7 +318,10 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
     assert ("the bytes moved would be 16x the analytic bytes if the L2 fetches 64 B (a hypothesis, not a "
             "counter reading)") in printed
     # the prose says the 16 is the fit's, not a profiler's reading
-    assert "the longest stride the 64-byte hypothesis explains, with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
+    assert "stride 16 with the hypothesis's 16 bytes moved per useful byte" in " ".join(_prose("06").split())
+    # review 16d: which strides the fit explains is the appendix's
+    assert "Stride 16 is the longest stride the fit explains" in " ".join(
+        (ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
 
 
 def test_pitfall_5_counts_the_mufu_against_flops_not_fma_instructions():
@@ -418,7 +423,9 @@ def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
     # review 15d: the two unexplained readings are the appendix's; the notebook names and links them
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the run measured 5.5% in 149 µs" in page and "stride 32 took 149 µs" not in text
-    assert "(stride 1 and stride 32 do not fit it: [appendix](../docs/appendix-06-pitfalls.md#pitfall-6-the-dram-unit))" in text
+    # review 16d: one hedge, the two exceptions linked (the appendix names them)
+    assert "([two strides that do not fit it](../docs/appendix-06-pitfalls.md#pitfall-6-the-dram-unit))" in text
+    assert "Stride 32 fits neither" in page and "stride 1 itself ran slower" in page
     assert "16 bytes moved per useful byte; on your own kernel, give it Nsight Compute's" in text
     assert pitfalls.strided_amplification(32, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == \
         pitfalls.strided_amplification(16, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES) == 16
@@ -459,7 +466,7 @@ def test_the_64_byte_fit_names_the_l2_fetch_granularity_and_the_slow_stride_1_ba
     assert base.median_s > max(others)  # stride 1 ran slower than strides 2 to 16
     assert (f"stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs) than strides 2 to 16 "
             f"({min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs)") in page
-    assert "stride 1 and stride 32 do not fit it" in text  # review 15d: the detail is the appendix's
+    assert "strides that do not fit it" in text  # review 15d/16d: the detail is the appendix's
     assert f"so stride 2 shows {two.gbps / base.gbps:.1%} rather than 50%" in page  # review 15: the appendix's
 
 
@@ -526,7 +533,10 @@ def test_the_sustained_bursts_show_their_rate_only_and_the_advice_names_the_held
             "NVML's clock-event reasons: software power cap") in printed
     text = _prose("06")
     assert ("a ceiling measured in the same thermal and power state, held as long as the kernel runs" in text
-            and "NVML's samples lag a burst" in text and "still reached 781" in text)
+            and "still reached 781" in text)
+    # review 16d: the lag of NVML's samples is the appendix's; the notebook links it in one clause
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "NVML's samples lag a burst" not in text and "before NVML's readings catch up" in page
     with pytest.raises(ValueError, match="sustained"):
         pitfalls.sustained_summary(type("E", (), {"variants": [], "device": {}})())
     # the triage's step for a dropped clock gives the same advice
@@ -605,12 +615,15 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     assert recorded_experiments()["sustained"].extra["seconds"] == 120
     text = " ".join(_prose("06").split())
     assert "for two minutes on the H200" in text and "for minutes" not in text
+    # review 16d E1: the two minutes are the recording's; the cell, run live, holds it for what it asks
+    assert "The recorded run held the GEMM" in text and "The next cell runs the GEMM" not in text
     # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so;
     # review 7d C06-8: without the code's argument (`seconds=30`), which is machinery, not lesson
     import re as _re
     asked = int(_re.search(r'"sustained", gpu=\{"seconds": (\d+)\}', _code("06")).group(1))
     # review 15d C: the live seconds are mode noise on a recorded page; the appendix says them
-    assert "s live" not in text and "`seconds=" not in text
+    assert "`seconds=" not in text
+    assert f"(run live, the next cell holds it {asked} s)" in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert f"Run live, the notebook's cell holds the GEMM for {asked} s" in page
 
@@ -633,6 +646,7 @@ def test_06_clarity_items_of_review_5b():
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
     strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
     assert "do not fit it" in strided and "cudaLimitMaxL2FetchGranularity" not in strided  # review 15d: named, linked
+    assert "stride 1 and stride 32" not in strided  # review 16d: one hedge; the appendix names them
     assert len(strided.split()) < 130
     # C06-6: the launch lesson lands before the four timing sources
     pitfall1 = " ".join(next(c for c in _markdown("06") if c.startswith("## Pitfall 1")).split())
@@ -835,7 +849,7 @@ def test_06s_strided_anomalies_stand_in_a_paragraph_of_their_own():
     paragraphs = strided.split("\n\n")
     # review 15d C: the paragraph was lab-log material; the notebook names the two readings in a clause
     assert not any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
-    assert any("stride 1 and stride 32 do not fit it" in p for p in paragraphs)
+    assert any("two strides that do not fit it" in p for p in paragraphs)
 
 
 def test_06_stores_no_stray_blank_lines_between_output_pieces():
@@ -932,8 +946,10 @@ def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
     assert "tuning is the fix" not in text
     assert "would beat this whole-signal FFT's 386 µs" in text
     assert "**overlap-save**, the FFT on blocks a few times m long" in text
-    assert "It was not raced here, so whether a tuned direct kernel beats it is open" in text
-    assert "against the best other algorithm's; here the race settles that from m = 4,096 on only" in text
+    # review 16d: one hedge each; the appendix says what the unraced route leaves open
+    assert "(printed last; not raced here)" in text and "whether a tuned direct kernel beats it" not in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "the notebook's verdict holds against the whole-signal FFT only" in page
     assert "or through an FFT of the whole signal" in text
     overlap_save = next(p for p in "\n".join(_markdown("06")).split("\n\n") if "**overlap-save**" in p)
     assert "µs" not in overlap_save.split("**overlap-save**")[1]  # no unmeasured time
@@ -967,7 +983,7 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     assert "heat cost at most those 2%" not in text
     assert ("temperature alone cost a burst at most 2%. Hypothesis: the power cap, which a hotter die meets at "
             "a lower clock, set the rest") in text
-    assert "the bursts' clock was not observed and 85% is not a clock ratio" in text
+    assert "[the bursts' clock was not sampled](../docs/appendix-06-pitfalls.md#pitfall-8-the-sustained-run-every-ten-seconds)" in text
     # C06-1: 'dram' never names the copy roof: the gate prints no roof name
     assert "roof: dram " not in printed
     # C06-2: the event paragraph leads with what the events measured; no lab-log phrasing
@@ -993,7 +1009,7 @@ def test_06_review_13d_fft_tie_and_three_array_dispatch():
     direct, fft = sizes.variants[0], sizes.variants[1]
     assert direct.extra.get("m") == fft.extra.get("m") == 256 or "m = 256" in fft.name
     lead = 1 - fft.median_s / direct.median_s
-    assert f"at m = 256 by {lead:.0%}, about its {fft.spread:.0%} spread: a tie within noise" in text
+    assert f"at m = 256 by {lead:.0%}, a tie within its {fft.spread:.0%} spread" in text
     assert lead < fft.spread + direct.spread + 0.01 and "The FFT beat the direct kernel at every length" not in text
     # T06-2: the add's own dispatch (three arrays) beside the one-float empty kernel's ratio
     three = pitfalls.recorded_empty_launch()["dispatch_s"]["three arrays"]
@@ -1187,7 +1203,7 @@ def test_06_states_the_fft_length_the_library_uses():
 def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
     text = " ".join(_prose("06").split())
     # C: the fingerprint's "L2 hit rate" is named where its number is given
-    assert "served without DRAM: the **L2 hit rate**, 1 − DRAM bytes / requested bytes" in text
+    assert "came without DRAM: a byte-based **L2 hit rate**, 1 − DRAM bytes / requested bytes" in text
     # C: 90% and 70% with no word: the slowed copy fails even the looser gate
     printed = _printed("06")
     assert "threshold 90%" in printed and "threshold 70%" in printed
@@ -1212,3 +1228,17 @@ def test_06s_race_table_ends_in_a_short_column():
         word = "even at its roof" if r["fft_beats_roof"] else "as measured only"
         assert any(line.startswith(f"{r['m']:7,d} ") and line.endswith(word) for line in printed.splitlines())
     assert [r["fft_beats_roof"] for r in race] == [False, False, True, True]
+
+
+def test_the_strided_triage_advice_fits_a_dram_fetch():
+    # review 16d E3: padding against bank conflicts is shared-memory advice, not a cure for a
+    # strided read's DRAM fetch unit; the step names what fixes it
+    from rooflinelib.lessons.triage import KernelFacts, triage
+    step = triage(KernelFacts(fraction_of_roof=0.06, side="memory", bytes_ratio=16)).text()
+    assert "Fix the access pattern first" in step and "bank conflicts" not in step
+    assert "bank conflicts" not in _printed("06")
+
+
+def test_06_does_not_grow_in_review_16d():
+    # review 16d: the fixes cut hedges; the notebook's markdown stays at or under its round-17 count
+    assert sum(len(c.split()) for c in _markdown("06")) <= 2152

@@ -183,13 +183,16 @@ def test_07_prints_one_line_for_the_mode_before_its_main_section():
     assert len(printed.strip().splitlines()) == 1 and printed.startswith("Recorded mode: nothing is profiled")
 
 
-def test_07_names_the_recorded_pairs_one_roof_and_leaves_the_two_ridges_to_the_appendix():
+def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # C: three roofs from two Lab 1 runs stalled a first reading; the point's one roof is named once
     from rooflinelib.profiling import capstone, gemm_targets
     cell = next(c.source for c in _cells() if c.cell_type == "markdown"
                 and c.source.startswith("The prediction against the measurement"))
     flat = " ".join(cell.split())
-    assert "ridge" not in flat and flat.count("4,256 GB/s") == 1
+    assert flat.count("4,256 GB/s") == 1
+    # review 16d: 14 (section 3) and 15.5 (the figure) are two ridges; the cell names each one's roof
+    assert ("copy roof, 4,256 GB/s: its ridge is 15.5 FLOP/byte, where section 3's 14 used Lab 1's "
+            "write-mix roof") in flat
     assert "timed in its own session and placed on that session's copy roof, 4,256 GB/s" in flat
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
     fp32, _, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
@@ -197,6 +200,8 @@ def test_07_names_the_recorded_pairs_one_roof_and_leaves_the_two_ridges_to_the_a
     assert (f"On that copy roof the recorded pair's ridge is 15.5 FLOP/byte ({fp32:,.0f} / 4,256), not the ridge "
             "of 14 that section 3 predicts with") in _page()
     assert "ridge of 15.5" not in _prose() and "section 3's ridge of 14" not in _prose()
+    from rooflinelib.store.results import dram_mixes, recorded
+    assert round(dram_mixes(recorded("ceilings"))["write"]) == 4693  # section 3's 14 = 65,895 / 4,693
 
 
 def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
@@ -213,7 +218,9 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     text = _prose()
     assert "three kernels ramp up and drain against the fused kernel's one" not in text
     assert "Why the passes run slower is open. One possible part: two more kernels ramping up and draining" in text
-    assert f"about 5 µs each, some 10 of the {inside:.1f} µs" in text
+    # review 16d: the per-kernel estimate is the appendix's; the notebook keeps its size in a link
+    assert f"([some 10 of the {inside:.1f} µs](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate))" in text
+    assert "about 5 µs each" not in text and "some 5 µs" in _page()
     assert "ncu's duration and DRAM throughput for each pass would say which pass is slow" in text
     assert "## Why the passes run slower: an estimate" in APPENDIX.read_text()
     assert "This is an estimate, not a measurement." in _page()
@@ -252,3 +259,30 @@ def test_07s_gemm_table_has_seven_columns_and_the_appendix_the_other_two():
     rows = gemm_targets.recorded_rows(recorded)
     assert "tiled, warp down a column: spread 1.0%, bank conflicts 3.00 per FFMA" in page
     assert max(r["spread"] for r in rows.values()) == pytest.approx(0.054, abs=0.001)
+
+
+def test_07_does_not_grow_in_review_16d():
+    assert sum(len(s.split()) for s in _markdown()) <= 2134
+
+
+def test_07_opening_uses_no_term_before_section_6_defines_it():
+    # review 16d: "passes" and "cap" (and "5 passes per multiply-add", per warp-wide FFMA in
+    # section 6) came before section 6 defines them; the opening points at the collision instead
+    opening = " ".join(_cells()[0].source.split())
+    assert "passes" not in opening.replace("three passes", "") and "cap" not in opening
+    assert "The counters show its shared-memory reads colliding" in opening
+
+
+def test_07_distinct_bytes_are_the_dram_bytes_only_with_nothing_kept_between_launches():
+    # review 16d: "the least DRAM must move" holds only under section 2's no-cache assumption
+    text = _prose()
+    assert "is the least DRAM must move" not in text
+    assert "is what DRAM must move when nothing survives between launches" in text
+
+
+def test_07_section_5_leaves_the_l1_and_l2_rows_to_the_appendix():
+    # review 16d: only the DRAM row matters to this lesson; the other rows' caveats are linked
+    cell = next(c.source for c in _cells() if c.cell_type == "markdown"
+                and c.source.startswith("Each profile is placed once per level"))
+    flat = " ".join(cell.split())
+    assert "not like-for-like" not in flat and "for this lesson only that row matters" in flat
