@@ -14,10 +14,14 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "outside the kernels: event-timed run less ncu's kernel time (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
-    assert "at most about 12" not in prose and "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
+    assert "at most about 12" not in prose and "Launches and gaps take about 12 µs" in prose
+    assert "(an estimate, not a bound, from two runs; the experiment timed 418.6 µs" in prose  # review 16c: each run named
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose
-    assert "whether it also moved more DRAM bytes was not measured" in prose  # review 15c: one clause
+    # review 16c: the 88% is a hypothesis's, with the counters that would decide
+    assert "That cost\nthe naive kernel" not in markdown("04_sweep.ipynb") and "That cost the naive kernel" not in prose
+    assert "Hypothesis: these writes cost the naive kernel most of its 88% loss. The transpose was not profiled" in prose
+    assert "its L2 and DRAM write and read counters would decide" in prose  # the metric names: appendix
 
 
 def test_the_numbers_in_04s_prose_are_the_recorded_runs():
@@ -41,8 +45,9 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     ratios = rows.softmax_ratios(recorded_experiments()["softmax"])
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
-    # review 11c C11c-1: the two runs behind the 12 us are the appendix's
-    assert f"about {split['between_s'] * 1e6:.0f} µs of the" in prose
+    # review 16c: the 12 us with the profiling run's two figures it is the difference of
+    assert (f"about {split['between_s'] * 1e6:.0f} µs: the profiling run's {split['median_s'] * 1e6:.1f} µs less its "
+            f"kernels' {split['kernel_s'] * 1e6:.1f} µs") in prose
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -55,7 +60,7 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall = (three['measured_s'] - three['bound_s']) * 1e6
     for quoted in (f"about {shortfall:.0f} µs short",
-                   f"about {split['between_s'] * 1e6:.0f} µs of the {shortfall:.0f} (an estimate, not a bound, from two runs"):
+                   f"(an estimate, not a bound, from two runs; the experiment timed {three['measured_s'] * 1e6:.1f} µs"):
         assert quoted in prose, quoted
     # review 7c T04-2's two event-timed medians moved to the appendix (review 9c C9c-3: fewer numbers)
     page = words(appendix("appendix-04-sweep.md"))
@@ -75,7 +80,7 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     from rooflinelib.experiments import recorded_experiments
     prose = words(markdown("04_sweep.ipynb"))
     assert "pitfall 5 of notebook 06" not in prose
-    assert "MUFU's `ex2` rate (notebook 02's special-function unit), measured in the same run" in prose
+    assert "MUFU's `ex2` rate (notebook 02's multi-function unit), measured in the same run" in prose
     assert recorded_experiments()["softmax"].extra["exp_per_s"] > 0  # the rate the bound uses
     assert "recomputes the exp (notebook 02 counts" not in prose
     assert "score the fraction of the copy bandwidth" not in prose
@@ -166,7 +171,8 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     prose = words(markdown("04_sweep.ipynb"))
     # review 10c C04-1: the crossover in words; the figure carries the rates, the appendix the tie's
     # review 12c T04-2: the tie says which kernel leads, so "from K = 40 the envelope is pipelined" agrees
-    assert ("`sweep` is faster up to K = 32, the two tie at K = 40 (the pipelined one ahead by "
+    assert ("`sweep` is faster at every K up to 32 ([appendix](../docs/appendix-04-sweep.md#why-the-sweep-times-two-kernels-at-every-k)), "
+            "the two tie at K = 40 (the pipelined one ahead by "
             f"{at40['sweep_pipelined'] / at40['sweep'] - 1:.1%}), and `sweep_pipelined` is faster from K = 48") in prose
     assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
@@ -203,7 +209,9 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
     # review 11c C11c-1: the question, the profile's table, then one short answer
-    answer = f"**Mostly not.** Launches and gaps take about {between:.0f} µs of the {shortfall:.0f} (an estimate, not a bound"
+    # review 16c: the 12 us is the profiling run's own difference, both of its figures named
+    answer = (f"**Mostly not.** Launches and gaps take about {between:.0f} µs: the profiling run's {split['median_s'] * 1e6:.1f} µs "
+              f"less its kernels' {split['kernel_s'] * 1e6:.1f} µs (an estimate, not a bound")
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_table" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -366,7 +374,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "about 12 µs of the 98 (an estimate, not a bound, from two runs" in prose
+    assert "about 12 µs: the profiling run's 425.0 µs less its kernels' 412.8 µs (an estimate, not a bound" in prose
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
     # review 15c: what the course kept of ncu's per-pass times is the appendix's
@@ -402,7 +410,8 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     prose = words(markdown("04_sweep.ipynb"))
     assert "at most about 12" not in prose and "the difference between two runs, below" not in prose
     # review 11c C11c-1: the cache-flush caveat is the appendix's; the page says "not a bound" and links it
-    assert "an estimate, not a bound, from two runs: [appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    assert ("an estimate, not a bound, from two runs; the experiment timed 418.6 µs: "
+            "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)") in prose
     profile = recorded_profiles()["softmax 3-pass"]
     assert "--cache-control all" in profile.measured["ncu"] and "--clock-control none" in profile.measured["ncu"]
     experiment = recorded_experiments()["softmax"]
@@ -437,8 +446,8 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     from rooflinelib.modes import RunMode, sweep_for
     nb = cells("04_sweep.ipynb")
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
-    # review 12c C04-3: B and P are named here, not "(see below)"
-    assert nb[figure + 1].source.startswith("Its two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    # review 16c: B and P are named here and defined once, in the next section
+    assert nb[figure + 1].source.startswith("Its two roofs, **B** and **P**, are the sweep's own (defined below).")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -465,7 +474,8 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     assert f"{counted:,.0f}" in outputs("04_sweep.ipynb") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
     assert "78% of the copy's rate (both rates are counted bytes over measured time)" in words(reading)
-    for gone in ("an eighth", "418.6", "How the table splits the time"):
+    assert "the experiment timed 418.6 µs" in words(reading)  # review 16c: the other run, named
+    for gone in ("an eighth", "How the table splits the time"):
         assert gone not in reading, gone
 
 
@@ -613,7 +623,7 @@ def test_04_review_12c_gives_the_softmax_and_transpose_shapes_where_they_are_use
 
 def test_04_review_12c_terms_before_use_and_no_trial_and_error_residue():
     # C04-3: B and P named at the first figure; C04-4: PTX glossed; C04-6
-    assert "**B**, its best GB/s, and **P**, its best GFLOP/s" in _nb04_md("sweep-03z")
+    assert "**B** and **P**, are the sweep's own (defined below)" in _nb04_md("sweep-03z")  # review 16c: defined once
     assert "(see below)" not in _nb04_md("sweep-03z")
     box = words(appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1])
     assert "the PTX (the compiler's intermediate assembly)" in box and "so x never changes" in box
@@ -766,7 +776,10 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
     prose = words(markdown("04_sweep.ipynb"))
     assert "from the sweep's ends" not in prose and "The ridge P/B, from the sweep's best rates" in prose
     assert "The 1/2 is a convention" not in prose
-    assert "the kernel runs at P·I/(I + P/B), whose log-log slope is exactly 1/2 at I = P/B" in prose
+    # review 16c: the model and its slope as display math, the claim on a line of its own
+    assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
+    assert "\n\nSo the sharp corner (full overlap) and the roundest one (none) both turn at the ridge.\n\n" in next(
+        c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-10")
     # the claim: d ln(P I / (I + P/B)) / d ln I = (P/B) / (I + P/B), 1/2 at I = P/B
     import math
     P, B = 64_907.0, 4_267.0
@@ -801,3 +814,18 @@ def test_04_review_15c_one_softmax_table_and_no_lab_log():
 def test_04_review_15c_is_shorter():
     nb = cells("04_sweep.ipynb")
     assert sum(len(re.findall(r"\S+", c.source)) for c in nb if c.cell_type == "markdown") <= 1850
+
+
+def test_04_review_16c_the_time_outside_the_kernels_adds_up_on_the_page():
+    # the 12.3 us is 425.0 - 412.8, both printed in the same table (was: 425.0 only in the appendix)
+    from rooflinelib.experiments import rows
+    from rooflinelib.profiling.recorded import recorded_profiles
+    split = rows.time_split(recorded_profiles()["softmax 3-pass"])
+    printed = outputs("04_sweep.ipynb")
+    median, kernels, between = (round(split[k] * 1e6, 1) for k in ("median_s", "kernel_s", "between_s"))
+    assert f"profiling run: the 3-pass softmax, event-timed (us)               {median:.1f}" in printed
+    assert (median, kernels, between) == (425.0, 412.8, 12.3) and abs(median - kernels - between) < 0.11
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "and run along the flat roof" not in prose and "level off under the flat roof" in prose
+    assert "special-function unit" not in prose  # notebook 02 names it the multi-function unit
+    assert "The table also gives each version a refined bound, the larger of two times: its bytes" not in prose
