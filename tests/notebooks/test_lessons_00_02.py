@@ -61,7 +61,8 @@ def test_02_keeps_the_mi300x_fp32_facts():
     # review 15b C02-2: the packed note is the appendix's; the lesson links it beside the ridges
     text = markdown("02_operator_intensities.ipynb")
     page = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
-    assert "packed fp32 row: [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02)" in text
+    # review 16b: the link names the packed row's ridge, 31, so the 12-20 range does not seem to cover it
+    assert "packed data-sheet row: 31, [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02)" in words(text)
     assert "FP32 vector 163.4" in page and "= 81.7 TFLOP/s" in page and "AMD calls its tensor cores matrix cores" in page
     ridges = tables.ridge_rows(names=("fp32", "fp32-packed"))
     mi300x = {r["name"]: r["peak_gflops"] for r in ridges if r["machine"] == "MI300X"}
@@ -544,8 +545,10 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
     assert n_bf16_out == 825
     assert "so every GEMM's intensity doubles too" in text and "the **same** N" not in text  # review 9b C02-4
-    # review 15b C02-3: the bf16-C case is a parenthesis under its own sub-heading
-    assert f"(with C written in bf16, as usual, I = N/2 and N = {n_bf16_out})" in text
+    # review 15b C02-3: the bf16-C case is a parenthesis under its own sub-heading; review 16b: after
+    # the main claim, not inside it
+    assert f"(With C written in bf16, as usual, I = N/2 and N = {n_bf16_out}.)" in text
+    assert text.index("so every GEMM's intensity doubles too.") < text.index("(With C written in bf16")
     # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
     assert "15 to 16 times further right" not in text
     tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
@@ -944,7 +947,7 @@ def test_02_review_11b_decode_gqa_unfused_order_and_one_idea_per_section():
     assert all("5/4" not in c.source for c in nb[:attention])
     # C02-2: the softmax rows have a length; C02-5: the unfused count's softmax keeps a row on chip
     from rooflinelib.measure.experiment_kernels import SOFTMAX_COLS
-    assert f"Take rows of {SOFTMAX_COLS:,} elements (notebook 04's kernel), 2²⁴ in all" in text
+    assert f"Take rows of {SOFTMAX_COLS:,} elements, 2²⁴ in all (notebook 04 times 2²⁶: same intensity)" in text
     assert "($8s^2$ bytes; a softmax that keeps each row on chip)" in text
     # C02-3: the fusion section is about fusion; the wrong roof is the ridges' section's
     fusion = next(c.source for c in nb if c.source.startswith("The fused chain is five times faster"))
@@ -1054,3 +1057,12 @@ def test_02_review_15b_each_decode_row_is_glossed_before_the_table():
     assert "decode matvec" in rows and "attention (fused, decode)" in rows
     assert ("are a matrix-vector product with an 8192 × 8192 weight matrix (`decode matvec`) and one query "
             "over those 8192 keys (`attention (fused, decode)`)") in words(nb[table - 1].source)
+
+
+def test_02_review_16b_the_ridge_range_names_the_packed_row_and_each_softmax_size_is_its_own():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    # the 12-20 range does not claim to cover the MI300X's packed fp32 row (30.8)
+    assert ("The fp32 vector ridges sit between about 12 and 20 FLOP/byte (the MI300X's packed data-sheet "
+            "row: 31, [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02))") in text
+    # 2^24 here, 2^26 in notebooks 03 and 04: the same intensity, said where the size is given
+    assert "Take rows of 4,096 elements, 2²⁴ in all (notebook 04 times 2²⁶: same intensity)." in text

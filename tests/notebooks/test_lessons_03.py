@@ -67,7 +67,9 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
     assert "A short primer" not in prose  # the primer lives in notebook 02 now
     # review 11b C03-1: the low-power caveat is the appendix's
     # review 15b C03: the check is two sentences in the lesson; what it does not prove is the appendix's
-    assert "The FMA count in the compiled kernel shows that the FMAs ran" in prose
+    # review 16b: the SASS count shows the FMAs were kept (emitted), not that they ran
+    assert "shows that the FMAs ran" not in prose
+    assert "The FMA count in the compiled kernel shows the compiler kept the FMAs" in prose
     assert "That proves the output, not the work" in page and "low-power operand pattern" in page
 
 
@@ -344,7 +346,10 @@ def test_03_says_what_stands_between_the_fma_loop_and_its_peak_and_what_the_data
     assert "stands the clock the card holds" not in prose
     # review 15b C03: no "still" (there is no contrast): the clock held, so the gap is not the clock
     assert "still reached" not in prose
-    assert "The SM clock held 1980 MHz while the loop ran, so the 1.5% gap is not the clock" in prose
+    # review 16b C03: the open "not the clock" left the student a question; the appendix keeps it
+    # with the candidates (launch, tail, the loop's other instructions)
+    assert "so the 1.5% gap is not the clock" not in prose
+    assert "launch, tail and the loop's few other instructions" in words(appendix("appendix-03-ceilings.md"))
     # review 11b C03-1: the last 1.5% and the refresh caveat moved to the appendix
     assert "The last 1.5% is not the clock" not in prose and "refreshing the cells" not in prose
     assert "its last 1.5% is not the clock" in words(appendix("appendix-03-ceilings.md"))
@@ -609,8 +614,8 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     # review 12b T03-1: the compute figures are the H100 SXM white paper's, not printed on the H200's
     assert "Each ratio is against the printed figure" not in prose
     # review 15b C03: the lesson keeps the provenance in one line; the clocks are the appendix's
-    assert ("That figure is the H100 SXM white paper's: the H200 datasheet prints its tensor figures only "
-            "with sparsity") in prose
+    assert ("That figure, like the fp32 and fp64 ones, is the H100 SXM white paper's: the H200 datasheet prints "
+            "its tensor figures only with sparsity") in prose  # review 16b: the fp32/fp64 figures' source too
     assert "it prints 67, 34 and 67 TFLOP/s for fp32, fp64 and fp64-matrix" in page
     assert "(tf32 494.7, fp16 and bf16 989.4 TFLOP/s) are 132 SMs × their FLOPs per clock × 1830 MHz" in page
     table = [line for line in appendix("appendix-03-ceilings.md").splitlines()
@@ -669,8 +674,11 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     assert "separate runs" not in words(cells("03_ceilings.ipynb")[0].source)
     # review 12b C03-4: one clause of provenance, not a paragraph of it
     assert "another run's roof" not in _md_cell("*Near the roof*")
-    assert ("(the recorded softmax and ceilings come from [two recorded sessions](../docs/appendix-03-ceilings.md#the-recorded-run) "
-            "on an H200)") in _md_cell("*Near the roof*")
+    # review 16b C03: the provenance is the appendix's, behind one link
+    assert "two recorded sessions" not in _md_cell("*Near the roof*")
+    assert "A live run times it on your machine ([recorded run](../docs/appendix-03-ceilings.md#the-recorded-run))." in _md_cell("*Near the roof*")
+    # review 16b: notebook 02 counts its softmax at 2^24 elements; this one is notebook 04's 2^26
+    assert "The kernel placed here is notebook 02's `fused softmax`, at notebook 04's 2²⁶ elements:" in _md_cell("*Near the roof*")
     page = words(appendix("appendix-03-ceilings.md"))
     assert "so that it was the same card is not shown" in page
     import json
@@ -985,3 +993,9 @@ def test_03_review_15b_is_shorter_and_its_cut_passages_live_in_the_appendix():
     headings = [line[3:] for line in appendix("appendix-03-ceilings.md").splitlines() if line.startswith("## ")]
     assert headings.index("Why the copy is the slowest mix") + 1 == headings.index("Why the write beats the read")
     assert "(the read-write turnaround), which a copy pays each time" in page
+
+
+def test_03_review_16b_the_datasheet_column_names_the_white_paper_for_fp32_and_fp64():
+    prose = words(markdown("03_ceilings.ipynb"))
+    # the page names the source of the fp32 and fp64 figures too, not only the tensor row's
+    assert "That figure, like the fp32 and fp64 ones, is the H100 SXM white paper's:" in prose
