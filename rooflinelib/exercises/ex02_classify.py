@@ -11,6 +11,7 @@ the traffic catches up with the launch, and the counters that measure the bytes.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rooflinelib.core import operators as ops
@@ -188,6 +189,9 @@ class Row:
     #: True where the intensity is set by missing reuse (a GEMM that re-reads its inputs), so
     #: the first move is to capture that reuse, not to shrink the element (SMALLER_TYPE_RULE).
     missing_reuse: bool = False
+    #: Review 16b (exercise 2): on a row that already runs on the matrix cores, "use the tensor
+    #: (matrix) cores" names where it runs, not a move; such an answer gets this hint.
+    on_matrix_cores_hint: str = ""
 
     @property
     def runs_on_name(self) -> str:
@@ -349,7 +353,10 @@ def _rows() -> tuple:
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge",
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
-                                         "reads; batching keeps the weights exact"}),
+                                         "reads; batching keeps the weights exact"},
+            on_matrix_cores_hint="a bf16 GEMM already runs on the matrix cores, and against their "
+                                 "ridge it is memory-bound: faster arithmetic buys no time. What "
+                                 "makes one weight read serve more work, or moves fewer bytes?"),
         # Review 10b K2-1: the description says the exps run after the MMAs, so "close to its
         # roof" means as close as that schedule allows (at most 1 / 1.5 of the matrix roof), and
         # overlap follows from what the row states.
@@ -373,7 +380,15 @@ def _rows() -> tuple:
                               "What else holds this kernel back?"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
-                                                               "matrix to HBM"),)),
+                                                               "matrix to HBM"),),
+            # Review 16b (exercise 2): the mix that is left is the exps, not the MMAs
+            step_notes={"instruction-mix": "correct: its MMAs already run on the matrix cores; what "
+                                           "is left in its mix is the exps on the MUFU. Fewer MUFU "
+                                           "exps, some computed as polynomials on the FMA units, "
+                                           "shorten the exp phase"},
+            on_matrix_cores_hint="it already runs on the matrix cores (the table says so): what in "
+                                 "its instruction mix is left? The exps, one per score, on the MUFU: "
+                                 "which lever shortens their time?"),
     )
 
 
@@ -398,7 +413,21 @@ def _apply_smaller_type_rule(rows: tuple) -> tuple:
     return rows
 
 
-ROWS = _apply_smaller_type_rule(_rows())
+def _require_matrix_core_hints(rows: tuple) -> tuple:
+    """Every row that already runs on the matrix cores says so to "use the tensor cores"."""
+    for row in rows:
+        if (row.roof == BF16_TENSOR) != bool(row.on_matrix_cores_hint):
+            raise ValueError(f"row {row.number}: a matrix-core hint belongs exactly to the rows on "
+                             "the matrix cores")
+    return rows
+
+
+ROWS = _require_matrix_core_hints(_apply_smaller_type_rule(_rows()))
+
+
+def names_matrix_cores(answer) -> bool:
+    """True where a first-move answer names the tensor (matrix) cores, as "use tensor cores" does."""
+    return isinstance(answer, str) and re.search(r"\b(tensor|matrix)[ _-]?cores?\b", answer.lower()) is not None
 
 
 def _row(number) -> Row:
@@ -481,9 +510,16 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         f"Row {row.number}: {row.description}",
         intensity_check,
         *sides,
-        check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
-                     hints=step_hints, notes=row.step_notes),
+        _check_first_step(row, first_step, step_hints),
     )
+
+
+def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
+    """The first move; on a row already on the matrix cores, naming them gets that row's hint."""
+    if row.on_matrix_cores_hint and names_matrix_cores(first_step):
+        return Check("first move", "fail", row.on_matrix_cores_hint)
+    return check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
+                        hints=step_hints, notes=row.step_notes)
 
 
 def _carried_intensity(answer, intensity_check):

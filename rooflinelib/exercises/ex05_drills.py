@@ -28,8 +28,9 @@ D6_PEAK_GROWTH, D6_BANDWIDTH_GROWTH = 20.0, 3.0
 D6_RTOL = 0.06
 D7_HEAD_DIM = 128
 
-#: The two ways to combine the per-resource times.  Only the max is a lower bound (a floor);
-#: the sum is the no-overlap time, an upper estimate of the model's time: max <= time <= sum.
+#: The two ways to combine the per-resource times.  Only the max is a bound (a lower one, a
+#: floor).  The sum is the model's time with no overlap, both units at their peaks; a real kernel
+#: can take longer still (stalls, latency), so the sum is no bound.
 BOUNDS = Choices({
     "max": ("time >= max(F/P, M/B): the lower bound, reached when arithmetic and traffic overlap "
             "completely",
@@ -37,8 +38,9 @@ BOUNDS = Choices({
              "maximum of the two", "max of the two", "taking the max", "taking the maximum",
              "taking the larger of the two times", "larger of the two times", "larger of the two",
              "longer of the two times", "longer of the two", "taking the longer of the two",
-             "the larger time", "the longer time")),
-    "sum": ("time <= F/P + M/B: the no-overlap time, an upper estimate of the model's time",
+             "the larger time", "the longer time", "the larger", "the longer")),
+    "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
+            "a kernel that stalls takes longer)",
             ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
 })
 
@@ -80,13 +82,12 @@ def check_drill1(optimistic, worst_ratio):
                                    "hopeful or the cautious case?"}),
         # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here.
         check_number(worst_ratio, balanced.serial_s / balanced.overlapped_s,
-                     "largest ratio of the pessimistic to the optimistic bound", unit="x",
+                     "largest ratio of the sum (no overlap) to the max", unit="x",
                      factor_hints=False,
                      mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
                                      "two terms equal, and what is their sum there?"),
-                               # the optimistic over the pessimistic bound
-                               (0.5, "the pessimistic bound is the longer time: divide it by "
-                                     "the shorter")]),
+                               # the max over the sum
+                               (0.5, "the sum is the longer time: divide it by the shorter")]),
     )
 
 
@@ -127,7 +128,11 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                      mistakes=[(1 / verdict.ridge, "the ridge is P divided by B")]),
         check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
                      unit="TFLOP/s", factor_hints=False,
-                     mistakes=_tflops_slips(verdict.roof_gflops / 1000)),
+                     # F / (F/P + M/B) is the rate with no overlap, not the roof
+                     mistakes=_tflops_slips(verdict.roof_gflops / 1000)
+                     + [(D3_FLOPS / time_bounds(D3_FLOPS, D3_BYTES, D3_PEAK_GFLOPS, D3_GBPS).serial_s
+                         / 1e12, "that is the rate with no overlap, F / (F/P + M/B); the roof is "
+                                 "min(P, I x B), the overlapped bound")]),
         check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
                      unit="fraction", factor_hints=False),
         # A cache level's bandwidth is one of the limits a chart of HBM bytes cannot show: it is
@@ -203,7 +208,11 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                                 "the FLOPs add up across the five kernels, just like the bytes"),
                                *_byte_slips(flops / before, _D4_SEPARATE_BYTES)]),
         check_number(intensity_after, flops / after, "intensity of the fused kernel",
-                     unit="FLOP/byte", mistakes=_byte_slips(flops / after, _D4_FUSED_BYTES)),
+                     unit="FLOP/byte",
+                     # one kernel's FLOP over the fused bytes
+                     mistakes=[(flops / D4_KERNELS / after, "the fused kernel still does every "
+                                                            "kernel's FLOPs; only the bytes shrink"),
+                               *_byte_slips(flops / after, _D4_FUSED_BYTES)]),
         check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge: how many "
@@ -241,7 +250,10 @@ def check_drill7(unfused_limit, fused_growth):
         "Drill 7",
         check_number(unfused_limit, limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
                      unit="FLOP/byte", mistakes=[(limit * 2, scores), (limit / 2, scores)]),
-        check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH),
+        check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH,
+                     hints={"constant": "against HBM, where Q, K, V and O each cross once (the L2 "
+                                        "absorbing the re-reads of K and V), how do the bytes and "
+                                        "the FLOPs grow with s?"}),
     )
 
 
@@ -251,13 +263,15 @@ MODEL_ANSWERS = {
         "needs at least the longer of the two, max(F/P, M/B), and it reaches that floor only if "
         "the two overlap completely; dividing the work F "
         "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Taking the max is "
-        "the hopeful step, because it assumes loads and arithmetic overlap perfectly. With no "
-        "overlap at all the time is F/P + M/B: not a floor but an upper estimate of the "
-        "model's time, so max(F/P, M/B) <= time <= F/P + M/B. The sum is furthest above the "
-        "max, twice as long, when the two terms are equal, at the ridge.",
+        "the hopeful step, because it assumes loads and arithmetic overlap perfectly. Only the max "
+        "is a bound, a lower one. The sum, F/P + M/B, is the model's time with no overlap, both "
+        "units at their peaks; a real kernel can take longer still (stalls, latency: see drill "
+        "3), so the sum is no bound. The sum is furthest above the max, twice as long, when the "
+        "two terms are equal, at the ridge.",
         ("two lower bounds, one per resource; the larger is the floor",
          "the max assumes perfect overlap",
-         "the sum is the no-overlap time, an upper estimate, at most 2x the max")),
+         "the sum is the model's no-overlap time, at most 2x the max; it is no bound: a kernel "
+         "that stalls takes longer")),
     3: None,  # filled in by _numeric_answers(), from the drill's data
     4: None,
     5: ("Intensity depends on conventions, so both can be right. They may have counted bytes at "
@@ -285,9 +299,11 @@ MODEL_ANSWERS = {
     7: ("Unfused attention writes the s x s scores and probabilities to HBM and reads them "
         "back, so its bytes grow like s^2, as fast as its FLOPs, and the ratio levels off at a "
         "constant set by d (about d/2 in bf16). Fused attention keeps those matrices on chip: "
-        "its HBM bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
+        "if the L2 (or on-chip memory) absorbs the re-reads of K and V by every query tile, its "
+        "HBM bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
         "grows in proportion to s.",
-        ("unfused: traffic and FLOPs are both O(s^2)", "fused: traffic is O(s d), FLOPs O(s^2 d)")),
+        ("unfused: traffic and FLOPs are both O(s^2)",
+         "fused: traffic is O(s d) (the L2 absorbing K and V's re-reads), FLOPs O(s^2 d)")),
     8: None,  # filled in by _numeric_answers(): its ratios come from the H200's ceilings
     9: ("Most of the program's time usually goes into waiting for data to arrive from memory, "
         "not into calculating (or into waiting on something else: the computer's main processor "

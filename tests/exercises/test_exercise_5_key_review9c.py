@@ -60,8 +60,8 @@ def test_drill_6_inverse_ratio_gets_its_hint():
 
 
 def test_drill_1_inverse_ratio_gets_its_hint():
-    # K9c-3: the optimistic over the pessimistic bound
+    # K9c-3: the max over the sum (review 16c: the sum is no bound, so the hint says "the sum")
     check = ex05.check_drill1("max", 0.5)
     assert not check.passed
-    assert check.checks[1].message == "the pessimistic bound is the longer time: divide it by the shorter"
+    assert check.checks[1].message == "the sum is the longer time: divide it by the shorter"
     assert ex05.check_drill1("max", 2).passed

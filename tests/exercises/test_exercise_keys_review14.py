@@ -172,16 +172,19 @@ def test_drill_8_ratios_come_from_the_h200_ceilings():
     assert "(7 in tf32)" not in answer and ex05.drill8_ratios() == {"bf16": bf16, "tf32": tf32}
 
 
-def test_drill_1_calls_the_sum_an_upper_estimate_not_a_floor():
+def test_drill_1_does_not_call_the_sum_a_floor():
+    # K14-6, as review 16c sharpened it: the sum is the model's no-overlap time, neither a floor
+    # nor (for a real kernel) a ceiling; test_exercise_keys_review16 checks the new wording.
     text, points = ex05.MODEL_ANSWERS[1]
+    text = " ".join(text.split())
     assert "the floor is F/P + M/B" not in text
-    assert "not a floor but an upper estimate" in text and "max(F/P, M/B) <= time <= F/P + M/B" in text
-    assert any("upper estimate" in p for p in points) and not any("no-overlap bound" in p for p in points)
-    assert ex05.BOUNDS.options["sum"][0].startswith("time <= F/P + M/B")
+    assert "The sum, F/P + M/B, is the model's time with no overlap" in text
+    assert not any("no-overlap bound" in p for p in points)
+    assert ex05.BOUNDS.options["sum"][0].startswith("F/P + M/B: the model's time with no overlap")
     assert ex05.check_drill1("max", 2).passed and not ex05.check_drill1("sum", 2).passed
     for path in ("solutions/05_conceptual_drills.ipynb", "exercises/05_conceptual_drills.ipynb"):
         text = " ".join(" ".join(c.source.split()) for c in _cells(path))
-        assert "the pessimistic estimate (the sum) than the optimistic bound (the max)" in text
+        assert "The sum is the model's time with no overlap: at most how many times the max is it?" in text
     solution = " ".join(" ".join(c.source.split()) for c in _cells("solutions/05_conceptual_drills.ipynb"))
-    assert "time is the sum, an upper estimate, up to twice as long" in solution
+    assert "model's time is the sum, up to twice as long; a kernel that stalls takes longer still" in solution
     assert "bound is the sum" not in solution
