@@ -20,6 +20,7 @@ numpy and numba are imported inside the functions that need them.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import inspect
 import re
@@ -190,12 +191,15 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     buffers[key] = np.full_like(buffers[key], np.nan)
                 passes = list(passes_of(buffers))
                 # an overflowing exp warns from the simulator's threads; the check says it in words
+                found = []  # the first shared-memory race, whichever order the simulator ran the threads in
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    y = _simulate_output(passes, rows, buffers)
+                    y = _simulate_output(passes, rows, buffers, races=found)
                 if (y == UNWRITTEN).all():
                     return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
                                                          "bodies, run that cell, then this check again")
+                if found:
+                    return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _race_hint(found[0]))
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
                     why = _wrong_output(y, buffers["x"], error)
@@ -213,8 +217,8 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             if refused:
                 return Check(question, "fail", f"right output in the simulator, but Numba's CUDA compiler refuses "
                                                f"it: {refused}")
-            if name == "fused":  # the rules the exercise states: the fused kernel reads x once, writes y once
-                broken = _once_rules(passes_of, sizes[0])
+            if name == "fused":  # the rules the exercise states: the row in shared memory, x read once, y written once
+                broken = _local_row(passes_of(softmax_buffers(*sizes[0]))) or _once_rules(passes_of, sizes[0])
                 if broken:
                     return Check(question, "fail", "right output, but your fused kernel " + broken)
             return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
@@ -234,6 +238,42 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
 
     return report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
                   one("fused", fused_passes))
+
+
+def _race_hint(race) -> str:
+    """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
+    and the barrier that orders them."""
+    return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
+            "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
+            "that writes the shared array and before any thread reads entries other threads wrote")
+
+
+#: Why a fused kernel may not keep its row in ``cuda.local.array`` (see :func:`_local_row`).
+LOCAL_ROW_REASON = ("keeps values in cuda.local.array, per-thread memory that lives off chip behind the L1: "
+                    "the row must live in shared memory (cuda.shared.array(MAX_COLS, float32)), on chip, "
+                    "where the block's threads share it")
+
+
+def _local_row(passes) -> str:
+    """:data:`LOCAL_ROW_REASON` when a kernel of ``passes``, or a device function it calls, asks
+    for a ``cuda.local.array``, else ''.  The exercise keeps the fused kernel's row in shared
+    memory.  A per-thread local row is not an equal design: indexed at run time it lives in
+    local memory (off chip, cached by the L1 and L2), a MAX_COLS row per thread is 16 KB, and its
+    traffic is what the 8 bytes per element do not count.  The source decides, as the simulator
+    runs local arrays as numpy arrays."""
+    for kernel, _ in passes:
+        fn = kernel_py_func(kernel)
+        for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
+            try:
+                tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
+            except (OSError, TypeError, SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                func = getattr(node, "func", None)
+                if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
+                        and isinstance(func.value, ast.Attribute) and func.value.attr == "local"):
+                    return LOCAL_ROW_REASON
+    return ""
 
 
 def _once_rules(passes_of, size) -> str:
@@ -481,10 +521,13 @@ def _wrong_output(y, x, error: float) -> str:
     return f"the largest relative error is {error:.3g}; check each pass against its description"
 
 
-def _simulate_output(passes, rows: int, buffers: dict):
+def _simulate_output(passes, rows: int, buffers: dict, races: list = None):
     """Run the launches one after another in the simulator on the host buffers, each pass
-    seeing what the one before wrote, and return ``y``."""
+    seeing what the one before wrote, and return ``y``.  Given a list, ``races``, the shared
+    arrays are watched (:func:`rooflinelib.profiling.races.detect`) and the first race found in
+    a launch is appended to it, whatever order the simulator ran the threads in."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
+    from rooflinelib.profiling import races as race_detector
     for kernel, args in passes:
         fn = kernel_py_func(kernel)
         fakes = fake_device_functions(fn)
@@ -492,8 +535,11 @@ def _simulate_output(passes, rows: int, buffers: dict):
             globs[name] = fake
         fill, simulator.SHARED_FILL = simulator.SHARED_FILL, float("nan")  # a read before any write gives NaN, every run
         try:
-            with quick():
+            watch = race_detector.detect() if races is not None else contextlib.nullcontext([])
+            with quick(), watch as found:
                 FakeCUDAKernel(fn, device=False)[rows, SIM_THREADS](*args)
+            if races is not None:
+                races.extend(found)
         finally:
             simulator.SHARED_FILL = fill
             for globs, name, original, _ in fakes.values():

@@ -29,9 +29,10 @@ import threading
 SWITCH_INTERVAL_S = 2e-4
 
 _LOCK = threading.Lock()
-#: While set (by :func:`rooflinelib.profiling.counting.count_accesses`), every static shared
-#: array a quickened kernel asks for is handed out through this function, which wraps it so
-#: that its accesses are recorded.  None: the arrays themselves.
+#: While set (by :func:`rooflinelib.profiling.counting.count_accesses`, or by the capstone's race
+#: detector, :func:`rooflinelib.profiling.races.detect`), every static shared array a quickened
+#: kernel asks for is handed out through this function, which wraps it so that its accesses are
+#: recorded.  None: the arrays themselves.
 SHARED_WRAPPER = None
 #: While set (by the capstone's kernel check), every static shared array a quickened kernel asks
 #: for starts filled with this value (NaN there), not ``np.empty``'s leftovers, so a read before

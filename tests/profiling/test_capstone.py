@@ -838,7 +838,10 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     page = " ".join(page.split())
     assert "the recorded pair's ridge is 15.5 FLOP/byte" in page and "not the ridge of 14 that section 3 predicts" in page
     # T07-4 / review 12d E07-1: the opening names the binding cause, the shared-memory passes
-    assert "shared-memory reads collided, 5 passes per multiply-add instead of 1.5, a cap of 5% of the fp32 roof against 17%" in _prose07()
+    # (round 17, review 16d: the numbers live in section 6 alone, counted per warp-wide FFMA there)
+    opening = " ".join(cells[0].source.split())
+    assert "shared-memory reads collid" in opening and "section 6" in opening
+    assert "So 5 passes per FFMA cap the tiled kernel down a column at 0.98 / 5 / 3.94 = 5.0% of the fp32 roof" in _prose07()
 
 
 def test_the_comparison_prints_bytes_bandwidth_and_time_as_bullets():
@@ -1238,10 +1241,12 @@ def test_a_fused_kernel_reading_shared_memory_before_a_barrier_is_told_so_every_
         messages.add(got.checks[1].message)
     assert len(messages) == 1, messages
     message = messages.pop()
-    assert "came out NaN" in message and "a cuda.syncthreads() missing" in message
+    # round 17: the race detector names the race (the NaN fill alone caught it only in some orders)
+    assert "a race" in message and "a cuda.syncthreads() missing" in message
     assert "never written" not in message and "stride" not in message
     from rooflinelib.profiling import simulator
     assert simulator.SHARED_FILL is None  # the fill is the check's alone
+    assert simulator.SHARED_WRAPPER is None  # and so is the race detector's wrapper
 
 
 def test_an_output_never_written_is_told_apart_from_one_written_as_nan():
@@ -1666,3 +1671,196 @@ def test_the_key_calls_one_flop_per_exp_this_courses_convention_and_shows_the_ve
         assert 'as `{"3-pass": ..., "fused": ...}`' in text, path
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         assert "16 KB of float32" not in code and "16 KiB of float32" in code
+
+
+# --- fix round 17 (review 16d): shared-memory races refused whatever the simulator's thread order,
+# the racy thread-0 scan pointed at the barrier, a row in cuda.local.array refused
+
+_LOAD_AND_MAX = """    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+"""
+# review 16d's kernel: the cooperative load, then (no barrier) each thread reads a contiguous chunk
+_CHUNKS_NO_BARRIER = """    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+    per = x.shape[1] // cuda.blockDim.x
+    for c in range(t * per, t * per + per):
+        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+"""
+
+
+def _fused_status(kernels, wrong):
+    got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
+    assert got.checks[0].status == "pass", got
+    return got.checks[1]
+
+
+def test_a_fused_kernel_reading_other_threads_entries_before_a_barrier_is_refused_every_run(kernels):
+    # review 16d, capstone 1: it passed 3 runs of 3 (the NaN fill caught the race only when the
+    # simulator ran the reader first); the race detector does not depend on the order
+    wrong = _variant(_LOAD_AND_MAX, _CHUNKS_NO_BARRIER)
+    for _ in range(3):
+        check = _fused_status(kernels, wrong)
+        assert check.status == "fail", check
+        assert "a race" in check.message and "no cuda.syncthreads() between" in check.message
+        assert "put a cuda.syncthreads() after the loop that writes the shared array" in check.message
+        assert "row[c] = x[r, c]" in check.message and "m = max(m, row[c])" in check.message
+
+
+def test_a_barrier_given_by_block_reduce_is_not_refused(kernels):
+    # the same contiguous chunks, read after block_reduce, whose first barrier orders the load
+    # before them: no race, and the check passes
+    right = _variant(_LOAD_AND_MAX, """    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+    top = float32(-math.inf)
+    per = x.shape[1] // cuda.blockDim.x
+    for c in range(t * per, t * per + per):  # other threads' entries, after block_reduce's barriers
+        top = max(top, row[c])
+    m = max(m, block_reduce(top, part, True))  # its first barrier ends these reads before the writes below
+""")
+    check = _fused_status(kernels, right)
+    assert check.status == "pass", check
+
+
+def test_atomic_updates_of_one_shared_entry_are_not_a_race(kernels):
+    # a reduction by cuda.atomic.max on a shared entry: many threads update it in one epoch, and
+    # the value is read only after a barrier
+    right = _variant(_LOAD_AND_MAX, """    if t == 0:
+        part[0] = float32(-math.inf)
+    cuda.syncthreads()
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+    cuda.atomic.max(part, 0, m)
+    cuda.syncthreads()
+    m = part[0]
+    cuda.syncthreads()
+""")
+    check = _fused_status(kernels, right)
+    assert check.status == "pass", check
+
+
+_FUSED_AFTER_ARRAYS = """    m = float32(-math.inf)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+    m = block_reduce(m, part, True)
+    s = float32(0)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = math.exp(row[c] - m)
+        s += row[c]
+    s = block_reduce(s, part, False)
+    inv = float32(1) / s
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        y[r, c] = row[c] * inv
+"""
+# review 16d's kernel: thread 0 scans the row the others are still loading, then one barrier
+_THREAD_0_SCAN = """    n = x.shape[1]
+    for c in range(t, n, cuda.blockDim.x):
+        row[c] = x[r, c]
+    if t == 0:
+        m = float32(-math.inf)
+        for c in range(n):
+            m = max(m, row[c])
+        s = float32(0)
+        for c in range(n):
+            s += math.exp(row[c] - m)
+        part[0] = m
+        part[1] = s
+    cuda.syncthreads()
+    m = part[0]
+    s = part[1]
+    for c in range(t, n, cuda.blockDim.x):
+        y[r, c] = math.exp(row[c] - m) / s
+"""
+
+
+def test_a_thread_0_scan_before_the_barrier_is_pointed_at_the_barrier_not_the_reductions(kernels):
+    # review 16d, capstone 3: the hint was "check the reductions" (its outputs came out 0, not NaN)
+    wrong = _variant(_FUSED_AFTER_ARRAYS, _THREAD_0_SCAN)
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail" and "a cuda.syncthreads() missing" in check.message
+    assert "check the reductions" not in check.message
+
+
+def test_a_fused_kernel_keeping_its_row_in_local_memory_is_refused_with_the_reason(kernels):
+    # review 16d, capstone 2: a per-thread cuda.local.array row passed the read-once/write-once rules
+    wrong = _variant("""    row = cuda.shared.array(MAX_COLS, float32)
+    part = cuda.shared.array(THREADS, float32)
+    m = float32(-math.inf)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+""", """    vals = cuda.local.array(MAX_COLS, float32)  # per thread: element i is column t + i * blockDim.x
+    part = cuda.shared.array(THREADS, float32)
+    m = float32(-math.inf)
+    i = 0
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        vals[i] = x[r, c]
+        m = max(m, vals[i])
+        i += 1
+    row = cuda.shared.array(MAX_COLS, float32)
+    i = 0
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = vals[i]
+        i += 1
+""")
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail", check
+    assert check.message.endswith(capstone.LOCAL_ROW_REASON) and "the row must live in shared memory" in check.message
+
+
+_RACE_KERNELS = """
+import time
+
+from numba import cuda
+import numpy as np
+
+
+def read_first(out):  # thread 0 reads entry 1, thread 1 writes it: no barrier orders the two
+    s = cuda.shared.array(2, np.float32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        out[0] = s[1]
+    if t == 1:
+        time.sleep(0.05)  # the simulator's threads: the read comes first
+        s[1] = 1.0
+
+
+def write_first(out):  # the same race, the write first
+    s = cuda.shared.array(2, np.float32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        time.sleep(0.05)
+        out[0] = s[1]
+    if t == 1:
+        s[1] = 1.0
+
+
+def ordered(out):
+    s = cuda.shared.array(2, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = t
+    cuda.syncthreads()
+    out[t] = s[1 - t]
+"""
+
+
+def test_the_race_detector_catches_a_race_in_either_order_and_leaves_the_simulator_as_it_was():
+    from numba.cuda.simulator import kernel as sim_kernel, kernelapi
+    from rooflinelib.profiling import races, simulator
+    sync, atomic = sim_kernel.BlockThread.syncthreads, kernelapi.FakeCUDAAtomic
+    namespace = {}
+    exec(compile(_RACE_KERNELS, "<race kernels>", "exec"), namespace)
+    for name, raced in (("read_first", True), ("write_first", True), ("ordered", False)):
+        for _ in range(2):
+            out = np.zeros(2, np.float32)
+            with simulator.quick(), races.detect() as found:
+                sim_kernel.FakeCUDAKernel(namespace[name], device=False)[1, 2](out)
+            assert bool(found) is raced, (name, found)
+    assert sim_kernel.BlockThread.syncthreads is sync and kernelapi.FakeCUDAAtomic is atomic
+    assert simulator.SHARED_WRAPPER is None
