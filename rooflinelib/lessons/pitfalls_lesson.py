@@ -253,8 +253,8 @@ def gate_lines(demo) -> list:
     lines = []
     for g in demo.outcomes:
         get = g.get if isinstance(g, dict) else g.__getattribute__
-        lines.append(f"- {get('name')}: {get('verdict')}, {get('share'):.1%} of its roof ({get('roof'):,.0f} "
-                     f"{get('roof_unit')}), threshold {get('at_least'):.0%}")
+        lines.append(f"- {get('name')}: {get('verdict')}, {get('share'):.1%} of its roof, {get('roof'):,.0f} "
+                     f"{get('roof_unit')}; threshold {get('at_least'):.0%}")
     return lines
 
 

@@ -994,8 +994,10 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     # C06-4: no undefined "fit"
     assert "the fit explains" not in text
     # C06-5: the gate prints verdict, share and threshold, one line each
-    assert "- copy: pass, 99.2% of its roof (4,258 GB/s), threshold 90%" in printed
-    assert "- slowed_copy: below, 62.0% of its roof (4,258 GB/s), threshold 70%" in printed
+    # review 16d: "(4,258 GB/s)" after the share could be read as the copy's rate; the roof is named as the roof
+    assert "- copy: pass, 99.2% of its roof, 4,258 GB/s; threshold 90%" in printed
+    assert "- slowed_copy: below, 62.0% of its roof, 4,258 GB/s; threshold 70%" in printed
+    assert "of its roof (4,258 GB/s)" not in printed
 
 
 # --- review 13d: notebook 06 ------------------------------------------------------------------
