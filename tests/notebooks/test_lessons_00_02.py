@@ -1066,3 +1066,12 @@ def test_02_review_16b_the_ridge_range_names_the_packed_row_and_each_softmax_siz
             "row: 31, [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02))") in text
     # 2^24 here, 2^26 in notebooks 03 and 04: the same intensity, said where the size is given
     assert "Take rows of 4,096 elements, 2²⁴ in all (notebook 04 times 2²⁶: same intensity)." in text
+
+
+def test_02_review_16b_the_paper_baseline_ratios_are_given_in_place():
+    # "they are smaller" told the student nothing: the two ratios against the safe softmax
+    # (3 reads + 1 write = 16 bytes; online 12, row on chip 8)
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert "they are smaller" not in text
+    assert "against the paper's baseline (three reads, one write) they are 1.33x and 2x" in text
+    assert round(16 / 12, 2) == 1.33 and 16 / 8 == 2

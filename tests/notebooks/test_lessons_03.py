@@ -978,8 +978,11 @@ def test_03_review_15b_the_bandwidth_kernels_are_stream_like_scored_by_the_media
     # STREAM" overstated it
     prose = words(markdown("03_ceilings.ipynb"))
     assert "The method is that of STREAM" not in prose
+    # review 16b C03: the method's sources are the appendix's, one link from the lesson
     assert ("The bandwidth kernels are STREAM-like (McCalpin 1995), but scored by the median, where STREAM "
-            "reports the best trial") in prose
+            "reports the best trial") in words(appendix("appendix-03-ceilings.md"))
+    assert "STREAM" not in prose and "(../docs/appendix-03-ceilings.md#how-lab-1-times-its-ceilings)" in prose
+    assert "## How Lab 1 times its ceilings" in appendix("appendix-03-ceilings.md")
     assert "A rate is the median of many repeats after a warm-up" in prose
 
 
