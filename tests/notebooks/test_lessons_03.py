@@ -1002,3 +1002,10 @@ def test_03_review_16b_the_datasheet_column_names_the_white_paper_for_fp32_and_f
     prose = words(markdown("03_ceilings.ipynb"))
     # the page names the source of the fp32 and fp64 figures too, not only the tensor row's
     assert "That figure, like the fp32 and fp64 ones, is the H100 SXM white paper's:" in prose
+
+
+def test_03_review_16b_dram_is_said_up_front_to_draw_only_the_headline_ridge():
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert ("is called `dram` (the solid line). It only draws the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
+            "next to the datasheet's 13.94; a kernel is judged against its own mix's roof (below).") in prose
+    assert "and the ridge uses it" not in prose
