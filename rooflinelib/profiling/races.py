@@ -12,7 +12,8 @@ one element by two threads conflict when they fall in the same epoch (no barrier
 and at least one is a write.  Both orders are caught: a read of an element another thread wrote
 in this epoch, and a write to an element another thread read in this epoch.  So the verdict
 does not depend on the order the simulator picked.  Atomic updates of one element by several
-threads in one epoch do not conflict with one another.
+threads in one epoch do not conflict with one another, nor do two threads storing the value
+the entry already holds.
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ class RaceShared:
     def __len__(self):
         return len(self._array)
 
-    def _note(self, index, write: bool, atomic: bool = False, depth: int = 3):
+    def _note(self, index, write: bool, atomic: bool = False, depth: int = 3, same: bool = False):
         import numpy as np
         state = self._state
         if state.race is not None:
@@ -101,12 +102,13 @@ class RaceShared:
             for flat in np.atleast_1d(self._flat[index]).ravel().tolist():
                 entry = elements.setdefault(flat, [None, None])  # [(tid, epoch, line, atomic)], (epoch, {tid: line})
                 last, reads = entry
-                if last is not None and last[1] == epoch and last[0] != tid and not (atomic and last[3]):
+                if (last is not None and last[1] == epoch and last[0] != tid and not (atomic and last[3])
+                        and not (write and same)):  # threads storing one value alike: benign
                     # a read of another thread's write, or two writes of which either may land last
                     state.race = Race(flat, last[0], tid, last[2], where,
                                       "write after write" if write else "read after write")
                     return
-                if write and reads is not None and reads[0] == epoch:
+                if write and not same and reads is not None and reads[0] == epoch:
                     other = next((t for t in reads[1] if t != tid), None)
                     if other is not None and not atomic:
                         state.race = Race(flat, tid, other, where, reads[1][other], "write after read")
@@ -124,7 +126,8 @@ class RaceShared:
         return self._array[index]
 
     def __setitem__(self, index, value):
-        self._note(index, write=True)
+        import numpy as np
+        self._note(index, write=True, same=bool(np.all(self._array[index] == value)))
         self._array[index] = value
 
 

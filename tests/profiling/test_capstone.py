@@ -1864,3 +1864,34 @@ def test_the_race_detector_catches_a_race_in_either_order_and_leaves_the_simulat
             assert bool(found) is raced, (name, found)
     assert sim_kernel.BlockThread.syncthreads is sync and kernelapi.FakeCUDAAtomic is atomic
     assert simulator.SHARED_WRAPPER is None
+
+
+def test_threads_storing_one_value_alike_are_not_a_race_but_different_values_are():
+    from numba.cuda.simulator import kernel as sim_kernel
+    from rooflinelib.profiling import races, simulator
+    namespace = {}
+    exec(compile('''
+from numba import cuda
+import numpy as np
+
+
+def alike(out):  # every thread stores 1 in flag[0], read after a barrier: benign
+    flag = cuda.shared.array(1, np.float32)
+    flag[0] = 1.0
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = flag[0]
+
+
+def differ(out):  # every thread stores its own index: which lands last is luck
+    flag = cuda.shared.array(1, np.float32)
+    flag[0] = cuda.threadIdx.x
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = flag[0]
+''', "<store kernels>", "exec"), namespace)
+    for name, raced in (("alike", False), ("differ", True)):
+        out = np.zeros(4, np.float32)
+        with simulator.quick(), races.detect() as found:
+            sim_kernel.FakeCUDAKernel(namespace[name], device=False)[1, 4](out)
+        assert bool(found) is raced, (name, found)
+        if raced:
+            assert found[0].sentence().startswith("two threads write one shared-array entry")
