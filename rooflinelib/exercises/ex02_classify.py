@@ -19,7 +19,7 @@ from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnswe
                                            check_choice, check_number, check_side, read_number,
                                            report)
 from rooflinelib.core.vocabulary import BF16_TENSOR
-from rooflinelib.core.model import Ceiling, Machine, classify, time_bounds
+from rooflinelib.core.model import Ceiling, Machine, classify, side_of_ridge, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
 from rooflinelib.core.vendors import counterpart
 
@@ -481,9 +481,7 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         verdict_hints = {side: row.verdict_hint for side in ("memory", "compute", "ridge")
                          if side != row.verdict}
     else:
-        verdict_hints = {side: f"this kernel runs on the {row.runs_on_name}: classify it "
-                               f"against that roof's ridge" for side in ("memory", "compute",
-                                                                           "ridge")}
+        verdict_hints = _verdict_hints(row)
     step_hints = {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}
     intensity_check = check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
                                    mistakes=row.intensity_mistakes)
@@ -512,6 +510,24 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         *sides,
         _check_first_step(row, first_step, step_hints),
     )
+
+
+def _verdict_hints(row: Row) -> dict:
+    """A wrong verdict's hint: "classify it against the roof it runs on" only for the side the
+    intensity takes against the other ridge (review 17b: a side wrong against both ridges was
+    told it used the wrong roof)."""
+    other = "fp32" if row.roof == BF16_TENSOR else BF16_TENSOR
+    wrong_roof_side = side_of_ridge(row.intensity, MACHINE.ridge(other, "dram"))
+    hints = {}
+    for side in ("memory", "compute", "ridge"):
+        if side == wrong_roof_side:
+            hints[side] = (f"this kernel runs on the {row.runs_on_name}: classify it against that "
+                           f"roof's ridge")
+        else:
+            hints[side] = (f"that side holds against neither ridge: compare the intensity with the "
+                           f"ridge of the roof it runs on, the {row.runs_on_name}, again (left of it "
+                           f"is memory, right of it compute, within 10% of it the ridge)")
+    return hints
 
 
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
