@@ -257,7 +257,7 @@ def test_05_review_13c_technical_items(prose, appendix):
     # T05-3: the L2 rows scored slice traffic, surplus included, against a roof of requested bytes;
     # fix 15 (item 3): they now place requested bytes against it, and the appendix gives both figures
     assert "L2 rows count slice traffic (fabric surplus included) against a requested-bytes roof." not in prose
-    assert "`<` marks the binding level. L2 rows use requested bytes, as Lab 1's L2 roof does." in prose
+    assert "`<` marks the binding level. L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof" in prose
     # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch
     assert round(4.69 * (1 - 24e6 / 2 ** 31), 2) == 4.64 and round(4.69 * (1 - 24e6 / 2 ** 31) / 4.81, 2) == 0.96
     assert "the 4.69 TB/s write roof is up to about 1% high (24 MB of 2.15 GB: 4.64 TB/s, 0.96 of ncu's peak" in appendix

@@ -4,6 +4,10 @@ to do next."""
 import re
 import pytest
 
+from pathlib import Path
+
+ROOT_04 = Path(__file__).resolve().parents[2]
+
 from test_lessons_03 import cells, markdown, words, appendix, outputs
 
 
@@ -559,7 +563,15 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # clarity 3.5 twice, "correct but dense": cut to about 2,200 words
     assert len(prose.split()) <= 2250
     # T11c-3: notebook 05 labels its DRAM-undercount reason a hypothesis
-    assert "gives the likely reason" not in prose and "(notebook 05 gives a hypothesis for that)" in prose
+    assert "gives the likely reason" not in prose and "(notebook 05 gives a hypothesis for that)" not in prose
+    # review 17a: the hypothesis is in notebook 05's appendix, not on its page: the link says so
+    assert "([a hypothesis](../docs/appendix-05-hierarchy.md#lab-4s-run): lines still in the L2 when ncu stops counting)" in prose
+    assert "## Lab 4's run" in (ROOT_04 / "docs" / "appendix-05-hierarchy.md").read_text()
+    appendix04 = words((ROOT_04 / "docs" / "appendix-04-sweep.md").read_text())
+    assert "added up instead of overlapping" not in appendix04 and "would put the knee at the ridge" in appendix04
+    # review 17a: B and P come from the two kernels; the take-away credits the profiler with what it did
+    assert "B is `sweep`'s, P `sweep_pipelined`'s." in prose
+    assert "the profiler ruled out the launches" in prose and "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
     assert "- **B**, its highest GB/s" in dial and "- **P**, its highest GFLOP/s" in dial and "- **The ridge** P/B" in dial
@@ -778,7 +790,7 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
-    assert "\n\nSo the sharp corner (full overlap) and the roundest one (none) both turn at the ridge.\n\n" in next(
+    assert "\n\nSo the two extremes of overlap, full (a sharp corner) and none, both turn at the ridge.\n\n" in next(
         c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-10")
     # the claim: d ln(P I / (I + P/B)) / d ln I = (P/B) / (I + P/B), 1/2 at I = P/B
     import math
