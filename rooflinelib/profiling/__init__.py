@@ -10,7 +10,8 @@
 Its modules: :mod:`.core` (:func:`profile`), :mod:`.function_timing` (a call timed),
 :mod:`.counting` and :mod:`.simulator` (bytes counted in the CUDA simulator), :mod:`.counters`,
 :mod:`.profile_result` (the result and its file), :mod:`.recorded` (the shipped profiles),
-:mod:`.capstone` (what notebook 07 calls), and the course's own kernels to place:
+:mod:`.capstone` (what notebook 07 calls) with :mod:`.races` (its shared-memory race detector, in
+the simulator), and the course's own kernels to place:
 :mod:`.softmax_targets`, :mod:`.gemm_targets` with :mod:`.gemm_kernels`.
 
 Standard library only at import; numba, cupy and torch are imported when a call needs them.
