@@ -52,6 +52,10 @@ from rooflinelib.store.results import dram_mixes
 SIM_ROWS, SIM_COLS, SIM_THREADS = 8, 256, 32
 #: A second small size, so that a byte formula is checked at two points, not one.
 SIM_SIZES = ((SIM_ROWS, SIM_COLS), (4, 1024))
+#: The exercise's stated launch, run once more in the simulator: one row of MAX_COLS float32 with
+#: THREADS threads, so a shared array too small for it (``part`` of 32, a row of 1,024) fails here,
+#: not past its end on the profiled launch (about 3 s for both versions on the 2-core Xeon).
+LIMIT_ROWS, LIMIT_COLS, LIMIT_THREADS = 1, 4096, softmax_targets.THREADS
 #: The CPU's size: 32 MiB of float32 in rows of 2048 (8 KB, so a row stays in cache), as in
 #: notebook 04.
 CPU_ROWS, CPU_COLS = 4096, 2048
@@ -213,6 +217,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     if wrong:
                         return Check(question, "fail", f"y is right at {rows} rows x {cols} columns, but " + wrong)
                 worst = max(worst, error)
+            limits = _at_the_limits(passes_of)
+            if limits:
+                return Check(question, "fail", limits)
             refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
             if refused:
                 return Check(question, "fail", f"right output in the simulator, but Numba's CUDA compiler refuses "
@@ -240,16 +247,64 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                   one("fused", fused_passes))
 
 
+def _kernel_line(exc) -> str:
+    """The last line of the student's code (not numba's, numpy's or this library's) that ``exc``
+    passed through, or ''."""
+    import linecache
+    import traceback
+    line = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = frame.filename
+        if "site-packages" in name or "rooflinelib" in name or name.startswith("/usr/lib"):
+            continue
+        line = (linecache.getline(name, frame.lineno) or frame.line or "").strip() or line
+    return line
+
+
+def _at_the_limits(passes_of) -> str:
+    """Why the kernels fail at the exercise's stated launch (:data:`LIMIT_ROWS` x :data:`LIMIT_COLS`,
+    :data:`LIMIT_THREADS` threads) when they passed the small sizes, or ''."""
+    import numpy as np
+    rows, cols, threads = LIMIT_ROWS, LIMIT_COLS, LIMIT_THREADS
+    where = f"at the stated launch ({rows} row x {cols:,} columns, {threads} threads a block)"
+    buffers = softmax_buffers(rows, cols)
+    buffers["y"] = np.full((rows, cols), UNWRITTEN, np.float32)
+    for key in ("maxima", "e", "sums"):
+        buffers[key] = np.full_like(buffers[key], np.nan)
+    found = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            y = _simulate_output(list(passes_of(buffers)), rows, buffers, races=found, threads=threads)
+    except IndexError as exc:
+        line = _kernel_line(exc)
+        named = f"the line `{line}` " if line else "a line "
+        return (f"right at the small sizes, but {where} {named}indexes past an array's end "
+                f"({re.sub(r'^tid=[^:]*:', '', ' '.join(str(exc).split())).strip()[:120]}): a shared array indexed by the thread needs THREADS "
+                "entries, the row MAX_COLS (on the GPU nothing stops the write, which corrupts memory)")
+    if found:
+        return f"a race {where}: " + _race_hint(found[0])
+    error = _max_error(y, buffers["x"])
+    if not error < MAX_RELATIVE_ERROR:
+        return f"right at the small sizes, but wrong output {where}: the largest relative error is {error:.3g}"
+    return ""
+
+
 def _race_hint(race) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
     and the barrier that orders them."""
+    if getattr(race, "space", "shared") == "global":
+        return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
+                "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
+                "write the result, or update the entry with cuda.atomic.add / cuda.atomic.max")
     return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
             "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
             "that writes the shared array and before any thread reads entries other threads wrote")
 
 
 #: Why a fused kernel may not keep its row in ``cuda.local.array`` (see :func:`_local_row`).
-LOCAL_ROW_REASON = ("keeps values in cuda.local.array, per-thread memory that lives off chip behind the L1: "
+LOCAL_ROW_REASON = ("keeps values in cuda.local.array, per-thread memory that, when indexed at run time "
+                    "(as row[c] with a run-time c is), lives off chip behind the L1: "
                     "the row must live in shared memory (cuda.shared.array(MAX_COLS, float32)), on chip, "
                     "where the block's threads share it")
 
@@ -521,11 +576,12 @@ def _wrong_output(y, x, error: float) -> str:
     return f"the largest relative error is {error:.3g}; check each pass against its description"
 
 
-def _simulate_output(passes, rows: int, buffers: dict, races: list = None):
+def _simulate_output(passes, rows: int, buffers: dict, races: list = None, threads: int = SIM_THREADS):
     """Run the launches one after another in the simulator on the host buffers, each pass
     seeing what the one before wrote, and return ``y``.  Given a list, ``races``, the shared
     arrays are watched (:func:`rooflinelib.profiling.races.detect`) and the first race found in
     a launch is appended to it, whatever order the simulator ran the threads in."""
+    import numpy as np
     from numba.cuda.simulator.kernel import FakeCUDAKernel
     from rooflinelib.profiling import races as race_detector
     for kernel, args in passes:
@@ -537,7 +593,9 @@ def _simulate_output(passes, rows: int, buffers: dict, races: list = None):
         try:
             watch = race_detector.detect() if races is not None else contextlib.nullcontext([])
             with quick(), watch as found:
-                FakeCUDAKernel(fn, device=False)[rows, SIM_THREADS](*args)
+                if races is not None:  # the launch's arrays too: a race on global memory (an output entry)
+                    args = tuple(found.watch(a) if isinstance(a, np.ndarray) and a.ndim else a for a in args)
+                FakeCUDAKernel(fn, device=False)[rows, threads](*args)
             if races is not None:
                 races.extend(found)
         finally:

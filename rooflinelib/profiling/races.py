@@ -1,4 +1,5 @@
-"""A shared-memory race detector for the capstone's kernel check, on numba-cuda's CUDA simulator.
+"""A race detector for the capstone's kernel check, on numba-cuda's CUDA simulator: shared
+arrays, and (through ``watch``) the global arrays a launch is passed.
 
 The simulator runs a block's threads as Python threads in whatever order its scheduler picks,
 so a kernel that reads another thread's shared-memory entry with no ``cuda.syncthreads()``
@@ -35,17 +36,21 @@ class Race:
     write_line: str
     read_line: str
     kind: str  # "read after write", "write after read" or "write after write"
+    space: str = "shared"  # or "global": an array the launch was passed
 
     def sentence(self) -> str:
         """The race in words that do not depend on which thread the simulator ran first."""
+        entry = "shared-array entry" if self.space == "shared" else "global-array entry (one output element)"
         if self.kind == "write after write":
-            first = "two threads write one shared-array entry"
+            first = f"two threads write one {entry}"
         else:
-            first = "a thread reads a shared-array entry that another thread writes"
+            first = f"a thread reads a {entry} that another thread writes"
         lines = ""
         if self.write_line and self.read_line and self.kind != "write after write":
             lines = f" (the write `{self.write_line}`, the read `{self.read_line}`)"
-        return first + lines + " with no cuda.syncthreads() between the two"
+        barrier = " with no atomic and no cuda.syncthreads() between the two" if self.space == "global" else (
+            " with no cuda.syncthreads() between the two")
+        return first + lines + barrier
 
 
 def _thread_id():
@@ -54,6 +59,17 @@ def _thread_id():
 
 def _epoch():
     return getattr(threading.current_thread(), "_race_epoch", 0)
+
+
+def _block():
+    block = getattr(threading.current_thread(), "blockIdx", None)
+    return None if block is None else (block.x, block.y, block.z)
+
+
+def _concurrent(a, b) -> bool:
+    """Two accesses' (block, epoch) may run in either order: one epoch of one block, or two blocks
+    (no barrier orders two blocks of one launch)."""
+    return a == b or a[0] != b[0]
 
 
 def _line(depth: int) -> str:
@@ -72,10 +88,11 @@ class _State:
 class RaceShared:
     """A block's static shared array, as the kernel sees it while :func:`detect` is active."""
 
-    def __init__(self, array, state: _State):
+    def __init__(self, array, state: _State, space: str = "shared"):
         import numpy as np
         self._array = array
         self._state = state
+        self._space = space
         self._flat = np.arange(array.size, dtype=np.int64).reshape(array.shape)
         with state.lock:
             if id(array) not in state.arrays:
@@ -86,6 +103,8 @@ class RaceShared:
     size = property(lambda self: self._array.size)
     ndim = property(lambda self: self._array.ndim)
     dtype = property(lambda self: self._array.dtype)
+    strides = property(lambda self: self._array.strides)
+    nbytes = property(lambda self: self._array.nbytes)
 
     def __len__(self):
         return len(self._array)
@@ -95,23 +114,26 @@ class RaceShared:
         state = self._state
         if state.race is not None:
             return
-        tid, epoch = _thread_id(), _epoch()
+        # a global array is shared by every block: a thread is (block, thread), an epoch (block, epoch)
+        block = _block() if self._space == "global" else None
+        tid, epoch = (block, _thread_id()), (block, _epoch())
         where = _line(depth)
         elements = state.arrays[id(self._array)]
         with state.lock:
             for flat in np.atleast_1d(self._flat[index]).ravel().tolist():
                 entry = elements.setdefault(flat, [None, None])  # [(tid, epoch, line, atomic)], (epoch, {tid: line})
                 last, reads = entry
-                if (last is not None and last[1] == epoch and last[0] != tid and not (atomic and last[3])
+                if (last is not None and _concurrent(last[1], epoch) and last[0] != tid and not (atomic and last[3])
                         and not (write and same)):  # threads storing one value alike: benign
                     # a read of another thread's write, or two writes of which either may land last
-                    state.race = Race(flat, last[0], tid, last[2], where,
-                                      "write after write" if write else "read after write")
+                    state.race = Race(flat, last[0][1], tid[1], last[2], where,
+                                      "write after write" if write else "read after write", self._space)
                     return
-                if write and not same and reads is not None and reads[0] == epoch:
+                if write and not same and reads is not None and _concurrent(reads[0], epoch):
                     other = next((t for t in reads[1] if t != tid), None)
                     if other is not None and not atomic:
-                        state.race = Race(flat, tid, other, where, reads[1][other], "write after read")
+                        state.race = Race(flat, tid[1], other[1], where, reads[1][other], "write after read",
+                                          self._space)
                         return
                 if write:
                     entry[0] = (tid, epoch, where, atomic)
@@ -151,13 +173,21 @@ def _atomics(base):
     return RaceAtomic
 
 
+class _Found(list):
+    watch = None
+
+
 @contextlib.contextmanager
 def detect():
     """While active, the simulated kernels' shared arrays are watched; yields a list that holds
-    the first :class:`Race` found (empty if none) once the ``with`` ends."""
+    the first :class:`Race` found (empty if none) once the ``with`` ends.  Its ``watch(array)``
+    wraps a global array (a launch's argument) for the same rule, with (block, thread) as a thread:
+    two blocks of one launch are never ordered, so their accesses to one entry always conflict
+    (with a write among them, atomics and stores of the value already there exempt)."""
     from numba.cuda.simulator import kernel as sim_kernel, kernelapi
     state = _State()
-    found = []
+    found = _Found()
+    found.watch = lambda array: RaceShared(array, state, "global")
     block_thread = sim_kernel.BlockThread
     original_sync = block_thread.syncthreads
     original_atomic = kernelapi.FakeCUDAAtomic

@@ -1895,3 +1895,66 @@ def differ(out):  # every thread stores its own index: which lands last is luck
         assert bool(found) is raced, (name, found)
         if raced:
             assert found[0].sentence().startswith("two threads write one shared-array entry")
+
+
+# --- fix round 18 (review 17e): races on global memory refused; the stated launch (1 row x MAX_COLS,
+# THREADS threads) simulated once, so a shared array too small for it fails; the local-array hint's condition
+
+_PASS2_REDUCE = "    s = block_reduce(s, part, False)\n    if t == 0:\n        sums[r] = s"
+_PASS1_REDUCE = "    m = block_reduce(m, part, True)\n    if t == 0:\n        maxima[r] = m"
+
+
+def _three_pass_status(kernels, variant):
+    got = capstone.check_kernels(variant["three_pass_passes"], kernels["fused_passes"])
+    assert got.checks[1].status == "pass", got
+    return got.checks[0]
+
+
+@pytest.mark.parametrize("old, new, line", [
+    # review 17e E1: every thread adds its part to sums[r] without an atomic after thread 0 zeroes it
+    (_PASS2_REDUCE, "    if t == 0:\n        sums[r] = 0\n    cuda.syncthreads()\n    sums[r] += s", "sums[r] += s"),
+    # review 17e E1: every thread compares with maxima[r] and stores its own maximum
+    (_PASS1_REDUCE, "    if t == 0:\n        maxima[r] = -math.inf\n    cuda.syncthreads()\n"
+                    "    if m > maxima[r]:\n        maxima[r] = m", "maxima[r] = m"),
+])
+def test_a_race_on_a_global_output_entry_is_refused_with_the_atomic_or_block_reduce_hint(kernels, old, new, line):
+    check = _three_pass_status(kernels, _variant(old, new))
+    assert check.status == "fail", check
+    assert "a race" in check.message and "global-array entry" in check.message and line in check.message
+    assert "block_reduce" in check.message and "cuda.atomic.add" in check.message
+
+
+@pytest.mark.parametrize("old, new", [
+    (_PASS2_REDUCE, "    if t == 0:\n        sums[r] = 0\n    cuda.syncthreads()\n    cuda.atomic.add(sums, r, s)"),
+    (_PASS1_REDUCE, "    if t == 0:\n        maxima[r] = -math.inf\n    cuda.syncthreads()\n    cuda.atomic.max(maxima, r, m)"),
+])
+def test_the_same_global_updates_made_atomic_pass(kernels, old, new):
+    check = _three_pass_status(kernels, _variant(old, new))
+    assert check.status == "pass", check
+
+
+@pytest.mark.parametrize("old, new, line", [
+    # review 17e E2: part sized 32 overflows at THREADS = 256 threads; a row of 1,024 at MAX_COLS = 4,096
+    ("    row = cuda.shared.array(MAX_COLS, float32)\n    part = cuda.shared.array(THREADS, float32)",
+     "    row = cuda.shared.array(MAX_COLS, float32)\n    part = cuda.shared.array(32, float32)", "part[t] = value"),
+    ("row = cuda.shared.array(MAX_COLS, float32)", "row = cuda.shared.array(1024, float32)", "row[c] = x[r, c]"),
+])
+def test_a_shared_array_too_small_for_the_stated_launch_is_refused(kernels, old, new, line):
+    check = _fused_status(kernels, _variant(old, new))
+    assert check.status == "fail", check
+    assert "at the stated launch (1 row x 4,096 columns, 256 threads a block)" in check.message
+    assert f"the line `{line}`" in check.message and "out of bounds" in check.message
+    assert "needs THREADS entries, the row MAX_COLS" in check.message and "tid=" not in check.message
+
+
+def test_the_stated_launch_is_the_exercises():
+    from rooflinelib.measure import experiment_kernels
+    assert (capstone.LIMIT_ROWS, capstone.LIMIT_COLS, capstone.LIMIT_THREADS) == (
+        1, experiment_kernels.SOFTMAX_COLS, experiment_kernels.SOFTMAX_THREADS)
+
+
+def test_the_local_array_hint_says_when_a_local_array_is_off_chip():
+    # review 17e E3: the recorded fused kernel's local array lives in registers (unrolled, constant
+    # indices); only one indexed at run time is local memory
+    assert "when indexed at run time" in capstone.LOCAL_ROW_REASON
+    assert capstone.LOCAL_ROW_REASON.startswith("keeps values in cuda.local.array, per-thread memory that, when")
