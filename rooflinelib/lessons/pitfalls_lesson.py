@@ -47,7 +47,7 @@ class Lesson:
         if not self.mode.live:
             dates = " and ".join(recorded_run_dates())
             return (f"Mode: recorded H200 data. Every table below is a recorded H200 run (NVIDIA H200, "
-                    f"numba backend, {dates}), shipped with the course; nothing is measured now.")
+                    f"{dates}), shipped with the course; nothing is measured now.")
         return (self.mode.describe() + "\nThe tables are this machine's numbers; the text quotes the "
                 "recorded H200 runs. A table loaded from those runs says so under it.")
 
@@ -249,12 +249,14 @@ def clocks_text(experiment) -> str:
 
 
 def gate_lines(demo) -> list:
-    """The regression gates' verdicts, one line each (recorded dicts or live outcomes)."""
+    """The regression gates' verdicts, one line each (recorded dicts or live outcomes): the kernel's
+    achieved rate (its share times its roof), then that share of the roof, each labelled."""
     lines = []
     for g in demo.outcomes:
         get = g.get if isinstance(g, dict) else g.__getattribute__
-        lines.append(f"- {get('name')}: {get('verdict')}, {get('share'):.1%} of its roof, {get('roof'):,.0f} "
-                     f"{get('roof_unit')}; threshold {get('at_least'):.0%}")
+        unit, roof, share = get('roof_unit'), get('roof'), get('share')
+        lines.append(f"- {get('name')}: {get('verdict')}, {share * roof:,.0f} {unit}, {share:.1%} of its "
+                     f"{roof:,.0f} {unit} roof; threshold {get('at_least'):.0%}")
     return lines
 
 

@@ -255,24 +255,36 @@ def per_sm_clock(recorded: dict, shared_gbps: float, fp32_gflops: float) -> tupl
     return shared_gbps / NVIDIA_SHARED_BYTES_PER_CLOCK_PER_SM / clocks, fp32_gflops / 64 / clocks, mhz
 
 
-def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N) -> float:
+def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N, clip: bool = True) -> float:
     """The fraction of the fp32 roof a GEMM of ``n`` can reach when its ``l1_bytes`` move at
-    ``shared_gbps`` (one on-chip memory serves L1 and shared memory: an assumption)."""
-    return min(1.0, 2 * n ** 3 / (l1_bytes / shared_gbps) / fp32_gflops)
+    ``shared_gbps`` (one on-chip memory serves L1 and shared memory: an assumption); with
+    ``clip=False`` a cap above the roof is returned as it is (over 1), not as the roof."""
+    cap = 2 * n ** 3 / (l1_bytes / shared_gbps) / fp32_gflops
+    return min(1.0, cap) if clip else cap
 
 
 def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float) -> str:
     """One line a variant: its caps from the counts (shared-memory passes, L1 bytes, instruction
-    issue) against the share of the fp32 roof it reached."""
+    issue) against the share of the fp32 roof it reached.  A cap above the roof is printed as
+    it is (e.g. 198%), not clipped to a 100% that would read as an exact cap at the roof."""
     lines = []
     for name, row in recorded_rows(recorded).items():
         passes = row["shared_passes_per_ffma"]
         shared = f"{shared_cap(passes, shared_gbps, fp32_gflops):6.1%}" if passes else "  none"
-        l1 = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops)
+        l1 = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False)  # over 100%: above the roof, said so
         issue = issue_cap(row["instructions_per_ffma"])
         lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, L1 bytes {l1:6.1%}, "
                      f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32_gflops:5.1%}")
     return "\n".join(lines)
+
+
+def dram_level_text(profile) -> str:
+    """Notebook 07 section 5's level table cut to the row its lesson uses: a recorded profile's
+    :func:`rooflinelib.profiling.capstone.levels_text` without its L2 and L1 rows (those stay in
+    ``docs/appendix-07.md``, "The softmaxes level by level")."""
+    from rooflinelib.profiling import capstone
+    others = tuple(f"  {label} " for level, label in capstone.LEVEL_LABELS.items() if level != "dram")
+    return "\n".join(line for line in capstone.levels_text(profile).splitlines() if not line.startswith(others))
 
 
 #: The SASS opcodes of a tiled kernel's shared-memory traffic, in the order the table shows them.
