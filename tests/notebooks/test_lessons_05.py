@@ -315,7 +315,8 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
     # review 11d C07-3: the reasons are the printed notes' (one line each); the prose points at them
-    assert "shared-memory roof, the same SRAM" in capstone.L1_NOTE and "appendix-05-hierarchy.md#which-l2-and-l1" in nb07
+    # review 17c: 07 prints the DRAM row only; the level notes and the pointer to 05's table moved to its appendix
+    assert "shared-memory roof, the same SRAM" in capstone.L1_NOTE and "appendix-05-hierarchy.md#which-l2-and-l1" in page07
     # the figures each name stands for, as both notebooks quote them
     assert f"{levels['l2'].gbps / 1e3:.2f} TB/s from 14.1 MB" in nb05
     assert f"| Lab 1's L2 roof | {lab1.ceiling('l2').value / 1e3:.2f} TB/s |" in nb05
