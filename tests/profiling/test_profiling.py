@@ -621,7 +621,12 @@ def test_cpu_code_gets_the_cpu_advice_plot_gives():
         assert word not in r.advice and word not in plotted["advice"]
     assert plotted["advice"] in CPU_ADVICE.values()
     if r.fraction_of_roof <= 1.05:  # above its roof, the triage names pitfall 6 instead
-        assert lever(plotted["advice"]) in r.advice  # the same lever, in the same words
+        expected = lever(plotted["advice"])  # the same lever, in the same words
+        if plotted["advice"] == CPU_ADVICE["far-below"]:
+            # a loaded machine can put the second run far below the roof the first set; the
+            # triage then states the "not modelled" cause itself and keeps the advice's checks
+            expected = expected.split(". ", 1)[-1]
+        assert expected in r.advice
 
 
 def test_ncu_l1_traffic_is_placed_and_named_as_the_l1_not_shared_memory():
