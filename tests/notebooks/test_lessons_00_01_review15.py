@@ -10,23 +10,8 @@ step 2 states the maximum and the sum before the warp primer, a scheduler's slot
 scheduler's warps wait, the status bands sit after the verdicts, and the stride item says which
 figure is general (the L2's 8x) and which is the H200's (further still against its HBM)."""
 import re
-from pathlib import Path
 
-import nbformat
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cells(name):
-    return nbformat.read(str(ROOT / "notebooks" / name), as_version=4).cells
-
-
-def words(text):
-    return " ".join(text.split())
-
-
-def markdown(name):
-    return words("\n".join(c.source for c in cells(name) if c.cell_type == "markdown"))
+from test_lessons_00_02 import ROOT, cells, markdown, words
 
 
 def printed(cell):
