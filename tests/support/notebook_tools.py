@@ -172,7 +172,10 @@ def _rooflinelib_capture(mimetype):
         elif isinstance(obj, (ipywidgets.Button, ipywidgets.Play, ipywidgets.Output)):
             return
         elif hasattr(obj, "value"):
-            lines.append(f"{obj.description or 'value'}: {shown(obj)}")
+            # A greyed-out (disabled) control is not used by the state shown: its value would
+            # mislead a reader of the static image (notebook 06's GPUs field when streaming).
+            value = "not used here (greyed out)" if getattr(obj, "disabled", False) else shown(obj)
+            lines.append(f"{obj.description or 'value'}: {value}")
 
     def described(obj, include=None, exclude=None):
         data, metadata = original(obj, include=include, exclude=exclude)
