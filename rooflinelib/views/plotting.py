@@ -58,6 +58,7 @@ TICK_STANDOFF_PX = 8
 
 X_TITLE = "arithmetic intensity (FLOP/byte)"
 Y_TITLE = "attainable rate (GFLOP/s)"
+LEGEND_TITLE = "ceilings and kernels"
 
 #: name -> chart colour of every registered ceiling (the colours live in measure.registry).
 #: Kept as a module constant because rooflinelib.hierarchy.plot builds its level colours on it.
@@ -236,7 +237,8 @@ def legend_below(fig, plot_px: int = PLOT_PX):
 
 
 def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, title=None,
-                    x_range=None, widget: bool = False):
+                    x_range=None, widget: bool = False, y_title: str = Y_TITLE,
+                    legend_title: str = LEGEND_TITLE):
     """The roofline chart of ``machine`` with ``kernels`` placed on it.
 
     ``compute`` and ``memory`` are ceiling names (a name or a list) to draw; the first of each
@@ -244,7 +246,9 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
     :class:`~rooflinelib.core.placement.KernelPoint` or anything with ``name``, ``n_flops`` and
     ``n_bytes`` (an ``OpCost``).  ``x_range`` is ``(low, high)`` in FLOP/byte; by default it
     spans whole decades around every ridge, roof corner and kernel.  Returns a ``go.Figure``,
-    or a ``go.FigureWidget`` when ``widget`` is true.
+    or a ``go.FigureWidget`` when ``widget`` is true.  ``y_title`` and ``legend_title`` name the
+    y axis and the legend: a chart of achieved (measured) points beside the roofs can say
+    "rate" on its axis and "attainable" on its roofs' legend.
     """
     import plotly.graph_objects as go
 
@@ -369,11 +373,11 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
         # most of a sweep's points.
         height=max(MIN_HEIGHT_PX, LEGEND_BASE_PX + LEGEND_ENTRY_PX * entries),
         hovermode="closest",
-        legend=dict(title="ceilings and kernels"),
+        legend=dict(title=legend_title),
         # Stood off from the axes, so the first x and y labels do not meet at the origin.
         xaxis=dict(type="log", title=X_TITLE, range=[math.log10(x_low), math.log10(x_high)],
                    ticklabelstandoff=TICK_STANDOFF_PX),
-        yaxis=dict(type="log", title=Y_TITLE, range=[math.log10(y_low), math.log10(y_high)],
+        yaxis=dict(type="log", title=y_title, range=[math.log10(y_low), math.log10(y_high)],
                    ticklabelstandoff=TICK_STANDOFF_PX),
     )
     return figure_widget(fig) if widget else fig

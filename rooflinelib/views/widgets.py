@@ -432,11 +432,17 @@ def intensity_explorer(machine="H200", precision: str = "fp32", intensity: float
 class TimeBoundsWidget(_Widget):
     """F, M, P and B sliders; bars for F/P, M/B, their max (overlapped) and their sum (serial)."""
 
-    def __init__(self, n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0):
+    def __init__(self, n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0,
+                 plain_readouts: bool = False):
         w = ipywidgets_module()
         import plotly.graph_objects as go
 
-        def slider(value, low, high, description):
+        # ".3g" (the default) shows 2.4e+11 FLOPs and 3e+03 GB/s; plain readouts show the counts
+        # F and M with an SI prefix to three digits (240G, 20G) and the rates P and B in whole
+        # GFLOP/s and GB/s (120,000, 3,000), the units the text line below them uses.
+        count_format, rate_format = (PLAIN_COUNT_READOUT, PLAIN_RATE_READOUT) if plain_readouts else (".3g", ".3g")
+
+        def slider(value, low, high, description, readout_format):
             import math
             step, low, high = 0.05, math.floor(math.log10(low)), math.ceil(math.log10(high))
             if isinstance(value, (int, float)) and 0 < value < math.inf:
@@ -447,14 +453,14 @@ class TimeBoundsWidget(_Widget):
                 low = start - math.ceil((start - low) / step - 1e-9) * step
                 high = start + math.ceil((high - start) / step - 1e-9) * step
             return _log_slider(value=value, base=10, min=low, max=high, step=step,
-                               readout_format=".3g", description=description,
+                               readout_format=readout_format, description=description,
                                continuous_update=True, style={"description_width": "initial"},
                                layout=w.Layout(width="560px"))
 
-        self.flops = slider(n_flops, 1e6, 1e15, "F (FLOPs)")
-        self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)")
-        self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)")
-        self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)")
+        self.flops = slider(n_flops, 1e6, 1e15, "F (FLOPs)", count_format)
+        self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)", count_format)
+        self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)", rate_format)
+        self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)", rate_format)
         self.text = _text_line(w)
         self.figure = figure_widget(go.Figure(
             go.Bar(orientation="h", x=[0, 0, 0, 0], y=["", "", "", ""], meta="bars",
@@ -492,6 +498,12 @@ def _time_unit(seconds: float) -> tuple:
         if seconds >= scale:
             return unit, scale
     return "ns", 1e-9
+
+
+#: The time-bounds widget's plain readouts (d3 formats the live slider uses, which the static
+#: image's capture reads the same way): a count with an SI prefix, three digits ("240G"), and a
+#: rate in whole units with thousands separators ("120,000").
+PLAIN_COUNT_READOUT, PLAIN_RATE_READOUT = ".3s", ",.0f"
 
 
 def time_bounds_widget(**values) -> TimeBoundsWidget:
@@ -583,12 +595,18 @@ def gemm_widget(machine="MI300X", dtype: str = "bf16", n: int = 512) -> GemmWidg
 class AttentionWidget(_Widget):
     """Attention's intensity against sequence length, fused and unfused, against the ridge."""
 
-    def __init__(self, machine="MI300X", s: int = 1024, d: int = 128, dtype: str = "bf16"):
+    def __init__(self, machine="MI300X", s: int = 1024, d: int = 128, dtype: str = "bf16",
+                 point_legend: str = None):
         w = ipywidgets_module()
         import plotly.graph_objects as go
 
         machine = ws.as_machine(machine)
         self.dtype = dtype
+        # The two points at the chosen s.  By default they are "this s", each in its curve's
+        # colour; a legend entry shows one colour, so under a name of their own
+        # (``point_legend``, formatted with s: "s = {s}") both are drawn in one dark colour.
+        self.point_legend = point_legend
+        point_colours = ["#d62728", "#2ca02c"] if point_legend is None else POINT_COLOUR
         self.machine_menu = _menu(
             options=[m for m in machine_names() if dtype in ws.gemm_dtypes(get_machine(m))],
             value=machine.name, description="machine")
@@ -605,7 +623,7 @@ class AttentionWidget(_Widget):
              go.Scatter(mode="lines", name="fused crosses", meta="crossing",
                         line=dict(dash="dash", color="#7f7f7f")),
              go.Scatter(mode="markers", name="this s", meta="points",
-                        marker=dict(size=12, color=["#d62728", "#2ca02c"]))],
+                        marker=dict(size=12, color=point_colours))],
             layout=dict(template="plotly_white", height=380,
                         xaxis=dict(type="log", title="sequence length s"),
                         yaxis=dict(type="log", title="intensity (FLOP/byte)"))))
@@ -636,16 +654,22 @@ class AttentionWidget(_Widget):
             (crossing, {"x": [state.fused_crossover_s] * 2, "y": [low, high],
                         "name": f"fused crosses at s = {state.fused_crossover_s}"}),
             (points, {"x": [state.s, state.s],
-                      "y": [state.unfused_intensity, state.fused_intensity]}),
+                      "y": [state.unfused_intensity, state.fused_intensity],
+                      "name": ("this s" if self.point_legend is None
+                               else self.point_legend.format(s=state.s))}),
         ], {"yaxis.range": [_log10(low), _log10(high)],
             "title.text": f"attention {state.dtype}, d = {state.d}, on {state.machine}"})
         self.text.value = _html_line(state.text())
         return state
 
 
+#: The colour of the attention widget's two points when they have a legend name of their own.
+POINT_COLOUR = "#333333"
+
+
 def attention_widget(machine="MI300X", s: int = 1024, d: int = 128,
-                     dtype: str = "bf16") -> AttentionWidget:
-    return AttentionWidget(machine, s, d, dtype)
+                     dtype: str = "bf16", point_legend: str = None) -> AttentionWidget:
+    return AttentionWidget(machine, s, d, dtype, point_legend)
 
 
 # --- the tile-size animation (notebook 02) ---------------------------------------------------
