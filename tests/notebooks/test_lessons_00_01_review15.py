@@ -11,7 +11,7 @@ scheduler's warps wait, the status bands sit after the verdicts, and the stride 
 figure is general (the L2's 8x) and which is the H200's (further still against its HBM)."""
 import re
 
-from test_lessons_00_02 import ROOT, cells, markdown, words
+from test_lessons_00_02 import ROOT, cells, markdown, says, words
 
 
 def printed(cell):
@@ -101,12 +101,11 @@ def test_01_step_2_is_three_sections_of_one_idea_each():
 
 
 def test_01_overlap_reaches_the_bound_only_at_both_peaks_and_half_only_at_the_ridge():
-    text = markdown("01_derivation.ipynb")
-    assert "Perfect overlap reaches this bound" not in text
-    assert "Perfect overlap, with both units at their peaks, reaches this bound" in text
-    assert "Perfect overlap at both peaks, which warp switching makes possible, reaches it" in text
-    assert "while being written well for its structure" not in text
-    assert "can fall to half its roof, at the ridge, even with no other inefficiency" in text
+    says(markdown("01_derivation.ipynb"),
+         "Perfect overlap, with both units at their peaks, reaches this bound",
+         "Perfect overlap at both peaks, which warp switching makes possible, reaches it",
+         "can fall to half its roof, at the ridge, even with no other inefficiency",
+         absent=["Perfect overlap reaches this bound", "while being written well for its structure"])
 
 
 def test_01_nanoseconds_are_step_3s_check_of_units():

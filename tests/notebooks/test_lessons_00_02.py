@@ -26,6 +26,15 @@ def markdown(name):
     return words("\n".join(c.source for c in cells(name) if c.cell_type == "markdown"))
 
 
+def says(text, *phrases, absent=()):
+    """Assert that ``text`` holds every one of ``phrases`` and none of ``absent``, naming the
+    first phrase that fails (notebook 03's lesson tests use it too)."""
+    for phrase in phrases:
+        assert phrase in text, f"missing: {phrase!r}"
+    for phrase in absent:
+        assert phrase not in text, f"still there: {phrase!r}"
+
+
 def first_figure(name):
     """The figure the notebook's first code cell draws, built by running that cell."""
     pytest.importorskip("plotly")
@@ -1060,18 +1069,101 @@ def test_02_review_15b_each_decode_row_is_glossed_before_the_table():
 
 
 def test_02_review_16b_the_ridge_range_names_the_packed_row_and_each_softmax_size_is_its_own():
-    text = words(markdown("02_operator_intensities.ipynb"))
-    # the 12-20 range does not claim to cover the MI300X's packed fp32 row (30.8)
-    assert ("The fp32 vector ridges sit between about 12 and 20 FLOP/byte (the MI300X's packed data-sheet "
-            "row: 31, [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02))") in text
-    # 2^24 here, 2^26 in notebooks 03 and 04: the same intensity, said where the size is given
-    assert "Take rows of 4,096 elements, 2²⁴ in all (notebook 04 times 2²⁶: same intensity)." in text
+    says(words(markdown("02_operator_intensities.ipynb")),
+         # the 12-20 range does not claim to cover the MI300X's packed fp32 row (30.8)
+         "The fp32 vector ridges sit between about 12 and 20 FLOP/byte (the MI300X's packed data-sheet "
+         "row: 31, [appendix](../docs/appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02))",
+         # 2^24 here, 2^26 in notebooks 03 and 04: the same intensity, said where the size is given
+         "Take rows of 4,096 elements, 2²⁴ in all (notebook 04 times 2²⁶: same intensity).")
 
 
 def test_02_review_16b_the_paper_baseline_ratios_are_given_in_place():
     # "they are smaller" told the student nothing: the two ratios against the safe softmax
     # (3 reads + 1 write = 16 bytes; online 12, row on chip 8)
-    text = words(markdown("02_operator_intensities.ipynb"))
-    assert "they are smaller" not in text
-    assert "against the paper's baseline (three reads, one write) they are 1.33x and 2x" in text
+    says(words(markdown("02_operator_intensities.ipynb")),
+         "against the paper's baseline (three reads, one write) they are 1.33x and 2x",
+         absent=["they are smaller"])
     assert round(16 / 12, 2) == 1.33 and 16 / 8 == 2
+
+
+# --- round 19: the stored figures of 00, 01 and 02 name what they show -----------------------------
+
+def _cell_result(name, call):
+    """What the code cell of notebook ``name`` that holds ``call`` displays: the code cells
+    before it run first (its inputs), then the cell itself, its last statement evaluated."""
+    nb = [c for c in cells(name) if c.cell_type == "code"]
+    target = next(i for i, c in enumerate(nb) if call in c.source)
+    namespace = {}
+    for c in nb[:target]:
+        exec(compile(c.source, name, "exec"), namespace)
+    return eval(compile(nb[target].source, name, "eval"), namespace)
+
+
+def _shown(control):
+    """A slider's readout as the stored image writes it (the refresh's own capture code)."""
+    import sys
+    import textwrap
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support import notebook_tools
+    source = notebook_tools.CAPTURE_SOURCE
+    namespace = {}
+    exec(textwrap.dedent(source[source.index("    def shown(control):"):source.index("    def walk(")]),
+         namespace)
+    return f"{control.description}: {namespace['shown'](control)}"
+
+
+def test_00_y_axis_says_rate_since_it_plots_achieved_points_and_the_legend_says_which_is_attainable():
+    # Cosmetic item of read 18: the axis said "attainable rate" over the two kernels' achieved rates
+    from rooflinelib import get_machine
+    from rooflinelib.views.plotting import LEGEND_TITLE, Y_TITLE, roofline_figure
+    figure = first_figure("00_start_here.ipynb")
+    assert figure.layout.yaxis.title.text == "rate (GFLOP/s)"
+    assert figure.layout.legend.title.text == "roofs (attainable), kernels (achieved)"
+    kernels = [t for t in figure.data if t.mode and "markers" in t.mode]
+    assert [t.marker.symbol for t in kernels] == ["circle", "circle"]  # both timed: achieved rates
+    assert "the y axis is its rate in GFLOP/s" in markdown("00_start_here.ipynb")
+    # Every other chart keeps its title: 01's and 02's opening figures draw roofs and model
+    # predictions on them (open markers), which are attainable rates
+    assert Y_TITLE == "attainable rate (GFLOP/s)" and LEGEND_TITLE == "ceilings and kernels"
+    plain = roofline_figure(get_machine("H200"))
+    assert plain.layout.yaxis.title.text == Y_TITLE and plain.layout.legend.title.text == LEGEND_TITLE
+    for name in ("01_derivation.ipynb", "02_operator_intensities.ipynb"):
+        opening = first_figure(name)
+        assert opening.layout.yaxis.title.text == Y_TITLE
+        assert all(t.marker.symbol == "circle-open" for t in opening.data if t.mode and "markers" in t.mode)
+
+
+def test_01_time_bounds_readouts_are_plain_numbers_a_student_can_type_back():
+    # Cosmetic item of read 18: ".3g" showed F (FLOPs): 2.4e+11 and B (GB/s): 3e+03 in the image
+    pytest.importorskip("ipywidgets")
+    from rooflinelib.views import widgets
+    widget = _cell_result("01_derivation.ipynb", "widgets.time_bounds_widget(")
+    controls = (widget.flops, widget.bytes, widget.peak, widget.bandwidth)
+    assert [_shown(c) for c in controls] == ["F (GFLOP): 240", "M (GB): 20", "P (GFLOP/s): 120000",
+                                             "B (GB/s): 3000"]
+    # ".3r": plain decimals to three digits in the live slider too, no suffix or comma that the
+    # browser's parseFloat would misread when a student types a value
+    assert all(c.readout_format == ".3r" for c in controls)
+    # the same bounds as the example's F, M, P and B in their own units
+    example = widgets.time_bounds_widget(n_flops=240e9, n_bytes=20e9, peak_gflops=120_000.0, peak_gbps=3_000.0)
+    assert widget.text.value == example.text.value and "F/P = 2 ms, M/B = 6.67 ms" in widget.text.value
+    widget.flops.value = 480  # GFLOP
+    assert "F/P = 4 ms" in widget.text.value
+    # every other caller keeps ".3g" and FLOPs (the capture test of test_notebooks pins its lines)
+    assert [_shown(c) for c in (example.flops, example.bandwidth)] == ["F (FLOPs): 2.4e+11", "B (GB/s): 3e+03"]
+
+
+def test_02_attention_widget_names_its_points_by_their_s_in_one_colour():
+    # Cosmetic item of read 18: the legend read "this s", in the unfused curve's red
+    pytest.importorskip("ipywidgets")
+    from rooflinelib.views import widgets
+    widget = _cell_result("02_operator_intensities.ipynb", "widgets.attention_widget(")
+    names = [t.name for t in widget.figure.data]
+    assert "this s" not in names and names[-1] == "s = 1024"
+    points = widget.figure.data[-1]
+    assert points.marker.color == widgets.POINT_COLOUR and list(points.x) == [1024, 1024]
+    widget.s_slider.value = 4096
+    assert widget.figure.data[-1].name == "s = 4096"
+    # every other caller keeps its legend (the browser test pins "this s")
+    default = widgets.attention_widget("H200", s=1024, d=128).figure.data[-1]
+    assert default.name == "this s" and list(default.marker.color) == ["#d62728", "#2ca02c"]

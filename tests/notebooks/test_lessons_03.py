@@ -7,6 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from test_lessons_00_02 import says
+
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = {"03_ceilings.ipynb": ("appendix-03-ceilings.md", "04_place_your_kernel.ipynb"),
            "04_sweep.ipynb": ("appendix-04-sweep.md", "01_place_two_kernels.ipynb")}
@@ -415,22 +417,22 @@ def test_03_names_the_product_the_printed_figures_belong_to():
     # Review 5a, T5: 66.9/33.5/989.4 are the H100 SXM5's (132 SMs), not the full GH100 chip's (144)
     # review 6b C03-2: the lesson keeps one sentence and links the appendix, which names the product
     prose, page = words(markdown("03_ceilings.ipynb")), words(appendix("appendix-03-ceilings.md"))
-    assert "the GH100 chip's" not in prose + page
-    assert ("the H100 SXM5's (132 SMs, the GH100 configuration and clocks the H200 also uses) from NVIDIA's "
-            "Hopper white paper. The H200 datasheet does not print them") in page
-    assert "The clocks and the figures are in the [appendix](../docs/appendix-03-ceilings.md#the-tensor-rows-and-the-clock)" in prose
+    says(prose + page, absent=["the GH100 chip's"])
+    says(page, "the H100 SXM5's (132 SMs, the GH100 configuration and clocks the H200 also uses) from NVIDIA's "
+               "Hopper white paper. The H200 datasheet does not print them")
+    says(prose, "The clocks and the figures are in the "
+                "[appendix](../docs/appendix-03-ceilings.md#the-tensor-rows-and-the-clock)")
 
 
 def test_03_turnaround_hypothesis_is_paid_per_switch_not_all_the_time_and_the_title_names_both_labs():
     # Review 5a, T6: controllers batch writes, so a copy pays the turnaround per switch;
     # C2: the title matches notebook 00's learning path
-    prose = words(markdown("03_ceilings.ipynb"))
-    assert "which a copy pays all the time" not in prose
     # review 15b C03: the lesson keeps one sentence, labelled a hypothesis; the rest is the appendix's
-    page = words(appendix("appendix-03-ceilings.md"))
-    assert ("which a copy pays each time the memory controller switches between a batch of reads and a "
-            "batch of writes") in page and "## Why the copy is the slowest mix Hypothesis, not measured" in page
-    assert "Hypothesis for why the copy is slowest:" in prose and "(the read-write turnaround)" in prose
+    prose, page = words(markdown("03_ceilings.ipynb")), words(appendix("appendix-03-ceilings.md"))
+    says(prose, "Hypothesis for why the copy is slowest:", "(the read-write turnaround)",
+         absent=["which a copy pays all the time"])
+    says(page, "which a copy pays each time the memory controller switches between a batch of reads and a "
+               "batch of writes", "## Why the copy is the slowest mix Hypothesis, not measured")
     title = cells("03_ceilings.ipynb")[0].source.splitlines()[0]
     assert title == "# 03 · Measuring the ceilings (Labs 1 and 2)"
     assert "[**03 measuring the ceilings**](03_ceilings.ipynb) (Labs 1 and 2)" in markdown("00_start_here.ipynb")
