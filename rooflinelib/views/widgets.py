@@ -437,10 +437,17 @@ class TimeBoundsWidget(_Widget):
         w = ipywidgets_module()
         import plotly.graph_objects as go
 
-        # ".3g" (the default) shows 2.4e+11 FLOPs and 3e+03 GB/s; plain readouts show the counts
-        # F and M with an SI prefix to three digits (240G, 20G) and the rates P and B in whole
-        # GFLOP/s and GB/s (120,000, 3,000), the units the text line below them uses.
-        count_format, rate_format = (PLAIN_COUNT_READOUT, PLAIN_RATE_READOUT) if plain_readouts else (".3g", ".3g")
+        # ".3g" (the default) shows 2.4e+11 FLOPs and 1.2e+05 GFLOP/s.  Plain readouts put F in
+        # GFLOP and M in GB, so that each of the four reads as a plain number with three
+        # significant digits (240, 20.0, 120000, 3000) that a student can also type back: the
+        # browser reads a typed readout with parseFloat, so no SI suffix and no thousands comma.
+        # The sliders' values are then in GFLOP and GB (``count_scale``); the bounds are the same.
+        self.count_scale = PLAIN_COUNT_SCALE if plain_readouts else 1.0
+        readout = PLAIN_READOUT if plain_readouts else ".3g"
+        flops_name, bytes_name = ("F (GFLOP)", "M (GB)") if plain_readouts else ("F (FLOPs)", "M (bytes)")
+
+        def count(value):
+            return value / self.count_scale if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
         def slider(value, low, high, description, readout_format):
             import math
@@ -457,10 +464,10 @@ class TimeBoundsWidget(_Widget):
                                continuous_update=True, style={"description_width": "initial"},
                                layout=w.Layout(width="560px"))
 
-        self.flops = slider(n_flops, 1e6, 1e15, "F (FLOPs)", count_format)
-        self.bytes = slider(n_bytes, 1e3, 1e13, "M (bytes)", count_format)
-        self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)", rate_format)
-        self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)", rate_format)
+        self.flops = slider(count(n_flops), count(1e6), count(1e15), flops_name, readout)
+        self.bytes = slider(count(n_bytes), count(1e3), count(1e13), bytes_name, readout)
+        self.peak = slider(peak_gflops, 1e2, 1e7, "P (GFLOP/s)", readout)
+        self.bandwidth = slider(peak_gbps, 1e1, 1e5, "B (GB/s)", readout)
         self.text = _text_line(w)
         self.figure = figure_widget(go.Figure(
             go.Bar(orientation="h", x=[0, 0, 0, 0], y=["", "", "", ""], meta="bars",
@@ -476,7 +483,8 @@ class TimeBoundsWidget(_Widget):
 
     def update(self) -> ws.TimeBoundsState:
         try:
-            state = ws.time_bounds_state(self.flops.value, self.bytes.value, self.peak.value,
+            state = ws.time_bounds_state(self.flops.value * self.count_scale,
+                                         self.bytes.value * self.count_scale, self.peak.value,
                                          self.bandwidth.value)
         except ValueError as exc:
             self.text.value = _error_line(exc)
@@ -500,10 +508,11 @@ def _time_unit(seconds: float) -> tuple:
     return "ns", 1e-9
 
 
-#: The time-bounds widget's plain readouts (d3 formats the live slider uses, which the static
-#: image's capture reads the same way): a count with an SI prefix, three digits ("240G"), and a
-#: rate in whole units with thousands separators ("120,000").
-PLAIN_COUNT_READOUT, PLAIN_RATE_READOUT = ".3s", ",.0f"
+#: The time-bounds widget's plain readouts: F and M in GFLOP and GB, and all four sliders in
+#: d3's ".3r", plain decimal notation to three significant digits (240, 120000), which the
+#: browser's parseFloat reads back when a student types into it.  Python's format() has no
+#: "r": the static image's capture falls back to "{:g}", the same digits for these values.
+PLAIN_COUNT_SCALE, PLAIN_READOUT = 1e9, ".3r"
 
 
 def time_bounds_widget(**values) -> TimeBoundsWidget:
