@@ -263,17 +263,20 @@ def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N, 
     return min(1.0, cap) if clip else cap
 
 
-def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float) -> str:
+def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float, l1: bool = True) -> str:
     """One line a variant: its caps from the counts (shared-memory passes, L1 bytes, instruction
     issue) against the share of the fp32 roof it reached.  A cap above the roof is printed as
-    it is (e.g. 198%), not clipped to a 100% that would read as an exact cap at the roof."""
+    it is (e.g. 198%), not clipped to a 100% that would read as an exact cap at the roof.
+    ``l1=False`` leaves out the L1 cap, which binds none of the four (notebook 07 prints it so;
+    its appendix prints all three)."""
     lines = []
     for name, row in recorded_rows(recorded).items():
         passes = row["shared_passes_per_ffma"]
         shared = f"{shared_cap(passes, shared_gbps, fp32_gflops):6.1%}" if passes else "  none"
-        l1 = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False)  # over 100%: above the roof, said so
+        cap = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False)  # over 100%: above the roof, said so
+        l1_part = f"L1 bytes {cap:6.1%}, " if l1 else ""
         issue = issue_cap(row["instructions_per_ffma"])
-        lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, L1 bytes {l1:6.1%}, "
+        lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, {l1_part}"
                      f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32_gflops:5.1%}")
     return "\n".join(lines)
 
@@ -310,3 +313,41 @@ def sass_table(recorded: dict) -> str:
     if len(lines) == 2:
         return "the recorded GEMM counters hold no SASS of a kernel with shared-memory loads"
     return "\n".join(lines)
+
+
+#: How :func:`opcode_mix` groups SASS opcodes: by the opcode's stem (before its first dot).
+OPCODE_GROUPS = (("FFMA", ("FFMA",)), ("global load", ("LDG",)), ("global store", ("STG",)),
+                 ("integer add or multiply-add (IADD3, IMAD)", ("IADD3", "IMAD")),
+                 ("compare (ISETP)", ("ISETP",)), ("branch", ("BRA",)))
+#: The plural of each group's name, where it is not the name and an "s".
+_PLURAL = {"integer add or multiply-add (IADD3, IMAD)": "integer adds and multiply-adds (IADD3, IMAD)",
+           "compare (ISETP)": "compares (ISETP)", "branch": "branches"}
+
+
+def opcode_mix(sass: dict) -> dict:
+    """``{group: count}`` of a kernel's recorded SASS opcode counts (the whole compiled kernel, as
+    ``benchmarks/gemm_counters.py`` saved them), in :data:`OPCODE_GROUPS`' order, then
+    ``"other"``; ``"total"`` last.  These are static counts, not executed instructions."""
+    mix = {group: 0 for group, _ in OPCODE_GROUPS}
+    mix["other"] = 0
+    for op, count in sass.items():
+        stem = op.split(".")[0]
+        group = next((g for g, stems in OPCODE_GROUPS if stem in stems), "other")
+        mix[group] += count
+    mix["total"] = sum(sass.values())
+    return mix
+
+
+def naive_opcode_text(recorded: dict) -> str:
+    """One line: the naive kernels' machine code as recorded, grouped by :func:`opcode_mix`
+    (both naive variants compile to the same opcode counts; a difference is said)."""
+    mixes = {label(name): opcode_mix(v["sass"]) for name, v in recorded["variants"].items()
+             if name.startswith("naive") and v.get("sass")}
+    if not mixes:
+        return "the recorded GEMM counters hold no SASS of the naive kernels"
+    first = next(iter(mixes.values()))
+    alike = all(m == first for m in mixes.values())
+    parts = ", ".join(f"{count} {group if count == 1 else _PLURAL.get(group, group + 's')}"
+                      for group, count in first.items() if count and group != "total")
+    which = "the naive kernels' SASS (both alike)" if alike else f"the SASS of {next(iter(mixes))}"
+    return f"{which}: {first['total']} instructions in the compiled kernel: {parts}"
