@@ -234,8 +234,11 @@ def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numb
 
 def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
     # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
-    assert ("The sweep's L2 plateau is about 10% lower; why the chart uses Lab 1's: "
-            "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)") in prose
+    # review 18c: the reason is one sentence in place, linked to the readings behind it
+    assert ("The sweep's L2 plateau is about 10% lower; at equal footprints only the kernels differ, so the gap is "
+            "the sweep kernel's and the chart uses Lab 1's "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint))") in prose
+    assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
 

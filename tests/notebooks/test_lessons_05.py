@@ -256,14 +256,19 @@ def test_the_l2_by_footprint_reading_is_the_l2_kernel_the_pitfall_ran():
     assert rows[49807360]["not_from_dram"] < 0.9  # past the L2, DRAM refills
 
 
-def test_every_level_of_05s_opening_figure_shows_when_two_sit_at_one_intensity(recorded):
-    # review 1, clarity: the L1 markers (I = 2.0, 0.249) hid under DRAM's and L2's (2.02, 0.245)
+def _opening_figure(recorded):
+    """Notebook 05's opening chart of two recorded launches, and the placements it draws."""
     pytest.importorskip("plotly")
     from rooflinelib.hierarchy import ncu, plot as hp
     m = h.machine_from_result(recorded, recorded_h200())
     kernels = ncu.load_csv(ncu.recorded_csv())
     placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
-    fig = hp.hierarchical_figure(m, [placements[1], placements[5]])
+    return hp.hierarchical_figure(m, [placements[1], placements[5]]), placements
+
+
+def test_every_level_of_05s_opening_figure_shows_when_two_sit_at_one_intensity(recorded):
+    # review 1, clarity: the L1 markers (I = 2.0, 0.249) hid under DRAM's and L2's (2.02, 0.245)
+    fig, _ = _opening_figure(recorded)
     markers = [(i, t) for i, t in enumerate(fig.data) if str(t.meta).count(":") == 2 and t.mode == "markers"]
     assert len(markers) == 6
     for a, ta in markers:
@@ -277,13 +282,8 @@ def test_every_level_of_05s_opening_figure_shows_when_two_sit_at_one_intensity(r
 
 def test_each_levels_roof_has_its_markers_colour(recorded):
     # the L1 roof was drawn brown (a fallback colour) beside green L1 markers
-    pytest.importorskip("plotly")
-    from rooflinelib.hierarchy import ncu, plot as hp
+    fig, placements = _opening_figure(recorded)
     from rooflinelib.views.plotting import find_trace, memory_id
-    m = h.machine_from_result(recorded, recorded_h200())
-    kernels = ncu.load_csv(ncu.recorded_csv())
-    placements = [h.place_levels(k.hierarchical(f"kernel {i}"), m) for i, k in enumerate(kernels)]
-    fig = hp.hierarchical_figure(m, [placements[1], placements[5]])
     for level in ("l1", "l2", "dram"):
         marker = find_trace(fig, f"hier:{placements[1].name}:{level}").marker.color
         assert find_trace(fig, memory_id(level)).line.color == marker
@@ -437,7 +437,9 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     # T05-3: "the course refuses" read as a course-wide rule, which 07's MUFU softmaxes then broke
     text = _prose("05")
     assert "the course refuses a launch" not in text
-    assert "Lab 4 takes no FLOPs from a launch that uses them; notebook 07 counts those by hand" in text
+    # review 18c: said from the launch's side
+    assert "a launch that uses them gets no FLOP count from Lab 4; notebook 07 counts those by hand" in text
+    assert "Lab 4 takes no FLOPs from a launch" not in text
     # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
     assert "**Lab 4**, the course's profiling lab" in _markdown("05")[0]
 
@@ -652,9 +654,11 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 16c E1: the summary names the L2 level's rate above Lab 1's L2 roof and the 2x stretch
     assert "the kernel beats it about 3 times" not in text
     # review 17a: two hypotheses, one per simplification (the appendix splits the 3.1x at 246 kB)
-    assert ("1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB). Two hypotheses, one per simplification: SMs that read one line at once share one fetch, and past the L1's step some reads still hit it "
-            "(it is not strict LRU) ([appendix]"
-            "(../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))") in text
+    # review 18c: a two-row summary, then the hypotheses as bullets
+    assert ("1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB) | Two hypotheses, one per simplification "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)): "
+            "- SMs that read one line at once share one fetch; - past the L1's step some reads still hit it "
+            "(it is not strict LRU).") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
@@ -756,7 +760,8 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "at 28 MB and 380 MB the kernel runs 12% and 5% above it." in _page05()
     # review 16c E1: "within 12% inside each level" hid that inside the L2 the kernel runs above the roof
     assert "Inside each level the model comes within 12%" not in text and "**Inside each level the model is close**" not in _page05()
-    assert "up to 24% inside the L2 level, above Lab 1's L2 roof (10,949 against 9,763 GB/s at 28 MB)" in text
+    # review 18c E1: the parenthesis shows the 24% point, not the 28 MB one (12%)
+    assert "up to 24% inside the L2 level, above Lab 1's L2 roof (12,072 against 9,763 GB/s at 14.1 MB)" in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -1008,7 +1013,9 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
-    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof: half the sweeps' L2 bytes are stores)" in text
+    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof: half the sweeps' L2 bytes are stores" in text
+    # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
+    assert "half the sweeps' L2 bytes are stores, so their L2 shares are indicative)" in text
     page, raw = _page05(), _page05(raw=True)
     for name, share, slices in rows:
         assert f"| {name} | {share:.0%} | {slices:.0%} |" in raw
@@ -1130,8 +1137,8 @@ def test_05_review15c_clarity_cells_split_and_shortened():
     section3 = text.split("## 3.")[1].split("## 4.")[0]
     assert "**The L2 has two counts.**" not in section3 and "the counters cannot show it" not in section3
     assert "fabric" not in section3 and "**DRAM bytes**" not in section3
-    assert ("The FLOPs match the hand counts exactly; how the byte counters differ from them, and a 64 MiB launch "
-            "they mislead: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run).") in section3
+    assert ("The FLOPs match the hand counts exactly; how the byte counters differ from them: "
+            "[appendix](../docs/appendix-05-hierarchy.md#lab-4s-run).") in section3
     # cell 19: the kernel is the explorer's
     assert "In the kernel below" not in text and "In the explorer below, a kernel has every SM read" in text
     # the notebook did not grow (1,800 words before round 16, 1,780 before round 17)
@@ -1162,9 +1169,15 @@ def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_agai
     state = h.working_set_state(levels, reading, 28.2e6, 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
     assert f"{state.measured_gbps:,.0f}" == "10,949" and f"{reading.ceiling('l2').value:,.0f}" == "9,763"
     text = _prose("05")
-    assert ("The model fits its kernel's series only on the L1 plateau and past 250 MB (within 10%). Elsewhere the "
-            "kernel runs faster: up to 24% inside the L2 level, above Lab 1's L2 roof (10,949 against 9,763 GB/s at "
-            "28 MB), and 1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB).") in text
+    # review 18c: a two-row summary (where it fits, where the kernel beats it); the 24% point is shown
+    top = max((r, w) for w, r in ratio.items() if 14.1e6 <= w <= 56.5e6)
+    at_top = h.working_set_state(levels, reading, top[1], 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
+    assert f"{at_top.measured_gbps:,.0f}" == "12,072" and f"{top[1] / 1e6:.1f}" == "14.1"
+    assert ("| where | kernel against model | | --- | --- | | the L1 plateau; past 250 MB | fits, within 10% | "
+            "| elsewhere | faster: up to 24% inside the L2 level, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
+            "14.1 MB), and 1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB) |") in text
+    assert "(10,949 against 9,763 GB/s at 28 MB)" not in text
+    assert "(at most 12,072 against 9,763 GB/s, at 14.1 MB; 10,949 at 28.2 MB, the explorer's default)" in _page05()
     assert "From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB 2.0 to 3.3 times" in _page05()
 
 
@@ -1176,7 +1189,9 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     middle = text.split("## 3.")[1].split("## 6.")[0]
     for gone in ("1.5 times", "fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
         assert gone not in middle, gone
-    assert middle.count("64 MiB") == 1 and "a 64 MiB launch they mislead: [appendix](" in middle  # one linked sentence
+    # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
+    assert middle.count("64 MiB") == 0 and "they mislead" not in middle
+    assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
     lesson = hl05.load()
     assert [pl.name for pl in lesson.taught] == [pl.name for pl in lesson.placements if pl.name != "sweep K=8, 64 MiB"]
     assert h.placement_table(lesson.taught) in printed and hl05.bytes_table(lesson, taught_only=True) in printed
@@ -1186,5 +1201,34 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
     # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
     assert "so its three markers sit on top of each other, the outlined DRAM one in front" in " ".join(text.split())
-    assert "below 13 MB several blocks read the same chunks at once, so the rate is no level's" in " ".join(text.split())
+    # review 18c: why the open circles give no level, said plainly
+    assert "below 13 MB there are fewer chunks than blocks, so blocks share chunks and the rate is no level's" in " ".join(text.split())
     assert round(792 * 16384 / 1e6) == 13
+
+
+# --- review 18c (a fresh expert read): notebook 05 -----------------------------------------------
+
+def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roof_rule_once():
+    cells = _cells("05")
+    ids = [c.get("id") for c in cells]
+    section1, reading = "".join(_nb05_cell("620151de")["source"]), "".join(_nb05_cell("620151de-read")["source"])
+    assert "**Reading the chart above.**" not in section1 and reading.startswith("**Reading the chart above.**")
+    assert ids.index("620151de") + 1 == ids.index("620151de-read")
+    assert len(reading.split()) < len(section1.split())  # a short cell of its own
+    text = _prose("05")
+    rule = "Each kernel's DRAM marker is scored against the roof of its own access mix"
+    assert text.count(rule) == 1 and "The chart's DRAM roof is a copy's" not in text
+    # the roofs' cell follows the cell that announces it
+    assert reading.rstrip().endswith("The roofs of the recorded H200, with each level's ridge:")
+    assert "hierarchy_lesson.roofs_text(lesson)" in "".join(cells[ids.index("620151de-read") + 1]["source"])
+
+
+def test_05_review18c_the_open_circles_count_chunks_against_blocks():
+    # 792 blocks of one 16 KiB chunk each: below 13 MB there are fewer chunks than blocks
+    assert 792 * 16384 / 1e6 == pytest.approx(13, abs=0.05)
+    assert "below 13 MB there are fewer chunks than blocks" in _prose("05")
+    assert "no two blocks share a byte once the buffer holds at least one chunk per block (13 MB on the H200)" in _page05()
+
+
+def test_05_review18c_is_no_longer_than_before_its_fixes():
+    assert sum(len(m.split()) for m in _markdown("05")) <= 1678
