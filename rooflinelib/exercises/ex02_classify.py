@@ -15,13 +15,33 @@ import re
 from dataclasses import dataclass, field
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnsweredError, Table,
-                                           check_choice, check_number, check_side, read_number,
-                                           report)
+from rooflinelib.exercises.grading import (DEFAULT_RTOL, AnswerError, Check, Choices,
+                                           NotAnsweredError, Table, check_choice, check_number,
+                                           check_side,
+                                           read_number, report)
 from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, side_of_ridge, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
 from rooflinelib.core.vendors import counterpart
+
+#: Review 19k1 K2-2: the generic factor-2 hint of grading ("one fused multiply-add is 2 FLOPs, and
+#: a copy both reads and writes") named neither slip where it fired (a sum, a read-only row, a
+#: fraction).  Every number of this exercise lists its own factor-2 slips where one explains the
+#: miss (a multiply-add on the GEMM rows, elements for bytes, a read or write left out); a factor
+#: of 2 that no listed slip explains gets this hint, which names no cause.
+_TWICE_OR_HALF = "off by a factor of 2: redo the count step by step"
+
+
+def _number(answer, expected, question, *, mistakes=(), **options):
+    """grading.check_number with the factor-2 answers that no listed mistake explains given
+    :data:`_TWICE_OR_HALF` (so grading's generic FMA-or-copy hint never fires here)."""
+    mistakes = list(mistakes)
+    expected = float(expected)
+    for wrong in (2 * expected, expected / 2):
+        if not any(abs(wrong - float(w)) <= DEFAULT_RTOL * abs(float(w)) for w, _ in mistakes):
+            mistakes.append((wrong, _TWICE_OR_HALF))
+    return check_number(answer, expected, question, mistakes=mistakes, **options)
+
 
 SOURCE = "Exercise 2: a round-number GPU (3.0 TB/s, 45 TFLOP/s fp32 vector, 900 TFLOP/s bf16 matrix)"
 
@@ -240,7 +260,8 @@ def _rows() -> tuple:
             ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
                               "writes C"),
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),
-             (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2")),
+             (2 * n / add.n_bytes, "an add is 1 FLOP; only a fused multiply-add counts as 2"),
+             (add.intensity * fp32, bytes_not_elements)),
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fusion keeps fp32 exact and is "
                                          "the first to try"}),
         # Two first steps are right, as for row 1: on its own the sum already reads each byte
@@ -254,7 +275,8 @@ def _rows() -> tuple:
             ((n / (2 * n * fp32), "a reduction writes one scalar, not one value per element"),
              (n / (3 * n * fp32), "a reduction reads one array and writes one scalar"),
              (2 * red.intensity, "recount: a sum does one add per element, 1 FLOP, and reads each "
-                                 "4-byte element once")),
+                                 "4-byte element once"),
+             (red.intensity * fp32, bytes_not_elements)),
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "on its own it already reads "
                                          "each byte once, so score its bandwidth first, or fuse "
                                          "it into its producer, which keeps fp32 exact"}),
@@ -270,7 +292,8 @@ def _rows() -> tuple:
                                              "again in its last pass; this one writes exp(x - max) "
                                              "back in pass 2 and reads that buffer in pass 3"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
-                                "sum, divide")),
+                                "sum, divide"),
+             (soft.intensity * fp32, bytes_not_elements)),
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but the five round trips of "
                                          "the row through HBM (three reads, two writes) stay; "
                                          "fusion removes three of them and keeps fp32 exact, so "
@@ -305,7 +328,11 @@ def _rows() -> tuple:
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
                                                   "A and B are each read N/b times"),
              (tiled.intensity / 2, fma_is_two),
-             (tiled.intensity * fp32, bytes_not_elements)),
+             (tiled.intensity * fp32, bytes_not_elements),
+             # Review 19k1 K2-2: one input's re-reads counted, about twice the key
+             (tiled.n_flops / ((square ** 3 / 16 + 2 * square ** 2) * fp32),
+              "you counted the re-reads of one input only: with b x b tiles, A and B are each read "
+              "N/b times")),
             missing_reuse=True),
         # A batch-1 GEMV has one column to multiply: it cannot fill a matrix-core tile, so it
         # runs as bf16 loads and fp32 multiply-adds on the CUDA cores (the fp32 vector roof).
@@ -330,7 +357,11 @@ def _rows() -> tuple:
             ((gemm.intensity / 2, fma_is_two),
              (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "
                                                             "each cross HBM once"),
-             (gemm.intensity * fp32, bytes_not_elements))),
+             (gemm.intensity * fp32, bytes_not_elements),
+             # Review 19k1 (noted): C read as well as written, as for C = alpha AB + beta C
+             (gemm.n_flops / (4 * square * square * fp32), "that reads C as well as writing it "
+                                                          "(C = alpha AB + beta C); this GEMM computes "
+                                                          "C = AB, so C is only written"))),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
@@ -373,6 +404,9 @@ def _rows() -> tuple:
             # the dtype: at twice the matrix rate the MMAs take as long as the exps, so run after
             # them the gain is 1.5 / 1.0 = 1.5x; the 2x needs the exps overlapped.
             {"fuse": "it is already fused, and it is compute-bound: bytes are not its limit",
+             # Review 19k1 K2-4: the note's schedule (exps after the MMAs) is the known gap
+             "profile": "nothing says this kernel is far below what its schedule allows: assume it "
+                        "runs as close to its roof as the note's schedule lets it",
              "smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 runs on faster matrix cores (this "
                               "GPU's table gives no fp8 roof), but the exps do not get faster: at "
                               "twice bf16's matrix rate the MMAs would take as long as the exps, so "
@@ -380,7 +414,11 @@ def _rows() -> tuple:
                               "What else holds this kernel back?"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
-                                                               "matrix to HBM"),),
+                                                               "matrix to HBM"),
+             # Review 19k1 K2-2: the elements slip, and the two slips that halve the key
+             (flash.intensity * bf16, bytes_not_elements),
+             (flash.intensity / 2, "half the key: each multiply-add (in Q K^T and in P V) is 2 "
+                                   "FLOPs, and a bf16 element is 2 bytes, not 4: check both")),
             # Review 16b (exercise 2): the mix that is left is the exps, not the MMAs
             step_notes={"instruction-mix": "correct: its MMAs already run on the matrix cores; what "
                                            "is left in its mix is the exps on the MUFU. Fewer MUFU "
@@ -461,13 +499,17 @@ def machine_table() -> Table:
 
 # --- Part A: the two ridges -------------------------------------------------------------------
 
+#: Review 19k1 K2-3: the inverted ridge, as exercise 1 hints it.
+_INVERTED_RIDGE = "that is B / P, bytes per FLOP: the ridge is the compute roof over the bandwidth"
+
+
 def check_ridges(ridge_fp32, ridge_bf16):
     return report(
         "Part A: the ridge points",
-        check_number(ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof",
-                     unit="FLOP/byte"),
-        check_number(ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof",
-                     unit="FLOP/byte"),
+        _number(ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof",
+                     unit="FLOP/byte", mistakes=[(1 / MACHINE.ridge("fp32"), _INVERTED_RIDGE)]),
+        _number(ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof",
+                     unit="FLOP/byte", mistakes=[(1 / MACHINE.ridge(BF16_TENSOR), _INVERTED_RIDGE)]),
     )
 
 
@@ -476,14 +518,9 @@ def check_ridges(ridge_fp32, ridge_bf16):
 def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
     """Check one row: intensity, the side of each ridge, the verdict that counts, the first step."""
     row = _row(number)
-    verdict_hints = {}
-    if row.verdict_hint:
-        verdict_hints = {side: row.verdict_hint for side in ("memory", "compute", "ridge")
-                         if side != row.verdict}
-    else:
-        verdict_hints = _verdict_hints(row)
+    verdict_hints = _verdict_hints(row)
     step_hints = {**_DEFAULT_STEP_HINTS.get(row.verdict, {}), **row.step_hints}
-    intensity_check = check_number(intensity, row.intensity, "intensity", unit="FLOP/byte",
+    intensity_check = _number(intensity, row.intensity, "intensity", unit="FLOP/byte",
                                    mistakes=row.intensity_mistakes)
     ridges = ((vs_fp32, MACHINE.ridge("fp32"), "side of the fp32 ridge"),
               (vs_bf16, MACHINE.ridge(BF16_TENSOR), "side of the bf16 ridge"),
@@ -513,16 +550,18 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
 
 
 def _verdict_hints(row: Row) -> dict:
-    """A wrong verdict's hint: "classify it against the roof it runs on" only for the side the
-    intensity takes against the other ridge (review 17b: a side wrong against both ridges was
-    told it used the wrong roof)."""
+    """A wrong verdict's hint: "classify it against the roof it runs on" (or the row's own
+    ``verdict_hint``) only for the side the intensity takes against the other ridge (review 17b:
+    a side wrong against both ridges was told it used the wrong roof; review 19k1 K2-1: row 8's
+    "ridge" was told it is its fp32 verdict)."""
     other = "fp32" if row.roof == BF16_TENSOR else BF16_TENSOR
     wrong_roof_side = side_of_ridge(row.intensity, MACHINE.ridge(other, "dram"))
     hints = {}
     for side in ("memory", "compute", "ridge"):
         if side == wrong_roof_side:
-            hints[side] = (f"this kernel runs on the {row.runs_on_name}: classify it against that "
-                           f"roof's ridge")
+            # Review 19k1 K2-1: a row's own verdict hint (row 8's) is for this side only
+            hints[side] = row.verdict_hint or (f"this kernel runs on the {row.runs_on_name}: "
+                                               f"classify it against that roof's ridge")
         else:
             hints[side] = (f"that side holds against neither ridge: compare the intensity with the "
                            f"ridge of the roof it runs on, the {row.runs_on_name}, again (left of it "
@@ -666,12 +705,14 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
     op, memory_s = _tiny()
     return report(
         "C1: the tiny launch",
-        check_number(n_bytes, op.n_bytes, "bytes moved", unit="B",
+        _number(n_bytes, op.n_bytes, "bytes moved", unit="B",
                      mistakes=[(op.n_bytes / 3, "C = A + B moves three arrays: two in, one out"),
                                (op.n_bytes * 8, "that is bits; one byte is 8 bits")]),
-        check_number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns"),
-        check_number(launch_ratio, LAUNCH_OVERHEAD_S / memory_s, "launch overhead / memory time",
-                     unit="x"),
+        _number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns"),
+        _number(launch_ratio, LAUNCH_OVERHEAD_S / memory_s, "launch overhead / memory time",
+                     unit="x", mistakes=[(memory_s / LAUNCH_OVERHEAD_S,
+                                          "that is memory time / launch overhead: the question "
+                                          "asks for the launch overhead over the memory time")]),
         check_choice(bound_by, "launch", "what bounds it", LIMITERS,
                      hints={"memory": "compare the memory time with the launch overhead: which "
                                       "one is the run time made of?",
@@ -709,12 +750,14 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
     peak, bandwidth = MACHINE.ceiling("fp32").value, MACHINE.ceiling("dram").value
     return report(
         "C2: the slow kernel",
-        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte"),
-        check_number(roof_tflops, verdict.roof_gflops / 1000, "its roof", unit="TFLOP/s",
+        _number(intensity, key_intensity, "intensity", unit="FLOP/byte",
+                     mistakes=[(1 / key_intensity, "that is bytes per FLOP: the intensity is FLOPs "
+                                                   "over bytes")]),
+        _number(roof_tflops, verdict.roof_gflops / 1000, "its roof", unit="TFLOP/s",
                      mistakes=[(peak / 1000, "that is the compute roof; at this intensity the "
                                              "bandwidth product I x B is lower")]),
-        check_number(achieved_tflops, achieved_gflops / 1000, "achieved rate", unit="TFLOP/s"),
-        check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of its roof",
+        _number(achieved_tflops, achieved_gflops / 1000, "achieved rate", unit="TFLOP/s"),
+        _number(fraction_of_roof, verdict.fraction_of_roof, "fraction of its roof",
                      unit="fraction",
                      mistakes=[(achieved_gflops / peak, "that is the fraction of the compute "
                                                         "peak; score it against its own roof")]),
@@ -751,16 +794,20 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
     n_flops, key_l2, key_hbm = _cached()
     return report(
         "C3: the cache-resident row",
-        check_number(l2_bytes, key_l2, "L2 bytes per row", unit="B",
+        _number(l2_bytes, key_l2, "L2 bytes per row", unit="B",
                      mistakes=[(key_hbm, "that is the HBM traffic; every pass reads the row "
                                          "from L2"),
-                               (key_l2 - key_hbm, _REREADS_ONLY)]),
-        check_number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
+                               (key_l2 - key_hbm, _REREADS_ONLY),
+                               # Review 19k1 K2-2: no copy here; the row is only read
+                               (2 * key_l2, "twice the key: each pass only reads the row (one "
+                                            "number is written per row, negligible): count one "
+                                            "read of the row per pass")]),
+        _number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
                      mistakes=[(key_l2, "the row stays in L2 between passes: how many times "
                                         "does it come from HBM?")]),
-        check_number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
+        _number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY)]),
-        check_number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
+        _number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
                                                   "intensity divides by HBM bytes")]),
         check_choice(bound_by, "cache", "what bounds it", LIMITERS,
@@ -789,15 +836,18 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
     per_element = ops.vector_add(1).n_bytes
     return report(
         "C4: how long before the launch stops dominating",
-        check_number(elements_dispatch, dispatch, "elements, with the host's dispatch", unit="elements",
+        _number(elements_dispatch, dispatch, "elements, with the host's dispatch", unit="elements",
                      mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
                                (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         # Review 11b K2-1: the same 4-byte slip as the dispatch length
-        check_number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
+        _number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
                      mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
                                (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
-        check_number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
-                     mistakes=[(1.0, "the add pays one launch and waits for it: the launch still costs as "
+        _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
+                     mistakes=[(0.25, "half the key: at that length the traffic takes as long as the "
+                                      "launch, and the time is their sum: what fraction of the roof's "
+                                      "rate does the kernel reach?"),
+                               (1.0, "the add pays one launch and waits for it: the launch still costs as "
                                      "much as the traffic, and the time is their sum (back-to-back "
                                      "launches could hide the dispatch behind the previous kernel, "
                                      "but that is not this question)")]),

@@ -19,19 +19,33 @@ SEQ_LEN = 8192  # the sequence length of parts B and D
 GQA_GROUP = 8  # query heads per KV head in part D
 
 #: (s, d) points at which the student's functions are compared with the key.  Small d makes
-#: the softmax's 5 FLOPs per score visible next to the 4d of the two GEMMs.
+#: the softmax's 5 FLOPs per score visible next to the 4d of the two GEMMs: at d = 4 one FLOP
+#: per score is 1/21 = 4.8% of the count, past the 2% tolerance, so 4 or 6 per score fail and
+#: get their hint (review 19k1 K3-1: at d = 16 alone, 1/69 = 1.4%, they passed).
 SAMPLES = (dict(s=512, d=16), dict(s=1024, d=64), dict(s=8192, d=128), dict(s=3000, d=256),
-           dict(s=100, d=128))
+           dict(s=100, d=128), dict(s=256, d=4))
 
 GROWTH = Choices({
     "constant": ("tends to a constant", ("converges", "saturates", "flat", "bounded", "const",
-                                         "plateaus", "levels off")),
+                                         "plateaus", "levels off", "o(1)", "constant in s")),
     # Review 7b K3-1: no bare "grows", which a quadratic answer fits as well.
     "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
                                             "o(s)", "proportional to s",
                                             "in proportion to s", "linear in s")),
     "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically")),
+    # Review 19k2 (drill 7): "unbounded" was read as its near-spelling "bounded" (constant).  It
+    # is right that the intensity does not level off, but it says not how fast: its own option,
+    # answered by GROWTH_UNBOUNDED_HINT.
+    "unbounded": ("grows without bound: say how fast", ("without bound", "grows without bound",
+                                                        "does not level off", "keeps growing",
+                                                        "unlimited", "infinite",
+                                                        "goes to infinity")),
 })
+#: The hint for "unbounded" where the key is "linear" (the fused intensity).
+GROWTH_UNBOUNDED_HINT = "right that it does not level off: how fast does it grow with s?"
+#: The hint for "unbounded" where the key is "constant" (the unfused intensity).
+GROWTH_UNBOUNDED_ON_CONSTANT = ("the unfused traffic has an s^2 term, just like the FLOPs: does "
+                                "the ratio keep growing?")
 
 
 def _e() -> int:
@@ -62,6 +76,7 @@ def check_flops(attention_flops):
              "divide)"),
             # Review 10b K3-C1: the GEMMs right and the softmax miscounted (3 FLOPs per score is
             # the usual slip) differ from the key by a multiple of s^2: name the softmax
+            # (review 19k1 K3-1: at c = 1 the softmax is counted as 1 FLOP, not left out)
             *[(lambda s, d, c=c: 4 * s * s * d + c * s * s,
                "your two GEMMs are right; check the softmax's FLOPs per score: max, subtract, "
                "exp, sum and divide, 1 FLOP each") for c in (1, 2, 3, 4, 6, 7, 8, 10)],
@@ -98,8 +113,12 @@ def check_fused_bytes(fused_bytes):
     return check_function(
         fused_bytes, _fused_bytes, SAMPLES, "fused bytes(s, d)",
         mistakes=[
-            (lambda s, d: _fused_bytes(s, d) / e, "bf16 is 2 bytes per element: you counted "
-                                                  "elements"),
+            # Review 19k1 K3-3: 4sd is elements, or two of the four s x d matrices in bytes
+            (lambda s, d: _fused_bytes(s, d) / e, "half the key: bf16 is 2 bytes per element (did "
+                                                  "you count elements?), and Q, K and V are read "
+                                                  "and O is written: check both"),
+            (lambda s, d: _fused_bytes(s, d) * 2, "this exercise is in bf16: 2 bytes per "
+                                                  "element, not 4"),
             (lambda s, d: e * 3 * s * d, "the output O is written to HBM too"),
             (lambda s, d: _unfused_bytes(s, d), "that is the unfused count: a fused kernel "
                                                 "keeps the s x s matrices on chip"),
@@ -157,18 +176,22 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
         check_choice(unfused_growth, "constant", "unfused intensity as s grows", GROWTH,
                      hints={"linear": "the unfused traffic has an s^2 term, just like the "
                                       "FLOPs: what happens to the ratio?",
+                            "unbounded": GROWTH_UNBOUNDED_ON_CONSTANT,
                             "quadratic": "the intensity is a ratio: both FLOPs and bytes grow "
                                          "like s^2"}),
         check_choice(fused_growth, "linear", "fused intensity as s grows", GROWTH,
                      hints={"constant": "the fused traffic has no s^2 term, but the FLOPs do",
+                            "unbounded": GROWTH_UNBOUNDED_HINT,
                             "quadratic": "the FLOPs grow like s^2, but the bytes grow like s "
                                          "too"}),
         check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
                      factor_hints=False,
                      mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "
                                            "bf16, for 4 accesses: divide by 8 per score"),
+                               # Review 19k1 K3-3: 4-byte elements halve it too
                                (limit / 2, "half the key: each multiply-add (in Q K^T and in "
-                                           "P V) is 2 FLOPs")]),
+                                           "P V) is 2 FLOPs, and a bf16 element is 2 bytes, not "
+                                           "4: check both")]),
         # Review 12b K3-1: attention has no copy, so the generic factor-2 hint does not fit
         check_number(fused_per_token, per_token, f"fused intensity per token at d = {HEAD_DIM}",
                      unit="FLOP/byte", factor_hints=False,
@@ -256,10 +279,15 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
                         heads_per_kv=GQA_GROUP)
     return report(
         "Part D: causal, decode and grouped-query attention",
+        # Review 19k1 K3-2: no copy here, so no generic factor-2 hint; half the key is a
+        # multiply-add as 1 FLOP, or 4-byte elements
         check_number(causal_intensity, causal.intensity, "causal prefill intensity (fused)",
-                     unit="FLOP/byte",
+                     unit="FLOP/byte", factor_hints=False,
                      mistakes=[(full.intensity, "causal masking skips the (query, key) pairs "
-                                                "above the diagonal: fewer FLOPs, same bytes")]),
+                                                "above the diagonal: fewer FLOPs, same bytes"),
+                               (causal.intensity / 2, "half the key: each multiply-add (in Q K^T "
+                                                      "and in P V) is 2 FLOPs, and a bf16 element "
+                                                      "is 2 bytes, not 4: check both")]),
         check_number(decode_intensity, decode.intensity, "decode intensity (one query)",
                      unit="FLOP/byte",
                      mistakes=[(full.intensity, "in decode only one query row meets the s keys: "

@@ -29,7 +29,7 @@ from typing import Optional
 
 from rooflinelib.core import operators as ops, sanity
 from rooflinelib.store.fileio import read_text
-from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, NotAnsweredError, Table,
+from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, Choices, NotAnsweredError, Table,
                                            check_function, check_number, check_side, is_unanswered,
                                            read_number, report, reveal)
 from rooflinelib.core.model import (RIDGE_TOLERANCE as RIDGE_BAND, Machine, attainable_gflops,
@@ -209,8 +209,11 @@ class Setup:
                     " (no copy mix measured: the DRAM roof)" if not self.dram_copy_gbps else
                     f" (spread not recorded: P / C taken as known to {self.copy_ridge_spread:.0%})"
                     if self.dram_copy_spread is None else "")),
-                ("ridge", f"{self.ridge:.3g} FLOP/byte (P / B; the copy mix's P / C is "
-                          f"{self.copy_ridge:.3g})")]
+                # Review 19k2 K4-4: each kernel's own ridge by name; P / B judges neither
+                ("FMA kernel ridge", f"{self.copy_ridge:.3g} FLOP/byte (P / C, its copy mix)"),
+                ("reduction ridge", f"{self.read_ridge:.3g} FLOP/byte "
+                                    f"({'P64' if self.fp64_gflops else 'P'} / R, its read mix)"),
+                ("ridge P / B", f"{self.ridge:.3g} FLOP/byte (not used: B is neither kernel's mix)")]
         for run in (self.reduction, self.fma):
             rows.append((run.name, f"{run.n:,} elements in {run.seconds * 1e3:.4g} ms (median of "
                                    f"{run.repeats}, spread {run.spread:.1%}), verified; "
@@ -513,7 +516,10 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                        "reduction bytes(n)",
                        mistakes=[(lambda n: 2 * e * n, "a reduction writes one number, not one "
                                                        "per element"),
-                                 (lambda n: n, "float32 is 4 bytes per element")]),
+                                 (lambda n: n, "float32 is 4 bytes per element"),
+                                 # Review 19k2 K4-8
+                                 (lambda n: 8 * reduction_cost(n).n_bytes, "that is bits: one byte is "
+                                                                           "8 bits")]),
         check_function(fma_flops, lambda n: fma_cost(n).n_flops, SAMPLES, "FMA kernel FLOPs(n)",
                        mistakes=[(lambda n: FMA_STEPS * n, "each multiply-add counts as 2 FLOPs"),
                                  (lambda n: 2 * n, "each element gets FMA_STEPS multiply-adds, "
@@ -521,7 +527,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
         check_function(fma_bytes, lambda n: fma_cost(n).n_bytes, SAMPLES, "FMA kernel bytes(n)",
                        mistakes=[(lambda n: e * n, "the kernel reads x and writes y: both cross "
                                                    "memory"),
-                                 (lambda n: 2 * n, "float32 is 4 bytes per element")]),
+                                 (lambda n: 2 * n, "float32 is 4 bytes per element"),
+                                 (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits")]),
     )
 
 
@@ -575,9 +582,17 @@ def _or_adds_alone(check, against_adds, differ: bool):
 def _band_hint(intensity: float, ridge: float, ridge_name: str, why: str = "") -> str:
     """Review 16b (exercise 4): a "memory" or "compute" answer for an intensity inside the band of
     the right ridge misses the band, whatever ridge it was judged against: the hint says so."""
-    return (f"I = {intensity:.3g} FLOP/byte is within {RIDGE_BAND:.0%} of {ridge_name} = {ridge:.3g}"
-            f"{why}; an intensity from ridge / {1 + RIDGE_BAND:g} to {1 + RIDGE_BAND:g} x ridge counts as at "
-            "the ridge")
+    # Review 19k2 K4-6: the hint names the band, not which side of it the intensity takes
+    return (f"compare I = {intensity:.3g} FLOP/byte with {ridge_name} = {ridge:.3g}{why}, and with the "
+            f"band around it: an intensity from ridge / {1 + RIDGE_BAND:g} to {1 + RIDGE_BAND:g} x ridge "
+            "counts as at the ridge")
+
+
+#: Review 19k2 K4-5: the menu's own description of the ridge ("at the ridge, both roofs bind"),
+#: which the model answer prints, reads as "ridge".
+_SIDES = Choices({**SIDES.options, "ridge": (
+    SIDES.options["ridge"][0],
+    SIDES.options["ridge"][1] + ("both roofs bind", "at ridge both roofs bind", "at the ridge, both roofs bind"))})
 
 
 def _fma_side_hints(fma: dict, b_hint: str) -> dict:
@@ -627,7 +642,10 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      unit="FLOP/byte",
                      mistakes=[(2 * red["intensity"], "an add is 1 FLOP, only a fused multiply-add "
                                                       "counts 2: a sum does one add per element and "
-                                                      "reads each 4-byte element once")]),
+                                                      "reads each 4-byte element once"),
+                               # Review 19k2 K4-2: 8 bytes per element, the accumulator's size
+                               (red["intensity"] / 2, "x is float32, 4 bytes per element; the "
+                                                      "float64 is the accumulator, in registers")]),
         # Review 12b K4-1: nor does it fit the achieved rate; its slips are the intensity's
         check_number(reduction_gflops, red["achieved"], "reduction achieved rate",
                      unit="GFLOP/s", factor_hints=False,
@@ -651,10 +669,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                        red["roof"] != red["adds_roof"]),
         _or_adds_alone(check_side(reduction_side, red["intensity"], red["ridge"],
                                   "reduction side of the ridge", spread=setup.read_ridge_spread,
-                                  hints={s: _band_hint(red["intensity"], red["ridge"], "P64 / R")
+                                  choices=_SIDES, hints={s: _band_hint(red["intensity"], red["ridge"], "P64 / R")
                                          for s in ("memory", "compute") if red["side"] == "ridge"}),
                        lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
-                                          "reduction side of the ridge", spread=setup.read_ridge_spread),
+                                          "reduction side of the ridge", spread=setup.read_ridge_spread,
+                                          choices=_SIDES),
                        red["ridge"] != red["adds_ridge"]),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         check_number(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
@@ -675,7 +694,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                [(setup.peak_gflops, roof_hint)])
                      + _mix_mistake(fma["roof"], fma["roof_b"], b_hint), at_most=above_p),
         check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
-                   hints=_fma_side_hints(fma, b_hint), spread=setup.copy_ridge_spread),
+                   hints=_fma_side_hints(fma, b_hint), spread=setup.copy_ridge_spread,
+                   choices=_SIDES),
         # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.03,
@@ -755,6 +775,9 @@ def _reduction_roof_note(setup, red) -> str:
             f"that for adds alone (P64 counts an FMA as 2 FLOPs, an add is 1): its ridge is at most "
             f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and at "
             f"{red['intensity']:.3g} FLOP/byte its roof is I x R = {red['roof']:,.0f} GFLOP/s. "
+            # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25
+            "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
+            "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity. "
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate
             # shows no compute limit binds below I x R on this run.
@@ -776,8 +799,9 @@ def model_verdict(setup, attempt):
     provenance = setup.machine.provenance or {}
     on_cpu = provenance.get("kind") == "cpu" or provenance.get("backend") == "cpu"
     if on_cpu:
-        cpu = (f"This notebook measured this CPU: its ridge is {setup.ridge:.3g} FLOP/byte, and "
-               "that, not a rule of thumb, places the kernel on a CPU; a server CPU with wide "
+        # Review 19k2 K4-3: the ridge the FMA kernel was judged against (P / C), not P / B
+        cpu = (f"This notebook measured this CPU: the FMA kernel's ridge is {fma['ridge']:.3g} FLOP/byte, "
+               "and that, not a rule of thumb, places the kernel on a CPU; a server CPU with wide "
                "vectors and few memory channels per core can have a ridge as high as a GPU's. ")
     else:
         cpu = ("A CPU's ridge depends on its cores, vector width and memory channels, so "
@@ -818,14 +842,23 @@ def model_verdict(setup, attempt):
     # The two key points and the two verdicts first; every aside goes to the "Also" list.
     text = ("Two points decide both verdicts: the intensity belongs to the kernel and the ridge to "
             "the machine, and each kernel meets the DRAM roof of its own access mix. " + fma_text +
-            f"The reduction ({red['intensity']:.3g} FLOP/byte) is memory-bound on any machine; "
-            f"score its bandwidth against {read}.")
+            # Review 19k2 K4-1: not "on any machine": on a GPU with 1/64-rate fp64 its float64
+            # adds' roof comes down to its intensity (the note in "Also" says so)
+            f"The reduction ({red['intensity']:.3g} FLOP/byte) is {SIDES.options[red['side']][0]} "
+            f"here (its ridge: {red['ridge']:.3g} FLOP/byte); score its bandwidth against {read}.")
     if red["gbps"] > setup.read_gbps:
         also.append("Above 100% means the reduction read faster than Lab 1's own read kernels did: "
                     "a ceiling is the best rate Lab 1 reached, not a law, and a kernel can pass it "
                     "by a few percent.")
     if overlap:
         also.append(overlap)
+    # Review 19k2 (clarity, cell 15): the direct answer to the question (datasheet against the
+    # loaded ceilings) leads the asides
+    datasheet_side = side_of_ridge(intensity, h200_ridge)
+    also.insert(0, f"{'Yes' if datasheet_side == fma['side'] else 'No'}: against the H200's datasheet "
+                   f"ridge ({h200_ridge:.3g} FLOP/byte) the FMA kernel is {SIDES.options[datasheet_side][0]}; "
+                   f"against the ridge of the ceilings loaded here ({fma['ridge']:.3g}) it is "
+                   f"{SIDES.options[fma['side']][0]}.")
     also += [cpu.strip(),
              f"The H200's fp32 datasheet ridge is {h200_ridge:.3g} FLOP/byte "
              f"({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s over {H200.ceiling('dram').value / 1e3:.1f} TB/s, "

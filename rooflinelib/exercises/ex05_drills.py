@@ -12,7 +12,7 @@ from rooflinelib.core.machines import H200
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
 from rooflinelib.core.vocabulary import BF16_TENSOR, TF32_TENSOR
 from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS, SMALLER_TYPE_RULE
-from rooflinelib.exercises.ex03_attention import GROWTH
+from rooflinelib.exercises.ex03_attention import GROWTH, GROWTH_UNBOUNDED_HINT
 
 # Given data of the drills (the problem statements' numbers).
 D2_PEAK_GFLOPS, D2_GBPS, D2_INTENSITY = 900_000.0, 3_000.0, 40.0
@@ -87,7 +87,7 @@ def check_drill1(optimistic, worst_ratio):
                      mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
                                      "two terms equal, and what is their sum there?"),
                                # the max over the sum
-                               (0.5, "the sum is the longer time: divide it by the shorter")]),
+                               (0.5, "divide the sum by the max, not the max by the sum")]),
     )
 
 
@@ -105,8 +105,10 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
         check_side(side, D2_INTENSITY, key_ridge, "side of the ridge"),
         check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
                      factor_hints=False,
-                     mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; at this "
-                                                       "intensity I x B is lower"),
+                     # the hint names no side (it would give the answer of the side check above)
+                     mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; the attainable "
+                                                       "rate is the lower of P and I x B: compute "
+                                                       "both"),
                                *_tflops_slips(roof / 1000)]),
         check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
                      unit="fraction", factor_hints=False),
@@ -215,8 +217,8 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                                *_byte_slips(flops / after, _D4_FUSED_BYTES)]),
         check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
-                   hints={"compute": "compare the fused intensity with the ridge: how many "
-                                     "times smaller is it?"}),
+                   hints={"compute": "compare the fused intensity with the ridge again: which "
+                                     "is larger?"}),
         # A ratio of two times: no FMA/copy factor-of-2 hint. A speedup of 1 is the "same FLOPs,
         # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
         check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x",
@@ -253,7 +255,9 @@ def check_drill7(unfused_limit, fused_growth):
         check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH,
                      hints={"constant": "against HBM, where Q, K, V and O each cross once (the L2 "
                                         "absorbing the re-reads of K and V), how do the bytes and "
-                                        "the FLOPs grow with s?"}),
+                                        "the FLOPs grow with s?",
+                            # "unbounded" was read as its near-spelling "bounded" (constant)
+                            "unbounded": GROWTH_UNBOUNDED_HINT}),
     )
 
 
@@ -281,7 +285,8 @@ MODEL_ANSWERS = {
         "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
         "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
         "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a FLOP "
-        "convention accounts for up to 2x each; a gap of 8x almost always comes from the bytes "
+        "convention accounts for up to 2x each (counting an exp or a divide as 1 FLOP or as its "
+        "instruction sequence can do more); a gap of 8x almost always comes from the bytes "
         "(32-byte sectors for 4 useful bytes is exactly 8x). The exception is complex "
         "arithmetic: a complex multiply-add is one operation or 8 real FLOPs. Until both state "
         "their sizes and conventions the two numbers cannot be compared.",
@@ -330,7 +335,7 @@ def _numeric_answers() -> None:
         f"ridge, so the roof is the full {verdict.roof_gflops / 1000:g} TFLOP/s and the kernel "
         f"reaches {verdict.fraction_of_roof:.0%} of it. A kernel that far below its roof is "
         "limited by neither roof, and the chart has nothing more to tell you. In order: check "
-        "that the launch is big and long enough to fill the GPU; look at occupancy and stall "
+        "that the launch is big enough to fill the GPU (enough blocks for every SM); look at occupancy and stall "
         "reasons, since too few warps break the overlap the model assumes; compare the "
         "profiler's bytes with the algorithm's, since extra bytes mean an access-pattern bug, and "
         "count the bytes at each level (notebook 05), since the L2 or the L1 may be the limit "

@@ -63,5 +63,6 @@ def test_drill_1_inverse_ratio_gets_its_hint():
     # K9c-3: the max over the sum (review 16c: the sum is no bound, so the hint says "the sum")
     check = ex05.check_drill1("max", 0.5)
     assert not check.passed
-    assert check.checks[1].message == "the sum is the longer time: divide it by the shorter"
+    # review 19k2 K5-5: "the shorter" was ambiguous next to the menu's "longer of the two times"
+    assert check.checks[1].message == "divide the sum by the max, not the max by the sum"
     assert ex05.check_drill1("max", 2).passed

@@ -512,7 +512,8 @@ def test_model_verdict_on_a_cpu_quotes_that_cpus_measured_ridge():
     cpu_machine = replace(RECORDED.machine, provenance={"kind": "cpu", "backend": "cpu"})
     shown = ex04.model_verdict(replace(RECORDED, machine=cpu_machine),
                                "the ridge moves between machines and the kernel does not")
-    assert f"its ridge is {RECORDED.ridge:.3g} FLOP/byte" in str(shown)
+    # review 19k2 K4-3: the ridge the FMA kernel is judged against on that CPU, P / C (not P / B)
+    assert f"the FMA kernel's ridge is {RECORDED.copy_ridge:.3g} FLOP/byte" in str(shown)
     assert "ROOFLINE_MODE=cpu" not in str(shown)
 
 

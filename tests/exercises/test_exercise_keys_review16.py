@@ -81,7 +81,8 @@ def test_exercise_4_fma_inside_the_band_hears_about_the_band_not_b(answer):
     assert fma["side"] == "ridge" and fma["side_b"] == "compute"
     check = _fma_side(RECORDED, answer)
     assert check.status == "fail"
-    assert "within 10% of P / C" in check.message and "counts as at the ridge" in check.message
+    # review 19k2 K4-6: the hint names the band around P / C without stating the side
+    assert "P / C = 15.4" in check.message and "counts as at the ridge" in check.message
     assert "against B" not in check.message
     assert _fma_side(RECORDED, "ridge").passed
 
@@ -102,7 +103,8 @@ def test_exercise_4_reduction_inside_its_band_hears_about_the_band():
     names = [N] * 10
     names[3] = "memory"
     check = ex04.check_placement(at_ridge, *names).checks[3]
-    assert "within 10% of P64 / R" in check.message
+    # review 19k2 K4-6: the hint names the band around P64 / R without stating the side
+    assert "P64 / R = 0.25" in check.message and "counts as at the ridge" in check.message
 
 
 def test_exercise_4_model_answer_says_p64_is_an_upper_bound_and_the_verdict_holds():
