@@ -595,6 +595,17 @@ _SIDES = Choices({**SIDES.options, "ridge": (
     SIDES.options["ridge"][1] + ("both roofs bind", "at ridge both roofs bind", "at the ridge, both roofs bind"))})
 
 
+def _reduction_side_hints(red: dict) -> dict:
+    """The reduction's side hints: the band where its intensity lies inside the band of P64 / R;
+    else grading's default side hints, in R's name, not B's (review 19k2 K4-7)."""
+    if red["side"] == "ridge":
+        return {s: _band_hint(red["intensity"], red["ridge"], "P64 / R") for s in ("memory", "compute")}
+    return {"memory": "compare the intensity with P64 / R again: the memory side is where I x R is "
+                      "below the compute roof",
+            "compute": "compare the intensity with P64 / R again: the compute side is where I x R "
+                       "exceeds the compute roof"}
+
+
 def _fma_side_hints(fma: dict, b_hint: str) -> dict:
     """The FMA kernel's side hints: the band where its intensity lies inside the band of P / C;
     the B hint only for an answer right against B and wrong against C outside that band."""
@@ -660,17 +671,21 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                       "at this intensity I x R is far lower")
                                               for wrong in sorted({red["peak"], red["adds_peak"]})
                                               if abs(wrong / red["roof"] - 1) > 0.02]
-                                    + _mix_mistake(red["roof"], red["roof_b"],
-                                                   "that is I x B, Lab 1's best access mix (a write); "
-                                                   "the reduction only reads: its roof is I x R"),
+                                    # review 19k2 K4-7: where I x B equals a peak within 2%, the
+                                    # peak's hint alone (two hints ran together without a break)
+                                    + [m for m in _mix_mistake(red["roof"], red["roof_b"],
+                                                               "that is I x B, Lab 1's best access mix "
+                                                               "(a write); the reduction only reads: its "
+                                                               "roof is I x R")
+                                       if all(abs(m[0] / p - 1) > 0.02
+                                              for p in (red["peak"], red["adds_peak"]))],
                                     at_most=above_p64),
                        lambda: check_number(reduction_roof, red["adds_roof"], "reduction roof",
                                             unit="GFLOP/s"),
                        red["roof"] != red["adds_roof"]),
         _or_adds_alone(check_side(reduction_side, red["intensity"], red["ridge"],
                                   "reduction side of the ridge", spread=setup.read_ridge_spread,
-                                  choices=_SIDES, hints={s: _band_hint(red["intensity"], red["ridge"], "P64 / R")
-                                         for s in ("memory", "compute") if red["side"] == "ridge"}),
+                                  choices=_SIDES, hints=_reduction_side_hints(red)),
                        lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
                                           "reduction side of the ridge", spread=setup.read_ridge_spread,
                                           choices=_SIDES),
@@ -699,8 +714,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
         # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.03,
-                     mistakes=[(fma["achieved"] / wrong, "divide by the roof you found above, "
-                                                         "min(P, I x C), not " + name)
+                     # review 19k2 K4-7: achieved / (I x C) is also GB/s over C: both named
+                     mistakes=[(fma["achieved"] / wrong, "divide the achieved GFLOP/s by the roof you "
+                                                         "found above, min(P, I x C), not by " + name
+                                                         + (" (the same as GB/s over C)"
+                                                            if name == "I x C alone" else ""))
                                for wrong, name in ((fma["intensity"] * setup.copy_gbps, "I x C alone"),
                                                    (fma["roof_b"], "the roof against B"))
                                if abs(fma["roof"] / wrong - 1) > 0.03]),
@@ -761,13 +779,14 @@ def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
                            title=f"Your two kernels on {setup.machine.name}, each under its own mix's roof")
 
 
-def _reduction_roof_note(setup, red) -> str:
-    """The model answer's note on the reduction's compute roof, from the numbers the key used."""
+def _reduction_roof_note(setup, red) -> tuple:
+    """The model answer's notes on the reduction's compute roof, from the numbers the key used
+    (review 19k2, clarity: two asides, the roof and the conversions, not one 90-word bullet)."""
     if not setup.fp64_gflops:
         return ("The reduction's adds run in float64 (it accumulates in double), so its compute roof "
                 "is the fp64 one; these ceilings hold no fp64 row, so the key places it under the fp32 "
                 f"P, an upper bound on that roof; at {red['intensity']:.3g} FLOP/byte its roof is I x R "
-                "either way.")
+                "either way.",)
     # Review 15b (exercise 4): P64 is the DFMA peak, 2 FLOPs per instruction; a DADD is 1, so the
     # adds alone reach at most half of it, and P64 / R is an upper bound on the ridge.
     return ("The reduction's adds run in float64 (it accumulates in double), so its compute roof is "
@@ -777,7 +796,7 @@ def _reduction_roof_note(setup, red) -> str:
             f"{red['intensity']:.3g} FLOP/byte its roof is I x R = {red['roof']:,.0f} GFLOP/s. "
             # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25
             "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
-            "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity. "
+            "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity.",
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate
             # shows no compute limit binds below I x R on this run.
@@ -865,7 +884,7 @@ def model_verdict(setup, attempt):
              f"a bandwidth no access mix reached); against it the kernel sits {where(h200_ridge)}, "
              f"while the course's H200, measured, has a copy ceiling of {rec_copy:,.0f} GB/s and a copy "
              f"ridge of {rec_ridge:.3g}, which puts it {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}.",
-             _reduction_roof_note(setup, red)]
+             *_reduction_roof_note(setup, red)]
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
                               "judge each kernel against the DRAM roof of its own access mix: "

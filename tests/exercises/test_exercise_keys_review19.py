@@ -228,3 +228,29 @@ def test_k5_5_drill_1_ratio_hint_says_sum_over_max():
 
 def test_k5_6_drill_3_first_step_drops_long_enough():
     assert "long enough" not in ex05.MODEL_ANSWERS[3][0]
+
+
+def test_k4_7_hints_name_r_and_do_not_run_together():
+    red = ex04._keys(RECORDED)["reduction"]
+    side = _placement(reduction_side="compute").checks[3]
+    assert side.status == "fail" and "I x R" in side.message and "I x B" not in side.message
+    # a live setup where I x B equals P64 / 2 (the adds' peak): one hint, not two run together
+    fake = replace(RECORDED, machine=replace(RECORDED.machine, ceilings=tuple(
+        replace(c, value=red["adds_peak"] / red["intensity"]) if c.name == "dram" else c
+        for c in RECORDED.machine.ceilings)))
+    fred = ex04._keys(fake)["reduction"]
+    roof = ex04.check_placement(fake, fred["intensity"], fred["achieved"], fred["adds_peak"],
+                                fred["side"], 1.0, 16, 1, 1, "ridge", 0.8).checks[2]
+    assert roof.status == "fail" and "that is I x B" not in roof.message
+
+
+def test_k4_7_the_fraction_against_i_c_names_gb_s_over_c():
+    fma = ex04._keys(RECORDED)["fma"]
+    check = _placement(fma_fraction_of_roof=fma["gbps"] / RECORDED.copy_gbps).checks[9]
+    assert check.status == "fail" and "GB/s over C" in check.message
+
+
+def test_k4_clarity_the_reduction_note_is_two_asides():
+    also = ex04.model_verdict(RECORDED, "the verdict depends on the machine's ridge, not the kernel").also
+    assert "P64 = 33,423" in also[-2] and "F2F" not in also[-2]
+    assert also[-1].startswith("P64 is an upper bound")
