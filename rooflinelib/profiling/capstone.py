@@ -302,20 +302,24 @@ def _race_hint(race) -> str:
             "that writes the shared array and before any thread reads entries other threads wrote")
 
 
-#: Why a fused kernel may not keep its row in ``cuda.local.array`` (see :func:`_local_row`).
-LOCAL_ROW_REASON = ("keeps values in cuda.local.array, per-thread memory that, when indexed at run time "
-                    "(as row[c] with a run-time c is), lives off chip behind the L1: "
-                    "the row must live in shared memory (cuda.shared.array(MAX_COLS, float32)), on chip, "
-                    "where the block's threads share it")
+#: Why a fused kernel may not keep its row in ``cuda.local.array`` (see :func:`_local_row`): the
+#: exercise's rule, true wherever the compiler puts the array.
+LOCAL_ROW_REASON = ("keeps values in cuda.local.array: this exercise asks for the row in "
+                    "cuda.shared.array(MAX_COLS, float32), on chip, where the block's threads share it")
+#: Added when the source indexes the local array at run time (:func:`_run_time_index`).
+LOCAL_ROW_OFF_CHIP = ("; `{index}` indexes your local array at run time, so it lives in local memory, off chip "
+                      "behind the L1, and its traffic is not in the 8 bytes per element")
 
 
 def _local_row(passes) -> str:
     """:data:`LOCAL_ROW_REASON` when a kernel of ``passes``, or a device function it calls, asks
-    for a ``cuda.local.array``, else ''.  The exercise keeps the fused kernel's row in shared
-    memory.  A per-thread local row is not an equal design: indexed at run time it lives in
-    local memory (off chip, cached by the L1 and L2), a MAX_COLS row per thread is 16 KB, and its
-    traffic is what the 8 bytes per element do not count.  The source decides, as the simulator
-    runs local arrays as numpy arrays."""
+    for a ``cuda.local.array``, else ''; with :data:`LOCAL_ROW_OFF_CHIP` when the source indexes
+    that array at run time.  The exercise keeps the fused kernel's row in shared memory.  Where
+    the compiler puts a local array depends on its indices: every index known once constant-count
+    loops unroll (notebook 07's recorded fused kernel, a few values per thread) lets it stay in
+    registers; a run-time index (``row[c]``, ``vals[i]`` with ``i += 1``) puts it in local memory
+    (off chip, cached by the L1 and L2), whose traffic the 8 bytes per element do not count.  The
+    source decides, as the simulator runs local arrays as numpy arrays."""
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
@@ -323,12 +327,64 @@ def _local_row(passes) -> str:
                 tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
             except (OSError, TypeError, SyntaxError, ValueError):
                 continue
-            for node in ast.walk(tree):
-                func = getattr(node, "func", None)
-                if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
-                        and isinstance(func.value, ast.Attribute) and func.value.attr == "local"):
-                    return LOCAL_ROW_REASON
+            names = [t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _is_local_array(node.value)
+                     for t in node.targets if isinstance(t, ast.Name)]
+            if any(_is_local_array(node) for node in ast.walk(tree)):
+                index = _run_time_index(tree, f, names)
+                return LOCAL_ROW_REASON + (LOCAL_ROW_OFF_CHIP.format(index=index) if index else "")
     return ""
+
+
+def _is_local_array(node) -> bool:
+    """Whether ``node`` is a call ``cuda.local.array(...)``."""
+    func = getattr(node, "func", None)
+    return (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
+            and isinstance(func.value, ast.Attribute) and func.value.attr == "local")
+
+
+def _run_time_index(tree, fn, names) -> str:
+    """The source of the first subscript of a local array (one of ``names``) in ``tree`` whose
+    index is not known at compile time once constant-count loops unroll, or ''.  Known: literals,
+    compile-time names (:func:`_local_constants`, globals, closures), a name bound only by
+    ``for`` loops over ``range`` of those, and arithmetic on them.  Anything
+    else (a thread index, a loop over ``x.shape[1]``, a counter bumped with ``+=``) is run time."""
+    local_values = _local_constants(tree, fn)
+    binders = {}  # name -> whether each statement binding it is a for over a constant range
+    for node in ast.walk(tree):
+        targets = (list(node.targets) if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr,
+                                                      ast.comprehension)) else [])
+        call = getattr(node, "iter", None)
+        counted = (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(call, ast.Call)
+                   and isinstance(call.func, ast.Name) and call.func.id == "range" and not call.keywords
+                   and bool(call.args) and all(_constant_value(a, fn, local_values) is not None for a in call.args))
+        while targets:  # the names a target binds (row[c] = ... binds none)
+            target = targets.pop()
+            if isinstance(target, ast.Name):
+                binders.setdefault(target.id, []).append(counted)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+    for arg in ast.walk(tree):
+        if isinstance(arg, ast.arg):
+            binders.setdefault(arg.arg, []).append(False)
+    unrolled = {name for name, counted in binders.items() if all(counted)}
+
+    def known(node) -> bool:
+        if isinstance(node, ast.Tuple):
+            return all(known(e) for e in node.elts)
+        if isinstance(node, ast.BinOp):
+            return known(node.left) and known(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return known(node.operand)
+        if isinstance(node, ast.Name) and node.id in unrolled:
+            return True
+        return _constant_value(node, fn, local_values) is not None
+
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Subscript)
+             and isinstance(node.value, ast.Name) and node.value.id in names and not known(node.slice)]
+    return ast.unparse(min(found, key=lambda n: (n.lineno, n.col_offset))) if found else ""
 
 
 def _once_rules(passes_of, size) -> str:
@@ -534,7 +590,11 @@ def _wrong_intermediates(buffers: dict) -> str:
                 "row (every thread's part, combined with block_reduce)")
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     if not np.all(np.abs(buffers["sums"] - e.sum(axis=1)) / e.sum(axis=1) < MAX_RELATIVE_ERROR):
-        return "sums[r] is not the sum of exp(x[r, c] - maxima[r]) over the whole row in every row"
+        why = "sums[r] is not the sum of exp(x[r, c] - maxima[r]) over the whole row in every row"
+        if np.isinf(buffers["sums"][LARGE_ROW]):  # the cause the fused kernel's hint names, said here too
+            why += (f": row {LARGE_ROW}'s sum is infinite, as exp of its one large value (an element + "
+                    f"{LARGE_SHIFT:g}) overflows float32's range unless maxima[r] is subtracted first")
+        return why
     return ""
 
 

@@ -85,7 +85,24 @@ def _offsets(offset_map, index) -> list:
     return [int(v) for v in np.ravel(offset_map[index])]
 
 
-class CountingArray:
+class ArrayFace:
+    """What a kernel asks of an array besides its elements (``shape``, ``size``, ``ndim``,
+    ``dtype``, ``strides``, ``nbytes``, ``len()``), answered by the numpy array ``self._array``
+    that a simulator proxy wraps: :class:`CountingArray`, :class:`RecordedShared` and
+    :class:`rooflinelib.profiling.races.RaceShared` index it in their own way."""
+
+    shape = property(lambda self: self._array.shape)
+    size = property(lambda self: self._array.size)
+    ndim = property(lambda self: self._array.ndim)
+    dtype = property(lambda self: self._array.dtype)
+    strides = property(lambda self: self._array.strides)
+    nbytes = property(lambda self: self._array.nbytes)
+
+    def __len__(self):
+        return len(self._array)
+
+
+class CountingArray(ArrayFace):
     """An array argument that counts the bytes each access moves, and which elements it touched."""
 
     def __init__(self, array, tally: _Tally, name: str):
@@ -99,17 +116,6 @@ class CountingArray:
         # byte offsets from the array's start (a host copy: C order), for count_accesses
         self._offset_map = (np.arange(array.size, dtype=np.int64).reshape(array.shape) * array.itemsize
                             if tally.requests is not None else None)
-
-    # what kernels ask of an array besides its elements
-    shape = property(lambda self: self._array.shape)
-    size = property(lambda self: self._array.size)
-    ndim = property(lambda self: self._array.ndim)
-    dtype = property(lambda self: self._array.dtype)
-    strides = property(lambda self: self._array.strides)
-    nbytes = property(lambda self: self._array.nbytes)
-
-    def __len__(self):
-        return len(self._array)
 
     def _count(self, index, n_elements: int, write: bool):
         n_bytes = n_elements * self._array.itemsize
@@ -149,7 +155,7 @@ class CountingArray:
         return int(self._write_mask.sum()) * self._array.itemsize
 
 
-class RecordedShared:
+class RecordedShared(ArrayFace):
     """A block's static shared array, as the kernel sees it during :func:`count_accesses`:
     its elements are the simulator's array, and each access is recorded (no bytes counted:
     shared memory is on chip)."""
@@ -159,14 +165,6 @@ class RecordedShared:
         self._array = array
         self._tally = tally
         self._offset_map = np.arange(array.size, dtype=np.int64).reshape(array.shape) * array.itemsize
-
-    shape = property(lambda self: self._array.shape)
-    size = property(lambda self: self._array.size)
-    ndim = property(lambda self: self._array.ndim)
-    dtype = property(lambda self: self._array.dtype)
-
-    def __len__(self):
-        return len(self._array)
 
     def __getitem__(self, index):
         value = self._array[index]

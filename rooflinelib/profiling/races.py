@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 
 from rooflinelib.profiling import simulator
+from rooflinelib.profiling.counting import ArrayFace
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class _State:
         self.race = None
 
 
-class RaceShared:
+class RaceShared(ArrayFace):
     """A block's static shared array, as the kernel sees it while :func:`detect` is active."""
 
     def __init__(self, array, state: _State, space: str = "shared"):
@@ -98,16 +99,6 @@ class RaceShared:
             if id(array) not in state.arrays:
                 state.arrays[id(array)] = {}
                 state.keep.append(array)
-
-    shape = property(lambda self: self._array.shape)
-    size = property(lambda self: self._array.size)
-    ndim = property(lambda self: self._array.ndim)
-    dtype = property(lambda self: self._array.dtype)
-    strides = property(lambda self: self._array.strides)
-    nbytes = property(lambda self: self._array.nbytes)
-
-    def __len__(self):
-        return len(self._array)
 
     def _note(self, index, write: bool, atomic: bool = False, depth: int = 3, same: bool = False):
         import numpy as np

@@ -626,6 +626,9 @@ def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, m
     got = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in got.checks] == ["fail", "fail"]
     assert "one large value" in str(got) and "float32's range" in str(got)
+    # review 18b, 2: the 3-pass hint names the cause too, as the fused one does
+    assert "sums[r] is not the sum" in got.checks[0].message
+    assert "overflows float32's range unless maxima[r] is subtracted first" in got.checks[0].message
     # mixing: the safe 3-pass with the unsafe fused kernel fails only the fused one
     mixed = capstone.check_kernels(kernels["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in mixed.checks] == ["pass", "fail"]
@@ -634,6 +637,7 @@ def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, m
     monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
     without = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in without.checks] == ["fail", "pass"] and "sums[r]" in str(without)
+    assert "overflows" not in str(without)  # no large value, no overflow to name
 
 
 def test_the_capstone_model_answer_is_three_points_not_the_comparison_again():
@@ -947,7 +951,7 @@ def test_the_byte_formula_is_called_by_position():
 def test_the_key_describes_one_large_element_not_a_shifted_row():
     key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
     text = "\n".join(c.source for c in key.cells if c.cell_type == "markdown")
-    assert "plus 100" not in text and "One element of one row raised by 200" in text
+    assert "plus 100" not in text and "one element of one row raised by 200" in text.lower()
 
 
 def test_the_time_between_the_kernels_is_said_to_be_within_the_runs_noise():
@@ -1365,8 +1369,11 @@ def test_the_keys_verdict_comment_names_the_ridge_it_is_graded_on():
     key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
     cell = next(c.source for c in key.cells if c.cell_type == "code" and "verdicts = {" in c.source)
     pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
-    assert f"{pair['3-pass'].ridge:.3g}" == "15.5" and "(15.5 on the recorded pair's copy roof)" in cell
-    assert "printed above (14)" in cell
+    # review 18b: one ridge named (the one printed above, 14); the check's hint names the graded 15.5,
+    # and both intensities sit far left of either ridge, so the worked verdicts hold on both
+    assert f"{pair['3-pass'].ridge:.3g}" == "15.5" and "far left of the ridge printed above" in cell
+    assert "15.5" not in cell
+    assert max(p.intensity for p in pair.values()) < 0.1 * min(14, pair["3-pass"].ridge)
 
 
 def test_07_prices_an_exp_at_least_at_its_mufu_and_reads_the_caps_as_bounds():
@@ -1448,9 +1455,10 @@ def test_the_key_and_exercise_6_review_11d():
         text = " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
         # K-2: the checks test correctness and traffic, not speed
         assert "The kernel checks test correctness and traffic, not speed" in text
-        # X-1: the ridge the verdict check grades on is named beside "these ceilings"
-        assert "Part 4's check grades against the profile's own ridge, 15.5 for the recorded pair" in text
-        assert "against its kernels' own time (where Part 4 printed it)" in text
+        # X-1 / review 18b: the task names one ridge (the one printed above); a wrong verdict's hint
+        # names the profile's ridge it is graded against (test_a_wrong_verdict_is_pointed_at_the_ridge_...)
+        assert "version's side of the ridge printed above" in text and "15.5" not in text
+        assert "with its kernels' own time (where Part 4 printed it)" in text
 
 
 # --- review 12d: the row-max hint names the reduction; Part 5's L2 caveat is printed ------------
@@ -1826,59 +1834,68 @@ def test_a_fused_kernel_keeping_its_row_in_local_memory_is_refused_with_the_reas
 """)
     check = _fused_status(kernels, wrong)
     assert check.status == "fail", check
-    assert check.message.endswith(capstone.LOCAL_ROW_REASON) and "the row must live in shared memory" in check.message
+    # review 18b, 1: the exercise's rule first, then the off-chip reason, as vals[i] is a run-time index
+    assert "this exercise asks for the row in cuda.shared.array(MAX_COLS, float32)" in check.message
+    assert check.message.endswith(capstone.LOCAL_ROW_REASON + capstone.LOCAL_ROW_OFF_CHIP.format(index="vals[i]"))
+    assert "off chip behind the L1" in check.message
 
 
-_RACE_KERNELS = """
+# thread 1 writes shared entry 1 and thread 0 reads it; the sleeps pick the order the simulator
+# runs the two in, and a barrier between them (BARRIER) orders them on a GPU too
+_RACE_KERNEL = """
 import time
 
 from numba import cuda
 import numpy as np
 
 
-def read_first(out):  # thread 0 reads entry 1, thread 1 writes it: no barrier orders the two
+def kernel(out):
     s = cuda.shared.array(2, np.float32)
     t = cuda.threadIdx.x
-    if t == 0:
-        out[0] = s[1]
     if t == 1:
-        time.sleep(0.05)  # the simulator's threads: the read comes first
+        time.sleep(WRITE_SLEEP)
         s[1] = 1.0
-
-
-def write_first(out):  # the same race, the write first
-    s = cuda.shared.array(2, np.float32)
-    t = cuda.threadIdx.x
+    if BARRIER:
+        cuda.syncthreads()
     if t == 0:
-        time.sleep(0.05)
+        time.sleep(READ_SLEEP)
         out[0] = s[1]
-    if t == 1:
-        s[1] = 1.0
-
-
-def ordered(out):
-    s = cuda.shared.array(2, np.float32)
-    t = cuda.threadIdx.x
-    s[t] = t
-    cuda.syncthreads()
-    out[t] = s[1 - t]
 """
 
 
-def test_the_race_detector_catches_a_race_in_either_order_and_leaves_the_simulator_as_it_was():
+@pytest.mark.parametrize("read_sleep, write_sleep, barrier, raced", [
+    (0.0, 0.05, False, True),   # no barrier, the read first
+    (0.05, 0.0, False, True),   # no barrier, the write first
+    (0.0, 0.05, True, False),   # ordered by cuda.syncthreads()
+], ids=["read_first", "write_first", "ordered"])
+def test_the_race_detector_catches_a_race_in_either_order_and_leaves_the_simulator_as_it_was(
+        read_sleep, write_sleep, barrier, raced):
     from numba.cuda.simulator import kernel as sim_kernel, kernelapi
     from rooflinelib.profiling import races, simulator
     sync, atomic = sim_kernel.BlockThread.syncthreads, kernelapi.FakeCUDAAtomic
-    namespace = {}
-    exec(compile(_RACE_KERNELS, "<race kernels>", "exec"), namespace)
-    for name, raced in (("read_first", True), ("write_first", True), ("ordered", False)):
-        for _ in range(2):
-            out = np.zeros(2, np.float32)
-            with simulator.quick(), races.detect() as found:
-                sim_kernel.FakeCUDAKernel(namespace[name], device=False)[1, 2](out)
-            assert bool(found) is raced, (name, found)
+    namespace = {"READ_SLEEP": read_sleep, "WRITE_SLEEP": write_sleep, "BARRIER": barrier}
+    exec(compile(_RACE_KERNEL, "<race kernel>", "exec"), namespace)
+    for _ in range(2):
+        out = np.zeros(2, np.float32)
+        with simulator.quick(), races.detect() as found:
+            sim_kernel.FakeCUDAKernel(namespace["kernel"], device=False)[1, 2](out)
+        assert bool(found) is raced, found
+        if not raced:
+            assert out[0] == 1.0  # the read saw the write
     assert sim_kernel.BlockThread.syncthreads is sync and kernelapi.FakeCUDAAtomic is atomic
     assert simulator.SHARED_WRAPPER is None
+
+
+def test_the_simulator_proxies_share_one_array_face():
+    # the array face (shape, size, ndim, dtype, strides, nbytes, len) is written once, in counting
+    from rooflinelib.profiling import counting, races
+    face = ("shape", "size", "ndim", "dtype", "strides", "nbytes", "__len__")
+    for proxy in (counting.CountingArray, counting.RecordedShared, races.RaceShared):
+        assert issubclass(proxy, counting.ArrayFace) and not set(face) & set(vars(proxy)), proxy
+    array = np.zeros((3, 4), np.float32)
+    watched = races.RaceShared(array, races._State(), "global")
+    assert (watched.shape, watched.size, watched.ndim, watched.dtype, watched.strides, watched.nbytes, len(watched)) == (
+        array.shape, array.size, array.ndim, array.dtype, array.strides, array.nbytes, 3)
 
 
 def test_threads_storing_one_value_alike_are_not_a_race_but_different_values_are():
@@ -1968,8 +1985,83 @@ def test_the_stated_launch_is_the_exercises():
         1, experiment_kernels.SOFTMAX_COLS, experiment_kernels.SOFTMAX_THREADS)
 
 
-def test_the_local_array_hint_says_when_a_local_array_is_off_chip():
-    # review 17e E3: the recorded fused kernel's local array lives in registers (unrolled, constant
-    # indices); only one indexed at run time is local memory
-    assert "when indexed at run time" in capstone.LOCAL_ROW_REASON
-    assert capstone.LOCAL_ROW_REASON.startswith("keeps values in cuda.local.array, per-thread memory that, when")
+# notebook 07's recorded design: a few values a thread in a local array, every index known once the
+# constant-count loops unroll, so the compiler may keep it in registers (07 says "the row in registers")
+_LOCAL_UNROLLED = """    vals = cuda.local.array(32, float32)  # element j is column t + j * blockDim.x
+    for j in range(32):
+        c = t + j * cuda.blockDim.x
+        if c < x.shape[1]:
+            vals[j] = x[r, c]
+            m = max(m, vals[j])
+    for j in range(32):
+        c = t + j * cuda.blockDim.x
+        if c < x.shape[1]:
+            row[c] = vals[j]
+"""
+
+
+def test_the_local_array_hint_says_off_chip_only_for_a_run_time_index(kernels):
+    # review 17e E3 / 18b, 1: notebook 07's fused kernel keeps its few values a thread in registers
+    # (unrolled, constant indices); only a local array indexed at run time is local memory, off chip
+    assert "off chip" not in capstone.LOCAL_ROW_REASON and "off chip behind the L1" in capstone.LOCAL_ROW_OFF_CHIP
+    assert capstone.LOCAL_ROW_REASON.startswith(
+        "keeps values in cuda.local.array: this exercise asks for the row in cuda.shared.array(MAX_COLS, float32)")
+    check = _fused_status(kernels, _variant(_LOAD_AND_MAX.replace("    m = block_reduce(m, part, True)\n", ""),
+                                            _LOCAL_UNROLLED))
+    assert check.status == "fail", check
+    assert check.message.endswith(capstone.LOCAL_ROW_REASON), check.message  # the rule, no off-chip claim
+
+
+@pytest.mark.parametrize("body, index", [
+    ("    v = cuda.local.array(8, float32)\n    for j in range(8):\n        v[j] = 0\n    return v[0]\n", ""),
+    ("    v = cuda.local.array(8, float32)\n    for j in range(N):\n        v[j + 1] = 0\n    return v[N - 1]\n", ""),
+    ("    v = cuda.local.array(8, float32)\n    for j in range(k):\n        v[j] = 0\n    return v[0]\n", "v[j]"),
+    ("    v = cuda.local.array(8, float32)\n    i = 0\n    for j in range(8):\n        v[i] = 0\n        i += 1\n"
+     "    return v[0]\n", "v[i]"),
+    ("    v = cuda.local.array(8, float32)\n    v[cuda.threadIdx.x] = 0\n    return v[0]\n", "v[cuda.threadIdx.x]"),
+])
+def test_a_run_time_index_is_told_from_an_unrolled_one(body, index):
+    import ast
+    source = "def f(k):\n" + body
+    namespace = {"N": 4, "cuda": None, "float32": None}
+    exec(compile(source, "<f>", "exec"), namespace)
+    tree = ast.parse(source)
+    assert capstone._run_time_index(tree, namespace["f"], ["v"]) == index
+
+
+# --- review 18b: the model-answer page (cell 6 a list, one ridge, what Part 5 uses, the FLOP count
+# explained, Part 5's questions numbered) ---------------------------------------------------------
+
+def _key_and_student():
+    root = NOTEBOOK.parents[1]
+    return [nbformat.read(str(root / d / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+            for d in ("solutions", "exercises")]
+
+
+def test_the_capstone_page_review_18b():
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    per_element = pair["fused"].measured["fp32_flops"] / (pair["fused"].n_flops / 5)
+    assert f"{per_element:.1f}" == "13.4" and pair["3-pass"].measured["fp32_flops"] == pair["fused"].measured["fp32_flops"]
+    for nb in _key_and_student():
+        md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        # cell 6: four items (sizes; overflow; intermediates and races; traffic), not one paragraph
+        check = next(m for m in md if m.startswith("The check runs both versions"))
+        items = [line for line in check.splitlines() if line.startswith("- **")]
+        assert [i.split("**")[1] for i in items] == ["Sizes:", "Overflow:", "Intermediates and races:", "Traffic:"]
+        # cell 15/16: one ridge in the task
+        task = next(m for m in md if m.startswith("Both versions do 5 FLOPs per element"))
+        assert "15.5" not in task and "ridge printed above" in task
+        # after the counters: which numbers Part 5 uses, and why ncu's FLOPs exceed the 5 a element
+        at = next(i for i, c in enumerate(nb.cells) if "capstone.counters_text(graded)" in c.source)
+        after = nb.cells[at + 1]
+        assert after.cell_type == "markdown" and after.source.startswith("Part 5 uses the two GB/s rates")
+        assert "ncu counts 13.4 fp32 FLOPs per element, not 5: each `exp` compiles to about ten" in after.source
+        assert not any("The next cell ends with Nsight Compute's counters" in m for m in md)
+        # cell 21: three numbered questions
+        part5 = next(m for m in md if m.startswith("## Part 5: explain the gap"))
+        assert [line[:3] for line in part5.splitlines() if line[:1].isdigit()] == ["1. ", "2. ", "3. "]
+    key = _key_and_student()[0]
+    worked = next(c.source for c in key.cells if "verdicts = {" in c.source)
+    assert "15.5" not in worked and "(14)" not in worked
+
