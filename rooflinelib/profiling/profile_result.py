@@ -132,10 +132,12 @@ class ProfileResult:
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
-    def figure(self, others=None, title=None):
+    def figure(self, others=None, title=None, text_positions=None):
         """This kernel on the Plotly roofline of its ceilings, next to ``others``:
         ProfileResults or KernelPoints; by default the course's six demonstration operators
-        (:func:`rooflinelib.core.operators.demo_kernels`, on their roofs: they are not timed)."""
+        (:func:`rooflinelib.core.operators.demo_kernels`, on their roofs: they are not timed).
+        ``text_positions`` (``{kernel name: Plotly textposition}``, default None: every label
+        on its default side) goes to :func:`rooflinelib.views.plotting.roofline_figure`."""
         if self.n_flops <= 0:
             raise ProfileError(f"{self.name}: n_flops is 0, so it has no point on a FLOP/s roofline")
         from rooflinelib.views.plotting import roofline_figure
@@ -154,7 +156,7 @@ class ProfileResult:
         points = [self.kernel_point()] + [o.kernel_point() if isinstance(o, ProfileResult) else o
                                           for o in others]
         return roofline_figure(machine, points, compute=[self.compute], memory=[self.memory],
-                               title=title or f"{self.name} on {self.machine}")
+                               title=title or f"{self.name} on {self.machine}", text_positions=text_positions)
 
 
 def percent(fraction: float) -> str:

@@ -238,7 +238,7 @@ def legend_below(fig, plot_px: int = PLOT_PX):
 
 def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, title=None,
                     x_range=None, widget: bool = False, y_title: str = Y_TITLE,
-                    legend_title: str = LEGEND_TITLE):
+                    legend_title: str = LEGEND_TITLE, text_positions=None):
     """The roofline chart of ``machine`` with ``kernels`` placed on it.
 
     ``compute`` and ``memory`` are ceiling names (a name or a list) to draw; the first of each
@@ -248,7 +248,9 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
     spans whole decades around every ridge, roof corner and kernel.  Returns a ``go.Figure``,
     or a ``go.FigureWidget`` when ``widget`` is true.  ``y_title`` and ``legend_title`` name the
     y axis and the legend: a chart of achieved (measured) points beside the roofs can say
-    "rate" on its axis and "attainable" on its roofs' legend.
+    "rate" on its axis and "attainable" on its roofs' legend.  ``text_positions``, ``{kernel
+    name: Plotly textposition}``, places a named kernel's label where the default side would
+    print it on a roof line (by default, None, every label keeps its default side).
     """
     import plotly.graph_objects as go
 
@@ -358,7 +360,8 @@ def roofline_figure(machine: Machine, kernels=(), compute=None, memory=None, tit
             meta=kernel_id(point.name + suffix),
             # Alternate label sides so neighbouring kernels' labels do not print on each other.
             text=[point.name if named else letter],
-            textposition=sides.get(index, "top center" if index % 2 == 0 else "bottom center"),
+            textposition=(text_positions or {}).get(
+                point.name, sides.get(index, "top center" if index % 2 == 0 else "bottom center")),
             hovertext=[kernel_hover_text(point, judge)], hoverinfo="text",
             marker=dict(size=11, color=colour, line=dict(width=2, color=colour),
                         # Filled when timed, open when the point only sits on its roof.

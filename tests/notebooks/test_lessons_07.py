@@ -473,3 +473,20 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
 
 def test_07_does_not_grow_in_review_18a():
     assert sum(len(s.split()) for s in _markdown()) <= 2131
+
+
+# --- fix round 20 (review 19b) ------------------------------------------------------------------
+
+def test_figure_text_positions_default_keeps_every_label_side():
+    # review 19b: the 3-pass label printed on the copy roof; a parameter places it, its default
+    # (None) leaves every other caller's figure as it was
+    from rooflinelib.core.machines import get_machine
+    from rooflinelib.core.placement import KernelPoint
+    from rooflinelib.views.plotting import roofline_figure
+    machine = get_machine("H200")
+    points = [KernelPoint("a", 5e8, 2e9), KernelPoint("b", 5e8, 8e8)]
+    sides = lambda fig: {t.name: t.textposition for t in fig.data if t.mode == "markers+text"}
+    default = sides(roofline_figure(machine, points))
+    assert default == sides(roofline_figure(machine, points, text_positions=None))
+    moved = sides(roofline_figure(machine, points, text_positions={"a": "bottom right"}))
+    assert moved == {**default, "a": "bottom right"} and default["a"] != "bottom right"
