@@ -102,8 +102,8 @@ def test_01_step_2_is_three_sections_of_one_idea_each():
 
 def test_01_overlap_reaches_the_bound_only_at_both_peaks_and_half_only_at_the_ridge():
     says(markdown("01_derivation.ipynb"),
-         "Perfect overlap, with both units at their peaks, reaches this bound",
-         "Perfect overlap at both peaks, which warp switching makes possible, reaches it",
+         "Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound",
+         "Perfect overlap, which warp switching makes possible, reaches it with the slower job at its peak",
          "can fall to half its roof, at the ridge, even with no other inefficiency",
          absent=["Perfect overlap reaches this bound", "while being written well for its structure"])
 
@@ -159,7 +159,7 @@ def test_01_review_15e_a_scheduler_idles_when_its_own_warps_wait():
     assert "When every warp of a scheduler is waiting, that scheduler's slot goes unused." in text
 
 
-def test_01_review_15e_the_bands_are_a_box_after_the_verdicts():
+def test_01_review_15e_the_bands_are_a_box_and_review_19d_before_the_verdicts():
     nb = cells("01_derivation.ipynb")
     step5 = first(nb, lambda c: c.source.startswith("## Step 5"))
     verdicts = first(nb, lambda c: c.cell_type == "code" and "({v.status})" in c.source)
@@ -167,7 +167,13 @@ def test_01_review_15e_the_bands_are_a_box_after_the_verdicts():
     bands = first(nb, lambda c: c.cell_type == "markdown" and "near-roof from 80% of the roof" in words(c.source))
     step6 = first(nb, lambda c: c.source.startswith("## Step 6"))
     assert "band" not in nb[step5].source and "80%" not in nb[step5].source
-    assert step5 < verdicts < reading < bands < step6
+    # review 19d: the band word is explained before the cell that first prints it
+    assert step5 < bands < verdicts < reading < step6
+    # ... and printed on the achieved-fraction line, not beside the HBM traffic
+    printed = "".join(o.get("text", "") for o in nb[verdicts].outputs)
+    assert "of its roof (near-roof), i.e. 2,500 GB/s of HBM traffic" in printed
+    assert "of its roof (far-below), i.e. 611 GB/s of HBM traffic" in printed
+    assert "HBM traffic (" not in printed
     assert words(nb[bands].source).startswith("**The word in parentheses** after each achieved rate is the course's band")
 
 
@@ -178,7 +184,7 @@ def test_01_review_15e_the_stride_item_says_which_figure_is_the_h200s():
     assert "Three of them have a size, and the cell puts a number on each; the fourth" in text
     # "further still against HBM" is the H200's (a 64-byte fit, extrapolated at stride 32: appendix)
     assert "and further still against HBM" not in text
-    assert "On the H200, whose HBM moves larger units, it sits further still against HBM" in text
+    assert "On the H200 it sits further still against HBM (hypothesis: the L2 fetches from HBM in 64-byte units;" in text
     assert "appendix-00-02.md#a-stride-32-read-in-notebook-01" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "## A stride-32 read in notebook 01" in appendix and "extrapolates that fit" in appendix
@@ -194,3 +200,19 @@ def test_01_review_15e_the_opening_has_no_datasheet_footnotes_and_try_it_has_one
     assert len(items) == 4
     assert "memory-bound, because that roof's ridge sits far to the right" in words(items[1])
     assert "halve its bytes" not in items[1] and words(items[2]).startswith("Rewriting a real fp32 kernel in bf16")
+
+
+def test_01_review_19d_overlap_needs_only_the_slower_job_at_its_peak():
+    says(markdown("01_derivation.ipynb"),
+         "Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound",
+         "Perfect overlap, which warp switching makes possible, reaches it with the slower job at its peak",
+         absent=["with both units at their peaks", "Perfect overlap at both peaks"])
+
+
+def test_01_review_19d_the_64_byte_unit_is_a_hypothesis_about_the_l2_fetch():
+    text = markdown("01_derivation.ipynb")
+    assert "whose HBM moves larger units" not in text
+    assert "(hypothesis: the L2 fetches from HBM in 64-byte units;" in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "Hypothesis for the 64-byte unit: it is the L2's fetch from HBM (two 32-byte sectors a miss)" in appendix
+    assert "The counter reading that would decide:" in appendix

@@ -90,8 +90,9 @@ def test_02_prose_states_the_numbers_rooflinelib_gives():
     assert (f"Vector add would need {gaps[0]:.0f} times its intensity, the reduction {gaps[1]:.0f} times, "
             f"fused softmax {gaps[2]:.0f}") in text
     sizes = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(H200)}
-    assert f"compute-bound from N = {sizes['fp32']}" in text
-    assert f"in every tensor-core precision it needs N = {sizes['bf16']}" in text
+    # review 19d: the threshold is the ridge crossing; the 10% band calls it "at the ridge"
+    assert f"reaches the ridge at N = {sizes['fp32']}" in text
+    assert f"in every tensor-core precision, at N = {sizes['bf16']}" in text
     assert len({sizes[d] for d in ("tf32", "bf16", "fp16", "fp8")}) == 1
 
 
@@ -539,7 +540,9 @@ def test_01_review_6a_clarity():
     cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert "stride-32 fp32 read: 8x the bytes it uses at the L2 (32-byte units)\n" in printed
-    assert "64-byte" not in printed and "64-byte" not in text
+    # review 19d: the 64-byte unit appears once, labelled a hypothesis about the L2's fetch from HBM
+    assert "64-byte" not in printed and text.count("64-byte") == 1
+    assert "(hypothesis: the L2 fetches from HBM in 64-byte units;" in text
     # the widgets are still images on the page
     assert "in a running notebook, run the cell to get the sliders" in text
     assert "run the cell in a running notebook to use it" in text
@@ -554,10 +557,11 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     n_bf16_out = next(n for n in range(1, 4096) if 2 * n**3 / (n * n * (1 + 1 + 2)) >= fp8_ridge)
     assert n_bf16_out == 825
     assert "so every GEMM's intensity doubles too" in text and "the **same** N" not in text  # review 9b C02-4
-    # review 15b C02-3: the bf16-C case is a parenthesis under its own sub-heading; review 16b: after
-    # the main claim, not inside it
-    assert f"(With C written in bf16, as usual, I = N/2 and N = {n_bf16_out}.)" in text
-    assert text.index("so every GEMM's intensity doubles too.") < text.index("(With C written in bf16")
+    # review 15b C02-3, 16b, then review 19d: the bf16-C case is a second idea; it is the appendix's
+    assert "With C written in bf16" not in text and f"N = {n_bf16_out}" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert ("An fp8 GEMM that writes C in bf16, as usual, moves $N^2 (1 + 1 + 2)$ bytes, so $I = N/2$ and "
+            f"it reaches the fp8 ridge at N = {n_bf16_out}.") in appendix
     # C02-1: the tensor-core tile is printed, not "15 to 16 times further right"
     assert "15 to 16 times further right" not in text
     tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
@@ -599,8 +603,8 @@ def test_01_review_7a_the_max_bounds_every_kernel_and_the_sum_is_no_upper_bound(
     # T01-2: max(F/P, M/B) needs no overlap; overlap makes it reachable
     assert "If the overlap is perfect, only the slower job counts" not in text
     assert "The two floors of step 1 hold for every kernel, so together they give" in text
-    # review 15a: overlap reaches the bound only with both units at their peaks
-    assert "Perfect overlap, with both units at their peaks, reaches this bound: only the slower job counts." in text
+    # review 15a: overlap reaches the bound; review 19d: only the slower job need run at its peak
+    assert "Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound." in text
     assert "give $t \\ge \\max(F/P, M/B)$ for every kernel" in text
     assert "none gives their sum" not in text
     # T01-1: real kernels do not sit between the bounds; the sum is one schedule's cost
@@ -641,8 +645,10 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "A stencil kernel at 12" not in text00
     # T01-4: 8x against the L2, more against HBM
     assert "sits that much further left" not in text01
-    # review 15e: "further still against HBM" is said of the H200, whose HBM moves larger units
-    assert "and sits 8 times further left on an L2 roofline. On the H200, whose HBM moves larger units, it sits further still against HBM" in text01
+    # review 15e: "further still against HBM" is said of the H200; review 19d: the larger unit is
+    # the L2's fetch from HBM, labelled a hypothesis
+    assert ("and sits 8 times further left on an L2 roofline. On the H200 it sits further still against HBM "
+            "(hypothesis: the L2 fetches from HBM in 64-byte units;") in text01
     # C01-1: the bound, not the measured point, is size-free
     assert "lands on the same point" not in text01
     # review 9a C01-3: "bound" meant a time bound in step 2, and that one doubles
@@ -725,7 +731,7 @@ def test_01_review_9a_wavefront_bf16_bytes_and_the_explorer():
     # review 10a T01-1: the bound holds for every kernel; overlap is what reaches it
     assert "The bound needs one fact" not in step2
     assert "The two floors of step 1 hold for every kernel, so together they give" in step2
-    assert step2.index("\\max") < step2.index("Perfect overlap, with both units at their peaks, reaches this bound")
+    assert step2.index("\\max") < step2.index("Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound")
     assert "### Primer" not in step2 and nb[at + 1].source.startswith("### Primer: warps, schedulers and issue slots")
 
 
@@ -742,9 +748,9 @@ def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first()
     ridge = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline.ridge" in c.source)
     verdicts = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "({v.status})" in c.source)
     bands = next(i for i, c in enumerate(nb) if c.cell_type == "markdown" and "near-roof from 80% of the roof" in words(c.source))
-    # review 15e: the bands, a rule of thumb, are a small box after the two verdicts are read,
-    # no longer inside step 5's opening
-    assert at["## Step 4: the ridge point"] < ridge < at["## Step 5: reading two verdicts"] < verdicts < bands
+    # review 15e: the bands, a rule of thumb, are a small box, no longer inside step 5's opening;
+    # review 19d: the box comes before the verdicts that print its words
+    assert at["## Step 4: the ridge point"] < ridge < at["## Step 5: reading two verdicts"] < bands < verdicts
     assert bands < at["## Step 6: slide it yourself"] and not nb[bands].source.startswith("#")
     assert verdicts < at["## Step 6: slide it yourself"]
     assert "(near-roof)" in "".join(o.get("text", "") for o in nb[verdicts].outputs)
@@ -783,7 +789,7 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     # T-01-1: max(F/P, M/B) holds for every kernel; overlap is what lets a kernel reach it
     assert "The bound needs one fact" not in text
     assert "The two floors of step 1 hold for every kernel, so together they give" in text
-    assert "Perfect overlap, with both units at their peaks, reaches this bound" in text
+    assert "Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound" in text
     # T-01-2: a point above its roof can be scored against the wrong roof (pitfall 4's bf16 GEMM
     # on the fp32 roof), not only miscounted
     assert "which means a count or a unit is wrong" not in text
@@ -796,8 +802,8 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     assert "as pitfall 6 in notebook 06 measures on the H200" not in text
     # review 15a: the provenance (measured to stride 16, extrapolated past it) is the appendix's
     assert "past it, an extrapolation" not in text
-    assert ("it sits further still against HBM ([appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); "
-            "notebook 06, pitfall 6)") in text
+    assert ("it sits further still against HBM (hypothesis: the L2 fetches from HBM in 64-byte units; "
+            "[appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); notebook 06, pitfall 6)") in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     appendix = words(appendix)
     assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
@@ -890,7 +896,7 @@ def test_02_review_9b_clarity():
     assert online.n_flops == 2 * fused.n_flops
     assert f"The online form's higher I ({online.intensity:.3g} against {fused.intensity:.3g}) comes from " \
            "added FLOPs, not fewer bytes: rescaling its running sum adds a subtract, an exp and a multiply " \
-           "per element, and its second pass recomputes the exp" in text
+           "per element, and its second pass recomputes x − m and its exp" in text
     assert "an add, a multiply, a compare, an `exp` or a divide is **1 FLOP**" in text
     # C02-4: why one N, and what fp8 still buys, are two paragraphs after the threshold's
     # review 15b C02-3: "why one N" has its own sub-heading
@@ -999,7 +1005,7 @@ def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_count
     assert "the exp is one MUFU result" not in text
     # review 15b E02-3: the ex2.approx.ftz fast path has no range handling; only a full-accuracy exp adds it
     assert "range handling" not in text
-    assert ("It compiles to one instruction on the **MUFU** (multi-function unit), `ex2`, plus an FP32 "
+    assert ("It compiles to one instruction on the **special-function unit (MUFU, multi-function unit)**, `ex2`, plus an FP32 "
             "multiply that changes the base (a full-accuracy exp adds a few more); the course counts the exp "
             "as 1 FLOP") in text
     assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
@@ -1167,3 +1173,37 @@ def test_02_attention_widget_names_its_points_by_their_s_in_one_colour():
     # every other caller keeps its legend (the browser test pins "this s")
     default = widgets.attention_widget("H200", s=1024, d=128).figure.data[-1]
     assert default.name == "this s" and list(default.marker.color) == ["#d62728", "#2ca02c"]
+
+
+# --- notebook 02 after review 19d -----------------------------------------------------------------
+
+def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_computed():
+    from rooflinelib.core.model import side_of_ridge
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert "compute-bound from N = 84" not in text and "it needs N = 619" not in text
+    assert "reaches the ridge at N = 84; in every tensor-core precision, at N = 619" in text
+    # the band's first compute-bound N, from the library
+    first = {}
+    for dtype, ceiling in (("fp32", "fp32"), ("bf16", "bf16-tensor")):
+        e, r = operators.dtype_bytes(dtype), H200.ridge(ceiling)
+        first[dtype] = next(n for n in range(1, 5000) if side_of_ridge(2 * n / (3 * e), r) == "compute")
+        assert side_of_ridge(2 * {"fp32": 84, "bf16": 619}[dtype] / (3 * e), r) == "ridge"
+    assert f"(notebook 01's ridge band: compute-bound from N = {first['fp32']} and {first['bf16']})" in text
+    # the fp8-with-bf16-C aside moved to the appendix
+    assert "N = 825" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    fp8 = next(n for n in range(1, 5000) if n / 2 >= H200.ridge("fp8-tensor"))
+    assert f"it reaches the fp8 ridge at N = {fp8}" in appendix
+    assert f"says compute-bound at N = {first['fp32']} (fp32) and N = {first['bf16']} (bf16)" in appendix
+
+
+def test_02_review_19d_softmax_subtract_notebook_03_and_the_special_function_unit():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    # the online form's 10 FLOPs: 5 + (subtract, exp, multiply) + the recomputed x - m and exp
+    assert operators.softmax(2**24, fused=True, row_on_chip=False).n_flops == 10 * 2**24
+    assert "second pass recomputes x − m and its exp" in text and "recomputes the exp." not in text
+    assert "notebook 03 measures the real ceilings" not in text
+    assert "notebook 03 measures the H200's, or your machine's)" in text
+    # notebook 00 calls it the special-function unit: 02 names it so where it first uses it
+    first = text.index("MUFU")
+    assert text[first - len("**special-function unit ("):first] == "**special-function unit ("
