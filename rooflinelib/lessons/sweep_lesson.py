@@ -1,6 +1,9 @@
 """Tables that notebook 04 prints beside its prose (used by notebook 04 only).
 
-* :func:`kernel_table`: the sweep's two kernels at the K values the prose quotes, so a claim
+* :func:`roof_table`: the envelope against its own roofs, at the K values the lesson argues
+  from (``ks=None``: every K).
+* :func:`softmax_split_brief`: the two numbers the lesson reads off the softmax's profile.
+* :func:`kernel_table`: the sweep's two kernels at the K values the appendix quotes, so a claim
   about one kernel (a tie, a lead, a dip) is read off printed numbers, not off the envelope.
 * :func:`softmax_split_table`: the three-pass softmax in one table: its kernels' own time, the
   time outside them, and its streaming rate set against the copy's, both as counted bytes over
@@ -76,5 +79,47 @@ def softmax_split_table(profile, experiment) -> str:
              ("3-pass rate / copy rate", f"{r['of_copy']:.0%}"),
              ("DRAM bytes, Nsight Compute / counted",
               "-" if r["dram_over_counted"] is None else f"{r['dram_over_counted']:.3f}")]
+    return render([{"what": w, "value": v} for w, v in lines],
+                  (Column("what", "the 3-pass softmax, profiled", align="<"), Column("value", "")))
+
+
+#: The K values notebook 04's roof table prints by default: the sloped roof, the corner and the
+#: climb to 96.6% of P (review 19c: not all 24 rows).
+ROOF_TABLE_KS = (16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 256)
+
+
+def roof_table(result, ks=ROOF_TABLE_KS, width: int = 30) -> str:
+    """The sweep against its own roofs, one row per K of ``ks`` (``ks=None``: every K): K, I,
+    GB/s, GFLOP/s, the roof min(P, I x B), the share of it reached, the side of the ridge and a
+    bar; above, P, B and the ridge; below, the knee.  The K = 0 row (no FLOPs) is scored by its
+    GB/s against B.  ``views.tables.sweep_tables`` prints every K's rates and this, in full."""
+    P, B, ridge = result["peak_gflops"], result["peak_gbps"], result["ridge"]
+    lines = [f"Against the sweep's own roofs: P = {number(P)} GFLOP/s, B = {number(B)} GB/s, "
+             f"ridge = P/B = {ridge:.2f} FLOP/byte", "",
+             f"{'K':>5} {'I':>7} {'GB/s':>6} {'GFLOP/s':>8} {'roof':>7}  {'of roof':>7}  {'side':<8} bar"]
+    for r in result["rows"]:
+        if ks is not None and r["k"] not in ks:
+            continue
+        roof = min(P, r["intensity"] * B)
+        frac, side = (r["gflops"] / roof, "memory" if r["intensity"] < ridge else "compute") if roof > 0 \
+            else (r["gbps"] / B, "copy")
+        lines.append(f"{r['k']:>5} {r['intensity']:>7.2f} {r['gbps']:>6,.0f} {r['gflops']:>8,.0f} "
+                     f"{f'{roof:,.0f}' if roof > 0 else 'B':>7}  {100 * frac:6.1f}%  {side:<8} "
+                     f"{'#' * max(0, min(width, round(frac * width)))}")
+    knee = result.get("knee")
+    if knee:
+        lines += ["", f"knee (where the curve turns): I = {knee['intensity']:.2f} FLOP/byte, "
+                      f"nearest K = {knee['k']}; the ridge P/B = {ridge:.2f}"]
+    return "\n".join(lines)
+
+
+def softmax_split_brief(profile, experiment) -> str:
+    """The two numbers notebook 04 reads off the three-pass softmax's profile: the time outside
+    its kernels (an event-timed run less Nsight Compute's kernel time: a two-run estimate) and
+    its kernels' streaming rate against the copy's.  :func:`softmax_split_table` has all seven
+    rows (appendix-04)."""
+    split, r = experiment_rows.time_split(profile), softmax_rates(profile, experiment)
+    lines = [("time outside the 3 kernels, a two-run estimate (us)", f"{split['between_s'] * 1e6:.1f}"),
+             ("the kernels' streaming rate / the copy's", f"{r['of_copy']:.0%}")]
     return render([{"what": w, "value": v} for w, v in lines],
                   (Column("what", "the 3-pass softmax, profiled", align="<"), Column("value", "")))

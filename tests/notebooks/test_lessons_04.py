@@ -14,20 +14,28 @@ from test_lessons_03 import cells, markdown, words, appendix, outputs
 def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     prose, printed = words(markdown("04_sweep.ipynb")), outputs("04_sweep.ipynb")
     assert "walks the whole roofline with **one** kernel" not in prose
-    assert "keeps, at each K, the faster of the two" in prose and "\nenvelope   " in printed  # review 10c C04-6
+    # review 19c: the lesson teaches from the envelope; one sentence and a caveat say so, the
+    # per-kernel tables are the appendix's
+    assert "Each K keeps the faster of two kernels" in prose and "\nenvelope   " in appendix("appendix-04-sweep.md")
+    assert "**Caveat: an envelope.** Lab 3 times two kernels at each K and keeps the faster" in prose
     # the launches are measured (10 us between kernels), not blamed
-    assert "(extra launches" not in prose + printed and "outside the kernels: event-timed run less ncu's kernel time (us)" in printed
+    assert "(extra launches" not in prose + printed and "time outside the 3 kernels, a two-run estimate (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
-    assert "at most about 12" not in prose and "Launches and gaps take about 12 µs" in prose
-    # review 18c: the two-run caveat is the appendix's; the lesson names the other run in one clause
-    assert "(a separate run from the 418.6 µs above" in prose and "an estimate, not a bound" not in prose
+    assert "at most about 12" not in prose and "Launches and gaps take about 12 µs" not in prose
+    # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
+    assert "The time between kernels is about 12 µs by a two-run estimate (at most about 42 µs)" in prose
+    assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
     assert "moves several times the bytes" not in prose
     # review 16c: the 88% is a hypothesis's, with the counters that would decide
     assert "That cost\nthe naive kernel" not in markdown("04_sweep.ipynb") and "That cost the naive kernel" not in prose
-    assert "Hypothesis: these writes cost the naive kernel most of its 88% loss. The transpose was not profiled" in prose
-    assert "its L2 and DRAM write and read counters would decide" in prose  # the metric names: appendix
+    # review 19c: the section ends on its likely cause, not on open lab questions
+    assert "Hypothesis: these writes cost the naive kernel" not in prose and "would decide" not in prose
+    assert prose.split("## What to take away")[0].rstrip().endswith(
+        "The likely cost is the 8x sector traffic at the L2; confirming it needs a profile "
+        "([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
+    assert "would settle it" in words(appendix("appendix-04-sweep.md"))  # the counters: appendix
 
 
 def test_the_numbers_in_04s_prose_are_the_recorded_runs():
@@ -45,7 +53,10 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
                    f"reached {envelope['at_ridge']:.0%} of its roof"):
         assert quoted in prose, quoted
     # review 18c: the one-vector kernel's knee and share are the table's, not the prose's
-    assert rows.sweep_summary_table(sweep) in outputs("04_sweep.ipynb")
+    # review 19c: the per-kernel summary is the appendix's; the page prints the envelope's roof table
+    from rooflinelib.lessons.sweep_lesson import roof_table
+    assert rows.sweep_summary_table(sweep) in appendix("appendix-04-sweep.md")
+    assert rows.sweep_summary_table(sweep) not in outputs("04_sweep.ipynb") and roof_table(sweep) in outputs("04_sweep.ipynb")
     assert f"{one['knee']:.2f}" not in prose and f"{one['knee']:.2f}" in rows.sweep_summary_table(sweep)
     online = operators.softmax(2 ** 20, fused=True, row_on_chip=False)
     # review 15: the other softmaxes are an aside, kept in the appendix
@@ -54,8 +65,8 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     assert f"fusion gained {ratios['measured']:.2f}x" in prose
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
-    assert (f"about {split['between_s'] * 1e6:.0f} µs of the 98 µs shortfall: the profiling run's {split['median_s'] * 1e6:.1f} µs "
-            f"less its kernels' {split['kernel_s'] * 1e6:.1f} µs") in prose
+    # review 19c: a two-run estimate, not the profiling run's difference read as launches
+    assert f"about {split['between_s'] * 1e6:.0f} µs by a two-run estimate (at most about 42 µs), well under the 98 µs shortfall" in prose
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -67,9 +78,9 @@ def test_04_says_the_shortfall_and_the_gap_between_kernels_come_from_two_runs():
     three = {r["variant"]: r for r in rows.softmax_rows(recorded_experiments()["softmax"])}["3-pass"]
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     shortfall = (three['measured_s'] - three['bound_s']) * 1e6
-    for quoted in (f"about {shortfall:.0f} µs short",
-                   f"(a separate run from the {three['measured_s'] * 1e6:.1f} µs above"):
-        assert quoted in prose, quoted
+    assert f"about {shortfall:.0f} µs short" in prose
+    # review 19c: which run gave which number is the appendix's only
+    assert f"The notebook's {shortfall:.0f} us shortfall is the timed experiment's ({three['measured_s'] * 1e6:.1f} us" in words(appendix("appendix-04-sweep.md"))
     # review 7c T04-2's two event-timed medians moved to the appendix (review 9c C9c-3: fewer numbers)
     page = words(appendix("appendix-04-sweep.md"))
     assert (f"differ by {(split['median_s'] - three['measured_s']) * 1e6:.1f} us between runs "
@@ -88,7 +99,7 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     from rooflinelib.experiments import recorded_experiments
     prose = words(markdown("04_sweep.ipynb"))
     assert "pitfall 5 of notebook 06" not in prose
-    assert "MUFU's `ex2` rate (notebook 02's multi-function unit), measured in the same run" in prose
+    assert "exps ÷ the MUFU's measured `ex2` rate (notebook 02's multi-function unit)" in prose
     assert recorded_experiments()["softmax"].extra["exp_per_s"] > 0  # the rate the bound uses
     assert "recomputes the exp (notebook 02 counts" not in prose
     assert "score the fraction of the copy bandwidth" not in prose
@@ -130,7 +141,9 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     assert "3-pass version's 3:2 mix" in prose
     # E4-3: an exp on the FMA pipes is not bound by the MUFU
     assert "so no kernel computes exps faster" not in prose
-    assert "no kernel whose exps all use `ex2` computes them faster" in prose
+    # review 19c: the reviewer's plain wording of the refined bound
+    assert "Each exp here is one `ex2` instruction, so the second time is a hard floor." in prose
+    assert "The table's bound is the larger of two times: bytes ÷ copy bandwidth, and exps ÷" in prose
 
 
 def test_04_review_4b_no_unsourced_mi300x_ladder():
@@ -145,7 +158,8 @@ def test_04_review_4b_sections_open_their_own_cell_and_the_dial_comes_first():
     for text in md:  # C4-1: a heading starts its cell, so no cell ends one section and opens another
         assert "\n## " not in text, text[:80]
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.index("## The dial: I = K/4") < prose.index("## One dial, two kernels")  # C4-5
+    assert prose.index("## The dial: I = K/4") < prose.index("## The sweep against its own roofs")  # C4-5
+    assert "## One dial, two kernels" not in prose  # review 19c: the two kernels are a caveat
     assert "course's tests" not in prose  # C4-3; review 15: the PTX count is the appendix's honesty section
     assert "32 `fma.rn.f32` instructions" in words(appendix("appendix-04-sweep.md")).split("## Is the measurement honest?")[1]
 
@@ -180,10 +194,9 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     # review 10c C04-1: the crossover in words; the figure carries the rates, the appendix the tie's
     # review 12c T04-2: the tie says which kernel leads, so "from K = 40 the envelope is pipelined" agrees
     # review 18c: the table starts at K = 32; the omitted rows' lead is said, and checked below
-    assert ("`sweep` is faster at every K up to 32 (by about 5% in the rows below K = 32, omitted: "
-            "[appendix](../docs/appendix-04-sweep.md#why-the-sweep-times-two-kernels-at-every-k)), "
-            "the two tie at K = 40 (the pipelined one ahead by "
-            f"{at40['sweep_pipelined'] / at40['sweep'] - 1:.1%}), and `sweep_pipelined` is faster from K = 48") in prose
+    # review 19c: one caveat sentence; the leads are the appendix's table
+    assert "`sweep` wins up to K = 32, `sweep_pipelined` from K = 48, and they tie at K = 40" in prose
+    assert f"{at40['sweep_pipelined'] / at40['sweep'] - 1:+.1%}  sweep_pipelined" in appendix("appendix-04-sweep.md")
     assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
     assert "which from K = 40 is `sweep_pipelined`;" not in prose
@@ -192,7 +205,7 @@ def test_04_says_the_two_kernels_tie_at_k_40():
 def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sentence():
     # C04-1: the two-kernel cell no longer carries verification, PTX and power; C04-3: mixes
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
-    kernels = next(t for t in md if t.startswith("## One dial, two kernels"))
+    kernels = next(t for t in md if t.startswith("**Caveat: an envelope.**"))
     for aside in ("fma.rn.f32", "low-power", "bit for bit"):
         assert aside not in kernels, aside
     # review 15: the box stood before the table it spoke of; it is the appendix's now, linked in
@@ -201,12 +214,12 @@ def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sent
     box = appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1].split("\n## ")[0]
     assert "32 `fma.rn.f32` instructions" in box and "low-power operand pattern" in box and "bit for bit" in box
     nb = cells("04_sweep.ipynb")
-    table = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "sweep_tables(lab3.result)" in c.source)
+    table = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roof_table(lab3.result)" in c.source)
     link = next(i for i, c in enumerate(nb) if "appendix-04-sweep.md#is-the-measurement-honest" in c.source)
     assert link > table
     prose = words(markdown("04_sweep.ipynb"))
     assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
-    knee = next(t for t in md if "envelope's ridge is" in t)
+    knee = next(t for t in md if "the ridge is 15.21" in t)
     assert "mix" not in knee and "15.40" in knee  # review 15c: no undefined "write-mix ridge"
 
 
@@ -220,10 +233,11 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     shortfall, between = (three["measured_s"] - three["bound_s"]) * 1e6, split["between_s"] * 1e6
     # review 11c C11c-1: the question, the profile's table, then one short answer
     # review 16c: the 12 us is the profiling run's own difference, both of its figures named
-    answer = (f"**Mostly not.** Launches and gaps take about {between:.0f} µs of the {shortfall:.0f} µs shortfall: the profiling "
-              f"run's {split['median_s'] * 1e6:.1f} µs less its kernels' {split['kernel_s'] * 1e6:.1f} µs (a separate run")
+    # review 19c: the time between kernels is a two-run estimate, with its upper end
+    answer = (f"**Mostly not.** The time between kernels is about {between:.0f} µs by a two-run estimate (at most about 42 µs), "
+              f"well under the {shortfall:.0f} µs shortfall.")
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
-    table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_table" in c.source}
+    table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
     assert len(at) == len(table) == len(split_at) == 1 and min(at) < min(table) < min(split_at)
     # review 6c C4-5: the run table is the appendix's, linked from the reading
@@ -264,12 +278,15 @@ def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_l
     # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
     md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
     # review 11c C11c-4: no footnote; the table's own line names the copy speed's source in every mode
-    assert "¹" not in md["sweep-14"] and "its bytes at the copy bandwidth (the line under the table names its source)" in md["sweep-14"]
+    assert "¹" not in md["sweep-14"] and "bytes ÷ copy bandwidth" in md["sweep-14"]
     source = words(next(c.source for c in cells("04_sweep.ipynb") if "rows.softmax_table" in c.source))
     assert "print(rows.softmax_table(softmax_run.experiment))" in source
     # review 18c: the recorded copy's provenance is said once, in the roadmap, for both experiments
     assert "(the table's first row; live, your stored Lab 1 copy mix)" in md["5ab96826"]
-    assert "Then two memory-bound kernels, a softmax and a transpose, are each scored against a copy timed in its own run." in md["sweep-00"]
+    # review 19c: only the recorded run times its own copy; a live run uses Lab 1's copy mix
+    assert "a copy timed in its own run" not in md["sweep-00"]
+    assert ("Then two memory-bound kernels, a softmax and a transpose, are scored against a copy's bandwidth "
+            "(the line under each table names its source).") in md["sweep-00"]
 
 
 # --- notebook 03 after review 6b ----------------------------------------------------------------
@@ -304,7 +321,9 @@ def test_04_the_softmax_rate_from_ncu_bytes_says_the_writes_fall_short():
     assert measured["dram_write_bytes"] < 0.95 * 2 * 4 * 2 ** 26
     text = words(markdown("04_sweep.ipynb"))
     assert "(the count was right)" not in text
-    assert "3% under the hand count, all of it on the writes" in text
+    # review 19c: the byte reconciliation is the appendix's
+    assert "all of it on the writes" not in text
+    assert "ncu's DRAM bytes fall 3% short of the hand count, all of it on the writes" in words(appendix("appendix-04-sweep.md"))
     assert f"{counted_rate:,.0f} GB/s" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -328,7 +347,8 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     # review 15: the knee and why the corner is round are two sections
     # review 15c: the round corner is two sentences in the knee's section
     assert _nb04_cell("sweep-10").source.startswith("## The knee and the round corner")
-    assert _nb04_cell("sweep-12b").source.startswith("Right of the ridge the envelope climbs slowly")
+    assert _nb04_cell("sweep-12b").source.startswith("**Caveat: an envelope.**")  # review 19c
+    assert "Right of the ridge the curve climbs slowly" in words(_nb04_cell("sweep-12").source)
 
 
 def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
@@ -386,7 +406,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "about 12 µs of the 98 µs shortfall: the profiling run's 425.0 µs less its kernels' 412.8 µs (a separate run" in prose
+    assert "about 12 µs by a two-run estimate (at most about 42 µs)" in prose  # review 19c
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -400,7 +420,8 @@ def test_04_review_7c_items():
     # C04-4, C04-5, trivial: K's remainder
     assert "must come out exactly so on every machine" not in prose and "I depends only on K, not on the machine" in prose
     # review 10c C04-2: the authors chose 16 by trial, not Lab 3
-    assert "the launch setting Lab 3 chose" not in prose and "each thread walks 16 vectors (tuned:" in prose  # review 12c C04-6
+    assert "the launch setting Lab 3 chose" not in prose and "each thread walks 16 vectors" in prose  # review 12c C04-6
+    assert "Vectors per thread were tried at 1, 4, 8, 16, 32 and 64" in words(appendix("appendix-04-sweep.md"))
     assert "followed by the K % 64 remaining steps, written out" in words(appendix("appendix-04-sweep.md"))
     # C04-2: the PTX detail of the exp lives in the appendix
     assert "four FMAs and a multiply" not in prose and "polynomial on the FMA pipes" not in prose
@@ -424,8 +445,8 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     assert "at most about 12" not in prose and "the difference between two runs, below" not in prose
     # review 11c C11c-1: the cache-flush caveat is the appendix's; review 18c: the page names the other
     # run in one clause and links the caveat ("not a bound" is the appendix's)
-    assert ("(a separate run from the 418.6 µs above: "
-            "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time))") in prose
+    # review 19c: the estimate's upper end on the page, the runs behind it linked
+    assert "(at most about 42 µs)" in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
     assert "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     profile = recorded_profiles()["softmax 3-pass"]
     assert "--cache-control all" in profile.measured["ncu"] and "--clock-control none" in profile.measured["ncu"]
@@ -447,7 +468,7 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
 
 def test_04_review_9c_each_number_of_a_pair_names_its_kernel():
     # C9c-1: "40,537 against 40,471" read as sweep first; each number now names its kernel
-    prose = _nb04_md("sweep-06")
+    prose = _nb04_md("sweep-12b")  # review 19c: the two kernels' caveat
     at = {k: _sweep_kernels_at(k) for k in (40, 64)}
     assert f"{at[40]['sweep_pipelined']:,.0f} against {at[40]['sweep']:,.0f}" not in prose
     assert f"{at[64]['sweep_pipelined']:,.0f} against" not in prose and "the pipelined kernel 4,063" not in prose
@@ -481,16 +502,17 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**Mostly not.**"))
     # review 11c C11c-1: short; the rate is the table's, its share printed beside the copy speed;
     # review 12c C04-5: the answer one paragraph, the two open points a list
-    answer, bytes_ = reading.strip().split("\n\n")  # review 15c: the answer, then what the bytes show
-    assert len(answer.split()) <= 60 and len(reading.split()) <= 110
+    # review 19c: one paragraph, two numbers; the bytes are the appendix's
+    assert "\n\n" not in reading.strip() and len(reading.split()) <= 60
     # review 15: the share compares counted bytes with counted bytes (ncu's bytes against the
     # copy's counted ones mixed the two); the rate and the share are printed
     counted = split["counted_bytes"] / split["kernel_s"] / 1e9
-    assert f"{counted:,.0f}" in outputs("04_sweep.ipynb") and f"{counted / copy:.0%}" == "78%"
+    assert f"{counted:,.0f}" in appendix("appendix-04-sweep.md") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
-    assert "the kernels move their counted bytes at 78% of the copy's rate" in words(reading)
-    assert "copy beside the softmax: counted bytes / its time" in outputs("04_sweep.ipynb")  # both rates counted
-    assert "a separate run from the 418.6 µs above" in words(reading)  # review 16c: the other run, named
+    # review 19c: the rate is the profiler's (cold caches), said in place
+    assert "under the profiler, the kernels move their bytes at 78% of the copy's rate" in words(reading)
+    assert "copy beside the softmax: counted bytes / its time" in appendix("appendix-04-sweep.md")  # both rates counted
+    assert "a separate run from the 418.6 µs above" not in words(reading)
     for gone in ("an eighth", "How the table splits the time"):
         assert gone not in reading, gone
 
@@ -499,11 +521,11 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
 
 def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that_would_split_them():
     # T04-1: overlap was the only cause offered; FMA issue slots fit the climb right of the ridge
-    text = _nb04_md("sweep-12b")
+    text = _nb04_md("sweep-12")
     assert "fits the numbers" not in text
-    # review 15c: two sentences and a link in the lesson; the list and the counters in the appendix
-    assert "and two hypotheses fit:" in text and "#the-corner-and-the-dip-unexplained" in text
-    assert len(text.split(". ")) == 2 and "undecided" not in text
+    # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
+    assert "why is open: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)" in text
+    assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
     assert "`smsp__inst_executed.sum`, `smsp__inst_executed_pipe_fma.sum` and the warp stall reasons" in page
@@ -524,7 +546,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert f"{at[256]['sweep_pipelined'] / at[256]['sweep'] - 1:.1%}" == "2.9%"
     # review 11c T11c-1: both hypotheses predict a 1/K loss; the data and the lead fit both
     assert "issue slots fit that better" not in text and "Overlap alone would matter little" not in text
-    assert f"({shares[0]:.1%} of P at K = 96, {shares[1]:.1%} at K = 256)" in text
+    assert f"to {shares[1]:.1%} of P at K = 256; why is open" in text
+    assert f"{shares[0]:.1%} of P at K = 96, {shares[1]:.1%} at K = 256" in page
     assert "both predict a loss that falls like 1/K right of the ridge" in page
     assert "The pipelined kernel's 2.9% lead over `sweep` at K = 256 (`configs_tried`) fits both too" in page
 
@@ -577,14 +600,17 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # T11c-3: notebook 05 labels its DRAM-undercount reason a hypothesis
     assert "gives the likely reason" not in prose and "(notebook 05 gives a hypothesis for that)" not in prose
     # review 17a: the hypothesis is in notebook 05's appendix, not on its page: the link says so
-    assert "([a hypothesis](../docs/appendix-05-hierarchy.md#lab-4s-run): lines still in the L2 when ncu stops counting)" in prose
+    # review 19c: the byte reconciliation moved to 04's appendix, with the link
+    assert "appendix-05-hierarchy.md" not in prose
+    assert "[Lab 4's run](appendix-05-hierarchy.md#lab-4s-run)): lines still in the L2 when ncu stops counting" in words(appendix("appendix-04-sweep.md"))
     assert "## Lab 4's run" in (ROOT_04 / "docs" / "appendix-05-hierarchy.md").read_text()
     appendix04 = words((ROOT_04 / "docs" / "appendix-04-sweep.md").read_text())
     assert "added up instead of overlapping" not in appendix04 and "would put the knee at the ridge" in appendix04
     # review 17a: B and P come from the two kernels; the take-away credits the profiler with what it did
-    assert "B is `sweep`'s, P `sweep_pipelined`'s." in prose
-    # review 18c: what the profiler showed, not "ruled out"
-    assert "the profiler put the launches at about 12 of the 98 µs" in prose and "ruled out" not in prose
+    assert "so B is `sweep`'s and P `sweep_pipelined`'s." in words(_nb04_md("sweep-12b"))  # review 19c: the caveat
+    # review 18c: what the profiler showed, not "ruled out"; review 19c: an estimate, not the profiler's reading
+    assert "the profiler put the launches at" not in prose and "ruled out" not in prose
+    assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" in prose
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -676,6 +702,7 @@ def _nb04_markdown_words():
     ("15", 2099),   # review 15: shorter (< 2100)
     ("15c", 1850),  # review 15c: shorter still
     ("18c", 1847),  # review 18c: its fixes may not grow the notebook (1,847 before them)
+    ("19c", 1620),  # review 19c: teach from the envelope; tables and lab log to the appendix (1,846 before)
 ])
 def test_04_is_no_longer_than_each_review_left_it(review, most):
     assert _nb04_markdown_words() <= most, review
@@ -703,14 +730,16 @@ def test_04_review_13c_the_plateau_is_the_sweeps_roof_and_both_dips_are_named():
 def test_04_review_15_each_section_is_one_idea():
     # the two-kernel section carried the kernels, the sweep's roofs and the honesty checks
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
-    kernels = next(t for t in md if t.startswith("## One dial, two kernels"))
+    # review 19c: the two kernels are a caveat paragraph after the knee, not a section
+    assert not any(t.startswith("## One dial, two kernels") for t in md)
+    kernels = next(t for t in md if t.startswith("**Caveat: an envelope.**"))
     assert "- **B**, its highest GB/s" not in kernels and "Is the measurement honest" not in kernels
     roofs = next(t for t in md if t.startswith("## The sweep against its own roofs"))
     assert "- **B**, its highest GB/s" in roofs and "- **P**, its highest GFLOP/s" in roofs
     assert any(t.startswith("## The knee and the round corner") for t in md)  # review 15c: one section
     assert any(t.startswith("## Is the shortfall the two extra launches?") for t in md)
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.index("## One dial, two kernels") < prose.index("## The sweep against its own roofs") < prose.index("## The knee and the round corner")
+    assert prose.index("## The sweep against its own roofs") < prose.index("## The knee and the round corner") < prose.index("**Caveat: an envelope.**")
 
 
 def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
@@ -721,7 +750,9 @@ def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
     sweep = recorded("sweep")
     at = {r["k"]: r for r in kernel_rows(sweep)}
     assert {32, 40, 48, 112, 128, 160, 192, 256} <= set(at) == set(QUOTED_KS)
-    printed = outputs("04_sweep.ipynb")
+    # review 19c: the per-kernel table is the appendix's, as the notebook teaches from the envelope
+    assert kernel_table(sweep) not in outputs("04_sweep.ipynb")
+    printed = appendix("appendix-04-sweep.md")
     assert kernel_table(sweep) in printed
     for k in (40, 112, 128, 160, 192, 256):
         assert f"{at[k]['sweep']:,.0f}" in printed and f"{at[k]['sweep_pipelined']:,.0f}" in printed, k
@@ -745,7 +776,7 @@ def test_04_review_15_the_softmax_share_compares_counted_bytes_with_counted_byte
     assert rates["counted_gbps"] == pytest.approx(4 * 5 * 2 ** 26 / profile.measured["kernel_seconds"] / 1e9)
     assert rates["copy_gbps"] == experiment.extra["copy_gbps"] and f"{rates['of_copy']:.0%}" == "78%"
     table = softmax_split_table(profile, experiment)
-    assert table in outputs("04_sweep.ipynb") and "counted bytes" in table
+    assert table in appendix("appendix-04-sweep.md") and "counted bytes" in table  # review 19c: all seven rows there
     page = words(appendix("appendix-04-sweep.md"))
     assert "The notebook compares like with like" in page and "would mix measured and counted bytes" in page
     assert "against the 3,164 GB/s and 76% the notebook's table takes from ncu's bytes" not in page
@@ -795,7 +826,7 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     # E04-2: loop control costs a fixed few instructions per 256-FMA trip, a near-constant floor
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
-    assert "address, load and store instructions that take FMA issue slots" in prose
+    assert "issue slots" not in prose  # review 19c: the hypotheses are the appendix's
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -807,8 +838,8 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
-    assert "\n\nSo the two extremes of overlap, full (a sharp corner) and none, both turn at the ridge.\n\n" in next(
-        c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-10")
+    assert next(c.source for c in cells("04_sweep.ipynb") if c.get("id") == "sweep-10").endswith(
+        "\n\nSo the two extremes of overlap, full (a sharp corner) and none, both turn at the ridge.")
     # the claim: d ln(P I / (I + P/B)) / d ln I = (P/B) / (I + P/B), 1/2 at I = P/B
     import math
     P, B = 64_907.0, 4_267.0
@@ -829,11 +860,13 @@ def test_04_review_15c_one_softmax_table_and_no_lab_log():
     nb = cells("04_sweep.ipynb")
     printed = outputs("04_sweep.ipynb")
     # one table: kernel time, time outside, counted-byte rate against the copy; no repeated row
-    assert printed.count("DRAM bytes, Nsight Compute / counted") == 1
+    assert printed.count("DRAM bytes, Nsight Compute / counted") == 0  # review 19c: the appendix's
+    assert appendix("appendix-04-sweep.md").count("DRAM bytes, Nsight Compute / counted") == 1
     assert "median by device events" not in printed and "the kernels' DRAM rate (GB/s)" not in printed
     assert "rates from counted bytes" not in printed and "3,164" not in printed
     code = [c.source for c in nb if c.cell_type == "code"]
-    assert not any("time_split_table" in c for c in code) and sum("softmax_split_table(" in c for c in code) == 1
+    assert not any("time_split_table" in c or "softmax_split_table" in c for c in code)
+    assert sum("softmax_split_brief(" in c for c in code) == 1
     prose = words(markdown("04_sweep.ipynb"))
     for gone in ("(second table;", "course kept only", "its own median differs", "nearer 76%", "Not monotonic",
                  "two hypotheses, undecided", "write-mix"):
@@ -847,10 +880,12 @@ def test_04_review_16c_the_time_outside_the_kernels_adds_up_on_the_page():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     printed = outputs("04_sweep.ipynb")
     median, kernels, between = (round(split[k] * 1e6, 1) for k in ("median_s", "kernel_s", "between_s"))
-    assert f"profiling run: the 3-pass softmax, event-timed (us)               {median:.1f}" in printed
+    # review 19c: the page prints the 12.3 alone; the two figures it is the difference of, in the appendix
+    assert f"profiling run: the 3-pass softmax, event-timed (us)               {median:.1f}" in appendix("appendix-04-sweep.md")
+    assert f"time outside the 3 kernels, a two-run estimate (us)  {between:.1f}" in printed
     assert (median, kernels, between) == (425.0, 412.8, 12.3) and abs(median - kernels - between) < 0.11
     prose = words(markdown("04_sweep.ipynb"))
-    assert "and run along the flat roof" not in prose and "level off under the flat roof" in prose
+    assert "and run along the flat roof" not in prose and "levels off under the flat roof" in prose  # review 19c: one curve
     assert "special-function unit" not in prose  # notebook 02 names it the multi-function unit
     assert "The table also gives each version a refined bound, the larger of two times: its bytes" not in prose
 
@@ -872,10 +907,11 @@ def _ptx_counts(ptx, loop_only=False):
 def test_04_review_18c_the_issue_slot_hypothesis_is_bounded_by_the_ptx():
     # E1: at K = 96 a thread issues 384 FMAs per vector against about 16 other instructions, so issue
     # slots explain at most a few points of the 8% the envelope lacks there
-    text = _nb04_md("sweep-12b")
-    assert ("take FMA issue slots (at most a few percent: at K = 96 the PTX holds 384 FMAs per vector "
-            "against about 16 other instructions)") in text
+    # review 19c: the counts are the appendix's, with PTX defined and set against the SASS
+    assert "the PTX holds 384 FMAs" not in words(markdown("04_sweep.ipynb"))
     page = words(appendix("appendix-04-sweep.md"))
+    assert "about 96% at K = 96, some 4 of the 8 points lost there: at most a few percent" in page
+    assert "The PTX is not what the scheduler issues: the machine code (SASS) would count the issue slots exactly" in page
     assert "at K = 96 has 384 `fma.rn.f32` and 16 other instructions" in page and "384/400, about 96% at K = 96" in page
     assert f"{384 / 400:.0%}" == "96%"
     pytest.importorskip("numba_cuda")
@@ -893,12 +929,14 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     ridge = envelope["ridge"]
     assert ridge / (ridge + ridge) == 0.5 and 0.5 < envelope["at_ridge"] < 1
     text = _nb04_md("sweep-12")
-    assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge; the envelope reached "
+    assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge; the sweep reached "
             f"{envelope['at_ridge']:.0%} of its roof at K = {envelope['ridge_k']}, so the overlap is partial.") in text
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
-    assert "Each kernel alone (the table's other rows) turns within two K steps of its ridge." in text
+    # review 19c: each kernel alone is the caveat's and the appendix's
+    assert "Each alone turns within two K steps of its own ridge" in words(_nb04_md("sweep-12b"))
+    assert "each alone turns within two K steps of its ridge" in words(appendix("appendix-04-sweep.md"))
     for r in rows.sweep_summary_rows(recorded("sweep"))[1:]:
         assert 0 <= QUOTED_STEPS.index(r["ridge_k"]) - QUOTED_STEPS.index(r["knee_k"]) <= 2, r["curve"]
 
@@ -922,4 +960,63 @@ def test_04_review_18c_the_rows_below_k_32_are_said_and_the_l2_sectors_named():
     assert "from K = 0 to 24 the pipelined kernel trails by 4.6 to 4.8%, 3.7% at K = 32" in page
     # E3: the sectors are the L2's; DRAM's access granularity is not asserted
     prose = words(markdown("04_sweep.ipynb"))
-    assert "the L2 and DRAM move" not in prose and "land in 32 different sectors (the L2's 32-byte units;" in prose
+    assert "the L2 and DRAM move" not in prose and ("land in 32 different sectors (the L2's 32-byte units, "
+                                                         "[notebook 02](02_operator_intensities.ipynb#Primer:-how-bytes-and-FLOPs-reach-the-hardware))") in prose
+
+
+# --- review 19c (a fresh expert read): notebook 04 -----------------------------------------------
+
+def test_04_review_19c_the_figure_and_the_lesson_read_the_envelope_alone():
+    # the main obstacle was every statement in three versions: the figure draws the envelope,
+    # one sentence says each K keeps the faster kernel, one caveat after the knee names them
+    nb = cells("04_sweep.ipynb")
+    figure = next(c for c in nb if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
+    assert "sweep_curves" not in figure.source and 'lab3.result["rows"]' in figure.source
+    code = "\n".join(c.source for c in nb if c.cell_type == "code")
+    assert "kernel_table" not in code and "sweep_summary_table" not in code and "sweep_tables" not in code
+    md = [c for c in nb if c.cell_type == "markdown"]
+    knee = next(i for i, c in enumerate(md) if c.source.startswith("## The knee and the round corner"))
+    caveat = [i for i, c in enumerate(md) if "`sweep_pipelined`" in c.source]
+    assert caveat == [knee + 2] and md[knee + 2].source.startswith("**Caveat: an envelope.**")
+    assert len(md[knee + 2].source.split()) <= 80
+
+
+def test_04_review_19c_the_roof_table_prints_the_corner_not_every_k():
+    from rooflinelib.lessons.sweep_lesson import ROOF_TABLE_KS, roof_table
+    from rooflinelib.store.results import recorded_h200_sweep
+    sweep = recorded_h200_sweep()
+    short, full = roof_table(sweep), roof_table(sweep, ks=None)
+    body = lambda t: [l.split()[0] for l in t.splitlines() if l[:5].strip().isdigit()]
+    assert body(short) == [str(k) for k in ROOF_TABLE_KS] and body(full) == [str(r["k"]) for r in sweep["rows"]]
+    assert "knee (where the curve turns): I = 13.57 FLOP/byte, nearest K = 56; the ridge P/B = 15.21" in short
+    row = lambda t, k: next(l for l in t.splitlines() if l.split()[:1] == [str(k)])
+    assert "96.6%" in row(short, 256) and "85.2%" in row(short, 64) and "100.0%" in row(full, 1024)
+    assert "B" in row(full, 0).split() and "copy" in row(full, 0)  # K = 0: scored by its GB/s against B
+    printed = outputs("04_sweep.ipynb")
+    assert short in printed and "Intensity sweep on" not in printed and "verified" not in printed
+    code = next(c.source for c in cells("04_sweep.ipynb") if "roof_table(" in c.source)
+    assert "roof_table(lab3.result, ks=None) prints every K" in code
+
+
+def test_04_review_19c_event_timed_is_defined_where_first_used_and_ptx_is_not_used():
+    md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
+    first = next(i for i, t in enumerate(md) if "event-timed" in t)
+    assert ("The times above are **event-timed**: CUDA events, recorded on the device before and after the launches, "
+            "bracket them.") in words(md[first])
+    assert "PTX" not in words(markdown("04_sweep.ipynb"))  # never defined in 00-04; the appendix glosses it
+
+
+def test_04_review_19c_the_takeaway_and_the_exercise_pointer():
+    last = words([c for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"][-1].source)
+    assert "check each prediction against the sweep's curve" not in last
+    assert last.endswith("In the sweep's terms: left of the ridge the rate scales with B; right of it, it does not.")
+    assert "read each kernel alone before crediting one" not in last
+
+
+def test_04_review_19c_few_appendix_links_and_none_mid_sentence():
+    prose = markdown("04_sweep.ipynb")
+    links = re.findall(r"\[[^\]]*\]\(\.\./docs/appendix[^)]*\)", prose)
+    assert len(links) <= 7, links
+    for link in links:  # each closes its sentence (or its bracket, which closes the sentence)
+        after = prose.split(link, 1)[1][:2]
+        assert after[:1] in (".", "") or after == ").", link
