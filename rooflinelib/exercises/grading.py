@@ -513,8 +513,15 @@ def _convert(value: float, written: str, wanted: str) -> float:
 
 # --- numeric checks --------------------------------------------------------------------------
 
+def _article(noun: str) -> str:
+    """'an int', 'a float': the article for a type's name in a message."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _close(value: float, target: float, rtol: float, atol: float) -> bool:
-    return abs(value - target) <= max(atol, rtol * abs(target))
+    # Review 19k2 (K5-7): an answer exactly at the stated edge (2.04 for 2 at ±2%) passes; the
+    # 1e-9 relative slack only absorbs float rounding (2.04 - 2 is 0.04000000000000002)
+    return abs(value - target) <= max(atol, rtol * abs(target)) * (1 + 1e-9)
 
 
 def _tolerance_text(rtol: float, atol: float, unit: str) -> str:
@@ -931,7 +938,7 @@ def _reveal(attempt, model_answer, question, key_points, min_words) -> Reveal:
         return Reveal(question, "invalid", "the attempt is None: assign your answer as a string")
     if not isinstance(attempt, str):
         return Reveal(question, "invalid", f"write your attempt as text (a string in quotes), "
-                                           f"not a {type(attempt).__name__}")
+                                           f"not {_article(type(attempt).__name__)}")
     n_words = len(re.findall(r"\w+", attempt))
     if n_words < min_words:
         return Reveal(question, "invalid", f"write at least {min_words} words of your own before "

@@ -254,3 +254,10 @@ def test_k4_clarity_the_reduction_note_is_two_asides():
     also = ex04.model_verdict(RECORDED, "the verdict depends on the machine's ridge, not the kernel").also
     assert "P64 = 33,423" in also[-2] and "F2F" not in also[-2]
     assert also[-1].startswith("P64 is an upper bound")
+
+
+def test_k5_7_the_tolerance_edge_passes_and_the_article_fits():
+    from rooflinelib.exercises.grading import check_number, reveal
+    assert check_number(2.04, 2, "ratio").passed and check_number(1.96, 2, "ratio").passed
+    assert not check_number(2.05, 2, "ratio").passed
+    assert "not an int" in str(reveal(3, "model", "q"))
