@@ -34,7 +34,7 @@ LESSON_COLUMNS = (
     tables.Column("measured", "measured", tables.number),
     tables.Column("datasheet", "datasheet", tables.number),
     tables.Column("fraction", "measured / datasheet", _percent),
-    tables.Column("iqr", "IQR", _percent),
+    tables.Column("iqr", "IQR / median", _percent),
 )
 
 
