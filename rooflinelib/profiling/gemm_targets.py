@@ -232,11 +232,20 @@ def recorded_roofs(profiles: dict) -> tuple:
             "the shipped Lab 1 (the recorded run's profiles are missing)")
 
 
-def issue_cap(instructions_per_ffma: float) -> float:
+#: An H200 SM's warp schedulers: each issues one warp instruction a clock.
+SCHEDULERS_PER_SM = 4
+
+
+def issue_cap(instructions_per_ffma: float, roof_ffmas_per_sm_clock: float = SCHEDULERS_PER_SM) -> float:
     """The fraction of the fp32 roof a kernel can reach when each warp-wide FFMA comes with
-    ``instructions_per_ffma`` instructions in all: a scheduler issues one instruction a clock,
-    and the fp32 roof is one FFMA per scheduler a clock."""
-    return min(1.0, 1.0 / instructions_per_ffma) if instructions_per_ffma > 0 else 1.0
+    ``instructions_per_ffma`` instructions in all: an SM's 4 schedulers issue one instruction a
+    clock each, so at most ``4 / instructions_per_ffma`` FFMAs per SM per clock, against the
+    roof's ``roof_ffmas_per_sm_clock``.  The default, 4, is the theoretical peak (one FFMA per
+    scheduler a clock); :func:`caps_text` passes the measured roof's 3.94 (:func:`per_sm_clock`),
+    the denominator of the shared-memory cap and of the measured share beside it."""
+    if instructions_per_ffma <= 0:
+        return 1.0
+    return min(1.0, SCHEDULERS_PER_SM / instructions_per_ffma / roof_ffmas_per_sm_clock)
 
 
 #: The recorded H200's SM count (docs/h200-facts.md); its clock is the recorded file's.
@@ -265,17 +274,18 @@ def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N, 
 
 def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float, l1: bool = True) -> str:
     """One line a variant: its caps from the counts (shared-memory passes, L1 bytes, instruction
-    issue) against the share of the fp32 roof it reached.  A cap above the roof is printed as
+    issue), each a share of the measured fp32 roof, against the share of that roof it reached.  A cap above the roof is printed as
     it is (e.g. 198%), not clipped to a 100% that would read as an exact cap at the roof.
     ``l1=False`` leaves out the L1 cap, which binds none of the four (notebook 07 prints it so;
     its appendix prints all three)."""
     lines = []
+    roof_ffmas = per_sm_clock(recorded, shared_gbps, fp32_gflops)[1]  # the measured roof, per SM per clock
     for name, row in recorded_rows(recorded).items():
         passes = row["shared_passes_per_ffma"]
         shared = f"{shared_cap(passes, shared_gbps, fp32_gflops):6.1%}" if passes else "  none"
         cap = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False)  # over 100%: above the roof, said so
         l1_part = f"L1 bytes {cap:6.1%}, " if l1 else ""
-        issue = issue_cap(row["instructions_per_ffma"])
+        issue = issue_cap(row["instructions_per_ffma"], roof_ffmas)
         lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, {l1_part}"
                      f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32_gflops:5.1%}")
     return "\n".join(lines)
@@ -288,6 +298,18 @@ def dram_level_text(profile) -> str:
     from rooflinelib.profiling import capstone
     others = tuple(f"  {label} " for level, label in capstone.LEVEL_LABELS.items() if level != "dram")
     return "\n".join(line for line in capstone.levels_text(profile).splitlines() if not line.startswith(others))
+
+
+#: The line of :func:`rooflinelib.profiling.capstone.counters_text` that notebook 07 leaves to its
+#: prose (the hypothesis in section 5 names ncu's flush) and to its appendix.
+FLUSH_LINE = "ncu flushed the L2 before each kernel; the timed run did not"
+
+
+def softmax_counters_text(profiles: dict) -> str:
+    """Notebook 07 section 5's counters: :func:`rooflinelib.profiling.capstone.counters_text`
+    of the recorded softmaxes without its note on ncu's L2 flush (exercise 6 prints it whole)."""
+    from rooflinelib.profiling import capstone
+    return "\n".join(line for line in capstone.counters_text(profiles).splitlines() if line.strip() != FLUSH_LINE)
 
 
 #: The SASS opcodes of a tiled kernel's shared-memory traffic, in the order the table shows them.
@@ -351,3 +373,44 @@ def naive_opcode_text(recorded: dict) -> str:
                       for group, count in first.items() if count and group != "total")
     which = "the naive kernels' SASS (both alike)" if alike else f"the SASS of {next(iter(mixes))}"
     return f"{which}: {first['total']} instructions in the compiled kernel: {parts}"
+
+
+def _kernel_lines(source: str, name: str) -> list:
+    """The code lines of the nested kernel ``name`` in ``source``: no docstring, comments or
+    blank lines, indentation kept relative to the body."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(f"def {name}("))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for line in lines[start + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    text = "\n".join(body)
+    text = text.split('"""', 2)[2] if text.lstrip().startswith('"""') else text
+    code = [line.split("#")[0].rstrip() for line in text.splitlines()]
+    base = min(len(line) - len(line.lstrip()) for line in code if line.strip())
+    return [line[base:] for line in code if line.strip()]
+
+
+def kernel_diff_text() -> str:
+    """The lines in which each slow variant differs from its fixed kernel, side by side, read
+    from :mod:`rooflinelib.profiling.gemm_kernels` (its text, not an import: numba is not
+    needed).  Every other line of each pair is the same."""
+    import importlib.util
+    from pathlib import Path
+    source = Path(importlib.util.find_spec("rooflinelib.profiling.gemm_kernels").origin).read_text()
+    pairs = (("naive", "gemm_naive_kernel", "gemm_naive_rows_kernel"),
+             ("tiled", "gemm_tiled_kernel", "gemm_tiled_rows_kernel"))
+    rows = []
+    for kind, fixed, slip in pairs:
+        a, b = _kernel_lines(source, fixed), _kernel_lines(source, slip)
+        if len(a) != len(b):
+            raise ValueError(f"{fixed} and {slip} no longer differ line for line")
+        differing = [(x.strip(), y.strip()) for x, y in zip(a, b) if x != y]
+        rows += [(kind if i == 0 else "", x, y) for i, (x, y) in enumerate(differing)]
+    width = max(len(r[1]) for r in rows) + 3
+    out = ["the lines that differ (rooflinelib/profiling/gemm_kernels.py); every other line is the same:",
+           f"  {'':6s} {'warp along a row (fixed)':{width}s} warp down a column (the slip)"]
+    out += [f"  {kind:6s} {x:{width}s} {y}" for kind, x, y in rows]
+    return "\n".join(out)

@@ -103,12 +103,13 @@ def test_the_caps_cell_calls_the_library_and_prints_what_it_printed_before():
     assert "l1=False" in cell  # review 18a: the L1 cap binds nowhere; it is the appendix's
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     counters = gemm_targets.recorded_counters()
+    roof_ffmas = gemm_targets.per_sm_clock(counters, shared, fp32)[1]
     old = []  # the notebook's former inline loop, line for line
     for name, row in gemm_targets.recorded_rows(counters).items():
         passes = row["shared_passes_per_ffma"]
         sh = f"{gemm_targets.shared_cap(passes, shared, fp32):6.1%}" if passes else "  none"
         l1 = 2 * gemm_targets.N ** 3 / (row["l1_bytes"] / shared) / fp32  # review 17c: not clipped at the roof
-        issue = gemm_targets.issue_cap(row["instructions_per_ffma"])
+        issue = gemm_targets.issue_cap(row["instructions_per_ffma"], roof_ffmas)  # review 19b T3: measured roof
         old.append(f"{gemm_targets.label(name):30s} caps: shared-memory passes {sh}, L1 bytes {l1:6.1%}, "
                    f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32:5.1%}")
     assert gemm_targets.caps_text(counters, shared, fp32) == "\n".join(old)
@@ -123,8 +124,9 @@ def test_an_exp_is_priced_by_the_sfu_pipes_throughput_beside_the_fma_pipes():
     from rooflinelib.core import machines
     text = _prose()
     assert "MUFU instruction alone" not in text and "MUFU issue" not in text
-    assert "An `exp` needs one instruction on the special-function pipe (SFU, or MUFU), which runs beside the FMA pipes." in text
-    assert ("On Hopper that pipe returns 16 results per clock per SM against 128 FP32 FMA lanes: 8 times fewer "
+    assert ("An `exp` needs one instruction on the special-function pipe (SFU, or MUFU), which runs beside the FMA "
+            "pipes, plus a few FMA-pipe instructions around it.") in text  # review 19b T7
+    assert ("On Hopper the SFU returns 16 results per clock per SM against 128 FP32 FMA lanes: 8 times fewer "
             "results, 16 times fewer FLOPs (an FMA counts as 2).") in text
     h200 = machines.H200
     lanes = h200.ceiling("fp32").value / (132 * 1.98 * 2)  # the datasheet fp32 roof at 1.98 GHz, 2 FLOPs an FMA
@@ -196,18 +198,27 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     assert flat.count("4,256 GB/s") == 1
     # review 16d: 14 (section 3) and 15.5 (the figure) are two ridges; review 17c: that provenance is
     # the appendix's (below); the cell keeps one sentence naming the pair's own roof and links it
-    assert "15.5" not in flat and "write-mix roof" not in flat and "timed in its own session" not in flat
+    assert "write-mix roof" not in flat and "timed in its own session" not in flat
     # review 18a: one sentence of provenance, and both figure roofs the recorded session's own
     assert ("Without a live profile, the course's own pair (`softmax_targets`: the same bytes, its fused row in "
             "registers, not shared memory) stands in for yours "
             "([which pair, which roofs](../docs/appendix-07.md#which-lab-1-each-section-uses)).") in flat
-    assert "Both roofs of its figure, copy (4,256 GB/s) and fp32, are its own session's, not section 3's." in flat
+    # review 19b T2: the ridges differ by the mix (copy against write), not by the session
+    assert "its own session's, not section 3's" not in flat
+    assert ("Its figure's DRAM roof is the copy mix (4,256 GB/s); section 3's ridge used the write mix, the fastest. "
+            "The mix, not the session, makes the figure's ridge 15.5 rather than 14.") in flat
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
     fp32, _, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     assert f"{fp32 / capstone.RECORDED_PROFILES_COPY_GBPS:.1f}" == "15.5"
     assert (f"On that copy roof the recorded pair's ridge is 15.5 FLOP/byte ({fp32:,.0f} / 4,256), not the ridge "
             "of 14 that section 3 predicts with") in _page()
     assert "ridge of 15.5" not in _prose() and "section 3's ridge of 14" not in _prose()
+    from rooflinelib.store.results import dram_mixes, recorded, recorded_h200
+    shipped = recorded_h200()
+    mixes = dram_mixes(recorded("ceilings"))
+    assert max(mixes, key=mixes.get) == "write"  # "the fastest"
+    assert f"{shipped.ceiling('fp32').value / mixes['copy']:.1f}" == "15.4"  # the shipped session's copy ridge: 15.4, not 14
+    assert "(fp32 65,894.9 GFLOP/s over DRAM (write) 4,692.6 GB/s" in _printed()
     from rooflinelib.store.results import dram_mixes, recorded
     assert round(dram_mixes(recorded("ceilings"))["write"]) == 4693  # section 3's 14 = 65,895 / 4,693
 
@@ -235,14 +246,16 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     assert f"inside its kernels (slow passes) {inside:.1f} us" in page and "some 10 µs of the 60.6 µs" in page
     assert capstone.gap_text(pair["3-pass"], pair["fused"]) in APPENDIX.read_text()
     assert "about 5 µs each" not in text and "some 5 µs" in _page()
-    assert "ncu's duration and DRAM throughput for each pass would say which pass is slow" in text
+    # review 19b: one sentence per open point; the counters that would decide are the appendix's
+    assert "ncu's duration and DRAM throughput for each pass would say which pass is slow" not in text
+    assert "Nsight Compute's duration and DRAM throughput for each pass would say which pass is slow." in _page()
     assert "## Why the passes run slower: an estimate" in APPENDIX.read_text()
     assert "This is an estimate, not a measurement." in _page()
 
 
 def test_07_section_5_prints_the_counters_not_the_profiles_bookkeeping():
     # C: provenance, first-call times and repeat counts were lab log; the DRAM bytes and ratio stay
-    cell = next(c for c in _cells() if c.cell_type == "code" and "capstone.counters_text(recorded)" in c.source)
+    cell = next(c for c in _cells() if c.cell_type == "code" and "softmax_counters_text(recorded)" in c.source)
     printed = "".join(o.get("text", "") for o in cell.get("outputs", []))
     assert "first call" not in printed and "Recorded profiles shipped with the course" not in printed
     assert "median of 608" not in printed and "DRAM bytes, 3-pass over fused: 2.54 (the model's byte ratio: 2.50)" in printed
@@ -253,7 +266,7 @@ def test_07_says_what_the_16_bytes_a_row_are():
     # C: a maximum and a sum a row, 4 bytes each, each written once and read once
     assert 2 * 4 * 2 == 16
     # review 18a: the main point (20 against 8) first, the per-row bytes in a sentence of their own
-    assert ("20 per element for the 3-pass version against exactly 8 fused. The printed 20.1 and 20.0 add "
+    assert ("20 per element for the 3-pass version against exactly 8 fused. The printed 20.1 and 20 add "
             "16 bytes a row (a maximum and a sum, each written and read once): 0.06 per element at 256 "
             "columns, 0.02 at 1,024.") in _prose()
     assert f"{16 / 256:.2f}" == "0.06" and f"{16 / 1024:.2f}" == "0.02"
@@ -288,7 +301,8 @@ def test_07_opening_uses_no_term_before_section_6_defines_it():
     # section 6) came before section 6 defines them; the opening points at the collision instead
     opening = " ".join(_cells()[0].source.split())
     assert "passes" not in opening.replace("three passes", "") and "cap" not in opening
-    assert "The counters show its shared-memory reads colliding" in opening
+    assert "The counters show its shared-memory reads colliding (section 6)." in opening
+    assert "](#6." not in opening  # review 19b: Jupyter's anchor form does not resolve on GitHub
 
 
 def test_07_distinct_bytes_are_the_dram_bytes_only_with_nothing_kept_between_launches():
@@ -323,11 +337,12 @@ def test_07_section_5_leaves_the_l1_and_l2_rows_to_the_appendix():
 def test_07_section_6_states_its_answer_first_and_names_the_dram_roofline():
     text = " ".join(_prose().split())
     section = text.split("## 6. Far below a compute roof")[1]
-    top = section.split("A naive GEMM")[0]  # the section's opening, before its method
-    assert "now a kernel far below its compute roof. The answer first: one index slip made a tiled GEMM 3.9x slower." in top
-    assert ("Its shared-memory reads hit bank conflicts that cap it at 5% of the fp32 roof; it reached 3%. "
-            "The caps are notebook 05's hierarchical roofline plus an issue roof.") in section
-    assert "The DRAM roofline cannot say why; the counters point at it." in text
+    top = section.split("Four terms")[0]  # review 19b: the question and the answer, a cell of their own
+    assert "now a kernel far below its compute roof." in top  # the bridge from the softmaxes stays
+    assert ("Yet the slow variants below ran at 1.4% and 3.0% of the fp32 roof. Why? **The answer.** One index slip "
+            "made a tiled GEMM 3.9x slower. Its shared-memory reads hit bank conflicts that cap it at 5% of the fp32 "
+            "roof; it reached 3%.") in top
+    assert "issue roof" not in text  # review 19b: the term was used before section 6 defined it
     assert "The roofline cannot say why" not in text
     # the numbers the answer quotes
     from rooflinelib.profiling import capstone, gemm_targets
@@ -367,8 +382,9 @@ def test_07_cites_the_naive_kernels_recorded_opcode_mix():
     from rooflinelib.profiling import gemm_targets
     text = _prose()
     assert "mostly index arithmetic and loop bookkeeping" not in text
-    assert ("The naive kernels issue 34 instructions per FFMA. Their machine code (SASS), printed below, is mostly "
-            "integer arithmetic and compares, for addresses and the loop.") in text
+    assert ("The naive kernels issue 34 instructions per FFMA. An SM's 4 schedulers issue one instruction a clock "
+            "each, so they cap the naive kernels at 4 / 34 / 3.94 = 3.0%. Their machine code (SASS), printed last, is "
+            "mostly integer arithmetic and compares, for addresses and the loop:") in text
     recorded = gemm_targets.recorded_counters()
     line = gemm_targets.naive_opcode_text(recorded)
     assert line in _printed() and line in APPENDIX.read_text()
@@ -386,7 +402,9 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     assert "reach DRAM after it, uncounted" not in text
     assert ("Hypothesis for the small shortfall: writes still in the L2 when a kernel ends reach DRAM at "
             "ncu's flush before the next kernel, outside the count.") in text
-    assert "ncu flushed the L2 before each kernel" in _printed()
+    # review 19b: the printed note was lab log; the hypothesis names the flush, the appendix says how ncu ran
+    assert "ncu flushed the L2 before each kernel" not in _printed()
+    assert "with the caches flushed before each kernel" in _page()
     assert "--cache-control all" in APPENDIX.read_text()
 
 
@@ -404,7 +422,7 @@ def test_07_figures_roofs_are_both_the_recorded_sessions():
         assert profile.peak_gbps == capstone.RECORDED_PROFILES_COPY_GBPS
     shipped = recorded_h200()
     assert f"{shipped.ceiling('fp32').value:,.0f}" != f"{next(iter(graded.values())).peak_gflops:,.0f}"
-    assert "Both roofs of its figure, copy (4,256 GB/s) and fp32, are its own session's, not section 3's." in _prose()
+    assert "Its figure's DRAM roof is the copy mix (4,256 GB/s)" in _prose()
     assert "both roofs of the section 4 figure, copy and fp32, are run 17's" in _page()
 
 
@@ -428,7 +446,7 @@ def test_07_section_4_keeps_one_sentence_of_provenance():
 def test_07_section_6_opens_with_a_three_step_roadmap():
     # clarity: section 6 is a second notebook; a roadmap (count -> measure -> bound) at its top
     six = next(c.source for c in _cells() if c.cell_type == "markdown" and c.source.startswith("## 6."))
-    top = six.split("A naive GEMM")[0]
+    top = six  # review 19b: the question, the answer and the roadmap, one cell (the terms follow)
     steps = [line for line in top.splitlines() if re.match(r"\d\. \*\*", line)]
     assert [re.match(r"\d\. \*\*(\w+)\*\*", line).group(1) for line in steps] == ["Count", "Measure", "Bound"]
     headings = [c.source.splitlines()[0] for c in _cells() if c.cell_type == "markdown" and c.source.startswith("### ")]
@@ -490,3 +508,103 @@ def test_figure_text_positions_default_keeps_every_label_side():
     assert default == sides(roofline_figure(machine, points, text_positions=None))
     moved = sides(roofline_figure(machine, points, text_positions={"a": "bottom right"}))
     assert moved == {**default, "a": "bottom right"} and default["a"] != "bottom right"
+
+
+def test_07_names_the_tiled_slips_uncoalesced_tile_loads():
+    # review 19b T1: the slip also uncoalesced the tile loads (16 sectors per load against 4)
+    from rooflinelib.profiling import gemm_targets
+    rows = {gemm_targets.label(n): r for n, r in gemm_targets.recorded_rows(gemm_targets.recorded_counters()).items()}
+    assert (f"{rows['tiled, warp down a column']['sectors_per_request']:.0f}",
+            f"{rows['tiled, warp along a row']['sectors_per_request']:.0f}") == ("16", "4")
+    assert ("Down a column its tile loads were also uncoalesced (16 sectors per load against 4); [the appendix]"
+            "(../docs/appendix-07.md#the-naive-pair-what-the-caps-leave-open) estimates that this tightens the cap "
+            "to about 3.5%.") in _prose()
+    assert "would tighten their caps as well, from 5.0% to 3.5%" in _page()
+
+
+def test_07_the_issue_cap_shares_the_measured_roof_with_its_neighbours():
+    # review 19b T3: 1 / instructions is a share of the theoretical peak (4 FFMAs per SM per clock);
+    # the shared cap and the measured share beside it are of the measured roof (3.94)
+    from rooflinelib.profiling import capstone, gemm_targets
+    assert gemm_targets.issue_cap(34.3) == pytest.approx(1 / 34.3)  # the default: unchanged
+    fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
+    counters = gemm_targets.recorded_counters()
+    ffmas = gemm_targets.per_sm_clock(counters, shared, fp32)[1]
+    assert f"{ffmas:.2f}" == "3.94"
+    text = gemm_targets.caps_text(counters, shared, fp32, l1=False)
+    assert text.count("instruction issue   3.0%") == 2 and text.count("instruction issue  19.4%") == 2
+    assert "2.9%" not in text and text in _printed()
+    assert f"{4 / 34 / 3.94:.1%}" == "3.0%" and "4 / 34 / 3.94 = 3.0%" in _prose()
+    assert "2.9%" not in _prose() and "(at the recorded clock)" not in _prose()  # T6: dropped
+    assert "instruction issue   2.9%" not in APPENDIX.read_text()
+
+
+def test_07_ncus_flop_metric_and_the_exps_fma_instructions():
+    # review 19b T4, T5
+    text = _prose()
+    assert "the instructions the fp32 pipes executed" not in text
+    assert ("ncu counts FADD and FMUL as one FLOP and FFMA, the fused multiply-add, as two, the arithmetic around "
+            "the `exp` included; the max and the SFU's `exp` instruction are not counted.") in text
+    assert "The printed 20.1 and 20.0" not in text
+    assert "summed (20 per element)" in _printed()
+
+
+def test_07_prints_the_kernels_differing_lines_before_the_access_table():
+    # review 19b: the GEMM kernels were never shown; their differing lines come from the library
+    from rooflinelib.profiling import gemm_targets
+    code = [c for c in _cells() if c.cell_type == "code"]
+    diff = next(i for i, c in enumerate(code) if c.source.strip() == "print(gemm_targets.kernel_diff_text())")
+    table = next(i for i, c in enumerate(code) if "gemm_targets.access_table(" in c.source)
+    assert diff < table and "nbval-check-output" in code[diff].metadata.get("tags", [])
+    printed = "".join(o.get("text", "") for o in code[diff].outputs)
+    assert printed.strip() == gemm_targets.kernel_diff_text().strip()
+    for fixed, slip in (("col, row = cuda.grid(2)", "row, col = cuda.grid(2)"),
+                        ("acc += sa[ty, k] * sb[k, tx]", "acc += sa[tx, k] * sb[k, ty]")):
+        assert any(fixed in line and slip in line for line in printed.splitlines())
+    assert "def " not in "".join(c.source for c in code[diff:])  # no helper defined in the notebook
+
+
+def test_07_section_6_question_and_answer_apart_from_its_terms():
+    # review 19b: cell 25 did five jobs; "issue roof" came before its definition
+    md = [c.source for c in _cells() if c.cell_type == "markdown"]
+    six = next(i for i, s in enumerate(md) if s.startswith("## 6."))
+    assert "Four terms" not in md[six] and md[six + 1].startswith("Four terms")
+    assert "Why?" in md[six] and "**The answer.**" in md[six]
+    assert "issue roof" not in _prose() and "hierarchical roofline plus" not in _prose()
+
+
+def test_07_states_its_kernel_rules_as_a_list():
+    # review 19b: cell 3's "rules above" pointed at no rules
+    md = [c.source for c in _cells() if c.cell_type == "markdown"]
+    one = next(s for s in md if s.startswith("## 1. The kernels"))
+    rules = [line for line in one.splitlines() if line.startswith("- ")]
+    assert rules == ["- One block of threads per row.",
+                     "- Loops stride by `cuda.blockDim.x`, not `THREADS`: the simulator runs 32 threads a block.",
+                     "- A row has at most `MAX_COLS` columns.",
+                     "- Only the arrays passed in (`x`, `maxima`, `e`, `sums`, `y`) are global memory."]
+    assert "within the rules above" in _code()
+    from rooflinelib.profiling import capstone
+    assert capstone.SIM_THREADS == 32
+
+
+def test_07_run_report_sentences_left_to_the_appendix():
+    # review 19b: one sentence per open point in the lesson; the CPU paragraph is the appendix's
+    text = _prose()
+    for gone in ("On a CPU, fusion can gain *less*", "section 5's hypothesis", "which one binds is the hypothesis",
+                 "its own session's", "](#6."):
+        assert gone not in text, gone
+    assert "[why](../docs/appendix-07.md#on-a-cpu)" in text
+    assert "## On a CPU" in APPENDIX.read_text()
+    assert "Each `exp` is a software sequence of a dozen or more vector instructions" in _page()
+
+
+def test_07_figure_title_and_three_pass_label():
+    # review 19b: a redundant title; the 3-pass label printed on the copy roof
+    cell = next(c for c in _cells() if c.cell_type == "code" and "first.figure(" in c.source)
+    assert '"Recorded H200 softmaxes on the copy roof"' in cell.source
+    assert 'text_positions={"softmax 3-pass": "bottom right"}' in cell.source
+    assert "The softmaxes of" not in cell.source
+
+
+def test_07_does_not_grow_in_review_19b():
+    assert sum(len(s.split()) for s in _markdown()) <= 2124
