@@ -112,7 +112,7 @@ GEMM_COLUMNS = (
     Column("ceiling", "ceiling", align="<"),
     Column("bytes", "bytes per element"),
     Column("ridge", "ridge", sig(4)),
-    Column("smallest_n", "smallest compute-bound N"),
+    Column("smallest_n", "smallest N at the ridge"),
 )
 
 

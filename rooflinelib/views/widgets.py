@@ -540,7 +540,7 @@ class GemmWidget(_Widget):
         self.figure = figure_widget(go.Figure(
             [go.Scatter(mode="lines", name="I(N) = 2N / (3s)", meta="curve"),
              go.Scatter(mode="lines", name="ridge", meta="ridge", line=dict(dash="dot")),
-             go.Scatter(mode="lines", name="smallest compute-bound N", meta="threshold",
+             go.Scatter(mode="lines", name="smallest N reaching the ridge", meta="threshold",
                         line=dict(dash="dash", color="#7f7f7f")),
              go.Scatter(mode="markers", name="this GEMM", meta="point", marker=dict(size=12))],
             layout=dict(template="plotly_white", height=380,

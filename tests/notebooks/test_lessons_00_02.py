@@ -1197,6 +1197,18 @@ def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_comp
     assert f"says compute-bound at N = {first['fp32']} (fp32) and N = {first['bf16']} (bf16)" in appendix
 
 
+def test_02_gemm_table_heads_its_threshold_as_the_ridge_crossing():
+    """The column holds the smallest N with 2N/(3e) >= ridge (the crossing, not the band's
+    first compute-bound N): its header, the widget's threshold line and the stored output say so."""
+    header = dict((c.key, c.header) for c in tables.GEMM_COLUMNS)["smallest_n"]
+    assert header == "smallest N at the ridge"
+    nb = nbformat.read(ROOT / "notebooks" / "02_operator_intensities.ipynb", as_version=4)
+    stored = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                     for o in c.get("outputs", []))
+    assert "smallest N at the ridge" in stored and "smallest compute-bound N" not in stored
+    src = (ROOT / "rooflinelib" / "views" / "widgets.py").read_text(encoding="utf-8")
+    assert "smallest compute-bound N" not in src
+
 def test_02_review_19d_softmax_subtract_notebook_03_and_the_special_function_unit():
     text = words(markdown("02_operator_intensities.ipynb"))
     # the online form's 10 FLOPs: 5 + (subtract, exp, multiply) + the recomputed x - m and exp
