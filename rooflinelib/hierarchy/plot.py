@@ -47,9 +47,12 @@ def _decade_range(low, high):
 REPORTED_LABELS = {"shared": "most shared memory per SM, reported by the device: {size} (not an L1 size)"}
 
 
-def sweep_figure(result: dict, series=None, levels=None, title=None, widget: bool = False):
+def sweep_figure(result: dict, series=None, levels=None, title=None, widget: bool = False,
+                 skip_reported=()):
     """Bandwidth against working set for ``series`` (names; default all) of a working-set
-    result, with the levels of the first one (or ``levels``) and the reported cache sizes.
+    result, with the levels of the first one (or ``levels``) and the reported cache sizes
+    (those named in ``skip_reported`` left out: notebook 05 leaves out ``"shared"``, whose 233 kB
+    line hid the L1's 232 kB capacity line, review 19c).
 
     A live sweep on a busy machine may show no plateau: the curve is drawn without levels
     then, and the title says why, instead of the figure failing."""
@@ -96,7 +99,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
                 meta=f"capacity:{lv.name}", line=dict(color=colour, width=1, dash="dot"),
                 hovertemplate=f"{lv.name} capacity (detected): {format_bytes(lv.capacity_bytes)}<extra></extra>"))
     for key, size in sorted(reported_sizes(result).items()):
-        if min(sizes) <= size <= max(sizes):
+        if min(sizes) <= size <= max(sizes) and key not in skip_reported:
             fig.add_trace(go.Scatter(
                 x=[size] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
                 name=REPORTED_LABELS.get(key, "{key} reported by the device: {size}").format(key=key, size=format_bytes(size)),

@@ -169,7 +169,8 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     prose = " ".join(" ".join(_markdown("05")).split())
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
     assert "233 kB" not in prose and "Why the L1's step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in prose
-    assert ("the largest shared-memory size the device reports (233 kB, the figure's grey line; the device "
+    assert ("the largest shared-memory size the device reports (233 kB, a grey line in section 6's explorer, left out "
+            "of section 2's figure, where it hid the L1's 232 kB line; the device "
             "reports no L1 size) is a coincidence") in page
 
 
@@ -235,9 +236,14 @@ def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numb
 def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appendix):
     # C05-3: the chart's L2 roof is Lab 1's 9.76, the sweep's plateau 8.88; the reason was only the appendix's
     # review 18c: the reason is one sentence in place, linked to the readings behind it
-    assert ("The sweep's L2 plateau is about 10% lower; at equal footprints only the kernels differ, so the gap is "
-            "the sweep kernel's and the chart uses Lab 1's "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint))") in prose
+    # review 19c: said in section 2, where the plateau appears, not beside the roofs
+    assert "The sweep's L2 plateau is about 10% lower" not in prose
+    sweep_l2 = h.hierarchy_levels(wsr.recorded("h200", "numba"))[1].gbps
+    lab1_l2 = next(c["value"] for c in results.recorded("ceilings")["ceilings"] if c["name"] == "l2")
+    assert f"{1 - sweep_l2 / lab1_l2:.0%}" == "9%"  # the "9% under" the page quotes
+    section2 = " ".join(next(t for t in _markdown("05") if t.startswith("The recorded H200's three plateaus")).split())
+    assert ("0.90 of the 62.9 MB the device reports. 9% under Lab 1's L2 roof, the chart's: at equal footprints "
+            "the gap is the sweep kernel's ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
     assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
@@ -297,3 +303,17 @@ def test_ex5_review_13c_drill_8_ratio_and_drill_6_hypothetical():
         assert "Across a few generations, peak matrix throughput grew about 20x" not in nb
         assert "Suppose that across a few generations peak matrix throughput grew about 20x while HBM" in nb
         assert "illustrative figures, not one real product line" in nb
+
+
+def test_05_review_19c_the_lesson_figure_leaves_out_the_shared_memory_line():
+    # the grey 233 kB shared-memory line sat on the green dotted 232 kB L1-capacity line and hid it
+    pytest.importorskip("plotly")
+    from rooflinelib.hierarchy import plot as hp
+    from rooflinelib.views.plotting import find_trace
+    recorded = wsr.recorded("h200", "numba")
+    ids = lambda fig: {t.meta for t in fig.data}
+    assert "reported:shared" in ids(hp.sweep_figure(recorded))  # the default is unchanged
+    lesson = hp.sweep_figure(recorded, skip_reported=("shared",))
+    assert "reported:shared" not in ids(lesson) and {"reported:l2", "capacity:l1"} <= ids(lesson)
+    code = next("".join(c["source"]) for c in _cells05() if "hierarchy_plot.sweep_figure(lesson.recorded" in "".join(c["source"]))
+    assert 'skip_reported=("shared",)' in code

@@ -1013,9 +1013,11 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
-    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof: half the sweeps' L2 bytes are stores" in text
+    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof, like the L1's: half the sweeps' bytes are stores" in text
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
-    assert "half the sweeps' L2 bytes are stores, so their L2 shares are indicative)" in text
+    # review 19c: the L1 roof is a read-only sweep's too, and the L1 counts the stores: L1 rows as well
+    assert "so their L2 shares are indicative" not in text
+    assert "half the sweeps' bytes are stores, so their L1 and L2 shares are indicative)" in text
     page, raw = _page05(), _page05(raw=True)
     for name, share, slices in rows:
         assert f"| {name} | {share:.0%} | {slices:.0%} |" in raw
@@ -1173,7 +1175,9 @@ def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_agai
     top = max((r, w) for w, r in ratio.items() if 14.1e6 <= w <= 56.5e6)
     at_top = h.working_set_state(levels, reading, top[1], 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
     assert f"{at_top.measured_gbps:,.0f}" == "12,072" and f"{top[1] / 1e6:.1f}" == "14.1"
-    assert ("| where | kernel against model | | --- | --- | | the L1 plateau; past 250 MB | fits, within 10% | "
+    # review 19c: on the L1 plateau the fit holds by construction (the L1 roof is this series' median)
+    assert ("| where | kernel against model | | --- | --- | | the L1 plateau (by construction: its roof comes from "
+            "this series); past 250 MB | fits, within 10% | "
             "| elsewhere | faster: up to 24% inside the L2 level, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
             "14.1 MB), and 1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB) |") in text
     assert "(10,949 against 9,763 GB/s at 28 MB)" not in text
@@ -1232,3 +1236,17 @@ def test_05_review18c_the_open_circles_count_chunks_against_blocks():
 
 def test_05_review18c_is_no_longer_than_before_its_fixes():
     assert sum(len(m.split()) for m in _markdown("05")) <= 1678
+
+
+# --- review 19c (a fresh expert read): notebook 05, the trivial items ------------------------------
+
+def test_05_review_19c_the_series_ranges_and_the_flop_rule():
+    recorded = wsr.recorded("h200", "numba")
+    text = _prose("05")
+    # only the orange series reaches 2 GiB; the blue one, which gives the L1, stops at 537 MB
+    blue = wsr.series_of(recorded, "global loads (L1 + L2), every SM reads all")
+    orange = wsr.series_of(recorded, "global loads .cg (L2 only), a slice per block")
+    assert f"{max(blue.sizes) / 1e6:.0f}" == "537" and max(orange.sizes) == 2 ** 31
+    assert "for W from one 16 KiB chunk to 2 GiB (blue: 537 MB)," in text
+    # Lab 4 counts DADD and DMUL too
+    assert "1 per add or multiply (FADD, FMUL, DADD, DMUL)." in text
