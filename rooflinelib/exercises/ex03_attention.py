@@ -26,13 +26,21 @@ SAMPLES = (dict(s=512, d=16), dict(s=1024, d=64), dict(s=8192, d=128), dict(s=30
            dict(s=100, d=128), dict(s=256, d=4))
 
 GROWTH = Choices({
+    # Review 19g1 K3-1: each option's own description, and the near phrasings, are synonyms.
     "constant": ("tends to a constant", ("converges", "saturates", "flat", "bounded", "const",
-                                         "plateaus", "levels off", "o(1)", "constant in s")),
+                                         "plateaus", "levels off", "o(1)", "constant in s",
+                                         "tends to a constant", "approaches a constant",
+                                         "constant (about d/2)", "constant about d/2",
+                                         "goes to a constant", "converges to a constant")),
     # Review 7b K3-1: no bare "grows", which a quadratic answer fits as well.
     "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
                                             "o(s)", "proportional to s",
-                                            "in proportion to s", "linear in s")),
-    "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically")),
+                                            "in proportion to s", "linear in s",
+                                            "grows in proportion to s", "linear growth",
+                                            "grows proportionally to s")),
+    "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically",
+                                           "grows like s squared", "grows like s^2",
+                                           "quadratic growth", "grows quadratically")),
     # Review 19k2 (drill 7): "unbounded" was read as its near-spelling "bounded" (constant).  It
     # is right that the intensity does not level off, but it says not how fast: its own option,
     # answered by GROWTH_UNBOUNDED_HINT.
@@ -43,6 +51,8 @@ GROWTH = Choices({
 })
 #: The hint for "unbounded" where the key is "linear" (the fused intensity).
 GROWTH_UNBOUNDED_HINT = "right that it does not level off: how fast does it grow with s?"
+#: The hint for "quadratic" where the key is "linear" (the fused intensity; drill 7 too).
+GROWTH_QUADRATIC_HINT = "the FLOPs grow like s^2, but the bytes grow like s too"
 #: The hint for "unbounded" where the key is "constant" (the unfused intensity).
 GROWTH_UNBOUNDED_ON_CONSTANT = ("the unfused traffic has an s^2 term, just like the FLOPs: does "
                                 "the ratio keep growing?")
@@ -182,8 +192,7 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
         check_choice(fused_growth, "linear", "fused intensity as s grows", GROWTH,
                      hints={"constant": "the fused traffic has no s^2 term, but the FLOPs do",
                             "unbounded": GROWTH_UNBOUNDED_HINT,
-                            "quadratic": "the FLOPs grow like s^2, but the bytes grow like s "
-                                         "too"}),
+                            "quadratic": GROWTH_QUADRATIC_HINT}),
         check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
                      factor_hints=False,
                      mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "

@@ -514,8 +514,12 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                                    "multiply-add counts 2")]),
         check_function(reduction_bytes, lambda n: reduction_cost(n).n_bytes, SAMPLES,
                        "reduction bytes(n)",
-                       mistakes=[(lambda n: 2 * e * n, "a reduction writes one number, not one "
-                                                       "per element"),
+                       # Review 19g2 K4-1: 8 bytes per element is the float64 accumulator's
+                       # size as often as a write per element: the hint names both
+                       mistakes=[(lambda n: 2 * e * n, "8 bytes per element: a reduction reads "
+                                                       "each float32 (4 bytes) once and writes one "
+                                                       "number; the float64 is the accumulator, "
+                                                       "in registers"),
                                  (lambda n: n, "float32 is 4 bytes per element"),
                                  # Review 19k2 K4-8
                                  (lambda n: 8 * reduction_cost(n).n_bytes, "that is bits: one byte is "
@@ -695,8 +699,10 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
                      rtol=0.03,
                      mistakes=[(red["gbps"] / setup.peak_gbps,
-                                "that is against B, Lab 1's best access mix (a write); the reduction "
-                                "only reads: score it against the read ceiling, setup.read_gbps")]
+                                # review 19g2 K4-4: a datasheet figure near B lands here too
+                                "that is against B, Lab 1's best access mix (a write), or a "
+                                "bandwidth near it such as a datasheet's; the reduction only reads: "
+                                "score it against the read ceiling, setup.read_gbps")]
                      if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else []),
         check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
@@ -793,7 +799,11 @@ def _reduction_roof_note(setup, red) -> tuple:
             f"at most the fp64 one, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P, and half "
             f"that for adds alone (P64 counts an FMA as 2 FLOPs, an add is 1): its ridge is at most "
             f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and at "
-            f"{red['intensity']:.3g} FLOP/byte its roof is I x R = {red['roof']:,.0f} GFLOP/s. "
+            f"{red['intensity']:.3g} FLOP/byte its roof is "
+            # Review 19g2 K4-3: where the adds alone bind below I x R, the roof is theirs
+            + (f"I x R = {red['roof']:,.0f} GFLOP/s. " if red["adds_roof"] >= red["roof"] else
+               f"min(P64 / 2, I x R) = P64 / 2 = {red['adds_roof']:,.0f} GFLOP/s for adds alone "
+               f"(I x R = {red['roof']:,.0f}). ") +
             # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25
             "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
             "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity.",

@@ -5,14 +5,17 @@ only after the student has written an attempt of their own (:func:`model_answer`
 """
 from __future__ import annotations
 
+import re
+
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (Choices, check_choice, check_number, check_side, report,
+from rooflinelib.exercises.grading import (AnswerError, Choices, check_choice, check_number, check_side, report,
                                            reveal)
 from rooflinelib.core.machines import H200
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
 from rooflinelib.core.vocabulary import BF16_TENSOR, TF32_TENSOR
 from rooflinelib.exercises.ex02_classify import FIRST_STEPS, LIMITERS, SMALLER_TYPE_RULE
-from rooflinelib.exercises.ex03_attention import GROWTH, GROWTH_UNBOUNDED_HINT
+from rooflinelib.exercises.ex03_attention import (GROWTH, GROWTH_QUADRATIC_HINT,
+                                                 GROWTH_UNBOUNDED_HINT)
 
 # Given data of the drills (the problem statements' numbers).
 D2_PEAK_GFLOPS, D2_GBPS, D2_INTENSITY = 900_000.0, 3_000.0, 40.0
@@ -41,28 +44,70 @@ BOUNDS = Choices({
              "the larger time", "the longer time", "the larger", "the longer")),
     "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
             "a kernel that stalls takes longer)",
-            ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum")),
+            # The mirror of max's spellings, the page's own gloss ("adding them") included, so
+            # a sum answer hears the sum's hint, not "unreadable".
+            ("f/p + m/b", "addition", "plus", "serial", "no overlap", "the sum", "add", "adding",
+             "add them", "adding them", "sum them", "summing", "summing them", "sum of the two",
+             "sum of both", "the sum of both", "sum of the two times", "adding the two times",
+             "add the two times", "adding the two", "add the two", "sum the two times",
+             "summing the two times", "sum of the times", "adding the times")),
 })
+
+
+class _NoGuessChoices(Choices):
+    """A menu whose unreadable answers are never told "did you mean ...?": with two or three
+    options the nearest spelling can be the key's ("sum of the two" was told "did you mean
+    'max'?").  The message still lists the options."""
+
+    def _read(self, answer):
+        try:
+            return super()._read(answer)
+        except AnswerError as err:
+            raise AnswerError(re.sub(r" \(did you mean '[^']*'\?\)$", "", str(err))) from None
+
+
+BOUNDS = _NoGuessChoices(BOUNDS.options)
 
 #: Exercise 3's growth menu, with more spellings of "linear"; no bare "grows"
 #: or "grows with s", which a quadratic answer fits as well.
-_GROWTH = Choices({**GROWTH.options, "linear": (
+_GROWTH = _NoGuessChoices({**GROWTH.options, "linear": (
     GROWTH.options["linear"][0],
     GROWTH.options["linear"][1] + ("linear growth", "grows linearly with s", "linearly with s",
                                    "linear with s", "linearly in s", "grows linearly in s",
-                                   "grows proportionally to s", "linear in the sequence length"))})
+                                   "grows proportionally to s", "linear in the sequence length",
+                                   # more ways to say it
+                                   "increases linearly", "like s", "proportionally",
+                                   "grows like s", "increases linearly with s"))})
 
-RIDGE_MOVES = Choices({
+RIDGE_MOVES = _NoGuessChoices({
     "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",
                                                       "moves right", "to the right",
                                                       "moves to the right", "rightwards",
-                                                      "higher intensity", "to higher intensity")),
+                                                      "higher intensity", "to higher intensity",
+                                                      # more ways to say it
+                                                      "grows", "rightward", "moves rightward",
+                                                      "to higher arithmetic intensity",
+                                                      "higher arithmetic intensity")),
     "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
                                                     "moves left", "to the left",
                                                     "moves to the left", "leftwards",
-                                                    "lower intensity", "to lower intensity")),
-    "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put")),
+                                                    "lower intensity", "to lower intensity",
+                                                    "shrinks", "leftward", "moves leftward",
+                                                    "to lower arithmetic intensity",
+                                                    "lower arithmetic intensity")),
+    "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put",
+                                          "stays the same", "stays", "does not change")),
 })
+
+#: Exercise 2's menus, with the spellings drill 3's answers use (the menu's
+#: own "look past the roofline", the profiler's names, the model answer's launch-size check).
+_FIRST_STEPS = _NoGuessChoices({**FIRST_STEPS.options, "profile": (
+    FIRST_STEPS.options["profile"][0],
+    FIRST_STEPS.options["profile"][1] + ("look past the roofline", "look past the roofline first",
+                                         "nsight compute", "ncu", "nsight", "run the profiler",
+                                         "check the launch size", "launch size",
+                                         "check that the launch fills the gpu"))})
+_LIMITERS = _NoGuessChoices(LIMITERS.options)
 
 
 def _tflops_slips(key):
@@ -141,7 +186,7 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
         # accepted, with what would tell.
         # A bare "latency" is a stall's here: the launch's is ruled out by the run time, so it is
         # accepted, saying so (exercise 2, where either reading fits, hints).
-        check_choice(bound_by, {limiter, "cache", "latency"}, "what bounds it", LIMITERS,
+        check_choice(bound_by, {limiter, "cache", "latency"}, "what bounds it", _LIMITERS,
                      hints={"memory": "it sits at the ridge, and reaches only a small part of "
                                       "its roof: is either roof what stops it?",
                             "compute": "it sits at the ridge, and reaches only a small part of "
@@ -156,7 +201,7 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                                        "hide it): the roofline does not model it, so the key "
                                        "calls it 'unmodelled'. Not the launch's: "
                                        f"{seconds * 1e3:.0f} ms of work dwarfs a launch"}),
-        check_choice(first_check, "profile", "what to look at first", FIRST_STEPS,
+        check_choice(first_check, "profile", "what to look at first", _FIRST_STEPS,
                      hints={"fuse": "changing bytes or FLOPs now would be guessing: the kernel "
                                     "is not near either roof",
                             "overlap": "that is the verdict at the ridge once the kernel is near "
@@ -223,8 +268,10 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
         # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
         check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x",
                      factor_hints=False,
-                     mistakes=[(1.0, "the FLOPs are the same, but the kernel is memory-bound "
-                                     "before and after: what sets its time?")]),
+                     # the hint names no side (it would give the answer of
+                     # the side check above)
+                     mistakes=[(1.0, "the FLOPs are the same: which of F/P and M/B sets its "
+                                     "time, before and after?")]),
     )
 
 
@@ -257,7 +304,9 @@ def check_drill7(unfused_limit, fused_growth):
                                         "absorbing the re-reads of K and V), how do the bytes and "
                                         "the FLOPs grow with s?",
                             # "unbounded" was read as its near-spelling "bounded" (constant)
-                            "unbounded": GROWTH_UNBOUNDED_HINT}),
+                            "unbounded": GROWTH_UNBOUNDED_HINT,
+                            # exercise 3's hint for the same answer
+                            "quadratic": GROWTH_QUADRATIC_HINT}),
     )
 
 
@@ -266,14 +315,14 @@ MODEL_ANSWERS = {
         "than F/P seconds and the data cannot arrive in less than M/B. Either way the kernel "
         "needs at least the longer of the two, max(F/P, M/B), and it reaches that floor only if "
         "the two overlap completely; dividing the work F "
-        "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Taking the max is "
-        "the hopeful step, because it assumes loads and arithmetic overlap perfectly. Only the max "
-        "is a bound, a lower one. The sum, F/P + M/B, is the model's time with no overlap, both "
+        "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Only the max is a bound, "
+        "a lower one, and it holds with no assumption; using it as the time is the hopeful step, "
+        "since that floor is reached only with perfect overlap. The sum, F/P + M/B, is the model's time with no overlap, both "
         "units at their peaks; a real kernel can take longer still (stalls, latency: see drill "
         "3), so the sum is no bound. The sum is furthest above the max, twice as long, when the "
         "two terms are equal, at the ridge.",
         ("two lower bounds, one per resource; the larger is the floor",
-         "the max assumes perfect overlap",
+         "using the max as the time assumes perfect overlap",
          "the sum is the model's no-overlap time, at most 2x the max; it is no bound: a kernel "
          "that stalls takes longer")),
     3: None,  # filled in by _numeric_answers(), from the drill's data
