@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (DEFAULT_RTOL, AnswerError, Check, Choices,
+from rooflinelib.exercises.grading import (DEFAULT_RTOL, FRACTION_ATOL, AnswerError, Check, Choices,
                                            NotAnsweredError, Table, check_choice, check_number,
                                            check_side,
                                            read_number, report)
@@ -37,8 +37,17 @@ def _number(answer, expected, question, *, mistakes=(), **options):
     :data:`_TWICE_OR_HALF` (so grading's generic FMA-or-copy hint never fires here)."""
     mistakes = list(mistakes)
     expected = float(expected)
+    rtol = options.get("rtol", DEFAULT_RTOL)
+    atol = options.get("atol") or (FRACTION_ATOL if options.get("unit") == "fraction" else 0.0)
+
+    def band(value):
+        return atol + rtol * abs(value)
+
     for wrong in (2 * expected, expected / 2):
-        if not any(abs(wrong - float(w)) <= DEFAULT_RTOL * abs(float(w)) for w, _ in mistakes):
+        # Review 19g1 K2-1: where a listed mistake's band overlaps the factor-2 slip's (C2's
+        # fraction of the peak, 0.069, against half the key, 0.065, at ±0.005), an answer in both
+        # would hear two diagnoses run together: the listed one is the hint.
+        if not any(abs(wrong - float(w)) <= band(wrong) + band(float(w)) for w, _ in mistakes):
             mistakes.append((wrong, _TWICE_OR_HALF))
     return check_number(answer, expected, question, mistakes=mistakes, **options)
 
@@ -373,7 +382,11 @@ def _rows() -> tuple:
                      "serve more tokens?",
              "score-bandwidth": _SCORE_BEFORE_BATCH,
              "tile": "this byte count already assumes perfect tiling (each matrix crosses HBM once); "
-                     "what else raises the FLOPs per weight byte?"},
+                     "what else raises the FLOPs per weight byte?",
+             # Review 19g1 K2-2: row 8 is not far left of its ridge (124 of 300); the reason is
+             # the roof's own assumption
+             "overlap": "the roof already assumes loads and math overlap; what raises the FLOPs "
+                        "per weight byte?"},
             ((ops.gemm(hidden, "bf16").intensity, "this GEMM is not square: only 128 tokens "
                                                   "share each weight"),
              (projection.n_flops / (hidden * hidden * bf16), "close, but you counted only the "
@@ -503,13 +516,21 @@ def machine_table() -> Table:
 _INVERTED_RIDGE = "that is B / P, bytes per FLOP: the ridge is the compute roof over the bandwidth"
 
 
+_RIDGE_TWICE_OR_HALF = ("off by a factor of 2: the ridge is P / B, from the table's two numbers; "
+                        "nothing is counted")
+
+
 def check_ridges(ridge_fp32, ridge_bf16):
     return report(
         "Part A: the ridge points",
-        _number(ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof",
-                     unit="FLOP/byte", mistakes=[(1 / MACHINE.ridge("fp32"), _INVERTED_RIDGE)]),
-        _number(ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof",
-                     unit="FLOP/byte", mistakes=[(1 / MACHINE.ridge(BF16_TENSOR), _INVERTED_RIDGE)]),
+        # Review 19g1 K2-6: a ridge is given, not counted: its factor-2 hint says so (not
+        # "redo the count"); grading's unit-prefix hints (1,000x) still apply
+        *[check_number(answer, key, question, unit="FLOP/byte",
+                       mistakes=[(1 / key, _INVERTED_RIDGE), (2 * key, _RIDGE_TWICE_OR_HALF),
+                                 (key / 2, _RIDGE_TWICE_OR_HALF)])
+          for answer, key, question in (
+              (ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof"),
+              (ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof"))],
     )
 
 
@@ -790,8 +811,12 @@ _REREADS_ONLY = ("that counts the re-reads only: the first pass's bytes reach th
                  "L2 as well")
 
 
+_ELEMENTS_NOT_BYTES = "that counts elements, not bytes: an fp32 element is 4 bytes"
+
+
 def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound_by):
     n_flops, key_l2, key_hbm = _cached()
+    fp32 = ops.dtype_bytes("fp32")
     return report(
         "C3: the cache-resident row",
         _number(l2_bytes, key_l2, "L2 bytes per row", unit="B",
@@ -801,18 +826,30 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                # Review 19k1 K2-2: no copy here; the row is only read
                                (2 * key_l2, "twice the key: each pass only reads the row (one "
                                             "number is written per row, negligible): count one "
-                                            "read of the row per pass")]),
+                                            "read of the row per pass"),
+                               # Review 19g1 K2-5: elements, not bytes
+                               (key_l2 / fp32, _ELEMENTS_NOT_BYTES)]),
         _number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
                      mistakes=[(key_l2, "the row stays in L2 between passes: how many times "
-                                        "does it come from HBM?")]),
+                                        "does it come from HBM?"),
+                               (key_hbm / fp32, _ELEMENTS_NOT_BYTES)]),
         _number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
-                     mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY)]),
+                     mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY),
+                               # Review 19g1 K2-5: the two intensities swapped
+                               (n_flops / key_hbm, "that divides by the HBM bytes; the L2 "
+                                                   "intensity divides by the L2 traffic")]),
         _number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
                                                   "intensity divides by HBM bytes")]),
         check_choice(bound_by, "cache", "what bounds it", LIMITERS,
                      hints={"memory": "it is well below the HBM roof at its HBM intensity; which "
                                       "counter is near its ceiling?",
+                            # Review 19g1 K2-5: not C1/C2's "which latency?", which steers to
+                            # launch or unmodelled, both wrong here
+                            "latency": "a latency limit is one no roof accounts for; here the "
+                                       f"profiler puts one level's traffic at "
+                                       f"{CACHE_L2_CEILING_FRACTION:.0%} of that level's own "
+                                       "ceiling: which limit is that?",
                             # 'unmodelled' means no roof accounts for the time (C2's case:
                             # occupancy, latency, stalls); here one does, the L2's
                             "unmodelled": "not quite: the HBM roofline alone cannot see this "

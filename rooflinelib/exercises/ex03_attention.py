@@ -87,9 +87,12 @@ def check_flops(attention_flops):
             # Review 10b K3-C1: the GEMMs right and the softmax miscounted (3 FLOPs per score is
             # the usual slip) differ from the key by a multiple of s^2: name the softmax
             # (review 19k1 K3-1: at c = 1 the softmax is counted as 1 FLOP, not left out)
+            # Review 19g1 K3-2: 2d - 1 FLOPs per dot product (d multiplies, d - 1 adds) lands
+            # on c = 3 too, so the hint names both counts, not the softmax alone
             *[(lambda s, d, c=c: 4 * s * s * d + c * s * s,
-               "your two GEMMs are right; check the softmax's FLOPs per score: max, subtract, "
-               "exp, sum and divide, 1 FLOP each") for c in (1, 2, 3, 4, 6, 7, 8, 10)],
+               "the s^2 term is off: check the softmax's FLOPs per score (max, subtract, exp, "
+               "sum and divide, 1 each: 5 in all) and each of a dot product's d multiply-adds "
+               "(2 FLOPs each: 2d per score, not 2d - 1)") for c in (1, 2, 3, 4, 6, 7, 8, 10)],
             (lambda s, d: 2 * s * s * d + softmax * s * s,
              "you have half the matrix work: there are two GEMMs (Q K^T and P V), and each "
              "multiply-add counts 2 FLOPs"),
@@ -245,12 +248,23 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
             if abs(value - wrong) <= CROSSOVER_RTOL * wrong:
                 return Check(question, "fail", hint)
         if value < exact:
+            # Review 19g1 K3-4: a ridge rounded down gives an s just under the key
             return Check(question, "fail", f"at s = {value:g} the fused intensity is still below the "
-                                           "ridge: the smallest s that reaches it is larger (round up)")
+                                           "ridge: the smallest s that reaches it is larger (round "
+                                           "up, and use the ridge unrounded)")
         return Check(question, "fail", f"more than {CROSSOVER_RTOL * 100:g}% above the key: a smaller "
                                        "s already reaches the ridge")
 
     return guarded(question, grade)
+
+
+def _ridge_slips(key: float) -> list:
+    """Review 19g1 K3-3: the inverted ridge (B / P), as exercises 1 and 2 hint it; twice the key
+    is the datasheet's sparsity figure (nothing is counted, so grading's FMA-or-copy hint would
+    not fit)."""
+    return [(1 / key, "that is B / P, bytes per FLOP: the ridge is the compute roof over the "
+                      "bandwidth"),
+            (2 * key, "twice the key: take the dense bf16 peak, not the figure with sparsity")]
 
 
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
@@ -260,12 +274,14 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
     h = ops.attention_fusion_crossover(h_ridge, HEAD_DIM, DTYPE)
     return report(
         "Part C: the sequence length where fusion changes the verdict",
-        check_number(ridge_mi300x, mi_ridge, "MI300X bf16 ridge", unit="FLOP/byte"),
+        check_number(ridge_mi300x, mi_ridge, "MI300X bf16 ridge", unit="FLOP/byte",
+                     factor_hints=False, mistakes=_ridge_slips(mi_ridge)),
         _check_smallest_s(s_mi300x, mi, "MI300X"),
         check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
                      "does unfused attention ever get there on MI300X?", YES_NO,
                      hints={"yes": "compare the unfused limit with the ridge"}),
-        check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte"),
+        check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte",
+                     factor_hints=False, mistakes=_ridge_slips(h_ridge)),
         _check_smallest_s(s_h200, h, "H200"),
     )
 

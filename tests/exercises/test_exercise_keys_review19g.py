@@ -171,3 +171,52 @@ def test_k3_1_the_menus_own_words_pass(unfused, fused):
 def test_k3_1_grows_like_s_squared_is_read_as_quadratic():
     check = ex03.check_limits("grows like s squared", "linear", 64.6, 0.505).checks[0]
     assert check.status == "fail" and "ratio" in check.message
+
+
+def test_k3_2_a_2d_minus_1_dot_product_is_not_told_its_gemms_are_right():
+    check = ex03.check_flops(lambda s, d: 4 * s * s * d + 3 * s * s)
+    assert check.status == "fail"
+    assert "your two GEMMs are right" not in check.message
+    assert "multiply-adds (2 FLOPs each" in check.message and "5 in all" in check.message
+
+
+def test_k3_3_an_inverted_or_sparse_ridge_gets_a_hint():
+    report = ex03.check_crossover(1 / 246.7, 489, "no", 2 * 206.1, 409)
+    assert "B / P" in report.checks[0].message
+    assert "dense" in report.checks[3].message
+
+
+def test_k3_4_an_s_from_a_rounded_ridge_hears_use_it_unrounded():
+    check = ex03.check_crossover(246, 488, "no", 206.1, 409).checks[1]
+    assert check.status == "fail" and "unrounded" in check.message
+
+
+# --- exercise 2 ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [0.069, "7%"])
+def test_k2_1_fraction_of_the_peak_hears_one_diagnosis(answer):
+    key_intensity, verdict, achieved = ex02._slow()
+    check = ex02.check_far_below(key_intensity, verdict.roof_gflops / 1000, achieved / 1000,
+                                 answer, "unmodelled", "profile").checks[3]
+    assert check.status == "fail" and "compute peak" in check.message
+    assert ex02._TWICE_OR_HALF not in check.message
+
+
+def test_k2_2_row_8_overlap_is_not_called_far_left():
+    check = ex02.check_row(8, 124.1, "compute", "memory", "memory", "overlap").checks[-1]
+    assert check.status == "fail" and "far" not in check.message
+    assert "already assumes loads and math overlap" in check.message
+
+
+def test_k2_5_c3_latency_swap_and_elements_get_their_hints():
+    n_flops, l2, hbm = ex02._cached()
+    report = ex02.check_cache_resident(l2 / 4, hbm / 4, n_flops / hbm, n_flops / l2, "latency")
+    assert all("elements, not bytes" in c.message for c in report.checks[:2])
+    assert "divides by the HBM bytes" in report.checks[2].message
+    assert "is not it" not in report.checks[4].message and "ceiling" in report.checks[4].message
+
+
+def test_k2_6_a_ridge_off_by_two_is_not_told_to_redo_a_count():
+    report = ex02.check_ridges(30, 150)
+    assert all(ex02._TWICE_OR_HALF not in c.message and c.status == "fail" for c in report.checks)
+    assert all("nothing is counted" in c.message for c in report.checks)
