@@ -92,7 +92,8 @@ def test_02_prose_states_the_numbers_rooflinelib_gives():
     sizes = {r["dtype"]: r["smallest_n"] for r in tables.gemm_threshold_rows(H200)}
     # review 19d: the threshold is the ridge crossing; the 10% band calls it "at the ridge"
     assert f"reaches the ridge at N = {sizes['fp32']}" in text
-    assert f"in every tensor-core precision, at N = {sizes['bf16']}" in text
+    # review 20c: 619 holds with C in the GEMM's own type (fp8 with bf16 C: the appendix's 825)
+    assert f"in every tensor-core precision (C in the same type), at N = {sizes['bf16']}" in text
     assert len({sizes[d] for d in ("tf32", "bf16", "fp16", "fp8")}) == 1
 
 
@@ -111,6 +112,12 @@ def test_02_mufu_share_is_counted_per_clock():
     assert "4d = 512 FLOPs at d = 128" in text and "4,096 dense bf16 FLOPs per clock: 1/8 clock" in text
     assert "an SM's MUFUs give 16 per clock: 1/16 clock" in text and "whatever the clock" in text
     assert "half again as long on the H100 and H200" in text
+    # review 20c: 01's opening figures are the dense peaks (the H200 datasheet prints 67, and its
+    # tensor figures with sparsity)
+    opening = words(cells("01_derivation.ipynb")[0].source)
+    assert "H200's published dense peaks" in opening and "datasheet figures" not in opening
+    # review 20c: the exp instruction alone sets these, so they are lower bounds
+    assert "tensor roof says: at least a quarter longer on the A100" in text
     for machine in (A100, H100_SXM, H200):
         per_clock = NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM[machine.name]
         assert operators.exp_time_over_matrix_time(128, machine) == pytest.approx(
@@ -1181,7 +1188,7 @@ def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_comp
     from rooflinelib.core.model import side_of_ridge
     text = words(markdown("02_operator_intensities.ipynb"))
     assert "compute-bound from N = 84" not in text and "it needs N = 619" not in text
-    assert "reaches the ridge at N = 84; in every tensor-core precision, at N = 619" in text
+    assert "reaches the ridge at N = 84; in every tensor-core precision (C in the same type), at N = 619" in text
     # the band's first compute-bound N, from the library
     first = {}
     for dtype, ceiling in (("fp32", "fp32"), ("bf16", "bf16-tensor")):
