@@ -112,4 +112,6 @@ def test_exercise_3_says_the_limit_is_approached_and_the_crossover_must_reach_th
     assert "reaches the H200's bf16 ridge of 206 only from d = 411" not in text
     assert "which it only approaches as s grows, exceeds the H200's bf16 ridge of 206 only for d ≥ 412" in text
     # K3-1: the question says the crossover passes only at or above the key
-    assert "so that answer passes only at or up to 2% above the key" in text
+    # (review 19g1: "below it" read as "below the ridge"; the key is what an answer is above)
+    assert "smaller than the key does not reach the ridge, so answers pass from the key up to 2% above it" in text
+    assert "below it does not reach" not in text
