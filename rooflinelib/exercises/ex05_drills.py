@@ -110,6 +110,16 @@ _FIRST_STEPS = _NoGuessChoices({**FIRST_STEPS.options, "profile": (
 _LIMITERS = _NoGuessChoices(LIMITERS.options)
 
 
+def _percent_as_factor(answer):
+    """A ratio written as a percentage ("500%" for 5x) read as the factor it names; grading
+    reads a percentage as a fraction, which a ratio of times is not."""
+    if isinstance(answer, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%\s*", answer)
+        if m:
+            return float(m.group(1)) / 100
+    return answer
+
+
 def _tflops_slips(key):
     """The same rate in FLOP/s or GFLOP/s: right, but in another unit than the drill asks for."""
     hint = "the question asks for TFLOP/s"
@@ -126,7 +136,7 @@ def check_drill1(optimistic, worst_ratio):
                      hints={"sum": "adding the two times assumes nothing overlaps: is that the "
                                    "hopeful or the cautious case?"}),
         # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here.
-        check_number(worst_ratio, balanced.serial_s / balanced.overlapped_s,
+        check_number(_percent_as_factor(worst_ratio), balanced.serial_s / balanced.overlapped_s,
                      "largest ratio of the sum (no overlap) to the max", unit="x",
                      factor_hints=False,
                      mistakes=[(1.0, "1 would mean the sum never exceeds the max: where are the "
@@ -266,7 +276,7 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                                      "is larger?"}),
         # A ratio of two times: no FMA/copy factor-of-2 hint. A speedup of 1 is the "same FLOPs,
         # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
-        check_number(speedup, memory_before / memory_after, "speedup from fusion", unit="x",
+        check_number(_percent_as_factor(speedup), memory_before / memory_after, "speedup from fusion", unit="x",
                      factor_hints=False,
                      # the hint names no side (it would give the answer of
                      # the side check above)
@@ -279,7 +289,7 @@ def check_drill6(direction, ridge_factor):
     return report(
         "Drill 6",
         check_choice(direction, "right", "where the ridge moves", RIDGE_MOVES),
-        check_number(ridge_factor, D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
+        check_number(_percent_as_factor(ridge_factor), D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
                      "factor by which the ridge grows", unit="x", rtol=D6_RTOL,
                      mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
                                 "the ridge is P divided by B"),

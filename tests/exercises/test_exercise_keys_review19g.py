@@ -220,3 +220,10 @@ def test_k2_6_a_ridge_off_by_two_is_not_told_to_redo_a_count():
     report = ex02.check_ridges(30, 150)
     assert all(ex02._TWICE_OR_HALF not in c.message and c.status == "fail" for c in report.checks)
     assert all("nothing is counted" in c.message for c in report.checks)
+
+
+def test_k5_4_ratios_written_as_percentages_are_read():
+    assert ex05.check_drill1("max", "200%").passed
+    assert ex05.check_drill4(0.125, 0.625, "memory", "500%").passed
+    assert ex05.check_drill6("right", "667%").passed
+    assert ex05.check_drill4(0.125, 0.625, "memory", "100%").checks[3].status == "fail"
