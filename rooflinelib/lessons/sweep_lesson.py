@@ -8,6 +8,8 @@
 * :func:`softmax_split_table`: the three-pass softmax in one table: its kernels' own time, the
   time outside them, and its streaming rate set against the copy's, both as counted bytes over
   measured time (like with like), with the profiler's DRAM bytes against the count.
+* :func:`naive_transpose_l2_estimate`: the naive transpose's L2 sector traffic at Lab 1's L2 roof,
+  against its measured time (the appendix's "about a quarter").
 """
 from __future__ import annotations
 
@@ -113,6 +115,10 @@ def roof_table(result, ks=ROOF_TABLE_KS, width: int = 30) -> str:
     return "\n".join(lines)
 
 
+#: Cell 21 prints the recorded H200 profile in every mode (no live profile is taken): its header says so.
+BRIEF_HEADER = "the 3-pass softmax, profiled: the recorded H200 run (not re-run live)"
+
+
 def softmax_split_brief(profile, experiment) -> str:
     """The two numbers notebook 04 reads off the three-pass softmax's profile: the time outside
     its kernels (an event-timed run less Nsight Compute's kernel time: a two-run estimate) and
@@ -122,4 +128,19 @@ def softmax_split_brief(profile, experiment) -> str:
     lines = [("time outside the 3 kernels, a two-run estimate (us)", f"{split['between_s'] * 1e6:.1f}"),
              ("the kernels' streaming rate / the copy's", f"{r['of_copy']:.0%}")]
     return render([{"what": w, "value": v} for w, v in lines],
-                  (Column("what", "the 3-pass softmax, profiled", align="<"), Column("value", "")))
+                  (Column("what", BRIEF_HEADER, align="<"), Column("value", "")))
+
+
+def naive_transpose_l2_estimate(experiment, l2_gbps: float) -> dict:
+    """What the naive transpose's L2 sector traffic alone would cost (appendix-04, review 20a).
+
+    Its reads are whole 32-byte sectors (the problem's read bytes); each 4-byte write down a
+    column is a sector of its own (32 bytes).  At the L2 roof ``l2_gbps`` (Lab 1's) that traffic
+    takes ``l2_s``; ``share`` is that time over the naive kernel's measured time."""
+    naive = next(v for v in experiment.variants if v.name == "naive")
+    copy = next(v for v in experiment.variants if v.name == "copy")
+    elements = naive.n_bytes / 8                 # 4 bytes read and 4 written per element
+    sector_bytes = elements * 4 + elements * 32  # full read sectors + one sector per write
+    l2_s = sector_bytes / (l2_gbps * 1e9)
+    return {"sector_bytes": sector_bytes, "l2_s": l2_s, "naive_s": naive.median_s,
+            "copy_s": copy.median_s, "share": l2_s / naive.median_s}
