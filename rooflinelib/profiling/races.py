@@ -80,7 +80,7 @@ def _line(depth: int) -> str:
 
 class _State:
     def __init__(self):
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a store holds it across its compare, its note and the store itself
         self.arrays = {}  # id(array) -> {flat index: [write, reads]}
         self.keep = []  # the arrays themselves, so that their ids stay unique
         self.race = None
@@ -140,8 +140,11 @@ class RaceShared(ArrayFace):
 
     def __setitem__(self, index, value):
         import numpy as np
-        self._note(index, write=True, same=bool(np.all(self._array[index] == value)))
-        self._array[index] = value
+        # one locked step: another thread's store cannot land between this compare and this store,
+        # so threads storing one value alike are never told apart by the order they ran in
+        with self._state.lock:
+            self._note(index, write=True, same=bool(np.all(self._array[index] == value)))
+            self._array[index] = value
 
 
 def _atomics(base):

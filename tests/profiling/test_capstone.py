@@ -2,6 +2,7 @@
 the CUDA simulator, the self-graded checks, the live pair's verification, the comparison of the
 prediction with the measurement, and the recorded H200 profiles, missing and present."""
 import dataclasses
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -2071,3 +2072,47 @@ def test_the_capstone_page_review_18b():
     worked = next(c.source for c in key.cells if "verdicts = {" in c.source)
     assert "15.5" not in worked and "(14)" not in worked
 
+
+
+# --- fix round 21 (review 19f)
+
+_EVERY_THREAD_STORES = "    m = block_reduce(m, part, True)\n    maxima[r] = m"
+
+
+def test_every_thread_storing_one_value_is_never_a_race_however_the_threads_ran():
+    # review 19f K-1: "same value" was decided outside the lock, so a store landing between another
+    # thread's compare and its store made a benign store a race (7 of 10 runs in one process)
+    from numba.cuda.simulator import kernel as sim_kernel
+    from rooflinelib.profiling import races, simulator
+    namespace = {}
+    exec(compile('''
+from numba import cuda
+import numpy as np
+
+
+def store_alike(out):  # every thread stores one result in each entry, in shared and global memory
+    flag = cuda.shared.array(64, np.float32)
+    for i in range(64):
+        flag[i] = 3.0
+        out[i] = 3.0
+    cuda.syncthreads()
+    out[64 + cuda.threadIdx.x] = flag[cuda.threadIdx.x]
+''', "<store kernels>", "exec"), namespace)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads switch often, as in the runs that were refused
+    try:
+        for run in range(20):
+            out = np.full(96, np.nan, np.float32)
+            with simulator.quick(), races.detect() as found:
+                sim_kernel.FakeCUDAKernel(namespace["store_alike"], device=False)[2, 32](found.watch(out))
+            assert not found, (run, found[0].sentence())
+    finally:
+        sys.setswitchinterval(interval)
+
+
+@pytest.mark.slow
+def test_a_3_pass_whose_every_thread_stores_the_reduced_maximum_passes_every_run(kernels):
+    # review 19f K-1 (r03): block_reduce hands every thread the result, so maxima[r] = m on every thread is right
+    variant = _variant(_PASS1_REDUCE, _EVERY_THREAD_STORES)
+    for _ in range(4):
+        assert _three_pass_status(kernels, variant).status == "pass"
