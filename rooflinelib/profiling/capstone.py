@@ -217,7 +217,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     if wrong:
                         return Check(question, "fail", f"y is right at {rows} rows x {cols} columns, but " + wrong)
                 worst = max(worst, error)
-            limits = _at_the_limits(passes_of)
+            limits = _at_the_limits(passes_of, three_pass=name == "3-pass")
             if limits:
                 return Check(question, "fail", limits)
             refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
@@ -261,13 +261,16 @@ def _kernel_line(exc) -> str:
     return line
 
 
-def _at_the_limits(passes_of) -> str:
+def _at_the_limits(passes_of, three_pass: bool = False) -> str:
     """Why the kernels fail at the exercise's stated launch (:data:`LIMIT_ROWS` x :data:`LIMIT_COLS`,
     :data:`LIMIT_THREADS` threads) when they passed the small sizes, or ''."""
     import numpy as np
     rows, cols, threads = LIMIT_ROWS, LIMIT_COLS, LIMIT_THREADS
     where = f"at the stated launch ({rows} row x {cols:,} columns, {threads} threads a block)"
     buffers = softmax_buffers(rows, cols)
+    # the large value in the last column, which the block's last thread owns: a max over part of the
+    # block (a tree hard-coded for 32 threads) misses it, and its exp overflows
+    buffers["x"][LARGE_ROW, LARGE_COL] += np.float32(LARGE_SHIFT)
     buffers["y"] = np.full((rows, cols), UNWRITTEN, np.float32)
     for key in ("maxima", "e", "sums"):
         buffers[key] = np.full_like(buffers[key], np.nan)
@@ -286,7 +289,12 @@ def _at_the_limits(passes_of) -> str:
         return f"a race {where}: " + _race_hint(found[0])
     error = _max_error(y, buffers["x"])
     if not error < MAX_RELATIVE_ERROR:
-        return f"right at the small sizes, but wrong output {where}: the largest relative error is {error:.3g}"
+        return (f"right at the small sizes, but wrong output {where}: the largest relative error is {error:.3g}; the "
+                f"row's one large value (+{LARGE_SHIFT:g}) sits in the last column, thread {threads - 1}'s: does every "
+                "reduction cover every thread of the block (cuda.blockDim.x of them, not 32)?")
+    if three_pass and not np.array_equal(buffers["maxima"], buffers["x"].max(axis=1)):
+        return (f"right at the small sizes, but {where} maxima[r] is not the row's largest value, which sits in "
+                f"the last column (thread {threads - 1}'s): does pass 1's reduction cover every thread of the block?")
     return ""
 
 

@@ -2116,3 +2116,13 @@ def test_a_3_pass_whose_every_thread_stores_the_reduced_maximum_passes_every_run
     variant = _variant(_PASS1_REDUCE, _EVERY_THREAD_STORES)
     for _ in range(4):
         assert _three_pass_status(kernels, variant).status == "pass"
+
+
+def test_a_reduction_hard_coded_for_32_threads_fails_at_the_stated_launch(kernels):
+    # review 19f K-2 (w21): exact at the simulator's 32 threads, and y was right at 256 threads on a plain
+    # input; the stated launch now holds the large value in thread 255's column
+    wrong = _variant("    step = cuda.blockDim.x // 2\n", "    step = 16\n")
+    got = capstone.check_kernels(wrong["three_pass_passes"], wrong["fused_passes"])
+    for check in got.checks:
+        assert check.status == "fail", check
+        assert "at the stated launch" in check.message and "thread 255's" in check.message, check
