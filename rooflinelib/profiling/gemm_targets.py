@@ -21,9 +21,11 @@ when a kernel is first needed.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
+
 from rooflinelib.store.recorded import recorded_file
 from rooflinelib.profiling.counting import count_accesses
-from rooflinelib.store.fileio import read_json
+from rooflinelib.store.fileio import read_json, read_text
 from rooflinelib.store.results import recorded_h200
 from rooflinelib.profiling.profile_result import ProfileError
 
@@ -397,9 +399,7 @@ def kernel_diff_text() -> str:
     """The lines in which each slow variant differs from its fixed kernel, side by side, read
     from :mod:`rooflinelib.profiling.gemm_kernels` (its text, not an import: numba is not
     needed).  Every other line of each pair is the same."""
-    import importlib.util
-    from pathlib import Path
-    source = Path(importlib.util.find_spec("rooflinelib.profiling.gemm_kernels").origin).read_text()
+    source = read_text(Path(__file__).with_name("gemm_kernels.py"), kind="the GEMM kernels' source")
     pairs = (("naive", "gemm_naive_kernel", "gemm_naive_rows_kernel"),
              ("tiled", "gemm_tiled_kernel", "gemm_tiled_rows_kernel"))
     rows = []
