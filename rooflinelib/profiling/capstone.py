@@ -240,6 +240,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
         except NotAnsweredError:
             return Check(question, "unanswered", "a kernel used NOT_ANSWERED: write its body first")
         except BaseException as exc:
+            if isinstance(exc, AttributeError) and "FakeCUDA" in str(exc):
+                return Check(question, "invalid", "the CUDA simulator has no " + (re.findall(r"'(\w+)'$", str(exc))
+                             or ["such function"])[0] + " (it has no warp shuffles): this exercise's reductions go "
+                             "through block_reduce")
             text = " ".join(str(exc).split())[:300]
             return Check(question, "invalid", f"the simulator stopped: {type(exc).__name__}: {text}")
 
@@ -623,9 +627,17 @@ def _wrong_output(y, x, error: float) -> str:
     others = np.arange(len(y)) != LARGE_ROW
     unwritten = int((y[others] == UNWRITTEN).sum())
     if unwritten:
-        return (f"{unwritten:,} of the {y[others].size:,} outputs of the ordinary rows were never written; the "
-                f"simulator runs {SIM_THREADS} threads a block, not THREADS: does every loop over a row stride by "
-                "cuda.blockDim.x?")
+        missed = y[others] == UNWRITTEN
+        head = f"{unwritten:,} of the {y[others].size:,} outputs of the ordinary rows were never written"
+        columns = np.arange(y.shape[1])
+        if (missed == (columns % LIMIT_THREADS >= SIM_THREADS)).all():  # what a stride of THREADS leaves out
+            return (f"{head}; the simulator runs {SIM_THREADS} threads a block, not THREADS: does every loop over "
+                    "a row stride by cuda.blockDim.x?")
+        rows = np.flatnonzero(others)[missed.any(axis=1)]
+        cols = np.flatnonzero(missed.any(axis=0))
+        return (f"{head}: column{'s' if len(cols) > 1 else ''} {_spans(cols)} of row{'s' if len(rows) > 1 else ''} "
+                f"{_spans(rows)}: does every "
+                "loop run over the whole row (range(t, x.shape[1], cuda.blockDim.x), row r = cuda.blockIdx.x)?")
     nan = int(np.isnan(y[others]).sum())
     if nan:
         return (f"{nan:,} of the {y[others].size:,} outputs of the ordinary rows came out NaN, the value this check "
@@ -642,6 +654,18 @@ def _wrong_output(y, x, error: float) -> str:
                 "row's true maximum subtracted first)? Or is a cuda.syncthreads() missing before threads read "
                 "each other's shared values?")
     return f"the largest relative error is {error:.3g}; check each pass against its description"
+
+
+def _spans(values, most: int = 4) -> str:
+    """Sorted integers as ranges, "0-6, 9", the first ``most`` of them."""
+    spans = []
+    for v in (int(v) for v in values):
+        if spans and v == spans[-1][1] + 1:
+            spans[-1][1] = v
+        else:
+            spans.append([v, v])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:most])
+    return text + (", ..." if len(spans) > most else "")
 
 
 def _simulate_output(passes, rows: int, buffers: dict, races: list = None, threads: int = SIM_THREADS):

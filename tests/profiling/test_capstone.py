@@ -2126,3 +2126,25 @@ def test_a_reduction_hard_coded_for_32_threads_fails_at_the_stated_launch(kernel
     for check in got.checks:
         assert check.status == "fail", check
         assert "at the stated launch" in check.message and "thread 255's" in check.message, check
+
+
+def test_unwritten_outputs_name_the_stride_only_for_the_columns_a_32_thread_stride_misses():
+    # review 19f K-5: an off-by-one, a loop over shape[0] or swapped indices were all told to stride by blockDim.x
+    x = capstone.softmax_input(8, 256)
+    y = capstone.reference_softmax(x).astype(np.float32)
+    strided = y.copy()
+    strided[:, np.arange(256) % capstone.LIMIT_THREADS >= capstone.SIM_THREADS] = capstone.UNWRITTEN
+    assert "stride by cuda.blockDim.x" in capstone._wrong_output(strided, x, 1.0)
+    last = y.copy()
+    last[:, -1] = capstone.UNWRITTEN
+    told = capstone._wrong_output(last, x, 1.0)
+    assert "stride" not in told and "column 255 of rows 1-7" in told, told
+
+
+def test_a_warp_shuffle_is_told_the_simulator_has_none(kernels):
+    # review 19f K-6: a raw "'FakeCUDAModule' object has no attribute 'shfl_down_sync'" came back
+    wrong = _variant("    m = block_reduce(m, part, True)\n    s = float32(0)\n",
+                     "    m = cuda.shfl_down_sync(0xffffffff, m, 16)\n    s = float32(0)\n")
+    check = _fused_status(kernels, wrong)
+    assert check.status == "invalid" and "FakeCUDAModule" not in check.message, check
+    assert "no warp shuffles" in check.message and "block_reduce" in check.message, check
