@@ -332,6 +332,7 @@ def _local_row(passes) -> str:
     registers; a run-time index (``row[c]``, ``vals[i]`` with ``i += 1``) puts it in local memory
     (off chip, cached by the L1 and L2), whose traffic the 8 bytes per element do not count.  The
     source decides, as the simulator runs local arrays as numpy arrays."""
+    shared_row = _has_shared_row(passes)
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
@@ -341,10 +342,41 @@ def _local_row(passes) -> str:
                 continue
             names = [t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _is_local_array(node.value)
                      for t in node.targets if isinstance(t, ast.Name)]
-            if any(_is_local_array(node) for node in ast.walk(tree)):
+            if any(_is_local_array(node) and not (shared_row and _small_local(node, f, tree))
+                   for node in ast.walk(tree)):
                 index = _run_time_index(tree, f, names)
                 return LOCAL_ROW_REASON + (LOCAL_ROW_OFF_CHIP.format(index=index) if index else "")
     return ""
+
+
+#: A local array with fewer entries than a thread's share of the stated row (4,096 / 256) holds a few
+#: values (a max and a sum), not the row: accepted beside a shared row.
+SMALL_LOCAL = LIMIT_COLS // LIMIT_THREADS
+
+
+def _small_local(node, fn, tree) -> bool:
+    """Whether the ``cuda.local.array`` call ``node`` asks for fewer than :data:`SMALL_LOCAL` entries."""
+    shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+    size = None if shape is None else _constant_value(shape, fn, _local_constants(tree, fn))
+    return size is not None and size < SMALL_LOCAL
+
+
+def _has_shared_row(passes) -> bool:
+    """Whether a kernel of ``passes`` asks for a ``cuda.shared.array`` that holds the stated row."""
+    for kernel, _ in passes:
+        fn = kernel_py_func(kernel)
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            func = getattr(node, "func", None)
+            if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
+                    and isinstance(func.value, ast.Attribute) and func.value.attr == "shared" and node.args):
+                size = _constant_value(node.args[0], fn, _local_constants(tree, fn))
+                if size is not None and size >= LIMIT_COLS:
+                    return True
+    return False
 
 
 def _is_local_array(node) -> bool:
@@ -412,8 +444,8 @@ def _once_rules(passes_of, size) -> str:
               for (_, args), c in zip(passes, counted["per_launch"]) for i, a in enumerate(args) if a is x]
     reads = (sum(x_read) if x_read else counted["read"]) / x.nbytes  # x not passed as itself: every read
     if reads > 1 + READ_ONCE_SLACK:
-        return (f"reads x {reads:.3g} times from global memory: read each element of x once, keep the row in "
-                "shared memory (cuda.shared.array) and work on it there")
+        return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: load each "
+                "element of x once into the row in shared memory (cuda.shared.array), then use row[c] from there")
     writes = counted["written"] / y.nbytes
     if writes > 1 + READ_ONCE_SLACK:
         return (f"writes {writes:.3g}x the bytes of y to global memory: write each element of y once, at the end, "

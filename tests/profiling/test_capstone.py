@@ -2148,3 +2148,21 @@ def test_a_warp_shuffle_is_told_the_simulator_has_none(kernels):
     check = _fused_status(kernels, wrong)
     assert check.status == "invalid" and "FakeCUDAModule" not in check.message, check
     assert "no warp shuffles" in check.message and "block_reduce" in check.message, check
+
+
+def test_a_small_local_array_beside_the_shared_row_passes(kernels):
+    # review 19f K-4 (b): the row is in cuda.shared.array(MAX_COLS) as asked; a 2-entry local array holds (max, sum)
+    wrong = _variant("    s = float32(0)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        row[c] = math.exp",
+                     "    acc = cuda.local.array(2, float32)\n    acc[0] = m\n    s = float32(0)\n"
+                     "    for c in range(t, x.shape[1], cuda.blockDim.x):\n        row[c] = math.exp")
+    assert _fused_status(kernels, wrong).status == "pass"
+    assert capstone.SMALL_LOCAL == 16  # a 32-entry local array (notebook 07's design) is still refused
+
+
+def test_a_second_read_of_x_is_told_as_a_source_rule(kernels):
+    # review 19f K-4 (a): row[c] = x[r, c]; m = max(m, x[r, c]) was told to "keep the row in shared memory", which it does
+    wrong = _variant("        m = max(m, row[c])\n    m = block_reduce(m, part, True)",
+                     "        m = max(m, x[r, c])\n    m = block_reduce(m, part, True)")
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail" and "each x[r, c] its source reads" in check.message, check
+    assert "then use row[c]" in check.message, check
