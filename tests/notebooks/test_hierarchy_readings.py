@@ -73,7 +73,8 @@ def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
     from test_lessons_05 import _printed
     m = h.with_mix_roof(h.machine_from_result(recorded, recorded_h200()),
                         results.dram_mixes(results.recorded("ceilings")), "copy")
-    assert f"copy roof ({tb(m.ceiling('dram').value)})" in prose and tb(m.ceiling("l2").value) in prose
+    # review 20d: the roofs' sentence was cut; the table keeps the copy roof, section 2 the L2's
+    assert f"{m.ceiling('dram').value / 1e3:.2f} a copy" in prose and tb(m.ceiling("l2").value) in prose
     ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".1f"), ("l1", ".2f"))]
     assert f"the ridge moves left as the level moves in: {', '.join(ridges)}." in prose
     assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
@@ -107,7 +108,7 @@ def test_the_ws_read_placement_the_prose_describes(recorded, prose):
     assert f"The L2 moves {l2.n_bytes / dram.n_bytes:.0f} times its DRAM bytes" in prose
     sweep = placements["sweep K=8, 1024 MiB"]
     assert sweep.point("dram").ceiling_gbps == mixes["copy"]
-    assert sweep.binding == "dram" and f"reach the copy roof (the table's {sweep.point('dram').fraction_of_roof:.0%})" in prose
+    assert sweep.binding == "dram" and f"reach the copy roof ({sweep.point('dram').fraction_of_roof:.0%})." in prose
     # the old reading, 91% of the write roof, scored a copy-like kernel against a mix it does not run
     assert "bind at DRAM at 91% of the roof" not in prose
 
@@ -202,7 +203,7 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
         assert term not in prose
         assert term in appendix
     assert "*thread-block cluster* (a group of blocks" in appendix and "TMA multicast (the Tensor Memory Accelerator" in appendix
-    assert "ways to share it across SMs or cut its L2 traffic (untested): [appendix](" in prose
+    assert "Ways to cut its L2 traffic (untested): [appendix](" in prose
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
     assert "two **partitions** joined by a link, the L2 **fabric**" in appendix and "fabric" not in prose
@@ -242,8 +243,11 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     lab1_l2 = next(c["value"] for c in results.recorded("ceilings")["ceilings"] if c["name"] == "l2")
     assert f"{1 - sweep_l2 / lab1_l2:.0%}" == "9%"  # the "9% under" the page quotes
     section2 = " ".join(next(t for t in _markdown("05") if t.startswith("The recorded H200's three plateaus")).split())
-    assert ("0.90 of the 62.9 MB the device reports. 9% under Lab 1's L2 roof, the chart's: at equal footprints "
-            "the gap is the sweep kernel's ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
+    # review 20d: said plainly (two L2 figures; the chart uses Lab 1's; the sweep's plateau gives the capacity)
+    assert ("0.90 of the 62.9 MB the device reports. The chart uses Lab 1's 9.76 TB/s; the sweep's kernel reads 9% "
+            "slower at the same sizes, so its plateau gives the L2's capacity, not its roof "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
+    assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 10% under Lab 1's L2 roof at the same footprints" in appendix
 
@@ -260,13 +264,14 @@ def test_05_review_12c_the_appendix_labels_the_uncounted_writes_a_hypothesis(app
 def test_05_review_13c_technical_items(prose, appendix):
     # T05-1: one block's shared memory cannot hold a byte 25 blocks read; a cluster's TMA multicast can
     assert "registers or shared memory, which serve one block, cannot capture it" not in prose
-    assert ("so registers or one block's shared memory cannot capture it; ways to share it across SMs or cut its L2 "
-            "traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#ws_read-ways-to-cut-its-l2-traffic-untested)") in prose
+    # review 20d: the reason is the appendix's; the lesson keeps the link
+    assert "Ways to cut its L2 traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#ws_read-ways-to-cut-its-l2-traffic-untested)" in prose
+    assert "so registers or a shared-memory tile (each serves one block) cannot capture the reuse" in appendix
     assert "TMA multicast" in appendix and "holds at most 8 blocks, not 25" in appendix
     # T05-3: the L2 rows scored slice traffic, surplus included, against a roof of requested bytes;
     # fix 15 (item 3): they now place requested bytes against it, and the appendix gives both figures
     assert "L2 rows count slice traffic (fabric surplus included) against a requested-bytes roof." not in prose
-    assert "`<` marks the binding level. L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof" in prose
+    assert "`<` marks the binding level. L2 rows use requested bytes, as Lab 1's L2 roof does. The L1 and L2 roofs are load rates." in prose
     # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch
     assert round(4.69 * (1 - 24e6 / 2 ** 31), 2) == 4.64 and round(4.69 * (1 - 24e6 / 2 ** 31) / 4.81, 2) == 0.96
     assert "the 4.69 TB/s write roof is up to about 1% high (24 MB of 2.15 GB: 4.64 TB/s, 0.96 of ncu's peak" in appendix

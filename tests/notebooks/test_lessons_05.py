@@ -130,8 +130,9 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
     # are the appendix's)
     assert text.index("**Nsight Compute**") < text.index("L2 asked")
-    for term in ("**sectors**", "**MUFU**"):
-        assert term in text
+    assert "**MUFU**" in text
+    # review 20d: the 32-byte sectors were never used again in 05 (notebook 02 defines them)
+    assert "sectors" not in text
     # review 16c: slices and the fabric are used only by the appendix's surplus section; the L2's two
     # halves stay named where the GPU's memories are (the course's term list defines them in 05)
     assert "**slices**" not in text and "fabric" not in text and "two partitions" in _page05()
@@ -438,7 +439,10 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     text = _prose("05")
     assert "the course refuses a launch" not in text
     # review 18c: said from the launch's side
-    assert "a launch that uses them gets no FLOP count from Lab 4; notebook 07 counts those by hand" in text
+    # review 20d: Lab 4 refuses such a launch (ncu.NcuKernel.flops raises), it does not drop their FLOPs
+    assert "Lab 4 refuses a launch that uses them; notebook 07 counts those by hand" in text
+    assert "gets no FLOP count" not in text
+    assert "A launch whose counters show tensor-core, packed half-precision or MUFU instructions is refused" in _page05()
     assert "Lab 4 takes no FLOPs from a launch" not in text
     # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
     assert "**Lab 4**, the course's profiling lab" in _markdown("05")[0]
@@ -610,8 +614,9 @@ def test_05_review_6c_clarity_items():
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     # C5-3; fix 15: the counters against the hand counts are the appendix's
     assert "`ws_read` has no DRAM hand count" in _page05() and "no DRAM hand count" not in printed
-    assert "Lab 1's read roof (4.51 TB/s), the dotted line" in text  # C5-4, 7c C05-3: now drawn
-    assert 'dram_also={"Lab 1\'s read roof (ws_read\'s mix)": lesson.mixes["read"]}' in _code("05")
+    # C5-4, 7c C05-3; review 20d: the dotted read roof lay on the copy roof, unseen: said, not drawn
+    assert "Lab 1's read roof (4.51 TB/s, too close to the copy roof to draw)." in text
+    assert "dram_also" not in _code("05") and "the dotted line" not in text
 
 
 def test_a_slider_in_si_units_reads_as_such_in_the_static_image():
@@ -655,15 +660,16 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert "the kernel beats it about 3 times" not in text
     # review 17a: two hypotheses, one per simplification (the appendix splits the 3.1x at 246 kB)
     # review 18c: a two-row summary, then the hypotheses as bullets
-    assert ("1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB) | Two hypotheses, one per simplification "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)): "
-            "- SMs that read one line at once share one fetch; - past the L1's step some reads still hit it "
-            "(it is not strict LRU).") in text
+    # review 20d: a three-row table, each row with its hypotheses; both of the appendix's L1 hypotheses
+    assert ("| just past a step (0.25 to 9 MB, 61 to 113 MB) | 1.7 to 3.3 times faster | SMs reading one line at "
+            "once share one fetch; some reads still hit the L1 (not strict LRU, or a block re-reading a line its SM "
+            "just fetched) |") in text
+    assert "hypothesis ([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))" in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
-    assert "**neither a forecast nor a bound**: too few warps would run below it, and past each step the kernel beats it" in text
+    assert "**neither a forecast nor a bound**: a kernel with too few warps runs below it, and this one beats it." in text
     assert "Here the model never predicted more than its kernel reached." in page
     assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
@@ -683,13 +689,15 @@ def test_05s_next_step_for_ws_read_is_reuse_between_blocks():
     text = _prose("05")
     assert "keeping what a block re-reads in registers" not in text
     # review 10c T05-5: which SMs the 25 blocks ran on is inferred, not measured
-    assert "Each byte is read by about 25 blocks, probably on different SMs" in text
+    # review 20d: the 25 readers and why one block's memory cannot capture them are the appendix's
+    assert "Each byte is read by about 25 blocks, probably on different SMs" not in text
     # review 12c C05-2: the suggestions, with cluster and TMA defined, are the appendix's
     from rooflinelib.store.fileio import read_text
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
+    assert "each byte is read by about 25 blocks, probably on different SMs, and no block reads a byte twice" in page
     assert "no block reads a byte twice" in page and "Two suggestions, neither tried here" in page
     assert "TMA multicast (the Tensor Memory Accelerator" in page and "holds at most 8 blocks, not 25" in page
-    assert "ways to share it across SMs or cut its L2 traffic (untested): [appendix](" in text
+    assert "Ways to cut its L2 traffic (untested): [appendix](" in text
     assert "whose 792 blocks each read 1 MiB of one 32 MiB buffer once" in text
     assert "re-reads a 32 MiB buffer about 25 times" not in text
 
@@ -761,7 +769,7 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # review 16c E1: "within 12% inside each level" hid that inside the L2 the kernel runs above the roof
     assert "Inside each level the model comes within 12%" not in text and "**Inside each level the model is close**" not in _page05()
     # review 18c E1: the parenthesis shows the 24% point, not the 28 MB one (12%)
-    assert "up to 24% inside the L2 level, above Lab 1's L2 roof (12,072 against 9,763 GB/s at 14.1 MB)" in text
+    assert "| inside the L2 level | up to 24% faster, above Lab 1's L2 roof (12,072 against 9,763 GB/s at 14.1 MB)" in text
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -796,8 +804,9 @@ def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
     markdown = _markdown("05")
     assert not [m for m in markdown if m.startswith("## 7. ")] and "a kernel taking" not in _printed("05")
     last = markdown[-1]
-    assert last.startswith("**Which kernels are worth placing.** A kernel that takes 2% of the run time")
-    assert " ".join(last.split()).index("one that takes 80% can give up to 5x") < last.index("**Now do exercise 5")
+    # review 20d: a closing "What to take away", its last bullet the Amdahl point
+    assert last.startswith("## What to take away\n\n- ") and last.count("\n- ") == 3
+    assert " ".join(last.split()).index("place only kernels that own the run time (one taking 80% can give up to 5x") < " ".join(last.split()).index("**Now do exercise 5")
     assert f"{pitfalls.whole_program_speedup(0.02, float('inf')) - 1:.0%}" == "2%"
     assert pitfalls.whole_program_speedup(0.8, float("inf")) == pytest.approx(5)
 
@@ -933,7 +942,7 @@ def test_05_review_10c_clarity():
     # in the opening, and no meta cell sits between the chart and section 1
     answer, lab4 = md[0].split("\n\n")[2:4]
     assert answer.startswith("**The answer, on an H200.**") and lab4.startswith("**Lab 4**, the course's profiling lab")
-    assert "Every number here comes from the H200 runs shipped with the course, in every mode" in " ".join(lab4.split())
+    assert "The numbers are the shipped H200 runs'; only section 2's sweep also runs live." in " ".join(lab4.split())
     assert nb.cells[1].cell_type == nb.cells[2].cell_type == "code" and md[1].startswith("## 1. One roof")
     text, printed = _prose("05"), _printed("05")
     # C05-5: the dates are the appendix's; C05-4: the clock note sits with section 5's peaks
@@ -1013,11 +1022,12 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
-    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does (a load roof, like the L1's: half the sweeps' bytes are stores" in text
+    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does. The L1 and L2 roofs are load rates. Half the sweeps' bytes are stores" in text
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
     # review 19c: the L1 roof is a read-only sweep's too, and the L1 counts the stores: L1 rows as well
     assert "so their L2 shares are indicative" not in text
-    assert "half the sweeps' bytes are stores, so their L1 and L2 shares are indicative)" in text
+    assert "Half the sweeps' bytes are stores, so their L1 and L2 shares are indicative only." in text
+    assert "(a load roof, like the L1's" not in text  # review 20d: the nested parenthetical, now two sentences
     page, raw = _page05(), _page05(raw=True)
     for name, share, slices in rows:
         assert f"| {name} | {share:.0%} | {slices:.0%} |" in raw
@@ -1037,14 +1047,16 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     assert "FLOPs +0.0% to +0.0% over 6 launches" in page
     assert "## Requested and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
-    assert text.lower().count("hypothesis:") == 0 and text.count("Two hypotheses") == 1  # review 17a: one pair, one place
+    assert text.lower().count("hypothesis:") == 0  # review 17a; review 20d: the hypotheses sit in the table's rows
+    assert text.count("| hypothesis (") == 1
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
-    assert "SMs that read one line at once share one fetch" in text and "Two hypotheses" in text
+    assert "SMs reading one line at once share one fetch" in text
     # one idea per section: seven numbered sections, none a validation table
     headings = [line for m in _markdown("05") for line in m.splitlines() if line.startswith("## ")]
-    assert [h[:5] for h in headings] == ["## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6."]  # 15c: 7 is an aside
+    # 15c: 7 is an aside; review 20d: a closing "What to take away", unnumbered
+    assert [h[:5] for h in headings] == ["## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6.", "## Wh"]
     assert "kernel_curve" not in code and "compare(" not in code
     assert sum(len(m.split()) for m in _markdown("05")) <= 1800
 
@@ -1064,8 +1076,8 @@ def test_05_review15c_e05_1_the_one_level_chart_says_far_below_cause_unknown():
     assert f"{dram.intensity:.2f}" == "5.71" and f"{verdict.fraction_of_roof:.0%}" == "9%"
     text = _prose("05")
     assert "would send you looking for wasted DRAM traffic" not in text and "There is none" not in text
-    assert ('Against DRAM alone it does 5.71 FLOP per byte, at 9% of its HBM roof: the one-level chart can only '
-            'say "far below its roof, cause unknown". The hierarchical one names the L2') in text
+    assert ('Against DRAM alone it does 5.71 FLOP per byte, at 9% of its HBM roof: "far below, cause unknown", '
+            'says the one-level chart. The hierarchical one names the L2') in text
 
 
 def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_appendixs():
@@ -1176,10 +1188,11 @@ def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_agai
     at_top = h.working_set_state(levels, reading, top[1], 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded))
     assert f"{at_top.measured_gbps:,.0f}" == "12,072" and f"{top[1] / 1e6:.1f}" == "14.1"
     # review 19c: on the L1 plateau the fit holds by construction (the L1 roof is this series' median)
-    assert ("| where | kernel against model | | --- | --- | | the L1 plateau (by construction: its roof comes from "
-            "this series); past 250 MB | fits, within 10% | "
-            "| elsewhere | faster: up to 24% inside the L2 level, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
-            "14.1 MB), and 1.7 to 3.3 times past each step (0.25 to 9 MB, 61 to 113 MB) |") in text
+    # review 20d: three rows (inside a level: close; past a step: 1.7-3.3x; inside the L2 level: +24%)
+    assert "| on the L1 plateau (its roof comes from this series) and past 250 MB | within 10% | |" in text
+    assert ("| inside the L2 level | up to 24% faster, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
+            "14.1 MB) | the same two |") in text
+    assert f"{12072 / 9763 - 1:.0%}" == "24%"
     assert "(10,949 against 9,763 GB/s at 28 MB)" not in text
     assert "(at most 12,072 against 9,763 GB/s, at 14.1 MB; 10,949 at 28.2 MB, the explorer's default)" in _page05()
     assert "From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB 2.0 to 3.3 times" in _page05()
@@ -1204,9 +1217,10 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     assert "Its FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
     assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
     # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
-    assert "so its three markers sit on top of each other, the outlined DRAM one in front" in " ".join(text.split())
+    assert "its three markers overlap, the outlined DRAM one in front" in " ".join(text.split())
     # review 18c: why the open circles give no level, said plainly
-    assert "below 13 MB there are fewer chunks than blocks, so blocks share chunks and the rate is no level's" in " ".join(text.split())
+    # review 20d: said plainly: not a level; ignore it
+    assert "Below 13 MB (open circles) there are fewer chunks than blocks, so blocks share data: not a level; ignore it." in " ".join(text.split())
     assert round(792 * 16384 / 1e6) == 13
 
 
@@ -1230,7 +1244,7 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
 def test_05_review18c_the_open_circles_count_chunks_against_blocks():
     # 792 blocks of one 16 KiB chunk each: below 13 MB there are fewer chunks than blocks
     assert 792 * 16384 / 1e6 == pytest.approx(13, abs=0.05)
-    assert "below 13 MB there are fewer chunks than blocks" in _prose("05")
+    assert "Below 13 MB (open circles) there are fewer chunks than blocks" in _prose("05")
     assert "no two blocks share a byte once the buffer holds at least one chunk per block (13 MB on the H200)" in _page05()
 
 
@@ -1247,6 +1261,57 @@ def test_05_review_19c_the_series_ranges_and_the_flop_rule():
     blue = wsr.series_of(recorded, "global loads (L1 + L2), every SM reads all")
     orange = wsr.series_of(recorded, "global loads .cg (L2 only), a slice per block")
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537" and max(orange.sizes) == 2 ** 31
-    assert "for W from one 16 KiB chunk to 2 GiB (blue: 537 MB)," in text
+    # review 20d: the chunk is defined where the sweep is
+    assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB (blue stops at 537 MB)," in text
     # Lab 4 counts DADD and DMUL too
     assert "1 per add or multiply (FADD, FMUL, DADD, DMUL)." in text
+
+
+# --- review 20d (a fresh expert read): notebook 05 ----------------------------------------------
+
+def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_reads_verdict():
+    # Cell 23 showed the working-set kernel 24% above Lab 1's L2 roof while section 4 calls ws_read
+    # L2-bound at 89% of it; one paragraph now says why that roof still binds ws_read
+    from rooflinelib.hierarchy import lesson as hl05, level_readings as hr
+    text = _prose("05")
+    section6 = text.split("## 6.")[1]
+    assert ("The L2 roof still binds `ws_read`: these rates count requested bytes; under ncu, on sets up to 25 MB, "
+            "the L2's slices never served over 9.5 TB/s, whatever the SMs received "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)). `ws_read`'s SMs sent the "
+            "slices 819 of the 834 MB they loaded: its reads barely merge or hit the L1.") in section6
+    # the numbers: Lab 1's L2 kernel under ncu, every footprint to 25 MB; the slices never reach 9.6 TB/s
+    fitting = [r for r in hr.l2_footprint_rows() if r["ws_bytes"] < 26e6]
+    assert len(fitting) == 7 and round(max(r["slices_gbps"] for r in fitting) / 1e3, 1) == 9.5
+    assert max(r["sm_gbps"] for r in fitting) > 2 * 9.5e3  # the SMs received far more at small sets
+    # the sharing runs too: the slices stay under 9.5 TB/s while the SMs read up to 17.6 TB/s
+    assert max(r["slices_gbps"] for r in hr.recorded_sharing_rows()) < 9.5e3
+    placed = hl05.load().placement("ws_read")
+    l1, l2 = placed.point("l1").n_bytes, placed.point("l2").n_bytes
+    assert (round(l2 / 1e6), round(l1 / 1e6)) == (819, 834) and l2 / l1 > 0.98
+    assert "appendix-05-hierarchy.md#the-l2-roof-by-footprint" in section6
+    assert "the L2's slices serve about 9.5 TB/s at every footprint" in _page05()
+
+
+def test_05_review_20d_trivial_items():
+    text, page = _prose("05"), _page05()
+    # ws_read's DRAM bytes are a cold-cache figure: ncu flushes the caches before each launch
+    assert ("DRAM bytes are cold-cache counts (ncu flushes caches first): rerun in a program, `ws_read` keeps its buffer "
+            "in the L2.") in text.split("## 4.")[0]
+    assert "--cache-control all" in page
+    placed = __import__("rooflinelib.hierarchy.lesson", fromlist=["load"]).load().placement("ws_read")
+    assert placed.point("dram").n_bytes < 62.9e6 / 1.5  # a 32 MiB buffer fits the L2 many times over
+    # the blue series' rise past the L2's capacity gets a pointer where the figure shows it
+    section2 = text.split("## 2.")[1].split("## 3.")[0]
+    assert "Blue's climb past the L2's capacity: section 6." in section2
+    # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
+    assert "sectors" not in text and "**partitions**" in text
+
+
+def test_05_review_20d_closes_with_what_to_take_away_and_stays_as_short():
+    markdown = _markdown("05")
+    last = markdown[-1]
+    assert last.startswith("## What to take away")
+    bullets = [line for line in last.splitlines() if line.startswith("- ")]
+    assert len(bullets) == 3
+    assert "`ws_read` runs at 9% of its HBM roof, 89% of its L2 roof." in bullets[1]
+    assert sum(len(m.split()) for m in markdown) <= 1678
