@@ -221,7 +221,8 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             if limits:
                 return Check(question, "fail", limits)
             refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
-            if refused:
+            not_compiled = refused if refused == NOT_COMPILED else ""
+            if refused and not not_compiled:
                 return Check(question, "fail", f"right output in the simulator, but Numba's CUDA compiler refuses "
                                                f"it: {refused}")
             if name == "fused":  # the rules the exercise states: the row in shared memory, x read once, y written once
@@ -229,7 +230,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 if broken:
                     return Check(question, "fail", "right output, but your fused kernel " + broken)
             return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
-                                           f"error {worst:.2g} against a float64 softmax)")
+                                           f"error {worst:.2g} against a float64 softmax){not_compiled}")
 
         # The simulator takes seconds, longer than run_student allows a student's call, so the
         # kernels run here, and whatever they raise becomes CHECK YOUR INPUT.
@@ -478,11 +479,17 @@ def _compile_refusal(passes) -> str:
             if unsized and ".array" in first:
                 return unsized
             return first + (SHAPE_HINT if ".array" in first else "")
-        except Exception:  # the compiler broke on something else: the source check's verdict stands
+        except Exception as exc:  # the compiler broke on something else: the source check's verdict stands
+            if type(exc).__name__ == "CudaSupportError" and not unsized:
+                return NOT_COMPILED  # a device function (block_reduce) is compiled for a GPU, and none is here
             return unsized
     return ""
 
 
+#: :func:`_compile_refusal`'s answer when the compiler could not run on these kernels: Numba compiles a
+#: device function the kernel calls for the GPU in the machine, and there is none.
+NOT_COMPILED = ("; the compile check did not run (Numba compiles block_reduce for this machine's GPU, and it has "
+                "none), so a call the GPU compiler refuses (np.exp) is not caught here")
 #: What a compiler refusal of a shared or local array adds (the source check's sentence says it).
 SHAPE_HINT = " (a shared array's size must be a constant, such as MAX_COLS)"
 _COMPILER = []  # [True or False] once :func:`_compiler_available` has tried

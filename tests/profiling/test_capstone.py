@@ -2166,3 +2166,18 @@ def test_a_second_read_of_x_is_told_as_a_source_rule(kernels):
     check = _fused_status(kernels, wrong)
     assert check.status == "fail" and "each x[r, c] its source reads" in check.message, check
     assert "then use row[c]" in check.message, check
+
+
+def test_a_compile_check_that_cannot_run_says_so(kernels, monkeypatch):
+    # review 19f K-3: without a GPU, Numba compiles block_reduce for the current device, raises
+    # CudaSupportError, and the check skipped the compiler in silence
+    from numba import cuda
+    from numba.cuda.cudadrv.error import CudaSupportError
+
+    def no_device(*args, **kwargs):
+        raise CudaSupportError("no CUDA-capable device")
+
+    monkeypatch.setattr(capstone, "_compiler_available", lambda: True)
+    monkeypatch.setattr(cuda, "compile_ptx", no_device, raising=False)
+    assert capstone._compile_refusal(kernels["fused_passes"](capstone.softmax_buffers())) == capstone.NOT_COMPILED
+    assert "the compile check did not run" in capstone.NOT_COMPILED and "np.exp" in capstone.NOT_COMPILED
