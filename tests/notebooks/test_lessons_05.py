@@ -1290,6 +1290,13 @@ def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_rea
     assert (round(l2 / 1e6), round(l1 / 1e6)) == (819, 834) and l2 / l1 > 0.98
     assert "appendix-05-hierarchy.md#the-l2-roof-by-footprint" in section6
     assert "the L2's slices serve about 9.5 TB/s at every footprint" in _page05()
+    # review 20d: the appendix gives the range behind "never over 9.5 TB/s on sets up to 25 MB"
+    rows = hr.l2_footprint_rows()
+    low = min(r["slices_gbps"] for r in fitting) / 1e3
+    high = [round(r["slices_gbps"] / 1e3, 1) for r in rows if r["ws_bytes"] > 26e6]
+    assert f"{low:.1f}" == "8.1" and high == [10.1, 10.5]
+    assert ("8.1 to 9.5 TB/s up to 25 MB, never more (the figure notebook 05's section 6 quotes), and 10.1 and "
+            "10.5 TB/s at 40 and 50 MB") in _page05()
 
 
 def test_05_review_20d_trivial_items():
