@@ -310,6 +310,9 @@ def _race_hint(race) -> str:
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
                 "write the result, or update the entry with cuda.atomic.add / cuda.atomic.max")
+    if race.kind == "write after read":
+        return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck: put a "
+                "cuda.syncthreads() after the read and before the write that reuses the entry")
     return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
             "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
             "that writes the shared array and before any thread reads entries other threads wrote")
@@ -771,6 +774,8 @@ def model_speedup(rows: int, cols: int) -> float:
 
 
 def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
+    if isinstance(predicted, str) and re.fullmatch(r"\s*[0-9.]+\s*[x×]\s*", predicted):
+        predicted = predicted.strip().rstrip("x×").strip()  # "2.5x", as a speed-up is written
     n = rows * cols
     streaming = operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True, row_on_chip=False).n_bytes
     three, fused = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes

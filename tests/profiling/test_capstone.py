@@ -2181,3 +2181,16 @@ def test_a_compile_check_that_cannot_run_says_so(kernels, monkeypatch):
     monkeypatch.setattr(cuda, "compile_ptx", no_device, raising=False)
     assert capstone._compile_refusal(kernels["fused_passes"](capstone.softmax_buffers())) == capstone.NOT_COMPILED
     assert "the compile check did not run" in capstone.NOT_COMPILED and "np.exp" in capstone.NOT_COMPILED
+
+
+def test_a_speedup_written_with_its_x_is_accepted():
+    # review 19f K-7: "2.5x" was CHECK YOUR INPUT ("drop the unit 'x'"); the course itself prints "2.50x"
+    assert capstone.check_prediction("2.5x", capstone.SIM_ROWS, capstone.SIM_COLS).status == "pass"
+    assert capstone.check_prediction("3x", capstone.SIM_ROWS, capstone.SIM_COLS).status == "fail"
+
+
+def test_a_write_after_read_race_is_told_where_its_barrier_goes():
+    # review 19f K-7 (w09): the barrier goes after the read and before the write that reuses the entry
+    from rooflinelib.profiling import races
+    race = races.Race(0, 1, 0, "part[t] = s", "m = part[0]", "write after read")
+    assert "after the read and before the write" in capstone._race_hint(race)
