@@ -641,7 +641,7 @@ def _wrong_intermediates(buffers: dict) -> str:
     x = buffers["x"]
     if not np.array_equal(buffers["maxima"], x.max(axis=1)):
         return ("maxima[r] is not the largest x[r, c] of row r in every row: pass 1 must reduce over the whole "
-                "row (every thread's part, combined with block_reduce)")
+                "row (every thread's part, combined with block_reduce, which every thread must call: it holds barriers)")
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     if not np.all(np.abs(buffers["sums"] - e.sum(axis=1)) / e.sum(axis=1) < MAX_RELATIVE_ERROR):
         why = "sums[r] is not the sum of exp(x[r, c] - maxima[r]) over the whole row in every row"

@@ -2194,3 +2194,11 @@ def test_a_write_after_read_race_is_told_where_its_barrier_goes():
     from rooflinelib.profiling import races
     race = races.Race(0, 1, 0, "part[t] = s", "m = part[0]", "write after read")
     assert "after the read and before the write" in capstone._race_hint(race)
+
+
+def test_the_key_says_profile_pair_checks_the_output_after_timing():
+    # review 19f K-8: the code poisons y, times the launchers and then checks the output
+    page = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
+    text = " ".join(nbformat.read(str(page), as_version=4).cells[18].source.split())
+    assert "times your two launchers at the profiled size and checks the output" in text
+    assert "after checking the output" not in text
