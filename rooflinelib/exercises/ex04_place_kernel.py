@@ -126,6 +126,27 @@ class Setup:
         return self.machine.ceiling("dram").value
 
     @property
+    def best_mix(self) -> Optional[str]:
+        """The access mix B (``dram``) came from, as the loaded ceilings label it ("DRAM (write)"
+        on the recorded H200, "DRAM (read)" on the shipped CPU mixes), or None where they do not
+        say (review 21k2 K4-1: not always the write)."""
+        label = self.machine.ceiling("dram").label or ""
+        if label.startswith("DRAM (") and label.endswith(")"):
+            mix = label[len("DRAM ("):-1].strip()
+            return mix if mix in ("read", "write", "copy") else None
+        return None
+
+    @property
+    def b_words(self) -> str:
+        """B named as these ceilings give it: "B, Lab 1's best access mix (a write)" with the
+        run's own mix, or "B, Lab 1's DRAM ceiling" where the ceilings do not name one."""
+        return self.b_name()
+
+    def b_name(self, noun: str = "best access mix") -> str:
+        mix = self.best_mix
+        return f"B, Lab 1's {noun} (a {mix})" if mix else "B, Lab 1's DRAM ceiling"
+
+    @property
     def read_gbps(self) -> float:
         """The ceiling the reduction (a pure read) is scored against: Lab 1's dram-read, or the
         DRAM ceiling B when the ceilings hold no read mix."""
@@ -641,7 +662,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     time_hint = "achieved GFLOP/s = FLOPs / seconds / 1e9, with this run's n and median time"
     roof_hint = ("the roof is min(P, I x C): this notebook's fp32 ceiling and the DRAM ceiling of the "
                  "kernel's own access mix, the copy")
-    b_hint = ("that is against B, Lab 1's best access mix (a write); this kernel reads x and writes "
+    b_hint = (f"that is against {setup.b_words}; this kernel reads x and writes "
               "y, so judge it against the copy ceiling C, as notebook 03 judges each kernel")
     # Review 10b K4-2: a roof cannot exceed the compute roof, whatever the slope gave
     above_p = (setup.peak_gflops, "attainable is the min of the two roofs, min(P, I x the DRAM "
@@ -678,9 +699,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                     # review 19k2 K4-7: where I x B equals a peak within 2%, the
                                     # peak's hint alone (two hints ran together without a break)
                                     + [m for m in _mix_mistake(red["roof"], red["roof_b"],
-                                                               "that is I x B, Lab 1's best access mix "
-                                                               "(a write); the reduction only reads: its "
-                                                               "roof is I x R")
+                                                               f"that is I x {setup.b_words}; the "
+                                                               "reduction only reads: its roof is I x R")
                                        if all(abs(m[0] / p - 1) > 0.02
                                               for p in (red["peak"], red["adds_peak"]))],
                                     at_most=above_p64),
@@ -700,7 +720,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      rtol=0.03,
                      mistakes=[(red["gbps"] / setup.peak_gbps,
                                 # review 19g2 K4-4: a datasheet figure near B lands here too
-                                "that is against B, Lab 1's best access mix (a write), or a "
+                                f"that is against {setup.b_words}, or a "
                                 "bandwidth near it such as a datasheet's; the reduction only reads: "
                                 "score it against the read ceiling, setup.read_gbps")]
                      if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else []),
@@ -713,7 +733,17 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                                      "above the compute roof")]
                                if fma["intensity"] * setup.copy_gbps > setup.peak_gflops else
                                [(setup.peak_gflops, roof_hint)])
-                     + _mix_mistake(fma["roof"], fma["roof_b"], b_hint), at_most=above_p),
+                     # review 21k2 K4-2: where the roof against B is P itself (16C < P <= 16B),
+                     # the roof hint alone, which names the copy (two hints ran together)
+                     + [m for m in _mix_mistake(fma["roof"], fma["roof_b"], b_hint)
+                        if fma["intensity"] * setup.copy_gbps > setup.peak_gflops
+                        or abs(m[0] / setup.peak_gflops - 1) > 0.02]
+                     # review 21k2 K4-3: the fp64 roof is no factor-2 slip in FLOPs or bytes
+                     + ([(setup.fp64_gflops, "that is the fp64 roof; this kernel's FMAs are fp32: "
+                                             "its compute roof is P, the fp32 one")]
+                        if setup.fp64_gflops and abs(setup.fp64_gflops / fma["roof"] - 1) > 0.02
+                        and abs(setup.fp64_gflops / setup.peak_gflops - 1) > 0.02 else []),
+                     at_most=above_p),
         check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
                    hints=_fma_side_hints(fma, b_hint), spread=setup.copy_ridge_spread,
                    choices=_SIDES),
@@ -857,7 +887,7 @@ def model_verdict(setup, attempt):
                     f"{where(fma['ridge'])}: {SIDES.options[fma['side']][0]}; it reaches "
                     f"{fma['fraction']:.0%} of its roof. ")
         if fma["side_b"] != fma["side"]:
-            also.append(f"Against B, Lab 1's best mix (a write), the ridge would be {setup.ridge:.3g} "
+            also.append(f"Against {setup.b_name('best mix')}, the ridge would be {setup.ridge:.3g} "
                         f"and the verdict {SIDES.options[fma['side_b']][0]}: here the mix that sets "
                         "B decides the verdict.")
     else:

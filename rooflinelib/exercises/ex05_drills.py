@@ -41,7 +41,9 @@ BOUNDS = Choices({
              "maximum of the two", "max of the two", "taking the max", "taking the maximum",
              "taking the larger of the two times", "larger of the two times", "larger of the two",
              "longer of the two times", "longer of the two", "taking the longer of the two",
-             "the larger time", "the longer time", "the larger", "the longer")),
+             "the larger time", "the longer time", "the larger", "the longer",
+             # the same said as a phrase
+             "assuming perfect overlap", "assume perfect overlap", "assuming overlap")),
     "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
             "a kernel that stalls takes longer)",
             # The mirror of max's spellings, the page's own gloss ("adding them") included, so
@@ -76,7 +78,7 @@ _GROWTH = _NoGuessChoices({**GROWTH.options, "linear": (
                                    "linear with s", "linearly in s", "grows linearly in s",
                                    "grows proportionally to s", "linear in the sequence length",
                                    # more ways to say it
-                                   "increases linearly", "like s", "proportionally",
+                                   "increases linearly", "like s", "proportionally", "s",
                                    "grows like s", "increases linearly with s"))})
 
 RIDGE_MOVES = _NoGuessChoices({
@@ -87,16 +89,31 @@ RIDGE_MOVES = _NoGuessChoices({
                                                       # more ways to say it
                                                       "grows", "rightward", "moves rightward",
                                                       "to higher arithmetic intensity",
-                                                      "higher arithmetic intensity")),
+                                                      "higher arithmetic intensity",
+                                                      # whole sentences
+                                                      "the ridge moves right", "ridge moves right",
+                                                      "the ridge moves to the right",
+                                                      "it moves right", "it moves to the right",
+                                                      "up and to the right", "moves up",
+                                                      "the ridge increases", "the ridge grows",
+                                                      "the ridge moves to higher intensity")),
     "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
                                                     "moves left", "to the left",
                                                     "moves to the left", "leftwards",
                                                     "lower intensity", "to lower intensity",
                                                     "shrinks", "leftward", "moves leftward",
                                                     "to lower arithmetic intensity",
-                                                    "lower arithmetic intensity")),
+                                                    "lower arithmetic intensity",
+                                                    "the ridge moves left", "ridge moves left",
+                                                    "the ridge moves to the left",
+                                                    "it moves left", "it moves to the left",
+                                                    "down and to the left", "moves down",
+                                                    "the ridge decreases", "the ridge shrinks",
+                                                    "the ridge moves to lower intensity")),
     "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put",
-                                          "stays the same", "stays", "does not change")),
+                                          "stays the same", "stays", "does not change",
+                                          "the ridge stays", "the ridge does not move",
+                                          "the ridge stays put", "it does not move")),
 })
 
 #: Exercise 2's menus, with the spellings drill 3's answers use (the menu's
@@ -247,6 +264,9 @@ def _without_still(answer):
     """'still memory-bound' names the memory side: drill 4 asks whether fusion moved it."""
     if isinstance(answer, str) and answer.strip().lower().startswith("still "):
         return answer.strip()[len("still "):]
+    # "memory-bound still" as well
+    if isinstance(answer, str) and answer.strip().lower().endswith(" still"):
+        return answer.strip()[:-len(" still")]
     return answer
 
 
@@ -288,7 +308,10 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
 def check_drill6(direction, ridge_factor):
     return report(
         "Drill 6",
-        check_choice(direction, "right", "where the ridge moves", RIDGE_MOVES),
+        # the misconception this drill exists to catch gets a teaching hint
+        check_choice(direction, "right", "where the ridge moves", RIDGE_MOVES,
+                     hints={"left": "the ridge is P/B: which grew faster, P or B?",
+                            "stays": "the ridge is P/B: P and B grew by different factors"}),
         check_number(_percent_as_factor(ridge_factor), D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
                      "factor by which the ridge grows", unit="x", rtol=D6_RTOL,
                      mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
