@@ -310,9 +310,6 @@ def _race_hint(race) -> str:
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
                 "write the result, or update the entry with cuda.atomic.add / cuda.atomic.max")
-    if race.kind == "write after read":
-        return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck: put a "
-                "cuda.syncthreads() after the read and before the write that reuses the entry")
     return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
             "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
             "that writes the shared array and before any thread reads entries other threads wrote")

@@ -2189,13 +2189,6 @@ def test_a_speedup_written_with_its_x_is_accepted():
     assert capstone.check_prediction("3x", capstone.SIM_ROWS, capstone.SIM_COLS).status == "fail"
 
 
-def test_a_write_after_read_race_is_told_where_its_barrier_goes():
-    # review 19f K-7 (w09): the barrier goes after the read and before the write that reuses the entry
-    from rooflinelib.profiling import races
-    race = races.Race(0, 1, 0, "part[t] = s", "m = part[0]", "write after read")
-    assert "after the read and before the write" in capstone._race_hint(race)
-
-
 def test_the_key_says_profile_pair_checks_the_output_after_timing():
     # review 19f K-8: the code poisons y, times the launchers and then checks the output
     page = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
