@@ -210,7 +210,7 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     from rooflinelib.store.fileio import read_text
     table = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "sm__sass_thread_inst_executed" not in _prose("05")
-    assert "The counters' names: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in _prose("05")
+    assert "HBM ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run))" in _prose("05")
     for metrics in ncu.FLOP_METRICS.values():
         first, *others = metrics
         assert f"`{first}`" in table
@@ -412,7 +412,7 @@ def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert '"global loads (L1 + L2), every SM reads all"' in text and "convoys" not in text
     assert "convoys sharing one fetch" in appendix
-    assert "what in that costs 10% was not measured" in appendix and "turn between the two" in appendix
+    assert "what in that costs 9% was not measured" in appendix and "costs 10%" not in appendix and "turn between the two" in appendix
     assert "no access pattern we tried got more" in appendix  # review 8, C5-5: the lesson keeps one sentence
     # C5-3: "Lab 4" is the course's plumbing, not a heading a lesson needs
     assert not [line for markdown in _markdown("05") for line in markdown.splitlines()
@@ -731,7 +731,8 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     assert "ridge band" not in text
     # fix 15: what '=' means is printed under the table; the prose names the mark
     assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
-            "reaches 78%, the rounded corner of notebook 04's one-vector `sweep`") in text
+            "reaches 78%, the rounded corner of `sweep`, the non-pipelined kernel (notebook 04's 85% is the pipelined "
+            "kernel's).") in text and "one-vector" not in text
     assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
@@ -1022,7 +1023,8 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
-    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use requested bytes, as Lab 1's L2 roof does. The L1 and L2 roofs are load rates. Half the sweeps' bytes are stores" in text
+    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use bytes sent to the L2; Lab 1's L2 roof matches it approximately (its kernel does not merge). The L1 and L2 roofs are load rates. Half the sweeps' bytes are stores" in text
+    assert "L2 rows use requested bytes" not in text  # review 22a E2: "requested" is what the loads asked for
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
     # review 19c: the L1 roof is a read-only sweep's too, and the L1 counts the stores: L1 rows as well
     assert "so their L2 shares are indicative" not in text
@@ -1084,11 +1086,15 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # E05-2: "three byte counts" beside a table of four; the asked count comes from a second ncu run
     text, printed = _prose("05"), _printed("05")
     assert "three byte counts" not in text
-    assert ("Lab 4 takes one count per level: the L1's bytes, the bytes the SMs ask the L2 for (\"L2 asked\"), and the "
-            "bytes to and from HBM") in text
+    # review 22a E1: Lab 4 itself collects the slices' bytes; the asked column is the second run's
+    assert "Lab 4 takes one count per level" not in text
+    assert ("Lab 4 counts the L1, the L2's slices and HBM ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run)); "
+            "the \"L2 asked\" column is the bytes the SMs sent the L2, from a second `ncu` run ([appendix](../docs/appendix-05-hierarchy.md#requested-and-slice-bytes-at-the-l2)).") in text
+    assert ("[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself): Lab 4's L2 row counts "
+            "slice traffic, higher for a streaming kernel.") in text
     header = next(line for line in printed.splitlines() if line.startswith("kernel") and "L2 asked" in line)
     assert header.split()[-4:] == ["L1", "L2", "asked", "DRAM"]
-    assert "by-source run" not in text and "second" not in text.split("## 3.")[1].split("## 4.")[0]
+    assert "by-source run" not in text
     page = _page05()
     assert "Lab 4's main run did not collect that counter; the by-source run of the same six launches did" in page
     assert 'Notebook 05\'s byte table prints only these requested bytes at the L2 ("L2 asked")' in page
@@ -1275,10 +1281,17 @@ def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_rea
     from rooflinelib.hierarchy import lesson as hl05, level_readings as hr
     text = _prose("05")
     section6 = text.split("## 6.")[1]
-    assert ("The L2 roof still binds `ws_read`: these rates count requested bytes; under ncu, on sets up to 25 MB, "
-            "the L2's slices never served over 9.5 TB/s, whatever the SMs received "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)). `ws_read`'s SMs sent the "
-            "slices 819 of the 834 MB they loaded: its reads barely merge or hit the L1.") in section6
+    # review 22a E3: the reason is ws_read's own counters, not Lab 1's kernel on smaller sets
+    assert ("The L2 roof still binds `ws_read`: its SMs sent the L2 819 of the 834 MB they requested, and its slices "
+            "moved 847 MB in 94.6 µs (8.95 TB/s).") in section6
+    assert "on sets up to 25 MB" not in text and "requested bytes" not in section6
+    import csv
+    rows_csv = list(csv.reader(line for line in (ROOT / "rooflinelib/data/h200_ncu_lab4.csv").open() if line.startswith('"')))
+    head = rows_csv[0]
+    ws = next(dict(zip(head, r)) for r in rows_csv[1:] if r[head.index("Kernel Name")].startswith("ws_read"))
+    slice_bytes = float(ws["lts__t_bytes.sum"].replace(",", ""))
+    seconds = float(ws["gpu__time_duration.sum"].replace(",", "")) * 1e-9
+    assert (round(slice_bytes / 1e6), round(seconds * 1e6, 1), round(slice_bytes / seconds / 1e12, 2)) == (847, 94.6, 8.95)
     # the numbers: Lab 1's L2 kernel under ncu, every footprint to 25 MB; the slices never reach 9.6 TB/s
     fitting = [r for r in hr.l2_footprint_rows() if r["ws_bytes"] < 26e6]
     assert len(fitting) == 7 and round(max(r["slices_gbps"] for r in fitting) / 1e3, 1) == 9.5
@@ -1288,15 +1301,14 @@ def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_rea
     placed = hl05.load().placement("ws_read")
     l1, l2 = placed.point("l1").n_bytes, placed.point("l2").n_bytes
     assert (round(l2 / 1e6), round(l1 / 1e6)) == (819, 834) and l2 / l1 > 0.98
-    assert "appendix-05-hierarchy.md#the-l2-roof-by-footprint" in section6
     assert "the L2's slices serve about 9.5 TB/s at every footprint" in _page05()
     # review 20d: the appendix gives the range behind "never over 9.5 TB/s on sets up to 25 MB"
     rows = hr.l2_footprint_rows()
     low = min(r["slices_gbps"] for r in fitting) / 1e3
     high = [round(r["slices_gbps"] / 1e3, 1) for r in rows if r["ws_bytes"] > 26e6]
     assert f"{low:.1f}" == "8.1" and high == [10.1, 10.5]
-    assert ("8.1 to 9.5 TB/s up to 25 MB, never more (the figure notebook 05's section 6 quotes), and 10.1 and "
-            "10.5 TB/s at 40 and 50 MB") in _page05()
+    assert ("8.1 to 9.5 TB/s up to 25 MB, never more, and 10.1 and "
+            "10.5 TB/s at 40 and 50 MB") in _page05() and "section 6 quotes" not in _page05()
 
 
 def test_05_review_20d_trivial_items():
