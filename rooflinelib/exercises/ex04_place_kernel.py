@@ -29,9 +29,9 @@ from typing import Optional
 
 from rooflinelib.core import operators as ops, sanity
 from rooflinelib.store.fileio import read_text
-from rooflinelib.exercises.grading import (SIDES, AnswerError, Check, Choices, NotAnsweredError, Table,
-                                           check_function, check_number, check_side, is_unanswered,
-                                           read_number, report, reveal)
+from rooflinelib.exercises.grading import (_FACTOR_HINTS, SIDES, AnswerError, Check, Choices,
+                                           NotAnsweredError, Table, check_function, check_number,
+                                           check_side, is_unanswered, read_number, report, reveal)
 from rooflinelib.core.model import (RIDGE_TOLERANCE as RIDGE_BAND, Machine, attainable_gflops,
                                     side_of_ridge, Ceiling)
 from rooflinelib.measure.accounting import sweep_work
@@ -604,6 +604,56 @@ def _or_adds_alone(check, against_adds, differ: bool):
                                          "bound on it")
 
 
+#: grading's generic factor-2 hint: "one fused multiply-add is 2 FLOPs, and a copy both reads and
+#: writes". Review 23k K4-1: it fits neither the reduction (no multiply-add, no write stream) nor
+#: a fraction taken against the fp64 roof.
+_FACTOR_2_HINT = next(hint for factor, _, hint in _FACTOR_HINTS if factor == 2.0)
+
+
+def _no_factor_2(grade) -> Check:
+    """``grade(factor_hints)``, a check_number call, with grading's generic hints (units: 1,000,
+    10^9, bits) but not its factor-2 one (FMA, copy), for a check where neither cause can explain
+    a factor of 2 (review 23k K4-1, K4-4): such an answer gets the direction alone."""
+    check = grade(True)
+    if check.status == "fail" and check.message == _FACTOR_2_HINT:
+        return grade(False)
+    return check
+
+
+#: The 8-bytes-per-element slip on the sum (review 19k2 K4-2): it halves the intensity and doubles
+#: the GB/s.
+_EIGHT_BYTES = "x is float32, 4 bytes per element; the float64 is the accumulator, in registers"
+
+
+def _reduction_roof_slips(red: dict) -> list:
+    """The sum's roof with its intensity's slips in it, where its roof is I x R (review 23k K4-1):
+    2 FLOPs per add doubles it, 8 bytes per element halves it.  Each only where the slip's roof
+    would still be I x R, below the compute roof it met."""
+    slips = []
+    if red["roof"] >= 0.999 * red["peak"]:  # compute-bound: no slip in I moves the roof
+        return slips
+    if 2 * red["roof"] < 0.98 * red["peak"]:
+        slips.append((2 * red["roof"], "twice the key: an add is 1 FLOP, only a fused multiply-add "
+                                       "counts 2; a sum does one add per element"))
+    if abs(red["roof"] / 2 / red["adds_peak"] - 1) > 0.02:
+        slips.append((red["roof"] / 2, "half the key: " + _EIGHT_BYTES))
+    return slips
+
+
+def _fp64_fraction_slip(setup, fma: dict) -> list:
+    """The FMA kernel's achieved rate over the fp64 roof P64, where the ceilings hold one and it
+    gives another fraction (review 23k K4-1): a wrong roof, and above 1 a roof the kernel cannot
+    be under."""
+    if not setup.fp64_gflops:
+        return []
+    wrong = fma["achieved"] / setup.fp64_gflops
+    if abs(wrong / fma["fraction"] - 1) <= 0.03:
+        return []
+    return [(wrong, "that is against the fp64 roof, P64; this kernel's FMAs are fp32: divide by its "
+                    "roof, min(P, I x C)" + ("; a fraction above 1 means the roof divided by is not "
+                                             "the kernel's" if wrong > 1 else ""))]
+
+
 def _band_hint(intensity: float, ridge: float, ridge_name: str, why: str = "") -> str:
     """Review 16b (exercise 4): a "memory" or "compute" answer for an intensity inside the band of
     the right ridge misses the band, whatever ridge it was judged against: the hint says so."""
@@ -680,8 +730,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                       "counts 2: a sum does one add per element and "
                                                       "reads each 4-byte element once"),
                                # Review 19k2 K4-2: 8 bytes per element, the accumulator's size
-                               (red["intensity"] / 2, "x is float32, 4 bytes per element; the "
-                                                      "float64 is the accumulator, in registers")]),
+                               (red["intensity"] / 2, _EIGHT_BYTES)]),
         # Review 12b K4-1: nor does it fit the achieved rate; its slips are the intensity's
         check_number(reduction_gflops, red["achieved"], "reduction achieved rate",
                      unit="GFLOP/s", factor_hints=False,
@@ -691,19 +740,23 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                      "element"),
                                (red["achieved"] / 2, "half the key: the sum does n adds, one per "
                                                      "element, in the measured time")]),
-        _or_adds_alone(check_number(reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
-                                    mistakes=[(wrong, "that is the compute roof of its float64 adds; "
-                                                      "at this intensity I x R is far lower")
-                                              for wrong in sorted({red["peak"], red["adds_peak"]})
-                                              if abs(wrong / red["roof"] - 1) > 0.02]
-                                    # review 19k2 K4-7: where I x B equals a peak within 2%, the
-                                    # peak's hint alone (two hints ran together without a break)
-                                    + [m for m in _mix_mistake(red["roof"], red["roof_b"],
-                                                               f"that is I x {setup.b_words}; the "
-                                                               "reduction only reads: its roof is I x R")
-                                       if all(abs(m[0] / p - 1) > 0.02
-                                              for p in (red["peak"], red["adds_peak"]))],
-                                    at_most=above_p64),
+        # Review 23k K4-1: no generic FMA/copy factor-2 hint on the sum's roof; its own slips,
+        # 2 FLOPs per add and 8 bytes per element, carried from the intensity, are named instead
+        _or_adds_alone(_no_factor_2(lambda factor_hints: check_number(
+                           reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
+                           factor_hints=factor_hints,
+                           mistakes=[(wrong, "that is the compute roof of its float64 adds; "
+                                             "at this intensity I x R is far lower")
+                                     for wrong in sorted({red["peak"], red["adds_peak"]})
+                                     if abs(wrong / red["roof"] - 1) > 0.02]
+                           # review 19k2 K4-7: where I x B equals a peak within 2%, the
+                           # peak's hint alone (two hints ran together without a break)
+                           + [m for m in _mix_mistake(red["roof"], red["roof_b"],
+                                                      f"that is I x {setup.b_words}; the "
+                                                      "reduction only reads: its roof is I x R")
+                              if all(abs(m[0] / p - 1) > 0.02
+                                     for p in (red["peak"], red["adds_peak"]))]
+                           + _reduction_roof_slips(red), at_most=above_p64)),
                        lambda: check_number(reduction_roof, red["adds_roof"], "reduction roof",
                                             unit="GFLOP/s"),
                        red["roof"] != red["adds_roof"]),
@@ -715,15 +768,20 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                           choices=_SIDES),
                        red["ridge"] != red["adds_ridge"]),
         # Judged against its own access mix (notebook 03): the reduction only reads.
-        check_number(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
-                     "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
-                     rtol=0.03,
-                     mistakes=[(red["gbps"] / setup.peak_gbps,
-                                # review 19g2 K4-4: a datasheet figure near B lands here too
-                                f"that is against {setup.b_words}, or a "
-                                "bandwidth near it such as a datasheet's; the reduction only reads: "
-                                "score it against the read ceiling, setup.read_gbps")]
-                     if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else []),
+        # Review 23k K4-1: no generic FMA/copy factor-2 hint (the sum reads only); 8 bytes per
+        # element, which doubles its GB/s, is named instead
+        _no_factor_2(lambda factor_hints: check_number(
+            reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
+            "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
+            rtol=0.03, factor_hints=factor_hints,
+            mistakes=([(red["gbps"] / setup.peak_gbps,
+                        # review 19g2 K4-4: a datasheet figure near B lands here too
+                        f"that is against {setup.b_words}, or a "
+                        "bandwidth near it such as a datasheet's; the reduction only reads: "
+                        "score it against the read ceiling, setup.read_gbps")]
+                      if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else [])
+            + ([(2 * red["gbps"] / setup.read_gbps, _EIGHT_BYTES)]
+               if abs(2 * setup.peak_gbps / setup.read_gbps - 1) > 0.03 else []))),
         check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
@@ -757,7 +815,9 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                             if name == "I x C alone" else ""))
                                for wrong, name in ((fma["intensity"] * setup.copy_gbps, "I x C alone"),
                                                    (fma["roof_b"], "the roof against B"))
-                               if abs(fma["roof"] / wrong - 1) > 0.03]),
+                               if abs(fma["roof"] / wrong - 1) > 0.03]
+                     # review 23k K4-1: against the fp64 roof is a wrong roof, not a factor-2 recount
+                     + _fp64_fraction_slip(setup, fma)),
     )
 
 

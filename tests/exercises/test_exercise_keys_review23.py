@@ -1,0 +1,105 @@
+"""Key 4 after review 23k.  Each test calls a check with an answer the review tried (on the recorded
+H200 setup, the shipped CPU mixes or made-up ceilings) and fails on the key before this round."""
+import json
+from pathlib import Path
+
+from rooflinelib.core.model import Ceiling, Machine
+from rooflinelib.exercises import ex04_place_kernel as ex04
+from rooflinelib.exercises.grading import SIDES
+
+RECORDED = ex04.prepare("recorded", progress=None)
+_CPU = json.loads((Path(__file__).resolve().parents[2] / "docs" / "measurements"
+                   / "dram_mixes_cpu.json").read_text())["lab1"]["cpu"]
+#: grading's generic factor-2 hint, which fits neither the sum nor a fraction against P64
+FACTOR_2 = "one fused multiply-add is 2 FLOPs, and a copy both reads and writes"
+ATTEMPT = "the verdict depends on the ridge of the ceilings, not on the kernel itself"
+
+
+def _runs(read_gbps: float, fma_gflops: float):
+    n = 2 ** 27
+    red = ex04.KernelRun("reduction", n, 4 * n / (0.95 * read_gbps * 1e9), 0.01, 20, True, "cpu_sum", "CPU")
+    fma = ex04.KernelRun("fma", n, 128 * n / (fma_gflops * 1e9), 0.01, 20, True, "cpu_sweep", "CPU")
+    return red, fma
+
+
+def _cpu_setup(peak_gflops: float = 150.0, fp64: bool = True) -> ex04.Setup:
+    """The shipped CPU mixes (B the read, C the copy) with made-up compute roofs, as the review
+    set them: fp32 150, fp64 75 GFLOP/s."""
+    ceilings = (Ceiling("dram", "memory", _CPU["dram"]["gbps"], "shipped", f"DRAM ({_CPU['dram']['mix']})"),
+                Ceiling("fp32", "compute", peak_gflops, "made up", "fp32 FMA"))
+    if fp64:
+        ceilings += (Ceiling("fp64", "compute", peak_gflops / 2, "made up", "fp64 FMA"),)
+    machine = Machine("CPU: AMD EPYC (measured, cpu)", ceilings, kind="measured",
+                      provenance={"kind": "cpu", "backend": "cpu"})
+    red, fma = _runs(_CPU["read"]["gbps"], 0.8 * min(peak_gflops, 16 * _CPU["copy"]["gbps"]))
+    return ex04.Setup(machine, red, fma, "file", "made up", (), _CPU["read"]["gbps"],
+                      _CPU["copy"]["gbps"], 0.01, 0.01)
+
+
+def _bare_setup() -> ex04.Setup:
+    """Made-up GPU ceilings with no fp64 row and no read or copy mix."""
+    machine = Machine("made-up GPU", (Ceiling("dram", "memory", 2000.0, "made up, spread 1.0%", "DRAM"),
+                                      Ceiling("fp32", "compute", 40000.0, "made up, spread 1.0%", "fp32 FMA")),
+                      kind="measured", provenance={"kind": "gpu"})
+    red, fma = _runs(2000.0, 0.8 * 16 * 2000.0)
+    return ex04.Setup(machine, red, fma, "file", "made up", ())
+
+
+def _answers(setup, **override):
+    k = ex04._keys(setup)
+    red, fma = k["reduction"], k["fma"]
+    args = dict(reduction_intensity=red["intensity"], reduction_gflops=red["achieved"],
+                reduction_roof=red["roof"], reduction_side=red["side"],
+                reduction_fraction_of_dram=red["gbps"] / setup.read_gbps,
+                fma_intensity=fma["intensity"], fma_gflops=fma["achieved"], fma_roof=fma["roof"],
+                fma_side=fma["side"], fma_fraction_of_roof=fma["fraction"])
+    args.update(override)
+    return ex04.check_placement(setup, **args)
+
+
+def _check(report, start):
+    return next(c for c in report.checks if c.question.startswith(start))
+
+
+# --- K4-1: no FMA/copy factor-2 hint on the sum; a fraction against P64 is told so ----------
+
+def test_k4_1_reduction_roof_slips_get_the_sums_own_hints_not_the_fma_copy_one():
+    red = ex04._keys(RECORDED)["reduction"]
+    twice = _check(_answers(RECORDED, reduction_roof=0.5 * RECORDED.read_gbps), "reduction roof")
+    assert twice.status == "fail" and FACTOR_2 not in twice.message
+    assert "an add is 1 FLOP" in twice.message
+    half = _check(_answers(RECORDED, reduction_roof=0.125 * RECORDED.read_gbps), "reduction roof")
+    assert half.status == "fail" and FACTOR_2 not in half.message
+    assert "4 bytes per element" in half.message
+    assert abs(red["roof"] / (0.25 * RECORDED.read_gbps) - 1) < 1e-6
+
+
+def test_k4_1_reduction_fraction_half_the_key_gets_no_fma_copy_hint():
+    red = ex04._keys(RECORDED)["reduction"]
+    key = red["gbps"] / RECORDED.read_gbps
+    half = _check(_answers(RECORDED, reduction_fraction_of_dram=key / 2), "reduction bandwidth")
+    assert half.status == "fail" and FACTOR_2 not in half.message and "too low" in half.message
+    twice = _check(_answers(RECORDED, reduction_fraction_of_dram=2 * key), "reduction bandwidth")
+    assert twice.status == "fail" and FACTOR_2 not in twice.message
+    assert "4 bytes per element" in twice.message
+
+
+def test_k4_1_fma_fraction_against_p64_is_told_it_is_the_fp64_roof():
+    fma = ex04._keys(RECORDED)["fma"]
+    wrong = fma["achieved"] / RECORDED.fp64_gflops
+    assert wrong > 1
+    check = _check(_answers(RECORDED, fma_fraction_of_roof=wrong), "FMA kernel fraction")
+    assert check.status == "fail" and FACTOR_2 not in check.message
+    assert "fp64 roof" in check.message and "above 1" in check.message
+    # the shipped CPU mixes with fp64 = P / 2: the same slip, the same hint
+    cpu = _cpu_setup()
+    cfma = ex04._keys(cpu)["fma"]
+    check = _check(_answers(cpu, fma_fraction_of_roof=cfma["achieved"] / cpu.fp64_gflops), "FMA kernel fraction")
+    assert check.status == "fail" and "fp64 roof" in check.message and FACTOR_2 not in check.message
+
+
+def test_right_answers_still_pass_on_every_setup():
+    for setup in (RECORDED, _cpu_setup(), _cpu_setup(800.0), _cpu_setup(402.0), _cpu_setup(fp64=False),
+                  _bare_setup()):
+        failed = [c for c in _answers(setup).checks if c.status != "pass"]
+        assert not failed, (setup.machine.name, setup.peak_gflops, failed)
