@@ -162,8 +162,8 @@ GPU_ADVICE = ADVICE = {
     # (the triage says so below the roof): fewer FLOPs, or a faster roof for the same work.
     "compute": (
         "Compute-bound: do fewer FLOPs (a better algorithm), or change the instruction mix to "
-        "reach a faster roof: matrix cores, packed half2/bf16x2 math, fewer or cheaper "
-        "transcendentals."
+        "reach a faster roof: tensor cores (matrix cores on AMD), packed half2/bf16x2 math, "
+        "fewer or cheaper transcendentals."
     ),
     "ridge": (
         "Both roofs bind: overlap loads with math (software pipelining, prefetch, async "
