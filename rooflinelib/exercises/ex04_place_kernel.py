@@ -663,11 +663,12 @@ def _band_hint(intensity: float, ridge: float, ridge_name: str, why: str = "") -
             "counts as at the ridge")
 
 
-#: Review 19k2 K4-5: the menu's own description of the ridge ("at the ridge, both roofs bind"),
-#: which the model answer prints, reads as "ridge".
-_SIDES = Choices({**SIDES.options, "ridge": (
-    SIDES.options["ridge"][0],
-    SIDES.options["ridge"][1] + ("both roofs bind", "at ridge both roofs bind", "at the ridge, both roofs bind"))})
+#: Review 19k2 K4-5, 23k K4-2: the menu's own description of each side ("memory-bound, left of
+#: the ridge", "compute-bound, right of the ridge", "at the ridge, both roofs bind"), which the
+#: model answer prints, reads as that side.
+_SIDES = Choices({name: (desc, synonyms + (desc,) + (("both roofs bind", "at ridge both roofs bind")
+                                                     if name == "ridge" else ()))
+                  for name, (desc, synonyms) in SIDES.options.items()})
 
 
 def _reduction_side_hints(red: dict) -> dict:

@@ -103,3 +103,20 @@ def test_right_answers_still_pass_on_every_setup():
                   _bare_setup()):
         failed = [c for c in _answers(setup).checks if c.status != "pass"]
         assert not failed, (setup.machine.name, setup.peak_gflops, failed)
+
+
+# --- K4-2: the menu's own descriptions read as their sides ----------------------------------
+
+def test_k4_2_the_menus_own_descriptions_read_as_their_sides():
+    cpu = _cpu_setup()
+    for setup in (RECORDED, cpu, _bare_setup()):
+        k = ex04._keys(setup)
+        for kernel, question in (("reduction", "reduction side"), ("fma", "FMA kernel side")):
+            desc = SIDES.options[k[kernel]["side"]][0]
+            check = _check(_answers(setup, **{f"{kernel}_side": desc}), question)
+            assert check.status == "pass", (setup.machine.name, kernel, desc, check.message)
+    # a wrong side in the menu's words is a readable wrong answer, not an input error
+    check = _check(_answers(RECORDED, reduction_side="compute-bound, right of the ridge"), "reduction side")
+    assert check.status == "fail"
+    check = _check(_answers(RECORDED, fma_side="memory-bound, left of the ridge"), "FMA kernel side")
+    assert check.status == "fail"
