@@ -876,6 +876,12 @@ def placement_figure(setup, reduction_gflops=None, fma_gflops=None):
                            title=f"Your two kernels on {setup.machine.name}, each under its own mix's roof")
 
 
+def _on_cpu(setup) -> bool:
+    """Whether the loaded ceilings were measured on a CPU (their provenance says so)."""
+    provenance = setup.machine.provenance or {}
+    return provenance.get("kind") == "cpu" or provenance.get("backend") == "cpu"
+
+
 def _reduction_roof_note(setup, red) -> tuple:
     """The model answer's notes on the reduction's compute roof, from the numbers the key used
     (review 19k2, clarity: two asides, the roof and the conversions, not one 90-word bullet)."""
@@ -886,7 +892,8 @@ def _reduction_roof_note(setup, red) -> tuple:
                 "either way.",)
     # Review 15b (exercise 4): P64 is the DFMA peak, 2 FLOPs per instruction; a DADD is 1, so the
     # adds alone reach at most half of it, and P64 / R is an upper bound on the ridge.
-    return ("The reduction's adds run in float64 (it accumulates in double), so its compute roof is "
+    on_cpu = _on_cpu(setup)
+    return (("The reduction's adds run in float64 (it accumulates in double), so its compute roof is "
             f"at most the fp64 one, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P, and half "
             f"that for adds alone (P64 counts an FMA as 2 FLOPs, an add is 1): its ridge is at most "
             f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and at "
@@ -894,14 +901,19 @@ def _reduction_roof_note(setup, red) -> tuple:
             # Review 19g2 K4-3: where the adds alone bind below I x R, the roof is theirs
             + (f"I x R = {red['roof']:,.0f} GFLOP/s. " if red["adds_roof"] >= red["roof"] else
                f"min(P64 / 2, I x R) = P64 / 2 = {red['adds_roof']:,.0f} GFLOP/s for adds alone "
-               f"(I x R = {red['roof']:,.0f}). ") +
-            # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25
-            "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
-            "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity.",
+               f"(I x R = {red['roof']:,.0f}). ")
+            # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25; review
+            # 23k K4-3: a GPU's fp64 rate is off-topic where the ceilings are a CPU's
+            + ("" if on_cpu else
+               "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
+               "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity.")
+            ).rstrip(),
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate
-            # shows no compute limit binds below I x R on this run.
-            "P64 is an upper bound: each element's float32 -> float64 conversion (one F2F instruction) "
+            # shows no compute limit binds below I x R on this run.  Review 23k K4-3: F2F is a GPU
+            # (SASS) instruction; a CPU's is named by what it does.
+            "P64 is an upper bound: each element's float32 -> float64 conversion "
+            f"({'one conversion instruction' if on_cpu else 'one F2F instruction'}) "
             "runs at a rate of its own that may bind lower. "
             + (f"The verdict holds either way: the run reached {red['achieved']:,.0f} GFLOP/s, "
                f"{red['fraction']:.0%} of I x R, so no compute limit lies below its memory roof."
@@ -916,9 +928,7 @@ def model_verdict(setup, attempt):
     k = _keys(setup)
     fma, red = k["fma"], k["reduction"]
     h200_ridge = H200.ridge("fp32", "dram")
-    provenance = setup.machine.provenance or {}
-    on_cpu = provenance.get("kind") == "cpu" or provenance.get("backend") == "cpu"
-    if on_cpu:
+    if _on_cpu(setup):
         # Review 19k2 K4-3: the ridge the FMA kernel was judged against (P / C), not P / B
         cpu = (f"This notebook measured this CPU: the FMA kernel's ridge is {fma['ridge']:.3g} FLOP/byte, "
                "and that, not a rule of thumb, places the kernel on a CPU; a server CPU with wide "

@@ -120,3 +120,15 @@ def test_k4_2_the_menus_own_descriptions_read_as_their_sides():
     assert check.status == "fail"
     check = _check(_answers(RECORDED, fma_side="memory-bound, left of the ridge"), "FMA kernel side")
     assert check.status == "fail"
+
+
+# --- K4-3: the CPU model answer names no GPU instruction and no GPU fp64 rate ----------------
+
+def test_k4_3_cpu_model_answer_names_no_gpu_instruction():
+    text = str(ex04.model_verdict(_cpu_setup(), ATTEMPT))
+    assert "F2F" not in text and "one conversion instruction" in text
+    assert "1/64-rate" not in text and "GPU with full- or half-rate fp64" not in text
+    assert "P64 is an upper bound" in text
+    # the GPU answer keeps both
+    gpu = str(ex04.model_verdict(RECORDED, ATTEMPT))
+    assert "one F2F instruction" in gpu and "1/64-rate fp64" in gpu
