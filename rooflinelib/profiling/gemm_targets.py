@@ -199,12 +199,12 @@ def recorded_table(recorded: dict, fp32_gflops: float) -> str:
     lines = [f"recorded on an {(recorded.get('gpu_before') or {}).get('name', 'H200')} on {recorded['date'][:10]}"
              f"{f' (SM clock {sm} MHz)' if sm else ''}, n = {recorded['n']}, one thread per output, "
              f"{recorded['tile']} x {recorded['tile']} threads a block; Nsight Compute per warp-wide request or FFMA:",
-             f"  {'kernel':30s} {'time':>8s} {'TFLOP/s':>8s} {'of fp32':>7s} {'sectors/load':>12s} "
+             f"  {'kernel':30s} {'time':>8s} {'TFLOP/s':>8s} {'% of fp32':>9s} {'sectors/load':>12s} "
              f"{'DRAM MB':>7s} {'L1 GB':>7s} {'shared passes/FFMA':>18s} {'instr/FFMA':>10s}"]
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
         dram = f"{r['dram_bytes'] / 1e6:7.1f}" if r["dram_bytes"] else f"{'-':>7s}"
-        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:7.1%} "
+        lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:9.1%} "
                      f"{r['sectors_per_request']:12.2f} {dram} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
                      f"{instr}")
     return "\n".join(lines)

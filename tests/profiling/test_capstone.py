@@ -1179,7 +1179,7 @@ def test_07_places_the_per_row_bytes_on_the_columns_and_prices_the_exp():
     assert "shrink as rows grow" not in text  # review 18a: the per-row bytes in a sentence of their own
     assert "16 bytes a row (a maximum and a sum, each written and read once): 0.06 per element at 256 columns, 0.02 at 1,024" in text
     assert "each `exp` counted as one FLOP, this course's convention" in text  # round 16: not "the roofline's"
-    assert "(16 FLOPs, pitfall 5)" in text and "1.0 and 2.5, still far left" in text
+    assert "(16 FLOPs, [pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs))" in text and "1.0 and 2.5, still far left" in text
     n = 1 << 20  # the printed 1.0 and 2.5: the exp's one FLOP replaced by pitfall 5's 16
     for fused, printed in ((False, 1.0), (True, 2.5)):
         cost = operators.softmax(n, fused=fused)
