@@ -132,3 +132,17 @@ def test_k4_3_cpu_model_answer_names_no_gpu_instruction():
     # the GPU answer keeps both
     gpu = str(ex04.model_verdict(RECORDED, ATTEMPT))
     assert "one F2F instruction" in gpu and "1/64-rate fp64" in gpu
+
+
+# --- K4-4: the reduction's achieved rate keeps the unit hints --------------------------------
+
+def test_k4_4_reduction_achieved_rate_keeps_the_unit_hints():
+    red = ex04._keys(RECORDED)["reduction"]
+    flops = _check(_answers(RECORDED, reduction_gflops=red["achieved"] * 1e9), "reduction achieved")
+    assert flops.status == "fail" and "10^9" in flops.message
+    tera = _check(_answers(RECORDED, reduction_gflops=red["achieved"] / 1e3), "reduction achieved")
+    assert tera.status == "fail" and "1,000" in tera.message
+    # the factor-2 slips keep the sum's own hints, never the FMA/copy one
+    for value in (2 * red["achieved"], red["achieved"] / 2, 2.1 * red["achieved"]):
+        check = _check(_answers(RECORDED, reduction_gflops=value), "reduction achieved")
+        assert check.status == "fail" and FACTOR_2 not in check.message, value
