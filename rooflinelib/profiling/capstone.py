@@ -196,9 +196,16 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 passes = list(passes_of(buffers))
                 # an overflowing exp warns from the simulator's threads; the check says it in words
                 found = []  # the first shared-memory race, whichever order the simulator ran the threads in
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    y = _simulate_output(passes, rows, buffers, races=found)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        y = _simulate_output(passes, rows, buffers, races=found)
+                except IndexError as exc:  # review 23f, 1: the stated rule or the hint, not a traceback
+                    local = _local_row(passes) if name == "fused" else ""
+                    if local:
+                        return Check(question, "fail", "your fused kernel " + local)
+                    return Check(question, "fail", f"at {rows} rows x {cols} columns, {SIM_THREADS} threads a "
+                                                   f"block, " + _past_the_end(exc))
                 if (y == UNWRITTEN).all():
                     return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
                                                          "bodies, run that cell, then this check again")
@@ -229,8 +236,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                 broken = _local_row(passes_of(softmax_buffers(*sizes[0]))) or _once_rules(passes_of, sizes[0])
                 if broken:
                     return Check(question, "fail", "right output, but your fused kernel " + broken)
-            return Check(question, "pass", f"correct at {len(sizes)} sizes in the simulator (largest relative "
-                                           f"error {worst:.2g} against a float64 softmax){not_compiled}")
+            return Check(question, "pass", f"correct in the simulator at {len(sizes)} small sizes and the stated "
+                                           f"launch (largest relative error {worst:.2g} at the small sizes, against "
+                                           f"a float64 softmax){not_compiled}")
 
         # The simulator takes seconds, longer than run_student allows a student's call, so the
         # kernels run here, and whatever they raise becomes CHECK YOUR INPUT.
@@ -266,6 +274,16 @@ def _kernel_line(exc) -> str:
     return line
 
 
+def _past_the_end(exc) -> str:
+    """The hint for an ``IndexError`` the simulator raised in a student's kernel: the line, and the
+    sizes the exercise's shared arrays need."""
+    line = _kernel_line(exc)
+    named = f"the line `{line}` " if line else "a line "
+    return (f"{named}indexes past an array's end "
+            f"({re.sub(r'^tid=[^:]*:', '', ' '.join(str(exc).split())).strip()[:120]}): a shared array indexed by the thread needs THREADS "
+            "entries, the row MAX_COLS (on the GPU nothing stops the write, which corrupts memory)")
+
+
 def _at_the_limits(passes_of, three_pass: bool = False) -> str:
     """Why the kernels fail at the exercise's stated launch (:data:`LIMIT_ROWS` x :data:`LIMIT_COLS`,
     :data:`LIMIT_THREADS` threads) when they passed the small sizes, or ''."""
@@ -285,11 +303,7 @@ def _at_the_limits(passes_of, three_pass: bool = False) -> str:
             warnings.simplefilter("ignore", RuntimeWarning)
             y = _simulate_output(list(passes_of(buffers)), rows, buffers, races=found, threads=threads)
     except IndexError as exc:
-        line = _kernel_line(exc)
-        named = f"the line `{line}` " if line else "a line "
-        return (f"right at the small sizes, but {where} {named}indexes past an array's end "
-                f"({re.sub(r'^tid=[^:]*:', '', ' '.join(str(exc).split())).strip()[:120]}): a shared array indexed by the thread needs THREADS "
-                "entries, the row MAX_COLS (on the GPU nothing stops the write, which corrupts memory)")
+        return f"right at the small sizes, but {where} " + _past_the_end(exc)
     if found:
         return f"a race {where}: " + _race_hint(found[0])
     error = _max_error(y, buffers["x"])
@@ -786,6 +800,11 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
                               "element instead of 8)?"),
         (three / (2 * fused), "half the key's: does your fused count read x three times (16 bytes per element "
                               "instead of 8), or your 3-pass count leave out passes?"),
+        # review 23f, 4: the two usual slips between 1.67 and 5
+        ((three - n * 4) / fused, "that counts the 3-pass version's bytes as 16 per element: pass 1 reads x, pass 2 "
+                                  "reads x and writes e, pass 3 reads e and writes y, 20 bytes per element"),
+        (3.0, "that is about the measured ratio of the recorded H200 (and the launches, 3 over 1); the prediction is "
+              "bytes over bytes, the 3-pass version's over the fused one's"),
     ])
 
 

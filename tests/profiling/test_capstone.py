@@ -2195,3 +2195,91 @@ def test_the_key_says_profile_pair_checks_the_output_after_timing():
     text = " ".join(nbformat.read(str(page), as_version=4).cells[18].source.split())
     assert "times your two launchers at the profiled size and checks the output" in text
     assert "after checking the output" not in text
+
+
+# --- review 23f: a small-size IndexError gets the stated rule or the hint; the PASS line counts the
+# stated launch; 2 and 3 as the predicted speed-up get their own hints ---------------------------
+
+_LOCAL_16 = """    vals = cuda.local.array(16, float32)  # sized for 256 threads: 4,096 / 256 values a thread
+    part = cuda.shared.array(THREADS, float32)
+    m = float32(-math.inf)
+    i = 0
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        vals[i] = x[r, c]
+        m = max(m, vals[i])
+        i += 1
+    row = cuda.shared.array(MAX_COLS, float32)
+    i = 0
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = vals[i]
+        i += 1
+"""
+
+
+def test_a_local_array_too_small_at_the_small_sizes_gets_the_local_row_rule(kernels):
+    # review 23f, 1: at 4 x 1,024 with 32 threads vals[16] is past the end, and the check printed
+    # "[CHECK YOUR INPUT] ... the simulator stopped: IndexError: tid=[...] ..."
+    wrong = _variant("""    row = cuda.shared.array(MAX_COLS, float32)
+    part = cuda.shared.array(THREADS, float32)
+    m = float32(-math.inf)
+    for c in range(t, x.shape[1], cuda.blockDim.x):
+        row[c] = x[r, c]
+        m = max(m, row[c])
+""", _LOCAL_16)
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail", check
+    assert "simulator stopped" not in check.message and "IndexError" not in check.message
+    assert check.message == ("your fused kernel " + capstone.LOCAL_ROW_REASON
+                             + capstone.LOCAL_ROW_OFF_CHIP.format(index="vals[i]")), check.message
+
+
+def test_a_shared_array_too_small_at_the_small_sizes_gets_the_past_the_end_hint(kernels):
+    # review 23f, 1: any IndexError at the small sizes reads as _at_the_limits's hint, with the line
+    wrong = _variant("    row = cuda.shared.array(MAX_COLS, float32)\n    part = cuda.shared.array(THREADS, float32)\n",
+                     "    row = cuda.shared.array(MAX_COLS, float32)\n    part = cuda.shared.array(16, float32)\n")
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail", check
+    assert "simulator stopped" not in check.message
+    assert check.message.startswith(f"at {capstone.SIM_ROWS} rows x {capstone.SIM_COLS} columns, "
+                                    f"{capstone.SIM_THREADS} threads a block, the line `"), check.message
+    assert "indexes past an array's end" in check.message and "needs THREADS entries" in check.message
+
+
+def test_the_pass_line_counts_the_stated_launch(kernels):
+    # review 23f, 2: the page's cell 6 lists two small sizes and the stated launch; the PASS said "2 sizes"
+    got = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
+    assert got.passed, got
+    for check in got.checks:
+        assert check.message.startswith("correct in the simulator at 2 small sizes and the stated launch ("), check
+    page = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
+    printed = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                      for c in nbformat.read(str(page), as_version=4).cells
+                      if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "correct at 2 sizes in the simulator" not in printed
+    assert printed.count("correct in the simulator at 2 small sizes and the stated launch") == 2
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (3.0, "that is about the measured ratio of the recorded H200"),
+    ("3.02", "that is about the measured ratio of the recorded H200"),
+    ("3x", "the prediction is bytes over bytes"),
+    (2.0, "counts the 3-pass version's bytes as 16 per element"),
+    ("16/8", "pass 3 reads e and writes y, 20 bytes per element"),
+])
+def test_two_and_three_as_the_speedup_get_their_own_hints(answer, hint):
+    # review 23f, 4: both got only "too low" / "too high"; 3 is what the measurement shows
+    check = capstone.check_prediction(answer, capstone.SIM_ROWS, capstone.SIM_COLS)
+    assert check.status == "fail" and hint in check.message, check
+    assert "too low" not in check.message and "too high" not in check.message
+
+
+def test_the_page_says_the_copy_roof_flatters_the_3_pass_share():
+    # review 23f, 3: the 3-pass version is graded against the copy roof, though its pass 1 only reads (a
+    # faster mix: read 4,595 GB/s against the copy's 4,256 in the recorded Lab 1); one sentence says so
+    for folder in ("solutions", "exercises"):
+        nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
+        after = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("Part 5 uses"))
+        assert ("Pass 1 only reads, which streams faster than a copy, so the 3-pass share is if anything generous."
+                in " ".join(after.split())), folder
+        assert "a shift by any other value of that row overflows too" not in " ".join(
+            c.source for c in nb.cells if c.cell_type == "markdown")
