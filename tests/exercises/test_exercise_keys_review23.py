@@ -146,3 +146,32 @@ def test_k4_4_reduction_achieved_rate_keeps_the_unit_hints():
     for value in (2 * red["achieved"], red["achieved"] / 2, 2.1 * red["achieved"]):
         check = _check(_answers(RECORDED, reduction_gflops=value), "reduction achieved")
         assert check.status == "fail" and FACTOR_2 not in check.message, value
+
+
+# --- K4-5: a memory-bound FMA kernel's fraction taken against P gets a hint -------------------
+
+def _memory_bound_gpu(b_gbps: float) -> ex04.Setup:
+    """Made-up ceilings where the FMA kernel is memory-bound against its copy mix, 16C < P."""
+    machine = Machine("made-up GPU", (Ceiling("dram", "memory", b_gbps, "made up, spread 1.0%", "DRAM (write)"),
+                                      Ceiling("fp32", "compute", 20000.0, "made up, spread 1.0%", "fp32 FMA"),
+                                      Ceiling("fp64", "compute", 10000.0, "made up, spread 1.0%", "fp64 FMA")),
+                      kind="measured", provenance={"kind": "gpu"})
+    red, fma = _runs(900.0, 0.8 * 16 * 1000.0)
+    return ex04.Setup(machine, red, fma, "file", "made up", (), 900.0, 1000.0, 0.01, 0.01)
+
+
+def test_k4_5_memory_bound_fma_fraction_against_p_gets_a_hint():
+    for b_gbps in (1100.0, 2000.0):  # 16B below P, and 16C < P <= 16B (the roof against B is P)
+        setup = _memory_bound_gpu(b_gbps)
+        fma = ex04._keys(setup)["fma"]
+        assert fma["side"] == "memory" and 16 * setup.copy_gbps < setup.peak_gflops
+        check = _check(_answers(setup, fma_fraction_of_roof=fma["achieved"] / setup.peak_gflops),
+                       "FMA kernel fraction")
+        assert check.status == "fail" and "not by P alone" in check.message, check.message
+        assert check.message.count("divide the achieved") == 1
+        assert all(c.status == "pass" for c in _answers(setup).checks)
+    # the shipped CPU mixes with P = 800 GFLOP/s: 16C < P there too
+    cpu = _cpu_setup(800.0)
+    fma = ex04._keys(cpu)["fma"]
+    check = _check(_answers(cpu, fma_fraction_of_roof=fma["achieved"] / cpu.peak_gflops), "FMA kernel fraction")
+    assert check.status == "fail" and "not by P alone" in check.message
