@@ -109,14 +109,17 @@ def launch_pair(experiment) -> dict:
     add, empty = pick("kernel"), pick("device events", "three arrays")
     if add is None or empty is None:
         raise ValueError("launch_empty: the run has no tiny add or no three-array empty kernel")
+    dispatch = pick("host dispatch", "three arrays")
     return {"add_s": add.median_s, "empty_s": empty.median_s,
+            "dispatch_s": dispatch.median_s if dispatch else None,
             "elements": int(add.extra.get("elements", 0)), "n_bytes": add.n_bytes}
 
 
 def launch_text(experiment, machine=None) -> str:
     """Pitfall 1's one figure: the tiny add's traffic at Lab 1's copy roof, then the add and an
     empty kernel given its three arrays, timed alike: the two take as long, so the time is the
-    launch."""
+    launch; then that empty kernel's host dispatch alone (launched back to back, where the run has
+    it) and how far it falls short of the time between events (a part the run does not take apart)."""
     pair = launch_pair(experiment)
     machine = machine or pitfalls.recorded_mix_roofs()[0]
     copy = machine.ceiling("dram-copy").value
@@ -124,7 +127,27 @@ def launch_text(experiment, machine=None) -> str:
     return (f"{pair['elements']}-element add: {bound['n_bytes']:,.0f} bytes, {bound['traffic_s'] * 1e9:.1f} ns of "
             f"traffic at Lab 1's copy roof, {copy:,.0f} GB/s\n"
             f"between device events: the add {pair['add_s'] * 1e6:.1f} us, an empty kernel given the "
-            f"same three arrays {pair['empty_s'] * 1e6:.1f} us")
+            f"same three arrays {pair['empty_s'] * 1e6:.1f} us"
+            + ("" if pair["dispatch_s"] is None else
+               f"\nthe host's dispatch of that empty kernel, launched back to back: {pair['dispatch_s'] * 1e6:.1f} us, "
+               f"{(pair['empty_s'] - pair['dispatch_s']) * 1e6:.1f} us short of its time between events"))
+
+
+def starved_text(experiment) -> str:
+    """Pitfall 1's starved grid: the table, then (for an H200 run, against the recorded H200's fp32
+    roof and copy roof) the full grid's own share of its roof and the two blocks' share of the full
+    grid's rate: the two factors of the opening chart's gap."""
+    text = table_text(experiment)
+    if "H200" not in (experiment.device or {}).get("name", "") or len(experiment.variants) < 2:
+        return text
+    machine = pitfalls.recorded_mix_roofs()[0]
+    starved, full = experiment.variants[0], experiment.variants[-1]
+    rows = pitfalls.roof_shares([pitfalls.MixPoint(v.name, v.n_flops, v.n_bytes, v.gflops, "dram-copy")
+                                 for v in (starved, full)], machine)
+    roof = "fp32" if rows[1]["bound"] == "compute" else rows[1]["memory"]
+    return text + (f"\n{full.name}: {rows[1]['fraction']:.0%} of the {roof} roof "
+                   f"({rows[1]['roof_gflops']:,.0f} GFLOP/s); {starved.name}: "
+                   f"{starved.gflops / full.gflops:.2%} of the full grid, {rows[0]['fraction']:.2%} of the roof")
 
 
 def mufu_price(compute_capability=(9, 0)) -> dict:
@@ -211,18 +234,22 @@ def wrong_ceiling_text(experiment) -> str:
 
 def race_text(experiment) -> str:
     """Pitfall 7's race per filter length: the direct kernel measured and at 100% of its fp32
-    roof, the whole-signal FFT measured (with its spread), their FLOP ratio and what the FFT
+    roof, the whole-signal FFT measured, both timings' spreads (direct / FFT), their FLOP ratio and what the FFT
     beats; then FLOPs per output of the direct kernel, the whole-signal FFT and overlap-save on
     blocks of 8m (counted, not raced) at the two shortest filters."""
     race = pitfalls.race_rows(experiment)
     title = experiment.title
-    spreads = {v.extra.get("m"): v.spread for v in experiment.variants
-               if "length" in v.extra or "FFT" in v.name}
-    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread':>7s} {'FLOPs/FFT':>10s}  FFT beats direct"]
+    spreads = {}
+    for v in experiment.variants:
+        spreads.setdefault(v.extra.get("m"), {})["fft" if "length" in v.extra or "FFT" in v.name else "direct"] = v.spread
+
+    def both(m):
+        pair = spreads.get(m, {})
+        return " / ".join("-" if pair.get(k) is None else f"{pair[k]:.1%}" for k in ("direct", "fft"))
+    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread direct/FFT':>17s} {'FLOPs/FFT':>10s}  FFT beats direct"]
     for r in race:
-        spread = spreads.get(r["m"])
         lines.append(f"{r['m']:7,d} {r['direct_s'] * 1e6:8,.0f}us {r['direct_at_roof_s'] * 1e6:7,.0f}us "
-                     f"{r['fft_s'] * 1e6:7,.0f}us {'-' if spread is None else f'{spread:.0%}':>7s} {r['flop_ratio']:9.1f}x  "
+                     f"{r['fft_s'] * 1e6:7,.0f}us {both(r['m']):>17s} {r['flop_ratio']:9.1f}x  "
                      + ("even at its roof" if r["fft_beats_roof"] else "as measured only"))
     lines.append("FLOPs per output, direct / whole-signal FFT / overlap-save on blocks of 8m (not raced): " + "; ".join(
         f"m = {r['m']:,}: {2 * r['m']:,} / {2 * r['m'] / r['flop_ratio']:.0f} / "
@@ -230,10 +257,21 @@ def race_text(experiment) -> str:
     return "\n".join(lines) + _noise(experiment)
 
 
+TRANSCENDENTAL_COLUMNS = (
+    tables.Column("name", "variant", align="<"),
+    tables.Column("median_s", "median time", tables._time),
+    tables.Column("rate", "rate", align="<"),
+    tables.Column("spread", "spread", lambda v: f"{100 * v:.0f}%"),
+)
+
+
 def transcendental_text(experiment) -> str:
-    """Pitfall 5's table, then the exp2 row's rate named as what it is: results, not FLOPs."""
-    exp2 = experiment.variants[0]
-    return table_text(experiment) + f"\n{exp2.name}: {exp2.gflops:,.0f} G results/s, not FLOPs"
+    """Pitfall 5's table, each row's rate in its own unit: the exp2 row's in results (G results/s,
+    not FLOPs), the FMA row's in GFLOP/s."""
+    rows = [{"name": v.name, "median_s": v.median_s, "spread": v.spread,
+             "rate": f"{v.gflops:,.0f} " + ("G results/s" if i == 0 else "GFLOP/s")}
+            for i, v in enumerate(experiment.variants)]
+    return experiment.title + "\n" + tables.render(rows, TRANSCENDENTAL_COLUMNS) + _noise(experiment)
 
 
 def clocks_text(experiment) -> str:
@@ -277,6 +315,6 @@ def sustained_text(experiment) -> str:
 
 
 #: How :meth:`Lesson.show` prints each experiment that has more to say than its table.
-TEXTS = {"launch_empty": launch_text, "overlap": overlap_text, "strided": strided_text,
+TEXTS = {"launch_empty": launch_text, "starved": starved_text, "overlap": overlap_text, "strided": strided_text,
          "wrong_ceiling": wrong_ceiling_text, "transcendental": transcendental_text, "algorithm_sizes": race_text, "clocks": clocks_text,
          "sustained": sustained_text}

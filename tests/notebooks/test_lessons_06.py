@@ -310,7 +310,7 @@ def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
     ratio = f"{mixes['read'] / mixes['copy']:.2f}"
     assert f"a copy {mixes['copy']:,.0f} GB/s: {ratio}x" in _printed("06")
     # review 19: cell 0 says Lab 1 is notebook 03's, once; the sentence names Lab 1
-    assert f"Reading alone runs {ratio} times as fast as a copy in Lab 1:" in _prose("06")
+    assert f"Lab 1's reads alone beat a copy by only {ratio}x: the access mix cannot explain it" in " ".join(_prose("06").split())
     assert "**Lab 1** (notebook 03)" in _prose("06") and "copy (notebook 05)" not in _prose("06")
 
 
@@ -654,7 +654,9 @@ def test_06_clarity_items_of_review_5b():
     assert "Two ways to do the same work: (a) a copy kernel, then an arithmetic kernel" in text
     assert "The measurement does the same work as a copy kernel" not in text
     # C06-3: exp2 results, not FLOPs
-    assert "exp2 (SFU): 4,140 G results/s, not FLOPs" in printed
+    # review 25d: the exp2 row's rate sits under its own unit, not under "GFLOP/s"
+    assert "exp2 (SFU)      2.14 ms  4,140 G results/s" in printed and "FMA             8.58 ms  66,070 GFLOP/s" in printed
+    assert "GFLOP/s  spread\n----------  -----------  ----  -------  ------\nexp2" not in printed
     # C06-4: a table's header names the backend, a row its library
     assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
@@ -707,8 +709,10 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     # review 12d C06-2: the three steps went to the appendix; the idle gap the events bracket stays
     # review 15: the stream's order is the appendix's; the notebook keeps the idle gap it causes
     # review 15d C: how events on the GPU time the host, in one sentence
-    assert ("the time is the host's **dispatch** of the launch (Numba checking and packing the arguments, "
-            "48.6 µs here), not the bytes. The start event fires on the GPU when queued; the kernel follows "
+    # review 25d: the 48.6 µs is printed (the last line of the launch figure), and the ~10 µs between
+    # it and the empty kernel's time between events is said to be unexplained
+    assert ("the time is the host's **dispatch** of the launch (Numba checking and packing the arguments: "
+            "48.6 µs; about 10 µs more is unexplained), not the bytes. The start event fires on the GPU when queued; the kernel follows "
             "after the dispatch ([appendix](../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
     assert "the add's three arrays (second run) | 48.6 µs |" in (ROOT / "docs" / "appendix-06-pitfalls.md").read_text()
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "appendix-06-pitfalls.md").read_text().split())
@@ -926,8 +930,10 @@ def test_06_labels_the_bytes_moved_share_as_resting_on_the_64_byte_fetch():
 def test_06s_gate_says_when_a_slower_clock_leaves_the_share_alone():
     # T06-3: a kernel limited elsewhere (latency, issue) slows with the SM clock while the HBM roof does not
     text = _prose("06")
-    assert ("A slower clock slows a kernel and the roof that limits it alike, so the share holds"
+    # review 25d: with its condition: the kernel is bound by the roof the clock slows
+    assert ("A slower clock slows a roof and a kernel bound by that roof alike, so the share holds"
             in " ".join(text.split()))
+    assert "slows a kernel and the roof that limits it alike" not in " ".join(text.split())
 
 
 def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
@@ -1119,7 +1125,11 @@ def test_06s_launch_section_has_one_figure_and_the_other_launch_numbers_in_the_a
     assert shown.splitlines() == [
         "4096-element add: 49,152 bytes, 11.5 ns of traffic at Lab 1's copy roof, 4,280 GB/s",
         f"between device events: the add {pair['add_s'] * 1e6:.1f} us, an empty kernel given the same three "
-        f"arrays {pair['empty_s'] * 1e6:.1f} us"]
+        f"arrays {pair['empty_s'] * 1e6:.1f} us",
+        # review 25d: the 48.6 µs the prose quotes is printed, with the part of the time it leaves
+        f"the host's dispatch of that empty kernel, launched back to back: {pair['dispatch_s'] * 1e6:.1f} us, "
+        f"{(pair['empty_s'] - pair['dispatch_s']) * 1e6:.1f} us short of its time between events"]
+    assert f"{pair['dispatch_s'] * 1e6:.1f}" == "48.6" and abs((pair['empty_s'] - pair['dispatch_s']) * 1e6 - 10) < 1  # "about 10 µs more"
     printed = _printed("06")
     for gone in ("CuPy", "torch", "host dispatch", "its traffic would equal this cost at", "67108864 elements"):
         assert gone not in printed, gone
@@ -1172,7 +1182,8 @@ def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
     assert clocks == price["fmas_per_exp"] == 8
     assert "more than one exp per 8 FMA-pipe instructions" not in text
     # review 18a: the break-even in plain words (one exp in 8 instructions), the same figures
-    assert ("A scheduler issues one instruction a clock, and its share of the MUFU pipe needs "
+    # review 25d: "its share of the MUFU pipe" named as the scheduler's 16 / 4 lanes
+    assert (f"A scheduler issues one instruction a clock; its {price['mufu_per_clock'] // schedulers} MUFU lanes take "
             f"{clocks} clocks per warp-wide exp. If more than 1 instruction in {clocks} is an exp") in text
     assert (f"each exp costs {clocks} issue slots ({price['flops_per_exp']:g} FLOPs); below that ratio, an exp "
             "costs 1 issue slot like any other instruction") in text
@@ -1239,8 +1250,10 @@ def test_06_states_the_fft_length_the_library_uses():
     assert "a little over n + m" not in text
     # review 17c: n + 2m is this course's margin (linear correlation needs n + m - 1)
     # review 18a: L in one clause; the margin (n + 2m) is the appendix's
-    assert "L = 2²³, the first power of two that holds the full correlation, n + m − 1" in text
-    assert "n + 2m" not in text
+    # review 25d: the text says what pitfalls.fft_length does (the power of two above n + 2m)
+    assert "L = 2²³, the first power of two above n + 2m" in text
+    assert "holds the full correlation, n + m − 1" not in text
+    assert pitfalls.fft_length(n, m) == 1 << (n + 2 * m).bit_length() and pitfalls.fft_length(3, 0) == 4
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the course takes the one above n + 2m" in page and "L = 2²³, about twice n + m" in page
 
@@ -1386,3 +1399,40 @@ def test_06_review_18a_the_streaming_steps_image_does_not_claim_8_gpus():
         shell.display_formatter.format = before
     assert "GPUs: 8" not in lines and "GPUs: not used here (greyed out)" in lines
     assert "each token: 16x16 RGB patch, uint8 (768 B)" in lines  # an enabled control still shows its value
+
+
+# --- review 25d: notebook 06 ------------------------------------------------------------------------
+
+def test_06_review_25d_the_full_grid_is_itself_under_its_roof():
+    # item 4: the chart's 494x has two parts: two blocks against the full grid, and the full grid
+    # against the fp32 roof (35%); both printed from the library, the prose reads them
+    from rooflinelib.lessons import pitfalls
+    from rooflinelib.experiments.record import recorded_experiments
+    starved, full = recorded_experiments()["starved"].variants
+    machine, _ = pitfalls.recorded_mix_roofs()
+    rows = pitfalls.roof_shares([pitfalls.MixPoint(v.name, v.n_flops, v.n_bytes, v.gflops, "dram-copy")
+                                 for v in (starved, full)], machine)
+    assert rows[1]["bound"] == "compute" and f"{rows[1]['fraction']:.0%}" == "35%"
+    assert abs(rows[0]["fraction"] - starved.gflops / full.gflops * rows[1]["fraction"]) < 1e-12
+    printed = _printed("06")
+    assert (f"1056 blocks: 35% of the fp32 roof ({rows[1]['roof_gflops']:,.0f} GFLOP/s); 2 blocks: "
+            f"{starved.gflops / full.gflops:.2%} of the full grid, {rows[0]['fraction']:.2%} of the roof") in printed
+    assert f"{1 / rows[0]['fraction']:,.0f}x under it" == "494x under it" and "494x under it" in printed
+    text = " ".join(_prose("06").split())
+    assert ("Two blocks ran at 0.57% of the full grid's rate, itself 35% of the roof: the chart's 494x is both"
+            in text)
+
+
+def test_06_review_25d_caches_scoped_and_the_mufu_lanes_named_and_both_spreads_shown():
+    # item 5: the model knows nothing of caches only when it counts the bytes the algorithm requests
+    text = " ".join(_prose("06").split())
+    assert "Counting the bytes an algorithm requests, the model knows nothing of caches." in text
+    assert "## Pitfall 3, caches The model knows nothing of caches" not in text
+    # "its share of the MUFU pipe": a scheduler's 4 lanes (16 per SM over 4 schedulers), 32 / 4 = 8 clocks
+    from rooflinelib.lessons import pitfalls_lesson
+    price = pitfalls_lesson.mufu_price()
+    assert price["mufu_per_clock"] // 4 == 4 and 32 // 4 == price["fmas_per_exp"] == 8
+    assert "its 4 MUFU lanes take 8 clocks per warp-wide exp" in text and "its share of the MUFU pipe" not in text
+    # cell 32 speaks of both timings' spreads: the table shows both, labelled
+    printed = _printed("06")
+    assert "spread direct/FFT" in printed and "    386us       0.5% / 2.2%       1.5x" in printed
