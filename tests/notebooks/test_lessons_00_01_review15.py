@@ -47,11 +47,12 @@ def test_00_the_third_break_is_the_byte_count_not_the_caches():
     assert "crosses that cache 5 times and HBM once" in text
 
 
-def test_00_no_packed_figure_and_the_launch_sentence_reads_once():
+def test_00_no_packed_instructions_and_the_launch_sentence_reads_once():
     # review 15a: one reading of the launch; review 15e: the bound, then the launch, in two clauses,
-    # and packed fp32 (two FMAs per thread in each instruction) is notebook 02's and the appendix's
+    # and what packed fp32 is (two FMAs per thread in each instruction) is the appendix's; review 25a:
+    # the page names the data sheet's packed figure (16x), so that the data sheet does not contradict it
     text = markdown("00_start_here.ipynb")
-    assert "two FMAs" not in text and "packed" not in text
+    assert "two FMAs" not in text and "unpacked fp32 (16 times its data sheet's packed figure)" in text
     assert "each instruction does two fp32 FMAs, not one" not in text
     assert "prepared once and replayed" not in text and "costs the GPU itself" not in text
     assert "the shortest possible time to move" not in text
@@ -90,7 +91,10 @@ def test_01_step_2_is_three_sections_of_one_idea_each():
     assert "\\max" in nb[step2].source and "\\frac{F}{P} + \\frac{M}{B}" in nb[step2].source
     assert nb[step2 + 1].source.startswith("### Primer: warps, schedulers and issue slots")
     assert "\\max" not in nb[step2 + 1].source
-    assert nb[step2 + 2].source.startswith("### Neither bound is a prediction")
+    # review 25a: the heading says what the cell shows, and no longer says the bounds are not
+    # predictions (notebook 02 predicts speed-ups from them)
+    assert nb[step2 + 2].source.startswith("### The max is a floor; the sum is not a ceiling")
+    assert "Neither bound is a prediction" not in markdown("01_derivation.ipynb")
     assert "The sum is the cost of one schedule, not an upper bound" in words(nb[step2 + 2].source)
     assert "not an upper bound" not in nb[step2].source
     # the serial schedule (blocks on SMs) comes after the primer defines an SM
@@ -149,8 +153,11 @@ def test_00_review_15e_the_launch_numbers_are_the_recorded_ones():
     assert round(launch["traffic_s"] * 1e9) == 10  # "10 ns at best"
     assert 55 <= launch["device_s"] / launch["traffic_s"] <= 65  # "some 60 times that"
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
-    assert "packed" not in cell.source and "163.4" not in printed(cell)
-    assert "81.7 TFLOP/s (ordinary fp32; fp64 vector the same)" in printed(cell)
+    # review 25a: the printed label is the library's (notebook 02's table's), and the data sheet's
+    # packed figure prints beside it
+    assert "ordinary fp32" not in printed(cell)
+    assert "81.7 TFLOP/s (fp32 vector, unpacked; fp64 vector the same)" in printed(cell)
+    assert "16x the data sheet's packed fp32 vector, 163.4" in printed(cell)
 
 
 def test_01_review_15e_a_scheduler_idles_when_its_own_warps_wait():
@@ -184,7 +191,8 @@ def test_01_review_15e_the_stride_item_says_which_figure_is_the_h200s():
     assert "Three of them have a size, and the cell puts a number on each; the fourth" in text
     # "further still against HBM" is the H200's (a 64-byte fit, extrapolated at stride 32: appendix)
     assert "and further still against HBM" not in text
-    assert "On the H200 it sits further still against HBM (hypothesis: the L2 fetches from HBM in 64-byte units;" in text
+    # review 25a: the hypothesis about the 64-byte unit is the appendix's, not a lesson bullet's
+    assert "On the H200 it sits further still against HBM ([appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01)" in text
     assert "appendix-00-02.md#a-stride-32-read-in-notebook-01" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "## A stride-32 read in notebook 01" in appendix and "extrapolates that fit" in appendix
@@ -212,7 +220,8 @@ def test_01_review_19d_overlap_needs_only_the_slower_job_at_its_peak():
 def test_01_review_19d_the_64_byte_unit_is_a_hypothesis_about_the_l2_fetch():
     text = markdown("01_derivation.ipynb")
     assert "whose HBM moves larger units" not in text
-    assert "(hypothesis: the L2 fetches from HBM in 64-byte units;" in text
+    # review 25a: the notebook states no cause for the HBM factor, so the hypothesis lives in the appendix
+    assert "64-byte" not in text and "hypothesis" not in text.lower()
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "Hypothesis for the 64-byte unit: it is the L2's fetch from HBM (two 32-byte sectors a miss)" in appendix
     assert "The counter reading that would decide:" in appendix

@@ -326,8 +326,9 @@ def test_00_breaks_use_no_term_defined_later():
     assert "issued two at a time" not in section
     # review 15a: two FMAs per thread (a wavefront instruction does far more), in a shorter item;
     # review 15e: packed fp32 is too much for the first hour, so 00 leaves it to 02 and the appendix
-    assert "the slowest of its multiply-add roofs, ordinary fp32." in section
-    assert "packed" not in section and "two FMAs" not in section
+    # review 25a: "ordinary fp32" left the data sheet's 163.4 (16x) unexplained: the page says which fp32
+    assert "the slowest of its multiply-add roofs, unpacked fp32 (16 times its data sheet's packed figure)." in section
+    assert "ordinary fp32" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
 
 
@@ -488,9 +489,10 @@ def test_00_review_6a_span_and_launch():
     assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
-    # review 15e: the printed label is "ordinary fp32", the library's unpacked fp32 vector roof
+    # review 15e: the library's unpacked fp32 vector roof; review 25a: printed with the library's
+    # label, as notebook 02's table prints it
     assert analogy.break_figures()["roofs"]["low"] == "fp32 vector, unpacked"
-    assert "(ordinary fp32; fp64 vector the same)" in printed
+    assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
@@ -547,9 +549,11 @@ def test_01_review_6a_clarity():
     cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     assert "stride-32 fp32 read: 8x the bytes it uses at the L2 (32-byte units)\n" in printed
-    # review 19d: the 64-byte unit appears once, labelled a hypothesis about the L2's fetch from HBM
-    assert "64-byte" not in printed and text.count("64-byte") == 1
-    assert "(hypothesis: the L2 fetches from HBM in 64-byte units;" in text
+    # review 19d: the 64-byte unit, labelled a hypothesis about the L2's fetch from HBM; review 25a:
+    # that hypothesis is the appendix's, and the notebook names no unit at HBM
+    assert "64-byte" not in printed and "64-byte" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert "Hypothesis for the 64-byte unit: it is the L2's fetch from HBM" in appendix
     # the widgets are still images on the page
     assert "in a running notebook, run the cell to get the sliders" in text
     assert "run the cell in a running notebook to use it" in text
@@ -573,7 +577,8 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     assert "15 to 16 times further right" not in text
     tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
                       operators.smallest_tile(m.ridge("bf16-tensor"), 4096, "bf16")["exact"]) for m in (A100, H100_SXM, H200)}
-    assert f"for the bf16 tensor ridge: {tiles['H200'][1]} on the H200, about 8 times the fp32 tile" in text
+    # review 25a: 435 is the exact b at N = 4096; 2I* itself is 412
+    assert f"({tiles['H200'][1]} at N = 4096), about 8 times the fp32 tile" in text
     assert all(7.5 < big / small < 8.5 for small, big in tiles.values()), tiles
     assert "get the rest of their reuse from the L2" in text
     cell = next(c for c in cells("02_operator_intensities.ipynb") if "smallest_tile" in c.source)
@@ -655,7 +660,7 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     # review 15e: "further still against HBM" is said of the H200; review 19d: the larger unit is
     # the L2's fetch from HBM, labelled a hypothesis
     assert ("and sits 8 times further left on an L2 roofline. On the H200 it sits further still against HBM "
-            "(hypothesis: the L2 fetches from HBM in 64-byte units;") in text01
+            "([appendix]") in text01
     # C01-1: the bound, not the measured point, is size-free
     assert "lands on the same point" not in text01
     # review 9a C01-3: "bound" meant a time bound in step 2, and that one doubles
@@ -809,8 +814,9 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     assert "as pitfall 6 in notebook 06 measures on the H200" not in text
     # review 15a: the provenance (measured to stride 16, extrapolated past it) is the appendix's
     assert "past it, an extrapolation" not in text
-    assert ("it sits further still against HBM (hypothesis: the L2 fetches from HBM in 64-byte units; "
-            "[appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); notebook 06, pitfall 6)") in text
+    # review 25a: the hypothesis (the L2's 64-byte fetch) moved to the appendix's section
+    assert ("it sits further still against HBM "
+            "([appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); notebook 06, pitfall 6)") in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     appendix = words(appendix)
     assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
@@ -847,11 +853,16 @@ def test_01_review_10a_the_unit_slip_table_names_its_right_row():
 def test_00_review_10a_the_packed_figure_is_printed_and_no_gemm_suspect_list():
     text = markdown("00_start_here.ipynb")
     # C00-2: the data sheet's packed figure was the cell's to print, beside the unpacked one;
-    # review 15e: it is notebook 02's and the appendix's, so 00 prints ordinary fp32 alone
+    # review 15e took it out; review 25a: without it the data sheet contradicts the 32x, so it is back
+    from rooflinelib.lessons import analogy
+    roofs = analogy.break_figures()["roofs"]
     printed = _printed("00_start_here.ipynb", "break_figures")
-    assert "packed" not in printed and "163.4" not in printed and "ordinary fp32" in printed
+    assert (f"{roofs['ratio']:.0f}x; {roofs['ratio_to_packed']:.0f}x the data sheet's packed fp32 vector, "
+            f"{roofs['packed_fp32_gflops'] / 1e3:,.1f}") in printed
+    assert "32x; 16x the data sheet's packed fp32 vector, 163.4" in printed and "ordinary fp32" not in printed
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
-    assert "It leaves the data sheet's packed 163.4 and its 16× to notebook 02" in appendix
+    assert "It leaves the data sheet's packed 163.4 and its 16× to notebook 02" not in appendix
+    assert "and the 16× from the data sheet's packed 163.4, so that a reader who checks the data sheet finds both" in appendix
     # C00-3: the opening page leaves the triage suspects to notebooks 01 and 06
     opening = words(cells("00_start_here.ipynb")[0].source)
     assert "independent instructions" not in opening and "index arithmetic" not in opening
@@ -990,7 +1001,11 @@ def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
             "([appendix](../docs/appendix-00-02.md#tensor-core-tiles-notebook-02))") in text
     assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that the tile formula "
             "charges to HBM, and, on Hopper, from clusters of blocks") in page
-    assert "warp group" not in text and "cluster" not in text
+    # review 25a: FlashAttention-3's overlap names a warp group (the appendix defines it); the tile
+    # section still leaves the accumulator's warp groups to the appendix
+    tile = next(c.source for c in cells("02_operator_intensities.ipynb") if "Real tensor-core kernels" in c.source)
+    assert "warp group" not in tile and "cluster" not in text
+    assert "a warp group is four warps" in page
 
 
 # --- review 15: notebook 02 -----------------------------------------------------------------------
@@ -1195,7 +1210,8 @@ def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_comp
         e, r = operators.dtype_bytes(dtype), H200.ridge(ceiling)
         first[dtype] = next(n for n in range(1, 5000) if side_of_ridge(2 * n / (3 * e), r) == "compute")
         assert side_of_ridge(2 * {"fp32": 84, "bf16": 619}[dtype] / (3 * e), r) == "ridge"
-    assert f"(notebook 01's ridge band: compute-bound from N = {first['fp32']} and {first['bf16']})" in text
+    # review 25a: the band's thresholds, too terse in the lesson, are the appendix's (asserted below)
+    assert "ridge band" not in text and f"N = {first['fp32']}" not in text
     # the fp8-with-bf16-C aside moved to the appendix
     assert "N = 825" not in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
@@ -1226,3 +1242,43 @@ def test_02_review_19d_softmax_subtract_notebook_03_and_the_special_function_uni
     # notebook 00 calls it the special-function unit: 02 names it so where it first uses it
     first = text.index("MUFU")
     assert text[first - len("**special-function unit ("):first] == "**special-function unit ("
+
+
+# --- review 25a -----------------------------------------------------------------------------------
+
+def test_02_review_25a_flashattention_3_overlaps_warp_groups_in_one_block():
+    # FA3's ping-pong schedule overlaps one warp group's softmax with another warp group's GEMMs
+    # inside the same thread block, not one block's with another block's
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert "overlaps one block's softmax" not in text
+    assert ("On Hopper, FlashAttention-3 (Shah et al. 2024) overlaps one warp group's softmax with "
+            "another's GEMMs in one block.") in text
+
+
+def test_02_review_25a_the_tensor_tile_is_2i_star_412_and_435_at_n_4096():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    twice = 2 * H200.ridge("bf16-tensor")
+    exact = operators.smallest_tile(H200.ridge("bf16-tensor"), 4096, "bf16")["exact"]
+    assert (round(twice), exact) == (412, 435)
+    assert "ridge: 435 on the H200" not in text
+    assert (f"For the bf16 tensor ridge $b \\approx 2I^{{*}}$, {round(twice)} on the H200 "
+            f"({exact} at N = 4096), about 8 times the fp32 tile") in text
+    printed = _printed("02_operator_intensities.ipynb", "smallest_tile(")
+    assert f"H200: smallest tile reaching the fp32 ridge b = 57" in printed
+    assert f"b = {exact}, 7.6x wider; 2I* = {round(twice)}" in printed
+
+
+def test_01_and_02_review_25a_the_bounds_are_not_called_non_predictions():
+    # 02 predicts speed-ups from the bounds (as 04 and the capstone do); 01's heading no longer says
+    # "Neither bound is a prediction", and 02's points are "the model's bounds"
+    text01, text02 = markdown("01_derivation.ipynb"), words(markdown("02_operator_intensities.ipynb"))
+    assert "Neither bound is a prediction" not in text01
+    assert "### The max is a floor; the sum is not a ceiling" in text01
+    assert "The points are the model's bounds, drawn at their roofs, not measurements" in text02
+    assert "model's predictions" not in text02
+
+
+def test_00_01_02_review_25a_did_not_grow():
+    for name, before in (("00_start_here.ipynb", 1392), ("01_derivation.ipynb", 2386),
+                         ("02_operator_intensities.ipynb", 2245)):
+        assert len(markdown(name).split()) <= before, name
