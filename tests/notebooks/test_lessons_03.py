@@ -71,7 +71,9 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
     # review 15b C03: the check is two sentences in the lesson; what it does not prove is the appendix's
     # review 16b: the SASS count shows the FMAs were kept (emitted), not that they ran
     assert "shows that the FMAs ran" not in prose
-    assert "The FMA count in the compiled kernel shows the compiler kept the FMAs" in prose
+    # review 25b: what the FMA count shows is the appendix's, behind the check's link
+    assert "The FMA count in the compiled kernel shows the compiler kept the FMAs" not in prose
+    assert "rate ([appendix](../docs/appendix-03-ceilings.md#how-lab-1-checks-its-fma-kernel))." in prose
     assert "That proves the output, not the work" in page and "low-power operand pattern" in page
 
 
@@ -680,8 +682,9 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     # review 16b C03: the provenance is the appendix's, behind one link
     assert "two recorded sessions" not in _md_cell("*Near the roof*")
     assert "A live run times it on your machine ([recorded run](../docs/appendix-03-ceilings.md#the-recorded-run))." in _md_cell("*Near the roof*")
-    # review 16b: notebook 02 counts its softmax at 2^24 elements; this one is notebook 04's 2^26
-    assert "The kernel placed here is notebook 02's `fused softmax`, at notebook 04's 2²⁶ elements:" in _md_cell("*Near the roof*")
+    # review 16b: notebook 02 counts its softmax at 2^24 elements; this one at 2^26 (review 25b:
+    # no forward reference to notebook 04)
+    assert "The kernel placed here is notebook 02's `fused softmax`, at 2²⁶ elements:" in _md_cell("*Near the roof*")
     page = words(appendix("appendix-03-ceilings.md"))
     assert "so that it was the same card is not shown" in page
     import json
@@ -899,7 +902,9 @@ def test_03_review_14_the_write_over_read_order_is_a_labelled_hypothesis_with_it
     # hypothesis sentence and the link
     section = _sections("03_ceilings.ipynb")["DRAM's three roofs, and which one to judge against"]
     assert "Why the write beats the read" not in section and "PyTorch" not in section
-    assert "why the write beats the read, and what would decide each are in the" in section
+    # review 25b: the section keeps the turnaround hypothesis and one link to how to test it
+    assert "why the write beats the read, and what would decide each are in the" not in section
+    assert "How to test it: [appendix](../docs/appendix-03-ceilings.md#why-the-copy-is-the-slowest-mix)" in section
     assert "#why-the-copy-is-the-slowest-mix)" in section
     tail = words(appendix("appendix-03-ceilings.md"))
     tail = tail[tail.index("## Why the write beats the read"):]
@@ -1029,8 +1034,10 @@ def test_03_review_19e_says_where_the_datasheet_is_close_and_where_not():
     assert round(100 * (1 - rows["dram-copy"]["fraction"])) == 11
     assert round(100 * (1 - rows["bf16-tensor"]["fraction"])) == 18
     assert rows["l2"]["datasheet"] is None
-    claim = ("The datasheet is close for the FMA loops and the write (within about 2%). It is not for the copy "
-             "mix (11% lower) or the bf16 tensor cores (18% lower), and it gives no L2 figure.")
+    # review 25b #3: the read mix (6% lower) is in the list too
+    assert round(100 * (1 - rows["dram-read"]["fraction"])) == 6
+    claim = ("The datasheet is close for the FMA loops and the write (within about 2%). It is not for the read "
+             "(6% lower), the copy mix (11% lower) or the bf16 tensor cores (18% lower), and it gives no L2 figure.")
     assert claim in prose
     # it is the reading the datasheet section opens with, before the table
     nb = cells("03_ceilings.ipynb")
@@ -1058,3 +1065,46 @@ def test_03_review_19e_dram_rating_iqr_header_and_the_above_roof_case():
     assert model.ABOVE_ROOF_FRACTION == 1.05
     assert model.classify(1.0, 100.0, 100.0, achieved_gflops=106.0).status == "above-roof"
     assert "under half is the third row; above 105%, a count, a unit or the roof is wrong." in prose
+
+
+# --- notebook 03 after review 25b ------------------------------------------------------------------
+
+def test_03_review_25b_decision_table_says_tensor_cores():
+    # error 1: "matrix cores" is AMD's term; the course's GPU is NVIDIA's
+    from rooflinelib.core import model
+    assert "reach a faster roof: tensor cores (matrix cores on AMD)," in model.ADVICE["compute"]
+    printed = outputs("03_ceilings.ipynb")
+    assert "reach a faster roof: tensor cores (matrix cores on AMD)," in printed
+    assert "reach a faster roof: matrix cores," not in printed
+
+
+def test_03_review_25b_names_the_move_left_for_the_fused_softmax():
+    # error 2: the printed row says "fuse kernels" to a kernel already fused; the reading names the
+    # one move that still applies: a smaller data type halves the bytes (bf16 is 2 bytes, fp32 4)
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "use a smaller dtype" in outputs("03_ceilings.ipynb")
+    assert "At these bytes little is left; a larger gain needs fewer bytes." not in prose
+    assert ("Of the row's moves only a smaller data type still applies: bf16 in and out would halve the "
+            "bytes.") in prose
+
+
+def test_03_review_25b_scopes_the_headline_claim():
+    # error 4: fp32 and the write (dram's mix) are within about 2% of the datasheet; the other mixes
+    # and the tensor cores are not
+    from rooflinelib.lessons import ceilings
+    rows = {r["name"]: r for r in ceilings.lesson_rows(_recorded_lab1())}
+    assert all(abs(1 - rows[n]["fraction"]) < 0.025 for n in ("fp32", "dram-write"))
+    assert all(1 - rows[n]["fraction"] > 0.05 for n in ("dram-read", "dram-copy", "bf16-tensor"))
+    opening = words(cells("03_ceilings.ipynb")[0].source)
+    assert "the datasheet is not your roof**; the measured compute roof" not in opening
+    assert ("**the datasheet is not your roof**, the measured ceilings are. For fp32 and DRAM's fastest access "
+            "mix the two agree to about 2%; for the other mixes and the tensor cores they do not.") in opening
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "- The datasheet is not your roof. Lab 1's" not in prose
+    assert "- Measure your roof: the datasheet matches it only for some work." in prose
+
+
+def test_03_review_25b_occupancy_has_a_clear_antecedent():
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "Its checks include **occupancy**" not in prose
+    assert "The third row's checks include **occupancy**" in prose
