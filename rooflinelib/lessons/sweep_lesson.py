@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+from rooflinelib.core.model import side_of_ridge
 from rooflinelib.experiments import rows as experiment_rows
 from rooflinelib.views.tables import Column, number, render
 
@@ -86,14 +87,14 @@ def softmax_split_table(profile, experiment) -> str:
 
 
 #: The K values notebook 04's roof table prints by default: the sloped roof, the corner and the
-#: climb to 96.6% of P (review 19c: not all 24 rows).
-ROOF_TABLE_KS = (16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 256)
+#: climb to 96.6% of P (review 19c: not all 24 rows), and K = 1024, where P is (review 25b).
+ROOF_TABLE_KS = (16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 256, 1024)
 
 
 def roof_table(result, ks=ROOF_TABLE_KS, width: int = 30) -> str:
     """The sweep against its own roofs, one row per K of ``ks`` (``ks=None``: every K): K, I,
-    GB/s, GFLOP/s, the roof min(P, I x B), the share of it reached, the side of the ridge and a
-    bar; above, P, B and the ridge; below, the knee.  The K = 0 row (no FLOPs) is scored by its
+    GB/s, GFLOP/s, the roof min(P, I x B), the share of it reached, the side of the ridge (``ridge`` within notebook 03's
+    10% band) and a bar; above, P, B and the ridge; below, the knee.  The K = 0 row (no FLOPs) is scored by its
     GB/s against B.  ``views.tables.sweep_tables`` prints every K's rates and this, in full."""
     P, B, ridge = result["peak_gflops"], result["peak_gbps"], result["ridge"]
     lines = [f"Against the sweep's own roofs: P = {number(P)} GFLOP/s, B = {number(B)} GB/s, "
@@ -103,7 +104,8 @@ def roof_table(result, ks=ROOF_TABLE_KS, width: int = 30) -> str:
         if ks is not None and r["k"] not in ks:
             continue
         roof = min(P, r["intensity"] * B)
-        frac, side = (r["gflops"] / roof, "memory" if r["intensity"] < ridge else "compute") if roof > 0 \
+        # the side as notebook 03 reads it: within 10% of the ridge (its band) is "ridge"
+        frac, side = (r["gflops"] / roof, side_of_ridge(r["intensity"], ridge)) if roof > 0 \
             else (r["gbps"] / B, "copy")
         lines.append(f"{r['k']:>5} {r['intensity']:>7.2f} {r['gbps']:>6,.0f} {r['gflops']:>8,.0f} "
                      f"{f'{roof:,.0f}' if roof > 0 else 'B':>7}  {100 * frac:6.1f}%  {side:<8} "
