@@ -155,10 +155,10 @@ def roofs_text(lesson: Lesson) -> str:
 
 def bytes_table(lesson: Lesson, taught_only: bool = False) -> str:
     """One line per launch: time, GFLOP/s and the bytes placed at each level (L1 and DRAM from
-    ncu, the L2 the bytes the SMs asked for). The slices' count, which adds the fabric's traffic,
+    ncu, the L2 the bytes the SMs sent it: "to L2"). The slices' count, which adds the fabric's traffic,
     is the appendix's (``slice_fractions``), not a column here.  ``taught_only``: leave out
     :data:`SIDE_LAUNCHES` (the lesson's table)."""
-    lines = [f"{'kernel':<24} {'time us':>8} {'GFLOP/s':>8} {'L1':>9} {'L2 asked':>9} {'DRAM':>9}"]
+    lines = [f"{'kernel':<24} {'time us':>8} {'GFLOP/s':>8} {'L1':>9} {'to L2':>9} {'DRAM':>9}"]
     for kernel, placed in zip(lesson.kernels, lesson.placements):
         if taught_only and placed.name in SIDE_LAUNCHES:
             continue

@@ -357,7 +357,7 @@ class WorkingSetState:
         pl = self.placement
         by = f" by each of {self.readers} SMs" if self.readers > 1 else ""
         lines = [f"working set {format_bytes(self.ws_bytes)}, read {self.reads:g} times{by}, "
-                 f"{self.flops_per_byte:g} FLOP per byte requested: bound by "
+                 f"{self.flops_per_byte:g} FLOP per byte loaded: bound by "
                  f"{LEVEL_TITLES.get(pl.binding, pl.binding)} ({pl.binding})."]
         line = f"model: {self.predicted_gbps:,.0f} GB/s of reads"
         if self.measured_gbps is not None:

@@ -89,7 +89,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         colour = level_colour(lv.name, index)
         fig.add_trace(go.Scatter(
             x=[lv.first_bytes, lv.last_bytes], y=[lv.gbps, lv.gbps], mode="lines",
-            name=f"{lv.name}: {lv.gbps:,.0f} GB/s", meta=f"level:{lv.name}",
+            name=f"{lv.name} plateau: {lv.gbps:,.0f} GB/s", meta=f"level:{lv.name}",
             line=dict(color=colour, width=4, dash="dash"),
             hovertemplate=f"{lv.title}: {lv.gbps:,.0f} GB/s (plateau median)<extra></extra>"))
         if lv.capacity_bytes:
@@ -253,8 +253,10 @@ class WorkingSetExplorer:
         self.roofline = hierarchical_figure(machine, [state.placement], compute, widget=True,
                                             x_range=span,
                                             title="The working-set kernel against every level")
+        # no 233 kB shared-memory line: no text of notebook 05 explains it (review 25c)
         self.sweep = sweep_figure(result, [c.name for c in chosen], self.levels, widget=True,
-                                  title="Where the working set sits on the measured sweep")
+                                  title="Where the working set sits on the measured sweep",
+                                  skip_reported=("shared",))
         self.sweep.add_scatter(x=[state.ws_bytes], y=[state.predicted_gbps], mode="markers",
                                meta="ws-marker", name="the kernel (model)",
                                marker=dict(size=14, color="#000000", symbol="x"))

@@ -169,10 +169,11 @@ def test_05_review_11c_the_shared_memory_line_is_not_read_as_the_l1s_size():
     # review 12c C05-1: the aside moved to the appendix, beside the L1 step it is mistaken for
     prose = " ".join(" ".join(_markdown("05")).split())
     page = " ".join(read_text(ROOT / "docs" / "appendix-05-hierarchy.md", ValueError, 1_000_000).split())
-    assert "233 kB" not in prose and "Why the L1's step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in prose
-    assert ("the largest shared-memory size the device reports (233 kB, a grey line in section 6's explorer, left out "
-            "of section 2's figure, where it hid the L1's 232 kB line; the device "
-            "reports no L1 size) is a coincidence") in page
+    assert "233 kB" not in prose and "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)" in prose
+    # review 25c E5: "a coincidence, not the reason" claimed more than the unrecorded carve-out allows
+    assert ("the largest shared-memory size the device reports (233 kB, left out of notebook 05's figures, where it "
+            "hid the L1's 232 kB line; the device reports no L1 size); nothing recorded says whether the two are "
+            "linked") in page and "is a coincidence" not in page
 
 
 def test_05_review_11c_about_a_third_states_both_of_its_assumptions():
@@ -245,8 +246,9 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     assert f"{1 - sweep_l2 / lab1_l2:.0%}" == "9%"  # the "9% under" the page quotes
     section2 = " ".join(next(t for t in _markdown("05") if t.startswith("The recorded H200's three plateaus")).split())
     # review 20d: said plainly (two L2 figures; the chart uses Lab 1's; the sweep's plateau gives the capacity)
-    assert ("0.90 of the 62.9 MB the device reports. The chart uses Lab 1's 9.76 TB/s; the sweep's kernel reads 9% "
-            "slower at the same sizes, so its plateau gives the L2's capacity, not its roof "
+    # review 25c: the two L2 figures and their difference said plainly where both appear
+    assert ("0.90 of the 62.9 MB the device reports. The chart's L2 roof is higher, Lab 1's 9.76 TB/s: Lab 1's kernel "
+            "reads the L2 faster than the sweep's, so the sweep gives the L2's capacity, not its roof "
             "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix
@@ -273,7 +275,10 @@ def test_05_review_13c_technical_items(prose, appendix):
     # fix 15 (item 3): they now place requested bytes against it, and the appendix gives both figures
     assert "L2 rows count slice traffic (fabric surplus included) against a requested-bytes roof." not in prose
     # review 22a E2: the count is the bytes sent to the L2; "requested" is kept for what the loads asked for
-    assert "`<` marks the binding level. L2 rows use bytes sent to the L2; Lab 1's L2 roof matches it approximately (its kernel does not merge). The L1 and L2 roofs are load rates." in prose
+    # review 25c: the "to L2" count is defined in section 3, and the appendix says why Lab 1's roof fits it
+    assert '"to L2", the bytes the SMs sent the L2' in prose and "Notes: `<` marks the binding level." in prose
+    assert "The L1 and L2 roofs are load rates" in prose
+    assert "so the roof and the sent bytes count the same traffic" in appendix
     # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch
     assert round(4.69 * (1 - 24e6 / 2 ** 31), 2) == 4.64 and round(4.69 * (1 - 24e6 / 2 ** 31) / 4.81, 2) == 0.96
     assert "the 4.69 TB/s write roof is up to about 1% high (24 MB of 2.15 GB: 4.64 TB/s, 0.96 of ncu's peak" in appendix

@@ -129,7 +129,7 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     assert "derives, not measures" in text or "derive" in text
     # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
     # are the appendix's)
-    assert text.index("**Nsight Compute**") < text.index("L2 asked")
+    assert text.index("**Nsight Compute**") < text.index('"to L2"')
     assert "**MUFU**" in text
     # review 20d: the 32-byte sectors were never used again in 05 (notebook 02 defines them)
     assert "sectors" not in text
@@ -210,7 +210,7 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     from rooflinelib.store.fileio import read_text
     table = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "sm__sass_thread_inst_executed" not in _prose("05")
-    assert "HBM ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run))" in _prose("05")
+    assert "counters ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run))" in _prose("05")
     for metrics in ncu.FLOP_METRICS.values():
         first, *others = metrics
         assert f"`{first}`" in table
@@ -440,7 +440,7 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "the course refuses a launch" not in text
     # review 18c: said from the launch's side
     # review 20d: Lab 4 refuses such a launch (ncu.NcuKernel.flops raises), it does not drop their FLOPs
-    assert "Lab 4 refuses a launch that uses them; notebook 07 counts those by hand" in text
+    assert "Lab 4 refuses such launches, and notebook 07 counts those by hand" in text
     assert "gets no FLOP count" not in text
     assert "A launch whose counters show tensor-core, packed half-precision or MUFU instructions is refused" in _page05()
     assert "Lab 4 takes no FLOPs from a launch" not in text
@@ -472,8 +472,9 @@ def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
     taught = hl05.bytes_table(lesson, taught_only=True)
     assert taught in printed and "64 MiB" not in taught and taught.splitlines() == [
         line for line in table.splitlines() if "64 MiB" not in line]
-    # review 15c (cells 12-14): one L2 column, the bytes asked for; the slices' count is the appendix's
-    assert "L2 asked" in table.splitlines()[0] and "L2 slices" not in table and "3.33 GB" not in printed
+    # review 15c (cells 12-14): one L2 column, the bytes sent to it; the slices' count is the appendix's
+    # review 25c E4: "to L2", not "asked" (which read as the loads' "requested" bytes)
+    assert "to L2" in table.splitlines()[0] and "asked" not in table and "L2 slices" not in table and "3.33 GB" not in printed
     assert "| sweep K=1, 1024 MiB | L2 bytes | 3,328,178,624 |" in _page05()
     with pytest.raises(ncu.NcuError, match="names: one per launch"):
         ncu.kernel_table(kernels, names=["one"])
@@ -523,7 +524,7 @@ def test_05_names_the_series_each_level_comes_from():
     # review 11c C11c-6: the series are named before the figure that draws them
     text = " ".join("".join(_nb05_cell("c7621aef")["source"]).split())
     assert "so no level is taken from those points" not in text
-    assert f'**Blue**, "{inner.name}": each SM has its own L1 and reads the whole set, so this series gives the **L1** level' in text
+    assert f'**Blue** (swept to 537 MB), "{inner.name}": each SM has its own L1 and reads the whole set, so this series gives the **L1** level' in text
     assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, and each block reads chunks of its own, so this '
             "series gives the **L2** and **DRAM** levels") in text
     cells = _cells("05")
@@ -610,12 +611,14 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
     assert "(Lab 1 measures no L1 cache hits)" in text  # C5-1
-    assert "These counts miss the tensor cores" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
+    assert "these counts miss the tensor cores" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     # C5-3; fix 15: the counters against the hand counts are the appendix's
     assert "`ws_read` has no DRAM hand count" in _page05() and "no DRAM hand count" not in printed
     # C5-4, 7c C05-3; review 20d: the dotted read roof lay on the copy roof, unseen: said, not drawn
-    assert "Lab 1's read roof (4.51 TB/s, too close to the copy roof to draw)." in text
+    # review 25c: "too close to draw" was not why (5% apart can be drawn): not drawn, said in section 4
+    assert "reading's (4.51 TB/s, not drawn) for `ws_read`" in " ".join(text.split("## 4.")[1].split("## 5.")[0].split())
+    assert "too close to the copy roof to draw" not in text
     assert "dram_also" not in _code("05") and "the dotted line" not in text
 
 
@@ -661,10 +664,11 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 17a: two hypotheses, one per simplification (the appendix splits the 3.1x at 246 kB)
     # review 18c: a two-row summary, then the hypotheses as bullets
     # review 20d: a three-row table, each row with its hypotheses; both of the appendix's L1 hypotheses
-    assert ("| just past a step (0.25 to 9 MB, 61 to 113 MB) | 1.7 to 3.3 times faster | SMs reading one line at "
-            "once share one fetch; some reads still hit the L1 (not strict LRU, or a block re-reading a line its SM "
-            "just fetched) |") in text
-    assert "hypothesis ([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))" in text
+    # review 25c: the rows' ranges said precisely; the hypotheses one line under the table, their detail the appendix's
+    assert ("| between the L1's step and the L2 plateau (0.25 to 9 MB), and just past the L2's step (61 to 113 MB) | "
+            "1.7 to 3.3 times faster |") in text and "just past a step (" not in text
+    assert ("Hypotheses for the gaps: SMs reading one line at once share one fetch, and some reads still hit the L1 "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
@@ -711,8 +715,9 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     # review 12c C05-1: the L1 step's aside is the appendix's; the notebook points to it
     page = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "The kernel asks for the largest L1 the driver allows (`shared_memory_carveout=\"maxl1\"`)" in page
-    assert "what the driver granted was not recorded" in page
-    assert "Why the L1's step lies below the SRAM's 262 kB: [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in text
+    assert "no recorded run collected" in page
+    # review 25c E5: the link promises a hypothesis, which the appendix gives with its deciding counter
+    assert "What may set the L1's step below the SRAM's 262 kB (a hypothesis): [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in text
     assert "which the run did not record" not in text
 
 
@@ -730,9 +735,9 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # review 10c C05-2: "ridge band" is not defined in 05; T05-3: 78% is the one-vector kernel's, not the envelope's 85%
     assert "ridge band" not in text
     # fix 15: what '=' means is printed under the table; the prose names the mark
+    # review 25c: the cross-reference said plainly: the simpler (non-pipelined) of 04's two kernels
     assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
-            "reaches 78%, the rounded corner of `sweep`, the non-pipelined kernel (notebook 04's 85% is the pipelined "
-            "kernel's).") in text and "one-vector" not in text
+            "reaches 78%, the rounded corner of notebook 04, for the simpler of its two kernels.") in text and "one-vector" not in text
     assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
@@ -807,7 +812,9 @@ def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
     last = markdown[-1]
     # review 20d: a closing "What to take away", its last bullet the Amdahl point
     assert last.startswith("## What to take away\n\n- ") and last.count("\n- ") == 3
-    assert " ".join(last.split()).index("place only kernels that own the run time (one taking 80% can give up to 5x") < " ".join(last.split()).index("**Now do exercise 5")
+    # review 25c: the takeaways keep only what the lesson taught; the Amdahl point is the appendix's
+    assert "5x" not in last and "80%" not in last
+    assert "Place only kernels that own the run time: one taking 80% of it can give at most 5x (Amdahl)." in " ".join(_page05().split())
     assert f"{pitfalls.whole_program_speedup(0.02, float('inf')) - 1:.0%}" == "2%"
     assert pitfalls.whole_program_speedup(0.8, float("inf")) == pytest.approx(5)
 
@@ -1023,12 +1030,14 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     ws_row = next(line for line in printed.splitlines() if line.startswith("ws_read") and " l2 " in line)
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
-    assert "yet 89% of Lab 1's L2 roof" in text and "L2 rows use bytes sent to the L2; Lab 1's L2 roof matches it approximately (its kernel does not merge). The L1 and L2 roofs are load rates. Half the sweeps' bytes are stores" in text
+    # review 25c: one name for the count placed at the L2 ("to L2", sent), defined in section 3; no "merge" undefined
+    assert "yet 89% of Lab 1's L2 roof" in text and '"to L2", the bytes the SMs sent the L2' in " ".join(text.split())
+    assert "merge" not in text and "requested" not in text and "asked" not in text
     assert "L2 rows use requested bytes" not in text  # review 22a E2: "requested" is what the loads asked for
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
     # review 19c: the L1 roof is a read-only sweep's too, and the L1 counts the stores: L1 rows as well
     assert "so their L2 shares are indicative" not in text
-    assert "Half the sweeps' bytes are stores, so their L1 and L2 shares are indicative only." in text
+    assert "half the sweeps' bytes are stores, so their L1 and L2 shares are rough." in " ".join(text.split())
     assert "(a load roof, like the L1's" not in text  # review 20d: the nested parenthetical, now two sentences
     page, raw = _page05(), _page05(raw=True)
     for name, share, slices in rows:
@@ -1047,10 +1056,10 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
         assert gone not in text + printed, gone
     assert "| counter | what it counts | used as |" in page
     assert "FLOPs +0.0% to +0.0% over 6 launches" in page
-    assert "## Requested and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
+    assert "## Sent and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
     assert text.lower().count("hypothesis:") == 0  # review 17a; review 20d: the hypotheses sit in the table's rows
-    assert text.count("| hypothesis (") == 1
+    assert text.count("Hypotheses for the gaps:") == 1 and "| hypothesis (" not in text  # review 25c: one line under the table
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
@@ -1088,16 +1097,20 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     assert "three byte counts" not in text
     # review 22a E1: Lab 4 itself collects the slices' bytes; the asked column is the second run's
     assert "Lab 4 takes one count per level" not in text
-    assert ("Lab 4 counts the L1, the L2's slices and HBM ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run)); "
-            "the \"L2 asked\" column is the bytes the SMs sent the L2, from a second `ncu` run ([appendix](../docs/appendix-05-hierarchy.md#requested-and-slice-bytes-at-the-l2)).") in text
-    assert ("[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself): Lab 4's L2 row counts "
-            "slice traffic, higher for a streaming kernel.") in text
-    header = next(line for line in printed.splitlines() if line.startswith("kernel") and "L2 asked" in line)
-    assert header.split()[-4:] == ["L1", "L2", "asked", "DRAM"]
+    # review 25c: the kernels first, then what ncu counts, one name per count
+    assert ('"to L2", the bytes the SMs sent the L2 ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
+            in " ".join(text.split()))
+    assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
+    # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
+    assert "[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself)." in text
+    assert "slice traffic, higher for a streaming kernel" not in text
+    assert "read its L2 rows as the slice figure" in " ".join(_page05().split())
+    header = next(line for line in printed.splitlines() if line.startswith("kernel") and "to L2" in line)
+    assert header.split()[-4:] == ["L1", "to", "L2", "DRAM"]
     assert "by-source run" not in text
     page = _page05()
     assert "Lab 4's main run did not collect that counter; the by-source run of the same six launches did" in page
-    assert 'Notebook 05\'s byte table prints only these requested bytes at the L2 ("L2 asked")' in page
+    assert 'Notebook 05\'s byte table prints only these sent bytes at the L2 ("to L2")' in page
 
 
 def test_05_review15c_e05_4_the_64_mib_sweep_is_no_test_of_the_dram_counters():
@@ -1195,9 +1208,9 @@ def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_agai
     assert f"{at_top.measured_gbps:,.0f}" == "12,072" and f"{top[1] / 1e6:.1f}" == "14.1"
     # review 19c: on the L1 plateau the fit holds by construction (the L1 roof is this series' median)
     # review 20d: three rows (inside a level: close; past a step: 1.7-3.3x; inside the L2 level: +24%)
-    assert "| on the L1 plateau (its roof comes from this series) and past 250 MB | within 10% | |" in text
+    assert "| on the L1 plateau (its roof comes from this series) and past 250 MB | within 10% |" in text
     assert ("| inside the L2 level | up to 24% faster, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
-            "14.1 MB) | the same two |") in text
+            "14.1 MB) |") in text
     assert f"{12072 / 9763 - 1:.0%}" == "24%"
     assert "(10,949 against 9,763 GB/s at 28 MB)" not in text
     assert "(at most 12,072 against 9,763 GB/s, at 14.1 MB; 10,949 at 28.2 MB, the explorer's default)" in _page05()
@@ -1220,7 +1233,7 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     assert h.placement_table(lesson.taught) in printed and hl05.bytes_table(lesson, taught_only=True) in printed
     assert not [line for line in printed.splitlines() if line.startswith("sweep K=8, 64 MiB")]
     # E2: the FLOP counters count per thread, not per warp; E4: ws_read has no DRAM hand count
-    assert "Its FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
+    assert "FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
     assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
     # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
     assert "its three markers overlap, the outlined DRAM one in front" in " ".join(text.split())
@@ -1240,8 +1253,10 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
     assert ids.index("620151de") + 1 == ids.index("620151de-read")
     assert len(reading.split()) < len(section1.split())  # a short cell of its own
     text = _prose("05")
-    rule = "Each kernel's DRAM marker is scored against the roof of its own access mix"
-    assert text.count(rule) == 1 and "The chart's DRAM roof is a copy's" not in text
+    # review 25c: the access-mix rule moved to section 4, where the kernels are scored
+    rule = "each DRAM row is scored against Lab 1's roof for its own access mix"
+    assert text.lower().count(rule.lower()) == 1 and "The chart's DRAM roof is a copy's" not in text
+    assert rule.lower() in text.split("## 4.")[1].split("## 5.")[0].lower() and "access mix" not in reading
     # the roofs' cell follows the cell that announces it
     assert reading.rstrip().endswith("The roofs of the recorded H200, with each level's ridge:")
     assert "hierarchy_lesson.roofs_text(lesson)" in "".join(cells[ids.index("620151de-read") + 1]["source"])
@@ -1255,7 +1270,7 @@ def test_05_review18c_the_open_circles_count_chunks_against_blocks():
 
 
 def test_05_review18c_is_no_longer_than_before_its_fixes():
-    assert sum(len(m.split()) for m in _markdown("05")) <= 1678
+    assert sum(len(m.split()) for m in _markdown("05")) <= 1636
 
 
 # --- review 19c (a fresh expert read): notebook 05, the trivial items ------------------------------
@@ -1268,7 +1283,8 @@ def test_05_review_19c_the_series_ranges_and_the_flop_rule():
     orange = wsr.series_of(recorded, "global loads .cg (L2 only), a slice per block")
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537" and max(orange.sizes) == 2 ** 31
     # review 20d: the chunk is defined where the sweep is
-    assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB (blue stops at 537 MB)," in text
+    assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB," in " ".join(text.split())
+    assert "**Blue** (swept to 537 MB)" in text  # review 25c: with the series, after blue is defined
     # Lab 4 counts DADD and DMUL too
     assert "1 per add or multiply (FADD, FMUL, DADD, DMUL)." in text
 
@@ -1282,9 +1298,9 @@ def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_rea
     text = _prose("05")
     section6 = text.split("## 6.")[1]
     # review 22a E3: the reason is ws_read's own counters, not Lab 1's kernel on smaller sets
-    assert ("The L2 roof still binds `ws_read`: its SMs sent the L2 819 of the 834 MB they requested, and its slices "
-            "moved 847 MB in 94.6 µs (8.95 TB/s).") in section6
-    assert "on sets up to 25 MB" not in text and "requested bytes" not in section6
+    # review 25c E2: the evidence is the bytes sent to the L2 (the roof's count), not the slices' 847 MB
+    assert "847 MB" not in text and "8.95" not in text
+    assert "on sets up to 25 MB" not in text and "requested" not in section6
     import csv
     rows_csv = list(csv.reader(line for line in (ROOT / "rooflinelib/data/h200_ncu_lab4.csv").open() if line.startswith('"')))
     head = rows_csv[0]
@@ -1333,4 +1349,95 @@ def test_05_review_20d_closes_with_what_to_take_away_and_stays_as_short():
     bullets = [line for line in last.splitlines() if line.startswith("- ")]
     assert len(bullets) == 3
     assert "`ws_read` runs at 9% of its HBM roof, 89% of its L2 roof." in bullets[1]
-    assert sum(len(m.split()) for m in markdown) <= 1678
+    assert sum(len(m.split()) for m in markdown) <= 1636
+
+
+# --- review 25c (a fresh expert read): notebook 05 -----------------------------------------------
+
+def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_roof():
+    # cell 7 said a plateau's height "is the level's bandwidth", then cell 10 said the L2 plateau is
+    # not the L2's roof, under a table column and legend that called 8,884 GB/s a "ceiling"
+    pytest.importorskip("plotly")
+    from rooflinelib.hierarchy import plot as hp
+    from rooflinelib.views.plotting import find_trace
+    text = " ".join(_prose("05").split())
+    assert "its height is the bandwidth this kernel gets from the level" in text
+    assert "its height is the level's bandwidth" not in text
+    recorded = wsr.recorded("h200", "numba")
+    levels = h.hierarchy_levels(recorded)
+    header = hl.level_table(levels).splitlines()[0]
+    assert "plateau GB/s" in header and "ceiling" not in header
+    printed = _printed("05")
+    assert hl.level_table(levels, wsr.reported_sizes(recorded)) in printed and "ceiling GB/s" not in printed
+    fig = hp.sweep_figure(recorded, levels=levels)
+    assert find_trace(fig, "level:l2").name == f"l2 plateau: {levels[1].gbps:,.0f} GB/s" == "l2 plateau: 8,884 GB/s"
+    # the chart's L2 roof (Lab 1) and the plateau, with their difference, where both appear
+    lab1 = recorded_h200().ceiling("l2").value
+    assert f"{lab1 / 1e3:.2f}" == "9.76" and f"{levels[1].gbps / 1e3:.2f}" == "8.88" and lab1 > levels[1].gbps
+    assert "The chart's L2 roof is higher, Lab 1's 9.76 TB/s: Lab 1's kernel reads the L2 faster than the sweep's" in text
+
+
+def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
+    # cell 23 gave the slices' 847 MB (8.95 TB/s), fabric traffic included, as evidence against a roof
+    # of the bytes the SMs send the L2; the rate is 819 MB over the time, from the lesson's placement
+    from rooflinelib.hierarchy import lesson as hl05
+    lesson = hl05.load()
+    placed = lesson.placement("ws_read")
+    kernel = next(k for k, p in zip(lesson.kernels, lesson.placements) if p is placed)
+    sent, loaded = placed.point("l2").n_bytes, placed.point("l1").n_bytes
+    rate = sent / kernel.seconds
+    roof = lesson.machine.ceiling("l2").value * 1e9
+    quoted = (f"`ws_read`'s SMs sent the L2 {sent / 1e6:.0f} of the {loaded / 1e6:.0f} MB they loaded "
+              f"({sent / loaded:.0%}): {rate / 1e12:.2f} TB/s over its {kernel.seconds * 1e6:.1f} µs, "
+              f"{rate / roof:.0%} of Lab 1's L2 roof.")
+    assert quoted == ("`ws_read`'s SMs sent the L2 819 of the 834 MB they loaded (98%): 8.65 TB/s over its "
+                      "94.6 µs, 89% of Lab 1's L2 roof.")
+    section6 = " ".join(_prose("05").split("## 6.")[1].split())
+    assert quoted in section6 and "847" not in section6 and "8.95" not in section6
+    # the sentence stands without the appendix: it says why sharing fetches does not apply
+    cell = next(m for m in _markdown("05") if "Why the L2 roof still binds `ws_read`" in m)
+    last = " ".join([p for p in cell.split("\n\n") if p.strip()][-1].split())
+    assert "where SMs share fetches, the L2 receives fewer bytes than they load" in last and "appendix" not in last
+    # the appendix gives the slices' figure as no share of the roof
+    assert "819 MB over its 94.6 µs is 8.65 TB/s, 89% of Lab 1's L2 roof (the slices' 847 MB would give 8.95 TB/s" in " ".join(_page05().split())
+
+
+def test_05_review25c_e4_one_name_per_count():
+    # "L2 asked" (sent to the L2) and "requested" (what the loads asked for) named different counts
+    from rooflinelib.hierarchy import lesson as hl05
+    text = _prose("05")
+    for word in ("asked", "requested", "merge"):
+        assert word not in text, word
+    assert hl05.bytes_table(hl05.load()).splitlines()[0].split()[-4:] == ["L1", "to", "L2", "DRAM"]
+    page = " ".join(_page05().split())
+    assert "is a rate of requested bytes" not in page
+    assert ("the bytes the SMs **sent** the L2 (its \"to L2\" column) and the bytes through the L2's **slices**. A third "
+            "count, the bytes the SMs' loads asked for, is the bytes they **loaded**") in page
+
+
+def test_05_review25c_e5_the_l1_step_is_a_labelled_hypothesis_with_its_counter():
+    text, page = _prose("05"), " ".join(_page05().split())
+    assert "Why the L1's step lies below" not in text and "(a hypothesis): [appendix](" in text
+    assert "**Hypothesis:** the driver kept some of the SRAM as shared memory" in page
+    assert "The counter that would decide is ncu's `launch__shared_mem_config_size`" in page
+    assert "a coincidence of the numbers, not the reason" not in page
+    assert f"{224 * 1024 / 1e3:.0f}" == "229"  # a 32 KiB carve-out leaves 224 KiB of the 256
+
+
+def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_drops_the_233_kb_line():
+    pytest.importorskip("plotly")
+    pytest.importorskip("ipywidgets")
+    from rooflinelib.hierarchy import plot as hp, lesson as hl05
+    cells = _cells("05")
+    sources = ["".join(c["source"]) for c in cells]
+    after = sources[next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s) + 1]
+    assert after.startswith("**`ws_read` is L2-bound.**")
+    section4 = after.split("## 5.")[0]
+    assert section4.index("**The 1 GiB sweeps**") < section4.index("Notes:")
+    lesson = hl05.load()
+    explorer = hp.working_set_explorer(lesson.recorded, lesson.reading, reads=64, flops_per_byte=0.25, ws_bytes=28e6)
+    metas = {t.meta for t in explorer.sweep.data}
+    assert "reported:shared" not in metas and {"reported:l2", "capacity:l1", "ws-marker"} <= metas
+    # the takeaways: three bullets of what the lesson taught
+    last = _markdown("05")[-1]
+    assert "Judge headroom against measured roofs, not ncu's derived peaks." in last and "slice" not in last
