@@ -458,7 +458,7 @@ def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
 
 def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
     # C05-4: the rows were "# 0..5" with no K or buffer size
-    # fix 15: the notebook prints the lesson's bytes table (the L2 asked for beside the slices' count)
+    # fix 15: the notebook prints the lesson's bytes table (the bytes sent to the L2, not the slices' count)
     from rooflinelib.hierarchy import ncu, lesson as hl05
     kernels = ncu.load_csv(ncu.recorded_csv())
     analytic = ncu.load_analytic(ncu.recorded_csv("h200_ncu_lab4_analytic.json"))
@@ -1441,3 +1441,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
     assert "Judge headroom against measured roofs, not ncu's derived peaks." in last and "slice" not in last
+
+
+def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
+    raw = _page05(raw=True)
+    assert "L2 asked" not in raw and "| launch | time | L1 | to L2 | DRAM (ncu) |" in raw
