@@ -168,6 +168,12 @@ class Setup:
         return self.reduction_peak_gflops / self.read_gbps
 
     @property
+    def read_ridge_name(self) -> str:
+        """The reduction's ridge as the hints name it: P64 / R, or P / R where the ceilings hold
+        no fp64 row (review 23k K4-6)."""
+        return f"{'P64' if self.fp64_gflops else 'P'} / R"
+
+    @property
     def copy_ridge(self) -> float:
         """The FMA kernel's ridge: P over the copy ceiling."""
         return self.peak_gflops / self.copy_gbps
@@ -230,17 +236,33 @@ class Setup:
                     " (no copy mix measured: the DRAM roof)" if not self.dram_copy_gbps else
                     f" (spread not recorded: P / C taken as known to {self.copy_ridge_spread:.0%})"
                     if self.dram_copy_spread is None else "")),
-                # Review 19k2 K4-4: each kernel's own ridge by name; P / B judges neither
-                ("FMA kernel ridge", f"{self.copy_ridge:.3g} FLOP/byte (P / C, its copy mix)"),
-                ("reduction ridge", f"{self.read_ridge:.3g} FLOP/byte "
-                                    f"({'P64' if self.fp64_gflops else 'P'} / R, its read mix)"),
-                ("ridge P / B", f"{self.ridge:.3g} FLOP/byte (not used: B is neither kernel's mix)")]
+                # Review 19k2 K4-4: each kernel's own ridge by name; P / B judges neither;
+                # review 23k K4-6: where the ceilings hold no mix, the labels say so
+                ("FMA kernel ridge", f"{self.copy_ridge:.3g} FLOP/byte " + (
+                    "(P / C, its copy mix)" if self.dram_copy_gbps else
+                    "(P / C, C being the DRAM roof: no copy mix measured)")),
+                ("reduction ridge", f"{self.read_ridge:.3g} FLOP/byte ({self.read_ridge_name}" + (
+                    ", its read mix)" if self.dram_read_gbps else
+                    ", R being the DRAM roof: no read mix measured)")),
+                ("ridge P / B", f"{self.ridge:.3g} FLOP/byte " + self._b_ridge_use())]
         for run in (self.reduction, self.fma):
             rows.append((run.name, f"{run.n:,} elements in {run.seconds * 1e3:.4g} ms (median of "
                                    f"{run.repeats}, spread {run.spread:.1%}), verified; "
                                    f"{run.kernel} on {run.where}"))
         rows += [("note", note) for note in self.notes]
         return Table(("what", "value"), tuple(rows), title="Exercise 4: what this notebook loaded")
+
+    def _b_ridge_use(self) -> str:
+        """What P / B is to the two kernels (review 23k K4-6: a kernel whose mix is not loaded is
+        judged against it, and the reduction too where no fp64 row is)."""
+        users = ([] if self.dram_copy_gbps else ["the FMA kernel's ridge: no copy mix measured"]) + (
+            [] if self.dram_read_gbps or self.fp64_gflops else
+            ["the reduction's ridge: no read mix measured, no fp64 row"])
+        if users:
+            return f"(used as {'; and as '.join(users)})"
+        if self.dram_read_gbps and self.dram_copy_gbps:
+            return "(not used: B is neither kernel's mix)"
+        return "(not used: neither kernel's ridge)"
 
     def _repr_html_(self):
         return self.describe()._repr_html_()
@@ -684,14 +706,15 @@ _SIDES = Choices({name: (desc, synonyms + (desc,) + (("both roofs bind", "at rid
                   for name, (desc, synonyms) in SIDES.options.items()})
 
 
-def _reduction_side_hints(red: dict) -> dict:
-    """The reduction's side hints: the band where its intensity lies inside the band of P64 / R;
+def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
+    """The reduction's side hints: the band where its intensity lies inside the band of its ridge
+    (``ridge_name``: P64 / R, or P / R where the ceilings hold no fp64 row, review 23k K4-6);
     else grading's default side hints, in R's name, not B's (review 19k2 K4-7)."""
     if red["side"] == "ridge":
-        return {s: _band_hint(red["intensity"], red["ridge"], "P64 / R") for s in ("memory", "compute")}
-    return {"memory": "compare the intensity with P64 / R again: the memory side is where I x R is "
+        return {s: _band_hint(red["intensity"], red["ridge"], ridge_name) for s in ("memory", "compute")}
+    return {"memory": f"compare the intensity with {ridge_name} again: the memory side is where I x R is "
                       "below the compute roof",
-            "compute": "compare the intensity with P64 / R again: the compute side is where I x R "
+            "compute": f"compare the intensity with {ridge_name} again: the compute side is where I x R "
                        "exceeds the compute roof"}
 
 
@@ -734,7 +757,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                   "roof P")
     # The reduction's adds are float64: its compute roof is the fp64 one, P64
     above_p64 = (red["peak"], "attainable is the min of the two roofs, min(P64, I x R): it cannot "
-                              "exceed the compute roof of its float64 adds, the fp64 one")
+                              "exceed the compute roof of its float64 adds, the fp64 one"
+                 if setup.fp64_gflops else
+                 # review 23k K4-6: no fp64 row loaded: the key's roof is the fp32 P
+                 "attainable is the min of the two roofs, min(P, I x R): these ceilings hold no "
+                 "fp64 row, so it cannot exceed the fp32 P, an upper bound on its float64 adds' roof")
     return report(
         f"Placement on {setup.machine.name}",
         # Review 10b K4-1: the generic factor-2 hint (FMAs, copies) does not fit a sum
@@ -778,7 +805,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                        red["roof"] != red["adds_roof"]),
         _or_adds_alone(check_side(reduction_side, red["intensity"], red["ridge"],
                                   "reduction side of the ridge", spread=setup.read_ridge_spread,
-                                  choices=_SIDES, hints=_reduction_side_hints(red)),
+                                  choices=_SIDES, hints=_reduction_side_hints(red, setup.read_ridge_name)),
                        lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
                                           "reduction side of the ridge", spread=setup.read_ridge_spread,
                                           choices=_SIDES),

@@ -175,3 +175,31 @@ def test_k4_5_memory_bound_fma_fraction_against_p_gets_a_hint():
     fma = ex04._keys(cpu)["fma"]
     check = _check(_answers(cpu, fma_fraction_of_roof=fma["achieved"] / cpu.peak_gflops), "FMA kernel fraction")
     assert check.status == "fail" and "not by P alone" in check.message
+
+
+# --- K4-6: no read-mix label or P64 hint where the ceilings hold neither ---------------------
+
+def test_k4_6_describe_labels_no_mix_where_none_is_loaded():
+    rows = dict(_bare_setup().describe().rows)
+    assert "its read mix" not in rows["reduction ridge"] and "no read mix measured" in rows["reduction ridge"]
+    assert "its copy mix" not in rows["FMA kernel ridge"] and "no copy mix measured" in rows["FMA kernel ridge"]
+    assert "not used" not in rows["ridge P / B"]
+    assert "P64" not in rows["reduction ridge"]
+    # the recorded H200 and the shipped CPU mixes keep their labels
+    for setup in (RECORDED, _cpu_setup()):
+        rows = dict(setup.describe().rows)
+        assert "(P64 / R, its read mix)" in rows["reduction ridge"]
+        assert "(P / C, its copy mix)" in rows["FMA kernel ridge"]
+        assert "not used: B is neither kernel's mix" in rows["ridge P / B"]
+
+
+def test_k4_6_reduction_hints_name_no_p64_where_no_fp64_row_is_loaded():
+    for setup in (_bare_setup(), _cpu_setup(fp64=False)):
+        red = ex04._keys(setup)["reduction"]
+        assert red["side"] == "memory"
+        check = _check(_answers(setup, reduction_side="compute"), "reduction side")
+        assert check.status == "fail" and "P64" not in check.message and "P / R" in check.message
+        check = _check(_answers(setup, reduction_roof=1.5 * setup.peak_gflops), "reduction roof")
+        assert check.status == "fail" and "P64" not in check.message and "fp64 row" in check.message
+    check = _check(_answers(RECORDED, reduction_side="compute"), "reduction side")
+    assert "P64 / R" in check.message
