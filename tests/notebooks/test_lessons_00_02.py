@@ -158,7 +158,8 @@ def test_00_gemm_under_half_its_roof_points_past_the_chart():
     assert "notebook 06's triage" in text
     # review 9a T00-1: latency is hidden by work in flight, not occupancy as such; review 10a
     # C00-3: the start page names one suspect and leaves the list to notebook 01
-    assert "occupancy" not in text and "too little work in flight to hide the waits for memory" in text
+    # review 26a: "memory waits", two words shorter, pays for the stencil's gloss
+    assert "occupancy" not in text and "too little work in flight to hide memory waits" in text
 
 
 def test_00_figure_names_the_roof_as_its_ridge_does():
@@ -652,7 +653,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
             "structured sparsity, two zeros in every four values of one operand") in appendix
     # T00-2: 12 FLOP/byte is a high-order stencil with temporal blocking, in both notebooks
     # review 15a: the gloss is notebook 01's, where the stencil is the running example
-    assert "A high-order stencil kernel with temporal blocking, at 12 FLOP/byte" in text00
+    # review 26a: 00 says what temporal blocking does (reuse across time steps) in plain words
+    assert "A stencil kernel reusing data across time steps, at 12 FLOP/byte" in text00
     assert "a high-order stencil kernel with temporal blocking (several time steps per pass over memory) does 240 GFLOP" in text01
     assert "A stencil kernel at 12" not in text00
     # T01-4: 8x against the L2, more against HBM
@@ -997,8 +999,8 @@ def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
     # review 15b C02-4: the lesson keeps one sentence; the clusters and the accumulator are the appendix's
     text = markdown("02_operator_intensities.ipynb")
     page = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
-    assert ("Real tensor-core kernels use tiles of about 128 × 256 and get the rest of their reuse from the L2 "
-            "([appendix](../docs/appendix-00-02.md#tensor-core-tiles-notebook-02))") in text
+    assert ("Real tensor-core kernels use tiles of about 128 × 256 (85 FLOP/byte against the 206 ridge) and get "
+            "the rest of their reuse from the L2 ([appendix](../docs/appendix-00-02.md#tensor-core-tiles-notebook-02))") in text
     assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that the tile formula "
             "charges to HBM, and, on Hopper, from clusters of blocks") in page
     # review 25a: FlashAttention-3's overlap names a warp group (the appendix defines it); the tile
@@ -1276,6 +1278,42 @@ def test_01_and_02_review_25a_the_bounds_are_not_called_non_predictions():
     assert "### The max is a floor; the sum is not a ceiling" in text01
     assert "The points are the model's bounds, drawn at their roofs, not measurements" in text02
     assert "model's predictions" not in text02
+
+
+def test_00_01_02_review_26a_words_fixed():
+    text00, text01, text02 = (markdown(n) for n in ("00_start_here.ipynb", "01_derivation.ipynb",
+                                                    "02_operator_intensities.ipynb"))
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    # 02 cell 18 (minor): the tile lifts the HBM bound (no L2 help) to the fp32 roof; it does not
+    # make an SGEMM run at the roof (shared memory and registers are the appendix's)
+    says(text02, "64 × 64 tiles lift the HBM bound to the A100's and the H200's fp32 roofs",
+         absent=["64 × 64 tiles reach the A100's and the H200's fp32 roofs"])
+    says(appendix, "a 64 × 64 tile lifts that bound to the fp32 roof. It does not make an SGEMM run at the roof",
+         "a real SGEMM also reuses each loaded value from registers")
+    # 02 (trivial): a 128 x 256 bf16 tile's intensity against the H200's bf16 tensor ridge
+    tile = 128 * 256 / (128 + 256)
+    assert (round(tile), round(H200.ridge("bf16-tensor"))) == (85, 206)
+    says(text02, f"128 × 256 ({round(tile)} FLOP/byte against the {round(H200.ridge('bf16-tensor'))} ridge)")
+    says(appendix, "≈ 85 FLOP per byte it loads from HBM, under the H200's bf16 tensor ridge of 206",
+         f"the remaining factor of about {H200.ridge('bf16-tensor') / tile:.1f}")
+    # 02 (trivial): the 60 MiB L2 is what the recorded H200 reports, not a datasheet figure
+    says(text02, "all SMs share one L2 (60 MiB on the recorded H200)", absent=["(60 MiB on the H200)"])
+    # 01 cell 5 (trivial): a warp stalls where it uses the value, so it waits for data, not a load
+    says(text01, "A warp waiting hundreds of cycles for data from HBM is simply not picked",
+         absent=["for a load from HBM"])
+    # 01 cell 25 (trivial): the slips say which way the ridge moves
+    printed = _printed("01_derivation.ipynb", "chart_reading.unit_slips(")
+    says(printed, "H200, Gbit/s read as GB/s: the ridge falls to 1/8\n",
+         "H200, GiB/s read as GB/s: the ridge rises 7.4%", absent=["the ridge moves"])
+    # 00 (clarity): temporal blocking glossed in plain words, not the bare term
+    says(text00, "A stencil kernel reusing data across time steps, at 12 FLOP/byte",
+         absent=["temporal blocking", "high-order"])
+
+
+def test_00_01_02_review_26a_did_not_grow():
+    for name, before in (("00_start_here.ipynb", 1390), ("01_derivation.ipynb", 2383),
+                         ("02_operator_intensities.ipynb", 2238)):
+        assert len(markdown(name).split()) < before, name
 
 
 def test_00_01_02_review_25a_did_not_grow():
