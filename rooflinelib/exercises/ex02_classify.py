@@ -129,9 +129,26 @@ LIMITERS = Choices({
                     "something else", "other")),
     # Review 7b K2-6: a bare "latency" gets a hint, not "unreadable": which latency?
     "latency": ("latency alone: say which, the launch's or a stall's", ()),
+    # Review 26k1 K2-2: the natural spellings of the L2 ("l2 cache", "the l2", "l2$") read as it.
     "cache": ("a cache level's bandwidth, such as L2", ("l2", "l2 bandwidth", "cache bandwidth",
-                                                        "l1", "cache level")),
+                                                        "l1", "cache level", "l2 cache",
+                                                        "l2 cache bandwidth", "l2$", "l2 cache$",
+                                                        "l2 bandwidth bound", "cache")),
 })
+
+#: Review 26k1 K2-1: C3's question is built to rule out the L1 (each pass runs in a different
+#: block), so there an L1 answer is its own option, refused with a hint; elsewhere (C1, C2,
+#: exercise 5) LIMITERS is unchanged.
+_C3_L1_SPELLINGS = ("l1", "l1 cache", "l1 bandwidth", "l1 cache bandwidth", "l1$", "lds",
+                    "shared memory", "shared memory bandwidth", "smem")
+C3_LIMITERS = Choices({
+    **{name: (desc, tuple(s for s in synonyms if s not in _C3_L1_SPELLINGS))
+       for name, (desc, synonyms) in LIMITERS.options.items()},
+    "l1": ("the L1 / shared memory bandwidth", tuple(s for s in _C3_L1_SPELLINGS if s != "l1")),
+})
+_C3_L1_HINT = ("not the L1: each pass is run by a different block, so the re-reads cannot come "
+               "from one SM's L1. Which level serves them, and which ceiling does the profiler "
+               "put that level near?")
 
 _WHICH_LATENCY = "latency of what: the launch, or a stall inside the kernel? Name that option"
 _MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys any time. "
@@ -841,8 +858,9 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
         _number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
                                                   "intensity divides by HBM bytes")]),
-        check_choice(bound_by, "cache", "what bounds it", LIMITERS,
-                     hints={"memory": "it is well below the HBM roof at its HBM intensity; which "
+        check_choice(bound_by, "cache", "what bounds it", C3_LIMITERS,
+                     hints={"l1": _C3_L1_HINT,
+                            "memory": "it is well below the HBM roof at its HBM intensity; which "
                                       "counter is near its ceiling?",
                             # Review 19g1 K2-5: not C1/C2's "which latency?", which steers to
                             # launch or unmodelled, both wrong here
