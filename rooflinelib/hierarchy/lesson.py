@@ -148,8 +148,32 @@ def roofs_text(lesson: Lesson) -> str:
     m = lesson.copying
     lines = [f"  {c.name:8s} {c.value:>9,.0f} {c.unit:8s} {c.title}" for c in m.ceilings if c.name != "shared"]
     lines.append(f"ridge against DRAM (a copy): {m.ridge('fp32', 'dram'):.1f} FLOP/byte, "
-                 f"against the L2: {m.ridge('fp32', 'l2'):.1f}, against the L1: {m.ridge('fp32', 'l1'):.2f}")
+                 f"against the L2: {m.ridge('fp32', 'l2'):.2f}, against the L1: {m.ridge('fp32', 'l1'):.2f}")
     lines.append("Lab 1's DRAM mixes: " + ", ".join(f"{mix} {gbps:,.0f} GB/s" for mix, gbps in lesson.mixes.items()))
+    return "\n".join(lines)
+
+
+def capacity_text(lesson: Lesson) -> str:
+    """Where each cache's plateau ends, as the sweep resolves it (review 26c): the fall starts
+    between two swept sizes; the capacity the table prints is interpolated between them.  Each
+    bracket is set against the size it is compared with (the L1: its SM's L1 + shared SRAM; the
+    L2: the size the device reports), and the L2's upper sample is read as a share of L2 hits."""
+    reported = workingset_files.reported_sizes(lesson.recorded)
+    against = {"l1": (level_placement.l1_sram_bytes(lesson.recorded), "L1 + shared SRAM per SM"),
+               "l2": (reported.get("l2"), "L2 the device reports")}
+    rates = {lv.name: lv.gbps for lv in lesson.levels}
+    lines = []
+    for b in level_placement.step_brackets(lesson.recorded, lesson.levels):
+        line = (f"{b.level}: the fall starts between {format_bytes(b.below_bytes)} and {format_bytes(b.above_bytes)} "
+                f"(interpolated ~{format_bytes(b.interpolated_bytes)})")
+        size, name = against.get(b.level, (None, ""))
+        if size:
+            line += f": {b.below_bytes / size:.2f} to {b.above_bytes / size:.2f} of the {format_bytes(size)} {name}"
+        lines.append(line)
+        if b.level == "l2" and "dram" in rates:
+            share = level_placement.hit_share(b.above_gbps, rates["l2"], rates["dram"])
+            lines.append(f"    at {format_bytes(b.above_bytes)}: {b.above_gbps:,.0f} GB/s, "
+                         f"as if {share:.0%} of reads still hit the L2")
     return "\n".join(lines)
 
 

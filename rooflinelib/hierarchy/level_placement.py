@@ -512,6 +512,44 @@ def hierarchy_levels(result: dict) -> tuple:
     return levels
 
 
+@dataclass(frozen=True)
+class StepBracket:
+    """Where a level's plateau ends, as the sweep resolves it: the last sample on the plateau
+    (``below``) and the next sample (``above``), with their rates.  The detected capacity
+    (``Level.capacity_bytes``) is interpolated between them (review 26c): no working set was
+    run there, so the data puts the edge only inside [below, above]."""
+
+    level: str
+    below_bytes: float
+    below_gbps: float
+    above_bytes: float
+    above_gbps: float
+    interpolated_bytes: float
+
+
+def step_brackets(result: dict, levels=None) -> list:
+    """One :class:`StepBracket` per level that has a capacity, from the series the level came
+    from (:func:`hierarchy_series`: the L1 from the first, the rest from the last)."""
+    levels = hierarchy_levels(result) if levels is None else levels
+    chosen = hierarchy_series(result)
+    out = []
+    for lv in levels:
+        if not lv.capacity_bytes:
+            continue
+        s = chosen[0] if (lv.name == "l1" and len(chosen) > 1) or len(chosen) == 1 else chosen[-1]
+        pairs = list(zip(s.sizes, s.gbps))
+        i = max(k for k, (x, _) in enumerate(pairs) if x <= lv.capacity_bytes)
+        (x0, g0), (x1, g1) = pairs[i], pairs[min(i + 1, len(pairs) - 1)]
+        out.append(StepBracket(lv.name, x0, g0, x1, g1, lv.capacity_bytes))
+    return out
+
+
+def hit_share(gbps: float, inner_gbps: float, outer_gbps: float) -> float:
+    """The share of reads that hit the inner level, if each byte takes the inner level's time
+    when it hits and the outer level's when it misses: ``gbps`` as a time-weighted blend."""
+    return (1 / outer_gbps - 1 / gbps) / (1 / outer_gbps - 1 / inner_gbps)
+
+
 def reference_curve(result: dict) -> tuple:
     """(sizes, gbps): the measured bandwidth the levels came from, one value per size: the
     inner series up to the L1's capacity, the outer one beyond (one series on a CPU)."""

@@ -292,19 +292,22 @@ def inside_each_level(levels) -> dict:
     return {lv.name: (lv.first_bytes * lv.last_bytes) ** 0.5 for lv in levels}
 
 
-def level_table(levels, reported=None) -> str:
+def level_table(levels, reported=None, interpolated: bool = False) -> str:
     """Plain-text table of detected levels: the plateau's bandwidth (what the sweep's kernel got
     from the level, not necessarily the level's roof: review 25c), its range, the capacity.
 
     Only main memory (``dram``) holds everything; a last plateau of a sweep that stopped short
     of it has no step within the sweep, and says so.  Given the cache sizes the machine reports
     (``{"l1": 32768, ...}``), a plateau whose range runs past one or more of them is marked as
-    spanning those caches: it is not one cache level (a CPU's noisy sweep can give one)."""
-    lines = [f"{'level':<6} {'plateau GB/s':>13} {'best GB/s':>11}   {'working sets':<21} capacity"]
+    spanning those caches: it is not one cache level (a CPU's noisy sweep can give one).
+    ``interpolated``: head the last column "fall starts" and mark each capacity "~", since it is
+    interpolated between two swept sizes, not a size that was run (review 26c)."""
+    lines = [f"{'level':<6} {'plateau GB/s':>13} {'best GB/s':>11}   {'working sets':<21} "
+             + ("fall starts" if interpolated else "capacity")]
     for lv in levels:
         span = f"{format_bytes(lv.first_bytes)} - {format_bytes(lv.last_bytes)}"
         if lv.capacity_bytes:
-            cap = format_bytes(lv.capacity_bytes)
+            cap = ("~" if interpolated else "") + format_bytes(lv.capacity_bytes)
         elif lv.name == "dram":
             cap = "(holds everything)"
         else:

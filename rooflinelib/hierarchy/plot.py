@@ -95,9 +95,9 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         if lv.capacity_bytes:
             fig.add_trace(go.Scatter(
                 x=[lv.capacity_bytes] * 2, y=[min(rates) / 1.5, max(rates) * 1.5], mode="lines",
-                name=f"{lv.name} holds up to {format_bytes(lv.capacity_bytes)}",
+                name=f"{lv.name}: fall starts ~{format_bytes(lv.capacity_bytes)}",
                 meta=f"capacity:{lv.name}", line=dict(color=colour, width=1, dash="dot"),
-                hovertemplate=f"{lv.name} capacity (detected): {format_bytes(lv.capacity_bytes)}<extra></extra>"))
+                hovertemplate=f"{lv.name}: the fall starts ~{format_bytes(lv.capacity_bytes)} (interpolated between two swept sizes)<extra></extra>"))
     for key, size in sorted(reported_sizes(result).items()):
         if min(sizes) <= size <= max(sizes) and key not in skip_reported:
             fig.add_trace(go.Scatter(

@@ -58,13 +58,16 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     assert recorded["created"][:10] not in prose and lab1["created"][:10] not in prose
     assert f"{recorded['created'][:10]}, SM clock 1980 MHz" in appendix and f"| {lab1['created'][:10]} |" in appendix
     assert f"at the sweep's {clock:,.0f} MHz" in appendix and "Lab 1 and the sweep ran at the same SM clock, 1,980 MHz" in appendix
-    assert f"**L1**: {tb(l1.gbps)}" in prose and "a step at 232 kB" in prose and round(l1.capacity_bytes / 1e3) == 232
-    assert "It is the chart's L1 roof." in prose
+    # review 26c E1: the 232 kB step is interpolated between the swept 213 and 246 kB, not a size that was run
+    assert f"**L1**: {tb(l1.gbps)} (the chart's L1 roof), falling between 213 and 246 kB (~232 interpolated)." in prose
+    assert "a step at 232 kB" not in prose and round(l1.capacity_bytes / 1e3) == 232
     assert f"notebook 05's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in appendix
-    assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} of the 62.9 MB" in prose
+    assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} to 0.98 of" in prose
     assert f"reading alone, {tb(dram.gbps)}" in prose
     # the L1 step against the 256 KiB block it shares with shared memory, in the appendix
-    assert f"{l1.capacity_bytes / 262144:.2f} of the 262 kB" in appendix
+    # review 26c: the bracket of swept sizes, not the interpolated 232 kB, against the SRAM
+    assert "The step lies between 0.81 and 0.94 of the 262 kB (256 KiB) of SRAM" in appendix
+    assert f"{l1.capacity_bytes / 262144:.2f} of the 262 kB" not in appendix
 
 
 def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
@@ -75,7 +78,7 @@ def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
                         results.dram_mixes(results.recorded("ceilings")), "copy")
     # review 20d: the roofs' sentence was cut; the table keeps the copy roof, section 2 the L2's
     assert f"{m.ceiling('dram').value / 1e3:.2f} a copy" in prose and tb(m.ceiling("l2").value) in prose
-    ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".1f"), ("l1", ".2f"))]
+    ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".2f"), ("l1", ".2f"))]  # review 26c: 6.75
     assert f"the ridge moves left as the level moves in: {', '.join(ridges)}." in prose
     assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
     write_ridge = h.machine_from_result(recorded, recorded_h200()).ridge("fp32", "dram")
@@ -247,7 +250,7 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     section2 = " ".join(next(t for t in _markdown("05") if t.startswith("The recorded H200's three plateaus")).split())
     # review 20d: said plainly (two L2 figures; the chart uses Lab 1's; the sweep's plateau gives the capacity)
     # review 25c: the two L2 figures and their difference said plainly where both appear
-    assert ("0.90 of the 62.9 MB the device reports. The chart's L2 roof is higher, Lab 1's 9.76 TB/s: Lab 1's kernel "
+    assert ("0.90 to 0.98 of the reported 62.9 MB. The chart's L2 roof is Lab 1's higher 9.76 TB/s: its kernel "
             "reads the L2 faster than the sweep's, so the sweep gives the L2's capacity, not its roof "
             "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
@@ -329,3 +332,35 @@ def test_05_review_19c_the_lesson_figure_leaves_out_the_shared_memory_line():
     assert "reported:shared" not in ids(lesson) and {"reported:l2", "capacity:l1"} <= ids(lesson)
     code = next("".join(c["source"]) for c in _cells05() if "hierarchy_plot.sweep_figure(lesson.recorded" in "".join(c["source"]))
     assert 'skip_reported=("shared",)' in code
+
+
+def test_05_review_26c_capacities_are_brackets_not_measured_sizes(prose, appendix):
+    """Review 26c E1: no working set was run at 232 kB or 56.6 MB; the detector interpolates the start
+    of the fall between two samples.  The lesson gives the bracket, printed from the library, and no
+    "usable L2 = 90% of nominal"."""
+    from rooflinelib.hierarchy import lesson as hl, plot as hplot
+    from test_lessons_05 import _printed
+    lesson = hl.load()
+    b = {x.level: x for x in h.step_brackets(lesson.recorded, lesson.levels)}
+    assert (round(b["l1"].below_bytes / 1e3), round(b["l1"].above_bytes / 1e3)) == (213, 246)
+    assert (round(b["l2"].below_bytes / 1e5) / 10, round(b["l2"].above_bytes / 1e5) / 10) == (56.4, 61.5)
+    for x in b.values():
+        assert x.below_bytes < x.interpolated_bytes < x.above_bytes
+    size = 62914560
+    assert f"{b['l2'].below_bytes / size:.2f}" == "0.90" and f"{b['l2'].above_bytes / size:.2f}" == "0.98"
+    assert f"{h.hit_share(b['l2'].above_gbps, lesson.levels[1].gbps, lesson.levels[2].gbps):.0%}" == "69%"
+    shown = hl.capacity_text(lesson)
+    assert "l2: the fall starts between 56.4 MB and 61.5 MB (interpolated ~56.6 MB): 0.90 to 0.98 of the 62.9 MB" in shown
+    assert "l1: the fall starts between 213 kB and 246 kB (interpolated ~232 kB)" in shown
+    assert "as if 69% of reads still hit the L2" in shown
+    printed = _printed("05")
+    assert shown in printed and "fall starts" in printed.split("level   plateau GB/s")[1].splitlines()[0]
+    assert "~56.6 MB" in printed and "~232 kB" in printed
+    fig = hplot.sweep_figure(lesson.recorded, levels=lesson.levels, series=lesson.level_series,
+                             skip_reported=("shared",))
+    names = [t.name for t in fig.data if str(t.meta).startswith("capacity:")]
+    assert names == ["l1: fall starts ~232 kB", "l2: fall starts ~56.6 MB"]
+    assert "falling between 56.4 and 61.5 MB (~56.6 interpolated): 0.90 to 0.98 of the reported 62.9 MB" in prose
+    assert "leaves the L2 at 56.6 MB" not in prose and "0.90 of the 62.9 MB" not in prose
+    assert "between 0.90 and 0.98 of the 62.9 MB the device reports" in appendix and "0.90 times the" not in appendix
+    assert "the detector interpolates at 232 kB (no working set was run there)" in appendix

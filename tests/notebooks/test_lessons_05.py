@@ -545,8 +545,8 @@ def test_05_teaches_the_per_sm_byte_model_and_its_verdicts_hold():
     assert sms == recorded["device"]["sm_count"] == 132
     text = _prose("05")
     assert "(W once if W fits inside, every read if it does not)" not in text
-    assert "**L2**: while W fits one L1 (232 kB), W once per SM that reads it, 132 W; past that, every read" in text
-    assert "**DRAM**: while W fits the L2 (56.6 MB), W once" in text
+    assert "**L2**: while W fits one L1 (~232 kB), W once per SM that reads it, 132 W; past that, every read" in text
+    assert "**DRAM**: while W fits the L2 (~56.6 MB), W once" in text  # review 26c: interpolated, hence "~"
     levels = h.hierarchy_levels(recorded)
     mixes = results_mixes()
     reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), mixes)
@@ -667,7 +667,8 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 25c: the rows' ranges said precisely; the hypotheses one line under the table, their detail the appendix's
     assert ("| between the L1's step and the L2 plateau (0.25 to 9 MB), and just past the L2's step (61 to 113 MB) | "
             "1.7 to 3.3 times faster |") in text and "just past a step (" not in text
-    assert ("Hypotheses for the gaps: SMs reading one line at once share one fetch, and some reads still hit the L1 "
+    assert ("Hypotheses for the gaps: blocks reading one line at once share one fetch (within one SM or across SMs), "
+            "and some reads still hit the L1 "
             "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
@@ -860,8 +861,10 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     assert 0.28 < 1 - 1 / l2_l1 < 0.36
     assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
             "overlap with the L2 reads)") in text
-    assert ('Our hypothesis (the counters of "Blocks that share chunks" fit it): SMs asking for one line at nearly '
-            "the same time share one fetch.") in text
+    # review 26c E2: merging across SMs is not separated from blocks of one SM coalescing in the L1TEX
+    assert ('Our hypothesis (the counters of "Blocks that share chunks" fit it): requests for one line at nearly '
+            "the same time share one fetch, either across SMs or between blocks on one SM") in text
+    assert "nothing recorded separates the two" in text and "SMs asking for one line" not in text
     assert "so the next level out moves far fewer bytes than the model counts" not in text
     assert "the same sharing, smaller, would explain" not in text
     # inside the levels the columns split the 12% and 5% too: 28 MB is the L1's, 380 MB the sharing's
@@ -1063,7 +1066,8 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
-    assert "SMs reading one line at once share one fetch" in text
+    assert "blocks reading one line at once share one fetch (within one SM or across SMs)" in text
+    assert "SMs reading one line at once share one fetch" not in text  # review 26c E2: across SMs only
     # one idea per section: seven numbered sections, none a validation table
     headings = [line for m in _markdown("05") for line in m.splitlines() if line.startswith("## ")]
     # 15c: 7 is an aside; review 20d: a closing "What to take away", unnumbered
@@ -1368,13 +1372,13 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     header = hl.level_table(levels).splitlines()[0]
     assert "plateau GB/s" in header and "ceiling" not in header
     printed = _printed("05")
-    assert hl.level_table(levels, wsr.reported_sizes(recorded)) in printed and "ceiling GB/s" not in printed
+    assert hl.level_table(levels, wsr.reported_sizes(recorded), interpolated=True) in printed and "ceiling GB/s" not in printed
     fig = hp.sweep_figure(recorded, levels=levels)
     assert find_trace(fig, "level:l2").name == f"l2 plateau: {levels[1].gbps:,.0f} GB/s" == "l2 plateau: 8,884 GB/s"
     # the chart's L2 roof (Lab 1) and the plateau, with their difference, where both appear
     lab1 = recorded_h200().ceiling("l2").value
     assert f"{lab1 / 1e3:.2f}" == "9.76" and f"{levels[1].gbps / 1e3:.2f}" == "8.88" and lab1 > levels[1].gbps
-    assert "The chart's L2 roof is higher, Lab 1's 9.76 TB/s: Lab 1's kernel reads the L2 faster than the sweep's" in text
+    assert "The chart's L2 roof is Lab 1's higher 9.76 TB/s: its kernel reads the L2 faster than the sweep's" in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1397,7 +1401,7 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     # the sentence stands without the appendix: it says why sharing fetches does not apply
     cell = next(m for m in _markdown("05") if "Why the L2 roof still binds `ws_read`" in m)
     last = " ".join([p for p in cell.split("\n\n") if p.strip()][-1].split())
-    assert "where SMs share fetches, the L2 receives fewer bytes than they load" in last and "appendix" not in last
+    assert "where blocks share fetches, the L2 receives fewer bytes than they load" in last and "appendix" not in last
     # the appendix gives the slices' figure as no share of the roof
     assert "819 MB over its 94.6 µs is 8.65 TB/s, 89% of Lab 1's L2 roof (the slices' 847 MB would give 8.95 TB/s" in " ".join(_page05().split())
 
@@ -1446,3 +1450,11 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
     raw = _page05(raw=True)
     assert "L2 asked" not in raw and "| launch | time | L1 | to L2 | DRAM (ncu) |" in raw
+
+
+def test_05_review_26c_ridge_against_the_l2_printed_to_three_figures():
+    # review 26c E4: 65,895 / 9,763 = 6.75, printed "6.7" beside 15.4 and 2.05
+    lesson = __import__("rooflinelib.hierarchy.lesson", fromlist=["load"]).load()
+    assert f"{lesson.copying.ridge('fp32', 'l2'):.2f}" == "6.75"
+    assert "against the L2: 6.75, against the L1: 2.05" in _printed("05")
+    assert "15.4, 6.75, 2.05." in _prose("05") and "15.4, 6.7, 2.05" not in _prose("05")
