@@ -9,8 +9,10 @@ Two kernels are given, verified and timed on whatever this machine can measure:
 The student writes the FLOP and byte accounting and places both kernels on the ceilings the
 notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
 that :func:`prepare` returned, never from constants, so the verdict on the FMA kernel is the
-verdict for *this* hardware: at 16 FLOP/byte it sits close to a GPU's fp32 ridge, and on a CPU
-wherever that CPU's measured ridge puts it (wide-vector server CPUs can have a ridge near a GPU's).  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
+verdict for *this* hardware: at 16 FLOP/byte it sits near the fp32 ridge of an HBM data-centre GPU
+(about 10-20 FLOP/byte), is memory-bound on a GDDR GPU, whose ridge is several times higher, and on a
+CPU sits wherever that CPU's measured ridge puts it (wide-vector server CPUs can have a ridge near
+an HBM GPU's).  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
 rule): the reduction only reads (Lab 1's ``dram-read``), the FMA kernel reads x and writes y
 (``dram-copy``); and against the compute roof of its own arithmetic: fp32 for the FMA kernel,
 fp64 for the reduction, whose adds are float64 (Lab 1's ``fp64``).
@@ -976,7 +978,7 @@ def model_verdict(setup, attempt):
     else:
         cpu = ("A CPU's ridge depends on its cores, vector width and memory channels, so "
                "measure it rather than assume it (run this notebook with ROOFLINE_MODE=cpu): "
-               "wide-vector server CPUs can sit as far right as a GPU's fp32 ridge. ")
+               "wide-vector server CPUs can sit as far right as an HBM GPU's fp32 ridge. ")
     intensity = fma["intensity"]
     rec_copy = RECORDED_H200["dram_copy_gbps"]
     rec_ridge = RECORDED_H200["ceilings"]["fp32"]["value"] / rec_copy
@@ -991,6 +993,7 @@ def model_verdict(setup, attempt):
                "overlap fully, so a rate well under the roof is expected there (a reading of the "
                "model: no counter here measured the overlap)." if fma["side"] == "ridge" else "")
     also = []
+    ridge_name = "P / C" if setup.dram_copy_gbps else "P / B"
     if setup.dram_copy_gbps:
         fma_text = (f"The FMA kernel ({2 * FMA_STEPS} FLOPs per 8 bytes, {intensity:g} FLOP/byte on "
                     f"every machine) reads x and writes y, a copy: against this machine's copy ridge "
@@ -1040,8 +1043,14 @@ def model_verdict(setup, attempt):
                   key_points=("intensity belongs to the kernel, the ridge to the machine",
                               "judge each kernel against the DRAM roof of its own access mix: "
                               "the FMA kernel against the copy, the reduction against the read",
-                              "16 FLOP/byte is near a GPU's fp32 ridge (on the course's H200, at "
-                              "its copy ridge); a CPU's ridge must be measured",
+                              # Review 26k2 K4-1: the loaded ceilings' ridge, not "near a
+                              # GPU's": a GDDR GPU's fp32 ridge is several times 16
+                              f"{intensity:g} FLOP/byte against the ridge of the ceilings loaded "
+                              f"here, {ridge_name} = {fma['ridge']:.3g} FLOP/byte: "
+                              f"{SIDES.options[fma['side']][0]}; near the fp32 ridge of an HBM "
+                              "data-centre GPU (about 10-20 FLOP/byte), memory-bound on a GDDR "
+                              "GPU, whose ridge is several times higher; a CPU's ridge must be "
+                              "measured",
                               "score the reduction as a fraction of the DRAM read bandwidth, "
                               "its own access mix"),
                   also=also)
