@@ -195,6 +195,12 @@ _SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ",
 WARP_SIZE = 32
 _WARP_SHARES_A = ("about twice the key: that lets a warp share its loads of A (coalescing); this "
                   "row counts every thread's loads as HBM traffic, as its statement says")
+#: Review 26k1 K2-3: exactly twice the key is the likelier slip of loading one operand only.
+#: (A count whose warp shares its loads of A lands there too: review 15b's hint stays, second.)
+_ONE_OPERAND = ("twice the key: that counts one operand's loads only, and each output's thread "
+                "loads a row of A and a column of B; or it lets a warp share its loads of A "
+                "(coalescing), and this row counts every thread's loads as HBM traffic, as its "
+                "statement says")
 #: A graph or a persistent kernel removes launch cost, not bytes or FLOPs (review 7b K2-1).
 _LAUNCH_LEVER_ON_ROOF = ("a graph or a persistent kernel removes launch cost, not bytes or FLOPs: "
                          "this kernel's time is set by its roof, not by its launches")
@@ -341,9 +347,9 @@ def _rows() -> tuple:
                                                   "for every output"),
              (naive.intensity / 2, fma_is_two),
              (naive.intensity * fp32, bytes_not_elements),
-             *((wrong, _WARP_SHARES_A) for wrong in (
-                 2 * naive.intensity,
-                 naive.n_flops / ((square ** 3 * (1 + 1 / WARP_SIZE) + square ** 2) * fp32)))),
+             (2 * naive.intensity, _ONE_OPERAND),
+             (naive.n_flops / ((square ** 3 * (1 + 1 / WARP_SIZE) + square ** 2) * fp32),
+              _WARP_SHARES_A)),
             missing_reuse=True),
         Row(5, tiled, "GEMM with 16 x 16 output tiles, no L2 reuse", "N = 4096 fp32", "fp32",
             frozenset({"tile"}),
@@ -746,7 +752,10 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
         _number(n_bytes, op.n_bytes, "bytes moved", unit="B",
                      mistakes=[(op.n_bytes / 3, "C = A + B moves three arrays: two in, one out"),
                                (op.n_bytes * 8, "that is bits; one byte is 8 bits")]),
-        _number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns"),
+        # Review 26k1 K2-4: the time in seconds, not ns, gets its own hint
+        _number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns",
+                mistakes=[(memory_s, "that is in seconds: the answer is in nanoseconds "
+                                     "(1 ns = 1e-9 s)")]),
         _number(launch_ratio, LAUNCH_OVERHEAD_S / memory_s, "launch overhead / memory time",
                      unit="x", mistakes=[(memory_s / LAUNCH_OVERHEAD_S,
                                           "that is memory time / launch overhead: the question "

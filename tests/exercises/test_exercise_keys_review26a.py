@@ -43,3 +43,36 @@ def test_the_l1_stays_a_cache_answer_outside_c3():
 def test_c3_reads_natural_spellings_of_the_l2(answer):
     # review 26k1 K2-2: "l2 cache" was CHECK YOUR INPUT
     assert _c3(answer).passed, answer
+
+
+@pytest.mark.parametrize("answer", [0.5, lambda k: 2 * k])
+def test_row_4_exactly_twice_names_one_operand_first(answer):
+    # review 26k1 K2-3: 0.5 is most often one operand's loads; it was told only about coalescing
+    key = ex02._row(4).intensity
+    value = answer(key) if callable(answer) else answer
+    message = ex02.check_row(4, value, N, N, N, N).checks[0].message
+    assert message.startswith("twice the key: that counts one operand's loads only")
+    assert "a row of A and a column of B" in message
+
+
+def test_row_4_warp_shared_count_keeps_its_coalescing_hint_alone():
+    message = ex02.check_row(4, 0.4848, N, N, N, N).checks[0].message
+    assert "lets a warp share its loads of A (coalescing)" in message
+    assert "one operand" not in message
+
+
+def test_c1_seconds_for_nanoseconds_hears_the_unit():
+    # review 26k1 K2-4: 12.288e-9 got "off by a factor of 10^9: GFLOP/s with FLOP/s?"
+    op, memory_s = ex02._tiny()
+    check = ex02.check_tiny_launch(op.n_bytes, "12.288e-9", 488.3, "launch", "amortize-launch").checks[1]
+    assert check.status == "fail" and "that is in seconds" in check.message
+    assert "GFLOP/s" not in check.message
+    assert ex02.check_tiny_launch(op.n_bytes, 12.288, 488.3, "launch", "amortize-launch").passed
+
+
+def test_row_3_model_answer_does_not_claim_a_64_mib_row_stays_on_chip():
+    # review 26k1 K2-5: the table gives n = 2^24 fp32, one 64 MiB row
+    key = nbformat.read(str(ROOT / "solutions" / "02_classify_kernels.ipynb"), as_version=4)
+    code = "\n".join(c.source for c in key.cells if c.cell_type == "code")
+    assert "keep the row on chip" not in code
+    assert "2 if a row fits on chip (this 64 MiB one does not)" in code
