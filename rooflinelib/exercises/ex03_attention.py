@@ -118,6 +118,8 @@ def check_unfused_bytes(unfused_bytes):
              "count each s x s matrix: the scores are written and read back, and so are the "
              "probabilities"),
             (lambda s, d: e * 4 * s * s, "Q, K and V are read and O is written too"),
+            # Review 26k1 K3-2: O left out gets its own hint, as in the fused count
+            (lambda s, d: e * (3 * s * d + 4 * s * s), "the output O is written to HBM too"),
         ])
 
 
@@ -233,7 +235,8 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
     """The smallest s at which fused attention reaches the ridge: the key, or up to
     ``CROSSOVER_RTOL`` above it, since the usual shortcut, I = s/2 (dropping the softmax's 5 FLOPs
     per score against the 4d of the two GEMMs), rounded up, lands 1.0% above (494 against 489 on
-    the MI300X).  An answer below the key does not reach the ridge, however close (review 11b
+    the MI300X).  The unrounded crossover (488.6) is refused with "round up": s counts tokens, and
+    the page says answers pass from the key up (review 26k1 K3-3).  An answer below the key does not reach the ridge, however close (review 11b
     K3-1: 480 passed on the MI300X); a sequence length has no byte prefix, so no generic KiB/GiB
     hint (review 6b, K3-1)."""
     question = f"smallest s that reaches the {gpu} ridge (fused)"
@@ -241,9 +244,14 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
 
     def grade() -> Check:
         value = read_number(answer, question)
-        if exact <= value <= key * (1 + CROSSOVER_RTOL):
+        if key <= value <= key * (1 + CROSSOVER_RTOL):
             return Check(question, "pass", f"correct (the key, {key}, or up to "
                                            f"{CROSSOVER_RTOL * 100:g}% above it)")
+        if exact <= value < key:
+            # Review 26k1 K3-3: the page says answers pass from the key up; the unrounded
+            # estimate is not a sequence length
+            return Check(question, "fail", f"s = {value:g} is the unrounded crossover: s counts "
+                                           "tokens, so round up to a whole number")
         for wrong, hint in _crossover_slips(key):
             if abs(value - wrong) <= CROSSOVER_RTOL * wrong:
                 return Check(question, "fail", hint)
@@ -293,7 +301,9 @@ def _decode_slips(key: float) -> list:
     and writes") does not fit; its slips are one of K and V left out, or a multiply-add as 1 FLOP."""
     return [(2 * key, "twice the key: decode reads all of K and all of V (s x d elements each): "
                       "count both"),
-            (key / 2, "half the key: each multiply-add (in q K^T and in P V) is 2 FLOPs")]
+            # Review 26k1 K3-1: 4-byte elements land on half the key too
+            (key / 2, "half the key: each multiply-add (in q K^T and in P V) is 2 FLOPs, and a "
+                      "bf16 element is 2 bytes, not 4: check both")]
 
 
 def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_decode_intensity):

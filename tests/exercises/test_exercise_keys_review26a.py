@@ -76,3 +76,39 @@ def test_row_3_model_answer_does_not_claim_a_64_mib_row_stays_on_chip():
     code = "\n".join(c.source for c in key.cells if c.cell_type == "code")
     assert "keep the row on chip" not in code
     assert "2 if a row fits on chip (this 64 MiB one does not)" in code
+
+
+# --- key 3 --------------------------------------------------------------------------------------
+
+def _decode():
+    return ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, queries=1)
+
+
+def test_decode_half_the_key_names_both_slips():
+    # review 26k1 K3-1: 4-byte elements give half the key too
+    causal = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, causal=True)
+    decode = _decode()
+    four_byte = decode.n_flops / (2 * decode.n_bytes)
+    check = ex03.check_stretch(causal.intensity, four_byte, "memory", 8.07).checks[1]
+    assert check.status == "fail"
+    assert "2 FLOPs" in check.message and "2 bytes, not 4" in check.message
+
+
+def test_unfused_bytes_without_o_hear_that_o_is_written():
+    # review 26k1 K3-2: only "too low at s=100, d=128"
+    check = ex03.check_unfused_bytes(lambda s, d: 2 * (3 * s * d + 4 * s * s))
+    assert check.status == "fail" and "the output O is written to HBM too" in check.message
+    assert ex03.check_unfused_bytes(lambda s, d: 2 * (4 * s * d + 4 * s * s)).passed
+
+
+def test_crossover_passes_from_the_key_up_as_the_page_says():
+    # review 26k1 K3-3: the unrounded 488.6 passed, below the key the page names as the floor
+    crossover = ops.attention_fusion_crossover(MI300X.ridge(ex03.BF16_TENSOR), ex03.HEAD_DIM, ex03.DTYPE)
+    key = crossover["fused_s"]
+    unrounded = ex03._check_smallest_s(488.6, crossover, "MI300X")
+    assert unrounded.status == "fail" and "round up" in unrounded.message
+    assert ex03._check_smallest_s(key, crossover, "MI300X").passed
+    assert ex03._check_smallest_s(494, crossover, "MI300X").passed
+    page = nbformat.read(str(ROOT / "exercises" / "03_attention_intensity.ipynb"), as_version=4)
+    assert "answers pass from the key up to 2% above it" in " ".join(
+        " ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
