@@ -263,6 +263,15 @@ def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) ->
         roof += (", the one a point without memory_ceiling gets" if used == default
                  else ", the one its memory_ceiling names")
     target = _ceiling_target(bandwidth, memory_roofs)
+    if not any(_near(slope, bandwidth) for slope in memory_roofs.values()):
+        # Review 26k1 K1-2: the roof is not drawn (roofline_figure's memory= can leave it out),
+        # so a point whose memory_ceiling already names it is judged against the default roof
+        # too: the fix is to draw the ceiling, and name it where a point does not yet
+        if used is not None and used == default:
+            roof += " (and a point whose memory_ceiling names a ceiling the figure does not draw)"
+        target = (f"a memory_ceiling that names your {bandwidth / 1000:g} TB/s ceiling, if it has "
+                  f"none, and draw that ceiling in the figure (roofline_figure's memory= argument "
+                  f"can leave it out)")
     hint = (f"the point{'s' if plural else ''} for {' and '.join(cases)} "
             f"{'are' if plural else 'is'} judged against {roof}: give {'each' if plural else 'it'} "
             f"{target}")
@@ -291,8 +300,12 @@ def _off_prediction_hint(bandwidth: float, intensity: float, drawn: float) -> st
     rate = attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
     hint = (f"the point for {_case_name(intensity, bandwidth)} sits at {drawn:,.0f} GFLOP/s, but its "
             f"prediction is min(P, I x B) = {rate:,.0f} GFLOP/s")
+    other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
     if drawn > rate and _near(rate, PEAK_GFLOPS):
         hint += ": cap it at the compute roof"
+    elif _near(drawn, attainable_gflops(intensity, PEAK_GFLOPS, other)):
+        hint += (f": that is the prediction at {other / 1000:g} TB/s; use this point's own "
+                 f"bandwidth")
     return hint
 
 
@@ -354,6 +367,12 @@ def check_figure(figure):
                 at = [t for t in kernels if _near(t.x[0], intensity) and _near(t.y[0], rate)]
                 case = _case_name(intensity, bandwidth)
                 if not at:
+                    # Review 26k1 K1-1: a point judged against this roof but drawn at the wrong
+                    # height (the other bandwidth's rate, I x B uncapped) hears which slip
+                    elsewhere = _off_its_prediction(kernels, intensity, rate, bandwidth, memory_roofs)
+                    if elsewhere and not any(_near(y, rate / 1000) for y in elsewhere):
+                        off_prediction.append((bandwidth, intensity, elsewhere[0]))
+                        continue
                     missing.append(case)
                     thousandfold += any(_near(t.x[0], intensity) and _near(t.y[0], rate / 1000)
                                         for t in kernels)

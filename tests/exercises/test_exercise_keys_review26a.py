@@ -112,3 +112,38 @@ def test_crossover_passes_from_the_key_up_as_the_page_says():
     page = nbformat.read(str(ROOT / "exercises" / "03_attention_intensity.ipynb"), as_version=4)
     assert "answers pass from the key up to 2% above it" in " ".join(
         " ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
+
+
+# --- key 1 --------------------------------------------------------------------------------------
+
+def test_a_2_tbs_point_drawn_at_the_3_tbs_rate_hears_so():
+    # review 26k1 K1-1: only "no point at the prediction for 20 FLOP/byte at 2 TB/s"
+    check = ex01.check_figure(_figure(CEILINGS, [(20, 60e3, None), (20, 60e3, "dram-2tbs"),
+                                                 (80, 120e3, None), (80, 120e3, "dram-2tbs")]))
+    assert check.status == "fail" and "no point at the prediction" not in check.message
+    assert ("the point for 20 FLOP/byte at 2 TB/s sits at 60,000 GFLOP/s, but its prediction is "
+            "min(P, I x B) = 40,000 GFLOP/s: that is the prediction at 3 TB/s") in check.message
+
+
+def test_uncapped_points_hear_to_cap_them():
+    check = ex01.check_figure(_figure(CEILINGS, [(20, 60e3, None), (20, 40e3, "dram-2tbs"),
+                                                 (80, 240e3, None), (80, 160e3, "dram-2tbs")]))
+    assert "no point at the prediction" not in check.message
+    assert check.message.count("cap it at the compute roof") == 2
+
+
+def test_a_left_out_2_tbs_roof_is_not_blamed_on_memory_ceilings_the_points_have():
+    # review 26k1 K1-2: memory="dram" drops the 2 TB/s roof; the points already name it
+    pytest.importorskip("plotly")
+    from rooflinelib.core.model import Ceiling, Machine
+    from rooflinelib.core.placement import KernelPoint
+    from rooflinelib.views.plotting import roofline_figure
+
+    machine = Machine("m", ceilings=tuple(Ceiling(*c) for c in CEILINGS))
+    points = [KernelPoint("a", 20, 1, 60e3), KernelPoint("b", 20, 1, 40e3, memory_ceiling="dram-2tbs"),
+              KernelPoint("c", 80, 1, 120e3), KernelPoint("d", 80, 1, 120e3, memory_ceiling="dram-2tbs")]
+    message = ex01.check_figure(roofline_figure(machine, points, memory="dram")).message
+    assert message.startswith("no memory roof at 2 TB/s")
+    assert "if it has none, and draw that ceiling in the figure" in message
+    assert "give each a memory_ceiling that names your 2 TB/s ceiling:" not in message
+    assert not message.rstrip().endswith("names your 2 TB/s ceiling")
