@@ -678,7 +678,10 @@ def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_ke
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
     cells = [c for c in nb.cells]
     first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
-    before = cells[first_use - 1]
+    # review 26e: said before section 4's first output (the profile cell), ahead of the first use
+    profile = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.profile_pair(" in c.source)
+    before = cells[profile - 1]
+    assert profile < first_use and not any(c.source.startswith("## ") for c in cells[profile:first_use])
     assert before.cell_type == "markdown" and "softmax_targets" in before.source
     assert "registers" in before.source and "shared memory" in before.source
     assert "course's fused\nkernel (its row in registers)" in "".join(c.source for c in cells if c.cell_type == "markdown")
@@ -846,8 +849,9 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     first_use = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.recorded_pair()" in c.source)
     # review 18a: the figure's roofs named where first used; review 19b T2: the ridges differ by the
     # mix (copy against section 3's write), not by the session
-    assert ("Its figure's DRAM roof is the copy mix (4,256 GB/s); section 3's ridge used the write mix, the "
-            "fastest. The mix, not the session, makes the figure's ridge 15.5 rather than 14."
+    # review 26e: said plainly, without an undefined "mix" or "session"
+    assert ("The figure's DRAM roof is a copy's (4,256 GB/s), as softmax reads and writes; section 3's ridge "
+            "used Lab 1's fastest roof, writes only. Hence the figure's ridge, 15.5, not 14."
             in " ".join(cells[first_use - 1].source.split()))
     page = " ".join(page.split())
     assert "the recorded pair's ridge is 15.5 FLOP/byte" in page and "not the ridge of 14 that section 3 predicts" in page
@@ -1190,8 +1194,8 @@ def test_07_places_the_per_row_bytes_on_the_columns_and_prices_the_exp():
 
 def test_07_gives_the_recorded_pair_not_being_yours_its_own_line():
     # C7-5: the note was easy to miss inside a provenance sentence
-    cell = next(c.source for c in _cells07() if c.cell_type == "markdown"
-                and c.source.startswith("The prediction against the measurement"))
+    # review 26e: in section 4's first cell, before the output it qualifies
+    cell = next(c.source for c in _cells07() if c.cell_type == "markdown" and c.source.startswith("## 4. Measure"))
     assert "\n\n**The recorded pair is not your kernels.**" in cell
 
 
@@ -1383,7 +1387,8 @@ def test_07_prices_an_exp_at_least_at_its_mufu_and_reads_the_caps_as_bounds():
     assert "to at least 1.0 and 2.5" in text  # T07-1: the MUFU issue is a floor for exp
     assert "hypotheses from counts, not measured bounds" not in text  # T07-2
     # review 19b T6: the clock cancels in the shared cap; "which one binds" read as a run report
-    assert "The caps are upper bounds derived from counts." in text
+    # review 26e: the caps count shared loads only, so they are upper bounds that the tile stores tighten
+    assert "The caps count shared loads only: upper bounds, which the tile stores' passes" in text
     assert "(at the recorded clock)" not in text and "which one binds is the hypothesis" not in text
 
 
@@ -2283,3 +2288,66 @@ def test_the_page_says_the_copy_roof_flatters_the_3_pass_share():
                 in " ".join(after.split())), folder
         assert "a shift by any other value of that row overflows too" not in " ".join(
             c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+# --- review 26f: a global index past the end, a maximum started at 0, a stride of 1, a wrong
+# prediction near the measured ratio -----------------------------------------------------------
+
+def test_a_transposed_global_index_gets_the_global_arrays_shape_not_the_shared_sizes(kernels):
+    # 26f, 1: y[r, c] = e[c, r] * inv was told "a shared array ... needs THREADS entries"
+    wrong = _variant("        y[r, c] = e[r, c] * inv\n", "        y[r, c] = e[c, r] * inv\n")
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail", check
+    assert "`y[r, c] = e[c, r] * inv`" in check.message and "indexes past an array's end" in check.message
+    assert "THREADS entries" not in check.message and "shared" not in check.message, check.message
+    assert f"global memory, of shape {capstone.SIM_ROWS} x {capstone.SIM_COLS}" in check.message
+    assert "not x[c, r]" in check.message
+
+
+@pytest.mark.parametrize("variant", ["3-pass", "fused"])
+def test_a_maximum_started_at_0_fails_on_the_all_negative_row_with_the_minus_inf_hint(kernels, variant):
+    # 26f, 2: the course's input is all positive, so m = float32(0) passed every check
+    old = "    part = cuda.shared.array(THREADS, float32)\n    m = float32(-math.inf)\n" if variant == "3-pass" else \
+        "    part = cuda.shared.array(THREADS, float32)\n    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        row[c]"
+    wrong = _variant(old, old.replace("float32(-math.inf)", "float32(0)"))
+    got = capstone.check_kernels(wrong["three_pass_passes"], wrong["fused_passes"])
+    check = got.checks[0 if variant == "3-pass" else 1]
+    assert [c.status for c in got.checks] == (["fail", "pass"] if variant == "3-pass" else ["pass", "fail"]), got
+    assert f"row {capstone.NEGATIVE_ROW}" in check.message and "all negative" in check.message, check.message
+    assert "-inf" in check.message and "row's first value" in check.message
+    assert "NaN, the value this check puts" not in check.message
+
+
+def test_the_all_negative_row_keeps_the_right_answers_passing_and_the_unsafe_hint_whole(kernels):
+    got = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
+    assert got.passed, got
+    first = _variant("    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n",
+                     "    m = x[r, t]\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n")
+    assert capstone.check_kernels(first["three_pass_passes"], kernels["fused_passes"]).passed
+    unsafe = str(capstone.check_kernels(kernels["three_pass_passes"], _unsafe(_kernel_source())["fused_passes"]))
+    assert "the ordinary rows are right" in unsafe and "float32's range" in unsafe and "underflows" in unsafe
+    assert "start at -inf" not in unsafe
+
+
+def test_a_3_pass_kernel_with_a_stride_of_1_is_refused_with_the_coalescing_reason(kernels):
+    # 26f, 3: range(t, x.shape[1]) gave the right maxima with about 30x (128x at 256 threads) the loads
+    source = _kernel_source()
+    old = "    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n"
+    wrong = _variant(old, old.replace(", cuda.blockDim.x)", ")"))
+    assert source.count(old) == 1
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail", check
+    assert check.message.startswith("right output, but pass 1 (row_max_body) reads x ")
+    assert "stride 1" in check.message and "coalesced" in check.message and "cuda.blockDim.x" in check.message
+
+
+def test_a_prediction_other_than_the_byte_ratio_is_not_said_to_hold_near_the_measured_ratio(h200):
+    # 26f, 4: comparison(graded, 3.0) said "the prediction holds" at 3.02x, which the check refuses
+    pair = _pair(h200, 3.02e-4, 1e-4)
+    text = capstone.comparison(pair, 3.0)
+    head = text.splitlines()[0]
+    assert "predicted 3.00x, measured 3.02x" in head and "the prediction holds" not in text
+    assert "gained more than the 2.50x the bytes predict" in head, head
+    assert "time followed bytes" not in text
+    assert capstone.outcome(pair["3-pass"], pair["fused"], 2.5) == "more"
+    assert "the prediction holds" in capstone.comparison(_pair(h200, 2.5e-4, 1e-4), 2.5)
