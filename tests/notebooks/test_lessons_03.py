@@ -619,8 +619,8 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     # review 12b T03-1: the compute figures are the H100 SXM white paper's, not printed on the H200's
     assert "Each ratio is against the printed figure" not in prose
     # review 15b C03: the lesson keeps the provenance in one line; the clocks are the appendix's
-    assert ("That figure, like the fp32 and fp64 ones, is the H100 SXM white paper's: the H200 datasheet prints "
-            "its tensor figures only with sparsity") in prose  # review 16b: the fp32/fp64 figures' source too
+    # review 26b: the page says the clock the bf16 figure is quoted at; its source is the appendix's
+    assert "That figure is quoted at 1,830 MHz, not 1,980." in prose and "white paper" not in prose
     assert "it prints 67, 34 and 67 TFLOP/s for fp32, fp64 and fp64-matrix" in page
     assert "(tf32 494.7, fp16 and bf16 989.4 TFLOP/s) are 132 SMs × their FLOPs per clock × 1830 MHz" in page
     table = [line for line in appendix("appendix-03-ceilings.md").splitlines()
@@ -715,7 +715,8 @@ def test_03_review_8_clarity():
     assert "*at the ridge*" not in _md_cell("## DRAM's three roofs")
     # C3-2: one sentence on the tensor rows' clocks
     # review 15b C03: the clocks leave the lesson for the appendix
-    assert "1830 MHz" not in prose and "1830 MHz" in page and "at 1980 MHz bf16" not in prose
+    # review 26b: the page keeps one clause, the bf16 figure's clock; the derivation is the appendix's
+    assert prose.count("1,830 MHz") == 1 and "1830 MHz" in page and "at 1980 MHz bf16" not in prose
     # C3-3: the check said once, shorter, and not again in the take-aways
     assert "That proves the output intact" not in prose and "That proves the output, not the work" in page
     assert "bit-exact" not in _md_cell("On the recorded H200 the fused softmax")
@@ -1008,8 +1009,10 @@ def test_03_review_15b_is_shorter_and_its_cut_passages_live_in_the_appendix():
 
 def test_03_review_16b_the_datasheet_column_names_the_white_paper_for_fp32_and_fp64():
     prose = words(markdown("03_ceilings.ipynb"))
-    # the page names the source of the fp32 and fp64 figures too, not only the tensor row's
-    assert "That figure, like the fp32 and fp64 ones, is the H100 SXM white paper's:" in prose
+    # the source of the fp32, fp64 and tensor figures is named (review 26b: in the appendix, not the lesson)
+    assert "white paper" not in prose
+    page = words(appendix("appendix-03-ceilings.md"))
+    assert "H100 SXM white paper" in page and "its tensor figures only with sparsity" in page
 
 
 def test_03_review_16b_dram_is_said_up_front_to_set_the_headline_ridge():
@@ -1084,8 +1087,10 @@ def test_03_review_25b_names_the_move_left_for_the_fused_softmax():
     prose = words(markdown("03_ceilings.ipynb"))
     assert "use a smaller dtype" in outputs("03_ceilings.ipynb")
     assert "At these bytes little is left; a larger gain needs fewer bytes." not in prose
-    assert ("Of the row's moves only a smaller data type still applies: bf16 in and out would halve the "
-            "bytes.") in prose
+    # review 26b: within this kernel only the dtype is left; fusing it into a neighbour still removes its traffic
+    assert "Of the row's moves only a smaller data type still applies" not in prose
+    assert ("Within this kernel only a smaller data type still applies (bf16 halves the bytes); fusing it into its "
+            "producer or consumer, as FlashAttention does, removes its traffic.") in prose
 
 
 def test_03_review_25b_scopes_the_headline_claim():
@@ -1097,8 +1102,10 @@ def test_03_review_25b_scopes_the_headline_claim():
     assert all(1 - rows[n]["fraction"] > 0.05 for n in ("dram-read", "dram-copy", "bf16-tensor"))
     opening = words(cells("03_ceilings.ipynb")[0].source)
     assert "the datasheet is not your roof**; the measured compute roof" not in opening
+    # review 26b: "access mix" is glossed at its first use
     assert ("**the datasheet is not your roof**, the measured ceilings are. For fp32 and DRAM's fastest access "
-            "mix the two agree to about 2%; for the other mixes and the tensor cores they do not.") in opening
+            "mix (reading, writing or copying) the two agree to about 2%; for the other mixes and the tensor cores "
+            "they do not.") in opening
     prose = words(markdown("03_ceilings.ipynb"))
     assert "- The datasheet is not your roof. Lab 1's" not in prose
     assert "- Measure your roof: the datasheet matches it only for some work." in prose

@@ -18,13 +18,16 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # per-kernel tables are the appendix's
     assert ("Lab 3 also times `sweep_pipelined` (each thread walks 16 vectors, loading the next while it computes) "
             "and keeps the faster at each K.") in prose and "\nenvelope   " in appendix("appendix-04-sweep.md")
-    assert "**Caveat: an envelope.** Lab 3 times two kernels at each K and keeps the faster" in prose
+    assert "**Caveat: an envelope.** The two kernels win at different K, so B is `sweep`'s" in prose  # review 26b
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "time outside the 3 kernels, a two-run estimate (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
     assert "at most about 12" not in prose and "Launches and gaps take about 12 µs" not in prose
     # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
-    assert "The time between kernels is about 12 µs by a two-run estimate (at most about 42 µs if L2 hits shortened passes 2 and 3)" in prose
+    # review 26b: the result in one sentence; the estimate's method and its 42 us upper end are the appendix's
+    assert "The time between kernels is about 12 µs, well under the 98 µs shortfall" in prose
+    assert "at most about 42" not in prose and "two-run estimate" not in prose
+    assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
     assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     # the naive transpose's extra DRAM bytes were never measured: the page must not claim them
@@ -32,10 +35,13 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 16c: the 88% is a hypothesis's, with the counters that would decide
     assert "That cost\nthe naive kernel" not in markdown("04_sweep.ipynb") and "That cost the naive kernel" not in prose
     # review 19c: the section ends on its likely cause, not on open lab questions
-    assert "Hypothesis: these writes cost the naive kernel" not in prose and "would decide" not in prose
+    # review 26b: it ends on a labelled hypothesis and the one counter that would decide, not "the rest is open"
+    assert "Hypothesis: these writes cost the naive kernel" not in prose and "the rest is open" not in prose
     assert prose.split("## What to take away")[0].rstrip().endswith(
-        "At Lab 1's L2 roof those sectors take about a quarter of the measured time; the rest is open "
-        "([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
+        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. Hypothesis for the rest: the "
+        "partial-sector writes reach DRAM as read-modify-writes; the counter that would decide is "
+        "`dram__bytes_write.sum` ([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
+    assert "Hypothesis: the rest is at HBM" in words(appendix("appendix-04-sweep.md"))
     assert "would settle it" in words(appendix("appendix-04-sweep.md"))  # the counters: appendix
 
 
@@ -67,7 +73,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
     # review 19c: a two-run estimate, not the profiling run's difference read as launches
-    assert f"about {split['between_s'] * 1e6:.0f} µs by a two-run estimate (at most about 42 µs if L2 hits shortened passes 2 and 3), well under the 98 µs shortfall" in prose
+    assert f"about {split['between_s'] * 1e6:.0f} µs, well under the 98 µs shortfall" in prose  # review 26b
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -100,7 +106,9 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     from rooflinelib.experiments import recorded_experiments
     prose = words(markdown("04_sweep.ipynb"))
     assert "pitfall 5 of notebook 06" not in prose
-    assert "exps ÷ the MUFU's measured `ex2` rate (notebook 02's multi-function unit)" in prose
+    # review 26b: the unit named in a clause (notebook 02's term), not by a pointer to notebook 02
+    assert "the exps at the special-function unit's `ex2` rate (one `ex2` per exp," in prose
+    assert "notebook 02's multi-function unit" not in prose
     assert recorded_experiments()["softmax"].extra["exp_per_s"] > 0  # the rate the bound uses
     assert "recomputes the exp (notebook 02 counts" not in prose
     assert "score the fraction of the copy bandwidth" not in prose
@@ -143,8 +151,9 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     # E4-3: an exp on the FMA pipes is not bound by the MUFU
     assert "so no kernel computes exps faster" not in prose
     # review 19c: the reviewer's plain wording of the refined bound
-    assert "Each exp needs one `ex2`, so the second time is a hard floor." in prose  # review 20a
-    assert "The table's bound is the larger of two times: bytes ÷ copy bandwidth, and exps ÷" in prose
+    # review 26b: one clause, not a hard-floor argument: each exp is one `ex2`
+    assert "(one `ex2` per exp, [in the compiled code](../docs/appendix-04-sweep.md#the-softmaxs-exp-in-the-ptx))" in prose
+    assert "The table's bound is the larger of two times: the bytes at copy speed, and the exps at" in prose
 
 
 def test_04_review_4b_no_unsourced_mi300x_ladder():
@@ -196,7 +205,8 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     # review 12c T04-2: the tie says which kernel leads, so "from K = 40 the envelope is pipelined" agrees
     # review 18c: the table starts at K = 32; the omitted rows' lead is said, and checked below
     # review 19c: one caveat sentence; the leads are the appendix's table
-    assert "`sweep` wins up to K = 32, `sweep_pipelined` from K = 48, and they tie at K = 40" in prose
+    # review 26b: who wins where (a 0.16% lead at K = 40, "a tie") is the appendix's alone
+    assert "tie at K = 40" not in prose and "so B is `sweep`'s and P `sweep_pipelined`'s." in prose
     assert f"{at40['sweep_pipelined'] / at40['sweep'] - 1:+.1%}  sweep_pipelined" in appendix("appendix-04-sweep.md")
     assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
@@ -235,8 +245,9 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 11c C11c-1: the question, the profile's table, then one short answer
     # review 16c: the 12 us is the profiling run's own difference, both of its figures named
     # review 19c: the time between kernels is a two-run estimate, with its upper end
-    answer = (f"**Mostly not.** The time between kernels is about {between:.0f} µs by a two-run estimate (at most about 42 µs if L2 hits shortened passes 2 and 3), "
-              f"well under the {shortfall:.0f} µs shortfall.")
+    # review 26b: the result in one sentence; the method and the upper end are the appendix's
+    answer = (f"**Mostly not.** The time between kernels is about {between:.0f} µs, "
+              f"well under the {shortfall:.0f} µs shortfall;")
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -279,14 +290,17 @@ def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_l
     # after 5209ea9: a live run takes the chain's copy roof, not a copy timed beside the kernels
     md = {c.get("id"): words(c.source) for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"}
     # review 11c C11c-4: no footnote; the table's own line names the copy speed's source in every mode
-    assert "¹" not in md["sweep-14"] and "bytes ÷ copy bandwidth" in md["sweep-14"]
+    assert "¹" not in md["sweep-14"] and "the bytes at copy speed" in md["sweep-14"]
     source = words(next(c.source for c in cells("04_sweep.ipynb") if "rows.softmax_table" in c.source))
     assert "print(rows.softmax_table(softmax_run.experiment))" in source
     # review 18c: the recorded copy's provenance is said once, for both experiments; review 25b:
     # in the softmax's method cell, with why the runs differ, so the transpose says only where it is
     assert "(the table's first row; live, your stored Lab 1 copy mix)" not in md["5ab96826"]
     assert "(the table's first row)" in md["5ab96826"]
-    assert "(live: your Lab 1 copy roof)" in md["sweep-14"]
+    # review 26b E1: only the recorded run timed its copy beside the kernels; nothing cancels a live run's drift
+    assert ("The recorded run's copy speed is a copy timed beside the kernels; a live run uses your Lab 1 copy "
+            "roof, which drifts a few percent from run to run.") in md["sweep-14"]
+    assert "cancels that drift" not in md["sweep-14"]
     # review 19c: only the recorded run times its own copy; a live run uses Lab 1's copy mix
     assert "a copy timed in its own run" not in md["sweep-00"]
     # review 20a: the transpose table has no line under it; the roadmap no longer claims one
@@ -353,7 +367,9 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     # review 15c: the round corner is two sentences in the knee's section
     assert _nb04_cell("sweep-10").source.startswith("## The knee and the round corner")
     assert _nb04_cell("sweep-12b").source.startswith("**Caveat: an envelope.**")  # review 19c
-    assert "Right of the ridge the curve climbs slowly" in words(_nb04_cell("sweep-12").source)
+    # review 26b: the slow climb right of the ridge (and why is open) is the appendix's
+    assert "Right of the ridge the curve climbs slowly" not in words(_nb04_cell("sweep-12").source)
+    assert "Right of the ridge the envelope climbs slowly" in words(appendix("appendix-04-sweep.md"))
 
 
 def test_04_states_the_element_count_of_its_softmax_run(monkeypatch):
@@ -411,7 +427,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "about 12 µs by a two-run estimate (at most about 42 µs if L2 hits" in prose  # review 19c, 20a
+    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "about 12 µs, well under" in prose  # review 26b
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -451,7 +467,9 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     # review 11c C11c-1: the cache-flush caveat is the appendix's; review 18c: the page names the other
     # run in one clause and links the caveat ("not a bound" is the appendix's)
     # review 19c: the estimate's upper end on the page, the runs behind it linked
-    assert "(at most about 42 µs if L2 hits shortened passes 2 and 3)" in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    # review 26b: the upper end and its reasoning are the appendix's; the page links them
+    assert "at most about 42" not in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    assert "holds at most that much of a pass's 268 MB input, 15 us of traffic" in words(appendix("appendix-04-sweep.md"))
     assert "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     profile = recorded_profiles()["softmax 3-pass"]
     assert "--cache-control all" in profile.measured["ncu"] and "--clock-control none" in profile.measured["ncu"]
@@ -515,7 +533,8 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     assert f"{counted:,.0f}" in appendix("appendix-04-sweep.md") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
     # review 19c: the rate is the profiler's (cold caches), said in place
-    assert "under the profiler, the kernels move their bytes at 78% of the copy's rate" in words(reading)
+    assert "the rest is slow streaming, at 78% of the copy's rate" in words(reading)  # review 26b: shorter
+    assert "measured under Nsight Compute, with the caches flushed" in words(appendix("appendix-04-sweep.md"))
     assert "copy beside the softmax: counted bytes / its time" in appendix("appendix-04-sweep.md")  # both rates counted
     assert "a separate run from the 418.6 µs above" not in words(reading)
     for gone in ("an eighth", "How the table splits the time"):
@@ -529,7 +548,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     text = _nb04_md("sweep-12")
     assert "fits the numbers" not in text
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
-    assert "why is open: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)" in text
+    # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
+    assert "why is open" not in text and text.endswith("The corner is round: the overlap is partial.")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -551,7 +571,7 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert f"{at[256]['sweep_pipelined'] / at[256]['sweep'] - 1:.1%}" == "2.9%"
     # review 11c T11c-1: both hypotheses predict a 1/K loss; the data and the lead fit both
     assert "issue slots fit that better" not in text and "Overlap alone would matter little" not in text
-    assert f"to {shares[1]:.1%} of P at K = 256; why is open" in text
+    assert f"{shares[1]:.1%}" not in text  # review 26b: the appendix's
     assert f"{shares[0]:.1%} of P at K = 96, {shares[1]:.1%} at K = 256" in page
     assert "both predict a loss that falls like 1/K right of the ridge" in page
     assert "The pipelined kernel's 2.9% lead over `sweep` at K = 256 (`configs_tried`) fits both too" in page
@@ -618,7 +638,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
     assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" not in prose
     assert "explanation with a measurement. - Score a memory-bound kernel" in prose
-    assert "about 12 µs by a two-run estimate" in prose and "well under the 98 µs shortfall" in prose
+    assert "about 12 µs, well under the 98 µs shortfall" in prose  # review 26b
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -859,7 +879,9 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
 def test_04_review_15c_the_transpose_names_read_and_write_counters_in_the_appendix():
     # E04-4: a partly written sector may be read first, so the extra traffic may show as reads
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
-    assert "would settle it" not in prose and "dram__bytes_write.sum" not in prose
+    # review 26b: the page names the one counter of its labelled hypothesis; the full command is the appendix's
+    assert "would settle it" not in prose and "dram__bytes_read.sum" not in prose
+    assert "the counter that would decide is `dram__bytes_write.sum`" in prose
     assert "dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum" in page
     assert "could show up as reads as well as writes" in page
 
@@ -894,7 +916,8 @@ def test_04_review_16c_the_time_outside_the_kernels_adds_up_on_the_page():
     assert (median, kernels, between) == (425.0, 412.8, 12.3) and abs(median - kernels - between) < 0.11
     prose = words(markdown("04_sweep.ipynb"))
     assert "and run along the flat roof" not in prose and "levels off under the flat roof" in prose  # review 19c: one curve
-    assert "special-function unit" not in prose  # notebook 02 names it the multi-function unit
+    # notebook 02 names it "special-function unit (MUFU, multi-function unit)"; 04 uses the first name
+    assert "special-function unit (MUFU" in markdown("02_operator_intensities.ipynb") and "MUFU" not in prose
     assert "The table also gives each version a refined bound, the larger of two times: its bytes" not in prose
 
 
@@ -938,7 +961,7 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     assert ridge / (ridge + ridge) == 0.5 and 0.5 < envelope["at_ridge"] < 1
     text = _nb04_md("sweep-12")
     assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge; the sweep reached "
-            f"{envelope['at_ridge']:.0%} of its roof at K = {envelope['ridge_k']}, so the overlap is partial.") in text
+            f"{envelope['at_ridge']:.0%} of its roof at K = {envelope['ridge_k']}. The corner is round: the overlap is partial.") in text
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1011,8 +1034,7 @@ def test_04_review_19c_the_roof_table_prints_the_corner_not_every_k():
 def test_04_review_19c_event_timed_is_defined_where_first_used_and_ptx_is_not_used():
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
     first = next(i for i, t in enumerate(md) if "event-timed" in t)
-    assert ("The times above are **event-timed**: CUDA events, recorded on the device before and after the launches, "
-            "bracket them.") in words(md[first])
+    assert "The times above are **event-timed**: CUDA events bracket the launches." in words(md[first])  # review 26b
     assert "PTX" not in words(markdown("04_sweep.ipynb"))  # never defined in 00-04; the appendix glosses it
 
 
@@ -1051,7 +1073,7 @@ def test_04_review_20a_the_naive_transposes_l2_traffic_explains_a_quarter():
     assert 0.2 < est["share"] < 0.3  # "about a quarter"
     text = _md04()["sweep-20"]
     assert "The likely cost is the 8x sector traffic at the L2" not in text
-    assert "those sectors take about a quarter of the measured time; the rest is open" in text
+    assert "those sectors take about a quarter of the measured time. Hypothesis for the rest:" in words(text)  # review 26b
     page = words(appendix("appendix-04-sweep.md"))
     assert "L2 sector traffic alone explains about a quarter of the naive kernel's time." in page
     for quoted in (f"({l2:,.0f} GB/s) that takes {est['l2_s'] * 1e6:.0f} us",
@@ -1102,7 +1124,8 @@ def test_04_review_20a_trivial_items():
     # clarity: the envelope is defined in the dial section, not forward-referenced in cell 4
     assert "the caveat after the knee says which" not in md["sweep-03z"]
     # clarity: the 42 us names its reason (the appendix's L2-reuse bound)
-    assert "(at most about 42 µs if L2 hits shortened passes 2 and 3)" in md["sweep-18"]
+    # review 26b: the 42 us and its reason are the appendix's; the page links them
+    assert "42" not in md["sweep-18"] and "#the-three-pass-softmaxs-time" in md["sweep-18"]
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -1155,6 +1178,6 @@ def test_04_review_25b_says_why_the_copy_speeds_differ():
     lo, hi = min(copies), max(copies)
     assert round(lo) == 4176 and round(hi) == 4280 and round(100 * (hi - lo) / lo, 1) == 2.5
     text = words(_md04()["sweep-14"])
-    assert ("The copy speed is a copy timed beside the kernels (live: your Lab 1 copy roof). Copies differ by up to "
-            "2.5% from run to run (4,176 to 4,280 GB/s in notebooks 03 and 04); the copy timed beside the kernel "
-            "cancels that drift.") in text
+    # review 26b E1: the drift in one plain sentence, true in both modes (a live run scores on Lab 1's copy)
+    assert "a live run uses your Lab 1 copy roof, which drifts a few percent from run to run." in text
+    assert "cancels that drift" not in text
