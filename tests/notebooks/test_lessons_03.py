@@ -1115,3 +1115,10 @@ def test_03_review_25b_occupancy_has_a_clear_antecedent():
     prose = words(markdown("03_ceilings.ipynb"))
     assert "Its checks include **occupancy**" not in prose
     assert "The third row's checks include **occupancy**" in prose
+
+
+def test_03_review_26b_the_fp32_figure_follows_from_the_clock():
+    # clarity: "the fp32 peak is arithmetic" read oddly; say what it means
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "The fp32 peak is arithmetic" not in prose
+    assert "The fp32 figure follows from the clock, as the next cell shows at 1980 MHz." in prose
