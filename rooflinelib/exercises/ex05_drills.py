@@ -43,7 +43,9 @@ BOUNDS = Choices({
              "longer of the two times", "longer of the two", "taking the longer of the two",
              "the larger time", "the longer time", "the larger", "the longer",
              # the same said as a phrase
-             "assuming perfect overlap", "assume perfect overlap", "assuming overlap")),
+             "assuming perfect overlap", "assume perfect overlap", "assuming overlap",
+             # the library's own name for the max is the overlapped time
+             "overlapped", "the overlapped time", "overlapped time")),
     "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
             "a kernel that stalls takes longer)",
             # The mirror of max's spellings, the page's own gloss ("adding them") included, so
@@ -52,7 +54,9 @@ BOUNDS = Choices({
              "add them", "adding them", "sum them", "summing", "summing them", "sum of the two",
              "sum of both", "the sum of both", "sum of the two times", "adding the two times",
              "add the two times", "adding the two", "add the two", "sum the two times",
-             "summing the two times", "sum of the times", "adding the times")),
+             "summing the two times", "sum of the times", "adding the times",
+             # more ways to say the sum
+             "assuming no overlap", "assume no overlap", "no overlap assumed")),
 })
 
 
@@ -96,7 +100,10 @@ RIDGE_MOVES = _NoGuessChoices({
                                                       "it moves right", "it moves to the right",
                                                       "up and to the right", "moves up",
                                                       "the ridge increases", "the ridge grows",
-                                                      "the ridge moves to higher intensity")),
+                                                      "the ridge moves to higher intensity",
+                                                      # more ways to say it
+                                                      "moves to higher intensity", "further right",
+                                                      "moves further right", "farther right")),
     "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
                                                     "moves left", "to the left",
                                                     "moves to the left", "leftwards",
@@ -262,6 +269,12 @@ def _byte_slips(key, hint):
 
 def _without_still(answer):
     """'still memory-bound' names the memory side: drill 4 asks whether fusion moved it."""
+    # "memory, 32x left" (the side, then how far from the ridge) names the side
+    if isinstance(answer, str):
+        m = re.fullmatch(r"\s*([a-z -]+?)\s*[,;(]\s*[0-9.]+\s*(?:x|times)\s+(?:left|right)"
+                         r"(?: of (?:the )?ridge)?\s*\)?\s*", answer.lower())
+        if m:
+            answer = m.group(1)
     if isinstance(answer, str) and answer.strip().lower().startswith("still "):
         return answer.strip()[len("still "):]
     # "memory-bound still" as well
@@ -450,8 +463,10 @@ def _numeric_answers() -> None:
     MODEL_ANSWERS[8] = (
         "Being at 96% of a roof says the kernel uses that resource well, not that the work is "
         "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
-        f"matrix product the tensor cores could run about {ratios['bf16']:.1f} times faster in "
-        f"bf16 ({ratios['tf32']:.1f} in tf32) on an H200, so check the instruction mix first. "
+        # The like-for-like tf32 figure first; bf16 also changes the precision
+        f"matrix product the tensor cores could run about {ratios['tf32']:.1f} times faster in "
+        f"tf32 on an H200 ({ratios['bf16']:.1f} in bf16, which also changes the precision), so "
+        "check the instruction mix first. "
         "The bytes can be wasteful: uncoalesced access that moves eight times the bytes it needs "
         "makes the intensity and the roof eight times too low, and the kernel then moves junk "
         "efficiently. Or the algorithm is the problem: a worse-complexity method, or a kernel "
