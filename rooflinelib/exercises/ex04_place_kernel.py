@@ -276,8 +276,11 @@ class Setup:
 # --- the keys: what each kernel does ---------------------------------------------------------
 
 def reduction_cost(n: int):
-    """FLOPs and bytes of the reduction: one add per element, n float32 read, one scalar out."""
-    return ops.reduction(n, "fp32")
+    """FLOPs and bytes of the reduction: one add per element, n float32 read, one float64 scalar
+    out (review 26k2: the kernel's output is ``float64[::1]``, 8 bytes, not a float32's 4)."""
+    cost = ops.reduction(n, "fp32")
+    return replace(cost, n_bytes=cost.n_bytes - ops.dtype_bytes("fp32") + ops.dtype_bytes("fp64"),
+                   note="1 FLOP and 1 float32 read per element, 1 float64 scalar out")
 
 
 def fma_cost(n: int):
@@ -720,14 +723,17 @@ def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
                        "exceeds the compute roof"}
 
 
-def _fma_side_hints(fma: dict, b_hint: str) -> dict:
+def _fma_side_hints(fma: dict, b_hint: str, copy_mix: bool = True) -> dict:
     """The FMA kernel's side hints: the band where its intensity lies inside the band of P / C;
     the B hint only for an answer right against B and wrong against C outside that band."""
     hints = {}
     for s in ("memory", "compute", "ridge"):
         if fma["side"] == "ridge" and s != "ridge":
-            hints[s] = _band_hint(fma["intensity"], fma["ridge"], "P / C",
-                                  " (C, the copy ceiling: it reads x and writes y)")
+            # Review 26k2 K4-4: with no copy mix loaded the ridge is P / B, and the hint says so
+            hints[s] = (_band_hint(fma["intensity"], fma["ridge"], "P / C",
+                                   " (C, the copy ceiling: it reads x and writes y)") if copy_mix else
+                        _band_hint(fma["intensity"], fma["ridge"], "P / B",
+                                   " (B, the DRAM roof: these ceilings hold no copy mix)"))
         elif s == fma["side_b"] != fma["side"]:
             hints[s] = b_hint + ": compare its intensity with P / C"
         else:
@@ -848,7 +854,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                         and abs(setup.fp64_gflops / setup.peak_gflops - 1) > 0.02 else []),
                      at_most=above_p),
         check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
-                   hints=_fma_side_hints(fma, b_hint), spread=setup.copy_ridge_spread,
+                   hints=_fma_side_hints(fma, b_hint, bool(setup.dram_copy_gbps)), spread=setup.copy_ridge_spread,
                    choices=_SIDES),
         # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
         check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
@@ -947,8 +953,10 @@ def _reduction_roof_note(setup, red) -> tuple:
             # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25; review
             # 23k K4-3: a GPU's fp64 rate is off-topic where the ceilings are a CPU's
             + ("" if on_cpu else
-               "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64, but not "
-               "necessarily on one with 1/64-rate fp64, whose adds-alone ridge can fall to its intensity.")
+               # Review 26k2 K4-3: on common 1/64-rate parts P64 / 2 over R is about 0.3-0.8
+               "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64; on one with "
+               "1/64-rate fp64 its adds-alone ridge comes close to its intensity (and the "
+               "conversions may push it over).")
             ).rstrip(),
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate
