@@ -481,8 +481,9 @@ def test_a_prediction_below_the_measured_ratio_never_reports_a_negative_shortfal
     seconds_f = bf / 3.6e12
     pair = _pair(h200, 2.0 * seconds_f, seconds_f)  # measured 2.0x, the bytes 2.5x
     text = capstone.comparison(pair, 1.67)  # the student predicted the streaming ratio
-    assert "gained more than predicted" in text and "the bytes alone predict 2.50x, not 1.67x" in text
-    assert "no longer" in text and "took -" not in text and "us more" not in text
+    # review 26f, 4: judged against the byte ratio, as the model answer is
+    assert "gained less than the 2.50x the bytes predict" in text and "the bytes alone predict 2.50x, not 1.67x" in text
+    assert "took -" not in text and "us more" not in text
 
 
 # --- review 3 (07): the same DRAM bytes, not the same bytes; no lab-log timings; the stall ratio explained
@@ -636,6 +637,7 @@ def test_the_kernel_check_fails_a_softmax_without_the_max_subtraction(kernels, m
     # without the large element the unsafe fused kernel passes: the element is what catches it (the
     # unsafe 3-pass still fails there, on its sums of exp(x) rather than exp(x - max): review 7d)
     monkeypatch.setattr(capstone, "LARGE_SHIFT", 0.0)
+    monkeypatch.setattr(capstone, "NEGATIVE_SHIFT", 0.0)  # review 26f: the all-negative row underflows it too
     without = capstone.check_kernels(unsafe["three_pass_passes"], unsafe["fused_passes"])
     assert [c.status for c in without.checks] == ["fail", "pass"] and "sums[r]" in str(without)
     assert "overflows" not in str(without)  # no large value, no overflow to name
@@ -2060,7 +2062,9 @@ def test_the_capstone_page_review_18b():
         # cell 6: four items (sizes; overflow; intermediates and races; traffic), not one paragraph
         check = next(m for m in md if m.startswith("The check runs both versions"))
         items = [line for line in check.splitlines() if line.startswith("- **")]
-        assert [i.split("**")[1] for i in items] == ["Sizes:", "Overflow:", "Intermediates and races:", "Traffic:"]
+        assert [i.split("**")[1] for i in items] == ["Sizes:", "Range:", "Intermediates and races:", "Traffic:"]
+        # review 26f, 2 and 3: the all-negative row and the 3-pass re-read rule are stated with the check
+        assert "all negative" in items[1] and "maximum started at 0" in items[1] and "3-pass pass" in items[3]
         # cell 15/16: one ridge in the task
         task = next(m for m in md if m.startswith("Both versions do 5 FLOPs per element"))
         assert "15.5" not in task and "ridge printed above" in task
@@ -2288,3 +2292,66 @@ def test_the_page_says_the_copy_roof_flatters_the_3_pass_share():
                 in " ".join(after.split())), folder
         assert "a shift by any other value of that row overflows too" not in " ".join(
             c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+# --- review 26f: a global index past the end, a maximum started at 0, a stride of 1, a wrong
+# prediction near the measured ratio -----------------------------------------------------------
+
+def test_a_transposed_global_index_gets_the_global_arrays_shape_not_the_shared_sizes(kernels):
+    # 26f, 1: y[r, c] = e[c, r] * inv was told "a shared array ... needs THREADS entries"
+    wrong = _variant("        y[r, c] = e[r, c] * inv\n", "        y[r, c] = e[c, r] * inv\n")
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail", check
+    assert "`y[r, c] = e[c, r] * inv`" in check.message and "indexes past an array's end" in check.message
+    assert "THREADS entries" not in check.message and "shared" not in check.message, check.message
+    assert f"global memory, of shape {capstone.SIM_ROWS} x {capstone.SIM_COLS}" in check.message
+    assert "not x[c, r]" in check.message
+
+
+@pytest.mark.parametrize("variant", ["3-pass", "fused"])
+def test_a_maximum_started_at_0_fails_on_the_all_negative_row_with_the_minus_inf_hint(kernels, variant):
+    # 26f, 2: the course's input is all positive, so m = float32(0) passed every check
+    old = "    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        " + (
+        "m = max(m, x[r, c])" if variant == "3-pass" else "row[c] = x[r, c]")
+    wrong = _variant(old, old.replace("float32(-math.inf)", "float32(0)"))
+    got = capstone.check_kernels(wrong["three_pass_passes"], wrong["fused_passes"])
+    check = got.checks[0 if variant == "3-pass" else 1]
+    assert [c.status for c in got.checks] == (["fail", "pass"] if variant == "3-pass" else ["pass", "fail"]), got
+    assert f"row {capstone.SIM_ROWS - 1}" in check.message and "all negative" in check.message, check.message
+    assert "-inf" in check.message and "row's first value" in check.message
+    assert "NaN, the value this check puts" not in check.message
+
+
+def test_the_all_negative_row_keeps_the_right_answers_passing_and_the_unsafe_hint_whole(kernels):
+    got = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
+    assert got.passed, got
+    first = _variant("    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n",
+                     "    m = x[r, t]\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n")
+    assert capstone.check_kernels(first["three_pass_passes"], kernels["fused_passes"]).passed
+    unsafe = str(capstone.check_kernels(kernels["three_pass_passes"], _unsafe(_kernel_source())["fused_passes"]))
+    assert "the ordinary rows are right" in unsafe and "float32's range" in unsafe and "underflows" in unsafe
+    assert "start at -inf" not in unsafe
+
+
+def test_a_3_pass_kernel_with_a_stride_of_1_is_refused_with_the_coalescing_reason(kernels):
+    # 26f, 3: range(t, x.shape[1]) gave the right maxima with about 30x (128x at 256 threads) the loads
+    source = _kernel_source()
+    old = "    m = float32(-math.inf)\n    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])\n"
+    wrong = _variant(old, old.replace(", cuda.blockDim.x)", ")"))
+    assert source.count(old) == 1
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail", check
+    assert check.message.startswith("right output, but pass 1 (row_max") and " reads x 30" in check.message
+    assert "stride 1" in check.message and "coalesced" in check.message and "cuda.blockDim.x" in check.message
+
+
+def test_a_prediction_other_than_the_byte_ratio_is_not_said_to_hold_near_the_measured_ratio(h200):
+    # 26f, 4: comparison(graded, 3.0) said "the prediction holds" at 3.02x, which the check refuses
+    pair = _pair(h200, 3.02e-4, 1e-4)
+    text = capstone.comparison(pair, 3.0)
+    head = text.splitlines()[0]
+    assert "predicted 3.00x, measured 3.02x" in head and "the prediction holds" not in text
+    assert "gained more than the 2.50x the bytes predict" in head, head
+    assert "time followed bytes" not in text
+    assert capstone.outcome(pair["3-pass"], pair["fused"], 2.5) == "more"
+    assert "the prediction holds" in capstone.comparison(_pair(h200, 2.5e-4, 1e-4), 2.5)
