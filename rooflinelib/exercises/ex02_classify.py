@@ -95,7 +95,10 @@ FIRST_STEPS = Choices({
                                                   "fp8", "int8", "lower precision", "dtype")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
-                                            "use matrix cores", "instruction mix", "packed ops")),
+                                            "use matrix cores", "instruction mix", "packed ops",
+                                            # review 27k1 K2-1: TF32 spellings of the same move
+                                            "tf32", "use tf32", "tf32 tensor cores",
+                                            "use tf32 tensor cores", "tf32 matrix cores")),
     # Two kinds of overlap, one entry: FlashAttention-3 does both (async loads under the MMAs,
     # and the softmax's exps on the MUFU under the MMAs of another block).
     "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
@@ -244,6 +247,10 @@ class Row:
     #: Review 16b (exercise 2): on a row that already runs on the matrix cores, "use the tensor
     #: (matrix) cores" names where it runs, not a move; such an answer gets this hint.
     on_matrix_cores_hint: str = ""
+    #: Review 27k1 K2-1: a compute-bound row on the fp32 vector units of a GPU whose only matrix
+    #: roof is bf16 (no TF32 roof): the one route onto the matrix cores is a smaller type, so
+    #: "smaller-dtype" names the same move as "instruction-mix" there and passes.
+    dtype_is_matrix_route: bool = False
 
     @property
     def runs_on_name(self) -> str:
@@ -382,10 +389,7 @@ def _rows() -> tuple:
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
                                          "reads; batching keeps the weights exact"}),
         Row(7, gemm, "GEMM, library kernel with full reuse", "N = 4096 fp32", "fp32",
-            frozenset({"instruction-mix"}),
-            {"smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "In bf16 this GEMM would run on the matrix "
-                              f"cores, whose roof here is {matrix_over_vector:g} times the fp32 vector "
-                              "roof: which lever makes the arithmetic itself faster?"},
+            frozenset({"instruction-mix", "smaller-dtype"}), {},
             ((gemm.intensity / 2, fma_is_two),
              (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "
                                                             "each cross HBM once"),
@@ -393,7 +397,19 @@ def _rows() -> tuple:
              # Review 19k1 (noted): C read as well as written, as for C = alpha AB + beta C
              (gemm.n_flops / (4 * square * square * fp32), "that reads C as well as writing it "
                                                           "(C = alpha AB + beta C); this GEMM computes "
-                                                          "C = AB, so C is only written"))),
+                                                          "C = AB, so C is only written")),
+            step_notes={"smaller-dtype": "correct on this GPU: the general rule is that "
+                                         + SMALLER_TYPE_RULE + ", and this kernel is compute-bound, "
+                                         "but this GPU's only matrix roof is bf16 (it has no TF32 "
+                                         "roof), so the route onto the matrix cores, whose roof is "
+                                         f"{matrix_over_vector:g} times the fp32 vector roof, is bf16: "
+                                         "it pays through the faster units, not through fewer bytes, "
+                                         "and it changes the result (the same move as "
+                                         "'instruction-mix' here)",
+                        "instruction-mix": "correct: move it onto the matrix cores, which on this GPU "
+                                           "means bf16 (the only matrix roof listed; no TF32 roof), "
+                                           "if the precision allows"},
+            dtype_is_matrix_route=True),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
@@ -477,7 +493,7 @@ def _apply_smaller_type_rule(rows: tuple) -> tuple:
     (a pass note or a refusal) states it."""
     for row in rows:
         accepted = "smaller-dtype" in row.first_steps
-        if accepted != smaller_type_is_a_first_move(row):
+        if accepted != (smaller_type_is_a_first_move(row) or row.dtype_is_matrix_route):
             raise ValueError(f"row {row.number}: a smaller type is {'accepted' if accepted else 'refused'}, "
                              f"against SMALLER_TYPE_RULE")
         ruling = (row.step_notes if accepted else

@@ -734,7 +734,7 @@ def _markdown(cells):
     return " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
 
 
-@pytest.mark.parametrize("number", [7, 9])
+@pytest.mark.parametrize("number", [9])  # review 27k1 K2-1: row 7 now passes (bf16 is its matrix route)
 def test_a_smaller_dtype_on_the_compute_bound_rows_names_the_faster_units(number):
     # review 5a T7: notebook 02 teaches "a compute-bound GEMM gains 2x from the doubled roof"; the
     # key refused a smaller type on rows 7 and 9 with "deleting bytes no longer buys any time".
