@@ -1187,3 +1187,11 @@ def test_04_review_25b_says_why_the_copy_speeds_differ():
     # review 26b E1: the drift in one plain sentence, true in both modes (a live run scores on Lab 1's copy)
     assert "a live run uses your Lab 1 copy roof, which drifts a few percent from run to run." in text
     assert "cancels that drift" not in text
+
+
+def test_04_review_28b_the_naive_transpose_is_described_per_warp():
+    # review 28b: one thread reads down a column and writes along a row over its loop; the row read
+    # and column write are what a warp's 32 neighbouring threads do together
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "each thread reads along a row" not in prose
+    assert "- **naive**: each warp reads along a row (neighbouring threads read neighbouring addresses)" in prose
