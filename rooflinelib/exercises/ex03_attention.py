@@ -231,31 +231,41 @@ def _crossover_slips(fused_s) -> list:
     return [(2 * fused_s, hint), (fused_s / 2, hint)]
 
 
+def crossover_floor(crossover: dict) -> float:
+    """The smallest crossover answer that passes: the exact crossover, or it written to one
+    decimal where that rounds down (488.6 for 488.63 on the MI300X; 408.26 on the H200)."""
+    exact = crossover["fused_estimate"]
+    return min(exact, round(exact, 1))
+
+
 def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
     """The smallest s at which fused attention reaches the ridge: the key, or up to
     ``CROSSOVER_RTOL`` above it, since the usual shortcut, I = s/2 (dropping the softmax's 5 FLOPs
     per score against the 4d of the two GEMMs), rounded up, lands 1.0% above (494 against 489 on
-    the MI300X).  The unrounded crossover (488.6) is refused with "round up": s counts tokens, and
-    the page says answers pass from the key up (review 26k1 K3-3).  An answer below the key does not reach the ridge, however close (review 11b
+    the MI300X).  Review 27k1 K3-1: one rule for every answer, integer or not: anything from the
+    exact crossover (488.6 on the MI300X; written to one decimal, or exactly) up to the key plus
+    ``CROSSOVER_RTOL`` passes, as the page says ("s counts tokens; 489 or the exact 488.6 both
+    pass").  An answer below the exact crossover does not reach the ridge, however close (review 11b
     K3-1: 480 passed on the MI300X); a sequence length has no byte prefix, so no generic KiB/GiB
     hint (review 6b, K3-1)."""
     question = f"smallest s that reaches the {gpu} ridge (fused)"
     key, exact = crossover["fused_s"], crossover["fused_estimate"]
+    floor = crossover_floor(crossover)
 
     def grade() -> Check:
         value = read_number(answer, question)
         if key <= value <= key * (1 + CROSSOVER_RTOL):
             return Check(question, "pass", f"correct (the key, {key}, or up to "
                                            f"{CROSSOVER_RTOL * 100:g}% above it)")
-        if exact <= value < key:
-            # Review 26k1 K3-3: the page says answers pass from the key up; the unrounded
-            # estimate is not a sequence length
-            return Check(question, "fail", f"s = {value:g} is the unrounded crossover: s counts "
-                                           "tokens, so round up to a whole number")
+        if floor <= value < key:
+            # Review 27k1 K3-1: the exact crossover passes too, integer or not (one rule)
+            return Check(question, "pass", f"correct: at or above the exact crossover ({exact:.4g}) "
+                                           f"and below the key; s counts tokens, so the "
+                                           f"whole-number answer is {key}")
         for wrong, hint in _crossover_slips(key):
             if abs(value - wrong) <= CROSSOVER_RTOL * wrong:
                 return Check(question, "fail", hint)
-        if value < exact:
+        if value < floor:
             # Review 19g1 K3-4: a ridge rounded down gives an s just under the key
             return Check(question, "fail", f"at s = {value:g} the fused intensity is still below the "
                                            "ridge: the smallest s that reaches it is larger (round "

@@ -113,5 +113,7 @@ def test_exercise_3_says_the_limit_is_approached_and_the_crossover_must_reach_th
     assert "which it only approaches as s grows, exceeds the H200's bf16 ridge of 206 only for d ≥ 412" in text
     # K3-1: the question says the crossover passes only at or above the key
     # (review 19g1: "below it" read as "below the ridge"; the key is what an answer is above)
-    assert "smaller than the key does not reach the ridge, so answers pass from the key up to 2% above it" in text
+    # review 27k1 K3-1: the floor is the exact crossover, integer or not
+    assert ("below the exact crossover does not reach the ridge. `s` counts tokens, but the exact "
+            "crossover passes too: any answer from it up to 2% above the whole-number key passes") in text
     assert "below it does not reach" not in text

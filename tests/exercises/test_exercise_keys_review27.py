@@ -54,3 +54,44 @@ def test_row_9_still_refuses_a_smaller_type_first():
     assert not _first_move(9, "smaller dtype").passed
     assert [r.number for r in ex02.ROWS if r.dtype_is_matrix_route] == [7]
 
+
+# --- fix 2: key 3 Part C, one rule for non-integer crossovers -----------------------------------
+
+from rooflinelib.core import operators as ops  # noqa: E402
+from rooflinelib.core.machines import H200, MI300X  # noqa: E402
+
+
+def _crossover(gpu):
+    return ops.attention_fusion_crossover(gpu.ridge(ex03.BF16_TENSOR), ex03.HEAD_DIM, ex03.DTYPE)
+
+
+@pytest.mark.parametrize("gpu, name, exact, shortcut", [(MI300X, "MI300X", 488.6, 493.4),
+                                                        (H200, "H200", 408.3, 412.25)])
+def test_crossover_grades_every_non_integer_by_one_rule(gpu, name, exact, shortcut):
+    crossover = _crossover(gpu)
+    key = crossover["fused_s"]
+    assert key == round(crossover["fused_estimate"] + 0.5)  # the whole-number key is the exact one rounded up
+    # the review's inconsistency: the unrounded shortcut passed and the exact crossover did not
+    for value in (exact, shortcut, key, key + 0.5, crossover["fused_estimate"]):
+        check = ex03._check_smallest_s(value, crossover, name)
+        assert check.passed, (value, check)
+    # below the exact crossover (to one decimal) does not reach the ridge, integer or not
+    for value in (crossover["fused_estimate"] - 0.2, key - 1.5, key - 2):
+        check = ex03._check_smallest_s(value, crossover, name)
+        assert check.status == "fail" and "still below the ridge" in check.message, (value, check)
+    # more than 2% above the key fails, integer or not
+    assert not ex03._check_smallest_s(key * 1.025, crossover, name).passed
+    assert not ex03._check_smallest_s(round(key * 1.03), crossover, name).passed
+
+
+def test_crossover_page_states_the_rule_the_check_applies():
+    for folder in ("solutions", "exercises"):
+        page = nbformat.read(str(ROOT / folder / "03_attention_intensity.ipynb"), as_version=4)
+        text = " ".join(" ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
+        assert "`s` counts tokens, but the exact crossover passes too" in text
+        assert "any answer from it up to 2% above the whole-number key passes" in text
+        assert "from the key up" not in text
+    # the page's example holds for the check's rule: crossover 99.6, key 100
+    example = {"fused_s": 100, "fused_estimate": 99.6}
+    assert ex03._check_smallest_s(99.6, example, "x").passed and ex03._check_smallest_s(100, example, "x").passed
+    assert not ex03._check_smallest_s(99.5, example, "x").passed
