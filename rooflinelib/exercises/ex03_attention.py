@@ -309,8 +309,10 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
 def _decode_slips(key: float) -> list:
     """Review 11b K3-2: decode copies nothing, so the generic factor-2 hint ("a copy both reads
     and writes") does not fit; its slips are one of K and V left out, or a multiply-add as 1 FLOP."""
-    return [(2 * key, "twice the key: decode reads all of K and all of V (s x d elements each): "
-                      "count both"),
+    # Review 27k1 K3-2: elements counted instead of bytes land on exactly twice the key too
+    return [(2 * key, "twice the key: bf16 is 2 bytes per element (did you count elements?), and "
+                      "decode reads all of K and all of V (s x d elements each), each once: check "
+                      "both"),
             # Review 26k1 K3-1: 4-byte elements land on half the key too
             (key / 2, "half the key: each multiply-add (in q K^T and in P V) is 2 FLOPs, and a "
                       "bf16 element is 2 bytes, not 4: check both")]
@@ -328,8 +330,12 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
         # multiply-add as 1 FLOP, or 4-byte elements
         check_number(causal_intensity, causal.intensity, "causal prefill intensity (fused)",
                      unit="FLOP/byte", factor_hints=False,
-                     mistakes=[(full.intensity, "causal masking skips the (query, key) pairs "
-                                                "above the diagonal: fewer FLOPs, same bytes"),
+                     # Review 27k1 K3-2: the full intensity is twice the key, where elements
+                     # counted instead of bytes land too: the hint names both
+                     mistakes=[(full.intensity, "twice the key: causal masking skips the (query, "
+                                                "key) pairs above the diagonal (fewer FLOPs, same "
+                                                "bytes), and bf16 is 2 bytes per element (did you "
+                                                "count elements?): check both"),
                                (causal.intensity / 2, "half the key: each multiply-add (in Q K^T "
                                                       "and in P V) is 2 FLOPs, and a bf16 element "
                                                       "is 2 bytes, not 4: check both")]),

@@ -95,3 +95,34 @@ def test_crossover_page_states_the_rule_the_check_applies():
     example = {"fused_s": 100, "fused_estimate": 99.6}
     assert ex03._check_smallest_s(99.6, example, "x").passed and ex03._check_smallest_s(100, example, "x").passed
     assert not ex03._check_smallest_s(99.5, example, "x").passed
+
+
+# --- fix 3: key 3 Part D, exactly twice the key names both causes -------------------------------
+
+def _part_d():
+    full = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE)
+    causal = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, causal=True)
+    decode = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, queries=1)
+    gqa = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, queries=1,
+                        heads_per_kv=ex03.GQA_GROUP)
+    return full, causal, decode, gqa
+
+
+def test_part_d_elements_for_bytes_lands_on_twice_every_key():
+    # the premise: counting bf16 elements instead of bytes doubles each intensity exactly
+    full, causal, decode, gqa = _part_d()
+    for op in (causal, decode, gqa):
+        assert op.n_flops / (op.n_bytes / 2) == pytest.approx(2 * op.intensity)
+    assert full.intensity == pytest.approx(2 * causal.intensity, rel=1e-3)  # and so does no mask
+
+
+@pytest.mark.parametrize("index, other", [(0, "above the diagonal"), (1, "all of K and all of V"),
+                                          (3, "all of K and all of V")])
+def test_part_d_twice_the_key_names_both_causes(index, other):
+    _, causal, decode, gqa = _part_d()
+    answers = [causal.intensity, decode.intensity, "memory", gqa.intensity]
+    answers[index] = 2 * answers[index]  # the review's 4136, 2.02 and 16.1
+    check = ex03.check_stretch(*answers).checks[index]
+    assert check.status == "fail", check
+    assert "did you count elements?" in check.message and other in check.message, check
+    assert "check both" in check.message
