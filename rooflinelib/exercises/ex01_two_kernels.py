@@ -316,6 +316,28 @@ def _coincides(intensity: float, drawn: int) -> bool:
     return all(_near(r, rates[0]) for r in rates) and drawn < len(BANDWIDTHS_GBPS)
 
 
+def _above_the_roofs(kernels, off_prediction) -> list:
+    """Review 27k1 K1-1: a point drawn above the roofs (the compute roof, or the faster bandwidth
+    roof at its intensity) is a counting error wherever it sits, an extra fifth point included.
+    Points already named as off their prediction (uncapped, say) have their own hint."""
+    problems = []
+    for t in kernels:
+        x, y = (t.x[0] if len(t.x) else None), (t.y[0] if len(t.y) else None)
+        if x is None or y is None or not (x > 0):
+            continue
+        roof = min(PEAK_GFLOPS, x * max(BANDWIDTHS_GBPS))
+        if y <= roof * 1.02:
+            continue
+        if any(_near(x, intensity) and _near(y, drawn) for _, intensity, drawn in off_prediction):
+            continue
+        which = ("the compute roof" if roof == PEAK_GFLOPS else
+                 f"the {max(BANDWIDTHS_GBPS) / 1000:g} TB/s bandwidth roof")
+        problems.append(f"a point at {x:.3g} FLOP/byte is drawn at {y:,.0f} GFLOP/s, above {which} "
+                        f"({roof:,.0f} GFLOP/s there): no kernel runs above its roof; draw only the "
+                        f"four cases, each at its prediction")
+    return problems
+
+
 def check_figure(figure):
     """The figure must hold the 120 TFLOP/s roof, both bandwidth roofs and all four points."""
     question = "the roofline figure"
@@ -417,6 +439,7 @@ def check_figure(figure):
                      for bandwidth, intensity, drawn in off_prediction]
         problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
                      for (bandwidth, used), cases in wrong_roof.items()]
+        problems += _above_the_roofs(kernels, off_prediction)
         # A ridge that is neither key's comes from a roof at the wrong value, which the checks
         # above name when it is the compute roof or a bandwidth roof; otherwise say where to look.
         if off_ridge and not ceiling_problem:

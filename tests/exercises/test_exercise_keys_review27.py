@@ -126,3 +126,26 @@ def test_part_d_twice_the_key_names_both_causes(index, other):
     assert check.status == "fail", check
     assert "did you count elements?" in check.message and other in check.message, check
     assert "check both" in check.message
+
+
+# --- fix 4: key 1, a point above the roofs is refused -------------------------------------------
+
+from test_exercise_1_key_review15a import CEILINGS, _figure  # noqa: E402
+
+GOOD = [(20, 60e3, None), (20, 40e3, "dram-2tbs"), (80, 120e3, None), (80, 120e3, "dram-2tbs")]
+
+
+@pytest.mark.parametrize("extra, words", [((50, 150e3, None), "above the compute roof"),
+                                          ((10, 50e3, None), "above the 3 TB/s bandwidth roof")])
+def test_figure_refuses_an_extra_point_above_the_roofs(extra, words):
+    # review 27k1 K1-1: a fifth kernel at 50 FLOP/byte and 150,000 GFLOP/s passed
+    assert ex01.check_figure(_figure(CEILINGS, GOOD)).passed
+    check = ex01.check_figure(_figure(CEILINGS, GOOD + [extra]))
+    assert check.status == "fail" and words in check.message, check
+    assert "no kernel runs above its roof" in check.message
+
+
+def test_uncapped_points_keep_their_own_hint_alone():
+    check = ex01.check_figure(_figure(CEILINGS, GOOD[:2] + [(80, 240e3, None), (80, 160e3, "dram-2tbs")]))
+    assert check.status == "fail" and "cap it at the compute roof" in check.message
+    assert "no kernel runs above its roof" not in check.message
