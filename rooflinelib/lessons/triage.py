@@ -74,7 +74,7 @@ NEAR_ROOF_FRACTION = 0.8
 PITFALLS = {
     1: "a short or starved kernel never reaches either roof",
     2: "the model assumes loads and math overlap perfectly",
-    3: "the model knows nothing of caches",
+    3: "on requested bytes, the model knows nothing of caches",
     4: "a GPU has a different compute roof for each instruction class",
     5: "a FLOP's price depends on the instruction",
     6: "bytes and FLOPs can each be counted more than one way",

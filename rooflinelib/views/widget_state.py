@@ -494,7 +494,7 @@ class LinkStepState:
                   "a bound that holds only if every kernel of the step runs at its roof. ")
         if self.bounds.compute_s < SHORT_STEP_S:
             device += (f"With {seconds_text(self.bounds.compute_s)} of arithmetic a step, shared among "
-                       "the step's kernels, each lasts microseconds, too short to reach its roof "
+                       "the step's kernels, each lasts microseconds, likely too short to reach its roof "
                        "(pitfall 1): the real step is slower still. ")
         times = (f"Per step: compute {seconds_text(b.compute_s)}, HBM {seconds_text(b.hbm_s)}, "
                  f"{self.link.label} {seconds_text(b.link_s)} ({self.step.link_intensity:.4g} FLOP "

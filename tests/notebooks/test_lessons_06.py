@@ -1586,3 +1586,16 @@ def test_06_review_27d_trivials_the_hold_the_dispatch_and_short_kernels():
     from rooflinelib.experiments import gpu
     source = inspect.getsource(gpu)
     assert 'void touch(float* x)' in source and '"torch (fill_ on one float)"' in source
+
+
+def test_06_review_27d_shared_labels_are_scoped():
+    # review 27d: the caches pitfall holds for requested bytes (with DRAM bytes the point falls back
+    # under the roof), and a microsecond kernel is likely, not surely, too short to reach its roof
+    from rooflinelib.lessons.triage import PITFALLS
+    assert PITFALLS[3] == "on requested bytes, the model knows nothing of caches"
+    import json
+    nb = json.loads((ROOT / "notebooks" / "06_pitfalls.ipynb").read_text())
+    out = json.dumps([c.get("outputs", []) for c in nb["cells"]])
+    assert "on requested bytes, the model knows nothing of caches" in out
+    assert "each lasts microseconds, too short to reach its roof" not in out
+    assert "each lasts microseconds, likely too short to reach its roof" in out
