@@ -126,8 +126,10 @@ def test_an_exp_is_priced_by_the_sfu_pipes_throughput_beside_the_fma_pipes():
     assert "MUFU instruction alone" not in text and "MUFU issue" not in text
     assert ("An `exp` is one instruction on the special-function pipe (SFU), beside the FMA pipes, plus a few "
             "FMA instructions.") in text  # review 19b T7; review 26e: the paragraph was dense
-    assert ("On Hopper the SFU returns 16 results per clock per SM, 16 times fewer FLOPs than the 128 FP32 FMA "
-            "lanes.") in text
+    # review 27e T2: 128 / 16 is 8; the 16x holds only with an FMA as 2 FLOPs, said now
+    assert "16 times fewer FLOPs than the 128 FP32 FMA lanes." not in " ".join(text.split())
+    assert ("On Hopper the SFU returns 16 results per clock per SM, 16 times fewer than the 256 FLOPs of the 128 "
+            "FP32 FMA lanes (an FMA is 2).") in " ".join(text.split())
     h200 = machines.H200
     lanes = h200.ceiling("fp32").value / (132 * 1.98 * 2)  # the datasheet fp32 roof at 1.98 GHz, 2 FLOPs an FMA
     assert machines.NVIDIA_SFU_PER_SM == 16 and lanes == pytest.approx(128, rel=0.02)
@@ -209,8 +211,10 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     assert "its own session's, not section 3's" not in flat
     # review 26e: "the mix, not the session" said plainly (no undefined "mix", no "session")
     assert "The mix, not the session" not in flat and "session" not in flat
-    assert ("The figure's DRAM roof is a copy's (4,256 GB/s), as softmax reads and writes; section 3's ridge "
-            "used Lab 1's fastest roof, writes only. Hence the figure's ridge, 15.5, not 14.") in flat
+    # review 27e: one sentence; why not 14 (the write roof's ridge) is the appendix's
+    assert ("The figure's DRAM roof is a copy's (4,256 GB/s), as softmax reads and writes, so its ridge is 15.5, "
+            "not 14.") in flat
+    assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
     fp32, _, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     assert f"{fp32 / capstone.RECORDED_PROFILES_COPY_GBPS:.1f}" == "15.5"
@@ -297,7 +301,7 @@ def test_07s_gemm_table_has_seven_columns_and_the_appendix_the_other_two():
 
 
 def test_07_does_not_grow_in_review_16d():
-    assert sum(len(s.split()) for s in _markdown()) <= 2134
+    assert sum(len(s.split()) for s in _markdown()) <= 2119
 
 
 def test_07_opening_uses_no_term_before_section_6_defines_it():
@@ -483,8 +487,10 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # clarity: "merged some shared loads into 16-byte ones" did not say why the passes fall
     from rooflinelib.profiling import gemm_targets
     text = _prose()
-    assert ("The compiler merged `sa`'s loads: one 16-byte load (`LDS.128`) serves four k values, in fewer passes "
-            "than four 4-byte loads") in text
+    # review 27e T4: the opcode counts are recorded; that the LDS.128 read sa is inferred from the source
+    assert ("The compiler merged loads (`sa`'s, inferred from the source): one 16-byte load (`LDS.128`) serves four "
+            "k values, in fewer passes than four 4-byte loads") in " ".join(text.split())
+    assert "Which array the `LDS.128` read follows from the source" in _page()
     rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
     simulated = gemm_targets.shared_passes_per_ffma(gemm_targets.access_counts())
     for name in ("tiled, threadIdx.x -> row", "tiled, threadIdx.x -> column"):
@@ -749,3 +755,40 @@ def test_07_takeaway_says_rests_on_and_the_warning_comes_before_the_output():
 
 def test_07_does_not_grow_in_review_26e():
     assert sum(len(s.split()) for s in _markdown()) <= 2121
+
+
+# --- review 27e (d28_07) ------------------------------------------------------------------------
+
+def test_07_the_slips_uncoalesced_global_loads_are_named_and_bounded():
+    # review 27e item 1: the swap also made the tiled kernel's global loads ~4x less coalesced
+    # (16 sectors a load against 4; 17.2 GB through the L1 against 4.3); the page said banks alone
+    from rooflinelib.profiling import capstone, gemm_targets
+    cells = _cells()
+    opening = " ".join(cells[0].source.split())
+    assert ("Its global loads fetched 4x more too, a far looser limit. The counters show its shared-memory reads "
+            "colliding (section 6).") in opening
+    six = " ".join(next(c.source for c in cells if c.source.startswith("## 6.")).split())
+    assert ("The loads alone cap it at 5% of the fp32 roof; it reached 3%. Its global loads, 4x the L1 bytes, cap "
+            "it only near 50%.") in six
+    fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
+    rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
+    slow, fixed = (next(r for n, r in rows.items() if gemm_targets.label(n) == f"tiled, warp {w}")
+                   for w in ("down a column", "along a row"))
+    assert f"{slow['l1_bytes'] / fixed['l1_bytes']:.0f}" == "4"
+    assert f"{slow['sectors_per_request'] / fixed['sectors_per_request']:.0f}" == "4"
+    l1 = gemm_targets.l1_cap(slow["l1_bytes"], shared, fp32, clip=False)
+    assert f"{l1:.1%}" == "49.5%" and round(l1, 1) == 0.5
+    assert l1 > 9 * gemm_targets.shared_cap(slow["shared_passes_per_ffma"], shared, fp32)  # far looser than 5%
+    assert "L1 bytes 49.5%" in _page()
+
+
+def test_07_a_warp_covers_16_rows_by_2_columns():
+    # review 27e T5: with 16 x 16 blocks a warp is 16 rows by 2 columns, not a whole column
+    text = " ".join(_prose().split())
+    assert "a warp lies" not in text
+    assert "so a warp covers 16 rows by 2 columns, *down a column* of C." in text
+    assert "so a warp covers 2 rows by 16 columns, *along a row* of C." in text
+
+
+def test_07_does_not_grow_in_review_27e():
+    assert sum(len(s.split()) for s in _markdown()) <= 2119

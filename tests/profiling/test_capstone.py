@@ -498,7 +498,7 @@ def test_07_says_the_gemm_fix_kept_the_dram_bytes_not_all_bytes():
     assert "the same FLOPs and bytes" not in text
     # review 5b, T07-1: the DRAM bytes were not measured then; now the counter table prints them
     assert "with the same FLOPs and, by Nsight Compute's count, DRAM bytes" in text  # 10d C07-5, 12d E07-1
-    assert "the same FLOPs and the same DRAM bytes (the table's DRAM column)" in text
+    assert "the same FLOPs and the same DRAM bytes." in text  # review 27e: the table's column is two cells up
     assert "reads and writes as a softmax does" not in text
     # review 6d, T07-3: the copy roof is the nearest measured mix, not the 3-pass version's own
     assert "like the softmaxes, mixes reads and writes, so its roof is theirs" not in text
@@ -852,8 +852,7 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     # review 18a: the figure's roofs named where first used; review 19b T2: the ridges differ by the
     # mix (copy against section 3's write), not by the session
     # review 26e: said plainly, without an undefined "mix" or "session"
-    assert ("The figure's DRAM roof is a copy's (4,256 GB/s), as softmax reads and writes; section 3's ridge "
-            "used Lab 1's fastest roof, writes only. Hence the figure's ridge, 15.5, not 14."
+    assert ("The figure's DRAM roof is a copy's (4,256 GB/s), as softmax reads and writes, so its ridge is 15.5, not 14."
             in " ".join(cells[first_use - 1].source.split()))
     page = " ".join(page.split())
     assert "the recorded pair's ridge is 15.5 FLOP/byte" in page and "not the ridge of 14 that section 3 predicts" in page
