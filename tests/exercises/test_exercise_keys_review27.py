@@ -149,3 +149,16 @@ def test_uncapped_points_keep_their_own_hint_alone():
     check = ex01.check_figure(_figure(CEILINGS, GOOD[:2] + [(80, 240e3, None), (80, 160e3, "dram-2tbs")]))
     assert check.status == "fail" and "cap it at the compute roof" in check.message
     assert "no kernel runs above its roof" not in check.message
+
+
+# --- review 28k1 K3-1: the exact crossover written to two decimals passes too ----------------------
+
+@pytest.mark.parametrize("gpu, name", [(H200, "H200"), (MI300X, "MI300X")])
+def test_the_exact_crossover_to_two_decimals_passes(gpu, name):
+    crossover = _crossover(gpu)
+    exact = crossover["fused_estimate"]
+    for written in (round(exact, 2), round(exact, 1), exact):
+        check = ex03._check_smallest_s(written, crossover, name)
+        assert check.passed, (written, check)
+    # still refused: a value below the crossover by more than its rounding
+    assert not ex03._check_smallest_s(round(exact, 2) - 0.02, crossover, name).passed
