@@ -341,7 +341,7 @@ class MixPoint(KernelPoint):
 #: outputs (all copies); the GEMM's bytes are 98.5% C's writes; the strided kernel only reads.
 RECORDED_POINTS = (
     ("launch", 0, "1: 4096-element add (device events)", "copy"),
-    ("starved", 0, "1: sweep K=64 on 2 blocks", "copy"),
+    ("starved", 0, "1: grid-stride K=64 on 2 blocks", "copy"),
     ("overlap", 2, "2: the same work, phases in turn", "copy"),
     ("wrong_ceiling", 1, "4: bf16 GEMM (tensor cores)", "write"),
     ("strided", 4, "6: stride-16 reads", "read"),  # the longest stride the 64-byte hypothesis explains
