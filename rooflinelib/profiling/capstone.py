@@ -26,6 +26,7 @@ import inspect
 import re
 import textwrap
 import time
+import types
 import warnings
 from dataclasses import dataclass, field
 
@@ -355,6 +356,14 @@ def _at_the_limits(passes_of, three_pass: bool = False) -> str:
 def _race_hint(race) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
     and the barrier that orders them."""
+    if getattr(race, "atomic", False):  # review 28f, 2: the atomic is there, the barrier is missing
+        if race.kind == "read after write":
+            return (race.sentence() + ". An atomic orders only the atomics among themselves: a plain read may "
+                    "come before other threads' atomic updates land. Put a cuda.syncthreads() after the atomics "
+                    "and before the read")
+        return (race.sentence() + ". An atomic orders only the atomics among themselves: a plain write "
+                "(such as thread 0 zeroing the entry) may land after other threads' atomic updates and erase "
+                "them. Put a cuda.syncthreads() after the plain write and before the atomics")
     if getattr(race, "space", "shared") == "global":
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
@@ -481,14 +490,28 @@ def _run_time_index(tree, fn, names) -> str:
     return ast.unparse(min(found, key=lambda n: (n.lineno, n.col_offset))) if found else ""
 
 
+#: What each of the 3-pass version's passes may write (the page's spec; review 28f, 3).
+PASS_OUTPUTS = (("maxima",), ("e", "sums"), ("y",))
+
+
 def _pass_rereads(passes_of, size) -> str:
-    """The 3-pass version's pass that reads x or e more than :data:`REREAD_LIMIT` times its size
-    (every access counted, as in :func:`_once_rules`), or ''."""
+    """The 3-pass version's pass that writes an array other than its own outputs (:data:`PASS_OUTPUTS`),
+    or reads x or e more than :data:`REREAD_LIMIT` times its size (every access counted, as in
+    :func:`_once_rules`), or ''."""
     rows, cols = size
     buffers = softmax_buffers(rows, cols)
     passes = list(passes_of(buffers))
     counted = count_passes(passes, rows, SIM_THREADS)
     for number, ((kernel, args), c) in enumerate(zip(passes, counted["per_launch"]), 1):
+        own = PASS_OUTPUTS[number - 1] if len(passes) == len(PASS_OUTPUTS) else None
+        for i, a in enumerate(args):
+            name = next((k for k in buffers if a is buffers[k]), None)
+            if own is not None and name not in own and c["by_argument"][f"args[{i}]"]["written"]:
+                kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+                return (f"pass {number} ({kname}) writes {name or f'argument {i}'}, which is not its output: each "
+                        "pass writes only its own (pass 1 maxima, pass 2 e and sums, pass 3 y), and the byte count "
+                        "of Part 2 assumes that. Keep the value in a local variable and write only "
+                        f"{' and '.join(own)}")
         for i, a in enumerate(args):
             name = next((k for k in ("x", "e") if a is buffers[k]), None)
             reads = c["by_argument"][f"args[{i}]"]["read"] / a.nbytes if name else 0
@@ -528,37 +551,80 @@ def _compile_refusal(passes) -> str:
     Numba's CUDA compiler is available (NVVM, no GPU needed; :func:`_compiler_available`), it
     decides: each kernel is compiled to PTX for sm_90, and a refusal is told with the source check's
     sentence when that check names an array whose shape is not a constant (:func:`_unsized_array`),
-    else with the compiler's own first line.  Where it is not (the simulator switched on, no NVVM),
-    the source check alone decides, so a shape set at run time is refused on every machine."""
+    else with the compiler's own first line, and any other exception it raises (np.exp's KeyError) is a
+    refusal too.  Where it is not (the simulator switched on, no NVVM), the source check alone decides,
+    so a shape set at run time is refused on every machine, and a pass says the compile check did not run."""
     unsized = ""
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
             unsized = unsized or _unsized_array(f)
-    if not _compiler_available():
-        return unsized
+    if not _compiler_available():  # review 28f, 1: the PASS line says the compile check did not run
+        return unsized or NOT_COMPILED
     import numba
     from numba import cuda
     from numba.core.errors import NumbaError
     for kernel, args in passes:
         try:
-            cuda.compile_ptx(kernel_py_func(kernel), tuple(numba.typeof(a) for a in args), cc=(9, 0))
+            with _sm90_device_functions():
+                cuda.compile_ptx(kernel_py_func(kernel), tuple(numba.typeof(a) for a in args), cc=(9, 0))
         except NumbaError as exc:  # numba.cuda's own TypingError is one too
             first = _first_compiler_line(str(exc))
             if unsized and ".array" in first:
                 return unsized
             return first + (SHAPE_HINT if ".array" in first else "")
-        except Exception as exc:  # the compiler broke on something else: the source check's verdict stands
-            if type(exc).__name__ == "CudaSupportError" and not unsized:
-                return NOT_COMPILED  # a device function (block_reduce) is compiled for a GPU, and none is here
-            return unsized
+        except Exception as exc:
+            if _no_compiler(exc):  # no driver or no NVVM: the check could not run
+                return unsized or NOT_COMPILED
+            return unsized or _compiler_crash(exc)  # review 28f, 1: np.exp raises KeyError(<ufunc 'exp'>)
     return ""
 
 
-#: :func:`_compile_refusal`'s answer when the compiler could not run on these kernels: Numba compiles a
-#: device function the kernel calls for the GPU in the machine, and there is none.
-NOT_COMPILED = ("; the compile check did not run (Numba compiles block_reduce for this machine's GPU, and it has "
-                "none), so a call the GPU compiler refuses (np.exp) is not caught here")
+def _no_compiler(exc) -> bool:
+    """Whether ``exc`` says the compiler could not run here (no CUDA driver, no NVVM), not that it
+    refused the kernel."""
+    if type(exc).__name__ in ("CudaSupportError", "NvvmSupportError"):
+        return True
+    return isinstance(exc, (RuntimeError, OSError, ImportError)) and bool(
+        re.search(r"nvvm|cuda driver|libcuda", str(exc), re.IGNORECASE))
+
+
+def _compiler_crash(exc) -> str:
+    """A refusal for an exception the compiler raised that is not a Numba error, in one line: a NumPy
+    ufunc (``np.exp``) is named with its ``math`` form."""
+    ufunc = re.search(r"<ufunc '(\w+)'>", str(exc))
+    if ufunc:
+        return (f"np.{ufunc.group(1)} is not compiled in a GPU kernel (the compiler stops with "
+                f"{type(exc).__name__}): call math.{ufunc.group(1)} instead")
+    return f"the compiler stopped with {type(exc).__name__}: " + " ".join(str(exc).split())[:200]
+
+
+@contextlib.contextmanager
+def _sm90_device_functions():
+    """While open, a device function the kernel calls (block_reduce) is compiled for sm_90 where no GPU
+    is: Numba compiles it for the current device, and without a driver that raises CudaSupportError,
+    so the compile check would not run on a machine with no GPU (review 28f, 1)."""
+    from numba.cuda import dispatcher
+    try:
+        dispatcher.get_current_device().compute_capability
+        has_gpu = True
+    except Exception:
+        has_gpu = False
+    if has_gpu:
+        yield
+        return
+    original = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=(9, 0))
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = original
+
+
+#: :func:`_compile_refusal`'s answer when the compiler could not run on these kernels: no NVVM, the CUDA
+#: simulator switched on, or a CUDA driver error.
+NOT_COMPILED = ("; the compile check did not run (Numba's CUDA compiler is not available here), so a call the "
+                "GPU compiler refuses (np.exp) is not caught here")
 #: What a compiler refusal of a shared or local array adds (the source check's sentence says it).
 SHAPE_HINT = " (a shared array's size must be a constant, such as MAX_COLS)"
 _COMPILER = []  # [True or False] once :func:`_compiler_available` has tried

@@ -38,6 +38,7 @@ class Race:
     read_line: str
     kind: str  # "read after write", "write after read" or "write after write"
     space: str = "shared"  # or "global": an array the launch was passed
+    atomic: bool = False  # one of the two is an atomic update (cuda.atomic.add), the other a plain access
 
     def sentence(self) -> str:
         """The race in words that do not depend on which thread the simulator ran first."""
@@ -51,6 +52,8 @@ class Race:
             lines = f" (the write `{self.write_line}`, the read `{self.read_line}`)"
         barrier = " with no atomic and no cuda.syncthreads() between the two" if self.space == "global" else (
             " with no cuda.syncthreads() between the two")
+        if self.atomic:  # review 28f, 2: the atomic is there; the barrier is what is missing
+            barrier = ", one with an atomic, the other with a plain access, and no cuda.syncthreads() between the two"
         return first + lines + barrier
 
 
@@ -118,7 +121,8 @@ class RaceShared(ArrayFace):
                         and not (write and same)):  # threads storing one value alike: benign
                     # a read of another thread's write, or two writes of which either may land last
                     state.race = Race(flat, last[0][1], tid[1], last[2], where,
-                                      "write after write" if write else "read after write", self._space)
+                                      "write after write" if write else "read after write", self._space,
+                                      atomic or last[3])
                     return
                 if write and not same and reads is not None and _concurrent(reads[0], epoch):
                     other = next((t for t in reads[1] if t != tid), None)

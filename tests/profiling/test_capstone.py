@@ -2354,3 +2354,47 @@ def test_a_prediction_other_than_the_byte_ratio_is_not_said_to_hold_near_the_mea
     assert "time followed bytes" not in text
     assert capstone.outcome(pair["3-pass"], pair["fused"], 2.5) == "more"
     assert "the prediction holds" in capstone.comparison(_pair(h200, 2.5e-4, 1e-4), 2.5)
+
+
+def test_np_exp_is_refused_where_the_compiler_runs(kernels):
+    # review 28f, 1: compile_ptx raises KeyError(<ufunc 'exp'>) for np.exp, which counted as "compiles";
+    # and block_reduce, a device function, was compiled for the current GPU, so with none the check did not run
+    if not capstone._compiler_available():
+        pytest.skip("Numba's CUDA compiler (NVVM) is not available here")
+    assert capstone._compile_refusal(kernels["fused_passes"](capstone.softmax_buffers())) == ""
+    wrong = _variant("        row[c] = math.exp(row[c] - m)", "        row[c] = np.exp(row[c] - m)")
+    wrong["np"] = np
+    check = _fused_status(kernels, wrong)
+    assert check.status == "fail", check
+    assert "np.exp" in check.message and "math.exp" in check.message, check
+    assert capstone._compiler_crash(KeyError(np.exp)).startswith("np.exp is not compiled in a GPU kernel")
+
+
+def test_an_init_racing_the_atomics_is_told_to_add_the_barrier(kernels):
+    # review 28f, 2: thread 0 zeroes sums[r], every thread then does cuda.atomic.add with no barrier: the
+    # hint said "update the entry with cuda.atomic.add", which the student already does
+    wrong = _variant("    s = block_reduce(s, part, False)\n    if t == 0:\n        sums[r] = s\n",
+                     "    if t == 0:\n        sums[r] = float32(0)\n    cuda.atomic.add(sums, r, s)\n")
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail" and "a race" in check.message, check
+    assert "one with an atomic" in check.message and "no atomic and" not in check.message, check
+    assert "Put a cuda.syncthreads() after the plain write and before the atomics" in check.message, check
+    assert "cuda.atomic.add / cuda.atomic.max" not in check.message, check
+
+
+def test_a_pass_writing_more_than_its_own_output_is_refused(kernels):
+    # review 28f, 3: pass 3 also wrote e (e[r, c] = e[r, c] * inv; y[r, c] = e[r, c]) and passed, so the
+    # student's right 20 bytes/element formula was then refused without a word about the extra write
+    wrong = _variant("        y[r, c] = e[r, c] * inv\n",
+                     "        e[r, c] = e[r, c] * inv\n        y[r, c] = e[r, c]\n")
+    check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
+    assert check.status == "fail", check
+    assert "pass 3 (normalize" in check.message and ") writes e, which is not its output" in check.message and "write only y" in check.message, check
+
+
+def test_a_pass_says_so_where_the_compiler_cannot_run(kernels, monkeypatch):
+    # review 28f, 1: under the CUDA simulator (or with no NVVM) the compile check was skipped in silence
+    monkeypatch.setattr(capstone, "_compiler_available", lambda: False)
+    got = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "pass"], got
+    assert all("the compile check did not run" in c.message and "np.exp" in c.message for c in got.checks), got
