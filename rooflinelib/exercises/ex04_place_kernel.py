@@ -660,10 +660,10 @@ def _reduction_roof_slips(red: dict) -> list:
     if red["roof"] >= 0.999 * red["peak"]:  # compute-bound: no slip in I moves the roof
         return slips
     if 2 * red["roof"] < 0.98 * red["peak"]:
-        slips.append((2 * red["roof"], "twice the key: an add is 1 FLOP, only a fused multiply-add "
-                                       "counts 2; a sum does one add per element"))
+        slips.append((2 * red["roof"], "did you count 2 FLOPs per add? A sum does one add per element, "
+                                       "and an add is 1 FLOP (only a fused multiply-add counts 2)"))
     if abs(red["roof"] / 2 / red["adds_peak"] - 1) > 0.02:
-        slips.append((red["roof"] / 2, "half the key: " + _EIGHT_BYTES))
+        slips.append((red["roof"] / 2, "did you count 8 bytes per element? " + _EIGHT_BYTES))
     return slips
 
 
@@ -786,10 +786,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
             reduction_gflops, red["achieved"], "reduction achieved rate",
             unit="GFLOP/s", factor_hints=factor_hints,
             mistakes=[(red["gbps"], "that is its GB/s; the question asks for GFLOP/s"),
-                      (2 * red["achieved"], "twice the key: an add is 1 FLOP, only a fused "
-                                            "multiply-add counts 2; a sum does one add per "
-                                            "element"),
-                      (red["achieved"] / 2, "half the key: the sum does n adds, one per "
+                      (2 * red["achieved"], "did you count 2 FLOPs per add? A sum does one "
+                                            "add per element, and an add is 1 FLOP (only a "
+                                            "fused multiply-add counts 2)"),
+                      (red["achieved"] / 2, "did you count fewer FLOPs than elements, or "
+                                            "a longer time? The sum does n adds, one per "
                                             "element, in the measured time")])),
         # Review 23k K4-1: no generic FMA/copy factor-2 hint on the sum's roof; its own slips,
         # 2 FLOPs per add and 8 bytes per element, carried from the intensity, are named instead

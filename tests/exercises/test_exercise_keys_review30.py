@@ -1,0 +1,36 @@
+"""Keys 1, 4 and 5 after reviews 27k2 (keys 4-5) and 28k1 (key 1).  Each test calls a check with an
+answer the review tried and fails on the key before this round."""
+from rooflinelib.exercises import ex04_place_kernel as ex04
+
+RECORDED = ex04.prepare("recorded", progress=None)
+
+
+def _answers(setup, **override):
+    k = ex04._keys(setup)
+    red, fma = k["reduction"], k["fma"]
+    args = dict(reduction_intensity=red["intensity"], reduction_gflops=red["achieved"],
+                reduction_roof=red["roof"], reduction_side=red["side"],
+                reduction_fraction_of_dram=red["gbps"] / setup.read_gbps,
+                fma_intensity=fma["intensity"], fma_gflops=fma["achieved"], fma_roof=fma["roof"],
+                fma_side=fma["side"], fma_fraction_of_roof=fma["fraction"])
+    args.update(override)
+    return ex04.check_placement(setup, **args)
+
+
+def _check(report, start):
+    return next(c for c in report.checks if c.question.startswith(start))
+
+
+# --- fix 1: key 4's hints name the slip's cause, not the key's relation (review 27k2 item 2) ----
+
+def test_fix1_key4_factor_2_hints_do_not_state_twice_or_half_the_key():
+    red = ex04._keys(RECORDED)["reduction"]
+    cases = (("reduction roof", "reduction_roof", 2 * red["roof"], "2 FLOPs per add"),
+             ("reduction roof", "reduction_roof", red["roof"] / 2, "8 bytes per element"),
+             ("reduction achieved", "reduction_gflops", 2 * red["achieved"], "2 FLOPs per add"),
+             ("reduction achieved", "reduction_gflops", red["achieved"] / 2, "fewer FLOPs than elements"))
+    for question, arg, value, cause in cases:
+        check = _check(_answers(RECORDED, **{arg: value}), question)
+        assert check.status == "fail", (arg, value, check)
+        assert "twice the key" not in check.message and "half the key" not in check.message, check
+        assert cause in check.message, (arg, value, check.message)
