@@ -157,8 +157,10 @@ def check_drill1(optimistic, worst_ratio):
     return report(
         "Drill 1",
         check_choice(optimistic, "max", "the optimistic step", BOUNDS,
-                     hints={"sum": "adding the two times assumes nothing overlaps: is that the "
-                                   "hopeful or the cautious case?"}),
+                     # Review 27k2: the sum is no bound, only the no-overlap case
+                     hints={"sum": "adding the two times is the no-overlap case, and a kernel that "
+                                   "stalls takes longer still: which time is reached only if "
+                                   "everything overlaps?"}),
         # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here.
         check_number(_percent_as_factor(worst_ratio), balanced.serial_s / balanced.overlapped_s,
                      "largest ratio of the sum (no overlap) to the max", unit="x",

@@ -90,7 +90,7 @@ def test_k4_6_the_page_does_not_say_the_first_cell_measures_the_ceilings():
 
 # --- exercise 5 ---------------------------------------------------------------------------
 
-SUM_HINT = "adding the two times assumes nothing overlaps"
+SUM_HINT = "adding the two times is the no-overlap case"
 
 
 @pytest.mark.parametrize("answer", ["adding them", "sum of the two", "the sum", "add", "sum them",

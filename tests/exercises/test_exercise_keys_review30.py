@@ -34,3 +34,22 @@ def test_fix1_key4_factor_2_hints_do_not_state_twice_or_half_the_key():
         assert check.status == "fail", (arg, value, check)
         assert "twice the key" not in check.message and "half the key" not in check.message, check
         assert cause in check.message, (arg, value, check.message)
+
+
+# --- fix 2: key 5 drill 1: the max is a bound, the sum the no-overlap case (review 27k2) -------
+
+def test_fix2_drill1_hint_and_question_say_what_is_optimistic_truly():
+    import json
+    from pathlib import Path
+    from rooflinelib.exercises import ex05_drills as ex05
+    check = ex05.check_drill1("sum", 2).checks[0]
+    assert check.status == "fail" and "cautious" not in check.message
+    assert "no-overlap case" in check.message
+    assert ex05.check_drill1("max", 2).passed
+    root = Path(__file__).resolve().parents[2]
+    for path in ("solutions/05_conceptual_drills.ipynb", "exercises/05_conceptual_drills.ipynb"):
+        cells = json.loads((root / path).read_text())["cells"]
+        text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        drill1 = text[text.index("## Drill 1"):text.index("## Drill 2")]
+        assert "Which step is the optimistic one" not in drill1, path
+        assert "Taken as the run time, which is the optimistic one" in drill1, path
