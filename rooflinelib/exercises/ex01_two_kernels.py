@@ -338,6 +338,32 @@ def _above_the_roofs(kernels, off_prediction) -> list:
     return problems
 
 
+def _extras(roofs, slopes, kernels) -> list:
+    """Review 28k1 K1-1: what the figure holds beyond one compute ceiling, two memory ceilings
+    and four points, named in one line (called once everything asked for is there)."""
+    extra = []
+    others = [r for r in roofs if not _near(r, PEAK_GFLOPS)]
+    if len(roofs) > 1:
+        extra.append("a compute ceiling at " + " and ".join(f"{r:,.0f}" for r in (others or roofs[1:]))
+                     + " GFLOP/s")
+    others = [s for s in slopes if not any(_near(s, b) for b in BANDWIDTHS_GBPS)]
+    if len(slopes) > len(BANDWIDTHS_GBPS):
+        extra.append("a memory ceiling at " + " and ".join(f"{s:,.0f}" for s in
+                                                           (others or slopes[len(BANDWIDTHS_GBPS):]))
+                     + " GB/s")
+    if len(kernels) > len(BANDWIDTHS_GBPS) * len(INTENSITIES):
+        stray = [t for t in kernels if not any(
+            _near(t.x[0], i) and _near(t.y[0], attainable_gflops(i, PEAK_GFLOPS, b))
+            for i in INTENSITIES for b in BANDWIDTHS_GBPS)]
+        extra.append(" and ".join(f"a point at {t.x[0]:.3g} FLOP/byte, {t.y[0]:,.0f} GFLOP/s" for t in stray)
+                     if stray else f"{len(kernels) - len(BANDWIDTHS_GBPS) * len(INTENSITIES)} point(s) "
+                                   "more than the four cases")
+    if not extra:
+        return []
+    return ["the figure holds more than asked (one compute ceiling, two memory ceilings, four "
+            "points): remove " + "; ".join(extra)]
+
+
 def check_figure(figure):
     """The figure must hold the 120 TFLOP/s roof, both bandwidth roofs and all four points."""
     question = "the roofline figure"
@@ -457,6 +483,10 @@ def check_figure(figure):
                                 f"FLOP/byte, neither {keys}: check the values and units (GFLOP/s, GB/s) "
                                 f"of the ceilings named there; a point is judged against the compute "
                                 f'ceiling named "fp32" if there is one, else the first you listed')
+        if not problems:
+            # Review 28k1 K1-1: the page asks for one compute ceiling, two memory ceilings and
+            # four points; a stray extra (below the roofs too) is not "this GPU"
+            problems += _extras(roofs, slopes, kernels)
         if problems:
             return Check(question, "fail", "; ".join(problems))
         return Check(question, "pass", "both bandwidth roofs, the compute roof and all four "

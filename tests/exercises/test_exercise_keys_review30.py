@@ -53,3 +53,39 @@ def test_fix2_drill1_hint_and_question_say_what_is_optimistic_truly():
         drill1 = text[text.index("## Drill 1"):text.index("## Drill 2")]
         assert "Which step is the optimistic one" not in drill1, path
         assert "Taken as the run time, which is the optimistic one" in drill1, path
+
+
+# --- fix 4: key 1's figure refuses stray extras (review 28k1 K1-1) ------------------------------
+
+import pytest  # noqa: E402
+
+from rooflinelib.exercises import ex01_two_kernels as ex01  # noqa: E402
+
+_CEILINGS = [("dram", "memory", 3_000), ("dram-2tbs", "memory", 2_000), ("fp32", "compute", 120_000)]
+_POINTS = [(20, 60e3, None), (20, 40e3, "dram-2tbs"), (80, 120e3, None), (80, 120e3, "dram-2tbs")]
+
+
+def _figure(ceilings, points):
+    pytest.importorskip("plotly")
+    from rooflinelib.core.model import Ceiling, Machine
+    from rooflinelib.core.placement import KernelPoint
+    from rooflinelib.views.plotting import roofline_figure
+
+    machine = Machine("m", ceilings=tuple(Ceiling(*c) for c in ceilings))
+    return roofline_figure(machine, [KernelPoint(f"k{i}", x, 1, rate, memory_ceiling=m)
+                                     for i, (x, rate, m) in enumerate(points)])
+
+
+def test_fix4_the_right_figure_still_passes():
+    assert ex01.check_figure(_figure(_CEILINGS, _POINTS)).passed
+
+
+@pytest.mark.parametrize("ceilings, points, words", [
+    (_CEILINGS, _POINTS + [(20, 50e3, None)], "a point at 20 FLOP/byte, 50,000 GFLOP/s"),
+    ([("slow", "compute", 60_000)] + _CEILINGS, _POINTS, "a compute ceiling at 60,000 GFLOP/s"),
+    (_CEILINGS + [("dram-1tbs", "memory", 1_000)], _POINTS, "a memory ceiling at 1,000 GB/s"),
+])
+def test_fix4_figure_refuses_extras_naming_them(ceilings, points, words):
+    check = ex01.check_figure(_figure(ceilings, points))
+    assert check.status == "fail", check
+    assert words in check.message and "remove" in check.message, check.message
