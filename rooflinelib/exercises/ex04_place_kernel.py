@@ -954,10 +954,18 @@ def _reduction_roof_note(setup, red) -> tuple:
             # Review 19k2 K4-1: a GPU with 1/64-rate fp64 brings that ridge down to 0.25; review
             # 23k K4-3: a GPU's fp64 rate is off-topic where the ceilings are a CPU's
             + ("" if on_cpu else
+               # Review 27k2 item 1: where the loaded GPU's own fp64 is slow (P64 < P / 16), its
+               # own numbers, not "a GPU with 1/64-rate fp64" as if another machine
+               (f"On this GPU fp64 runs at 1/{setup.peak_gflops / setup.fp64_gflops:.0f} of the fp32 "
+                f"rate: its adds-alone ridge, {red['ridge'] / 2:.3g} FLOP/byte, is "
+                f"{red['ridge'] / 2 / red['intensity']:.2g} times the sum's intensity"
+                + (" (and the conversions may bring it lower)." if red["ridge"] / 2 > red["intensity"]
+                   else ".")
+                if setup.fp64_gflops < setup.peak_gflops / 16 else
                # Review 26k2 K4-3: on common 1/64-rate parts P64 / 2 over R is about 0.3-0.8
                "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64; on one with "
                "1/64-rate fp64 its adds-alone ridge comes close to its intensity (and the "
-               "conversions may push it over).")
+               "conversions may push it over)."))
             ).rstrip(),
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate

@@ -89,3 +89,26 @@ def test_fix4_figure_refuses_extras_naming_them(ceilings, points, words):
     check = ex01.check_figure(_figure(ceilings, points))
     assert check.status == "fail", check
     assert words in check.message and "remove" in check.message, check.message
+
+
+# --- fix 3: key 4's slow-fp64 note uses the loaded GPU's own numbers (review 27k2 item 1) ---------
+
+def test_fix3_slow_fp64_note_speaks_of_this_gpu_not_another():
+    from rooflinelib.core.model import Ceiling, Machine
+    machine = Machine("made-up 4090-like GPU",
+                      (Ceiling("dram", "memory", 1000.0, "made up, spread 1.0%", "DRAM"),
+                       Ceiling("fp32", "compute", 82560.0, "made up, spread 1.0%", "fp32 FMA"),
+                       Ceiling("fp64", "compute", 1290.0, "made up, spread 1.0%", "fp64 FMA")),
+                      kind="measured", provenance={"kind": "gpu"})
+    n = 2 ** 27
+    red = ex04.KernelRun("reduction", n, 4 * n / (950.0 * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
+    fma = ex04.KernelRun("fma", n, 128 * n / (0.8 * 16 * 1000.0 * 1e9), 0.01, 20, True, "gpu_sweep", "GPU")
+    setup = ex04.Setup(machine, red, fma, "file", "made up", ())
+    text = " ".join(ex04.model_verdict(setup, "the verdict depends on the ridge of the ceilings").also)
+    k = ex04._keys(setup)["reduction"]
+    assert "1/64-rate fp64" not in text, text
+    assert "On this GPU fp64 runs at 1/64 of the fp32 rate" in text, text
+    assert f"{k['ridge'] / 2:.3g} FLOP/byte, is {k['ridge'] / 2 / k['intensity']:.2g} times" in text, text
+    # the recorded H200 (fp64 at half the fp32 rate) keeps the general sentence
+    recorded = " ".join(ex04.model_verdict(RECORDED, "the verdict depends on the ridge").also)
+    assert "On this GPU fp64 runs at" not in recorded
