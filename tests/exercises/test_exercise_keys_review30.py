@@ -110,5 +110,6 @@ def test_fix3_slow_fp64_note_speaks_of_this_gpu_not_another():
     assert "On this GPU fp64 runs at 1/64 of the fp32 rate" in text, text
     assert f"{k['ridge'] / 2:.3g} FLOP/byte, is {k['ridge'] / 2 / k['intensity']:.2g} times" in text, text
     # the recorded H200 (fp64 at half the fp32 rate) keeps the general sentence
-    recorded = " ".join(ex04.model_verdict(RECORDED, "the verdict depends on the ridge").also)
+    recorded = " ".join(ex04.model_verdict(RECORDED, "the verdict depends on the ridge of the ceilings").also)
+    assert "1/64-rate fp64" in recorded
     assert "On this GPU fp64 runs at" not in recorded
