@@ -113,3 +113,17 @@ def test_fix3_slow_fp64_note_speaks_of_this_gpu_not_another():
     recorded = " ".join(ex04.model_verdict(RECORDED, "the verdict depends on the ridge of the ceilings").also)
     assert "1/64-rate fp64" in recorded
     assert "On this GPU fp64 runs at" not in recorded
+
+
+@pytest.mark.parametrize("folder", ["solutions", "exercises"])
+def test_no_page_promises_hints_that_never_give_the_answer_away(folder):
+    # review 31: slip hints name the slip and its size ("twice the key: ..."), which a student can
+    # invert, so the pages promise what the hints do (name the slip), not that they hide the answer
+    from pathlib import Path
+    import nbformat
+    pages = sorted((Path(__file__).resolve().parents[2] / folder).glob("0[1-5]_*.ipynb"))
+    assert len(pages) == 5
+    for page in pages:
+        text = " ".join(c.source for c in nbformat.read(page, 4).cells if c.cell_type == "markdown")
+        assert "never give the answer away" not in text, page.name
+        assert "A hint names the likely slip behind a wrong answer, so read it before trying again." in text, page.name
