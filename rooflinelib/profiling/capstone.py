@@ -357,13 +357,13 @@ def _race_hint(race) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
     and the barrier that orders them."""
     if getattr(race, "atomic", False):  # review 28f, 2: the atomic is there, the barrier is missing
+        atomics_only = race.sentence() + ". An atomic orders only the atomics among themselves: "
         if race.kind == "read after write":
-            return (race.sentence() + ". An atomic orders only the atomics among themselves: a plain read may "
-                    "come before other threads' atomic updates land. Put a cuda.syncthreads() after the atomics "
-                    "and before the read")
-        return (race.sentence() + ". An atomic orders only the atomics among themselves: a plain write "
-                "(such as thread 0 zeroing the entry) may land after other threads' atomic updates and erase "
-                "them. Put a cuda.syncthreads() after the plain write and before the atomics")
+            return (atomics_only + "a plain read may come before other threads' atomic updates land. Put a "
+                    "cuda.syncthreads() after the atomics and before the read")
+        return (atomics_only + "a plain write (such as thread 0 zeroing the entry) may land after other "
+                "threads' atomic updates and erase them. Put a cuda.syncthreads() after the plain write and "
+                "before the atomics")
     if getattr(race, "space", "shared") == "global":
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
