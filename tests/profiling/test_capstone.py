@@ -1831,20 +1831,7 @@ def test_a_fused_kernel_keeping_its_row_in_local_memory_is_refused_with_the_reas
     for c in range(t, x.shape[1], cuda.blockDim.x):
         row[c] = x[r, c]
         m = max(m, row[c])
-""", """    vals = cuda.local.array(MAX_COLS, float32)  # per thread: element i is column t + i * blockDim.x
-    part = cuda.shared.array(THREADS, float32)
-    m = float32(-math.inf)
-    i = 0
-    for c in range(t, x.shape[1], cuda.blockDim.x):
-        vals[i] = x[r, c]
-        m = max(m, vals[i])
-        i += 1
-    row = cuda.shared.array(MAX_COLS, float32)
-    i = 0
-    for c in range(t, x.shape[1], cuda.blockDim.x):
-        row[c] = vals[i]
-        i += 1
-""")
+""", _local_values("MAX_COLS", "per thread: element i is column t + i * blockDim.x"))
     check = _fused_status(kernels, wrong)
     assert check.status == "fail", check
     # review 18b, 1: the exercise's rule first, then the off-chip reason, as vals[i] is a run-time index
@@ -2208,7 +2195,9 @@ def test_the_key_says_profile_pair_checks_the_output_after_timing():
 # --- review 23f: a small-size IndexError gets the stated rule or the hint; the PASS line counts the
 # stated launch; 2 and 3 as the predicted speed-up get their own hints ---------------------------
 
-_LOCAL_16 = """    vals = cuda.local.array(16, float32)  # sized for 256 threads: 4,096 / 256 values a thread
+def _local_values(size: str, note: str) -> str:
+    """Pass 1 of a fused kernel that first keeps its values in a local array of ``size`` entries."""
+    return f"""    vals = cuda.local.array({size}, float32)  # {note}
     part = cuda.shared.array(THREADS, float32)
     m = float32(-math.inf)
     i = 0
@@ -2222,6 +2211,9 @@ _LOCAL_16 = """    vals = cuda.local.array(16, float32)  # sized for 256 threads
         row[c] = vals[i]
         i += 1
 """
+
+
+_LOCAL_16 = _local_values("16", "sized for 256 threads: 4,096 / 256 values a thread")
 
 
 def test_a_local_array_too_small_at_the_small_sizes_gets_the_local_row_rule(kernels):
