@@ -219,7 +219,7 @@ def five_steps(name: str, n_flops: float, n_bytes: float, seconds: float, roofli
     steps.append(("3. intensity and roof", f"I = {intensity:.4g} FLOP/byte against a ridge of {verdict.ridge:.4g}; "
                   f"roof = min({roofline.peak_gflops:,.0f} GFLOP/s, I x {roofline.peak_gbps:,.0f} GB/s) = "
                   f"{verdict.roof_gflops:,.1f} GFLOP/s{where}"))
-    steps.append(("4. achieved", f"{flops:.4g} FLOPs in {seconds * 1e3:.4g} ms = {verdict.achieved_gflops:,.1f} GFLOP/s"))
+    steps.append(("4. achieved", f"{flops:.4g} FLOPs in {seconds * 1e3:.5g} ms = {verdict.achieved_gflops:,.0f} GFLOP/s"))
     key = _decision_key(verdict)
     row = next((r for r in DECISION_TABLE if r[2] == key), None)
     situation = f"{row[0]}: {row[1]}" if row else "above its roof: recheck the counts and units"

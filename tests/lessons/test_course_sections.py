@@ -91,6 +91,15 @@ def test_five_steps_place_a_measured_kernel_and_name_the_row():
         placement.five_steps("x", 1, 1, 0, roof)
 
 
+def test_five_steps_prints_a_time_a_student_can_divide_by():
+    # review 26b: "3.355e+08 FLOPs in 0.14 ms = 2,397.0 GFLOP/s" rounded the time to two figures,
+    # so dividing the printed numbers gave 2,396.6, not the printed rate
+    roof = Roofline(66_075, 4_280)
+    steps = placement.five_steps("softmax", 5 * 2 ** 26, 8 * 2 ** 26, 0.13998e-3, roof)
+    achieved = steps[3][1]
+    assert "in 0.13998 ms" in achieved and "= 2,397 GFLOP/s" in achieved
+
+
 def test_the_vendor_table_names_the_counters_ncu_reads_and_the_datasheet_ceilings():
     rows = {r["concept"]: r for r in vendors.comparison_rows()}
     assert "5.3 TB/s" in rows["HBM ceiling (datasheet)"]["AMD"]
