@@ -397,6 +397,20 @@ _TRAILING_UNIT = re.compile(r"^(?P<number>.*?[0-9.)])\s*(?P<unit>[A-Za-zµμ%×]
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 
 
+def _comma_in_formula(text: str) -> bool:
+    """True when a comma in ``text`` sits inside parentheses, or the text names something (a call
+    such as ``min(...)``): a formula the string reader cannot take, not a thousands separator."""
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth:
+            return True
+    return bool(re.search(r"[A-Za-z_]", re.sub(r"\d[eE][+-]?\d", "", text)))
+
+
 def _unit_of(unit: str):
     """(family, factor to base) for a unit spelling such as ``"TFLOP/s"``; None if unknown."""
     key = " ".join(unit.lower().split())
@@ -478,6 +492,11 @@ def _read_text(text: str, unit: str) -> float:
     if _THOUSANDS.match(number_part.strip()):
         number_part = number_part.replace(",", "")
     elif "," in number_part:
+        if _comma_in_formula(number_part):  # review 31k1: "min(120, 20*3)" is no thousands slip
+            raise AnswerError(f"{stripped[:40]!r} is a formula with a call or a comma inside "
+                              "parentheses: the string reader takes plain arithmetic only (numbers, "
+                              "+ - * / ** and parentheses). Type the expression without quotes, or "
+                              "write one number")
         raise AnswerError(f"{stripped[:40]!r} has a comma: write one number (for thousands use "
                           "120000 or 120_000)")
     try:
