@@ -414,8 +414,9 @@ def _rows() -> tuple:
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights halve the
             # bytes (I about 248, still left of the fp8 ridge) and so halve the time.
-            {"instruction-mix": "first check which side of the ridge it is on, against the ridge "
-                                "of the roof a bf16 GEMM actually runs on",
+            # Review 31k1 K2-2: the row's own on-matrix-cores wording, true after a right verdict
+            {"instruction-mix": "against the matrix roof it is memory-bound: faster arithmetic buys "
+                                "no time. What raises the FLOPs per weight byte?",
              # Review 11b K2-2: row 6's question, in this row's words
              "fuse": "the weights must be read whatever you fuse: what makes one weight read "
                      "serve more tokens?",
@@ -629,10 +630,27 @@ def _verdict_hints(row: Row) -> dict:
     return hints
 
 
+def names_tf32(answer) -> bool:
+    """True where a first-move answer names TF32, as "use tf32 tensor cores" does."""
+    return isinstance(answer, str) and re.search(r"\btf[ _-]?32\b", answer.lower()) is not None
+
+
+def lists_tf32_roof(machine=None) -> bool:
+    """True where the GPU lists a TF32 (matrix) roof; the exercise GPU lists none."""
+    return any(c.name.lower().startswith("tf32") for c in (machine or MACHINE).ceilings)
+
+
+#: Review 31k1 K2-1: on a GPU with no TF32 roof, a TF32 route onto the matrix cores is no move.
+_NO_TF32_ROOF = "this GPU lists no TF32 roof: which matrix roof can it use?"
+
+
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
-    """The first move; on a row already on the matrix cores, naming them gets that row's hint."""
-    if row.on_matrix_cores_hint and names_matrix_cores(first_step):
+    """The first move; on a row already on the matrix cores, naming them gets that row's hint;
+    a TF32 spelling, where the GPU lists no TF32 roof and the mix is a right move, gets a hint."""
+    if row.on_matrix_cores_hint and (names_matrix_cores(first_step) or names_tf32(first_step)):
         return Check("first move", "fail", row.on_matrix_cores_hint)
+    if "instruction-mix" in row.first_steps and names_tf32(first_step) and not lists_tf32_roof():
+        return Check("first move", "fail", _NO_TF32_ROOF)
     return check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
                         hints=step_hints, notes=row.step_notes)
 
