@@ -554,11 +554,14 @@ def _compile_refusal(passes) -> str:
     else with the compiler's own first line, and any other exception it raises (np.exp's KeyError) is a
     refusal too.  Where it is not (the simulator switched on, no NVVM), the source check alone decides,
     so a shape set at run time is refused on every machine, and a pass says the compile check did not run."""
-    unsized = ""
+    unsized = called = ""
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
             unsized = unsized or _unsized_array(f)
+            called = called or _module_call(f)
+    if called:  # review 31f, 1: refused on every machine, not only where the compiler runs
+        return called
     if not _compiler_available():  # review 28f, 1: the PASS line says the compile check did not run
         return unsized or NOT_COMPILED
     import numba
@@ -624,7 +627,7 @@ def _sm90_device_functions():
 #: :func:`_compile_refusal`'s answer when the compiler could not run on these kernels: no NVVM, the CUDA
 #: simulator switched on, or a CUDA driver error.
 NOT_COMPILED = ("; the compile check did not run (Numba's CUDA compiler is not available here), so a call the "
-                "GPU compiler refuses (np.exp) is not caught here")
+                "GPU compiler refuses is caught only where a source check names it (np.exp is)")
 #: What a compiler refusal of a shared or local array adds (the source check's sentence says it).
 SHAPE_HINT = " (a shared array's size must be a constant, such as MAX_COLS)"
 _COMPILER = []  # [True or False] once :func:`_compiler_available` has tried
@@ -763,6 +766,58 @@ def _unsized_array(fn) -> str:
             return (f"{fn.__name__}: cuda.{func.value.attr}.array({ast.unparse(shape)}, ...) has a shape set at run "
                     "time; the GPU compiler needs a constant (a number, a tuple of numbers, a global such as "
                     "MAX_COLS, or a local name set to one)")
+    return ""
+
+
+#: The ``math`` functions Numba's CUDA target compiles (numba/cuda/cudamath.py); any other refuses.
+GPU_MATH = frozenset("acos acosh asin asinh atan atan2 atanh ceil copysign cos cosh degrees erf erfc exp expm1 fabs "
+                     "floor fmod frexp gamma hypot isfinite isinf isnan ldexp lgamma log log10 log1p log2 modf pow "
+                     "radians remainder sin sinh sqrt tan tanh trunc".split())
+
+
+def _module_call(fn) -> str:
+    """``"NAME: the line `...` calls np.exp, ...: call math.exp instead"`` for the first call in
+    ``fn`` through the NumPy module (``np.exp``, ``numpy.sum``; a NumPy scalar type such as
+    ``np.float32(v)`` compiles and is let through) or to a ``math`` function the GPU compiler does
+    not have (``math.fsum``), or ''.  The simulator runs both; the compiler refuses them, and where
+    it cannot run (review 31f, 1) this source check refuses them on every machine."""
+    import math
+    import numpy as np
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return ""
+    lines = source.splitlines()
+    globs = getattr(fn, "__globals__", {})
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None) if isinstance(node, ast.Call) else None
+        chain = []
+        while isinstance(func, ast.Attribute):
+            chain.insert(0, func.attr)
+            func = func.value
+        if not (isinstance(func, ast.Name) and chain):
+            continue
+        root = globs.get(func.id)
+        module = getattr(root, "__name__", func.id) if isinstance(root, types.ModuleType) or root is None else ""
+        name = ".".join([func.id] + chain)
+        if module.split(".")[0] == "numpy" or (root is None and func.id in ("np", "numpy")):
+            called = root
+            for attr in chain:
+                called = getattr(called, attr, None)
+            if isinstance(called, type) and issubclass(called, np.generic):
+                continue  # np.float32(v): a cast the GPU compiler has
+            fix = (f"call math.{chain[-1]} instead" if chain[-1] in GPU_MATH
+                   else "use a math function, cuda.* or plain arithmetic instead")
+            why = "NumPy's functions are not compiled in a GPU kernel"
+        elif module == "math" and len(chain) == 1 and callable(getattr(math, chain[0], None)) \
+                and chain[0] not in GPU_MATH:
+            fix, why = "write it with plain arithmetic or a loop instead", "the GPU compiler has no math." + chain[0]
+        else:
+            continue
+        line = lines[node.lineno - 1].strip() if 0 < node.lineno <= len(lines) else ""
+        where = f"the line `{line}` calls {name}" if line else f"{name} is called"
+        return f"{fn.__name__}: {where}, which the simulator runs but the GPU compiler refuses ({why}): {fix}"
     return ""
 
 

@@ -1,0 +1,81 @@
+"""Review 31f's items on the capstone's key (rooflinelib.profiling.capstone, solutions/06):
+NumPy calls refused by a source check on every machine, the 3-pass byte slip named, the quick
+checks run before the slow stated launch, and the hints' wording."""
+import linecache
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from support import simulated  # noqa: F401  (the simulator set up as test_capstone sets it up)
+
+pytest.importorskip("numba.cuda")
+
+from rooflinelib.profiling import capstone  # noqa: E402
+
+SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
+
+
+def _solution(replace: tuple = ()) -> dict:
+    """The model solution's kernel cells (block_reduce, the four bodies, the launches), run with their
+    source readable, as a notebook cell's is; ``replace`` is (old, new) pairs applied first."""
+    nb = nbformat.read(str(SOLUTION), as_version=4)
+    cells = [c.source for c in nb.cells if c.cell_type == "code"
+             and ("def block_reduce" in c.source or "def row_max_body" in c.source or "def fused_passes" in c.source)]
+    source = "\n\n".join(cells)
+    for old, new in replace:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    name = f"<capstone solution {abs(hash(source))}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace
+
+
+def _body(src: str, **globs):
+    name = f"<body {abs(hash(src))}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    namespace = dict(globs)
+    exec(compile(src, name, "exec"), namespace)
+    return next(v for k, v in namespace.items() if k.endswith("_body"))
+
+
+def test_the_model_solution_has_no_refused_call():
+    k = _solution()
+    for name in ("row_max_body", "exp_sum_body", "normalize_body", "fused_body", "block_reduce"):
+        fn = k[name]
+        assert capstone._module_call(getattr(fn, "py_func", fn)) == "", name
+
+
+def test_numpy_calls_are_refused_by_the_source_check_math_and_cuda_pass():
+    import math
+    from numba import cuda, float32
+    bad = _body("def f_body(x, y):\n    r = cuda.blockIdx.x\n    y[r, 0] = np.exp(x[r, 0])\n", np=np, cuda=cuda)
+    said = capstone._module_call(bad)
+    assert "the line `y[r, 0] = np.exp(x[r, 0])` calls np.exp" in said and "call math.exp instead" in said, said
+    assert "\n" not in said
+    aliased = _body("def f_body(x, y):\n    y[0, 0] = numpy.sum(x[0])\n", numpy=np)
+    assert "calls numpy.sum" in capstone._module_call(aliased)
+    assert "use a math function" in capstone._module_call(aliased)
+    fsum = _body("def f_body(x, y):\n    y[0, 0] = math.fsum(x[0])\n", math=math)
+    assert "calls math.fsum" in capstone._module_call(fsum)
+    fine = _body("def f_body(x, y):\n    r, t = cuda.blockIdx.x, cuda.threadIdx.x\n"
+                 "    y[r, t] = math.exp(x[r, t]) + np.float32(1) + float32(-math.inf) * 0\n"
+                 "    cuda.syncthreads()\n", np=np, math=math, cuda=cuda, float32=float32)
+    assert capstone._module_call(fine) == ""
+
+
+def test_np_exp_is_refused_where_the_compiler_cannot_run(monkeypatch):
+    # review 31f, 1: with no NVVM (the simulator on) fused_body using np.exp passed
+    monkeypatch.setattr(capstone, "_compiler_available", lambda: False)
+    good = _solution()
+    wrong = _solution([("row[c] = math.exp(row[c] - m)", "row[c] = np.exp(row[c] - m)")])
+    wrong["np"] = np
+    got = capstone.check_kernels(good["three_pass_passes"], wrong["fused_passes"])
+    assert got.checks[0].status == "pass", got
+    assert got.checks[1].status == "fail", got
+    message = got.checks[1].message
+    assert "np.exp" in message and "math.exp" in message and "the line `" in message, message
+    assert "np.exp" in capstone.NOT_COMPILED
