@@ -969,6 +969,15 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
         (lambda rows, cols: keys[(rows, cols)] / 4,
          "that counts elements, not bytes: a float32 is 4 bytes"),
     ]
+    if question.startswith("3-pass") or all(len(c.get("per_launch", ())) == 3 for c in counted_at.values()):
+        # review 31f, 2: the 3-pass slips, named
+        passes = "pass 1 reads x, pass 2 reads x and writes e, pass 3 reads e and writes y"
+        mistakes += [
+            (lambda rows, cols: keys[(rows, cols)] - 4 * rows * cols,
+             f"that is 16 bytes per element, one array short: {passes}, 20 bytes per element"),
+            (lambda rows, cols: keys[(rows, cols)] + 4 * rows * cols,
+             f"that is 24 bytes per element, one array too many: {passes}, 20 bytes per element"),
+        ]
     return check_function(formula, lambda rows, cols: keys[(rows, cols)], samples, question, mistakes=mistakes)
 
 

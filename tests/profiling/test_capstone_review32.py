@@ -79,3 +79,29 @@ def test_np_exp_is_refused_where_the_compiler_cannot_run(monkeypatch):
     message = got.checks[1].message
     assert "np.exp" in message and "math.exp" in message and "the line `" in message, message
     assert "np.exp" in capstone.NOT_COMPILED
+
+
+@pytest.fixture(scope="module")
+def counts():
+    k = _solution()
+    out = {}
+    for rows, cols in capstone.SIM_SIZES:
+        b = capstone.softmax_buffers(rows, cols)
+        out[(rows, cols)] = capstone.count_passes(k["three_pass_passes"](b), rows, capstone.SIM_THREADS), \
+            capstone.count_passes(k["fused_passes"](b), rows, capstone.SIM_THREADS)
+    return out
+
+
+def test_the_3pass_byte_slips_16n_and_24n_are_named(counts):
+    # review 31f, 2: 16n got only "too low", 24n only "too high"
+    three = {s: c[0] for s, c in counts.items()}
+    fused = {s: c[1] for s, c in counts.items()}
+    passes = "pass 1 reads x, pass 2 reads x and writes e, pass 3 reads e and writes y"
+    assert capstone.check_byte_formula(lambda rows, cols: 20 * rows * cols, three, "q").passed
+    for per_element in (16, 24):
+        got = capstone.check_byte_formula(lambda rows, cols: per_element * rows * cols, three, "q")
+        assert got.status == "fail" and f"{per_element} bytes per element" in got.message, got
+        assert passes in got.message, got
+    # the fused version's count has no such hint: 12n is a fused slip of its own
+    got = capstone.check_byte_formula(lambda rows, cols: 12 * rows * cols, fused, "q")
+    assert got.status == "fail" and passes not in got.message, got
