@@ -196,11 +196,11 @@ _SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ",
                               "at most; {still}. What deletes those re-reads?")
 #: Review 15b, 1: row 4 with a warp's loads of A shared (coalescing): about twice its key.
 WARP_SIZE = 32
-_WARP_SHARES_A = ("about twice the key: that lets a warp share its loads of A (coalescing); this "
+_WARP_SHARES_A = ("that lets a warp share its loads of A (coalescing); this "
                   "row counts every thread's loads as HBM traffic, as its statement says")
 #: Review 26k1 K2-3: exactly twice the key is the likelier slip of loading one operand only.
 #: (A count whose warp shares its loads of A lands there too: review 15b's hint stays, second.)
-_ONE_OPERAND = ("twice the key: that counts one operand's loads only, and each output's thread "
+_ONE_OPERAND = ("that counts one operand's loads only, and each output's thread "
                 "loads a row of A and a column of B; or it lets a warp share its loads of A "
                 "(coalescing), and this row counts every thread's loads as HBM traffic, as its "
                 "statement says")
@@ -470,7 +470,7 @@ def _rows() -> tuple:
                                                                "matrix to HBM"),
              # Review 19k1 K2-2: the elements slip, and the two slips that halve the key
              (flash.intensity * bf16, bytes_not_elements),
-             (flash.intensity / 2, "half the key: each multiply-add (in Q K^T and in P V) is 2 "
+             (flash.intensity / 2, "each multiply-add (in Q K^T and in P V) is 2 "
                                    "FLOPs, and a bf16 element is 2 bytes, not 4: check both")),
             # Review 16b (exercise 2): the mix that is left is the exps, not the MMAs
             step_notes={"instruction-mix": "correct: its MMAs already run on the matrix cores; what "
@@ -884,7 +884,7 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                          "from L2"),
                                (key_l2 - key_hbm, _REREADS_ONLY),
                                # Review 19k1 K2-2: no copy here; the row is only read
-                               (2 * key_l2, "twice the key: each pass only reads the row (one "
+                               (2 * key_l2, "each pass only reads the row (one "
                                             "number is written per row, negligible): count one "
                                             "read of the row per pass"),
                                # Review 19g1 K2-5: elements, not bytes
@@ -942,7 +942,7 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
                      mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
                                (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
-                     mistakes=[(0.25, "half the key: at that length the traffic takes as long as the "
+                     mistakes=[(0.25, "at that length the traffic takes as long as the "
                                       "launch, and the time is their sum: what fraction of the roof's "
                                       "rate does the kernel reach?"),
                                (1.0, "the add pays one launch and waits for it: the launch still costs as "

@@ -129,7 +129,7 @@ def check_fused_bytes(fused_bytes):
         fused_bytes, _fused_bytes, SAMPLES, "fused bytes(s, d)",
         mistakes=[
             # Review 19k1 K3-3: 4sd is elements, or two of the four s x d matrices in bytes
-            (lambda s, d: _fused_bytes(s, d) / e, "half the key: bf16 is 2 bytes per element (did "
+            (lambda s, d: _fused_bytes(s, d) / e, "bf16 is 2 bytes per element (did "
                                                   "you count elements?), and Q, K and V are read "
                                                   "and O is written: check both"),
             (lambda s, d: _fused_bytes(s, d) * 2, "this exercise is in bf16: 2 bytes per "
@@ -203,15 +203,15 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
                      mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "
                                            "bf16, for 4 accesses: divide by 8 per score"),
                                # Review 19k1 K3-3: 4-byte elements halve it too
-                               (limit / 2, "half the key: each multiply-add (in Q K^T and in "
+                               (limit / 2, "each multiply-add (in Q K^T and in "
                                            "P V) is 2 FLOPs, and a bf16 element is 2 bytes, not "
                                            "4: check both")]),
         # Review 12b K3-1: attention has no copy, so the generic factor-2 hint does not fit
         check_number(fused_per_token, per_token, f"fused intensity per token at d = {HEAD_DIM}",
                      unit="FLOP/byte", factor_hints=False,
-                     mistakes=[(per_token / 2, "half the key: check 2 FLOPs per multiply-add, and "
+                     mistakes=[(per_token / 2, "check 2 FLOPs per multiply-add, and "
                                                "2 bytes (not 4) per bf16 element"),
-                               (per_token * 2, "twice the key: the fused kernel reads Q, K and V "
+                               (per_token * 2, "the fused kernel reads Q, K and V "
                                                "and writes O, s x d bf16 elements of 2 bytes "
                                                "each: count all four")]),
     )
@@ -283,7 +283,7 @@ def _ridge_slips(key: float) -> list:
     not fit)."""
     return [(1 / key, "that is B / P, bytes per FLOP: the ridge is the compute roof over the "
                       "bandwidth"),
-            (2 * key, "twice the key: take the dense bf16 peak, not the figure with sparsity")]
+            (2 * key, "take the dense bf16 peak, not the figure with sparsity")]
 
 
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
@@ -311,11 +311,11 @@ def _decode_slips(key: float) -> list:
     """Review 11b K3-2: decode copies nothing, so the generic factor-2 hint ("a copy both reads
     and writes") does not fit; its slips are one of K and V left out, or a multiply-add as 1 FLOP."""
     # Review 27k1 K3-2: elements counted instead of bytes land on exactly twice the key too
-    return [(2 * key, "twice the key: bf16 is 2 bytes per element (did you count elements?), and "
+    return [(2 * key, "bf16 is 2 bytes per element (did you count elements?), and "
                       "decode reads all of K and all of V (s x d elements each), each once: check "
                       "both"),
             # Review 26k1 K3-1: 4-byte elements land on half the key too
-            (key / 2, "half the key: each multiply-add (in q K^T and in P V) is 2 FLOPs, and a "
+            (key / 2, "each multiply-add (in q K^T and in P V) is 2 FLOPs, and a "
                       "bf16 element is 2 bytes, not 4: check both")]
 
 
@@ -333,11 +333,11 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
                      unit="FLOP/byte", factor_hints=False,
                      # Review 27k1 K3-2: the full intensity is twice the key, where elements
                      # counted instead of bytes land too: the hint names both
-                     mistakes=[(full.intensity, "twice the key: causal masking skips the (query, "
+                     mistakes=[(full.intensity, "causal masking skips the (query, "
                                                 "key) pairs above the diagonal (fewer FLOPs, same "
                                                 "bytes), and bf16 is 2 bytes per element (did you "
                                                 "count elements?): check both"),
-                               (causal.intensity / 2, "half the key: each multiply-add (in Q K^T "
+                               (causal.intensity / 2, "each multiply-add (in Q K^T "
                                                       "and in P V) is 2 FLOPs, and a bf16 element "
                                                       "is 2 bytes, not 4: check both")]),
         check_number(decode_intensity, decode.intensity, "decode intensity (one query)",

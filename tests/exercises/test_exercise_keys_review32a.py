@@ -81,3 +81,59 @@ def test_fix3_row_8_instruction_mix_hint_is_the_matrix_roof_verdict():
     assert check.message == ("against the matrix roof it is memory-bound: faster arithmetic buys no "
                              "time. What raises the FLOPs per weight byte?")
     assert "first check which side" not in check.message
+
+
+# --- fix 4: slip hints in keys 2 and 3 name the cause, not "twice/half the key" (review 31) -------
+
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from rooflinelib.core import operators as ops  # noqa: E402
+from rooflinelib.core.machines import MI300X  # noqa: E402
+from rooflinelib.core.vocabulary import BF16_TENSOR  # noqa: E402
+from rooflinelib.exercises import ex03_attention as ex03  # noqa: E402
+
+_RELATION = re.compile(r"(twice|half) the key")
+
+
+def _slip_messages():
+    """The message of each slip whose hint used to open with "twice/half the key"."""
+    row4, row9 = ex02._row(4).intensity, ex02._row(9).intensity
+    yield ex02.check_row(4, 2 * row4, "memory", "memory", "memory", "tile").checks[0].message
+    yield ex02.check_row(4, 0.4848, "memory", "memory", "memory", "tile").checks[0].message
+    yield ex02.check_row(9, row9 / 2, "compute", "compute", "compute", "overlap").checks[0].message
+    _, key_l2, key_hbm = ex02._cached()
+    yield ex02.check_cache_resident(2 * key_l2, key_hbm, 0.25, 1.25, "cache").checks[0].message
+    yield ex02.check_launch_length(2e6, 213_333, 0.25).checks[2].message
+    yield ex03.check_fused_bytes(lambda s, d: 4 * s * d).message
+    limit = (4 * ex03.HEAD_DIM + 5) / 8
+    limits = ex03.check_limits("constant", "linear", limit / 2, 0.505 / 2).checks
+    yield limits[2].message
+    yield limits[3].message
+    yield ex03.check_limits("constant", "linear", limit, 0.505 * 2).checks[3].message
+    mi_ridge = MI300X.ridge(BF16_TENSOR)
+    yield ex03.check_crossover(2 * mi_ridge, 489, "no", 206.1, 409).checks[0].message
+    full = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE)
+    causal = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, causal=True)
+    decode = ops.attention(ex03.SEQ_LEN, ex03.HEAD_DIM, fused=True, dtype=ex03.DTYPE, queries=1)
+    yield ex03.check_stretch(full.intensity, decode.intensity, "memory", 8.07).checks[0].message
+    yield ex03.check_stretch(causal.intensity / 2, decode.intensity, "memory", 8.07).checks[0].message
+    yield ex03.check_stretch(causal.intensity, 2 * decode.intensity, "memory", 8.07).checks[1].message
+    yield ex03.check_stretch(causal.intensity, decode.intensity / 2, "memory", 8.07).checks[1].message
+
+
+def test_fix4_slip_hints_do_not_state_their_relation_to_the_key():
+    messages = list(_slip_messages())
+    assert len(messages) == 14
+    for message in messages:
+        assert message and not message.startswith("correct"), message
+        assert not _RELATION.search(message), message
+
+
+def test_fix4_no_hint_in_keys_2_and_3_says_twice_or_half_the_key():
+    root = Path(__file__).resolve().parents[2] / "rooflinelib" / "exercises"
+    for name in ("ex02_classify.py", "ex03_attention.py"):
+        for line in (root / name).read_text().splitlines():
+            if line.lstrip().startswith(("#", '"""')) or '"' not in line:
+                continue
+            assert not re.search(r'"[^"]*(twice|half) the key', line), (name, line)
