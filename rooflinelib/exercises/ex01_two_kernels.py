@@ -24,9 +24,23 @@ INTENSITIES = (20.0, 80.0)
 # Notebook 01 calls this GPU's compute roof "its fp32 roof" (review 11a, K-01-2), and so may the
 # answer; a bandwidth named by its figure stays unread, as "3 TB/s" for a 2 TB/s case would pass.
 _COMPUTE_WORDS = ("fp32", "fp32 compute", "fp32 fma", "fp32 fmas", "fp32 vector",
-                  f"{PEAK_GFLOPS / 1000:g} tflop/s", f"{PEAK_GFLOPS / 1000:g} tflops")
-_SIDES = Choices({**SIDES.options,
-                  "compute": (SIDES.options["compute"][0], SIDES.options["compute"][1] + _COMPUTE_WORDS)})
+                  f"{PEAK_GFLOPS / 1000:g} tflop/s", f"{PEAK_GFLOPS / 1000:g} tflops",
+                  # review 31k1 (key 1, item 2): "compute roof (fp32)", "compute bound (flat roof)"
+                  "compute fp32", "compute flat", "flat compute", "horizontal", "compute horizontal")
+_MEMORY_WORDS = ("memory sloped", "memory slanted", "sloped memory")
+
+
+class _PageChoices(Choices):
+    """The sides, read as before, but an unreadable answer hears the page's two answers only:
+    cell 5 offers 'memory' or 'compute', not 'ridge' (review 31k1, key 1, item 2)."""
+
+    def _listing(self) -> str:
+        return " or ".join(repr(n) for n in self.options if n != "ridge")
+
+
+_SIDES = _PageChoices({**SIDES.options,
+                       "memory": (SIDES.options["memory"][0], SIDES.options["memory"][1] + _MEMORY_WORDS),
+                       "compute": (SIDES.options["compute"][0], SIDES.options["compute"][1] + _COMPUTE_WORDS)})
 
 
 def _case_name(intensity: float, bandwidth: float) -> str:

@@ -76,7 +76,7 @@ FIRST_STEPS = Choices({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
              ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
               "online softmax", "fuse it", "fuse into its producer", "fuse with its producer",
-              "fuse into the producer")),
+              "fuse into the producer", "fuse the softmax", "fuse softmax")),
     "tile": ("tile for on-chip reuse in shared memory and registers",
              ("tiling", "tiles", "bigger tiles", "larger tiles", "shared memory", "reuse",
               "blocking", "cache blocking")),
@@ -92,7 +92,10 @@ FIRST_STEPS = Choices({
                          "persistent kernels", "fewer launches", "more work per launch",
                          "amortize launch", "amortise launch", "amortise-launch")),
     "smaller-dtype": ("use a smaller data type", ("smaller dtype", "quantize", "quantization",
-                                                  "fp8", "int8", "lower precision", "dtype")),
+                                                  "fp8", "int8", "lower precision", "dtype",
+                                                  # review 31k1 K2-4
+                                                  "quantize weights to fp8", "quantize to fp8",
+                                                  "quantize weights", "fp8 weights")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
                                             "use matrix cores", "instruction mix", "packed ops",
@@ -104,7 +107,8 @@ FIRST_STEPS = Choices({
     "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
                 "(pipelining, prefetch, async copies)",
                 ("pipelining", "software pipelining", "prefetch", "double buffering",
-                 "async copies", "ping-pong", "overlap the softmax", "overlap softmax with mma")),
+                 "async copies", "ping-pong", "overlap the softmax", "overlap softmax with mma",
+                 "flashattention-3", "flashattention 3", "flash attention 3", "fa3", "fa-3")),
     "score-bandwidth": ("nothing left to delete: score it as a fraction of the DRAM bandwidth "
                         "of its own access mix",
                         ("bandwidth score", "percent of copy", "copy ceiling", "read ceiling",
@@ -824,6 +828,10 @@ def _slow():
     return intensity, classify(intensity, peak, bandwidth, achieved_gflops), achieved_gflops
 
 
+_SLOW_RUN_IS_NOT_A_LAUNCH = (f"not the launch: a run of {SLOW_SECONDS * 1e3:g} ms is thousands of "
+                             f"times a {LAUNCH_OVERHEAD_S * 1e6:g} µs launch")
+
+
 def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, bound_by,
                     first_step):
     key_intensity, verdict, achieved_gflops = _slow()
@@ -846,9 +854,13 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
                      hints={"memory": "it is on the memory side of the ridge, but at this "
                                       "fraction of its roof the memory roof is not what stops it",
                             "compute": "it is left of the fp32 ridge, and far below its roof",
-                            "latency": _WHICH_LATENCY}),
+                            "latency": _WHICH_LATENCY,
+                            # Review 31k1 K2-3: the launch, as C1 measured it
+                            "launch": _SLOW_RUN_IS_NOT_A_LAUNCH}),
         check_choice(first_step, "profile", "first step", FIRST_STEPS,
-                     hints={"fuse": "fusing deletes bytes, but this kernel is not even using the "
+                     hints={"amortize-launch": _SLOW_RUN_IS_NOT_A_LAUNCH + ": what does it spend "
+                                               "that time on?",
+                            "fuse": "fusing deletes bytes, but this kernel is not even using the "
                                     "bandwidth it already has",
                             "tile": "more reuse raises the roof; the kernel is nowhere near the "
                                     "roof it has",
@@ -928,17 +940,37 @@ def _launch_lengths():
             launch_dominance_elements(TINY_GBPS, GRAPH_LAUNCH_S))
 
 
+_COUNT = re.compile(r"^(?P<number>.*?[0-9.)])\s*(?P<scale>k|thousand|m|million)?\s*(?P<noun>elements?)?$",
+                    re.IGNORECASE)
+_COUNT_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
+
+
+def _count(answer):
+    """Review 31k1 K2-4: a count written "2 M", "2 million" or "213 k elements" read as the number
+    it names; any other answer unchanged (its reading, and its messages, stay grading's)."""
+    if not isinstance(answer, str):
+        return answer
+    match = _COUNT.match(answer.strip())
+    if not match or not (match.group("scale") or match.group("noun")):
+        return answer
+    try:
+        value = read_number(match.group("number"), "elements")
+    except (AnswerError, NotAnsweredError):
+        return answer
+    return value * _COUNT_SCALES.get((match.group("scale") or "").lower(), 1)
+
+
 def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_length):
     """C4: the vector-add length whose traffic takes as long as the launch, both ways."""
     dispatch, graph = _launch_lengths()
     per_element = ops.vector_add(1).n_bytes
     return report(
         "C4: how long before the launch stops dominating",
-        _number(elements_dispatch, dispatch, "elements, with the host's dispatch", unit="elements",
+        _number(_count(elements_dispatch), dispatch, "elements, with the host's dispatch", unit="elements",
                      mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
                                (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         # Review 11b K2-1: the same 4-byte slip as the dispatch length
-        _number(elements_graph, graph, "elements, inside a CUDA graph", unit="elements",
+        _number(_count(elements_graph), graph, "elements, inside a CUDA graph", unit="elements",
                      mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
                                (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",

@@ -137,3 +137,64 @@ def test_fix4_no_hint_in_keys_2_and_3_says_twice_or_half_the_key():
             if line.lstrip().startswith(("#", '"""')) or '"' not in line:
                 continue
             assert not re.search(r'"[^"]*(twice|half) the key', line), (name, line)
+
+
+# --- fix 5: trivials (review 31k1 key 1 item 2, K2-3, K2-4, K3-1) ---------------------------------
+
+def test_fix5_c2_launch_answers_hear_the_run_is_thousands_of_launches():
+    checks = ex02.check_far_below(8, 24, 3.125, 0.13, "launch", "amortize-launch").checks
+    bound_by, first_step = checks[-2], checks[-1]
+    for check in (bound_by, first_step):
+        assert check.status == "fail", check
+        assert "25.6 ms is thousands of times a 6 µs launch" in check.message, check
+        assert "reread the question" not in check.message
+    assert ex02.SLOW_SECONDS / ex02.LAUNCH_OVERHEAD_S > 1000
+
+
+@pytest.mark.parametrize("number, answer", [(6, "quantize weights to fp8"), (8, "quantize weights to fp8"),
+                                            (3, "fuse the softmax"), (9, "FlashAttention-3")])
+def test_fix5_key2_natural_first_moves_pass_as_their_menu_item(number, answer):
+    check = _first_move(number, answer)
+    assert check.passed, check
+
+
+@pytest.mark.parametrize("answer", ["2 M", "2M", "2 million", "2 M elements"])
+def test_fix5_c4_two_million_written_with_m_passes(answer):
+    check = ex02.check_launch_length(answer, 213_333, 0.5).checks[0]
+    assert check.passed, check
+
+
+def test_fix5_c4_count_reader_keeps_other_answers_as_they_were():
+    assert ex02._count(2e6) == 2e6 and ex02._count("2e6") == "2e6" and ex02._count("2 MB") == "2 MB"
+    assert not ex02.check_launch_length("6e6", 213_333, 0.5).checks[0].passed
+
+
+def test_fix5_key3_489_tokens_passes():
+    checks = ex03.check_crossover(246.7, "489 tokens", "no", 206.1, "409 tokens").checks
+    assert checks[1].passed and checks[4].passed, checks
+    assert not ex03.check_crossover(246.7, "480 tokens", "no", 206.1, 409).checks[1].passed
+
+
+@pytest.mark.parametrize("answer, side", [("compute roof (fp32)", "compute"),
+                                          ("compute bound (flat roof)", "compute"),
+                                          ("horizontal", "compute"), ("memory (sloped roof)", "memory")])
+def test_fix5_key1_natural_roof_names_are_read(answer, side):
+    right = {"memory": ("memory", "compute", "memory", "compute"),
+             "compute": ("memory", "compute", "memory", "compute")}[side]
+    answers = list(right)
+    slot = 1 if side == "compute" else 0
+    answers[slot] = answer
+    check = ex01.check_active_roofs(*answers).checks[slot]
+    assert check.passed, check
+    # read as the other side where that is wrong, not refused as unreadable
+    answers = list(right)
+    answers[1 - slot] = answer
+    assert ex01.check_active_roofs(*answers).checks[1 - slot].status == "fail"
+
+
+def test_fix5_key1_unreadable_roof_lists_the_pages_answers_only():
+    check = ex01.check_active_roofs("xyz", "compute", "memory", "compute").checks[0]
+    assert check.status == "invalid"
+    assert "'memory' or 'compute'" in check.message and "ridge" not in check.message, check
+    # 'ridge' is still read, and hears the band
+    assert "at the ridge" in ex01.check_active_roofs("ridge", "compute", "memory", "compute").checks[0].message
