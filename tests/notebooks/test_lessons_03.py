@@ -88,7 +88,7 @@ def test_the_numbers_in_03s_prose_are_the_recorded_runs():
     roof = lab1.machine.roofline("fp32", "dram")
     mixes = results.dram_mixes(lab1.result)
     for quoted in (f"{roof.peak_gbps:,.0f} GB/s", f"{roof.peak_gflops:,.0f} GFLOP/s", f"{roof.ridge:.2f} FLOP/byte",
-                   f"datasheet's {H200.ridge('fp32'):.2f}",
+                   f"vendor's {H200.ridge('fp32'):.2f}",
                    f"{mixes['read']:,.0f}, {mixes['write']:,.0f} and {mixes['copy']:,.0f} GB/s",
                    # review 19e: the copy's gap to `dram` is quoted once, where the figure is read
                    f"the copy's (dashed) {1 - mixes['copy'] / roof.peak_gbps:.0%}"):
@@ -168,8 +168,8 @@ def test_03_states_the_tensor_core_rows_range_with_fp64_matrix():
     # review 10b T03-2: the range rests on the clean rows; tf32's share is named with its NOISY flag
     # review 14: the lesson keeps one tensor row (bf16); the other rows' shares are the appendix's
     page = words(appendix("appendix-03-ceilings.md"))
-    assert f"The bf16 tensor cores reach {100 * rows['bf16-tensor']:.0f}%" in prose
-    assert f"fp16 and bf16 reach {100 * min(shares):.0f}-{100 * max(shares):.0f}% of their datasheet figures" in page
+    assert f"The bf16 tensor cores reach {100 * rows['bf16-tensor']:.1f}%" in prose  # review 32b: 81.5%, as printed
+    assert f"fp16 and bf16 reach {100 * min(shares):.1f}-{100 * max(shares):.1f}% of their white-paper figures" in page
     noisy = {c["name"] for c in _recorded_lab1().result["ceilings"] if c.get("noisy")}
     assert noisy == {"tf32-tensor"} and rows["tf32-tensor"] > max(shares)
     assert f"tf32's {100 * rows['tf32-tensor']:.0f}% comes from a NOISY row" in page and "78-83%" not in prose + page
@@ -406,7 +406,7 @@ def test_03_sends_the_tensor_clock_to_the_appendix_and_claims_no_clock_it_did_no
             and "the clock during the tensor GEMMs is not known" in page)
     assert (f"If it held 1980 MHz, bf16's peak was 132 × 4,096 FLOP × 1980 MHz = {at_run / 1e3:,.1f} TFLOP/s, "
             f"and the measured {measured / 1e3:.1f} TFLOP/s is {measured / at_run:.0%} of it "
-            f"({measured / H200.ceiling('bf16-tensor').value:.0%} of the white paper's 989.4)") in page
+            f"({measured / H200.ceiling('bf16-tensor').value:.1%} of the white paper's 989.4)") in page
     scaled = H200.ceiling("fp64-matrix").value * 1770 / 1980
     dmma_value = dmma["configs_tried"][0]["value"]
     assert f"took {dmma['median_s'] * dmma['repeats'] * 1e3:.0f} ms" in page
@@ -544,14 +544,15 @@ def test_03_places_the_fused_softmax_on_the_copy_roof_of_its_own_mix():
             f"\"fused softmax, 335544320, 536870912, 2397.0\"`") in words(appendix("appendix-03-ceilings.md"))
     assert "against dram, the fastest mix (4,693 GB/s), not its own: 82%" in printed
     prose = words(markdown("03_ceilings.ipynb"))
-    assert "reached 90% of its own roof, the copy's" in prose and "far left of its ridge of 15.40" in prose
+    assert "reached 90% of its own roof, the copy's" in prose and "far left of its FMA ridge of 15.40" in prose
     assert "reached 82% of the `dram` roof" not in prose
 
 
 def test_03_review_6b_wording():
     prose = words(markdown("03_ceilings.ipynb"))
     # E03-3: the tensor figures are at 1830 MHz, not the top clock
-    assert "at its top clock" not in prose and "at a clock the vendor states (not always the top one)" in prose
+    assert "at its top clock" not in prose and "at a clock it may not state, and not always the top one" in prose
+    assert "at a clock the vendor states" not in prose  # review 32b: the H200 datasheet states no clock
     # E03-4: C = A + B reads two bytes per byte written: between the read and copy roofs
     assert "a copy, an elementwise add, the softmax below" not in prose
     assert "a copy, an in-place map x = f(x), the softmax below) meets `dram-copy`" in prose
@@ -681,7 +682,9 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     assert "another run's roof" not in _md_cell("*Near the roof*")
     # review 16b C03: the provenance is the appendix's, behind one link
     assert "two recorded sessions" not in _md_cell("*Near the roof*")
-    assert "A live run times it on your machine ([recorded run](../docs/appendix-03-ceilings.md#the-recorded-run))." in _md_cell("*Near the roof*")
+    # review 32b: the link to the recorded run moved to the reading, with the two-sessions clause
+    assert "A live run times it on your machine." in _md_cell("*Near the roof*")
+    assert "[copy roofs 0.1% apart](../docs/appendix-03-ceilings.md#the-recorded-run)" in _md_cell("On the recorded H200")
     # review 16b: notebook 02 counts its softmax at 2^24 elements; this one at 2^26 (review 25b:
     # no forward reference to notebook 04)
     assert "The kernel placed here is notebook 02's `fused softmax`, at 2²⁶ elements:" in _md_cell("*Near the roof*")
@@ -719,7 +722,7 @@ def test_03_review_8_clarity():
     assert prose.count("1,830 MHz") == 1 and "1830 MHz" in page and "at 1980 MHz bf16" not in prose
     # C3-3: the check said once, shorter, and not again in the take-aways
     assert "That proves the output intact" not in prose and "That proves the output, not the work" in page
-    assert "bit-exact" not in _md_cell("On the recorded H200 the fused softmax")
+    assert "bit-exact" not in _md_cell("On the recorded H200 (softmax and ceilings")
     # C3-5: the method, then DRAM's roofs, then Lab 2; review 14: the chains and their fit are the appendix's
     order = [prose.index(h) for h in ("## How Lab 1 measures", "## DRAM's three roofs", "## Lab 2 in the notebook")]
     assert order == sorted(order)
@@ -751,8 +754,7 @@ def test_03_review_10b_the_opening_keeps_the_question_and_the_idea():
     # C03-1: the mode is one short paragraph; dates and runs are the appendix's
     assert "2026-12-01" not in opening and "notebook 04's sweep" not in opening
     assert ("Its first cell prints its mode (*live GPU*, *live CPU* or *recorded H200*). The text quotes the "
-            "recorded H200 runs (dated in the [appendix](../docs/appendix-03-ceilings.md)); a live run prints its own "
-            "numbers, which can differ.") in opening
+            "recorded H200 runs (dated in the [appendix](../docs/appendix-03-ceilings.md)); a live run prints its own.") in opening
 
 
 # --- notebook 03 after review 11b -----------------------------------------------------------------
@@ -845,7 +847,7 @@ def test_03_review_14_the_lesson_prints_only_the_rows_it_argues_from_and_the_app
         assert lab_log not in printed, lab_log
     assert ceilings.LESSON_ROWS == ("dram-read", "dram-write", "dram-copy", "l2", "fp32", "fp64", "bf16-tensor")
     lesson = ceilings.lesson_table(_recorded_lab1())
-    assert lesson in printed and len(lesson.splitlines()) == 2 + len(ceilings.LESSON_ROWS) + 2
+    assert lesson in printed and len(lesson.splitlines()) == 2 + len(ceilings.LESSON_ROWS) + 1 + 2  # review 32b: + the sources line
     page = appendix("appendix-03-ceilings.md")
     full = ceilings.full_tables(results.recorded("ceilings"))
     assert full in page and 'ceilings.full_tables(results.recorded("ceilings"))' in page
@@ -931,7 +933,7 @@ def test_03_review_14_one_idea_per_section_and_fewer_words():
     prose = markdown("03_ceilings.ipynb")
     assert len(prose.split()) <= 1800  # 2,042 before review 14
     sections = _sections("03_ceilings.ipynb")
-    assert list(sections) == ["The answer: one compute roof, three DRAM roofs", "Measured against the datasheet",
+    assert list(sections) == ["The answer: one compute roof, three DRAM roofs", "Measured against vendor figures",
                               "How Lab 1 measures: small kernels, checked, timed",
                               "DRAM's three roofs, and which one to judge against",
                               "The ridge band, and the ridge of each mix",
@@ -941,9 +943,9 @@ def test_03_review_14_one_idea_per_section_and_fewer_words():
     nb = cells("03_ceilings.ipynb")
     table = next(i for i, c in enumerate(nb) if "lesson_table(" in c.source)
     datasheet = words(nb[table + 1].source)
-    assert datasheet.startswith("**The `l2` row has no datasheet figure.**") and "notebook 05 uses it" in datasheet
+    assert datasheet.startswith("**The `l2` row has no vendor figure.**") and "notebook 05 uses it" in datasheet
     for lead in ("**The FMA loops reach 98.5% (fp32) and 99.5% (fp64) of their figures.**",
-                 "**DRAM reaches 89-98% of 4.8 TB/s, by mix.**", "**The bf16 tensor cores reach 82%**"):
+                 "**DRAM reaches 89-98% of 4.8 TB/s, by mix.**", "**The bf16 tensor cores reach 81.5%**"):
         assert lead in datasheet, lead
 
 
@@ -1019,7 +1021,7 @@ def test_03_review_16b_dram_is_said_up_front_to_set_the_headline_ridge():
     prose = words(markdown("03_ceilings.ipynb"))
     # review 19e: `dram` also judges the explorer's kernel; the own-mix rule is stated once, below
     assert ("is called `dram` (the solid line). It sets the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
-            "next to the datasheet's 13.94, and is the roof the explorer below judges against.") in prose
+            "next to the vendor's 13.94, and is the roof the explorer below judges against.") in prose
     assert "It only draws the headline ridge" not in prose
     assert "and the ridge uses it" not in prose
 
@@ -1033,19 +1035,19 @@ def test_03_review_19e_says_where_the_datasheet_is_close_and_where_not():
     # close: the FMA loops and the write, within about 2% (the write is 2.2% under)
     for name in ("fp32", "fp64", "dram-write"):
         assert rows[name]["fraction"] > 0.975, name
-    # not close: the copy mix 11% lower, the bf16 tensor cores 18% lower, no L2 figure
+    # not close: the copy mix 11% lower, the bf16 tensor cores 18.5% lower (review 32b: not 18), no L2 figure
     assert round(100 * (1 - rows["dram-copy"]["fraction"])) == 11
-    assert round(100 * (1 - rows["bf16-tensor"]["fraction"])) == 18
+    assert f"{100 * (1 - rows['bf16-tensor']['fraction']):.1f}" == "18.5"
     assert rows["l2"]["datasheet"] is None
     # review 25b #3: the read mix (6% lower) is in the list too
     assert round(100 * (1 - rows["dram-read"]["fraction"])) == 6
-    claim = ("The datasheet is close for the FMA loops and the write (within about 2%). It is not for the read "
-             "(6% lower), the copy mix (11% lower) or the bf16 tensor cores (18% lower), and it gives no L2 figure.")
+    claim = ("The vendor figures are close for the FMA loops and the write (within about 2%). It is not for the read "
+             "(6% lower), the copy mix (11% lower) or the bf16 tensor cores (18.5% lower), and they give no L2 figure.")
     assert claim in prose
     # it is the reading the datasheet section opens with, before the table
     nb = cells("03_ceilings.ipynb")
     table = next(i for i, c in enumerate(nb) if "lesson_table(" in c.source)
-    assert claim in words(nb[table - 1].source.split("## Measured against the datasheet")[1])
+    assert claim in words(nb[table - 1].source.split("## Measured against vendor figures")[1])
     # words taken out elsewhere: the own-mix rule is not restated in the figure's reading or cell 9
     assert "a kernel is judged against its own mix's roof (below)" not in prose
     assert "A copy sits at 91% of `dram`" not in prose
@@ -1063,7 +1065,7 @@ def test_03_review_19e_dram_rating_iqr_header_and_the_above_roof_case():
     header = lesson.splitlines()[0]
     assert header.rstrip().endswith("IQR / median")
     assert lesson in outputs("03_ceilings.ipynb")
-    assert "**IQR / median** (the middle half of the trials over their median)" in prose
+    assert "**IQR / median** (interquartile range: the middle half of the trials, over their median)" in prose
     # the fifth case of classify: above 105% of the roof
     assert model.ABOVE_ROOF_FRACTION == 1.05
     assert model.classify(1.0, 100.0, 100.0, achieved_gflops=106.0).status == "above-roof"
@@ -1122,3 +1124,51 @@ def test_03_review_26b_the_fp32_figure_follows_from_the_clock():
     prose = words(markdown("03_ceilings.ipynb"))
     assert "The fp32 peak is arithmetic" not in prose
     assert "The fp32 figure follows from the clock, as the next cell shows at 1980 MHz." in prose
+
+
+# --- review 32b: notebook 03 ----------------------------------------------------------------------
+
+def test_03_review_32b_the_white_paper_figures_are_not_called_the_h200_datasheet():
+    # error 1: 66,900 / 33,500 / 989,400 are the Hopper white paper's (H100 SXM5, same GH100)
+    from rooflinelib.core.machines import H200
+    from rooflinelib.lessons import ceilings
+    assert "white paper" in H200.ceiling("fp32").source and "white paper" in H200.ceiling("bf16-tensor").source
+    lesson = ceilings.lesson_table(_recorded_lab1())
+    header = lesson.splitlines()[0]
+    assert "vendor figure" in header and "datasheet" not in header
+    assert ("fp32, fp64 and bf16 from NVIDIA's Hopper white paper (H100 SXM5, the same GH100 configuration); "
+            "the H200 datasheet prints 67 / 34 TFLOP/s and its tensor figures only with sparsity") in lesson
+    printed = outputs("03_ceilings.ipynb")
+    assert lesson in printed
+    assert "H200 datasheet fp32 peak" not in printed and "datasheet: H200 ridge" not in printed
+    assert "vendor fp32 figure (Hopper white paper, H100 SXM5, same GH100): 66,900 GFLOP/s" in printed
+    assert "vendor figures: H200 ridge = 13.94 FLOP/byte (66,900 GFLOP/s / 4,800 GB/s)" in printed
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "## Measured against the datasheet" not in prose and "no datasheet figure" not in prose
+    assert "The datasheet is close" not in prose and "the datasheet's 13.94" not in prose
+    # cell 5: the rows are used by this and later notebooks (l2: notebook 05)
+    assert "The rows this lesson uses" not in prose and "The rows this and later notebooks use" in prose
+
+
+def test_03_review_32b_one_figure_for_the_bf16_share():
+    from rooflinelib.lessons import ceilings
+    share = {r["name"]: r for r in ceilings.lesson_rows(_recorded_lab1())}["bf16-tensor"]["fraction"]
+    assert f"{100 * share:.1f}" == "81.5"
+    prose = words(markdown("03_ceilings.ipynb"))
+    assert "(18% lower)" not in prose and "reach 82%" not in prose
+    assert "(18.5% lower)" in prose and "reach 81.5%" in prose
+    assert "(82% of the white paper's 989.4)" not in appendix("appendix-03-ceilings.md")
+
+
+def test_03_review_32b_the_softmax_reading_flags_two_sessions_and_the_exp_roof():
+    reading = _md_cell("On the recorded H200")
+    # the softmax (10:15 UTC) and the ceilings (23:41 UTC) are two sessions; the appendix compares their copy roofs
+    assert "(softmax and ceilings from two sessions, [copy roofs 0.1% apart]" in reading
+    assert "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in words(appendix("appendix-03-ceilings.md"))
+    assert f"{1 - 4276 / 4280:.1%}" == "0.1%"
+    # the FMA ridge is not the softmax's compute roof: its exps are (notebook 04)
+    assert "far left of its FMA ridge of 15.40 (its exps have a lower one: notebook 04)" in words(reading)
+    # the exps' roof: one exp per element at the SFU row's rate, five FLOPs per element, over the copy roof
+    sfu = _recorded_lab1().machine.ceiling("sfu").value
+    exp_ridge = 5 * sfu / 4280
+    assert 0.625 < exp_ridge < 15.40 and round(exp_ridge, 1) == 4.8
