@@ -195,9 +195,9 @@ _SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel 
 #: On rows 4-5 a smaller type is refused as the first move: the intensity is set by missing
 #: reuse, so it cuts the bytes 2x, while tiling deletes the N-fold (N/b-fold) re-reads, tens to
 #: hundreds of times more.
-_SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ", and here the "
-                              "intensity is set by missing reuse: fewer bytes per element help 2x "
-                              "at most; {still}. What deletes those re-reads?")
+_SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ", and here missing "
+                              "reuse sets the bytes ({still}): a smaller type helps 2x at most. "
+                              "What deletes those re-reads?")
 #: Review 15b, 1: row 4 with a warp's loads of A shared (coalescing): about twice its key.
 WARP_SIZE = 32
 _WARP_SHARES_A = ("that lets a warp share its loads of A (coalescing); this "
@@ -464,11 +464,12 @@ def _rows() -> tuple:
              # Review 19k1 K2-4: the note's schedule (exps after the MMAs) is the known gap
              "profile": "nothing says this kernel is far below what its schedule allows: assume it "
                         "runs as close to its roof as the note's schedule lets it",
-             "smaller-dtype": _SMALLER_TYPE_ON_COMPUTE + "fp8 runs on faster matrix cores (this "
-                              "GPU's table gives no fp8 roof), but the exps do not get faster: at "
-                              "twice bf16's matrix rate the MMAs would take as long as the exps, so "
-                              "after them the gain is 1.5x, and the full 2x needs them overlapped. "
-                              "What else holds this kernel back?"},
+             # Review 31k1 (clarity): one sentence of diagnosis, one question
+             "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + "; this kernel is "
+                              "compute-bound, and fp8 pays only through faster units: its MMAs "
+                              "would speed up (this GPU's table gives no fp8 roof), its exps would "
+                              "not, so after them the gain is 1.5x and the full 2x needs them "
+                              "overlapped. What else holds this kernel back?"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
                                                                "matrix to HBM"),
@@ -925,13 +926,10 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                        "ceiling: which limit is that?",
                             # 'unmodelled' means no roof accounts for the time (C2's case:
                             # occupancy, latency, stalls); here one does, the L2's
-                            "unmodelled": "not quite: the HBM roofline alone cannot see this "
-                                          "limit, but 'unmodelled' means that no roof accounts "
-                                          "for the time (occupancy, latency, stalls, as in C2). "
-                                          f"Here the profiler puts one level's traffic at "
-                                          f"{CACHE_L2_CEILING_FRACTION:.0%} of "
-                                          "that level's own ceiling, a roof a roofline with one "
-                                          "roof per level draws: which limit is that?"}),
+                            "unmodelled": "not quite: 'unmodelled' means that no roof accounts "
+                                          "for the time (as in C2), but here the profiler puts "
+                                          f"one level's traffic at {CACHE_L2_CEILING_FRACTION:.0%} "
+                                          "of that level's own ceiling. Which limit is that?"}),
     )
 
 

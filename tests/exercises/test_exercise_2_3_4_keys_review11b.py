@@ -114,6 +114,7 @@ def test_exercise_3_says_the_limit_is_approached_and_the_crossover_must_reach_th
     # K3-1: the question says the crossover passes only at or above the key
     # (review 19g1: "below it" read as "below the ridge"; the key is what an answer is above)
     # review 27k1 K3-1: the floor is the exact crossover, integer or not
-    assert ("below the exact crossover does not reach the ridge. `s` counts tokens, but the exact "
-            "crossover passes too: any answer from it up to 2% above the whole-number key passes") in text
+    # review 31k1 (keys 32a): the rule in one plain sentence
+    assert ("below the exact crossover does not reach the ridge. Give the smallest whole `s` (up to "
+            "2% above it passes); the exact crossover passes too.") in text
     assert "below it does not reach" not in text

@@ -113,7 +113,7 @@ def test_crossover_passes_from_the_key_up_as_the_page_says():
     assert ex03._check_smallest_s(key, crossover, "MI300X").passed
     assert ex03._check_smallest_s(494, crossover, "MI300X").passed
     page = nbformat.read(str(ROOT / "exercises" / "03_attention_intensity.ipynb"), as_version=4)
-    assert "any answer from it up to 2% above the whole-number key passes" in " ".join(
+    assert "Give the smallest whole `s` (up to 2% above it passes); the exact crossover passes too." in " ".join(
         " ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
 
 

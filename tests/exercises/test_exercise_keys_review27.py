@@ -89,10 +89,10 @@ def test_crossover_page_states_the_rule_the_check_applies():
     for folder in ("solutions", "exercises"):
         page = nbformat.read(str(ROOT / folder / "03_attention_intensity.ipynb"), as_version=4)
         text = " ".join(" ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
-        assert "`s` counts tokens, but the exact crossover passes too" in text
-        assert "any answer from it up to 2% above the whole-number key passes" in text
+        # review 31k1 (keys 32a): the rule in one plain sentence
+        assert "Give the smallest whole `s` (up to 2% above it passes); the exact crossover passes too." in text
         assert "from the key up" not in text
-    # the page's example holds for the check's rule: crossover 99.6, key 100
+    # the rule holds for a crossover of 99.6, key 100 (the page's former example)
     example = {"fused_s": 100, "fused_estimate": 99.6}
     assert ex03._check_smallest_s(99.6, example, "x").passed and ex03._check_smallest_s(100, example, "x").passed
     assert not ex03._check_smallest_s(99.5, example, "x").passed

@@ -198,3 +198,44 @@ def test_fix5_key1_unreadable_roof_lists_the_pages_answers_only():
     assert "'memory' or 'compute'" in check.message and "ridge" not in check.message, check
     # 'ridge' is still read, and hears the band
     assert "at the ridge" in ex01.check_active_roofs("ridge", "compute", "memory", "compute").checks[0].message
+
+
+# --- fix 6: clarity (review 31k1): key 3's tolerance sentence, key 2's long refusals ---------------
+
+import nbformat  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("folder", ["solutions", "exercises"])
+def test_fix6_key3_states_the_crossover_rule_in_one_sentence(folder):
+    page = nbformat.read(str(ROOT / folder / "03_attention_intensity.ipynb"), as_version=4)
+    text = " ".join(" ".join(c.source.split()) for c in page.cells if c.cell_type == "markdown")
+    assert "Give the smallest whole `s` (up to 2% above it passes); the exact crossover passes too." in text
+    assert "were the crossover 99.6" not in text and "whole-number key passes" not in text
+    # the sentence is the check's rule: the exact crossover, the whole s, 2% above it pass; below fails
+    crossover = ops.attention_fusion_crossover(MI300X.ridge(BF16_TENSOR), ex03.HEAD_DIM, ex03.DTYPE)
+    key = crossover["fused_s"]
+    for passing in (crossover["fused_estimate"], key, key * 1.02):
+        assert ex03._check_smallest_s(passing, crossover, "MI300X").passed, passing
+    for failing in (crossover["fused_estimate"] - 0.5, key * 1.025):
+        assert not ex03._check_smallest_s(failing, crossover, "MI300X").passed, failing
+
+
+def _refusals():
+    for number in (4, 5, 9):
+        yield ex02.check_row(number, 1, "memory", "memory", "memory", "smaller dtype").checks[4]
+    yield ex02.check_cache_resident(*["x"] * 4, "unmodelled").checks[4]
+
+
+def test_fix6_key2_long_refusals_are_one_diagnosis_and_one_question():
+    old_words = (53, 57, 108, 55)  # rows 4, 5, 9 and C3 before review 31k1
+    for check, before in zip(_refusals(), old_words):
+        assert check.status == "fail", check
+        assert len(check.message.split()) < before, check.message
+        # one sentence of diagnosis, then one question
+        assert check.message.endswith("?") and check.message.count("?") == 1, check.message
+        assert check.message.rstrip("?").count(". ") == 1, check.message
+        assert len(check.message.split()) <= 72, (len(check.message.split()), check.message)
+    row9 = ex02.check_row(9, 1, "compute", "compute", "compute", "fp8").checks[4].message
+    assert len(row9.split()) < 80  # was 108
