@@ -100,6 +100,28 @@ def shares_text(machine, memory, shares) -> str:
     return "\n".join(lines)
 
 
+#: The opening chart's labels this notebook words differently from :data:`pitfalls.RECORDED_POINTS`
+#: (review 32d: the two-kernel variant has the same FLOPs and bytes, not the same computation).
+CHART_LABELS = {"pitfall 2: the same work, phases in turn": "pitfall 2: same FLOPs and bytes, two kernels"}
+
+
+def chart_points(experiments=None) -> list:
+    """The opening chart's points: :func:`pitfalls.recorded_points`, with pitfall 1's add taken
+    from the run whose table the notebook prints (``launch_empty``'s add, timed by device events
+    like the first run's) where that run is recorded, and the labels of :data:`CHART_LABELS`."""
+    runs = recorded_experiments() if experiments is None else experiments
+    points = []
+    for p in pitfalls.recorded_points(runs):
+        name = CHART_LABELS.get(p.name, p.name)
+        if p.name.startswith("pitfall 1: 4096-element add") and runs.get("launch_empty") is not None:
+            add = next(v for v in runs["launch_empty"].variants if v.extra.get("part") == "kernel")
+            p = pitfalls.MixPoint(name, add.n_flops, add.n_bytes, add.gflops, p.memory_ceiling)
+        elif name != p.name:
+            p = pitfalls.MixPoint(name, p.n_flops, p.n_bytes, p.achieved_gflops, p.memory_ceiling)
+        points.append(p)
+    return points
+
+
 def launch_pair(experiment) -> dict:
     """Of a ``launch_empty`` run: the tiny add and an empty kernel given the same three arrays,
     both timed by device events (seconds), and the add's element count."""
@@ -133,10 +155,13 @@ def launch_text(experiment, machine=None) -> str:
 
 
 def starved_text(experiment) -> str:
-    """Pitfall 1's starved grid: the table, then (for an H200 run, against the recorded H200's fp32
+    """Pitfall 1's starved grid: the table (a GPU run's titled "Grid-stride kernel", its kernel), then (for an H200 run, against the recorded H200's fp32
     roof and copy roof) the full grid's own share of its roof and the two blocks' share of the full
     grid's rate: the two factors of the opening chart's gap."""
     text = table_text(experiment)
+    if experiment.title.startswith("Sweep kernel") and "blocks" in experiment.title:
+        # the GPU run's kernel is a grid-stride loop, not notebook 04's `sweep` (review 32d)
+        text = "Grid-stride kernel" + text[len("Sweep kernel"):]
     if "H200" not in (experiment.device or {}).get("name", "") or len(experiment.variants) < 2:
         return text
     machine = pitfalls.recorded_mix_roofs()[0]
@@ -233,28 +258,35 @@ def wrong_ceiling_text(experiment) -> str:
 
 def race_text(experiment) -> str:
     """Pitfall 7's race per filter length: the direct kernel measured and at 100% of its fp32
-    roof, the whole-signal FFT measured, both timings' spreads (direct / FFT), their FLOP ratio and what the FFT
-    beats; then FLOPs per output of the direct kernel, the whole-signal FFT and overlap-save on
-    blocks of 8m (counted, not raced) at the two shortest filters."""
+    roof, the whole-signal FFT measured, each timing's spread (its own column, the term defined
+    under the table), their FLOP ratio and what the FFT beats; then, as a small table of its own,
+    FLOPs per output of the direct kernel, the whole-signal FFT and overlap-save on blocks of 8m
+    (counted, not raced) at the two shortest filters."""
     race = pitfalls.race_rows(experiment)
     title = experiment.title
     spreads = {}
     for v in experiment.variants:
         spreads.setdefault(v.extra.get("m"), {})["fft" if "length" in v.extra or "FFT" in v.name else "direct"] = v.spread
 
-    def both(m):
-        pair = spreads.get(m, {})
-        return " / ".join("-" if pair.get(k) is None else f"{pair[k]:.1%}" for k in ("direct", "fft"))
-    lines = [title, f"{'m':>7s} {'direct':>10s} {'at roof':>9s} {'FFT':>9s} {'spread direct / FFT':>20s} "
-                    f"{'direct FLOPs / FFT FLOPs':>24s}  FFT faster"]
+    def spread(m, kind):
+        value = spreads.get(m, {}).get(kind)
+        return "-" if value is None else f"{value:.1%}"
+    lines = [title,
+             f"{'m':>7s}  {'direct':>9s}  {'direct at roof':>14s}  {'FFT':>7s}  {'spread, direct':>14s}  "
+             f"{'spread, FFT':>11s}  {'FLOP ratio':>10s}  FFT faster"]
     for r in race:
-        lines.append(f"{r['m']:7,d} {r['direct_s'] * 1e6:8,.0f}us {r['direct_at_roof_s'] * 1e6:7,.0f}us "
-                     f"{r['fft_s'] * 1e6:7,.0f}us {both(r['m']):>20s} {r['flop_ratio']:23.1f}x  "
+        lines.append(f"{r['m']:7,d}  {r['direct_s'] * 1e6:6,.0f} us  {r['direct_at_roof_s'] * 1e6:11,.0f} us  "
+                     f"{r['fft_s'] * 1e6:4,.0f} us  {spread(r['m'], 'direct'):>14s}  {spread(r['m'], 'fft'):>11s}  "
+                     f"{r['flop_ratio']:9.1f}x  "
                      + ("even against direct at its roof" if r["fft_beats_roof"] else "only as measured"))
-    lines.append("FLOPs per output, direct / whole-signal FFT (three transforms) / overlap-save on blocks of 8m "
-                 "(two transforms and the products, the filter's transform made once; not raced): " + "; ".join(
-        f"m = {r['m']:,}: {2 * r['m']:,} / {2 * r['m'] / r['flop_ratio']:.0f} / "
-        f"{pitfalls.overlap_save_flops_per_output(r['m'], 8 * r['m']):.0f}" for r in race[:2]))
+    lines += ["spread: (max - min) / median of the repeats; FLOP ratio: direct FLOPs / FFT FLOPs",
+              "",
+              "FLOPs per output, counted (overlap-save was not raced)",
+              "  whole-signal FFT: three transforms of the whole signal",
+              "  overlap-save: blocks of 8m, two transforms and the products each (the filter's transform made once)",
+              f"{'m':>7s}  {'direct':>6s}  {'whole-signal FFT':>16s}  {'overlap-save':>12s}"]
+    lines += [f"{r['m']:7,d}  {2 * r['m']:6,d}  {2 * r['m'] / r['flop_ratio']:16.0f}  "
+              f"{pitfalls.overlap_save_flops_per_output(r['m'], 8 * r['m']):12.0f}" for r in race[:2]]
     return "\n".join(lines) + _noise(experiment)
 
 

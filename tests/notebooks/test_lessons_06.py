@@ -132,7 +132,9 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert device * 1e6 == pytest.approx(0.64, abs=0.005)  # printed in the cell, not quoted
     # review 26d: the first run's time is the chart's point: the prose gives its factor under the roof
     from rooflinelib.lessons import pitfalls as _pitfalls
-    under = launch[0].median_s / (49152 / _pitfalls.recorded_mix_roofs()[0].ceiling("dram-copy").value / 1e9)
+    # review 32d: the chart plots the run the section prints (launch_empty's add), not the noisy first run
+    charted = next(v for v in runs["launch_empty"].variants if v.extra.get("part") == "kernel")
+    under = charted.median_s / (49152 / _pitfalls.recorded_mix_roofs()[0].ceiling("dram-copy").value / 1e9)
     # review 27d E1: the prose's factor holds for the charted run and the printed one alike
     assert under > 5000 and "fp32 vector add sits more than 5,000 times under its roof" in text
     assert f"{under:,.0f}x under it" in _printed("06")
@@ -145,7 +147,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert "µs with one float" not in text and "grows with the arguments" not in text
     # review 12d C06-2: the point first; review 18a: the time is the host's dispatch, not the device's launch
     # review 26d: the add's time set beside the empty kernel's, in plain words
-    assert "The add took no longer than the empty kernel: the time is mostly the host's **dispatch** of the launch" in text
+    assert "The add took no longer than the empty kernel: the time is mostly the host's **dispatch** (Numba checking" in text
     assert "the time is the launch, not the bytes" not in text
     # review 15 (R15-3): the second run's dispatch figures are the appendix's
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
@@ -171,7 +173,8 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert f"{held / sustained[0].gflops:.0%} of its ten-launch burst at the lowest" in text
     roofs = step_roofs.step_roofs_for(RunMode("recorded", None, "recorded"))
     step = widget_state.link_step_state(roofs, n_params=10 ** 6, tokens=4096, bytes_per_token=768)
-    assert f"{roofs.hbm_gbps / roofs.host_link.gbps:.0f} times slower than HBM" in text
+    # review 32d: the ratio is printed under the link's table; the prose no longer repeats it
+    assert f"HBM over the measured link: {roofs.hbm_gbps / roofs.host_link.gbps:.0f}x" in _printed("06")
     assert f"the GPU waits {step.communication_share:.0%} of the time" in text
     assert f"out of reach twice over: its {step.bounds.compute_s * 1e6:.0f} µs of arithmetic" in text
 
@@ -179,8 +182,9 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
 def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     # review 1, item 1: "five decades" for 0.0641 GFLOP/s under a 391 GFLOP/s roof (3.8 decades)
     from rooflinelib.lessons import pitfalls
+    from rooflinelib.lessons import pitfalls_lesson
     machine, _ = pitfalls.recorded_mix_roofs()
-    rows = pitfalls.roof_shares(pitfalls.recorded_points(), machine)
+    rows = pitfalls.roof_shares(pitfalls_lesson.chart_points(), machine)  # review 32d: the chart's points
     add = rows[0]
     assert add["name"].startswith("pitfall 1: 4096-element add") and add["memory"] == "dram-copy"
     assert add["roof_gflops"] == pytest.approx(machine.ceiling("dram-copy").value / 12)
@@ -257,13 +261,14 @@ def test_both_recorded_launch_runs_are_named_with_their_figures():
 def test_triage_cells_get_the_measured_fractions_of_roof():
     # review 2, item T9: 06 passed 0.02 and 0.55; the recorded runs give 0.002 and 0.5093
     from rooflinelib.lessons import pitfalls
-    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), pitfalls.recorded_mix_roofs()[0])}
+    from rooflinelib.lessons import pitfalls_lesson
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls_lesson.chart_points(), pitfalls.recorded_mix_roofs()[0])}
     assert round(share["pitfall 1: grid-stride K=64 on 2 blocks"], 3) == 0.002
-    assert round(share["pitfall 2: the same work, phases in turn"], 4) == 0.5093
+    assert round(share["pitfall 2: same FLOPs and bytes, two kernels"], 4) == 0.5093
     code = _code("06")
     assert "fraction_of_roof=0.02," not in code and "fraction_of_roof=0.55," not in code
     assert 'fraction_of_roof=share["pitfall 1: grid-stride K=64 on 2 blocks"]' in code
-    assert 'fraction_of_roof=share["pitfall 2: the same work, phases in turn"]' in code
+    assert 'fraction_of_roof=share["pitfall 2: same FLOPs and bytes, two kernels"]' in code
 
 
 def test_the_measured_tensor_gemm_above_the_vector_roof_is_triaged_as_the_wrong_roof_first():
@@ -378,7 +383,10 @@ def test_pitfall_1s_traffic_time_is_at_lab_1s_dram_roof_not_the_datasheets():
     printed, text = _printed("06"), _prose("06")
     assert f"{bounds[0][2]['traffic_s'] * 1e9:.1f} ns of traffic at Lab 1's copy roof, {copy:,.0f} GB/s" in printed
     assert "4,800 GB/s" not in printed
-    assert f"{bounds[0][2]['launch_over_traffic']:.0f} times this add's traffic" in text
+    # review 32d: the device cost's ratio to the traffic is the appendix's; the notebook says "about 0.6 µs"
+    assert f"{bounds[0][2]['launch_over_traffic']:.0f} times this add's traffic" not in text
+    assert f"| {bounds[0][1] * 1e6:.2f} µs | {bounds[0][2]['launch_over_traffic']:.0f} times |" in " ".join(
+        (ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())  # review 15 (R15-3): Numba's ratio is the appendix's
     assert f"| {bounds[1][2]['launch_over_traffic']:,.0f} times |" in page
 
@@ -443,8 +451,9 @@ def test_06s_stride_32_pairs_each_prediction_with_its_own_time():
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the run measured 5.5% in 149 µs" in page and "stride 32 took 149 µs" not in text
     # review 16d: one hedge, the two exceptions linked (the appendix names them)
-    # review 26d: the link text is plain; the sentence says two strides do not fit
-    assert "two strides do not fit it ([appendix](../docs/appendix-06-pitfalls.md#pitfall-6-the-dram-unit))" in " ".join(text.split())
+    # review 26d: the link text is plain; review 32d: "two strides do not fit it" said what it means
+    assert "so from stride 16 on no two useful floats share a fetch. Stride 32 ran faster than that predicts ([appendix](../docs/appendix-06-pitfalls.md#pitfall-6-the-dram-unit))" in " ".join(text.split())
+    assert "two strides do not fit it" not in text
     assert "Stride 32 fits neither" in page and "stride 1 itself ran slower" in page
     assert ("stride 16's amplification under that hypothesis, 16x; for your own kernel, Nsight Compute's"
             in " ".join(text.split()))
@@ -488,7 +497,7 @@ def test_the_64_byte_fit_names_the_l2_fetch_granularity_and_the_slow_stride_1_ba
     assert base.median_s > max(others)  # stride 1 ran slower than strides 2 to 16
     assert (f"stride 1 itself ran slower ({base.median_s * 1e6:.0f} µs) than strides 2 to 16 "
             f"({min(others) * 1e6:.0f} to {max(others) * 1e6:.0f} µs)") in page
-    assert "two strides do not fit it" in " ".join(text.split())  # review 15d/16d: the detail is the appendix's
+    assert "Stride 32 ran faster than that predicts" in " ".join(text.split())  # review 15d/16d/32d: detail in the appendix
     assert f"so stride 2 shows {two.gbps / base.gbps:.1%} rather than 50%" in page  # review 15: the appendix's
 
 
@@ -580,8 +589,8 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     assert "64-byte unit at DRAM" not in text
     # review 7d C06-8: the hypothesis in a sentence of its own
     # review 15 (R15-4): the cause paragraph is labelled a hypothesis and names the column
-    assert ("**Cause, a hypothesis.** The L2 fetches two sectors, 64 bytes, from DRAM at a time: the table's "
-            "64-B column; two strides do not fit it (") in " ".join(text.split())
+    assert ("**Cause, a hypothesis.** The L2 fetches two sectors, 64 bytes, from DRAM at a time (the table's "
+            "64-B column), so from stride 16 on no two useful floats share a fetch.") in " ".join(text.split())
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "64-byte unit at DRAM" not in page
     assert "fits the H200 data" not in code
@@ -629,7 +638,7 @@ def test_the_overlap_share_names_its_kernel_and_is_printed():
     assert round(lead["lead"], 3) == 0.081
     assert (f"sweep_pipelined {lead['pipelined_gflops']:,.0f} GFLOP/s, sweep {lead['sweep_gflops']:,.0f}: "
             f"{lead['lead']:.1%} faster") in _printed("06")
-    assert "hides more" not in text and f"ran {lead['lead']:.1%} faster than `sweep` at K = 64" in " ".join(text.split())
+    assert "hides more" not in text and f"(notebook 04's `sweep_pipelined`, {lead['lead']:.1%} faster at K = 64)" in " ".join(text.split())
 
 
 def test_the_sustained_run_is_said_to_last_two_minutes():
@@ -637,9 +646,10 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     from rooflinelib.experiments.record import recorded_experiments
     assert recorded_experiments()["sustained"].extra["seconds"] == 120
     text = " ".join(_prose("06").split())
-    assert "for two minutes on the H200" in text and "for minutes" not in text
+    # review 32d: "on the H200" cut (the header names the device)
+    assert "The recorded run held the bf16 GEMM for two minutes" in text and "for minutes" not in text
     # review 16d E1: the two minutes are the recording's; the cell, run live, holds it for what it asks
-    assert "recorded run held the GEMM" in text and "The next cell runs the GEMM" not in text
+    assert "The next cell runs the GEMM" not in text
     # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so;
     # review 7d C06-8: without the code's argument (`seconds=30`), which is machinery, not lesson
     import re as _re
@@ -660,8 +670,9 @@ def test_06_headings_name_each_pitfall_once():
 
 def test_06_clarity_items_of_review_5b():
     text, printed = _prose("06"), _printed("06")
-    # C06-2: the two ways to do the same work, lettered
-    assert "Two ways to do the same work: (a) a copy kernel, then an arithmetic kernel" in text
+    # C06-2: the two ways, lettered; review 32d: the same FLOPs and bytes, not the same work
+    assert "The same FLOPs and bytes, two ways: (a) split into two kernels, a copy, then arithmetic" in text
+    assert "the same work" not in text
     assert "The measurement does the same work as a copy kernel" not in text
     # C06-3: exp2 results, not FLOPs
     # review 25d: the exp2 row's rate sits under its own unit, not under "GFLOP/s"
@@ -670,8 +681,8 @@ def test_06_clarity_items_of_review_5b():
     # C06-4: a table's header names the backend, a row its library
     assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
     # C06-5: the strided paragraph keeps the fit and says stride 1 and 32 are unexplained
-    strided = next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors"))
-    assert "do not fit it" in strided and "cudaLimitMaxL2FetchGranularity" not in strided  # review 15d: named, linked
+    strided = " ".join(next(c for c in _markdown("06") if c.startswith("**Symptom.** With 32-byte sectors")).split())
+    assert "Stride 32 ran faster than that predicts" in strided and "cudaLimitMaxL2FetchGranularity" not in strided  # review 15d: named, linked
     assert "stride 1 and stride 32" not in strided  # review 16d: one hedge; the appendix names them
     assert len(strided.split()) < 130
     # C06-6: the launch lesson lands before the four timing sources
@@ -681,10 +692,13 @@ def test_06_clarity_items_of_review_5b():
     # review 27d E1: the chart places the first run (63.9 us), the section prints the second (57.9 us):
     # "more than 5,000 times" holds for both (see test_06_review_27d_...)
     # review 28d: the chart's 5,566x is an earlier run of the add; the page says so
-    assert "fp32 vector add sits more than 5,000 times under its roof (the chart plots an earlier run of it): its 49 kB need 11.5 ns" in pitfall1
+    # review 32d: the chart plots the printed run now; the add took tens of microseconds
+    assert ("fp32 vector add sits more than 5,000 times under its roof: its 49 kB need 11.5 ns at Lab 1's copy "
+            "roof, yet it took tens of microseconds.") in pitfall1
+    assert "earlier run" not in pitfall1
     assert "63.9" not in pitfall1 and "A later session" not in pitfall1
     assert pitfall1.index("**Symptom.**") < pitfall1.index("**Cause, measured.**")
-    assert "the time is mostly the host's **dispatch** of the launch" in " ".join(_prose("06").split())
+    assert "the time is mostly the host's **dispatch** (Numba checking" in " ".join(_prose("06").split())
 
 
 # --- review 5b (05): the refusal is Lab 4's, the chart read after its idea, rows named, own mixes
@@ -703,9 +717,12 @@ def test_06_review_6d_technical_wording():
     assert "cannot shrink" not in page and "is not a byte count" not in page
     # review 26d: the section ends on its result; the open gap is the appendix's, linked
     assert "What holds it at 63% is open" not in text
-    assert "same kernel, opposite verdicts ([its gap](../docs/appendix-06-pitfalls.md#pitfall-4-the-write-roof-and-the-tensor-gemms-gap))" in text
+    # review 32d: the point (opposite verdicts) before the table; the link text says where it leads
+    assert "memory-bound at 63% (of I × B, 591.4) ([why only 63%](../docs/appendix-06-pitfalls.md#pitfall-4-the-write-roof-and-the-tensor-gemms-gap))" in text
+    assert "[its gap]" not in text
+    assert text.index("Against two compute roofs the bf16 kernel gets opposite verdicts.") < text.index("**Symptom.** Against the fp32 roof")
     # review 11d C06-5: the triage's verdict in plain words
-    assert "a share no kernel reaches; the triage names pitfall 4." in text and "fed it" not in text
+    assert "compute-bound at 569%, a share no kernel reaches." in text and "fed it" not in text
     # T06-4: the copy roof is the nearest measured mix, not the add's own
     # review 18a: the clause's three qualifiers are the appendix's (the opening chart's section)
     assert "the nearest measured mix" not in text
@@ -715,7 +732,9 @@ def test_06_review_6d_technical_wording():
     # review 7d T06-2: the 0.64 µs was an empty kernel's; a graph of adds still pays each add's own run
     assert "only the device's cost" not in text
     # review 28d: the 0.64 us is an empty kernel's; the add's own run comes on top
-    assert "the device's launch cost (0.64 µs for an empty kernel, 56 times this add's traffic) plus the kernel's own run remain" in text
+    # review 32d: the 0.64 us was the other run's; the table's run measured 0.59: "about 0.6 µs"
+    assert "Each kernel still pays the device's launch cost, about 0.6 µs, plus its own run." in text
+    assert "0.64" not in text
     assert "graph, which leaves only the device's cost." not in text
 
 
@@ -731,10 +750,14 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     # it and the empty kernel's time between events is said to be unexplained
     # review 26d: the ~10 µs residual is the appendix's; Numba's dispatch is given its scale (CuPy, torch)
     # review 27d E4: CuPy's and torch's dispatch took one argument, Numba's 48.6 µs three arrays: said so
-    assert ("the time is mostly the host's **dispatch** of the launch (Numba checking and packing the arguments, "
-            "48.6 µs), not its bytes. The start event fires on the GPU when queued, the kernel only after the "
-            "dispatch. Given one argument, CuPy dispatched in 6.2 µs, torch in 8.0 µs, still over 500 times this "
-            "add's traffic ([appendix](../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
+    # review 32d: the mechanism in two sentences; the other libraries' dispatch is the appendix's, like for like
+    assert ("the time is mostly the host's **dispatch** (Numba checking and packing the arguments, 48.6 µs), not the "
+            "add's bytes. In an idle stream the GPU stamps the start event at once, while the host still prepares "
+            "the launch. So for a kernel shorter than the dispatch, the events time the host ([other libraries]"
+            "(../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
+    assert "CuPy" not in text and "torch" not in text
+    assert ("like for like (an empty kernel given one float, Numba 25.9 µs), the other two libraries dispatched "
+            "faster: CuPy's `RawKernel` in 6.24 µs") in " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Numba's dispatch is slow" not in text
     assert "unexplained" not in text
     assert ("59.1 µs between device events but dispatched in 48.6 µs back to back: about 10 µs more, which the "
@@ -755,7 +778,10 @@ def test_06_review_6d_clarity_items():
     headings = [line for cell in cells for line in cell.splitlines() if line.startswith("#")]
     assert headings.index("### A starved grid") == headings.index("## Pitfall 1, short or starved") + 1
     # C06-6: the widget's GPUs field is explained for the streaming scenario
-    assert "The widget's **GPUs** field (greyed for streaming) sets an all-reduce" in " ".join(text.split())
+    # review 32d: the field's detail is the appendix's; the notebook says what it does and links it
+    assert ("The widget can all-reduce gradients instead ([appendix](../docs/appendix-06-pitfalls.md#pitfall-9-the-"
+            "widgets-all-reduce))") in " ".join(text.split())
+    assert "greyed" in (ROOT / "docs" / "appendix-06-pitfalls.md").read_text()
     # C06-7: no double spaces in the prose
     assert not [c for c in cells if "  " in c.replace("\n  ", "\n")]
     # C06-8, review 18a: Lab 1's three HBM roofs are the appendix's; the first output prints the six shares
@@ -866,7 +892,8 @@ def test_06_has_one_fp32_and_one_bf16_roof():
     assert f"compute-bound at {wrong['fraction']:.0%}," in text and "568%" not in text
     assert "in the opening chart, on Lab 1's roof" not in text
     assert f"bf16 tensor at {bf16:,.1f} TFLOP/s, it is memory-bound at 63% (of I × B, 591.4)" in text
-    assert f"the GEMM behind Lab 1's bf16 tensor roof ({bf16:,.1f} TFLOP/s)" in text
+    # review 32d: the sustained paragraph names the GEMM, not a second figure for its roof
+    assert "The recorded run held the bf16 GEMM for two minutes" in " ".join(text.split()) and "797" not in text
     assert f"compute (bf16-tensor)                                 {bf16 * 1e3:,.0f}" in printed
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the pitfall run also timed the two roofs beside its gemms, 66.1 and 797.3 tflop/s" in page.lower()
@@ -902,7 +929,7 @@ def test_06s_strided_anomalies_stand_in_a_paragraph_of_their_own():
     paragraphs = strided.split("\n\n")
     # review 15d C: the paragraph was lab-log material; the notebook names the two readings in a clause
     assert not any(p.startswith("Two readings stay unexplained:") for p in paragraphs)
-    assert any("two strides do not fit it" in p for p in paragraphs)
+    assert any("Stride 32 ran faster than that predicts" in " ".join(p.split()) for p in paragraphs)
 
 
 def test_06_stores_no_stray_blank_lines_between_output_pieces():
@@ -970,11 +997,12 @@ def test_06_says_the_starved_grid_is_grid_stride_and_what_a_token_is():
     # C06-5; review 15d C: the kernel named by its notebook, without the CPU's task count
     # review 26d E1: the starved kernel is not notebook 04's sweep; it is named as what it is
     # review 28d: a grid-stride thread handles many floats, one at a time
-    assert ("A grid-stride kernel (any grid works), one dependent chain of K FMAs per float, one float at a time per thread, on "
-            "2²⁴ floats") in " ".join(text.split())
+    # review 32d: the grid-stride loop defined in a clause; the run-on split
+    assert ("A **grid-stride loop** strides each thread by the grid's size, so any grid covers the array. This "
+            "kernel runs one dependent chain of K FMAs per float on 2²⁴ floats") in " ".join(text.split())
     assert "Notebook 04's grid-stride" not in text
     assert "on a CPU, one task" not in text
-    assert "4,096 tokens per step of 768 bytes each (a 16 × 16 RGB patch, a byte per channel)" in text  # C06-4
+    assert "4,096 tokens per step of 768 bytes each (16 × 16 RGB bytes)" in text  # C06-4
     assert 16 * 16 * 3 == 768 and "bytes_per_token=768" in _code("06")
 
 
@@ -1006,15 +1034,16 @@ def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
     assert "would beat this whole-signal FFT's 386 µs" in text
     assert "**overlap-save**, FFTs on blocks a few times m long" in text
     # review 16d: one hedge each; the appendix says what the unraced route leaves open
-    assert "(printed last; not raced)" in text and "whether a tuned direct kernel beats it" not in text
+    assert "(the last table; not raced)" in text and "whether a tuned direct kernel beats it" not in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the notebook's verdict holds against the whole-signal FFT only" in page
     assert "or through an FFT of the whole signal" in text
     overlap_save = next(p for p in "\n".join(_markdown("06")).split("\n\n") if "**overlap-save**" in p)
     assert "µs" not in overlap_save.split("**overlap-save**")[1]  # no unmeasured time
     os256 = pitfalls.overlap_save_flops_per_output(256, 8 * 256)
-    assert (f"the filter's transform made once; not raced): m = 256: 512 / 345 / {os256:.0f}; "
-            f"m = 1,024: 2,048 / 345 / {pitfalls.overlap_save_flops_per_output(1024, 8 * 1024):.0f}") in printed
+    # review 32d: the overlap-save counts are a small table of their own
+    assert f"    256     512               345  {os256:12.0f}" in printed
+    assert f"  1,024   2,048               345  {pitfalls.overlap_save_flops_per_output(1024, 8 * 1024):12.0f}" in printed
 
 
 def test_06s_cache_table_and_gate_section_speak_plainly():
@@ -1050,7 +1079,7 @@ def test_06_review_12d_labels_hypotheses_and_the_gate_speak_plainly():
     # C06-1: 'dram' never names the copy roof: the gate prints no roof name
     assert "roof: dram " not in printed
     # C06-2: the event paragraph leads with what the events measured; no lab-log phrasing
-    assert "second run (printed last)" not in text and "the host's **dispatch** of the launch (Numba" in text
+    assert "second run (printed last)" not in text and "the host's **dispatch** (Numba" in text
     # C06-3: the triage's next step does not repeat its cause
     assert "next step: Bound by something the roofline does not model" not in printed
     assert "next step: Check launch size and duration" in printed
@@ -1121,7 +1150,9 @@ def test_06_names_its_runs_once_and_each_table_starts_with_its_result():
     assert header.startswith("Mode: recorded H200 data.") and len(header.strip().splitlines()) == 1
     assert "2026-12-01" in header and pitfalls_lesson.recorded_run_dates() == ["2026-12-01"]
     # each experiment's table is headed by its title, not by the device and the backend
-    assert "\nSweep kernel K=64: 2 blocks against a full grid\nvariant" in printed
+    # review 32d: the table is titled by its kernel, a grid-stride loop, not notebook 04's sweep
+    assert "\nGrid-stride kernel K=64: 2 blocks against a full grid\nvariant" in printed
+    assert "Sweep kernel" not in printed
     assert " - NVIDIA H200, numba backend" not in printed
 
 
@@ -1183,10 +1214,12 @@ def test_06s_launch_section_has_one_figure_and_the_other_launch_numbers_in_the_a
         assert f"| {launch_s * 1e6:.2f} µs | {bound['launch_over_traffic']:,.0f} times | {n:,} elements |" in page
     three = pitfalls.recorded_empty_launch()["dispatch_s"]["three arrays"]
     assert f"| {three * 1e6:.1f} µs | about {round(three / 11.5e-9, -2):,.0f} times |" in page
-    # the remedy's device cost is the first run's, quoted with its ratio to the traffic
+    # the remedy's device cost: both runs' (0.64 and 0.59 µs) round to "about 0.6 µs" (review 32d)
     text = _prose("06")
     device = pitfalls.recorded_launch_bounds(4096, machine, "dram-copy")[0]
-    assert f"{device[1] * 1e6:.2f} µs for an empty kernel, {device[2]['launch_over_traffic']:.0f} times this add's traffic" in text
+    second = next(v.median_s for v in recorded_experiments()["launch_empty"].variants if v.extra.get("part") == "device")
+    assert round(device[1] * 1e6, 1) == round(second * 1e6, 1) == 0.6
+    assert "the device's launch cost, about 0.6 µs" in " ".join(text.split())
 
 
 def test_06_each_pitfall_section_gives_symptom_cause_and_remedy_in_that_order():
@@ -1225,10 +1258,14 @@ def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
     assert "more than one exp per 8 FMA-pipe instructions" not in text
     # review 18a: the break-even in plain words (one exp in 8 instructions), the same figures
     # review 25d: "its share of the MUFU pipe" named as the scheduler's 16 / 4 lanes
-    assert (f"A scheduler issues one instruction a clock; its {price['mufu_per_clock'] // schedulers} MUFU lanes take "
-            f"{clocks} clocks per warp-wide exp. If more than 1 instruction in {clocks} is an exp") in text
-    assert (f"each exp costs {clocks} issue slots ({price['flops_per_exp']:g} FLOPs); below that ratio, an exp "
-            "costs 1 issue slot like any other instruction") in text
+    # review 32d: an issue slot defined before use; the exp holds the MUFU pipe 8 clocks, not 8 issue slots
+    flat = " ".join(text.split())
+    assert (f"A scheduler issues one instruction a clock: one **issue slot**. Its {price['mufu_per_clock'] // schedulers} "
+            f"MUFU lanes take {clocks} clocks per warp-wide exp, the time of {clocks} FFMAs "
+            f"({price['flops_per_exp']:g} FLOPs per lane). If more than 1 instruction in {clocks} is an exp") in flat
+    assert (f"each exp holds it {clocks} clocks, and instructions issued meanwhile are free. Below that ratio, an exp "
+            "costs 1 issue slot like any other instruction") in flat
+    assert "issue slots (16 FLOPs)" not in flat
     printed = _printed("06")
     assert "per SM and clock: 16 MUFU results, 128 FP32 FMAs: 8x fewer exps, 16x in FLOPs (an FMA is 2)" in printed
     assert "MUFU 4.18 T results/s: 16x apart" in printed
@@ -1308,7 +1345,7 @@ def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
     text = " ".join(_prose("06").split())
     # C: the fingerprint's "L2 hit rate" is named where its number is given
     # review 26d: the 99.7% is a separate Nsight Compute run's, and says so
-    assert ("In a separate Nsight Compute run of the same kernel and footprint, DRAM served 0.3% of the requested "
+    assert ("Under Nsight Compute, DRAM served 0.3% of the requested "
             "bytes: a byte-based **L2 hit rate** of 99.7%, 1 − DRAM bytes / requested bytes") in text
     assert "came without DRAM" not in text
     # C: 90% and 70% with no word: the slowed copy fails even the looser gate
@@ -1334,7 +1371,7 @@ def test_06s_race_table_ends_in_a_short_column():
     printed = _printed("06")
     assert "not one at its roof" not in printed and "FFT faster" in printed
     # review 26d: plain headers and verdicts
-    assert "direct FLOPs / FFT FLOPs" in printed and "FLOPs/FFT" not in printed
+    assert "FLOP ratio: direct FLOPs / FFT FLOPs" in printed and "FLOPs/FFT" not in printed
     for r in race:
         word = "even against direct at its roof" if r["fft_beats_roof"] else "only as measured"
         assert any(line.startswith(f"{r['m']:7,d} ") and line.endswith(word) for line in printed.splitlines())
@@ -1425,8 +1462,7 @@ def test_06_review_18a_the_small_fixes():
     assert "depends on the **access mix**: copy, read or write." in opening
     # cell 23: the exp break-even in plain words
     assert ("If more than 1 instruction in 8 is an exp (the FFMAs and FMULs around it count as others), the MUFU "
-            "pipe is the bottleneck and each exp costs 8 issue slots (16 FLOPs); below that ratio, an exp costs 1 "
-            "issue slot like any other instruction") in text
+            "pipe is the bottleneck: each exp holds it 8 clocks") in text
     assert "beyond one per 7 other instructions" not in text
     # cell 46: one idea a sentence
     assert "It fails when the kernel's share of that roof drops below a threshold." in text
@@ -1491,10 +1527,12 @@ def test_06_review_25d_caches_scoped_and_the_mufu_lanes_named_and_both_spreads_s
     from rooflinelib.lessons import pitfalls_lesson
     price = pitfalls_lesson.mufu_price()
     assert price["mufu_per_clock"] // 4 == 4 and 32 // 4 == price["fmas_per_exp"] == 8
-    assert "its 4 MUFU lanes take 8 clocks per warp-wide exp" in text and "its share of the MUFU pipe" not in text
+    assert "Its 4 MUFU lanes take 8 clocks per warp-wide exp" in text and "its share of the MUFU pipe" not in text
     # cell 32 speaks of both timings' spreads: the table shows both, labelled
     printed = _printed("06")
-    assert "spread direct / FFT" in printed and "    386us          0.5% / 2.2%" in printed
+    # review 32d: one column per spread, the term defined under the table
+    assert "spread, direct  spread, FFT" in printed and "   386 us            0.5%         2.2%" in printed
+    assert "spread: (max - min) / median of the repeats" in printed
 
 
 # --- review 26d (a27_06): 06 at 4 / 3.5; errors first, then clarity ------------------------------
@@ -1514,7 +1552,11 @@ def test_06_review_26d_the_starved_grid_runs_a_grid_stride_kernel_not_notebook_0
     # review 27d E2: both hypotheses, the two ways the kernels differ, the counters that would decide
     # review 28d: the page says the 35% is open beside 04's four-chain 51.2 TFLOP/s; the two hypotheses and the
     # stall-reason counters (undefined on the page) are the appendix's
-    assert "Why the full grid itself reaches only 35% (notebook 04's four-chain `sweep` reached 51.2 TFLOP/s) is open" in text
+    # review 32d: the open 35% is one clause with the appendix link; the comparison with 04 is the appendix's
+    assert ("The full grid's own 35% is a separate question "
+            "([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel))") in text
+    assert "Why the full grid itself" not in text
+    assert "where notebook 04's `sweep` at K = 64 reached 51.2" in " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Hypotheses for the 35%" not in text
     assert "Hypothesis for the 35%: one dependent FMA chain" not in text
     assert "sweep 51,166" in _printed("06")
@@ -1533,8 +1575,9 @@ def test_06_review_26d_triage_is_defined_at_its_first_use():
 
 def test_06_review_26d_fft_flop_bases_are_said():
     printed = _printed("06")
-    assert ("whole-signal FFT (three transforms) / overlap-save on blocks of 8m (two transforms and the products, "
-            "the filter's transform made once; not raced)") in printed
+    assert ("FLOPs per output, counted (overlap-save was not raced)\n  whole-signal FFT: three transforms of the "
+            "whole signal\n  overlap-save: blocks of 8m, two transforms and the products each (the filter's transform "
+            "made once)") in printed
     import math
     from rooflinelib.lessons import pitfalls
     n, m = 2 ** 22, 2 ** 12
@@ -1547,7 +1590,7 @@ def test_06_review_26d_fft_flop_bases_are_said():
 
 
 def test_06_review_26d_markdown_words_go_down():
-    assert sum(len(c.split()) for c in _markdown("06")) < 2130
+    assert sum(len(c.split()) for c in _markdown("06")) < 2125  # review 32d: 2,125 before that round
 
 
 # --- review 27d (d28_06): 06 at 4 / 4 for two minor errors --------------------------------------------
@@ -1556,11 +1599,16 @@ def test_06_review_27d_the_launch_symptom_holds_for_the_charted_and_the_printed_
     from rooflinelib.lessons import pitfalls, pitfalls_lesson
     from rooflinelib.experiments.record import recorded_experiments
     copy = pitfalls.recorded_mix_roofs()[0].ceiling("dram-copy").value
-    charted = next(v for v in recorded_experiments()["launch"].variants if "4096 elements" in v.name)
+    first = next(v for v in recorded_experiments()["launch"].variants if "4096 elements" in v.name)
     printed = pitfalls_lesson.launch_pair(recorded_experiments()["launch_empty"])
     ratios = [pitfalls.launch_bound_at(4096, copy, t)["launch_over_traffic"]
-              for t in (charted.median_s, printed["add_s"])]
+              for t in (first.median_s, printed["add_s"])]
     assert all(r > 5000 for r in ratios) and round(ratios[0], -1) != round(ratios[1], -1)  # two runs, both over
+    # review 32d: the chart now plots the printed run's add (point A), not the first run's noisy one
+    point = pitfalls_lesson.chart_points()[0]
+    assert point.name.startswith("pitfall 1: 4096-element add")
+    assert point.n_flops / point.achieved_gflops / 1e9 == pytest.approx(printed["add_s"])
+    assert "pitfalls_lesson.chart_points()" in _code("06") and "pitfalls.recorded_points()" not in _code("06")
     text = " ".join(_prose("06").split())
     assert "5,566" not in text and "sits more than 5,000 times under its roof" in text
 
@@ -1573,9 +1621,8 @@ def test_06_review_27d_the_starved_grids_gap_and_both_hypotheses():
     text = " ".join(_prose("06").split())
     # review 28d: the 35% hypotheses and their stall-reason counters are the appendix's; the page says it is open
     assert ("two busy SMs would give 1.5%; the other 2.6x is, by hypothesis, latency 8 warps per SM cannot hide. "
-            "Why the full grid itself reaches only 35% (notebook 04's four-chain `sweep` reached 51.2 TFLOP/s) is open: "
-            "two hypotheses and the counters that would decide are in the "
-            "[appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel).") in text
+            "The full grid's own 35% is a separate question "
+            "([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel)).") in text
     assert "long-scoreboard" not in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Hypothesis for the other factor of about 2.6: each busy SM held 8 warps of at most 64" in page
@@ -1623,4 +1670,31 @@ def test_06_review_30d_the_starved_kernel_is_not_called_sweep_and_dispatch_is_mo
     assert "sweep K=64 on 2 blocks" not in out and "grid-stride K=64 on 2 blocks" in out
     assert ("starved", 0, "1: grid-stride K=64 on 2 blocks", "copy") in pitfalls.RECORDED_POINTS
     text = " ".join(_prose("06").split())
-    assert "the time is mostly the host's **dispatch** of the launch" in text
+    assert "the time is mostly the host's **dispatch** (Numba checking" in text
+
+
+# --- review 32d (h32_06): 06 at 4.5 / 3.5; the trivial errors and the clarity items ---------------
+
+def test_06_review_32d_trivial_errors_and_clarity_items():
+    from rooflinelib.experiments.record import recorded_experiments
+    text = " ".join(_prose("06").split())
+    code, printed = _code("06"), _printed("06")
+    # item 4: 81.7 TFLOP/s is a peak
+    assert "unpacked code gets at most 81.7." in text and "unpacked code gets 81.7" not in text
+    # item 3: point C is two kernels with the same FLOPs and bytes; the chart counts runs, not kernels
+    overlap = recorded_experiments()["overlap"].variants
+    assert overlap[2].n_bytes == overlap[3].n_bytes and abs(overlap[2].n_flops / overlap[3].n_flops - 1) < 0.001
+    assert "pitfall 2: same FLOPs and bytes, two kernels" in printed and "the same work" not in printed
+    assert 'title="Six runs measured on the H200' in code and "Six kernels" not in code
+    assert "six H200 runs" in text and "six H200 kernels" not in text
+    # point E: the read kernel's FLOPs said where its chart point is read
+    strided = recorded_experiments()["strided"].variants
+    assert all(v.n_flops / v.n_bytes == 0.25 for v in strided)
+    assert "The kernel counts one add per float read (0.25 FLOP/byte)." in text
+    # cell 19: the point before the table; the write mix in one line
+    assert ("Against two compute roofs the bf16 kernel gets opposite verdicts. Its memory roof is the write mix: "
+            "its bytes are nearly all writes.") in text
+    # cell 45: the stored widget image is captioned as live
+    assert "The widget below is live: run the notebook to use it." in text
+    # pitfall 1 is the lesson, not the record of two runs
+    assert "earlier run" not in text and "CuPy" not in text and "6.2 µs" not in text

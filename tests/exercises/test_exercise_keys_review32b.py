@@ -1,0 +1,106 @@
+"""Keys 4 and 5 after review 31k2.  Each test calls a check (or the model answer) with an answer or
+a setup the review tried, and fails on the key before this round."""
+import pytest
+
+from rooflinelib.core.model import Ceiling, Machine
+from rooflinelib.exercises import ex04_place_kernel as ex04
+from rooflinelib.exercises import ex05_drills as ex05
+
+RECORDED = ex04.prepare("recorded", progress=None)
+ATTEMPT = "the verdict depends on the ridge of the ceilings loaded here"
+
+
+def _slow_fp64_setup(p=30_000.0, p64=300.0, r=880.0):
+    """The review's synthetic GPU: P = 30 TFLOP/s, P64 = 300 GFLOP/s, R = 880 GB/s."""
+    machine = Machine("made-up GDDR GPU",
+                      (Ceiling("dram", "memory", r, "made up, spread 1.0%", "DRAM"),
+                       Ceiling("fp32", "compute", p, "made up, spread 1.0%", "fp32 FMA"),
+                       Ceiling("fp64", "compute", p64, "made up, spread 1.0%", "fp64 FMA")),
+                      kind="measured", provenance={"kind": "gpu"})
+    n = 2 ** 27
+    red = ex04.KernelRun("reduction", n, n / (140.0 * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
+    fma = ex04.KernelRun("fma", n, 128 * n / (0.8 * 16 * r * 1e9), 0.01, 20, True, "gpu_sweep", "GPU")
+    return ex04.Setup(machine, red, fma, "file", "made up", ())
+
+
+# --- fix 1: the slow-fp64 lead states the adds-alone verdict, not the looser one alone ----------
+
+def test_fix1_slow_fp64_lead_gives_the_adds_alone_verdict_first():
+    setup = _slow_fp64_setup()
+    red = ex04._keys(setup)["reduction"]
+    assert red["adds_roof"] < red["roof"]
+    lead = ex04.model_verdict(setup, ATTEMPT).model_answer
+    assert "is memory-bound, left of the ridge here" not in lead, lead
+    said = lead[lead.index("The reduction ("):]
+    assert said.index("compute-bound") < said.index("memory-bound"), said
+    assert "for its float64 adds alone" in said and "0.17 FLOP/byte" in said, said
+    # the Also list says the same: P64 / 2 binds for adds alone
+    also = " ".join(ex04.model_verdict(setup, ATTEMPT).also)
+    assert "= P64 / 2 = 150 GFLOP/s for adds alone" in also
+    # the recorded H200 (adds-alone ridge far right of 0.25) keeps its one verdict
+    recorded = ex04.model_verdict(RECORDED, ATTEMPT).model_answer
+    assert "The reduction (0.25 FLOP/byte) is memory-bound, left of the ridge here" in recorded
+    assert "adds alone" not in recorded
+
+
+# one set of answers built from the key, shared with the keys-21 tests
+from test_exercise_keys_review21 import _answers, _check  # noqa: E402
+
+
+# --- fix 2: the FMA fraction's tolerance no longer lets the I x C slip, rounded, pass ----------
+
+@pytest.mark.parametrize("answer", ["82%", 0.822, 0.82, "0.82"])
+def test_fix2_fma_fraction_right_answers_pass(answer):
+    assert _check(_answers(RECORDED, fma_fraction_of_roof=answer), "FMA kernel fraction").passed
+
+
+@pytest.mark.parametrize("answer", [0.80, 0.793, "80%"])
+def test_fix2_fma_fraction_against_i_x_c_gets_the_named_hint(answer):
+    check = _check(_answers(RECORDED, fma_fraction_of_roof=answer), "FMA kernel fraction")
+    assert check.status == "fail", check
+    assert "not by I x C alone" in check.message, check.message
+
+
+@pytest.mark.parametrize("folder", ["solutions", "exercises"])
+def test_fix2_page_states_the_tolerance_the_checks_use(folder):
+    import nbformat
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[2] / folder / "04_place_your_kernel.ipynb"
+    text = " ".join(" ".join(c.source.split()) for c in nbformat.read(page, 4).cells
+                    if c.cell_type == "markdown")
+    assert "The two fractions pass within ±2% (or ±0.5 percentage points)." in text
+    assert "±3%" not in text
+    for answer in ("97%", 0.968, 0.97):
+        assert _check(_answers(RECORDED, reduction_fraction_of_dram=answer), "reduction bandwidth").passed
+
+
+# --- fix 3: the reduction roof's I x C and I x datasheet slips are named ---------------------------
+
+@pytest.mark.parametrize("gbps, words", [(RECORDED.copy_gbps, "that is I x C, the copy ceiling"),
+                                         (4_800.0, "that is I x the datasheet bandwidth")])
+def test_fix3_reduction_roof_other_bandwidths_get_named_hints(gbps, words):
+    red = ex04._keys(RECORDED)["reduction"]
+    for answer in (red["intensity"] * gbps, round(red["intensity"] * gbps)):
+        check = _check(_answers(RECORDED, reduction_roof=answer), "reduction roof")
+        assert check.status == "fail", check
+        assert words in check.message and "I x R" in check.message, check.message
+    assert _check(_answers(RECORDED, reduction_roof=round(red["roof"])), "reduction roof").passed
+
+
+# --- fix 4: no "did you mean" guess on the side menu; accounting results may carry a unit -------
+
+def test_fix4_side_menu_makes_no_guess_that_can_be_wrong():
+    check = _check(_answers(RECORDED, fma_side="compute-bound (at the ridge)"), "FMA kernel side")
+    assert check.status == "invalid", check
+    assert "did you mean" not in check.message and "'ridge'" in check.message, check.message
+    assert _check(_answers(RECORDED, fma_side="at the ridge, both roofs bind"), "FMA kernel side").passed
+
+
+def test_fix4_accounting_functions_may_return_numbers_with_their_unit():
+    report = ex04.check_accounting(lambda n: f"{n} FLOP", lambda n: f"{4 * n + 8} B",
+                                   lambda n: 128 * n, lambda n: f"{8 * n} bytes")
+    assert report.passed, report
+    slip = ex04.check_accounting(lambda n: n, lambda n: f"{8 * n} B", lambda n: n, lambda n: n)
+    assert "float64 is the accumulator" in slip.checks[1].message, slip
+    bad = ex04.check_accounting(lambda n: n, lambda n: f"{4 * n} GB/s", lambda n: n, lambda n: n).checks[1]
+    assert bad.status == "invalid" and "at n=4096 it returned something unusable" in bad.message, bad
