@@ -105,3 +105,21 @@ def test_the_3pass_byte_slips_16n_and_24n_are_named(counts):
     # the fused version's count has no such hint: 12n is a fused slip of its own
     got = capstone.check_byte_formula(lambda rows, cols: 12 * rows * cols, fused, "q")
     assert got.status == "fail" and passes not in got.message, got
+
+
+def test_a_stride_1_slip_is_refused_before_the_slow_stated_launch_and_the_page_gives_the_time(monkeypatch):
+    # review 31f, 3: the stated launch (4,096 columns, 256 threads) ran first and took 40 s to minutes for a
+    # stride of 1; the page said "a few seconds" where a right kernel takes 10-20 s
+    def not_reached(*args, **kwargs):
+        raise AssertionError("the stated launch ran before the re-read check")
+
+    monkeypatch.setattr(capstone, "_at_the_limits", not_reached)
+    good = _solution()
+    wrong = _solution([("    for c in range(t, e.shape[1], cuda.blockDim.x):", "    for c in range(t, e.shape[1]):")])
+    got = capstone.check_kernels(wrong["three_pass_passes"], good["fused_passes"])
+    assert got.checks[0].status == "fail" and "pass 3 (normalize_body) reads e 30" in got.checks[0].message, got
+    for folder in ("solutions", "exercises"):
+        nb = nbformat.read(str(SOLUTION.parents[1] / folder / SOLUTION.name), as_version=4)
+        check = next(c.source for c in nb.cells if c.cell_type == "markdown"
+                     and c.source.startswith("The check runs both versions"))
+        assert "(10–20 s)" in check and "a few seconds" not in check
