@@ -83,7 +83,9 @@ def run_ncu(metrics: list) -> dict:
 
 
 def sass_mix(kernel) -> dict:
-    """Instruction counts of the kernel's SASS, by opcode (with its width suffix)."""
+    """Static counts of ten opcode families in the kernel's SASS (FFMA, LDS, LDG, STS, STG, BAR,
+    IMAD, IADD3, ISETP, BRA), by opcode with its width suffix; every other opcode is left out,
+    so the counts are part of the compiled kernel, not all of it."""
     try:
         listing = "\n".join(kernel.inspect_sass().values())
     except Exception as exc:  # no nvdisasm: say so, keep the rest

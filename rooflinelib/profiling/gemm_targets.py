@@ -136,17 +136,17 @@ def shared_cap(passes_per_ffma: float, shared_gbps: float, fp32_gflops: float) -
 
 def access_table(counts: dict, n: int = SIM_N) -> str:
     """One line per variant: global load requests and sectors per request, sectors per FFMA,
-    shared load passes per request and per FFMA, and the bank conflicts (per warp-wide FFMA,
-    one for each thread's k)."""
+    shared load passes per request and per FFMA, and the shared loads' bank conflicts (per
+    warp-wide FFMA, one for each thread's k; the tile stores' are in ``shared_store``)."""
     ffma = ffma_instructions(n)
     lines = [f"counted in the CUDA simulator at n = {n}, one block of {TILE} x {TILE} threads "
              f"({ffma:,} warp-wide FFMAs in each kernel); {CONVENTION}:",
              f"  {'kernel':30s} {'sectors/load':>12s} {'sectors/FFMA':>12s} {'shared passes/load':>18s} "
-             f"{'passes/FFMA':>11s} {'bank conflicts':>14s}"]
+             f"{'passes/FFMA':>11s} {'load bank conflicts':>19s}"]
     for name, c in counts.items():
         g, s = c["global_load"], c["shared_load"]
-        shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts']:14,}"
-                  if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>14s}")
+        shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts']:19,}"
+                  if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>19s}")
         lines.append(f"  {label(name):30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
     return "\n".join(lines)
 
@@ -362,9 +362,15 @@ def opcode_mix(sass: dict) -> dict:
     return mix
 
 
+#: The opcode families ``benchmarks/gemm_counters.py`` (``sass_mix``) counts; every other opcode
+#: (EXIT, thread-id reads, moves, ...) is left out of the recorded SASS counts.
+COUNTED_OPCODES = "FFMA, LDS, LDG, STS, STG, BAR, IMAD, IADD3, ISETP, BRA"
+
+
 def naive_opcode_text(recorded: dict) -> str:
     """One line: the naive kernels' machine code as recorded, grouped by :func:`opcode_mix`
-    (both naive variants compile to the same opcode counts; a difference is said)."""
+    (both naive variants compile to the same opcode counts; a difference is said).  The counts
+    are static (of the code, not of its execution) and cover only :data:`COUNTED_OPCODES`."""
     mixes = {label(name): opcode_mix(v["sass"]) for name, v in recorded["variants"].items()
              if name.startswith("naive") and v.get("sass")}
     if not mixes:
@@ -374,7 +380,7 @@ def naive_opcode_text(recorded: dict) -> str:
     parts = ", ".join(f"{count} {group if count == 1 else _PLURAL.get(group, group + 's')}"
                       for group, count in first.items() if count and group != "total")
     which = "the naive kernels' SASS (both alike)" if alike else f"the SASS of {next(iter(mixes))}"
-    return f"{which}: {first['total']} instructions in the compiled kernel: {parts}"
+    return f"{which}: {first['total']} of the counted opcodes ({COUNTED_OPCODES}): {parts}"
 
 
 def _kernel_lines(source: str, name: str) -> list:
