@@ -196,15 +196,17 @@ def peaks_table(lesson: Lesson) -> str:
     """Nsight Compute's derived peaks (at the profiled launch's clocks) against the measured roofs.
 
     DRAM has two rows: Lab 1's ``dram`` ceiling is its fastest mix (writing), and the chart's DRAM
-    roof is the copy's (``lesson.copying``); each is set against the one ncu peak."""
+    roof is the copy's (``lesson.copying``); each is set against the one ncu peak.  The unit column
+    says which rows are bandwidths (GB/s) and which compute rates (GFLOP/s) (review 32c)."""
     peaks = lesson.kernels[0].peaks()
-    lines = [f"{'ceiling':10s} {'ncu peak':>10s} {'measured':>10s} {'measured / ncu':>15s}"]
-    for name, value in list(peaks.gbps.items()) + list(peaks.gflops.items()):
-        rows = [(name, lesson.machine.ceiling(name).value)]
-        if name == "dram":
-            rows = [("dram write", lesson.mixes["write"]), ("dram copy", lesson.copying.ceiling("dram").value)]
-        for label, measured in rows:
-            lines.append(f"{label:10s} {value:>10,.0f} {measured:>10,.0f} {measured / value:>15.2f}")
+    lines = [f"{'ceiling':10s} {'unit':>7s} {'ncu peak':>10s} {'measured':>10s} {'measured / ncu':>15s}"]
+    for unit, items in (("GB/s", peaks.gbps.items()), ("GFLOP/s", peaks.gflops.items())):
+        for name, value in items:
+            rows = [(name, lesson.machine.ceiling(name).value)]
+            if name == "dram":
+                rows = [("dram write", lesson.mixes["write"]), ("dram copy", lesson.copying.ceiling("dram").value)]
+            for label, measured in rows:
+                lines.append(f"{label:10s} {unit:>7s} {value:>10,.0f} {measured:>10,.0f} {measured / value:>15.2f}")
     return "\n".join(lines)
 
 

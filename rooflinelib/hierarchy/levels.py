@@ -292,7 +292,7 @@ def inside_each_level(levels) -> dict:
     return {lv.name: (lv.first_bytes * lv.last_bytes) ** 0.5 for lv in levels}
 
 
-def level_table(levels, reported=None, interpolated: bool = False) -> str:
+def level_table(levels, reported=None, interpolated: bool = False, best: bool = True) -> str:
     """Plain-text table of detected levels: the plateau's bandwidth (what the sweep's kernel got
     from the level, not necessarily the level's roof: review 25c), its range, the capacity.
 
@@ -301,8 +301,9 @@ def level_table(levels, reported=None, interpolated: bool = False) -> str:
     (``{"l1": 32768, ...}``), a plateau whose range runs past one or more of them is marked as
     spanning those caches: it is not one cache level (a CPU's noisy sweep can give one).
     ``interpolated``: head the last column "fall starts" and mark each capacity "~", since it is
-    interpolated between two swept sizes, not a size that was run (review 26c)."""
-    lines = [f"{'level':<6} {'plateau GB/s':>13} {'best GB/s':>11}   {'working sets':<21} "
+    interpolated between two swept sizes, not a size that was run (review 26c).  ``best``: add the
+    column of the plateau's fastest sample ("best GB/s"); notebook 05 leaves it out (review 32c)."""
+    lines = [f"{'level':<6} {'plateau GB/s':>13}" + (f" {'best GB/s':>11}" if best else "") + f"   {'working sets':<21} "
              + ("fall starts" if interpolated else "capacity")]
     for lv in levels:
         span = f"{format_bytes(lv.first_bytes)} - {format_bytes(lv.last_bytes)}"
@@ -324,7 +325,8 @@ def level_table(levels, reported=None, interpolated: bool = False) -> str:
             # a plateau named by its order alone (a CPU sweep with no step inside it): say which
             # of the machine's caches its working sets fit
             cap += f"; inside {holder[1]} ({format_bytes(holder[0])})"
-        lines.append(f"{lv.name:<6} {lv.gbps:>13,.0f} {lv.best_gbps:>11,.0f}   {span:<21} {cap}")
+        fastest = f" {lv.best_gbps:>11,.0f}" if best else ""
+        lines.append(f"{lv.name:<6} {lv.gbps:>13,.0f}{fastest}   {span:<21} {cap}")
     return "\n".join(lines)
 
 

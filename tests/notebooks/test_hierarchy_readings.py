@@ -59,11 +59,13 @@ def test_the_sweeps_levels_as_the_prose_quotes_them(recorded, prose, appendix):
     assert f"{recorded['created'][:10]}, SM clock 1980 MHz" in appendix and f"| {lab1['created'][:10]} |" in appendix
     assert f"at the sweep's {clock:,.0f} MHz" in appendix and "Lab 1 and the sweep ran at the same SM clock, 1,980 MHz" in appendix
     # review 26c E1: the 232 kB step is interpolated between the swept 213 and 246 kB, not a size that was run
-    assert f"**L1**: {tb(l1.gbps)} (the chart's L1 roof), falling between 213 and 246 kB (~232 interpolated)." in prose
+    # review 32c: the bracket and the interpolation are the table's and the appendix's; the prose keeps the roof
+    assert f"**L1**: {tb(l1.gbps)}, the chart's L1 roof, ending below the SRAM's 262 kB" in prose
+    assert "The step lies between 0.81 and 0.94 of the 262 kB" in appendix and "the next sample, 246 kB" in appendix
     assert "a step at 232 kB" not in prose and round(l1.capacity_bytes / 1e3) == 232
     assert f"notebook 05's L1 roof: {l1.gbps / peak:.2f} of what 132 SMs" in appendix
     assert f"**L2**: {tb(l2.gbps)}" in prose and f"{l2.capacity_bytes / 62914560:.2f} to 0.98 of" in prose
-    assert f"reading alone, {tb(dram.gbps)}" in prose
+    assert f"**DRAM**: {tb(dram.gbps)} reading, 1% above Lab 1's (4.51)" in prose
     # the L1 step against the 256 KiB block it shares with shared memory, in the appendix
     # review 26c: the bracket of swept sizes, not the interpolated 232 kB, against the SRAM
     assert "The step lies between 0.81 and 0.94 of the 262 kB (256 KiB) of SRAM" in appendix
@@ -250,9 +252,9 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     section2 = " ".join(next(t for t in _markdown("05") if t.startswith("The recorded H200's three plateaus")).split())
     # review 20d: said plainly (two L2 figures; the chart uses Lab 1's; the sweep's plateau gives the capacity)
     # review 25c: the two L2 figures and their difference said plainly where both appear
-    assert ("0.90 to 0.98 of the reported 62.9 MB. The chart's L2 roof is Lab 1's higher 9.76 TB/s: its kernel "
-            "reads the L2 faster than the sweep's, so the sweep gives the L2's capacity, not its roof "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
+    # review 32c: cut to the plateau and the one reason the chart's L2 roof is Lab 1's
+    assert ("ending at 0.90 to 0.98 of the reported 62.9 MB. The chart's L2 roof is Lab 1's 9.76 TB/s: its kernel "
+            "reads the L2 faster ([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 9% under Lab 1's L2 roof at the same footprints" in appendix
@@ -356,13 +358,16 @@ def test_05_review_26c_capacities_are_brackets_not_measured_sizes(prose, appendi
     assert "l1: the fall starts between 213 kB and 246 kB (interpolated ~232 kB)" in shown
     assert "as if 69% of reads still hit the L2" in shown
     printed = _printed("05")
-    assert shown in printed and "fall starts" in printed.split("level   plateau GB/s")[1].splitlines()[0]
+    # review 32c: the brackets, the interpolation and the hit share are the appendix's, not printed twice
+    assert shown not in printed and "fall starts" in printed.split("level   plateau GB/s")[1].splitlines()[0]
+    assert "between 213 kB and 246 kB" not in printed and "69%" not in printed
+    assert "as if 69% of its reads hit the L2" in appendix and "the next, 61.5 MB" in appendix
     assert "~56.6 MB" in printed and "~232 kB" in printed
     fig = hplot.sweep_figure(lesson.recorded, levels=lesson.levels, series=lesson.level_series,
                              skip_reported=("shared",))
     names = [t.name for t in fig.data if str(t.meta).startswith("capacity:")]
     assert names == ["l1: fall starts ~232 kB", "l2: fall starts ~56.6 MB"]
-    assert "falling between 56.4 and 61.5 MB (~56.6 interpolated): 0.90 to 0.98 of the reported 62.9 MB" in prose
+    assert "ending at 0.90 to 0.98 of the reported 62.9 MB" in prose
     assert "leaves the L2 at 56.6 MB" not in prose and "0.90 of the 62.9 MB" not in prose
     assert "between 0.90 and 0.98 of the 62.9 MB the device reports" in appendix and "0.90 times the" not in appendix
     assert "the detector interpolates at 232 kB (no working set was run there)" in appendix

@@ -236,7 +236,8 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert all(r["sm_gbps"] > r["ncu_l2_peak_gbps"] and r["slices_share"] < 0.5 for r in shared)
     assert all(0.95 < r["slices_share"] < 1.05 for r in own)
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    assert "our hypothesis is that the SMs' requests for one line merge" in appendix
+    # review 32c item 1: most likely within each SM; merging across SMs is not claimed
+    assert "our hypothesis is that requests for one line merge on their way to the L2, most likely within each SM" in appendix
     assert all(f"| {r['slices_share']:.0%} |" in appendix for r in rows)
     text, printed = _prose("05"), _printed("05")
     assert "recorded_sharing_rows" not in _code("05") and "slices served" not in printed
@@ -319,7 +320,8 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # review 17c: 07 prints the DRAM row only; the level notes and the pointer to 05's table moved to its appendix
     assert "shared-memory roof, the same SRAM" in capstone.L1_NOTE and "appendix-05-hierarchy.md#which-l2-and-l1" in page07
     # the figures each name stands for, as both notebooks quote them
-    assert f"{levels['l2'].gbps / 1e3:.2f} TB/s from 14.1 MB" in nb05
+    # review 32c: the plateau's first working set is the printed table's, not repeated in the prose
+    assert f"**L2**: {levels['l2'].gbps / 1e3:.2f} TB/s" in nb05 and "14.1 MB - 56.4 MB" in _printed("05")
     assert f"| Lab 1's L2 roof | {lab1.ceiling('l2').value / 1e3:.2f} TB/s |" in nb05
     assert f"Its L2 roof is {run17_l2 / 1e3:.2f} TB/s" in page07 and "9.51 TB/s" not in nb07
     assert f"notebook 05's, from the shipped run, is {lab1.ceiling('l2').value / 1e3:.2f}" in page07
@@ -610,7 +612,7 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
 
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
-    assert "(Lab 1 measures no L1 cache hits)" in text  # C5-1
+    assert "(Lab 1 measures no L1 hits; its shared-memory roof, same SRAM: 32.9, 2% higher)" in text  # C5-1; review 32c
     assert "these counts miss the tensor cores" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     # C5-3; fix 15: the counters against the hand counts are the appendix's
@@ -665,9 +667,12 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 18c: a two-row summary, then the hypotheses as bullets
     # review 20d: a three-row table, each row with its hypotheses; both of the appendix's L1 hypotheses
     # review 25c: the rows' ranges said precisely; the hypotheses one line under the table, their detail the appendix's
-    assert ("| between the L1's step and the L2 plateau (0.25 to 9 MB), and just past the L2's step (61 to 113 MB) | "
-            "1.7 to 3.3 times faster |") in text and "just past a step (" not in text
-    assert ("Hypotheses for the gaps: blocks reading one line at once share one fetch (within one SM or across SMs), "
+    # review 32c items 1 and 3: the appendix's two ranges, one row each; the gaps between rows said
+    assert ("| from the L1's step to 9 MB | 1.7 to 3.1 times faster |" in text
+            and "| from the L2's step to 113 MB | 2.0 to 3.3 times faster |" in text
+            and "Between ranges it slides from row to row." in text and "just past a step (" not in text)
+    assert ("Hypotheses for the gaps: blocks reading one line at once share one fetch, most likely within one SM's L1 "
+            "(across SMs: not measured), "
             "and some reads still hit the L1 "
             "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
@@ -718,7 +723,10 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     assert "The kernel asks for the largest L1 the driver allows (`shared_memory_carveout=\"maxl1\"`)" in page
     assert "no recorded run collected" in page
     # review 25c E5: the link promises a hypothesis, which the appendix gives with its deciding counter
-    assert "What may set the L1's step below the SRAM's 262 kB (a hypothesis): [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)." in text
+    # review 32c: the pointer is an answer, labelled a hypothesis
+    assert ("ending below the SRAM's 262 kB (a hypothesis, [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels): "
+            "the driver kept some as shared memory)") in text
+    assert "What may set the L1's step" not in text
     assert "which the run did not record" not in text
 
 
@@ -738,7 +746,8 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # fix 15: what '=' means is printed under the table; the prose names the mark
     # review 25c: the cross-reference said plainly: the simpler (non-pipelined) of 04's two kernels
     assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
-            "reaches 78%, the rounded corner of notebook 04, for the simpler of its two kernels.") in text and "one-vector" not in text
+            "reaches 78% (notebook 04's 85% was its pipelined kernel's; this plain `sweep` got 79% there).") in text
+    assert "one-vector" not in text and "the simpler of its two kernels" not in text  # review 32c: said plainly
     assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
@@ -862,9 +871,13 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     assert ("about a third of its reads still hit the L1 (if the L2 serves both series alike and the L1 hits "
             "overlap with the L2 reads)") in text
     # review 26c E2: merging across SMs is not separated from blocks of one SM coalescing in the L1TEX
+    # review 32c item 1: within one SM is the likely case (in-flight misses merge in its L1TEX); across SMs
+    # no documented mechanism, and not measured
     assert ('Our hypothesis (the counters of "Blocks that share chunks" fit it): requests for one line at nearly '
-            "the same time share one fetch, either across SMs or between blocks on one SM") in text
-    assert "nothing recorded separates the two" in text and "SMs asking for one line" not in text
+            "the same time share one fetch, most likely between blocks on one SM") in text
+    assert "in-flight misses to one sector merge in its L1TEX before the L2" in text
+    assert "whether they also merge was not measured" in text and "either across SMs" not in text
+    assert "SMs asking for one line" not in text
     assert "so the next level out moves far fewer bytes than the model counts" not in text
     assert "the same sharing, smaller, would explain" not in text
     # inside the levels the columns split the 12% and 5% too: 28 MB is the L1's, 380 MB the sharing's
@@ -1066,7 +1079,8 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
-    assert "blocks reading one line at once share one fetch (within one SM or across SMs)" in text
+    assert "blocks reading one line at once share one fetch, most likely within one SM's L1" in text
+    assert "(within one SM or across SMs)" not in text  # review 32c: the two were not equally likely
     assert "SMs reading one line at once share one fetch" not in text  # review 26c E2: across SMs only
     # one idea per section: seven numbered sections, none a validation table
     headings = [line for m in _markdown("05") for line in m.splitlines() if line.startswith("## ")]
@@ -1136,7 +1150,7 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     write, copy = lesson.mixes["write"] / peak, lesson.copying.ceiling("dram").value / peak
     assert f"{write:.2f}" == "0.98" and f"{copy:.2f}" == "0.89"
     table = hl05.peaks_table(lesson)
-    rows = {line.rsplit(None, 3)[0]: line.split()[-1] for line in table.splitlines() if line.startswith("dram")}
+    rows = {line.rsplit(None, 4)[0]: line.split()[-1] for line in table.splitlines() if line.startswith("dram")}
     assert rows == {"dram write": "0.98", "dram copy": "0.89"}
     assert table in _printed("05")
     text = _prose("05")
@@ -1341,7 +1355,8 @@ def test_05_review_20d_trivial_items():
     assert placed.point("dram").n_bytes < 62.9e6 / 1.5  # a 32 MiB buffer fits the L2 many times over
     # the blue series' rise past the L2's capacity gets a pointer where the figure shows it
     section2 = text.split("## 2.")[1].split("## 3.")[0]
-    assert "Blue's climb past the L2's capacity: section 6." in section2
+    # review 32c: the pointer answers (all SMs read the same lines), then points
+    assert "Blue rises past the L2's step: its SMs read the same lines (section 6)." in section2
     # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
     assert "sectors" not in text and "**partitions**" in text
 
@@ -1372,13 +1387,15 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     header = hl.level_table(levels).splitlines()[0]
     assert "plateau GB/s" in header and "ceiling" not in header
     printed = _printed("05")
-    assert hl.level_table(levels, wsr.reported_sizes(recorded), interpolated=True) in printed and "ceiling GB/s" not in printed
+    assert hl.level_table(levels, wsr.reported_sizes(recorded), interpolated=True, best=False) in printed
+    assert "ceiling GB/s" not in printed and "best GB/s" not in printed  # review 32c: no unexplained column
     fig = hp.sweep_figure(recorded, levels=levels)
     assert find_trace(fig, "level:l2").name == f"l2 plateau: {levels[1].gbps:,.0f} GB/s" == "l2 plateau: 8,884 GB/s"
     # the chart's L2 roof (Lab 1) and the plateau, with their difference, where both appear
     lab1 = recorded_h200().ceiling("l2").value
     assert f"{lab1 / 1e3:.2f}" == "9.76" and f"{levels[1].gbps / 1e3:.2f}" == "8.88" and lab1 > levels[1].gbps
-    assert "The chart's L2 roof is Lab 1's higher 9.76 TB/s: its kernel reads the L2 faster than the sweep's" in text
+    # review 32c: said in one clause beside the plateau (the appendix gives the footprints)
+    assert "**L2**: 8.88 TB/s, ending at 0.90 to 0.98 of the reported 62.9 MB. The chart's L2 roof is Lab 1's 9.76 TB/s: its kernel reads the L2 faster" in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1421,7 +1438,7 @@ def test_05_review25c_e4_one_name_per_count():
 
 def test_05_review25c_e5_the_l1_step_is_a_labelled_hypothesis_with_its_counter():
     text, page = _prose("05"), " ".join(_page05().split())
-    assert "Why the L1's step lies below" not in text and "(a hypothesis): [appendix](" in text
+    assert "Why the L1's step lies below" not in text and "(a hypothesis, [appendix](" in text
     assert "**Hypothesis:** the driver kept some of the SRAM as shared memory" in page
     assert "The counter that would decide is ncu's `launch__shared_mem_config_size`" in page
     assert "a coincidence of the numbers, not the reason" not in page
@@ -1458,3 +1475,74 @@ def test_05_review_26c_ridge_against_the_l2_printed_to_three_figures():
     assert f"{lesson.copying.ridge('fp32', 'l2'):.2f}" == "6.75"
     assert "against the L2: 6.75, against the L1: 2.05" in _printed("05")
     assert "15.4, 6.75, 2.05." in _prose("05") and "15.4, 6.7, 2.05" not in _prose("05")
+
+
+# --- fix round 32 (review 32c) --------------------------------------------------------------------
+
+def test_05_review32c_the_l1_plateau_and_lab_1s_shared_memory_roof_agree_as_the_table_says():
+    # item 4: notebook 07's L1 roof is Lab 1's shared-memory roof (32.9); 05's the sweep's plateau (32.1)
+    from rooflinelib.store import results
+    shared = next(c["value"] for c in results.recorded("ceilings")["ceilings"] if c["name"] == "shared")
+    plateau = h.hierarchy_levels(wsr.recorded("h200", "numba"))[0].gbps
+    assert f"{shared / 1e3:.1f}" == "32.9" and f"{plateau / 1e3:.1f}" == "32.1"
+    assert f"{shared / plateau - 1:.0%}" == "2%"
+    assert "| the sweep's L1 plateau | 32.1 TB/s | the working-set sweep (Lab 1 measures no L1 hits; its shared-memory roof, same SRAM: 32.9, 2% higher) |" in "".join(_nb05_cell("5d0a7e31")["source"])
+
+
+def test_05_review32c_k64s_78_percent_is_the_plain_sweep_and_04s_85_the_pipelined_one():
+    import json
+    from importlib import resources
+    from rooflinelib.experiments import rows
+    sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
+    summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
+    assert summary["envelope"]["ridge_k"] == summary["sweep"]["ridge_k"] == summary["sweep_pipelined"]["ridge_k"] == 64
+    assert f"{summary['envelope']['at_ridge']:.0%}" == f"{summary['sweep_pipelined']['at_ridge']:.0%}" == "85%"
+    assert f"{summary['sweep']['at_ridge']:.0%}" == "79%"
+    k64 = __import__("rooflinelib.hierarchy.lesson", fromlist=["load"]).load().placement("sweep K=64")
+    assert f"{k64.point('dram').fraction_of_roof:.0%}" == "78%"
+    assert "(notebook 04's 85% was its pipelined kernel's; this plain `sweep` got 79% there)" in _prose("05")
+
+
+def test_05_review32c_peaks_table_has_units_and_the_explorer_ridge_is_explained():
+    from rooflinelib.hierarchy import lesson as hl05
+    lesson = hl05.load()
+    table = hl05.peaks_table(lesson).splitlines()
+    assert table[0].split()[:2] == ["ceiling", "unit"]
+    units = {line.rsplit(None, 4)[0].strip(): line.split()[-4] for line in table[1:]}
+    assert units == {"l1": "GB/s", "l2": "GB/s", "dram write": "GB/s", "dram copy": "GB/s",
+                     "fp32": "GFLOP/s", "fp64": "GFLOP/s"}
+    assert hl05.peaks_table(lesson) in _printed("05")
+    # section 6: the explorer's ridge is the read mix's (14.6), section 1's the copy's (15.4)
+    assert f"{lesson.reading.ridge('fp32', 'dram'):.1f}" == "14.6" and f"{lesson.copying.ridge('fp32', 'dram'):.1f}" == "15.4"
+    assert "Its DRAM roof is Lab 1's read mix, 4.51 TB/s (ridge 14.6, not the copy's 15.4)." in _prose("05")
+
+
+def test_05_review32c_the_models_table_leaves_no_range_uncovered():
+    # item 3: 9 to 14 MB (and 113 to 250 MB) sat in no row; the ratio slides between the rows' values there
+    from rooflinelib.store import results
+    recorded = wsr.recorded("h200", "numba")
+    sizes, gbps = h.kernel_curve(recorded)
+    levels = h.hierarchy_levels(recorded)
+    reading = h.with_read_roof(h.machine_from_result(recorded, recorded_h200()), results.dram_mixes(results.recorded("ceilings")))
+    ratio = {w: (lambda s: s.measured_gbps / s.predicted_gbps)(
+        h.working_set_state(levels, reading, w, 64, 0.25, sweep=(sizes, gbps), readers=h.sm_readers(recorded)))
+        for w in sizes}
+    rows = [(0.24e6, 9.2e6, 1.65, 3.15), (14.1e6, 56.5e6, 1.0, 1.25), (60e6, 113e6, 1.95, 3.3)]
+    for low, high, least, most in rows:
+        assert all(least <= r <= most for w, r in ratio.items() if low < w < high)
+    between = [r for w, r in ratio.items() if 9.2e6 < w < 14.1e6 or 113e6 < w < 250e6]
+    assert between and all(1.0 < r < 2.0 for r in between)  # between the neighbouring rows' values
+    text = _prose("05")
+    assert "(0.25 to 9 MB)" not in text and "1.7 to 3.3 times faster" not in text
+    assert "and from 2.0 at 113 MB to 1.10 at 246 MB" in " ".join(_page05().split())
+
+
+def test_05_review32c_section_2_prints_the_levels_once():
+    # clarity: the brackets, interpolation and hit share were printed and then said again; now the appendix's
+    code = "".join(_nb05_cell("f52c3f47")["source"])
+    assert "capacity_text" not in code and "best=False" in code
+    printed = _printed("05")
+    assert "the fall starts between" not in printed and "best GB/s" not in printed
+    section2 = _prose("05").split("## 2.")[1].split("## 3.")[0]
+    assert "interpolated" not in section2 and "What may set" not in section2
+    assert sum(len("".join(c["source"]).split()) for c in _cells("05") if c["cell_type"] == "markdown") <= 1636
