@@ -115,7 +115,9 @@ def test_02_mufu_share_is_counted_per_clock():
     # review 20c: 01's opening figures are the dense peaks (the H200 datasheet prints 67, and its
     # tensor figures with sparsity)
     opening = words(cells("01_derivation.ipynb")[0].source)
-    assert "H200's published dense peaks" in opening and "datasheet figures" not in opening
+    # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67)
+    assert "H200's published dense peaks" not in opening and "datasheet figures" not in opening
+    assert "H200's dense peaks, derived from its published configuration:" in opening
     # review 20c: the exp instruction alone sets these, so they are lower bounds
     assert "tensor roof says: at least a quarter longer on the A100" in text
     for machine in (A100, H100_SXM, H200):
@@ -328,7 +330,9 @@ def test_00_breaks_use_no_term_defined_later():
     # review 15a: two FMAs per thread (a wavefront instruction does far more), in a shorter item;
     # review 15e: packed fp32 is too much for the first hour, so 00 leaves it to 02 and the appendix
     # review 25a: "ordinary fp32" left the data sheet's 163.4 (16x) unexplained: the page says which fp32
-    assert "the slowest of its multiply-add roofs, unpacked fp32 (16 times its data sheet's packed figure)." in section
+    # review 32a: fp64 vector ties with it, and the packed qualifier leaves the first hour
+    assert "unpacked fp32 (16 times its data sheet's packed figure)" not in section
+    assert "the slowest of its multiply-add roofs, where its fp32 and fp64 vector units tie" in section
     assert "ordinary fp32" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
 
@@ -408,8 +412,10 @@ def test_02_hbm_64_byte_unit_is_a_fit_to_timings():
     text = markdown("02_operator_intensities.ipynb")
     assert "which moves 64 bytes at a time" not in text and "measured to move in 64-byte units" not in text
     assert "64-byte" not in text and "**stride**" not in text
-    assert ("8 times the bytes used at the L2 (at HBM it measures worse still: notebook 06, pitfall 6). "
-            "The course's byte counts assume coalesced access.") in text
+    # review 32a: HBM is measured up to stride 16 only; fully scattered reads are an extrapolation
+    assert "at HBM it measures worse still" not in text
+    assert ("8 times the bytes used at the L2 (at HBM worse still, extrapolated from reads measured up to stride 16: "
+            "notebook 06, pitfall 6). The course's byte counts assume coalesced access.") in text
     pitfall_6 = markdown("06_pitfalls.ipynb")
     assert "64 bytes" in pitfall_6 and "hypothesis" in pitfall_6
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text(encoding="utf-8").split())
@@ -493,7 +499,10 @@ def test_00_review_6a_span_and_launch():
     # review 15e: the library's unpacked fp32 vector roof; review 25a: printed with the library's
     # label, as notebook 02's table prints it
     assert analogy.break_figures()["roofs"]["low"] == "fp32 vector, unpacked"
-    assert "(fp32 vector, unpacked; fp64 vector the same)" in printed
+    # review 32a: packed and unpacked are a qualifier a first-hour reader cannot use; the page
+    # prints the two roofs that tie at the bottom, and the appendix keeps the packed figure
+    assert "unpacked" not in printed and "packed" not in printed
+    assert "81.7 TFLOP/s (fp32 and fp64 vector) to 2,614.9 (fp8 matrix): 32x" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
@@ -647,7 +656,7 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     # T01-3: 989.4 is dense; the datasheet's 1,979 is with 2:4 sparsity (twice the dense figure)
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
     # review 15e: the sparsity footnote moves to the appendix; the opening keeps "dense"
-    assert "(989.4 TFLOP/s, dense)" in text01 and "1,979" not in text01
+    assert "(989.4 TFLOP/s)" in text01 and "H200's dense peaks" in text01 and "1,979" not in text01
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert ("The bf16 tensor roof is 989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes 2:4 "
             "structured sparsity, two zeros in every four values of one operand") in appendix
@@ -661,8 +670,9 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "sits that much further left" not in text01
     # review 15e: "further still against HBM" is said of the H200; review 19d: the larger unit is
     # the L2's fetch from HBM, labelled a hypothesis
-    assert ("and sits 8 times further left on an L2 roofline. On the H200 it sits further still against HBM "
-            "([appendix]") in text01
+    # review 32a: the HBM claim is measured up to stride 16 only
+    assert ("and sits 8 times further left on an L2 roofline. On the H200, strided reads sit further still "
+            "against HBM (measured up to stride 16: [appendix]") in text01
     # C01-1: the bound, not the measured point, is size-free
     assert "lands on the same point" not in text01
     # review 9a C01-3: "bound" meant a time bound in step 2, and that one doubles
@@ -671,7 +681,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "an instruction class (precision and unit) and a memory level" in text01
     # C00-1: no undefined jargon in the learning path
     assert "MUFU" not in text00 and "sectors" not in text00
-    assert "memory transaction sizes, caches, and the special-function unit (exp, sin)" in text00
+    # review 32a: notebook 02 covers the exp on the MUFU, not sin
+    assert "memory transaction sizes, caches, and the special-function unit (exp)" in text00 and "sin)" not in text00
     # T00-1: the printed span says which roofs it spans
     assert "2. MI300X, multiply-add roofs: 81.7 TFLOP/s" in _printed("00_start_here.ipynb", "break_figures")
 
@@ -746,7 +757,9 @@ def test_01_review_9a_wavefront_bf16_bytes_and_the_explorer():
     assert "The bound needs one fact" not in step2
     assert "The two floors of step 1 hold for every kernel, so together they give" in step2
     assert step2.index("\\max") < step2.index("Perfect overlap, the slower job at its peak throughout and the other hidden under it, reaches this bound")
-    assert "### Primer" not in step2 and nb[at + 1].source.startswith("### Primer: warps, schedulers and issue slots")
+    # review 32a: the step's formula, then the cell computing it, then the primer
+    assert "### Primer" not in step2 and "bounds.serial_s" in nb[at + 1].source
+    assert nb[at + 2].source.startswith("### Primer: warps, schedulers and issue slots")
 
 
 def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first():
@@ -769,7 +782,7 @@ def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first()
     assert verdicts < at["## Step 6: slide it yourself"]
     assert "(near-roof)" in "".join(o.get("text", "") for o in nb[verdicts].outputs)
     text = markdown("01_derivation.ipynb")
-    assert "Step 5's tiled GEMM does" in text and "far higher roof (step 6)" in text
+    assert "Step 5's tiled GEMM does" in text and "far higher roof (step 6 shows it on the H200)" in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     assert "Notebook 01's step 5 prints, for each example kernel" in appendix
 
@@ -817,8 +830,8 @@ def test_01_review_10a_overlap_reaches_the_bound_and_an_above_roof_point_may_hav
     # review 15a: the provenance (measured to stride 16, extrapolated past it) is the appendix's
     assert "past it, an extrapolation" not in text
     # review 25a: the hypothesis (the L2's 64-byte fetch) moved to the appendix's section
-    assert ("it sits further still against HBM "
-            "([appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); notebook 06, pitfall 6)") in text
+    assert ("strided reads sit further still against HBM (measured up to stride 16: "
+            "[appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01); notebook 06, pitfall 6)") in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     appendix = words(appendix)
     assert "the longest measured" not in appendix and "the longest stride the fit explains" in appendix
@@ -852,19 +865,21 @@ def test_01_review_10a_the_unit_slip_table_names_its_right_row():
     assert "none:" not in printed and printed.startswith("no slip (GFLOP/s over GB/s)")
 
 
-def test_00_review_10a_the_packed_figure_is_printed_and_no_gemm_suspect_list():
+def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_list():
     text = markdown("00_start_here.ipynb")
     # C00-2: the data sheet's packed figure was the cell's to print, beside the unpacked one;
-    # review 15e took it out; review 25a: without it the data sheet contradicts the 32x, so it is back
+    # review 15e took it out; review 25a put it back; review 32a: a first-hour reader cannot use the
+    # packed / unpacked qualifier, so the page links the appendix section that reconciles the data sheet
     from rooflinelib.lessons import analogy
     roofs = analogy.break_figures()["roofs"]
     printed = _printed("00_start_here.ipynb", "break_figures")
-    assert (f"{roofs['ratio']:.0f}x; {roofs['ratio_to_packed']:.0f}x the data sheet's packed fp32 vector, "
-            f"{roofs['packed_fp32_gflops'] / 1e3:,.1f}") in printed
-    assert "32x; 16x the data sheet's packed fp32 vector, 163.4" in printed and "ordinary fp32" not in printed
+    assert "the data sheet's packed fp32 vector" not in printed and f"{roofs['packed_fp32_gflops'] / 1e3:,.1f}" not in printed
+    assert round(roofs["ratio"]) == 32 and "): 32x" in printed and "ordinary fp32" not in printed
+    assert "packed" not in text and "appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
-    assert "It leaves the data sheet's packed 163.4 and its 16× to notebook 02" not in appendix
-    assert "and the 16× from the data sheet's packed 163.4, so that a reader who checks the data sheet finds both" in appendix
+    assert "and the 16× from the data sheet's packed 163.4, so that a reader who checks the data sheet finds both" not in appendix
+    assert (f"Notebook 00 leaves the data sheet's packed {roofs['packed_fp32_gflops'] / 1e3:,.1f} and its "
+            f"{roofs['ratio_to_packed']:.0f}× span to this section") in appendix
     # C00-3: the opening page leaves the triage suspects to notebooks 01 and 06
     opening = words(cells("00_start_here.ipynb")[0].source)
     assert "independent instructions" not in opening and "index arithmetic" not in opening
@@ -953,8 +968,9 @@ def test_01_review_11a_the_tensor_core_gemm_is_a_bf16_rewrite_and_the_check_prin
     # T-01-1: an fp32 GEMM does not meet step 6's bf16 roof as it stands; rewritten in bf16 it
     # does, at a new intensity (step 6's try-it 2 says why)
     assert "The same GEMM on tensor cores would meet another" not in text
+    # review 32a: the example GPU has no tensor roof; step 6 shows the rewrite on the H200
     assert ("Rewritten in bf16 for the tensor cores, the GEMM would move to a new intensity under a "
-            "far higher roof (step 6)") in text
+            "far higher roof (step 6 shows it on the H200).") in text and "far higher roof (step 6)." not in text
     assert "roughly halve its bytes and so roughly double its I" in text
     # C-01-4: the check cell has no stored output on purpose; the question says so
     question = next(words(c.source) for c in cells("01_derivation.ipynb")
@@ -1319,4 +1335,51 @@ def test_00_01_02_review_26a_did_not_grow():
 def test_00_01_02_review_25a_did_not_grow():
     for name, before in (("00_start_here.ipynb", 1392), ("01_derivation.ipynb", 2386),
                          ("02_operator_intensities.ipynb", 2245)):
+        assert len(markdown(name).split()) <= before, name
+
+
+# --- review 32a (notebooks 00, 01 and 02) ----------------------------------------------------------
+
+def test_02_review_32a_the_unfused_point_says_its_softmax_flops_are_not_tensor_flops():
+    # minor 1: the unfused point is judged against the bf16 tensor roof though its softmax's 5s²
+    # FLOPs run off the tensor cores; their share, 5 / (4d + 5) at d = 128, is 1%
+    d = 128
+    unfused = operators.attention(8192, d, fused=False, dtype="bf16")
+    share = operators.SOFTMAX_FLOPS_PER_ELEMENT * 8192 ** 2 / unfused.n_flops
+    assert share == pytest.approx(5 / (4 * d + 5)) and f"{share:.0%}" == "1%"
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert ("Unfused attention's one point combines three kernels, each memory-bound (the attention section); "
+            f"its softmax's FLOPs, {share:.0%} of the total, are not tensor FLOPs, and the verdict holds either way.") in text
+    # the verdict holds either way: each of the three kernels is memory-bound against its own roof
+    assert unfused.n_flops / unfused.n_bytes < H200.ridge("bf16-tensor")
+    assert (operators.SOFTMAX_FLOPS_PER_ELEMENT / 4) < H200.ridge("fp32")  # the softmax at 5/4 FLOP/byte
+    assert "the softmax at 5/4" in text
+
+
+def test_02_review_32a_both_exp_figures_are_lower_bounds():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert ("at least a quarter longer on the A100, at least half again as long on the H100 and H200") in text
+
+
+def test_00_review_32a_the_kitchen_pictures_the_model_and_breaks_in_at_least_three_places():
+    text = words(markdown("00_start_here.ipynb"))
+    assert "the roofline's optimistic model, breaks in three places" not in text
+    assert "The kitchen, like the roofline it pictures, breaks in at least three places." in text
+    # the learning path names what notebook 02 covers on the special-function unit: the exp, not sin
+    assert "(exp, sin)" not in text and "sin" not in markdown("02_operator_intensities.ipynb").split()
+
+
+def test_01_review_32a_the_primer_does_not_split_step_2_from_its_cell():
+    nb = cells("01_derivation.ipynb")
+    step2 = next(i for i, c in enumerate(nb) if c.source.startswith("## Step 2"))
+    assert nb[step2 + 1].cell_type == "code" and "serial / overlapped" in nb[step2 + 1].source
+    assert nb[step2 + 2].source.startswith("### Primer: warps")
+    assert nb[step2 + 3].source.startswith("### The max is a floor")
+    # the terms the max-is-a-floor section uses (SM, warps, issue slots) are defined before it
+    assert "issue slots" in nb[step2 + 3].source and "**issue slot**" in nb[step2 + 2].source
+
+
+def test_00_01_02_review_32a_did_not_grow():
+    for name, before in (("00_start_here.ipynb", 1389), ("01_derivation.ipynb", 2382),
+                         ("02_operator_intensities.ipynb", 2237)):
         assert len(markdown(name).split()) <= before, name
