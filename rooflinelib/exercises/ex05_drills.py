@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (AnswerError, Choices, check_choice, check_number, check_side, report,
-                                           reveal)
+from rooflinelib.exercises.grading import (SIDES, AnswerError, Choices, check_choice, check_number,
+                                           check_side, report, reveal)
 from rooflinelib.core.machines import H200
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
 from rooflinelib.core.vocabulary import BF16_TENSOR, TF32_TENSOR
@@ -123,15 +123,25 @@ RIDGE_MOVES = _NoGuessChoices({
                                           "the ridge stays put", "it does not move")),
 })
 
+def _with_descriptions(options: dict, extra: dict = None) -> dict:
+    """``options`` with each option's own description, whole and up to its colon, read as that
+    option ("memory-bound, left of the ridge" and the first-step table's own
+    "look past the roofline first: occupancy, ..." were refused as unreadable); ``extra`` adds
+    more spellings by name."""
+    extra = extra or {}
+    return {name: (desc, tuple(synonyms) + (desc, desc.split(":")[0]) + tuple(extra.get(name, ())))
+            for name, (desc, synonyms) in options.items()}
+
+
+#: The side menu with its descriptions ("at the ridge, both roofs bind"), as exercise 4's.
+_SIDES = _NoGuessChoices(_with_descriptions(SIDES.options, {"ridge": ("both roofs bind",)}))
+
 #: Exercise 2's menus, with the spellings drill 3's answers use (the menu's
 #: own "look past the roofline", the profiler's names, the model answer's launch-size check).
-_FIRST_STEPS = _NoGuessChoices({**FIRST_STEPS.options, "profile": (
-    FIRST_STEPS.options["profile"][0],
-    FIRST_STEPS.options["profile"][1] + ("look past the roofline", "look past the roofline first",
-                                         "nsight compute", "ncu", "nsight", "run the profiler",
-                                         "check the launch size", "launch size",
-                                         "check that the launch fills the gpu"))})
-_LIMITERS = _NoGuessChoices(LIMITERS.options)
+_FIRST_STEPS = _NoGuessChoices(_with_descriptions(FIRST_STEPS.options, {"profile": (
+    "look past the roofline", "look past the roofline first", "nsight compute", "ncu", "nsight",
+    "run the profiler", "check the launch size", "launch size", "check that the launch fills the gpu")}))
+_LIMITERS = _NoGuessChoices(_with_descriptions(LIMITERS.options))
 
 
 def _percent_as_factor(answer):
@@ -183,7 +193,7 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
         check_number(ridge_point, key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(key_ridge * 1000, units), (key_ridge / 1000, units),
                                (1 / key_ridge, "the ridge is P divided by B")]),
-        check_side(side, D2_INTENSITY, key_ridge, "side of the ridge"),
+        check_side(side, D2_INTENSITY, key_ridge, "side of the ridge", choices=_SIDES),
         check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
                      factor_hints=False,
                      # the hint names no side (it would give the answer of the side check above)
@@ -223,10 +233,11 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
         # A bare "latency" is a stall's here: the launch's is ruled out by the run time, so it is
         # accepted, saying so (exercise 2, where either reading fits, hints).
         check_choice(bound_by, {limiter, "cache", "latency"}, "what bounds it", _LIMITERS,
-                     hints={"memory": "it sits at the ridge, and reaches only a small part of "
-                                      "its roof: is either roof what stops it?",
-                            "compute": "it sits at the ridge, and reaches only a small part of "
-                                       "its roof: is either roof what stops it?",
+                     # the hint does not confirm where it sits (the ridge is a separate answer)
+                     hints={"memory": "compare its rate with its roof: it reaches only a small "
+                                      "part of it. Is either roof what stops it?",
+                            "compute": "compare its rate with its roof: it reaches only a small "
+                                       "part of it. Is either roof what stops it?",
                             "launch": f"{D3_FLOPS:.1e} FLOPs at {D3_ACHIEVED_GFLOPS / 1000:g} "
                                       f"TFLOP/s take {seconds * 1e3:.0f} ms, thousands of times a "
                                       "launch's cost: the launch cannot be what holds it back"},
@@ -308,7 +319,7 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
         check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge again: which "
-                                     "is larger?"}),
+                                     "is larger?"}, choices=_SIDES),
         # A ratio of two times: no FMA/copy factor-of-2 hint. A speedup of 1 is the "same FLOPs,
         # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
         check_number(_percent_as_factor(speedup), memory_before / memory_after, "speedup from fusion", unit="x",
@@ -470,7 +481,7 @@ def _numeric_answers() -> None:
         f"tf32 on an H200 ({ratios['bf16']:.1f} in bf16, which also changes the precision), so "
         "check the instruction mix first. "
         "The bytes can be wasteful: uncoalesced access that moves eight times the bytes it needs "
-        "makes the intensity and the roof eight times too low, and the kernel then moves junk "
+        "makes the measured intensity and the roof eight times too low, and the kernel then moves junk "
         "efficiently. Or the algorithm is the problem: a worse-complexity method, or a kernel "
         "that need not run at all (a redundant copy or layout change), can sit at its roof and "
         "still be pure waste.",

@@ -104,3 +104,48 @@ def test_fix4_accounting_functions_may_return_numbers_with_their_unit():
     assert "float64 is the accumulator" in slip.checks[1].message, slip
     bad = ex04.check_accounting(lambda n: n, lambda n: f"{4 * n} GB/s", lambda n: n, lambda n: n).checks[1]
     assert bad.status == "invalid" and "at n=4096 it returned something unusable" in bad.message, bad
+
+
+# --- fix 5: key 5 reads the menus' own descriptions; drill 3's hint; drill 8's measured intensity --
+
+@pytest.mark.parametrize("side", ["memory-bound, left of the ridge", "memory-bound", "memory"])
+def test_fix5_drills_2_and_4_read_the_side_menus_description(side):
+    assert ex05.check_drill2(300, side, 120, 0.133).checks[1].passed
+    assert ex05.check_drill4(0.125, 0.625, side, 5).checks[2].passed
+    assert ex05.check_drill4(0.125, 0.625, "still " + side, 5).checks[2].passed
+
+
+def test_fix5_drill_2_wrong_side_description_is_a_wrong_side_not_unreadable():
+    check = ex05.check_drill2(300, "compute-bound, right of the ridge", 120, 0.133).checks[1]
+    assert check.status == "fail", check
+    check = ex05.check_drill2(300, "compute-bound (at the ridge)", 120, 0.133).checks[1]
+    assert check.status == "invalid" and "did you mean" not in check.message, check
+
+
+@pytest.mark.parametrize("bound_by", ["something the roofline does not model",
+                                      "something the roofline does not model: occupancy, latency, stalls"])
+@pytest.mark.parametrize("first", ["look past the roofline first: occupancy, stall reasons, spills, tail effects",
+                                   "look past the roofline first"])
+def test_fix5_drill_3_reads_its_tables_descriptions(bound_by, first):
+    report = ex05.check_drill3(20, 20, 60, 0.2, bound_by, first)
+    assert report.checks[4].passed and report.checks[5].passed, report
+
+
+def test_fix5_drill_3_bound_hint_does_not_confirm_the_ridge():
+    for wrong in ("memory", "compute"):
+        check = ex05.check_drill3(20, 20, 60, 0.2, wrong, "profile").checks[4]
+        assert check.status == "fail", check
+        assert "ridge" not in check.message, check.message
+
+
+def test_fix5_drill_8_model_answer_says_measured_intensity():
+    text = ex05.model_answer(8, "the roof may be the wrong one and the bytes may be wasteful").model_answer
+    assert "makes the measured intensity and the roof eight times too low" in text
+
+
+def test_fix5_no_hint_in_keys_4_and_5_states_twice_or_half_the_key():
+    from pathlib import Path
+    root = Path(ex04.__file__).resolve().parent
+    for name in ("ex04_place_kernel.py", "ex05_drills.py"):
+        text = (root / name).read_text()
+        assert "twice the key" not in text and "half the key" not in text, name
