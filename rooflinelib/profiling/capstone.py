@@ -345,7 +345,7 @@ def _at_the_limits(passes_of, three_pass: bool = False) -> str:
         return f"a race {where}: " + _race_hint(found[0])
     error = _max_error(y, buffers["x"])
     if not error < MAX_RELATIVE_ERROR:
-        return (f"right at the small sizes, but wrong output {where}: the largest relative error is {error:.3g}; the "
+        return (f"right at the small sizes, but wrong output {where}: {_largest_error(error)}; the "
                 f"row's one large value (+{LARGE_SHIFT:g}) sits in the last column, thread {threads - 1}'s: does every "
                 "reduction cover every thread of the block (cuda.blockDim.x of them, not 32)?")
     if three_pass and not np.array_equal(buffers["maxima"], buffers["x"].max(axis=1)):
@@ -854,6 +854,13 @@ def _only_large_row_wrong(y, x) -> bool:
     return bool(np.isfinite(y[ordinary]).all() and _max_error(y, x, ordinary) < MAX_RELATIVE_ERROR)
 
 
+def _largest_error(error: float) -> str:
+    """``"the largest relative error is 0.5"``, or, for a NaN or infinite error, that the output holds
+    NaN or inf (review 31f, 4: "the largest relative error is nan")."""
+    import math
+    return f"the largest relative error is {error:.3g}" if math.isfinite(error) else "the output holds NaN or inf"
+
+
 def _wrong_output(y, x, error: float) -> str:
     """Why ``y`` is wrong, in the order that finds the cause: outputs never written (still
     :data:`UNWRITTEN`: often a loop that strides by THREADS where the simulator runs
@@ -901,7 +908,7 @@ def _wrong_output(y, x, error: float) -> str:
         return (f"the other rows are right, but {negative} is wrong or not finite: does each maximum start at "
                 "-inf (float32(-math.inf)) or at the row's first value? A start at 0 is above every value of that "
                 "row, so 0 is subtracted and every exp underflows to 0")
-    return f"the largest relative error is {error:.3g}; check each pass against its description"
+    return f"{_largest_error(error)}; check each pass against its description"
 
 
 def _spans(values, most: int = 4) -> str:
@@ -1000,10 +1007,10 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         (streaming, "that is the streaming online softmax (it reads x twice from global memory); this fused kernel "
                     "keeps its row on chip and reads x once"),
         (1.0, "the FLOPs are the same in both; a memory-bound kernel's time follows its bytes"),
-        (three / (fused / 2), "twice the key's: does your fused count leave out the write of y (4 bytes per "
-                              "element instead of 8)?"),
-        (three / (2 * fused), "half the key's: does your fused count read x three times (16 bytes per element "
-                              "instead of 8), or your 3-pass count leave out passes?"),
+        (three / (fused / 2), "that divides by a fused count of 4 bytes per element: does it leave out the write "
+                              "of y (x read once and y written once, 8 bytes per element)?"),
+        (three / (2 * fused), "that divides by a fused count in which the kernel would read x three times (16 bytes per element "
+                              "instead of 8), or by a 3-pass count that leaves out passes"),
         # review 23f, 4: the two usual slips between 1.67 and 5
         ((three - n * 4) / fused, "that counts the 3-pass version's bytes as 16 per element: pass 1 reads x, pass 2 "
                                   "reads x and writes e, pass 3 reads e and writes y, 20 bytes per element"),
@@ -1592,10 +1599,11 @@ def _shortfall_sentence(three, fused) -> str:
         return head + ("launches between the passes, or passes that stream below the fused rate; without the "
                        "kernels' own times (a profile with counters) the two cannot be told apart.")
     # The kernels' times come from the Nsight Compute run, the median from the timed one.
-    return head + (f"in a second run, under Nsight Compute, the three kernels took {_us(g['kernel_s'])}, which "
-                   f"leaves {_between(g, three)}, for launches and gaps; Nsight Compute flushed the L2 before "
-                   f"each kernel and the timed run did not, so if the kernels ran about as long in both, the other "
-                   f"{_us(g['inside_kernels_s'])} is passes moving their bytes below the fused kernel's rate.")
+    return head + (f"in a second run, under Nsight Compute, the three kernels took {_us(g['kernel_s'])}. That "
+                   f"leaves {_between(g, three)}, for launches and gaps. So the other "
+                   f"{_us(g['inside_kernels_s'])} is passes moving their bytes below the fused kernel's rate, if the "
+                   f"kernels ran about as long in both runs (Nsight Compute flushed the L2 before each kernel; the "
+                   f"timed run did not).")
 
 
 def graded_profiles(pair: Pair, recorded: dict) -> tuple:

@@ -123,3 +123,30 @@ def test_a_stride_1_slip_is_refused_before_the_slow_stated_launch_and_the_page_g
         check = next(c.source for c in nb.cells if c.cell_type == "markdown"
                      and c.source.startswith("The check runs both versions"))
         assert "(10–20 s)" in check and "a few seconds" not in check
+
+
+def test_a_nan_error_is_said_as_nan_or_inf_in_the_output():
+    # review 31f, 4: "the largest relative error is nan"
+    assert capstone._largest_error(float("nan")) == "the output holds NaN or inf"
+    assert capstone._largest_error(float("inf")) == "the output holds NaN or inf"
+    assert capstone._largest_error(0.5) == "the largest relative error is 0.5"
+
+
+def test_the_speedup_slips_name_their_cause_not_the_key():
+    # review 31f, 5: "twice the key's" / "half the key's"
+    for wrong, cause in ((5.0, "a fused count of 4 bytes per element"), (1.25, "read x three times")):
+        message = capstone.check_prediction(wrong, 8, 256).message
+        assert cause in message and "the key" not in message, message
+    source = Path(capstone.__file__).read_text()
+    assert "twice the key" not in source and "half the key" not in source
+
+
+def test_the_model_answers_third_point_is_split_into_sentences():
+    # review 31f, clarity: one long sentence with three clauses and a conditional
+    profiles, _ = capstone.recorded_pair()
+    pair = capstone.recorded_softmax(profiles)
+    said = capstone._shortfall_sentence(pair["3-pass"], pair["fused"])
+    assert "took 413 us. That leaves about 12 us, within the two runs' noise, for launches and gaps. So the other" \
+        in said, said
+    assert "if the kernels ran about as long in both runs (Nsight Compute flushed the L2 before each kernel; " \
+           "the timed run did not)." in said, said
