@@ -2064,8 +2064,11 @@ def test_the_capstone_page_review_18b():
         assert "15.5" not in task and "ridge printed above" in task
         # after the counters: which numbers Part 5 uses, and why ncu's FLOPs exceed the 5 a element
         at = next(i for i, c in enumerate(nb.cells) if "capstone.counters_text(graded)" in c.source)
-        after = nb.cells[at + 1]
-        assert after.cell_type == "markdown" and after.source.startswith("Part 5 uses the two GB/s rates")
+        after, before = nb.cells[at + 1], nb.cells[at - 1]
+        # review 31f: the numbers Part 5 uses are named above the output; only the FLOP note follows it
+        assert before.cell_type == "markdown" and before.source.rstrip().splitlines()[-1].startswith(
+            "Part 5 uses the two GB/s rates")
+        assert after.cell_type == "markdown" and after.source.startswith("On the recorded pair ncu counts 13.4")
         assert "ncu counts 13.4 fp32 FLOPs per element, not 5: each `exp` compiles to about ten" in after.source
         assert not any("The next cell ends with Nsight Compute's counters" in m for m in md)
         # cell 21: three numbered questions
@@ -2286,7 +2289,8 @@ def test_the_page_says_the_copy_roof_flatters_the_3_pass_share():
     # faster mix: read 4,595 GB/s against the copy's 4,256 in the recorded Lab 1); one sentence says so
     for folder in ("solutions", "exercises"):
         nb = nbformat.read(str(NOTEBOOK.parents[1] / folder / "06_place_your_kernel_capstone.ipynb"), as_version=4)
-        after = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("Part 5 uses"))
+        # review 31f: said under Part 5's heading, with the question on the shares
+        after = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## Part 5"))
         assert ("Pass 1 only reads, which streams faster than a copy, so the 3-pass share is if anything generous."
                 in " ".join(after.split())), folder
         assert "a shift by any other value of that row overflows too" not in " ".join(
