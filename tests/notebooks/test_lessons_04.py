@@ -59,7 +59,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
     envelope, one = summary["envelope"], summary["sweep"]
     for quoted in (f"ridge is {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
-                   f"reached {envelope['at_ridge']:.0%} of its roof"):
+                   f"reached {envelope['at_ridge']:.0%} there"):
         assert quoted in prose, quoted
     # review 18c: the one-vector kernel's knee and share are the table's, not the prose's
     # review 19c: the per-kernel summary is the appendix's; the page prints the envelope's roof table
@@ -205,7 +205,7 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     prose = words(markdown("04_sweep.ipynb"))
     # review 10c C04-1: the crossover in words; the figure carries the rates, the appendix the tie's
     # review 12c T04-2: the tie says which kernel leads, so "from K = 40 the envelope is pipelined" agrees
-    # review 18c: the table starts at K = 32; the omitted rows' lead is said, and checked below
+    # review 18c: the table's omitted rows' lead is said, and checked below (review 32b: it starts at K = 16)
     # review 19c: one caveat sentence; the leads are the appendix's table
     # review 26b: who wins where (a 0.16% lead at K = 40, "a tie") is the appendix's alone
     assert "tie at K = 40" not in prose and "so B is `sweep`'s and P `sweep_pipelined`'s." in prose
@@ -301,8 +301,9 @@ def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_l
     assert "(the table's first row; live, your stored Lab 1 copy mix)" not in md["5ab96826"]
     assert "(the table's first row)" in md["5ab96826"]
     # review 26b E1: only the recorded run timed its copy beside the kernels; nothing cancels a live run's drift
-    assert ("The recorded run's copy speed is a copy timed beside the kernels; a live run uses your Lab 1 copy "
-            "roof, which drifts a few percent from run to run.") in md["sweep-14"]
+    # review 32b: the same two facts, shorter (words paid for the clarity items)
+    assert ("Copy speed: recorded, a copy timed beside the kernels; live, your Lab 1 copy roof (drifting a "
+            "few percent).") in words(md["sweep-14"])
     assert "cancels that drift" not in md["sweep-14"]
     # review 19c: only the recorded run times its own copy; a live run uses Lab 1's copy mix
     assert "a copy timed in its own run" not in md["sweep-00"]
@@ -510,7 +511,7 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     nb = cells("04_sweep.ipynb")
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
-    assert words(nb[figure + 1].source).startswith("Its two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    assert words(nb[figure + 1].source).startswith("Each point is one kernel doing K FMAs per element: I = K/4. The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -553,7 +554,7 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert "fits the numbers" not in text
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
     # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
-    assert "why is open" not in text and text.endswith("The corner is round: the overlap is partial.")
+    assert "why is open" not in text and words(text).endswith("Issue slots cost a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -858,7 +859,8 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     # E04-2: loop control costs a fixed few instructions per 256-FMA trip, a near-constant floor
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
-    assert "issue slots" not in prose  # review 19c: the hypotheses are the appendix's
+    # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
+    assert prose.lower().count("issue slots") == 1 and "Issue slots cost a few percent at most" in prose
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -965,8 +967,11 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     ridge = envelope["ridge"]
     assert ridge / (ridge + ridge) == 0.5 and 0.5 < envelope["at_ridge"] < 1
     text = _nb04_md("sweep-12")
-    assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge; the sweep reached "
-            f"{envelope['at_ridge']:.0%} of its roof at K = {envelope['ridge_k']}. The corner is round: the overlap is partial.") in text
+    # review 32b: K = 64 is I = 16, not the ridge: no overlap gives 51% there
+    i = envelope["ridge_k"] / 4
+    assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
+    assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge (51% at K = 64); the sweep "
+            f"reached {envelope['at_ridge']:.0%} there. The corner is round, most likely from partial overlap") in words(text)
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1185,7 +1190,7 @@ def test_04_review_25b_says_why_the_copy_speeds_differ():
     assert round(lo) == 4176 and round(hi) == 4280 and round(100 * (hi - lo) / lo, 1) == 2.5
     text = words(_md04()["sweep-14"])
     # review 26b E1: the drift in one plain sentence, true in both modes (a live run scores on Lab 1's copy)
-    assert "a live run uses your Lab 1 copy roof, which drifts a few percent from run to run." in text
+    assert "live, your Lab 1 copy roof (drifting a few percent)." in text
     assert "cancels that drift" not in text
 
 
@@ -1195,3 +1200,46 @@ def test_04_review_28b_the_naive_transpose_is_described_per_warp():
     prose = words(markdown("04_sweep.ipynb"))
     assert "each thread reads along a row" not in prose
     assert "- **naive**: each warp reads along a row (neighbouring threads read neighbouring addresses)" in prose
+
+
+# --- review 32b: notebook 04 ----------------------------------------------------------------------
+
+def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
+    text = words(_nb04_md("sweep-12"))
+    assert "The corner is round: the overlap is partial." not in text
+    assert ("The corner is round, most likely from partial overlap; B and P come from two kernels (below). "
+            "Issue slots cost a few percent at most "
+            "([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    page = words(appendix("appendix-04-sweep.md"))
+    # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
+    assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
+    assert "## The corner and the dip, unexplained" in appendix("appendix-04-sweep.md")
+
+
+def test_04_review_32b_the_appendix_says_where_the_table_starts():
+    from rooflinelib.lessons.sweep_lesson import ROOF_TABLE_KS, roof_table
+    from rooflinelib.store.results import recorded
+    assert ROOF_TABLE_KS[0] == 16
+    first = roof_table(recorded("sweep")).splitlines()[3]
+    assert first.split()[0] == "16" and first in outputs("04_sweep.ipynb")
+    page = words(appendix("appendix-04-sweep.md"))
+    assert "the notebook's table starts at K = 32" not in page and "the notebook's table starts at K = 16" in page
+
+
+def test_04_review_32b_the_78_percent_is_under_nsight_compute_with_caches_flushed():
+    reading = words(_nb04_md("sweep-18"))
+    assert "the rest is slow streaming, at 78% of the copy's rate under Nsight Compute, caches flushed." in reading
+    assert "--cache-control all" in appendix("appendix-04-sweep.md")
+
+
+def test_04_review_32b_clarity_the_dial_up_front_and_no_fragment():
+    from rooflinelib.measure.accounting import sweep_intensity
+    # each point: K FMAs (2K FLOPs) on a 4-byte read and a 4-byte write per element
+    assert all(sweep_intensity(k) == 2 * k / 8 == k / 4 for k in (1, 16, 64, 1024))
+    assert words(_nb04_md("sweep-03z")).startswith("Each point is one kernel doing K FMAs per element: I = K/4.")
+    opening = words(_nb04_md("sweep-00"))
+    assert "In notebook 03's modes (live GPU, live CPU, recorded H200)." not in opening
+    assert "**How this notebook runs.** It runs in notebook 03's three modes." in opening
+    # the special-function unit is defined where the course first uses it, in notebook 02
+    assert "special-function unit (MUFU" in markdown("02_operator_intensities.ipynb")
+    assert len(markdown("04_sweep.ipynb").split()) <= 1533  # review 32b: no growth
