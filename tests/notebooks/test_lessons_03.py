@@ -1041,7 +1041,7 @@ def test_03_review_19e_says_where_the_datasheet_is_close_and_where_not():
     assert rows["l2"]["datasheet"] is None
     # review 25b #3: the read mix (6% lower) is in the list too
     assert round(100 * (1 - rows["dram-read"]["fraction"])) == 6
-    claim = ("The vendor figures are close for the FMA loops and the write (within about 2%). It is not for the read "
+    claim = ("The vendor figures are close for the FMA loops and the write (within about 2%). They are not for the read "
              "(6% lower), the copy mix (11% lower) or the bf16 tensor cores (18.5% lower), and they give no L2 figure.")
     assert claim in prose
     # it is the reading the datasheet section opens with, before the table
