@@ -100,28 +100,6 @@ def shares_text(machine, memory, shares) -> str:
     return "\n".join(lines)
 
 
-#: The opening chart's labels this notebook words differently from :data:`pitfalls.RECORDED_POINTS`
-#: (review 32d: the two-kernel variant has the same FLOPs and bytes, not the same computation).
-CHART_LABELS = {"pitfall 2: the same work, phases in turn": "pitfall 2: same FLOPs and bytes, two kernels"}
-
-
-def chart_points(experiments=None) -> list:
-    """The opening chart's points: :func:`pitfalls.recorded_points`, with pitfall 1's add taken
-    from the run whose table the notebook prints (``launch_empty``'s add, timed by device events
-    like the first run's) where that run is recorded, and the labels of :data:`CHART_LABELS`."""
-    runs = recorded_experiments() if experiments is None else experiments
-    points = []
-    for p in pitfalls.recorded_points(runs):
-        name = CHART_LABELS.get(p.name, p.name)
-        if p.name.startswith("pitfall 1: 4096-element add") and runs.get("launch_empty") is not None:
-            add = next(v for v in runs["launch_empty"].variants if v.extra.get("part") == "kernel")
-            p = pitfalls.MixPoint(name, add.n_flops, add.n_bytes, add.gflops, p.memory_ceiling)
-        elif name != p.name:
-            p = pitfalls.MixPoint(name, p.n_flops, p.n_bytes, p.achieved_gflops, p.memory_ceiling)
-        points.append(p)
-    return points
-
-
 def launch_pair(experiment) -> dict:
     """Of a ``launch_empty`` run: the tiny add and an empty kernel given the same three arrays,
     both timed by device events (seconds), and the add's element count."""

@@ -184,7 +184,7 @@ def test_the_tiny_add_sits_almost_four_decades_under_its_roof_as_06_opens():
     from rooflinelib.lessons import pitfalls
     from rooflinelib.lessons import pitfalls_lesson
     machine, _ = pitfalls.recorded_mix_roofs()
-    rows = pitfalls.roof_shares(pitfalls_lesson.chart_points(), machine)  # review 32d: the chart's points
+    rows = pitfalls.roof_shares(pitfalls.recorded_points(), machine)  # review 32d: the chart's points
     add = rows[0]
     assert add["name"].startswith("pitfall 1: 4096-element add") and add["memory"] == "dram-copy"
     assert add["roof_gflops"] == pytest.approx(machine.ceiling("dram-copy").value / 12)
@@ -262,7 +262,7 @@ def test_triage_cells_get_the_measured_fractions_of_roof():
     # review 2, item T9: 06 passed 0.02 and 0.55; the recorded runs give 0.002 and 0.5093
     from rooflinelib.lessons import pitfalls
     from rooflinelib.lessons import pitfalls_lesson
-    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls_lesson.chart_points(), pitfalls.recorded_mix_roofs()[0])}
+    share = {r["name"]: r["fraction"] for r in pitfalls.roof_shares(pitfalls.recorded_points(), pitfalls.recorded_mix_roofs()[0])}
     assert round(share["pitfall 1: grid-stride K=64 on 2 blocks"], 3) == 0.002
     assert round(share["pitfall 2: same FLOPs and bytes, two kernels"], 4) == 0.5093
     code = _code("06")
@@ -1605,10 +1605,12 @@ def test_06_review_27d_the_launch_symptom_holds_for_the_charted_and_the_printed_
               for t in (first.median_s, printed["add_s"])]
     assert all(r > 5000 for r in ratios) and round(ratios[0], -1) != round(ratios[1], -1)  # two runs, both over
     # review 32d: the chart now plots the printed run's add (point A), not the first run's noisy one
-    point = pitfalls_lesson.chart_points()[0]
+    point = pitfalls.recorded_points()[0]
     assert point.name.startswith("pitfall 1: 4096-element add")
     assert point.n_flops / point.achieved_gflops / 1e9 == pytest.approx(printed["add_s"])
-    assert "pitfalls_lesson.chart_points()" in _code("06") and "pitfalls.recorded_points()" not in _code("06")
+    assert "pitfalls.recorded_points()" in _code("06")
+    # one table of chart points (RECORDED_POINTS): its pitfall-1 row is the printed run's kernel variant
+    assert recorded_experiments()["launch_empty"].variants[pitfalls.RECORDED_POINTS[0][1]].extra["part"] == "kernel"
     text = " ".join(_prose("06").split())
     assert "5,566" not in text and "sits more than 5,000 times under its roof" in text
 
