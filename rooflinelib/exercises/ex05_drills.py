@@ -392,9 +392,9 @@ MODEL_ANSWERS = {
         "include what uncoalesced access wastes; or they counted FLOPs differently (a "
         "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
         "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
-        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a FLOP "
-        "convention accounts for up to 2x each (counting an exp or a divide as 1 FLOP or as its "
-        "instruction sequence can do more); a gap of 8x almost always comes from the bytes "
+        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, each FLOP "
+        "convention changes the count by at most 2x, and counting an exp or a divide as its "
+        "instruction sequence can change it more. A gap of 8x almost always comes from the bytes "
         "(32-byte sectors for 4 useful bytes is exactly 8x). The exception is complex "
         "arithmetic: a complex multiply-add is one operation or 8 real FLOPs. Until both state "
         "their sizes and conventions the two numbers cannot be compared.",

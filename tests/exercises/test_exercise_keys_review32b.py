@@ -149,3 +149,21 @@ def test_fix5_no_hint_in_keys_4_and_5_states_twice_or_half_the_key():
     for name in ("ex04_place_kernel.py", "ex05_drills.py"):
         text = (root / name).read_text()
         assert "twice the key" not in text and "half the key" not in text, name
+
+
+# --- fix 6: clarity: drill 5's FLOP-convention sentence; key 4's solution comment from the data --
+
+def test_fix6_drill_5_model_answer_states_the_2x_plainly():
+    text = ex05.model_answer(5, "they may have counted bytes at different memory levels").model_answer
+    assert "accounts for up to 2x each" not in text
+    assert "each FLOP convention changes the count by at most 2x" in text
+
+
+def test_fix6_key_4_solution_comment_quotes_no_recorded_percentage():
+    import nbformat
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[2] / "solutions" / "04_place_your_kernel.ipynb"
+    code = " ".join(c.source for c in nbformat.read(page, 4).cells if c.cell_type == "code")
+    assert "reaches 97% of I x R" not in code
+    assert "reduction_fraction_of_dram below) shows no compute limit" in code
+
