@@ -601,6 +601,12 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                        mistakes=[(lambda n: e * n, "the kernel reads x and writes y: both cross "
                                                    "memory"),
                                  (lambda n: 2 * n, "float32 is 4 bytes per element"),
+                                 # review 33k2 item 3: y read before it is written
+                                 (lambda n: 3 * e * n, "12 bytes per element counts a read of y as "
+                                                       "well: the kernel reads x and only writes y "
+                                                       "(a CPU without streaming stores reads y's "
+                                                       "lines first, but that is the cache's traffic, "
+                                                       "not the kernel's count)"),
                                  (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits")]),
     )
 
@@ -889,7 +895,15 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                        + ([H200.ceiling("dram").value] if "H200" in setup.machine.name else [])]
                       if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else [])
             + ([(2 * red["gbps"] / setup.read_gbps, _EIGHT_BYTES)]
-               if abs(2 * setup.peak_gbps / setup.read_gbps - 1) > 0.03 else []))),
+               if abs(2 * setup.peak_gbps / setup.read_gbps - 1) > 0.03 else [])
+            # review 33k2 item 3: against the copy ceiling, where it is its own figure
+            + ([(red["gbps"] / setup.copy_gbps,
+                 "that is against the copy ceiling C; the reduction only reads: score it against "
+                 "the read ceiling, setup.read_gbps")]
+               if setup.dram_copy_gbps and all(abs(setup.copy_gbps / g - 1) > 0.03
+                                               for g in (setup.read_gbps, setup.peak_gbps,
+                                                         2 * setup.peak_gbps))
+               else []))),
         check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
@@ -914,7 +928,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                    hints=_fma_side_hints(fma, b_hint, bool(setup.dram_copy_gbps)), spread=setup.copy_ridge_spread,
                    choices=_SIDES),
         # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
-        check_number(fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
+        _rounded_fraction(fma_fraction_of_roof, fma["fraction"], check_number(
+                     fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.02,
                      # review 19k2 K4-7: achieved / (I x C) is also GB/s over C: both named
                      mistakes=[(fma["achieved"] / wrong, "divide the achieved GFLOP/s by the roof you "
@@ -923,8 +938,42 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                             if name == "I x C alone" else ""))
                                for wrong, name in _fma_wrong_roofs(setup, fma)]
                      # review 23k K4-1: against the fp64 roof is a wrong roof, not a factor-2 recount
-                     + _fp64_fraction_slip(setup, fma)),
+                     + _fp64_fraction_slip(setup, fma))),
     )
+
+
+def _plausible_rounding(value: float, key: float) -> bool:
+    """Review 33k2 item 1: whether a fraction can be the key rounded, 0.8 or 80% for 0.822: written
+    to at most two significant figures (as a fraction or a percentage), and within 2.5
+    percentage points of the key, or the key rounded to one figure."""
+    if value != _rounded_sig(value, 2) and 100 * value != _rounded_sig(100 * value, 2):
+        return False
+    return abs(value - key) <= 0.025 or value == _rounded_sig(key, 1)
+
+
+def _rounded_sig(value: float, digits: int) -> float:
+    return float(f"{value:.{digits - 1}e}") if value else 0.0
+
+
+def _rounded_fraction(answer, key: float, check: Check) -> Check:
+    """A wrong-roof hint heard by a fraction that is also a plausible rounding of the key (review
+    33k2 item 1: 0.8 lies within 2% of the fraction against I x C alone, 0.793) names both
+    readings, rounding first, rather than a slip the student may not have made."""
+    if check.status != "fail" or not check.message.startswith("divide the achieved GFLOP/s"):
+        return check
+    try:
+        value = read_number(answer, check.question, "fraction")
+    except (AnswerError, NotAnsweredError):
+        return check
+    if value > 1.5 and not (isinstance(answer, str) and "%" in answer):
+        value /= 100  # a bare percentage, as check_number reads it
+    if not _plausible_rounding(value, key):
+        return check
+    slip = check.message.split("not by ", 1)[1] if "not by " in check.message else "another roof"
+    return Check(check.question, "fail",
+                 "too far from the key to pass (±2% or ±0.5 percentage points): if you rounded, give "
+                 f"two more figures; or did you divide by {slip}? (divide by the roof you found "
+                 "above, min(P, I x C))")
 
 
 def _usable_rate(rate):
@@ -1070,6 +1119,13 @@ def model_verdict(setup, attempt):
 
     def where(ridge):
         past = intensity / ridge - 1
+        # Review 33k2 item 2: far from the ridge a ratio, not a percentage ("83% left" read as a
+        # distance when the intensity is 17% of the ridge)
+        if max(intensity / ridge, ridge / intensity) >= 1.5:
+            if past > 0:
+                return f"{intensity / ridge:.2g}× right of it, outside the ±{RIDGE_BAND:.0%} band"
+            return (f"{ridge / intensity:.2g}× left of it (its intensity is {intensity / ridge:.0%} "
+                    f"of the ridge), outside the ±{RIDGE_BAND:.0%} band")
         if side_of_ridge(intensity, ridge) == "ridge":
             return f"{abs(past):.0%} {'right' if past >= 0 else 'left'} of it, inside the ±{RIDGE_BAND:.0%} band"
         return f"{abs(past):.0%} {'right' if past > 0 else 'left'} of it, outside the ±{RIDGE_BAND:.0%} band"

@@ -327,7 +327,11 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                      # the hint names no side (it would give the answer of
                      # the side check above)
                      mistakes=[(1.0, "the FLOPs are the same: which of F/P and M/B sets its "
-                                     "time, before and after?")]),
+                                     "time, before and after?"),
+                               # the ratio inverted: after over before
+                               (memory_after / memory_before, "that is the time after over the "
+                                                              "time before: a speedup is the time "
+                                                              "before over the time after")]),
     )
 
 
@@ -375,7 +379,7 @@ MODEL_ANSWERS = {
         "needs at least the longer of the two, max(F/P, M/B), and it reaches that floor only if "
         "the two overlap completely; dividing the work F "
         "by that time caps the rate at min(P, (F/M) x B) = min(P, I x B). Only the max is a bound, "
-        "a lower one, and it holds with no assumption; using it as the time is the hopeful step, "
+        "a lower one, and it holds with no assumption about overlap; using it as the time is the hopeful step, "
         "since that floor is reached only with perfect overlap. The sum, F/P + M/B, is the model's time with no overlap, both "
         "units at their peaks; a real kernel can take longer still (stalls, latency: see drill "
         "3), so the sum is no bound. The sum is furthest above the max, twice as long, when the "
@@ -392,15 +396,17 @@ MODEL_ANSWERS = {
         "include what uncoalesced access wastes; or they counted FLOPs differently (a "
         "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
         "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
-        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, each FLOP "
-        "convention changes the count by at most 2x, and counting an exp or a divide as its "
-        "instruction sequence can change it more. A gap of 8x almost always comes from the bytes "
-        "(32-byte sectors for 4 useful bytes is exactly 8x). The exception is complex "
-        "arithmetic: a complex multiply-add is one operation or 8 real FLOPs. Until both state "
+        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, those two "
+        "FLOP conventions change the count by at most 2x each, 4x together. Only two other "
+        "counting choices can reach 8x alone: an exp or a divide counted as its instruction "
+        "sequence, and complex arithmetic (a complex multiply-add is one operation or 8 real "
+        "FLOPs). Otherwise a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
+        "useful bytes is exactly 8x). Until both state "
         "their sizes and conventions the two numbers cannot be compared.",
         ("different memory levels", "ideal versus measured bytes",
-         "at one size, FLOP conventions explain up to 2x each (except a complex multiply-add, 1 "
-         "or 8 FLOPs); 8x comes from the bytes",
+         "at one size, FLOP conventions explain up to 2x each (4x for two); only instruction "
+         "sequences or a complex multiply-add (1 or 8 FLOPs) reach 8x; otherwise 8x comes "
+         "from the bytes",
          "the same kernel at another size, shape or data type")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "

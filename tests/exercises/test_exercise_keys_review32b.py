@@ -58,7 +58,8 @@ def test_fix2_fma_fraction_right_answers_pass(answer):
 def test_fix2_fma_fraction_against_i_x_c_gets_the_named_hint(answer):
     check = _check(_answers(RECORDED, fma_fraction_of_roof=answer), "FMA kernel fraction")
     assert check.status == "fail", check
-    assert "not by I x C alone" in check.message, check.message
+    # review 33k2: 0.8 and 80% (plausible roundings of 0.822) hear the rounding too, and the slip
+    assert "I x C alone" in check.message, check.message
 
 
 @pytest.mark.parametrize("folder", ["solutions", "exercises"])
@@ -156,7 +157,7 @@ def test_fix5_no_hint_in_keys_4_and_5_states_twice_or_half_the_key():
 def test_fix6_drill_5_model_answer_states_the_2x_plainly():
     text = ex05.model_answer(5, "they may have counted bytes at different memory levels").model_answer
     assert "accounts for up to 2x each" not in text
-    assert "each FLOP convention changes the count by at most 2x" in text
+    assert "FLOP conventions change the count by at most 2x each" in text  # review 33k2: consistent with the 8x choices
 
 
 def test_fix6_key_4_solution_comment_quotes_no_recorded_percentage():
