@@ -309,7 +309,7 @@ def gate_lines(demo) -> list:
 
 
 def sustained_text(experiment) -> str:
-    """Pitfall 8's evidence in two lines: the cool card's ten-launch burst against the held
+    """Pitfall 8's evidence: the GEMM's shape (M x N x K, from the run's ``n``), the cool card's ten-launch burst against the held
     windows (rate and SM clock), then the board's power against its limit and the reason NVML
     gave for the lower clock.  Every window, and the hot card's burst, are in the appendix."""
     from rooflinelib import testing
@@ -318,11 +318,24 @@ def sustained_text(experiment) -> str:
               if v.extra.get("part") == "sustained" and v.extra.get("sm_clock_mhz_median")]
     clock = f", SM clock {pitfalls.mhz_text(min(clocks), max(clocks))}" if clocks else ""
     held_s = max((v.extra.get("elapsed_s") or 0.0) for v in experiment.variants if v.extra.get("part") == "sustained")
-    return (f"ten launches, cool card: {held['cool_tflops']:.0f} TFLOP/s\n"
+    n = (experiment.extra or {}).get("n")
+    shape = f"the GEMM: bf16 on the tensor cores, {n} x {n} x {n}\n" if n else ""
+    return (shape + f"ten launches, cool card: {held['cool_tflops']:.0f} TFLOP/s\n"
             f"held {held_s:.0f} s: {held['low_tflops']:.0f} to {held['high_tflops']:.0f} TFLOP/s{clock}\n"
             f"board power up to {held['power_median_w']:.0f} W (window medians), limit "
             + (f"{held['power_limit_w']:.0f} W" if held["power_limit_w"] else "not read")
             + f"; NVML's reason for the lower clock: {', '.join(testing.throttle_names(held['reasons'])) or 'none'}")
+
+
+def link_text(name: str = "pcie5-x16") -> str:
+    """A datasheet link's rate, exactly: the raw signalling rate per direction, what 128b/130b
+    encoding leaves (PCIe Gen3 on), and the both-directions figure data sheets print."""
+    from rooflinelib.core.interconnect import LINKS
+    link = LINKS[name]
+    raw = link.gbps_per_direction
+    encoded = f", {raw * 128 / 130:.1f} after 128b/130b encoding" if name.startswith("pcie") else ""
+    return (f"{link.label}: {raw:.0f} GB/s per direction is the raw rate{encoded}; "
+            f"data sheets print {link.gbps_both_directions:.0f} GB/s, both directions")
 
 
 #: How :meth:`Lesson.show` prints each experiment that has more to say than its table.

@@ -164,7 +164,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert f"`exp2` ran at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
     rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
     assert f"at its roof ({rows[256]['direct_at_roof_s'] * 1e6:.0f} and {rows[1024]['direct_at_roof_s'] * 1e6:.0f} µs) would beat" in text
-    assert f"beat this whole-signal FFT's {rows[256]['fft_s'] * 1e6:.0f} µs" in text
+    assert f"beat this whole-signal FFT (about {rows[256]['fft_s'] * 1e6:.0f} µs)" in text
     assert f"it loses even at its roof to the FFT's {rows[4096]['fft_s'] * 1e6:.0f} µs" in text  # its times: the table's
     sustained = runs["sustained"].variants
     held = min(v.gflops for v in sustained if v.extra.get("part") == "sustained")
@@ -647,7 +647,8 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     assert recorded_experiments()["sustained"].extra["seconds"] == 120
     text = " ".join(_prose("06").split())
     # review 32d: "on the H200" cut (the header names the device)
-    assert "The recorded run held the bf16 GEMM for two minutes" in text and "for minutes" not in text
+    # review 33d E1: the held GEMM is the 8192^3 one, not pitfall 4's, and the page says so
+    assert "The recorded run held a larger bf16 GEMM (8192³) for two minutes" in text and "for minutes" not in text
     # review 16d E1: the two minutes are the recording's; the cell, run live, holds it for what it asks
     assert "The next cell runs the GEMM" not in text
     # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so;
@@ -722,7 +723,9 @@ def test_06_review_6d_technical_wording():
     assert "[its gap]" not in text
     assert text.index("Against two compute roofs the bf16 kernel gets opposite verdicts.") < text.index("**Symptom.** Against the fp32 roof")
     # review 11d C06-5: the triage's verdict in plain words
-    assert "compute-bound at 569%, a share no kernel reaches." in text and "fed it" not in text
+    # review 33d T5: a point above its roof is not "compute-bound" at any share
+    assert "sits above the roof, at 569%, a share no kernel reaches." in text and "fed it" not in text
+    assert "compute-bound at 569%" not in text
     # T06-4: the copy roof is the nearest measured mix, not the add's own
     # review 18a: the clause's three qualifiers are the appendix's (the opening chart's section)
     assert "the nearest measured mix" not in text
@@ -889,11 +892,11 @@ def test_06_has_one_fp32_and_one_bf16_roof():
     printed, text = _printed("06"), _prose("06")
     assert f"fp32 FMA {fp32:,.1f} " in printed and f"bf16 tensor {bf16:,.1f} " in printed
     assert f"({wrong['fraction']:.0%})" in printed and "(568%)" not in printed
-    assert f"compute-bound at {wrong['fraction']:.0%}," in text and "568%" not in text
+    assert f"sits above the roof, at {wrong['fraction']:.0%}," in text and "568%" not in text
     assert "in the opening chart, on Lab 1's roof" not in text
     assert f"bf16 tensor at {bf16:,.1f} TFLOP/s, it is memory-bound at 63% (of I × B, 591.4)" in text
     # review 32d: the sustained paragraph names the GEMM, not a second figure for its roof
-    assert "The recorded run held the bf16 GEMM for two minutes" in " ".join(text.split()) and "797" not in text
+    assert "The recorded run held a larger bf16 GEMM (8192³) for two minutes" in " ".join(text.split()) and "797" not in text
     assert f"compute (bf16-tensor)                                 {bf16 * 1e3:,.0f}" in printed
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the pitfall run also timed the two roofs beside its gemms, 66.1 and 797.3 tflop/s" in page.lower()
@@ -1031,7 +1034,8 @@ def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
     from rooflinelib.lessons import pitfalls
     text, printed = " ".join(_prose("06").split()), _printed("06")
     assert "tuning is the fix" not in text
-    assert "would beat this whole-signal FFT's 386 µs" in text
+    # review 33d T3: 386 us is m = 256's FFT time; m = 1,024's is 387
+    assert "would beat this whole-signal FFT (about 386 µs)" in text and "FFT's 386 µs" not in text
     assert "**overlap-save**, FFTs on blocks a few times m long" in text
     # review 16d: one hedge each; the appendix says what the unraced route leaves open
     assert "(the last table; not raced)" in text and "whether a tuned direct kernel beats it" not in text
@@ -1115,8 +1119,9 @@ def test_06_review_13d_fft_tie_and_three_array_dispatch():
     # repeat overlapped: faster as measured (the table's "only as measured"), not a tie
     spreads = fft.spread + direct.spread
     assert lead > spreads
-    assert (f"The FFT was faster at all four lengths, at m = 256 by {lead:.0%}, just over the two spreads "
-            f"together ({spreads:.1%})." in text
+    # review 33d: the spreads are the table's; the sentence states the lead alone
+    assert (f"The FFT was faster at all four lengths, at m = 256 by {lead:.0%}." in text
+            and "just over the two spreads" not in text
             and "a tie" not in text and "within its" not in text and "faster at every length" not in text)
     assert abs(lead - (fft.spread + direct.spread)) < 0.005
     assert lead < fft.spread + direct.spread + 0.01 and "The FFT beat the direct kernel at every length" not in text
@@ -1445,7 +1450,8 @@ def test_06_review_18a_pitfall_8_leads_with_its_lesson_and_its_detail_is_the_app
         assert kept in page
     printed = [line for c in _cells("06") if c["cell_type"] == "code" and 'lesson.show("sustained"' in "".join(c["source"])
                for o in c["outputs"] for line in "".join(o.get("text", "")).splitlines()]
-    assert len(printed) == 3
+    # review 33d: the GEMM's shape, then the three lines of evidence
+    assert len(printed) == 4 and printed[0] == "the GEMM: bf16 on the tensor cores, 8192 x 8192 x 8192"
 
 
 def test_06_review_18a_the_small_fixes():
@@ -1638,7 +1644,8 @@ def test_06_review_27d_trivials_the_hold_the_dispatch_and_short_kernels():
     from rooflinelib.experiments.record import recorded_experiments
     assert recorded_experiments()["sustained"].extra["seconds"] == 120
     code = _code("06")
-    assert ("# live, this holds 30 s, maybe too short to reach the power cap; the recorded run held 120 s\n"
+    # review 33d: "maybe too short to reach the power cap" was lab log
+    assert ("# live, this holds 30 s; the recorded run held 120 s\n"
             'sustained = lesson.show("sustained", gpu={"seconds": 30})') in code
     text = " ".join(_prose("06").split())
     assert "split among kernels likely too short to reach their roofs (pitfall 1)" in text
@@ -1694,8 +1701,9 @@ def test_06_review_32d_trivial_errors_and_clarity_items():
     assert all(v.n_flops / v.n_bytes == 0.25 for v in strided)
     assert "The strided kernel counts one add per float read (0.25 FLOP/byte)." in text
     # cell 19: the point before the table; the write mix in one line
-    assert ("Against two compute roofs the bf16 kernel gets opposite verdicts. Its memory roof is the write mix: "
-            "its bytes are nearly all writes.") in text
+    # review 33d (words): the write mix is said once, in the printed line under the table
+    assert "Against two compute roofs the bf16 kernel gets opposite verdicts." in text
+    assert "memory roof B: Lab 1's write mix, 4,693 GB/s (98.5% of each GEMM's bytes are writes)" in _printed("06")
     # cell 45: the stored widget image is captioned as live
     assert "The widget below is live: run the notebook to use it." in text
     # pitfall 1 is the lesson, not the record of two runs
@@ -1710,3 +1718,25 @@ def test_06_review_32d_stride_32_ran_slower_than_the_64_byte_fetch_predicts():
     assert s32.median_s > s16.median_s / 2 and s32.gbps / base.gbps < s16.gbps / base.gbps
     text = " ".join(_prose("06").split())
     assert "Stride 32 ran slower than that predicts" in text and "Stride 32 ran faster" not in text
+
+
+def test_06_review_33d_the_held_gemm_the_pcie_rate_the_l2_roof_and_the_burst_clock():
+    from rooflinelib.experiments.record import recorded_experiments
+    run = recorded_experiments()["sustained"]
+    n = run.extra["n"]
+    # E1: the held GEMM is 8192^3 (2 n^3 FLOPs a launch), not pitfall 4's 16384 x 16384 x 128
+    assert n == 8192 and all(v.n_flops == 2 * n ** 3 for v in run.variants)
+    assert "(8192^3)" in run.title and "16384" not in run.title
+    text, printed = " ".join(_prose("06").split()), _printed("06")
+    assert "held the bf16 GEMM" not in text and "a larger bf16 GEMM (8192³)" in text
+    assert "the GEMM: bf16 on the tensor cores, 8192 x 8192 x 8192\nten launches, cool card: 797 TFLOP/s\n" in printed
+    # T2: 64 GB/s is PCIe Gen5 x16's raw rate per direction; 63.0 after 128b/130b; 128 both ways
+    assert ("PCIe Gen5 x16: 64 GB/s per direction is the raw rate, 63.0 after 128b/130b encoding; "
+            "data sheets print 128 GB/s, both directions") in printed
+    # T4: the L2 kernel's 202% names its roof: Lab 1's fastest DRAM mix, the write
+    assert "202% of Lab 1's fastest DRAM roof (write mix)" in printed and "202% of Lab 1's DRAM roof" not in printed
+    assert "2.0 times Lab 1's fastest DRAM roof (the write mix)." in text
+    # clarity: the burst's clock reading predates its load, so 76% and 85% need not match
+    assert "the burst's 1,980 MHz was read before its load." in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
+    assert "NVML's readings before the load" in page
