@@ -20,6 +20,7 @@ numpy and numba are imported inside the functions that need them.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import dataclasses
 import inspect
@@ -197,6 +198,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
         def grade():
             import numpy as np
             worst = 0.0
+            # review 33f, 1: two shared arrays on one line are one array in the simulator; refuse before running
+            one_line = _shared_on_one_line(passes_of(softmax_buffers(*sizes[0])))
+            if one_line:
+                return Check(question, "fail", one_line)
             for rows, cols in sizes:
                 buffers = softmax_buffers(rows, cols)
                 buffers["x"][LARGE_ROW, LARGE_COL] += np.float32(LARGE_SHIFT)
@@ -538,12 +543,40 @@ def _once_rules(passes_of, size) -> str:
               for (_, args), c in zip(passes, counted["per_launch"]) for i, a in enumerate(args) if a is x]
     reads = (sum(x_read) if x_read else counted["read"]) / x.nbytes  # x not passed as itself: every read
     if reads > 1 + READ_ONCE_SLACK:
+        fixed = _fixed_x_read(passes, x)
+        if fixed:  # review 33f, 2: name the cause, every thread reading one element
+            return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: the "
+                    f"line `{fixed}` has every thread read the same element of x; start the max at -inf "
+                    "(float32(-math.inf)) instead, so each element of x is read once")
         return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: load each "
                 "element of x once into the row in shared memory (cuda.shared.array), then use row[c] from there")
     writes = counted["written"] / y.nbytes
     if writes > 1 + READ_ONCE_SLACK:
         return (f"writes {writes:.3g}x the bytes of y to global memory: write each element of y once, at the end, "
                 "and keep the values before it (the row, its exps) in shared memory")
+    return ""
+
+
+def _fixed_x_read(passes, x) -> str:
+    """The source line of the first read of ``x`` at a constant column (``m = x[r, 0]``) in a kernel of
+    ``passes`` that is passed ``x``, or '': a read every thread of the block makes, so x is read more than
+    once (review 33f, 2)."""
+    for kernel, args in passes:
+        fn = kernel_py_func(kernel)
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+            tree = ast.parse(source)
+            params = [a.arg for a in tree.body[0].args.args]
+        except (OSError, TypeError, SyntaxError, ValueError, IndexError, AttributeError):
+            continue
+        names = {params[i] for i, a in enumerate(args) if a is x and i < len(params)}
+        lines = source.splitlines()
+        for node in sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
+            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name) and node.value.id in names
+                    and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+                    and isinstance(node.slice.elts[1], ast.Constant) and 0 < node.lineno <= len(lines)):
+                return lines[node.lineno - 1].strip()
     return ""
 
 
@@ -744,6 +777,38 @@ def _local_constants(tree, fn) -> dict:
                 values[name] = found[-1]
                 changed = True
     return values
+
+
+def _shared_on_one_line(passes) -> str:
+    """``"NAME: the line `...` allocates 2 shared arrays: ..."`` for the first source line of a kernel of
+    ``passes`` (or a device function it calls) with two or more ``cuda.shared.array`` calls, or ''.
+    Numba's simulator keys a shared array by the line that allocates it, so two on one line
+    (``row = ...; part = ...`` or ``row, part = ..., ...``) are one array there, while on a GPU they are
+    two: a right kernel would fail with a misleading hint (review 33f, 1)."""
+    for kernel, _ in passes:
+        try:  # a launch list the check cannot read is left to the checks that run it
+            fn = kernel_py_func(kernel)
+            functions = [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
+        except Exception:
+            continue
+        for f in functions:
+            try:
+                source = textwrap.dedent(inspect.getsource(f))
+                tree = ast.parse(source)
+            except (OSError, TypeError, SyntaxError, ValueError):
+                continue
+            per_line = collections.Counter(
+                node.lineno for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "array"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "shared")
+            crowded = sorted(line for line, n in per_line.items() if n > 1)
+            if crowded:
+                lines = source.splitlines()
+                text = lines[crowded[0] - 1].strip() if crowded[0] <= len(lines) else ""
+                return (f"{f.__name__}: the line `{text}` allocates {per_line[crowded[0]]} shared arrays: put each "
+                        "cuda.shared.array on its own line (the CUDA simulator tells shared arrays apart by their "
+                        "line, so on one line they are one array; on a GPU they are two)")
+    return ""
 
 
 def _unsized_array(fn) -> str:
@@ -986,6 +1051,11 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
             (lambda rows, cols: keys[(rows, cols)] + 4 * rows * cols,
              f"that is 24 bytes per element, one array too many: {passes}, 20 bytes per element"),
         ]
+    elif question.startswith("fused") or all(len(c.get("per_launch", ())) == 1 for c in counted_at.values()):
+        # review 33f, 3: the fused slip, named
+        mistakes.append((lambda rows, cols: keys[(rows, cols)] - 4 * rows * cols,
+                         "that is 4 bytes per element, the write of y left out: the fused kernel reads x once and "
+                         "writes y once, 8 bytes per element"))
     return check_function(formula, lambda rows, cols: keys[(rows, cols)], samples, question, mistakes=mistakes)
 
 
