@@ -332,7 +332,9 @@ def test_00_breaks_use_no_term_defined_later():
     # review 25a: "ordinary fp32" left the data sheet's 163.4 (16x) unexplained: the page says which fp32
     # review 32a: fp64 vector ties with it, and the packed qualifier leaves the first hour
     assert "unpacked fp32 (16 times its data sheet's packed figure)" not in section
-    assert "the slowest of its multiply-add roofs, where its fp32 and fp64 vector units tie" in section
+    # review 33: the fp32 rate that ties fp64 is the unpacked one
+    assert "the slowest of its multiply-add roofs, where unpacked fp32 and fp64 vector rates tie" in section
+    assert "where its fp32 and fp64 vector units tie" not in section
     assert "ordinary fp32" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
 
@@ -501,8 +503,9 @@ def test_00_review_6a_span_and_launch():
     assert analogy.break_figures()["roofs"]["low"] == "fp32 vector, unpacked"
     # review 32a: packed and unpacked are a qualifier a first-hour reader cannot use; the page
     # prints the two roofs that tie at the bottom, and the appendix keeps the packed figure
-    assert "unpacked" not in printed and "packed" not in printed
-    assert "81.7 TFLOP/s (fp32 and fp64 vector) to 2,614.9 (fp8 matrix): 32x" in printed
+    # review 33: the fp32 rate that ties fp64 is named unpacked; the packed figure stays the appendix's
+    assert "163.4" not in printed and printed.count("packed") == printed.count("unpacked") == 1
+    assert "81.7 TFLOP/s (unpacked fp32 and fp64 vector) to 2,614.9 (fp8 matrix): 32x" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
@@ -579,7 +582,10 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     assert n_bf16_out == 825
     assert "so every GEMM's intensity doubles too" in text and "the **same** N" not in text  # review 9b C02-4
     # review 15b C02-3, 16b, then review 19d: the bf16-C case is a second idea; it is the appendix's
-    assert "With C written in bf16" not in text and f"N = {n_bf16_out}" not in text
+    # review 33: one clause in the notebook says real fp8 GEMMs write C in bf16, with its N and the link
+    assert "With C written in bf16" not in text
+    assert ("Real fp8 GEMMs write C in bf16: N = 825 "
+            "([appendix](../docs/appendix-00-02.md#the-gemm-sizes-at-the-ridge-notebook-02))") in words(text)
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert ("An fp8 GEMM that writes C in bf16, as usual, moves $N^2 (1 + 1 + 2)$ bytes, so $I = N/2$ and "
             f"it reaches the fp8 ridge at N = {n_bf16_out}.") in appendix
@@ -588,7 +594,7 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     tiles = {m.name: (operators.smallest_tile(m.ridge("fp32"), 4096)["exact"],
                       operators.smallest_tile(m.ridge("bf16-tensor"), 4096, "bf16")["exact"]) for m in (A100, H100_SXM, H200)}
     # review 25a: 435 is the exact b at N = 4096; 2I* itself is 412
-    assert f"({tiles['H200'][1]} at N = 4096), about 8 times the fp32 tile" in text
+    assert f"({tiles['H200'][1]} at N = 4096), {tiles['H200'][1] / 57:.1f} times the fp32 tile" in text  # review 33: as printed
     assert all(7.5 < big / small < 8.5 for small, big in tiles.values()), tiles
     assert "get the rest of their reuse from the L2" in text
     cell = next(c for c in cells("02_operator_intensities.ipynb") if "smallest_tile" in c.source)
@@ -875,7 +881,8 @@ def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_li
     printed = _printed("00_start_here.ipynb", "break_figures")
     assert "the data sheet's packed fp32 vector" not in printed and f"{roofs['packed_fp32_gflops'] / 1e3:,.1f}" not in printed
     assert round(roofs["ratio"]) == 32 and "): 32x" in printed and "ordinary fp32" not in printed
-    assert "packed" not in text and "appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02" in text
+    # review 33: "unpacked" names the fp32 rate that ties fp64; the packed figure stays the appendix's
+    assert text.count("packed") == text.count("unpacked") == 1 and "appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "and the 16× from the data sheet's packed 163.4, so that a reader who checks the data sheet finds both" not in appendix
     assert (f"Notebook 00 leaves the data sheet's packed {roofs['packed_fp32_gflops'] / 1e3:,.1f} and its "
@@ -935,11 +942,11 @@ def test_02_review_9b_clarity():
     assert "an add, a multiply, a compare, an `exp` or a divide is **1 FLOP**" in text
     # C02-4: why one N, and what fp8 still buys, are two paragraphs after the threshold's
     # review 15b C02-3: "why one N" has its own sub-heading
-    cell = next(c.source for c in nb if c.cell_type == "markdown" and "What fp8 still buys" in c.source)
+    cell = next(c.source for c in nb if c.cell_type == "markdown" and "What fp8 buys" in c.source)
     paragraphs = [words(p) for p in cell.split("\n\n")]
     assert paragraphs[1] == "### Why one N for every tensor precision"
     assert paragraphs[2].startswith("On the H200 each tensor precision's ridge scales")
-    assert paragraphs[3].split(":")[0] == "What fp8 still buys, though N stays"
+    assert paragraphs[3].split(":")[0] == "What fp8 buys"  # review 33: N stays only with C in fp8
 
 
 # --- notebook 02 after review 10b -----------------------------------------------------------------
@@ -1230,8 +1237,8 @@ def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_comp
         assert side_of_ridge(2 * {"fp32": 84, "bf16": 619}[dtype] / (3 * e), r) == "ridge"
     # review 25a: the band's thresholds, too terse in the lesson, are the appendix's (asserted below)
     assert "ridge band" not in text and f"N = {first['fp32']}" not in text
-    # the fp8-with-bf16-C aside moved to the appendix
-    assert "N = 825" not in text
+    # the fp8-with-bf16-C aside moved to the appendix; review 33: the notebook keeps one clause and the link
+    assert text.count("N = 825") == 1 and "Real fp8 GEMMs write C in bf16: N = 825" in words(text)
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     fp8 = next(n for n in range(1, 5000) if n / 2 >= H200.ridge("fp8-tensor"))
     assert f"it reaches the fp8 ridge at N = {fp8}" in appendix
@@ -1280,7 +1287,7 @@ def test_02_review_25a_the_tensor_tile_is_2i_star_412_and_435_at_n_4096():
     assert (round(twice), exact) == (412, 435)
     assert "ridge: 435 on the H200" not in text
     assert (f"For the bf16 tensor ridge $b \\approx 2I^{{*}}$, {round(twice)} on the H200 "
-            f"({exact} at N = 4096), about 8 times the fp32 tile") in text
+            f"({exact} at N = 4096), 7.6 times the fp32 tile") in text  # review 33: as printed, not 'about 8'
     printed = _printed("02_operator_intensities.ipynb", "smallest_tile(")
     assert f"H200: smallest tile reaching the fp32 ridge b = 57" in printed
     assert f"b = {exact}, 7.6x wider; 2I* = {round(twice)}" in printed
@@ -1383,3 +1390,11 @@ def test_00_01_02_review_32a_did_not_grow():
     for name, before in (("00_start_here.ipynb", 1389), ("01_derivation.ipynb", 2382),
                          ("02_operator_intensities.ipynb", 2237)):
         assert len(markdown(name).split()) <= before, name
+
+
+def test_02_review_33_sectors_are_the_caches_and_one_n_is_scoped():
+    text = words(markdown("02_operator_intensities.ipynb"))
+    assert "Memory moves in 32-byte" not in text and "The caches move 32-byte **sectors**." in text
+    assert "in every tensor-core precision (C in the same type), at N = 619" in text
+    assert "Real fp8 GEMMs write C in bf16: N = 825" in text and "though N stays" not in text
+    assert "about 8 times the fp32 tile" not in text

@@ -644,7 +644,10 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     assert "the copy roof measured in its own session" not in prose
     # N3-c6, N3-c1, N3-c3
     assert "the right verdict from the wrong roof" not in prose
-    assert "still near the roof, so the verdict happens to survive, but the score is wrong" in prose
+    # review 33: against the write roof the score is a lower, conservative one, not a wrong one
+    assert "but the score is wrong" not in prose and "happens to survive" not in prose
+    assert ("Against `dram`, the write's faster roof, a roof its mix cannot reach, it would score a lower, "
+            "conservative 82%; the verdict holds.") in prose
     assert "This notebook's one idea" not in prose
     assert "## Every row Lab 1 recorded" in appendix("appendix-03-ceilings.md")  # review 14: the table's reading
     # review 7b G-1: the band is log-symmetric; the prose states it as the grader applies it
@@ -1105,7 +1108,7 @@ def test_03_review_25b_scopes_the_headline_claim():
     opening = words(cells("03_ceilings.ipynb")[0].source)
     assert "the datasheet is not your roof**; the measured compute roof" not in opening
     # review 26b: "access mix" is glossed at its first use
-    assert ("**the datasheet is not your roof**, the measured ceilings are. For fp32 and DRAM's fastest access "
+    assert ("**the datasheet is not your roof**, the measured ceilings are. For fp32, fp64 and DRAM's fastest access "
             "mix (reading, writing or copying) the two agree to about 2%; for the other mixes and the tensor cores "
             "they do not.") in opening
     prose = words(markdown("03_ceilings.ipynb"))
@@ -1167,8 +1170,18 @@ def test_03_review_32b_the_softmax_reading_flags_two_sessions_and_the_exp_roof()
     assert "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in words(appendix("appendix-03-ceilings.md"))
     assert f"{1 - 4276 / 4280:.1%}" == "0.1%"
     # the FMA ridge is not the softmax's compute roof: its exps are (notebook 04)
-    assert "far left of its FMA ridge of 15.40 (its exps have a lower one: notebook 04)" in words(reading)
+    # review 33: the pointer names what notebook 04 states (the exps do not bind), not a ridge 04 never gives
+    assert "far left of its FMA ridge of 15.40 (its exps do not bind either: notebook 04)" in words(reading)
+    assert "The exps do not bind there" in words(markdown("04_sweep.ipynb"))
     # the exps' roof: one exp per element at the SFU row's rate, five FLOPs per element, over the copy roof
     sfu = _recorded_lab1().machine.ceiling("sfu").value
     exp_ridge = 5 * sfu / 4280
     assert 0.625 < exp_ridge < 15.40 and round(exp_ridge, 1) == 4.8
+
+
+def test_03_review_33_fp64_matches_its_figure_as_the_opening_says():
+    import re as _re
+    printed = "".join(o.get("text", "") for c in cells("03_ceilings.ipynb") if c.cell_type == "code" for o in c.outputs)
+    row = next(line for line in printed.splitlines() if line.startswith("fp64 ") and "GFLOP/s" in line)
+    assert abs(100 - float(_re.findall(r"([\d.]+)%", row)[0])) <= 2
+    assert "For fp32, fp64 and DRAM's fastest access mix" in words(cells("03_ceilings.ipynb")[0].source)
