@@ -26,7 +26,7 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
     # review 26b: the result in one sentence; the estimate's method is the appendix's
     # review 27b: the sentence says it is an estimate from two runs and gives its upper end
-    assert "Two runs estimate the time between kernels at about 12 µs (at most about 42 µs), well under the 98 µs shortfall" in prose
+    assert "Two runs estimate the time between kernels at about 12 µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose
     assert "The time between kernels is about 12 µs" not in prose and "two-run estimate" not in prose
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
     assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
@@ -75,7 +75,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
     # review 19c: a two-run estimate, not the profiling run's difference read as launches
-    assert f"about {split['between_s'] * 1e6:.0f} µs (at most about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
+    assert f"about {split['between_s'] * 1e6:.0f} µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -250,7 +250,7 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 26b: the result in one sentence; the method and the upper end are the appendix's
     # review 27b: an estimate from two runs, with its upper end (the appendix derives it)
     answer = (f"**Mostly not.** Two runs estimate the time between kernels at about {between:.0f} µs "
-              f"(at most about 42 µs), well under the {shortfall:.0f} µs shortfall;")
+              f"(estimated upper end: about 42 µs), well under the {shortfall:.0f} µs shortfall;")
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -431,7 +431,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "at about 12 µs (at most about 42 µs), well under" in prose  # review 27b
+    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "at about 12 µs (estimated upper end: about 42 µs), well under" in prose  # review 27b
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -473,7 +473,7 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     # review 19c: the estimate's upper end on the page, the runs behind it linked
     # review 26b: the upper end and its reasoning are the appendix's; the page links them
     # review 27b: the upper end stands beside the estimate; its derivation is the appendix's
-    assert "(at most about 42 µs)" in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    assert "(estimated upper end: about 42 µs)" in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
     assert "holds at most that much of a pass's 268 MB input, 15 us of traffic" in words(appendix("appendix-04-sweep.md"))
     assert "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     profile = recorded_profiles()["softmax 3-pass"]
@@ -554,7 +554,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     assert "fits the numbers" not in text
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
     # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
-    assert "why is open" not in text and words(text).endswith("Issue slots cost a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
+    # review 33: the corner's sentence carries the appendix's weight (issue slots a few percent at most)
+    assert "why is open" not in text and words(text).endswith("B and P come from two kernels (below). The corner is round, likely from partial overlap, with issue slots costing a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -643,7 +644,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
     assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" not in prose
     assert "explanation with a measurement. - Score a memory-bound kernel" in prose
-    assert "about 12 µs (at most about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
+    assert "about 12 µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -860,7 +861,7 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
     # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
-    assert prose.lower().count("issue slots") == 1 and "Issue slots cost a few percent at most" in prose
+    assert prose.lower().count("issue slots") == 1 and "with issue slots costing a few percent at most" in prose
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -971,7 +972,7 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
     assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge (51% at K = 64); the sweep "
-            f"reached {envelope['at_ridge']:.0%} there. The corner is round, most likely from partial overlap") in words(text)
+            f"reached {envelope['at_ridge']:.0%} there. B and P come from two kernels (below). The corner is round, likely from partial overlap") in words(text)
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1136,7 +1137,7 @@ def test_04_review_20a_trivial_items():
     # clarity: the 42 us names its reason (the appendix's L2-reuse bound)
     # review 26b: the 42 us's reason is the appendix's; the page links it
     # review 27b: the page gives the upper end beside the estimate, so 12 us does not read as measured
-    assert "(at most about 42 µs)" in md["sweep-18"] and "#the-three-pass-softmaxs-time" in md["sweep-18"]
+    assert "(estimated upper end: about 42 µs)" in md["sweep-18"] and "#the-three-pass-softmaxs-time" in md["sweep-18"]
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -1207,9 +1208,8 @@ def test_04_review_28b_the_naive_transpose_is_described_per_warp():
 def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
-    assert ("The corner is round, most likely from partial overlap; B and P come from two kernels (below). "
-            "Issue slots cost a few percent at most "
-            "([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
+    assert ("B and P come from two kernels (below). The corner is round, likely from partial overlap, with issue slots costing a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1243,3 +1243,10 @@ def test_04_review_32b_clarity_the_dial_up_front_and_no_fragment():
     # the special-function unit is defined where the course first uses it, in notebook 02
     assert "special-function unit (MUFU" in markdown("02_operator_intensities.ipynb")
     assert len(markdown("04_sweep.ipynb").split()) <= 1533  # review 32b: no growth
+
+
+def test_04_review_33_the_42_us_is_an_estimate_and_the_corner_is_weighed_as_the_appendix_does():
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "(at most about 42 µs)" not in prose and "(estimated upper end: about 42 µs)" in prose
+    assert "most likely from partial overlap" not in prose
+    assert "Derivation: [appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
