@@ -13,7 +13,7 @@ runs shipped with the course (``docs/appendix-05-hierarchy.md`` lists them):
 through the L2's slices, including the traffic over the fabric between the L2's two partitions,
 which on these kernels is about as large as their DRAM reads.  Lab 1's L2 roof is a rate of the
 bytes the SMs asked for.  To compare like with like, :func:`load` places each launch with the
-bytes the SMs sent the L2 (``lts__t_sectors_srcunit_tex`` x 32 B, :data:`REQUESTED_L2_FIELD`
+bytes moved between the SMs and the L2 (``lts__t_sectors_srcunit_tex`` x 32 B, :data:`REQUESTED_L2_FIELD`
 of the by-source run) at the L2, and :func:`slice_fractions` gives the slice-byte reading
 beside it, which is no fraction of that roof.
 """
@@ -27,7 +27,7 @@ from rooflinelib.hierarchy.level_readings import recorded_lts_by_source
 from rooflinelib.hierarchy.levels import format_bytes
 
 #: The field of the by-source record (``h200_ncu_lab4_lts_by_source.json``) with the bytes the
-#: SMs sent the L2: ncu's ``lts__t_sectors_srcunit_tex`` x 32 B.
+#: SMs and the L2 moved between them (requests from the SMs): ncu's ``lts__t_sectors_srcunit_tex`` x 32 B.
 REQUESTED_L2_FIELD = "lts_from_sm_bytes"
 #: The counter behind it, as ncu names it.
 REQUESTED_L2_METRIC = "lts__t_sectors_srcunit_tex.sum"

@@ -81,7 +81,7 @@ def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
     # review 20d: the roofs' sentence was cut; the table keeps the copy roof, section 2 the L2's
     assert f"{m.ceiling('dram').value / 1e3:.2f} a copy" in prose and tb(m.ceiling("l2").value) in prose
     ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".2f"), ("l1", ".2f"))]  # review 26c: 6.75
-    assert f"the ridge moves left as the level moves in: {', '.join(ridges)}." in prose
+    assert f"so the ridge moves left: {', '.join(ridges)}." in prose  # review 33: trimmed, same ridges
     assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
     write_ridge = h.machine_from_result(recorded, recorded_h200()).ridge("fp32", "dram")
     assert f"{write_ridge:.1f}" != ridges[0] and f"{write_ridge:.1f}" not in prose + _printed("05")
@@ -281,7 +281,7 @@ def test_05_review_13c_technical_items(prose, appendix):
     assert "L2 rows count slice traffic (fabric surplus included) against a requested-bytes roof." not in prose
     # review 22a E2: the count is the bytes sent to the L2; "requested" is kept for what the loads asked for
     # review 25c: the "to L2" count is defined in section 3, and the appendix says why Lab 1's roof fits it
-    assert '"to L2", the bytes the SMs sent the L2' in prose and "Notes: `<` marks the binding level." in prose
+    assert '"to L2", the bytes moved between the SMs and the L2' in prose and "Notes: `<` marks the binding level." in prose
     assert "The L1 and L2 roofs are load rates" in prose
     assert "so the roof and the sent bytes count the same traffic" in appendix
     # T05-4: the write roof is up to ~1% high if written lines drain after the timed launch

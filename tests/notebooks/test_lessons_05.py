@@ -671,10 +671,8 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert ("| from the L1's step to 9 MB | 1.7 to 3.1 times faster |" in text
             and "| from the L2's step to 113 MB | 2.0 to 3.3 times faster |" in text
             and "Between ranges it slides from row to row." in text and "just past a step (" not in text)
-    assert ("Hypotheses for the gaps: blocks reading one line at once share one fetch, most likely within one SM's L1 "
-            "(across SMs: not measured), "
-            "and some reads still hit the L1 "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in text
+    # review 33: the two fetch-sharing mechanisms stated neutrally (the readers disagreed which is likelier)
+    assert ("Hypotheses for the gaps (untested): blocks read lines another block (likely on another SM) just brought into the L2, or one SM's blocks share an in-flight miss in its L1; some reads still hit the L1 ([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
@@ -873,10 +871,12 @@ def test_05_splits_the_models_miss_past_a_step_with_the_l1_skipping_series():
     # review 26c E2: merging across SMs is not separated from blocks of one SM coalescing in the L1TEX
     # review 32c item 1: within one SM is the likely case (in-flight misses merge in its L1TEX); across SMs
     # no documented mechanism, and not measured
+    # review 33: two readers disagreed on which mechanism is likelier; both are stated, neither ranked
     assert ('Our hypothesis (the counters of "Blocks that share chunks" fit it): requests for one line at nearly '
-            "the same time share one fetch, most likely between blocks on one SM") in text
+            "the same time share one fetch, by one of two mechanisms; which was not measured") in text
+    assert "most likely between blocks on one SM" not in text and "most likely among the blocks" not in text
     assert "in-flight misses to one sector merge in its L1TEX before the L2" in text
-    assert "whether they also merge was not measured" in text and "either across SMs" not in text
+    assert "a block reads a line another block, likely on another SM, just brought into the L2" in text
     assert "SMs asking for one line" not in text
     assert "so the next level out moves far fewer bytes than the model counts" not in text
     assert "the same sharing, smaller, would explain" not in text
@@ -1047,7 +1047,7 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     assert ws_row.split()[-3:] == ["2,476", "89%", "<"] and "819 MB" in ws_row
     assert "847 MB" not in ws_row and "92%" not in printed
     # review 25c: one name for the count placed at the L2 ("to L2", sent), defined in section 3; no "merge" undefined
-    assert "yet 89% of Lab 1's L2 roof" in text and '"to L2", the bytes the SMs sent the L2' in " ".join(text.split())
+    assert "yet 89% of Lab 1's L2 roof" in text and '"to L2", the bytes moved between the SMs and the L2' in " ".join(text.split())
     assert "merge" not in text and "requested" not in text and "asked" not in text
     assert "L2 rows use requested bytes" not in text  # review 22a E2: "requested" is what the loads asked for
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
@@ -1075,11 +1075,11 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     assert "## Sent and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
     assert text.lower().count("hypothesis:") == 0  # review 17a; review 20d: the hypotheses sit in the table's rows
-    assert text.count("Hypotheses for the gaps:") == 1 and "| hypothesis (" not in text  # review 25c: one line under the table
+    assert text.count("Hypotheses for the gaps (untested):") == 1 and "| hypothesis (" not in text  # review 25c: one line under the table
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
-    assert "blocks reading one line at once share one fetch, most likely within one SM's L1" in text
+    assert "blocks reading one line at once share one fetch, most likely within one SM's L1" not in text  # review 33
     assert "(within one SM or across SMs)" not in text  # review 32c: the two were not equally likely
     assert "SMs reading one line at once share one fetch" not in text  # review 26c E2: across SMs only
     # one idea per section: seven numbered sections, none a validation table
@@ -1116,7 +1116,7 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 22a E1: Lab 4 itself collects the slices' bytes; the asked column is the second run's
     assert "Lab 4 takes one count per level" not in text
     # review 25c: the kernels first, then what ncu counts, one name per count
-    assert ('"to L2", the bytes the SMs sent the L2 ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
+    assert ('"to L2", the bytes moved between the SMs and the L2 ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
             in " ".join(text.split()))
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
@@ -1408,10 +1408,10 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     sent, loaded = placed.point("l2").n_bytes, placed.point("l1").n_bytes
     rate = sent / kernel.seconds
     roof = lesson.machine.ceiling("l2").value * 1e9
-    quoted = (f"`ws_read`'s SMs sent the L2 {sent / 1e6:.0f} of the {loaded / 1e6:.0f} MB they loaded "
+    quoted = (f"Of the {loaded / 1e6:.0f} MB `ws_read`'s SMs loaded, {sent / 1e6:.0f} came through the L2 "
               f"({sent / loaded:.0%}): {rate / 1e12:.2f} TB/s over its {kernel.seconds * 1e6:.1f} µs, "
               f"{rate / roof:.0%} of Lab 1's L2 roof.")
-    assert quoted == ("`ws_read`'s SMs sent the L2 819 of the 834 MB they loaded (98%): 8.65 TB/s over its "
+    assert quoted == ("Of the 834 MB `ws_read`'s SMs loaded, 819 came through the L2 (98%): 8.65 TB/s over its "
                       "94.6 µs, 89% of Lab 1's L2 roof.")
     section6 = " ".join(_prose("05").split("## 6.")[1].split())
     assert quoted in section6 and "847" not in section6 and "8.95" not in section6
@@ -1546,3 +1546,11 @@ def test_05_review32c_section_2_prints_the_levels_once():
     section2 = _prose("05").split("## 2.")[1].split("## 3.")[0]
     assert "interpolated" not in section2 and "What may set" not in section2
     assert sum(len("".join(c["source"]).split()) for c in _cells("05") if c["cell_type"] == "markdown") <= 1636
+
+
+def test_05_review_33_direction_of_the_l2_bytes_and_half_precision():
+    text = " ".join(_prose("05").split())
+    assert "the bytes the SMs sent the L2" not in text and "SMs sent the L2" not in text
+    assert "the bytes moved between the SMs and the L2" in text
+    assert "these counts miss the tensor cores, all half precision and the **MUFU**" in text
+    assert "most likely within one SM" not in text
