@@ -387,8 +387,11 @@ def test_demo_gates_live_cpu_passes_the_copy_and_fails_the_slowed_one(monkeypatc
     # the roof sits at the copy's own median rate here, so that the verdicts do not depend on
     # this machine: the copy is near 125% of it and the slowed copy (6 passes) near 21%
     k = testing.demo_kernels("cpu", 8)
-    probe = testing.gate(k.copy, *k.args, n_flops=0, n_bytes=k.n_bytes, at_least=0.01, ceilings=TINY_ROOF)
-    rate = probe.profile.achieved_gbps
+    # the faster of two probes: one probe taken during a burst of load elsewhere on a shared 2-core
+    # machine read 0.98 GB/s against the gate's 10 GB/s a moment later, which put the roof so low
+    # that the slowed copy landed near it (fresh-clone run of 2026-12-03)
+    rate = max(testing.gate(k.copy, *k.args, n_flops=0, n_bytes=k.n_bytes, at_least=0.01,
+                            ceilings=TINY_ROOF).profile.achieved_gbps for _ in range(2))
     monkeypatch.setitem(testing.DEMO, "cpu", {"size_mib": 8, "at_least": 0.5, "extra": 5.0})
     roof = Machine("this CPU's copy", (Ceiling("dram", "memory", rate * 0.8), Ceiling("fp32", "compute", 1.0)))
     demo = testing.demo_gates(RunMode("cpu", "cpu", "the test CPU"), ceilings=roof)
