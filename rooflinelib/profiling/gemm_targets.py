@@ -307,11 +307,22 @@ def dram_level_text(profile) -> str:
 FLUSH_LINE = "ncu flushed the L2 before each kernel; the timed run did not"
 
 
+#: How :func:`capstone.counters_text` starts its line of ncu's own kernel time.
+KERNEL_TIME_LINE = "ncu's own kernel time"
+
+
 def softmax_counters_text(profiles: dict) -> str:
     """Notebook 07 section 5's counters: :func:`rooflinelib.profiling.capstone.counters_text`
-    of the recorded softmaxes without its note on ncu's L2 flush (exercise 6 prints it whole)."""
+    of the recorded softmaxes cut to the DRAM bytes and the ratios, the figures the section
+    reads.  The L2, L1 and FLOP counts, ncu's kernel times and the note on ncu's L2 flush are
+    left to ``docs/appendix-07.md`` (exercise 6 prints them whole)."""
     from rooflinelib.profiling import capstone
-    return "\n".join(line for line in capstone.counters_text(profiles).splitlines() if line.strip() != FLUSH_LINE)
+    lines = []
+    for line in capstone.counters_text(profiles).splitlines():
+        if line.strip() == FLUSH_LINE or line.strip().startswith(KERNEL_TIME_LINE):
+            continue
+        lines.append(line.split(", L2 ")[0] if " ncu: " in line else line)
+    return "\n".join(lines)
 
 
 #: The SASS opcodes of a tiled kernel's shared-memory traffic, in the order the table shows them.

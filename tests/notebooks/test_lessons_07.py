@@ -124,12 +124,14 @@ def test_an_exp_is_priced_by_the_sfu_pipes_throughput_beside_the_fma_pipes():
     from rooflinelib.core import machines
     text = _prose()
     assert "MUFU instruction alone" not in text and "MUFU issue" not in text
-    assert ("An `exp` is one instruction on the special-function pipe (SFU), beside the FMA pipes, plus a few "
-            "FMA instructions.") in text  # review 19b T7; review 26e: the paragraph was dense
+    assert ("An `exp` is one instruction on the special-function pipe (SFU), plus a few "
+            "FMAs.") in " ".join(text.split())  # review 19b T7; review 26e: the paragraph was dense
     # review 27e T2: 128 / 16 is 8; the 16x holds only with an FMA as 2 FLOPs, said now
     assert "16 times fewer FLOPs than the 128 FP32 FMA lanes." not in " ".join(text.split())
-    assert ("On Hopper the SFU returns 16 results per clock per SM, 16 times fewer than the 256 FLOPs of the 128 "
-            "FP32 FMA lanes (an FMA is 2).") in " ".join(text.split())
+    # review 33e item 2: results are not FLOPs; exps against FMAs, then the FLOP price
+    assert "16 results per clock per SM, 16 times fewer than the 256 FLOPs" not in " ".join(text.split())
+    assert ("On Hopper an SM does 16 exps per clock against 128 FMAs (256 FLOPs). Even priced at the SFU's rate "
+            "(16 FLOPs,") in " ".join(text.split())
     h200 = machines.H200
     lanes = h200.ceiling("fp32").value / (132 * 1.98 * 2)  # the datasheet fp32 roof at 1.98 GHz, 2 FLOPs an FMA
     assert machines.NVIDIA_SFU_PER_SM == 16 and lanes == pytest.approx(128, rel=0.02)
@@ -213,7 +215,9 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     assert "The mix, not the session" not in flat and "session" not in flat
     # review 27e: one sentence; why not 14 (the write roof's ridge) is the appendix's
     # review 32e: and the one sentence that the recorded profiles sit on their own run's Lab 1 (0.1% apart)
-    assert ("on its copy roof (4,256 GB/s), as softmax reads and writes: their ridge is 15.5, not 14.") in flat
+    # review 33e: one sentence on the roof; the run bookkeeping (its Lab 1, its ridge) is the appendix's
+    assert "A softmax reads and writes, so it is scored against the copy roof, 4,256 GB/s." in flat
+    assert "15.5" not in flat and "65,979" not in flat and "own run's Lab 1" not in flat
     assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
     fp32, _, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
@@ -247,8 +251,11 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     # review 17c: the split (352 expected, 12 outside, 60.6 inside, from a second ncu run) is the
     # appendix's; the notebook says the question is open and links the split and the estimate
     flat = " ".join(text.split())
-    assert ("Why the passes run slower is open ([where the time went, and an estimate]"
+    # review 33e: the appendix's estimate in one clause
+    assert ("Why the passes run slower is open; the two extra kernels' ramp-up may cost about 10 of the 61 µs "
+            "lost ([where the time went, and an estimate]"
             "(../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
+    assert f"{inside:.0f}" == "61"
     assert "60.6" not in text and "60.6" not in _printed() and "where the time went" not in _printed()
     page = _page()
     assert f"inside its kernels (slow passes) {inside:.1f} us" in page and "some 10 µs of the 60.6 µs" in page
@@ -348,10 +355,13 @@ def test_07_section_6_states_its_answer_first_and_names_the_dram_roofline():
     text = " ".join(_prose().split())
     section = text.split("## 6. Far below a compute roof")[1]
     top = section.split("Four terms")[0]  # review 19b: the question and the answer, a cell of their own
-    assert "now a kernel far below its compute roof." in top  # the bridge from the softmaxes stays
-    assert ("Yet the slow variants below ran at 1.4% and 3.0% of the fp32 roof. Why? **The answer.** Swapping the "
-            "thread indices (`tx` ↔ `ty`) made a tiled GEMM 3.9x slower. Its shared-memory loads and stores hit bank "
-            "conflicts. The loads alone cap it at 5% of the fp32 roof; it reached 3%.") in top
+    # review 33e: the question is the tiled swap's 3.9x; both kernels introduced in one sentence first
+    assert ("**The question.** Swapping the indices made the tiled GEMM 3.9x slower, with the same FLOPs and "
+            "DRAM bytes. Why? **The answer.** Its shared-memory loads collide. They alone hold it under 5% of the "
+            "fp32 roof; it reached 3%.") in top
+    assert top.index("Four variants ran: a *naive* GEMM") < top.index("**The question.**")
+    assert "**A second finding.** Both naive variants stay under 3%" in top
+    assert "The softmaxes ran at 74% and 90% of their memory roof; now a kernel far below its compute roof." in top
     assert "issue roof" not in text  # review 19b: the term was used before section 6 defined it
     assert "The roofline cannot say why" not in text
     # the numbers the answer quotes
@@ -394,8 +404,11 @@ def test_07_cites_the_naive_kernels_recorded_opcode_mix():
     assert "mostly index arithmetic and loop bookkeeping" not in text
     assert ("The naive kernels issue 34 instructions per FFMA, as Numba compiles them: 64-bit index arithmetic, "
             "negative-index wrapping, loop counting") in text  # review 25e: the 34 are Numba's (test below)
-    assert ("so they cap this code, not every naive GEMM, at 4 / 34 / 3.94 = 3.0%. Its machine code (SASS), "
-            "printed last:") in text
+    # review 33e item 1: a static count of opcodes, not the code that ran
+    assert ("so they cap this code, not every naive GEMM, at 4 / 34 / 3.94 = 3.0%. The last line prints static "
+            "opcode counts of its SASS (what the code holds, not what ran): nearly all integer index "
+            "arithmetic.") in " ".join(text.split())
+    assert "Its machine code (SASS), printed last" not in text
     recorded = gemm_targets.recorded_counters()
     line = gemm_targets.naive_opcode_text(recorded)
     assert line in _printed() and line in APPENDIX.read_text()
@@ -413,7 +426,9 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     assert "reach DRAM after it, uncounted" not in text
     # review 25e: the hypothesis fits the 3-pass shortfall only loosely; the appendix says so, the lesson calls it open
     assert "Hypothesis for the small shortfall" not in text
-    assert "Why they fall a little short is [open](../docs/appendix-07.md#the-small-dram-shortfall)." in text
+    # review 33e: the hypothesis named in a clause, the question still open
+    assert ("The small shortfall is open (hypothesis: writes left in the L2 at a kernel's end, "
+            "[appendix](../docs/appendix-07.md#the-small-dram-shortfall)).") in " ".join(text.split())
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
             "kernel, outside the count. It fits only loosely") in _page()
     # review 19b: the printed note was lab log; the hypothesis names the flush, the appendix says how ncu ran
@@ -437,8 +452,10 @@ def test_07_figures_roofs_are_both_the_recorded_sessions():
     shipped = recorded_h200()
     assert f"{shipped.ceiling('fp32').value:,.0f}" != f"{next(iter(graded.values())).peak_gflops:,.0f}"
     # review 26e: no undefined "mix"; review 32e: the recorded profiles sit on their own run's Lab 1
-    assert ("The recorded profiles are placed on their own run's Lab 1 (fp32 65,979 GFLOP/s, 0.1% above the shipped "
-            "one), on its copy roof (4,256 GB/s), as softmax reads and writes: their ridge is 15.5, not 14.") in _prose()
+    # review 33e: that bookkeeping is the appendix's; the notebook names the copy roof in one sentence
+    assert "own run's Lab 1" not in _prose()
+    assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in _page()
+    assert "the two runs' fp32 and copy roofs differ by 0.1% and 0.6%" in _page()
     own = next(iter(graded.values())).peak_gflops
     assert f"{own:,.0f}" == "65,979" and f"{own / shipped.ceiling('fp32').value - 1:.1%}" == "0.1%"
     assert "both roofs of the section 4 figure, copy and fp32, are run 17's" in _page()
@@ -495,8 +512,11 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     text = _prose()
     # review 27e T4: the opcode counts are recorded; that the LDS.128 read sa is inferred from the source
     # review 32e: the provenance bracket ("inferred from the source") is the appendix's
-    assert ("The compiler merged loads: one 16-byte load (`LDS.128`) of `sa` serves four k values, in fewer "
-            "passes than four 4-byte loads.") in " ".join(text.split())
+    # review 33e: two sentences; the phases and the four k values are the appendix's
+    assert ("The compiler merged `sa`'s loads into 16-byte loads (`LDS.128`), which take fewer passes. The caps "
+            "below use the hardware's count ([how the merged loads are served]"
+            "(../docs/appendix-07.md#the-tiled-kernels-shared-loads)).") in " ".join(text.split())
+    assert "phases" not in text and "serves four k values" not in text
     assert "inferred from the source" not in text
     assert "Which array the `LDS.128` read follows from the source" in _page()
     rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
@@ -568,8 +588,10 @@ def test_07_ncus_flop_metric_and_the_exps_fma_instructions():
     # review 19b T4, T5
     text = _prose()
     assert "the instructions the fp32 pipes executed" not in text
+    # review 33e: section 5 does not use ncu's FLOPs; the paragraph is the appendix's
+    assert "ncu counts FADD" not in text and "fp32 FLOPs counted" not in _printed()
     assert ("ncu counts FADD and FMUL as one FLOP and FFMA, the fused multiply-add, as two, the arithmetic around "
-            "the `exp` included; the max and the SFU's `exp` instruction are not counted.") in text
+            "the `exp` included; the max and the SFU's `exp` instruction are not counted.") in _page()
     assert "The printed 20.1 and 20.0" not in text
     assert "summed (20 per element)" in _printed()
 
@@ -724,8 +746,9 @@ def test_07_says_the_caps_count_loads_and_the_stores_tighten_them():
     text = " ".join(_prose().split())
     assert "shared-memory reads hit bank conflicts" not in text
     # review 32e: "(1 and 0.125 per FFMA, simulated)" is the appendix's provenance
-    assert ("The caps count shared loads only: upper bounds, which the tile stores' passes tighten to 4.1% and "
-            "15.3% ([appendix](../docs/appendix-07.md#the-tile-stores)).") in text
+    # review 33e item 3: the store passes are the simulator's
+    assert ("The caps count shared loads only: upper bounds, which the tile stores' passes (as the simulator "
+            "counts them) tighten to 4.1% and 15.3% ([appendix](../docs/appendix-07.md#the-tile-stores)).") in text
     assert "so the 1 and 0.125 passes per FFMA are the simulator's" in _page()
     page = " ".join(_page().split())
     assert "## The tile stores" in _page() and "112 bank conflicts" in page
@@ -746,11 +769,11 @@ def test_07_the_pass_rule_is_for_4_byte_words():
     terms = _md("Four terms")
     # review 32e: the 16-byte remark meant nothing before LDS.128; it stands where the merged loads are read
     assert "16-byte" not in terms and "The extra passes are *bank conflicts*." in terms
-    assert ("The pass rule above is for 4-byte words; a 16-byte load is split into phases "
-            "([appendix](../docs/appendix-07.md#the-tiled-kernels-shared-loads)).") in _md("The hardware's sectors")
+    assert "a 16-byte load is split into phases" not in _md("The hardware's sectors")  # review 33e: the appendix's
     assert "A warp's 16-byte load asks for up to 512 bytes" in _page() and "applies the rule within each" in _page()
     # review 26e E4: 4 sectors only when the floats are aligned
-    assert "A warp reading 32 neighbouring floats touches 4 aligned sectors" in terms
+    # review 33e item 5: 4 sectors only from a 128-byte boundary
+    assert "A warp reading 32 neighbouring floats from a 128-byte boundary touches 4 sectors" in " ".join(terms.split())
 
 
 def test_07_takeaway_says_rests_on_and_the_warning_comes_before_the_output():
@@ -783,9 +806,10 @@ def test_07_the_slips_uncoalesced_global_loads_are_named_and_bounded():
     six = " ".join(next(c.source for c in cells if c.source.startswith("## 6.")).split())
     # review 29e: 4x is against the fixed variant's L1 bytes
     # review 32e: the ~50% rests on an assumption (the L1 moves global bytes at the shared rate): no number
-    assert ("The loads alone cap it at 5% of the fp32 roof; it reached 3%. Its global loads, 4x the fixed "
-            "variant's L1 bytes, are a looser limit "
-            "([why looser](../docs/appendix-07.md#the-l1-cap-which-binds-none-of-the-four)).") in six
+    # review 33e: section 6 opens on the question; the looser global-load limit stands by the caps
+    caps = " ".join(_md("Down a column the tiled kernel").split())
+    assert ("The global loads, 4x the fixed variant's L1 bytes, are a looser limit "
+            "([why looser](../docs/appendix-07.md#the-l1-cap-which-binds-none-of-the-four)).") in caps
     assert "50%" not in six and "50%" not in opening
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
@@ -877,7 +901,9 @@ def test_07_section_6_keeps_results_and_the_appendix_keeps_provenance():
     text, code = _prose(), _code()
     assert "hypothesis: C's writes" not in text and "simulated)" not in text
     assert "# the Lab 1 of the run that recorded them" not in code and "# the L1 cap: appendix" not in code
-    assert "([why is open](../docs/appendix-07.md#the-gemms-dram-bytes))" in text
+    # review 33e: the appendix's hypothesis in a clause, not "why is open"
+    assert ("under 3n² floats, all in C's writes, likely still in the L2 at the kernel's end "
+            "([appendix](../docs/appendix-07.md#the-gemms-dram-bytes)).") in " ".join(text.split())
     assert "### The GEMMs' DRAM bytes" in APPENDIX.read_text()
     assert "Hypothesis: the rest of C was still in the L2 when the kernel ended" in _page()
     assert "hierarchical roof" in _printed()
@@ -893,3 +919,50 @@ def test_07_section_6_keeps_results_and_the_appendix_keeps_provenance():
 
 def test_07_does_not_grow_in_review_32e():
     assert sum(len(s.split()) for s in _markdown()) <= 2110
+
+
+# --- review 33e (h33_07) ------------------------------------------------------------------------
+
+def test_07_section_5_prints_the_dram_bytes_and_ratios_only():
+    # review 33e: the L2, L1, FLOP and time figures went unused; "+3.0%" had no stated sign
+    from rooflinelib.profiling import capstone, gemm_targets
+    printed = gemm_targets.softmax_counters_text(capstone.recorded_pair()[0])
+    assert printed in _printed()
+    assert "L2 " not in printed and "FLOPs" not in printed and "kernel time" not in printed and "+3.0%" not in printed
+    assert printed.splitlines() == [
+        "3-pass  ncu: 3 launch(es), DRAM 1,306,195,456 bytes read + written (0.973x the analytic 1,342,177,280)",
+        "fused   ncu: 1 launch(es), DRAM 513,661,440 bytes read + written (0.957x the analytic 536,870,912)",
+        "DRAM bytes, 3-pass over fused: 2.54 (the model's byte ratio: 2.50); times, 3-pass over fused: 3.02"]
+    # what left the notebook is in the appendix, the sign said in words
+    page = _page()
+    assert "the medians are 3.0% and 0.7% above ncu's times" in page
+    assert "fp32 FLOP count: 897,564,672 for each version against the analytic 335,544,320" in page
+    whole = capstone.counters_text(capstone.recorded_pair()[0])
+    assert "fp32 FLOPs counted 897,564,672 against 335,544,320 analytic" in whole and "(+3.0%;" in whole
+    assert "The small shortfall is open (hypothesis: writes left in the L2 at a kernel's end" in " ".join(_prose().split())
+
+
+def test_07_says_why_the_shares_fall_on_ncus_bytes():
+    # review 33e: 74% -> 72% and 90% -> 86% because ncu counts fewer bytes than the model
+    from rooflinelib.profiling import capstone
+    flat = " ".join(_prose().split())
+    assert "(72% and 86%: ncu counts 2.7% and 4.3% fewer bytes)" in flat
+    pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
+    short = [1 - p.measured["dram_over_analytic"] for p in (pair["3-pass"], pair["fused"])]
+    assert [f"{x:.1%}" for x in short] == ["2.7%", "4.3%"]
+
+
+def test_07_says_what_caps_the_conflict_free_tiled_gemm():
+    # review 33e: the fixed kernel's 11.6% sits under its own 16.6% cap; register tiling passes it
+    flat = " ".join(_prose().split())
+    assert ("Along a row it reached 11.6%, under 16.6%: even conflict-free, two shared loads per FFMA cap this "
+            "kernel, and register tiling (several outputs per thread) is how fast GEMMs pass it.") in flat
+    from rooflinelib.profiling import capstone, gemm_targets
+    fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
+    rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
+    along = next(r for n, r in rows.items() if gemm_targets.label(n) == "tiled, warp along a row")
+    assert f"{gemm_targets.shared_cap(along['shared_passes_per_ffma'], shared, fp32):.1%}" == "16.6%"
+
+
+def test_07_does_not_grow_in_review_33e():
+    assert sum(len(s.split()) for s in _markdown()) <= 2103
