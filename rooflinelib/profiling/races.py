@@ -131,7 +131,13 @@ class RaceShared(ArrayFace):
                                           self._space)
                         return
                 if write:
-                    entry[0] = (tid, epoch, where, atomic)
+                    # a thread's plain store stays on record through its own later atomic in one epoch:
+                    # else thread 0's "sums[r] = 0" then its own atomic.add would hide the store from
+                    # the other threads' atomics, and the race would be caught only in some orders
+                    if atomic and last is not None and last[0] == tid and last[1] == epoch and not last[3]:
+                        entry[0] = (tid, epoch, last[2], False)
+                    else:
+                        entry[0] = (tid, epoch, where, atomic)
                 if not write or atomic:
                     if reads is None or reads[0] != epoch:
                         entry[1] = reads = (epoch, {})
