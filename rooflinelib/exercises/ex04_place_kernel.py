@@ -561,6 +561,10 @@ def _with_unit(function, unit: str):
     def read(**point):
         result = function(**point)
         if isinstance(result, str) and not is_unanswered(result):
+            if unit == "FLOP":
+                # review 34k2 item 2: "8192 FLOPs" is the plural of a count here, not a rate
+                # ("FLOPS" in capitals and anything per second are left to the unit table)
+                result = re.sub(r"((?i:flop))s\b(?!\s*/)", r"\1", result)
             try:
                 return read_number(result, "its result", unit)
             except AnswerError as exc:
@@ -881,7 +885,9 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
         # Judged against its own access mix (notebook 03): the reduction only reads.
         # Review 23k K4-1: no generic FMA/copy factor-2 hint (the sum reads only); 8 bytes per
         # element, which doubles its GB/s, is named instead
-        _no_factor_2(lambda factor_hints: check_number(
+        # review 34k2 item 1: a round 1.0 or "100%" for 0.968 hears the rounding first
+        _rounded_fraction(reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
+                          _no_factor_2(lambda factor_hints: check_number(
             reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
             "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
             rtol=0.02, factor_hints=factor_hints,
@@ -904,6 +910,9 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                for g in (setup.read_gbps, setup.peak_gbps,
                                                          2 * setup.peak_gbps))
                else []))),
+                          starts="that is against the copy ceiling C",
+                          slip="the copy ceiling C (the reduction only reads)",
+                          redo="divide its GB/s by the read ceiling, setup.read_gbps"),
         check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
@@ -955,11 +964,15 @@ def _rounded_sig(value: float, digits: int) -> float:
     return float(f"{value:.{digits - 1}e}") if value else 0.0
 
 
-def _rounded_fraction(answer, key: float, check: Check) -> Check:
+def _rounded_fraction(answer, key: float, check: Check, starts: str = "divide the achieved GFLOP/s",
+                      slip: Optional[str] = None,
+                      redo: str = "divide by the roof you found above, min(P, I x C)") -> Check:
     """A wrong-roof hint heard by a fraction that is also a plausible rounding of the key (review
     33k2 item 1: 0.8 lies within 2% of the fraction against I x C alone, 0.793) names both
-    readings, rounding first, rather than a slip the student may not have made."""
-    if check.status != "fail" or not check.message.startswith("divide the achieved GFLOP/s"):
+    readings, rounding first, rather than a slip the student may not have made.  ``starts`` picks
+    the hint this applies to, ``slip`` names the wrong divisor and ``redo`` the right one (review
+    34k2 item 1: the reduction's 1.0 for 0.968 and its copy-ceiling hint)."""
+    if check.status != "fail" or not check.message.startswith(starts):
         return check
     try:
         value = read_number(answer, check.question, "fraction")
@@ -969,11 +982,11 @@ def _rounded_fraction(answer, key: float, check: Check) -> Check:
         value /= 100  # a bare percentage, as check_number reads it
     if not _plausible_rounding(value, key):
         return check
-    slip = check.message.split("not by ", 1)[1] if "not by " in check.message else "another roof"
+    if slip is None:
+        slip = check.message.split("not by ", 1)[1] if "not by " in check.message else "another roof"
     return Check(check.question, "fail",
                  "too far from the key to pass (±2% or ±0.5 percentage points): if you rounded, give "
-                 f"two more figures; or did you divide by {slip}? (divide by the roof you found "
-                 "above, min(P, I x C))")
+                 f"two more figures; or did you divide by {slip}? ({redo})")
 
 
 def _usable_rate(rate):
@@ -1079,7 +1092,12 @@ def _reduction_roof_note(setup, red) -> tuple:
             "P64 is an upper bound: each element's float32 -> float64 conversion "
             f"({'one conversion instruction' if on_cpu else 'one F2F instruction'}) "
             "runs at a rate of its own that may bind lower. "
-            + (f"The verdict holds either way: the run reached {red['achieved']:,.0f} GFLOP/s, "
+            # review 34k2 item 4: where P64 / 2 lies below I x R, the run is told against it
+            + (f"The run reached {red['achieved']:,.0f} GFLOP/s, "
+               f"{red['achieved'] / red['adds_roof']:.0%} of P64 / 2, the adds-alone roof that lies "
+               "below its memory roof here."
+               if red["adds_roof"] < red["roof"] else
+               f"The verdict holds either way: the run reached {red['achieved']:,.0f} GFLOP/s, "
                f"{red['fraction']:.0%} of I x R, so no compute limit lies below its memory roof."
                if red["fraction"] >= 0.9 else
                "Whether it binds on this run, the conversions' issue rate against their peak (a "

@@ -217,8 +217,11 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
         # and B, so nothing is counted.
         check_number(intensity, key_intensity, "intensity", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(1 / key_intensity, "the intensity is the FLOPs divided by the bytes")]),
+        # a prefix slip (TFLOP/s over GB/s) gets drill 2's unit hint
         check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte", factor_hints=False,
-                     mistakes=[(1 / verdict.ridge, "the ridge is P divided by B")]),
+                     mistakes=[(1 / verdict.ridge, "the ridge is P divided by B"),
+                               *[(verdict.ridge * f, "the ridge is P/B; check the units: TFLOP/s "
+                                                     "over TB/s") for f in (1000, 1 / 1000)]]),
         check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
                      unit="TFLOP/s", factor_hints=False,
                      # F / (F/P + M/B) is the rate with no overlap, not the roof
@@ -396,17 +399,18 @@ MODEL_ANSWERS = {
         "include what uncoalesced access wastes; or they counted FLOPs differently (a "
         "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
         "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
-        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, those two "
-        "FLOP conventions change the count by at most 2x each, 4x together. Only two other "
-        "counting choices can reach 8x alone: an exp or a divide counted as its instruction "
+        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a multiply-add as "
+        "one or two FLOPs changes the count by 2x, and 2:4 structured sparsity counted or not by "
+        "2x; an unstructured sparse kernel's dense-equivalent count differs by 1 / density, any "
+        "factor. Two other counting choices can also reach 8x alone: an exp or a divide counted as its instruction "
         "sequence, and complex arithmetic (a complex multiply-add is one operation or 8 real "
         "FLOPs). Otherwise a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
         "useful bytes is exactly 8x). Until both state "
         "their sizes and conventions the two numbers cannot be compared.",
         ("different memory levels", "ideal versus measured bytes",
-         "at one size, FLOP conventions explain up to 2x each (4x for two); only instruction "
-         "sequences or a complex multiply-add (1 or 8 FLOPs) reach 8x; otherwise 8x comes "
-         "from the bytes",
+         "at one size, a multiply-add as 1 or 2 FLOPs and 2:4 sparsity explain 2x each; "
+         "unstructured sparsity (1 / density), instruction sequences or a complex multiply-add "
+         "(1 or 8 FLOPs) can reach 8x; otherwise 8x comes from the bytes",
          "the same kernel at another size, shape or data type")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "
