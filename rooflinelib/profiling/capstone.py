@@ -229,7 +229,7 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _race_hint(found[0]))
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
-                    why = _wrong_output(y, buffers["x"], error)
+                    why = _wrong_output(y, buffers["x"], error, first_value=name != "fused")
                     if name == "3-pass" and _only_large_row_wrong(y, buffers["x"]):
                         # a pass 1 without its reduction is right wherever thread 0's part holds the
                         # row's maximum, so only the large row fails: name the pass, not overflow
@@ -502,6 +502,7 @@ PASS_OUTPUTS = (("maxima",), ("e", "sums"), ("y",))
 
 def _pass_rereads(passes_of, size) -> str:
     """The 3-pass version's pass that writes an array other than its own outputs (:data:`PASS_OUTPUTS`),
+    or reads back the e or y it writes (review 34f, E1),
     or reads x or e more than :data:`REREAD_LIMIT` times its size (every access counted, as in
     :func:`_once_rules`), or ''."""
     rows, cols = size
@@ -518,6 +519,15 @@ def _pass_rereads(passes_of, size) -> str:
                         "pass writes only its own (pass 1 maxima, pass 2 e and sums, pass 3 y), and the byte count "
                         "of Part 2 assumes that. Keep the value in a local variable and write only "
                         f"{' and '.join(own)}")
+        for i, a in enumerate(args):  # review 34f, E1: counted once per launch, so Part 2's bytes would not match
+            name = next((k for k in ("e", "y") if a is buffers[k]), None)
+            used = c["by_argument"][f"args[{i}]"]
+            if name and used["written"] and used["read"]:
+                kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+                return (f"pass {number} ({kname}) writes {name} and reads it back from global memory in the same "
+                        "launch: sum the values as you compute them (keep each in a local variable, then "
+                        "block_reduce); the course counts each array once per launch, as if cached, so Part 2's "
+                        "bytes would not match this kernel")
         for i, a in enumerate(args):
             name = next((k for k in ("x", "e") if a is buffers[k]), None)
             reads = c["by_argument"][f"args[{i}]"]["read"] / a.nbytes if name else 0
@@ -926,7 +936,7 @@ def _largest_error(error: float) -> str:
     return f"the largest relative error is {error:.3g}" if math.isfinite(error) else "the output holds NaN or inf"
 
 
-def _wrong_output(y, x, error: float) -> str:
+def _wrong_output(y, x, error: float, first_value: bool = True) -> str:
     """Why ``y`` is wrong, in the order that finds the cause: outputs never written (still
     :data:`UNWRITTEN`: often a loop that strides by THREADS where the simulator runs
     :data:`SIM_THREADS`), then outputs written as NaN (shared memory or a NaN-filled intermediate, maxima, e or
@@ -970,8 +980,10 @@ def _wrong_output(y, x, error: float) -> str:
                 "row's true maximum subtracted first)? Or is a cuda.syncthreads() missing before threads read "
                 "each other's shared values?")
     if not right(neg):
+        # review 34f, E3: the fused kernel's x[r, 0] start is refused by the read-once rule, so not offered there
+        first = " or at the row's first value" if first_value else ""
         return (f"the other rows are right, but {negative} is wrong or not finite: does each maximum start at "
-                "-inf (float32(-math.inf)) or at the row's first value? A start at 0 is above every value of that "
+                f"-inf (float32(-math.inf)){first}? A start at 0 is above every value of that "
                 "row, so 0 is subtracted and every exp underflows to 0")
     return f"{_largest_error(error)}; check each pass against its description"
 
