@@ -612,8 +612,12 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
 
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
-    assert "(Lab 1 measures no L1 hits; its shared-memory roof, same SRAM: 32.9, 2% higher)" in text  # C5-1; review 32c
-    assert "these counts miss the tensor cores" in "".join(_nb05_cell("7483eee1")["source"])  # C5-2: three paragraphs
+    # C5-1; review 32c; review 34c: the reconciling parenthesis is the appendix's, at 2.4% (32,865 / 32,089)
+    assert "Lab 1 measures no L1 hits" not in text and "2% higher" not in text
+    assert "two ways of reading one SRAM, 2.4% apart (32.9 against 32.1 TB/s; Lab 1 measures no L1 hits" in _page05()
+    # C5-2; review 34c: the tensor-core note leaves the byte columns' explanation for after the table
+    assert "these counts miss the tensor cores" not in "".join(_nb05_cell("7483eee1")["source"]).lower()
+    assert "These counts miss the tensor cores" in "".join(_nb05_cell("f11db2bc")["source"])
     assert "".join(_nb05_cell("7483eee1")["source"]).count("\n\n") >= 4
     # C5-3; fix 15: the counters against the hand counts are the appendix's
     assert "`ws_read` has no DRAM hand count" in _page05() and "no DRAM hand count" not in printed
@@ -668,11 +672,14 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 20d: a three-row table, each row with its hypotheses; both of the appendix's L1 hypotheses
     # review 25c: the rows' ranges said precisely; the hypotheses one line under the table, their detail the appendix's
     # review 32c items 1 and 3: the appendix's two ranges, one row each; the gaps between rows said
-    assert ("| from the L1's step to 9 MB | 1.7 to 3.1 times faster |" in text
-            and "| from the L2's step to 113 MB | 2.0 to 3.3 times faster |" in text
-            and "Between ranges it slides from row to row." in text and "just past a step (" not in text)
-    # review 33: the two fetch-sharing mechanisms stated neutrally (the readers disagreed which is likelier)
-    assert ("Hypotheses for the gaps (untested): blocks read lines another block (likely on another SM) just brought into the L2, or one SM's blocks share an in-flight miss in its L1; some reads still hit the L1 ([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
+    # review 34c: the four-row table and "Between ranges it slides from row to row" were the heaviest spot:
+    # the lesson keeps the finding in one sentence, the ranges and both mechanisms are the appendix's
+    assert "Between ranges it slides" not in text and "| from the L1's step to 9 MB |" not in text
+    assert ("From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB "
+            "2.0 to 3.3 times") in page
+    assert ("Past each step the kernel beats this simplest-case model, by up to 3.3 times; on the L1 plateau and past "
+            "250 MB it is within 10%. Hypotheses (untested): blocks share fetches, and some reads still hit the L1 "
+            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
@@ -722,8 +729,10 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     assert "no recorded run collected" in page
     # review 25c E5: the link promises a hypothesis, which the appendix gives with its deciding counter
     # review 32c: the pointer is an answer, labelled a hypothesis
-    assert ("ending below the SRAM's 262 kB (a hypothesis, [appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels): "
-            "the driver kept some as shared memory)") in text
+    # review 34c: the ending is measured; only its cause is the hypothesis, said so plainly
+    assert ("ending below the SRAM's 262 kB. Hypothesis: the driver kept part of it as shared memory "
+            "([appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)).") in text
+    assert "(a hypothesis, [appendix]" not in text
     assert "What may set the L1's step" not in text
     assert "which the run did not record" not in text
 
@@ -743,8 +752,9 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     assert "ridge band" not in text
     # fix 15: what '=' means is printed under the table; the prose names the mark
     # review 25c: the cross-reference said plainly: the simpler (non-pipelined) of 04's two kernels
+    # review 34c: the two denominators (65,895 here, 04's P there) are the appendix's
     assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
-            "reaches 78% (notebook 04's 85% was its pipelined kernel's; this plain `sweep` got 79% there).") in text
+            "reaches 78%. K = 256") in " ".join(text.split())
     assert "one-vector" not in text and "the simpler of its two kernels" not in text  # review 32c: said plainly
     assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
@@ -783,7 +793,8 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # review 16c E1: "within 12% inside each level" hid that inside the L2 the kernel runs above the roof
     assert "Inside each level the model comes within 12%" not in text and "**Inside each level the model is close**" not in _page05()
     # review 18c E1: the parenthesis shows the 24% point, not the 28 MB one (12%)
-    assert "| inside the L2 level | up to 24% faster, above Lab 1's L2 roof (12,072 against 9,763 GB/s at 14.1 MB)" in text
+    # review 34c: the L2 level's 24% is the appendix's (the lesson keeps one sentence)
+    assert "runs 1 to 24% above the model, so above Lab 1's L2 roof (at most 12,072 against 9,763 GB/s, at 14.1 MB" in " ".join(_page05().split())
     # the L2 roof is Lab 1's (section 2): orange gives the L2 and DRAM levels, not their roofs
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
@@ -1053,7 +1064,7 @@ def test_05_fix15_l2_points_place_requested_bytes_against_the_requested_byte_roo
     # review 18c: mixed load/store traffic against a load roof: the sweeps' L2 shares are indicative
     # review 19c: the L1 roof is a read-only sweep's too, and the L1 counts the stores: L1 rows as well
     assert "so their L2 shares are indicative" not in text
-    assert "half the sweeps' bytes are stores, so their L1 and L2 shares are rough." in " ".join(text.split())
+    assert "half the sweeps' bytes are stores, so their L1 and L2 shares are rough." in " ".join(_page05().split())  # review 34c
     assert "(a load roof, like the L1's" not in text  # review 20d: the nested parenthetical, now two sentences
     page, raw = _page05(), _page05(raw=True)
     for name, share, slices in rows:
@@ -1074,8 +1085,9 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     assert "FLOPs +0.0% to +0.0% over 6 launches" in page
     assert "## Sent and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
-    assert text.lower().count("hypothesis:") == 0  # review 17a; review 20d: the hypotheses sit in the table's rows
-    assert text.count("Hypotheses for the gaps (untested):") == 1 and "| hypothesis (" not in text  # review 25c: one line under the table
+    # review 34c: the L1 step's cause reads as a hypothesis, once, plainly; section 6's gaps in one line
+    assert text.lower().count("hypothesis:") == 1 and "Hypothesis: the driver kept part of it as shared memory" in text
+    assert text.count("Hypotheses (untested):") == 1 and "| hypothesis (" not in text
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
@@ -1116,7 +1128,8 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 22a E1: Lab 4 itself collects the slices' bytes; the asked column is the second run's
     assert "Lab 4 takes one count per level" not in text
     # review 25c: the kernels first, then what ncu counts, one name per count
-    assert ('"to L2", the bytes moved between the SMs and the L2 ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
+    assert ('"to L2", the bytes moved between the SMs and the L2 (ncu\'s own chart and your own profiles count '
+            '`lts__t_bytes`, up to about 1.5 times more: [appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
             in " ".join(text.split()))
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
@@ -1226,9 +1239,9 @@ def test_05_review16c_the_models_fit_is_stated_from_the_sweep_it_is_checked_agai
     assert f"{at_top.measured_gbps:,.0f}" == "12,072" and f"{top[1] / 1e6:.1f}" == "14.1"
     # review 19c: on the L1 plateau the fit holds by construction (the L1 roof is this series' median)
     # review 20d: three rows (inside a level: close; past a step: 1.7-3.3x; inside the L2 level: +24%)
-    assert "| on the L1 plateau (its roof comes from this series) and past 250 MB | within 10% |" in text
-    assert ("| inside the L2 level | up to 24% faster, above Lab 1's L2 roof (12,072 against 9,763 GB/s at "
-            "14.1 MB) |") in text
+    # review 34c: the table is the appendix's; the lesson keeps "within 10%" and the 3.3x
+    assert "on the L1 plateau and past 250 MB it is within 10%" in " ".join(text.split())
+    assert ("at most 12,072 against 9,763 GB/s, at 14.1 MB") in " ".join(_page05().split())
     assert f"{12072 / 9763 - 1:.0%}" == "24%"
     assert "(10,949 against 9,763 GB/s at 28 MB)" not in text
     assert "(at most 12,072 against 9,763 GB/s, at 14.1 MB; 10,949 at 28.2 MB, the explorer's default)" in _page05()
@@ -1241,8 +1254,10 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     from rooflinelib.hierarchy import lesson as hl05
     text, printed = _prose("05"), _printed("05")
     middle = text.split("## 3.")[1].split("## 6.")[0]
-    for gone in ("1.5 times", "fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
+    for gone in ("fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
         assert gone not in middle, gone
+    # review 34c item 4: one clause warns that ncu's chart counts more L2 bytes; the detail stays the appendix's
+    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, up to about 1.5 times more" in " ".join(middle.split())
     # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
     assert middle.count("64 MiB") == 0 and "they mislead" not in middle
     assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
@@ -1356,7 +1371,8 @@ def test_05_review_20d_trivial_items():
     # the blue series' rise past the L2's capacity gets a pointer where the figure shows it
     section2 = text.split("## 2.")[1].split("## 3.")[0]
     # review 32c: the pointer answers (all SMs read the same lines), then points
-    assert "Blue rises past the L2's step: its SMs read the same lines (section 6)." in section2
+    # review 34c: said plainly, with no hypothesis ahead of section 6
+    assert "Blue gives no L2 or DRAM level: past the L1's step it runs faster than either (section 6)." in " ".join(section2.split())
     # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
     assert "sectors" not in text and "**partitions**" in text
 
@@ -1413,12 +1429,13 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
               f"{rate / roof:.0%} of Lab 1's L2 roof.")
     assert quoted == ("Of the 834 MB `ws_read`'s SMs loaded, 819 came through the L2 (98%): 8.65 TB/s over its "
                       "94.6 µs, 89% of Lab 1's L2 roof.")
+    # review 34c: the reconciliation is section 4's, where ws_read is placed, as the student's question
+    section4 = " ".join(_prose("05").split("## 4.")[1].split("## 5.")[0].split())
     section6 = " ".join(_prose("05").split("## 6.")[1].split())
-    assert quoted in section6 and "847" not in section6 and "8.95" not in section6
-    # the sentence stands without the appendix: it says why sharing fetches does not apply
-    cell = next(m for m in _markdown("05") if "Why the L2 roof still binds `ws_read`" in m)
-    last = " ".join([p for p in cell.split("\n\n") if p.strip()][-1].split())
-    assert "where blocks share fetches, the L2 receives fewer bytes than they load" in last and "appendix" not in last
+    assert quoted[1:] in section4 and "847" not in section4 and "8.95" not in section4 and "834 MB" not in section6
+    # the paragraph stands without the appendix: it says why sharing fetches does not apply
+    para = section4.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
+    assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para and "appendix" not in para
     # the appendix gives the slices' figure as no share of the roof
     assert "819 MB over its 94.6 µs is 8.65 TB/s, 89% of Lab 1's L2 roof (the slices' 847 MB would give 8.95 TB/s" in " ".join(_page05().split())
 
@@ -1438,7 +1455,8 @@ def test_05_review25c_e4_one_name_per_count():
 
 def test_05_review25c_e5_the_l1_step_is_a_labelled_hypothesis_with_its_counter():
     text, page = _prose("05"), " ".join(_page05().split())
-    assert "Why the L1's step lies below" not in text and "(a hypothesis, [appendix](" in text
+    assert "Why the L1's step lies below" not in text
+    assert "Hypothesis: the driver kept part of it as shared memory ([appendix](" in text  # review 34c: said plainly
     assert "**Hypothesis:** the driver kept some of the SRAM as shared memory" in page
     assert "The counter that would decide is ncu's `launch__shared_mem_config_size`" in page
     assert "a coincidence of the numbers, not the reason" not in page
@@ -1454,7 +1472,7 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     after = sources[next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s) + 1]
     assert after.startswith("**`ws_read` is L2-bound.**")
     section4 = after.split("## 5.")[0]
-    assert section4.index("**The 1 GiB sweeps**") < section4.index("Notes:")
+    assert section4.index("**The 1 GiB sweeps**") < section4.index("`<` marks the binding level.")  # review 34c
     lesson = hl05.load()
     explorer = hp.working_set_explorer(lesson.recorded, lesson.reading, reads=64, flops_per_byte=0.25, ws_bytes=28e6)
     metas = {t.meta for t in explorer.sweep.data}
@@ -1485,8 +1503,10 @@ def test_05_review32c_the_l1_plateau_and_lab_1s_shared_memory_roof_agree_as_the_
     shared = next(c["value"] for c in results.recorded("ceilings")["ceilings"] if c["name"] == "shared")
     plateau = h.hierarchy_levels(wsr.recorded("h200", "numba"))[0].gbps
     assert f"{shared / 1e3:.1f}" == "32.9" and f"{plateau / 1e3:.1f}" == "32.1"
-    assert f"{shared / plateau - 1:.0%}" == "2%"
-    assert "| the sweep's L1 plateau | 32.1 TB/s | the working-set sweep (Lab 1 measures no L1 hits; its shared-memory roof, same SRAM: 32.9, 2% higher) |" in "".join(_nb05_cell("5d0a7e31")["source"])
+    assert f"{shared / plateau - 1:.1%}" == "2.4%"
+    # review 34c: the row keeps its figure; the reconciliation (at 2.4%) is the appendix's
+    assert "| the sweep's L1 plateau | 32.1 TB/s | the working-set sweep |" in "".join(_nb05_cell("5d0a7e31")["source"])
+    assert "2.4% apart (32.9 against 32.1 TB/s" in " ".join(_page05().split())
 
 
 def test_05_review32c_k64s_78_percent_is_the_plain_sweep_and_04s_85_the_pipelined_one():
@@ -1500,7 +1520,10 @@ def test_05_review32c_k64s_78_percent_is_the_plain_sweep_and_04s_85_the_pipeline
     assert f"{summary['sweep']['at_ridge']:.0%}" == "79%"
     k64 = __import__("rooflinelib.hierarchy.lesson", fromlist=["load"]).load().placement("sweep K=64")
     assert f"{k64.point('dram').fraction_of_roof:.0%}" == "78%"
-    assert "(notebook 04's 85% was its pipelined kernel's; this plain `sweep` got 79% there)" in _prose("05")
+    # review 34c: two denominators; said once, in the appendix
+    assert "pipelined" not in _prose("05")
+    assert ("Notebook 04's 85% was its pipelined kernel's; this plain `sweep` got 79% there, of that notebook's own "
+            "P (64,907)") in " ".join(_page05().split())
 
 
 def test_05_review32c_peaks_table_has_units_and_the_explorer_ridge_is_explained():
@@ -1552,5 +1575,23 @@ def test_05_review_33_direction_of_the_l2_bytes_and_half_precision():
     text = " ".join(_prose("05").split())
     assert "the bytes the SMs sent the L2" not in text and "SMs sent the L2" not in text
     assert "the bytes moved between the SMs and the L2" in text
-    assert "these counts miss the tensor cores, all half precision and the **MUFU**" in text
+    assert "these counts miss the tensor cores, all half precision and the **mufu**" in text.lower()
     assert "most likely within one SM" not in text
+
+
+# --- review 34c (a fresh expert read): notebook 05 ----------------------------------------------
+
+def test_05_review34c_usable_capacity_and_ncus_l2_count():
+    text = " ".join(_prose("05").split())
+    # item 2: the plateau's end is the usable capacity, below the size the device reports (L2: 0.90)
+    l2 = h.hierarchy_levels(wsr.recorded("h200", "numba"))[1]
+    assert f"{l2.capacity_bytes / 62914560:.2f}" == "0.90"
+    assert "where it ends is the level's usable capacity, which can sit below the size the device reports." in text
+    assert "where it ends is the level's capacity." not in text
+    # item 4: ncu's own chart and a student's profile count the slices' bytes, up to ~1.5x the sent ones
+    assert ("ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: "
+            "[appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
+    assert "the slices' L2 bytes +1.5% to +55.0% over 6" in " ".join(_page05().split())
+    # cells 10 and 18: the blue series' role said plainly; the Notes paragraph cut to the scoring sentence
+    assert "Blue gives no L2 or DRAM level: past the L1's step it runs faster than either (section 6)." in text
+    assert "Blue rises past the L2's step" not in text and "Notes:" not in text
