@@ -204,8 +204,9 @@ def recorded_table(recorded: dict, fp32_gflops: float) -> str:
     for name, r in recorded_rows(recorded).items():
         instr = f"{r['instructions_per_ffma']:10.1f}" if r["instructions_per_ffma"] else f"{'-':>10s}"
         dram = f"{r['dram_bytes'] / 1e6:7.1f}" if r["dram_bytes"] else f"{'-':>7s}"
+        shared = f"{'-':>18s}" if "naive" in name else f"{r['shared_passes_per_ffma']:18.2f}"  # no shared memory
         lines.append(f"  {label(name):30s} {r['seconds'] * 1e3:6.2f} ms {r['gflops'] / 1e3:8.2f} {r['gflops'] / fp32_gflops:9.1%} "
-                     f"{r['sectors_per_request']:12.2f} {dram} {r['l1_bytes'] / 1e9:7.1f} {r['shared_passes_per_ffma']:18.2f} "
+                     f"{r['sectors_per_request']:12.2f} {dram} {r['l1_bytes'] / 1e9:7.1f} {shared} "
                      f"{instr}")
     return "\n".join(lines)
 
