@@ -18,7 +18,7 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # per-kernel tables are the appendix's
     assert ("Lab 3 also times `sweep_pipelined` (each thread walks 16 vectors, loading the next while it computes) "
             "and keeps the faster at each K.") in prose and "\nenvelope   " in appendix("appendix-04-sweep.md")
-    assert "**Caveat: an envelope.** The two kernels win at different K, so B is `sweep`'s" in prose  # review 26b
+    assert "**Caveat: an envelope.** B is `sweep`'s" in prose  # review 26b
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "time outside the 3 kernels, a two-run estimate (us)" in printed
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
@@ -208,7 +208,7 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     # review 18c: the table's omitted rows' lead is said, and checked below (review 32b: it starts at K = 16)
     # review 19c: one caveat sentence; the leads are the appendix's table
     # review 26b: who wins where (a 0.16% lead at K = 40, "a tie") is the appendix's alone
-    assert "tie at K = 40" not in prose and "so B is `sweep`'s and P `sweep_pipelined`'s." in prose
+    assert "tie at K = 40" not in prose and "B is `sweep`'s and P `sweep_pipelined`'s." in prose
     assert f"{at40['sweep_pipelined'] / at40['sweep'] - 1:+.1%}  sweep_pipelined" in appendix("appendix-04-sweep.md")
     assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
@@ -511,7 +511,7 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     nb = cells("04_sweep.ipynb")
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
-    assert words(nb[figure + 1].source).startswith("Each point is one kernel doing K FMAs per element: I = K/4. The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    assert words(nb[figure + 1].source).startswith("Each point is the faster of two kernels (plain and pipelined) doing K FMAs per element: I = K/4. The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -555,7 +555,7 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
     # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
     # review 33: the corner's sentence carries the appendix's weight (issue slots a few percent at most)
-    assert "why is open" not in text and words(text).endswith("B and P come from two kernels (below). The corner is round, likely from partial overlap, with issue slots costing a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
+    assert "why is open" not in text and words(text).endswith("The corner is round, likely from partial overlap, with issue slots costing a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -638,7 +638,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     appendix04 = words((ROOT_04 / "docs" / "appendix-04-sweep.md").read_text())
     assert "added up instead of overlapping" not in appendix04 and "would put the knee at the ridge" in appendix04
     # review 17a: B and P come from the two kernels; the take-away credits the profiler with what it did
-    assert "so B is `sweep`'s and P `sweep_pipelined`'s." in words(_nb04_md("sweep-12b"))  # review 19c: the caveat
+    assert "B is `sweep`'s and P `sweep_pipelined`'s." in words(_nb04_md("sweep-12b"))  # review 19c: the caveat
     # review 18c: what the profiler showed, not "ruled out"; review 19c: an estimate, not the profiler's reading
     assert "the profiler put the launches at" not in prose and "ruled out" not in prose
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
@@ -861,7 +861,7 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
     # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
-    assert prose.lower().count("issue slots") == 1 and "with issue slots costing a few percent at most" in prose
+    assert prose.lower().count("issue slots") == 1 and "with issue slots costing a few percent by an instruction count" in prose
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -972,7 +972,7 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
     assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge (51% at K = 64); the sweep "
-            f"reached {envelope['at_ridge']:.0%} there. B and P come from two kernels (below). The corner is round, likely from partial overlap") in words(text)
+            f"reached {envelope['at_ridge']:.0%} there. The corner is round, likely from partial overlap") in words(text)
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1209,7 +1209,7 @@ def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
     assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
-    assert ("B and P come from two kernels (below). The corner is round, likely from partial overlap, with issue slots costing a few percent at most ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    assert ("The corner is round, likely from partial overlap, with issue slots costing a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1236,7 +1236,7 @@ def test_04_review_32b_clarity_the_dial_up_front_and_no_fragment():
     from rooflinelib.measure.accounting import sweep_intensity
     # each point: K FMAs (2K FLOPs) on a 4-byte read and a 4-byte write per element
     assert all(sweep_intensity(k) == 2 * k / 8 == k / 4 for k in (1, 16, 64, 1024))
-    assert words(_nb04_md("sweep-03z")).startswith("Each point is one kernel doing K FMAs per element: I = K/4.")
+    assert words(_nb04_md("sweep-03z")).startswith("Each point is the faster of two kernels (plain and pipelined) doing K FMAs per element: I = K/4.")
     opening = words(_nb04_md("sweep-00"))
     assert "In notebook 03's modes (live GPU, live CPU, recorded H200)." not in opening
     assert "**How this notebook runs.** It runs in notebook 03's three modes." in opening
@@ -1250,3 +1250,18 @@ def test_04_review_33_the_42_us_is_an_estimate_and_the_corner_is_weighed_as_the_
     assert "(at most about 42 µs)" not in prose and "(estimated upper end: about 42 µs)" in prose
     assert "most likely from partial overlap" not in prose
     assert "Derivation: [appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+
+
+def test_review34b_envelope_up_front_and_ptx_count():
+    """Review 34b: the curve is said to be the faster of two kernels where it is first shown (cells 0
+    and 4, and the figure's legend), so the caveat after the knee is short; the issue-slot bound is
+    said to rest on a PTX count (SASS was not checked), not stated as 'at most'."""
+    nb = cells("04_sweep.ipynb")
+    md = {c.get("id"): c.source for c in nb if c.cell_type == "markdown"}
+    assert "at each K the faster of two kernels" in words(md["sweep-00"])
+    assert words(md["sweep-03z"]).startswith("Each point is the faster of two kernels (plain and pipelined)")
+    assert any('name="best of two kernels"' in c.source for c in nb if c.cell_type == "code")
+    assert not any('name="sweep"' in c.source for c in nb if c.cell_type == "code")
+    assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent by an instruction count" in words(md["sweep-12"])
+    assert "B and P come from two kernels (below)" not in md["sweep-12"]
+    assert "The two kernels win at different K" not in md["sweep-12b"] and len(words(md["sweep-12b"]).split()) < 25
