@@ -1265,3 +1265,11 @@ def test_review34b_envelope_up_front_and_ptx_count():
     assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent by an instruction count" in words(md["sweep-12"])
     assert "B and P come from two kernels (below)" not in md["sweep-12"]
     assert "The two kernels win at different K" not in md["sweep-12b"] and len(words(md["sweep-12b"]).split()) < 25
+
+
+def test_review34b_the_roof_table_says_which_rows_it_skips():
+    """Review 34b: the roof table jumps from K = 256 to K = 1024; the prose under it says so."""
+    from rooflinelib.lessons.sweep_lesson import ROOF_TABLE_KS
+    assert 256 in ROOF_TABLE_KS and 1024 in ROOF_TABLE_KS and not {384, 512, 768} & set(ROOF_TABLE_KS)
+    prose = words(markdown("04_sweep.ipynb"))
+    assert "The table skips K = 384–768; the slider shows them." in prose
