@@ -555,7 +555,7 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
     # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
     # review 33: the corner's sentence carries the appendix's weight (issue slots a few percent at most)
-    assert "why is open" not in text and words(text).endswith("The corner is round, likely from partial overlap, with issue slots costing a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
+    assert "why is open" not in text and words(text).endswith("**Hypothesis:** partial overlap rounds the corner; issue slots cost a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -861,7 +861,7 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
     # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
-    assert prose.lower().count("issue slots") == 1 and "with issue slots costing a few percent by an instruction count" in prose
+    assert prose.lower().count("issue slots") == 1 and "issue slots cost a few percent by an instruction count" in prose
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -972,7 +972,7 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
     assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge (51% at K = 64); the sweep "
-            f"reached {envelope['at_ridge']:.0%} there. The corner is round, likely from partial overlap") in words(text)
+            f"reached {envelope['at_ridge']:.0%} there. **Hypothesis:** partial overlap rounds the corner") in words(text)
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1209,7 +1209,7 @@ def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
     assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
-    assert ("The corner is round, likely from partial overlap, with issue slots costing a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    assert ("**Hypothesis:** partial overlap rounds the corner; issue slots cost a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1273,3 +1273,9 @@ def test_review34b_the_roof_table_says_which_rows_it_skips():
     assert 256 in ROOF_TABLE_KS and 1024 in ROOF_TABLE_KS and not {384, 512, 768} & set(ROOF_TABLE_KS)
     prose = words(markdown("04_sweep.ipynb"))
     assert "The table skips K = 384–768; the slider shows them." in prose
+
+
+def test_review34b_the_knee_cell_gives_the_finding_then_one_labelled_hypothesis():
+    text = _nb04_md("sweep-12")
+    assert text.count("**Hypothesis:**") == 1 and "likely" not in text
+    assert text.index("85% there.") < text.index("**Hypothesis:**") < text.index("#the-corner-and-the-dip-unexplained")
