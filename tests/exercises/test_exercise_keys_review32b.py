@@ -10,17 +10,23 @@ RECORDED = ex04.prepare("recorded", progress=None)
 ATTEMPT = "the verdict depends on the ridge of the ceilings loaded here"
 
 
-def _slow_fp64_setup(p=30_000.0, p64=300.0, r=880.0):
-    """The review's synthetic GPU: P = 30 TFLOP/s, P64 = 300 GFLOP/s, R = 880 GB/s."""
-    machine = Machine("made-up GDDR GPU",
-                      (Ceiling("dram", "memory", r, "made up, spread 1.0%", "DRAM"),
-                       Ceiling("fp32", "compute", p, "made up, spread 1.0%", "fp32 FMA"),
-                       Ceiling("fp64", "compute", p64, "made up, spread 1.0%", "fp64 FMA")),
-                      kind="measured", provenance={"kind": "gpu"})
+def made_up_setup(p, r, p64=None, reduction_gflops=140.0, name="made-up GDDR GPU"):
+    """A made-up live GPU for key 4 (P and P64 in GFLOP/s, R in GB/s; no fp64 roof when ``p64`` is None):
+    the reduction runs at ``reduction_gflops``, the FMA kernel at 80% of I x R."""
+    ceilings = [Ceiling("dram", "memory", r, "made up, spread 1.0%", "DRAM"),
+                Ceiling("fp32", "compute", p, "made up, spread 1.0%", "fp32 FMA")]
+    if p64 is not None:
+        ceilings.append(Ceiling("fp64", "compute", p64, "made up, spread 1.0%", "fp64 FMA"))
+    machine = Machine(name, tuple(ceilings), kind="measured", provenance={"kind": "gpu"})
     n = 2 ** 27
-    red = ex04.KernelRun("reduction", n, n / (140.0 * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
+    red = ex04.KernelRun("reduction", n, n / (reduction_gflops * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
     fma = ex04.KernelRun("fma", n, 128 * n / (0.8 * 16 * r * 1e9), 0.01, 20, True, "gpu_sweep", "GPU")
     return ex04.Setup(machine, red, fma, "file", "made up", ())
+
+
+def _slow_fp64_setup(p=30_000.0, p64=300.0, r=880.0):
+    """The review's synthetic GPU: P = 30 TFLOP/s, P64 = 300 GFLOP/s, R = 880 GB/s."""
+    return made_up_setup(p, r, p64)
 
 
 # --- fix 1: the slow-fp64 lead states the adds-alone verdict, not the looser one alone ----------

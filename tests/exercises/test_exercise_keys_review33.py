@@ -8,6 +8,8 @@ from rooflinelib.exercises import ex04_place_kernel as ex04
 from rooflinelib.exercises import ex05_drills as ex05
 from rooflinelib.exercises.grading import NOT_ANSWERED, AnswerError
 
+from test_exercise_keys_review32b import made_up_setup
+
 RECORDED = ex04.prepare("recorded", progress=None)
 
 
@@ -70,14 +72,7 @@ def test_the_i_times_c_fraction_keeps_its_named_hint(answer):
 
 def _high_ridge_setup(p=80_000.0, r=880.0):
     """A live GDDR-like GPU whose fp32 ridge (about 91) is far right of the FMA kernel's 16."""
-    machine = Machine("made-up GDDR GPU",
-                      (Ceiling("dram", "memory", r, "made up, spread 1.0%", "DRAM"),
-                       Ceiling("fp32", "compute", p, "made up, spread 1.0%", "fp32 FMA")),
-                      kind="measured", provenance={"kind": "gpu"})
-    n = 2 ** 27
-    red = ex04.KernelRun("reduction", n, n / (200.0 * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
-    fma = ex04.KernelRun("fma", n, 128 * n / (0.8 * 16 * r * 1e9), 0.01, 20, True, "gpu_sweep", "GPU")
-    return ex04.Setup(machine, red, fma, "file", "made up", ())
+    return made_up_setup(p, r, reduction_gflops=200.0)
 
 
 def test_far_left_of_the_ridge_is_said_as_a_ratio():

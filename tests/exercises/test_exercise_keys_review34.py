@@ -7,6 +7,8 @@ from rooflinelib.exercises import ex04_place_kernel as ex04
 from rooflinelib.exercises import ex05_drills as ex05
 from rooflinelib.exercises.grading import NOT_ANSWERED
 
+from test_exercise_keys_review32b import made_up_setup
+
 RECORDED = ex04.prepare("recorded", progress=None)
 
 
@@ -38,15 +40,7 @@ def test_fix1_the_copy_ceiling_fraction_keeps_its_named_hint():
 def _slow_fp64_setup(p=40_000.0, p64=400.0, r=880.0, achieved=198.0):
     """The review's synthetic GPU: 1/100-rate fp64, P64 = 400 GFLOP/s, R = 880 GB/s; the
     reduction runs at 198 GFLOP/s (90% of I x R = 220, 99% of P64 / 2 = 200)."""
-    machine = Machine("made-up slow-fp64 GPU",
-                      (Ceiling("dram", "memory", r, "made up, spread 1.0%", "DRAM"),
-                       Ceiling("fp32", "compute", p, "made up, spread 1.0%", "fp32 FMA"),
-                       Ceiling("fp64", "compute", p64, "made up, spread 1.0%", "fp64 FMA")),
-                      kind="measured", provenance={"kind": "gpu"})
-    n = 2 ** 27
-    red = ex04.KernelRun("reduction", n, n / (achieved * 1e9), 0.01, 20, True, "gpu_sum", "GPU")
-    fma = ex04.KernelRun("fma", n, 128 * n / (0.8 * 16 * r * 1e9), 0.01, 20, True, "gpu_sweep", "GPU")
-    return ex04.Setup(machine, red, fma, "file", "made up", ())
+    return made_up_setup(p, r, p64, achieved, name="made-up slow-fp64 GPU")
 
 
 def test_fix2_slow_fp64_note_does_not_deny_the_adds_limit():
