@@ -26,7 +26,7 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
     # review 26b: the result in one sentence; the estimate's method is the appendix's
     # review 27b: the sentence says it is an estimate from two runs and gives its upper end
-    assert "Two runs estimate the time between kernels at about 12 µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose
+    assert "by this estimate about 12 µs, well under the 98 µs shortfall" in prose  # review 35b: the upper end is the appendix's
     assert "The time between kernels is about 12 µs" not in prose and "two-run estimate" not in prose
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
     assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
@@ -75,7 +75,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
     # review 19c: a two-run estimate, not the profiling run's difference read as launches
-    assert f"about {split['between_s'] * 1e6:.0f} µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
+    assert f"by this estimate about {split['between_s'] * 1e6:.0f} µs, well under the 98 µs shortfall" in prose  # review 35b
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -249,8 +249,8 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 19c: the time between kernels is a two-run estimate, with its upper end
     # review 26b: the result in one sentence; the method and the upper end are the appendix's
     # review 27b: an estimate from two runs, with its upper end (the appendix derives it)
-    answer = (f"**Mostly not.** Two runs estimate the time between kernels at about {between:.0f} µs "
-              f"(estimated upper end: about 42 µs), well under the {shortfall:.0f} µs shortfall;")
+    # review 35b: the finding and its number; the upper end is the appendix's
+    answer = f"**Mostly not:** by this estimate about {between:.0f} µs, well under the {shortfall:.0f} µs shortfall."
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -302,8 +302,9 @@ def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_l
     assert "(the table's first row)" in md["5ab96826"]
     # review 26b E1: only the recorded run timed its copy beside the kernels; nothing cancels a live run's drift
     # review 32b: the same two facts, shorter (words paid for the clarity items)
-    assert ("Copy speed: recorded, a copy timed beside the kernels; live, your Lab 1 copy roof (drifting a "
-            "few percent).") in words(md["sweep-14"])
+    # review 35b: the spread of the page's copy rates said once
+    assert ("Copy speed: recorded, a copy timed in the same run; live, your Lab 1 copy roof. Separate runs' "
+            "copies differ by up to 2.5%.") in words(md["sweep-14"])
     assert "cancels that drift" not in md["sweep-14"]
     # review 19c: only the recorded run times its own copy; a live run uses Lab 1's copy mix
     assert "a copy timed in its own run" not in md["sweep-00"]
@@ -431,7 +432,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "at about 12 µs (estimated upper end: about 42 µs), well under" in prose  # review 27b
+    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "by this estimate about 12 µs, well under" in prose  # review 35b
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -473,7 +474,7 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
     # review 19c: the estimate's upper end on the page, the runs behind it linked
     # review 26b: the upper end and its reasoning are the appendix's; the page links them
     # review 27b: the upper end stands beside the estimate; its derivation is the appendix's
-    assert "(estimated upper end: about 42 µs)" in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    assert "(estimated upper end: about 42 µs)" not in prose and "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose  # review 35b
     assert "holds at most that much of a pass's 268 MB input, 15 us of traffic" in words(appendix("appendix-04-sweep.md"))
     assert "Nor is it an upper bound" in words(appendix("appendix-04-sweep.md"))
     profile = recorded_profiles()["softmax 3-pass"]
@@ -527,7 +528,7 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     line = f"copy speed: {copy:,.0f} GB/s, a copy timed in the same run"
     assert line in rows.softmax_table(experiment) and line in outputs("04_sweep.ipynb")
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
-    reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**Mostly not.**"))
+    reading = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown" and c.source.startswith("**Mostly not:**"))  # review 35b
     # review 11c C11c-1: short; the rate is the table's, its share printed beside the copy speed;
     # review 12c C04-5: the answer one paragraph, the two open points a list
     # review 19c: one paragraph, two numbers; the bytes are the appendix's
@@ -538,7 +539,7 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     assert f"{counted:,.0f}" in appendix("appendix-04-sweep.md") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
     # review 19c: the rate is the profiler's (cold caches), said in place
-    assert "the rest is slow streaming, at 78% of the copy's rate" in words(reading)  # review 26b: shorter
+    assert "they streamed at 78% of the copy's event-timed rate" in words(reading)  # review 35b: both rates labelled
     assert "measured under Nsight Compute, with the caches flushed" in words(appendix("appendix-04-sweep.md"))
     assert "copy beside the softmax: counted bytes / its time" in appendix("appendix-04-sweep.md")  # both rates counted
     assert "a separate run from the 418.6 µs above" not in words(reading)
@@ -644,7 +645,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
     assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" not in prose
     assert "explanation with a measurement. - Score a memory-bound kernel" in prose
-    assert "about 12 µs (estimated upper end: about 42 µs), well under the 98 µs shortfall" in prose  # review 27b
+    assert "by this estimate about 12 µs, well under the 98 µs shortfall" in prose  # review 35b
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -1137,7 +1138,7 @@ def test_04_review_20a_trivial_items():
     # clarity: the 42 us names its reason (the appendix's L2-reuse bound)
     # review 26b: the 42 us's reason is the appendix's; the page links it
     # review 27b: the page gives the upper end beside the estimate, so 12 us does not read as measured
-    assert "(estimated upper end: about 42 µs)" in md["sweep-18"] and "#the-three-pass-softmaxs-time" in md["sweep-18"]
+    assert "(estimated upper end: about 42 µs)" not in md["sweep-18"] and "#the-three-pass-softmaxs-time" in md["sweep-18"]
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -1191,7 +1192,7 @@ def test_04_review_25b_says_why_the_copy_speeds_differ():
     assert round(lo) == 4176 and round(hi) == 4280 and round(100 * (hi - lo) / lo, 1) == 2.5
     text = words(_md04()["sweep-14"])
     # review 26b E1: the drift in one plain sentence, true in both modes (a live run scores on Lab 1's copy)
-    assert "live, your Lab 1 copy roof (drifting a few percent)." in text
+    assert "live, your Lab 1 copy roof. Separate runs' copies differ by up to 2.5%." in text  # review 35b
     assert "cancels that drift" not in text
 
 
@@ -1228,7 +1229,7 @@ def test_04_review_32b_the_appendix_says_where_the_table_starts():
 
 def test_04_review_32b_the_78_percent_is_under_nsight_compute_with_caches_flushed():
     reading = words(_nb04_md("sweep-18"))
-    assert "the rest is slow streaming, at 78% of the copy's rate under Nsight Compute, caches flushed." in reading
+    assert "timed by Nsight Compute with caches flushed, they streamed at 78% of the copy's event-timed rate" in reading  # review 35b
     assert "--cache-control all" in appendix("appendix-04-sweep.md")
 
 
@@ -1247,9 +1248,9 @@ def test_04_review_32b_clarity_the_dial_up_front_and_no_fragment():
 
 def test_04_review_33_the_42_us_is_an_estimate_and_the_corner_is_weighed_as_the_appendix_does():
     prose = words(markdown("04_sweep.ipynb"))
-    assert "(at most about 42 µs)" not in prose and "(estimated upper end: about 42 µs)" in prose
+    assert "(at most about 42 µs)" not in prose and "(estimated upper end: about 42 µs)" not in prose  # review 35b: the appendix's
     assert "most likely from partial overlap" not in prose
-    assert "Derivation: [appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time)" in prose
+    assert "[appendix](../docs/appendix-04-sweep.md#the-three-pass-softmaxs-time))." in prose  # review 35b: the link closes the finding
 
 
 def test_review34b_envelope_up_front_and_ptx_count():
@@ -1272,7 +1273,7 @@ def test_review34b_the_roof_table_says_which_rows_it_skips():
     from rooflinelib.lessons.sweep_lesson import ROOF_TABLE_KS
     assert 256 in ROOF_TABLE_KS and 1024 in ROOF_TABLE_KS and not {384, 512, 768} & set(ROOF_TABLE_KS)
     prose = words(markdown("04_sweep.ipynb"))
-    assert "The table skips K = 384–768; the slider shows them." in prose
+    assert "The table skips K = 0–8 and 384–768; `ks=None` prints them." in prose  # review 35b
 
 
 def test_review34b_the_knee_cell_gives_the_finding_then_one_labelled_hypothesis():
