@@ -153,30 +153,6 @@ def roofs_text(lesson: Lesson) -> str:
     return "\n".join(lines)
 
 
-def capacity_text(lesson: Lesson) -> str:
-    """Where each cache's plateau ends, as the sweep resolves it (review 26c): the fall starts
-    between two swept sizes; the capacity the table prints is interpolated between them.  Each
-    bracket is set against the size it is compared with (the L1: its SM's L1 + shared SRAM; the
-    L2: the size the device reports), and the L2's upper sample is read as a share of L2 hits."""
-    reported = workingset_files.reported_sizes(lesson.recorded)
-    against = {"l1": (level_placement.l1_sram_bytes(lesson.recorded), "L1 + shared SRAM per SM"),
-               "l2": (reported.get("l2"), "L2 the device reports")}
-    rates = {lv.name: lv.gbps for lv in lesson.levels}
-    lines = []
-    for b in level_placement.step_brackets(lesson.recorded, lesson.levels):
-        line = (f"{b.level}: the fall starts between {format_bytes(b.below_bytes)} and {format_bytes(b.above_bytes)} "
-                f"(interpolated ~{format_bytes(b.interpolated_bytes)})")
-        size, name = against.get(b.level, (None, ""))
-        if size:
-            line += f": {b.below_bytes / size:.2f} to {b.above_bytes / size:.2f} of the {format_bytes(size)} {name}"
-        lines.append(line)
-        if b.level == "l2" and "dram" in rates:
-            share = level_placement.hit_share(b.above_gbps, rates["l2"], rates["dram"])
-            lines.append(f"    at {format_bytes(b.above_bytes)}: {b.above_gbps:,.0f} GB/s, "
-                         f"as if {share:.0%} of reads still hit the L2")
-    return "\n".join(lines)
-
-
 def bytes_table(lesson: Lesson, taught_only: bool = False) -> str:
     """One line per launch: time, GFLOP/s and the bytes placed at each level (L1 and DRAM from
     ncu, the L2 the bytes the SMs sent it: "to L2"). The slices' count, which adds the fabric's traffic,

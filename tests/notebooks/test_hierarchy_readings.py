@@ -316,7 +316,8 @@ def test_ex5_review_13c_drill_8_ratio_and_drill_6_hypothetical():
     # from the datasheet ceilings), never a round "ten times"
     bf16, tf32 = roof["bf16-tensor"] / roof["fp32"], roof["tf32-tensor"] / roof["fp32"]
     # review 26k2: the like-for-like tf32 ratio comes first, bf16 second (it also changes the precision)
-    assert any(f"the tensor cores could run about {t} times faster in tf32 on an H200 ({b} in bf16, which also "
+    # review 35k2: "up to about", the ratio of peaks
+    assert any(f"the tensor cores could run up to about {t} times faster in tf32 on an H200 ({b} in bf16, which also "
                "changes the precision)" in answer
                for b, t in ((f"{bf16:.0f}", f"{tf32:.0f}"), (f"{bf16:.1f}", f"{tf32:.1f}")))
     import nbformat
@@ -356,14 +357,33 @@ def test_05_review_26c_capacities_are_brackets_not_measured_sizes(prose, appendi
     size = 62914560
     assert f"{b['l2'].below_bytes / size:.2f}" == "0.90" and f"{b['l2'].above_bytes / size:.2f}" == "0.98"
     assert f"{h.hit_share(b['l2'].above_gbps, lesson.levels[1].gbps, lesson.levels[2].gbps):.0%}" == "69%"
-    shown = hl.capacity_text(lesson)
-    assert "l2: the fall starts between 56.4 MB and 61.5 MB (interpolated ~56.6 MB): 0.90 to 0.98 of the 62.9 MB" in shown
-    assert "l1: the fall starts between 213 kB and 246 kB (interpolated ~232 kB)" in shown
-    assert "as if 69% of reads still hit the L2" in shown
+    # review 36: the brackets straight from the recorded rows: the swept sizes on either side of each
+    # detected capacity (the L1 from the series every SM reads through the L1, the L2 from the .cg slices)
+    rows = {(s["access"], s["pattern"]): sorted((r["bytes"], r["gbps"]) for r in s["rows"])
+            for s in lesson.recorded["series"]}
+    cap = {lv.name: lv.capacity_bytes for lv in lesson.levels}
+    rate = {lv.name: lv.gbps for lv in lesson.levels}
+
+    def bracket(key, capacity):
+        pairs = rows[key]
+        i = max(k for k, (x, _) in enumerate(pairs) if x <= capacity)
+        return pairs[i], pairs[i + 1]
+
+    (l1_lo, _), (l1_hi, _) = bracket(("global", "spread"), cap["l1"])
+    (l2_lo, _), (l2_hi, l2_hi_gbps) = bracket(("global-cg", "slices"), cap["l2"])
+    assert (l1_lo, l1_hi, l2_lo, l2_hi) == (b["l1"].below_bytes, b["l1"].above_bytes, b["l2"].below_bytes, b["l2"].above_bytes)
+    reported = lesson.recorded["device"]["reported_cache_bytes"]["l2"]
+    assert reported == size
+    share = (1 / rate["dram"] - 1 / l2_hi_gbps) / (1 / rate["dram"] - 1 / rate["l2"])
+    assert f"between {l2_lo / reported:.2f} and {l2_hi / reported:.2f} of the {reported / 1e6:.1f} MB the device reports" in appendix
+    assert f"as if {share:.0%} of its reads hit the L2" in appendix and f"the next, {l2_hi / 1e6:.1f} MB" in appendix
+    assert f"the detector interpolates at {cap['l1'] / 1e3:.0f} kB (no working set was run there)" in appendix
+    assert not hasattr(hl, "capacity_text")  # used by no lesson: the appendix holds the brackets
     printed = _printed("05")
     # review 32c: the brackets, the interpolation and the hit share are the appendix's, not printed twice
-    assert shown not in printed and "fall starts" in printed.split("level   plateau GB/s")[1].splitlines()[0]
-    assert "between 213 kB and 246 kB" not in printed and "69%" not in printed
+    assert "fall starts" in printed.split("level   plateau GB/s")[1].splitlines()[0]
+    assert f"between {l1_lo / 1e3:.0f} kB and {l1_hi / 1e3:.0f} kB" not in printed and f"{share:.0%}" not in printed
+    assert f"between {l2_lo / 1e6:.1f} MB and {l2_hi / 1e6:.1f} MB" not in printed
     assert "as if 69% of its reads hit the L2" in appendix and "the next, 61.5 MB" in appendix
     assert "~56.6 MB" in printed and "~232 kB" in printed
     fig = hplot.sweep_figure(lesson.recorded, levels=lesson.levels, series=lesson.level_series,
