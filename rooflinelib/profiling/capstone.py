@@ -20,6 +20,7 @@ numpy and numba are imported inside the functions that need them.
 from __future__ import annotations
 
 import ast
+import html
 import collections
 import contextlib
 import dataclasses
@@ -36,7 +37,7 @@ from rooflinelib.profiling.profile_result import ProfileError, percent
 from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
 from rooflinelib.measure.expected import fill_values
 from rooflinelib.profiling.counting import count_bytes, fake_device_functions, kernel_py_func
-from rooflinelib.exercises.grading import (Check, NotAnsweredError, report, check_function,
+from rooflinelib.exercises.grading import (Check, NotAnsweredError, Report, report, check_function,
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
                                            is_unanswered, AnswerError, run_student, read_number,
                                            reveal)
@@ -192,6 +193,8 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
     value of the row, fails; the 3-pass version's ``maxima`` and ``sums`` are checked too.  Kernels
     that wrote nothing to ``y`` (the exercise's stubs) are not answered yet."""
 
+    uncompiled = []  # the versions that passed without the compile check
+
     def one(name, passes_of):
         question = f"{name} softmax kernels"
 
@@ -226,6 +229,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
                                                          "bodies, run that cell, then this check again")
                 if found:
+                    stride = _stride_one_loop(passes)
+                    if stride:  # review 35f, E-stride: the slip, not the race it makes
+                        return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _stride_hint(stride))
                     return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _race_hint(found[0]))
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
@@ -241,25 +247,33 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                         return Check(question, "fail", f"y is right at {rows} rows x {cols} columns, but " + wrong)
                 worst = max(worst, error)
             refused = _compile_refusal(passes_of(softmax_buffers(*sizes[0])))
-            not_compiled = refused if refused == NOT_COMPILED else ""
+            not_compiled = refused == NOT_COMPILED
             if refused and not not_compiled:
                 return Check(question, "fail", f"right output in the simulator, but Numba's CUDA compiler refuses "
                                                f"it: {refused}")
+            fp64 = _fp64_constant(passes_of(softmax_buffers(*sizes[0])))
+            if fp64:
+                return Check(question, "fail", "right output, but " + fp64)
             if name == "3-pass":
                 broken = _pass_rereads(passes_of, sizes[0])
                 if broken:
                     return Check(question, "fail", "right output, but " + broken)
             if name == "fused":  # the rules the exercise states: the row in shared memory, x read once, y written once
                 broken = _local_row(passes_of(softmax_buffers(*sizes[0]))) or _once_rules(passes_of, sizes[0])
+                stride = _stride_one_loop(passes_of(softmax_buffers(*sizes[0]))) if broken else ""
+                if stride:
+                    broken = _stride_hint(stride)
                 if broken:
                     return Check(question, "fail", "right output, but your fused kernel " + broken)
             # review 31f, 3: the slow check last, so a slip the small size shows (a stride of 1) is told quickly
             limits = _at_the_limits(passes_of, three_pass=name == "3-pass")
             if limits:
                 return Check(question, "fail", limits)
+            if not_compiled:
+                uncompiled.append(name)  # said once, under the report (review 35f)
             return Check(question, "pass", f"correct in the simulator at {len(sizes)} small sizes and the stated "
                                            f"launch (largest relative error {worst:.2g} at the small sizes, against "
-                                           f"a float64 softmax){not_compiled}")
+                                           f"a float64 softmax)")
 
         # The simulator takes seconds, longer than run_student allows a student's call, so the
         # kernels run here, and whatever they raise becomes CHECK YOUR INPUT.
@@ -277,8 +291,25 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             text = " ".join(str(exc).split())[:300]
             return Check(question, "invalid", f"the simulator stopped: {type(exc).__name__}: {text}")
 
-    return report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
-                  one("fused", fused_passes))
+    got = report("your kernels, run in the CUDA simulator", one("3-pass", three_pass_passes),
+                 one("fused", fused_passes))
+    note = ("Note: a PASS above is from the simulator and the source checks" + NOT_COMPILED) if uncompiled else ""
+    return NotedReport(got.title, got.checks, note)
+
+
+@dataclass(frozen=True)
+class NotedReport(Report):
+    """A report with one note under its lines (the compile check that did not run, said once)."""
+
+    note: str = ""
+
+    def __str__(self) -> str:
+        return Report.__str__(self) + (f"\n{self.note}" if self.note else "")
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return Report._repr_html_(self) + (f"<div>{html.escape(self.note)}</div>" if self.note else "")
 
 
 def _kernel_line(exc) -> str:
@@ -534,9 +565,90 @@ def _pass_rereads(passes_of, size) -> str:
             if reads > REREAD_LIMIT:
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
                 return (f"pass {number} ({kname}) reads {name} {reads:.3g} times from global memory, counting each "
-                        f"{name}[r, c] its source reads: does a thread loop over a run of the row (stride 1)? Stride by "
-                        "the block, range(t, cols, cuda.blockDim.x), so each element is read once and a warp's 32 "
-                        "threads read 32 neighbouring elements in one request (coalesced)")
+                        f"{name}[r, c] its source reads: does a thread loop over a run of the row (stride 1)? "
+                        + STRIDE_FIX)
+    return ""
+
+
+#: The fix for a loop with a stride of 1, in the 3-pass and the fused kernel alike (review 35f, E-stride).
+STRIDE_FIX = ("Stride by the block, range(t, cols, cuda.blockDim.x), so each element is read once and a warp's 32 "
+              "threads read 32 neighbouring elements in one request (coalesced)")
+
+
+def _stride_one_loop(passes) -> str:
+    """The source line of the first loop ``for c in range(t, n)`` (no step; ``t`` the thread's index) in a
+    kernel of ``passes``, or ''.  Each thread then walks a run of the row; in the fused kernel threads
+    write the same shared entries, so the simulator's first finding is a race, whose hint (a barrier)
+    would not fix the slip (review 35f, E-stride)."""
+    for kernel, _ in passes:
+        fn = kernel_py_func(kernel)
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError, ValueError):
+            continue
+        lines = source.splitlines()
+
+        def thread_index(node) -> bool:
+            return (isinstance(node, ast.Attribute) and node.attr == "x" and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "threadIdx")
+
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    pairs = ([(target, node.value)] if not isinstance(target, ast.Tuple) else
+                             list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else [])
+                    names.update(t.id for t, v in pairs if isinstance(t, ast.Name) and thread_index(v))
+        for node in ast.walk(tree):
+            it = node.iter if isinstance(node, ast.For) else None
+            if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                    and len(it.args) == 2 and (thread_index(it.args[0]) or (isinstance(it.args[0], ast.Name)
+                                                                           and it.args[0].id in names))
+                    and 0 < node.lineno <= len(lines)):
+                return lines[node.lineno - 1].strip()
+    return ""
+
+
+def _stride_hint(line: str) -> str:
+    return (f"the loop `{line}` has a stride of 1: each thread walks a run of the row, so threads read (and "
+            f"write) the same elements. " + STRIDE_FIX)
+
+
+def _fp64_constant(passes) -> str:
+    """``"NAME: the line `s = 0.0` ..."`` for the first variable a kernel of ``passes`` sets to a bare float
+    literal or an infinity (``0.0``, ``-math.inf``, ``float('inf')``) instead of ``float32(...)``, or ''.
+    Numba types such a constant float64, so on the GPU the sum or max built on it runs in fp64, against
+    Part 1's rule (review 35f, E2); an integer (``c = 0``) or a call such as ``float32(0)`` is let through."""
+    def fp64(node) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return fp64(node.operand)
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, float)
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("inf", "nan", "pi", "e") and isinstance(node.value, ast.Name)
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float")
+
+    for kernel, _ in passes:
+        fn = kernel_py_func(kernel)
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError, ValueError):
+            continue
+        lines = source.splitlines()
+        for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
+            # a local variable only: a store into an array (maxima[r] = -math.inf) takes the array's float32
+            pairs = []
+            for target in (node.targets if isinstance(node, ast.Assign) else
+                           [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []):
+                pairs += ([(target, node.value)] if not isinstance(target, ast.Tuple) else
+                          list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else [])
+            bad = next((v for t, v in pairs if isinstance(t, ast.Name) and fp64(v)), None)
+            if bad is not None and 0 < node.lineno <= len(lines):
+                const = ast.get_source_segment(source, bad) or "the constant"
+                return (f"{fn.__name__}: the line `{lines[node.lineno - 1].strip()}` starts a value at {const}, a "
+                        f"float64 constant, so on the GPU what is built on it runs in fp64: write float32({const})")
     return ""
 
 
@@ -1111,6 +1223,18 @@ def tool_side(name: str, profiles: dict, machine, rows: int, cols: int) -> str:
     return "compute" if side == "compute" else "memory"
 
 
+def _verdict_ridge(profile, machine) -> str:
+    """The ridge a wrong verdict's hint quotes: Part 3's printed one (fp32 over ``machine``'s DRAM roof, as
+    that cell prints it), and, where the profile's side was taken on another roof (the recorded pair's copy
+    roof: 15.5 against 14), that roof's ridge too, named (review 35f, E1; review 9d, E-1)."""
+    printed = machine.roofline("fp32", "dram").ridge
+    text = f"the ridge printed above, {printed:.3g} FLOP/byte"
+    if profile is not None and abs(profile.ridge - printed) > 0.005 * printed:
+        roof = str(profile.memory).replace("dram-", "")  # "dram-copy": the copy roof, as Part 4 names it
+        text += f" (its profile is placed on the {roof} roof, {profile.peak_gbps:,.0f} GB/s: ridge {profile.ridge:.3g})"
+    return text
+
+
 def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int):
     """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's.  A key that is not
     a variant's name ('3pass') is named, with the keys expected, rather than the variant it stands
@@ -1135,10 +1259,7 @@ def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int)
             continue
         expected = tool_side(name, profiles, machine, rows, cols)
         where = "its profile" if profiles.get(name) is not None else "the analytic counts on these ceilings"
-        # a profile is graded on its own roof, whose ridge (15.5 on the recorded pair's copy roof) is
-        # not the one Part 3 printed (review 9d, E-1): the hint names the ridge it grades against
-        ridge = (f"its profile's ridge, {profiles[name].ridge:.3g} FLOP/byte" if profiles.get(name) is not None
-                 else "the ridge printed above")
+        ridge = _verdict_ridge(profiles.get(name), machine)
         checks.append(check_choice(answers.get(name, NOT_ANSWERED), expected, f"verdict for the {name} softmax ({where})", SIDES,
                                    hints={"ridge": "at the ridge means an intensity within about 10% of the ridge; "
                                                    f"compare its intensity with {ridge}",
@@ -1652,7 +1773,10 @@ def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"
     elif found == "more":
         bullets = (bytes_sentence,
                    f"Equal bandwidth did not: the fused kernel reached {sharef} of {roof_words} and the 3-pass "
-                   f"version {share3}, so fusion gained more than its bytes.",
+                   f"version {share3}, so fusion gained more than its bytes."
+                   # review 35f: the page's hedge on the copy roof, said where it is the reason
+                   + (f" The {share3} is an upper bound: pass 1 only reads, which streams faster than a copy."
+                      if copy_gbps else ""),
                    _shortfall_sentence(three, fused))
         split = ("split the extra time with the kernels' own times (a second, profiled run): launches against "
                  "slow passes" if (three.measured or {}).get("kernel_seconds") else
@@ -1681,11 +1805,14 @@ def _shortfall_sentence(three, fused) -> str:
         return head + ("launches between the passes, or passes that stream below the fused rate; without the "
                        "kernels' own times (a profile with counters) the two cannot be told apart.")
     # The kernels' times come from the Nsight Compute run, the median from the timed one.
-    return head + (f"in a second run, under Nsight Compute, the three kernels took {_us(g['kernel_s'])}. That "
-                   f"leaves {_between(g, three)}, for launches and gaps. So the other "
-                   f"{_us(g['inside_kernels_s'])} is passes moving their bytes below the fused kernel's rate, if the "
-                   f"kernels ran about as long in both runs (Nsight Compute flushed the L2 before each kernel; the "
-                   f"timed run did not).")
+    # review 35f: the split first, as a sum, then the one caveat on its own
+    outside = g["outside_kernels_s"]
+    launches = (f"about {outside * 1e6:.2g} us launches and gaps (within the two runs' noise)"
+                if abs(outside) < NOISE_SHARE * three.seconds else f"{_us(outside)} launches and gaps")
+    return head + (f"{launches} + {_us(g['inside_kernels_s'])} passes below the fused kernel's rate, since the three "
+                   f"kernels took {_us(g['kernel_s'])} under Nsight Compute, a second run. This assumes the kernels "
+                   f"ran about as long in both runs: Nsight Compute flushed the L2 before each kernel, the timed run "
+                   f"did not.")
 
 
 def graded_profiles(pair: Pair, recorded: dict) -> tuple:
