@@ -959,32 +959,19 @@ def _count(answer):
     return value * _COUNT_SCALES.get((match.group("scale") or "").lower(), 1)
 
 
-def _element_count(answer, expected, question, *, mistakes):
-    """Review 33k1 K2-1: an element count has no byte prefix, so a near miss 2.4% off (218,000 for
-    213,333) hears "not within ±2%", not grading's KiB/KB hint (as exercise 3 does for a
-    sequence length); every other hint is :func:`_number`'s."""
-    check = _number(_count(answer), expected, question, unit="elements", mistakes=mistakes)
-    if check.status == "fail" and "KiB" in check.message:
-        value = read_number(_count(answer), question, "elements")
-        direction = "too high" if value > expected else "too low"
-        return Check(question, "fail", f"not within ±{DEFAULT_RTOL * 100:g}% of the key: your value "
-                                       f"is {direction}")
-    return check
-
-
 def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_length):
     """C4: the vector-add length whose traffic takes as long as the launch, both ways."""
     dispatch, graph = _launch_lengths()
     per_element = ops.vector_add(1).n_bytes
     return report(
         "C4: how long before the launch stops dominating",
-        _element_count(elements_dispatch, dispatch, "elements, with the host's dispatch",
-                     mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
-                               (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+        _number(_count(elements_dispatch), dispatch, "elements, with the host's dispatch", unit="elements",
+                mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
+                          (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         # Review 11b K2-1: the same 4-byte slip as the dispatch length
-        _element_count(elements_graph, graph, "elements, inside a CUDA graph",
-                     mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
-                               (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+        _number(_count(elements_graph), graph, "elements, inside a CUDA graph", unit="elements",
+                mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
+                          (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
         _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
                      mistakes=[(0.25, "at that length the traffic takes as long as the "
                                       "launch, and the time is their sum: what fraction of the roof's "

@@ -373,9 +373,9 @@ def unanswered(question: str) -> Check:
 
 # Unit families: each spelling maps to (family, factor to the family's base unit).
 _FAMILIES = {
-    "rate": ("FLOP/s", {"flop/s": 1, "flops": 1, "kflop/s": 1e3, "mflop/s": 1e6, "gflop/s": 1e9,
-                        "gflops": 1e9, "tflop/s": 1e12, "tflops": 1e12, "pflop/s": 1e15,
-                        "pflops": 1e15}),
+    # "FLOPS", "TFLOPS", "flops" and the like: _flop_readings reads them, case and all
+    "rate": ("FLOP/s", {"flop/s": 1, "kflop/s": 1e3, "mflop/s": 1e6, "gflop/s": 1e9,
+                        "tflop/s": 1e12, "pflop/s": 1e15}),
     "bandwidth": ("B/s", {"b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
                           "kib/s": 2 ** 10, "mib/s": 2 ** 20, "gib/s": 2 ** 30, "tib/s": 2 ** 40}),
     "bytes": ("B", {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
@@ -387,12 +387,23 @@ _FAMILIES = {
     "fraction": ("fraction", {"fraction": 1, "%": 0.01, "percent": 0.01}),
     "ratio": ("x", {"x": 1, "×": 1, "times": 1}),
 }
+#: Count units: things counted one by one.  Each noun is a family of its own (213,333 elements
+#: are not 213,333 tokens), with no prefixes, so no byte-prefix hint (KiB vs KB) is ever given
+#: for one: a count 2.4% off is a wrong count, not a binary prefix.
+COUNT_NOUNS = ("element", "thread", "block", "warp", "token", "row")
+for _noun in COUNT_NOUNS:
+    _FAMILIES[f"{_noun}s"] = (f"{_noun}s", {_noun: 1, f"{_noun}s": 1})
 _UNIT_INDEX = {spelling: (family, factor)
                for family, (_, spellings) in _FAMILIES.items()
                for spelling, factor in spellings.items()}
 _FAMILY_WORDS = {"rate": "a compute rate", "bandwidth": "a bandwidth", "bytes": "a byte count",
                  "work": "a FLOP count", "time": "a time", "intensity": "an intensity",
-                 "fraction": "a fraction", "ratio": "a ratio"}
+                 "fraction": "a fraction", "ratio": "a ratio",
+                 **{f"{noun}s": f"a count of {noun}s" for noun in COUNT_NOUNS}}
+#: The families whose numbers are counts of things (see COUNT_NOUNS).
+_COUNT_FAMILIES = tuple(f"{noun}s" for noun in COUNT_NOUNS)
+_FLOP_WORD = re.compile(r"^(?P<prefix>[kmgtp]?)(?P<flop>flop)(?P<s>s?)$", re.IGNORECASE)
+_FLOP_PREFIXES = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _TRAILING_UNIT = re.compile(r"^(?P<number>.*?[0-9.)])\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ ]*)$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 
@@ -411,12 +422,73 @@ def _comma_in_formula(text: str) -> bool:
     return bool(re.search(r"[A-Za-z_]", re.sub(r"\d[eE][+-]?\d", "", text)))
 
 
+def _flop_readings(word: str) -> list:
+    """The readings of a FLOP word without a slash (``"FLOPs"``, ``"TFLOPS"``, ``"flops"``), by its
+    case: the one place where a unit's case matters.
+
+    - no final s (``FLOP``, ``GFLOP``): a FLOP count;
+    - a capital final S (``FLOPS``, ``GFLOPS``, ``TFLOPS``): a rate, FLOP per second;
+    - ``FLOPs``, capitals and a small s: the plural of FLOP, a count;
+    - any other spelling with a small s (``flops``, ``Flops``, ``GFLOPs``, ``TFLOPs``): either,
+      and the question decides (a rate where a rate is asked, a count where a count is).
+
+    The last rule, because datasheets write "989 TFLOPs" for a rate and papers "6 GFLOPs per
+    token" for a count: refusing either reading would refuse a common, correct answer, and the
+    number itself shows which was meant (a rate and a count of one kernel differ by its time).
+    A bare "FLOPs" has no such rate use worth the confusion, so it is a count only.
+    """
+    match = _FLOP_WORD.match(word)
+    if match is None:
+        return []
+    factor = _FLOP_PREFIXES[match.group("prefix").lower()]
+    if not match.group("s"):
+        return [("work", factor)]
+    if match.group("s") == "S":
+        return [("rate", factor)]
+    if match.group("flop") == "FLOP" and not match.group("prefix"):
+        return [("work", factor)]
+    return [("rate", factor), ("work", factor)]
+
+
+def _unit_readings(unit: str) -> list:
+    """Every (family, factor to base) a unit spelling may mean, most usual first; [] if unknown.
+    Case does not matter, except in a FLOP word (see :func:`_flop_readings`)."""
+    key = " ".join(unit.split())
+    readings = _flop_readings(key)
+    if readings:
+        return readings
+    found = _UNIT_INDEX.get(key.lower())
+    return [found] if found else []
+
+
 def _unit_of(unit: str):
     """(family, factor to base) for a unit spelling such as ``"TFLOP/s"``; None if unknown."""
-    key = " ".join(unit.lower().split())
-    if key in _UNIT_INDEX:
-        return _UNIT_INDEX[key]
-    return None
+    readings = _unit_readings(unit)
+    return readings[0] if readings else None
+
+
+#: Words that may be units inside a formula ("120 TFLOP/s / 3 TB/s").
+_UNIT_WORD = re.compile(r"[A-Za-zµμ%×][A-Za-zµμ%/]*")
+
+
+def _formula_with_units(text: str) -> bool:
+    """True when ``text`` reads as a formula once the units written inside it are dropped: units
+    in arithmetic, which the reader does not convert (it does no dimensional arithmetic)."""
+    units = [w for w in _UNIT_WORD.findall(text) if _unit_readings(w.rstrip("/"))]
+    if not units:
+        return False
+
+    def drop(match):
+        word = match.group()
+        unit = word.rstrip("/")
+        return " " + word[len(unit):] if _unit_readings(unit) else word
+
+    bare = _UNIT_WORD.sub(drop, text)
+    try:
+        evaluate(bare, "answer")
+    except ExpressionError:
+        return False
+    return True
 
 
 def _describe(value) -> str:
@@ -429,7 +501,9 @@ def read_number(answer, question: str = "answer", unit: str = "") -> float:
     Accepts ints, floats, numpy scalars, fractions and decimals, and strings holding a number or
     a formula with an optional unit.  ``unit`` names the unit the question asks for (``"TFLOP/s"``,
     ``"fraction"``, ``""`` for a plain number); a string answer written in another unit of the
-    same family is converted, one of another family is refused.  The answer is read inside
+    same family is converted, one of another family is refused (``"FLOPs"`` is a count and
+    ``"FLOPS"`` a rate: see :func:`_flop_readings`; a count unit such as ``"elements"`` or
+    ``"tokens"``, :data:`COUNT_NOUNS`, takes its own noun only).  The answer is read inside
     :func:`run_student`: whatever its methods raise, and however long they take, the result is
     an AnswerError.
     """
@@ -502,6 +576,9 @@ def _read_text(text: str, unit: str) -> float:
     try:
         value = evaluate(number_part, "answer")
     except ExpressionError as exc:
+        if _formula_with_units(stripped):
+            raise AnswerError(f"{stripped[:40]!r} has units inside a formula: write the formula "
+                              "without units (120/3), or one number with its unit") from None
         raise AnswerError(f"could not read {stripped[:40]!r} as a number or formula "
                           f"({str(exc).split(': ', 1)[-1]})") from None
     value = _finite(value)
@@ -511,11 +588,11 @@ def _read_text(text: str, unit: str) -> float:
 
 
 def _convert(value: float, written: str, wanted: str) -> float:
-    found = _unit_of(written)
-    if found is None:
+    readings = _unit_readings(written)
+    if not readings:
         raise AnswerError(f"unknown unit {written!r}; write the number alone, or use units like "
                           "TFLOP/s, GB/s, FLOP/byte, B, ms, %")
-    family, factor = found
+    family, factor = readings[0]
     if not wanted:
         if family in ("fraction",):
             return value * factor
@@ -524,10 +601,20 @@ def _convert(value: float, written: str, wanted: str) -> float:
     if target is None:  # the question's own unit is free text: accept the number as written
         return value
     wanted_family, wanted_factor = target
-    if family != wanted_family:
-        raise AnswerError(f"{written!r} is {_FAMILY_WORDS[family]}, but this asks for "
-                          f"{_FAMILY_WORDS[wanted_family]} in {wanted}")
-    return value * factor / wanted_factor
+    for family, factor in readings:
+        if family == wanted_family:
+            return value * factor / wanted_factor
+    families = [f for f, _ in readings]
+    words = " or ".join(_FAMILY_WORDS[f] for f in families)
+    advice = ""
+    # FLOPs and FLOPS differ by the case of one letter: say which one is which
+    if wanted_family == "work" and families == ["rate"]:
+        advice = "; for a count write FLOP or FLOPs"
+    elif wanted_family == "rate" and families == ["work"]:
+        advice = "; for a rate write FLOP/s or FLOPS"
+    where = "" if wanted_family in _COUNT_FAMILIES else f" in {wanted}"
+    raise AnswerError(f"{written!r} is {words}, but this asks for "
+                      f"{_FAMILY_WORDS[wanted_family]}{where}{advice}")
 
 
 # --- numeric checks --------------------------------------------------------------------------
@@ -636,6 +723,8 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
             family = (_unit_of(unit) or ("",))[0] if unit else ""
             for factor, families, hint in _FACTOR_HINTS:
                 if families is not None and family not in families:
+                    continue
+                if family in _COUNT_FAMILIES and factor == 8.0:  # nothing counted has bits
                     continue
                 # Prefix slips (1.024, 1.074) sit close to 1: match them tightly, or every
                 # answer a few percent off would be blamed on KiB.
