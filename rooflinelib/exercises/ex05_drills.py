@@ -45,7 +45,10 @@ BOUNDS = Choices({
              # the same said as a phrase
              "assuming perfect overlap", "assume perfect overlap", "assuming overlap",
              # the library's own name for the max is the overlapped time
-             "overlapped", "the overlapped time", "overlapped time")),
+             "overlapped", "the overlapped time", "overlapped time",
+             # the max written out in words (it was refused as unreadable)
+             "max of f/p and m/b", "maximum of f/p and m/b", "max of m/b and f/p",
+             "max(m/b, f/p)")),
     "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
             "a kernel that stalls takes longer)",
             # The mirror of max's spellings, the page's own gloss ("adding them") included, so
@@ -56,7 +59,8 @@ BOUNDS = Choices({
              "add the two times", "adding the two", "add the two", "sum the two times",
              "summing the two times", "sum of the times", "adding the times",
              # more ways to say the sum
-             "assuming no overlap", "assume no overlap", "no overlap assumed")),
+             "assuming no overlap", "assume no overlap", "no overlap assumed",
+             "sum of f/p and m/b", "f/p plus m/b")),
 })
 
 
@@ -74,16 +78,31 @@ class _NoGuessChoices(Choices):
 
 BOUNDS = _NoGuessChoices(BOUNDS.options)
 
+
+class _ListedChoices(_NoGuessChoices):
+    """A menu that also reads an answer outside the options the question offers (to give it a
+    hint), but lists only those options when an answer is unreadable."""
+
+    def __init__(self, options: dict, listed: tuple):
+        super().__init__(options)
+        object.__setattr__(self, "listed", tuple(listed))
+
+    def _listing(self) -> str:
+        names = [repr(n) for n in self.options if n in self.listed]
+        return ", ".join(names[:-1]) + " or " + names[-1]
+
 #: Exercise 3's growth menu, with more spellings of "linear"; no bare "grows"
 #: or "grows with s", which a quadratic answer fits as well.
-_GROWTH = _NoGuessChoices({**GROWTH.options, "linear": (
+# Drill 7 offers three growths: "unbounded" is read (it has a hint) but not listed.
+_GROWTH = _ListedChoices({**GROWTH.options, "linear": (
     GROWTH.options["linear"][0],
     GROWTH.options["linear"][1] + ("linear growth", "grows linearly with s", "linearly with s",
                                    "linear with s", "linearly in s", "grows linearly in s",
                                    "grows proportionally to s", "linear in the sequence length",
                                    # more ways to say it
                                    "increases linearly", "like s", "proportionally", "s",
-                                   "grows like s", "increases linearly with s"))})
+                                   "grows like s", "increases linearly with s"))},
+    listed=("constant", "linear", "quadratic"))
 
 RIDGE_MOVES = _NoGuessChoices({
     "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",
@@ -256,6 +275,9 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                                     "is not near either roof",
                             "overlap": "that is the verdict at the ridge once the kernel is near "
                                        "its roof; it is far from it",
+                            "instruction-mix": "checking that P is the right roof comes after the "
+                                               "launch size, occupancy and bytes; and this menu "
+                                               "item is a change, not a check",
                             "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + ". "
                                              "This kernel is far below its roof, so its bytes are "
                                              "not what holds it back"}),
@@ -393,20 +415,23 @@ MODEL_ANSWERS = {
          "that stalls takes longer")),
     3: None,  # filled in by _numeric_answers(), from the drill's data
     4: None,
-    5: ("Intensity depends on conventions, so both can be right. They may have counted bytes at "
-        "different levels (HBM traffic versus L2 traffic or every load and store); one may have "
-        "used the algorithm's ideal bytes and the other the profiler's measured bytes, which "
-        "include what uncoalesced access wastes; or they counted FLOPs differently (a "
-        "multiply-add as one or two, sparsity counted or not); or, commonest of all, they "
-        "evaluated the kernel at different sizes, shapes or data types (a GEMM's intensity "
-        "grows with N; a working set that fits the L2 cuts the DRAM bytes). At one size, a multiply-add as "
-        "one or two FLOPs changes the count by 2x, and 2:4 structured sparsity counted or not by "
-        "2x; an unstructured sparse kernel's dense-equivalent count differs by 1 / density, any "
-        "factor. Two other counting choices can also reach 8x alone: an exp or a divide counted as its instruction "
-        "sequence, and complex arithmetic (a complex multiply-add is one operation or 8 real "
-        "FLOPs). Otherwise a gap of 8x almost always comes from the bytes (32-byte sectors for 4 "
-        "useful bytes is exactly 8x). Until both state "
-        "their sizes and conventions the two numbers cannot be compared.",
+    # Review 35k2 (clarity): the two answers expected first, then the other conventions
+    5: ("Intensity depends on conventions, so both can be right; until both state their sizes "
+        "and conventions, the two numbers cannot be compared.\n"
+        "Two answers an interviewer expects:\n"
+        "- bytes counted at different levels: HBM traffic versus L2 traffic or every load and store;\n"
+        "- the algorithm's ideal bytes versus the profiler's measured bytes, which include what "
+        "uncoalesced access wastes (32-byte sectors for 4 useful bytes is exactly 8x).\n"
+        "Other conventions that can reach 8x:\n"
+        "- the kernel evaluated at different sizes, shapes or data types, commonest of all (a "
+        "GEMM's intensity grows with N; a working set that fits the L2 cuts the DRAM bytes);\n"
+        "- an exp or a divide counted as its instruction sequence, or complex arithmetic (a "
+        "complex multiply-add is one operation or 8 real FLOPs);\n"
+        "- sparsity: an unstructured sparse kernel's dense-equivalent count differs by 1 / "
+        "density, any factor.\n"
+        "At one size, a multiply-add as one or two FLOPs changes the count by 2x, and 2:4 "
+        "structured sparsity counted or not by 2x; otherwise a gap of 8x almost always comes from "
+        "the bytes.",
         ("different memory levels", "ideal versus measured bytes",
          "at one size, a multiply-add as 1 or 2 FLOPs and 2:4 sparsity explain 2x each; "
          "unstructured sparsity (1 / density), instruction sequences or a complex multiply-add "
@@ -487,7 +512,7 @@ def _numeric_answers() -> None:
         "Being at 96% of a roof says the kernel uses that resource well, not that the work is "
         "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
         # The like-for-like tf32 figure first; bf16 also changes the precision
-        f"matrix product the tensor cores could run about {ratios['tf32']:.1f} times faster in "
+        f"matrix product the tensor cores could run up to about {ratios['tf32']:.1f} times faster in "
         f"tf32 on an H200 ({ratios['bf16']:.1f} in bf16, which also changes the precision), so "
         "check the instruction mix first. "
         "The bytes can be wasteful: uncoalesced access that moves eight times the bytes it needs "

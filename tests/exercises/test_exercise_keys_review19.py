@@ -196,8 +196,9 @@ def test_k4_clarity_the_direct_answer_leads_the_asides():
     # the main answer keeps the two key points first (review 5a C16, K04-4); the question's
     # direct answer, datasheet against the loaded ceilings, was the fourth aside
     shown = ex04.model_verdict(RECORDED, "the verdict depends on the machine's ridge, not the kernel")
-    assert shown.also[0].startswith("No: against the H200's datasheet ridge (13.9 FLOP/byte) the FMA "
-                                    "kernel is compute-bound")
+    # review 35k2: the datasheet ridge's figures moved into this aside (stated once)
+    assert shown.also[0].startswith("No: against the H200's datasheet ridge, 13.9 FLOP/byte (")
+    assert "the FMA kernel is compute-bound" in shown.also[0]
     assert "at the ridge" in shown.also[0]
 
 
