@@ -922,10 +922,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                if setup.dram_copy_gbps and all(abs(setup.copy_gbps / g - 1) > 0.03
                                                for g in (setup.read_gbps, setup.peak_gbps,
                                                          2 * setup.peak_gbps))
-               else []))),
-                          starts="that is against the copy ceiling C",
-                          slip="the copy ceiling C (the reduction only reads)",
-                          redo="divide its GB/s by the read ceiling, setup.read_gbps"),
+               else [])))),
         check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
@@ -978,16 +975,27 @@ def _rounded_sig(value: float, digits: int) -> float:
     return float(f"{value:.{digits - 1}e}") if value else 0.0
 
 
-def _rounded_fraction(answer, key: float, check: Check, starts: str = "divide the achieved GFLOP/s",
-                      slip: Optional[str] = None,
-                      redo: str = "divide by the roof you found above, min(P, I x C)") -> Check:
+#: The wrong-divisor hints a fraction that is also a plausible rounding of its key may hear:
+#: ``(how the hint starts, the divisor it names, the right one)``; None takes the divisor from the
+#: hint's own "not by ...".  The FMA kernel's wrong roofs (review 33k2 item 1) and the reduction's
+#: copy ceiling (review 34k2 item 1); each hint starts only one check's messages.
+_ROUNDING_SLIPS = (
+    ("divide the achieved GFLOP/s", None, "divide by the roof you found above, min(P, I x C)"),
+    ("that is against the copy ceiling C", "the copy ceiling C (the reduction only reads)",
+     "divide its GB/s by the read ceiling, setup.read_gbps"),
+)
+
+
+def _rounded_fraction(answer, key: float, check: Check) -> Check:
     """A wrong-roof hint heard by a fraction that is also a plausible rounding of the key (review
     33k2 item 1: 0.8 lies within 2% of the fraction against I x C alone, 0.793) names both
-    readings, rounding first, rather than a slip the student may not have made.  ``starts`` picks
-    the hint this applies to, ``slip`` names the wrong divisor and ``redo`` the right one (review
-    34k2 item 1: the reduction's 1.0 for 0.968 and its copy-ceiling hint)."""
-    if check.status != "fail" or not check.message.startswith(starts):
+    readings, rounding first, rather than a slip the student may not have made; the hints it
+    applies to are :data:`_ROUNDING_SLIPS`."""
+    slip_redo = next(((slip, redo) for starts, slip, redo in _ROUNDING_SLIPS
+                      if check.message.startswith(starts)), None)
+    if check.status != "fail" or slip_redo is None:
         return check
+    slip, redo = slip_redo
     try:
         value = read_number(answer, check.question, "fraction")
     except (AnswerError, NotAnsweredError):

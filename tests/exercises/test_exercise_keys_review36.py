@@ -163,3 +163,34 @@ def test_item12_drill5_splits_the_expected_answers_from_the_other_conventions():
     other = text.index("Other conventions that can reach 8x:\n- the kernel evaluated at different sizes")
     assert expected < text.index("- the algorithm's ideal bytes versus the profiler's measured") < other
     assert len(text.split()) <= 190, len(text.split())
+
+
+# --- key 4, item 7: the rounding hint's behaviour, pinned across its rewrite as a slip table ------
+
+_ROUNDED = ("too far from the key to pass (±2% or ±0.5 percentage points): if you rounded, give two "
+            "more figures; or did you divide by ")
+
+
+@pytest.mark.parametrize("index, answer, message", [
+    (4, 1.0, _ROUNDED + "the copy ceiling C (the reduction only reads)? (divide its GB/s by the read "
+                        "ceiling, setup.read_gbps)"),
+    (4, "100%", _ROUNDED + "the copy ceiling C (the reduction only reads)? (divide its GB/s by the "
+                           "read ceiling, setup.read_gbps)"),
+    (4, 0.9, "that is against B, Lab 1's best access mix (a write), or a bandwidth near it such as a "
+             "datasheet's; the reduction only reads: score it against the read ceiling, setup.read_gbps"),
+    (4, 0.8, "not within ±2% or ±0.5 percentage points of the key: your value is too low"),
+    (9, 0.8, _ROUNDED + "I x C alone (the same as GB/s over C)? (divide by the roof you found above, "
+                        "min(P, I x C))"),
+    (9, "80%", _ROUNDED + "I x C alone (the same as GB/s over C)? (divide by the roof you found "
+                          "above, min(P, I x C))"),
+    (9, 0.793, "divide the achieved GFLOP/s by the roof you found above, min(P, I x C), not by I x C "
+               "alone (the same as GB/s over C)"),
+    (9, 0.9, "not within ±2% or ±0.5 percentage points of the key: your value is too high"),
+    (9, 1.62, "that is against the fp64 roof, P64; this kernel's FMAs are fp32: divide by its roof, "
+              "min(P, I x C); a fraction above 1 means the roof divided by is not the kernel's"),
+])
+def test_item7_the_rounding_hint_is_heard_only_where_it_was(index, answer, message):
+    args = [N] * 10
+    args[index] = answer
+    check = ex04.check_placement(RECORDED, *args).checks[index]
+    assert (check.status, check.message) == ("fail", message), check.message
