@@ -565,10 +565,6 @@ def _with_unit(function, unit: str):
     def read(**point):
         result = function(**point)
         if isinstance(result, str) and not is_unanswered(result):
-            if unit == "FLOP":
-                # review 34k2 item 2: "8192 FLOPs" is the plural of a count here, not a rate
-                # ("FLOPS" in capitals and anything per second are left to the unit table)
-                result = re.sub(r"((?i:flop))s\b(?!\s*/)", r"\1", result)
             try:
                 return read_number(result, "its result", unit)
             except AnswerError as exc:
