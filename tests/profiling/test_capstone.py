@@ -2216,7 +2216,8 @@ def test_the_key_says_profile_pair_checks_the_output_after_timing():
     # review 19f K-8: the code poisons y, times the launchers and then checks the output
     page = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
     text = " ".join(nbformat.read(str(page), as_version=4).cells[18].source.split())
-    assert "times your two launchers at the profiled size and checks the output" in text
+    # review 35f: one line per mode; the GPU's says timing first, then the output check
+    assert "**GPU:** your two launchers, timed at the profiled size, their output checked against a float64" in text
     assert "after checking the output" not in text
 
 
