@@ -1422,8 +1422,8 @@ def cpu_sources() -> str:
 
 # --- prediction against measurement ----------------------------------------------------------
 
-def _us(seconds: float) -> str:
-    return seconds_text(seconds)
+def _us(seconds: float, digits: int = 3) -> str:
+    return seconds_text(seconds, digits)
 
 
 def _prediction(predicted, three):
@@ -1561,8 +1561,9 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
     else:
         result = {"holds": f"within {_tolerance():.0%}, the prediction holds", "more": "fusion gained more than predicted"}
     less = f"fusion gained less than the {byte_ratio:.2f}x the bytes predict" if other else "fusion gained less than predicted"
-    lines = [note + f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds)} against "
-             f"{_us(fused.seconds)}): {result.get(found, less)}."]
+    # four figures, so that the two times printed give the measured ratio printed (425/141 is 3.01)
+    lines = [note + f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds, 4)} "
+             f"against {_us(fused.seconds, 4)}): {result.get(found, less)}."]
     bytes_line = f"- bytes: {three.n_bytes:,.0f} against {fused.n_bytes:,.0f} counted, a ratio of {byte_ratio:.2f}x"
     if other:
         bytes_line += f" (the bytes alone predict {byte_ratio:.2f}x, not {predicted:.2f}x)"

@@ -69,12 +69,12 @@ def intensity_text(intensity: float) -> str:
     return f"{intensity:,.0f}" if intensity >= 1000 else f"{intensity:.3g}"
 
 
-def seconds_text(seconds: float) -> str:
-    """A time with the unit that keeps it readable: s, ms, us or ns."""
+def seconds_text(seconds: float, digits: int = 3) -> str:
+    """A time with the unit that keeps it readable: s, ms, us or ns, to ``digits`` significant figures."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+            return f"{seconds / scale:.{digits}g} {unit}"
+    return f"{seconds / 1e-9:.{digits}g} ns"
 
 
 BOUND_WORDS = {"memory": "memory-bound", "compute": "compute-bound", "ridge": "at the ridge"}

@@ -113,8 +113,8 @@ def test_the_quoted_time_ratio_agrees_with_the_times_it_is_read_from():
     three, fused = pair["3-pass"].seconds * 1e6, pair["fused"].seconds * 1e6
     assert f"{three:.1f}" == "425.0" and f"{fused:.1f}" == "140.9"
     assert f"{three / fused:.2f}" == f"{425.0 / 140.9:.2f}" == "3.02"
-    assert "(425 us against 141 us)" in _printed()  # what the cell above prints, rounded
-    assert "- **The times' ratio**, 3.02 (425.0 over 140.9 µs, rounded above), is the whole prediction." in _prose()
+    assert "(425 us against 140.9 us)" in _printed()  # what the cell above prints (425.04 to four figures)
+    assert "- **The times' ratio**, 3.02 (425.0 over 140.9 µs), is the whole prediction." in _prose()
 
 
 def test_07_does_not_grow_in_review_35e():
