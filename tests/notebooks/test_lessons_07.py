@@ -206,7 +206,8 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 18a: one sentence of provenance, and both figure roofs the recorded session's own;
     # review 26e: the warning sits before the profiled pair's output (section 4's first cell)
     warn = next(c.source for c in _cells() if c.cell_type == "markdown" and c.source.startswith("## 4. Measure"))
-    assert ("Without a live profile, the course's own pair (`softmax_targets`: the same bytes, its fused row in "
+    # review 36e clarity 3: the stand-in sentence shortened, same facts
+    assert ("Without a live profile, the course's pair (`softmax_targets`: same bytes, fused row in "
             "registers, not shared memory) stands in for yours "
             "([which pair, which roofs](../docs/appendix-07.md#which-lab-1-each-section-uses)).") in " ".join(warn.split())
     # review 19b T2: the ridges differ by the mix (copy against write), not by the session
@@ -218,7 +219,7 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 33e: one sentence on the roof; the run bookkeeping (its Lab 1, its ridge) is the appendix's
     # review 35e: one sentence, the copy roof of the run that recorded them; the two Lab 1s are the appendix's
     assert ("A softmax reads and writes, so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the "
-            "run that recorded them (ridge 15.5,") in flat
+            "run that recorded them (ridge 15.5).") in flat
     assert "65,979" not in flat and "65,979" in _page()
     assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
@@ -256,9 +257,9 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     # review 33e: the appendix's estimate in one clause
     # review 34e item 1: the 73 µs lost is what the page lets a reader work out
     # review 35e item 1: the ~12 µs outside the kernels is said; the ramp-up estimate is the appendix's
-    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; most of the loss is inside the kernels, and "
-            "the counters recorded here do not say which pass is slow ([where the time went]"
-            "(../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
+    # review 36e clarity 3: "the counters recorded here do not say which pass is slow" was a lab-log aside
+    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; the rest is inside the kernels "
+            "([where the time went](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
     assert f"{gap['outside_kernels_s'] * 1e6:.0f}" == "12" and f"{gap['shortfall_s'] * 1e6:.0f}" == "73"
     assert f"{inside:.0f}" == "61" and "some 10 µs of the 60.6 µs inside the kernels" in _page()
     assert "10 of the 61 µs lost" not in flat
@@ -435,7 +436,8 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     assert "Hypothesis for the small shortfall" not in text
     # review 33e: the hypothesis named in a clause, the question still open
     # review 34e: the hypothesis is the appendix's; the page links it
-    assert ("the model's bytes are what the hardware moved ([the small shortfall]"
+    # review 36e item 1: ncu's flush enforces the no-reuse rule, so the check is per launch
+    assert ("each launch moved the model's bytes ([the small shortfall]"
             "(../docs/appendix-07.md#the-small-dram-shortfall)).") in " ".join(text.split())
     assert "writes left in the L2" not in text and "is open" not in text
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
@@ -527,10 +529,11 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # review 33e: two sentences; the phases and the four k values are the appendix's
     # review 34e: SASS defined at first use; LDS.128 said in a few words
     # review 35e item 2: what the SASS shows (4 LDS.128 per 16 FFMAs) apart from what is inferred (that they are sa's)
-    assert ("The SASS (the GPU's machine code) holds 4 `LDS.128` (one 16-byte load a thread, fewer passes) per 16 "
-            "FFMAs; only `sa` is contiguous per thread, so they are inferred to be `sa`'s loads, merged. The caps "
-            "below use the hardware's count ([how the merged loads are served]"
-            "(../docs/appendix-07.md#the-tiled-kernels-shared-loads)).") in " ".join(text.split())
+    # review 36e item 3 and clarity 2: the 4-byte rule said; the contiguity inference is the appendix's
+    assert ("The SASS (the GPU's machine code) shows merged 16-byte loads (`LDS.128`), inferred to be `sa`'s; the "
+            "pass rule above is for 4-byte loads. The caps below use the hardware's count ([how the merged loads "
+            "are served](../docs/appendix-07.md#the-tiled-kernels-shared-loads)).") in " ".join(text.split())
+    assert "only `sa`'s are" in _page() and "4 `LDS.128`" in _page()
     assert "phases" not in text and "serves four k values" not in text
     assert "inferred from the source" not in text
     assert "Which array the `LDS.128` read follows from the source" in _page()
@@ -827,7 +830,8 @@ def test_07_the_slips_uncoalesced_global_loads_are_named_and_bounded():
     # review 32e: the ~50% rests on an assumption (the L1 moves global bytes at the shared rate): no number
     # review 33e: section 6 opens on the question; the looser global-load limit stands by the caps
     caps = " ".join(_md("Down a column the tiled kernel").split())
-    assert ("The global loads, 4x the fixed variant's L1 bytes, are a looser limit "
+    # review 36e clarity 7: whose global loads
+    assert ("The slipped kernel's global loads (4x the fixed one's L1 bytes) give a looser cap "
             "([why looser](../docs/appendix-07.md#the-l1-cap-which-binds-none-of-the-four)).") in caps
     assert "50%" not in six and "50%" not in opening
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
@@ -922,7 +926,7 @@ def test_07_section_6_keeps_results_and_the_appendix_keeps_provenance():
     assert "# the Lab 1 of the run that recorded them" not in code and "# the L1 cap: appendix" not in code
     # review 33e: the appendix's hypothesis in a clause, not "why is open"
     # review 34e: the hypothesis is the appendix's alone
-    assert ("under 3n² floats, all in C's writes ([appendix](../docs/appendix-07.md#the-gemms-dram-bytes)).") in " ".join(text.split())
+    assert ("under 3n² floats; the shortfall is all in C's writes ([appendix](../docs/appendix-07.md#the-gemms-dram-bytes)).") in " ".join(text.split())
     assert "likely still in the L2" not in text
     assert "### The GEMMs' DRAM bytes" in APPENDIX.read_text()
     assert "Hypothesis: the rest of C was still in the L2 when the kernel ended" in _page()
@@ -968,8 +972,8 @@ def test_07_says_why_the_shares_fall_on_ncus_bytes():
     from rooflinelib.profiling import capstone
     flat = " ".join(_prose().split())
     # review 34e: its own sentence; review 35e: said as a cause (ncu's byte count), not in brackets
-    assert ("They sit at 72% and 86% of it, not 74% and 90%, because this row uses ncu's byte count, 2.7% and 4.3% "
-            "below the analytic one.") in flat
+    # review 36e clarity 3: the cause kept, as a parenthesis
+    assert "They sit at 72% and 86% of it (on ncu's bytes, 2.7% and 4.3% under the analytic count)." in flat
     pair = capstone.recorded_softmax(capstone.recorded_pair()[0])
     short = [1 - p.measured["dram_over_analytic"] for p in (pair["3-pass"], pair["fused"])]
     assert [f"{x:.1%}" for x in short] == ["2.7%", "4.3%"]
@@ -1004,7 +1008,9 @@ def test_07_says_which_lab_1_judges_the_recorded_profiles():
     from rooflinelib.profiling import capstone
     flat = " ".join(_prose().split())
     # review 35e: the page names the copy roof and the run in one sentence; the two Lab 1s are the appendix's
-    assert ("scored on the copy roof, 4,256 GB/s, of the run that recorded them (ridge 15.5, not section 3's 14).") in flat
+    # review 36e clarity 1: the two roof sets and why section 3 uses the write, in one sentence
+    assert ("scored on the copy roof, 4,256 GB/s, of the run that recorded them (ridge 15.5).") in flat
+    assert "which used the fastest mix, the write (ridge 14)." in flat
     assert ("not the ridge of 14 that section 3 predicts with (the shipped Lab 1's fp32 over its write mix)"
             in page_flat_of_appendix()) and "Both softmaxes sit far left of either ridge" in page_flat_of_appendix()
     from rooflinelib.profiling import gemm_targets

@@ -45,8 +45,9 @@ def test_the_lost_time_names_the_part_outside_the_kernels():
     assert f"{outside:.0f}" == "12" and f"{lost:.0f}" == "73"
     assert gap["inside_kernels_s"] > 0.5 * gap["shortfall_s"]  # "most of the loss is inside the kernels"
     text = _prose()
-    assert (f"Launches and gaps explain only ~{outside:.0f} µs of the {lost:.0f} µs lost; most of the loss is "
-            "inside the kernels, and the counters recorded here do not say which pass is slow") in text
+    # review 36e clarity 3: the aside on which pass is slow left the main line
+    assert (f"Launches and gaps explain only ~{outside:.0f} µs of the {lost:.0f} µs lost; the rest is "
+            "inside the kernels") in text
     assert "10 of the 73 µs" not in text and "unexplained here" not in text
     # the ramp-up estimate stays whole in the appendix
     assert "some 10 µs of the 60.6 µs inside the kernels" in _page()
@@ -58,8 +59,9 @@ def test_the_lds128_sentence_separates_the_sass_reading_from_the_inference():
     from rooflinelib.profiling import gemm_targets
     text = _prose()
     assert "the compiler merged `sa`'s loads into `LDS.128`" not in text
-    assert ("holds 4 `LDS.128` (one 16-byte load a thread, fewer passes) per 16 FFMAs; only `sa` is contiguous per "
-            "thread, so they are inferred to be `sa`'s loads, merged.") in text
+    # review 36e: the contiguity argument is the appendix's; the page keeps "inferred"
+    assert "shows merged 16-byte loads (`LDS.128`), inferred to be `sa`'s" in text
+    assert "only `sa`'s are" in _page()
     for v in gemm_targets.recorded_counters()["variants"].values():
         sass = v.get("sass") or {}
         if sass.get("LDS.128"):
@@ -91,8 +93,9 @@ def test_cell_16_names_the_copy_roof_in_one_sentence_and_the_two_ridges_are_the_
     assert "own run's Lab 1" not in text
     cell = next(c.source for c in _cells() if c.cell_type == "markdown" and "4,256 GB/s, of the" in c.source)
     flat = " ".join(cell.split())
-    assert flat == ("A softmax reads and writes, so the recorded profiles are scored on the copy roof, 4,256 GB/s, "
-                    "of the run that recorded them (ridge 15.5, not section 3's 14).")
+    # review 36e clarity 1 grew it by one sentence (the two roof sets); test_the_two_roof_sets_* pins it
+    assert flat.startswith("A softmax reads and writes, so the recorded profiles are scored on the copy roof, "
+                           "4,256 GB/s, of the run that recorded them (ridge 15.5).")
     # the link to why (the two Lab 1s) is section 4's one provenance link, a cell above
     assert "On that copy roof the recorded pair's ridge is 15.5 FLOP/byte (65,979 / 4,256)" in _page()
 
@@ -102,8 +105,8 @@ def test_cell_24_says_why_the_shares_drop_on_ncus_bytes():
     _, pair = _softmax_pair()
     text = _prose()
     assert "the same runs as 74% and 90%" not in text
-    assert ("They sit at 72% and 86% of it, not 74% and 90%, because this row uses ncu's byte count, 2.7% and 4.3% "
-            "below the analytic one.") in text
+    # review 36e clarity 3: the same cause as a parenthesis
+    assert "They sit at 72% and 86% of it (on ncu's bytes, 2.7% and 4.3% under the analytic count)." in text
     assert [f"{1 - p.measured['dram_over_analytic']:.1%}" for p in (pair["3-pass"], pair["fused"])] == ["2.7%", "4.3%"]
 
 
@@ -119,3 +122,87 @@ def test_the_quoted_time_ratio_agrees_with_the_times_it_is_read_from():
 
 def test_07_does_not_grow_in_review_35e():
     assert _words() <= 2096  # 2,101 before this round
+
+
+# Review 36e (a second fresh read of 07).
+
+def _md(start: str) -> str:
+    return " ".join(next(c.source for c in _cells() if c.cell_type == "markdown" and c.source.startswith(start)).split())
+
+
+def test_the_ncu_byte_check_says_the_flush_imposes_the_no_reuse_rule():
+    # 36e item 1: ncu ran with --cache-control all, so it enforces the model's no-reuse-between-launches
+    # assumption rather than testing it; "the model's bytes are what the hardware moved" claimed more
+    text = _prose()
+    assert "the model's bytes are what the hardware moved" not in text
+    assert "section 5 checks them on the hardware" not in text
+    assert ("ncu flushed the caches before each kernel, so it enforces section 2's no-reuse rule between launches "
+            "rather than testing it.") in text
+    assert "nothing one launch wrote is still on chip when the next launch reads it" in text  # section 2's rule
+    assert "--cache-control all" in _page()
+
+
+def test_the_gemm_dram_shortfall_not_the_bytes_is_in_cs_writes():
+    # 36e item 2: "... under 3n² floats, all in C's writes" made the DRAM bytes C's writes
+    text = _prose()
+    assert "under 3n² floats, all in C's writes" not in text
+    assert "7.9 to 9.3% under 3n² floats; the shortfall is all in C's writes" in text
+
+
+def test_the_pass_rule_is_said_to_be_for_4_byte_loads_where_lds128_appears():
+    # 36e item 3: the bank rule of the term list does not carry over to 16-byte loads
+    text = _prose()
+    assert "fewer passes)" not in text
+    assert "A request takes as many passes as its busiest bank has different words asked of it." in text
+    assert "the pass rule above is for 4-byte loads." in text
+    assert "is for 4-byte words" in _page() and "splits it into phases" in _page()
+
+
+def _ceilings(path: Path) -> dict:
+    import json
+    return {c["name"]: c["value"] for c in json.loads(path.read_text())["ceilings"]}
+
+
+def test_the_two_roof_sets_are_said_where_the_second_appears():
+    # 36e clarity 1: fp32 65,895 vs 65,979 and ridge 14 vs 15.5 were never reconciled on the page
+    shipped = _ceilings(ROOT / "rooflinelib" / "data" / "h200_ceilings_numba.json")
+    run = _ceilings(ROOT / "docs" / "measurements" / "h200_run17" / "lab1.json")
+    for lab1 in (shipped, run):  # the DRAM roof is the fastest mix, the write
+        assert lab1["dram"] == lab1["dram-write"] == max(lab1[k] for k in ("dram-read", "dram-write", "dram-copy"))
+    assert all(abs(run[k] / shipped[k] - 1) < 0.01 for k in ("dram", "dram-copy", "fp32"))
+    assert f"{run['dram-copy']:,.0f}" == "4,256" and f"{shipped['fp32'] / shipped['dram']:.0f}" == "14"
+    cell = _md("A softmax reads and writes")
+    assert cell == ("A softmax reads and writes, so the recorded profiles are scored on the copy roof, 4,256 GB/s, of "
+                    "the run that recorded them (ridge 15.5). That run's DRAM and fp32 roofs are within 1% of section 3's, "
+                    "which used the fastest mix, the write (ridge 14).")
+
+
+def test_the_lab_log_asides_are_thinner():
+    # 36e clarity 3: cells 14, 18 and 24
+    text = _prose()
+    assert "the counters recorded here do not say which pass is slow" not in text
+    assert "because this row uses ncu's byte count" not in text
+    assert "the course's own pair (`softmax_targets`: the same bytes, its fused row" not in text
+    assert "(`softmax_targets`: same bytes, fused row in registers, not shared memory) stands in for yours" in text
+    assert "course's fused kernel (its row in registers)" not in text  # said once, in section 4's opening
+
+
+def test_section_6_gives_each_slip_its_own_access_pattern():
+    # 36e clarity 2: cell 29 packed both slips and a bank analysis into five lines; 4: tx before its definition
+    slip = _md("The slow variants have a deliberate slip")
+    assert "- **The naive slip** reads A down a column." in slip
+    assert ("- **The tiled slip** reads its shared tile `sa[tx, k]` down a column: 8 different words in each of the "
+            "two banks it uses, so 8 passes.") in slip
+    cells = [c for c in _cells() if c.cell_type == "markdown"]
+    defined = next(i for i, c in enumerate(cells) if "(`tx`;" in c.source)
+    assert not any("`tx`" in c.source for c in cells[:defined])
+    # 36e clarity 7: whose global loads
+    assert "The global loads, 4x the" not in text_of_caps() and "The slipped kernel's global loads" in text_of_caps()
+
+
+def text_of_caps() -> str:
+    return _md("Down a column the tiled kernel")
+
+
+def test_07_does_not_grow_in_review_36e():
+    assert _words() <= 2093  # 2,094 before

@@ -686,7 +686,8 @@ def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_ke
     assert profile < first_use and not any(c.source.startswith("## ") for c in cells[profile:first_use])
     assert before.cell_type == "markdown" and "softmax_targets" in before.source
     assert "registers" in before.source and "shared memory" in before.source
-    assert "course's fused\nkernel (its row in registers)" in "".join(c.source for c in cells if c.cell_type == "markdown")
+    # review 36e: said once, in the stand-in sentence above (section 4's equal-bandwidth reading no longer repeats it)
+    assert "fused row in registers, not shared memory" in before.source
 
 
 def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
@@ -1417,7 +1418,7 @@ def test_07_says_why_the_gemms_dram_bytes_are_under_the_compulsory_minimum():
     # review 32e: the hypothesis moved to the appendix with the read/write split that supports it
     # review 33e: the appendix's hypothesis in one clause, linked
     # review 34e: the hypothesis is the appendix's alone; the page links it
-    assert ("46.4 MB, 7.9 to 9.3% under 3n² floats, all in C's writes "
+    assert ("46.4 MB, 7.9 to 9.3% under 3n² floats; the shortfall is all in C's writes "
             "([appendix](../docs/appendix-07.md#the-gemms-dram-bytes))") in " ".join(text.split())
     appendix = " ".join((NOTEBOOK.parents[1] / "docs" / "appendix-07.md").read_text().split())
     assert "Hypothesis: the rest of C was still in the L2 when the kernel ended" in appendix
@@ -1458,8 +1459,9 @@ def test_07_review_11d_wording():
     # (review 15d E1: the slowness is open; ramp-up and tail are one possible part, sized)
     # review 34e: said unexplained once; the appendix's estimate, against the 73 µs the page lets a reader derive
     # review 35e item 1: the ~12 µs outside the kernels said; the ramp-up estimate is the appendix's
-    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; most of the loss is inside the kernels, and "
-            "the counters recorded here do not say which pass is slow ([where the time went](") in " ".join(text.split())
+    # review 36e: the rest is inside the kernels; the estimate stays the appendix's
+    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; the rest is inside the kernels "
+            "([where the time went](") in " ".join(text.split())
     # review 13d T07-1: the barrier argument cannot explain it (the fused kernel runs the same two
     # block reductions over fewer bytes)
     assert "barrier" not in text.split("Launches and gaps explain only")[1].split("A live run")[0]
