@@ -526,8 +526,10 @@ def test_05_names_the_series_each_level_comes_from():
     # review 11c C11c-6: the series are named before the figure that draws them
     text = " ".join("".join(_nb05_cell("c7621aef")["source"]).split())
     assert "so no level is taken from those points" not in text
-    assert f'**Blue** (swept to 537 MB), "{inner.name}": each SM has its own L1 and reads the whole set, so this series gives the **L1** level' in text
-    assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, and each block reads chunks of its own, so this '
+    # review 36c: why two series, said once ahead of them
+    assert "Two series: the L1 is per SM; the L2 and DRAM need each block on its own slice." in text
+    assert f'**Blue** (swept to 537 MB), "{inner.name}": gives the **L1** level' in text
+    assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, so this '
             "series gives the **L2** and **DRAM** levels") in text
     cells = _cells("05")
     assert [c.get("id") for c in cells].index("c7621aef") < next(
@@ -623,7 +625,9 @@ def test_05_review_6c_clarity_items():
     assert "`ws_read` has no DRAM hand count" in _page05() and "no DRAM hand count" not in printed
     # C5-4, 7c C05-3; review 20d: the dotted read roof lay on the copy roof, unseen: said, not drawn
     # review 25c: "too close to draw" was not why (5% apart can be drawn): not drawn, said in section 4
-    assert "reading's (4.51 TB/s, not drawn) for `ws_read`" in " ".join(text.split("## 4.")[1].split("## 5.")[0].split())
+    # review 36c: said under the chart that draws the copy roof
+    assert "`ws_read`'s DRAM marker is scored against the read roof (4.51 TB/s, not drawn)." in " ".join(
+        "".join(_nb05_cell("620151de-read")["source"]).split())
     assert "too close to the copy roof to draw" not in text
     assert "dram_also" not in _code("05") and "the dotted line" not in text
 
@@ -678,13 +682,14 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert ("From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB "
             "2.0 to 3.3 times") in page
     assert ("Past each step the kernel beats this simplest-case model, by up to 3.3 times; past "
-            "250 MB it is within 10%. Hypotheses (untested): blocks share fetches, and some reads still hit the L1 "
+            "250 MB it is within 10%. So the model is **neither a forecast nor a bound** (a kernel with too few "
+            "warps runs below it). Hypotheses (untested): blocks share fetches, and some reads still hit the L1 "
             "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
-    assert "**neither a forecast nor a bound**: a kernel with too few warps runs below it, and this one beats it." in text
+    assert "So the model is **neither a forecast nor a bound** (a kernel with too few warps runs below it)." in text
     assert "Here the model never predicted more than its kernel reached." in page
     assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
@@ -799,7 +804,8 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
     assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
-    assert "each block reads chunks of its own, so this series gives the **L2** and **DRAM** levels" in text
+    assert "`.cg` loads skip the L1, so this series gives the **L2** and **DRAM** levels" in text
+    assert "Two series: the L1 is per SM; the L2 and DRAM need each block on its own slice." in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
@@ -1128,9 +1134,11 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 22a E1: Lab 4 itself collects the slices' bytes; the asked column is the second run's
     assert "Lab 4 takes one count per level" not in text
     # review 25c: the kernels first, then what ncu counts, one name per count
-    assert ('"to L2", the bytes moved between the SMs and the L2 (ncu\'s own chart and your own profiles count '
-            '`lts__t_bytes`, up to about 1.5 times more: [appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))'
-            in " ".join(text.split()))
+    # review 36c: the caution stands apart from the definitions, with its reason
+    assert '- "to L2", the bytes moved between the SMs and the L2; - "DRAM"' in " ".join(text.split())
+    assert ("**Caution:** ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: "
+            "it adds the traffic between the L2's two partitions "
+            "([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))") in " ".join(text.split())
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
     assert "[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself)." in text
@@ -1288,7 +1296,7 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
     assert len(reading.split()) < len(section1.split())  # a short cell of its own
     text = _prose("05")
     # review 25c: the access-mix rule moved to section 4, where the kernels are scored
-    rule = "each DRAM row is scored against Lab 1's roof for its own access mix"
+    rule = "each DRAM row is scored against Lab 1's roof for its access mix"
     assert text.lower().count(rule.lower()) == 1 and "The chart's DRAM roof is a copy's" not in text
     assert rule.lower() in text.split("## 4.")[1].split("## 5.")[0].lower() and "access mix" not in reading
     # the roofs' cell follows the cell that announces it
@@ -1373,7 +1381,9 @@ def test_05_review_20d_trivial_items():
     section2 = text.split("## 2.")[1].split("## 3.")[0]
     # review 32c: the pointer answers (all SMs read the same lines), then points
     # review 34c: said plainly, with no hypothesis ahead of section 6
-    assert "Blue gives no L2 or DRAM level: past the L1's step it runs faster than either (section 6)." in " ".join(section2.split())
+    # review 36c: it slides, and past 250 MB it is barely above DRAM's plateau (not 'faster than either')
+    assert ("Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau, and past 250 MB it runs "
+            "2 to 8% above the DRAM plateau (section 6).") in " ".join(section2.split())
     # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
     assert "sectors" not in text and "**partitions**" in text
 
@@ -1412,7 +1422,9 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     lab1 = recorded_h200().ceiling("l2").value
     assert f"{lab1 / 1e3:.2f}" == "9.76" and f"{levels[1].gbps / 1e3:.2f}" == "8.88" and lab1 > levels[1].gbps
     # review 32c: said in one clause beside the plateau (the appendix gives the footprints)
-    assert "**L2**: 8.88 TB/s, ending at 0.90 to 0.98 of the reported 62.9 MB. The chart's L2 roof is Lab 1's 9.76 TB/s: its kernel reads the L2 faster" in text
+    # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
+    assert ("**L2**: 8.88 TB/s, its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports. The chart's "
+            "L2 roof is Lab 1's 9.76 TB/s, the best rate a kernel was seen to reach") in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1433,10 +1445,13 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     # review 34c: the reconciliation is section 4's, where ws_read is placed, as the student's question
     section4 = " ".join(_prose("05").split("## 4.")[1].split("## 5.")[0].split())
     section6 = " ".join(_prose("05").split("## 6.")[1].split())
-    assert quoted[1:] in section4 and "847" not in section4 and "8.95" not in section4 and "834 MB" not in section6
-    # the paragraph stands without the appendix: it says why sharing fetches does not apply
-    para = section4.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
-    assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para and "appendix" not in para
+    # review 36c: the 98% check is the appendix's own note; section 4 points to it
+    note = " ".join(_page05().split("## Is the L2 roof the right one for `ws_read`?")[1].split("\n## ")[0].split())
+    assert quoted[1:] in note and "834 MB" not in section4 and "834 MB" not in section6
+    assert "appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)" in section4
+    # the note stands alone: it says why sharing fetches does not apply
+    para = note.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
+    assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para
     # the appendix gives the slices' figure as no share of the roof
     assert "819 MB over its 94.6 µs is 8.65 TB/s, 89% of Lab 1's L2 roof (the slices' 847 MB would give 8.95 TB/s" in " ".join(_page05().split())
 
@@ -1480,7 +1495,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     assert "reported:shared" not in metas and {"reported:l2", "capacity:l1", "ws-marker"} <= metas
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
-    assert "Judge headroom against measured roofs, not ncu's derived peaks." in last and "slice" not in last
+    assert ("A kernel near a measured roof has little known headroom; ncu's derived L1 and L2 peaks are out of its "
+            "reach.") in last and "slice" not in last
 
 
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
@@ -1587,12 +1603,14 @@ def test_05_review34c_usable_capacity_and_ncus_l2_count():
     # item 2: the plateau's end is the usable capacity, below the size the device reports (L2: 0.90)
     l2 = h.hierarchy_levels(wsr.recorded("h200", "numba"))[1]
     assert f"{l2.capacity_bytes / 62914560:.2f}" == "0.90"
-    assert "where it ends is the level's usable capacity, which can sit below the size the device reports." in text
+    # review 36c: the L2's usable share said with its number, where the plateaus are read
+    assert "where it ends is the level's usable capacity." in text
+    assert "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports" in text
     assert "where it ends is the level's capacity." not in text
     # item 4: ncu's own chart and a student's profile count the slices' bytes, up to ~1.5x the sent ones
-    assert ("ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: "
-            "[appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
+    assert ("ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: it adds the "
+            "traffic between the L2's two partitions ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
     assert "the slices' L2 bytes +1.5% to +55.0% over 6" in " ".join(_page05().split())
     # cells 10 and 18: the blue series' role said plainly; the Notes paragraph cut to the scoring sentence
-    assert "Blue gives no L2 or DRAM level: past the L1's step it runs faster than either (section 6)." in text
+    assert "Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau" in text
     assert "Blue rises past the L2's step" not in text and "Notes:" not in text
