@@ -2,7 +2,7 @@
 
 * :func:`roof_table`: the envelope against its own roofs, at the K values the lesson argues
   from (``ks=None``: every K).
-* :func:`softmax_split_brief`: the two numbers the lesson reads off the softmax's profile.
+* :func:`softmax_split_brief`: what the lesson reads off the softmax's profile (two times, their difference, a rate).
 * :func:`kernel_table`: the sweep's two kernels at the K values the appendix quotes, so a claim
   about one kernel (a tie, a lead, a dip) is read off printed numbers, not off the envelope.
 * :func:`softmax_split_table`: the three-pass softmax in one table: its kernels' own time, the
@@ -117,17 +117,21 @@ def roof_table(result, ks=ROOF_TABLE_KS, width: int = 30) -> str:
     return "\n".join(lines)
 
 
-#: Cell 21 prints the recorded H200 profile in every mode (no live profile is taken): its header says so.
-BRIEF_HEADER = "the 3-pass softmax, profiled: the recorded H200 run (not re-run live)"
+#: Cell 21 prints the recorded H200 profile in every mode (no live profile is taken; cell 0 says so
+#: once): its header names the run.
+BRIEF_HEADER = "the 3-pass softmax, profiled: the recorded H200 run"
 
 
 def softmax_split_brief(profile, experiment) -> str:
-    """The two numbers notebook 04 reads off the three-pass softmax's profile: the time outside
-    its kernels (an event-timed run less Nsight Compute's kernel time: a two-run estimate) and
-    its kernels' streaming rate against the copy's.  :func:`softmax_split_table` has all seven
-    rows (appendix-04)."""
+    """What notebook 04 reads off the three-pass softmax's profile: the two times it subtracts (a
+    second event-timed run of the function and Nsight Compute's summed kernel time, both from the
+    profile), their difference (the time outside the kernels: an estimate, not a bound, since ncu
+    flushes the L2 the event-timed run may reuse; appendix-04) and its kernels' streaming rate
+    against the copy's.  :func:`softmax_split_table` has all seven rows (appendix-04)."""
     split, r = experiment_rows.time_split(profile), softmax_rates(profile, experiment)
-    lines = [("time outside the 3 kernels, a two-run estimate (us)", f"{split['between_s'] * 1e6:.1f}"),
+    lines = [("a second event-timed run (us)", f"{split['median_s'] * 1e6:.1f}"),
+             (f"less Nsight Compute's {split['kernels']} kernels, summed (us)", f"{split['kernel_s'] * 1e6:.1f}"),
+             ("= time outside the kernels, an estimate (us)", f"{split['between_s'] * 1e6:.1f}"),
              ("the kernels' streaming rate / the copy's", f"{r['of_copy']:.0%}")]
     return render([{"what": w, "value": v} for w, v in lines],
                   (Column("what", BRIEF_HEADER, align="<"), Column("value", "")))

@@ -20,7 +20,7 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
             "and keeps the faster at each K.") in prose and "\nenvelope   " in appendix("appendix-04-sweep.md")
     assert "**Caveat: an envelope.** B is `sweep`'s" in prose  # review 26b
     # the launches are measured (10 us between kernels), not blamed
-    assert "(extra launches" not in prose + printed and "time outside the 3 kernels, a two-run estimate (us)" in printed
+    assert "(extra launches" not in prose + printed and "= time outside the kernels, an estimate (us)" in printed  # review 36b: the row is named by what it is
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
     assert "at most about 12" not in prose and "Launches and gaps take about 12 µs" not in prose
     # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
@@ -512,7 +512,8 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     nb = cells("04_sweep.ipynb")
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
-    assert words(nb[figure + 1].source).startswith("Each point is the faster of two kernels (plain and pipelined) doing K FMAs per element: I = K/4. The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    # review 36b: the envelope and I = K/4 are the dial section's (cell 6), not repeated under the figure
+    assert words(nb[figure + 1].source).startswith("The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -556,7 +557,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # review 19c: one sentence and a link in the lesson; the hypotheses and the counters in the appendix
     # review 26b: the cell ends on the lesson; the climb right of the ridge is the appendix's
     # review 33: the corner's sentence carries the appendix's weight (issue slots a few percent at most)
-    assert "why is open" not in text and words(text).endswith("**Hypothesis:** partial overlap rounds the corner; issue slots cost a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
+    # review 36b: "issue slots" in plain words (the instructions that share the FMAs' cycles)
+    assert "why is open" not in text and words(text).endswith("**Hypothesis:** partial overlap rounds the corner; loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count, [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -594,9 +596,10 @@ def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     lab1 = {c["name"]: c["value"] for c in recorded("ceilings")["ceilings"]}
     assert "its `dram` ridge" not in prose and "write-mix" not in prose
     copy_ridge = lab1["fp32"] / lab1["dram-copy"]
-    assert f"Lab 1's copy ridge, {copy_ridge:.2f}, agrees within 2%: a copy too reads and writes every element." in prose
     from rooflinelib.experiments import rows as _rows
-    assert abs(_rows.sweep_summary_rows(recorded("sweep"))[0]["ridge"] / copy_ridge - 1) < 0.02
+    gap = copy_ridge / _rows.sweep_summary_rows(recorded("sweep"))[0]["ridge"] - 1
+    # review 36b: the gap as measured (1.2%), not a loose "within 2%"
+    assert f"Lab 1's copy ridge, {copy_ridge:.2f}, agrees within {gap:.1%}: a copy too reads and writes every element." in prose
     # T04-4: the dip is in both kernels
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
@@ -862,7 +865,8 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     prose, page = words(markdown("04_sweep.ipynb")), words(appendix("appendix-04-sweep.md"))
     assert "load, store or loop instruction" not in prose + page
     # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
-    assert prose.lower().count("issue slots") == 1 and "issue slots cost a few percent by an instruction count" in prose
+    # review 36b: the lesson names the instructions in plain words; "issue slot" stays the appendix's
+    assert "issue slot" not in prose.lower() and "loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count" in prose
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -919,9 +923,10 @@ def test_04_review_16c_the_time_outside_the_kernels_adds_up_on_the_page():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     printed = outputs("04_sweep.ipynb")
     median, kernels, between = (round(split[k] * 1e6, 1) for k in ("median_s", "kernel_s", "between_s"))
-    # review 19c: the page prints the 12.3 alone; the two figures it is the difference of, in the appendix
     assert f"profiling run: the 3-pass softmax, event-timed (us)               {median:.1f}" in appendix("appendix-04-sweep.md")
-    assert f"time outside the 3 kernels, a two-run estimate (us) {between:.1f}" in words(printed)  # review 20a: wider header
+    # review 36b: the page prints both operands again, named by run, and their difference
+    assert (f"a second event-timed run (us) {median:.1f} less Nsight Compute's 3 kernels, summed (us) {kernels:.1f} "
+            f"= time outside the kernels, an estimate (us) {between:.1f}") in words(printed)
     assert (median, kernels, between) == (425.0, 412.8, 12.3) and abs(median - kernels - between) < 0.11
     prose = words(markdown("04_sweep.ipynb"))
     assert "and run along the flat roof" not in prose and "levels off under the flat roof" in prose  # review 19c: one curve
@@ -1047,7 +1052,10 @@ def test_04_review_19c_event_timed_is_defined_where_first_used_and_ptx_is_not_us
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
     first = next(i for i, t in enumerate(md) if "event-timed" in t)
     assert "The times above are **event-timed**: CUDA events bracket the launches." in words(md[first])  # review 26b
-    assert "PTX" not in words(markdown("04_sweep.ipynb"))  # never defined in 00-04; the appendix glosses it
+    # never defined in 00-04: review 36b asks the lesson to say where sweep_pipelined's FMAs were
+    # checked (the PTX only), so it is used once, glossed where it is used
+    prose = words(markdown("04_sweep.ipynb"))
+    assert prose.count("PTX") == 1 and "in the PTX (compiler intermediate code;" in prose
 
 
 def test_04_review_19c_the_takeaway_and_the_exercise_pointer():
@@ -1100,7 +1108,8 @@ def test_04_review_20a_cell_21_is_labelled_recorded_and_the_roadmap_says_so():
     # error 2: cell 21 prints the recorded H200 profile in every mode; its header says so, and
     # cell 0 no longer says a live run prints all its own numbers
     from rooflinelib.lessons.sweep_lesson import BRIEF_HEADER
-    assert "recorded H200 run (not re-run live)" in BRIEF_HEADER
+    # review 36b: cell 0 says once that the profile is always recorded; the header names the run
+    assert BRIEF_HEADER.endswith("the recorded H200 run")
     code = next(c for c in cells("04_sweep.ipynb") if c.cell_type == "code" and "softmax_split_brief(" in c.source)
     assert "recorded_profiles()" in code.source
     printed = "".join(o.get("text", "") for o in code.outputs)
@@ -1210,7 +1219,7 @@ def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
     assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
-    assert ("**Hypothesis:** partial overlap rounds the corner; issue slots cost a few percent by an instruction count ([appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    assert ("**Hypothesis:** partial overlap rounds the corner; loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count, [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1237,7 +1246,8 @@ def test_04_review_32b_clarity_the_dial_up_front_and_no_fragment():
     from rooflinelib.measure.accounting import sweep_intensity
     # each point: K FMAs (2K FLOPs) on a 4-byte read and a 4-byte write per element
     assert all(sweep_intensity(k) == 2 * k / 8 == k / 4 for k in (1, 16, 64, 1024))
-    assert words(_nb04_md("sweep-03z")).startswith("Each point is the faster of two kernels (plain and pipelined) doing K FMAs per element: I = K/4.")
+    # review 36b: I = K/4 is derived in the dial section before it is used, not stated under the figure
+    assert "I = K/4" not in _nb04_md("sweep-03z") and "I(K) = \\frac{2K}{8} = \\frac{K}{4}" in _nb04_md("sweep-04")
     opening = words(_nb04_md("sweep-00"))
     assert "In notebook 03's modes (live GPU, live CPU, recorded H200)." not in opening
     assert "**How this notebook runs.** It runs in notebook 03's three modes." in opening
@@ -1260,10 +1270,11 @@ def test_review34b_envelope_up_front_and_ptx_count():
     nb = cells("04_sweep.ipynb")
     md = {c.get("id"): c.source for c in nb if c.cell_type == "markdown"}
     assert "at each K the faster of two kernels" in words(md["sweep-00"])
-    assert words(md["sweep-03z"]).startswith("Each point is the faster of two kernels (plain and pipelined)")
+    # review 36b: cell 6 names the two kernels and keeps the faster; cell 4 no longer repeats it
+    assert "keeps the faster at each K" in words(md["sweep-04"]) and "faster of two kernels" not in md["sweep-03z"]
     assert any('name="best of two kernels"' in c.source for c in nb if c.cell_type == "code")
     assert not any('name="sweep"' in c.source for c in nb if c.cell_type == "code")
-    assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent by an instruction count" in words(md["sweep-12"])
+    assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent of the FMAs' cycles (by an instruction count" in words(md["sweep-12"])
     assert "B and P come from two kernels (below)" not in md["sweep-12"]
     assert "The two kernels win at different K" not in md["sweep-12b"] and len(words(md["sweep-12b"]).split()) < 25
 
