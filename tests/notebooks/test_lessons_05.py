@@ -1495,8 +1495,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     assert "reported:shared" not in metas and {"reported:l2", "capacity:l1", "ws-marker"} <= metas
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
-    assert ("A kernel near a measured roof has little known headroom; ncu's derived L1 and L2 peaks are out of its "
-            "reach.") in last and "slice" not in last
+    assert ("A kernel near a measured roof has little known headroom; ncu's derived L1 and L2 peaks "
+            "overstate it.") in last and "slice" not in last
 
 
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
