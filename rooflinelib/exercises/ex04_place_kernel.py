@@ -53,6 +53,10 @@ FMA_STEPS = 64
 #: element, so one multiply-add more or fewer (1.6%) must fail, while a count written to four
 #: figures passes.
 FMA_FLOPS_RTOL = 0.001
+#: How far Part B's FMA intensity may be off: it is exact too (2K FLOPs per 8 bytes), and one
+#: multiply-add more or fewer moves it 1.6% (15.75, 16.25), so those must fail as Part A's count
+#: does; 0.5% still lets the slips' hints match answers written to three figures (10.7, 15.8).
+FMA_INTENSITY_RTOL = 0.005
 #: The least relative uncertainty of a measured ridge: Lab 1's copy mix measured again on the
 #: H200 moved by 0.6% (4,281 GB/s on 2026-12-01 13:36 UTC, 4,256 at 23:30), more than one run's
 #: fp32 and DRAM spreads together may say.
@@ -919,9 +923,17 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                for g in (setup.read_gbps, setup.peak_gbps,
                                                          2 * setup.peak_gbps))
                else [])))),
-        check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte"),
+        # Review 36k2 items 1 and 3: the exact intensity held as tightly as Part A's count, and
+        # its slips named as Part A names them
+        check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte",
+                     rtol=FMA_INTENSITY_RTOL, mistakes=_fma_intensity_slips()),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
+                               # review 36k2 item 2: grading's generic factor-2 hint speaks of a
+                               # copy's read and write, which no rate has
+                               (2 * fma["achieved"], "did you count 4 FLOPs per multiply-add, or "
+                                                     "half the time? One multiply-add is 2 FLOPs; "
+                                                     + time_hint),
                                (fma["gbps"], "that is its GB/s; the question asks for GFLOP/s")]),
         check_number(fma_roof, fma["roof"], "FMA kernel roof", unit="GFLOP/s",
                      mistakes=([(fma["intensity"] * setup.copy_gbps, roof_hint + ": I x C alone is "
@@ -934,6 +946,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                         if fma["intensity"] * setup.copy_gbps > setup.peak_gflops
                         or abs(m[0] / setup.peak_gflops - 1) > 0.02]
                      # review 21k2 K4-3: the fp64 roof is no factor-2 slip in FLOPs or bytes
+                     # review 36k2 item 3: the roof at I = 8, a multiply-add counted as 1 FLOP
+                     + _fma_roof_half_intensity(setup, fma)
                      + ([(setup.fp64_gflops, "that is the fp64 roof; this kernel's FMAs are fp32: "
                                              "its compute roof is P, the fp32 one")]
                         if setup.fp64_gflops and abs(setup.fp64_gflops / fma["roof"] - 1) > 0.02
@@ -956,6 +970,28 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      # review 23k K4-1: against the fp64 roof is a wrong roof, not a factor-2 recount
                      + _fp64_fraction_slip(setup, fma))),
     )
+
+
+def _fma_intensity_slips() -> list:
+    """The FMA kernel's intensity with Part A's slips in it (review 36k2 items 1 and 3): one
+    multiply-add more or fewer, a read of y counted (12 bytes per element), a multiply-add counted
+    as 1 FLOP, and only x's bytes counted."""
+    e = ops.dtype_bytes("fp32")
+    return ([(2 * k / (2 * e), f"count the multiply-adds in the loop: K = {FMA_STEPS}")
+             for k in (FMA_STEPS - 1, FMA_STEPS + 1)]
+            + [(2 * FMA_STEPS / (3 * e), "12 bytes per element counts a read of y as well: the "
+                                         "kernel reads x and only writes y"),
+               (FMA_STEPS / (2 * e), "each multiply-add counts as 2 FLOPs"),
+               (2 * FMA_STEPS / e, "the kernel reads x and writes y: both cross memory")])
+
+
+def _fma_roof_half_intensity(setup, fma: dict) -> list:
+    """The FMA roof read off at half the intensity, I x C with a multiply-add counted as 1 FLOP
+    (review 36k2 item 3), where that is below P and more than 2% from the key's roof and P."""
+    wrong = fma["intensity"] / 2 * setup.copy_gbps
+    if wrong >= 0.98 * setup.peak_gflops or abs(wrong / fma["roof"] - 1) <= 0.02:
+        return []
+    return [(wrong, "that is I x C at I = 8, a multiply-add counted as 1 FLOP: each is 2 FLOPs")]
 
 
 def _plausible_rounding(value: float, key: float) -> bool:

@@ -42,6 +42,9 @@ BOUNDS = Choices({
              "taking the larger of the two times", "larger of the two times", "larger of the two",
              "longer of the two times", "longer of the two", "taking the longer of the two",
              "the larger time", "the longer time", "the larger", "the longer",
+             # the counterparts of the sum's "sum of the two times"
+             "max of the two times", "maximum of the two times", "the max of the two times",
+             "the larger one", "the longer one", "the largest", "the longest",
              # the same said as a phrase
              "assuming perfect overlap", "assume perfect overlap", "assuming overlap",
              # the library's own name for the max is the overlapped time
@@ -271,7 +274,13 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                                        "calls it 'unmodelled'. Not the launch's: "
                                        f"{seconds * 1e3:.0f} ms of work dwarfs a launch"}),
         check_choice(first_check, "profile", "what to look at first", _FIRST_STEPS,
-                     hints={"fuse": "changing bytes or FLOPs now would be guessing: the kernel "
+                     # the launch's arithmetic, as the limiter check gives it
+                     hints={"amortize-launch": f"{D3_FLOPS:.1e} FLOPs at "
+                                               f"{D3_ACHIEVED_GFLOPS / 1000:g} TFLOP/s take "
+                                               f"{seconds * 1e3:.0f} ms, thousands of times a "
+                                               "launch's cost: amortizing launches cannot be "
+                                               "what helps",
+                            "fuse": "changing bytes or FLOPs now would be guessing: the kernel "
                                     "is not near either roof",
                             "overlap": "that is the verdict at the ridge once the kernel is near "
                                        "its roof; it is far from it",
@@ -307,6 +316,9 @@ def _byte_slips(key, hint):
 
 def _without_still(answer):
     """'still memory-bound' names the memory side: drill 4 asks whether fusion moved it."""
+    # the teammate's claim answered first, "no, still memory-bound"
+    if isinstance(answer, str):
+        answer = re.sub(r"^\s*(?:no|yes)\s*[,;:.]\s*", "", answer, flags=re.IGNORECASE)
     # "memory, 32x left" (the side, then how far from the ridge) names the side
     if isinstance(answer, str):
         m = re.fullmatch(r"\s*([a-z -]+?)\s*[,;(]\s*[0-9.]+\s*(?:x|times)\s+(?:left|right)"
@@ -360,11 +372,22 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
     )
 
 
+def _without_factor(answer):
+    """A direction that also gives the factor ("it moves right by 6.7x") read as the
+    direction; the factor is checked on its own."""
+    if isinstance(answer, str):
+        m = re.fullmatch(r"\s*(.*?)\s+by\s+(?:about\s+|roughly\s+|~\s*)?[0-9.]+\s*(?:x|times)?\s*",
+                         answer, flags=re.IGNORECASE)
+        if m:
+            return m.group(1)
+    return answer
+
+
 def check_drill6(direction, ridge_factor):
     return report(
         "Drill 6",
         # the misconception this drill exists to catch gets a teaching hint
-        check_choice(direction, "right", "where the ridge moves", RIDGE_MOVES,
+        check_choice(_without_factor(direction), "right", "where the ridge moves", RIDGE_MOVES,
                      hints={"left": "the ridge is P/B: which grew faster, P or B?",
                             "stays": "the ridge is P/B: P and B grew by different factors"}),
         check_number(_percent_as_factor(ridge_factor), D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
@@ -388,9 +411,11 @@ def check_drill7(unfused_limit, fused_growth):
         check_number(unfused_limit, limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
                      unit="FLOP/byte", mistakes=[(limit * 2, scores), (limit / 2, scores)]),
         check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH,
-                     hints={"constant": "against HBM, where Q, K, V and O each cross once (the L2 "
-                                        "absorbing the re-reads of K and V), how do the bytes and "
-                                        "the FLOPs grow with s?",
+                     # "constant" is right without the drill's assumption
+                     hints={"constant": "the drill assumes the L2 absorbs the re-reads of K and V "
+                                        "(without that, the intensity does level off, near the "
+                                        "tile size): against HBM, where Q, K, V and O each cross "
+                                        "once, how do the bytes and the FLOPs grow with s?",
                             # "unbounded" was read as its near-spelling "bounded" (constant)
                             "unbounded": GROWTH_UNBOUNDED_HINT,
                             # exercise 3's hint for the same answer
@@ -449,7 +474,9 @@ MODEL_ANSWERS = {
         "constant set by d (about d/2 in bf16). Fused attention keeps those matrices on chip: "
         "if the L2 (or on-chip memory) absorbs the re-reads of K and V by every query tile, its "
         "HBM bytes grow only like s x d while the FLOPs still grow like s^2 x d, so the ratio "
-        "grows in proportion to s.",
+        "grows in proportion to s. That growth rests on the L2 absorbing the re-reads: once K and "
+        "V no longer fit it, every query tile reads them from HBM again and the intensity levels "
+        "off near the tile size, the number of query rows a tile holds on chip.",
         ("unfused: traffic and FLOPs are both O(s^2)",
          "fused: traffic is O(s d) (the L2 absorbing K and V's re-reads), FLOPs O(s^2 d)")),
     8: None,  # filled in by _numeric_answers(): its ratios come from the H200's ceilings
@@ -511,9 +538,10 @@ def _numeric_answers() -> None:
     MODEL_ANSWERS[8] = (
         "Being at 96% of a roof says the kernel uses that resource well, not that the work is "
         "useful. The roof can be the wrong one: 96% of the fp32 vector roof is poor for a "
-        # The like-for-like tf32 figure first; bf16 also changes the precision
+        # The tf32 figure first; tf32 changes the precision too, less than bf16
         f"matrix product the tensor cores could run up to about {ratios['tf32']:.1f} times faster in "
-        f"tf32 on an H200 ({ratios['bf16']:.1f} in bf16, which also changes the precision), so "
+        f"tf32 on an H200 ({ratios['bf16']:.1f} in bf16, which changes the precision more: tf32 "
+        "rounds the inputs to a 10-bit mantissa, bf16 to a 7-bit one), so "
         "check the instruction mix first. "
         "The bytes can be wasteful: uncoalesced access that moves eight times the bytes it needs "
         "makes the measured intensity and the roof eight times too low, and the kernel then moves junk "
