@@ -589,7 +589,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                        "reduction FLOPs(n)",
                        mistakes=[(lambda n: 2 * n, "one add per element: an add is 1 FLOP, only a "
                                                    "multiply-add counts 2")]),
-        check_function(reduction_bytes, lambda n: reduction_cost(n).n_bytes, SAMPLES,
+        _per_block_bytes(reduction_bytes, check_function(
+                       reduction_bytes, lambda n: reduction_cost(n).n_bytes, SAMPLES,
                        "reduction bytes(n)",
                        # Review 19g2 K4-1: 8 bytes per element is the float64 accumulator's
                        # size as often as a write per element: the hint names both
@@ -600,7 +601,7 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                  (lambda n: n, "float32 is 4 bytes per element"),
                                  # Review 19k2 K4-8
                                  (lambda n: 8 * reduction_cost(n).n_bytes, "that is bits: one byte is "
-                                                                           "8 bits")]),
+                                                                           "8 bits")])),
         # Review 35k2 item 1: the count is an exact integer per element, so ±2% let 126n (63
         # multiply-adds) pass; 0.1% still reads a count written to a few figures ("17.18 GFLOPs")
         check_function(fma_flops, lambda n: fma_cost(n).n_flops, SAMPLES, "FMA kernel FLOPs(n)",
@@ -624,6 +625,27 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                                        "Lab 1's copy ceiling, leaves out)"),
                                  (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits")]),
     )
+
+
+#: Review 36k2 item 5: a fixed count of extra bytes at every n, such as 8 bytes per block of a
+#: resident grid, is traffic that stays on chip.
+_PER_BLOCK_HINT = ("the same extra bytes at every n, such as a partial sum per block? The blocks' "
+                   "atomic adds meet in the L2; only the one 8-byte result reaches DRAM")
+
+
+def _per_block_bytes(reduction_bytes, check: Check) -> Check:
+    """``check`` (the reduction's bytes(n)), or, where it failed because the answer is 4n plus
+    the same extra bytes at every test size, :data:`_PER_BLOCK_HINT`."""
+    if check.status != "fail" or not check.message.startswith("wrong at"):
+        return check
+    try:
+        extra = [float(reduction_bytes(**point)) - ops.dtype_bytes("fp32") * point["n"]
+                 for point in SAMPLES]
+    except Exception:  # the check above has already said what is wrong with it
+        return check
+    if min(extra) > ops.dtype_bytes("fp64") and max(extra) - min(extra) <= 1e-6 * max(extra):
+        return Check(check.question, "fail", _PER_BLOCK_HINT)
+    return check
 
 
 def _keys(setup: Setup) -> dict:

@@ -138,3 +138,23 @@ def test_drill3_amortize_launch_first_hears_the_launch_arithmetic():
     check = ex05.check_drill3(N, N, N, N, N, "amortize-launch").checks[-1]
     assert check.status == "fail"
     assert "33 ms, thousands of times a launch's cost" in check.message, check.message
+
+
+# --- key 4, item 5: per-block partial sums counted as DRAM bytes ---------------------------------
+
+@pytest.mark.parametrize("answer", [lambda n: 4 * n + 8 * 1056, lambda n: f"{4 * n + 8 * 1056} B"])
+def test_item5_a_fixed_count_of_per_block_bytes_is_named(answer):
+    check = ex04.check_accounting(N, answer, N, N).checks[1]
+    assert check.status == "fail"
+    assert check.message == ex04._PER_BLOCK_HINT, check.message
+    assert "only the one 8-byte result reaches DRAM" in check.message
+
+
+@pytest.mark.parametrize("answer", [lambda n: 4 * n + 8, lambda n: 4 * n, lambda n: 4 * n + 8 * (n // 1024)])
+def test_item5_right_byte_counts_still_pass(answer):
+    assert ex04.check_accounting(N, answer, N, N).checks[1].passed
+
+
+def test_item5_other_wrong_counts_keep_their_messages():
+    assert ex04.check_accounting(N, lambda n: 8 * n, N, N).checks[1].message.startswith("8 bytes per element")
+    assert ex04.check_accounting(N, lambda n: 5 * n, N, N).checks[1].message.startswith("wrong at 3 of 3")
