@@ -803,7 +803,12 @@ class _NoGuessChoices(Choices):
             raise AnswerError(re.sub(r" \(did you mean '[^']*'\?\)$", "", str(err))) from None
 
 
-_SIDES = _NoGuessChoices({name: (desc, synonyms + (desc,) + (("both roofs bind", "at ridge both roofs bind")
+# Review 36k2 item 4: "near the ridge" (and the band's own name) read as the ridge; a side with
+# "(at the ridge)" after it stays unreadable, since it names two answers
+_SIDES = _NoGuessChoices({name: (desc, synonyms + (desc,) + (("both roofs bind", "at ridge both roofs bind",
+                                                              "near the ridge", "close to the ridge",
+                                                              "around the ridge", "in the ridge band",
+                                                              "within the ridge band", "ridge band")
                                                              if name == "ridge" else ()))
                           for name, (desc, synonyms) in SIDES.options.items()})
 

@@ -158,3 +158,14 @@ def test_item5_right_byte_counts_still_pass(answer):
 def test_item5_other_wrong_counts_keep_their_messages():
     assert ex04.check_accounting(N, lambda n: 8 * n, N, N).checks[1].message.startswith("8 bytes per element")
     assert ex04.check_accounting(N, lambda n: 5 * n, N, N).checks[1].message.startswith("wrong at 3 of 3")
+
+
+# --- key 4, item 4: "near the ridge" read as the ridge -------------------------------------------
+
+@pytest.mark.parametrize("answer", ["near the ridge", "close to the ridge", "in the ridge band"])
+def test_item4_near_the_ridge_is_read_as_the_ridge(answer):
+    fma = _placement(8, answer)  # the FMA kernel sits in its ridge band on the recording
+    assert ex04._keys(RECORDED)["fma"]["side"] == "ridge"
+    assert fma.passed, fma
+    red = _placement(3, answer)  # the reduction is memory-bound: read, and refused with a hint
+    assert red.status == "fail" and "is not one of" not in red.message, red
