@@ -55,6 +55,10 @@ from rooflinelib.store.results import dram_mixes
 SIM_ROWS, SIM_COLS, SIM_THREADS = 8, 256, 32
 #: A second small size, so that a byte formula is checked at two points, not one.
 SIM_SIZES = ((SIM_ROWS, SIM_COLS), (4, 1024))
+#: The sizes :func:`check_kernels` runs: :data:`SIM_SIZES`, then one whose column count is not a multiple
+#: of the block, so a loop over whole chunks (``range(t*n, (t+1)*n)``, ``n = cols // blockDim``) that drops
+#: the row's tail fails (review 36f, E3).
+CHECK_SIZES = SIM_SIZES + ((3, 1000),)
 #: The exercise's stated launch, run once more in the simulator: one row of MAX_COLS float32 with
 #: THREADS threads, so a shared array too small for it (``part`` of 32, a row of 1,024) fails here,
 #: not past its end on the profiled launch (about 3 s for both versions on the 2-core Xeon).
@@ -184,7 +188,7 @@ def counted_table(counts: dict, rows: int = SIM_ROWS, cols: int = SIM_COLS) -> s
 
 # --- the self-graded checks ------------------------------------------------------------------
 
-def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
+def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
     """Run both versions' launches in the CUDA simulator at each of ``sizes`` (one block of
     :data:`SIM_THREADS` per row) on a poisoned output, and check ``y`` against a float64
     softmax.  ``three_pass_passes(buffers)`` and ``fused_passes(buffers)`` return each
@@ -232,7 +236,8 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
                     stride = _stride_one_loop(passes)
                     if stride:  # review 35f, E-stride: the slip, not the race it makes
                         return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _stride_hint(stride))
-                    return Check(question, "fail", f"a race at {rows} rows x {cols} columns: " + _race_hint(found[0]))
+                    return Check(question, "fail",
+                                 f"a race at {rows} rows x {cols} columns: " + _race_hint(found[0], passes))
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
                     why = _wrong_output(y, buffers["x"], error, first_value=name != "fused")
@@ -255,7 +260,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=SIM_SIZES):
             if fp64:
                 return Check(question, "fail", "right output, but " + fp64)
             if name == "3-pass":
-                broken = _pass_rereads(passes_of, sizes[0])
+                # review 36f, E1: at the simulator's 32 threads a step of 32 is the block's; count again at
+                # the stated launch's block, where a constant step reads each element several times
+                broken = (_pass_rereads(passes_of, sizes[0])
+                          or _pass_rereads(passes_of, (LIMIT_ROWS, LIMIT_COLS), threads=LIMIT_THREADS))
                 if broken:
                     return Check(question, "fail", "right output, but " + broken)
             if name == "fused":  # the rules the exercise states: the row in shared memory, x read once, y written once
@@ -374,11 +382,12 @@ def _at_the_limits(passes_of, three_pass: bool = False) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            y = _simulate_output(list(passes_of(buffers)), rows, buffers, races=found, threads=threads)
+            passes = list(passes_of(buffers))
+            y = _simulate_output(passes, rows, buffers, races=found, threads=threads)
     except IndexError as exc:
         return f"right at the small sizes, but {where} " + _past_the_end(exc)
     if found:
-        return f"a race {where}: " + _race_hint(found[0])
+        return f"a race {where}: " + _race_hint(found[0], passes)
     error = _max_error(y, buffers["x"])
     if not error < MAX_RELATIVE_ERROR:
         return (f"right at the small sizes, but wrong output {where}: {_largest_error(error)}; the "
@@ -390,9 +399,22 @@ def _at_the_limits(passes_of, three_pass: bool = False) -> str:
     return ""
 
 
-def _race_hint(race) -> str:
+def _read_first(race, passes) -> bool:
+    """Whether the race's read line comes before its write line in the source of one kernel of ``passes``
+    (a write after a read, in the order the code runs them: the simulator's order may be either)."""
+    for kernel, _ in passes or ():
+        try:
+            lines = [line.strip() for line in inspect.getsource(kernel_py_func(kernel)).splitlines()]
+        except (OSError, TypeError):
+            continue
+        if race.read_line in lines and race.write_line in lines and race.read_line != race.write_line:
+            return lines.index(race.read_line) < lines.index(race.write_line)
+    return False
+
+
+def _race_hint(race, passes=None) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
-    and the barrier that orders them."""
+    and the barrier that orders them; after the read where the code reads before it writes."""
     if getattr(race, "atomic", False):  # review 28f, 2: the atomic is there, the barrier is missing
         atomics_only = race.sentence() + ". An atomic orders only the atomics among themselves: "
         if race.kind == "read after write":
@@ -405,6 +427,10 @@ def _race_hint(race) -> str:
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
                 "write the result, or update the entry with cuda.atomic.add / cuda.atomic.max")
+    if _read_first(race, passes):  # review 36f, E4: the barrier goes after the read, before the write
+        return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
+                "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the last "
+                "read of the entry and before the write that overwrites it")
     return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
             "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
             "that writes the shared array and before any thread reads entries other threads wrote")
@@ -531,15 +557,15 @@ def _run_time_index(tree, fn, names) -> str:
 PASS_OUTPUTS = (("maxima",), ("e", "sums"), ("y",))
 
 
-def _pass_rereads(passes_of, size) -> str:
+def _pass_rereads(passes_of, size, threads: int = SIM_THREADS) -> str:
     """The 3-pass version's pass that writes an array other than its own outputs (:data:`PASS_OUTPUTS`),
     or reads back the e or y it writes (review 34f, E1),
     or reads x or e more than :data:`REREAD_LIMIT` times its size (every access counted, as in
-    :func:`_once_rules`), or ''."""
+    :func:`_once_rules`), or '', at ``threads`` threads a block."""
     rows, cols = size
     buffers = softmax_buffers(rows, cols)
     passes = list(passes_of(buffers))
-    counted = count_passes(passes, rows, SIM_THREADS)
+    counted = count_passes(passes, rows, threads)
     for number, ((kernel, args), c) in enumerate(zip(passes, counted["per_launch"]), 1):
         own = PASS_OUTPUTS[number - 1] if len(passes) == len(PASS_OUTPUTS) else None
         for i, a in enumerate(args):
@@ -564,6 +590,11 @@ def _pass_rereads(passes_of, size) -> str:
             reads = c["by_argument"][f"args[{i}]"]["read"] / a.nbytes if name else 0
             if reads > REREAD_LIMIT:
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+                step = _constant_step_loop([(kernel, args)])
+                if step:
+                    return (f"pass {number} ({kname}) steps by a constant in `{step}`: stride by cuda.blockDim.x, "
+                            f"not a constant: at the stated launch of {threads} threads a step of "
+                            f"{_constant_step(step)} reads each element of {name} about {reads:.0f} times")
                 return (f"pass {number} ({kname}) reads {name} {reads:.3g} times from global memory, counting each "
                         f"{name}[r, c] its source reads: does a thread loop over a run of the row (stride 1)? "
                         + STRIDE_FIX)
@@ -610,6 +641,30 @@ def _stride_one_loop(passes) -> str:
     return ""
 
 
+def _constant_step_loop(passes) -> str:
+    """The source line of the first loop ``for c in range(start, stop, <int literal>)`` in a kernel of
+    ``passes``, or '' (review 36f, E1: a step of 32 equals the simulator's block, not the stated one)."""
+    for kernel, _ in passes:
+        try:
+            source = textwrap.dedent(inspect.getsource(kernel_py_func(kernel)))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError, ValueError):
+            continue
+        lines = source.splitlines()
+        for node in ast.walk(tree):
+            it = node.iter if isinstance(node, ast.For) else None
+            if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                    and len(it.args) == 3 and isinstance(it.args[2], ast.Constant)
+                    and isinstance(it.args[2].value, int) and it.args[2].value > 1 and 0 < node.lineno <= len(lines)):
+                return lines[node.lineno - 1].strip()
+    return ""
+
+
+def _constant_step(line: str) -> str:
+    found = re.search(r",\s*(\d+)\s*\)\s*:\s*$", line)
+    return found.group(1) if found else "a constant"
+
+
 def _stride_hint(line: str) -> str:
     return (f"the loop `{line}` has a stride of 1: each thread walks a run of the row, so threads read (and "
             f"write) the same elements. " + STRIDE_FIX)
@@ -649,6 +704,81 @@ def _fp64_constant(passes) -> str:
                 const = ast.get_source_segment(source, bad) or "the constant"
                 return (f"{fn.__name__}: the line `{lines[node.lineno - 1].strip()}` starts a value at {const}, a "
                         f"float64 constant, so on the GPU what is built on it runs in fp64: write float32({const})")
+        more = _fp64_arithmetic(tree, lines, source)  # review 36f, E2: the same effect, other spellings
+        if more:
+            return f"{fn.__name__}: " + more
+    return ""
+
+
+def _fp64_arithmetic(tree, lines, source) -> str:
+    """The hint for a float literal in arithmetic outside ``float32(...)`` (``inv = 1.0 / sums[r]``), or
+    for a name started at an int literal and later added a non-int (``s = 0`` then ``s += v``), or ''.
+    Numba types both float64, as it types ``s = 0.0`` (review 36f, E2).  A value counts as an int when it
+    is built from int literals, the thread and block indices and sizes, shapes, ``len``, ``int`` and names
+    so built (loop counters, index arithmetic), which stay allowed."""
+    exempt = set()  # what float32(...) wraps: converted once, not arithmetic in fp64
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and (getattr(node.func, "id", None) or getattr(node.func, "attr", ""))
+                in ("float32", "float16", "int32", "int64")):
+            exempt.update(id(n) for a in node.args for n in ast.walk(a))
+    nodes = sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+
+    def line_of(node) -> str:
+        return lines[node.lineno - 1].strip() if 0 < getattr(node, "lineno", 0) <= len(lines) else ""
+
+    for node in nodes:
+        if isinstance(node, (ast.BinOp, ast.AugAssign)) and id(node) not in exempt:
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.value]
+            for o in operands:
+                inner = o.operand if isinstance(o, ast.UnaryOp) else o
+                if isinstance(inner, ast.Constant) and isinstance(inner.value, float) and line_of(node):
+                    const = ast.get_source_segment(source, o) or repr(inner.value)
+                    return (f"the line `{line_of(node)}` uses {const}, a float64 constant, in arithmetic, so on the "
+                            f"GPU it runs in fp64: write float32({const})")
+    ints = set()  # names that hold ints: loop counters and index arithmetic
+    int_start = {}  # name -> the line that started it at an int literal
+
+    def is_int(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, int) and not isinstance(node.value, bool)
+        if isinstance(node, ast.Name):
+            return node.id in ints
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("x", "y", "z", "size", "ndim") or node.attr in ("threadIdx", "blockIdx",
+                                                                                 "blockDim", "gridDim")
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+        if isinstance(node, ast.UnaryOp):
+            return is_int(node.operand)
+        if isinstance(node, ast.BinOp):
+            return not isinstance(node.op, ast.Div) and is_int(node.left) and is_int(node.right)
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+            return name in ("len", "int", "grid", "gridsize") or (name in ("min", "max") and all(map(is_int, node.args)))
+        if isinstance(node, ast.Tuple):
+            return all(map(is_int, node.elts))
+        return False
+
+    for node in nodes:
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            it = node.iter
+            if isinstance(it, ast.Call) and getattr(it.func, "id", None) == "range":
+                ints.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                pairs = ([(target, node.value)] if not isinstance(target, ast.Tuple) else
+                         list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else [])
+                for t, v in pairs:
+                    if isinstance(t, ast.Name) and is_int(v):
+                        ints.add(t.id)
+                        if isinstance(v, ast.Constant):
+                            int_start.setdefault(t.id, line_of(node))
+        elif (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in int_start
+              and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and not is_int(node.value) and line_of(node)):
+            name = node.target.id
+            return (f"the line `{int_start[name]}` starts {name} at an integer, and `{line_of(node)}` adds a float "
+                    f"to it, so Numba types {name} float64 and what is built on it runs in fp64: start it at "
+                    f"float32(0)")
     return ""
 
 

@@ -2277,17 +2277,17 @@ def test_a_shared_array_too_small_at_the_small_sizes_gets_the_past_the_end_hint(
 
 
 def test_the_pass_line_counts_the_stated_launch(kernels):
-    # review 23f, 2: the page's cell 6 lists two small sizes and the stated launch; the PASS said "2 sizes"
+    # review 23f, 2 (and 36f, E3: a third size, not a multiple of the block): the PASS names the sizes it ran
     got = capstone.check_kernels(kernels["three_pass_passes"], kernels["fused_passes"])
     assert got.passed, got
     for check in got.checks:
-        assert check.message.startswith("correct in the simulator at 2 small sizes and the stated launch ("), check
+        assert check.message.startswith("correct in the simulator at 3 small sizes and the stated launch ("), check
     page = Path(__file__).resolve().parents[2] / "solutions" / "06_place_your_kernel_capstone.ipynb"
     printed = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
                       for c in nbformat.read(str(page), as_version=4).cells
                       if c.cell_type == "code" for o in c.get("outputs", []))
     assert "correct at 2 sizes in the simulator" not in printed
-    assert printed.count("correct in the simulator at 2 small sizes and the stated launch") == 2
+    assert printed.count("correct in the simulator at 3 small sizes and the stated launch") == 2
 
 
 @pytest.mark.parametrize("answer, hint", [
