@@ -110,7 +110,9 @@ def test_02_mufu_share_is_counted_per_clock():
     text = markdown("02_operator_intensities.ipynb")
     assert "the clock the tensor figure implies" not in text and "nearly half" not in text
     assert "4d = 512 FLOPs at d = 128" in text and "4,096 dense bf16 FLOPs per clock: 1/8 clock" in text
-    assert "an SM's MUFUs give 16 per clock: 1/16 clock" in text and "whatever the clock" in text
+    # review 37a: "at any one clock", since the datasheet quotes its tensor and MUFU rates at different clocks
+    assert "an SM's MUFUs give 16 per clock: 1/16 clock" in text and "at any one clock" in text
+    assert "whatever the clock" not in text
     assert "half again as long on the H100 and H200" in text
     # review 20c: 01's opening figures are the dense peaks (the H200 datasheet prints 67, and its
     # tensor figures with sparsity)
@@ -1056,7 +1058,7 @@ def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_count
             "multiply that changes the base (a full-accuracy exp adds a few more); the course counts the exp "
             "as 1 FLOP") in text
     assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
-    assert "So the exp's MUFU instruction costs half the score's tensor time, whatever the clock" in text
+    assert "So the exp's MUFU instruction costs half the score's tensor time, at any one clock" in text
 
 
 def test_02_review_15_tile_sizes_are_examples_with_their_accumulator():
@@ -1398,3 +1400,10 @@ def test_02_review_33_sectors_are_the_caches_and_one_n_is_scoped():
     assert "in every tensor-core precision (C in the same type), at N = 619" in text
     assert "Real fp8 GEMMs write C in bf16: N = 825" in text and "though N stays" not in text
     assert "about 8 times the fp32 tile" not in text
+
+
+def test_02_review_37a_a_decode_token_time_is_a_floor():
+    # the weight and KV-cache bytes over the HBM bandwidth bound a token's time from below: other work only adds
+    text = markdown("02_operator_intensities.ipynb")
+    assert "so a token takes at least its weight and KV-cache bytes over the HBM bandwidth" in text
+    assert "a token's time is its weight" not in text
