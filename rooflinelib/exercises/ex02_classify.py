@@ -122,31 +122,8 @@ FIRST_STEPS = Choices({
                  "profiler", "investigate")),
 })
 
-@dataclass(frozen=True)
-class _Menu(Choices):
-    """A menu with options it reads but does not offer (review 36k1 K2-2: a bare "latency" is
-    never the answer, only the trigger of a hint, so listed beside the real causes it read as
-    one): the table and the "is not one of" listing leave them out; ``names`` keeps them."""
-
-    hidden: tuple = ()
-
-    def _offered(self) -> dict:
-        return {n: v for n, v in self.options.items() if n not in self.hidden}
-
-    def menu(self) -> str:
-        return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self._offered().items())
-
-    def table(self, title: str = "") -> Table:
-        return Table(("answer", "meaning"), tuple((n, d) for n, (d, _) in self._offered().items()),
-                     title=title)
-
-    def _listing(self) -> str:
-        names = [repr(n) for n in self._offered()]
-        return ", ".join(names[:-1]) + " or " + names[-1]
-
-
 #: What limits a kernel, including the limits the single-level roofline does not draw.
-LIMITERS = _Menu({
+LIMITERS = Choices({
     "memory": ("HBM bandwidth", ("hbm", "bandwidth", "dram", "memory bandwidth")),
     "compute": ("the compute roof", ("flops", "alu", "arithmetic", "compute roof")),
     "launch": ("launch overhead: too little work to reach steady state",
@@ -158,8 +135,9 @@ LIMITERS = _Menu({
                    ("unmodeled", "not modelled", "not modeled", "neither", "neither roof",
                     "memory latency", "latency hiding", "occupancy", "stall", "stalls",
                     "something else", "other")),
-    # Review 7b K2-6: a bare "latency" gets a hint, not "unreadable": which latency? Hidden
-    # from the menu (below); exercise 5 reads it from these options too.
+    # Review 7b K2-6: a bare "latency" gets a hint, not "unreadable": which latency? Review 36k1
+    # K2-2: never the answer, only a hint's trigger, so hidden from the menu (listed beside the
+    # real causes it read as one); exercise 5 reads it from these options too.
     "latency": ("latency alone: say which, the launch's or a stall's", ()),
     # Review 26k1 K2-2: the natural spellings of the L2 ("l2 cache", "the l2", "l2$") read as it.
     "cache": ("a cache level's bandwidth, such as L2", ("l2", "l2 bandwidth", "cache bandwidth",
@@ -173,7 +151,7 @@ LIMITERS = _Menu({
 #: exercise 5) LIMITERS is unchanged.
 _C3_L1_SPELLINGS = ("l1", "l1 cache", "l1 bandwidth", "l1 cache bandwidth", "l1$", "lds",
                     "shared memory", "shared memory bandwidth", "smem")
-C3_LIMITERS = _Menu({
+C3_LIMITERS = Choices({
     **{name: (desc, tuple(s for s in synonyms if s not in _C3_L1_SPELLINGS))
        for name, (desc, synonyms) in LIMITERS.options.items()},
     "l1": ("the L1 / shared memory bandwidth", tuple(s for s in _C3_L1_SPELLINGS if s != "l1")),

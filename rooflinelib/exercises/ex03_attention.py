@@ -48,7 +48,7 @@ GROWTH = Choices({
                                                         "does not level off", "keeps growing",
                                                         "unlimited", "infinite",
                                                         "goes to infinity")),
-})
+}, hidden=("unbounded",))  # the page offers three growths: "unbounded" is read for its hint only
 #: The hint for "unbounded" where the key is "linear" (the fused intensity).
 GROWTH_UNBOUNDED_HINT = "right that it does not level off: how fast does it grow with s?"
 #: The hint for "quadratic" where the key is "linear" (the fused intensity; drill 7 too).

@@ -763,9 +763,13 @@ class Choices:
     after lower-casing, turning ``-``/``_`` into spaces and dropping filler words such as
     "bound", "limited" and "the", so ``"Memory-bound"``, ``"memory"`` and ``"bandwidth-limited"``
     can all name one option.
+
+    ``hidden`` names options that are read (to give their own hint) but not offered: the menu,
+    its table and the "is not one of" listing leave them out; :meth:`names` keeps them.
     """
 
     options: dict
+    hidden: tuple = ()
 
     def __post_init__(self):
         index = {}
@@ -780,8 +784,11 @@ class Choices:
     def names(self) -> list:
         return list(self.options)
 
+    def _offered(self) -> dict:
+        return {n: v for n, v in self.options.items() if n not in self.hidden}
+
     def menu(self) -> str:
-        return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self.options.items())
+        return "; ".join(f"{name!r} ({desc})" for name, (desc, _) in self._offered().items())
 
     def read(self, answer) -> str:
         """The canonical option an answer names, or :class:`AnswerError` saying why not
@@ -810,11 +817,11 @@ class Choices:
 
     def table(self, title: str = "") -> "Table":
         """The menu as a table of answers and what each means, for a notebook to show."""
-        return Table(("answer", "meaning"), tuple((n, d) for n, (d, _) in self.options.items()),
+        return Table(("answer", "meaning"), tuple((n, d) for n, (d, _) in self._offered().items()),
                      title=title)
 
     def _listing(self) -> str:
-        names = [repr(n) for n in self.options]
+        names = [repr(n) for n in self._offered()]
         return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
