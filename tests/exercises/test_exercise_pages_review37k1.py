@@ -1,0 +1,27 @@
+"""Review 37k1's page items for exercises 2 and 3: what the fused model assumes, and Part C's plan."""
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _markdown(stem: str, folder: str = "solutions") -> str:
+    page = next((ROOT / folder).glob(f"{stem}_*.ipynb"))
+    cells = json.loads(page.read_text())["cells"]
+    return " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+
+
+def test_exercise_3_says_the_fused_count_assumes_the_l2_serves_k_and_v_re_reads():
+    # the key counts Q, K, V and O once (8sd bytes); a real kernel re-reads K and V per query block
+    for folder in ("solutions", "exercises"):
+        text = _markdown("03", folder)
+        assert ("A real fused kernel re-reads `K` and `V` for each block of queries; the model assumes the L2 "
+                "serves those re-reads (at s = 8192 one head's `K` and `V` take 4.2 MB), so HBM sees each once.") in text
+    assert round(8192 * 128 * 2 * 2 / 1e6, 1) == 4.2  # K and V, bf16, d = 128, in decimal MB
+
+
+def test_exercise_2_part_c_says_which_kernel_each_later_question_returns_to():
+    text = _markdown("02")
+    assert "Three kernels (C1 to C3), then two questions that return to them: C4 to C1's add, C5 to C3's counters." in text
+    assert "about the first of them and about counters" not in text
+    assert "Stay with C1's GPU" in text and "C3's verdict came from a profiler's byte counters" in text
