@@ -36,7 +36,7 @@ from rooflinelib.core import operators
 from rooflinelib.profiling.profile_result import ProfileError, percent
 from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
 from rooflinelib.measure.expected import fill_values
-from rooflinelib.profiling.counting import count_bytes, fake_device_functions, kernel_py_func
+from rooflinelib.profiling.counting import CountError, count_bytes, fake_device_functions, kernel_py_func
 from rooflinelib.exercises.grading import (Check, NotAnsweredError, Report, report, check_function,
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
                                            is_unanswered, AnswerError, run_student, read_number,
@@ -365,12 +365,15 @@ def _past_the_end(exc) -> str:
     return f"{head}: {what}a shared array indexed by the thread needs THREADS entries, the row MAX_COLS" + tail
 
 
+_LIMIT_WHERE = f"at the stated launch ({LIMIT_ROWS} row x {LIMIT_COLS:,} columns, {LIMIT_THREADS} threads a block)"
+
+
 def _at_the_limits(passes_of, three_pass: bool = False) -> str:
     """Why the kernels fail at the exercise's stated launch (:data:`LIMIT_ROWS` x :data:`LIMIT_COLS`,
     :data:`LIMIT_THREADS` threads) when they passed the small sizes, or ''."""
     import numpy as np
     rows, cols, threads = LIMIT_ROWS, LIMIT_COLS, LIMIT_THREADS
-    where = f"at the stated launch ({rows} row x {cols:,} columns, {threads} threads a block)"
+    where = _LIMIT_WHERE
     buffers = softmax_buffers(rows, cols)
     # the large value in the last column, which the block's last thread owns: a max over part of the
     # block (a tree hard-coded for 32 threads) misses it, and its exp overflows
@@ -409,6 +412,15 @@ def _read_first(race, passes) -> bool:
             continue
         if race.read_line in lines and race.write_line in lines and race.read_line != race.write_line:
             return lines.index(race.read_line) < lines.index(race.write_line)
+        if race.read_line in lines:  # review 37f, E2: the write in a device function called after the read
+            later = lines[lines.index(race.read_line) + 1:]
+            for _, name, _, fake in fake_device_functions(kernel_py_func(kernel)).values():
+                try:
+                    inside = [line.strip() for line in inspect.getsource(fake.fn).splitlines()]
+                except (OSError, TypeError):
+                    continue
+                if race.write_line in inside and any(f"{name}(" in line for line in later):
+                    return True
     return False
 
 
@@ -565,7 +577,14 @@ def _pass_rereads(passes_of, size, threads: int = SIM_THREADS) -> str:
     rows, cols = size
     buffers = softmax_buffers(rows, cols)
     passes = list(passes_of(buffers))
-    counted = count_passes(passes, rows, threads)
+    try:
+        counted = count_passes(passes, rows, threads)
+    except CountError as exc:  # review 37f, E1: an index past an array's end gets the small sizes' hint
+        if not isinstance(exc.__context__, IndexError):
+            raise
+        where = _LIMIT_WHERE if (rows, cols, threads) == (LIMIT_ROWS, LIMIT_COLS, LIMIT_THREADS) else (
+            f"at {rows} rows x {cols} columns, {threads} threads a block,")
+        return f"{where} " + _past_the_end(exc.__context__)  # after "right output, but "
     for number, ((kernel, args), c) in enumerate(zip(passes, counted["per_launch"]), 1):
         own = PASS_OUTPUTS[number - 1] if len(passes) == len(PASS_OUTPUTS) else None
         for i, a in enumerate(args):
@@ -1216,9 +1235,12 @@ def _wrong_output(y, x, error: float, first_value: bool = True) -> str:
         return r is None or bool(np.isfinite(y[r]).all() and _max_error(y, x, [r]) < MAX_RELATIVE_ERROR)
     negative = (f"row {neg}, whose values are all negative (each less {NEGATIVE_SHIFT:g})")
     if not right(LARGE_ROW):
-        both = "" if right(neg) else f", and {negative}, where exp of each value underflows to 0,"
-        return (f"the ordinary rows are right, but row {LARGE_ROW}, which holds one large value (an element + "
-                f"{LARGE_SHIFT:g}){both} is wrong or not finite: does every exp stay inside float32's range (is the "
+        large = f"row {LARGE_ROW}, which holds one large value (an element + {LARGE_SHIFT:g}), is"
+        if not right(neg):  # review 37f, E3: two rows, one verb ("are")
+            large = (f"rows {LARGE_ROW} (one element + {LARGE_SHIFT:g}: its exp overflows) and {neg} (all values "
+                     f"- {NEGATIVE_SHIFT:g}: every exp underflows to 0) are")
+        return (f"the ordinary rows are right, but {large} wrong or not finite: does every exp stay inside "
+                f"float32's range (is the "
                 "row's true maximum subtracted first)? Or is a cuda.syncthreads() missing before threads read "
                 "each other's shared values?")
     if not right(neg):

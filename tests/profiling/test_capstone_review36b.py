@@ -120,3 +120,67 @@ def test_a_write_after_read_race_puts_the_barrier_after_the_read(kind):
     said = capstone._race_hint(race, [(types.SimpleNamespace(py_func=_raw_body), ())])
     assert said.endswith("put a cuda.syncthreads() after the loop that writes the shared array and before any "
                          "thread reads entries other threads wrote"), said
+
+
+# --- review 37f ------------------------------------------------------------------------------------
+# E1: a `part` too small in the 3-pass kernels got CHECK YOUR INPUT with the counter's raw CountError;
+# E2: a write-after-read race whose write is in block_reduce (called after the read) got the read-after-write
+# barrier; E3: two wrong rows took "is".
+
+ROW_MAX_PART = ("    part = cuda.shared.array(THREADS, float32)\n    m = float32(-math.inf)\n"
+                "    for c in range(t, x.shape[1], cuda.blockDim.x):\n        m = max(m, x[r, c])")
+PAST_THE_END = ("at the stated launch (1 row x 4,096 columns, 256 threads a block) "
+                "the line `part[t] = value` indexes past an array's end")
+
+
+def test_a_small_part_in_the_3_pass_kernels_gets_the_past_the_end_hint():
+    k = _solution([(ROW_MAX_PART, ROW_MAX_PART.replace("(THREADS, float32)", "(32, float32)"))])
+    said = _rereads(k)  # the old key let the counter's CountError escape here
+    assert said.startswith(PAST_THE_END), said
+    assert "a shared array indexed by the thread needs THREADS entries" in said and "CountError" not in said, said
+    got = capstone.check_kernels(k["three_pass_passes"], k["fused_passes"])
+    assert [c.status for c in got.checks] == ["fail", "pass"], got
+    assert got.checks[0].message.startswith("right output, but " + PAST_THE_END), got
+
+
+FUSED_MAX = "    m = block_reduce(m, part, True)\n    s = float32(0)"
+NO_FINAL_BARRIER = ("    part[t] = m\n    cuda.syncthreads()\n    step = cuda.blockDim.x // 2\n    while step > 0:\n"
+                    "        if t < step:\n            part[t] = max(part[t], part[t + step])\n"
+                    "        cuda.syncthreads()\n        step //= 2\n    m = part[0]\n    s = float32(0)")
+
+
+@pytest.mark.parametrize("kind", ["write after read", "read after write"])
+def test_a_read_before_block_reduce_writes_puts_the_barrier_after_the_read(kind):
+    k = _solution([(FUSED_MAX, NO_FINAL_BARRIER)])
+    race = Race(0, 1, 2, "part[t] = value", "m = part[0]", kind)
+    said = capstone._race_hint(race, k["fused_passes"](capstone.softmax_buffers()))
+    assert said.endswith("put a cuda.syncthreads() after the last read of the entry and before the write that "
+                         "overwrites it"), said
+
+
+def test_a_missing_final_barrier_fails_with_the_barrier_after_the_read():
+    k = _solution([(FUSED_MAX, NO_FINAL_BARRIER)])
+    got = capstone.check_kernels(k["three_pass_passes"], k["fused_passes"])
+    assert [c.status for c in got.checks] == ["pass", "fail"], got
+    assert "(the write `part[t] = value`, the read `m = part[0]`)" in got.checks[1].message, got
+    assert got.checks[1].message.endswith("after the last read of the entry and before the write that overwrites "
+                                          "it"), got
+
+
+def test_two_wrong_rows_take_are():
+    import numpy as np
+    b = capstone.softmax_buffers(8, 256)
+    x = b["x"]
+    x[capstone.LARGE_ROW, capstone.LARGE_COL] += np.float32(capstone.LARGE_SHIFT)
+    x[capstone.NEGATIVE_ROW] -= np.float32(capstone.NEGATIVE_SHIFT)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    y = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    y[[capstone.LARGE_ROW, capstone.NEGATIVE_ROW]] = np.nan
+    said = capstone._wrong_output(y, x, float("nan"))
+    assert said.startswith(f"the ordinary rows are right, but rows {capstone.LARGE_ROW} (one element + 200: its exp "
+                           f"overflows) and 7 (all values - 200: every exp underflows to 0) "
+                           "are wrong or not finite: "), said
+    y[capstone.NEGATIVE_ROW] = (e / e.sum(axis=1, keepdims=True))[capstone.NEGATIVE_ROW]
+    said = capstone._wrong_output(y, x, float("nan"))
+    assert said.startswith(f"the ordinary rows are right, but row {capstone.LARGE_ROW}, which holds one large value "
+                           "(an element + 200), is wrong or not finite: "), said
