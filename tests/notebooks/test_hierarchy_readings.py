@@ -256,9 +256,9 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     # review 20d: said plainly (two L2 figures; the chart uses Lab 1's; the sweep's plateau gives the capacity)
     # review 25c: the two L2 figures and their difference said plainly where both appear
     # review 32c: cut to the plateau and the one reason the chart's L2 roof is Lab 1's
-    # review 36c: the chart's figure is the best rate a kernel was seen to reach from the L2
-    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate a kernel was seen to reach "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-l2-roof-by-footprint)).") in section2
+    # review 37c: the best rate the L2 served the SMs (loads that share fetches beat it: section 4)
+    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to serve the SMs; loads that "
+            "share fetches can beat it (section 4).") in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 9% under Lab 1's L2 roof at the same footprints" in appendix

@@ -527,7 +527,7 @@ def test_05_names_the_series_each_level_comes_from():
     text = " ".join("".join(_nb05_cell("c7621aef")["source"]).split())
     assert "so no level is taken from those points" not in text
     # review 36c: why two series, said once ahead of them
-    assert "Two series: the L1 is per SM; the L2 and DRAM need each block on its own slice." in text
+    assert "Two series: for the L1, every SM reads all; for the L2 and DRAM, each block its own share." in text
     assert f'**Blue** (swept to 537 MB), "{inner.name}": gives the **L1** level' in text
     assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, so this '
             "series gives the **L2** and **DRAM** levels") in text
@@ -683,13 +683,14 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
             "2.0 to 3.3 times") in page
     assert ("Past each step the kernel beats this simplest-case model, by up to 3.3 times; past "
             "250 MB it is within 10%. So the model is **neither a forecast nor a bound** (a kernel with too few "
-            "warps runs below it). Hypotheses (untested): blocks share fetches, and some reads still hit the L1 "
+            "warps runs below it); the roofs still bound it at its measured bytes: the model counts too many. "
+            "Hypotheses (partly checked): blocks share fetches, and some reads still hit the L1 "
             "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
-    assert "So the model is **neither a forecast nor a bound** (a kernel with too few warps runs below it)." in text
+    assert "So the model is **neither a forecast nor a bound** (a kernel with too few warps runs below it);" in text
     assert "Here the model never predicted more than its kernel reached." in page
     assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
@@ -805,7 +806,7 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
     assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
     assert "`.cg` loads skip the L1, so this series gives the **L2** and **DRAM** levels" in text
-    assert "Two series: the L1 is per SM; the L2 and DRAM need each block on its own slice." in text
+    assert "Two series: for the L1, every SM reads all; for the L2 and DRAM, each block its own share." in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
@@ -1093,7 +1094,7 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     # one hypothesis, stated plainly
     # review 34c: the L1 step's cause reads as a hypothesis, once, plainly; section 6's gaps in one line
     assert text.lower().count("hypothesis:") == 1 and "Hypothesis: the driver kept part of it as shared memory" in text
-    assert text.count("Hypotheses (untested):") == 1 and "| hypothesis (" not in text
+    assert text.count("Hypotheses (partly checked):") == 1 and "| hypothesis (" not in text
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
@@ -1136,7 +1137,8 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 25c: the kernels first, then what ncu counts, one name per count
     # review 36c: the caution stands apart from the definitions, with its reason
     assert '- "to L2", the bytes moved between the SMs and the L2; - "DRAM"' in " ".join(text.split())
-    assert ("**Caution:** ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: "
+    assert ("**Caution:** ncu's own chart and `lab4_ncu.py profile` count `lts__t_bytes`, up to 1.5 times more "
+            "(streaming; `ws_read` 3%): "
             "it adds the traffic between the L2's two partitions "
             "([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))") in " ".join(text.split())
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
@@ -1176,8 +1178,9 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     assert table in _printed("05")
     text = _prose("05")
     assert "Lab 1's DRAM, fp32 and fp64 roofs reach 0.98 to 1.00" not in text
-    assert ("Lab 1's fastest DRAM mix (writing), fp32 and fp64 roofs reach 0.98 to 1.00 of ncu's peaks; the "
-            "chart's copy roof 0.89, its L2 roof 0.63, the L1 plateau 0.24.") in text
+    # review 37c: the ratios are the table's; the prose keeps the two that matter
+    assert ("ncu's DRAM and FMA peaks are reachable; its L2 and L1 peaks are not (0.63, 0.24), so against them a "
+            "kernel seems to have room it lacks") in " ".join(text.split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
 
@@ -1266,7 +1269,7 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     for gone in ("fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
         assert gone not in middle, gone
     # review 34c item 4: one clause warns that ncu's chart counts more L2 bytes; the detail stays the appendix's
-    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, up to about 1.5 times more" in " ".join(middle.split())
+    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, up to 1.5 times more" in " ".join(middle.split())
     # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
     assert middle.count("64 MiB") == 0 and "they mislead" not in middle
     assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
@@ -1383,7 +1386,7 @@ def test_05_review_20d_trivial_items():
     # review 34c: said plainly, with no hypothesis ahead of section 6
     # review 36c: it slides, and past 250 MB it is barely above DRAM's plateau (not 'faster than either')
     assert ("Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau, and past 250 MB it runs "
-            "2 to 8% above the DRAM plateau (section 6).") in " ".join(section2.split())
+            "2 to 8% above the DRAM plateau.") in " ".join(section2.split())
     # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
     assert "sectors" not in text and "**partitions**" in text
 
@@ -1424,7 +1427,7 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     # review 32c: said in one clause beside the plateau (the appendix gives the footprints)
     # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
     assert ("**L2**: 8.88 TB/s, its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports. The chart's "
-            "L2 roof is Lab 1's 9.76 TB/s, the best rate a kernel was seen to reach") in text
+            "L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to serve the SMs") in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1554,7 +1557,7 @@ def test_05_review32c_peaks_table_has_units_and_the_explorer_ridge_is_explained(
     assert hl05.peaks_table(lesson) in _printed("05")
     # section 6: the explorer's ridge is the read mix's (14.6), section 1's the copy's (15.4)
     assert f"{lesson.reading.ridge('fp32', 'dram'):.1f}" == "14.6" and f"{lesson.copying.ridge('fp32', 'dram'):.1f}" == "15.4"
-    assert "Its DRAM roof is Lab 1's read mix, 4.51 TB/s (ridge 14.6, not the copy's 15.4)." in _prose("05")
+    assert "Its DRAM roof is Lab 1's read mix, 4.51 TB/s (ridge 14.6)." in _prose("05")
 
 
 def test_05_review32c_the_models_table_leaves_no_range_uncovered():
@@ -1592,7 +1595,7 @@ def test_05_review_33_direction_of_the_l2_bytes_and_half_precision():
     text = " ".join(_prose("05").split())
     assert "the bytes the SMs sent the L2" not in text and "SMs sent the L2" not in text
     assert "the bytes moved between the SMs and the L2" in text
-    assert "these counts miss the tensor cores, all half precision and the **mufu**" in text.lower()
+    assert "these counts miss the tensor cores, packed half-precision and the **mufu**" in text.lower()
     assert "most likely within one SM" not in text
 
 
@@ -1608,7 +1611,8 @@ def test_05_review34c_usable_capacity_and_ncus_l2_count():
     assert "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports" in text
     assert "where it ends is the level's capacity." not in text
     # item 4: ncu's own chart and a student's profile count the slices' bytes, up to ~1.5x the sent ones
-    assert ("ncu's own chart and your own profiles count `lts__t_bytes`, up to about 1.5 times more: it adds the "
+    assert ("ncu's own chart and `lab4_ncu.py profile` count `lts__t_bytes`, up to 1.5 times more (streaming; "
+            "`ws_read` 3%): it adds the "
             "traffic between the L2's two partitions ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
     assert "the slices' L2 bytes +1.5% to +55.0% over 6" in " ".join(_page05().split())
     # cells 10 and 18: the blue series' role said plainly; the Notes paragraph cut to the scoring sentence
