@@ -197,7 +197,7 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # C: three roofs from two Lab 1 runs stalled a first reading; the point's one roof is named once
     from rooflinelib.profiling import capstone, gemm_targets
     cell = next(c.source for c in _cells() if c.cell_type == "markdown"
-                and c.source.startswith("A softmax reads and"))
+                and c.source.startswith("The pair as a whole reads"))
     flat = " ".join(cell.split())
     assert flat.count("4,256 GB/s") == 1
     # review 16d: 14 (section 3) and 15.5 (the figure) are two ridges; review 17c: that provenance is
@@ -207,9 +207,9 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 26e: the warning sits before the profiled pair's output (section 4's first cell)
     warn = next(c.source for c in _cells() if c.cell_type == "markdown" and c.source.startswith("## 4. Measure"))
     # review 36e clarity 3: the stand-in sentence shortened, same facts
-    assert ("Without a live profile, the course's pair (`softmax_targets`: same bytes, fused row in "
-            "registers, not shared memory) stands in for yours "
-            "([which pair, which roofs](../docs/appendix-07.md#which-lab-1-each-section-uses)).") in " ".join(warn.split())
+    # review 37e clarity: what the pair is, is said in cell 0; section 4 keeps the stand-in and its link
+    assert ("Without a live profile, the course's pair stands in "
+            "([which pair](../docs/appendix-07.md#which-lab-1-each-section-uses)).") in " ".join(warn.split())
     # review 19b T2: the ridges differ by the mix (copy against write), not by the session
     assert "its own session's, not section 3's" not in flat
     # review 26e: "the mix, not the session" said plainly (no undefined "mix", no "session")
@@ -218,7 +218,7 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 32e: and the one sentence that the recorded profiles sit on their own run's Lab 1 (0.1% apart)
     # review 33e: one sentence on the roof; the run bookkeeping (its Lab 1, its ridge) is the appendix's
     # review 35e: one sentence, the copy roof of the run that recorded them; the two Lab 1s are the appendix's
-    assert ("A softmax reads and writes, so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the "
+    assert ("(only the 3-pass's first pass just reads), so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the "
             "run that recorded them (ridge 15.5).") in flat
     assert "65,979" not in flat and "65,979" in _page()
     assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
@@ -258,8 +258,7 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     # review 34e item 1: the 73 µs lost is what the page lets a reader work out
     # review 35e item 1: the ~12 µs outside the kernels is said; the ramp-up estimate is the appendix's
     # review 36e clarity 3: "the counters recorded here do not say which pass is slow" was a lab-log aside
-    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; the rest is inside the kernels "
-            "([where the time went](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
+    assert ("launches and gaps explain only ~12 µs of the 73 µs lost ([an estimate](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
     assert f"{gap['outside_kernels_s'] * 1e6:.0f}" == "12" and f"{gap['shortfall_s'] * 1e6:.0f}" == "73"
     assert f"{inside:.0f}" == "61" and "some 10 µs of the 60.6 µs inside the kernels" in _page()
     assert "10 of the 61 µs lost" not in flat
@@ -361,10 +360,10 @@ def test_07_section_5_leaves_the_l1_and_l2_rows_to_the_appendix():
 def test_07_section_6_states_its_answer_first_and_names_the_dram_roofline():
     text = " ".join(_prose().split())
     section = text.split("## 6. Far below a compute roof")[1]
-    top = section.split("Four terms")[0]  # review 19b: the question and the answer, a cell of their own
+    top = section.split("Five terms")[0]  # review 19b: the question and the answer, a cell of their own
     # review 33e: the question is the tiled swap's 3.9x; both kernels introduced in one sentence first
     assert ("**The question.** Swapping the indices made the tiled GEMM 3.9x slower, with the same FLOPs and "
-            "DRAM bytes. Why? **The answer.** Its shared-memory loads collide. They alone hold it to at most 5% of the "
+            "DRAM bytes. Why? **The answer.** Mainly, its shared-memory loads collide. They alone hold it to at most 5% of the "
             "fp32 roof; it reached 3%.") in top
     assert top.index("Four variants ran: a *naive* GEMM") < top.index("**The question.**")
     # review 35e item 4: the issue count caps them; it does not say why they sit where they do
@@ -437,8 +436,8 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     # review 33e: the hypothesis named in a clause, the question still open
     # review 34e: the hypothesis is the appendix's; the page links it
     # review 36e item 1: ncu's flush enforces the no-reuse rule, so the check is per launch
-    assert ("each launch moved the model's bytes ([the small shortfall]"
-            "(../docs/appendix-07.md#the-small-dram-shortfall)).") in " ".join(text.split())
+    assert ("together the launches moved the model's bytes, within a shortfall still open "
+            "([3-4%](../docs/appendix-07.md#the-small-dram-shortfall)).") in " ".join(text.split())
     assert "writes left in the L2" not in text and "is open" not in text
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
             "kernel, outside the count. It fits only loosely") in _page()
@@ -530,9 +529,10 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # review 34e: SASS defined at first use; LDS.128 said in a few words
     # review 35e item 2: what the SASS shows (4 LDS.128 per 16 FFMAs) apart from what is inferred (that they are sa's)
     # review 36e item 3 and clarity 2: the 4-byte rule said; the contiguity inference is the appendix's
-    assert ("The SASS (the GPU's machine code) shows merged 16-byte loads (`LDS.128`), inferred to be `sa`'s; the "
-            "pass rule above is for 4-byte loads. The caps below use the hardware's count ([how the merged loads "
-            "are served](../docs/appendix-07.md#the-tiled-kernels-shared-loads)).") in " ".join(text.split())
+    # review 37e clarity: the LDS.128 side-trip is the appendix's; the page keeps one clause and what it means
+    assert ("The hardware merges some shared loads, so it needs fewer passes, 5.0 and 1.5 per FFMA instead of 9 and 2 "
+            "([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads)); the caps below use its count.") in " ".join(text.split())
+    assert "LDS.128" not in text
     assert "only `sa`'s are" in _page() and "4 `LDS.128`" in _page()
     assert "phases" not in text and "serves four k values" not in text
     assert "inferred from the source" not in text
@@ -633,7 +633,7 @@ def test_07_section_6_question_and_answer_apart_from_its_terms():
     # review 19b: cell 25 did five jobs; "issue roof" came before its definition
     md = [c.source for c in _cells() if c.cell_type == "markdown"]
     six = next(i for i, s in enumerate(md) if s.startswith("## 6."))
-    assert "Four terms" not in md[six] and md[six + 1].startswith("Four terms")
+    assert "Five terms" not in md[six] and md[six + 1].startswith("Five terms")
     assert "Why?" in md[six] and "**The answer.**" in md[six]
     assert "issue roof" not in _prose() and "hierarchical roofline plus" not in _prose()
 
@@ -787,7 +787,7 @@ def test_07_says_the_caps_count_loads_and_the_stores_tighten_them():
 
 def test_07_the_pass_rule_is_for_4_byte_words():
     # review 26e E2: LDS.128 is served in phases; the one-pass-per-bank-word rule is for 4-byte accesses
-    terms = _md("Four terms")
+    terms = _md("Five terms")
     # review 32e: the 16-byte remark meant nothing before LDS.128; it stands where the merged loads are read
     assert "16-byte" not in terms and "The extra passes are *bank conflicts*." in terms
     assert "a 16-byte load is split into phases" not in _md("The hardware's sectors")  # review 33e: the appendix's
@@ -803,7 +803,9 @@ def test_07_takeaway_says_rests_on_and_the_warning_comes_before_the_output():
     assert "A roofline prediction rests on separate claims: the FLOPs, the bytes" in " ".join(_prose().split())
     # review 26e: the warning precedes the profile_pair cell's output, not after it
     cells = _cells()
-    warn = next(i for i, c in enumerate(cells) if "**The recorded pair is not your kernels.**" in c.source)
+    # review 37e clarity: the warning moved to cell 0, ahead of everything; section 4's stand-in sentence stays
+    assert "is the course's (fused row in registers), not your kernels." in " ".join(cells[0].source.split())
+    warn = next(i for i, c in enumerate(cells) if "the course's pair stands in" in c.source)
     run = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.profile_pair(" in c.source)
     assert warn == run - 1
 
@@ -984,8 +986,8 @@ def test_07_says_what_caps_the_conflict_free_tiled_gemm():
     flat = " ".join(_prose().split())
     # review 34e item 2: the cap uses the hardware's 1.5 passes per FFMA, not the source's two loads
     assert "two shared loads per FFMA" not in flat
-    assert ("Along a row it reached 11.6%, under 16.6%: even conflict-free, 1.5 shared passes per FFMA cap this "
-            "kernel, and register tiling (several outputs per thread) is how fast GEMMs pass it.") in flat
+    assert ("along a row, 11.6%, under 16.6%. What they leave out: - Even conflict-free, 1.5 shared passes per FFMA cap "
+            "this kernel; register tiling (several outputs per thread) is how fast GEMMs pass it.") in flat
     from rooflinelib.profiling import capstone, gemm_targets
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
@@ -1010,7 +1012,7 @@ def test_07_says_which_lab_1_judges_the_recorded_profiles():
     # review 35e: the page names the copy roof and the run in one sentence; the two Lab 1s are the appendix's
     # review 36e clarity 1: the two roof sets and why section 3 uses the write, in one sentence
     assert ("scored on the copy roof, 4,256 GB/s, of the run that recorded them (ridge 15.5).") in flat
-    assert "which used the fastest mix, the write (ridge 14)." in flat
+    assert "Section 3's 14 is the write's ridge; the prediction uses only the byte ratio, so either gives it." in flat
     assert ("not the ridge of 14 that section 3 predicts with (the shipped Lab 1's fp32 over its write mix)"
             in page_flat_of_appendix()) and "Both softmaxes sit far left of either ridge" in page_flat_of_appendix()
     from rooflinelib.profiling import gemm_targets
@@ -1025,12 +1027,12 @@ def test_07_says_which_lab_1_judges_the_recorded_profiles():
 def test_07_defines_ffma_and_splits_section_6_by_pair():
     # review 34e: FFMA in the term list before cell 30's output; section 6 split into the tiled and naive pairs
     cells = _cells()
-    terms = next(c.source for c in cells if c.source.startswith("Four terms"))
+    terms = next(c.source for c in cells if c.source.startswith("Five terms"))
     assert "- **FFMA.** One fused multiply-add in each lane of a warp: one warp-wide instruction." in terms
     flat = " ".join(_prose().split())
     first_output_ffma = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "FFMA" in
                              "".join(o.get("text", "") for o in c.get("outputs", [])))
-    assert next(i for i, c in enumerate(cells) if c.source.startswith("Four terms")) < first_output_ffma
+    assert next(i for i, c in enumerate(cells) if c.source.startswith("Five terms")) < first_output_ffma
     naive = " ".join(next(c.source for c in cells if c.source.startswith("### The naive pair")).split())
     assert "34 instructions per FFMA" in naive and "warp stall reasons" in naive
     tiled = next(c.source for c in cells if c.source.startswith("### The tiled pair"))

@@ -684,10 +684,9 @@ def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_ke
     profile = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.profile_pair(" in c.source)
     before = cells[profile - 1]
     assert profile < first_use and not any(c.source.startswith("## ") for c in cells[profile:first_use])
-    assert before.cell_type == "markdown" and "softmax_targets" in before.source
-    assert "registers" in before.source and "shared memory" in before.source
-    # review 36e: said once, in the stand-in sentence above (section 4's equal-bandwidth reading no longer repeats it)
-    assert "fused row in registers, not shared memory" in before.source
+    assert before.cell_type == "markdown" and "the course's pair stands in" in before.source
+    # review 37e: what the pair is (fused row in registers, not yours) is said once, in cell 0
+    assert "is the course's (fused row in registers), not your kernels." in " ".join(cells[0].source.split())
 
 
 def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
@@ -858,7 +857,7 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     # review 32e: one sentence that the recorded profiles sit on their own run's Lab 1, on its copy roof
     # review 33e: one sentence on the copy roof; the run's own Lab 1 is the appendix's
     # review 35e: "scored on the copy roof, 4,256 GB/s, of the run that recorded them", in one sentence
-    assert ("A softmax reads and writes, so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the run that recorded them"
+    assert ("(only the 3-pass's first pass just reads), so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the run that recorded them"
             in " ".join(cells[first_use - 1].source.split()))
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in page
     page = " ".join(page.split())
@@ -1209,7 +1208,7 @@ def test_07_gives_the_recorded_pair_not_being_yours_its_own_line():
     # C7-5: the note was easy to miss inside a provenance sentence
     # review 26e: in section 4's first cell, before the output it qualifies
     cell = next(c.source for c in _cells07() if c.cell_type == "markdown" and c.source.startswith("## 4. Measure"))
-    assert "\n\n**The recorded pair is not your kernels.**" in cell
+    assert "Without a live profile, the course's pair stands in" in " ".join(cell.split())  # review 37e
 
 
 def test_the_comparisons_split_is_one_line_each():
@@ -1460,11 +1459,10 @@ def test_07_review_11d_wording():
     # review 34e: said unexplained once; the appendix's estimate, against the 73 µs the page lets a reader derive
     # review 35e item 1: the ~12 µs outside the kernels said; the ramp-up estimate is the appendix's
     # review 36e: the rest is inside the kernels; the estimate stays the appendix's
-    assert ("Launches and gaps explain only ~12 µs of the 73 µs lost; the rest is inside the kernels "
-            "([where the time went](") in " ".join(text.split())
+    assert ("launches and gaps explain only ~12 µs of the 73 µs lost ([an estimate](") in " ".join(text.split())
     # review 13d T07-1: the barrier argument cannot explain it (the fused kernel runs the same two
     # block reductions over fewer bytes)
-    assert "barrier" not in text.split("Launches and gaps explain only")[1].split("A live run")[0]
+    assert "barrier" not in text.split("launches and gaps explain only")[1].split("A live run")[0]
     # review 19b: one sentence per open point; the counters that would decide are the appendix's
     assert "Nsight Compute's duration and DRAM throughput for each pass would say which pass is slow" in appendix07
     # C07-5: FADD and FMUL count one, FFMA two; review 19b T4: the max and the SFU's exp are not counted
