@@ -436,8 +436,8 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     # review 33e: the hypothesis named in a clause, the question still open
     # review 34e: the hypothesis is the appendix's; the page links it
     # review 36e item 1: ncu's flush enforces the no-reuse rule, so the check is per launch
-    assert ("together the launches moved the model's bytes, within a shortfall still open "
-            "([3-4%](../docs/appendix-07.md#the-small-dram-shortfall)).") in " ".join(text.split())
+    assert ("together the launches moved the model's bytes, within an open "
+            "[3-4% shortfall](../docs/appendix-07.md#the-small-dram-shortfall).") in " ".join(text.split())
     assert "writes left in the L2" not in text and "is open" not in text
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
             "kernel, outside the count. It fits only loosely") in _page()
@@ -986,7 +986,7 @@ def test_07_says_what_caps_the_conflict_free_tiled_gemm():
     flat = " ".join(_prose().split())
     # review 34e item 2: the cap uses the hardware's 1.5 passes per FFMA, not the source's two loads
     assert "two shared loads per FFMA" not in flat
-    assert ("along a row, 11.6%, under 16.6%. What they leave out: - Even conflict-free, 1.5 shared passes per FFMA cap "
+    assert ("along a row, 11.6%, under 16.6%. About these caps: - Even conflict-free, 1.5 shared passes per FFMA cap "
             "this kernel; register tiling (several outputs per thread) is how fast GEMMs pass it.") in flat
     from rooflinelib.profiling import capstone, gemm_targets
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])

@@ -229,8 +229,8 @@ def test_the_ncu_byte_check_is_over_the_launches_together_and_its_shortfall_open
     # 37e item 2: only totals over the launches are printed
     text = _prose()
     assert "each launch moved the model's bytes" not in text
-    assert ("together the launches moved the model's bytes, within a shortfall still open "
-            "([3-4%](../docs/appendix-07.md#the-small-dram-shortfall))") in text
+    assert ("together the launches moved the model's bytes, within an open "
+            "[3-4% shortfall](../docs/appendix-07.md#the-small-dram-shortfall).") in text
 
 
 def test_the_term_list_count_matches_its_bullets():
@@ -267,7 +267,7 @@ def test_the_clarity_moves_of_37e():
     assert "LDS.128" not in _prose() and "The hardware merges some shared loads, so it needs fewer passes" in _prose()
     # the caps cell: the result, then what the caps leave out, as a list
     caps = next(c.source for c in cells if c.source.startswith("Down a column the tiled kernel"))
-    assert caps.split("\n\n")[0].count("\n") == 0 and "What they leave out:" in caps
+    assert caps.split("\n\n")[0].count("\n") == 0 and "About these caps:" in caps
     assert sum(line.startswith("- ") for line in caps.splitlines()) == 3
 
 
