@@ -1574,8 +1574,19 @@ def test_06_review_26d_the_starved_grid_runs_a_grid_stride_kernel_not_notebook_0
 def test_06_review_26d_triage_is_defined_at_its_first_use():
     cells = _markdown("06")
     glance = next(i for i, c in enumerate(cells) if c.startswith("## The nine at a glance"))
-    assert ("**Triage** (`triage`) takes what you know of a kernel and names the likeliest pitfall; each section "
-            "feeds it its measurement.") in " ".join(cells[glance].split())
+    # review 37d: pitfalls 5, 7 and 8 do not call triage, so "each section feeds it" was not true
+    assert ("**Triage** (`triage`) takes what you know of a kernel and names the likeliest pitfall; pitfalls "
+            "1–4, 6 and 9 feed it their measurements.") in " ".join(cells[glance].split())
+    # and the list is what the page does: the pitfall sections whose code calls triage
+    calling, pitfall = set(), None
+    for cell in _cells("06"):
+        text = "".join(cell["source"])
+        headings = re.findall(r"^## (?:Pitfall (\d)|.*)", text, re.M) if cell["cell_type"] == "markdown" else []
+        if headings:
+            pitfall = int(headings[-1]) if headings[-1] else None
+        elif cell["cell_type"] == "code" and pitfall and "triage(" in text:
+            calling.add(pitfall)
+    assert calling == {1, 2, 3, 4, 6, 9}
     assert not any("triage" in c.lower() for c in cells[:glance])
 
 
@@ -1740,3 +1751,11 @@ def test_06_review_33d_the_held_gemm_the_pcie_rate_the_l2_roof_and_the_burst_clo
     assert "the burst's 1,980 MHz was read before its load." in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "NVML's readings before the load" in page
+
+
+def test_06_review_37d_link_bound_says_what_small_means():
+    # the link's intensity is 6 x parameters / bytes per token, whatever the batch: "small model on
+    # large inputs" left "small" undefined; few parameters per byte of input is what the formula says
+    text = " ".join(" ".join(_markdown("06")).split())
+    assert "so a model with few parameters per byte of input is link-bound at any batch size" in text
+    assert "small model on large inputs" not in text
