@@ -896,11 +896,15 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                             "element, in the measured time")])),
         # Review 23k K4-1: no generic FMA/copy factor-2 hint on the sum's roof; its own slips,
         # 2 FLOPs per add and 8 bytes per element, carried from the intensity, are named instead
-        _or_adds_alone(_no_factor_2(lambda factor_hints: check_number(
+        _or_adds_alone(_achieved_as_roof(reduction_roof, red, _no_factor_2(lambda factor_hints: check_number(
                            reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
                            factor_hints=factor_hints,
-                           mistakes=[(wrong, "that is the compute roof of its float64 adds; "
-                                             "at this intensity I x R is far lower")
+                           mistakes=[(wrong, ("that is the compute roof of its float64 adds; "
+                                              if setup.fp64_gflops else
+                                              # review 37k2 K4-4: no fp64 row: the roof is P
+                                              "that is the compute roof P (these ceilings hold no "
+                                              "fp64 row); ")
+                                             + "at this intensity I x R is far lower")
                                      for wrong in sorted({red["peak"], red["adds_peak"]})
                                      if abs(wrong / red["roof"] - 1) > 0.02]
                            # review 19k2 K4-7: where I x B equals a peak within 2%, the
@@ -911,7 +915,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                               if all(abs(m[0] / p - 1) > 0.02
                                      for p in (red["peak"], red["adds_peak"]))]
                            + _reduction_roof_slips(red) + _reduction_roof_bandwidths(setup, red),
-                           at_most=above_p64)),
+                           at_most=above_p64))),
                        lambda: check_number(reduction_roof, red["adds_roof"], "reduction roof",
                                             unit="GFLOP/s"),
                        red["roof"] != red["adds_roof"]),
@@ -931,7 +935,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
             reduction_fraction_of_dram, red["gbps"] / setup.read_gbps,
             "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
             rtol=0.02, factor_hints=factor_hints,
-            mistakes=([(red["gbps"] / gbps,
+            mistakes=(_gib_reading(red["gbps"] / setup.read_gbps,
+                                   [red["gbps"] / setup.peak_gbps]
+                                   + ([red["gbps"] / H200.ceiling("dram").value]
+                                      if "H200" in setup.machine.name else []))
+                      + [(red["gbps"] / gbps,
                         # review 19g2 K4-4: a datasheet figure near B lands here too; review 31k2
                         # item 2: at 2% the H200's datasheet 4,800 GB/s is named on its own
                         f"that is against {setup.b_words}, or a "
@@ -952,8 +960,9 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                else [])))),
         # Review 36k2 items 1 and 3: the exact intensity held as tightly as Part A's count, and
         # its slips named as Part A names them
-        check_number(fma_intensity, fma["intensity"], "FMA kernel intensity", unit="FLOP/byte",
-                     rtol=FMA_INTENSITY_RTOL, mistakes=_fma_intensity_slips()),
+        _exact_intensity(check_number(fma_intensity, fma["intensity"], "FMA kernel intensity",
+                                      unit="FLOP/byte", rtol=FMA_INTENSITY_RTOL,
+                                      mistakes=_fma_intensity_slips())),
         check_number(fma_gflops, fma["achieved"], "FMA kernel achieved rate", unit="GFLOP/s",
                      mistakes=[(fma["achieved"] / 2, time_hint + "; each multiply-add is 2 FLOPs"),
                                # review 36k2 item 2: grading's generic factor-2 hint speaks of a
@@ -997,6 +1006,44 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                      # review 23k K4-1: against the fp64 roof is a wrong roof, not a factor-2 recount
                      + _fp64_fraction_slip(setup, fma))),
     )
+
+
+def _gib_reading(key: float, near: list) -> list:
+    """Review 37k2 K4-1: a fraction whose GB/s were converted with GiB (bytes / 2^30) is key /
+    1.074; where a wrong-divisor entry (B, a datasheet's bandwidth) lies within 2% of it, grading's
+    tight GiB hint never runs, so the GiB reading is named first, before the divisor's."""
+    gib = key * 1e9 / 2 ** 30
+    if not any(abs(wrong / gib - 1) <= 0.02 for wrong in near):
+        return []
+    return [(gib, "did you convert with GiB (2^30 bytes)? This course uses decimal GB (10^9 "
+                  "bytes), and GiB gives about 7% less. Otherwise:")]
+
+
+def _achieved_as_roof(answer, red: dict, check: Check) -> Check:
+    """Review 37k2 K4-2: the achieved rate given as the roof hears so, not a wrong-ceiling hint
+    that happens to lie within 2% of it (I x C on the recorded H200); only where the answer is
+    nearer the achieved rate than any other reading it failed on."""
+    if check.status != "fail":
+        return check
+    try:
+        value = read_number(answer, check.question, "GFLOP/s")
+    except (AnswerError, NotAnsweredError):
+        return check
+    if abs(value / red["achieved"] - 1) > 0.005:
+        return check
+    return Check(check.question, "fail", "that is the achieved rate, not the roof: the roof is "
+                                         "what the kernel could reach at its intensity, min of "
+                                         "the compute roof and I x R")
+
+
+def _exact_intensity(check: Check) -> Check:
+    """Review 37k2 K4-3: the FMA intensity is exact (128 FLOPs over 8 bytes): grading's near-miss
+    text, "keep three significant figures", misleads for 15.9, which has three."""
+    if check.status == "fail" and check.message.endswith("keep three significant figures"):
+        return Check(check.question, "fail",
+                     check.message.rsplit(";", 1)[0] + "; the intensity is exact here: FLOPs per "
+                     "element over bytes per element, no rounding")
+    return check
 
 
 def _fma_intensity_slips() -> list:

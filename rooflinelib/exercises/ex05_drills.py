@@ -168,8 +168,11 @@ _LIMITERS = _NoGuessChoices(_with_descriptions(LIMITERS.options))
 
 def _percent_as_factor(answer):
     """A ratio written as a percentage ("500%" for 5x) read as the factor it names; grading
-    reads a percentage as a fraction, which a ratio of times is not."""
+    reads a percentage as a fraction, which a ratio of times is not.  A leading "about" (or
+    "roughly", "~") is dropped: the drills invite approximate values."""
     if isinstance(answer, str):
+        answer = re.sub(r"^\s*(?:about|roughly|approximately|approx\.?|~)\s*", "", answer,
+                        flags=re.IGNORECASE)
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%\s*", answer)
         if m:
             return float(m.group(1)) / 100
@@ -179,7 +182,10 @@ def _percent_as_factor(answer):
 def _tflops_slips(key):
     """The same rate in FLOP/s or GFLOP/s: right, but in another unit than the drill asks for."""
     hint = "the question asks for TFLOP/s"
-    return [(key * 1e12, hint), (key * 1e3, hint)]
+    # a thousandth of the key is the rate in PFLOP/s (or GFLOP/s read as TFLOP/s twice)
+    return [(key * 1e12, hint), (key * 1e3, hint),
+            (key / 1e3, "off by a factor of 1,000: check the unit prefixes; the question asks for "
+                        "TFLOP/s")]
 
 
 def check_drill1(optimistic, worst_ratio):

@@ -28,7 +28,9 @@ def test_drill_3_question_lists_every_option_of_its_table():
         nb = json.loads((ROOT / path).read_text())
         text = " ".join(" ".join("".join(c["source"]).split()) for c in nb["cells"] if c.get("id") == "ex05-10")
         listed = text.split("What bounds it (", 1)[1].split(")", 1)[0]
-        assert [name for name in LIMITERS.names() if f'`"{name}"`' in listed] == LIMITERS.names(), path
+        # the rows the page prints (review 37k2: "latency" is read but hidden from the table)
+        shown = [row[0] for row in LIMITERS.table().rows]
+        assert [name for name in LIMITERS.names() if f'`"{name}"`' in listed] == shown, path
 
 
 @pytest.mark.parametrize("before, after", [(0.0625, 1.25), (0.25, 0.3125)])

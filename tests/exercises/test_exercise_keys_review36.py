@@ -176,7 +176,10 @@ _ROUNDED = ("too far from the key to pass (±2% or ±0.5 percentage points): if 
                         "ceiling, setup.read_gbps)"),
     (4, "100%", _ROUNDED + "the copy ceiling C (the reduction only reads)? (divide its GB/s by the "
                            "read ceiling, setup.read_gbps)"),
-    (4, 0.9, "that is against B, Lab 1's best access mix (a write), or a bandwidth near it such as a "
+    # review 37k2 K4-1: 0.9 is also the key read with GiB (0.901), named first
+    (4, 0.9, "did you convert with GiB (2^30 bytes)? This course uses decimal GB (10^9 bytes), and "
+             "GiB gives about 7% less. Otherwise: "
+             "that is against B, Lab 1's best access mix (a write), or a bandwidth near it such as a "
              "datasheet's; the reduction only reads: score it against the read ceiling, setup.read_gbps"),
     (4, 0.8, "not within ±2% or ±0.5 percentage points of the key: your value is too low"),
     (9, 0.8, _ROUNDED + "I x C alone (the same as GB/s over C)? (divide by the roof you found above, "

@@ -3,6 +3,7 @@ page) with what the review tried, and fails on the key before this round."""
 from pathlib import Path
 
 import nbformat
+from re import findall as re_findall
 import pytest
 
 from rooflinelib.exercises import ex04_place_kernel as ex04
@@ -169,3 +170,68 @@ def test_item4_near_the_ridge_is_read_as_the_ridge(answer):
     assert fma.passed, fma
     red = _placement(3, answer)  # the reduction is memory-bound: read, and refused with a hint
     assert red.status == "fail" and "is not one of" not in red.message, red
+
+
+# --- review 37k2 ---------------------------------------------------------------------------------
+
+def test_r37_k4_1_a_gib_converted_fraction_hears_gib_first():
+    # 0.901 (GB/s converted with GiB) heard only "against B ... or a datasheet's"
+    red = ex04._keys(RECORDED)["reduction"]
+    check = _placement(4, round(red["gbps"] * 1e9 / 2 ** 30 / RECORDED.read_gbps, 3))
+    assert check.status == "fail"
+    assert check.message.startswith("did you convert with GiB (2^30 bytes)?"), check.message
+    assert _placement(4, round(red["gbps"] / RECORDED.read_gbps, 3)).passed
+
+
+def test_r37_k4_2_the_achieved_rate_as_the_roof_is_named():
+    red = ex04._keys(RECORDED)["reduction"]
+    for answer in (1090, round(red["achieved"], 1)):
+        check = _placement(2, answer)
+        assert check.status == "fail"
+        assert check.message.startswith("that is the achieved rate, not the roof"), check.message
+    # I x C itself keeps its own hint
+    check = _placement(2, red["intensity"] * RECORDED.copy_gbps)
+    assert check.message.startswith("that is I x C, the copy ceiling"), check.message
+
+
+@pytest.mark.parametrize("answer", [15.9, "16.1"])
+def test_r37_k4_3_the_exact_intensity_hears_no_significant_figures_hint(answer):
+    check = _placement(5, answer)
+    assert check.status == "fail"
+    assert "keep three significant figures" not in check.message, check.message
+    assert check.message.endswith("the intensity is exact here: FLOPs per element over bytes per "
+                                  "element, no rounding"), check.message
+
+
+def test_r37_k4_4_no_fp64_row_the_roof_hint_names_p_not_float64():
+    setup = made_up_setup(30_000.0, 880.0)
+    assert setup.fp64_gflops is None
+    check = _placement(2, ex04._keys(setup)["reduction"]["peak"], setup)
+    assert check.status == "fail"
+    assert "float64" not in check.message, check.message
+    assert check.message.startswith("that is the compute roof P (these ceilings hold no fp64 row)")
+    # with an fp64 row, the float64 wording stays
+    assert "float64 adds" in _placement(2, ex04._keys(RECORDED)["reduction"]["peak"]).message
+
+
+# --- key 5 (review 37k2) ---
+
+def test_r37_k5_drill3_question_lists_only_the_tables_rows():
+    nb = nbformat.read(str(ROOT / "solutions" / "05_conceptual_drills.ipynb"), as_version=4)
+    cell = next(c.source for c in nb.cells if c.source.startswith("## Drill 3"))
+    listed = set(re_findall(r'`"([a-z]+)"`', cell))
+    shown = {row[0] for row in ex05.LIMITERS.table().rows}  # what the page prints
+    assert listed == shown, (listed, shown)
+    assert "latency" not in listed
+    assert ex05.check_drill3(N, N, N, N, "latency", N).checks[4].status == "pass"  # still read
+
+
+def test_r37_k5_drill2_a_thousandth_hears_the_unit_prefixes():
+    check = ex05.check_drill2(N, N, 0.12, N).checks[2]
+    assert check.status == "fail"
+    assert check.message.startswith("off by a factor of 1,000: check the unit prefixes"), check.message
+
+
+@pytest.mark.parametrize("answer", ["about 7", "~6.7", "roughly 6.7x", "about 670%"])
+def test_r37_k5_drill6_about_7_is_read(answer):
+    assert ex05.check_drill6(N, answer).checks[1].passed
