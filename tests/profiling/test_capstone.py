@@ -881,7 +881,9 @@ def test_the_comparison_prints_bytes_bandwidth_and_time_as_bullets():
     # the markdown under it no longer repeats the split's figures, and the CPU aside is its own paragraph
     cell = next(c.source for c in nbformat.read(str(NOTEBOOK), as_version=4).cells
                 if c.cell_type == "markdown" and c.source.startswith("The prediction is two claims"))
-    assert "352 µs" not in cell and "413 µs" not in cell
+    # review 37e: the 73 µs lost is derived on the page (352 µs at the fused rate, 425 µs taken),
+    # from the event-timed run alone; the ncu run's kernel sum (413 µs) stays in the appendix
+    assert "413 µs" not in cell
     # review 19b: the CPU aside sat inside the H200 result; it is a note in section 4 and the appendix's
     assert "On a CPU" not in cell
     section4 = " ".join(_prose07().split("## 4. Measure")[1].split("## 5.")[0].split())
