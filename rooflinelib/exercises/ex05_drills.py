@@ -82,22 +82,10 @@ class _NoGuessChoices(Choices):
 BOUNDS = _NoGuessChoices(BOUNDS.options)
 
 
-class _ListedChoices(_NoGuessChoices):
-    """A menu that also reads an answer outside the options the question offers (to give it a
-    hint), but lists only those options when an answer is unreadable."""
-
-    def __init__(self, options: dict, listed: tuple):
-        super().__init__(options)
-        object.__setattr__(self, "listed", tuple(listed))
-
-    def _listing(self) -> str:
-        names = [repr(n) for n in self.options if n in self.listed]
-        return ", ".join(names[:-1]) + " or " + names[-1]
-
 #: Exercise 3's growth menu, with more spellings of "linear"; no bare "grows"
 #: or "grows with s", which a quadratic answer fits as well.
-# Drill 7 offers three growths: "unbounded" is read (it has a hint) but not listed.
-_GROWTH = _ListedChoices({**GROWTH.options, "linear": (
+# Drill 7 offers three growths: "unbounded" is read (it has a hint) but hidden, as in exercise 3.
+_GROWTH = _NoGuessChoices({**GROWTH.options, "linear": (
     GROWTH.options["linear"][0],
     GROWTH.options["linear"][1] + ("linear growth", "grows linearly with s", "linearly with s",
                                    "linear with s", "linearly in s", "grows linearly in s",
@@ -105,7 +93,7 @@ _GROWTH = _ListedChoices({**GROWTH.options, "linear": (
                                    # more ways to say it
                                    "increases linearly", "like s", "proportionally", "s",
                                    "grows like s", "increases linearly with s"))},
-    listed=("constant", "linear", "quadratic"))
+    hidden=GROWTH.hidden)
 
 RIDGE_MOVES = _NoGuessChoices({
     "right": ("the ridge moves to higher intensity", ("higher", "up", "increases", "rises",

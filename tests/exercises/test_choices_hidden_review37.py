@@ -31,3 +31,10 @@ def test_key_3_lists_the_three_growths_its_page_offers():
 def test_key_2_hides_latency_through_the_shared_menu():
     assert type(ex02_classify.LIMITERS) is Choices and "latency" in ex02_classify.LIMITERS.names()
     assert "latency" not in [row[0] for row in ex02_classify.LIMITERS.table().rows]
+
+
+def test_drill_7_hides_unbounded_the_way_exercise_3_does():
+    from rooflinelib.exercises import ex05_drills
+    assert ex05_drills._GROWTH.hidden == ex03_attention.GROWTH.hidden == ("unbounded",)
+    assert _unreadable(ex05_drills._GROWTH, "zzz").endswith("is not one of 'constant', 'linear' or 'quadratic'")
+    assert ex05_drills._GROWTH.read("unbounded") == "unbounded"
