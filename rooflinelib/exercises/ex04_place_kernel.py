@@ -971,7 +971,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                      "half the time? One multiply-add is 2 FLOPs; "
                                                      + time_hint),
                                (fma["gbps"], "that is its GB/s; the question asks for GFLOP/s")]),
-        check_number(fma_roof, fma["roof"], "FMA kernel roof", unit="GFLOP/s",
+        _achieved_as_roof(fma_roof, fma, check_number(fma_roof, fma["roof"], "FMA kernel roof", unit="GFLOP/s",
                      mistakes=([(fma["intensity"] * setup.copy_gbps, roof_hint + ": I x C alone is "
                                                                      "above the compute roof")]
                                if fma["intensity"] * setup.copy_gbps > setup.peak_gflops else
@@ -988,7 +988,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                              "its compute roof is P, the fp32 one")]
                         if setup.fp64_gflops and abs(setup.fp64_gflops / fma["roof"] - 1) > 0.02
                         and abs(setup.fp64_gflops / setup.peak_gflops - 1) > 0.02 else []),
-                     at_most=above_p),
+                     at_most=above_p), mix="C"),
         check_side(fma_side, fma["intensity"], fma["ridge"], "FMA kernel side of the ridge",
                    hints=_fma_side_hints(fma, b_hint, bool(setup.dram_copy_gbps)), spread=setup.copy_ridge_spread,
                    choices=_SIDES),
@@ -1019,10 +1019,11 @@ def _gib_reading(key: float, near: list) -> list:
                   "bytes), and GiB gives about 7% less. Otherwise:")]
 
 
-def _achieved_as_roof(answer, red: dict, check: Check) -> Check:
+def _achieved_as_roof(answer, red: dict, check: Check, mix: str = "R") -> Check:
     """Review 37k2 K4-2: the achieved rate given as the roof hears so, not a wrong-ceiling hint
     that happens to lie within 2% of it (I x C on the recorded H200); only where the answer is
-    nearer the achieved rate than any other reading it failed on."""
+    nearer the achieved rate than any other reading it failed on.  ``mix`` names the kernel's
+    bandwidth roof (R for the sum, C for the FMA kernel: review 38k2, the same slip on both)."""
     if check.status != "fail":
         return check
     try:
@@ -1033,7 +1034,7 @@ def _achieved_as_roof(answer, red: dict, check: Check) -> Check:
         return check
     return Check(check.question, "fail", "that is the achieved rate, not the roof: the roof is "
                                          "what the kernel could reach at its intensity, min of "
-                                         "the compute roof and I x R")
+                                         f"the compute roof and I x {mix}")
 
 
 def _exact_intensity(check: Check) -> Check:
@@ -1210,7 +1211,7 @@ def _reduction_roof_note(setup, red) -> tuple:
                 if setup.fp64_gflops < setup.peak_gflops / 16 else
                # Review 26k2 K4-3: on common 1/64-rate parts P64 / 2 over R is about 0.3-0.8
                "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64; on one with "
-               "1/64-rate fp64 its adds-alone ridge comes close to its intensity (and the "
+               "1/64-rate fp64 its adds-alone ridge comes within a small factor of its intensity (and the "
                "conversions may push it over)."))
             ).rstrip(),
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
