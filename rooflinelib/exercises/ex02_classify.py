@@ -812,7 +812,9 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
                                           "compare the memory time with the launch overhead",
                             "compute": "one add per element: the arithmetic takes even less time "
                                        "than the memory traffic",
-                            "latency": _WHICH_LATENCY}),
+                            "latency": _WHICH_LATENCY,
+                            "cache": "no cache level is near its ceiling in so short a run: compare "
+                                     "the memory time with the launch overhead"}),
         check_choice(first_step, {"amortize-launch", "fuse"}, "first step", FIRST_STEPS,
                      hints={"profile": "you already know the cause: the launch costs more than "
                                        "the work. What amortizes a launch?",
@@ -863,7 +865,13 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
                             "compute": "it is left of the fp32 ridge, and far below its roof",
                             "latency": _WHICH_LATENCY,
                             # Review 31k1 K2-3: the launch, as C1 measured it
-                            "launch": _SLOW_RUN_IS_NOT_A_LAUNCH}),
+                            "launch": _SLOW_RUN_IS_NOT_A_LAUNCH,
+                            # review 38k1: the take-away lists a cache level as a cause far under
+                            # the roof, so say why it is not this one
+                            "cache": "nothing in C2's data (FLOPs, bytes, a time) shows a cache level "
+                                     "near its ceiling; C3 is that case, with counters. Without them, "
+                                     "the roofline can only say that something it does not model "
+                                     "holds this kernel back"}),
         check_choice(first_step, "profile", "first step", FIRST_STEPS,
                      hints={"amortize-launch": _SLOW_RUN_IS_NOT_A_LAUNCH + ": what does it spend "
                                                "that time on?",

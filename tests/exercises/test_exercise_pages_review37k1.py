@@ -25,3 +25,15 @@ def test_exercise_2_part_c_says_which_kernel_each_later_question_returns_to():
     assert "Three kernels (C1 to C3), then two questions that return to them: C4 to C1's add, C5 to C3's counters." in text
     assert "about the first of them and about counters" not in text
     assert "Stay with C1's GPU" in text and "C3's verdict came from a profiler's byte counters" in text
+
+
+def test_review_38k1_cache_as_c1_or_c2s_limit_hears_why_not():
+    # the take-away lists a cache level among the causes far under a roof; C2's data cannot show one
+    from rooflinelib.exercises import ex02_classify as ex02
+    from rooflinelib.exercises.grading import NOT_ANSWERED as N
+    for answer in ("cache", "L2"):
+        c2 = ex02.check_far_below(N, N, N, N, answer, N).checks[4]
+        assert c2.status == "fail" and c2.message.startswith("nothing in C2's data"), c2.message
+        assert "C3 is that case" in c2.message
+        c1 = ex02.check_tiny_launch(N, N, N, answer, N).checks[3]
+        assert c1.status == "fail" and "launch overhead" in c1.message, c1.message
