@@ -15,8 +15,10 @@ floating-point instructions executed.  With those, a kernel becomes one point pe
 - time: ``gpu__time_duration.sum``.
 
 ncu also knows the hardware's peak per clock (``<metric>.peak_sustained``) and the clock each
-unit ran at (``<unit>__cycles_elapsed.avg.per_second``).  Their product is ncu's ceiling:
-*theoretical* at the clock of that run, not measured.  Our working-set sweep measures what the
+unit ran at (``<unit>__cycles_elapsed.avg.per_second``).  Their product is ncu's peak for that
+counter: *theoretical* at the clock of that run, not measured.  (ncu's roofline chart draws its
+L1 and L2 roofs from other counters: the L1's writeback to the registers, the bytes the L2 sends
+to the SMs.)  Our working-set sweep measures what the
 levels actually deliver, which is lower.
 
 This module parses the CSV that ``ncu --csv`` prints (``--page raw``: one row per launch, one

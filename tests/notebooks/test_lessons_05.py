@@ -126,7 +126,7 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     text = "\n".join(_markdown("05"))
     assert "FFMA only" not in text and "FADD" in text
     assert "measure their own ceilings with microbenchmarks" not in text
-    assert "derives, not measures" in text or "derive" in text
+    assert "theoretical peak, not a measured one" in text  # review 38c: ncu reports it for each counter
     # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
     # are the appendix's)
     assert text.index("**Nsight Compute**") < text.index('"to L2"')
@@ -442,7 +442,7 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "the course refuses a launch" not in text
     # review 18c: said from the launch's side
     # review 20d: Lab 4 refuses such a launch (ncu.NcuKernel.flops raises), it does not drop their FLOPs
-    assert "Lab 4 refuses such launches, and notebook 07 counts those by hand" in text
+    assert "Lab 4 refuses such launches." in text
     assert "gets no FLOP count" not in text
     assert "A launch whose counters show tensor-core, packed half-precision or MUFU instructions is refused" in _page05()
     assert "Lab 4 takes no FLOPs from a launch" not in text
@@ -527,7 +527,8 @@ def test_05_names_the_series_each_level_comes_from():
     text = " ".join("".join(_nb05_cell("c7621aef")["source"]).split())
     assert "so no level is taken from those points" not in text
     # review 36c: why two series, said once ahead of them
-    assert "Two series: for the L1, every SM reads all; for the L2 and DRAM, each block its own share." in text
+    # review 38c: the series' names say how each reads (every SM all; a slice per block), once
+    assert "every SM reads all" in text and "a slice per block" in text and "Two series:" not in text
     assert f'**Blue** (swept to 537 MB), "{inner.name}": gives the **L1** level' in text
     assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, so this '
             "series gives the **L2** and **DRAM** levels") in text
@@ -806,7 +807,8 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
     assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
     assert "`.cg` loads skip the L1, so this series gives the **L2** and **DRAM** levels" in text
-    assert "Two series: for the L1, every SM reads all; for the L2 and DRAM, each block its own share." in text
+    # review 38c: the series' names say how each reads (every SM all; a slice per block), once
+    assert "every SM reads all" in text and "a slice per block" in text and "Two series:" not in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
@@ -1137,9 +1139,9 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 25c: the kernels first, then what ncu counts, one name per count
     # review 36c: the caution stands apart from the definitions, with its reason
     assert '- "to L2", the bytes moved between the SMs and the L2; - "DRAM"' in " ".join(text.split())
-    assert ("**Caution:** ncu's own chart and `lab4_ncu.py profile` count `lts__t_bytes`, up to 1.5 times more "
+    assert ("**Caution:** `lab4_ncu.py profile` counts `lts__t_bytes`, about 1.5 times more "
             "(streaming; `ws_read` 3%): "
-            "it adds the traffic between the L2's two partitions "
+            "it adds the traffic between the L2's two partitions, which ncu's chart leaves out "
             "([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))") in " ".join(text.split())
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
@@ -1179,8 +1181,9 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     text = _prose("05")
     assert "Lab 1's DRAM, fp32 and fp64 roofs reach 0.98 to 1.00" not in text
     # review 37c: the ratios are the table's; the prose keeps the two that matter
-    assert ("ncu's DRAM and FMA peaks are reachable; its L2 and L1 peaks are not (0.63, 0.24), so against them a "
-            "kernel seems to have room it lacks") in " ".join(text.split())
+    # review 38c: these peaks were not reached, which is all that was shown
+    assert ("The DRAM and FMA peaks are reached; no kernel tried reached the L2 and L1 total-traffic peaks "
+            "(0.63, 0.24)") in " ".join(text.split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
 
@@ -1268,8 +1271,8 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     middle = text.split("## 3.")[1].split("## 6.")[0]
     for gone in ("fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
         assert gone not in middle, gone
-    # review 34c item 4: one clause warns that ncu's chart counts more L2 bytes; the detail stays the appendix's
-    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, up to 1.5 times more" in " ".join(middle.split())
+    # review 34c item 4: one clause warns that Lab 4's profile counts more L2 bytes; the detail stays the appendix's
+    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, about 1.5 times more" in " ".join(middle.split())
     # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
     assert middle.count("64 MiB") == 0 and "they mislead" not in middle
     assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
@@ -1498,8 +1501,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     assert "reported:shared" not in metas and {"reported:l2", "capacity:l1", "ws-marker"} <= metas
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
-    assert ("A kernel near a measured roof has little known headroom; ncu's derived L1 and L2 peaks "
-            "overstate it.") in last and "slice" not in last
+    assert ("A kernel near a measured roof has little known headroom; the peaks ncu reports for the L1's and "
+            "L2's total traffic overstate it.") in last and "slice" not in last
 
 
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
@@ -1610,10 +1613,10 @@ def test_05_review34c_usable_capacity_and_ncus_l2_count():
     assert "where it ends is the level's usable capacity." in text
     assert "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports" in text
     assert "where it ends is the level's capacity." not in text
-    # item 4: ncu's own chart and a student's profile count the slices' bytes, up to ~1.5x the sent ones
-    assert ("ncu's own chart and `lab4_ncu.py profile` count `lts__t_bytes`, up to 1.5 times more (streaming; "
+    # item 4: a student's profile counts the slices' bytes, about 1.5x the sent ones (ncu's chart does not: review 38c)
+    assert ("`lab4_ncu.py profile` counts `lts__t_bytes`, about 1.5 times more (streaming; "
             "`ws_read` 3%): it adds the "
-            "traffic between the L2's two partitions ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
+            "traffic between the L2's two partitions, which ncu's chart leaves out ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
     assert "the slices' L2 bytes +1.5% to +55.0% over 6" in " ".join(_page05().split())
     # cells 10 and 18: the blue series' role said plainly; the Notes paragraph cut to the scoring sentence
     assert "Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau" in text
