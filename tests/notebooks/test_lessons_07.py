@@ -530,7 +530,7 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # review 35e item 2: what the SASS shows (4 LDS.128 per 16 FFMAs) apart from what is inferred (that they are sa's)
     # review 36e item 3 and clarity 2: the 4-byte rule said; the contiguity inference is the appendix's
     # review 37e clarity: the LDS.128 side-trip is the appendix's; the page keeps one clause and what it means
-    assert ("The hardware merges some shared loads, so it needs fewer passes, 5.0 and 1.5 per FFMA instead of 9 and 2 "
+    assert ("The compiler merged some shared loads, so they take fewer passes, 5.0 and 1.5 per FFMA instead of 9 and 2 "
             "([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads)); the caps below use its count.") in " ".join(text.split())
     assert "LDS.128" not in text
     assert "only `sa`'s are" in _page() and "4 `LDS.128`" in _page()

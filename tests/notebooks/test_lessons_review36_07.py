@@ -264,7 +264,7 @@ def test_the_clarity_moves_of_37e():
     two = next(c.source for c in cells if c.source.startswith("## 2. Count the bytes"))
     assert "- **The rule.** Each array a launch touches counts once per launch." in two and "- **Why.**" in two
     # the LDS.128 side-trip is the appendix's; the page keeps one clause
-    assert "LDS.128" not in _prose() and "The hardware merges some shared loads, so it needs fewer passes" in _prose()
+    assert "LDS.128" not in _prose() and "The compiler merged some shared loads, so they take fewer passes" in _prose()
     # the caps cell: the result, then what the caps leave out, as a list
     caps = next(c.source for c in cells if c.source.startswith("Down a column the tiled kernel"))
     assert caps.split("\n\n")[0].count("\n") == 0 and "About these caps:" in caps
@@ -280,3 +280,10 @@ def test_review_38e_the_no_reuse_rule_covers_what_a_launch_read():
     text = " ".join(_prose().split())
     assert "Nothing one launch read or wrote is still on chip when the next launch reads it" in text
     assert "Nothing one launch wrote is still" not in text
+
+
+def test_review_39e_the_compiler_merged_the_loads_and_nothing_unused_is_imported():
+    # the merge into 16-byte loads is the compiler's (the SASS holds LDS.128), not the hardware's
+    assert "The compiler merged some shared loads, so they take fewer passes" in " ".join(_prose().split())
+    assert "The hardware merges some shared loads" not in " ".join(_prose().split())
+    assert "NOT_ANSWERED" not in "".join(c.source for c in _cells() if c.cell_type == "code")
