@@ -748,6 +748,10 @@ _FILLER_WORDS = {"the", "a", "an", "it", "is", "its", "kernel", "bound", "limite
                  "side", "by"}
 
 
+#: Words and prefixes that deny what follows them, in a normalized answer.
+_NEGATED = re.compile(r"\b(not|no|non|never|neither|nor)\b|\b(non|sub)[a-z]")
+
+
 def _normalize(text: str) -> str:
     text = text.lower().replace("_", " ").replace("-", " ")
     text = re.sub(r"[.!;:,'\"()]", " ", text)
@@ -812,6 +816,10 @@ class Choices:
         if key in self._index:
             return self._index[key]
         close = difflib.get_close_matches(key, list(self._index), n=1, cutoff=0.75)
+        # a negated answer ("not memory bound", "sublinear") sits close to the option it denies:
+        # offering that option would point the wrong way (review 39k1)
+        if _NEGATED.search(key):
+            close = []
         suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
         raise AnswerError(f"{answer.strip()[:40]!r} is not one of {self._listing()}{suggestion}")
 
