@@ -101,7 +101,10 @@ FIRST_STEPS = Choices({
                                             "use matrix cores", "instruction mix", "packed ops",
                                             # review 27k1 K2-1: TF32 spellings of the same move
                                             "tf32", "use tf32", "tf32 tensor cores",
-                                            "use tf32 tensor cores", "tf32 matrix cores")),
+                                            "use tf32 tensor cores", "tf32 matrix cores",
+                                            # review 39k1: the bf16 route named in full
+                                            "bf16 tensor cores", "bf16 matrix cores",
+                                            "use bf16 tensor cores", "use bf16 matrix cores")),
     # Two kinds of overlap, one entry: FlashAttention-3 does both (async loads under the MMAs,
     # and the softmax's exps on the MUFU under the MMAs of another block).
     "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
@@ -654,6 +657,18 @@ def lists_tf32_roof(machine=None) -> bool:
 #: Review 31k1 K2-1: on a GPU with no TF32 roof, a TF32 route onto the matrix cores is no move.
 _NO_TF32_ROOF = "this GPU lists no TF32 roof: which matrix roof can it use?"
 
+#: Review 39k1: the other types a compute-bound move onto the matrix cores may name, and how.
+_MATRIX_TYPE_SPELLINGS = {"fp8": r"\bfp[ _-]?8\b", "int8": r"\bint[ _-]?8\b"}
+
+
+def _named_type_without_roof(answer, machine=None) -> str:
+    """The fp8 or int8 that a first-move answer names where the GPU lists no roof of that type, or ''."""
+    if not isinstance(answer, str):
+        return ""
+    names = [c.name.lower() for c in (machine or MACHINE).ceilings]
+    return next((kind for kind, spelling in _MATRIX_TYPE_SPELLINGS.items()
+                 if re.search(spelling, answer.lower()) and not any(n.startswith(kind) for n in names)), "")
+
 
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     """The first move; on a row already on the matrix cores, naming them gets that row's hint;
@@ -662,6 +677,12 @@ def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
         return Check("first move", "fail", row.on_matrix_cores_hint)
     if "instruction-mix" in row.first_steps and names_tf32(first_step) and not lists_tf32_roof():
         return Check("first move", "fail", _NO_TF32_ROOF)
+    # where a smaller type is right only as the route onto the matrix cores (row 7), it must be a
+    # type this GPU lists a matrix roof for; row 9's fp8 hint is its own
+    route = {"instruction-mix", "smaller-dtype"} <= row.first_steps
+    unlisted = _named_type_without_roof(first_step) if route else ""
+    if unlisted:
+        return Check("first move", "fail", f"this GPU lists no {unlisted} roof: which matrix roof can it use?")
     return check_choice(first_step, row.first_steps, "first move", FIRST_STEPS,
                         hints=step_hints, notes=row.step_notes)
 

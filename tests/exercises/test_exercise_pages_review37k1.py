@@ -1,5 +1,7 @@
 """Review 37k1's page items for exercises 2 and 3: what the fused model assumes, and Part C's plan."""
 import json
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,3 +39,24 @@ def test_review_38k1_cache_as_c1_or_c2s_limit_hears_why_not():
         assert "C3 is that case" in c2.message
         c1 = ex02.check_tiny_launch(N, N, N, answer, N).checks[3]
         assert c1.status == "fail" and "launch overhead" in c1.message, c1.message
+
+
+@pytest.mark.parametrize("answer", ["fp8", "int8", "quantize weights to fp8", "int8 tensor cores"])
+def test_review_39k1_row_7_refuses_a_type_this_gpu_lists_no_matrix_roof_for(answer):
+    from rooflinelib.exercises import ex02_classify as ex02
+    row7 = next(r for r in ex02._rows() if r.number == 7)
+    check = ex02._check_first_step(row7, answer, {})
+    assert check.status == "fail" and "this GPU lists no" in check.message and "roof" in check.message, check
+
+
+@pytest.mark.parametrize("answer", ["bf16 tensor cores", "use bf16 matrix cores", "smaller dtype", "tensor cores"])
+def test_review_39k1_row_7_reads_the_bf16_route_named_in_full(answer):
+    from rooflinelib.exercises import ex02_classify as ex02
+    row7 = next(r for r in ex02._rows() if r.number == 7)
+    assert ex02._check_first_step(row7, answer, {}).passed
+
+
+def test_review_39k1_row_8s_fp8_weights_still_pass():
+    from rooflinelib.exercises import ex02_classify as ex02
+    row8 = next(r for r in ex02._rows() if r.number == 8)
+    assert ex02._check_first_step(row8, "fp8 weights", {}).passed
