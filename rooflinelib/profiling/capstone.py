@@ -267,7 +267,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
                 if broken:
                     return Check(question, "fail", "right output, but " + broken)
             if name == "fused":  # the rules the exercise states: the row in shared memory, x read once, y written once
-                broken = _local_row(passes_of(softmax_buffers(*sizes[0]))) or _once_rules(passes_of, sizes[0])
+                # review 39f, E1: counted again at the stated launch's block, as the 3-pass version is
+                broken = (_local_row(passes_of(softmax_buffers(*sizes[0]))) or _once_rules(passes_of, sizes[0])
+                          or _once_rules(passes_of, (LIMIT_ROWS, LIMIT_COLS), threads=LIMIT_THREADS))
                 stride = _stride_one_loop(passes_of(softmax_buffers(*sizes[0]))) if broken else ""
                 if stride:
                     broken = _stride_hint(stride)
@@ -801,19 +803,30 @@ def _fp64_arithmetic(tree, lines, source) -> str:
     return ""
 
 
-def _once_rules(passes_of, size) -> str:
+def _once_rules(passes_of, size, threads: int = SIM_THREADS) -> str:
     """What breaks the fused kernel's two rules in global memory, or '': its reads of ``x``
     (counted on x alone, wherever a launch passes it) past one read of x, then its writes (to
-    any array: the fused kernel has only y to write) past one write of y."""
+    any array: the fused kernel has only y to write) past one write of y; at ``threads`` threads
+    a block."""
     rows, cols = size
     buffers = softmax_buffers(rows, cols)
     x, y = buffers["x"], buffers["y"]
     passes = list(passes_of(buffers))
-    counted = count_passes(passes, rows, SIM_THREADS)
+    try:
+        counted = count_passes(passes, rows, threads)
+    except CountError as exc:  # an index past an array's end: the limits check names it, with its rule
+        if not isinstance(exc.__context__, IndexError):
+            raise
+        return ""
     x_read = [c["by_argument"][f"args[{i}]"]["read"]
               for (_, args), c in zip(passes, counted["per_launch"]) for i, a in enumerate(args) if a is x]
     reads = (sum(x_read) if x_read else counted["read"]) / x.nbytes  # x not passed as itself: every read
     if reads > 1 + READ_ONCE_SLACK:
+        step = _constant_step_loop(passes)
+        if step:  # review 39f, E1: a step of 32 is the simulator's block, not the stated launch's
+            return (f"steps by a constant in `{step}`: stride by cuda.blockDim.x, not a constant: at {threads} "
+                    f"threads a block a step of {_constant_step(step)} reads each element of x about "
+                    f"{reads:.0f} times")
         fixed = _fixed_x_read(passes, x)
         if fixed:  # review 33f, 2: name the cause, every thread reading one element
             return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: the "
