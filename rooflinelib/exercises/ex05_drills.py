@@ -151,7 +151,7 @@ _SIDES = _NoGuessChoices(_with_descriptions(SIDES.options, {"ridge": ("both roof
 _FIRST_STEPS = _NoGuessChoices(_with_descriptions(FIRST_STEPS.options, {"profile": (
     "look past the roofline", "look past the roofline first", "nsight compute", "ncu", "nsight",
     "run the profiler", "check the launch size", "launch size", "check that the launch fills the gpu")}))
-_LIMITERS = _NoGuessChoices(_with_descriptions(LIMITERS.options))
+_LIMITERS = _NoGuessChoices(_with_descriptions(LIMITERS.options), hidden=LIMITERS.hidden)
 
 
 def _percent_as_factor(answer):

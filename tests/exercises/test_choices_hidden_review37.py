@@ -38,3 +38,11 @@ def test_drill_7_hides_unbounded_the_way_exercise_3_does():
     assert ex05_drills._GROWTH.hidden == ex03_attention.GROWTH.hidden == ("unbounded",)
     assert _unreadable(ex05_drills._GROWTH, "zzz").endswith("is not one of 'constant', 'linear' or 'quadratic'")
     assert ex05_drills._GROWTH.read("unbounded") == "unbounded"
+
+
+def test_drill_3_keeps_the_hidden_latency_of_the_menu_it_copies():
+    # review 39k2: the drill rebuilt exercise 2's menu from its options and lost `hidden`
+    from rooflinelib.exercises import ex05_drills
+    assert ex05_drills._LIMITERS.hidden == ex02_classify.LIMITERS.hidden == ("latency",)
+    assert "'latency'" not in _unreadable(ex05_drills._LIMITERS, "zzz")
+    assert ex05_drills._LIMITERS.read("latency") == "latency"
