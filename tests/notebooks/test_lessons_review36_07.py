@@ -3,29 +3,7 @@
 Each test fails on the notebook as it was before this round and passes now."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
-
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "07_place_your_kernel.ipynb"
-APPENDIX = ROOT / "docs" / "appendix-07.md"
-
-
-def _cells():
-    return nbformat.read(str(NOTEBOOK), as_version=4).cells
-
-
-def _prose() -> str:
-    return " ".join(" ".join(c.source for c in _cells() if c.cell_type == "markdown").split())
-
-
-def _printed() -> str:
-    return "\n".join(o.get("text", "") for c in _cells() if c.cell_type == "code" for o in c.get("outputs", []))
-
-
-def _page() -> str:
-    return " ".join(APPENDIX.read_text().split())
+from test_lessons_07 import APPENDIX, NOTEBOOK, ROOT, _cells, _page, _printed, _prose  # noqa: F401  (one home)
 
 
 def _words() -> int:
