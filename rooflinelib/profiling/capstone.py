@@ -627,20 +627,24 @@ STRIDE_FIX = ("Stride by the block, range(t, cols, cuda.blockDim.x), so each ele
               "threads read 32 neighbouring elements in one request (coalesced)")
 
 
+def _parsed_kernels(passes):
+    """``(kernel, args, tree, lines)`` for each kernel of ``passes`` whose source can be read and parsed
+    (a kernel defined in a notebook cell or a file); the source checks below walk these."""
+    for kernel, args in passes:
+        try:
+            source = textwrap.dedent(inspect.getsource(kernel_py_func(kernel)))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError, ValueError):
+            continue
+        yield kernel, args, tree, source.splitlines()
+
+
 def _stride_one_loop(passes) -> str:
     """The source line of the first loop ``for c in range(t, n)`` (no step; ``t`` the thread's index) in a
     kernel of ``passes``, or ''.  Each thread then walks a run of the row; in the fused kernel threads
     write the same shared entries, so the simulator's first finding is a race, whose hint (a barrier)
     would not fix the slip (review 35f, E-stride)."""
-    for kernel, _ in passes:
-        fn = kernel_py_func(kernel)
-        try:
-            source = textwrap.dedent(inspect.getsource(fn))
-            tree = ast.parse(source)
-        except (OSError, TypeError, SyntaxError, ValueError):
-            continue
-        lines = source.splitlines()
-
+    for _, _, tree, lines in _parsed_kernels(passes):
         def thread_index(node) -> bool:
             return (isinstance(node, ast.Attribute) and node.attr == "x" and isinstance(node.value, ast.Attribute)
                     and node.value.attr == "threadIdx")
@@ -665,13 +669,7 @@ def _stride_one_loop(passes) -> str:
 def _constant_step_loop(passes) -> str:
     """The source line of the first loop ``for c in range(start, stop, <int literal>)`` in a kernel of
     ``passes``, or '' (review 36f, E1: a step of 32 equals the simulator's block, not the stated one)."""
-    for kernel, _ in passes:
-        try:
-            source = textwrap.dedent(inspect.getsource(kernel_py_func(kernel)))
-            tree = ast.parse(source)
-        except (OSError, TypeError, SyntaxError, ValueError):
-            continue
-        lines = source.splitlines()
+    for _, _, tree, lines in _parsed_kernels(passes):
         for node in ast.walk(tree):
             it = node.iter if isinstance(node, ast.For) else None
             if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
@@ -705,14 +703,8 @@ def _fp64_constant(passes) -> str:
             return node.attr in ("inf", "nan", "pi", "e") and isinstance(node.value, ast.Name)
         return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float")
 
-    for kernel, _ in passes:
-        fn = kernel_py_func(kernel)
-        try:
-            source = textwrap.dedent(inspect.getsource(fn))
-            tree = ast.parse(source)
-        except (OSError, TypeError, SyntaxError, ValueError):
-            continue
-        lines = source.splitlines()
+    for kernel, _, tree, lines in _parsed_kernels(passes):
+        fn, source = kernel_py_func(kernel), "\n".join(lines)
         for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
             # a local variable only: a store into an array (maxima[r] = -math.inf) takes the array's float32
             pairs = []
