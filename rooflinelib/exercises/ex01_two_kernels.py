@@ -116,8 +116,19 @@ def check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
                (20.0, BANDWIDTHS_GBPS[1]): roof_20_at_2, (80.0, BANDWIDTHS_GBPS[1]): roof_80_at_2}
     return report("Active roofs", *[
         check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth),
-                   f"active roof, {_case_name(intensity, bandwidth)}", choices=_SIDES)
+                   f"active roof, {_case_name(intensity, bandwidth)}", choices=_SIDES,
+                   hints={"ridge": _ridge_hint(intensity, bandwidth)})
         for (intensity, bandwidth), answer in answers.items()])
+
+
+def _ridge_hint(intensity: float, bandwidth: float) -> str:
+    """'ridge' (or 'balanced') as an active roof: cell 5 offers only 'memory' or 'compute' and
+    never defines grading's band around the ridge, so the hint compares the intensity with this
+    case's ridge instead (review 39k1)."""
+    r = ridge(PEAK_GFLOPS, bandwidth)
+    where = "below" if intensity < r else "above"
+    return (f"{intensity:g} FLOP/byte is {where} this GPU's ridge of {r:g} at "
+            f"{bandwidth / 1000:g} TB/s: which roof does it sit under?")
 
 
 def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,

@@ -920,6 +920,7 @@ _REREADS_ONLY = ("that counts the re-reads only: the first pass's bytes reach th
 
 
 _ELEMENTS_NOT_BYTES = "that counts elements, not bytes: an fp32 element is 4 bytes"
+_PER_ELEMENT = "that is FLOPs per element, not per byte: an fp32 element is 4 bytes"
 
 
 def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound_by):
@@ -943,12 +944,15 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                (key_hbm / fp32, _ELEMENTS_NOT_BYTES)]),
         _number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY),
+                               # review 39k1: FLOPs per element, as the byte counts above
+                               (n_flops / (key_l2 / fp32), _PER_ELEMENT),
                                # Review 19g1 K2-5: the two intensities swapped
                                (n_flops / key_hbm, "that divides by the HBM bytes; the L2 "
                                                    "intensity divides by the L2 traffic")]),
         _number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
-                                                  "intensity divides by HBM bytes")]),
+                                                  "intensity divides by HBM bytes"),
+                               (n_flops / (key_hbm / fp32), _PER_ELEMENT)]),
         check_choice(bound_by, "cache", "what bounds it", C3_LIMITERS,
                      hints={"l1": _C3_L1_HINT,
                             "memory": "it is well below the HBM roof at its HBM intensity; which "

@@ -213,7 +213,10 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
                                                "2 bytes (not 4) per bf16 element"),
                                (per_token * 2, "the fused kernel reads Q, K and V "
                                                "and writes O, s x d bf16 elements of 2 bytes "
-                                               "each: count all four")]),
+                                               "each: count all four"),
+                               # review 39k1: the intensity at s = 8192, not divided by s
+                               (per_token * SEQ_LEN, f"that is the intensity itself (at s = "
+                                                     f"{SEQ_LEN}): divide by s")]),
     )
 
 
@@ -279,12 +282,18 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
 
 
 def _ridge_slips(key: float) -> list:
-    """Review 19g1 K3-3: the inverted ridge (B / P), as exercises 1 and 2 hint it; twice the key
-    is the datasheet's sparsity figure (nothing is counted, so grading's FMA-or-copy hint would
-    not fit)."""
+    """Review 19g1 K3-3: the inverted ridge (B / P), as exercises 1 and 2 hint it.  Twice the key
+    hears exercise 2's neutral factor-of-2 hint (review 39k1): given_machines() shows only the
+    dense peak, so "not the figure with sparsity" fitted only a student who had read a datasheet
+    (nothing is counted, so grading's FMA-or-copy hint would not fit either)."""
     return [(1 / key, "that is B / P, bytes per FLOP: the ridge is the compute roof over the "
                       "bandwidth"),
-            (2 * key, "take the dense bf16 peak, not the figure with sparsity")]
+            (2 * key, "off by a factor of 2: the ridge is P / B, from the table's two numbers")]
+
+
+#: "Does it ever get there?": "never" answers it as plainly as "no" (review 39k1).
+_EVER = Choices({"yes": YES_NO.options["yes"],
+                 "no": (YES_NO.options["no"][0], YES_NO.options["no"][1] + ("never", "no never"))})
 
 
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
@@ -298,7 +307,7 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
                      factor_hints=False, mistakes=_ridge_slips(mi_ridge)),
         _check_smallest_s(s_mi300x, mi, "MI300X"),
         check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
-                     "does unfused attention ever get there on MI300X?", YES_NO,
+                     "does unfused attention ever get there on MI300X?", _EVER,
                      hints={"yes": "compare the unfused limit with the ridge"}),
         check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte",
                      factor_hints=False, mistakes=_ridge_slips(h_ridge)),

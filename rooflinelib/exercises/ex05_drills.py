@@ -442,7 +442,7 @@ MODEL_ANSWERS = {
         "- the algorithm's ideal bytes versus the profiler's measured bytes, which include what "
         "uncoalesced access wastes (32-byte sectors for 4 useful bytes is exactly 8x).\n"
         "Other conventions that can reach 8x:\n"
-        "- the kernel evaluated at different sizes, shapes or data types, commonest of all (a "
+        "- the kernel evaluated at different sizes, shapes or data types, a common cause (a "
         "GEMM's intensity grows with N; a working set that fits the L2 cuts the DRAM bytes);\n"
         "- an exp or a divide counted as its instruction sequence, or complex arithmetic (a "
         "complex multiply-add is one operation or 8 real FLOPs);\n"

@@ -196,8 +196,8 @@ def test_fix5_key1_unreadable_roof_lists_the_pages_answers_only():
     check = ex01.check_active_roofs("xyz", "compute", "memory", "compute").checks[0]
     assert check.status == "invalid"
     assert "'memory' or 'compute'" in check.message and "ridge" not in check.message, check
-    # 'ridge' is still read, and hears the band
-    assert "at the ridge" in ex01.check_active_roofs("ridge", "compute", "memory", "compute").checks[0].message
+    # 'ridge' is still read, and hears this case's ridge (review 39k1: not the band the page never defines)
+    assert "ridge of 40" in ex01.check_active_roofs("ridge", "compute", "memory", "compute").checks[0].message
 
 
 # --- fix 6: clarity (review 31k1): key 3's tolerance sentence, key 2's long refusals ---------------
