@@ -414,7 +414,9 @@ def _read_first(race, passes) -> bool:
             continue
         if race.read_line in lines and race.write_line in lines and race.read_line != race.write_line:
             return lines.index(race.read_line) < lines.index(race.write_line)
-        if race.read_line in lines:  # review 37f, E2: the write in a device function called after the read
+        # review 37f, E2: the write in a device function called after the read; not when the kernel holds the
+        # write line itself (a tree's `part[t] = max(...)` is in block_reduce too, review 39f, E4)
+        if race.read_line in lines and race.write_line not in lines:
             later = lines[lines.index(race.read_line) + 1:]
             for _, name, _, fake in fake_device_functions(kernel_py_func(kernel)).values():
                 try:
@@ -424,6 +426,43 @@ def _read_first(race, passes) -> bool:
                 if race.write_line in inside and any(f"{name}(" in line for line in later):
                     return True
     return False
+
+
+def _loop_without_barrier(race, passes) -> str:
+    """The header line of the innermost loop, in a kernel of ``passes`` or a device function it calls, whose body
+    holds both of the race's lines and no cuda.syncthreads(), and whose header does not use the thread's index
+    (every thread runs it the same number of times, as a tree's ``while step > 0:`` does), or ''.  A barrier
+    goes inside such a loop; one in a loop over ``range(t, n, cuda.blockDim.x)`` would not be reached by every
+    thread the same number of times."""
+    functions = []
+    for kernel, _ in passes or ():
+        try:
+            fn = kernel_py_func(kernel)
+            functions += [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
+        except Exception:  # a launch list the check cannot read is left to the checks that run it
+            continue
+    for f in functions:
+        parsed = _parsed(f)
+        if parsed is None:
+            continue
+        tree, lines = parsed
+        names = _thread_names(tree)
+        found = []
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.While, ast.For)) or not 0 < node.lineno <= node.end_lineno <= len(lines):
+                continue
+            body = [line.strip() for line in lines[node.lineno:node.end_lineno]]
+            header = node.test if isinstance(node, ast.While) else node.iter
+            if (race.write_line in body and race.read_line in body
+                    and not any(_thread_index(n) or (isinstance(n, ast.Name) and n.id in names)
+                                for n in ast.walk(header))):
+                found.append(node)
+        if found:
+            inner = min(found, key=lambda n: n.end_lineno - n.lineno)
+            if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "syncthreads"
+                       for n in ast.walk(inner)):
+                return lines[inner.lineno - 1].strip()
+    return ""
 
 
 def _race_hint(race, passes=None) -> str:
@@ -441,6 +480,12 @@ def _race_hint(race, passes=None) -> str:
         return (race.sentence() + ". On a GPU the threads' plain reads and writes of that entry interleave, "
                 "so updates are lost: combine the threads' values first (block_reduce) and let one thread "
                 "write the result, or update the entry with cuda.atomic.add / cuda.atomic.max")
+    loop = _loop_without_barrier(race, passes)
+    if loop:  # review 39f, E4: a tree whose barrier sits after its loop needs it inside, after each step
+        return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
+                f"(a cuda.syncthreads() missing between two steps of the loop `{loop}`): each step reads entries "
+                "other threads wrote in the step before, so put a cuda.syncthreads() inside the loop, after each "
+                "step")
     if _read_first(race, passes):  # review 36f, E4: the barrier goes after the read, before the write
         return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
                 "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the last "
@@ -627,16 +672,43 @@ STRIDE_FIX = ("Stride by the block, range(t, cols, cuda.blockDim.x), so each ele
               "threads read 32 neighbouring elements in one request (coalesced)")
 
 
+def _parsed(fn):
+    """``(tree, lines)`` of a Python function's source, or None where it cannot be read or parsed."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        return ast.parse(source), source.splitlines()
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+
+
 def _parsed_kernels(passes):
     """``(kernel, args, tree, lines)`` for each kernel of ``passes`` whose source can be read and parsed
     (a kernel defined in a notebook cell or a file); the source checks below walk these."""
     for kernel, args in passes:
         try:
-            source = textwrap.dedent(inspect.getsource(kernel_py_func(kernel)))
-            tree = ast.parse(source)
-        except (OSError, TypeError, SyntaxError, ValueError):
+            parsed = _parsed(kernel_py_func(kernel))
+        except ValueError:  # CountError: not a Numba kernel
             continue
-        yield kernel, args, tree, source.splitlines()
+        if parsed is not None:
+            yield (kernel, args) + parsed
+
+
+def _thread_index(node) -> bool:
+    """Whether ``node`` is ``cuda.threadIdx.x``."""
+    return (isinstance(node, ast.Attribute) and node.attr == "x" and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "threadIdx")
+
+
+def _thread_names(tree) -> set:
+    """The names a function's source sets to the thread's index (``t = cuda.threadIdx.x``, ``r, t = ...``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                pairs = ([(target, node.value)] if not isinstance(target, ast.Tuple) else
+                         list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else [])
+                names.update(t.id for t, v in pairs if isinstance(t, ast.Name) and _thread_index(v))
+    return names
 
 
 def _stride_one_loop(passes) -> str:
@@ -645,22 +717,12 @@ def _stride_one_loop(passes) -> str:
     write the same shared entries, so the simulator's first finding is a race, whose hint (a barrier)
     would not fix the slip (review 35f, E-stride)."""
     for _, _, tree, lines in _parsed_kernels(passes):
-        def thread_index(node) -> bool:
-            return (isinstance(node, ast.Attribute) and node.attr == "x" and isinstance(node.value, ast.Attribute)
-                    and node.value.attr == "threadIdx")
-
-        names = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    pairs = ([(target, node.value)] if not isinstance(target, ast.Tuple) else
-                             list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else [])
-                    names.update(t.id for t, v in pairs if isinstance(t, ast.Name) and thread_index(v))
+        names = _thread_names(tree)
         for node in ast.walk(tree):
             it = node.iter if isinstance(node, ast.For) else None
             if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                    and len(it.args) == 2 and (thread_index(it.args[0]) or (isinstance(it.args[0], ast.Name)
-                                                                           and it.args[0].id in names))
+                    and len(it.args) == 2 and (_thread_index(it.args[0]) or (isinstance(it.args[0], ast.Name)
+                                                                            and it.args[0].id in names))
                     and 0 < node.lineno <= len(lines)):
                 return lines[node.lineno - 1].strip()
     return ""

@@ -231,17 +231,30 @@ def _dims(value, field: str) -> tuple:
 
 def fake_device_functions(fn, seen=None):
     """The kernel's global device functions (@cuda.jit(device=True)), as simulator kernels
-    that run their Python bodies; found recursively through the functions they call."""
+    that run their Python bodies; found recursively through the functions they call.  Under
+    ``NUMBA_ENABLE_CUDASIM=1`` such a function is already a simulator kernel, and is its own."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
     seen = seen if seen is not None else {}
     for name, value in list(fn.__globals__.items()):
         target = getattr(value, "py_func", None)
         if (callable(target) and _module(value).startswith("numba") and value is not fn
-                and getattr(getattr(value, "targetoptions", {}), "get", lambda *a: None)("device")):
+                and _is_device_function(value)):
             if id(value) not in seen:
-                seen[id(value)] = (fn.__globals__, name, value, FakeCUDAKernel(target, device=True))
+                fake = value if isinstance(value, FakeCUDAKernel) else FakeCUDAKernel(target, device=True)
+                seen[id(value)] = (fn.__globals__, name, value, fake)
                 fake_device_functions(target, seen)
     return seen
+
+
+def _is_device_function(value) -> bool:
+    """Whether a Numba CUDA function object was made with ``device=True``.  A dispatcher keeps it in
+    ``targetoptions``; the simulator's FakeCUDAKernel has no ``targetoptions`` and keeps it in
+    ``_device`` (numba-cuda's simulator/kernel.py), so without this the simulator's device functions
+    were never found (review 39f, E3)."""
+    options = getattr(value, "targetoptions", None)
+    if options is not None:
+        return bool(getattr(options, "get", lambda *a: None)("device"))
+    return getattr(value, "_device", False) is True
 
 
 def count_bytes(kernel, griddim, blockdim, *args) -> dict:
