@@ -13,6 +13,7 @@ from rooflinelib.core import operators
 from rooflinelib.lessons import pitfalls
 from rooflinelib.core.model import attainable_gflops
 from rooflinelib.core.machines import H200, MI300X
+from rooflinelib.core.vocabulary import FP8_TENSOR
 
 #: The picture's round numbers: a chef who does 100 units of work a minute, a van that brings
 #: 10 crates a minute.
@@ -51,9 +52,12 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     kernel on the same run (``numba_dispatch_s``) and of a three-array kernel such as the add
     (``three_array_dispatch_s``); and the same two figures from the run's second launch
     experiment (``second_*``); ``device_s`` is the second one, the figure notebooks 00 and 06
-    quote.  ``roofs``: the lowest and highest compute roof of ``span_machine`` (the MI300X), with
-    the unpacked fp32 roof as the lowest, and the ratio against the data sheet's packed fp32
-    figure too.  ``cache``: a 16 KiB row read five times, once from HBM.
+    quote.  ``skills``: the figure notebook 00 prints for "one chef with one skill":
+    ``launch_machine``'s dense fp8 tensor roof against its fp32 vector roof, two kinds of
+    instruction on one GPU.  ``roofs``: the lowest and highest compute roof of ``span_machine``
+    (the MI300X), with the unpacked fp32 roof as the lowest, and the ratio against the data
+    sheet's packed fp32 figure too (the appendix's, and notebook 06's pitfall 4).
+    ``cache``: a 16 KiB row read five times, once from HBM.
     Raises ``ValueError`` when the recorded launch run is not shipped."""
     launch_machine, span_machine = launch_machine or H200, span_machine or MI300X
     empty = pitfalls.recorded_empty_launch()
@@ -66,6 +70,9 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     span = pitfalls.compute_roof_span(span_machine)
     packed = (span_machine.ceiling("fp32-packed").value if span_machine.has("fp32-packed") else None)
     row_bytes = 4096 * operators.dtype_bytes("fp32")
+    # The H200's own span, so that the first page needs no packed/unpacked distinction (the
+    # MI300X's fp32 vector roof is half its data sheet's packed figure, a detail for later).
+    fast, slow = launch_machine.ceiling(FP8_TENSOR), launch_machine.ceiling("fp32")
     return {
         "launch": {"n": bound["n"], "n_bytes": bound["n_bytes"], "traffic_s": bound["traffic_s"],
                    "hbm_gbps": launch_machine.ceiling("dram").value, "machine": launch_machine.name,
@@ -77,6 +84,8 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
                    "device_s": second["device_s"],
                    "second_device_launch_s": second["device_s"],
                    "second_numba_dispatch_s": second["host_dispatch_s"].get("Numba-CUDA")},
+        "skills": {"machine": launch_machine.name, "fast": fast.label, "fast_gflops": fast.value,
+                   "slow": slow.label, "slow_gflops": slow.value, "ratio": fast.value / slow.value},
         "roofs": {"machine": span_machine.name, "low_gflops": span["low"].value, "low": span["low"].label,
                   "high_gflops": span["high"].value, "high": span["high"].label, "ratio": span["ratio"],
                   # the other roofs as low as the lowest (the MI300X's fp64 vector)

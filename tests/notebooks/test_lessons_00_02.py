@@ -334,8 +334,11 @@ def test_00_breaks_use_no_term_defined_later():
     # review 25a: "ordinary fp32" left the data sheet's 163.4 (16x) unexplained: the page says which fp32
     # review 32a: fp64 vector ties with it, and the packed qualifier leaves the first hour
     assert "unpacked fp32 (16 times its data sheet's packed figure)" not in section
-    # review 33: the fp32 rate that ties fp64 is the unpacked one
-    assert "the slowest of its multiply-add roofs, where unpacked fp32 and fp64 vector rates tie" in section
+    # review 33: the fp32 rate that ties fp64 is the unpacked one; review 37a: the course's unpacked
+    # roof is not the data sheet's fp32 figure, so the point is made on the H200, whose roofs need no
+    # qualifier (the MI300X is notebook 06's)
+    assert "MI300X" not in section and "packed" not in section
+    assert "fp32 on its ordinary vector units" in section
     assert "where its fp32 and fp64 vector units tie" not in section
     assert "ordinary fp32" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
@@ -495,9 +498,10 @@ def test_00_review_6a_span_and_launch():
     mi300x = get_machine("MI300X")
     assert mi300x.ceiling("fp64").value == mi300x.ceiling("fp32").value == 81_700
     assert "plain fp32 arithmetic at 81.7" not in text
-    # review 7a T00-1: the slowest of its multiply-add roofs (the SFUs are slower)
-    assert "8-bit floats (fp8) on its matrix units without sparsity, is 32 times the slowest of its multiply-add roofs" in text
+    # review 7a T00-1: the slowest of its multiply-add roofs (the SFUs are slower); review 37a: the
+    # page compares two named H200 roofs instead, so "slowest" is no longer claimed there
     assert analogy.break_figures()["roofs"]["also_low"] == ["fp64 vector"]
+    assert "the slowest of its multiply-add roofs" not in text
     cell = next(c for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     # review 15e: the library's unpacked fp32 vector roof; review 25a: printed with the library's
@@ -505,9 +509,10 @@ def test_00_review_6a_span_and_launch():
     assert analogy.break_figures()["roofs"]["low"] == "fp32 vector, unpacked"
     # review 32a: packed and unpacked are a qualifier a first-hour reader cannot use; the page
     # prints the two roofs that tie at the bottom, and the appendix keeps the packed figure
-    # review 33: the fp32 rate that ties fp64 is named unpacked; the packed figure stays the appendix's
-    assert "163.4" not in printed and printed.count("packed") == printed.count("unpacked") == 1
-    assert "81.7 TFLOP/s (unpacked fp32 and fp64 vector) to 2,614.9 (fp8 matrix): 32x" in printed
+    # review 33: the fp32 rate that ties fp64 is named unpacked; the packed figure stays the appendix's;
+    # review 37a: the page prints the H200's two roofs, with no packed / unpacked qualifier at all
+    assert "163.4" not in printed and "packed" not in printed
+    assert "2. H200, two compute roofs: 1,978.9 TFLOP/s (fp8 tensor, dense) against 66.9 (fp32 vector): 30x" in printed
     # T00-2: 0.64 µs is the cheapest launch (empty kernels replayed from a CUDA graph)
     # review 7a C00-3: how it was recorded is the appendix's; review 9a C00-3: "the cheapest way"
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
@@ -691,8 +696,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert "MUFU" not in text00 and "sectors" not in text00
     # review 32a: notebook 02 covers the exp on the MUFU, not sin
     assert "memory transaction sizes, caches, and the special-function unit (exp)" in text00 and "sin)" not in text00
-    # T00-1: the printed span says which roofs it spans
-    assert "2. MI300X, multiply-add roofs: 81.7 TFLOP/s" in _printed("00_start_here.ipynb", "break_figures")
+    # T00-1: the printed span says which roofs it spans (review 37a: two H200 roofs)
+    assert "2. H200, two compute roofs: 1,978.9 TFLOP/s (fp8 tensor, dense)" in _printed("00_start_here.ipynb", "break_figures")
 
 
 def test_01_review_7a_explorer_verdict_names_hbm_not_dram():
@@ -740,10 +745,10 @@ def test_00_review_9a_each_break_is_one_sentence_and_the_cell_prints_its_numbers
         # review 10a C00-1: one 60-word sentence was the page's hardest; short sentences instead
         sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", words(item))
         assert len(sentences) <= 3 and max(len(x.split()) for x in sentences) <= 36, sentences
-    for figure in ("49,152", "10.2 ns", "0.64", "81.7", "2,614.9", "16,384"):
+    for figure in ("49,152", "10.2 ns", "0.64", "1,978.9", "66.9", "16,384"):
         assert figure not in section, figure
     printed = _printed("00_start_here.ipynb", "break_figures")
-    for figure in ("49,152 bytes", "at least 10.2 ns", "0.64 µs", "81.7 TFLOP/s", "2,614.9", "16,384-byte"):
+    for figure in ("49,152 bytes", "at least 10.2 ns", "0.64 µs", "1,978.9 TFLOP/s", "66.9 (fp32 vector)", "16,384-byte"):
         assert figure in printed, figure
 
 
@@ -882,13 +887,14 @@ def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_li
     roofs = analogy.break_figures()["roofs"]
     printed = _printed("00_start_here.ipynb", "break_figures")
     assert "the data sheet's packed fp32 vector" not in printed and f"{roofs['packed_fp32_gflops'] / 1e3:,.1f}" not in printed
-    assert round(roofs["ratio"]) == 32 and "): 32x" in printed and "ordinary fp32" not in printed
-    # review 33: "unpacked" names the fp32 rate that ties fp64; the packed figure stays the appendix's
-    assert text.count("packed") == text.count("unpacked") == 1 and "appendix-00-02.md#the-mi300xs-fp32-figures-notebooks-00-and-02" in text
+    assert round(roofs["ratio"]) == 32 and "ordinary fp32" not in printed
+    # review 33: "unpacked" named the fp32 rate that ties fp64; review 37a: the page makes the point
+    # on the H200, so neither qualifier is on it and it links the H200's datasheet section
+    assert "packed" not in text and "appendix-00-02.md#the-h200s-datasheet-figures-notebooks-00-and-01" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "and the 16× from the data sheet's packed 163.4, so that a reader who checks the data sheet finds both" not in appendix
-    assert (f"Notebook 00 leaves the data sheet's packed {roofs['packed_fp32_gflops'] / 1e3:,.1f} and its "
-            f"{roofs['ratio_to_packed']:.0f}× span to this section") in appendix
+    assert (f"keep the data sheet's packed {roofs['packed_fp32_gflops'] / 1e3:,.1f} and its "
+            f"{roofs['ratio_to_packed']:.0f}× span") in appendix
     # C00-3: the opening page leaves the triage suspects to notebooks 01 and 06
     opening = words(cells("00_start_here.ipynb")[0].source)
     assert "independent instructions" not in opening and "index arithmetic" not in opening
