@@ -275,6 +275,22 @@ def l1_cap(l1_bytes: float, shared_gbps: float, fp32_gflops: float, n: int = N, 
     return min(1.0, cap) if clip else cap
 
 
+def caps(recorded: dict, shared_gbps: float, fp32_gflops: float) -> dict:
+    """``{variant: {"shared", "l1", "issue", "measured"}}``: each variant's caps from its counts
+    (shared-memory passes, None without shared memory; L1 bytes, unclipped; instruction issue)
+    and the share it reached, each a fraction of the measured fp32 roof.  One home for the
+    numbers :func:`caps_text` prints and :func:`caps_figure` draws."""
+    roof_ffmas = per_sm_clock(recorded, shared_gbps, fp32_gflops)[1]  # the measured roof, per SM per clock
+    out = {}
+    for name, row in recorded_rows(recorded).items():
+        passes = row["shared_passes_per_ffma"]
+        out[name] = {"shared": shared_cap(passes, shared_gbps, fp32_gflops) if passes else None,
+                     "l1": l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False),
+                     "issue": issue_cap(row["instructions_per_ffma"], roof_ffmas),
+                     "measured": row["gflops"] / fp32_gflops}
+    return out
+
+
 def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float, l1: bool = True) -> str:
     """One line a variant: its caps from the counts (shared-memory passes, L1 bytes, instruction
     issue), each a share of the measured fp32 roof, against the share of that roof it reached.  A cap above the roof is printed as
@@ -282,16 +298,44 @@ def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float, l1: bool =
     ``l1=False`` leaves out the L1 cap, which binds none of the four (notebook 07 prints it so;
     its appendix prints all three)."""
     lines = []
-    roof_ffmas = per_sm_clock(recorded, shared_gbps, fp32_gflops)[1]  # the measured roof, per SM per clock
-    for name, row in recorded_rows(recorded).items():
-        passes = row["shared_passes_per_ffma"]
-        shared = f"{shared_cap(passes, shared_gbps, fp32_gflops):6.1%}" if passes else "  none"
-        cap = l1_cap(row["l1_bytes"], shared_gbps, fp32_gflops, clip=False)  # over 100%: above the roof, said so
-        l1_part = f"L1 bytes {cap:6.1%}, " if l1 else ""
-        issue = issue_cap(row["instructions_per_ffma"], roof_ffmas)
+    for name, c in caps(recorded, shared_gbps, fp32_gflops).items():
+        shared = f"{c['shared']:6.1%}" if c["shared"] is not None else "  none"
+        l1_part = f"L1 bytes {c['l1']:6.1%}, " if l1 else ""  # over 100%: above the roof, said so
         lines.append(f"{label(name):30s} caps: shared-memory passes {shared}, {l1_part}"
-                     f"instruction issue {issue:6.1%}; measured {row['gflops'] / fp32_gflops:5.1%}")
+                     f"instruction issue {c['issue']:6.1%}; measured {c['measured']:5.1%}")
     return "\n".join(lines)
+
+
+#: The caps figure's bars, (key of :func:`caps`, legend name, colour), and its kernels' order:
+#: the tiled pair, then the naive pair, as notebook 07 reads them.
+CAPS_BARS = (("measured", "measured", "#222222"), ("shared", "cap: shared-memory passes", "#1f77b4"),
+             ("issue", "cap: instruction issue", "#ff7f0e"))
+CAPS_ORDER = ("tiled, threadIdx.x -> row", "tiled, threadIdx.x -> column",
+              "naive, threadIdx.x -> row", "naive, threadIdx.x -> column")
+
+
+def caps_figure(recorded: dict, shared_gbps: float, fp32_gflops: float, title: str | None = None):
+    """A bar chart of each recorded GEMM's measured share of the fp32 roof beside its caps from
+    the counts (:func:`caps`: shared-memory passes, instruction issue; the L1 cap, which binds
+    none, is left out as in :func:`caps_text`), each bar labelled with its percentage.  A naive
+    kernel has no shared-memory bar: it uses no shared memory.  plotly is imported here."""
+    import plotly.graph_objects as go
+    table = caps(recorded, shared_gbps, fp32_gflops)
+    names = [n for n in CAPS_ORDER if n in table] + [n for n in table if n not in CAPS_ORDER]
+    fig = go.Figure()
+    for key, legend, colour in CAPS_BARS:
+        values = [table[n][key] for n in names]
+        fig.add_trace(go.Bar(
+            x=[label(n) for n in names], y=[None if v is None else 100 * v for v in values], name=legend,
+            marker_color=colour, meta=f"caps:{key}",
+            text=["" if v is None else f"{v:.1%}" for v in values], textposition="outside",
+            hovertemplate=f"%{{x}}<br>{legend}: %{{y:.1f}}% of the fp32 roof<extra></extra>"))
+    top = max(100 * v for c in table.values() for k, v in c.items() if k in ("measured", "shared", "issue") and v)
+    fig.update_layout(barmode="group", template="plotly_white",
+                      title=title or "Recorded H200 GEMMs: measured share of the fp32 roof and the caps from their counts",
+                      yaxis=dict(title="% of the fp32 roof", range=[0, top * 1.15]),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0))
+    return fig
 
 
 def dram_level_text(profile) -> str:

@@ -197,7 +197,7 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # C: three roofs from two Lab 1 runs stalled a first reading; the point's one roof is named once
     from rooflinelib.profiling import capstone, gemm_targets
     cell = next(c.source for c in _cells() if c.cell_type == "markdown"
-                and c.source.startswith("The pair as a whole reads"))
+                and c.source.startswith("A kernel that reads and writes"))
     flat = " ".join(cell.split())
     assert flat.count("4,256 GB/s") == 1
     # review 16d: 14 (section 3) and 15.5 (the figure) are two ridges; review 17c: that provenance is
@@ -218,8 +218,9 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 32e: and the one sentence that the recorded profiles sit on their own run's Lab 1 (0.1% apart)
     # review 33e: one sentence on the roof; the run bookkeeping (its Lab 1, its ridge) is the appendix's
     # review 35e: one sentence, the copy roof of the run that recorded them; the two Lab 1s are the appendix's
-    assert ("(only the 3-pass's first pass just reads), so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the "
-            "run that recorded them (ridge 15.5).") in flat
+    # review 39e: one sentence (a kernel that reads and writes: the copy roof); the ridges are the appendix's
+    assert ("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the "
+            "run that recorded these profiles") in flat
     assert "65,979" not in flat and "65,979" in _page()
     assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
@@ -436,7 +437,8 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     # review 33e: the hypothesis named in a clause, the question still open
     # review 34e: the hypothesis is the appendix's; the page links it
     # review 36e item 1: ncu's flush enforces the no-reuse rule, so the check is per launch
-    assert ("together the launches moved the model's bytes, within an open "
+    # review 39e: "open" was lab jargon for unexplained
+    assert ("together the launches moved the model's bytes, within an unexplained "
             "[2.7-4.3% shortfall](../docs/appendix-07.md#the-small-dram-shortfall).") in " ".join(text.split())
     assert "writes left in the L2" not in text and "is open" not in text
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
@@ -465,7 +467,7 @@ def test_07_figures_roofs_are_both_the_recorded_sessions():
     # review 33e: that bookkeeping is the appendix's; the notebook names the copy roof in one sentence
     # review 34e: the page now says in one sentence which Lab 1 judges the recorded profiles (pinned below)
     # review 35e: "of the run that recorded them" in place of "their own run's Lab 1"
-    assert "of the run that recorded them" in _prose() and "the two runs' fp32 and copy roofs differ" not in _prose()
+    assert "in the run that recorded these profiles" in _prose() and "the two runs' fp32 and copy roofs differ" not in _prose()
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in _page()
     assert "the two runs' fp32 and copy roofs differ by 0.1% and 0.6%" in _page()
     own = next(iter(graded.values())).peak_gflops
@@ -481,7 +483,8 @@ def test_07_section_4_keeps_one_sentence_of_provenance():
                   "`rooflinelib.profiling.softmax_targets`", "It is placed on its own session's copy roof",
                   "A live run compares its own profiles", "with `rooflinelib.profile`"):
         assert moved not in section, moved
-    assert section.count("appendix-07.md#which-lab-1-each-section-uses") == 1
+    # review 39e: links once for which pair stands in, once for the copy roof's ridge
+    assert section.count("appendix-07.md#which-lab-1-each-section-uses") == 2
     assert section.count("stands in") == 1  # one sentence says whose pair it is
     page = _page()
     assert ("the course's own (`rooflinelib.profiling.softmax_targets`), with the same bytes; its fused kernel "
@@ -803,8 +806,9 @@ def test_07_takeaway_says_rests_on_and_the_warning_comes_before_the_output():
     assert "A roofline prediction rests on separate claims: the FLOPs, the bytes" in " ".join(_prose().split())
     # review 26e: the warning precedes the profile_pair cell's output, not after it
     cells = _cells()
-    # review 37e clarity: the warning moved to cell 0, ahead of everything; section 4's stand-in sentence stays
-    assert "is the course's (fused row in registers), not your kernels." in " ".join(cells[0].source.split())
+    # review 37e clarity: the warning moved to cell 0; review 39e: to section 4, where its numbers are read
+    section_4 = " ".join(_prose().split("## 4. Measure")[1].split("## 5.")[0].split())
+    assert "the course's fused kernel, which keeps its row in registers (yours, in shared memory), moved" in section_4
     warn = next(i for i, c in enumerate(cells) if "the course's pair stands in" in c.source)
     run = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.profile_pair(" in c.source)
     assert warn == run - 1
@@ -831,7 +835,7 @@ def test_07_the_slips_uncoalesced_global_loads_are_named_and_bounded():
     # review 29e: 4x is against the fixed variant's L1 bytes
     # review 32e: the ~50% rests on an assumption (the L1 moves global bytes at the shared rate): no number
     # review 33e: section 6 opens on the question; the looser global-load limit stands by the caps
-    caps = " ".join(_md("Down a column the tiled kernel").split())
+    caps = " ".join(_md("Each kernel ran under its tightest cap").split())
     # review 36e clarity 7: whose global loads
     assert ("The slipped kernel's global loads (4x the fixed one's L1 bytes) give a looser cap "
             "([why looser](../docs/appendix-07.md#the-l1-cap-which-binds-none-of-the-four)).") in caps
@@ -986,7 +990,8 @@ def test_07_says_what_caps_the_conflict_free_tiled_gemm():
     flat = " ".join(_prose().split())
     # review 34e item 2: the cap uses the hardware's 1.5 passes per FFMA, not the source's two loads
     assert "two shared loads per FFMA" not in flat
-    assert ("along a row, 11.6%, under 16.6%. About these caps: - Even conflict-free, 1.5 shared passes per FFMA cap "
+    # review 39e: the figure shows 3.0% under 5.0% and 11.6% under 16.6%; the cell reads it
+    assert ("Each kernel ran under its tightest cap: the shared passes for the tiled pair. About these caps: - Even conflict-free, 1.5 shared passes per FFMA cap "
             "this kernel; register tiling (several outputs per thread) is how fast GEMMs pass it.") in flat
     from rooflinelib.profiling import capstone, gemm_targets
     fp32, shared, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
@@ -1011,8 +1016,10 @@ def test_07_says_which_lab_1_judges_the_recorded_profiles():
     flat = " ".join(_prose().split())
     # review 35e: the page names the copy roof and the run in one sentence; the two Lab 1s are the appendix's
     # review 36e clarity 1: the two roof sets and why section 3 uses the write, in one sentence
-    assert ("scored on the copy roof, 4,256 GB/s, of the run that recorded them (ridge 15.5).") in flat
-    assert "Section 3's 14 is the write's ridge; the prediction uses only the byte ratio, so either gives it." in flat
+    # review 39e: the page keeps the copy roof; the two ridges, and why either gives the prediction, are the appendix's
+    assert ("scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the run that recorded these profiles") in flat
+    assert "Section 3's 14 is the write's ridge" not in flat
+    assert "The prediction uses only the byte ratio, so either ridge gives it." in page_flat_of_appendix()
     assert ("not the ridge of 14 that section 3 predicts with (the shipped Lab 1's fp32 over its write mix)"
             in page_flat_of_appendix()) and "Both softmaxes sit far left of either ridge" in page_flat_of_appendix()
     from rooflinelib.profiling import gemm_targets

@@ -685,8 +685,12 @@ def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_ke
     before = cells[profile - 1]
     assert profile < first_use and not any(c.source.startswith("## ") for c in cells[profile:first_use])
     assert before.cell_type == "markdown" and "the course's pair stands in" in before.source
-    # review 37e: what the pair is (fused row in registers, not yours) is said once, in cell 0
-    assert "is the course's (fused row in registers), not your kernels." in " ".join(cells[0].source.split())
+    # review 37e: what the pair is (fused row in registers, not yours) is said once, in cell 0;
+    # review 39e: once, in section 4, where the recorded pair's numbers are read
+    section_4 = " ".join(" ".join(c.source for c in cells[profile:]
+                                  if c.cell_type == "markdown").split("## 5.")[0].split())
+    assert "the course's fused kernel, which keeps its row in registers (yours, in shared memory)" in section_4
+    assert "not your kernels" not in cells[0].source
 
 
 def test_07s_gemm_shares_use_the_recorded_runs_own_lab_1():
@@ -857,8 +861,9 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     # review 32e: one sentence that the recorded profiles sit on their own run's Lab 1, on its copy roof
     # review 33e: one sentence on the copy roof; the run's own Lab 1 is the appendix's
     # review 35e: "scored on the copy roof, 4,256 GB/s, of the run that recorded them", in one sentence
-    assert ("(only the 3-pass's first pass just reads), so the recorded profiles are scored on the copy roof, 4,256 GB/s, of the run that recorded them"
-            in " ".join(cells[first_use - 1].source.split()))
+    # review 39e: that sentence names the copy roof as Lab 1's read+write mix; the ridges are the appendix's
+    assert ("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the run "
+            "that recorded these profiles" in " ".join(cells[first_use - 1].source.split()))
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in page
     page = " ".join(page.split())
     assert "the recorded pair's ridge is 15.5 FLOP/byte" in page and "not the ridge of 14 that section 3 predicts" in page
