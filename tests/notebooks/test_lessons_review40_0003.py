@@ -73,6 +73,14 @@ def test_01_says_why_datasheet_peaks_give_valid_floors_before_using_them():
             "lower bounds.") in step1
 
 
+def test_03_ridge_band_says_what_01_says_one_roof_binds_the_other_is_close():
+    # review 37a's point on 01's ridge band holds for 03's too: within it min(P, I x B) is still set
+    # by one roof, so "both roofs bind" would contradict notebook 01
+    band = _section("03_ceilings.ipynb", "## The ridge band, and the ridge of each mix")
+    assert "both roofs bind" not in band
+    assert "the course calls a kernel *at the ridge*, where both roofs are close." in band
+
+
 def test_03_summary_names_the_access_mix_a_kernel_is_judged_against():
     opening = words(cells("03_ceilings.ipynb")[0].source)
     assert "its own kind of work" not in opening
@@ -92,4 +100,4 @@ def test_the_three_notebooks_did_not_grow_in_markdown_words():
     # before review 37's fixes: 1,387, 2,378 and 1,406 words
     assert _markdown_words("00_start_here.ipynb") <= 1382
     assert _markdown_words("01_derivation.ipynb") <= 2377
-    assert _markdown_words("03_ceilings.ipynb") <= 1401
+    assert _markdown_words("03_ceilings.ipynb") <= 1399
