@@ -210,7 +210,9 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     from rooflinelib.store.fileio import read_text
     table = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "sm__sass_thread_inst_executed" not in _prose("05")
-    assert "counters ([counters](../docs/appendix-05-hierarchy.md#lab-4s-run))" in _prose("05")
+    # review 39c: one link per section; section 3's points to the counters under the byte table
+    assert "how the byte counters differ from them: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in " ".join(
+        _prose("05").split())
     for metrics in ncu.FLOP_METRICS.values():
         first, *others = metrics
         assert f"`{first}`" in table
@@ -244,7 +246,8 @@ def test_notebook_05s_merged_requests_are_a_counter_reading_and_a_hypothesis():
     assert "their requests for one line merge before they reach the L2" not in text
     # review 6c T5-1: the L1 level is taken from an "every SM reads all" series; the L2 and DRAM are not
     # review 8, C5-3: the figure draws only the two series the levels come from; the others are the appendix's
-    assert "The sweep's two other series give no level: [appendix](../docs/appendix-05-hierarchy.md#the-recorded-runs)" in text
+    # review 39c: a side detail before the figure; the appendix's "The recorded runs" keeps it
+    assert "two other series" not in text
     assert "Green" not in text and "Red:" not in text
     assert "draws all four. The other two give no level" in appendix
 
@@ -529,14 +532,14 @@ def test_05_names_the_series_each_level_comes_from():
     # review 36c: why two series, said once ahead of them
     # review 38c: the series' names say how each reads (every SM all; a slice per block), once
     assert "every SM reads all" in text and "a slice per block" in text and "Two series:" not in text
-    assert f'**Blue** (swept to 537 MB), "{inner.name}": gives the **L1** level' in text
+    assert f'**Blue**, "{inner.name}": gives the **L1** level' in text  # review 39c: its range is the appendix's
     assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1, so this '
             "series gives the **L2** and **DRAM** levels") in text
     cells = _cells("05")
     assert [c.get("id") for c in cells].index("c7621aef") < next(
         i for i, c in enumerate(cells) if "hierarchy_plot.sweep_figure(lesson.recorded" in "".join(c["source"]))
     # 7c C05-2: green feeds nothing; review 8 C5-3: the figure draws only blue and orange
-    assert "The sweep's two other series give no level" in text and "Green" not in text
+    assert "The sweep's two other series give no level" not in text and "Green" not in text
     assert "sweep_figure(lesson.recorded, levels=lesson.levels," in _code("05")
     from rooflinelib.hierarchy import lesson as hl05
     assert "series=lesson.level_series" in _code("05")
@@ -586,7 +589,8 @@ def test_05_vendor_table_lists_the_l1s_in_binary_units():
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert row["AMD"] not in _printed("05") and f"| {row['concept']} | {row['AMD']} | {row['NVIDIA']} |" in appendix
-    assert "AMD's names for these levels: [appendix](../docs/appendix-05-hierarchy.md#the-same-model-on-amds-gpus)" in _prose("05")
+    # review 39c: fewer appendix links; the AMD names are the appendix's own section
+    assert "amds-gpus" not in _prose("05") and "## The same model on AMD's GPUs" in _page05(raw=True)
 
 
 def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
@@ -627,7 +631,8 @@ def test_05_review_6c_clarity_items():
     # C5-4, 7c C05-3; review 20d: the dotted read roof lay on the copy roof, unseen: said, not drawn
     # review 25c: "too close to draw" was not why (5% apart can be drawn): not drawn, said in section 4
     # review 36c: said under the chart that draws the copy roof
-    assert "`ws_read`'s DRAM marker is scored against the read roof (4.51 TB/s, not drawn)." in " ".join(
+    # review 39c: with its share of that roof
+    assert "so its DRAM marker is scored against Lab 1's read roof (4.51 TB/s, not drawn): 9% of it." in " ".join(
         "".join(_nb05_cell("620151de-read")["source"]).split())
     assert "too close to the copy roof to draw" not in text
     assert "dram_also" not in _code("05") and "the dotted line" not in text
@@ -682,16 +687,16 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     assert "Between ranges it slides" not in text and "| from the L1's step to 9 MB |" not in text
     assert ("From the L1's step to 9 MB it runs 1.7 to 3.1 times the model, and from the L2's step to 113 MB "
             "2.0 to 3.3 times") in page
-    assert ("Past each step the kernel beats this simplest-case model, by up to 3.3 times; past "
-            "250 MB it is within 10%. So the model is **neither a forecast nor a bound** (a kernel with too few "
-            "warps runs below it); the roofs still bound it at its measured bytes: the model counts too many. "
-            "Hypotheses (partly checked): blocks share fetches, and some reads still hit the L1 "
-            "([appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6)).") in " ".join(text.split())
+    # review 39c: inside the L2 level too (the explorer's first point), then why, then what the model is
+    assert ("just past each step, by up to 3.3 times; past 250 MB it is within 10%.") in " ".join(text.split())
+    assert ("(hypothesis, partly checked: "
+            "[appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
-    assert "So the model is **neither a forecast nor a bound** (a kernel with too few warps runs below it);" in text
+    assert ("So the model is **neither a forecast nor a bound**: a pessimistic estimate, which a kernel with too "
+            "few warps can still fall below.") in " ".join(text.split())
     assert "Here the model never predicted more than its kernel reached." in page
     assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
@@ -737,8 +742,10 @@ def test_05_says_the_l1_kernel_asks_for_the_largest_l1():
     # review 25c E5: the link promises a hypothesis, which the appendix gives with its deciding counter
     # review 32c: the pointer is an answer, labelled a hypothesis
     # review 34c: the ending is measured; only its cause is the hypothesis, said so plainly
-    assert ("ending below the SRAM's 262 kB. Hypothesis: the driver kept part of it as shared memory "
-            "([appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels)).") in text
+    # review 39c: the bullet ends on the measured fact; the cause (a hypothesis) is the appendix's
+    assert ("It ends below the SRAM's 262 kB; why: "
+            "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels).") in text
+    assert "kept part of it as shared memory" not in text and "**Hypothesis:** the driver kept some" in page
     assert "(a hypothesis, [appendix]" not in text
     assert "What may set the L1's step" not in text
     assert "which the run did not record" not in text
@@ -1095,8 +1102,9 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     assert "## Sent and slice bytes at the L2" in page and "## Measured roofs against ncu's peaks" in page
     # one hypothesis, stated plainly
     # review 34c: the L1 step's cause reads as a hypothesis, once, plainly; section 6's gaps in one line
-    assert text.lower().count("hypothesis:") == 1 and "Hypothesis: the driver kept part of it as shared memory" in text
-    assert text.count("Hypotheses (partly checked):") == 1 and "| hypothesis (" not in text
+    # review 39c: the L1 step's cause is the appendix's; the one left is why ws_read's blocks share no fetch
+    assert text.lower().count("hypothesis:") == 1 and "Hypothesis: its blocks reach each byte at different times." in text
+    assert text.count("hypothesis, partly checked") == 1 and "| hypothesis (" not in text
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
     assert "reach DRAM after ncu stops counting" not in text and "those lines reach DRAM after ncu stops counting" in page
@@ -1139,10 +1147,10 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     # review 25c: the kernels first, then what ncu counts, one name per count
     # review 36c: the caution stands apart from the definitions, with its reason
     assert '- "to L2", the bytes moved between the SMs and the L2; - "DRAM"' in " ".join(text.split())
-    assert ("**Caution:** `lab4_ncu.py profile` counts `lts__t_bytes`, about 1.5 times more "
-            "(streaming; `ws_read` 3%): "
-            "it adds the traffic between the L2's two partitions, which ncu's chart leaves out "
-            "([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2))") in " ".join(text.split())
+    # review 39c: the caution is the appendix's "Try it yourself" (the student has not run the profile)
+    assert "**Caution:**" not in text and "lab4_ncu.py profile" not in text
+    assert ("not notebook 05's \"to L2\" bytes: about 1.5 times as much on the streaming sweeps, and 3% more for "
+            "`ws_read`") in " ".join(_page05().split("## Try it yourself")[1].split())
     assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
     assert "[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself)." in text
@@ -1182,8 +1190,9 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     assert "Lab 1's DRAM, fp32 and fp64 roofs reach 0.98 to 1.00" not in text
     # review 37c: the ratios are the table's; the prose keeps the two that matter
     # review 38c: these peaks were not reached, which is all that was shown
-    assert ("The DRAM and FMA peaks are reached; no kernel tried reached the L2 and L1 total-traffic peaks "
-            "(0.63, 0.24)") in " ".join(text.split())
+    # review 39c: one sentence
+    assert ("The DRAM and FMA peaks are reached; no kernel tried reached the L2 and L1 peaks (measured roofs "
+            "0.63 and 0.24 of them), so judge headroom against a measured roof") in " ".join(text.split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
 
@@ -1272,7 +1281,8 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     for gone in ("fabric", "19 to 24 MB", "1,972", "slice bytes", "public benchmark", "0.96"):
         assert gone not in middle, gone
     # review 34c item 4: one clause warns that Lab 4's profile counts more L2 bytes; the detail stays the appendix's
-    assert middle.count("1.5 times") == 1 and "`lts__t_bytes`, about 1.5 times more" in " ".join(middle.split())
+    # review 39c: that clause is the appendix's "Try it yourself" now, as "1.5 times as much"
+    assert middle.count("1.5 times") == 0 and "about 1.5 times as much" in " ".join(_page05().split())
     # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
     assert middle.count("64 MiB") == 0 and "they mislead" not in middle
     assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
@@ -1284,10 +1294,13 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     assert "FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
     assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
     # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
-    assert "its three markers overlap, the outlined DRAM one in front" in " ".join(text.split())
+    assert "three markers overlap (the same bytes at every level), the outlined DRAM one in front" in " ".join(text.split())
     # review 18c: why the open circles give no level, said plainly
     # review 20d: said plainly: not a level; ignore it
-    assert "Below 13 MB (open circles) there are fewer chunks than blocks, so blocks share data: not a level; ignore it." in " ".join(text.split())
+    # review 39c: "share fetches" defined here, once, where the figure first shows it
+    assert ("Below 13 MB (open circles) there are fewer chunks than blocks, so blocks **share fetches**: those asking "
+            "for the same line at about the same time get one L2 read, and the SMs receive more bytes than the L2 "
+            "sends. Not a level: ignore them.") in " ".join(text.split())
     assert round(792 * 16384 / 1e6) == 13
 
 
@@ -1332,7 +1345,8 @@ def test_05_review_19c_the_series_ranges_and_the_flop_rule():
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537" and max(orange.sizes) == 2 ** 31
     # review 20d: the chunk is defined where the sweep is
     assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB," in " ".join(text.split())
-    assert "**Blue** (swept to 537 MB)" in text  # review 25c: with the series, after blue is defined
+    # review 39c: the range is a side detail, the appendix's series table and level notes
+    assert "swept to 537 MB" not in text and "(L1 + L2, every SM reads all), swept to 537 MB" in " ".join(_page05().split())
     # Lab 4 counts DADD and DMUL too
     assert "1 per add or multiply (FADD, FMUL, DADD, DMUL)." in text
 
@@ -1378,8 +1392,9 @@ def test_05_review_20d_the_l2_roof_beaten_in_section_6_is_reconciled_with_ws_rea
 def test_05_review_20d_trivial_items():
     text, page = _prose("05"), _page05()
     # ws_read's DRAM bytes are a cold-cache figure: ncu flushes the caches before each launch
-    assert ("DRAM bytes are cold-cache counts (ncu flushes caches first): rerun in a program, `ws_read` keeps its buffer "
-            "in the L2.") in text.split("## 4.")[0]
+    # review 39c: its own cell, saying what a warm rerun changes (DRAM bytes only) and what it does not
+    assert ("**Cold caches.** ncu flushes the caches before each launch. Rerun warm, `ws_read` would find its buffer "
+            "in the L2: only its DRAM bytes would fall, and it would stay L2-bound.") in " ".join(text.split("## 4.")[0].split())
     assert "--cache-control all" in page
     placed = __import__("rooflinelib.hierarchy.lesson", fromlist=["load"]).load().placement("ws_read")
     assert placed.point("dram").n_bytes < 62.9e6 / 1.5  # a 32 MiB buffer fits the L2 many times over
@@ -1388,8 +1403,9 @@ def test_05_review_20d_trivial_items():
     # review 32c: the pointer answers (all SMs read the same lines), then points
     # review 34c: said plainly, with no hypothesis ahead of section 6
     # review 36c: it slides, and past 250 MB it is barely above DRAM's plateau (not 'faster than either')
-    assert ("Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau, and past 250 MB it runs "
-            "2 to 8% above the DRAM plateau.") in " ".join(section2.split())
+    # review 39c: the 2 to 8% is the appendix's level notes
+    assert "Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau." in " ".join(section2.split())
+    assert "past 250 MB it runs 2 to 8% above the DRAM plateau." in " ".join(page.split())
     # no 32-byte sectors in 05 (unused); the L2's partitions stay (the course's term list defines them here)
     assert "sectors" not in text and "**partitions**" in text
 
@@ -1429,8 +1445,9 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     assert f"{lab1 / 1e3:.2f}" == "9.76" and f"{levels[1].gbps / 1e3:.2f}" == "8.88" and lab1 > levels[1].gbps
     # review 32c: said in one clause beside the plateau (the appendix gives the footprints)
     # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
-    assert ("**L2**: 8.88 TB/s, its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports. The chart's "
-            "L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to serve the SMs") in text
+    # review 39c E1: the L2 delivered more than that to blocks sharing fetches (the figure above)
+    assert ("**L2**: 8.88 TB/s; its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports. The chart's "
+            "L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that are not shared") in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1454,7 +1471,8 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     # review 36c: the 98% check is the appendix's own note; section 4 points to it
     note = " ".join(_page05().split("## Is the L2 roof the right one for `ws_read`?")[1].split("\n## ")[0].split())
     assert quoted[1:] in note and "834 MB" not in section4 and "834 MB" not in section6
-    assert "appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)" in section4
+    # review 39c: the argument is said in section 4 itself; the appendix's note stays
+    assert "98% of the bytes `ws_read`'s SMs loaded came through the L2, so the roof applies." in section4
     # the note stands alone: it says why sharing fetches does not apply
     para = note.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
     assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para
@@ -1478,7 +1496,8 @@ def test_05_review25c_e4_one_name_per_count():
 def test_05_review25c_e5_the_l1_step_is_a_labelled_hypothesis_with_its_counter():
     text, page = _prose("05"), " ".join(_page05().split())
     assert "Why the L1's step lies below" not in text
-    assert "Hypothesis: the driver kept part of it as shared memory ([appendix](" in text  # review 34c: said plainly
+    # review 39c: the cause is the appendix's, labelled there; the notebook names none
+    assert "kept part of it as shared memory" not in text and "; why: [appendix](" in text
     assert "**Hypothesis:** the driver kept some of the SRAM as shared memory" in page
     assert "The counter that would decide is ncu's `launch__shared_mem_config_size`" in page
     assert "a coincidence of the numbers, not the reason" not in page
@@ -1491,18 +1510,19 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     from rooflinelib.hierarchy import plot as hp, lesson as hl05
     cells = _cells("05")
     sources = ["".join(c["source"]) for c in cells]
-    after = sources[next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s) + 1]
+    table = next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s)
+    after = sources[table + 1]
     assert after.startswith("**`ws_read` is L2-bound.**")
-    section4 = after.split("## 5.")[0]
-    assert section4.index("**The 1 GiB sweeps**") < section4.index("`<` marks the binding level.")  # review 34c
+    # review 39c: the table's key (roof, `<`) is read before the table, the results after it
+    assert "`<` marks the binding level." in sources[table - 1] and "`<` marks" not in after
     lesson = hl05.load()
     explorer = hp.working_set_explorer(lesson.recorded, lesson.reading, reads=64, flops_per_byte=0.25, ws_bytes=28e6)
     metas = {t.meta for t in explorer.sweep.data}
     assert "reported:shared" not in metas and {"reported:l2", "capacity:l1", "ws-marker"} <= metas
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
-    assert ("A kernel near a measured roof has little known headroom; the peaks ncu reports for the L1's and "
-            "L2's total traffic overstate it.") in last and "slice" not in last
+    # review 39c: said as the rule section 5 gives
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in last and "slice" not in last
 
 
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():
@@ -1614,9 +1634,9 @@ def test_05_review34c_usable_capacity_and_ncus_l2_count():
     assert "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports" in text
     assert "where it ends is the level's capacity." not in text
     # item 4: a student's profile counts the slices' bytes, about 1.5x the sent ones (ncu's chart does not: review 38c)
-    assert ("`lab4_ncu.py profile` counts `lts__t_bytes`, about 1.5 times more (streaming; "
-            "`ws_read` 3%): it adds the "
-            "traffic between the L2's two partitions, which ncu's chart leaves out ([appendix](../docs/appendix-05-hierarchy.md#sent-and-slice-bytes-at-the-l2)") in text
+    # review 39c: the caution moved to the appendix's "Try it yourself", as "1.5 times as much"
+    assert ("it adds the traffic between the L2's two partitions, which ncu's chart leaves out") in " ".join(
+        _page05().split("## Try it yourself")[1].split())
     assert "the slices' L2 bytes +1.5% to +55.0% over 6" in " ".join(_page05().split())
     # cells 10 and 18: the blue series' role said plainly; the Notes paragraph cut to the scoring sentence
     assert "Blue gives no L2 or DRAM level: past the L1's step it slides without a plateau" in text

@@ -23,9 +23,9 @@ def test_a_measured_roof_is_what_a_known_kernel_reached_not_what_decides_headroo
     text = words(markdown(NB))
     assert "measured ceilings decide whether it can go faster" not in text
     assert "Judge headroom against measured roofs" not in text
-    assert ("so judge room against a measured roof, a rate some kernel reached") in " ".join(_md("cc5a9b48").split())
-    assert ("A kernel near a measured roof has little known headroom; the peaks ncu reports for the L1's and "
-            "L2's total traffic overstate it.") in _md("b44e88ec")
+    # review 39c: one sentence each
+    assert "so judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in _md("b44e88ec")
 
 
 def test_blue_slides_and_runs_2_to_8_percent_above_the_dram_plateau_past_250_mb():
@@ -36,8 +36,10 @@ def test_blue_slides_and_runs_2_to_8_percent_above_the_dram_plateau_past_250_mb(
     assert f"{min(ratios) - 1:.0%}" == "2%" and f"{max(ratios) - 1:.0%}" == "8%"
     text = _md("9ee81857")
     assert "runs faster than either" not in text
+    # review 39c: the lesson keeps the slide; the 2 to 8% is the appendix's level notes
+    assert "past the L1's step it slides without a plateau." in text and "2 to 8%" not in text
     assert ("past the L1's step it slides without a plateau, and past 250 MB it runs 2 to 8% above the DRAM "
-            "plateau.") in text
+            "plateau.") in words(appendix(PAGE))
 
 
 def test_the_cpu_sweep_is_said_to_measure_the_cpus_caches():
@@ -53,7 +55,7 @@ def test_the_l2_range_is_where_its_fall_starts_against_the_reported_size():
     assert quoted == "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB" and quoted in text
     assert "0.90 to 0.98" not in text
     # why the chart's L2 roof is the higher figure, in one clause
-    assert "The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to serve the SMs" in text
+    assert "The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver" in text
 
 
 def test_the_lts_caution_stands_apart_from_the_three_definitions():
@@ -61,8 +63,10 @@ def test_the_lts_caution_stands_apart_from_the_three_definitions():
     bullets = [line for line in text.splitlines() if line.startswith('- "')]
     assert [b.split(",")[0] for b in bullets] == ['- "L1"', '- "to L2"', '- "DRAM"']
     assert not any("lts__t_bytes" in b for b in bullets)
-    caution = next(p for p in text.split("\n\n") if p.startswith("**Caution:**"))
-    assert "`lts__t_bytes`" in caution and "between the L2's two partitions" in caution
+    # review 39c: the caution itself is the appendix's "Try it yourself" now
+    assert "**Caution:**" not in text and "lts__t_bytes" not in text
+    tryit = words(appendix(PAGE).split("## Try it yourself")[1])
+    assert "`lts__t_bytes`" in tryit and "between the L2's two partitions" in tryit
 
 
 def test_the_98_percent_check_is_the_appendixs_and_section_5_has_its_own_cell():
@@ -72,7 +76,8 @@ def test_the_98_percent_check_is_the_appendixs_and_section_5_has_its_own_cell():
     assert "## Is the L2 roof the right one for `ws_read`?" in page
     assert "of the 834 MB `ws_read`'s SMs loaded, 819 came through the L2 (98%)" in page
     section4 = _md("9437f8c3")
-    assert "#is-the-l2-roof-the-right-one-for-ws_read)" in section4 and "## 5." not in section4
+    # review 39c: section 4 states the argument itself; the appendix keeps the note
+    assert "98% of the bytes `ws_read`'s SMs loaded came through the L2" in section4 and "## 5." not in section4
     assert _md("9437f8c3-ncu").startswith("## 5. Nsight Compute's peaks")
 
 
@@ -87,7 +92,7 @@ def test_the_models_caveat_follows_the_explorer():
 def test_the_read_roof_is_named_under_the_chart_that_does_not_draw_it():
     code = next(c.source for c in cells(NB) if c.get("id") == "bab8f061")
     assert "copy mix" not in code  # access mixes are defined later, in section 1's table
-    assert "`ws_read`'s DRAM marker is scored against the read roof (4.51 TB/s, not drawn)." in _md("620151de-read")
+    assert "its DRAM marker is scored against Lab 1's read roof (4.51 TB/s, not drawn): 9% of it." in _md("620151de-read")
 
 
 def test_the_markdown_word_count_did_not_grow():
@@ -105,9 +110,10 @@ def test_the_l2_roof_is_the_best_rate_the_l2_served_not_the_best_any_kernel_reac
     text = words(markdown(NB))
     assert "the best rate a kernel was seen to reach" not in text
     assert "the best rate a known kernel reached" not in text
-    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to serve the SMs; loads that "
-            "share fetches can beat it (section 4).") in _md("9ee81857")
-    assert "so judge room against a measured roof, a rate some kernel reached" in " ".join(_md("cc5a9b48").split())
+    # review 39c E1: of the L2's requests that are not shared (blocks sharing fetches receive more)
+    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that "
+            "are not shared;") in _md("9ee81857")
+    assert "so judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
 
 
 def _blue_rows():
@@ -121,25 +127,28 @@ def test_why_blue_beats_the_l2_roof_is_said_inline_in_section_4():
     section4 = _md("9437f8c3")
     assert "Why the L2 roof binds it although" not in section4
     # review 38c: shared fetches are a hypothesis, beside L1 hits
-    assert ("The sweep's blue series beats that roof (hypotheses: blocks share fetches, some reads hit the L1); "
-            "`ws_read`'s SMs got 98% of their loads from the L2") in section4
+    # review 39c: the argument stated (sharing beats the roof; ws_read's loads came through the L2)
+    assert ("Loads beat it only when some never reach the L2: blocks share fetches (section 2) or hit the L1. 98% of the bytes `ws_read`'s SMs loaded "
+            "came through the L2, so the roof applies.") in section4
     # the 98% is the appendix's reading: 819 of the 834 MB loaded came through the L2
     assert round(819 / 834 * 100) == 98 and "819 came through the L2 (98%)" in words(appendix(PAGE))
 
 
 def test_the_roofs_still_bound_at_measured_bytes_and_the_hypotheses_are_partly_checked():
     text = _md("a110c422")
-    assert "the roofs still bound it at its measured bytes: the model counts too many." in text
-    assert "Hypotheses (untested)" not in text and "Hypotheses (partly checked):" in text
+    # review 39c E3: no bytes were measured for this kernel; the roof bounds only the bytes a kernel moves
+    assert "the roofs still bound it at its measured bytes" not in text
+    assert "A roof bounds a kernel only at the bytes it actually moves." in text
+    assert "Hypotheses (untested)" not in text and "(hypothesis, partly checked:" in text
 
 
 def test_the_trivials_of_review_37c():
     assert "DRAM plateau (section 6)" not in _md("9ee81857")  # section 6 measures against a different baseline
     assert "packed half-precision and the **MUFU**" in _md("f11db2bc")
     assert "packed half-precision" in words(appendix(PAGE))  # the appendix's word for what Lab 4 refuses
-    caution = _md("7483eee1")
-    assert "your own profiles" not in caution and "`lab4_ncu.py profile` counts `lts__t_bytes`" in caution
-    assert "(streaming; `ws_read` 3%)" in caution and round(846_629_984 / 819e6 - 1, 2) == 0.03
+    caution = words(appendix(PAGE).split("## Try it yourself")[1])  # review 39c: moved there
+    assert "your own profiles" not in caution and "labs/lab4_ncu.py profile`" in caution
+    assert "and 3% more for `ws_read`" in caution and round(846_629_984 / 819e6 - 1, 2) == 0.03
     cell7 = _md("c7621aef")
     # review 38c: the orange series' name says it once ("a slice per block"); the "Two series" line went
     assert "on its own slice" not in cell7 and "a slice per block" in cell7

@@ -21,31 +21,35 @@ def test_section_5_is_about_the_counters_peaks_not_ncus_chart():
     assert "the peaks of the counters this course reads" in head
     after = _md("cc5a9b48")
     assert "its L2 and L1 peaks are not" not in after
-    assert "no kernel tried reached the L2 and L1 total-traffic peaks (0.63, 0.24)" in after
-    assert ("ncu's roofline chart draws its L2 and L1 roofs from other counters (the bytes the L2 sends to the SMs, "
-            "the L1's writeback to registers), with peaks near the measured roofs") in after
-    assert f"(../docs/{PAGE}{ANCHOR})" in after
+    # review 39c: one sentence; the chart's counters are the appendix's (linked from the section it points to)
+    assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" in after
+    assert "#measured-roofs-against-ncus-peaks)" in after and ANCHOR not in after
+    measured = words(appendix(PAGE).split("## Measured roofs against ncu's peaks")[1].split("\n## ")[0])
+    assert f"ncu's roofline chart draws its L1 and L2 roofs from other counters ([below]({ANCHOR}))" in measured
 
 
 def test_only_lab4s_profile_counts_the_partition_traffic():
     # error 1: ncu's chart plots the bytes the L2 sends to the SMs, not lts__t_bytes
-    caution = next(p for p in _md("7483eee1").split("The bytes each launch moved")[0].split("**Caution:**")[1:])
-    assert "ncu's own chart and" not in caution
-    assert caution.startswith(" `lab4_ncu.py profile` counts `lts__t_bytes`, about 1.5 times more")
+    # review 39c: the caution is the appendix's "Try it yourself"; "1.5 times as much", not "more"
+    assert "**Caution:**" not in _md("7483eee1")
+    caution = words(appendix(PAGE).split("## Try it yourself")[1])
+    assert "ncu's own chart and" not in caution and "1.5 times more" not in caution
+    assert "`lts__t_bytes`), not notebook 05's \"to L2\" bytes: about 1.5 times as much" in caution
     assert "two partitions, which ncu's chart leaves out" in caution
 
 
 def test_the_takeaway_names_the_total_traffic_peaks():
     last = _md("b44e88ec")
     assert "ncu's derived L1 and L2 peaks" not in last
-    assert "the peaks ncu reports for the L1's and L2's total traffic overstate it" in last
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in last  # review 39c
 
 
 def test_shared_fetches_are_a_hypothesis_beside_l1_hits():
     # error 3: the appendix calls the mechanism a hypothesis and finds part of the excess in L1 hits
     text = _md("9437f8c3")
     assert "beats that roof because its blocks share fetches" not in text
-    assert "beats that roof (hypotheses: blocks share fetches, some reads hit the L1)" in text
+    # review 39c: the mechanism left unmeasured is labelled; the 98% is the reading
+    assert "Hypothesis: its blocks reach each byte at different times." in text
 
 
 def test_the_appendix_names_the_charts_counters_with_provenance():
