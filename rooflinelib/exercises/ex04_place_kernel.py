@@ -10,7 +10,7 @@ The student writes the FLOP and byte accounting and places both kernels on the c
 notebook loaded.  Every check reads those ceilings and those timings from the :class:`Setup`
 that :func:`prepare` returned, never from constants, so the verdict on the FMA kernel is the
 verdict for *this* hardware: at 16 FLOP/byte it sits near the fp32 ridge of an HBM data-centre GPU
-(about 10-20 FLOP/byte), is memory-bound on a GDDR GPU, whose ridge is several times higher, and on a
+(about 10-30 FLOP/byte), is memory-bound on a GDDR GPU, whose ridge is several times higher, and on a
 CPU sits wherever that CPU's measured ridge puts it (wide-vector server CPUs can have a ridge near
 an HBM GPU's).  Each kernel is judged against the DRAM roof of its own access mix (notebook 03's
 rule): the reduction only reads (Lab 1's ``dram-read``), the FMA kernel reads x and writes y
@@ -899,7 +899,11 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
         _or_adds_alone(_achieved_as_roof(reduction_roof, red, _no_factor_2(lambda factor_hints: check_number(
                            reduction_roof, red["roof"], "reduction roof", unit="GFLOP/s",
                            factor_hints=factor_hints,
-                           mistakes=[(wrong, ("that is the compute roof of its float64 adds; "
+                           mistakes=[(wrong, (("that is the compute roof of its float64 adds; "
+                                               if wrong != red["peak"] else
+                                               # review 39k2: P64 itself is a DFMA peak
+                                               "that is the fp64 roof (an FMA peak; adds alone "
+                                               "reach half); ")
                                               if setup.fp64_gflops else
                                               # review 37k2 K4-4: no fp64 row: the roof is P
                                               "that is the compute roof P (these ceilings hold no "
@@ -936,17 +940,17 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
             "reduction bandwidth as a fraction of the DRAM read ceiling", unit="fraction",
             rtol=0.02, factor_hints=factor_hints,
             mistakes=(_gib_reading(red["gbps"] / setup.read_gbps,
-                                   [red["gbps"] / setup.peak_gbps]
-                                   + ([red["gbps"] / H200.ceiling("dram").value]
-                                      if "H200" in setup.machine.name else []))
-                      + [(red["gbps"] / gbps,
-                        # review 19g2 K4-4: a datasheet figure near B lands here too; review 31k2
-                        # item 2: at 2% the H200's datasheet 4,800 GB/s is named on its own
-                        f"that is against {setup.b_words}, or a "
-                        "bandwidth near it such as a datasheet's; the reduction only reads: "
-                        "score it against the read ceiling, setup.read_gbps")
-                       for gbps in [setup.peak_gbps]
-                       + ([H200.ceiling("dram").value] if "H200" in setup.machine.name else [])]
+                                   [(red["gbps"] / gbps,
+                                     # review 19g2 K4-4: a datasheet figure near B lands here too;
+                                     # review 31k2 item 2: at 2% the H200's datasheet 4,800 GB/s
+                                     # is named on its own
+                                     f"that is against {setup.b_words}, or a "
+                                     "bandwidth near it such as a datasheet's; the reduction only "
+                                     "reads: score it against the read ceiling, setup.read_gbps")
+                                    for gbps in [setup.peak_gbps]
+                                    + ([H200.ceiling("dram").value]
+                                       if "H200" in setup.machine.name else [])],
+                                   reduction_fraction_of_dram)
                       if abs(setup.read_gbps / setup.peak_gbps - 1) > 0.03 else [])
             + ([(2 * red["gbps"] / setup.read_gbps, _EIGHT_BYTES)]
                if abs(2 * setup.peak_gbps / setup.read_gbps - 1) > 0.03 else [])
@@ -1008,15 +1012,26 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     )
 
 
-def _gib_reading(key: float, near: list) -> list:
-    """Review 37k2 K4-1: a fraction whose GB/s were converted with GiB (bytes / 2^30) is key /
-    1.074; where a wrong-divisor entry (B, a datasheet's bandwidth) lies within 2% of it, grading's
-    tight GiB hint never runs, so the GiB reading is named first, before the divisor's."""
+def _gib_reading(key: float, divisors: list, answer) -> list:
+    """The wrong-divisor slips ``divisors`` ((fraction, hint) pairs: B, a datasheet's bandwidth),
+    with the GiB reading where it lies among them.  Review 37k2 K4-1: a fraction whose GB/s were
+    converted with GiB (bytes / 2^30) is key / 1.074; where a divisor's fraction lies within 2% of
+    it, grading's tight GiB hint never runs, so the GiB reading is named too.  Review 39k2: the
+    reading nearer the answer comes first (0.909, the H200 datasheet's 4,800 GB/s, hears the
+    divisor first; 0.901 hears GiB first)."""
     gib = key * 1e9 / 2 ** 30
-    if not any(abs(wrong / gib - 1) <= 0.02 for wrong in near):
-        return []
-    return [(gib, "did you convert with GiB (2^30 bytes)? This course uses decimal GB (10^9 "
-                  "bytes), and GiB gives about 7% less. Otherwise:")]
+    if not any(abs(wrong / gib - 1) <= 0.02 for wrong, _ in divisors):
+        return list(divisors)
+    gib_text = ("did you convert with GiB (2^30 bytes)? This course uses decimal GB (10^9 bytes), "
+                "and GiB gives about 7% less")
+    try:
+        value = read_number(answer, "fraction", "fraction")
+    except (AnswerError, NotAnsweredError):
+        value = gib
+    off_gib = abs(value / gib - 1)
+    if off_gib <= 0.02 and min(abs(value / wrong - 1) for wrong, _ in divisors) < off_gib:
+        return [(wrong, hint + ".") for wrong, hint in divisors] + [(gib, "Or " + gib_text + ".")]
+    return [(gib, gib_text[0].lower() + gib_text[1:] + ". Otherwise:")] + list(divisors)
 
 
 def _achieved_as_roof(answer, red: dict, check: Check, mix: str = "R") -> Check:
@@ -1189,11 +1204,11 @@ def _reduction_roof_note(setup, red) -> tuple:
     # Review 15b (exercise 4): P64 is the DFMA peak, 2 FLOPs per instruction; a DADD is 1, so the
     # adds alone reach at most half of it, and P64 / R is an upper bound on the ridge.
     on_cpu = _on_cpu(setup)
-    return (("The reduction's compute roof: its adds run in float64 (it accumulates in double), so "
-            f"it is at most the fp64 one, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, not the fp32 P, and half "
+    return (("The reduction's compute roof: its adds run in float64, so "
+            f"it is at most the fp64 one, P64 = {setup.fp64_gflops:,.0f} GFLOP/s, and half "
             f"that for adds alone (P64 counts an FMA as 2 FLOPs, an add is 1): its ridge is at most "
-            f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and at "
-            f"{red['intensity']:.3g} FLOP/byte its roof is "
+            f"P64 / R = {red['ridge']:.3g} FLOP/byte ({red['ridge'] / 2:.3g} for adds alone), and "
+            f"its roof is "
             # Review 19g2 K4-3: where the adds alone bind below I x R, the roof is theirs
             + (f"I x R = {red['roof']:,.0f} GFLOP/s. " if red["adds_roof"] >= red["roof"] else
                f"min(P64 / 2, I x R) = P64 / 2 = {red['adds_roof']:,.0f} GFLOP/s for adds alone "
@@ -1210,9 +1225,9 @@ def _reduction_roof_note(setup, red) -> tuple:
                    else ".")
                 if setup.fp64_gflops < setup.peak_gflops / 16 else
                # Review 26k2 K4-3: on common 1/64-rate parts P64 / 2 over R is about 0.3-0.8
-               "So a float64 sum is memory-bound on a GPU with full- or half-rate fp64; on one with "
-               "1/64-rate fp64 its adds-alone ridge comes within a small factor of its intensity (and the "
-               "conversions may push it over)."))
+               # review 39k2 (clarity): the conversions' own rate is the next note's
+               "A float64 sum is memory-bound on a GPU with full- or half-rate fp64; with 1/64-rate "
+               "fp64 its adds-alone ridge comes within a small factor of its intensity."))
             ).rstrip(),
             # Review 16b (exercise 4): each element's float32 -> float64 conversion (one F2F) has a
             # rate of its own, not recorded here, that may bind below P64 / 2; the measured rate
@@ -1220,7 +1235,7 @@ def _reduction_roof_note(setup, red) -> tuple:
             # (SASS) instruction; a CPU's is named by what it does.
             "P64 is an upper bound: each element's float32 -> float64 conversion "
             f"({'one conversion instruction' if on_cpu else 'one F2F instruction'}) "
-            "runs at a rate of its own that may bind lower. "
+            "has a rate of its own that may bind lower. "
             # review 34k2 item 4: where P64 / 2 lies below I x R, the run is told against it
             + (f"The run reached {red['achieved']:,.0f} GFLOP/s, "
                f"{red['achieved'] / red['adds_roof']:.0%} of P64 / 2, the adds-alone roof that lies "
@@ -1258,9 +1273,8 @@ def model_verdict(setup, attempt):
                "and that, not a rule of thumb, places the kernel on a CPU; a server CPU with wide "
                "vectors and few memory channels per core can have a ridge as high as a GPU's. ")
     else:
-        cpu = ("A CPU's ridge depends on its cores, vector width and memory channels, so "
-               "measure it rather than assume it (run this notebook with ROOFLINE_MODE=cpu): "
-               "wide-vector server CPUs can sit as far right as an HBM GPU's fp32 ridge. ")
+        cpu = ("Run this notebook with ROOFLINE_MODE=cpu to measure a CPU's ridge: a wide-vector "
+               "server CPU's can sit as far right as an HBM GPU's. ")
     intensity = fma["intensity"]
     rec_copy = RECORDED_H200["dram_copy_gbps"]
     rec_ridge = RECORDED_H200["ceilings"]["fp32"]["value"] / rec_copy
@@ -1278,27 +1292,27 @@ def model_verdict(setup, attempt):
             return f"{abs(past):.0%} {'right' if past >= 0 else 'left'} of it, inside the ±{RIDGE_BAND:.0%} band"
         return f"{abs(past):.0%} {'right' if past > 0 else 'left'} of it, outside the ±{RIDGE_BAND:.0%} band"
 
-    overlap = ("At the ridge a kernel reaches its compute roof only if its loads and its math "
-               "overlap fully, so a rate well under the roof is expected there (a reading of the "
-               "model: no counter here measured the overlap)." if fma["side"] == "ridge" else "")
+    overlap = ("At the ridge only full overlap of loads and math reaches the roof (a reading of "
+               "the model; no counter here measured the overlap)."
+               if fma["side"] == "ridge" else "")
     also = []
     ridge_name = "P / C" if setup.dram_copy_gbps else "P / B"
     if setup.dram_copy_gbps:
-        fma_text = (f"The FMA kernel ({2 * FMA_STEPS} FLOPs per 8 bytes, {intensity:g} FLOP/byte on "
+        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte on "
                     f"every machine) reads x and writes y, a copy: against this machine's copy ridge "
-                    f"P / C = {fma['ridge']:.3g} FLOP/byte (C = {setup.copy_gbps:,.0f} GB/s) it sits "
+                    f"P / C = {fma['ridge']:.3g} FLOP/byte it sits "
                     f"{where(fma['ridge'])}: {SIDES.options[fma['side']][0]}; it reaches "
                     f"{fma['fraction']:.0%} of its roof. ")
         if fma["side_b"] != fma["side"]:
             also.append(f"Against {setup.b_name('best mix')}, the ridge would be {setup.ridge:.3g} "
-                        f"and the verdict {SIDES.options[fma['side_b']][0]}: here the mix that sets "
-                        "B decides the verdict.")
+                        f"and the verdict {SIDES.options[fma['side_b']][0].split(',')[0]}: the mix "
+                        "decides.")
     else:
-        fma_text = (f"The FMA kernel ({2 * FMA_STEPS} FLOPs per 8 bytes, {intensity:g} FLOP/byte on "
+        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte on "
                     f"every machine) meets a ridge of {setup.ridge:.3g} FLOP/byte on these ceilings "
                     f"(they hold no copy mix, so B stands in for it): it sits {where(setup.ridge)}: "
                     f"{SIDES.options[fma['side']][0]}; it reaches {fma['fraction']:.0%} of its roof. ")
-    read = (f"its own access mix, the read: {red['gbps'] / setup.read_gbps:.0%} of "
+    read = (f"the read: {red['gbps'] / setup.read_gbps:.0%} of "
             f"{setup.read_gbps:,.0f} GB/s" if setup.dram_read_gbps else
             f"the DRAM ceiling (these ceilings hold no read mix): {red['gbps'] / setup.read_gbps:.0%}")
     # The two key points and the two verdicts first; every aside goes to the "Also" list.
@@ -1323,9 +1337,8 @@ def model_verdict(setup, attempt):
                    f"ridge, {h200_ridge:.3g} FLOP/byte ({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s "
                    f"over {H200.ceiling('dram').value / 1e3:.1f} TB/s, a bandwidth no access mix "
                    f"reached), the FMA kernel is {SIDES.options[datasheet_side][0].split(',')[0]} "
-                   f"({where(h200_ridge)}); "
-                   f"against the ridge of the ceilings loaded here ({fma['ridge']:.3g}) it is "
-                   f"{SIDES.options[fma['side']][0]}."
+                   f"({where(h200_ridge)}); on the ceilings loaded here ({fma['ridge']:.3g}), "
+                   f"{SIDES.options[fma['side']][0].split(',')[0]}."
                    + ("" if setup.origin == "recorded" else
                       f" The course's H200, measured, has a copy ridge of {rec_ridge:.3g} (C = "
                       f"{rec_copy:,.0f} GB/s): {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}."))
@@ -1336,14 +1349,11 @@ def model_verdict(setup, attempt):
                               "the FMA kernel against the copy, the reduction against the read",
                               # Review 26k2 K4-1: the loaded ceilings' ridge, not "near a
                               # GPU's": a GDDR GPU's fp32 ridge is several times 16
-                              f"{intensity:g} FLOP/byte against the ridge of the ceilings loaded "
-                              f"here, {ridge_name} = {fma['ridge']:.3g} FLOP/byte: "
-                              f"{SIDES.options[fma['side']][0]}; near the fp32 ridge of an HBM "
-                              "data-centre GPU (about 10-20 FLOP/byte), memory-bound on a GDDR "
-                              "GPU, whose ridge is several times higher; a CPU's ridge must be "
-                              "measured",
-                              "score the reduction as a fraction of the DRAM read bandwidth, "
-                              "its own access mix"),
+                              f"{intensity:g} FLOP/byte against the loaded ridge, "
+                              f"{ridge_name} = {fma['ridge']:.3g} FLOP/byte: "
+                              f"{SIDES.options[fma['side']][0]}; near an HBM data-centre GPU's "
+                              "fp32 ridge (about 10-30 FLOP/byte); memory-bound on a GDDR GPU; "
+                              "a CPU's must be measured"),
                   also=also)
 
 

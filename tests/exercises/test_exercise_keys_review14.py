@@ -134,9 +134,9 @@ def test_the_reduction_key_computes_with_the_fp64_roof_its_text_names():
     names[2] = between
     check = ex04.check_placement(RECORDED, *names).checks[2]
     assert check.status == "fail" and "float64 adds, the fp64 one" in check.message
-    # the fp64 peak itself as the roof hears the fp64 hint, not the fp32 one
+    # the fp64 peak itself as the roof hears the fp64 hint, not the fp32 one (review 39k2: an FMA peak)
     names[2] = RECORDED.fp64_gflops
-    assert "compute roof of its float64 adds" in ex04.check_placement(RECORDED, *names).checks[2].message
+    assert "the fp64 roof (an FMA peak" in ex04.check_placement(RECORDED, *names).checks[2].message
     also = " ".join(ex04.model_verdict(RECORDED, "the ridge moves between machines, not the kernel").also)
     assert f"P64 = {RECORDED.fp64_gflops:,.0f} GFLOP/s" in also and f"P64 / R = {red['ridge']:.3g}" in also
     assert "whichever P is used" not in also

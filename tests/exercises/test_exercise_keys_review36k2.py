@@ -211,7 +211,8 @@ def test_r37_k4_4_no_fp64_row_the_roof_hint_names_p_not_float64():
     assert "float64" not in check.message, check.message
     assert check.message.startswith("that is the compute roof P (these ceilings hold no fp64 row)")
     # with an fp64 row, the float64 wording stays
-    assert "float64 adds" in _placement(2, ex04._keys(RECORDED)["reduction"]["peak"]).message
+    # (review 39k2: P64 itself is named the fp64 roof, an FMA peak)
+    assert "fp64 roof" in _placement(2, ex04._keys(RECORDED)["reduction"]["peak"]).message
 
 
 # --- key 5 (review 37k2) ---
