@@ -166,7 +166,7 @@ GPU_ADVICE = ADVICE = {
         "fewer or cheaper transcendentals."
     ),
     "ridge": (
-        "Both roofs bind: overlap loads with math (software pipelining, prefetch, async "
+        "Both roofs are close: overlap loads with math (software pipelining, prefetch, async "
         "copies), then re-measure."
     ),
     "far-below": (
@@ -195,7 +195,7 @@ CPU_ADVICE = {
         "chains per core to hide FMA latency, and run one thread per physical core."
     ),
     "ridge": (
-        "Both roofs bind: overlap loads with math (cache blocking with prefetch, so the next "
+        "Both roofs are close: overlap loads with math (cache blocking with prefetch, so the next "
         "block streams in while this one computes), then re-measure."
     ),
     "far-below": (

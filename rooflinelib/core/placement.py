@@ -175,7 +175,7 @@ DECISION_TABLE = (
     ("I > ridge and achieved near the roof", "compute-bound and near peak", "compute"),
     ("achieved far below the roof (under half)", "bound by something the roofline does not model",
      "far-below"),
-    ("I near the ridge", "both roofs bind", "ridge"),
+    ("I near the ridge", "both roofs are close", "ridge"),
 )
 
 

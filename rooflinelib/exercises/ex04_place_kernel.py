@@ -789,7 +789,7 @@ def _band_hint(intensity: float, ridge: float, ridge_name: str, why: str = "") -
 
 
 #: Review 19k2 K4-5, 23k K4-2: the menu's own description of each side ("memory-bound, left of
-#: the ridge", "compute-bound, right of the ridge", "at the ridge, both roofs bind"), which the
+#: the ridge", "compute-bound, right of the ridge", "at the ridge, both roofs are close"), which the
 #: model answer prints, reads as that side.
 class _NoGuessChoices(Choices):
     """A menu whose unreadable answers are never told "did you mean ...?" (review 31k2 item 4:

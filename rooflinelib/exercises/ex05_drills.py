@@ -143,7 +143,7 @@ def _with_descriptions(options: dict, extra: dict = None) -> dict:
             for name, (desc, synonyms) in options.items()}
 
 
-#: The side menu with its descriptions ("at the ridge, both roofs bind"), as exercise 4's.
+#: The side menu with its descriptions ("at the ridge, both roofs are close"), as exercise 4's.
 _SIDES = _NoGuessChoices(_with_descriptions(SIDES.options, {"ridge": ("both roofs bind",)}))
 
 #: Exercise 2's menus, with the spellings drill 3's answers use (the menu's

@@ -844,8 +844,11 @@ SIDES = Choices({
     "compute": ("compute-bound, right of the ridge",
                 ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
                  "alu", "right", "right of ridge", "flat", "compute ceiling")),
-    "ridge": ("at the ridge, both roofs bind",
-              ("at ridge", "on ridge", "ridge point", "both", "balanced")),
+    "ridge": ("at the ridge, both roofs are close",
+              ("at ridge", "on ridge", "ridge point", "both", "balanced",
+               # the side's own description, and the course's older wording of it
+               "at the ridge, both roofs are close", "both roofs are close",
+               "at the ridge, both roofs bind", "both roofs bind")),
 })
 
 YES_NO = Choices({

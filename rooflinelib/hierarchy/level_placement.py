@@ -203,7 +203,7 @@ def placement_table(placements) -> str:
     if any(not pl.binding_is_memory for pl in placements):
         notes.append("no '<': compute binds")
     if any(p.level in pl.close for pl in placements for p in pl.points):
-        notes.append(f"'=': its bytes take within {TIE_TOLERANCE:.0%} of the binding time, so both bind")
+        notes.append(f"'=': its bytes take within {TIE_TOLERANCE:.0%} of the binding time, so both are close")
     if notes:
         lines.append("; ".join(notes))
     return "\n".join(lines)

@@ -139,8 +139,8 @@ class ExplorerState:
         if self.side == "compute":
             return (f"{head} Attainable rate = P = {rate}; more reuse no longer helps, a faster "
                     "instruction mix does.")
-        return (f"{head} Attainable rate = {rate}: both roofs bind within "
-                f"{100 * RIDGE_TOLERANCE:.0f}%, so overlap of loads and math decides.")
+        return (f"{head} Attainable rate = {rate}: the two roofs are within "
+                f"{100 * RIDGE_TOLERANCE:.0f}% of each other here, so overlap of loads and math decides.")
 
 
 def explorer_state(machine, precision: str = "fp32", intensity: float = 1.0,

@@ -707,7 +707,7 @@ def test_exercise_4_judges_the_fma_kernel_against_the_copy_mix_it_runs():
     check = ex04.check_placement(RECORDED, *answers).checks[8]
     assert check.status == "fail" and "copy" in check.message and "reads x and writes y" in check.message
     shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not"))
-    assert "at the ridge, both roofs bind" in shown and "the ridge would be 14.1" in shown
+    assert "at the ridge, both roofs are close" in shown and "the ridge would be 14.1" in shown
     # review 35k2: the recording's copy ridge is stated once, in the answer's lead
     assert "copy ridge P / C = 15.4" in shown and "DRAM copy ceiling" in str(RECORDED.describe())
 

@@ -767,10 +767,10 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # fix 15: what '=' means is printed under the table; the prose names the mark
     # review 25c: the cross-reference said plainly: the simpler (non-pipelined) of 04's two kernels
     # review 34c: the two denominators (65,895 here, 04's P there) are the appendix's
-    assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs bind (the `=`) and it "
+    assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs are close (the `=`) and it "
             "reaches 78%. K = 256") in " ".join(text.split())
     assert "one-vector" not in text and "the simpler of its two kernels" not in text  # review 32c: said plainly
-    assert "'=': its bytes take within 10% of the binding time, so both bind" in _printed("05")
+    assert "'=': its bytes take within 10% of the binding time, so both are close" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
     assert "At K = 64 (16.2 FLOP/byte) it sits" not in text
     assert "At K = 64 and 256 the sweep is compute-bound" not in text
@@ -787,7 +787,7 @@ def test_05s_placement_table_marks_the_k64_tie_and_says_what_no_mark_means():
     table = h.placement_table([pl for pl in placed if "64 MiB" not in pl.name])
     rows = [line for line in table.splitlines() if line.startswith("sweep K=64")]
     assert [r.endswith("78% =") for r in rows] == [False, False, True]
-    assert table.splitlines()[-1] == "no '<': compute binds; '=': its bytes take within 10% of the binding time, so both bind"
+    assert table.splitlines()[-1] == "no '<': compute binds; '=': its bytes take within 10% of the binding time, so both are close"
     assert table in _printed("05")
 
 
