@@ -517,10 +517,10 @@ def _local_row(passes) -> str:
     for kernel, _ in passes:
         fn = kernel_py_func(kernel)
         for f in [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]:
-            try:
-                tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
-            except (OSError, TypeError, SyntaxError, ValueError):
+            parsed = _parsed(f)
+            if parsed is None:
                 continue
+            tree = parsed[0]
             names = [t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _is_local_array(node.value)
                      for t in node.targets if isinstance(t, ast.Name)]
             if any(_is_local_array(node) and not (shared_row and _small_local(node, f, tree))
@@ -544,12 +544,8 @@ def _small_local(node, fn, tree) -> bool:
 
 def _has_shared_row(passes) -> bool:
     """Whether a kernel of ``passes`` asks for a ``cuda.shared.array`` that holds the stated row."""
-    for kernel, _ in passes:
+    for kernel, _, tree, _ in _parsed_kernels(passes):
         fn = kernel_py_func(kernel)
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-        except (OSError, TypeError, SyntaxError, ValueError):
-            continue
         for node in ast.walk(tree):
             func = getattr(node, "func", None)
             if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "array"
@@ -899,16 +895,12 @@ def _fixed_x_read(passes, x) -> str:
     """The source line of the first read of ``x`` at a constant column (``m = x[r, 0]``) in a kernel of
     ``passes`` that is passed ``x``, or '': a read every thread of the block makes, so x is read more than
     once (review 33f, 2)."""
-    for kernel, args in passes:
-        fn = kernel_py_func(kernel)
+    for _, args, tree, lines in _parsed_kernels(passes):
         try:
-            source = textwrap.dedent(inspect.getsource(fn))
-            tree = ast.parse(source)
             params = [a.arg for a in tree.body[0].args.args]
-        except (OSError, TypeError, SyntaxError, ValueError, IndexError, AttributeError):
+        except (IndexError, AttributeError):
             continue
         names = {params[i] for i, a in enumerate(args) if a is x and i < len(params)}
-        lines = source.splitlines()
         for node in sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
             if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id in names
@@ -1130,18 +1122,16 @@ def _shared_on_one_line(passes) -> str:
         except Exception:
             continue
         for f in functions:
-            try:
-                source = textwrap.dedent(inspect.getsource(f))
-                tree = ast.parse(source)
-            except (OSError, TypeError, SyntaxError, ValueError):
+            parsed = _parsed(f)
+            if parsed is None:
                 continue
+            tree, lines = parsed
             per_line = collections.Counter(
                 node.lineno for node in ast.walk(tree)
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "array"
                 and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "shared")
             crowded = sorted(line for line, n in per_line.items() if n > 1)
             if crowded:
-                lines = source.splitlines()
                 text = lines[crowded[0] - 1].strip() if crowded[0] <= len(lines) else ""
                 return (f"{f.__name__}: the line `{text}` allocates {per_line[crowded[0]]} shared arrays: put each "
                         "cuda.shared.array on its own line (the CUDA simulator tells shared arrays apart by their "
@@ -1155,10 +1145,10 @@ def _unsized_array(fn) -> str:
     the source cannot be read).  Numba's CUDA target refuses such an array (``x.shape[1]``, a
     parameter, ``N * 2``); the simulator runs it.  A local alias of a constant (``n = MAX_COLS``)
     is a constant (:func:`_local_constants`)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, ValueError):
+    parsed = _parsed(fn)
+    if parsed is None:
         return ""
+    tree = parsed[0]
     local_values = _local_constants(tree, fn)
     for node in ast.walk(tree):
         func = getattr(node, "func", None)
@@ -1187,12 +1177,10 @@ def _module_call(fn) -> str:
     it cannot run (review 31f, 1) this source check refuses them on every machine."""
     import math
     import numpy as np
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, ValueError):
+    parsed = _parsed(fn)
+    if parsed is None:
         return ""
-    lines = source.splitlines()
+    tree, lines = parsed
     globs = getattr(fn, "__globals__", {})
     for node in ast.walk(tree):
         func = getattr(node, "func", None) if isinstance(node, ast.Call) else None
