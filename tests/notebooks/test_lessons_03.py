@@ -623,7 +623,9 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     assert "Each ratio is against the printed figure" not in prose
     # review 15b C03: the lesson keeps the provenance in one line; the clocks are the appendix's
     # review 26b: the page says the clock the bf16 figure is quoted at; its source is the appendix's
-    assert "That figure is quoted at 1,830 MHz, not 1,980." in prose and "white paper" not in prose
+    # review 40b: the clock is the course's back-calculation (132 SMs x 4,096 FLOP/clk), not the vendor's word
+    assert ("That figure corresponds to 1,830 MHz (132 SMs × 4,096 FLOP/clk), not 1,980." in prose
+            and "white paper" not in prose)
     assert "it prints 67, 34 and 67 TFLOP/s for fp32, fp64 and fp64-matrix" in page
     assert "(tf32 494.7, fp16 and bf16 989.4 TFLOP/s) are 132 SMs × their FLOPs per clock × 1830 MHz" in page
     table = [line for line in appendix("appendix-03-ceilings.md").splitlines()
@@ -648,7 +650,7 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     assert "the right verdict from the wrong roof" not in prose
     # review 33: against the write roof the score is a lower, conservative one, not a wrong one
     assert "but the score is wrong" not in prose and "happens to survive" not in prose
-    assert ("Against `dram`, the write's faster roof, a roof its mix cannot reach, it would score a lower, "
+    assert ("Against `dram`, the write's roof, which its mix cannot reach, it would score a lower, "
             "conservative 82%; the verdict holds.") in prose
     assert "This notebook's one idea" not in prose
     assert "## Every row Lab 1 recorded" in appendix("appendix-03-ceilings.md")  # review 14: the table's reading
@@ -687,9 +689,9 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     assert "another run's roof" not in _md_cell("*Near the roof*")
     # review 16b C03: the provenance is the appendix's, behind one link
     assert "two recorded sessions" not in _md_cell("*Near the roof*")
-    # review 32b: the link to the recorded run moved to the reading, with the two-sessions clause
+    # review 32b: the link to the recorded run moved to the reading (review 40b: on the copy notebook 04 uses)
     assert "A live run times it on your machine." in _md_cell("*Near the roof*")
-    assert "[copy roofs 0.1% apart](../docs/appendix-03-ceilings.md#the-recorded-run)" in _md_cell("On the recorded H200")
+    assert "[a copy timed beside it](../docs/appendix-03-ceilings.md#the-recorded-run)" in _md_cell("On the recorded H200")
     # review 16b: notebook 02 counts its softmax at 2^24 elements; this one at 2^26 (review 25b:
     # no forward reference to notebook 04)
     assert "The kernel placed here is notebook 02's `fused softmax`, at 2²⁶ elements:" in _md_cell("*Near the roof*")
@@ -727,7 +729,7 @@ def test_03_review_8_clarity():
     assert prose.count("1,830 MHz") == 1 and "1830 MHz" in page and "at 1980 MHz bf16" not in prose
     # C3-3: the check said once, shorter, and not again in the take-aways
     assert "That proves the output intact" not in prose and "That proves the output, not the work" in page
-    assert "bit-exact" not in _md_cell("On the recorded H200 (softmax and ceilings")
+    assert "bit-exact" not in _md_cell("On the recorded H200 the fused softmax")
     # C3-5: the method, then DRAM's roofs, then Lab 2; review 14: the chains and their fit are the appendix's
     order = [prose.index(h) for h in ("## How Lab 1 measures", "## DRAM's three roofs", "## Lab 2 in the notebook")]
     assert order == sorted(order)
@@ -1025,8 +1027,10 @@ def test_03_review_16b_the_datasheet_column_names_the_white_paper_for_fp32_and_f
 def test_03_review_16b_dram_is_said_up_front_to_set_the_headline_ridge():
     prose = words(markdown("03_ceilings.ipynb"))
     # review 19e: `dram` also judges the explorer's kernel; the own-mix rule is stated once, below
+    # review 40b: that is said where the explorer is, as its caption (test_lessons_review41_03)
     assert ("is called `dram` (the solid line). It sets the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
-            "next to the vendor's 13.94, and is the roof the explorer below judges against.") in prose
+            "next to the vendor's 13.94.") in prose
+    assert "It draws `dram`, the write's roof: the one DRAM roof every machine in that menu has." in prose
     assert "It only draws the headline ridge" not in prose
     assert "and the ridge uses it" not in prose
 
@@ -1046,9 +1050,11 @@ def test_03_review_19e_says_where_the_datasheet_is_close_and_where_not():
     assert rows["l2"]["datasheet"] is None
     # review 25b #3: the read mix (6% lower) is in the list too
     assert round(100 * (1 - rows["dram-read"]["fraction"])) == 6
-    claim = ("The vendor figures are close for the FMA loops and the write (within about 2%). They are not for the read "
-             "(6% lower), the copy mix (11% lower) or the bf16 tensor cores (18.5% lower), and they give no L2 figure.")
+    # review 40b: one sentence; the percentages are the table's, the missing L2 figure cell 6's
+    claim = ("The FMA loops and the fastest DRAM mix match the vendor figures within about 2%; the other mixes "
+             "and the tensor cores do not.")
     assert claim in prose
+    assert "The `l2` row has no vendor figure." in prose
     # it is the reading the datasheet section opens with, before the table
     nb = cells("03_ceilings.ipynb")
     table = next(i for i, c in enumerate(nb) if "lesson_table(" in c.source)
@@ -1161,15 +1167,20 @@ def test_03_review_32b_one_figure_for_the_bf16_share():
     assert f"{100 * share:.1f}" == "81.5"
     prose = words(markdown("03_ceilings.ipynb"))
     assert "(18% lower)" not in prose and "reach 82%" not in prose
-    assert "(18.5% lower)" in prose and "reach 81.5%" in prose
+    # review 40b: the lesson leaves the 18.5% gap to the table, which prints the share
+    assert "reach 81.5%" in prose
+    assert any(line.startswith("bf16-tensor") and line.rstrip().split()[-2] == "81.5%"
+               for line in outputs("03_ceilings.ipynb").splitlines())
     assert "(82% of the white paper's 989.4)" not in appendix("appendix-03-ceilings.md")
 
 
 def test_03_review_32b_the_softmax_reading_flags_two_sessions_and_the_exp_roof():
     reading = _md_cell("On the recorded H200")
     # the softmax (10:15 UTC) and the ceilings (23:41 UTC) are two sessions; the appendix compares their copy roofs
-    assert "(softmax and ceilings from two sessions, [copy roofs 0.1% apart]" in reading
-    assert "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in words(appendix("appendix-03-ceilings.md"))
+    # (review 40b: that provenance is the appendix's alone, behind the reading's link)
+    assert "[a copy timed beside it](../docs/appendix-03-ceilings.md#the-recorded-run)" in reading
+    page = words(appendix("appendix-03-ceilings.md"))
+    assert "These are separate runs." in page and "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in page
     assert f"{1 - 4276 / 4280:.1%}" == "0.1%"
     # the FMA ridge is not the softmax's compute roof: its exps are (notebook 04)
     # review 33: the pointer names what notebook 04 states (the exps do not bind), not a ridge 04 never gives
