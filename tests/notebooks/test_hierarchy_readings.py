@@ -224,7 +224,7 @@ def test_05_review_12c_the_models_caveat_comes_with_the_model():
     intro = next(i for i, c in enumerate(cells) if c.startswith("## 6."))
     explorer = next(i for i, c in enumerate(cells) if "working_set_explorer" in c)
     # review 36c: said after the student has seen the model (the explorer), where its failure is measured
-    after = next(i for i, c in enumerate(cells) if c.startswith("Inside the L2 level the kernel beats"))
+    after = next(i for i, c in enumerate(cells) if c.startswith("The kernel beats the model most"))
     assert intro < explorer < after and "neither a forecast nor a bound" in " ".join(cells[after].split())
     assert sum("forecast nor a bound" in " ".join(c.split()) for c in cells) == 1
 

@@ -22,7 +22,7 @@ def test_section_5_is_about_the_counters_peaks_not_ncus_chart():
     after = _md("cc5a9b48")
     assert "its L2 and L1 peaks are not" not in after
     # review 39c: one sentence; the chart's counters are the appendix's (linked from the section it points to)
-    assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" in after
+    assert "The L1 and L2 peaks count wider paths than loads get" in after
     assert "#measured-roofs-against-ncus-peaks)" in after and ANCHOR not in after
     measured = words(appendix(PAGE).split("## Measured roofs against ncu's peaks")[1].split("\n## ")[0])
     assert f"ncu's roofline chart draws its L1 and L2 roofs from other counters ([below]({ANCHOR}))" in measured
@@ -49,7 +49,7 @@ def test_shared_fetches_are_a_hypothesis_beside_l1_hits():
     text = _md("9437f8c3")
     assert "beats that roof because its blocks share fetches" not in text
     # review 39c: the mechanism left unmeasured is labelled; the 98% is the reading
-    assert "Hypothesis: its blocks reach each byte at different times." in text
+    assert "Hypothesis: each byte's 25 readers reach it at different times, so seldom share fetches." in text
 
 
 def test_the_appendix_names_the_charts_counters_with_provenance():
