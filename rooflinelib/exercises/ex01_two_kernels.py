@@ -22,7 +22,8 @@ INTENSITIES = (20.0, 80.0)
 
 
 # Notebook 01 calls this GPU's compute roof "its fp32 roof" (review 11a, K-01-2), and so may the
-# answer; a bandwidth named by its figure stays unread, as "3 TB/s" for a 2 TB/s case would pass.
+# answer; a bandwidth named by its figure is not a synonym of "memory", as "3 TB/s" for a 2 TB/s
+# case would pass: _check_active_roof reads it against the case's own bandwidth.
 _COMPUTE_WORDS = ("fp32", "fp32 compute", "fp32 fma", "fp32 fmas", "fp32 vector",
                   f"{PEAK_GFLOPS / 1000:g} tflop/s", f"{PEAK_GFLOPS / 1000:g} tflops",
                   # review 31k1 (key 1, item 2): "compute roof (fp32)", "compute bound (flat roof)"
@@ -114,11 +115,36 @@ def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_
 def check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
     answers = {(20.0, BANDWIDTHS_GBPS[0]): roof_20_at_3, (80.0, BANDWIDTHS_GBPS[0]): roof_80_at_3,
                (20.0, BANDWIDTHS_GBPS[1]): roof_20_at_2, (80.0, BANDWIDTHS_GBPS[1]): roof_80_at_2}
-    return report("Active roofs", *[
-        check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth),
-                   f"active roof, {_case_name(intensity, bandwidth)}", choices=_SIDES,
-                   hints={"ridge": _ridge_hint(intensity, bandwidth)})
-        for (intensity, bandwidth), answer in answers.items()])
+    return report("Active roofs", *[_check_active_roof(answer, intensity, bandwidth)
+                                    for (intensity, bandwidth), answer in answers.items()])
+
+
+#: A bandwidth roof named by its figure: "2 TB/s", "the 3 TB/s roof" (review 40k1, key 1, item 1).
+_BANDWIDTH_ROOF = re.compile(r"^\s*(?:the\s+)?(\d+(?:\.\d+)?)\s*tb/s(?:\s+(?:hbm|bandwidth|memory))?"
+                             r"(?:\s+(?:roof|ceiling))?\s*$", re.IGNORECASE)
+
+
+def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
+    """One case's active roof.  A bandwidth roof named by its figure is read as the memory roof
+    when it is this case's bandwidth; another case's figure hears which roof it names, so that
+    "3 TB/s" in a 2 TB/s case does not pass as "memory"."""
+    question = f"active roof, {_case_name(intensity, bandwidth)}"
+    named = _BANDWIDTH_ROOF.match(answer) if isinstance(answer, str) else None
+    if named is None:
+        return check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth), question,
+                          choices=_SIDES, hints={"ridge": _ridge_hint(intensity, bandwidth)})
+    figure = float(named.group(1))
+    if abs(figure * 1000 - bandwidth) > 1e-9 * bandwidth:
+        other = ("the roof of the other case's bandwidth" if any(
+            abs(figure * 1000 - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS) else "no roof of this exercise")
+        return Check(question, "fail", f"{figure:g} TB/s is {other}; this case has "
+                                       f"{bandwidth / 1000:g} TB/s: is the active roof 'memory' "
+                                       "or 'compute'?")
+    check = check_side("memory", intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES)
+    reading = f"read {answer.strip()!r} as this case's bandwidth roof, 'memory'"
+    if check.passed:
+        return Check(question, "pass", f"correct: {reading}")
+    return Check(question, check.status, f"{reading}: {check.message}")
 
 
 def _ridge_hint(intensity: float, bandwidth: float) -> str:
@@ -140,6 +166,8 @@ def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
 
 
 _PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
+#: "1.5x slower", "1.5 times slower": the factor with its word; "33% slower" keeps its % reading.
+_SLOWER = re.compile(r"(x|%|\btimes|\bpercent)\s+slower\s*$", re.IGNORECASE)
 
 #: The slowdown's ±2%, its edge included (review 15e, 4): 1.47 for 1.5 sits on the edge, and
 #: "32%" (1 / 0.68 = 1.4706) inside it; without the margin, rounding in the subtraction refused
@@ -151,6 +179,9 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     """Old rate / new rate, as a factor; a percentage is read as the share of the rate lost
     ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
     model conclusion quotes."""
+    if isinstance(answer, str):
+        # review 40k1, key 1, item 3: "1.5x slower" reads as "1.5x" (old rate / new rate)
+        answer = _SLOWER.sub(r"\1", answer)
     if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
         return check_number(answer, key, question, unit="x", rtol=_SLOWDOWN_RTOL, mistakes=mistakes,
                             factor_hints=False)
@@ -384,8 +415,10 @@ def _extras(roofs, slopes, kernels) -> list:
                                    "more than the four cases")
     if not extra:
         return []
-    return ["the figure holds more than asked (one compute ceiling, two memory ceilings, four "
-            "points): remove " + "; ".join(extra)]
+    # Review 40k1 K1-2: the page asks for exactly these (cells 0 and 10 say so), so an extra
+    # point below the roofs is refused by what the page says, not by an unstated rule.
+    return ["the figure holds more than the page asks (exactly one compute ceiling, two memory "
+            "ceilings and four points): remove " + "; ".join(extra)]
 
 
 def _unknown_ceiling(points, memory_roofs: dict):

@@ -343,10 +343,13 @@ def _rows() -> tuple:
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
                                 "sum, divide"),
              (soft.intensity * fp32, bytes_not_elements)),
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but the five round trips of "
-                                         "the row through HBM (three reads, two writes) stay; "
-                                         "fusion removes three of them and keeps fp32 exact, so "
-                                         "it is the first to try"}),
+            # Review 40k1 K2-1: this 64 MiB row does not fit on chip, so fusion (an online
+            # normalizer, two streams of the row) leaves 3 of the 5 accesses, as the model answer
+            # says; 2 of them only when the row fits on chip.
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "but the five HBM accesses of "
+                                         "the row (three reads, two writes) stay; fusion removes "
+                                         "two of them (three if the row fits on chip) and keeps "
+                                         "fp32 exact, so it is the first to try"}),
         # Review 15b, 1: the thread-load count is not what HBM sees (a warp shares its loads of A),
         # so the row says to count every thread's loads as HBM traffic; a count that lets the warp
         # share them, about twice the key, hears that.
@@ -398,7 +401,9 @@ def _rows() -> tuple:
             runs_on="CUDA cores (fp32 vector units)",
             step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
                                          "reads; batching keeps the weights exact"}),
-        Row(7, gemm, "GEMM, library kernel with full reuse", "N = 4096 fp32", "fp32",
+        # Review 40k1 K2-2: the row says C = AB, so the count that also reads C (beta != 0) is
+        # refused by what the student was shown, not by an unstated convention.
+        Row(7, gemm, "GEMM C = AB, library kernel with full reuse", "N = 4096 fp32", "fp32",
             frozenset({"instruction-mix", "smaller-dtype"}), {},
             ((gemm.intensity / 2, fma_is_two),
              (gemm.n_flops / (2 * square * square * fp32), "you left out writing C: A, B and C "

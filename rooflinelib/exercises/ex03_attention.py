@@ -81,9 +81,11 @@ def check_flops(attention_flops):
     return check_function(
         attention_flops, _flops, SAMPLES, "attention FLOPs(s, d)",
         mistakes=[
+            # Review 40k1 K3-1: the softmax counted per output element (c s d) is within the
+            # tolerance of leaving it out at every test point, so one hint names both
             (lambda s, d: _flops(s, d) - softmax * s * s,
-             "you left out the softmax: a few FLOPs for every score (max, subtract, exp, sum, "
-             "divide)"),
+             "the softmax is missing, or counted per output element (s x d): it costs a few "
+             "FLOPs for every score, s x s of them (max, subtract, exp, sum, divide)"),
             # Review 10b K3-C1: the GEMMs right and the softmax miscounted (3 FLOPs per score is
             # the usual slip) differ from the key by a multiple of s^2: name the softmax
             # (review 19k1 K3-1: at c = 1 the softmax is counted as 1 FLOP, not left out)
@@ -137,6 +139,11 @@ def check_fused_bytes(fused_bytes):
             (lambda s, d: e * 3 * s * d, "the output O is written to HBM too"),
             (lambda s, d: _unfused_bytes(s, d), "that is the unfused count: a fused kernel "
                                                 "keeps the s x s matrices on chip"),
+            # Review 40k1 K3-3: the log-sum-exp per row (bf16 or fp32) that a training kernel
+            # writes for its backward pass; the page's count is Q, K, V in and O out
+            *[(lambda s, d, c=c: _fused_bytes(s, d) + c * s,
+               "this count holds only Q, K and V read and O written: leave out the per-row "
+               "log-sum-exp a training kernel also writes") for c in sorted({e, 4})],
         ])
 
 

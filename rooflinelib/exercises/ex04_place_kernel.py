@@ -567,7 +567,8 @@ def _with_unit(function, unit: str):
         return function
 
     def read(**point):
-        result = function(**point)
+        # positionally (review 40k2 item 3): a student's def f(N) is as good as the stub's def f(n)
+        result = function(*point.values())
         if isinstance(result, str) and not is_unanswered(result):
             try:
                 return read_number(result, "its result", unit)
@@ -731,12 +732,20 @@ def _reduction_roof_slips(red: dict) -> list:
     return slips
 
 
-def _reduction_roof_bandwidths(setup, red: dict) -> list:
+def _reduction_roof_bandwidths(setup, red: dict, answer=None) -> list:
     """The sum's roof against a bandwidth other than R (review 31k2 item 3): I x C, the copy
     ceiling, and, on an H200, I x its datasheet bandwidth; each only where it is more than 2% from
-    the key's roof, the compute roofs and I x B, which have hints of their own."""
+    the key's roof, the compute roofs and I x B, which have hints of their own.  Review 40k2 item 1:
+    where the GiB reading of I x R lies within 2% of one of them (I x C on the recorded H200), the
+    reading nearer ``answer`` comes first, as for the fraction; and the fp32 P, with no min taken,
+    is named as that slip (review 40k2 item 2)."""
     named = [red["roof"], red["peak"], red["adds_peak"], red["roof_b"]]
     slips = []
+    if setup.fp64_gflops and all(abs(setup.peak_gflops / w - 1) > 0.02 for w in named):
+        slips.append((setup.peak_gflops, "that is the fp32 roof P alone: the sum's adds are float64, "
+                                          "and its roof is the min of its compute roof and I x R, "
+                                          "which at this intensity is far lower"))
+        named.append(setup.peak_gflops)
     for gbps, hint in (
             (setup.dram_copy_gbps, "that is I x C, the copy ceiling; the reduction only reads: its "
                                    "roof is I x R"),
@@ -747,7 +756,7 @@ def _reduction_roof_bandwidths(setup, red: dict) -> list:
         if wrong and wrong < red["peak"] and all(abs(wrong / w - 1) > 0.02 for w in named):
             slips.append((wrong, hint))
             named.append(wrong)
-    return slips
+    return _gib_reading(red["roof"], slips, answer, unit="GFLOP/s")
 
 
 def _fma_wrong_roofs(setup, fma: dict) -> list:
@@ -918,7 +927,8 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                       "reduction only reads: its roof is I x R")
                               if all(abs(m[0] / p - 1) > 0.02
                                      for p in (red["peak"], red["adds_peak"]))]
-                           + _reduction_roof_slips(red) + _reduction_roof_bandwidths(setup, red),
+                           + _reduction_roof_slips(red)
+                           + _reduction_roof_bandwidths(setup, red, reduction_roof),
                            at_most=above_p64))),
                        lambda: check_number(reduction_roof, red["adds_roof"], "reduction roof",
                                             unit="GFLOP/s"),
@@ -1012,7 +1022,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     )
 
 
-def _gib_reading(key: float, divisors: list, answer) -> list:
+def _gib_reading(key: float, divisors: list, answer, unit: str = "fraction") -> list:
     """The wrong-divisor slips ``divisors`` ((fraction, hint) pairs: B, a datasheet's bandwidth),
     with the GiB reading where it lies among them.  Review 37k2 K4-1: a fraction whose GB/s were
     converted with GiB (bytes / 2^30) is key / 1.074; where a divisor's fraction lies within 2% of
@@ -1025,7 +1035,7 @@ def _gib_reading(key: float, divisors: list, answer) -> list:
     gib_text = ("did you convert with GiB (2^30 bytes)? This course uses decimal GB (10^9 bytes), "
                 "and GiB gives about 7% less")
     try:
-        value = read_number(answer, "fraction", "fraction")
+        value = read_number(answer, unit, unit)
     except (AnswerError, NotAnsweredError):
         value = gib
     off_gib = abs(value / gib - 1)

@@ -434,7 +434,9 @@ MODEL_ANSWERS = {
          "that stalls takes longer")),
     3: None,  # filled in by _numeric_answers(), from the drill's data
     4: None,
-    # Review 35k2 (clarity): the two answers expected first, then the other conventions
+    # Review 35k2 (clarity): the two answers expected first, then the other conventions.
+    # Review 40k2 D5-1: the last sentence once said "otherwise 8x almost always comes from the
+    # bytes", which read as denying the FLOP-side cases listed just above it.
     5: ("Intensity depends on conventions, so both can be right; until both state their sizes "
         "and conventions, the two numbers cannot be compared.\n"
         "Two answers an interviewer expects:\n"
@@ -449,12 +451,12 @@ MODEL_ANSWERS = {
         "- sparsity: an unstructured sparse kernel's dense-equivalent count differs by 1 / "
         "density, any factor.\n"
         "At one size, a multiply-add as one or two FLOPs changes the count by 2x, and 2:4 "
-        "structured sparsity counted or not by 2x; otherwise a gap of 8x almost always comes from "
-        "the bytes.",
+        "structured sparsity counted or not by 2x. When none of the cases listed above applies, "
+        "look first at the bytes for a gap of 8x.",
         ("different memory levels", "ideal versus measured bytes",
          "at one size, a multiply-add as 1 or 2 FLOPs and 2:4 sparsity explain 2x each; "
          "unstructured sparsity (1 / density), instruction sequences or a complex multiply-add "
-         "(1 or 8 FLOPs) can reach 8x; otherwise 8x comes from the bytes",
+         "(1 or 8 FLOPs) can reach 8x; when none of these applies, look first at the bytes",
          "the same kernel at another size, shape or data type")),
     6: ("A kernel's intensity belongs to its algorithm and data layout; the GPU only decides "
         "where the ridge, P/B, sits. Over recent generations peak arithmetic, above all on "

@@ -105,10 +105,13 @@ def test_k01_2_the_courses_names_for_the_roofs_are_read(answers):
     assert ex01.check_active_roofs(*answers).passed
 
 
-def test_k01_2_a_wrong_roof_in_the_courses_words_still_fails_and_a_bandwidth_figure_is_not_read():
+def test_k01_2_a_wrong_roof_in_the_courses_words_still_fails_and_a_bandwidth_figure_is_not_memory():
     wrong = ex01.check_active_roofs("fp32 roof", "slanted roof", "memory", "compute")
     assert [c.status for c in wrong.checks] == ["fail", "fail", "pass", "pass"]
-    assert ex01.check_active_roofs("3 TB/s", "compute", "memory", "compute").checks[0].status == "invalid"
+    # review 40k1: a bandwidth figure is read against the case's own bandwidth, not as "memory":
+    # "3 TB/s" for the 2 TB/s case still fails
+    assert ex01.check_active_roofs("3 TB/s", "compute", "memory", "compute").checks[0].status == "pass"
+    assert ex01.check_active_roofs("memory", "compute", "3 TB/s", "compute").checks[2].status == "fail"
 
 
 def test_k01_1_a_point_whose_hover_text_was_replaced_is_told_so():

@@ -55,7 +55,7 @@ def test_drill_7_key_still_passes():
 def test_drill_5_model_answer_puts_an_8x_gap_on_the_bytes():
     # K10c-3: FLOP conventions were offered as the explanation of an 8x gap
     answer, points = ex05.MODEL_ANSWERS[5]
-    assert "changes the count by 2x" in answer and "8x almost always comes from the bytes" in answer
+    assert "changes the count by 2x" in answer and "look first at the bytes for a gap of 8x" in answer
     assert "transcendentals" not in answer
     assert any("explain 2x each" in point for point in points)  # review 34k2: 2:4 sparsity only
 

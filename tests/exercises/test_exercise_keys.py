@@ -601,10 +601,10 @@ def test_the_vector_add_accepts_a_bandwidth_score_as_the_reduction_does(step):
     assert ex02._row(1).first_steps == ex02._row(2).first_steps
 
 
-def test_the_three_pass_softmax_dtype_note_counts_round_trips_not_passes():
+def test_the_three_pass_softmax_dtype_note_counts_accesses_not_passes():
     # review 6b K2-1: a smaller type passes (memory-bound, as rows 6 and 8), with a note
     check = ex02.check_row(3, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, "smaller dtype").checks[4]
-    assert check.status == "pass" and "five round trips" in check.message and "three reads, two writes" in check.message
+    assert check.status == "pass" and "five HBM accesses" in check.message and "three reads, two writes" in check.message
     assert "five passes" not in check.message
 
 

@@ -122,7 +122,7 @@ def test_drill_5_says_the_2x_rule_consistently():
     # review 35k2 split the answer into two lists; the same three claims
     assert "2:4 structured sparsity counted or not by 2x" in text
     assert "Other conventions that can reach 8x:" in text
-    assert "otherwise a gap of 8x almost always comes from the bytes" in text
+    assert "When none of the cases listed above applies, look first at the bytes for a gap of 8x" in text
 
 
 @pytest.mark.parametrize("answer", [0.2, "20%"])
