@@ -18,7 +18,9 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # per-kernel tables are the appendix's
     assert ("Lab 3 also times `sweep_pipelined` (each thread walks 16 vectors, loading the next while it computes) "
             "and keeps the faster at each K.") in prose and "\nenvelope   " in appendix("appendix-04-sweep.md")
-    assert "**Caveat: an envelope.** B is `sweep`'s" in prose  # review 26b
+    # review 40b: the caveat, with why it matters (the ridge mixes two kernels' roofs), is the appendix's
+    assert "**Caveat: an envelope.**" not in prose and ("B is `sweep`'s and P `sweep_pipelined`'s. Its ridge P/B "
+                                                       "therefore mixes two kernels' roofs") in words(appendix("appendix-04-sweep.md"))
     # the launches are measured (10 us between kernels), not blamed
     assert "(extra launches" not in prose + printed and "= time outside the kernels, an estimate (us)" in printed  # review 36b: the row is named by what it is
     # 7c T04-2, 9c T9c-2: a difference of two runs, one with flushed caches: an estimate, not a bound
@@ -26,7 +28,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 19c: the 12 us is a two-run estimate with its upper end, not a measured launch time
     # review 26b: the result in one sentence; the estimate's method is the appendix's
     # review 27b: the sentence says it is an estimate from two runs and gives its upper end
-    assert "by this estimate about 12 µs, well under the 98 µs shortfall" in prose  # review 35b: the upper end is the appendix's
+    # review 40b: the estimate with the appendix's upper end, so "inside the kernels" is not overstated
+    assert "about 12 µs by this estimate, of the 98 µs shortfall, and at most about 42 µs" in prose
     assert "The time between kernels is about 12 µs" not in prose and "two-run estimate" not in prose
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
     assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
@@ -39,10 +42,12 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 27b: a read-modify-write shows as DRAM reads, and the 32 x 8 blocks complete each sector in
     # one pass: the page claims no hypothesis with a counter that cannot test it; both are the appendix's
     assert "Hypothesis: these writes cost the naive kernel" not in prose and "read-modify-write" not in prose
+    # review 40b: the section closes on the likelier hypothesis, labelled
     assert prose.split("## What to take away")[0].rstrip().endswith(
-        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. What costs the rest is open: "
-        "no profile of the transpose was recorded; two hypotheses and the counters that would decide are in the "
-        "[appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes).")
+        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. No profile of the transpose "
+        "was recorded. **Hypothesis**, the likelier of two: the rest is a cost per request, since each warp's "
+        "column store is 32 partial-sector writes instead of 4 full ones "
+        "([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
     assert "Two hypotheses for the rest, undecided." in words(appendix("appendix-04-sweep.md"))
     assert "would settle it" in words(appendix("appendix-04-sweep.md"))  # the counters: appendix
 
@@ -59,7 +64,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
     envelope, one = summary["envelope"], summary["sweep"]
     for quoted in (f"ridge is {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
-                   f"reached {envelope['at_ridge']:.0%} there"):
+                   f"the sweep reached {envelope['at_ridge']:.0%}."):
         assert quoted in prose, quoted
     # review 18c: the one-vector kernel's knee and share are the table's, not the prose's
     # review 19c: the per-kernel summary is the appendix's; the page prints the envelope's roof table
@@ -75,7 +80,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
     # review 19c: a two-run estimate, not the profiling run's difference read as launches
-    assert f"by this estimate about {split['between_s'] * 1e6:.0f} µs, well under the 98 µs shortfall" in prose  # review 35b
+    assert f"about {split['between_s'] * 1e6:.0f} µs by this estimate, of the 98 µs shortfall" in prose  # review 40b
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -208,7 +213,7 @@ def test_04_says_the_two_kernels_tie_at_k_40():
     # review 18c: the table's omitted rows' lead is said, and checked below (review 32b: it starts at K = 16)
     # review 19c: one caveat sentence; the leads are the appendix's table
     # review 26b: who wins where (a 0.16% lead at K = 40, "a tie") is the appendix's alone
-    assert "tie at K = 40" not in prose and "B is `sweep`'s and P `sweep_pipelined`'s." in prose
+    assert "tie at K = 40" not in prose and "B is `sweep`'s and P `sweep_pipelined`'s." in words(appendix("appendix-04-sweep.md"))  # review 40b
     assert f"{at40['sweep_pipelined'] / at40['sweep'] - 1:+.1%}  sweep_pipelined" in appendix("appendix-04-sweep.md")
     assert f"{at40['sweep_pipelined']:,.0f} against {at40['sweep']:,.0f} GFLOP/s, a tie" in words(appendix("appendix-04-sweep.md"))
     assert "`sweep_pipelined` from K = 40 (at K = 64" not in prose
@@ -218,7 +223,7 @@ def test_04_says_the_two_kernels_tie_at_k_40():
 def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sentence():
     # C04-1: the two-kernel cell no longer carries verification, PTX and power; C04-3: mixes
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
-    kernels = next(t for t in md if t.startswith("**Caveat: an envelope.**"))
+    kernels = appendix("appendix-04-sweep.md").split("*The envelope.*")[1].split("\n\n")[0]  # review 40b: moved
     for aside in ("fma.rn.f32", "low-power", "bit for bit"):
         assert aside not in kernels, aside
     # review 15: the box stood before the table it spoke of; it is the appendix's now, linked in
@@ -233,7 +238,9 @@ def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sent
     prose = words(markdown("04_sweep.ipynb"))
     assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
     knee = next(t for t in md if "the ridge is 15.21" in t)
-    assert "mix" not in knee and "15.40" in knee  # review 15c: no undefined "write-mix ridge"
+    assert "mix" not in knee  # review 15c: no undefined "write-mix ridge"
+    # review 40b: Lab 1's cross-check is the appendix's (the corner's cell states its answer only)
+    assert "15.40" not in knee and "Lab 1's copy ridge, 15.40 FLOP/byte, agrees" in words(appendix("appendix-04-sweep.md"))
 
 
 def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_it():
@@ -250,7 +257,8 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 26b: the result in one sentence; the method and the upper end are the appendix's
     # review 27b: an estimate from two runs, with its upper end (the appendix derives it)
     # review 35b: the finding and its number; the upper end is the appendix's
-    answer = f"**Mostly not:** by this estimate about {between:.0f} µs, well under the {shortfall:.0f} µs shortfall."
+    # review 40b: with the appendix's upper end (42 us), still under half the shortfall
+    answer = f"**Mostly not:** about {between:.0f} µs by this estimate, of the {shortfall:.0f} µs shortfall, and at most about 42 µs"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -304,8 +312,9 @@ def test_04_says_a_live_run_scores_the_softmax_and_the_transpose_on_the_stored_l
     # review 32b: the same two facts, shorter (words paid for the clarity items)
     # review 35b: the spread of the page's copy rates said once
     # review 37b: each experiment times its own copy (4,183 and 4,176 GB/s in one run)
-    assert ("Copy speed: recorded, each experiment times its own copy; live, your Lab 1 copy roof. Separate runs' "
-            "copies differ by up to 2.5%.") in words(md["sweep-14"])
+    # review 40b: the copy speed's provenance left the prediction for the appendix (the printed line names the copy)
+    assert "Copy speed:" not in md["sweep-14"] and ("A recorded experiment scores its kernels against a copy it times "
+                                                   "itself") in words(appendix("appendix-04-sweep.md"))
     assert "cancels that drift" not in md["sweep-14"]
     # review 19c: only the recorded run times its own copy; a live run uses Lab 1's copy mix
     assert "a copy timed in its own run" not in md["sweep-00"]
@@ -372,7 +381,8 @@ def test_04_keeps_mode_mechanics_and_asides_out_of_its_concept_sentences():
     # review 15: the knee and why the corner is round are two sections
     # review 15c: the round corner is two sentences in the knee's section
     assert _nb04_cell("sweep-10").source.startswith("## The knee and the round corner")
-    assert _nb04_cell("sweep-12b").source.startswith("**Caveat: an envelope.**")  # review 19c
+    # review 19c: the envelope's caveat; review 40b: the appendix's, in its corner section
+    assert "*The envelope.*" in appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1]
     # review 26b: the slow climb right of the ridge (and why is open) is the appendix's
     assert "Right of the ridge the curve climbs slowly" not in words(_nb04_cell("sweep-12").source)
     assert "Right of the ridge the envelope climbs slowly" in words(appendix("appendix-04-sweep.md"))
@@ -433,7 +443,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "by this estimate about 12 µs, well under" in prose  # review 35b
+    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "about 12 µs by this estimate" in prose  # review 40b
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -498,7 +508,7 @@ def test_04_review_9c_the_time_outside_the_kernels_is_an_estimate_not_a_bound():
 
 def test_04_review_9c_each_number_of_a_pair_names_its_kernel():
     # C9c-1: "40,537 against 40,471" read as sweep first; each number now names its kernel
-    prose = _nb04_md("sweep-12b")  # review 19c: the two kernels' caveat
+    prose = words(markdown("04_sweep.ipynb"))  # review 19c: the two kernels' caveat (review 40b: gone to the appendix)
     at = {k: _sweep_kernels_at(k) for k in (40, 64)}
     assert f"{at[40]['sweep_pipelined']:,.0f} against {at[40]['sweep']:,.0f}" not in prose
     assert f"{at[64]['sweep_pipelined']:,.0f} against" not in prose and "the pipelined kernel 4,063" not in prose
@@ -560,7 +570,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # review 33: the corner's sentence carries the appendix's weight (issue slots a few percent at most)
     # review 36b: "issue slots" in plain words (the instructions that share the FMAs' cycles)
     # review 37b: the figure's dip at K = 128 is named on the same link (the page keeps 7 appendix links)
-    assert "why is open" not in text and words(text).endswith("**Hypothesis:** partial overlap rounds the corner; loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count; the dip at K = 128 is unexplained: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).")
+    # review 40b: one hypothesis in the lesson; the issue-slot count, the early knee and the dip behind one link
+    assert "why is open" not in text and words(text).endswith("**Hypothesis:** the memory and FMA times partly overlap near the ridge, which rounds the corner; a profile's instruction counts and warp stall reasons would decide. Other causes, why the knee turns early, and the dip at K = 128: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -601,7 +612,9 @@ def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     from rooflinelib.experiments import rows as _rows
     gap = copy_ridge / _rows.sweep_summary_rows(recorded("sweep"))[0]["ridge"] - 1
     # review 36b: the gap as measured (1.2%), not a loose "within 2%"
-    assert f"Lab 1's copy ridge, {copy_ridge:.2f}, agrees within {gap:.1%}: a copy too reads and writes every element." in prose
+    # review 40b: the cross-check is the appendix's
+    assert f"Lab 1's copy ridge, {copy_ridge:.2f} FLOP/byte, agrees with the sweep's 15.21 within {gap:.1%}: a copy too reads and writes every element." in words(appendix("appendix-04-sweep.md"))
+    assert "15.40" not in prose
     # T04-4: the dip is in both kernels
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
@@ -644,13 +657,13 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     appendix04 = words((ROOT_04 / "docs" / "appendix-04-sweep.md").read_text())
     assert "added up instead of overlapping" not in appendix04 and "would put the knee at the ridge" in appendix04
     # review 17a: B and P come from the two kernels; the take-away credits the profiler with what it did
-    assert "B is `sweep`'s and P `sweep_pipelined`'s." in words(_nb04_md("sweep-12b"))  # review 19c: the caveat
+    assert "B is `sweep`'s and P `sweep_pipelined`'s." in appendix04  # review 19c: the caveat (review 40b: the appendix's)
     # review 18c: what the profiler showed, not "ruled out"; review 19c: an estimate, not the profiler's reading
     assert "the profiler put the launches at" not in prose and "ruled out" not in prose
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
     assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" not in prose
     assert "explanation with a measurement. - Score a memory-bound kernel" in prose
-    assert "by this estimate about 12 µs, well under the 98 µs shortfall" in prose  # review 35b
+    assert "about 12 µs by this estimate, of the 98 µs shortfall" in prose  # review 40b
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -772,14 +785,14 @@ def test_04_review_15_each_section_is_one_idea():
     md = [c.source for c in cells("04_sweep.ipynb") if c.cell_type == "markdown"]
     # review 19c: the two kernels are a caveat paragraph after the knee, not a section
     assert not any(t.startswith("## One dial, two kernels") for t in md)
-    kernels = next(t for t in md if t.startswith("**Caveat: an envelope.**"))
+    kernels = appendix("appendix-04-sweep.md").split("*The envelope.*")[1].split("\n\n")[0]  # review 40b: moved
     assert "- **B**, its highest GB/s" not in kernels and "Is the measurement honest" not in kernels
     roofs = next(t for t in md if t.startswith("## The sweep against its own roofs"))
     assert "- **B**, its highest GB/s" in roofs and "- **P**, its highest GFLOP/s" in roofs
     assert any(t.startswith("## The knee and the round corner") for t in md)  # review 15c: one section
     assert any(t.startswith("## Is the shortfall the two extra launches?") for t in md)
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.index("## The sweep against its own roofs") < prose.index("## The knee and the round corner") < prose.index("**Caveat: an envelope.**")
+    assert prose.index("## The sweep against its own roofs") < prose.index("## The knee and the round corner") < prose.index("## Predict, then measure")
 
 
 def test_04_review_15_per_kernel_claims_are_printed_per_kernel():
@@ -839,7 +852,8 @@ def test_04_review_15_uses_no_term_notebook_03_may_leave_to_its_appendix():
     # 04 named "full occupancy", a term only notebook 03's lesson defined: said in warps (01's) instead
     prose = words(markdown("04_sweep.ipynb"))
     assert "occupancy" not in prose
-    assert "which notebook 03 found enough for the FMA peak when every SM holds as many warps as it can" in prose
+    # review 40b: nor does it imply the sweep kernels run with every SM full of warps (not shown)
+    assert "as many warps" not in prose and "A vector's four floats are four independent FMA chains per thread." in prose
 
 
 # --- review 15c (a fresh expert read): notebook 04 -----------------------------------------------
@@ -868,7 +882,9 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
     assert "load, store or loop instruction" not in prose + page
     # review 19c: the hypotheses are the appendix's; review 32b: the lesson gives issue slots' bound, once
     # review 36b: the lesson names the instructions in plain words; "issue slot" stays the appendix's
-    assert "issue slot" not in prose.lower() and "loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count" in prose
+    # review 40b: the instruction count is the appendix's alone, behind the corner's one link
+    assert "issue slot" not in prose.lower() and "a few percent of the FMAs' cycles" not in prose
+    assert "alone would cost at most 384/400, about 96% at K = 96" in page
     assert "each address, load or store instruction takes an FMA's issue slot" in page
     assert "a near-constant loss of about 1%, not a 1/K one" in page
 
@@ -876,7 +892,7 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
 def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_explained():
     # E04-3: B is K = 16's rate, not an end of the sweep; C: why the knee's slope is 1/2
     prose = words(markdown("04_sweep.ipynb"))
-    assert "from the sweep's ends" not in prose and "The ridge P/B, from the sweep's best rates" in prose
+    assert "from the sweep's ends" not in prose and "The ridge P/B comes from the sweep's best rates." in prose
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
@@ -896,7 +912,7 @@ def test_04_review_15c_the_transpose_names_read_and_write_counters_in_the_append
     # review 27b: the page names no counter (a write counter alone cannot test a read-modify-write);
     # the hypotheses and the full command are the appendix's
     assert "would settle it" not in prose and "dram__bytes_read.sum" not in prose and "dram__bytes_write.sum" not in prose
-    assert "two hypotheses and the counters that would decide are in the [appendix]" in prose
+    assert "**Hypothesis**, the likelier of two: the rest is a cost per request" in prose  # review 40b
     assert "dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum" in page
     assert "could show up as reads as well as writes" in page
 
@@ -979,13 +995,13 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     # review 32b: K = 64 is I = 16, not the ridge: no overlap gives 51% there
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
-    assert (f"With no overlap the formula above predicts about 50% of the roof at the ridge (51% at K = 64); the sweep "
-            f"reached {envelope['at_ridge']:.0%} there. **Hypothesis:** partial overlap rounds the corner") in words(text)
+    assert (f"there the no-overlap formula gives {i / (i + ridge):.0%} of the roof, and the sweep reached "
+            f"{envelope['at_ridge']:.0%}. **Hypothesis:** the memory and FMA times partly overlap") in words(text)  # review 40b
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
     # review 19c: each kernel alone is the caveat's and the appendix's
-    assert "Each alone turns within two K steps of its own ridge" in words(_nb04_md("sweep-12b"))
+    assert "Each alone turns within two K steps of its own ridge" in words(appendix("appendix-04-sweep.md"))  # review 40b
     assert "each alone turns within two K steps of its ridge" in words(appendix("appendix-04-sweep.md"))
     for r in rows.sweep_summary_rows(recorded("sweep"))[1:]:
         assert 0 <= QUOTED_STEPS.index(r["ridge_k"]) - QUOTED_STEPS.index(r["knee_k"]) <= 2, r["curve"]
@@ -1029,8 +1045,9 @@ def test_04_review_19c_the_figure_and_the_lesson_read_the_envelope_alone():
     # review 25b: the kernel is named and defined once in the dial section; the caveat names it again
     dial = next(i for i, c in enumerate(md) if c.source.startswith("## The dial: I = K/4"))
     caveat = [i for i, c in enumerate(md) if "`sweep_pipelined`" in c.source]
-    assert caveat == [dial, knee + 2] and md[knee + 2].source.startswith("**Caveat: an envelope.**")
-    assert len(md[knee + 2].source.split()) <= 80
+    # review 40b: the caveat after the knee is the appendix's, with why it matters
+    assert caveat == [dial] and not any(c.source.startswith("**Caveat: an envelope.**") for c in md)
+    assert "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
 
 
 def test_04_review_19c_the_roof_table_prints_the_corner_not_every_k():
@@ -1095,7 +1112,7 @@ def test_04_review_20a_the_naive_transposes_l2_traffic_explains_a_quarter():
     assert 0.2 < est["share"] < 0.3  # "about a quarter"
     text = _md04()["sweep-20"]
     assert "The likely cost is the 8x sector traffic at the L2" not in text
-    assert "those sectors take about a quarter of the measured time. What costs the rest is open:" in words(text)  # review 27b
+    assert "those sectors take about a quarter of the measured time. No profile of the transpose was recorded." in words(text)  # review 40b
     page = words(appendix("appendix-04-sweep.md"))
     assert "L2 sector traffic alone explains about a quarter of the naive kernel's time." in page
     for quoted in (f"({l2:,.0f} GB/s) that takes {est['l2_s'] * 1e6:.0f} us",
@@ -1130,7 +1147,7 @@ def test_04_review_20a_trivial_items():
     # item 5: the table's last line gives the knee's nearest K (56) and the ridge, not K = 64
     assert "nearest K = 64" not in md["sweep-12"]
     assert ("the ridge is 15.21 FLOP/byte and the knee is at 13.57 (K = 56), both on the table's last line. "
-            "The ridge's nearest K is 64, one sweep step on") in md["sweep-12"]
+            "The ridge's nearest K is 64;") in md["sweep-12"]
     from rooflinelib.lessons.sweep_lesson import roof_table
     from rooflinelib.store.results import recorded
     last = roof_table(recorded("sweep")).rstrip().splitlines()[-1]
@@ -1143,7 +1160,7 @@ def test_04_review_20a_trivial_items():
     assert md["sweep-04"].startswith("## The dial: I = K/4 In `sweep`, every thread loads a 16-byte vector")
     # review 25b: `sweep_pipelined` is named and defined once, here; the caveat only names it
     assert "Lab 3 also times `sweep_pipelined` (each thread walks 16 vectors, loading the next while it computes)" in md["sweep-04"]
-    assert "(loading its next vector while it computes)" not in md["sweep-12b"]
+    assert "(loading its next vector while it computes)" not in words(appendix("appendix-04-sweep.md")).split("*The envelope.*")[1][:400]
     # clarity: the envelope is defined in the dial section, not forward-referenced in cell 4
     assert "the caveat after the knee says which" not in md["sweep-03z"]
     # clarity: the 42 us names its reason (the appendix's L2-reuse bound)
@@ -1203,7 +1220,9 @@ def test_04_review_25b_says_why_the_copy_speeds_differ():
     assert round(lo) == 4176 and round(hi) == 4280 and round(100 * (hi - lo) / lo, 1) == 2.5
     text = words(_md04()["sweep-14"])
     # review 26b E1: the drift in one plain sentence, true in both modes (a live run scores on Lab 1's copy)
-    assert "live, your Lab 1 copy roof. Separate runs' copies differ by up to 2.5%." in text  # review 35b
+    # review 40b: the provenance left the prediction; the appendix says it, true in both modes
+    assert "Separate runs' copies differ by up to 2.5%." not in text
+    assert "a live run scores them against your Lab 1 copy roof. The line under the softmax table names which. Separate runs' copies differ by up to 2.5%." in words(appendix("appendix-04-sweep.md"))
     assert "cancels that drift" not in text
 
 
@@ -1221,7 +1240,7 @@ def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
     assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
-    assert ("**Hypothesis:** partial overlap rounds the corner; loads, stores and addresses take a few percent of the FMAs' cycles (by an instruction count; the dip at K = 128 is unexplained: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained)).") in text
+    assert ("**Hypothesis:** the memory and FMA times partly overlap near the ridge, which rounds the corner;") in text  # review 40b
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1276,9 +1295,9 @@ def test_review34b_envelope_up_front_and_ptx_count():
     assert "keeps the faster at each K" in words(md["sweep-04"]) and "faster of two kernels" not in md["sweep-03z"]
     assert any('name="best of two kernels"' in c.source for c in nb if c.cell_type == "code")
     assert not any('name="sweep"' in c.source for c in nb if c.cell_type == "code")
-    assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent of the FMAs' cycles (by an instruction count" in words(md["sweep-12"])
+    assert "a few percent at most" not in words(md["sweep-12"]) and "a few percent of the FMAs' cycles" not in words(md["sweep-12"])  # review 40b: the appendix's
     assert "B and P come from two kernels (below)" not in md["sweep-12"]
-    assert "The two kernels win at different K" not in md["sweep-12b"] and len(words(md["sweep-12b"]).split()) < 25
+    assert "sweep-12b" not in md  # review 40b: the caveat cell is the appendix's
 
 
 def test_review34b_the_roof_table_says_which_rows_it_skips():
@@ -1292,4 +1311,4 @@ def test_review34b_the_roof_table_says_which_rows_it_skips():
 def test_review34b_the_knee_cell_gives_the_finding_then_one_labelled_hypothesis():
     text = _nb04_md("sweep-12")
     assert text.count("**Hypothesis:**") == 1 and "likely" not in text
-    assert text.index("85% there.") < text.index("**Hypothesis:**") < text.index("#the-corner-and-the-dip-unexplained")
+    assert text.index("reached 85%.") < text.index("**Hypothesis:**") < text.index("#the-corner-and-the-dip-unexplained")
