@@ -86,26 +86,28 @@ def test_00_and_01_did_not_grow():
 # --- notebook 01 ----------------------------------------------------------------------------------
 
 def test_01_step_2_is_three_sections_of_one_idea_each():
-    # review 15e: the heading promises the maximum and the sum, so they come first; the warp
-    # primer follows them (how a GPU overlaps), then why neither bound is a prediction
+    # review 15e: the heading promises the maximum and the sum, so they come first, then why
+    # neither bound is a prediction; the warp primer (how a GPU overlaps) now precedes the step
     nb = cells("01_derivation.ipynb")
     step2 = first(nb, lambda c: c.source.startswith("## Step 2"))
     assert "### Primer" not in nb[step2].source
     assert "\\max" in nb[step2].source and "\\frac{F}{P} + \\frac{M}{B}" in nb[step2].source
-    # review 32a: the formula is followed by the cell computing it; the primer comes after that
+    # review 32a: the formula is followed by the cell computing it; review 40a: the primer comes
+    # before step 2, so the max, the sum and why neither is a prediction read as one argument
     assert nb[step2 + 1].cell_type == "code" and "bounds.overlapped_s" in nb[step2 + 1].source
-    primer = step2 + 2
-    assert nb[primer].source.startswith("### Primer: warps, schedulers and issue slots")
+    primer = step2 - 1
+    assert nb[primer].source.startswith("## Primer: warps, schedulers and issue slots")
+    floor = step2 + 2
     assert "\\max" not in nb[primer].source
     # review 25a: the heading says what the cell shows, and no longer says the bounds are not
     # predictions (notebook 02 predicts speed-ups from them)
-    assert nb[primer + 1].source.startswith("### The max is a floor; the sum is not a ceiling")
+    assert nb[floor].source.startswith("### The max is a floor; the sum is not a ceiling")
     assert "Neither bound is a prediction" not in markdown("01_derivation.ipynb")
-    assert "The sum is the cost of one schedule, not an upper bound" in words(nb[primer + 1].source)
+    assert "The sum is the cost of one schedule, not an upper bound" in words(nb[floor].source)
     assert "not an upper bound" not in nb[step2].source
     # the serial schedule (blocks on SMs) comes after the primer defines an SM
-    assert "SM" not in nb[step2].source and "one block on each SM" in nb[primer + 1].source
-    for cell in (nb[step2], nb[primer], nb[primer + 1]):  # short paragraphs
+    assert "SM" not in nb[step2].source and "one block on each SM" in nb[floor].source
+    for cell in (nb[step2], nb[primer], nb[floor]):  # short paragraphs
         for paragraph in cell.source.split("\n\n"):
             assert len(paragraph.split()) <= 80, paragraph[:60]
 
@@ -133,9 +135,9 @@ def test_01_no_pitfall_numbers_in_the_bands_and_no_provenance_hedge_in_the_strid
     text = markdown("01_derivation.ipynb")
     assert "which means a count, a unit or the roof is wrong (notebook 06 shows each)" in text
     assert not re.search(r"pitfall \d, memory level", text)
-    # review 32a: the HBM claim names its measured range, once and briefly; how the fit is
-    # extrapolated past it stays the appendix's
-    assert text.count("up to stride 16") == 1 and "(measured up to stride 16: [appendix]" in words(text)
+    # review 32a: how the fit is extrapolated past stride 16 stays the appendix's; review 40a: so
+    # does the measured range, which was a lab-log aside in the closing list
+    assert "up to stride 16" not in text and "(notebook 06, pitfall 6; [appendix]" in words(text)
     assert "extrapolat" not in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "the longest stride the fit explains" in appendix
@@ -203,10 +205,10 @@ def test_01_review_15e_the_stride_item_says_which_figure_is_the_h200s():
     # "further still against HBM" is the H200's (a 64-byte fit, extrapolated at stride 32: appendix)
     assert "and further still against HBM" not in text
     # review 25a: the hypothesis about the 64-byte unit is the appendix's, not a lesson bullet's
-    # review 32a: measured up to stride 16, extrapolated past it (the appendix says how)
+    # review 32a: measured up to stride 16, extrapolated past it (the appendix says how; review 40a: only it)
     assert "On the H200 it sits further still against HBM" not in text
-    assert ("On the H200, strided reads sit further still against HBM (measured up to stride 16: "
-            "[appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01)") in text
+    assert ("On the H200, strided reads sit further still against HBM (notebook 06, pitfall 6; "
+            "[appendix](../docs/appendix-00-02.md#a-stride-32-read-in-notebook-01)") in words(text)
     assert "appendix-00-02.md#a-stride-32-read-in-notebook-01" in text
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert "## A stride-32 read in notebook 01" in appendix and "extrapolates that fit" in appendix
@@ -215,9 +217,10 @@ def test_01_review_15e_the_stride_item_says_which_figure_is_the_h200s():
 def test_01_review_15e_the_opening_has_no_datasheet_footnotes_and_try_it_has_one_idea_an_item():
     text = markdown("01_derivation.ipynb")
     opening = words(cells("01_derivation.ipynb")[0].source)
-    # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67)
-    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s)" in opening
-    assert "dense peaks, derived from its published configuration" in opening and "published dense" not in opening
+    # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67);
+    # review 40a: 989.4 is not derived, it is the datasheet's dense figure, and the opening says so
+    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s, the datasheet's dense figure)" in opening
+    assert "derived from its published configuration" not in opening and "published dense" not in opening
     assert "rounds to 67" not in text and "two zeros in every four" not in text
     step6 = next(c.source for c in cells("01_derivation.ipynb") if c.source.startswith("## Step 6"))
     items = re.findall(r"^\d\. (.+?)(?=^\d\. |\Z)", step6, re.M | re.S)

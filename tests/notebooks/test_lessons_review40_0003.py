@@ -40,8 +40,9 @@ def test_00_makes_the_one_skill_point_on_the_h200_in_prose_and_print():
     section = _section("00_start_here.ipynb", "## Where the picture breaks")
     # the MI300X's unpacked fp32 roof is the course's, not AMD's data-sheet figure: off the first page
     assert "MI300X" not in section and "unpacked" not in section
-    assert ("On the H200, 8-bit floats (fp8) on the tensor cores, its units for matrix products, run 30 "
-            "times faster than fp32 on its ordinary vector units") in section
+    # review 40a: 30x is a ratio of peak rates, not a speed-up a kernel sees
+    assert ("On the H200, 8-bit floats (fp8) on the tensor cores, its units for matrix products, peak 30 "
+            "times higher than fp32 on its ordinary vector units") in section
     printed = _printed("00_start_here.ipynb", "break_figures")
     assert "(unpacked fp32 and fp64 vector)" not in printed and "MI300X" not in printed
     assert "2. H200, two compute roofs: 1,978.9 TFLOP/s (fp8 tensor, dense) against 66.9 (fp32 vector): 30x" in printed
