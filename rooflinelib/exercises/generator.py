@@ -13,9 +13,21 @@ students must not see::
 
 A solution block becomes a stub that binds the same names to ``NOT_ANSWERED``
 (``intensity = NOT_ANSWERED``); a function defined in the block keeps its signature and docstring
-and returns ``NOT_ANSWERED``.  A hidden-tests block disappears.  Outputs are cleared.  Nested,
-unclosed, stray or misspelled markers are refused with a one-line error naming the notebook,
-the cell and the line.
+and returns ``NOT_ANSWERED``.  A hidden-tests block disappears.  Nested, unclosed, stray or
+misspelled markers are refused with a one-line error naming the notebook, the cell and the line.
+
+Outputs.  The page must show its given data (the tables, menus and figures a student reads
+before answering) without being run, on GitHub too, and must show nothing of an answer.  So a
+code cell keeps its stored outputs, their tags (``recorded-output``, ``figure``, ...) and its
+figure images only when it comes before the notebook's first cell that holds a solution block
+and the generator left its source unchanged: no such cell can read an answer, since none has
+been written yet.  Those outputs are the solution's recorded-mode run (ROOFLINE_MODE=recorded,
+tests/support/notebook_tools.py), so a cell that prints the mode says so; the student's own run
+replaces them.  Every other cell is cleared (its figure cell tagged ``figure-in-exercise``),
+except a cell tagged ``nbval-check-output`` whose source is unchanged, which nbval compares.
+A notebook without a solution block keeps no outputs (it has no line between given and
+answered).  A cell that keeps outputs has execution count 1, as in the solution (nbval refuses a
+stored output without one: "unrun reference cell"); every other count is cleared.
 
     python -m rooflinelib.exercises.generator            # rewrite exercises/ from solutions/
     python -m rooflinelib.exercises.generator --check    # exit 1 if exercises/ differs from what it would write
@@ -51,14 +63,15 @@ _LOOSE_MARKER = re.compile(r"(BEGIN|END)\s*(SOLUTION|HIDDEN\s*TESTS?)", re.IGNOR
 
 SENTINEL = "NOT_ANSWERED"
 #: A solution cell that stores the output of a run in recorded mode starts with this line (see
-#: tests/support/notebook_tools.py).  The student copy has no outputs, so it drops the line too.
+#: tests/support/notebook_tools.py).  The student copy drops the line; a cell that keeps its
+#: output (see the module docstring) gets the tag that replaced it.
 RECORDED_MARK = "# stored output: recorded H200 run"
 #: The tags that now mark such cells, and cells that store a static image of their figure (and
 #: say where its data comes from).
 STORED_OUTPUT_TAGS = ("recorded-output", "figure", "figure-live-only", "figure-recorded-h200")
-#: The tag of a student copy's cell that draws a figure: the copy stores no image of it, as it
-#: stores no other output, since the solution's image shows the worked answers (the student's
-#: own run draws it).  tests/support/notebook_tools.py expects no image there (same name).
+#: The tag of a student copy's cell that draws a figure whose image the copy leaves out (a cell
+#: at or after the first answer cell: the solution's image may show the worked answers; the
+#: student's own run draws it).  tests/support/notebook_tools.py expects no image there (same name).
 EXERCISE_FIGURE_TAG = "figure-in-exercise"
 MARKDOWN_STUB = "_Write your answer here._"
 
@@ -261,13 +274,17 @@ def _transform(source: str, cell_type: str, where: str):
 
 
 def make_exercise(notebook, name: str = "notebook"):
-    """The student copy of one solution notebook (an ``nbformat`` node), outputs cleared."""
+    """The student copy of one solution notebook (an ``nbformat`` node); which outputs it keeps:
+    the module docstring."""
     exercise = copy.deepcopy(notebook)
     cells, sentinel_bound = [], False
+    roles = [_cell_role(cell) for cell in exercise.cells]
+    first_answer = roles.index("solution") if "solution" in roles else 0  # none: keep nothing
     for index, cell in enumerate(exercise.cells, start=1):
         where = f"{name} cell {index}"
         original = cell.source
-        if cell.cell_type == "code" and original.startswith(RECORDED_MARK + "\n"):
+        marked = cell.cell_type == "code" and original.startswith(RECORDED_MARK + "\n")
+        if marked:
             original = original[len(RECORDED_MARK) + 1:]
         source, stubs, kept = _transform(original, cell.cell_type, where)
         if cell.cell_type == "code":
@@ -281,8 +298,13 @@ def make_exercise(notebook, name: str = "notebook"):
             continue  # a cell that held only hidden tests
         cell.source = source
         if cell.cell_type == "code":
+            given = index - 1 < first_answer
             # nbval compares a cell tagged nbval-check-output with its stored output
-            keep = source == original and "nbval-check-output" in cell.metadata.get("tags", [])
+            checked = "nbval-check-output" in cell.metadata.get("tags", [])
+            keep = source == original and (given or checked)
+            tags = cell.metadata.get("tags", [])
+            if keep and marked and cell.outputs and "recorded-output" not in tags:
+                cell.metadata["tags"] = tags + ["recorded-output"]  # the dropped line's meaning
             if not keep:
                 cell.outputs = []
                 # the tags that say what the outputs are (tests/support/notebook_tools.py) go with them
@@ -294,7 +316,7 @@ def make_exercise(notebook, name: str = "notebook"):
                     cell.metadata["tags"] = tags
                 else:
                     cell.metadata.pop("tags", None)
-            cell.execution_count = None
+            cell.execution_count = 1 if keep and cell.outputs else None
         cells.append(cell)
     exercise.cells = cells
     return exercise
