@@ -42,9 +42,10 @@ figure replaces the image when the cell runs.  The PNGs are drawn by kaleido wit
 of the machine, at a fixed size and scale, so the same notebook gives the same bytes.  A figure
 cell that draws nothing in recorded mode (a live-only figure) gets ``figure-live-only`` instead.
 ``check`` reports a cell that calls a figure or widget maker and stores no image, except in a
-student copy (exercises/), whose figure cells ``rooflinelib.exercises.generator`` tags
-``figure-in-exercise``: a student copy stores no outputs, and the solution's image would show
-the worked answers.
+student copy (exercises/), whose figure cells at or after its first answer cell
+``rooflinelib.exercises.generator`` tags ``figure-in-exercise``: a student copy keeps only the
+outputs of its given cells before the first answer, and the solution's image would show the
+worked answers.
 """
 from __future__ import annotations
 
