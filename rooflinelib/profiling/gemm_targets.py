@@ -310,8 +310,10 @@ def caps_text(recorded: dict, shared_gbps: float, fp32_gflops: float, l1: bool =
 #: the tiled pair, then the naive pair, as notebook 07 reads them.
 CAPS_BARS = (("measured", "measured", "#222222"), ("shared", "cap: shared-memory passes", "#1f77b4"),
              ("issue", "cap: instruction issue", "#ff7f0e"))
-CAPS_ORDER = ("tiled, threadIdx.x -> row", "tiled, threadIdx.x -> column",
-              "naive, threadIdx.x -> row", "naive, threadIdx.x -> column")
+#: The figure's kernels in the order of :func:`recorded_table` and :func:`caps_text` (the recorded
+#: file's), so the table and the figure beside it read alike.
+CAPS_ORDER = ("naive, threadIdx.x -> row", "tiled, threadIdx.x -> row",
+              "naive, threadIdx.x -> column", "tiled, threadIdx.x -> column")
 
 
 def caps_figure(recorded: dict, shared_gbps: float, fp32_gflops: float, title: str | None = None):

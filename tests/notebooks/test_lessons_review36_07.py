@@ -85,8 +85,9 @@ def test_cell_24_says_why_the_shares_drop_on_ncus_bytes():
     _, pair = _softmax_pair()
     text = _prose()
     assert "the same runs as 74% and 90%" not in text
-    # review 36e clarity 3: the same cause as a parenthesis
-    assert "They sit at 72% and 86% of it (on ncu's bytes, 2.7% and 4.3% under the analytic count)." in text
+    # review 36e clarity 3: the same cause as a parenthesis; review 40e: the cause kept, its
+    # percentages said once, in the readings above (0.973x and 0.957x)
+    assert "They sit at 72% and 86% of it, on ncu's bytes." in text
     assert [f"{1 - p.measured['dram_over_analytic']:.1%}" for p in (pair["3-pass"], pair["fused"])] == ["2.7%", "4.3%"]
 
 
@@ -155,9 +156,10 @@ def test_the_two_roof_sets_are_said_where_the_second_appears():
     cell = _md("A kernel that reads and writes")
     # review 37e: the two ridges in one plain sentence, and why the prediction does not depend on them;
     # review 39e: that sentence is the appendix's, the page keeps the copy roof and links the ridge
+    # review 40e: plus one clause on which roof each printed ridge uses (the reconciliation stays linked)
     assert cell == ("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in "
-                    "the run that recorded these profiles "
-                    "([its ridge](../docs/appendix-07.md#which-lab-1-each-section-uses)).")
+                    "the run that recorded these profiles. The figure's ridge is 15.5; section 3's 14 is the write "
+                    "roof's ([why](../docs/appendix-07.md#which-lab-1-each-section-uses)).")
     assert "The prediction uses only the byte ratio, so either ridge gives it." in " ".join(_page().split())
 
 
@@ -229,7 +231,7 @@ def test_the_bank_conflicts_are_the_main_not_the_only_cause():
     # 37e item 5: the slipped kernel also moves 4x the L1 global bytes
     text = _prose()
     assert "**The answer.** Its shared-memory loads collide." not in text
-    assert "**The answer.** Mainly, its shared-memory loads collide." in text
+    assert "**The answer.** Mainly, its shared-memory loads collide:" in text  # review 40e: its evidence follows
     assert "The slipped kernel's global loads (4x the fixed one's L1 bytes) give a looser cap" in text
 
 

@@ -45,7 +45,9 @@ def test_the_copy_roof_is_one_sentence_and_the_ridges_are_the_appendixs():
     roof = _flat(_cell("A kernel that reads and writes").source)
     assert roof.startswith("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: "
                            "4,256 GB/s in the run that recorded these profiles")
-    assert roof.count(". ") == 0 and "15.5" not in roof and "14" not in roof and "first pass" not in roof
+    # review 40e: a second sentence says which roof each printed ridge uses; the derivation stays linked
+    assert roof.count(". ") == 1 and "first pass" not in roof and "65,979" not in roof
+    assert "The figure's ridge is 15.5; section 3's 14 is the write roof's" in roof
     page = _flat(_page())
     assert "The prediction uses only the byte ratio, so either ridge gives it." in page
     assert "its first pass only reads" in page  # the 3-pass's read-only pass, where the mix is discussed
