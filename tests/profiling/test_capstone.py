@@ -783,7 +783,7 @@ def test_the_speedup_hints_speak_of_bytes_not_units_or_fmas():
 
 def test_the_counting_convention_says_when_a_re_read_is_free():
     # K-2 / C-EX-2: "a re-read is taken as served by the caches" contradicted "keep the row on chip"
-    rule = "a re-read within one launch is counted once, as if cached, which holds only while the re-read data fits on"
+    rule = "A re-read within one launch is counted once, as if cached, which holds only while the re-read data fits on"
     # review 35f: the capstone gives the rule as its own sentences, the caveat after (test_capstone_review36)
     capstone_rule = "A re-read within one launch is counted once, as if cached: that holds only while the re-read"
     key = nbformat.read(str(NOTEBOOK.parents[1] / "solutions" / "06_place_your_kernel_capstone.ipynb"), as_version=4)
