@@ -140,7 +140,8 @@ class ExplorerState:
             return (f"{head} Attainable rate = P = {rate}; more reuse no longer helps, a faster "
                     "instruction mix does.")
         return (f"{head} Attainable rate = {rate}: the two roofs are within "
-                f"{100 * RIDGE_TOLERANCE:.0f}% of each other here, so overlap of loads and math decides.")
+                f"{100 * RIDGE_TOLERANCE:.0f}% of each other here, so how well loads and math overlap "
+                "decides how near the roof it gets.")
 
 
 def explorer_state(machine, precision: str = "fp32", intensity: float = 1.0,

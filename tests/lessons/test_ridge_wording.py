@@ -33,6 +33,8 @@ def test_explorer_text_at_the_ridge_says_the_roofs_are_within_the_tolerance_of_e
     text = state.verdict_text()
     assert OLD not in text
     assert f"the two roofs are within {100 * RIDGE_TOLERANCE:.0f}% of each other here" in text
+    # review 41a: overlap does not choose the roof; it decides how near the roof the kernel gets
+    assert text.endswith("so how well loads and math overlap decides how near the roof it gets.")
 
 
 def test_the_side_menu_shows_the_new_wording_and_still_reads_the_old_one():
