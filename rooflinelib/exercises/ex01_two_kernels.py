@@ -124,11 +124,46 @@ _BANDWIDTH_ROOF = re.compile(r"^\s*(?:the\s+)?(\d+(?:\.\d+)?)\s*tb/s(?:\s+(?:hbm
                              r"(?:\s+(?:roof|ceiling))?\s*$", re.IGNORECASE)
 
 
+#: A rate typed in the roof slot: "60 TFLOP/s", "120000 GFLOP/s" (review 41k1, key 1, item 1).
+_RATE = re.compile(r"^\s*(?:the\s+)?(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([gtp]?)flop(?:/s|s)"
+                   r"(?:\s+(?:roof|ceiling))?\s*$", re.IGNORECASE)
+_RATE_PREFIX_GFLOPS = {"": 1e-9, "g": 1.0, "t": 1e3, "p": 1e6}
+#: A side with its roof in parentheses: "memory (3 TB/s)", "compute (120 TFLOP/s)" (review 41k1,
+#: key 1, item 2); "compute (fp32)" already reads through the side's synonyms.
+_SIDE_WITH_ROOF = re.compile(r"^\s*([^()]+?)\s*\(\s*([^()]+?)\s*\)\s*$")
+
+
+def _rate_gflops(text: str):
+    """The GFLOP/s a rate names, or None when the text is not one number with a FLOP/s unit."""
+    rate = _RATE.match(text)
+    return None if rate is None else float(rate.group(1)) * _RATE_PREFIX_GFLOPS[rate.group(2).lower()]
+
+
 def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     """One case's active roof.  A bandwidth roof named by its figure is read as the memory roof
     when it is this case's bandwidth; another case's figure hears which roof it names, so that
-    "3 TB/s" in a 2 TB/s case does not pass as "memory"."""
+    "3 TB/s" in a 2 TB/s case does not pass as "memory".  A side followed by its own roof in
+    parentheses is read as that roof; a rate other than the compute roof hears the ridge hint,
+    not a fuzzy "did you mean" (a kernel's rate is not a roof)."""
     question = f"active roof, {_case_name(intensity, bandwidth)}"
+    if isinstance(answer, str) and (paired := _SIDE_WITH_ROOF.match(answer)):
+        try:
+            side = _SIDES._read(paired.group(1))
+        except AnswerError:
+            side = None
+        inner = paired.group(2)
+        if side == "memory" and _BANDWIDTH_ROOF.match(inner):
+            return _check_active_roof(inner, intensity, bandwidth)
+        if side == "compute" and _rate_gflops(inner) is not None \
+                and abs(_rate_gflops(inner) - PEAK_GFLOPS) <= 1e-9 * PEAK_GFLOPS:
+            answer = "compute"
+    rate = _rate_gflops(answer) if isinstance(answer, str) else None
+    if rate is not None:
+        if abs(rate - PEAK_GFLOPS) <= 1e-9 * PEAK_GFLOPS:
+            answer = "compute"
+        else:
+            return Check(question, "fail", f"{answer.strip()!r} is a rate, not a roof: "
+                                           f"{_ridge_hint(intensity, bandwidth)}")
     named = _BANDWIDTH_ROOF.match(answer) if isinstance(answer, str) else None
     if named is None:
         return check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth), question,

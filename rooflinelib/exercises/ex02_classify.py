@@ -95,7 +95,9 @@ FIRST_STEPS = Choices({
                                                   "fp8", "int8", "lower precision", "dtype",
                                                   # review 31k1 K2-4
                                                   "quantize weights to fp8", "quantize to fp8",
-                                                  "quantize weights", "fp8 weights")),
+                                                  "quantize weights", "fp8 weights",
+                                                  # review 41k1 K2-3: row 7's move, named by its type
+                                                  "bf16", "use bf16", "to bf16", "cast to bf16")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
                                             "use matrix cores", "instruction mix", "packed ops",
@@ -199,10 +201,11 @@ _SCORE_BEFORE_BATCH = ("true of this kernel as given: it already reads each weig
 _SCORE_WITH_BYTES_TO_DELETE = ("there is still something to delete: this kernel moves its data through "
                                "HBM more than once. Which lever removes the extra trips?")
 #: On rows 4-5 a smaller type is refused as the first move: the intensity is set by missing
-#: reuse, so it cuts the bytes 2x, while tiling deletes the N-fold (N/b-fold) re-reads, tens to
-#: hundreds of times more.
+#: reuse, so it cuts the bytes 2x (bf16) or 4x (8-bit), while tiling deletes the N-fold
+#: (N/b-fold) re-reads, tens to hundreds of times more.
 _SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ", and here missing "
-                              "reuse sets the bytes ({still}): a smaller type helps 2x at most. "
+                              "reuse sets the bytes ({still}): bf16 halves the bytes, an 8-bit type "
+                              "quarters them. "
                               "What deletes those re-reads?")
 #: Review 15b, 1: row 4 with a warp's loads of A shared (coalescing): about twice its key.
 WARP_SIZE = 32
@@ -337,9 +340,10 @@ def _rows() -> tuple:
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
              (soft.n_flops / (3 * n * fp32), "you counted the three reads but not the two writes"),
-             (soft.n_flops / (4 * n * fp32), "that is the 3-reads-1-write softmax, which computes exp "
-                                             "again in its last pass; this one writes exp(x - max) "
-                                             "back in pass 2 and reads that buffer in pass 3"),
+             (soft.n_flops / (4 * n * fp32), "that divides its FLOPs by the bytes of the "
+                                             "3-reads-1-write softmax (which computes exp again in "
+                                             "its last pass); this one writes exp(x - max) back in "
+                                             "pass 2 and reads that buffer in pass 3"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
                                 "sum, divide"),
              (soft.intensity * fp32, bytes_not_elements)),
@@ -675,6 +679,12 @@ def _named_type_without_roof(answer, machine=None) -> str:
                  if re.search(spelling, answer.lower()) and not any(n.startswith(kind) for n in names)), "")
 
 
+def _names_bf16_only(answer) -> bool:
+    """True where a first-move answer names bf16 and not the matrix cores ("bf16", "use bf16")."""
+    return (isinstance(answer, str) and re.search(r"\bbf[ _-]?16\b", answer.lower()) is not None
+            and not names_matrix_cores(answer))
+
+
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     """The first move; on a row already on the matrix cores, naming them gets that row's hint;
     a TF32 spelling, where the GPU lists no TF32 roof and the mix is a right move, gets a hint."""
@@ -684,6 +694,10 @@ def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
         return Check("first move", "fail", _NO_TF32_ROOF)
     # where a smaller type is right only as the route onto the matrix cores (row 7), it must be a
     # type this GPU lists a matrix roof for; row 9's fp8 hint is its own
+    # "bf16" reads as a smaller type (row 7's route), but on a row already in bf16 it names no
+    # smaller type: it must not pass there as "smaller-dtype" (review 41k1 K2-3)
+    if row.op.dtype == "bf16" and _names_bf16_only(first_step):
+        return Check("first move", "fail", "this kernel already uses bf16: which lever moves it?")
     route = {"instruction-mix", "smaller-dtype"} <= row.first_steps
     unlisted = _named_type_without_roof(first_step) if route else ""
     if unlisted:

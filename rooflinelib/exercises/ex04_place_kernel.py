@@ -579,6 +579,14 @@ def _with_unit(function, unit: str):
     return read
 
 
+def _unit_factor_slips(reference) -> list:
+    """A count returned in GB, GFLOP, MB or KB (4 * n / 1e9): grading's unit hints, either way, so
+    Part A names the factor as Part B does, not only "too low" (review 41k2, key 4, item 1)."""
+    return [(lambda n, scale=scale: reference(n) * scale, hint)
+            for factor, _, hint in _FACTOR_HINTS if factor in (1e3, 1e6, 1e9)
+            for scale in (1 / factor, factor)]
+
+
 def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
     """The four counting functions of n, at several n."""
     reduction_flops, fma_flops = _with_unit(reduction_flops, "FLOP"), _with_unit(fma_flops, "FLOP")
@@ -589,7 +597,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
         check_function(reduction_flops, lambda n: reduction_cost(n).n_flops, SAMPLES,
                        "reduction FLOPs(n)",
                        mistakes=[(lambda n: 2 * n, "one add per element: an add is 1 FLOP, only a "
-                                                   "multiply-add counts 2")]),
+                                                   "multiply-add counts 2"),
+                                 *_unit_factor_slips(lambda n: reduction_cost(n).n_flops)]),
         _per_block_bytes(reduction_bytes, check_function(
                        reduction_bytes, lambda n: reduction_cost(n).n_bytes, SAMPLES,
                        "reduction bytes(n)",
@@ -602,7 +611,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                  (lambda n: n, "float32 is 4 bytes per element"),
                                  # Review 19k2 K4-8
                                  (lambda n: 8 * reduction_cost(n).n_bytes, "that is bits: one byte is "
-                                                                           "8 bits")])),
+                                                                           "8 bits"),
+                                 *_unit_factor_slips(lambda n: reduction_cost(n).n_bytes)])),
         # Review 35k2 item 1: the count is an exact integer per element, so ±2% let 126n (63
         # multiply-adds) pass; 0.1% still reads a count written to a few figures ("17.18 GFLOPs")
         check_function(fma_flops, lambda n: fma_cost(n).n_flops, SAMPLES, "FMA kernel FLOPs(n)",
@@ -612,7 +622,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                                    "not one"),
                                  *[(lambda n, k=k: 2 * k * n, "count the multiply-adds in the loop: "
                                                               f"K = {FMA_STEPS}")
-                                   for k in (FMA_STEPS - 1, FMA_STEPS + 1)]]),
+                                   for k in (FMA_STEPS - 1, FMA_STEPS + 1)],
+                                 *_unit_factor_slips(lambda n: fma_cost(n).n_flops)]),
         check_function(fma_bytes, lambda n: fma_cost(n).n_bytes, SAMPLES, "FMA kernel bytes(n)",
                        mistakes=[(lambda n: e * n, "the kernel reads x and writes y: both cross "
                                                    "memory"),
@@ -624,7 +635,8 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                                        "lines first: DRAM traffic the write-allocate "
                                                        "policy adds, which this course's count, like "
                                                        "Lab 1's copy ceiling, leaves out)"),
-                                 (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits")]),
+                                 (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits"),
+                                 *_unit_factor_slips(lambda n: fma_cost(n).n_bytes)]),
     )
 
 

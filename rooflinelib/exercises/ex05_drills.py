@@ -79,7 +79,15 @@ class _NoGuessChoices(Choices):
             raise AnswerError(re.sub(r" \(did you mean '[^']*'\?\)$", "", str(err))) from None
 
 
-BOUNDS = _NoGuessChoices(BOUNDS.options)
+#: "min" is read, for its hint, but not offered: a student thinking of min(P, I x B), a min of
+#: rates, would otherwise hear only "not one of", which teaches nothing.
+BOUNDS = _NoGuessChoices({**BOUNDS.options, "min": (
+    "the smaller of the two times", ("minimum", "the min", "min(f/p, m/b)", "min(m/b, f/p)",
+                                     "the smaller", "the shorter", "the smaller time",
+                                     "the shorter time", "smaller of the two times"))},
+    hidden=("min",))
+_MIN_HINT = ("the min belongs to the rates, min(P, I x B); of two overlapped times, the run still "
+             "takes the longer one, so the bound is the max, not the min")
 
 
 #: Exercise 3's growth menu, with more spellings of "linear"; no bare "grows"
@@ -186,7 +194,8 @@ def check_drill1(optimistic, worst_ratio):
                      # Review 27k2: the sum is no bound, only the no-overlap case
                      hints={"sum": "adding the two times is the no-overlap case, and a kernel that "
                                    "stalls takes longer still: which time is reached only if "
-                                   "everything overlaps?"}),
+                                   "everything overlaps?",
+                            "min": _MIN_HINT}),
         # A ratio of two times: the FMA/copy factor-of-2 hint would mislead here.
         check_number(_percent_as_factor(worst_ratio), balanced.serial_s / balanced.overlapped_s,
                      "largest ratio of the sum (no overlap) to the max", unit="x",

@@ -939,8 +939,8 @@ def check_function(function, reference: Callable, samples: Sequence[dict], quest
         if function is None:
             raise AnswerError("the answer is None: define a function with def")
         if not callable(function):
-            raise AnswerError(f"expected a function of {', '.join(samples[0])}, got a "
-                              f"{type(function).__name__}")
+            raise AnswerError(f"expected a function of {', '.join(samples[0])}, got "
+                              f"{_article(type(function).__name__)}")
         values = []
         for point in samples:
             where = ", ".join(f"{k}={v}" for k, v in point.items())
