@@ -218,8 +218,9 @@ def test_01_review_15e_the_opening_has_no_datasheet_footnotes_and_try_it_has_one
     text = markdown("01_derivation.ipynb")
     opening = words(cells("01_derivation.ipynb")[0].source)
     # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67);
-    # review 40a: 989.4 is not derived, it is the datasheet's dense figure, and the opening says so
-    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s, the datasheet's dense figure)" in opening
+    # review 40a: 989.4 is not derived, it is the dense figure, and the opening says so; review 41a:
+    # it is half the datasheet's sparse 1,979
+    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening
     assert "derived from its published configuration" not in opening and "published dense" not in opening
     assert "rounds to 67" not in text and "two zeros in every four" not in text
     step6 = next(c.source for c in cells("01_derivation.ipynb") if c.source.startswith("## Step 6"))

@@ -120,10 +120,10 @@ def test_02_mufu_share_is_counted_per_clock():
     # tensor figures with sparsity)
     opening = words(cells("01_derivation.ipynb")[0].source)
     # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67);
-    # review 40a: only the fp32 roof is derived, 989.4 is the datasheet's dense figure
+    # review 40a: only the fp32 roof is derived; review 41a: 989.4 is half the datasheet's sparse 1,979
     assert "H200's published dense peaks" not in opening and "datasheet figures" not in opening
     assert "derived from its published configuration" not in opening
-    assert "(989.4 TFLOP/s, the datasheet's dense figure)" in opening
+    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening
     # review 20c: the exp instruction alone sets these, so they are lower bounds
     assert "tensor roof says: at least a quarter longer on the A100" in text
     for machine in (A100, H100_SXM, H200):
@@ -676,8 +676,10 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T01-3: 989.4 is dense; the datasheet's 1,979 is with 2:4 sparsity (twice the dense figure)
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
-    # review 15e: the sparsity footnote moves to the appendix; the opening keeps "dense"
-    assert "(989.4 TFLOP/s, the datasheet's dense figure)" in text01 and "1,979" not in text01
+    # review 15e: the sparsity footnote moves to the appendix; the opening keeps "dense"; review 41a:
+    # it names the 1,979 it halves, once, and leaves what 2:4 sparsity is to the appendix
+    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in text01 and text01.count("1,979") == 1
+    assert "2:4" not in text01 and "two zeros in every four" not in text01
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert ("The bf16 tensor roof is 989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes 2:4 "
             "structured sparsity, two zeros in every four values of one operand") in appendix
@@ -803,7 +805,7 @@ def test_01_review_9a_the_ridge_and_the_two_verdicts_are_two_steps_bands_first()
     assert verdicts < at["## Step 6: slide it yourself"]
     assert "(near-roof)" in "".join(o.get("text", "") for o in nb[verdicts].outputs)
     text = markdown("01_derivation.ipynb")
-    assert "Step 5's tiled GEMM does" in text and "far higher roof (step 6 shows it on the H200)" in text
+    assert "Step 5's tiled GEMM (general matrix multiply) does" in text and "far higher roof (step 6 shows it on the H200)" in text
     appendix = (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
     assert "Notebook 01's step 5 prints, for each example kernel" in appendix
 
@@ -1049,8 +1051,8 @@ def test_02_review_13b_tensor_core_reuse_names_clusters_as_well_as_the_l2():
             "([appendix](../docs/appendix-00-02.md#tensor-core-tiles-notebook-02))") in words(text)
     assert ("get the rest of their reuse from the L2, which serves re-reads of A and B that the tile formula "
             "charges to HBM, and, on Hopper, from clusters of blocks") in page
-    # review 25a: FlashAttention-3's overlap names a warp group (the appendix defines it); the tile
-    # section still leaves the accumulator's warp groups to the appendix
+    # review 25a: FlashAttention-3's overlap names a warp group (review 41a: a four-warp group; the
+    # appendix says more); the tile section leaves the accumulator's warp groups to the appendix
     tile = next(c.source for c in cells("02_operator_intensities.ipynb") if "Real tensor-core kernels" in c.source)
     assert "warp group" not in tile and "cluster" not in text
     assert "a warp group is four warps" in page
@@ -1299,10 +1301,11 @@ def test_02_review_19d_softmax_subtract_notebook_03_and_the_special_function_uni
 
 def test_02_review_25a_flashattention_3_overlaps_warp_groups_in_one_block():
     # FA3's ping-pong schedule overlaps one warp group's softmax with another warp group's GEMMs
-    # inside the same thread block, not one block's with another block's
+    # inside the same thread block, not one block's with another block's (review 41a: the sentence
+    # says a warp group is four warps)
     text = words(markdown("02_operator_intensities.ipynb"))
     assert "overlaps one block's softmax" not in text
-    assert ("On Hopper, FlashAttention-3 (Shah et al. 2024) overlaps one warp group's softmax with "
+    assert ("On Hopper, FlashAttention-3 (Shah et al. 2024) overlaps one four-warp group's softmax with "
             "another's GEMMs in one block.") in text
 
 

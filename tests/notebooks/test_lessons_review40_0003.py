@@ -60,11 +60,13 @@ def test_00_links_an_appendix_section_that_reconciles_dense_fp8_with_the_datashe
     assert "Notebook 00 quotes the 32× span" not in text
 
 
-def test_01_at_the_ridge_one_roof_binds_and_overlap_decides_which_the_kernel_feels():
+def test_01_at_the_ridge_one_roof_binds_and_overlap_decides_how_near_it_the_kernel_gets():
     step4 = _section("01_derivation.ipynb", "## Step 4: the ridge point")
     assert "both roofs bind" not in step4
-    assert ("**at the ridge**: both roofs are close, so how well the kernel overlaps decides which one it "
-            "feels.") in step4
+    # review 41a: overlap does not choose the roof; the band is a measured ceiling's spread
+    assert ("**at the ridge**: 10% is about a measured ceiling's run-to-run spread, so a measurement cannot "
+            "tell the two sides apart; how well loads and math overlap decides how near the roof the "
+            "kernel gets.") in step4
 
 
 def test_01_says_why_datasheet_peaks_give_valid_floors_before_using_them():

@@ -105,7 +105,7 @@ def test_01_opening_says_which_roof_is_the_datasheets():
     opening = words(cells(NB01)[0].source)
     assert "derived from its published configuration" not in opening
     assert H200.ceiling("bf16-tensor").value == 989_400
-    assert "(989.4 TFLOP/s, the datasheet's dense figure)" in opening
+    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening  # review 41a: half the datasheet's sparse figure
     assert "The bf16 tensor roof is 989.4 TFLOP/s on dense matrices" in _appendix()
 
 
