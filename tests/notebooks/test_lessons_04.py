@@ -524,7 +524,7 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
     # review 36b: the envelope and I = K/4 are the dial section's (cell 6), not repeated under the figure
-    assert words(nb[figure + 1].source).startswith("The two roofs are the sweep's own: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    assert words(nb[figure + 1].source).startswith("The two roofs are the sweep's, from different kernels: **B**, its best GB/s, and **P**, its best GFLOP/s.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -892,7 +892,9 @@ def test_04_review_15c_only_per_vector_instructions_shrink_like_1_over_k():
 def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_explained():
     # E04-3: B is K = 16's rate, not an end of the sweep; C: why the knee's slope is 1/2
     prose = words(markdown("04_sweep.ipynb"))
-    assert "from the sweep's ends" not in prose and "The ridge P/B comes from the sweep's best rates." in prose
+    assert "from the sweep's ends" not in prose
+    # review 41b: the ridge's two best rates come from two kernels, said in the roofs' own bullet
+    assert "- **The ridge** P/B mixes two kernels' roofs: on the H200 B is `sweep`'s, P `sweep_pipelined`'s." in prose
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
@@ -1046,7 +1048,8 @@ def test_04_review_19c_the_figure_and_the_lesson_read_the_envelope_alone():
     dial = next(i for i, c in enumerate(md) if c.source.startswith("## The dial: I = K/4"))
     caveat = [i for i, c in enumerate(md) if "`sweep_pipelined`" in c.source]
     # review 40b: the caveat after the knee is the appendix's, with why it matters
-    assert caveat == [dial] and not any(c.source.startswith("**Caveat: an envelope.**") for c in md)
+    # review 41b: the roofs' bullet names which kernel gives B and which P, before the knee
+    assert caveat[0] == dial and all(i < knee for i in caveat) and not any(c.source.startswith("**Caveat: an envelope.**") for c in md)
     assert "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -1074,7 +1077,7 @@ def test_04_review_19c_event_timed_is_defined_where_first_used_and_ptx_is_not_us
     # never defined in 00-04: review 36b asks the lesson to say where sweep_pipelined's FMAs were
     # checked (the PTX only), so it is used once, glossed where it is used
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.count("PTX") == 1 and "in the PTX (compiler intermediate code;" in prose
+    assert prose.count("PTX") == 1 and "in the PTX (compiler intermediate code)," in prose
 
 
 def test_04_review_19c_the_takeaway_and_the_exercise_pointer():
@@ -1304,8 +1307,9 @@ def test_review34b_the_roof_table_says_which_rows_it_skips():
     """Review 34b: the roof table jumps from K = 256 to K = 1024; the prose under it says so."""
     from rooflinelib.lessons.sweep_lesson import ROOF_TABLE_KS
     assert 256 in ROOF_TABLE_KS and 1024 in ROOF_TABLE_KS and not {384, 512, 768} & set(ROOF_TABLE_KS)
-    prose = words(markdown("04_sweep.ipynb"))
-    assert "The table skips K = 0–8 and 384–768; `ks=None` prints them." in prose  # review 35b
+    # review 41b: the prose repeated the code cell's comment, which the table's cell keeps
+    code = next(c.source for c in cells("04_sweep.ipynb") if c.cell_type == "code" and "roof_table(lab3.result)" in c.source)
+    assert "# roof_table(lab3.result, ks=None) prints every K from 0 to 1024" in code
 
 
 def test_review34b_the_knee_cell_gives_the_finding_then_one_labelled_hypothesis():

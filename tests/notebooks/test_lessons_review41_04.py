@@ -39,12 +39,12 @@ def test_41_the_corner_section_states_its_answer_first():
     i = env["ridge_k"] / 4  # K = 64, the ridge's nearest K: no overlap gives I / (I + P/B) of the roof there
     no_overlap, reached = f"{i / (i + env['ridge']):.0%}", f"{env['at_ridge']:.0%}"
     assert (no_overlap, reached) == ("51%", "85%")
-    assert STEPS.index(env["ridge_k"]) - STEPS.index(env["knee_k"]) == 1  # "one K step left"
+    assert f"{1 - env['knee'] / env['ridge']:.0%}" == "11%"  # "11% left"
     text = _md("sweep-10")
     assert text.startswith(
-        f"## The knee and the round corner **The answer.** The corner is rounded: at the ridge the kernel reaches "
+        f"## The knee and the round corner **The answer.** The corner is rounded: near the ridge (K = {env['ridge_k']}) the kernel reaches "
         f"{reached} of its roof, between a sharp corner (100%) and no overlap of memory and FMA time ({no_overlap}). "
-        "The knee, where the measured curve turns, sits one K step left of the ridge.")
+        "The knee, where the measured curve turns, sits 11% left of the ridge (unexplained).")
 
 
 def test_41_the_corner_keeps_one_hypothesis_and_one_appendix_link():
@@ -77,8 +77,9 @@ def test_41_the_appendix_keeps_what_the_corner_dropped_and_says_why_the_envelope
 def test_41_the_corner_and_the_takeaway_keep_one_framing():
     takeaway = _md("sweep-22")
     assert "agree here within one sweep step" not in takeaway
-    assert "Its corner is rounded, and its knee sits one sweep step left of its ridge." in takeaway
-    assert "sits one K step left of the ridge" in _md("sweep-10")
+    # review 41b: the takeaway is the rounded corner's numbers, not the K grid's knee offset
+    assert "Its corner is rounded: 85% of the roof near the ridge, between 100% (sharp) and 51% (no overlap)." in takeaway
+    assert "sits 11% left of the ridge (unexplained)" in _md("sweep-10")
 
 
 def test_41_the_launch_estimate_is_two_plain_sentences():
