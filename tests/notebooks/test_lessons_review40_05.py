@@ -64,7 +64,7 @@ def test_e2_the_slice_count_is_about_1_5_times_as_much_not_more():
 def test_e3_the_model_is_a_pessimistic_estimate_and_a_roof_bounds_only_moved_bytes():
     text = _md("a110c422")
     assert "at its measured bytes" not in text and "the model counts too many" not in text
-    assert ("The model counts the most bytes the kernel could move; real loads share fetches and keep some cache "
+    assert ("Past each step the model counts every read, the most possible; real loads share fetches and keep some "
             "hits") in text
     assert "(hypothesis, partly checked:" in text  # the cause was not measured for this kernel
     assert "A roof bounds a kernel only at the bytes it actually moves." in text
@@ -115,7 +115,7 @@ def test_cell_16_is_split_and_the_table_key_comes_before_the_table():
     assert "## 4." not in flops and "cold" not in flops.lower() and "packed half-precision" in flops
     assert ids.index("f11db2bc") + 1 == ids.index("f11db2bc-cold") and ids.index("f11db2bc-cold") + 1 == ids.index("f11db2bc-s4")
     # a warm rerun lowers only ws_read's DRAM bytes; it stays L2-bound
-    assert "only its DRAM bytes would fall, and it would stay L2-bound." in cold
+    assert "only `ws_read`'s DRAM bytes would fall; still L2-bound." in cold
     assert head.startswith("## 4. The kernels on the hierarchical roofline")
     assert "**roof** is min(P, I x B)" in head and "`<` marks the binding level." in head
     assert "placement_table(lesson.taught)" in cells(NB)[ids.index("f11db2bc-s4") + 1].source
@@ -139,7 +139,7 @@ def test_cell_21_is_two_short_sentences():
     text = _md("cc5a9b48")
     # review 40c: a second sentence says why the L1 and L2 peaks are out of reach; still short
     assert text.split("([appendix]")[0].count(". ") == 1 and len(text.split()) <= 45
-    assert "The L1 and L2 peaks count wider paths than loads get" in text and "judge headroom against a measured roof" in text
+    assert "ncu's L1 peak: 512 B per clock per SM, loads 128" in text and "judge headroom against a measured roof" in text
     assert "roofline chart" not in text and "AMD" not in text
 
 

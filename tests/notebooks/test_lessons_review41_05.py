@@ -38,8 +38,8 @@ def test_e1_the_l1_and_l2_peaks_count_wider_paths_than_loads_get():
     assert f"{l1 / (sms * 128 * 1.98):.2f}" == "0.96"
     text = _md("cc5a9b48")
     assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" not in text
-    assert ("The L1 and L2 peaks count wider paths than loads get (ncu's L1 peak: 512 B per clock per SM; loads get "
-            "128): judge headroom against a measured roof") in text
+    # review 41c: the wider path is the L1's; the L2 part says only what the appendix backs
+    assert "ncu's L1 peak: 512 B per clock per SM, loads 128;" in text and "judge headroom against a measured roof" in text
     # the appendix says the same, with ncu's own chart's load roofs near the measured ones
     page = words(appendix(PAGE))
     assert "ncu's L1 peak counts 512 bytes per clock per SM, a wider path than loads get (128)" in page
@@ -105,7 +105,7 @@ def test_cell_26_keeps_the_28_mb_point_and_the_models_nature_with_fewer_ratios()
         assert gone not in text, gone
     assert ("The kernel beats the model most just past each step: up to 3.3 times. Inside the L2 level it beats "
             "Lab 1's L2 roof too (12% at the explorer's 28.2 MB).") in text
-    assert "The model is thus a pessimistic estimate, **neither a forecast nor a bound**." in text
+    assert "The model is a pessimistic estimate, **neither a forecast nor a bound**." in text
     assert len(re.findall(r"\d+(?:\.\d+)?(?:%| times)", text)) == 2  # 3.3 times and 12%; four before
     assert len(text.split()) <= 85  # 111 before
 
