@@ -638,15 +638,19 @@ def _pass_rereads(passes_of, size, threads: int = SIM_THREADS) -> str:
                         "pass writes only its own (pass 1 maxima, pass 2 e and sums, pass 3 y), and the byte count "
                         "of Part 2 assumes that. Keep the value in a local variable and write only "
                         f"{' and '.join(own)}")
-        for i, a in enumerate(args):  # review 34f, E1: counted once per launch, so Part 2's bytes would not match
+        for i, a in enumerate(args):  # review 34f, E1: a pass reading back its own output
             name = next((k for k in ("e", "y") if a is buffers[k]), None)
             used = c["by_argument"][f"args[{i}]"]
             if name and used["written"] and used["read"]:
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
-                return (f"pass {number} ({kname}) writes {name} and reads it back from global memory in the same "
-                        "launch: sum the values as you compute them (keep each in a local variable, then "
-                        "block_reduce); the course counts each array once per launch, as if cached, so Part 2's "
-                        "bytes would not match this kernel")
+                # review 41f, E1: the page's traffic rule forbids this read-back; the simulator counts the
+                # array as read too, so Part 2's bytes would not match (a GPU's cache would serve it)
+                return (f"pass {number} ({kname}) writes {name} and reads it back from global memory, and a pass "
+                        f"never reads back what it writes (the traffic rule above). Keep each value in a register, a local variable "
+                        f"(v = ...; {name}[r, c] = v), and use v"
+                        + (": sum the values as you compute them, then block_reduce" if name == "e" else "")
+                        + f". The read-back makes the simulator count {name} as read as well as written, so Part "
+                        "2's bytes would not match this kernel")
         for i, a in enumerate(args):
             name = next((k for k in ("x", "e") if a is buffers[k]), None)
             reads = c["by_argument"][f"args[{i}]"]["read"] / a.nbytes if name else 0
@@ -1296,8 +1300,7 @@ def _wrong_output(y, x, error: float, first_value: bool = True) -> str:
                      f"- {NEGATIVE_SHIFT:g}: every exp underflows to 0) are")
         return (f"the ordinary rows are right, but {large} wrong or not finite: does every exp stay inside "
                 f"float32's range (is the "
-                "row's true maximum subtracted first)? Or is a cuda.syncthreads() missing before threads read "
-                "each other's shared values?")
+                "row's true maximum subtracted first)?")  # review 41f, E3: no race was seen (checked before)
     if not right(neg):
         # review 34f, E3: the fused kernel's x[r, 0] start is refused by the read-once rule, so not offered there
         first = " or at the row's first value" if first_value else ""
@@ -1415,8 +1418,9 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         # review 23f, 4: the two usual slips between 1.67 and 5
         ((three - n * 4) / fused, "that counts the 3-pass version's bytes as 16 per element: pass 1 reads x, pass 2 "
                                   "reads x and writes e, pass 3 reads e and writes y, 20 bytes per element"),
-        (3.0, "that is about the measured ratio of the recorded H200 (and the launches, 3 over 1); the prediction is "
-              "bytes over bytes, the 3-pass version's over the fused one's"),
+        # review 41f, E5: plain words for the launch count
+        (3.0, "that is about the recorded H200's measured ratio, and the number of launches (3 against 1); the "
+              "prediction is bytes over bytes, the 3-pass version's over the fused one's"),
     ])
 
 
@@ -1438,7 +1442,9 @@ def _verdict_ridge(profile, machine) -> str:
     text = f"the ridge printed above, {printed:.3g} FLOP/byte"
     if profile is not None and abs(profile.ridge - printed) > 0.005 * printed:
         roof = str(profile.memory).replace("dram-", "")  # "dram-copy": the copy roof, as Part 4 names it
-        text += f" (its profile is placed on the {roof} roof, {profile.peak_gbps:,.0f} GB/s: ridge {profile.ridge:.3g})"
+        # review 41f, E4: two ridges, each named by its roof
+        text += (f" (Part 3's DRAM roof); its profile's side is taken on the {roof} roof, "
+                 f"{profile.peak_gbps:,.0f} GB/s, whose ridge is {profile.ridge:.3g} FLOP/byte")
     return text
 
 

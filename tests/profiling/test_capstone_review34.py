@@ -25,7 +25,7 @@ def test_a_pass_2_that_reads_back_its_e_is_refused_with_the_fix():
     said = capstone._pass_rereads(wrong["three_pass_passes"], capstone.SIM_SIZES[0])
     assert said.startswith("pass 2 (exp_sum_body) writes e and reads it back from global memory"), said
     assert "sum the values as you compute them" in said and "block_reduce" in said, said
-    assert "once per launch" in said and "\n" not in said, said
+    assert "count e as read as well as written" in said and "\n" not in said, said  # review 41f, E1
 
 
 def test_the_model_and_the_other_right_styles_are_not_refused_as_re_reads():

@@ -46,7 +46,7 @@ def test_a_wrong_verdict_quotes_the_printed_ridge_and_names_the_profiles_roof():
     for check in got.checks:
         assert check.status == "fail", got
         assert f"the ridge printed above, {printed:.3g} FLOP/byte" in check.message, check
-        assert "(its profile is placed on the copy roof, 4,256 GB/s: ridge 15.5)" in check.message, check
+        assert "taken on the copy roof, 4,256 GB/s, whose ridge is 15.5 FLOP/byte" in check.message, check
         assert not check.message.endswith("its profile's ridge, 15.5 FLOP/byte"), check
 
 
@@ -128,7 +128,7 @@ def test_the_fused_stride_slip_gets_the_stride_hint_and_a_float64_start_is_refus
 def test_the_exp_cost_is_an_inference_from_the_recorded_total():
     for page in PAGES:
         note = next(m for m in _markdown(page) if m.startswith("On the recorded pair ncu counts 13.4"))
-        assert "inferred from that total, each `exp` costs about ten" in note, page
+        assert "inferred from that total, less the subtract, sum and multiply, each `exp` costs 10.4" in note, page
         assert "multiply-add" not in note and "compiles to" not in note, page
 
 
