@@ -63,9 +63,10 @@ def test_00_links_an_appendix_section_that_reconciles_dense_fp8_with_the_datashe
 def test_01_at_the_ridge_one_roof_binds_and_overlap_decides_how_near_it_the_kernel_gets():
     step4 = _section("01_derivation.ipynb", "## Step 4: the ridge point")
     assert "both roofs bind" not in step4
-    # review 41a: overlap does not choose the roof; the band is a measured ceiling's spread
-    assert ("**at the ridge**: 10% is about a measured ceiling's run-to-run spread, so a measurement cannot "
-            "tell the two sides apart; how well loads and math overlap decides how near the roof the "
+    # review 41a: overlap does not choose the roof; review 42a: the band is the gap between the
+    # roofs one may take, not a ceiling's run-to-run spread
+    assert ("**at the ridge**: there, which roof you take (datasheet or measured, read or copy) can "
+            "decide the side; the overlap of loads and math decides how near the roof the "
             "kernel gets.") in step4
 
 
