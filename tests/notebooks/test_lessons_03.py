@@ -987,8 +987,8 @@ def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
     chain = {r["variant"]: r for r in rows.chains_rows(recorded_experiments()["chains"])}
     four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
     prose = words(markdown("03_ceilings.ipynb"))
-    assert (f"with every SM full, four chains reached {four:.0%} of the peak and one chain {one:.0%}; why is open "
-            "(hypothesis: not the FMA's latency, which 16 warps per scheduler cover; "
+    assert (f"with every SM full, four chains reached {four:.0%} of the peak and one chain {one:.0%}, though 16 warps "
+            "per scheduler cover the FMA's latency (measured); why is open ("
             "[more](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
 
 

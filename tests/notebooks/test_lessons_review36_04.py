@@ -72,7 +72,7 @@ def test_04_issue_slots_are_said_in_plain_words_and_the_walker_has_a_line():
     nb = cells("04_sweep.ipynb")
     walker = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "sweep_walker(" in c.source)
     # review 37b: K = 56 is where the point falls under 90% of its roof (K = 40-48 read 95%)
-    assert words(nb[walker - 1].source).endswith("Below, drag K: the point falls under 90% of its roof at K = 56, the knee.")
+    assert words(nb[walker - 1].source).endswith("Below, drag K: the point falls under 90% of its roof at K = 56, where the knee also sits.")
 
 
 def test_04_run_log_asides_moved_out_of_the_lesson():

@@ -30,7 +30,7 @@ def _walker_cell():
 
 def test_04_the_walker_sentence_says_where_the_point_falls_under_90_percent():
     # review 37b item 1: "leaves the sloped roof near K = 56" while K = 40 and 48 already read 95%:
-    # K = 56 is the first K under 90% of the roof, and it is the knee
+    # K = 56 is the first K under 90% of the roof; in this run the knee sits there too (review 42b: not by definition)
     from rooflinelib.experiments import rows
     lab3 = _lab3()
     share = _shares(lab3)
@@ -39,7 +39,7 @@ def test_04_the_walker_sentence_says_where_the_point_falls_under_90_percent():
     knee_k = rows.sweep_summary_rows(lab3.result)[0]["knee_k"]
     assert first_under == knee_k == 56
     before = words(cells("04_sweep.ipynb")[_walker_cell() - 1].source)
-    assert before.endswith(f"Below, drag K: the point falls under 90% of its roof at K = {first_under}, the knee.")
+    assert before.endswith(f"Below, drag K: the point falls under 90% of its roof at K = {first_under}, where the knee also sits.")
     assert "leaves the sloped roof" not in words(markdown("04_sweep.ipynb"))
 
 

@@ -86,8 +86,8 @@ def test_42_the_chains_result_does_not_teach_latency_as_the_cause_at_full_occupa
     assert round(chain["1 chain, one warp per scheduler"]["cycles_per_step"]) == 4  # the latency, in cycles
     prose = words(_md("03_ceilings.ipynb", "ceilings-08"))
     one = chain["1 chain, full occupancy"]["fraction"]
-    assert (f"one chain {one:.0%}; why is open (hypothesis: not the FMA's latency, which 16 warps per scheduler "
-            f"cover; [more]({APPENDIX_03}#why-the-fma-ceiling-needs-independent-chains)") in prose
+    assert (f"one chain {one:.0%}, though 16 warps per scheduler cover the FMA's latency (measured); why is open "
+            f"([more]({APPENDIX_03}#why-the-fma-ceiling-needs-independent-chains)") in prose
     page = words(appendix("appendix-03-ceilings.md"))
     assert "**Full occupancy: not the latency.**" in page and "this is a fit, not the mechanism" in page
 
