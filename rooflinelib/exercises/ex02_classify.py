@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (DEFAULT_RTOL, FRACTION_ATOL, AnswerError, Check, Choices,
-                                           NotAnsweredError, Table, check_choice, check_number,
-                                           check_side,
-                                           read_number, report)
+                                           NotAnsweredError, Table, _normalize, check_choice,
+                                           check_number, check_side, read_number, report)
 from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, side_of_ridge, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
@@ -126,6 +125,12 @@ FIRST_STEPS = Choices({
                 ("occupancy", "check occupancy", "stall reasons", "stalls", "profile it",
                  "profiler", "investigate")),
 })
+
+#: Review 42k1 K2-1: the "overlap" spellings that name only loads overlapped with math.  On a
+#: compute-bound row that overlap is already in the roof (and buys nothing), so where a row sets
+#: ``load_overlap_hint`` these spellings get that hint instead of the pass the overlap it means earns.
+LOAD_OVERLAP_SPELLINGS = frozenset(_normalize(s) for s in ("prefetch", "double buffering",
+                                                            "async copies"))
 
 #: What limits a kernel, including the limits the single-level roofline does not draw.
 LIMITERS = Choices({
@@ -264,6 +269,9 @@ class Row:
     #: roof is bf16 (no TF32 roof): the one route onto the matrix cores is a smaller type, so
     #: "smaller-dtype" names the same move as "instruction-mix" there and passes.
     dtype_is_matrix_route: bool = False
+    #: What a load-only overlap spelling (LOAD_OVERLAP_SPELLINGS) hears on a row where "overlap"
+    #: is right for another overlap (row 9: the exps under the MMAs); empty where it passes.
+    load_overlap_hint: str = ""
 
     @property
     def runs_on_name(self) -> str:
@@ -502,7 +510,13 @@ def _rows() -> tuple:
                                            "shorten the exp phase"},
             on_matrix_cores_hint="it already runs on the matrix cores (the table says so): what in "
                                  "its instruction mix is left? The exps, one per score, on the MUFU: "
-                                 "which lever shortens their time?"),
+                                 "which lever shortens their time?",
+            # Review 42k1 K2-1: at I of about 4,000 the roof already assumes loads and math
+            # overlap (row 8's hint); the overlap that helps is the exps under the MMAs
+            load_overlap_hint="at this intensity the loads already hide under the math (the roof "
+                              "assumes loads and math overlap): the overlap that helps here runs "
+                              "the exps on the MUFU under the matrix multiplies (MMAs) of another "
+                              "block"),
     )
 
 
@@ -687,9 +701,13 @@ def _names_bf16_only(answer) -> bool:
 
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     """The first move; on a row already on the matrix cores, naming them gets that row's hint;
-    a TF32 spelling, where the GPU lists no TF32 roof and the mix is a right move, gets a hint."""
+    a TF32 spelling, where the GPU lists no TF32 roof and the mix is a right move, gets a hint;
+    so does a load-only overlap where the row names another overlap (``load_overlap_hint``)."""
     if row.on_matrix_cores_hint and (names_matrix_cores(first_step) or names_tf32(first_step)):
         return Check("first move", "fail", row.on_matrix_cores_hint)
+    if (row.load_overlap_hint and isinstance(first_step, str)
+            and _normalize(first_step) in LOAD_OVERLAP_SPELLINGS):
+        return Check("first move", "fail", row.load_overlap_hint)
     if "instruction-mix" in row.first_steps and names_tf32(first_step) and not lists_tf32_roof():
         return Check("first move", "fail", _NO_TF32_ROOF)
     # where a smaller type is right only as the route onto the matrix cores (row 7), it must be a
