@@ -439,8 +439,9 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     # review 34e: the hypothesis is the appendix's; the page links it
     # review 36e item 1: ncu's flush enforces the no-reuse rule, so the check is per launch
     # review 39e: "open" was lab jargon for unexplained
-    assert ("together the launches moved the model's bytes, within an unexplained "
-            "[2.7-4.3% shortfall](../docs/appendix-07.md#the-small-dram-shortfall).") in " ".join(text.split())
+    # review 42e: the shortfall is located (all in the writes), its cause left to the appendix
+    assert ("the reads are complete; the whole "
+            "[2.7-4.3% shortfall](../docs/appendix-07.md#the-small-dram-shortfall) is in the writes.") in " ".join(text.split())
     assert "writes left in the L2" not in text and "is open" not in text
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
             "kernel, outside the count. It fits only loosely") in _page()
@@ -810,7 +811,7 @@ def test_07_takeaway_says_rests_on_and_the_warning_comes_before_the_output():
     cells = _cells()
     # review 37e clarity: the warning moved to cell 0; review 39e: to section 4, where its numbers are read
     section_4 = " ".join(_prose().split("## 4. Measure")[1].split("## 5.")[0].split())
-    assert "the course's fused kernel, which keeps its row in registers (yours, in shared memory), moved" in section_4
+    assert "the course's fused kernel moved its bytes at 90%" in section_4
     warn = next(i for i, c in enumerate(cells) if "the course's pair stands in" in c.source)
     run = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "capstone.profile_pair(" in c.source)
     assert warn == run - 1

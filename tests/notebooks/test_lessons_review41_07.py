@@ -36,7 +36,7 @@ def test_the_gemm_answer_quotes_the_recorded_mio_stalls():
     six = _cell("## 6.")
     # review 41e: the page leads with the direct evidence, the shared passes (test_lessons_review42_0507);
     # the stall figures, and the queue they wait on, are the appendix's
-    assert "Mainly, its shared-memory loads collide: 5.0 shared-memory passes per multiply-add" in six
+    assert "Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide FFMA" in six
     assert f"{slip:.1f}" == "58.8" and f"{fixed:.1f}" == "6.1"
     # the same figures, and what they count, in the appendix
     assert "`mio_throttle` 58.8 against 6.1 along a row" in _page()
@@ -51,7 +51,7 @@ def test_the_opening_says_whose_fused_kernel_reached_90_percent():
     assert ("The course's three passes moved their bytes at 74% of the DRAM roof of a copy, its fused kernel "
             "(row in registers, unlike yours) at 90% (section 4).") in opening
     read = _cell("The prediction is two claims")
-    assert "the course's fused kernel, which keeps its row in registers (yours, in shared memory), moved" in read
+    assert "its fused kernel keeps the row in registers (yours, shared memory)" in " ".join(read.split())
 
 
 def test_the_bytes_claim_is_tested_by_section_5_not_the_bullets():
