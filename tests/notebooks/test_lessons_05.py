@@ -1107,7 +1107,7 @@ def test_05_fix15_method_tables_and_validation_are_the_appendixs():
     # review 40c: the share-fetches mechanism (section 2) is labelled too: two, each plainly
     # review 41c: the warm-rerun prediction for ws_read (section 3's cold caches) is labelled as a third
     assert text.lower().count("hypothesis:") == 3 and "Hypothesis: each byte's 25 readers reach it at different times, so seldom share fetches." in " ".join(text.split())
-    assert "(hypothesis: one L2 read serves near-simultaneous requests for a line)" in " ".join(text.split())
+    assert "(hypothesis: requests combine before it)" in " ".join(text.split())
     assert text.count("hypothesis, partly checked") == 1 and "| hypothesis (" not in text
     # review 16c: the DRAM-write hypothesis went to the appendix with the shortfall; the one left
     # in the lesson is the working-set model's
@@ -1308,8 +1308,7 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     # review 39c: "share fetches" defined here, once, where the figure first shows it
     # review 40c: the blocks are counted before the cutoff, and the mechanism is a labelled hypothesis
     assert ("The grid has 792 blocks, so below 792 chunks (13 MB, open circles) blocks read the same chunks and **share fetches**: "
-            "the SMs receive more bytes than the L2 sends (hypothesis: one L2 read serves near-simultaneous "
-            "requests for a line). Not a level: ignore them.") in " ".join(text.split())
+            "the SMs receive more bytes than the L2 sends (hypothesis: requests combine before it). Ignore them.") in " ".join(text.split())
     assert round(792 * 16384 / 1e6) == 13
 
 
@@ -1324,7 +1323,7 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
     assert len(reading.split()) < len(section1.split())  # a short cell of its own
     text = _prose("05")
     # review 25c: the access-mix rule moved to section 4, where the kernels are scored
-    rule = "each DRAM row is scored against Lab 1's roof for its access mix"
+    rule = "DRAM rows use Lab 1's roof for their access mix"
     assert text.lower().count(rule.lower()) == 1 and "The chart's DRAM roof is a copy's" not in text
     assert rule.lower() in text.split("## 4.")[1].split("## 5.")[0].lower() and "access mix" not in reading
     # the roofs' cell follows the cell that announces it

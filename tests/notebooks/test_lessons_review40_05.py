@@ -45,7 +45,7 @@ def test_e1_share_fetches_is_defined_once_before_it_is_used():
     used = [i for i, s in enumerate(sources) if "share fetches" in s]
     assert len(defined) == 1 and defined[0] == used[0]
     assert ("blocks read the same chunks and **share fetches**: the SMs receive more bytes than the L2 sends "
-            "(hypothesis: one L2 read serves near-simultaneous requests for a line).") in sources[defined[0]]
+            "(hypothesis: requests combine before it).") in sources[defined[0]]
     assert "(section 4)" not in _md("9ee81857")  # no forward pointer to an idea not yet introduced
 
 

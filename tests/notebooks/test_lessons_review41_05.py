@@ -75,8 +75,7 @@ def test_e3_the_share_fetches_mechanism_is_a_hypothesis_and_the_blocks_come_befo
     assert "those asking for the same line at about the same time get one L2 read" not in text
     assert "Below 13 MB (open circles) there are fewer chunks than blocks" not in text
     assert ("The grid has 792 blocks, so below 792 chunks (13 MB, open circles) blocks read the same chunks and "
-            "**share fetches**: the SMs receive more bytes than the L2 sends (hypothesis: one L2 read serves "
-            "near-simultaneous requests for a line).") in text
+            "**share fetches**: the SMs receive more bytes than the L2 sends (hypothesis: requests combine before it).") in text
     assert text.index("792 blocks") < text.index("13 MB")
     # the measured part: the slices served under half the bytes the SMs read (the appendix's table)
     assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% | 7.72 TB/s |" in appendix(PAGE)
