@@ -209,6 +209,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
             one_line = _shared_on_one_line(passes_of(softmax_buffers(*sizes[0])))
             if one_line:
                 return Check(question, "fail", one_line)
+            # review 42f, 1: a barrier some threads skip is undefined on a GPU, yet runs in the simulator
+            divergent = _divergent_barrier(passes_of(softmax_buffers(*sizes[0])))
+            if divergent:
+                return Check(question, "fail", f"your {name} kernel's " + divergent)
             for rows, cols in sizes:
                 buffers = softmax_buffers(rows, cols)
                 buffers["x"][LARGE_ROW, LARGE_COL] += np.float32(LARGE_SHIFT)
@@ -465,6 +469,101 @@ def _loop_without_barrier(race, passes) -> str:
     return ""
 
 
+def _thread_dependent(tree) -> tuple:
+    """``(names, depends)``: the names a function's source sets, directly or through other such names, from the
+    thread's index (``cuda.threadIdx.x`` or ``cuda.grid(...)``), and a test of whether an expression uses one."""
+    def direct(n) -> bool:
+        return (_thread_index(n) or (isinstance(n, ast.Attribute) and n.attr in ("x", "y", "z")
+                                     and isinstance(n.value, ast.Attribute) and n.value.attr == "threadIdx")
+                or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "grid"))
+    names = set()
+
+    def depends(expr) -> bool:
+        return any(direct(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(expr))
+    grew = True
+    while grew:  # r, t = ... then lo = t * k: follow the names until none is added
+        grew = False
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    pairs = ([(target, node.value)] if not isinstance(target, ast.Tuple) else
+                             list(zip(target.elts, node.value.elts)) if isinstance(node.value, ast.Tuple) else
+                             [(e, node.value) for e in target.elts])
+                    for t, v in pairs:
+                        if isinstance(t, ast.Name) and t.id not in names and depends(v):
+                            names.add(t.id)
+                            grew = True
+    return names, depends
+
+
+def _divergent_barrier(passes) -> str:
+    """``"`LINE` (line N of NAME) calls cuda.syncthreads() inside `HEADER`..."`` for the first barrier, in a kernel
+    of ``passes`` or a device function it calls, whose enclosing ``if``, ``while`` or ``for`` header uses the
+    thread's index, or ''.  On a GPU every thread of the block must reach the same barrier; one under a branch
+    that differs between threads is undefined behaviour, which the simulator's threads cannot show (review 42f,
+    1).  A loop whose trip count is the same for every thread (a tree's ``while step > 0:``) is let through."""
+    functions = []
+    for kernel, _ in passes or ():
+        try:
+            fn = kernel_py_func(kernel)
+            functions += [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
+        except Exception:  # a launch list the check cannot read is left to the checks that run it
+            continue
+    for f in functions:
+        parsed = _parsed(f)
+        if parsed is None:
+            continue
+        tree, lines = parsed
+        _, depends = _thread_dependent(tree)
+
+        def visit(node, branch):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "syncthreads" and branch is not None):
+                return node, branch
+            header = (node.test if isinstance(node, (ast.If, ast.While)) else
+                      node.iter if isinstance(node, ast.For) else None)
+            for name, value in ast.iter_fields(node):
+                inside = branch
+                if header is not None and name in ("body", "orelse") and depends(header):
+                    inside = branch or node
+                for child in (value if isinstance(value, list) else [value]):
+                    if isinstance(child, ast.AST):
+                        got = visit(child, inside)
+                        if got:
+                            return got
+            return None
+        got = visit(tree, None)
+        if got and 0 < got[0].lineno <= len(lines) and 0 < got[1].lineno <= len(lines):
+            call, branch = got
+            return (f"`{lines[call.lineno - 1].strip()}` (line {call.lineno} of {f.__name__}) is inside "
+                    f"`{lines[branch.lineno - 1].strip()}`, which depends on the thread's index: on a GPU every "
+                    "thread of the block must reach the same barrier (otherwise the result is undefined, which "
+                    "the simulator cannot show), so move the cuda.syncthreads() out of the branch")
+    return ""
+
+
+def _write_outside_loops(race, passes) -> bool:
+    """Whether the race's write line sits in a kernel of ``passes`` (or a device function it calls) outside every
+    loop, as thread 0's ``part[0] = m`` under ``if t == 0:`` does (review 42f, 2: then it is a write, not a loop)."""
+    for kernel, _ in passes or ():
+        try:
+            fn = kernel_py_func(kernel)
+            functions = [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
+        except Exception:
+            continue
+        for f in functions:
+            parsed = _parsed(f)
+            if parsed is None:
+                continue
+            tree, lines = parsed
+            where = [i + 1 for i, line in enumerate(lines) if line.strip() == race.write_line]
+            if where:
+                loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]
+                return all(not any(n.lineno < w <= n.end_lineno for n in loops) for w in where)
+    return False
+
+
 def _race_hint(race, passes=None) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
     and the barrier that orders them; after the read where the code reads before it writes."""
@@ -490,9 +589,10 @@ def _race_hint(race, passes=None) -> str:
         return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
                 "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the last "
                 "read of the entry and before the write that overwrites it")
+    writes = "the write" if _write_outside_loops(race, passes) else "the loop that writes the shared array"
     return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
-            "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the loop "
-            "that writes the shared array and before any thread reads entries other threads wrote")
+            f"(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after {writes} "
+            "and before any thread reads entries other threads wrote")
 
 
 #: Why a fused kernel may not keep its row in ``cuda.local.array`` (see :func:`_local_row`): the

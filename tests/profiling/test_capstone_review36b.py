@@ -118,7 +118,8 @@ def test_a_write_after_read_race_puts_the_barrier_after_the_read(kind):
     assert said.endswith("put a cuda.syncthreads() after the last read of the entry and before the write that "
                          "overwrites it"), said
     said = capstone._race_hint(race, [(types.SimpleNamespace(py_func=_raw_body), ())])
-    assert said.endswith("put a cuda.syncthreads() after the loop that writes the shared array and before any "
+    # no loop around the write: "after the write" (review 42f, 2)
+    assert said.endswith("put a cuda.syncthreads() after the write and before any "
                          "thread reads entries other threads wrote"), said
 
 
