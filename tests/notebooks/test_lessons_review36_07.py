@@ -63,7 +63,7 @@ def test_the_naive_pair_is_said_to_be_capped_not_explained():
     text = _prose()
     assert "Both naive variants stay under 3%" not in text
     assert ("**A second finding.** Both naive variants are capped at 3% by Numba's code, which spends 34 "
-            "instructions on each FFMA.") in text
+            "instructions per warp-wide multiply-add.") in text
 
 
 def test_cell_16_names_the_copy_roof_in_one_sentence_and_the_two_ridges_are_the_appendixs():

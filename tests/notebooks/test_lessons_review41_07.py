@@ -36,7 +36,7 @@ def test_the_gemm_answer_quotes_the_recorded_mio_stalls():
     six = _cell("## 6.")
     # review 41e: the page leads with the direct evidence, the shared passes (test_lessons_review42_0507);
     # the stall figures, and the queue they wait on, are the appendix's
-    assert "Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide FFMA" in six
+    assert "Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide multiply-add" in six
     assert f"{slip:.1f}" == "58.8" and f"{fixed:.1f}" == "6.1"
     # the same figures, and what they count, in the appendix
     assert "`mio_throttle` 58.8 against 6.1 along a row" in _page()
