@@ -438,18 +438,7 @@ def _loop_without_barrier(race, passes) -> str:
     (every thread runs it the same number of times, as a tree's ``while step > 0:`` does), or ''.  A barrier
     goes inside such a loop; one in a loop over ``range(t, n, cuda.blockDim.x)`` would not be reached by every
     thread the same number of times."""
-    functions = []
-    for kernel, _ in passes or ():
-        try:
-            fn = kernel_py_func(kernel)
-            functions += [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
-        except Exception:  # a launch list the check cannot read is left to the checks that run it
-            continue
-    for f in functions:
-        parsed = _parsed(f)
-        if parsed is None:
-            continue
-        tree, lines = parsed
+    for f, tree, lines in _parsed_functions(passes):
         names = _thread_names(tree)
         found = []
         for node in ast.walk(tree):
@@ -503,18 +492,7 @@ def _divergent_barrier(passes) -> str:
     thread's index, or ''.  On a GPU every thread of the block must reach the same barrier; one under a branch
     that differs between threads is undefined behaviour, which the simulator's threads cannot show (review 42f,
     1).  A loop whose trip count is the same for every thread (a tree's ``while step > 0:``) is let through."""
-    functions = []
-    for kernel, _ in passes or ():
-        try:
-            fn = kernel_py_func(kernel)
-            functions += [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
-        except Exception:  # a launch list the check cannot read is left to the checks that run it
-            continue
-    for f in functions:
-        parsed = _parsed(f)
-        if parsed is None:
-            continue
-        tree, lines = parsed
+    for f, tree, lines in _parsed_functions(passes):
         _, depends = _thread_dependent(tree)
 
         def visit(node, branch):
@@ -546,21 +524,11 @@ def _divergent_barrier(passes) -> str:
 def _write_outside_loops(race, passes) -> bool:
     """Whether the race's write line sits in a kernel of ``passes`` (or a device function it calls) outside every
     loop, as thread 0's ``part[0] = m`` under ``if t == 0:`` does (review 42f, 2: then it is a write, not a loop)."""
-    for kernel, _ in passes or ():
-        try:
-            fn = kernel_py_func(kernel)
-            functions = [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
-        except Exception:
-            continue
-        for f in functions:
-            parsed = _parsed(f)
-            if parsed is None:
-                continue
-            tree, lines = parsed
-            where = [i + 1 for i, line in enumerate(lines) if line.strip() == race.write_line]
-            if where:
-                loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]
-                return all(not any(n.lineno < w <= n.end_lineno for n in loops) for w in where)
+    for f, tree, lines in _parsed_functions(passes):
+        where = [i + 1 for i, line in enumerate(lines) if line.strip() == race.write_line]
+        if where:
+            loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]
+            return all(not any(n.lineno < w <= n.end_lineno for n in loops) for w in where)
     return False
 
 
@@ -791,6 +759,21 @@ def _parsed_kernels(passes):
             continue
         if parsed is not None:
             yield (kernel, args) + parsed
+
+
+def _parsed_functions(passes):
+    """``(fn, tree, lines)`` for each kernel of ``passes`` and each device function it calls whose source
+    can be read and parsed; a launch list the check cannot read is left to the checks that run it."""
+    for kernel, _ in passes or ():
+        try:
+            fn = kernel_py_func(kernel)
+            functions = [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
+        except Exception:
+            continue
+        for f in functions:
+            parsed = _parsed(f)
+            if parsed is not None:
+                yield (f,) + parsed
 
 
 def _thread_index(node) -> bool:
@@ -1219,27 +1202,17 @@ def _shared_on_one_line(passes) -> str:
     Numba's simulator keys a shared array by the line that allocates it, so two on one line
     (``row = ...; part = ...`` or ``row, part = ..., ...``) are one array there, while on a GPU they are
     two: a right kernel would fail with a misleading hint (review 33f, 1)."""
-    for kernel, _ in passes:
-        try:  # a launch list the check cannot read is left to the checks that run it
-            fn = kernel_py_func(kernel)
-            functions = [fn] + [fake.fn for *_, fake in fake_device_functions(fn).values()]
-        except Exception:
-            continue
-        for f in functions:
-            parsed = _parsed(f)
-            if parsed is None:
-                continue
-            tree, lines = parsed
-            per_line = collections.Counter(
-                node.lineno for node in ast.walk(tree)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "array"
-                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "shared")
-            crowded = sorted(line for line, n in per_line.items() if n > 1)
-            if crowded:
-                text = lines[crowded[0] - 1].strip() if crowded[0] <= len(lines) else ""
-                return (f"{f.__name__}: the line `{text}` allocates {per_line[crowded[0]]} shared arrays: put each "
-                        "cuda.shared.array on its own line (the CUDA simulator tells shared arrays apart by their "
-                        "line, so on one line they are one array; on a GPU they are two)")
+    for f, tree, lines in _parsed_functions(passes):
+        per_line = collections.Counter(
+            node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "array"
+            and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "shared")
+        crowded = sorted(line for line, n in per_line.items() if n > 1)
+        if crowded:
+            text = lines[crowded[0] - 1].strip() if crowded[0] <= len(lines) else ""
+            return (f"{f.__name__}: the line `{text}` allocates {per_line[crowded[0]]} shared arrays: put each "
+                    "cuda.shared.array on its own line (the CUDA simulator tells shared arrays apart by their "
+                    "line, so on one line they are one array; on a GPU they are two)")
     return ""
 
 
