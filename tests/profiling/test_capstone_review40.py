@@ -3,7 +3,6 @@ function is the simulator's FakeCUDAKernel, which keeps ``device`` outside ``tar
 counting.fake_device_functions found none and a read of ``part[0]`` before block_reduce writes ``part``
 again was told to put its barrier before the read.  E4: a hand-written tree with its barrier after the loop
 was told "after the loop that writes the shared array"; the barrier belongs inside it, after each step."""
-import json
 
 import pytest
 
@@ -49,10 +48,7 @@ print("RESULT " + json.dumps(out))
 @pytest.fixture(scope="module")
 def simulated_run():
     from pathlib import Path
-    done = simulated.run(code=IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]], timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+    return simulated.result(IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]])
 
 
 def test_the_simulator_s_device_functions_are_found(simulated_run):

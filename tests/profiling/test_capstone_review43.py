@@ -3,7 +3,6 @@ calls cuda.syncthreads() under ``if t == 0:`` and the others under ``else:`` pas
 that depends on the thread's index is undefined on a GPU, and the simulator cannot show it, so the key refuses
 it from the source.  2: a race whose write is ``part[0] = m`` under ``if t == 0:`` was told to put the barrier
 "after the loop that writes the shared array"; there is no loop, so it says "after the write"."""
-import json
 
 import pytest
 
@@ -45,10 +44,7 @@ print("RESULT " + json.dumps(out))
 @pytest.fixture(scope="module")
 def simulated_run():
     from pathlib import Path
-    done = simulated.run(code=IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]], timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+    return simulated.result(IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]])
 
 
 # --- 1: a barrier under a thread-dependent branch ---------------------------------------------------

@@ -7,6 +7,7 @@ makes a simulated launch several times faster and changes nothing it computes.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,3 +40,12 @@ def run(script=None, code=None, args=(), timeout: float = 300, cwd=ROOT) -> subp
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     return subprocess.run([sys.executable, "-c", _PRELUDE, kind, target, *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def result(code, args=(), timeout: float = 600):
+    """Run ``code`` as :func:`run` does and return the JSON it printed after ``RESULT `` (the child must
+    exit 0 and print one such line); the capstone's simulator tests read their findings this way."""
+    done = run(code=code, args=args, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    return json.loads(line[len("RESULT "):])
