@@ -73,7 +73,9 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
     assert "shows that the FMAs ran" not in prose
     # review 25b: what the FMA count shows is the appendix's, behind the check's link
     assert "The FMA count in the compiled kernel shows the compiler kept the FMAs" not in prose
-    assert "not that the FMAs ran ([appendix](../docs/appendix-03-ceilings.md#how-lab-1-checks-its-fma-kernel))." in prose
+    # review 44b: the lesson finishes the thought with the appendix's answer (the FMA count in the compiled code)
+    assert ("That proves the output intact; the compiled code's FMA count shows they ran "
+            "([appendix](../docs/appendix-03-ceilings.md#how-lab-1-checks-its-fma-kernel)).") in prose
     assert "That proves the output, not the work" in page and "low-power operand pattern" in page
 
 
@@ -503,8 +505,10 @@ def test_03_leads_the_dram_section_with_its_idea_and_keeps_the_tool_plumbing_out
     assert ("## DRAM's three roofs, and which one to judge against **Judge a kernel against the DRAM "
             "roof of its own access mix.**") in prose
     # T03-5; review 12b C03-3: the CPU's write-allocate aside left the GPU's DRAM-mix rule
-    assert "unless the code uses non-temporal stores" not in prose
-    assert "unless the code uses non-temporal stores" in words(appendix("appendix-03-ceilings.md"))
+    # review 44b: streaming (non-temporal) stores skip the write-allocate read; the appendix says so
+    assert "non-temporal" not in prose
+    assert ("Streaming (non-temporal) stores, which large fills such as `memset` often use, skip that read."
+            in words(appendix("appendix-03-ceilings.md")))
     assert "#write-allocate-on-a-cpu)" in prose
     assert "**P** is the median rate of a loop" in prose and "**P** is the best rate" not in prose  # C03-1
     assert "ptxas" not in prose and "ptxas" in appendix("appendix-03-ceilings.md")  # C03-2
@@ -554,7 +558,9 @@ def test_03_places_the_fused_softmax_on_the_copy_roof_of_its_own_mix():
 def test_03_review_6b_wording():
     prose = words(markdown("03_ceilings.ipynb"))
     # E03-3: the tensor figures are at 1830 MHz, not the top clock
-    assert "at its top clock" not in prose and "at a clock it may not state, and not always the top one" in prose
+    # review 44b: the opening's clock hedge left; cell 6 says the bf16 figure's clock and what it changes
+    assert "at its top clock" not in prose and "at a clock it may not state" not in prose
+    assert "not 1,980; against a 1,980 MHz peak the share is 75%." in prose
     assert "at a clock the vendor states" not in prose  # review 32b: the H200 datasheet states no clock
     # E03-4: C = A + B reads two bytes per byte written: between the read and copy roofs
     assert "a copy, an elementwise add, the softmax below" not in prose
@@ -571,7 +577,7 @@ def test_03_review_6b_wording():
     assert "4,509" not in answer and "4,280" not in answer
     # C03-5: the explorer's control is named
     assert "can now switch between the promise and the measurement" not in prose
-    assert "its `machine` menu switches between them" in prose
+    assert "its `machine` menu also offers the vendor's `H200`." in prose
     # (trivial) a static FMA count shows the FMAs are in the code; with the trip count and the time, that they ran
     # review 15b C03: the method detail moved to the appendix, which says what proves the work
     assert "The instruction count proves the work" in words(appendix("appendix-03-ceilings.md"))
@@ -625,7 +631,7 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     # review 15b C03: the lesson keeps the provenance in one line; the clocks are the appendix's
     # review 26b: the page says the clock the bf16 figure is quoted at; its source is the appendix's
     # review 40b: the clock is the course's back-calculation (132 SMs x 4,096 FLOP/clk), not the vendor's word
-    assert ("That figure corresponds to 1,830 MHz (132 SMs × 4,096 FLOP/clk), not 1,980." in prose
+    assert ("That figure corresponds to 1,830 MHz (132 SMs × 4,096 FLOP/clk), not 1,980;" in prose
             and "white paper" not in prose)
     assert "it prints 67, 34 and 67 TFLOP/s for fp32, fp64 and fp64-matrix" in page
     assert "(tf32 494.7, fp16 and bf16 989.4 TFLOP/s) are 132 SMs × their FLOPs per clock × 1830 MHz" in page
@@ -651,8 +657,9 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     assert "the right verdict from the wrong roof" not in prose
     # review 33: against the write roof the score is a lower, conservative one, not a wrong one
     assert "but the score is wrong" not in prose and "happens to survive" not in prose
-    assert ("Against `dram`, the write's roof, which its mix cannot reach, it would score a lower, "
-            "conservative 82%; the verdict holds.") in prose
+    # review 44b: "cannot reach" claimed more than Lab 1 measured
+    assert ("Against `dram`, the write's roof, which a copy-mix kernel did not reach in Lab 1, it would score a "
+            "lower, conservative 82%; the verdict holds.") in prose
     assert "This notebook's one idea" not in prose
     assert "## Every row Lab 1 recorded" in appendix("appendix-03-ceilings.md")  # review 14: the table's reading
     # review 7b G-1: the band is log-symmetric; the prose states it as the grader applies it
@@ -799,7 +806,8 @@ def test_03_review_12b_opening_and_lab_log_residue():
     # C03-1: the question, then the answer, then the plan; "It" had no referent
     opening = words(cells("03_ceilings.ipynb")[0].source)
     assert "It comes in three steps" not in opening
-    assert "The answer (figure below): **the datasheet is not your roof**" in opening
+    # review 44b: the comparison is the table's; the figure draws no vendor line
+    assert "The answer (table below): **the datasheet is not your roof**" in opening
     assert "This notebook gets there in three steps" in opening
     # C03-2: the Numba slips are the appendix's; the lesson keeps the link
     prose = words(markdown("03_ceilings.ipynb"))
@@ -987,8 +995,8 @@ def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
     chain = {r["variant"]: r for r in rows.chains_rows(recorded_experiments()["chains"])}
     four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
     prose = words(markdown("03_ceilings.ipynb"))
-    assert (f"with every SM full, four chains reached {four:.0%} of the peak and one chain {one:.0%}, though 16 warps "
-            "per scheduler cover the FMA's latency (measured); why is open ("
+    # review 44b: only the latency was measured; one chain's shortfall on a full SM is open
+    assert (f"yet with every SM full, one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
             "[more](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
 
 
@@ -1033,7 +1041,7 @@ def test_03_review_16b_dram_is_said_up_front_to_set_the_headline_ridge():
     # review 40b: that is said where the explorer is, as its caption (test_lessons_review41_03)
     assert ("is called `dram` (the solid line). It sets the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
             "next to the vendor's 13.94.") in prose
-    assert "It draws `dram`, the write's roof: the one DRAM roof every machine in that menu has." in prose
+    assert "It draws only `dram` (the write), the one DRAM roof both have;" in prose
     assert "It only draws the headline ridge" not in prose
     assert "and the ridge uses it" not in prose
 
@@ -1073,13 +1081,16 @@ def test_03_review_19e_dram_rating_iqr_header_and_the_above_roof_case():
     prose = words(markdown("03_ceilings.ipynb"))
     # the DRAM figure is a printed rating, not "a count of operations"
     assert "not a count of operations" not in prose
-    assert "That figure is a rating the vendor prints; the course does not derive it from the memory clock." in prose
+    # review 44b: the note about the course left the lesson; the appendix keeps it
+    assert "That figure is a rating the vendor prints." in prose and "the course does not derive" not in prose
+    assert "the course does not derive an interface rate from it" in words(appendix("appendix-03-ceilings.md"))
     # the IQR column says it is relative to the median
     lesson = ceilings.lesson_table(_recorded_lab1())
     header = lesson.splitlines()[0]
     assert header.rstrip().endswith("IQR / median")
     assert lesson in outputs("03_ceilings.ipynb")
-    assert "**IQR / median** (interquartile range: the middle half of the trials, over their median)" in prose
+    assert ("**IQR / median** (interquartile range: the width of the middle half of the trials, Q3 − Q1, over "
+            "their median)") in prose
     # the fifth case of classify: above 105% of the roof
     assert model.ABOVE_ROOF_FRACTION == 1.05
     assert model.classify(1.0, 100.0, 100.0, achieved_gflops=106.0).status == "above-roof"
