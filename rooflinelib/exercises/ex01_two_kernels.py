@@ -27,7 +27,9 @@ INTENSITIES = (20.0, 80.0)
 _COMPUTE_WORDS = ("fp32", "fp32 compute", "fp32 fma", "fp32 fmas", "fp32 vector",
                   f"{PEAK_GFLOPS / 1000:g} tflop/s", f"{PEAK_GFLOPS / 1000:g} tflops",
                   # review 31k1 (key 1, item 2): "compute roof (fp32)", "compute bound (flat roof)"
-                  "compute fp32", "compute flat", "flat compute", "horizontal", "compute horizontal")
+                  "compute fp32", "compute flat", "flat compute", "horizontal", "compute horizontal",
+                  # review 44k1 (key 1, item 1): the compute roof named by its peak
+                  "peak compute", "compute peak", "peak flop/s", "peak flops", "compute throughput")
 _MEMORY_WORDS = ("memory sloped", "memory slanted", "sloped memory")
 
 
@@ -41,7 +43,8 @@ class _PageChoices(Choices):
 
 _SIDES = _PageChoices({**SIDES.options,
                        "memory": (SIDES.options["memory"][0], SIDES.options["memory"][1] + _MEMORY_WORDS),
-                       "compute": (SIDES.options["compute"][0], SIDES.options["compute"][1] + _COMPUTE_WORDS)})
+                       "compute": (SIDES.options["compute"][0], SIDES.options["compute"][1] + _COMPUTE_WORDS)},
+                      what="roof")
 
 
 def _case_name(intensity: float, bandwidth: float) -> str:
@@ -119,9 +122,16 @@ def check_active_roofs(roof_20_at_3, roof_80_at_3, roof_20_at_2, roof_80_at_2):
                                     for (intensity, bandwidth), answer in answers.items()])
 
 
-#: A bandwidth roof named by its figure: "2 TB/s", "the 3 TB/s roof" (review 40k1, key 1, item 1).
-_BANDWIDTH_ROOF = re.compile(r"^\s*(?:the\s+)?(\d+(?:\.\d+)?)\s*tb/s(?:\s+(?:hbm|bandwidth|memory))?"
-                             r"(?:\s+(?:roof|ceiling))?\s*$", re.IGNORECASE)
+#: A bandwidth roof named by its figure: "2 TB/s", "the 3 TB/s roof" (review 40k1, key 1, item 1),
+#: or in GB/s, the unit of the page's Ceiling: "3000 GB/s", "3,000 GB/s" (review 44k1, key 1, item 1).
+_BANDWIDTH_ROOF = re.compile(r"^\s*(?:the\s+)?(\d[\d,_]*(?:\.\d+)?)\s*([tg])b/s"
+                             r"(?:\s+(?:hbm|bandwidth|memory))?(?:\s+(?:roof|ceiling))?\s*$", re.IGNORECASE)
+_BANDWIDTH_UNIT_GBPS = {"t": 1000.0, "g": 1.0}
+
+
+def _named_gbps(named) -> float:
+    """The GB/s a _BANDWIDTH_ROOF match names."""
+    return float(re.sub(r"[,_]", "", named.group(1))) * _BANDWIDTH_UNIT_GBPS[named.group(2).lower()]
 
 
 #: A rate typed in the roof slot: "60 TFLOP/s", "120000 GFLOP/s" (review 41k1, key 1, item 1).
@@ -168,11 +178,11 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     if named is None:
         return check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth), question,
                           choices=_SIDES, hints={"ridge": _ridge_hint(intensity, bandwidth)})
-    figure = float(named.group(1))
-    if abs(figure * 1000 - bandwidth) > 1e-9 * bandwidth:
+    gbps = _named_gbps(named)
+    if abs(gbps - bandwidth) > 1e-9 * bandwidth:
         other = ("the roof of the other case's bandwidth" if any(
-            abs(figure * 1000 - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS) else "no roof of this exercise")
-        return Check(question, "fail", f"{figure:g} TB/s is {other}; this case has "
+            abs(gbps - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS) else "no roof of this exercise")
+        return Check(question, "fail", f"{gbps / 1000:g} TB/s is {other}; this case has "
                                        f"{bandwidth / 1000:g} TB/s: is the active roof 'memory' "
                                        "or 'compute'?")
     check = check_side("memory", intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES)
@@ -399,6 +409,29 @@ def _off_prediction_hint(bandwidth: float, intensity: float, drawn: float) -> st
     return hint
 
 
+def _swapped(off_prediction, memory_roofs: dict) -> tuple:
+    """Review 44k1 (key 1, item 3): the two points at one intensity, each at the other bandwidth's
+    prediction, are one slip (their memory_ceilings swapped), not two points at the wrong height.
+    Returns (the hints for the swapped pairs, the off_prediction entries left)."""
+    hints, left = [], list(off_prediction)
+    for intensity in INTENSITIES:
+        pair = [(b, i, drawn) for b, i, drawn in off_prediction if i == intensity
+                and _near(drawn, attainable_gflops(intensity, PEAK_GFLOPS,
+                                                   next(o for o in BANDWIDTHS_GBPS if o != b)))]
+        if len(pair) != len(BANDWIDTHS_GBPS):
+            continue
+        left = [entry for entry in left if entry not in pair]
+        names = {b: next((n for n, slope in memory_roofs.items() if _near(slope, b)), None)
+                 for b in BANDWIDTHS_GBPS}
+        judged = "; ".join(
+            f"the one at {drawn:,.0f} GFLOP/s (the {next(o for o in BANDWIDTHS_GBPS if o != b) / 1000:g} "
+            f"TB/s prediction) is judged against your {b / 1000:g} TB/s ceiling"
+            + (f" ({names[b]!r})" if names[b] else "") for b, _, drawn in pair)
+        hints.append(f"the two points at {intensity:g} FLOP/byte have their memory ceilings swapped: "
+                     f"{judged}: swap their memory_ceiling")
+    return hints, left
+
+
 def _coincides(intensity: float, drawn: int) -> bool:
     """True when the predictions for ``intensity`` at the two bandwidths are one point and fewer
     points than cases are drawn there: the other case took the one point, so this one is missing."""
@@ -579,8 +612,10 @@ def check_figure(figure, points=None):
         else:
             problems += [f"no point at the prediction for {case}" for case in missing]
         problems += [_coincident_hint(bandwidth, intensity, memory_roofs) for bandwidth, intensity in coincident]
+        swapped, unswapped = _swapped(off_prediction, memory_roofs)
+        problems += swapped
         problems += [_off_prediction_hint(bandwidth, intensity, drawn)
-                     for bandwidth, intensity, drawn in off_prediction]
+                     for bandwidth, intensity, drawn in unswapped]
         problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
                      for (bandwidth, used), cases in wrong_roof.items()]
         problems += _above_the_roofs(kernels, off_prediction)

@@ -678,7 +678,10 @@ def lists_tf32_roof(machine=None) -> bool:
 
 
 #: Review 31k1 K2-1: on a GPU with no TF32 roof, a TF32 route onto the matrix cores is no move.
-_NO_TF32_ROOF = "this GPU lists no TF32 roof: which matrix roof can it use?"
+#: Review 44k1: the hint grants that TF32 is the usual first move on a real GPU, and says why not here.
+_NO_TF32_ROOF = ("on a real GPU, TF32 tensor cores are the usual first move for an fp32 GEMM, but this "
+                 "GPU lists no TF32 roof, so that move has no roof to reach here: which matrix roof "
+                 "can it use?")
 
 #: Review 39k1: the other types a compute-bound move onto the matrix cores may name, and how.
 _MATRIX_TYPE_SPELLINGS = {"fp8": r"\bfp[ _-]?8\b", "int8": r"\bint[ _-]?8\b"}

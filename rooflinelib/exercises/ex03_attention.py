@@ -9,7 +9,8 @@ from __future__ import annotations
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnsweredError, Table, YES_NO,
                                            check_choice, check_function, check_number, check_side,
-                                           guarded, is_unanswered, read_number, report, run_student)
+                                           guarded, is_unanswered, read_number, report, reveal,
+                                           run_student)
 from rooflinelib.core.machines import H200, MI300X
 from rooflinelib.core.vocabulary import BF16_TENSOR
 
@@ -370,3 +371,45 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
                                                   "query heads: the FLOPs multiply, the bytes "
                                                   "barely change")] + _decode_slips(gqa.intensity)),
     )
+
+
+# --- The take-away, once the student has written theirs -----------------------------------------
+
+def model_takeaway(takeaway):
+    """The exercise's conclusions (Parts B to D), revealed after the student's own attempt, as
+    exercise 1's model conclusion is: stated on the page, they would answer the checks before the
+    student does (review 44k1, key 3)."""
+    ridge = H200.ridge(BF16_TENSOR)
+    limit = ops.attention_intensity_limit(HEAD_DIM, fused=False, dtype=DTYPE)
+    # the smallest head dimension whose unfused limit passes the ridge (at the ridge itself, the
+    # limit is only approached, never reached)
+    rescued = next(d for d in range(1, 100_000)
+                   if ops.attention_intensity_limit(d, fused=False, dtype=DTYPE) > ridge)
+    crossovers = {name: ops.attention_fusion_crossover(machine.ridge(BF16_TENSOR), HEAD_DIM, DTYPE)["fused_s"]
+                  for name, machine in (("H200", H200), ("MI300X", MI300X))}
+    decode = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE, queries=1).intensity
+    share = ops.exp_time_over_matrix_time(HEAD_DIM, H200)
+    text = (f"- Unfused attention's intensity saturates near `d / 2` because its traffic grows as fast as "
+            f"its FLOPs: at d = {HEAD_DIM} no sequence length brings it to the matrix cores' ridge (its "
+            f"limit, (4d + 5) / 8 = {limit:g}, which it only approaches as s grows, exceeds the H200's "
+            f"bf16 ridge of {ridge:.0f} only for d ≥ {rescued}).\n"
+            f"- Fusion removes the `s^2` traffic, and the intensity then grows with `s`: fused attention "
+            f"reaches the tensor ridge at a few hundred tokens ({crossovers['H200']} on the H200, "
+            f"{crossovers['MI300X']} on the MI300X) and is compute-bound beyond it. So fusion is not a "
+            f"speed-up of the same kernel: it turns an operator that is memory-bound at every length "
+            f"into one whose sequence length decides. That is the whole argument for FlashAttention, "
+            f"in two byte counts.\n"
+            f"- Decode reads the whole KV cache for one query, so it lands near {decode:.0f} FLOP/byte, "
+            f"memory-bound; sharing `K` and `V` across query heads multiplies the FLOPs per byte by "
+            f"the group size.")
+    also = (f"The tensor roof is not the only compute roof: every score also costs one `exp` on the "
+            f"transcendental unit, and on the H200 at d = {HEAD_DIM} that takes "
+            f"{'half' if share == 0.5 else f'{share:.2f} times'} as long as the score's two GEMMs, "
+            f"counted in SM clocks per score (notebook 02 computes it). A fused kernel that does not "
+            f"overlap the two takes {1 + share:g} times the tensor time, so it reaches at most "
+            f"1/{1 + share:g} ≈ {1 / (1 + share):.0%} of the tensor roof on the H200 (pitfall 5; "
+            f"FlashAttention-3's reason to overlap them).",)
+    return reveal(takeaway, text, "the take-away", also=also,
+                  key_points=("unfused intensity levels off as s grows: its bytes grow like its FLOPs",
+                              "fused intensity grows with s, so fusion decides the verdict",
+                              "decode is memory-bound: each K and V element read serves one query"))

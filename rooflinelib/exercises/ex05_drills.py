@@ -395,6 +395,9 @@ def check_drill6(direction, ridge_factor):
                             "stays": "the ridge is P/B: P and B grew by different factors"}),
         check_number(_percent_as_factor(ridge_factor), D6_PEAK_GROWTH / D6_BANDWIDTH_GROWTH,
                      "factor by which the ridge grows", unit="x", rtol=D6_RTOL,
+                     # Drill 6 divides two given growth factors: nothing is counted, so no
+                     # FMA/copy factor-of-2 hint
+                     factor_hints=False,
                      mistakes=[(D6_PEAK_GROWTH * D6_BANDWIDTH_GROWTH,
                                 "the ridge is P divided by B"),
                                # B's growth over P's

@@ -774,6 +774,9 @@ class Choices:
 
     options: dict
     hidden: tuple = ()
+    #: what an option is ("roof", "side"): an answer made only of filler words ("the roof")
+    #: hears that it does not say which one, not that it is empty (review 44k1)
+    what: str = "one"
 
     def __post_init__(self):
         index = {}
@@ -811,6 +814,9 @@ class Choices:
             raise AnswerError(f"expected one of {self._listing()} as text, got "
                               f"{_describe(answer)} (type {type(answer).__name__})")
         key = _normalize(answer)
+        if not key and answer.strip():
+            raise AnswerError(f"{answer.strip()[:40]!r} does not say which {self.what}: expected one "
+                              f"of {self._listing()}")
         if not key:
             raise AnswerError(f"the answer is empty; expected one of {self._listing()}")
         if key in self._index:

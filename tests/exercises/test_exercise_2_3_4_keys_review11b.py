@@ -110,7 +110,10 @@ def test_exercise_3_says_the_limit_is_approached_and_the_crossover_must_reach_th
     assert ops.attention_intensity_limit(412, fused=False, dtype="bf16") > ridge
     text = _notebook_text(f"{folder}/03_attention_intensity.ipynb")
     assert "reaches the H200's bf16 ridge of 206 only from d = 411" not in text
-    assert "which it only approaches as s grows, exceeds the H200's bf16 ridge of 206 only for d ≥ 412" in text
+    # review 44k1: the take-away is revealed after the student's own (ex03.model_takeaway)
+    claim = "which it only approaches as s grows, exceeds the H200's bf16 ridge of 206 only for d ≥ 412"
+    assert claim not in text
+    assert claim in " ".join(ex03.model_takeaway("unfused levels off and fused grows with the length s").model_answer.split())
     # K3-1: the question says the crossover passes only at or above the key
     # (review 19g1: "below it" read as "below the ridge"; the key is what an answer is above)
     # review 27k1 K3-1: the floor is the exact crossover, integer or not

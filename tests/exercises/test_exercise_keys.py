@@ -806,7 +806,11 @@ def test_exercise_3_opens_with_a_claim_the_exercise_bears_out():
     first = " ".join(_solution("03_attention_intensity.ipynb")[0].source.split())
     assert "depends least on its size" not in first
     # review 7b K3-2: the claim holds at d = 128 (the limit (4d + 5) / 8 reaches 206 at d = 411)
-    assert "unfused, at d = 128 no sequence length brings it to the matrix cores' ridge; fused, its sequence length decides" in first
+    # review 44k1: the claim is the exercise's answer, so it is revealed after the student's own
+    assert "no sequence length" not in first
+    model = " ".join(ex03.model_takeaway("unfused levels off and fused grows with the length s").model_answer.split())
+    assert "at d = 128 no sequence length brings it to the matrix cores' ridge" in model
+    assert "memory-bound at every length into one whose sequence length decides" in model
     assert "at which fused attention reaches the ridge" in first
 
 
@@ -940,7 +944,8 @@ def test_exercise_3_gives_the_no_overlap_bound_as_a_figure():
     # review 6b (exercise 3, clarity): "well below the tensor roof" now says how far: 1 / (1 + 0.5)
     share = ops.exp_time_over_matrix_time(ex03.HEAD_DIM, ex03.H200)
     assert share == pytest.approx(0.5)
-    text = _markdown(_solution("03_attention_intensity.ipynb"))
+    # review 44k1: said after the student's take-away, beside the model one
+    text = " ".join(ex03.model_takeaway("unfused levels off and fused grows with the length s").also)
     assert f"at most 1/{1 + share:g} ≈ {1 / (1 + share):.0%} of the tensor roof on the H200" in text
 
 
