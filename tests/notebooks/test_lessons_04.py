@@ -29,7 +29,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     # review 26b: the result in one sentence; the estimate's method is the appendix's
     # review 27b: the sentence says it is an estimate from two runs and gives its upper end
     # review 40b: the estimate with the appendix's upper end, so "inside the kernels" is not overstated
-    assert "about 12 µs by this estimate, of the 98 µs shortfall, and at most about 42 µs" in prose
+    # review 44b: the 12 us and its one-sentence caveat stay; the upper end (42 us) is the appendix's alone
+    assert "about 12 µs of the 98 µs shortfall" in prose and "at most about 42" not in prose
     assert "The time between kernels is about 12 µs" not in prose and "two-run estimate" not in prose
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in words(appendix("appendix-04-sweep.md"))
     assert "(a separate run from the 418.6 µs above" not in prose and "an estimate, not a bound" not in prose
@@ -44,9 +45,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     assert "Hypothesis: these writes cost the naive kernel" not in prose and "read-modify-write" not in prose
     # review 40b: the section closes on the likelier hypothesis, labelled
     assert prose.split("## What to take away")[0].rstrip().endswith(
-        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. No profile of the transpose "
-        "was recorded. **Hypothesis**, the likelier of two: the rest is a cost per request, since each warp's "
-        "column store is 32 partial-sector writes instead of 4 full ones "
+        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. **Hypothesis:** most of the "
+        "rest is a per-request cost, since each warp's column store is 32 partial-sector writes instead of 4 full ones "
         "([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
     assert "Two hypotheses for the rest, undecided." in words(appendix("appendix-04-sweep.md"))
     assert "would settle it" in words(appendix("appendix-04-sweep.md"))  # the counters: appendix
@@ -80,7 +80,7 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     split = rows.time_split(recorded_profiles()["softmax 3-pass"])
     # review 16c: the 12 us with the profiling run's two figures it is the difference of
     # review 19c: a two-run estimate, not the profiling run's difference read as launches
-    assert f"about {split['between_s'] * 1e6:.0f} µs by this estimate, of the 98 µs shortfall" in prose  # review 40b
+    assert f"about {split['between_s'] * 1e6:.0f} µs of the 98 µs shortfall" in prose  # review 40b, 44b
     page = words(appendix("appendix-04-sweep.md"))
     assert f"{split['median_s'] * 1e6:.1f} us median" in page and f"{split['kernel_s'] * 1e6:.1f} us summed" in page
 
@@ -114,7 +114,8 @@ def test_04_defines_the_exp_bound_in_place_and_judges_by_the_kernels_own_mix():
     prose = words(markdown("04_sweep.ipynb"))
     assert "pitfall 5 of notebook 06" not in prose
     # review 26b: the unit named in a clause (notebook 02's term), not by a pointer to notebook 02
-    assert "the exps at the special-function unit's `ex2` rate (one `ex2` per exp," in prose
+    # review 44b: the unit glossed where 04 uses it (notebook 02's term, the SFU)
+    assert "the exps at the `ex2` rate of the special-function unit (SFU, which evaluates exp2 and similar in hardware)." in prose
     assert "notebook 02's multi-function unit" not in prose
     assert recorded_experiments()["softmax"].extra["exp_per_s"] > 0  # the rate the bound uses
     assert "recomputes the exp (notebook 02 counts" not in prose
@@ -159,7 +160,8 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     assert "so no kernel computes exps faster" not in prose
     # review 19c: the reviewer's plain wording of the refined bound
     # review 26b: one clause, not a hard-floor argument: each exp is one `ex2`
-    assert "(one `ex2` per exp, [in the compiled code](../docs/appendix-04-sweep.md#the-softmaxs-exp-in-the-ptx))" in prose
+    assert ("Each exp compiles to one `ex2` and a few FMA-pipe instructions, negligible here "
+            "([compiled code](../docs/appendix-04-sweep.md#the-softmaxs-exp-in-the-ptx)).") in prose  # review 44b
     assert "The table's bound is the larger of two times: the bytes at copy speed, and the exps at" in prose
 
 
@@ -258,7 +260,8 @@ def test_04_gives_the_launch_answer_before_the_profile_and_the_run_table_after_i
     # review 27b: an estimate from two runs, with its upper end (the appendix derives it)
     # review 35b: the finding and its number; the upper end is the appendix's
     # review 40b: with the appendix's upper end (42 us), still under half the shortfall
-    answer = f"**Mostly not:** about {between:.0f} µs by this estimate, of the {shortfall:.0f} µs shortfall, and at most about 42 µs"
+    # review 44b: the finding and its number; the caveats are the question's one sentence, the upper end the appendix's
+    answer = f"**Mostly not:** about {between:.0f} µs of the {shortfall:.0f} µs shortfall"
     at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and c.source.startswith("## Is the shortfall the two extra launches?")}
     table = {i for i, c in enumerate(nb) if c.cell_type == "code" and "softmax_split_brief" in c.source}
     split_at = {i for i, c in enumerate(nb) if c.cell_type == "markdown" and words(c.source).startswith(answer)}
@@ -339,7 +342,7 @@ def test_04_says_b_is_the_highest_rate_at_any_k_not_the_copys():
     assert top["k"] != 0 and copy["gbps"] < top["gbps"]
     text = words(markdown("04_sweep.ipynb"))
     assert "K = 0 is a pure copy, so the sweep calibrates" not in text
-    assert (f"**B**, its highest GB/s at any K, for its own read-and-write mix: on the H200 {top['gbps']:,.0f} at K = {top['k']} "
+    assert (f"**B**, its highest GB/s at any K: on the H200 {top['gbps']:,.0f} at K = {top['k']} "
             f"(the pure copy at K = 0 gets {copy['gbps']:,.0f})") in text
 
 
@@ -443,7 +446,7 @@ def test_04_review_7c_items():
     assert "For `sweep`, notebook 05's hardware counters show they executed: ncu counts exactly 2K FLOPs per" in honest
     assert "at K = 1, 8, 64 and 256. `sweep_pipelined`'s FMAs are checked in its PTX only" in honest
     # T04-2: the 12 us is a difference of two runs (review 9c T9c-2: an estimate, not an upper one)
-    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "about 12 µs by this estimate" in prose  # review 40b
+    assert "a coarse estimate" in words(appendix("appendix-04-sweep.md")) and "It is an estimate: the two come from different runs" in prose  # review 40b, 44b
     assert "a coarse estimate" in words(appendix("appendix-04-sweep.md"))  # review 18c: the caveat moved there
     # T04-3: ncu did time each pass; the course kept only the sum
     assert "Which pass is slow was not measured apart" not in prose
@@ -524,7 +527,8 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     figure = next(i for i, c in enumerate(nb) if c.cell_type == "code" and "roofline_figure(lab3.machine" in c.source)
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
     # review 36b: the envelope and I = K/4 are the dial section's (cell 6), not repeated under the figure
-    assert words(nb[figure + 1].source).startswith("The two roofs are the sweep's, from different kernels: **B**, its best GB/s, and **P**, its best GFLOP/s.")
+    # review 44b: the roofs are named with their kernels in one clause
+    assert words(nb[figure + 1].source).startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from the faster kernel there.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -551,7 +555,7 @@ def test_04_review_9c_the_split_and_the_rate_are_two_paragraphs_and_the_copy_rat
     assert f"{counted:,.0f}" in appendix("appendix-04-sweep.md") and f"{counted / copy:.0%}" == "78%"
     assert "76% of the copy speed" not in words(reading)
     # review 19c: the rate is the profiler's (cold caches), said in place
-    assert "they streamed at 78% of the copy's event-timed rate" in words(reading)  # review 35b: both rates labelled
+    assert "timed by ncu, they streamed at 78% of the copy's event-timed rate" in words(reading)  # review 35b: both rates labelled
     assert "measured under Nsight Compute, with the caches flushed" in words(appendix("appendix-04-sweep.md"))
     assert "copy beside the softmax: counted bytes / its time" in appendix("appendix-04-sweep.md")  # both rates counted
     assert "a separate run from the 418.6 µs above" not in words(reading)
@@ -571,7 +575,8 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
     # review 36b: "issue slots" in plain words (the instructions that share the FMAs' cycles)
     # review 37b: the figure's dip at K = 128 is named on the same link (the page keeps 7 appendix links)
     # review 40b: one hypothesis in the lesson; the issue-slot count, the early knee and the dip behind one link
-    assert "why is open" not in text and words(text).endswith("**Hypothesis:** the memory and FMA times partly overlap near the ridge, which rounds the corner; a profile's instruction counts and warp stall reasons would decide. Other causes, why the knee turns early, and the dip at K = 128: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained).")
+    # review 44b: the hypothesis is a mechanism for the partial overlap, not the result restated
+    assert "why is open" not in text and words(text).endswith("**Hypothesis:** overlap is partial because at I = P/B the memory system and the FMA pipes must both be busy all the time at once, which finite warps alternating loads and FMAs rarely achieve; a profile's warp stall reasons would test it. Other causes, why the knee turns early, and the dip at K = 128: [appendix](../docs/appendix-04-sweep.md#the-corner-and-the-dip-unexplained).")
     assert "two hypotheses fit" not in text and "undecided" not in text and "PTX" not in text
     page = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert page.index("- *Overlap*:") < page.index("- *Issue slots*:") < page.index("both predict a loss that falls like 1/K")
@@ -602,7 +607,9 @@ def test_04_review_10c_the_round_corner_has_two_hypotheses_and_the_counters_that
 def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-3: P is read at K = 1024, where the curve still climbs
-    assert "at K = 1024. The curve still climbs there, so P is a lower bound on the kernel's compute roof" in prose
+    # review 44b: one short clause; the "100% by construction" is the appendix's
+    assert "**P**, its highest GFLOP/s, at K = 1024, where the curve still climbs: a lower bound." in prose
+    assert "is a lower bound on the compute roof, so K = 1024 reads 100% by construction" in words(appendix("appendix-04-sweep.md"))
     # C04-3: Lab 1's `dram` ridge is its write mix's; review 15c: "write-mix ridge" was never
     # defined, so the page names only the copy's ridge, which the sweep's read-and-write mix matches
     from rooflinelib.store.results import recorded
@@ -614,7 +621,8 @@ def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     # review 36b: the gap as measured (1.2%), not a loose "within 2%"
     # review 40b: the cross-check is the appendix's
     assert f"Lab 1's copy ridge, {copy_ridge:.2f} FLOP/byte, agrees with the sweep's 15.21 within {gap:.1%}: a copy too reads and writes every element." in words(appendix("appendix-04-sweep.md"))
-    assert "15.40" not in prose
+    # review 44b: Lab 1's copy ridge is back once, in the plain sentence under the figure that says why the roofs differ
+    assert prose.count("15.40") == 1 and f"sits near Lab 1's copy ridge ({copy_ridge:.2f})" in _nb04_md("sweep-03z")
     # T04-4: the dip is in both kernels
     at = {k: _sweep_kernels_at(k) for k in (112, 128)}
     assert all(at[128][name] < at[112][name] for name in ("sweep", "sweep_pipelined"))
@@ -663,7 +671,7 @@ def test_04_review_11c_is_shorter_and_its_corner_fits_both_hypotheses_in_its_app
     # review 25b: the take-away states the rule; the 12 of 98 µs is the section's (cut to pay for words)
     assert "a two-run estimate put the time between kernels at about 12 of the 98 µs" not in prose
     assert "explanation with a measurement. - Score a memory-bound kernel" in prose
-    assert "about 12 µs by this estimate, of the 98 µs shortfall" in prose  # review 40b
+    assert "about 12 µs of the 98 µs shortfall" in prose  # review 40b, 44b
     assert "find which assumption failed" not in prose
     # C11c-3: B, P and the ridge are a list, not one paragraph
     dial = _nb04_md("sweep-06b")  # review 15: the roofs have their own section
@@ -728,7 +736,7 @@ def test_04_review_12c_gives_the_softmax_and_transpose_shapes_where_they_are_use
 
 def test_04_review_12c_terms_before_use_and_no_trial_and_error_residue():
     # C04-3: B and P named at the first figure; C04-4: PTX glossed; C04-6
-    assert "**B**, its best GB/s, and **P**, its best GFLOP/s" in _nb04_md("sweep-03z")  # review 18c: defined where used
+    assert "**B** (GB/s) and **P** (GFLOP/s)" in _nb04_md("sweep-03z")  # review 18c: defined where used
     assert "(see below)" not in _nb04_md("sweep-03z")
     box = words(appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1])
     assert "the PTX (the compiler's intermediate assembly)" in box and "so x never changes" in box
@@ -894,7 +902,8 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
     prose = words(markdown("04_sweep.ipynb"))
     assert "from the sweep's ends" not in prose
     # review 41b: the ridge's two best rates come from two kernels, said in the roofs' own bullet
-    assert "- **The ridge** P/B mixes two kernels' roofs: on the H200 B is `sweep`'s, P `sweep_pipelined`'s." in prose
+    # review 44b: said in one clause under the figure ("each from the faster kernel there"); the why is the appendix's
+    assert "each from the faster kernel there" in prose and "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")
@@ -914,7 +923,7 @@ def test_04_review_15c_the_transpose_names_read_and_write_counters_in_the_append
     # review 27b: the page names no counter (a write counter alone cannot test a read-modify-write);
     # the hypotheses and the full command are the appendix's
     assert "would settle it" not in prose and "dram__bytes_read.sum" not in prose and "dram__bytes_write.sum" not in prose
-    assert "**Hypothesis**, the likelier of two: the rest is a cost per request" in prose  # review 40b
+    assert "**Hypothesis:** most of the rest is a per-request cost" in prose  # review 40b, 44b
     assert "dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum" in page
     assert "could show up as reads as well as writes" in page
 
@@ -998,7 +1007,7 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
     assert (f"there the no-overlap formula gives {i / (i + ridge):.0%} of the roof, and the sweep reached "
-            f"{envelope['at_ridge']:.0%}. **Hypothesis:** the memory and FMA times partly overlap") in words(text)  # review 40b
+            f"{envelope['at_ridge']:.0%}. **Hypothesis:** overlap is partial because at I = P/B") in words(text)  # review 40b, 44b
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1077,7 +1086,8 @@ def test_04_review_19c_event_timed_is_defined_where_first_used_and_ptx_is_not_us
     # never defined in 00-04: review 36b asks the lesson to say where sweep_pipelined's FMAs were
     # checked (the PTX only), so it is used once, glossed where it is used
     prose = words(markdown("04_sweep.ipynb"))
-    assert prose.count("PTX") == 1 and "in the PTX (compiler intermediate code)," in prose
+    # review 44b: the lesson says it in plain words (the compiled code); the PTX is the appendix's
+    assert prose.count("PTX") == 0 and "the compiled code holds all K FMAs" in prose
 
 
 def test_04_review_19c_the_takeaway_and_the_exercise_pointer():
@@ -1115,7 +1125,8 @@ def test_04_review_20a_the_naive_transposes_l2_traffic_explains_a_quarter():
     assert 0.2 < est["share"] < 0.3  # "about a quarter"
     text = _md04()["sweep-20"]
     assert "The likely cost is the 8x sector traffic at the L2" not in text
-    assert "those sectors take about a quarter of the measured time. No profile of the transpose was recorded." in words(text)  # review 40b
+    assert "those sectors take about a quarter of the measured time. **Hypothesis:**" in words(text)  # review 40b, 44b
+    assert "No profile of the transpose" not in text and "No Nsight Compute profile of the transpose ladder" in words(appendix("appendix-04-sweep.md"))
     page = words(appendix("appendix-04-sweep.md"))
     assert "L2 sector traffic alone explains about a quarter of the naive kernel's time." in page
     for quoted in (f"({l2:,.0f} GB/s) that takes {est['l2_s'] * 1e6:.0f} us",
@@ -1243,7 +1254,7 @@ def test_04_review_32b_the_round_corner_is_most_likely_partial_overlap():
     text = words(_nb04_md("sweep-12"))
     assert "The corner is round: the overlap is partial." not in text
     assert "most likely from partial overlap" not in text  # review 33: the appendix gives two hypotheses
-    assert ("**Hypothesis:** the memory and FMA times partly overlap near the ridge, which rounds the corner;") in text  # review 40b
+    assert ("**Hypothesis:** overlap is partial because at I = P/B the memory system and the FMA pipes must both be busy") in text  # review 40b, 44b
     page = words(appendix("appendix-04-sweep.md"))
     # the appendix's PTX bound: at K = 96, 384 FMAs and 16 others per vector, so issue slots cost at most 4%
     assert "issue slots alone would cost at most 384/400, about 96% at K = 96" in page and "most a few percent" in page
@@ -1262,7 +1273,9 @@ def test_04_review_32b_the_appendix_says_where_the_table_starts():
 
 def test_04_review_32b_the_78_percent_is_under_nsight_compute_with_caches_flushed():
     reading = words(_nb04_md("sweep-18"))
-    assert "timed by Nsight Compute with caches flushed, they streamed at 78% of the copy's event-timed rate" in reading  # review 35b
+    # review 44b: the cache flush is said once, in the question's caveat sentence
+    assert "timed by ncu, they streamed at 78% of the copy's event-timed rate" in reading  # review 35b
+    assert "ncu flushes the caches before each kernel" in words(_nb04_md("sweep-16q"))
     assert "--cache-control all" in appendix("appendix-04-sweep.md")
 
 

@@ -39,7 +39,8 @@ def test_04_the_78_percent_labels_each_rate_by_how_it_was_timed():
     assert time_split(profile)["kernel_s"] > 0
     text = words(_md("04_sweep.ipynb", "sweep-18"))
     assert "78% of the copy's rate under Nsight Compute" not in text
-    assert "timed by Nsight Compute with caches flushed, they streamed at 78% of the copy's event-timed rate" in text
+    # review 44b: the cache flush is said once, in the question's caveat sentence (cell sweep-16q)
+    assert "timed by ncu, they streamed at 78% of the copy's event-timed rate" in text
     assert "against the copy's rate, timed by device events in the experiment run" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -49,8 +50,8 @@ def test_04_the_launch_answer_is_the_finding_and_its_number():
     from rooflinelib.experiments.rows import time_split
     between = time_split(recorded_profiles()["softmax 3-pass"])["between_s"] * 1e6
     text = words(_md("04_sweep.ipynb", "sweep-18"))
-    # review 40b: the upper end (the appendix's own figure) is said, so "inside the kernels" is not overstated
-    assert text.startswith(f"**Mostly not:** about {between:.0f} µs by this estimate, of the 98 µs shortfall, and at most about 42 µs")
+    # review 44b: the finding and its number; the upper end (42 us, under half the shortfall) is the appendix's again
+    assert text.startswith(f"**Mostly not:** about {between:.0f} µs of the 98 µs shortfall") and "42" not in text
     assert "The rest is inside the kernels" not in text and len(text.split()) <= 45
     page = words(appendix("appendix-04-sweep.md"))
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in page

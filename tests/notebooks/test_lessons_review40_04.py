@@ -39,7 +39,8 @@ def test_04_the_walker_sentence_says_where_the_point_falls_under_90_percent():
     knee_k = rows.sweep_summary_rows(lab3.result)[0]["knee_k"]
     assert first_under == knee_k == 56
     before = words(cells("04_sweep.ipynb")[_walker_cell() - 1].source)
-    assert before.endswith(f"Below, drag K: the point falls under 90% of its roof at K = {first_under}, where the knee also sits.")
+    # review 44b: the knee is defined in the next section, so the line says where the curve turns
+    assert before.endswith(f"Below, drag K: the point falls under 90% of its roof at K = {first_under}, where the curve turns.")
     assert "leaves the sloped roof" not in words(markdown("04_sweep.ipynb"))
 
 
@@ -107,7 +108,9 @@ def test_04_b_is_named_as_the_roof_of_the_sweeps_own_mix():
     # judged against its own mix's roof; the sweep reads one float for each float it writes
     prose = words(markdown("04_sweep.ipynb"))
     assert "per element, 8 bytes (4 read, 4 written)" in prose
-    assert "- **B**, its highest GB/s at any K, for its own read-and-write mix: on the H200 4,267" in prose
+    # review 44b: the mix is named once, under the figure, with why the roofs are not Lab 1's
+    assert "- **B**, its highest GB/s at any K: on the H200 4,267" in prose
+    assert "They differ from Lab 1's because the sweep reads and writes, like a copy:" in prose
     assert "Score a memory-bound kernel by the fraction of the bandwidth of its own access mix" in prose
 
 

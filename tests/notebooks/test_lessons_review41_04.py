@@ -44,12 +44,13 @@ def test_41_the_corner_section_states_its_answer_first():
     assert text.startswith(
         f"## The knee and the round corner **The answer.** The corner is rounded: near the ridge (K = {env['ridge_k']}) the kernel reaches "
         f"{reached} of its roof, between a sharp corner (100%) and no overlap of memory and FMA time ({no_overlap}). "
-        "The knee, where the measured curve turns, sits 11% left of the ridge (unexplained).")
+        "The **knee**, where the measured curve turns (its log-log slope of GFLOP/s against I falls through 1/2), "
+        "sits 11% left of the ridge (unexplained).")  # review 44b: defined at first use
 
 
 def test_41_the_corner_keeps_one_hypothesis_and_one_appendix_link():
     section = _corner_section()
-    assert section.lower().count("hypothesis") == 1 and "**Hypothesis:** the memory and FMA times partly overlap" in section
+    assert section.lower().count("hypothesis") == 1 and "**Hypothesis:** overlap is partial because" in section  # review 44b
     assert len(re.findall(r"\]\(\.\./docs/appendix", section)) == 1
     assert f"[appendix]({APPENDIX}#the-corner-and-the-dip-unexplained)." in section
     # the instruction count, the envelope caveat and Lab 1's cross-check left the lesson
@@ -85,9 +86,10 @@ def test_41_the_corner_and_the_takeaway_keep_one_framing():
 def test_41_the_launch_estimate_is_two_plain_sentences():
     text = _md("sweep-16q")
     assert "estimates (not bounds)" not in text
-    assert ("Below, ncu's three kernel times, summed, are subtracted from a second event-timed run of the same "
-            "function; the rest is time outside the kernels. It is only an estimate: the two come from different "
-            "runs, and ncu empties the caches before each kernel, so its kernels may run longer than in the timed run:") in text
+    # review 44b: the caveats in one sentence
+    assert ("Subtracting ncu's three kernel times from an event-timed run of the same function leaves the time outside "
+            "the kernels. It is an estimate: the two come from different runs, and ncu flushes the caches before each "
+            "kernel, which may lengthen its kernel times:") in text
 
 
 def test_41_the_launch_answer_gives_the_appendixs_upper_end():
@@ -96,9 +98,9 @@ def test_41_the_launch_answer_gives_the_appendixs_upper_end():
     assert bound == "42"
     text = _md("sweep-18")
     assert "The rest is inside the kernels" not in text
-    assert text.startswith(f"**Mostly not:** about 12 µs by this estimate, of the 98 µs shortfall, and at most about "
-                           f"{bound} µs ([appendix]({APPENDIX}#the-three-pass-softmaxs-time)). Most of the shortfall is "
-                           "inside the kernels:")
+    # review 44b: the upper end is the appendix's, behind the finding's link
+    assert text.startswith(f"**Mostly not:** about 12 µs of the 98 µs shortfall ([appendix]({APPENDIX}#the-three-pass-softmaxs-time)). "
+                           "Most of it is inside the kernels:") and bound not in text
     assert 2 * int(bound) < 98  # "most" holds at the upper end too
 
 
@@ -114,7 +116,7 @@ def test_41_the_copy_speed_provenance_left_the_prediction():
 def test_41_the_transpose_section_closes_on_the_likelier_hypothesis():
     text = _md("sweep-20")
     assert "What costs the rest is open" not in text
-    assert text.endswith("**Hypothesis**, the likelier of two: the rest is a cost per request, since each warp's column "
+    assert text.endswith("**Hypothesis:** most of the rest is a per-request cost, since each warp's column "
                          "store is 32 partial-sector writes instead of 4 full ones "
                          f"([appendix]({APPENDIX}#the-naive-transposes-bytes)).")
     # the appendix ranks them so: (a) per request, (b) at HBM, the less likely
