@@ -171,8 +171,9 @@ def bytes_table(lesson: Lesson, taught_only: bool = False) -> str:
 def peaks_table(lesson: Lesson) -> str:
     """Nsight Compute's derived peaks (at the profiled launch's clocks) against the measured roofs.
 
-    DRAM has two rows: Lab 1's ``dram`` ceiling is its fastest mix (writing), and the chart's DRAM
-    roof is the copy's (``lesson.copying``); each is set against the one ncu peak.  The unit column
+    DRAM has three rows, each set against the one ncu peak: the read mix (the roof ``ws_read`` and
+    the explorer's kernel are scored against), Lab 1's ``dram`` ceiling, its fastest mix (writing),
+    and the copy, the chart's DRAM roof (``lesson.copying``).  The unit column
     says which rows are bandwidths (GB/s) and which compute rates (GFLOP/s) (review 32c)."""
     peaks = lesson.kernels[0].peaks()
     lines = [f"{'ceiling':10s} {'unit':>7s} {'ncu peak':>10s} {'measured':>10s} {'measured / ncu':>15s}"]
@@ -180,7 +181,8 @@ def peaks_table(lesson: Lesson) -> str:
         for name, value in items:
             rows = [(name, lesson.machine.ceiling(name).value)]
             if name == "dram":
-                rows = [("dram write", lesson.mixes["write"]), ("dram copy", lesson.copying.ceiling("dram").value)]
+                rows = [("dram read", lesson.mixes["read"]), ("dram write", lesson.mixes["write"]),
+                        ("dram copy", lesson.copying.ceiling("dram").value)]
             for label, measured in rows:
                 lines.append(f"{label:10s} {unit:>7s} {value:>10,.0f} {measured:>10,.0f} {measured / value:>15.2f}")
     return "\n".join(lines)

@@ -79,7 +79,9 @@ def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
     m = h.with_mix_roof(h.machine_from_result(recorded, recorded_h200()),
                         results.dram_mixes(results.recorded("ceilings")), "copy")
     # review 20d: the roofs' sentence was cut; the table keeps the copy roof, section 2 the L2's
-    assert f"{m.ceiling('dram').value / 1e3:.2f} a copy" in prose and tb(m.ceiling("l2").value) in prose
+    # review 44c: the mixes are the roofs' printed line; the prose says there is one per mix
+    assert f"copy {m.ceiling('dram').value:,.0f} GB/s" in _printed("05") and tb(m.ceiling("l2").value) in prose
+    assert "DRAM has a roof per mix of reads and writes." in prose
     ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".2f"), ("l1", ".2f"))]  # review 26c: 6.75
     assert f"so the ridge moves left: {', '.join(ridges)}." in prose  # review 33: trimmed, same ridges
     assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
@@ -209,7 +211,7 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
         assert term not in prose
         assert term in appendix
     assert "*thread-block cluster* (a group of blocks" in appendix and "TMA multicast (the Tensor Memory Accelerator" in appendix
-    assert "Ways to cut its L2 traffic (untested): [appendix](" in prose
+    assert "Why, and ways to cut that traffic (untested): [appendix](" in prose  # review 44c: with why the L2 roof applies
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
     assert "two **partitions** joined by a link, the L2 **fabric**" in appendix and "fabric" not in prose
@@ -278,7 +280,8 @@ def test_05_review_13c_technical_items(prose, appendix):
     # T05-1: one block's shared memory cannot hold a byte 25 blocks read; a cluster's TMA multicast can
     assert "registers or shared memory, which serve one block, cannot capture it" not in prose
     # review 20d: the reason is the appendix's; the lesson keeps the link
-    assert "Ways to cut its L2 traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#ws_read-ways-to-cut-its-l2-traffic-untested)" in prose
+    # review 44c: the link lands on why the L2 roof applies, which the ways to cut follow at once
+    assert "Why, and ways to cut that traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)" in prose
     assert "so registers or a shared-memory tile (each serves one block) cannot capture the reuse" in appendix
     assert "TMA multicast" in appendix and "holds at most 8 blocks, not 25" in appendix
     # T05-3: the L2 rows scored slice traffic, surplus included, against a roof of requested bytes;

@@ -25,7 +25,9 @@ def test_a_measured_roof_is_what_a_known_kernel_reached_not_what_decides_headroo
     assert "Judge headroom against measured roofs" not in text
     # review 39c: one sentence each
     assert "judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
-    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in _md("b44e88ec")
+    # review 44c: the takeaway keeps the qualifier: the peaks of the counters this course reads
+    assert ("Judge headroom against a measured roof, not against ncu's peaks for the L1 and L2 counters this course "
+            "reads") in _md("b44e88ec")
 
 
 def test_blue_slides_and_runs_2_to_8_percent_above_the_dram_plateau_past_250_mb():
@@ -92,7 +94,8 @@ def test_the_models_caveat_follows_the_explorer():
 def test_the_read_roof_is_named_under_the_chart_that_does_not_draw_it():
     code = next(c.source for c in cells(NB) if c.get("id") == "bab8f061")
     assert "copy mix" not in code  # access mixes are defined later, in section 1's table
-    assert "its DRAM marker is scored against Lab 1's read roof (4.51 TB/s, not drawn): 9% of it." in _md("620151de-read")
+    # review 44c: said plainly, without pointing at a line the chart does not draw
+    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in _md("620151de-read")
 
 
 def test_the_markdown_word_count_did_not_grow():
@@ -128,8 +131,10 @@ def test_why_blue_beats_the_l2_roof_is_said_inline_in_section_4():
     assert "Why the L2 roof binds it although" not in section4
     # review 38c: shared fetches are a hypothesis, beside L1 hits
     # review 39c: the argument stated (sharing beats the roof; ws_read's loads came through the L2)
-    assert ("Loads beat it only when some never reach the L2: blocks share fetches (section 2) or hit the L1. 98% of the bytes `ws_read`'s SMs loaded "
-            "came through the L2, so the roof applies.") in section4
+    # review 44c: the argument is the appendix's note again; section 4 keeps the reading and links the note
+    assert "The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2." in section4
+    assert "#is-the-l2-roof-the-right-one-for-ws_read)" in section4
+    assert "Where blocks share fetches, the L2 receives fewer bytes than they load, and loads can outrun its roof." in words(appendix(PAGE))
     # the 98% is the appendix's reading: 819 of the 834 MB loaded came through the L2
     assert round(819 / 834 * 100) == 98 and "819 came through the L2 (98%)" in words(appendix(PAGE))
 

@@ -22,7 +22,7 @@ def test_section_5_is_about_the_counters_peaks_not_ncus_chart():
     after = _md("cc5a9b48")
     assert "its L2 and L1 peaks are not" not in after
     # review 39c: one sentence; the chart's counters are the appendix's (linked from the section it points to)
-    assert "ncu's L1 peak: 512 B per clock per SM, loads 128" in after
+    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in after  # review 44c: plain sentences
     assert "#measured-roofs-against-ncus-peaks)" in after and ANCHOR not in after
     measured = words(appendix(PAGE).split("## Measured roofs against ncu's peaks")[1].split("\n## ")[0])
     assert f"ncu's roofline chart draws its L1 and L2 roofs from other counters ([below]({ANCHOR}))" in measured
@@ -41,7 +41,8 @@ def test_only_lab4s_profile_counts_the_partition_traffic():
 def test_the_takeaway_names_the_total_traffic_peaks():
     last = _md("b44e88ec")
     assert "ncu's derived L1 and L2 peaks" not in last
-    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in last  # review 39c
+    # review 39c; review 44c: with the qualifier (the counters this course reads)
+    assert "Judge headroom against a measured roof, not against ncu's peaks for the L1 and L2 counters this course reads" in last
 
 
 def test_shared_fetches_are_a_hypothesis_beside_l1_hits():
@@ -49,7 +50,9 @@ def test_shared_fetches_are_a_hypothesis_beside_l1_hits():
     text = _md("9437f8c3")
     assert "beats that roof because its blocks share fetches" not in text
     # review 39c: the mechanism left unmeasured is labelled; the 98% is the reading
-    assert "Hypothesis: each byte's 25 readers reach it at different times, so seldom share fetches." in text
+    # review 44c: the labelled hypothesis is the appendix's note, which section 4 links
+    assert "Hypothesis:" not in text and "#is-the-l2-roof-the-right-one-for-ws_read)" in text
+    assert "Hypothesis: each byte's 25 readers reach it at different times." in words(appendix(PAGE))
 
 
 def test_the_appendix_names_the_charts_counters_with_provenance():

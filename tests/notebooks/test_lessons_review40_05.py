@@ -35,8 +35,10 @@ def test_e1_share_fetches_is_defined_once_before_it_is_used():
     defined = [i for i, s in enumerate(sources) if "**share fetches**" in s]
     used = [i for i, s in enumerate(sources) if "share fetches" in s]
     assert len(defined) == 1 and defined[0] == used[0]
-    assert ("blocks read the same chunks and **share fetches**: the SMs receive more bytes than the L2 sends "
-            "(hypothesis: requests combine before it).") in sources[defined[0]]
+    assert ("blocks read the same chunks and **share fetches**: the SMs receive more bytes than the L2 sends."
+            ) in sources[defined[0]]
+    # review 44c: the mechanism, a labelled hypothesis, is the appendix's
+    assert "our hypothesis is that requests for one line merge on their way to the L2" in words(appendix(PAGE))
     assert "(section 4)" not in _md("9ee81857")  # no forward pointer to an idea not yet introduced
 
 
@@ -86,7 +88,7 @@ def test_e4_the_explorers_first_point_above_the_l2_roof_is_explained():
 def test_cell_4_gives_ws_reads_share_of_the_undrawn_read_roof():
     share = _lesson().placement("ws_read").point("dram").fraction_of_roof
     assert f"{share:.0%}" == "9%"
-    assert "scored against Lab 1's read roof (4.51 TB/s, not drawn): 9% of it." in _md("620151de-read")
+    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in _md("620151de-read")
 
 
 def test_cell_7_keeps_no_side_details_before_the_figure():
@@ -102,11 +104,11 @@ def test_the_profile_caution_is_the_appendixs():
 
 def test_cell_16_is_split_and_the_table_key_comes_before_the_table():
     ids = [c.get("id") for c in cells(NB)]
-    flops, cold, head = _md("f11db2bc"), _md("f11db2bc-cold"), _md("f11db2bc-s4")
-    assert "## 4." not in flops and "cold" not in flops.lower() and "packed half-precision" in flops
-    assert ids.index("f11db2bc") + 1 == ids.index("f11db2bc-cold") and ids.index("f11db2bc-cold") + 1 == ids.index("f11db2bc-s4")
-    # a warm rerun lowers only ws_read's DRAM bytes; it stays L2-bound
-    assert "only `ws_read`'s DRAM bytes would fall; still L2-bound." in cold
+    flops, head = _md("f11db2bc"), _md("f11db2bc-s4")
+    assert "## 4." not in flops and "packed half-precision" in flops
+    assert ids.index("f11db2bc") + 1 == ids.index("f11db2bc-s4")  # review 44c: the cold-cache cell folded into it
+    # a warm rerun lowers only ws_read's DRAM bytes; it stays L2-bound (review 44c: the appendix's hypothesis)
+    assert "with warm caches only `ws_read`'s DRAM bytes would fall" in words(appendix(PAGE))
     assert head.startswith("## 4. The kernels on the hierarchical roofline")
     assert "**roof** is min(P, I x B)" in head and "`<` marks the binding level." in head
     assert "placement_table(lesson.taught)" in cells(NB)[ids.index("f11db2bc-s4") + 1].source
@@ -121,16 +123,18 @@ def test_cell_18_states_why_the_l2_roof_applies_to_ws_read():
     assert f"{placed.point('l2').n_bytes / placed.point('l1').n_bytes:.0%}" == "98%"
     text = _md("9437f8c3")
     assert "hypotheses: blocks share fetches" not in text
-    assert ("Loads beat it only when some never reach the L2: blocks share fetches (section 2) or hit the L1. 98% of "
-            "the bytes `ws_read`'s SMs loaded came through the L2, so the roof applies. Hypothesis: each byte's 25 "
-            "readers reach it at different times, so seldom share fetches.") in text
+    # review 44c: one sentence and the link; the argument and the hypothesis are the appendix's note
+    assert "The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2." in text
+    note = words(appendix(PAGE)).split("## Is the L2 roof the right one for `ws_read`?")[1].split(" ## ")[0]
+    assert "loads can outrun its roof" in note and "Hypothesis: each byte's 25 readers reach it at different times." in note
 
 
 def test_cell_21_is_two_short_sentences():
     text = _md("cc5a9b48")
     # review 40c: a second sentence says why the L1 and L2 peaks are out of reach; still short
-    assert text.split("([appendix]")[0].count(". ") == 1 and len(text.split()) <= 45
-    assert "ncu's L1 peak: 512 B per clock per SM, loads 128" in text and "judge headroom against a measured roof" in text
+    # review 44c: three short sentences (and the conclusion) in place of one with a fragment
+    assert text.split("([appendix]")[0].count(". ") == 3 and len(text.split()) <= 50
+    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in text and "judge headroom against a measured roof" in text
     assert "roofline chart" not in text and "AMD" not in text
 
 

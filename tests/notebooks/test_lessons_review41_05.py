@@ -30,7 +30,8 @@ def test_e1_the_l1_and_l2_peaks_count_wider_paths_than_loads_get():
     text = _md("cc5a9b48")
     assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" not in text
     # review 41c: the wider path is the L1's; the L2 part says only what the appendix backs
-    assert "ncu's L1 peak: 512 B per clock per SM, loads 128;" in text and "judge headroom against a measured roof" in text
+    # review 44c: in plain sentences; the L2 figure is the recorded footprints' best (0.68, the slices' count)
+    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in text and "judge headroom against a measured roof" in text
     # the appendix says the same, with ncu's own chart's load roofs near the measured ones
     page = words(appendix(PAGE))
     assert "ncu's L1 peak counts 512 bytes per clock per SM, a wider path than loads get (128)" in page
@@ -66,7 +67,9 @@ def test_e3_the_share_fetches_mechanism_is_a_hypothesis_and_the_blocks_come_befo
     assert "those asking for the same line at about the same time get one L2 read" not in text
     assert "Below 13 MB (open circles) there are fewer chunks than blocks" not in text
     assert ("The grid has 792 blocks, so below 792 chunks (13 MB, open circles) blocks read the same chunks and "
-            "**share fetches**: the SMs receive more bytes than the L2 sends (hypothesis: requests combine before it).") in text
+            "**share fetches**: the SMs receive more bytes than the L2 sends.") in text
+    # review 44c: the mechanism is the appendix's labelled hypothesis; section 2's one link leads there
+    assert "our hypothesis is that requests for one line merge on their way to the L2" in words(appendix(PAGE))
     assert text.index("792 blocks") < text.index("13 MB")
     # the measured part: the slices served under half the bytes the SMs read (the appendix's table)
     assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% | 7.72 TB/s |" in appendix(PAGE)
@@ -85,8 +88,10 @@ def test_cell_20_says_its_hypothesis_in_one_clear_sentence():
     assert f"{placed.point('l1').n_bytes / 2**25:.0f}" == "25"  # each byte of the 32 MiB buffer is read ~25 times
     text = _md("9437f8c3")
     assert "Hypothesis: its blocks reach each byte at different times." not in text
-    assert ("so the roof applies. Hypothesis: each byte's 25 readers reach it at different times, so seldom share "
-            "fetches.") in text
+    # review 44c: the hypothesis is the appendix's note (one sentence and its link here), with the layout behind it
+    assert "Hypothesis" not in text and "#is-the-l2-roof-the-right-one-for-ws_read)" in text
+    assert ("Hypothesis: each byte's 25 readers reach it at different times. Block b starts about 41 KiB after block "
+            "b - 1") in words(appendix(PAGE))
 
 
 def test_cell_26_keeps_the_28_mb_point_and_the_models_nature_with_fewer_ratios():
@@ -102,8 +107,9 @@ def test_cell_26_keeps_the_28_mb_point_and_the_models_nature_with_fewer_ratios()
 
 def test_lab_1_is_keyed_to_its_notebook_where_it_first_appears():
     text = words(markdown(NB))
-    assert text[text.index("Lab 1"):].startswith("Lab 1's L2 roof (notebook 03)")
-    assert "Lab 3's `sweep` (notebook 04;" in text  # Lab 3 keyed where it appears; Lab 4 is the title's
+    # review 44c: the labs are mapped to their notebooks once, in the opening, before either is used
+    assert text[text.index("Lab 1"):].startswith("Lab 1 is notebook 03's, Lab 3 notebook 04's.")
+    assert text.index("Lab 1 is notebook 03's") < text.index("Lab 3's `sweep`")  # Lab 4 is the title's
 
 
 def test_the_markdown_word_count_did_not_grow():

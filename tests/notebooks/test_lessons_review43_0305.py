@@ -41,8 +41,9 @@ def test_43_05_the_l1_and_l2_roofs_are_read_roofs_applied_to_writes_too():
     # the sweeps' bytes are half writes. No binding level changes: DRAM or compute binds every sweep,
     # and each bandwidth-set L1 or L2 roof is used to 44% at most
     section = _md("05_hierarchical.ipynb", "f11db2bc-s4")
-    assert section.endswith("DRAM rows use Lab 1's roof for their access mix, L1 and L2 rows a read roof, "
-                            "writes too (binding levels unchanged).")
+    # review 44c: said plainly, and the shares called rough
+    assert section.endswith("Only load rates were measured for the L1 and L2, so their rows use them for stores too: "
+                            "those shares are rough; the binding level does not change.")
     table = "".join(o.get("text", "") for c in cells("05_hierarchical.ipynb")
                     if c.cell_type == "code" and "placement_table(" in c.source for o in c.get("outputs", []))
     sweep_rows = [line.split() for line in table.splitlines() if line.startswith("sweep K=")]
@@ -61,6 +62,7 @@ def test_43_05_shared_fetches_merge_before_the_l2_as_section_4_says():
     # appendix say the shared requests merge before they reach it
     section2 = _md("05_hierarchical.ipynb", "c7621aef")
     assert "one L2 read serves" not in section2
-    assert "the SMs receive more bytes than the L2 sends (hypothesis: requests combine before it)." in section2
-    assert "Loads beat it only when some never reach the L2: blocks share fetches" in _md("05_hierarchical.ipynb", "9437f8c3")
+    # review 44c: both places' mechanism is the appendix's (a labelled hypothesis there)
+    assert "the SMs receive more bytes than the L2 sends." in section2
+    assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in words(appendix("appendix-05-hierarchy.md"))
     assert "merge on their way to the L2" in words(appendix("appendix-05-hierarchy.md"))

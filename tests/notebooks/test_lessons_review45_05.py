@@ -1,0 +1,138 @@
+"""Fix round 45 (review 44c), notebook 05: clarity items and two minor claims. Each test fails on the text
+(or the peaks table) before the fix."""
+from test_lessons_03 import cells, markdown, words, appendix, outputs
+
+# the page, its appendix and the two readers are round 36's (one home for the 05 review files' helpers)
+from test_lessons_review36_05 import NB, PAGE, _lesson, _md
+
+# 1,513 words after this round (after all its items); 1,514 before it
+WORDS_BEFORE = 1514
+
+
+def _count():
+    return sum(len(c.source.split()) for c in cells(NB) if c.cell_type == "markdown")
+
+
+def test_the_markdown_word_count_did_not_grow():
+    assert _count() < WORDS_BEFORE
+
+
+def test_cell_23_says_the_l2_figure_the_recorded_footprints_support():
+    # review 44c E1: "over 0.63" was stronger than the data: at 40 and 50 MB the slices served 0.66 and 0.68
+    # of ncu's L2 peak (DRAM refill included); nothing recorded got further
+    from rooflinelib.hierarchy.level_readings import l2_footprint_rows
+    lesson = _lesson()
+    peak = lesson.kernels[0].peaks().gbps["l2"]
+    best = max(row["slices_gbps"] for row in l2_footprint_rows()) / peak
+    assert f"{best:.2f}" == "0.68"
+    assert f"{lesson.machine.ceiling('l2').value / peak:.2f}" == "0.63" < f"{best:.2f}"
+    text = _md("cc5a9b48")
+    assert "over 0.63" not in text and "(Lab 1's, served about the bytes it sent)" not in text
+    assert "No kernel tried got the L2's slices past about 0.68 of ncu's L2 peak." in text
+    # three plain sentences in place of one with a fragment in brackets
+    assert ("ncu's L1 peak counts a 512 B per clock per SM path; loads get 128, so 0.24 is expected." in text
+            and "So judge headroom against a measured roof" in text)
+    assert "loads 128;" not in text
+    # the appendix carries the footprint figures the sentence rests on
+    assert "10.1 and 10.5 TB/s at 40 and 50 MB" in words(appendix(PAGE))
+
+
+def test_the_takeaway_keeps_the_counters_qualifier():
+    # review 44c E2: the takeaway dropped "the counters this course reads"; ncu's own chart's roofs are close
+    text = _md("b44e88ec")
+    assert "not against ncu's L1 and L2 peaks." not in text
+    assert ("not against ncu's peaks for the L1 and L2 counters this course reads (its roofline chart's L1 and L2 "
+            "roofs are close to measured)") in text
+    page = words(appendix(PAGE))
+    assert "The chart's L1 and L2 roofs sit near the measured ones (32.1 and 9.76 TB/s: 0.96 and 0.95 of them)" in page
+
+
+def test_the_peaks_table_has_the_dram_read_row_the_notebook_applies():
+    # review 44c E3: ws_read and the explorer use the read mix; the table showed only write and copy
+    from rooflinelib.hierarchy import lesson as hl
+    lesson = _lesson()
+    table = hl.peaks_table(lesson)
+    row = next(line.split() for line in table.splitlines() if line.startswith("dram read"))
+    assert row[-1] == f"{lesson.mixes['read'] / lesson.kernels[0].peaks().gbps['dram']:.2f}" == "0.94"
+    assert table in outputs(NB)
+
+
+def test_cell_18_says_plainly_which_roof_each_row_uses():
+    # review 44c clarity: "L1 and L2 rows a read roof, writes too" was telegraphic; the shares are rough
+    text = _md("f11db2bc-s4")
+    assert "writes too" not in text and "binding levels unchanged" not in text
+    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes." in text
+    assert ("Only load rates were measured for the L1 and L2, so their rows use them for stores too: those shares are "
+            "rough; the binding level does not change.") in text
+
+
+def test_where_each_roof_comes_from_is_said_once_before_the_sweep():
+    # review 44c clarity: the L1 roof is the sweep's, the L2 roof Lab 1's, the sweep's L2 plateau the capacity
+    text = _md("5d0a7e31")
+    assert ("The L1 roof is the sweep's L1 plateau (section 2), since Lab 1 measures no L1 hits. The L2 roof is Lab 1's, "
+            "on a 15.7 MB set whose requests are not shared; the sweep's L2 plateau gives the L2's capacity.") in text
+    from rooflinelib.store import results
+    assert f"{results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f}" == "15.7"
+    # the roofs the cell names are the ones the roofs table prints
+    printed = outputs(NB)
+    assert "L1 cache (sweep)" in printed and "L2 cache (Lab 1)" in printed
+
+
+def test_cell_7_reads_plainly_and_its_hypothesis_is_the_appendixs():
+    text = _md("c7621aef")
+    assert "(blue: 537 MB)" not in text and "(the blue series stops at 537 MB)" in text
+    assert "hypothesis" not in text.lower() and "requests combine" not in text
+    assert "**share fetches**" in text and "appendix" not in text
+    # one link in section 2 answers both: the L1's early end and the open circles (at most one per section)
+    assert ("It ends below the SRAM's 262 kB; why, and why the open circles run fast: "
+            "[appendix](../docs/appendix-05-hierarchy.md#how-the-sweep-finds-the-levels).") in _md("9ee81857")
+    finds = appendix(PAGE).split("## How the sweep finds the levels")[1].split("\n## ")[0]
+    assert "(#blocks-that-share-chunks-what-ncu-saw)" in finds and "open circles" in finds
+    assert "## Blocks that share chunks: what ncu saw" in appendix(PAGE)
+    assert "our hypothesis is that requests for one line merge on their way to the L2" in words(appendix(PAGE))
+
+
+def test_ws_reads_dram_share_is_said_plainly_at_either_roof():
+    # review 44c clarity: ws_read was scored against a read roof the chart does not draw ("not drawn"); a dotted
+    # read roof lies on the copy roof unseen (review 20d), so the cell says both roofs give the same 9%
+    lesson = _lesson()
+    ws = lesson.placement("ws_read")
+    dram = next(p for p in ws.points if p.level == "dram")
+    read_share = ws.achieved_gflops / (dram.intensity * lesson.mixes["read"])
+    copy_share = ws.achieved_gflops / (dram.intensity * lesson.copying.ceiling("dram").value)
+    assert f"{read_share:.0%}" == f"{copy_share:.0%}" == "9%" and f"{dram.fraction_of_roof:.0%}" == "9%"
+    text = _md("620151de-read")
+    assert "(4.51 TB/s, not drawn)" not in text and "scored against" not in text
+    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in text
+
+
+def test_side_questions_and_their_hypotheses_moved_to_the_appendix():
+    # review 44c clarity: cell 20's "Does the L2 roof apply?" paragraph and the warm-cache hypothesis
+    text = words(markdown(NB))
+    assert "Does the L2 roof apply?" not in text and "seldom share fetches" not in text
+    assert "**Cold caches.**" not in text and "still L2-bound" not in text
+    assert not any(c.get("id") == "f11db2bc-cold" for c in cells(NB))
+    section4 = _md("9437f8c3")
+    assert ("The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2. Why, and ways to cut that "
+            "traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read).") in section4
+    assert ("ncu empties caches before each launch. The FLOPs match the hand counts exactly; how the byte counters "
+            "differ from them, and what warm caches would change:") in _md("f11db2bc")
+    page = words(appendix(PAGE))
+    assert "Hypothesis: each byte's 25 readers reach it at different times." in page
+    assert "Hypothesis, not measured: with warm caches only `ws_read`'s DRAM bytes would fall" in page
+    # the link lands on the section, and the ways to cut follow it at once
+    raw = appendix(PAGE)
+    first = raw.index("## Is the L2 roof the right one for `ws_read`?")
+    assert raw.index("## `ws_read`: ways to cut its L2 traffic (untested)") == raw.index("\n## ", first + 1) + 1
+    # fewer "Hypothesis" labels on the page: cells 17 and 20 lost theirs (cells 26 keeps its own)
+    assert text.lower().count("hypothesis") <= 1
+
+
+def test_lab_numbers_are_mapped_to_notebooks_once_and_cell_0_reads_plainly():
+    text = _md("60c44424")
+    assert "The numbers are the shipped H200 runs'" not in text
+    assert "All numbers come from recorded H200 runs; only the sweep in section 2 can be re-run live." in text
+    assert "Labs are numbered apart from notebooks: Lab 1 is notebook 03's, Lab 3 notebook 04's." in text
+    # the mapping comes before any lab but Lab 4 (the title's) is named
+    before = text.split("Labs are numbered")[0]
+    assert "Lab 1" not in before and "Lab 3" not in before
