@@ -130,8 +130,9 @@ def test_an_exp_is_priced_by_the_sfu_pipes_throughput_beside_the_fma_pipes():
     assert "16 times fewer FLOPs than the 128 FP32 FMA lanes." not in " ".join(text.split())
     # review 33e item 2: results are not FLOPs; exps against FMAs, then the FLOP price
     assert "16 results per clock per SM, 16 times fewer than the 256 FLOPs" not in " ".join(text.split())
-    assert ("On Hopper an SM does 16 exps per clock against 128 FMAs (256 FLOPs). Even priced at the SFU's rate "
-            "(16 FLOPs,") in " ".join(text.split())
+    # review 44e: the SFU's price said out loud (16 FLOPs an exp, 20 an element)
+    assert ("On Hopper an SM does 16 exps per clock against 128 FMAs (256 FLOPs). Priced at the SFU's rate "
+            "([pitfall 5]") in " ".join(text.split())
     h200 = machines.H200
     lanes = h200.ceiling("fp32").value / (132 * 1.98 * 2)  # the datasheet fp32 roof at 1.98 GHz, 2 FLOPs an FMA
     assert machines.NVIDIA_SFU_PER_SM == 16 and lanes == pytest.approx(128, rel=0.02)
@@ -219,8 +220,9 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     # review 33e: one sentence on the roof; the run bookkeeping (its Lab 1, its ridge) is the appendix's
     # review 35e: one sentence, the copy roof of the run that recorded them; the two Lab 1s are the appendix's
     # review 39e: one sentence (a kernel that reads and writes: the copy roof); the ridges are the appendix's
-    assert ("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the "
-            "run that recorded these profiles") in flat
+    # review 44e: the copy is the nearest measured mix, not a rule; which run's Lab 1 is section 3's sentence
+    assert ("A kernel that reads and writes is scored on the nearest measured mix, the copy (read+write 1:1), "
+            "4,256 GB/s.") in flat
     assert "65,979" not in flat and "65,979" in _page()
     assert "ridge is 15.5 FLOP/byte (65,979 / 4,256), not" in _page() and "the copy ridge is 15.4" in _page()
     assert f"{capstone.RECORDED_PROFILES_COPY_GBPS:,.0f}" == "4,256"
@@ -228,7 +230,9 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
     assert f"{fp32 / capstone.RECORDED_PROFILES_COPY_GBPS:.1f}" == "15.5"
     assert (f"On that copy roof the recorded pair's ridge is 15.5 FLOP/byte ({fp32:,.0f} / 4,256), not the ridge "
             "of 14 that section 3 predicts with") in _page()
-    assert "ridge of 15.5" not in _prose() and "section 3's ridge of 14" not in _prose()
+    # review 44e: section 3 names the profiles' own Lab 1 and its copy ridge in one sentence
+    assert "its copy roof gives a ridge of 15.5." in " ".join(_prose().split())
+    assert "section 3's ridge of 14" not in _prose()
     from rooflinelib.store.results import dram_mixes, recorded, recorded_h200
     shipped = recorded_h200()
     mixes = dram_mixes(recorded("ceilings"))
@@ -259,7 +263,8 @@ def test_07_gives_the_ramp_up_hypothesis_its_estimated_size():
     # review 34e item 1: the 73 µs lost is what the page lets a reader work out
     # review 35e item 1: the ~12 µs outside the kernels is said; the ramp-up estimate is the appendix's
     # review 36e clarity 3: "the counters recorded here do not say which pass is slow" was a lab-log aside
-    assert ("launches and gaps explain only ~12 µs of the 73 µs lost ([an estimate](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
+    # review 44e: what is open said plainly, the launch overheads' share of the 73 µs beside it
+    assert ("launch overheads explain about 12 of the 73 µs ([an estimate](../docs/appendix-07.md#why-the-passes-run-slower-an-estimate)).") in flat
     assert f"{gap['outside_kernels_s'] * 1e6:.0f}" == "12" and f"{gap['shortfall_s'] * 1e6:.0f}" == "73"
     assert f"{inside:.0f}" == "61" and "some 10 µs of the 60.6 µs inside the kernels" in _page()
     assert "10 of the 61 µs lost" not in flat
@@ -366,7 +371,8 @@ def test_07_section_6_states_its_answer_first_and_names_the_dram_roofline():
     assert ("**The question.** Swapping the indices made the tiled GEMM 3.9x slower, with the same FLOPs and "
             "DRAM bytes. Why? **The answer.** Mainly, its shared-memory loads collide:") in top
     # review 40e: the direct evidence (ncu's MIO-queue stalls) before the cap
-    assert "The collisions alone hold it to at most 5% of the fp32 roof; it reached 3%." in top
+    # review 44e: the 5 passes per multiply-add set the cap, conflict-free ones included
+    assert "Its 5 passes alone hold it to at most 5% of the fp32 roof; it reached 3%." in top
     assert top.index("Four variants ran: a *naive* GEMM") < top.index("**The question.**")
     # review 35e item 4: the issue count caps them; it does not say why they sit where they do
     assert "**A second finding.** Both naive variants are capped at 3% by Numba's code" in top
@@ -442,7 +448,8 @@ def test_07_closes_the_uncounted_writes_hypothesis_with_ncus_flush():
     # review 42e: the shortfall is located (all in the writes), its cause left to the appendix
     assert ("the reads are complete; the whole "
             "[2.7-4.3% shortfall](../docs/appendix-07.md#the-small-dram-shortfall) is in the writes.") in " ".join(text.split())
-    assert "writes left in the L2" not in text and "is open" not in text
+    readings = next(c.source for c in _cells() if c.source.startswith("Three readings"))
+    assert "writes left in the L2" not in text and "open" not in readings
     assert ("Hypothesis: writes still in the L2 when a kernel ends reach DRAM at ncu's flush before the next "
             "kernel, outside the count. It fits only loosely") in _page()
     # review 19b: the printed note was lab log; the hypothesis names the flush, the appendix says how ncu ran
@@ -469,7 +476,9 @@ def test_07_figures_roofs_are_both_the_recorded_sessions():
     # review 33e: that bookkeeping is the appendix's; the notebook names the copy roof in one sentence
     # review 34e: the page now says in one sentence which Lab 1 judges the recorded profiles (pinned below)
     # review 35e: "of the run that recorded them" in place of "their own run's Lab 1"
-    assert "in the run that recorded these profiles" in _prose() and "the two runs' fp32 and copy roofs differ" not in _prose()
+    # review 44e: section 3 says which Lab 1 judges the recorded profiles, and how far it is from the shipped one
+    assert "judge the recorded profiles on their run's Lab 1" in " ".join(_prose().split())
+    assert "the two runs' fp32 and copy roofs differ" not in _prose()
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in _page()
     assert "the two runs' fp32 and copy roofs differ by 0.1% and 0.6%" in _page()
     own = next(iter(graded.values())).peak_gflops
@@ -535,8 +544,10 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # review 35e item 2: what the SASS shows (4 LDS.128 per 16 FFMAs) apart from what is inferred (that they are sa's)
     # review 36e item 3 and clarity 2: the 4-byte rule said; the contiguity inference is the appendix's
     # review 37e clarity: the LDS.128 side-trip is the appendix's; the page keeps one clause and what it means
-    assert ("The compiler merged some shared loads, so they take fewer passes, 5.0 and 1.5 per FFMA instead of 9 and 2 "
-            "([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads)); the caps below use its count.") in " ".join(text.split())
+    # review 44e: how they merged (four into one 16-byte load: 20 per 16 FFMAs, not 32), from the recorded SASS
+    assert ("The compiler merged shared loads four into one 16-byte load (20 per 16 FFMAs, not 32), so they take fewer "
+            "passes, 5.0 and 1.5 per FFMA instead of 9 and 2 "
+            "([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads)); the caps below use the hardware's.") in " ".join(text.split())
     assert "LDS.128" not in text
     assert "only `sa`'s are" in _page() and "4 `LDS.128`" in _page()
     assert "phases" not in text and "serves four k values" not in text
@@ -737,7 +748,7 @@ def test_07_names_the_swapped_thread_indices_not_one_index_slip():
 
 def test_07_links_pitfall_5_and_splits_the_rate_from_its_share_in_the_gemm_table():
     from rooflinelib.profiling import gemm_targets
-    assert "(16 FLOPs, [pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs))" in _prose()
+    assert "([pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs)), an `exp` costs 16 FLOPs" in " ".join(_prose().split())
     pitfalls = nbformat.read(str(NOTEBOOK.parent / "06_pitfalls.ipynb"), as_version=4).cells
     assert any(line == "## Pitfall 5, costly FLOPs" for c in pitfalls if c.cell_type == "markdown"
                for line in c.source.splitlines())  # the heading Jupyter anchors as #Pitfall-5,-costly-FLOPs
@@ -903,8 +914,9 @@ def test_07_prices_the_exp_by_the_slower_pipe_without_adding():
     from rooflinelib.core import operators
     text = _prose()
     assert "at least 1.0 and 2.5" not in text
-    assert ("Even priced at the SFU's rate (16 FLOPs, [pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs)), "
-            "both stay far left of the ridge.") in text
+    # review 44e: the figures said, as an upper bound (the sum is more than the slower pipe's time)
+    assert ("Priced at the SFU's rate ([pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs)), an `exp` costs 16 "
+            "FLOPs, so at most 20 FLOPs an element: 1 and 2.5 FLOP per byte, still far left of the ridge.") in " ".join(text.split())
     n = 1 << 20
     for fused in (False, True):
         cost = operators.softmax(n, fused=fused)
@@ -925,7 +937,10 @@ def test_07_the_fused_kernel_never_rereads_x():
     # review 32e item 5: there is no re-read for the fused kernel to keep within a launch
     text = _prose()
     assert "The fused kernel ensures that" not in text
-    assert "The fused kernel never re-reads x: it keeps its row in shared memory." in text
+    # review 44e: the within-launch caveat is the appendix's, and with it that the fused kernel re-reads nothing
+    assert "The fused kernel never re-reads x" not in text and "It keeps its row in shared memory" in " ".join(text.split())
+    assert ("The kernels as given re-read nothing from global memory within a launch: the fused kernel keeps its "
+            "row on chip") in page_flat_of_appendix()
 
 
 def test_07_section_6_keeps_results_and_the_appendix_keeps_provenance():
@@ -1022,7 +1037,7 @@ def test_07_says_which_lab_1_judges_the_recorded_profiles():
     # review 35e: the page names the copy roof and the run in one sentence; the two Lab 1s are the appendix's
     # review 36e clarity 1: the two roof sets and why section 3 uses the write, in one sentence
     # review 39e: the page keeps the copy roof; the two ridges, and why either gives the prediction, are the appendix's
-    assert ("scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the run that recorded these profiles") in flat
+    assert "scored on the nearest measured mix, the copy (read+write 1:1), 4,256 GB/s." in flat
     assert "Section 3's 14 is the write's ridge" not in flat
     assert "The prediction uses only the byte ratio, so either ridge gives it." in page_flat_of_appendix()
     assert ("not the ridge of 14 that section 3 predicts with (the shipped Lab 1's fp32 over its write mix)"

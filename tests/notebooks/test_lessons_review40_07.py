@@ -24,7 +24,7 @@ def test_the_no_reuse_rule_says_what_the_l2_still_holds():
     rule = _flat(_cell("## 2. Count the bytes").source)
     assert "Nothing one launch read or wrote is still on chip" not in rule
     assert ("The L2 still holds the tail of what one launch read or wrote, but the next launch starts again at "
-            "row 0 and evicts that tail before it gets there.") in rule
+            "row 0 and evicts that tail before it gets there ([what this assumes]") in rule  # review 44e: the caveat linked
 
 
 def test_the_opening_keeps_one_line_on_modes_and_section_4_says_what_the_pair_is():
@@ -35,7 +35,7 @@ def test_the_opening_keeps_one_line_on_modes_and_section_4_says_what_the_pair_is
     assert len(modes.split()) <= 30
     # the caveat sits where section 4's numbers are read
     read = _flat(_cell("The prediction is two claims").source)
-    assert "its fused kernel keeps the row in registers (yours, shared memory)" in read
+    assert "their fused kernel keeps the row in registers (yours, shared memory)" in read  # review 44e: no bare "its"
     section_4 = next(i for i, c in enumerate(cells) if c.source.startswith("## 4."))
     section_5 = next(i for i, c in enumerate(cells) if c.source.startswith("## 5."))
     assert section_4 < cells.index(_cell("The prediction is two claims")) < section_5
@@ -43,11 +43,11 @@ def test_the_opening_keeps_one_line_on_modes_and_section_4_says_what_the_pair_is
 
 def test_the_copy_roof_is_one_sentence_and_the_ridges_are_the_appendixs():
     roof = _flat(_cell("A kernel that reads and writes").source)
-    assert roof.startswith("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: "
-                           "4,256 GB/s in the run that recorded these profiles")
-    # review 40e: a second sentence says which roof each printed ridge uses; the derivation stays linked
-    assert roof.count(". ") == 1 and "first pass" not in roof and "65,979" not in roof
-    assert "The figure's ridge is 15.5; section 3's 14 is the write roof's" in roof
+    # review 44e: the nearest measured mix; the second sentence says why the 3-pass's 74% is generous, and
+    # which roof each ridge uses is section 3's one sentence on the two Lab 1s
+    assert roof.startswith("A kernel that reads and writes is scored on the nearest measured mix, the copy "
+                           "(read+write 1:1), 4,256 GB/s.")
+    assert roof.count(". ") == 1 and "65,979" not in roof and "ridge" not in roof
     page = _flat(_page())
     assert "The prediction uses only the byte ratio, so either ridge gives it." in page
     assert "its first pass only reads" in page  # the 3-pass's read-only pass, where the mix is discussed
@@ -56,7 +56,7 @@ def test_the_copy_roof_is_one_sentence_and_the_ridges_are_the_appendixs():
 def test_the_slower_passes_are_said_unexplained_with_what_to_measure_next():
     read = _flat(_cell("The prediction is two claims").source)
     assert "A second run under Nsight Compute" not in read  # lab log
-    assert "Why the passes ran slower is not established" in read
+    assert "Why the three passes ran at 74% is open" in read  # review 44e: said plainly
     # review 42e: the what-to-measure sentence gave its words to the pair's loop form; the appendix keeps it
     # the measurement the page names is the one the appendix names
     assert "Nsight Compute's duration and DRAM throughput for each pass would say which pass is slow." in _flat(_page())

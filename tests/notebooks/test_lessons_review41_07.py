@@ -24,8 +24,12 @@ def test_the_markdown_does_not_grow():
 def test_the_no_reuse_rule_names_its_eviction_assumption():
     # error 1: "evicts that tail" holds for oldest-first eviction; Hopper's L2 policy is not documented
     rule = _cell("## 2. Count the bytes")
-    assert ("This assumes the L2 evicts its oldest lines first (Hopper's policy is undocumented); "
-            "Nsight Compute's cache flush enforces the rule.") in rule
+    # review 44e: the eviction caveat is the appendix's, linked from the rule
+    assert "Hopper's policy is undocumented" not in rule
+    assert "([what this assumes](../docs/appendix-07.md#what-section-2s-rule-assumes))" in rule
+    page = " ".join(_page().split())
+    assert ("evicts that tail before it gets there only if the L2 evicts its oldest lines first; Hopper's eviction "
+            "policy is undocumented.") in page
 
 
 def test_the_gemm_answer_quotes_the_recorded_mio_stalls():
@@ -51,7 +55,7 @@ def test_the_opening_says_whose_fused_kernel_reached_90_percent():
     assert ("The course's three passes moved their bytes at 74% of the DRAM roof of a copy, its fused kernel "
             "(row in registers, unlike yours) at 90% (section 4).") in opening
     read = _cell("The prediction is two claims")
-    assert "its fused kernel keeps the row in registers (yours, shared memory)" in " ".join(read.split())
+    assert "their fused kernel keeps the row in registers (yours, shared memory)" in " ".join(read.split())
 
 
 def test_the_bytes_claim_is_tested_by_section_5_not_the_bullets():
@@ -59,15 +63,17 @@ def test_the_bytes_claim_is_tested_by_section_5_not_the_bullets():
     read = _cell("The prediction is two claims")
     assert "the bullets above test them apart" not in read
     # review 41e: section 5 checks the per-launch count; ncu's flush enforces no reuse, it does not test it
+    # review 44e: the flush is said once, in section 2
     assert read.startswith("The prediction is two claims. **The bytes** are section 2's count; section 5 checks "
-                           "them with ncu's, whose cache flush enforces no reuse.")
+                           "them with ncu's.")
 
 
 def test_the_page_says_which_roof_each_ridge_uses():
     # clarity: section 3 prints ridge 14 (write roof), the section 4 figure draws 15.5 (copy roof)
     roof = _cell("A kernel that reads and writes")
-    assert ("The figure's ridge is 15.5; section 3's 14 is the write roof's "
-            "([why](../docs/appendix-07.md#which-lab-1-each-section-uses)).") in roof
+    # review 44e: which roof each ridge uses is said in section 3, with the two Lab 1s
+    three = _cell("## 3. Predict")
+    assert "its copy roof gives a ridge of 15.5." in _flat(three) and "ridge" not in roof
     printed = "\n".join(o.get("text", "") for c in _cells() if c.cell_type == "code" for o in c.get("outputs", []))
     assert "ridge: 14 FLOP/byte" in printed and "over DRAM (write)" in printed
     # the figure's copy-roof ridge, as the appendix derives it

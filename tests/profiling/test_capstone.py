@@ -690,7 +690,7 @@ def test_07_says_where_the_recorded_pair_is_first_used_that_it_is_the_courses_ke
     section_4 = " ".join(" ".join(c.source for c in cells[profile:]
                                   if c.cell_type == "markdown").split("## 5.")[0].split())
     # review 42e: it also says the course's loops run a fixed count, yours stride by the block size
-    assert "its fused kernel keeps the row in registers (yours, shared memory)" in section_4
+    assert "their fused kernel keeps the row in registers (yours, shared memory)" in section_4  # review 44e: named
     assert "not your kernels" not in cells[0].source
 
 
@@ -863,8 +863,9 @@ def test_07_names_the_recorded_gemms_and_the_recorded_pairs_roof():
     # review 33e: one sentence on the copy roof; the run's own Lab 1 is the appendix's
     # review 35e: "scored on the copy roof, 4,256 GB/s, of the run that recorded them", in one sentence
     # review 39e: that sentence names the copy roof as Lab 1's read+write mix; the ridges are the appendix's
-    assert ("A kernel that reads and writes is scored on the copy roof, Lab 1's read+write mix: 4,256 GB/s in the run "
-            "that recorded these profiles" in " ".join(cells[first_use - 1].source.split()))
+    # review 44e: the nearest measured mix; which run's Lab 1 is section 3's sentence
+    assert ("A kernel that reads and writes is scored on the nearest measured mix, the copy (read+write 1:1), "
+            "4,256 GB/s." in " ".join(cells[first_use - 1].source.split()))
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in page
     page = " ".join(page.split())
     assert "the recorded pair's ridge is 15.5 FLOP/byte" in page and "not the ridge of 14 that section 3 predicts" in page
@@ -1204,8 +1205,9 @@ def test_07_places_the_per_row_bytes_on_the_columns_and_prices_the_exp():
     assert "16 bytes a row (a maximum and a sum, each written and read once): 0.06 per element at 256 columns, 0.02 at 1,024" in text
     assert "each `exp` counted as one FLOP, this course's convention" in text  # round 16: not "the roofline's"
     # review 32e: the pipes run at once (the slower binds), so no added figure is printed: both stay left
-    assert ("(16 FLOPs, [pitfall 5](06_pitfalls.ipynb#Pitfall-5,-costly-FLOPs)), both stay far left of the ridge."
-            in text and "1.0 and 2.5" not in text)
+    # review 44e: the sum said as an upper bound ("at most"), the exp priced at 16 FLOPs
+    assert ("an `exp` costs 16 FLOPs, so at most 20 FLOPs an element: 1 and 2.5 FLOP per byte, still far left of "
+            "the ridge." in " ".join(text.split()) and "1.0 and 2.5" not in text)
     n = 1 << 20  # even adding the exp's 16 to the other FLOPs (more than the slower pipe's time) stays far left
     for fused, most in ((False, 1.0), (True, 2.5)):
         cost = operators.softmax(n, fused=fused)
@@ -1410,7 +1412,7 @@ def test_the_keys_verdict_comment_names_the_ridge_it_is_graded_on():
 def test_07_prices_an_exp_at_least_at_its_mufu_and_reads_the_caps_as_bounds():
     text = _prose07()
     # T07-1: the SFU's rate prices an exp; review 32e: by the slower pipe, not added, so no "at least" sum
-    assert "to at least 1.0 and 2.5" not in text and "Even priced at the SFU's rate" in text
+    assert "to at least 1.0 and 2.5" not in text and "Priced at the SFU's rate" in text
     assert "hypotheses from counts, not measured bounds" not in text  # T07-2
     # review 19b T6: the clock cancels in the shared cap; "which one binds" read as a run report
     # review 26e: the caps count shared loads only, so they are upper bounds that the tile stores tighten
@@ -1471,10 +1473,10 @@ def test_07_review_11d_wording():
     # review 34e: said unexplained once; the appendix's estimate, against the 73 µs the page lets a reader derive
     # review 35e item 1: the ~12 µs outside the kernels said; the ramp-up estimate is the appendix's
     # review 36e: the rest is inside the kernels; the estimate stays the appendix's
-    assert ("launches and gaps explain only ~12 µs of the 73 µs lost ([an estimate](") in " ".join(text.split())
+    assert ("launch overheads explain about 12 of the 73 µs ([an estimate](") in " ".join(text.split())  # review 44e
     # review 13d T07-1: the barrier argument cannot explain it (the fused kernel runs the same two
     # block reductions over fewer bytes)
-    assert "barrier" not in text.split("launches and gaps explain only")[1].split("A live run")[0]
+    assert "barrier" not in text.split("launch overheads explain about")[1].split("A live run")[0]
     # review 19b: one sentence per open point; the counters that would decide are the appendix's
     assert "Nsight Compute's duration and DRAM throughput for each pass would say which pass is slow" in appendix07
     # C07-5: FADD and FMUL count one, FFMA two; review 19b T4: the max and the SFU's exp are not counted
