@@ -57,8 +57,9 @@ def test_00_no_packed_instructions_and_the_launch_sentence_reads_once():
     assert "each instruction does two fp32 FMAs, not one" not in text
     assert "prepared once and replayed" not in text and "costs the GPU itself" not in text
     assert "the shortest possible time to move" not in text
-    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the cheapest launch costs "
-            "the GPU some 60 times that.") in text
+    # review 44a: the GPU's own cost of a launch, not "the cheapest launch" (CUDA graphs come later)
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the GPU's own cost of a launch "
+            "is some 60 times that;") in text
 
 
 def test_00_the_opening_bullet_gives_its_verdict_before_any_parenthesis():

@@ -111,8 +111,9 @@ def test_02_mufu_share_is_counted_per_clock():
     text = markdown("02_operator_intensities.ipynb")
     assert "the clock the tensor figure implies" not in text and "nearly half" not in text
     # review 40a: the prose says the result (half, a quarter); the cell prints the per-clock chain
-    # review 37a: "at any one clock", since the datasheet quotes its tensor and MUFU rates at different clocks
-    assert ("At d = 128 and at any one clock, a score's exp takes the MUFU half the time its two GEMMs take the "
+    # review 37a: one clock, since the datasheet quotes its tensor and MUFU rates at different clocks;
+    # review 44a: said as "counted in one SM's clock cycles", not the cryptic "at any one clock"
+    assert ("At d = 128, counted in one SM's clock cycles, a score's exp takes the MUFU half the time its two GEMMs take the "
             "tensor cores of an H100 or H200 SM, a quarter on an A100") in words(text)
     assert "whatever the clock" not in text
     assert "half again as long on the H100 and H200" in text
@@ -141,7 +142,7 @@ def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T00-1: 26-30 us was a one-float kernel's dispatch; review 5a C1: 00 gives no dispatch figure
     assert "26 to 30" not in text00 and "0.64 µs in another" not in text00
-    assert "Numba's host dispatch" not in text00 and "the host's own work on top" in text00
+    assert "Numba's host dispatch" not in text00 and "a launch from Python adds the host's work" in text00
     # T00-3, then review 5a C1: the re-reads cross the cache that serves them (no L1/L2 before 02)
     assert "crosses that cache 5 times and HBM once" in text00
     # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
@@ -234,8 +235,9 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     assert "some 60 times the least time a 4,096-element add needs for its bytes" not in text
     # review 15e: the bound and the launch are two ideas, read one after the other
     assert "the shortest possible time to move a 4,096-element add's bytes" not in text
-    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the cheapest launch costs "
-            "the GPU some 60 times that.") in text
+    # review 44a: "the cheapest launch" needed CUDA graphs, which come later: the GPU's own cost
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the GPU's own cost of a launch "
+            "is some 60 times that;") in text
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     assert "x that bound" in code and "at least {" in code
 
@@ -378,7 +380,7 @@ def test_01_defines_the_units_of_a_strided_read_before_using_them():
     assert text.index("**Units.**") < text.index("**Counted bytes are not measured traffic.**") < text.index("**The wrong compute roof.**")
     cell = next(c for c in cells("01_derivation.ipynb") if "chart_reading.error_sizes" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
-    assert printed.index("GiB/s read as GB/s") < printed.index("stride-32") < printed.index("tensor roof")
+    assert printed.index("given in GiB/s, used as GB/s") < printed.index("stride-32") < printed.index("tensor roof")
 
 
 def test_01_says_its_mode_without_a_mode_cell():
@@ -525,8 +527,9 @@ def test_00_review_6a_span_and_launch():
     # is said in words a first-hour reader has (a CUDA graph is notebook 06's)
     assert "launched the cheapest way," not in text
     # review 10a C00-1: the same words, the 60-word sentence split; review 15a: read once
-    assert ("even the cheapest launch costs the GPU some 60 times") in text
-    assert "A launch from Python adds the host's own work on top" in text
+    # review 44a: no "cheapest launch" before CUDA graphs are met: the GPU's own cost of a launch
+    assert ("even the GPU's own cost of a launch is some 60 times") in text
+    assert "a launch from Python adds the host's work" in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
     assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
@@ -598,7 +601,8 @@ def test_02_review_6b_fp8_output_and_the_tensor_tile_are_stated_with_their_numbe
     # review 15b C02-3, 16b, then review 19d: the bf16-C case is a second idea; it is the appendix's
     # review 33: one clause in the notebook says real fp8 GEMMs write C in bf16, with its N and the link
     assert "With C written in bf16" not in text
-    assert ("Real fp8 GEMMs write C in bf16: N = 825 "
+    # review 44a: only what is true: fp8 GEMMs usually, not always, write C in bf16 (some in fp32)
+    assert ("fp8 GEMMs usually write C in bf16 (N = 825) or fp32 "
             "([appendix](../docs/appendix-00-02.md#the-gemm-sizes-at-the-ridge-notebook-02))") in words(text)
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert ("An fp8 GEMM that writes C in bf16, as usual, moves $N^2 (1 + 1 + 2)$ bytes, so $I = N/2$ and "
@@ -911,7 +915,7 @@ def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_li
     assert "independent instructions" not in opening and "index arithmetic" not in opening
     # C00-1: the launch break's 60-word sentence is split
     assert "one launch, even done the cheapest way" not in text
-    assert "even the cheapest launch costs the GPU some 60 times" in text
+    assert "even the GPU's own cost of a launch is some 60 times" in text
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
@@ -964,11 +968,15 @@ def test_02_review_9b_clarity():
     assert "an add, a multiply, a compare, an `exp` or a divide is **1 FLOP**" in text
     # C02-4: why one N, and what fp8 still buys, are two paragraphs after the threshold's
     # review 15b C02-3: "why one N" has its own sub-heading
-    cell = next(c.source for c in nb if c.cell_type == "markdown" and "What fp8 buys" in c.source)
+    # review 44a: one aside in the section; what fp8 buys is the appendix's, beside the N = 825 case
+    cell = next(c.source for c in nb if c.cell_type == "markdown" and "### Why one N" in c.source)
     paragraphs = [words(p) for p in cell.split("\n\n")]
     assert paragraphs[1] == "### Why one N for every tensor precision"
     assert paragraphs[2].startswith("On the H200 each tensor precision's ridge scales")
-    assert paragraphs[3].split(":")[0] == "What fp8 buys"  # review 33: N stays only with C in fp8
+    assert len(paragraphs) == 3 and "What fp8 buys" not in text
+    appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
+    assert ("it reaches the fp8 ridge at N = 825. What fp8 buys: a compute-bound GEMM gains 2× from the doubled "
+            "roof, a memory-bound operator 2× from the halved bytes.") in appendix
 
 
 # --- notebook 02 after review 10b -----------------------------------------------------------------
@@ -1078,8 +1086,10 @@ def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_count
     # review 15b E02-3: the ex2.approx.ftz fast path has no range handling; only a full-accuracy exp adds it
     assert "range handling" not in text
     # review 40a: the full-accuracy variant is the appendix's
-    assert ("It runs on the **special-function unit (MUFU, multi-function unit)** as one `ex2` instruction, plus "
-            "an FP32 multiply that changes the base; the course counts the exp as 1 FLOP") in words(text)
+    # review 44a: the ex2-plus-multiply is the fast form; the accurate expf adds a few FMAs; one unit, two names
+    assert ("It runs on the **special-function unit (MUFU; `sfu` in code)**: in the fast form, one `ex2` instruction "
+            "plus an FP32 multiply that changes the base (an accurate `expf` adds a few FMAs). The course counts "
+            "the exp as 1 FLOP") in words(text)
     assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
     assert "takes the MUFU half the time its two GEMMs take" in words(text)
 
@@ -1266,7 +1276,7 @@ def test_02_review_19d_gemm_threshold_is_the_ridge_crossing_and_the_band_is_comp
     # review 25a: the band's thresholds, too terse in the lesson, are the appendix's (asserted below)
     assert "ridge band" not in text and f"N = {first['fp32']}" not in text
     # the fp8-with-bf16-C aside moved to the appendix; review 33: the notebook keeps one clause and the link
-    assert text.count("N = 825") == 1 and "Real fp8 GEMMs write C in bf16: N = 825" in words(text)
+    assert text.count("N = 825") == 1 and "fp8 GEMMs usually write C in bf16 (N = 825)" in words(text)
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     fp8 = next(n for n in range(1, 5000) if n / 2 >= H200.ridge("fp8-tensor"))
     assert f"it reaches the fp8 ridge at N = {fp8}" in appendix
@@ -1351,14 +1361,17 @@ def test_00_01_02_review_26a_words_fixed():
     says(appendix, "≈ 85 FLOP per byte it loads from HBM, under the H200's bf16 tensor ridge of 206",
          f"the remaining factor of about {H200.ridge('bf16-tensor') / tile:.1f}")
     # 02 (trivial): the 60 MiB L2 is what the recorded H200 reports, not a datasheet figure
-    says(text02, "all SMs share one L2 (60 MiB on the recorded H200)", absent=["(60 MiB on the H200)"])
+    # review 44a: one L2 in two linked halves (notebook 05 counts the bytes that cross between them)
+    says(text02, "all SMs share one L2 (60 MiB in two linked halves on the recorded H200)", absent=["(60 MiB on the H200)"])
     # 01 cell 5 (trivial): a warp stalls where it uses the value, so it waits for data, not a load
     says(text01, "A warp waiting hundreds of cycles for data from HBM is simply not picked",
          absent=["for a load from HBM"])
-    # 01 cell 25 (trivial): the slips say which way the ridge moves
+    # 01 cell 25 (trivial): the slips say which way the ridge moves; review 44a: the table's factors
+    # say it once (above 1 it rises, below 1 it falls), with no second line repeating them
     printed = _printed("01_derivation.ipynb", "chart_reading.unit_slips(")
-    says(printed, "H200, Gbit/s read as GB/s: the ridge falls to 1/8\n",
-         "H200, GiB/s read as GB/s: the ridge rises 7.4%", absent=["the ridge moves"])
+    says(printed, "bandwidth given in GiB/s, used as GB/s   ridge      14.97 FLOP/byte (1.074x the right one)",
+         "bandwidth given in Gbit/s, used as GB/s  ridge      1.742 FLOP/byte (0.125x the right one)",
+         absent=["the ridge moves", "the ridge rises", "the ridge falls"])
     # 00 (clarity): temporal blocking glossed in plain words, not the bare term
     says(text00, "A stencil kernel reusing data across time steps, at 12 FLOP/byte",
          absent=["temporal blocking", "high-order"])
@@ -1428,7 +1441,7 @@ def test_02_review_33_sectors_are_the_caches_and_one_n_is_scoped():
     text = words(markdown("02_operator_intensities.ipynb"))
     assert "Memory moves in 32-byte" not in text and "The caches move 32-byte **sectors**." in text
     assert "in every tensor-core precision (C in the same type), at N = 619" in text
-    assert "Real fp8 GEMMs write C in bf16: N = 825" in text and "though N stays" not in text
+    assert "fp8 GEMMs usually write C in bf16 (N = 825) or fp32" in text and "though N stays" not in text
     assert "about 8 times the fp32 tile" not in text
 
 

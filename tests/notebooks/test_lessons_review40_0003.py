@@ -41,7 +41,8 @@ def test_00_makes_the_one_skill_point_on_the_h200_in_prose_and_print():
     # the MI300X's unpacked fp32 roof is the course's, not AMD's data-sheet figure: off the first page
     assert "MI300X" not in section and "unpacked" not in section
     # review 40a: 30x is a ratio of peak rates, not a speed-up a kernel sees
-    assert ("On the H200, 8-bit floats (fp8) on the tensor cores, its units for matrix products, peak 30 "
+    # review 44a: the ratio is 29.6, so "about 30 times"
+    assert ("On the H200, 8-bit floats (fp8) on the tensor cores, its units for matrix products, peak about 30 "
             "times higher than fp32 on its ordinary vector units") in section
     printed = _printed("00_start_here.ipynb", "break_figures")
     assert "(unpacked fp32 and fp64 vector)" not in printed and "MI300X" not in printed
@@ -64,17 +65,19 @@ def test_01_at_the_ridge_one_roof_binds_and_overlap_decides_how_near_it_the_kern
     step4 = _section("01_derivation.ipynb", "## Step 4: the ridge point")
     assert "both roofs bind" not in step4
     # review 41a: overlap does not choose the roof; review 42a: the band is the gap between the
-    # roofs one may take, not a ceiling's run-to-run spread
+    # roofs one may take, not a ceiling's run-to-run spread; review 44a: overlap in plain words, the
+    # no-overlap loss is largest there (step 2's sum is twice the max at the ridge)
     assert ("**at the ridge**: there, which roof you take (datasheet or measured, read or copy) can "
-            "decide the side; the overlap of loads and math decides how near the roof the "
-            "kernel gets.") in step4
+            "decide the side; it is also where a kernel that never overlaps loads with math loses the "
+            "most, about half its roof (step 2).") in step4
 
 
 def test_01_says_why_datasheet_peaks_give_valid_floors_before_using_them():
     step1 = _section("01_derivation.ipynb", "## Step 1: two floors under the run time")
     assert "true peaks" not in markdown("01_derivation.ipynb")
-    assert ("both are hard limits: datasheet peaks are upper bounds, so the floors they give are valid "
-            "lower bounds.") in step1
+    # review 44a: a datasheet row is a bound at the clock it assumes (bf16 tensor 1.83 GHz, fp32 1.98)
+    assert ("both are hard limits: datasheet peaks are upper bounds at the clock each assumes, so the floors "
+            "they give are valid lower bounds.") in step1
 
 
 def test_03_ridge_band_says_what_01_says_one_roof_binds_the_other_is_close():

@@ -29,9 +29,10 @@ def test_01_ridge_band_gives_the_measurement_reason_and_overlap_sets_how_near_th
     assert "which one it feels" not in step4
     # review 42a: the band's reason is not a ceiling's run-to-run spread (under 1% for most H200
     # ceilings) but the gap between the roofs one may take (datasheet or measured, read or copy)
+    # review 44a: overlap said in plain words: the no-overlap loss is largest at the ridge
     assert ("**at the ridge**: there, which roof you take (datasheet or measured, read or copy) can "
-            "decide the side; the overlap of loads and math decides how near the roof the "
-            "kernel gets.") in step4
+            "decide the side; it is also where a kernel that never overlaps loads with math loses the "
+            "most, about half its roof (step 2).") in step4
     assert "run-to-run spread" not in step4
     # the reason is the library's own, and the band is the library's 10%
     assert model.RIDGE_TOLERANCE == 0.10
