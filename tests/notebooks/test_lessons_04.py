@@ -528,7 +528,7 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
     # review 36b: the envelope and I = K/4 are the dial section's (cell 6), not repeated under the figure
     # review 44b: the roofs are named with their kernels in one clause
-    assert words(nb[figure + 1].source).startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from the faster kernel there.")
+    assert words(nb[figure + 1].source).startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from whichever kernel reached it.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -902,8 +902,8 @@ def test_04_review_15c_the_ridge_comes_from_the_best_rates_and_the_half_is_expla
     prose = words(markdown("04_sweep.ipynb"))
     assert "from the sweep's ends" not in prose
     # review 41b: the ridge's two best rates come from two kernels, said in the roofs' own bullet
-    # review 44b: said in one clause under the figure ("each from the faster kernel there"); the why is the appendix's
-    assert "each from the faster kernel there" in prose and "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
+    # review 44b: said in one clause under the figure ("each from whichever kernel reached it"); the why is the appendix's
+    assert "each from whichever kernel reached it" in prose and "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
     assert "The 1/2 is a convention" not in prose
     # review 16c: the model and its slope as display math, the claim on a line of its own
     assert "$$P \\cdot \\frac{I}{I + P/B}, \\qquad \\text{log-log slope} = \\frac{P/B}{I + P/B} = \\frac{1}{2} \\text{ at } I = P/B.$$" in _nb04_md("sweep-10")

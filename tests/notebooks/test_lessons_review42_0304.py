@@ -31,7 +31,7 @@ def test_42_the_envelopes_roofs_are_named_as_two_kernels():
     under_figure = _md("04_sweep.ipynb", "sweep-03z")
     assert "the sweep's own" not in under_figure
     # review 44b: the two kernels in one clause under the figure; which kernel gives which roof is the appendix's
-    assert under_figure.startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from the faster kernel there.")
+    assert under_figure.startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from whichever kernel reached it.")
     roofs = _md("04_sweep.ipynb", "sweep-06b")
     assert "from the sweep alone" not in roofs
     assert "B is `sweep`'s and P `sweep_pipelined`'s." in words(appendix("appendix-04-sweep.md"))

@@ -45,7 +45,7 @@ def test_45_the_roofs_list_drops_the_envelope_caveats_to_one_clause_and_the_appe
     roofs = _md("sweep-06b")
     assert "mixes two kernels' roofs" not in prose and "by construction" not in prose
     assert "**P**, its highest GFLOP/s, at K = 1024, where the curve still climbs: a lower bound." in roofs
-    assert "each from the faster kernel there" in _md("sweep-03z")  # the envelope, in one clause
+    assert "each from whichever kernel reached it" in _md("sweep-03z")  # the envelope, in one clause
     page = _page()
     assert "B is `sweep`'s and P `sweep_pipelined`'s. Its ridge P/B therefore mixes two kernels' roofs" in page
     assert "is a lower bound on the compute roof, so K = 1024 reads 100% by construction" in page
