@@ -1201,7 +1201,7 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     # review 41c: the wider path is the L1's alone; of the L2 peak, only that no kernel tried was served more than 0.63
     # review 44c: three plain sentences; the recorded footprints put the slices' best at 0.68 of the peak
     assert ("The DRAM write and FMA peaks are reached. ncu's L1 peak counts a 512 B per clock per SM path; loads get "
-            "128, so 0.24 is expected. No kernel tried got the L2's slices past about 0.68 of ncu's L2 peak. So judge "
+            "128, so 0.24 is expected. No kernel tried got the L2 past about 0.68 of ncu's L2 peak. So judge "
             "headroom against a measured roof") in " ".join(text.split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
