@@ -41,17 +41,21 @@ def test_05_the_model_counts_the_most_bytes_only_past_a_step():
 
 
 def test_05_the_warm_rerun_is_labelled_a_hypothesis():
-    text = _md05("f11db2bc-cold")
+    # review 44c: the hypothesis is the appendix's, labelled there; section 3 keeps the flush and the link
+    text = words(appendix(PAGE05))
     assert "Rerun warm, `ws_read` would find" not in text
-    assert "Hypothesis: warm, only `ws_read`'s DRAM bytes would fall; still L2-bound." in text
+    assert ("Hypothesis, not measured: with warm caches only `ws_read`'s DRAM bytes would fall (its 32 MiB buffer "
+            "fits the L2), and it would stay L2-bound.") in text
+    assert "what warm caches would change: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in _md05("f11db2bc")
 
 
 def test_05_the_wider_path_is_the_l1s_and_the_l2_claim_is_the_appendixs():
     from rooflinelib.hierarchy import lesson as hl
     text = _md05("cc5a9b48")
     assert "The L1 and L2 peaks count wider paths" not in text
-    assert ("ncu's L1 peak: 512 B per clock per SM, loads 128; the L2 served no kernel tried over 0.63 of its peak "
-            "(Lab 1's, served about the bytes it sent)") in text
+    # review 44c: plain sentences; the L2 figure is the recorded footprints' best share of the peak
+    assert ("ncu's L1 peak counts a 512 B per clock per SM path; loads get 128, so 0.24 is expected. No kernel tried got "
+            "the L2 past about 0.68 of ncu's L2 peak.") in text
     # the 0.63 is the table's, printed above the sentence
     table = hl.peaks_table(hl.load())
     assert next(line for line in table.splitlines() if line.startswith("l2 ")).split()[-1] == "0.63"
@@ -67,7 +71,7 @@ def test_05_the_sweep_range_names_blues_end():
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537"
     text = _md05("c7621aef")
     assert "for W from one chunk to 2 GiB, and" not in text
-    assert "for W from one chunk to 2 GiB (blue: 537 MB), and records the read bandwidth." in text
+    assert "for W from one chunk to 2 GiB (the blue series stops at 537 MB), and records the read bandwidth." in text
 
 
 # --- notebook 07 ------------------------------------------------------------------------------------
@@ -75,8 +79,9 @@ def test_05_the_sweep_range_names_blues_end():
 def test_07_section_5_checks_the_bytes_under_ncus_flush_not_no_reuse():
     read = _md07("The prediction is two claims")
     assert "section 5 tests them with ncu's" not in read
-    assert "section 5 checks them with ncu's, whose cache flush enforces no reuse." in read
-    assert "so it enforces section 2's no-reuse rule between launches rather than testing it" in _md07("Three readings")
+    # review 44e: the flush is said once, in section 2, where the rule is
+    assert "section 5 checks them with ncu's." in read and "cache flush" not in read
+    assert "so it enforces the rule there rather than testing it; the timed runs do not." in _md07("## 2. Count")
 
 
 def test_07_the_gemm_answer_leads_with_the_shared_passes():
@@ -88,7 +93,7 @@ def test_07_the_gemm_answer_leads_with_the_shared_passes():
     six = _md07("## 6.")
     assert "the loads' queue" not in six
     assert ("Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide multiply-add, against 1.5 along "
-            "a row. The collisions alone hold it") in six
+            "a row. Its 5 passes alone hold it") in six  # review 44e: the passes, not the collisions alone
     # the stall figure, and what the MIO queue feeds, stay in the appendix
     assert "the MIO queue, which feeds shared-memory loads, among other instructions" in words(_page07())
 
