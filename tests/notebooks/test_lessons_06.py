@@ -98,7 +98,8 @@ def test_notebook_06_states_what_the_issue_found_wrong_correctly():
     text = "\n".join(_markdown("06"))
     assert "needs no measurement" not in text and "do not run on the FMA pipes" not in text
     assert "MUFU" in text and "lists four" not in text
-    assert "163.4" in text and "packed" in text and "81.7" in text
+    page = (ROOT / "docs" / "appendix-06-pitfalls.md").read_text()  # review 44d: the packed note is the appendix's
+    assert "163.4" in page and "packed" in page and "81.7" in page
     assert "32 and 130 µs" in text  # pitfall 7: the direct kernel at its roof would win there
     assert "1024 as a power of two" not in _printed("06")
 
@@ -159,7 +160,9 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert pitfalls.overlap_hidden(runs["overlap"]) == pytest.approx(hidden)
     assert f"`sweep` took {overlapped * 1e6:.0f} µs, hiding {hidden:.0%} of the shorter phase" in text
     l2, copy = runs["cache"].variants
-    assert f"moved {l2.gbps / 1e3:.2f} TB/s, {l2.gbps / copy.gbps:.1f} times the copy" in text
+    from rooflinelib.store.results import dram_mixes, recorded as recorded_run
+    read_roof = dram_mixes(recorded_run("ceilings"))["read"]  # the L2 kernel only reads: its own mix's roof
+    assert f"moved {l2.gbps / 1e3:.2f} TB/s: {l2.gbps / read_roof:.1f} times Lab 1's read roof" in text
     exp2, fma = runs["transcendental"].variants
     assert f"`exp2` ran at {exp2.gflops:,.0f} G results/s against {fma.gflops:,.0f} GFLOP/s" in text
     rows = {r["m"]: r for r in pitfalls.race_rows(runs["algorithm_sizes"])}
@@ -319,10 +322,10 @@ def test_the_read_over_copy_ratio_pitfall_3_cites_is_lab_1s_and_printed():
     # 06 said "1.05 times as fast as a copy (notebook 05)"; notebook 05 never says it
     from rooflinelib.store.results import dram_mixes, recorded
     mixes = dram_mixes(recorded("ceilings"))
-    ratio = f"{mixes['read'] / mixes['copy']:.2f}"
-    assert f"a copy {mixes['copy']:,.0f} GB/s: {ratio}x" in _printed("06")
+    # review 44d: the read-only L2 kernel is set against Lab 1's read roof itself, printed from the run
+    assert f"Lab 1's read roof: {mixes['read']:,.0f} GB/s" in _printed("06")
     # review 19: cell 0 says Lab 1 is notebook 03's, once; the sentence names Lab 1
-    assert f"Lab 1's reads alone beat a copy by only {ratio}x: the access mix cannot explain it" in " ".join(_prose("06").split())
+    assert "times Lab 1's read roof, its own mix's" in " ".join(_prose("06").split())
     assert "**Lab 1** (notebook 03)" in _prose("06") and "copy (notebook 05)" not in _prose("06")
 
 
@@ -1265,10 +1268,12 @@ def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
     # review 25d: "its share of the MUFU pipe" named as the scheduler's 16 / 4 lanes
     # review 32d: an issue slot defined before use; the exp holds the MUFU pipe 8 clocks, not 8 issue slots
     flat = " ".join(text.split())
-    assert (f"A scheduler issues one instruction a clock: one **issue slot**. Its {price['mufu_per_clock'] // schedulers} "
-            f"MUFU lanes take {clocks} clocks per warp-wide exp, the time of {clocks} FFMAs "
-            f"({price['flops_per_exp']:g} FLOPs per lane). If more than 1 instruction in {clocks} is an exp") in flat
-    assert (f"each exp holds it {clocks} clocks, and instructions issued meanwhile are free. Below that ratio, an exp "
+    # review 44d: the SM's four schedulers named; 4 of its 16 MUFU results a clock each, not "lanes"
+    assert (f"An SM has four schedulers. Each issues one warp-instruction a clock (one **issue slot**) and gets "
+            f"{price['mufu_per_clock'] // schedulers} of the SM's {price['mufu_per_clock']} MUFU results a clock: "
+            f"a warp-wide exp takes {clocks} clocks, the time of {clocks} FFMAs. If more than 1 instruction in "
+            f"{clocks} is an exp") in flat
+    assert ("the MUFU pipe binds; instructions issued meanwhile are free. Below that ratio, an exp "
             "costs 1 issue slot like any other instruction") in flat
     assert "issue slots (16 FLOPs)" not in flat
     printed = _printed("06")
@@ -1350,7 +1355,7 @@ def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
     text = " ".join(_prose("06").split())
     # C: the fingerprint's "L2 hit rate" is named where its number is given
     # review 26d: the 99.7% is a separate Nsight Compute run's, and says so
-    assert ("Under Nsight Compute, DRAM served 0.3% of the requested "
+    assert ("In a separate Nsight Compute run of this kernel at this footprint, DRAM served 0.3% of the requested "
             "bytes: a byte-based **L2 hit rate** of 99.7%, 1 − DRAM bytes / requested bytes") in text
     assert "came without DRAM" not in text
     # C: 90% and 70% with no word: the slowed copy fails even the looser gate
@@ -1430,7 +1435,7 @@ def test_06_review_18a_pitfall_8_leads_with_its_lesson_and_its_detail_is_the_app
     start = next(i for i, c in enumerate(cells) if "## Pitfall 8" in c)
     section = " ".join(" ".join(cells[start:start + 3]).split("## Pitfall 8")[1].split("## Pitfall 9")[0].split())
     # the lesson first: a held kernel lost 15% at the power cap, which a ten-launch ceiling cannot see
-    lesson = section.index("it can lose 15% once the board reaches its power cap, and a ten-launch ceiling never sees it")
+    lesson = section.index("it can lose 15% once the board reaches its power cap, and a ten-launch burst hardly sees it")
     assert lesson < section.index("**Symptom.**") < section.index("**Cause, measured.**") < section.index("**Remedy.**")
     assert round(100 * (1 - held["low_tflops"] / held["cool_tflops"])) == 15
     # the 85% against 76% mismatch is stated and explained (review 18a, minor 1)
@@ -1465,10 +1470,10 @@ def test_06_review_18a_the_small_fixes():
     opening = " ".join(cells[0].split())
     assert "**Lab 1** (notebook 03) measured the H200's roofs; its DRAM roof depends on the **access mix**" in opening
     # review 26d: the mixes in plain words; the labels' mapping is the appendix's (checked above)
-    assert "depends on the **access mix**: copy, read or write." in opening
+    assert "depends on the **access mix**: copy, read or write (`dram-copy`, `dram-read`;" in opening
     # cell 23: the exp break-even in plain words
     assert ("If more than 1 instruction in 8 is an exp (the FFMAs and FMULs around it count as others), the MUFU "
-            "pipe is the bottleneck: each exp holds it 8 clocks") in text
+            "pipe binds; instructions issued meanwhile are free") in text
     assert "beyond one per 7 other instructions" not in text
     # cell 46: one idea a sentence
     assert "It fails when the kernel's share of that roof drops below a threshold." in text
@@ -1519,8 +1524,9 @@ def test_06_review_25d_the_full_grid_is_itself_under_its_roof():
     text = " ".join(_prose("06").split())
     # review 26d: the 494x as a product, said plainly, each factor from the recorded run
     assert round(full.gflops / starved.gflops) == 174 and f"{rows[1]['roof_gflops'] / full.gflops:.1f}" == "2.8"
-    assert ("Two blocks ran at 0.57% of the full grid's rate, the full grid at 35% of the roof: the chart's 494x "
-            "is 174x (starved) times 2.8x (full grid)") in text
+    # review 44d: the factors of one kind in one line; the chart's 494x = 174x x the full grid's 2.8x
+    assert ("Two blocks ran at 0.57% of the full grid's rate, 174x slower; the chart's 494x adds the full "
+            "grid's 2.8x") in text
     assert "is both" not in text
 
 
@@ -1533,7 +1539,8 @@ def test_06_review_25d_caches_scoped_and_the_mufu_lanes_named_and_both_spreads_s
     from rooflinelib.lessons import pitfalls_lesson
     price = pitfalls_lesson.mufu_price()
     assert price["mufu_per_clock"] // 4 == 4 and 32 // 4 == price["fmas_per_exp"] == 8
-    assert "Its 4 MUFU lanes take 8 clocks per warp-wide exp" in text and "its share of the MUFU pipe" not in text
+    assert "gets 4 of the SM's 16 MUFU results a clock: a warp-wide exp takes 8 clocks" in text
+    assert "its share of the MUFU pipe" not in text
     # cell 32 speaks of both timings' spreads: the table shows both, labelled
     printed = _printed("06")
     # review 32d: one column per spread, the term defined under the table
@@ -1559,8 +1566,7 @@ def test_06_review_26d_the_starved_grid_runs_a_grid_stride_kernel_not_notebook_0
     # review 28d: the page says the 35% is open beside 04's four-chain 51.2 TFLOP/s; the two hypotheses and the
     # stall-reason counters (undefined on the page) are the appendix's
     # review 32d: the open 35% is one clause with the appendix link; the comparison with 04 is the appendix's
-    assert ("The full grid's own 35% is a separate question "
-            "([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel))") in text
+    assert ("the full grid's 2.8x ([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel))") in text
     assert "Why the full grid itself" not in text
     assert "where notebook 04's `sweep` at K = 64 reached 51.2" in " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Hypotheses for the 35%" not in text
@@ -1639,9 +1645,8 @@ def test_06_review_27d_the_starved_grids_gap_and_both_hypotheses():
     assert f"{left:.1f}" in ("2.6", "2.7") and 2.55 < left < 2.7
     text = " ".join(_prose("06").split())
     # review 28d: the 35% hypotheses and their stall-reason counters are the appendix's; the page says it is open
-    assert ("two busy SMs would give 1.5%; the other 2.6x is, by hypothesis, latency 8 warps per SM cannot hide. "
-            "The full grid's own 35% is a separate question "
-            "([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel)).") in text
+    assert round(132 / 2) == 66 and round(full.gflops / starved.gflops) == 174
+    assert "174x = 66x (130 of 132 SMs idle) × 2.6x (hypothesis: 8 warps per SM cannot hide latency)." in text
     assert "long-scoreboard" not in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Hypothesis for the other factor of about 2.6: each busy SM held 8 warps of at most 64" in page
@@ -1700,7 +1705,8 @@ def test_06_review_32d_trivial_errors_and_clarity_items():
     text = " ".join(_prose("06").split())
     code, printed = _code("06"), _printed("06")
     # item 4: 81.7 TFLOP/s is a peak
-    assert "unpacked code gets at most 81.7." in text and "unpacked code gets 81.7" not in text
+    page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())  # review 44d: moved there
+    assert "unpacked code gets at most 81.7." in page and "unpacked code gets 81.7" not in page + text
     # item 3: point C is two kernels with the same FLOPs and bytes; the chart counts runs, not kernels
     overlap = recorded_experiments()["overlap"].variants
     assert overlap[2].n_bytes == overlap[3].n_bytes and abs(overlap[2].n_flops / overlap[3].n_flops - 1) < 0.001
@@ -1745,10 +1751,11 @@ def test_06_review_33d_the_held_gemm_the_pcie_rate_the_l2_roof_and_the_burst_clo
     assert ("PCIe Gen5 x16: 64 GB/s per direction is the raw rate, 63.0 after 128b/130b encoding; "
             "data sheets print 128 GB/s, both directions") in printed
     # T4: the L2 kernel's 202% names its roof: Lab 1's fastest DRAM mix, the write
-    assert "202% of Lab 1's fastest DRAM roof (write mix)" in printed and "202% of Lab 1's DRAM roof" not in printed
-    assert "2.0 times Lab 1's fastest DRAM roof (the write mix)." in text
+    # review 44d: the read-only L2 kernel is set against Lab 1's read roof, its own mix's, by name
+    assert "Lab 1's read roof: 4,509 GB/s, so the kernel ran 2.1x it" in printed and "202% of Lab 1's DRAM roof" not in printed
+    assert "2.1 times Lab 1's read roof, its own mix's." in text
     # clarity: the burst's clock reading predates its load, so 76% and 85% need not match
-    assert "the burst's 1,980 MHz was read before its load." in text
+    assert "NVML read the burst's clock before its load: compare rates, not clocks." in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "NVML's readings before the load" in page
 
