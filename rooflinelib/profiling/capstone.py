@@ -236,6 +236,10 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
                 if (y == UNWRITTEN).all():
                     return Check(question, "unanswered", "the kernels wrote nothing to y yet: write their "
                                                          "bodies, run that cell, then this check again")
+                off_block = _off_block_step(passes)  # review 44f, 1: the slip, not what it breaks
+                if off_block and (found or not _max_error(y, buffers["x"]) < MAX_RELATIVE_ERROR
+                                  or (name == "3-pass" and _wrong_intermediates(buffers))):
+                    return Check(question, "fail", f"at {rows} rows x {cols} columns: " + off_block)
                 if found:
                     stride = _stride_one_loop(passes)
                     if stride:  # review 35f, E-stride: the slip, not the race it makes
@@ -245,6 +249,9 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
                 error = _max_error(y, buffers["x"])
                 if not error < MAX_RELATIVE_ERROR:
                     why = _wrong_output(y, buffers["x"], error, first_value=name != "fused")
+                    atomic = _unset_atomic(passes, buffers) if "came out NaN" in why else ""
+                    if atomic:  # review 44f, 3: name the atomic that read the NaN fill
+                        why = why.split(", the value")[0] + ": " + atomic
                     if name == "3-pass" and _only_large_row_wrong(y, buffers["x"]):
                         # a pass 1 without its reduction is right wherever thread 0's part holds the
                         # row's maximum, so only the large row fails: name the pass, not overflow
@@ -285,9 +292,14 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
                 return Check(question, "fail", limits)
             if not_compiled:
                 uncompiled.append(name)  # said once, under the report (review 35f)
+            chunked = _chunked_loop(passes_of(softmax_buffers(*sizes[0])))
+            chunk_note = (f". Note: {chunked} gives each thread a contiguous run of the row: correct, and the "
+                          "same DRAM bytes, but on a GPU a warp's 32 threads then load 32 far-apart elements at "
+                          "once (uncoalesced, several requests); range(t, cols, cuda.blockDim.x) loads 32 "
+                          "neighbours in one") if chunked else ""
             return Check(question, "pass", f"correct in the simulator at {len(sizes)} small sizes and the stated "
                                            f"launch (largest relative error {worst:.2g} at the small sizes, against "
-                                           f"a float64 softmax)")
+                                           f"a float64 softmax)" + chunk_note)
 
         # The simulator takes seconds, longer than run_student allows a student's call, so the
         # kernels run here, and whatever they raise becomes CHECK YOUR INPUT.
@@ -728,7 +740,8 @@ def _pass_rereads(passes_of, size, threads: int = SIM_THREADS) -> str:
                 if step:
                     return (f"pass {number} ({kname}) steps by a constant in `{step}`: stride by cuda.blockDim.x, "
                             f"not a constant: at the stated launch of {threads} threads a step of "
-                            f"{_constant_step(step)} reads each element of {name} about {reads:.0f} times")
+                            f"{_constant_step_value([(kernel, args)])} reads each element of {name} about "
+                            f"{reads:.0f} times")
                 return (f"pass {number} ({kname}) reads {name} {reads:.3g} times from global memory, counting each "
                         f"{name}[r, c] its source reads: does a thread loop over a run of the row (stride 1)? "
                         + STRIDE_FIX)
@@ -811,22 +824,79 @@ def _stride_one_loop(passes) -> str:
     return ""
 
 
-def _constant_step_loop(passes) -> str:
-    """The source line of the first loop ``for c in range(start, stop, <int literal>)`` in a kernel of
-    ``passes``, or '' (review 36f, E1: a step of 32 equals the simulator's block, not the stated one)."""
-    for _, _, tree, lines in _parsed_kernels(passes):
+def _chunked_loop(passes) -> str:
+    """``"the loop `...` (NAME)"`` for the first loop ``for c in range(START, stop)`` (no step, or a step
+    of 1) in a kernel of ``passes`` whose START is an expression of the thread's index (``t * per``)
+    and whose body indexes a global array (a parameter) by the loop's column.  Each thread then walks its
+    own contiguous run: right, and the same DRAM bytes, but a warp's loads are not coalesced on a GPU; the
+    passing result says so (review 44f, 2).  A run over shared memory (``row[c]``) is not named; ''
+    when none."""
+    for kernel, _, tree, lines in _parsed_kernels(passes):
+        names = _thread_names(tree)
         for node in ast.walk(tree):
             it = node.iter if isinstance(node, ast.For) else None
-            if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                    and len(it.args) == 3 and isinstance(it.args[2], ast.Constant)
-                    and isinstance(it.args[2].value, int) and it.args[2].value > 1 and 0 < node.lineno <= len(lines)):
-                return lines[node.lineno - 1].strip()
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                    and len(it.args) in (2, 3) and 0 < node.lineno <= len(lines)):
+                continue
+            if len(it.args) == 3 and not (isinstance(it.args[2], ast.Constant) and it.args[2].value == 1):
+                continue
+            start, params = it.args[0], {a.arg for a in tree.body[0].args.args}
+            loads = isinstance(node.target, ast.Name) and any(  # a global array indexed by the loop's column
+                isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in params
+                and any(isinstance(i, ast.Name) and i.id == node.target.id for i in ast.walk(n.slice))
+                for stmt in node.body for n in ast.walk(stmt))
+            if loads and not isinstance(start, ast.Name) and any(
+                    _thread_index(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(start)):
+                kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+                return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
     return ""
 
 
-def _constant_step(line: str) -> str:
-    found = re.search(r",\s*(\d+)\s*\)\s*:\s*$", line)
-    return found.group(1) if found else "a constant"
+def _constant_step_loops(passes):
+    """``(kernel, line, step, start)`` for each loop ``for c in range(start, stop, STEP)`` in a kernel of ``passes``
+    whose STEP is a whole number above 1 at compile time: a literal, or a local, closure or global name
+    holding one (``THREADS``)."""
+    for kernel, _, tree, lines in _parsed_kernels(passes):
+        fn = kernel_py_func(kernel)
+        local_values = _local_constants(tree, fn)
+        for node in ast.walk(tree):
+            it = node.iter if isinstance(node, ast.For) else None
+            if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                    and len(it.args) == 3 and 0 < node.lineno <= len(lines)):
+                step = _constant_value(it.args[2], fn, local_values)
+                if step is not None and step > 1:
+                    yield kernel, lines[node.lineno - 1].strip(), step, it.args[0]
+
+
+def _constant_step_loop(passes) -> str:
+    """The source line of the first loop ``for c in range(start, stop, <whole number>)`` in a kernel of
+    ``passes``, or '' (review 36f, E1: a step of 32 equals the simulator's block, not the stated one)."""
+    return next((line for _, line, *_ in _constant_step_loops(passes)), "")
+
+
+def _constant_step_value(passes) -> str:
+    """The step of the loop :func:`_constant_step_loop` names, as text."""
+    return next((str(step) for _, _, step, _ in _constant_step_loops(passes)), "a constant")
+
+
+def _off_block_step(passes) -> str:
+    """Why a loop of ``passes`` that starts at the thread's index and steps by a constant other than the
+    simulator's :data:`SIM_THREADS` gives a wrong output there, with the fix, or ''.  Checked first
+    when the output, an intermediate or a shared array is wrong (review 44f, 1: a step of ``THREADS``
+    skipped columns, and the hint sent the student to block_reduce, which they called right)."""
+    for kernel, line, step, start in _constant_step_loops(passes):
+        if step == SIM_THREADS:
+            continue  # right at the simulator's block; the traffic count at the stated block refuses it
+        names = _thread_names(_parsed(kernel_py_func(kernel))[0])
+        if not any(_thread_index(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(start)):
+            continue  # not a loop over the thread's columns
+        kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+        effect = (f"the threads never reach columns {SIM_THREADS}-{step - 1} of each {step}" if step > SIM_THREADS
+                  else f"several threads read (and write) the same columns")
+        return (f"the loop `{line}` ({kname}) steps by {step}, a constant, not the block's size: the simulator "
+                f"runs {SIM_THREADS} threads a block, so {effect}, and the rules allow any power of two up to "
+                f"THREADS. " + STRIDE_FIX)
+    return ""
 
 
 def _stride_hint(line: str) -> str:
@@ -962,7 +1032,7 @@ def _once_rules(passes_of, size, threads: int = SIM_THREADS) -> str:
         step = _constant_step_loop(passes)
         if step:  # review 39f, E1: a step of 32 is the simulator's block, not the stated launch's
             return (f"steps by a constant in `{step}`: stride by cuda.blockDim.x, not a constant: at {threads} "
-                    f"threads a block a step of {_constant_step(step)} reads each element of x about "
+                    f"threads a block a step of {_constant_step_value(passes)} reads each element of x about "
                     f"{reads:.0f} times")
         fixed = _fixed_x_read(passes, x)
         if fixed:  # review 33f, 2: name the cause, every thread reading one element
@@ -1310,6 +1380,36 @@ def _wrong_intermediates(buffers: dict) -> str:
             why += (f": row {LARGE_ROW}'s sum is infinite, as exp of its one large value (an element + "
                     f"{LARGE_SHIFT:g}) overflows float32's range unless maxima[r] is subtracted first")
         return why
+    return ""
+
+
+def _unset_atomic(passes, buffers: dict) -> str:
+    """``"pass 2 (exp_sum_body) adds into sums with `...`"`` for the first ``cuda.atomic.<op>`` on a global
+    array that no pass sets with a plain write, or ''.  An atomic reads the entry it updates, so with
+    nobody zeroing it first it starts from the check's NaN fill (on a GPU, from whatever was there;
+    review 44f, 3: the generic NaN hint did not name the atomic)."""
+    found, written = [], set()
+    for number, (kernel, args, tree, lines) in enumerate(_parsed_kernels(passes), 1):
+        fn = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+        if fn is None:
+            continue
+        arrays = {a.arg: next((k for k in buffers if v is buffers[k]), None) for a, v in zip(fn.args.args, args)}
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            written.update(arrays.get(t.value.id) for t in targets
+                           if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "atomic"
+                    and isinstance(node.args[0], ast.Name) and arrays.get(node.args[0].id)
+                    and 0 < node.lineno <= len(lines)):
+                found.append((number, kernel, arrays[node.args[0].id], lines[node.lineno - 1].strip()))
+    for number, kernel, name, line in found:
+        if name not in written:
+            kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+            return (f"pass {number} ({kname}) updates {name} with `{line}`, which reads {name}[r] and adds to it, "
+                    f"but nobody zeroed {name}: this check fills it with NaN before your kernels run (a GPU leaves "
+                    f"whatever was there). Zero it first in the same kernel (if t == 0: {name}[r] = float32(0)), "
+                    "then a cuda.syncthreads() before the atomics")
     return ""
 
 

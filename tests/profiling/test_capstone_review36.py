@@ -128,7 +128,7 @@ def test_the_fused_stride_slip_gets_the_stride_hint_and_a_float64_start_is_refus
 def test_the_exp_cost_is_an_inference_from_the_recorded_total():
     for page in PAGES:
         note = next(m for m in _markdown(page) if m.startswith("On the recorded pair ncu counts 13.4"))
-        assert "inferred from that total, less the subtract, sum and multiply, each `exp` costs 10.4" in note, page
+        assert "Inferred from that total, less the subtract, sum and multiply, each `exp` costs 10.4" in note, page
         assert "multiply-add" not in note and "compiles to" not in note, page
 
 
