@@ -174,6 +174,20 @@ def mufu_text(machine, compute_capability=(9, 0)) -> str:
             f"MUFU {sfu / 1e3:.2f} T results/s: {fp32 / sfu:.0f}x apart")
 
 
+def stride_table_text(strides=(1, 2, 4, 8, 16, 32)) -> str:
+    """Pitfall 6's prediction: bytes moved per useful byte at each stride, with 32-B sectors and
+    with 64-B fetches.  Each value is right-aligned under its own header, so no row reads as one
+    column's value under the other's header."""
+    headers = ("stride", "32-B sectors", "64-B fetch")
+    lines = ["bytes moved per useful byte",
+             "  ".join(headers)]
+    for stride in strides:
+        values = (stride, pitfalls.strided_amplification(stride),
+                  pitfalls.strided_amplification(stride, transaction_bytes=pitfalls.GPU_DRAM_ACCESS_BYTES))
+        lines.append("  ".join(f"{value:>{len(header)}g}" for value, header in zip(values, headers)))
+    return "\n".join(lines)
+
+
 def strided_buffer_bytes(experiment) -> int:
     """The one buffer a ``strided`` run reads at every stride: each row reads every stride-th
     float of it, so stride x its useful bytes is the buffer.  Raises ``ValueError`` when the rows

@@ -154,7 +154,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert f"dispatched in {three:.1f} µs in the second run, against {one:.1f} µs given one float" in page
     starved = runs["starved"].variants
-    assert f"Two blocks ran at {starved[0].gflops / starved[1].gflops:.2%} of the full grid's rate" in text
+    assert f"Two blocks ran {starved[1].gflops / starved[0].gflops:.0f}x slower than the full grid" in text
     memory, compute, serial, overlapped = (v.median_s for v in runs["overlap"].variants)
     hidden = (memory + compute - overlapped) / min(memory, compute)
     assert pitfalls.overlap_hidden(runs["overlap"]) == pytest.approx(hidden)
@@ -586,7 +586,8 @@ def test_the_64_byte_column_is_headed_as_a_fit():
     # review 6d C06-5: "fits the H200 data" asserted the fit before the data was shown
     # review 7d T06-1: HBM3 reads 32-byte bursts; the 64 bytes are the L2's fetch (two sectors), as the appendix says
     # review 10d C06-3: the column is named, its caveat is in the prose
-    assert 'print("stride   bytes moved per useful byte:  32-B sectors   64-B fetch")' in code
+    assert "print(pitfalls_lesson.stride_table_text())" in code  # review 46d: columns under their headers
+    assert "stride  32-B sectors  64-B fetch" in _printed("06")
     assert "DRAM access unit" not in code and "sector pairs, GPU DRAM" not in code
     text = _prose("06")
     assert "64-byte unit at DRAM" not in text
@@ -1041,7 +1042,7 @@ def test_06s_pitfall_7_verdict_holds_against_the_whole_signal_fft_only():
     assert "would beat this whole-signal FFT (about 386 µs)" in text and "FFT's 386 µs" not in text
     assert "**overlap-save**, FFTs on blocks a few times m long" in text
     # review 16d: one hedge each; the appendix says what the unraced route leaves open
-    assert "(the last table; not raced)" in text and "whether a tuned direct kernel beats it" not in text
+    assert "(last table; not raced)" in text and "whether a tuned direct kernel beats it" not in text
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the notebook's verdict holds against the whole-signal FFT only" in page
     assert "or through an FFT of the whole signal" in text
@@ -1435,7 +1436,7 @@ def test_06_review_18a_pitfall_8_leads_with_its_lesson_and_its_detail_is_the_app
     start = next(i for i, c in enumerate(cells) if "## Pitfall 8" in c)
     section = " ".join(" ".join(cells[start:start + 3]).split("## Pitfall 8")[1].split("## Pitfall 9")[0].split())
     # the lesson first: a held kernel lost 15% at the power cap, which a ten-launch ceiling cannot see
-    lesson = section.index("it can lose 15% once the board reaches its power cap, and a ten-launch burst hardly sees it")
+    lesson = section.index("can lose 15% once the board reaches its power cap; a ten-launch burst")
     assert lesson < section.index("**Symptom.**") < section.index("**Cause, measured.**") < section.index("**Remedy.**")
     assert round(100 * (1 - held["low_tflops"] / held["cool_tflops"])) == 15
     # the 85% against 76% mismatch is stated and explained (review 18a, minor 1)
@@ -1470,7 +1471,7 @@ def test_06_review_18a_the_small_fixes():
     opening = " ".join(cells[0].split())
     assert "**Lab 1** (notebook 03) measured the H200's roofs; its DRAM roof depends on the **access mix**" in opening
     # review 26d: the mixes in plain words; the labels' mapping is the appendix's (checked above)
-    assert "depends on the **access mix**: copy, read or write (`dram-copy`, `dram-read`;" in opening
+    assert "depends on the **access mix**: copy, read or write (`dram-copy`, `dram-read`, `dram`;" in opening
     # cell 23: the exp break-even in plain words
     assert ("If more than 1 instruction in 8 is an exp (the FFMAs and FMULs around it count as others), the MUFU "
             "pipe binds; instructions issued meanwhile are free") in text
@@ -1525,8 +1526,8 @@ def test_06_review_25d_the_full_grid_is_itself_under_its_roof():
     # review 26d: the 494x as a product, said plainly, each factor from the recorded run
     assert round(full.gflops / starved.gflops) == 174 and f"{rows[1]['roof_gflops'] / full.gflops:.1f}" == "2.8"
     # review 44d: the factors of one kind in one line; the chart's 494x = 174x x the full grid's 2.8x
-    assert ("Two blocks ran at 0.57% of the full grid's rate, 174x slower; the chart's 494x adds the full "
-            "grid's 2.8x") in text
+    assert ("Two blocks ran 174x slower than the full grid, which ran 2.8x under the roof: hence the "
+            "chart's 494x") in text  # review 46d: said plainly
     assert "is both" not in text
 
 
@@ -1566,7 +1567,8 @@ def test_06_review_26d_the_starved_grid_runs_a_grid_stride_kernel_not_notebook_0
     # review 28d: the page says the 35% is open beside 04's four-chain 51.2 TFLOP/s; the two hypotheses and the
     # stall-reason counters (undefined on the page) are the appendix's
     # review 32d: the open 35% is one clause with the appendix link; the comparison with 04 is the appendix's
-    assert ("the full grid's 2.8x ([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel))") in text
+    assert ("which ran 2.8x under the roof: hence the chart's 494x "
+            "([appendix](../docs/appendix-06-pitfalls.md#the-starved-grids-kernel))") in text
     assert "Why the full grid itself" not in text
     assert "where notebook 04's `sweep` at K = 64 reached 51.2" in " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "Hypotheses for the 35%" not in text
@@ -1755,7 +1757,7 @@ def test_06_review_33d_the_held_gemm_the_pcie_rate_the_l2_roof_and_the_burst_clo
     assert "Lab 1's read roof: 4,509 GB/s, so the kernel ran 2.1x it" in printed and "202% of Lab 1's DRAM roof" not in printed
     assert "2.1 times Lab 1's read roof, its own mix's." in text
     # clarity: the burst's clock reading predates its load, so 76% and 85% need not match
-    assert "NVML read the burst's clock before its load: compare rates, not clocks." in text
+    assert "NVML sampled no clock during the burst: compare rates, not clocks." in text  # review 46d
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "NVML's readings before the load" in page
 

@@ -41,7 +41,7 @@ def test_a_ten_launch_burst_sees_a_little_of_the_loss_not_none():
     assert f"{1 - held['hot_tflops'] / held['cool_tflops']:.0%}" == "2%"
     section = _section("## Pitfall 8", "## Pitfall 9")
     assert "never sees it" not in section
-    assert "a ten-launch burst hardly sees it (2% on the hot card)." in section
+    assert "a ten-launch burst on the card still hot from the hold lost 2%." in section  # wording: round 47
 
 
 def test_pitfall_5_names_the_four_schedulers_and_the_issue_bound():
@@ -57,8 +57,8 @@ def test_pitfall_5_names_the_four_schedulers_and_the_issue_bound():
             f"{per_scheduler} of the SM's {price['mufu_per_clock']} MUFU results a clock") in section
     remedy = section.split("**Remedy.**")[1]
     assert "the slower of the two times" not in remedy
-    assert ("The slowest of three times bounds the kernel: FLOPs at the FMA roof, exps at the MUFU roof, "
-            "all instructions at one issue slot each.") in remedy
+    assert ("The slowest time bounds the kernel: bytes at the memory roof, FLOPs at the FMA roof, exps at "
+            "the MUFU roof, instructions at one slot each.") in remedy  # round 47 added the memory time
 
 
 def test_the_hit_rate_is_a_separate_ncu_run_and_the_kernel_meets_its_read_roof():
@@ -89,7 +89,8 @@ def test_the_two_fft_counts_are_said_to_stand_on_different_bases():
     assert round(like_basis) == 236
     assert "the whole-signal route needs about 236 FLOPs per output" in _page()
     section = _section("## Pitfall 7", "## Pitfall 8")
-    assert "Its whole-signal column omits the products (about 236 with them)." in section
+    assert ("Counted like overlap-save (one transform fewer, products added), the whole-signal route needs "
+            "236.") in section  # round 47: the old sentence read as if the products lowered 345
 
 
 def test_the_opening_defines_the_tables_terms_before_the_table():
@@ -97,7 +98,7 @@ def test_the_opening_defines_the_tables_terms_before_the_table():
     opening = _flat("".join(_cells("06")[0]["source"]))
     printed_first = "".join("".join(o.get("text", "")) for o in _cells("06")[3].get("outputs", []))
     assert "dram-copy" in printed_first and "K=64" in printed_first
-    assert "(`dram-copy`, `dram-read`; the chart's three HBM lines, within 10%)" in opening
+    assert "(`dram-copy`, `dram-read`, `dram`; the chart's three HBM lines, within 10%)" in opening  # round 47
     assert "Each point is scored on its own mix's roof." in opening
     assert "**K**: a kernel's FMAs per float." in opening
     assert "A run's **spread**: (max − min) / median of its repeats." in opening
@@ -118,7 +119,7 @@ def test_the_bursts_clock_is_said_plainly():
     # clarity 8: "the burst's 1,980 MHz was read before its load" was a lab note
     section = _section("## Pitfall 8", "## Pitfall 9")
     assert "1,980 MHz was read before its load" not in section
-    assert "NVML read the burst's clock before its load: compare rates, not clocks." in section
+    assert "NVML sampled no clock during the burst: compare rates, not clocks." in section  # round 47
 
 
 def test_the_packed_fp32_note_is_the_appendixs():
