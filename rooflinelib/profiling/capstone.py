@@ -297,6 +297,12 @@ def check_kernels(three_pass_passes, fused_passes, sizes=CHECK_SIZES):
                           "same DRAM bytes, but on a GPU a warp's 32 threads then load 32 far-apart elements at "
                           "once (uncoalesced, several requests); range(t, cols, cuda.blockDim.x) loads 32 "
                           "neighbours in one") if chunked else ""
+            serial = "" if chunked else _serial_loop(passes_of(softmax_buffers(*sizes[0])))
+            if serial:  # review 46f, K2: right, but one thread does the block's work
+                chunk_note = (f". Note: {serial} walks the whole row in each thread that runs it: correct, and "
+                              "the same DRAM bytes, but on a GPU that thread then does the block's work alone, one "
+                              "element after another; range(t, cols, cuda.blockDim.x) shares the row among the "
+                              "block's threads")
             return Check(question, "pass", f"correct in the simulator at {len(sizes)} small sizes and the stated "
                                            f"launch (largest relative error {worst:.2g} at the small sizes, against "
                                            f"a float64 softmax)" + chunk_note)
@@ -459,8 +465,7 @@ def _loop_without_barrier(race, passes) -> str:
             body = [line.strip() for line in lines[node.lineno:node.end_lineno]]
             header = node.test if isinstance(node, ast.While) else node.iter
             if (race.write_line in body and race.read_line in body
-                    and not any(_thread_index(n) or (isinstance(n, ast.Name) and n.id in names)
-                                for n in ast.walk(header))):
+                    and not _uses_thread(header, names)):
                 found.append(node)
         if found:
             inner = min(found, key=lambda n: n.end_lineno - n.lineno)
@@ -503,13 +508,18 @@ def _divergent_barrier(passes) -> str:
     of ``passes`` or a device function it calls, whose enclosing ``if``, ``while`` or ``for`` header uses the
     thread's index, or ''.  On a GPU every thread of the block must reach the same barrier; one under a branch
     that differs between threads is undefined behaviour, which the simulator's threads cannot show (review 42f,
-    1).  A loop whose trip count is the same for every thread (a tree's ``while step > 0:``) is let through."""
-    for f, tree, lines in _parsed_functions(passes):
+    1).  A loop whose trip count is the same for every thread (a tree's ``while step > 0:``) is let through.
+    A call under such a branch to a device function that holds a barrier (``block_reduce``) counts as one,
+    and is named with the function (review 46f, K1)."""
+    functions = list(_parsed_functions(passes))
+    holders = _barrier_holders(functions)
+    for f, tree, lines in functions:
         _, depends = _thread_dependent(tree)
 
         def visit(node, branch):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "syncthreads" and branch is not None):
+            if (isinstance(node, ast.Call) and branch is not None
+                    and ((isinstance(node.func, ast.Attribute) and node.func.attr == "syncthreads")
+                         or (isinstance(node.func, ast.Name) and node.func.id in holders))):
                 return node, branch
             header = (node.test if isinstance(node, (ast.If, ast.While)) else
                       node.iter if isinstance(node, ast.For) else None)
@@ -526,11 +536,39 @@ def _divergent_barrier(passes) -> str:
         got = visit(tree, None)
         if got and 0 < got[0].lineno <= len(lines) and 0 < got[1].lineno <= len(lines):
             call, branch = got
-            return (f"`{lines[call.lineno - 1].strip()}` (line {call.lineno} of {f.__name__}) is inside "
+            held = call.func.id if isinstance(call.func, ast.Name) else ""
+            return (f"`{lines[call.lineno - 1].strip()}` (line {call.lineno} of {f.__name__}"
+                    + (f"; {held} holds a cuda.syncthreads()" if held else "") + ") is inside "
                     f"`{lines[branch.lineno - 1].strip()}`, which depends on the thread's index: on a GPU every "
                     "thread of the block must reach the same barrier (otherwise the result is undefined, which "
-                    "the simulator cannot show), so move the cuda.syncthreads() out of the branch")
+                    "the simulator cannot show), so move the "
+                    + (f"call to {held}" if held else "cuda.syncthreads()") + " out of the branch")
     return ""
+
+
+def _barrier_holders(functions) -> set:
+    """The names of the device functions among ``functions`` (:func:`_parsed_functions`'s rows) that reach a
+    ``cuda.syncthreads()``, written in them or in a device function they call by name; a kernel's call to one
+    is a barrier, wherever it sits (review 46f, K1)."""
+    calls = {}  # a function's name: the names it calls, or True where it calls cuda.syncthreads() itself
+    for f, tree, _ in functions:
+        called = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "syncthreads":
+                called = True
+                break
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                called.add(node.func.id)
+        calls[f.__name__] = called
+    holders = {name for name, called in calls.items() if called is True}
+    grew = True
+    while grew:  # through device functions that call one that holds a barrier
+        grew = False
+        for name, called in calls.items():
+            if name not in holders and called is not True and called & holders:
+                holders.add(name)
+                grew = True
+    return holders
 
 
 def _write_outside_loops(race, passes) -> bool:
@@ -807,6 +845,11 @@ def _thread_names(tree) -> set:
     return names
 
 
+def _uses_thread(expr, names: set) -> bool:
+    """Whether ``expr`` reads ``cuda.threadIdx.x`` or one of ``names`` (:func:`_thread_names`)."""
+    return any(_thread_index(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(expr))
+
+
 def _stride_one_loop(passes) -> str:
     """The source line of the first loop ``for c in range(t, n)`` (no step; ``t`` the thread's index) in a
     kernel of ``passes``, or ''.  Each thread then walks a run of the row; in the fused kernel threads
@@ -845,8 +888,33 @@ def _chunked_loop(passes) -> str:
                 isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in params
                 and any(isinstance(i, ast.Name) and i.id == node.target.id for i in ast.walk(n.slice))
                 for stmt in node.body for n in ast.walk(stmt))
-            if loads and not isinstance(start, ast.Name) and any(
-                    _thread_index(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(start)):
+            if loads and not isinstance(start, ast.Name) and _uses_thread(start, names):
+                kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
+                return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
+    return ""
+
+
+def _serial_loop(passes) -> str:
+    """``"the loop `...` (NAME)"`` for the first loop ``for c in range(...)`` (no step, or a step of 1) in a kernel
+    of ``passes`` none of whose bounds depends on the thread's index, and whose body indexes a global array (a
+    parameter) by the loop's column: thread 0 walking the whole row under ``if t == 0:``.  Right, and the same
+    DRAM bytes, but on a GPU one thread then does the block's work; the passing result says so (review 46f,
+    K2); '' when none."""
+    for kernel, _, tree, lines in _parsed_kernels(passes):
+        _, depends = _thread_dependent(tree)
+        params = {a.arg for a in tree.body[0].args.args}
+        for node in ast.walk(tree):
+            it = node.iter if isinstance(node, ast.For) else None
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                    and 1 <= len(it.args) <= 3 and isinstance(node.target, ast.Name) and 0 < node.lineno <= len(lines)):
+                continue
+            if len(it.args) == 3 and not (isinstance(it.args[2], ast.Constant) and it.args[2].value == 1):
+                continue
+            if any(depends(a) for a in it.args):
+                continue  # the thread's own columns: the stride and chunked loops
+            if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in params
+                   and any(isinstance(i, ast.Name) and i.id == node.target.id for i in ast.walk(n.slice))
+                   for stmt in node.body for n in ast.walk(stmt)):
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
                 return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
     return ""
@@ -888,7 +956,7 @@ def _off_block_step(passes) -> str:
         if step == SIM_THREADS:
             continue  # right at the simulator's block; the traffic count at the stated block refuses it
         names = _thread_names(_parsed(kernel_py_func(kernel))[0])
-        if not any(_thread_index(n) or (isinstance(n, ast.Name) and n.id in names) for n in ast.walk(start)):
+        if not _uses_thread(start, names):
             continue  # not a loop over the thread's columns
         kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
         effect = (f"the threads never reach columns {SIM_THREADS}-{step - 1} of each {step}" if step > SIM_THREADS
@@ -1563,6 +1631,10 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
         mistakes.append((lambda rows, cols: keys[(rows, cols)] - 4 * rows * cols,
                          "that is 4 bytes per element, the write of y left out: the fused kernel reads x once and "
                          "writes y once, 8 bytes per element"))
+        # review 46f, K3: x counted twice, as the streaming softmax (no row on chip) would read it
+        mistakes.append((lambda rows, cols: keys[(rows, cols)] + 4 * rows * cols,
+                         "that is 12 bytes per element, 4 too many: what is counted twice? The fused kernel reads x "
+                         "once from global memory (its later loops read the row from shared memory) and writes y once"))
     return check_function(formula, lambda rows, cols: keys[(rows, cols)], samples, question, mistakes=mistakes)
 
 
