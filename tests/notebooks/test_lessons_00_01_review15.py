@@ -58,8 +58,9 @@ def test_00_no_packed_instructions_and_the_launch_sentence_reads_once():
     assert "prepared once and replayed" not in text and "costs the GPU itself" not in text
     assert "the shortest possible time to move" not in text
     # review 44a: the GPU's own cost of a launch, not "the cheapest launch" (CUDA graphs come later)
-    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the GPU's own cost of a launch "
-            "is some 60 times that;") in text
+    # review 46a: the bound, the GPU's cost and the host's, one sentence each
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best. The GPU's own launch cost "
+            "is some 60 times that.") in text
 
 
 def test_00_the_opening_bullet_gives_its_verdict_before_any_parenthesis():
@@ -221,7 +222,8 @@ def test_01_review_15e_the_opening_has_no_datasheet_footnotes_and_try_it_has_one
     # review 32a: 66.9 is derived from the published configuration (the datasheet prints 67);
     # review 40a: 989.4 is not derived, it is the dense figure, and the opening says so; review 41a:
     # it is half the datasheet's sparse 1,979
-    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening
+    # review 46a: "sparse" was unexplained there; the appendix says what the datasheet's 1,979 assumes
+    assert "fp32 vector units (66.9 TFLOP/s) and its bf16 tensor cores (989.4 TFLOP/s dense)" in opening
     assert "derived from its published configuration" not in opening and "published dense" not in opening
     assert "rounds to 67" not in text and "two zeros in every four" not in text
     step6 = next(c.source for c in cells("01_derivation.ipynb") if c.source.startswith("## Step 6"))

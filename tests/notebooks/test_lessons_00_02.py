@@ -124,7 +124,7 @@ def test_02_mufu_share_is_counted_per_clock():
     # review 40a: only the fp32 roof is derived; review 41a: 989.4 is half the datasheet's sparse 1,979
     assert "H200's published dense peaks" not in opening and "datasheet figures" not in opening
     assert "derived from its published configuration" not in opening
-    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening
+    assert "(989.4 TFLOP/s dense)" in opening  # review 46a
     # review 20c: the exp instruction alone sets these, so they are lower bounds
     assert "tensor roof says: at least a quarter longer on the A100" in text
     for machine in (A100, H100_SXM, H200):
@@ -142,7 +142,7 @@ def test_00_and_01_quote_the_launch_and_strided_figures_of_their_own_kernel():
     text00, text01 = markdown("00_start_here.ipynb"), markdown("01_derivation.ipynb")
     # T00-1: 26-30 us was a one-float kernel's dispatch; review 5a C1: 00 gives no dispatch figure
     assert "26 to 30" not in text00 and "0.64 µs in another" not in text00
-    assert "Numba's host dispatch" not in text00 and "a launch from Python adds the host's work" in text00
+    assert "Numba's host dispatch" not in text00 and "A launch from Python adds the host's work" in text00
     # T00-3, then review 5a C1: the re-reads cross the cache that serves them (no L1/L2 before 02)
     assert "crosses that cache 5 times and HBM once" in text00
     # T01-1: 8x is the L2's sector amplification; HBM moves 64 bytes at a time on the H200
@@ -189,8 +189,8 @@ def test_02_review_3a_wording():
     text = markdown("02_operator_intensities.ipynb")
     assert "asymmetry" not in text and "Weight-only quantization" in text  # T02-2
     # T02-3; review 11b C02-1: the kernels' intensities are given where the kernels are defined
-    assert "Unfused attention's one point combines three kernels, each memory-bound (the attention section)" in words(text)
-    assert "(of its three kernels, the two GEMMs sit near d = 128 FLOP/byte, the softmax at 5/4)" in words(text)
+    # review 46a: said in the attention section, not before it
+    assert "(of its three kernels, the two GEMMs sit near d = 128 FLOP/byte, the softmax, 1% of the FLOPs and not on tensor cores, at 5/4)" in words(text)
     assert "not either roof, set its time" in text  # T02-4: N = 84 / 619 is the model's verdict
     assert "directly attached to half of the SMs" not in text  # T02-5, then review 4a T02-2
     assert "## Fusion moves a kernel up the slope, not across the ridge" in text  # C02-2
@@ -236,8 +236,8 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     # review 15e: the bound and the launch are two ideas, read one after the other
     assert "the shortest possible time to move a 4,096-element add's bytes" not in text
     # review 44a: "the cheapest launch" needed CUDA graphs, which come later: the GPU's own cost
-    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best; even the GPU's own cost of a launch "
-            "is some 60 times that;") in text
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best. The GPU's own launch cost "
+            "is some 60 times that.") in text  # review 46a: three sentences
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     assert "x that bound" in code and "at least {" in code
 
@@ -344,7 +344,7 @@ def test_00_breaks_use_no_term_defined_later():
     # roof is not the data sheet's fp32 figure, so the point is made on the H200, whose roofs need no
     # qualifier (the MI300X is notebook 06's)
     assert "MI300X" not in section and "packed" not in section
-    assert "fp32 on its ordinary vector units" in section
+    assert "fp32 on its vector units (the FP32 CUDA cores)" in section  # review 46a: NVIDIA's name
     assert "where its fp32 and fp64 vector units tie" not in section
     assert "ordinary fp32" not in section and "two FMAs" not in section
     assert "two fp32 FMAs, not one" not in section
@@ -528,8 +528,8 @@ def test_00_review_6a_span_and_launch():
     assert "launched the cheapest way," not in text
     # review 10a C00-1: the same words, the 60-word sentence split; review 15a: read once
     # review 44a: no "cheapest launch" before CUDA graphs are met: the GPU's own cost of a launch
-    assert ("even the GPU's own cost of a launch is some 60 times") in text
-    assert "a launch from Python adds the host's work" in text
+    assert ("The GPU's own launch cost is some 60 times") in text  # review 46a
+    assert "A launch from Python adds the host's work" in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
     assert "empty kernels replayed in a CUDA graph" in (ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8")
@@ -545,7 +545,7 @@ def test_01_review_6a_correctness():
     text = markdown("01_derivation.ipynb")
     # T01-1: a barrier-tiled kernel pays the sum only when no other block fills the gaps
     assert "A kernel that cannot overlap (load a tile" not in text
-    assert "with only one block on each SM and the SMs in step, so that no other block's work fills the gaps" in text
+    assert "with only one block on each SM and the SMs in step, so that the whole GPU moves no bytes while it computes" in text
     assert "a second resident block on an SM, or SMs that drift out of step, lets one block's loads overlap another's arithmetic" in text
     # T01-2: P and B in FLOP/s and byte/s; in GFLOP/s and GB/s the quotients are nanoseconds
     assert "| FLOP/s (quoted in GFLOP/s) |" in text and "| byte/s (quoted in GB/s) |" in text
@@ -682,7 +682,8 @@ def test_01_review_7a_sparsity_stencil_strides_and_wording():
     assert f"{round(2 * h200.ceiling('bf16-tensor').value / 1e3):,}" == "1,979"
     # review 15e: the sparsity footnote moves to the appendix; the opening keeps "dense"; review 41a:
     # it names the 1,979 it halves, once, and leaves what 2:4 sparsity is to the appendix
-    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in text01 and text01.count("1,979") == 1
+    # review 46a: "sparse 1,979" was jargon on the first page; the appendix keeps the footnote
+    assert "(989.4 TFLOP/s dense)" in text01 and text01.count("1,979") == 0
     assert "2:4" not in text01 and "two zeros in every four" not in text01
     appendix = words((ROOT / "docs" / "appendix-00-02.md").read_text(encoding="utf-8"))
     assert ("The bf16 tensor roof is 989.4 TFLOP/s on dense matrices; the datasheet's 1,979 assumes 2:4 "
@@ -915,7 +916,7 @@ def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_li
     assert "independent instructions" not in opening and "index arithmetic" not in opening
     # C00-1: the launch break's 60-word sentence is split
     assert "one launch, even done the cheapest way" not in text
-    assert "even the GPU's own cost of a launch is some 60 times" in text
+    assert "The GPU's own launch cost is some 60 times" in text  # review 46a
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
@@ -1155,8 +1156,10 @@ def test_02_review_15b_each_decode_row_is_glossed_before_the_table():
     table = next(i for i, c in enumerate(nb) if "operator_rows()" in c.source)
     rows = [r["operator"] for r in tables.operator_rows()]
     assert "decode matvec" in rows and "attention (fused, decode)" in rows
-    assert ("are a matrix-vector product with an 8192 × 8192 weight matrix (`decode matvec`) and one query "
-            "over those 8192 keys (`attention (fused, decode)`)") in words(nb[table - 1].source)
+    # review 46a: a shorter gloss; the decode section's cell gives the sizes
+    assert "are a matrix-vector product and one query's attention" in words(nb[table - 1].source)
+    decode = next(c.source for c in nb if c.cell_type == "code" and "decode_matvec" in c.source)
+    assert "decode_matvec(8192, 8192" in decode and "operators.attention(8192, 128" in decode
 
 
 def test_02_review_16b_the_ridge_range_names_the_packed_row_and_each_softmax_size_is_its_own():
@@ -1399,12 +1402,13 @@ def test_02_review_32a_the_unfused_point_says_its_softmax_flops_are_not_tensor_f
     share = operators.SOFTMAX_FLOPS_PER_ELEMENT * 8192 ** 2 / unfused.n_flops
     assert share == pytest.approx(5 / (4 * d + 5)) and f"{share:.0%}" == "1%"
     text = words(markdown("02_operator_intensities.ipynb"))
-    assert ("Unfused attention's one point combines three kernels, each memory-bound (the attention section); "
-            f"its softmax's FLOPs, {share:.0%} of the total, are not tensor FLOPs, and the verdict holds either way.") in text
+    # review 46a: said where attention is taught, beside its three kernels' intensities
+    assert (f"the two GEMMs sit near d = 128 FLOP/byte, the softmax, {share:.0%} of the FLOPs and not on tensor cores, "
+            "at 5/4)") in text
     # the verdict holds either way: each of the three kernels is memory-bound against its own roof
     assert unfused.n_flops / unfused.n_bytes < H200.ridge("bf16-tensor")
     assert (operators.SOFTMAX_FLOPS_PER_ELEMENT / 4) < H200.ridge("fp32")  # the softmax at 5/4 FLOP/byte
-    assert "the softmax at 5/4" in text
+    assert "at 5/4)" in text
 
 
 def test_02_review_32a_both_exp_figures_are_lower_bounds():
@@ -1439,7 +1443,7 @@ def test_00_01_02_review_32a_did_not_grow():
 
 def test_02_review_33_sectors_are_the_caches_and_one_n_is_scoped():
     text = words(markdown("02_operator_intensities.ipynb"))
-    assert "Memory moves in 32-byte" not in text and "The caches move 32-byte **sectors**." in text
+    assert "Memory moves in 32-byte" not in text and "The L1 and the L2 exchange 32-byte **sectors**." in text
     assert "in every tensor-core precision (C in the same type), at N = 619" in text
     assert "fp8 GEMMs usually write C in bf16 (N = 825) or fp32" in text and "though N stays" not in text
     assert "about 8 times the fp32 tile" not in text

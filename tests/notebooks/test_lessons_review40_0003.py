@@ -43,7 +43,7 @@ def test_00_makes_the_one_skill_point_on_the_h200_in_prose_and_print():
     # review 40a: 30x is a ratio of peak rates, not a speed-up a kernel sees
     # review 44a: the ratio is 29.6, so "about 30 times"
     assert ("On the H200, 8-bit floats (fp8) on the tensor cores, its units for matrix products, peak about 30 "
-            "times higher than fp32 on its ordinary vector units") in section
+            "times higher than fp32 on its vector units (the FP32 CUDA cores)") in section  # review 46a
     printed = _printed("00_start_here.ipynb", "break_figures")
     assert "(unpacked fp32 and fp64 vector)" not in printed and "MI300X" not in printed
     assert "2. H200, two compute roofs: 1,978.9 TFLOP/s (fp8 tensor, dense) against 66.9 (fp32 vector): 30x" in printed
@@ -92,7 +92,7 @@ def test_03_summary_names_the_access_mix_a_kernel_is_judged_against():
     opening = words(cells("03_ceilings.ipynb")[0].source)
     assert "its own kind of work" not in opening
     assert ("Lab 1 measures the ceilings on your machine; a kernel is judged against the roof of its own "
-            "access mix (read, write or both); Lab 2 places a kernel in five steps.") in opening
+            "mix; Lab 2 places a kernel in five steps.") in opening  # review 46b: the mix is defined a sentence before
 
 
 def test_03_the_table_lead_in_has_a_verb_and_the_lab_log_line_is_gone():

@@ -95,7 +95,7 @@ def test_00_fp8_ratio_is_of_peaks_not_a_speed_up():
     text = markdown(NB00)
     assert "run 30\n   times faster" not in text and "times faster than fp32" not in words(text)
     assert round(analogy.break_figures()["skills"]["ratio"]) == 30
-    assert "peak about 30 times higher than fp32 on its ordinary vector units" in words(text)  # 29.6: review 44a
+    assert "peak about 30 times higher than fp32 on its vector units (the FP32 CUDA cores)" in words(text)  # 29.6: review 44a
     assert _word_count(NB00) <= 1382
 
 
@@ -105,7 +105,7 @@ def test_01_opening_says_which_roof_is_the_datasheets():
     opening = words(cells(NB01)[0].source)
     assert "derived from its published configuration" not in opening
     assert H200.ceiling("bf16-tensor").value == 989_400
-    assert "(989.4 TFLOP/s dense, half the datasheet's sparse 1,979)" in opening  # review 41a: half the datasheet's sparse figure
+    assert "(989.4 TFLOP/s dense)" in opening  # review 46a: the sparse figure is the appendix's
     assert "The bf16 tensor roof is 989.4 TFLOP/s on dense matrices" in _appendix()
 
 

@@ -133,8 +133,8 @@ def test_00_about_30_times_and_no_cheapest_launch_before_cuda_graphs():
     assert "peak 30 times higher" not in text and "peak about 30 times higher than fp32" in text
     # a CUDA graph is met in the cell's output and in notebook 06, after this sentence
     assert "cheapest launch" not in text
-    assert ("even the GPU's own cost of a launch is some 60 times that; a launch from Python adds the "
-            "host's work") in text
+    assert ("The GPU's own launch cost is some 60 times that. A launch from Python adds the "
+            "host's work") in text  # review 46a: one sentence each
     launch = _printed(NB00, "break_figures")
     assert "one launch (replayed from a CUDA graph) costs the GPU 0.64 µs, 63x that bound" in launch
 
