@@ -164,9 +164,14 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
         inner = paired.group(2)
         if side == "memory" and _BANDWIDTH_ROOF.match(inner):
             return _check_active_roof(inner, intensity, bandwidth)
-        if side == "compute" and _rate_gflops(inner) is not None \
-                and abs(_rate_gflops(inner) - PEAK_GFLOPS) <= 1e-9 * PEAK_GFLOPS:
-            answer = "compute"
+        if side in ("memory", "compute"):
+            agrees = _parenthesis_agrees(side, inner, intensity, bandwidth)
+            if agrees is True:
+                answer = side
+            elif agrees is False:
+                return Check(question, "fail", f"{answer.strip()!r}: the part in parentheses does "
+                                               f"not fit the '{side}' roof; "
+                                               f"{_ridge_hint(intensity, bandwidth)}")
     rate = _rate_gflops(answer) if isinstance(answer, str) else None
     if rate is not None:
         if abs(rate - PEAK_GFLOPS) <= 1e-9 * PEAK_GFLOPS:
@@ -192,6 +197,25 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     return Check(question, check.status, f"{reading}: {check.message}")
 
 
+def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: float):
+    """Whether the parentheses after a side agree with it (review 46k1, key 1, item 1): True for
+    the side's roof or the kernel's own rate on it ("memory (60 TFLOP/s)") or a name or position of
+    that side ("memory (dram)", "memory-bound (left of the ridge)"); False for the other side's
+    roof, its name or a rate this side does not give; None when the parentheses cannot be read,
+    and the answer stays unreadable.  The side itself is graded afterwards, as a bare side is."""
+    rate = _rate_gflops(inner)
+    if rate is not None:
+        own = PEAK_GFLOPS if side == "compute" else intensity * bandwidth
+        return abs(rate - own) <= DEFAULT_RTOL * own
+    if _BANDWIDTH_ROOF.match(inner):
+        return side == "memory"
+    try:
+        named = _SIDES._read(inner)
+    except AnswerError:
+        return None
+    return {side: True, "ridge": None}.get(named, False)
+
+
 def _ridge_hint(intensity: float, bandwidth: float) -> str:
     """'ridge' (or 'balanced') as an active roof: cell 5 offers only 'memory' or 'compute' and
     never defines grading's band around the ridge, so the hint compares the intensity with this
@@ -214,6 +238,13 @@ _PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
 #: "1.5x slower", "1.5 times slower": the factor with its word; "33% slower" keeps its % reading.
 _SLOWER = re.compile(r"(x|%|\btimes|\bpercent)\s+slower\s*$", re.IGNORECASE)
 
+#: "50% longer": the run time's increase, which the key's "how much longer the run takes" hint
+#: answers; read as a unit it was "unknown unit '% longer'" (review 46k1, key 1, item 2).
+_LONGER = re.compile(r"(%|\bpercent)\s+longer\s*$", re.IGNORECASE)
+_LONGER_HINT = ("that is how much longer the run takes, as a share of the old time; the question "
+                "asks old rate / new rate, as a factor of 1 or more (a percentage here is the "
+                "share of the rate lost)")
+
 #: The slowdown's ±2%, its edge included (review 15e, 4): 1.47 for 1.5 sits on the edge, and
 #: "32%" (1 / 0.68 = 1.4706) inside it; without the margin, rounding in the subtraction refused
 #: 1.47 alone. Both forms are graded by this one rule on the factor.
@@ -224,6 +255,8 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     """Old rate / new rate, as a factor; a percentage is read as the share of the rate lost
     ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
     model conclusion quotes."""
+    if isinstance(answer, str) and _LONGER.search(answer):
+        return Check(question, "fail", f"{answer.strip()!r}: {_LONGER_HINT}")
     if isinstance(answer, str):
         # review 40k1, key 1, item 3: "1.5x slower" reads as "1.5x" (old rate / new rate)
         answer = _SLOWER.sub(r"\1", answer)

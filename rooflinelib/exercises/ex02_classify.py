@@ -411,8 +411,9 @@ def _rows() -> tuple:
                                     "is 2 bytes: check both"),
              (decode.intensity * bf16, bytes_not_elements)),
             runs_on="CUDA cores (fp32 vector units)",
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights halve the bytes it "
-                                         "reads; batching keeps the weights exact"}),
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "8-bit weights (fp8 or int8) "
+                                         "halve the bytes it reads; batching keeps the weights "
+                                         "exact"}),
         # Review 40k1 K2-2: the row says C = AB, so the count that also reads C (beta != 0) is
         # refused by what the student was shown, not by an unstated convention.
         Row(7, gemm, "GEMM C = AB, library kernel with full reuse", "N = 4096 fp32", "fp32",
@@ -464,9 +465,10 @@ def _rows() -> tuple:
              (projection.intensity * bf16, bytes_not_elements)),
             verdict_hint="that is its verdict against the fp32 vector roof, but a bf16 GEMM runs "
                          "on the matrix cores: classify it against that roof's ridge",
-            # Review 36k1 K2-3: only the weights shrink (97% of the bytes), so not "halve"
-            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "fp8 weights cut the bytes it "
-                                         f"moves by {hidden * hidden * bf16 / 2 / projection.n_bytes:.0%} "
+            # Review 36k1 K2-3: only the weights shrink (97% of the bytes), so not "halve";
+            # review 46k1 K2-2: the note names both 8-bit types, as the key accepts both
+            step_notes={"smaller-dtype": _SMALLER_TYPE_ON_MEMORY + "8-bit weights (fp8 or int8) "
+                                         f"cut the bytes it moves by {hidden * hidden * bf16 / 2 / projection.n_bytes:.0%} "
                                          "(only the weights shrink); batching keeps the weights exact"},
             on_matrix_cores_hint="a bf16 GEMM already runs on the matrix cores, and against their "
                                  "ridge it is memory-bound: faster arithmetic buys no time. What "

@@ -38,7 +38,11 @@ GROWTH = Choices({
                                             "o(s)", "proportional to s",
                                             "in proportion to s", "linear in s",
                                             "grows in proportion to s", "linear growth",
-                                            "grows proportionally to s")),
+                                            "grows proportionally to s",
+                                            # review 46k1, key 3, item 2: "increases linearly"
+                                            "increases linearly", "increases linearly with s",
+                                            "grows linearly with s", "rises linearly",
+                                            "linearly increasing", "linear increase")),
     "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically",
                                            "grows like s squared", "grows like s^2",
                                            "quadratic growth", "grows quadratically")),
@@ -48,7 +52,11 @@ GROWTH = Choices({
     "unbounded": ("grows without bound: say how fast", ("without bound", "grows without bound",
                                                         "does not level off", "keeps growing",
                                                         "unlimited", "infinite",
-                                                        "goes to infinity")),
+                                                        "goes to infinity",
+                                                        # review 46k1, key 3, item 1: growth
+                                                        # without its rate hears "how fast?"
+                                                        "grows with s", "increases with s",
+                                                        "grows", "increases")),
 }, hidden=("unbounded",))  # the page offers three growths: "unbounded" is read for its hint only
 #: The hint for "unbounded" where the key is "linear" (the fused intensity).
 GROWTH_UNBOUNDED_HINT = "right that it does not level off: how fast does it grow with s?"

@@ -76,6 +76,17 @@ class _NoGuessChoices(Choices):
         try:
             return super()._read(answer)
         except AnswerError as err:
+            # Two phrases of one option, joined by a comma ("the ridge moves right, to higher
+            # intensity"; "max, assuming perfect overlap") read as that option; phrases naming
+            # two options stay unreadable.
+            phrases = [p for p in answer.split(",") if p.strip()] if isinstance(answer, str) else []
+            if len(phrases) > 1:
+                try:
+                    named = {super(_NoGuessChoices, self)._read(p) for p in phrases}
+                except AnswerError:
+                    named = set()
+                if len(named) == 1:
+                    return named.pop()
             raise AnswerError(re.sub(r" \(did you mean '[^']*'\?\)$", "", str(err))) from None
 
 
@@ -159,7 +170,15 @@ _SIDES = _NoGuessChoices(_with_descriptions(SIDES.options, {"ridge": ("both roof
 _FIRST_STEPS = _NoGuessChoices(_with_descriptions(FIRST_STEPS.options, {"profile": (
     "look past the roofline", "look past the roofline first", "nsight compute", "ncu", "nsight",
     "run the profiler", "check the launch size", "launch size", "check that the launch fills the gpu")}))
-_LIMITERS = _NoGuessChoices(_with_descriptions(LIMITERS.options), hidden=LIMITERS.hidden)
+#: "ridge" as what bounds drill 3's kernel is read, for its hint, not offered: the kernel sits at
+#: the ridge, and the ridge is where it sits, not what stops it.
+_LIMITERS = _NoGuessChoices(_with_descriptions({**LIMITERS.options, "ridge": (
+    "the ridge: where it sits, not what stops it",
+    ("ridge", "ridge point", "at ridge", "on ridge", "both", "both roofs", "balanced"))}),
+    hidden=LIMITERS.hidden + ("ridge",))
+_RIDGE_AS_LIMIT_HINT = ("the ridge is where it sits, not a limit: at the ridge both roofs allow "
+                        "the same rate, and it reaches only a small part of that. Is either roof "
+                        "what stops it?")
 
 
 def _percent_as_factor(answer):
@@ -266,6 +285,7 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                                       "part of it. Is either roof what stops it?",
                             "compute": "compare its rate with its roof: it reaches only a small "
                                        "part of it. Is either roof what stops it?",
+                            "ridge": _RIDGE_AS_LIMIT_HINT,
                             "launch": f"{D3_FLOPS:.1e} FLOPs at {D3_ACHIEVED_GFLOPS / 1000:g} "
                                       f"TFLOP/s take {seconds * 1e3:.0f} ms, thousands of times a "
                                       "launch's cost: the launch cannot be what holds it back"},

@@ -752,6 +752,16 @@ _FILLER_WORDS = {"the", "a", "an", "it", "is", "its", "kernel", "bound", "limite
 _NEGATED = re.compile(r"\b(not|no|non|never|neither|nor)\b|\b(non|sub)[a-z]")
 
 
+def _echo(text: str, limit: int = 40) -> str:
+    """An answer quoted back in a message: up to ``limit`` characters, cut at a word boundary
+    (review 46k2: "higher intensi" read as a typo of the student's), with "..." when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit + 1].rsplit(None, 1)[0] if " " in text[:limit + 1] else text[:limit]
+    return cut.rstrip(" ,;:") + "..."
+
+
 def _normalize(text: str) -> str:
     text = text.lower().replace("_", " ").replace("-", " ")
     text = re.sub(r"[.!;:,'\"()]", " ", text)
@@ -815,19 +825,25 @@ class Choices:
                               f"{_describe(answer)} (type {type(answer).__name__})")
         key = _normalize(answer)
         if not key and answer.strip():
-            raise AnswerError(f"{answer.strip()[:40]!r} does not say which {self.what}: expected one "
+            raise AnswerError(f"{_echo(answer)!r} does not say which {self.what}: expected one "
                               f"of {self._listing()}")
         if not key:
             raise AnswerError(f"the answer is empty; expected one of {self._listing()}")
         if key in self._index:
             return self._index[key]
         close = difflib.get_close_matches(key, list(self._index), n=1, cutoff=0.75)
+        # a hidden option is never suggested: the page does not offer it (review 46k1, key 3:
+        # "grows with s" was pointed to 'unbounded', which only exists to carry its own hint).
+        # Nor is the next-closest offered one: "unbounde" is nearest 'unbounded', and the
+        # runner-up, "bounded", would point the wrong way.
+        if close and self._index[close[0]] in self.hidden:
+            close = []
         # a negated answer ("not memory bound", "sublinear") sits close to the option it denies:
         # offering that option would point the wrong way (review 39k1)
         if _NEGATED.search(key):
             close = []
         suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
-        raise AnswerError(f"{answer.strip()[:40]!r} is not one of {self._listing()}{suggestion}")
+        raise AnswerError(f"{_echo(answer)!r} is not one of {self._listing()}{suggestion}")
 
     def table(self, title: str = "") -> "Table":
         """The menu as a table of answers and what each means, for a notebook to show."""
