@@ -31,6 +31,10 @@ from rooflinelib.hierarchy.workingset_files import HierarchyError, reported_size
 
 LEVEL_COLOURS = dict(COLOURS, l1="#2ca02c", l3="#9467bd")
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+#: A level drawn over the sweep in a series' own colour (the DRAM's blue) read as that series
+#: continuing past where it stops (537 MB, review 46c): such a level's plateau and capacity lines
+#: take this colour instead.
+PLATEAU_CLASH_COLOUR = "#8c564b"
 
 
 def level_colour(name: str, index: int = 0) -> str:
@@ -85,8 +89,10 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
                 meta=f"shared-chunks:{s.name}",
                 marker=dict(size=9, symbol="circle-open", color=SERIES_COLOURS[index % len(SERIES_COLOURS)]),
                 hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s, blocks sharing chunks (no L2 level taken)<extra></extra>"))
+    drawn = {SERIES_COLOURS[i % len(SERIES_COLOURS)] for i in range(len(all_series))}
     for index, lv in enumerate(levels):
         colour = level_colour(lv.name, index)
+        colour = PLATEAU_CLASH_COLOUR if colour.lower() in drawn else colour
         fig.add_trace(go.Scatter(
             x=[lv.first_bytes, lv.last_bytes], y=[lv.gbps, lv.gbps], mode="lines",
             name=f"{lv.name} plateau: {lv.gbps:,.0f} GB/s", meta=f"level:{lv.name}",
