@@ -630,8 +630,8 @@ def test_03_review_7b_fp64_matrix_clock_and_the_bf16_share_at_the_top_clock():
     assert "Each ratio is against the printed figure" not in prose
     # review 15b C03: the lesson keeps the provenance in one line; the clocks are the appendix's
     # review 26b: the page says the clock the bf16 figure is quoted at; its source is the appendix's
-    # review 40b: the clock is the course's back-calculation (132 SMs x 4,096 FLOP/clk), not the vendor's word
-    assert ("That figure corresponds to 1,830 MHz (132 SMs × 4,096 FLOP/clk), not 1,980;" in prose
+    # review 40b: the clock is the course's back-calculation (132 SMs x 4,096 FLOP per SM per clock), not the vendor's word
+    assert ("That figure corresponds to 1,830 MHz (132 SMs × 4,096 FLOP per SM per clock), not 1,980;" in prose
             and "white paper" not in prose)
     assert "it prints 67, 34 and 67 TFLOP/s for fp32, fp64 and fp64-matrix" in page
     assert "(tf32 494.7, fp16 and bf16 989.4 TFLOP/s) are 132 SMs × their FLOPs per clock × 1830 MHz" in page
@@ -657,9 +657,9 @@ def test_03_review_7b_softmax_run_and_wrong_roof_wording():
     assert "the right verdict from the wrong roof" not in prose
     # review 33: against the write roof the score is a lower, conservative one, not a wrong one
     assert "but the score is wrong" not in prose and "happens to survive" not in prose
-    # review 44b: "cannot reach" claimed more than Lab 1 measured
+    # review 44b: "cannot reach" claimed more than Lab 1 measured (review 46b: that score is the appendix's)
     assert ("Against `dram`, the write's roof, which a copy-mix kernel did not reach in Lab 1, it would score a "
-            "lower, conservative 82%; the verdict holds.") in prose
+            "lower, conservative 82%; the verdict holds.") in words(appendix("appendix-03-ceilings.md"))
     assert "This notebook's one idea" not in prose
     assert "## Every row Lab 1 recorded" in appendix("appendix-03-ceilings.md")  # review 14: the table's reading
     # review 7b G-1: the band is log-symmetric; the prose states it as the grader applies it
@@ -699,7 +699,7 @@ def test_03_review_8_counts_the_kernels_and_the_runs_it_compares():
     assert "two recorded sessions" not in _md_cell("*Near the roof*")
     # review 32b: the link to the recorded run moved to the reading (review 40b: on the copy notebook 04 uses)
     assert "A live run times it on your machine." in _md_cell("*Near the roof*")
-    assert "[a copy timed beside it](../docs/appendix-03-ceilings.md#the-recorded-run)" in _md_cell("On the recorded H200")
+    assert "([appendix](../docs/appendix-03-ceilings.md#the-recorded-run))" in _md_cell("On the recorded H200")
     # review 16b: notebook 02 counts its softmax at 2^24 elements; this one at 2^26 (review 25b:
     # no forward reference to notebook 04)
     assert "The kernel placed here is notebook 02's `fused softmax`, at 2²⁶ elements:" in _md_cell("*Near the roof*")
@@ -996,7 +996,7 @@ def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
     four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
     prose = words(markdown("03_ceilings.ipynb"))
     # review 44b: only the latency was measured; one chain's shortfall on a full SM is open
-    assert (f"yet with every SM full, one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
+    assert (f"yet at full occupancy (64 warps per SM), one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
             "[more](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
 
 
@@ -1039,7 +1039,7 @@ def test_03_review_16b_dram_is_said_up_front_to_set_the_headline_ridge():
     prose = words(markdown("03_ceilings.ipynb"))
     # review 19e: `dram` also judges the explorer's kernel; the own-mix rule is stated once, below
     # review 40b: that is said where the explorer is, as its caption (test_lessons_review41_03)
-    assert ("is called `dram` (the solid line). It sets the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
+    assert ("is named `dram` (the solid line): a write-only roof, which most kernels cannot reach. It sets the headline ridge, 65,895 / 4,693 = 14.04 FLOP/byte, "
             "next to the vendor's 13.94.") in prose
     assert "It draws only `dram` (the write), the one DRAM roof both have;" in prose
     assert "It only draws the headline ridge" not in prose
@@ -1131,7 +1131,7 @@ def test_03_review_25b_scopes_the_headline_claim():
     assert "the datasheet is not your roof**; the measured compute roof" not in opening
     # review 26b: "access mix" is glossed at its first use
     assert ("**the datasheet is not your roof**, the measured ceilings are. For fp32, fp64 and DRAM's fastest access "
-            "mix (here the write) the two agree to about 2%; for the other mixes and the tensor cores "
+            "mix (the split of a kernel's bytes between reads and writes; here, all writes) the two agree to about 2%; for the other mixes and the tensor cores "
             "they do not.") in opening
     prose = words(markdown("03_ceilings.ipynb"))
     assert "- The datasheet is not your roof. Lab 1's" not in prose
@@ -1192,7 +1192,7 @@ def test_03_review_32b_the_softmax_reading_flags_two_sessions_and_the_exp_roof()
     reading = _md_cell("On the recorded H200")
     # the softmax (10:15 UTC) and the ceilings (23:41 UTC) are two sessions; the appendix compares their copy roofs
     # (review 40b: that provenance is the appendix's alone, behind the reading's link)
-    assert "[a copy timed beside it](../docs/appendix-03-ceilings.md#the-recorded-run)" in reading
+    assert "([appendix](../docs/appendix-03-ceilings.md#the-recorded-run))" in reading
     page = words(appendix("appendix-03-ceilings.md"))
     assert "These are separate runs." in page and "measured the copy roof at 4,276 GB/s, 0.1% under the 4,280" in page
     assert f"{1 - 4276 / 4280:.1%}" == "0.1%"

@@ -45,7 +45,8 @@ def test_04_says_the_sweep_is_an_envelope_and_does_not_blame_launches():
     assert "Hypothesis: these writes cost the naive kernel" not in prose and "read-modify-write" not in prose
     # review 40b: the section closes on the likelier hypothesis, labelled
     assert prose.split("## What to take away")[0].rstrip().endswith(
-        "At Lab 1's L2 roof those sectors take about a quarter of the measured time. **Hypothesis:** most of the "
+        "At Lab 1's L2 roof those sectors take about a quarter of the measured time, an estimate pricing partial "
+        "sectors as full. **Hypothesis:** most of the "
         "rest is a per-request cost, since each warp's column store is 32 partial-sector writes instead of 4 full ones "
         "([appendix](../docs/appendix-04-sweep.md#the-naive-transposes-bytes)).")
     assert "Two hypotheses for the rest, undecided." in words(appendix("appendix-04-sweep.md"))
@@ -63,8 +64,8 @@ def test_the_numbers_in_04s_prose_are_the_recorded_runs():
     sweep = json.loads(resources.files("rooflinelib").joinpath("data/h200_sweep_numba.json").read_text())
     summary = {r["curve"]: r for r in rows.sweep_summary_rows(sweep)}
     envelope, one = summary["envelope"], summary["sweep"]
-    for quoted in (f"ridge is {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
-                   f"the sweep reached {envelope['at_ridge']:.0%}."):
+    for quoted in (f"The ridge P/B, {envelope['ridge']:.2f} FLOP/byte", f"knee is at {envelope['knee']:.2f} (K = {envelope['knee_k']})",
+                   f"the kernel reaches {envelope['at_ridge']:.0%} of its roof"):
         assert quoted in prose, quoted
     # review 18c: the one-vector kernel's knee and share are the table's, not the prose's
     # review 19c: the per-kernel summary is the appendix's; the page prints the envelope's roof table
@@ -162,7 +163,8 @@ def test_04_review_4b_the_profile_is_two_runs_and_the_mixes_and_exp_bound_are_st
     # review 26b: one clause, not a hard-floor argument: each exp is one `ex2`
     assert ("Each exp compiles to one `ex2` and a few FMA-pipe instructions, negligible here "
             "([compiled code](../docs/appendix-04-sweep.md#the-softmaxs-exp-in-the-ptx)).") in prose  # review 44b
-    assert "The table's bound is the larger of two times: the bytes at copy speed, and the exps at" in prose
+    assert ("The table's bound is the larger of two times: the bytes at copy speed (each run, Lab 1's included, "
+            "times its own copy, within 2.5% of the others), and the exps at") in prose
 
 
 def test_04_review_4b_no_unsourced_mi300x_ladder():
@@ -239,7 +241,7 @@ def test_04_keeps_the_honesty_checks_in_a_box_of_their_own_and_mixes_to_one_sent
     assert link > table
     prose = words(markdown("04_sweep.ipynb"))
     assert "not by the 14.04 FLOP/byte of Lab 1's faster write roof" not in prose
-    knee = next(t for t in md if "the ridge is 15.21" in t)
+    knee = next(t for t in md if "the knee is at 13.57" in t)
     assert "mix" not in knee  # review 15c: no undefined "write-mix ridge"
     # review 40b: Lab 1's cross-check is the appendix's (the corner's cell states its answer only)
     assert "15.40" not in knee and "Lab 1's copy ridge, 15.40 FLOP/byte, agrees" in words(appendix("appendix-04-sweep.md"))
@@ -528,7 +530,7 @@ def test_04_review_9c_the_first_figure_says_its_roofs_are_the_sweeps_own():
     # review 16c: B and P are named here; review 18c: and defined in one line where first used
     # review 36b: the envelope and I = K/4 are the dial section's (cell 6), not repeated under the figure
     # review 44b: the roofs are named with their kernels in one clause
-    assert words(nb[figure + 1].source).startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from whichever kernel reached it.")
+    assert words(nb[figure + 1].source).startswith("The roofs are the sweep's best rates, **B** and **P**, each from whichever kernel reached it.")
     lab3 = sweep_for(RunMode("recorded", None, "recorded H200", "recorded"))
     envelope = rows.sweep_summary_rows(lab3.result)[0]
     roofs = {c.kind: c.value for c in lab3.machine.ceilings}
@@ -608,7 +610,9 @@ def test_04_review_10c_p_is_a_lower_bound_and_the_ridges_are_named_by_mix():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-3: P is read at K = 1024, where the curve still climbs
     # review 44b: one short clause; the "100% by construction" is the appendix's
-    assert "**P**, its highest GFLOP/s, at K = 1024, where the curve still climbs: a lower bound." in prose
+    # review 46b: the lower bound is said with B's reason under the figure; the bullet says K = 1024's 100% is by construction
+    assert "P is the K = 1024 point of a curve still climbing, a lower bound." in prose
+    assert "**P**, its highest GFLOP/s, at K = 1024 (so that row reads 100% by construction)." in prose
     assert "is a lower bound on the compute roof, so K = 1024 reads 100% by construction" in words(appendix("appendix-04-sweep.md"))
     # C04-3: Lab 1's `dram` ridge is its write mix's; review 15c: "write-mix ridge" was never
     # defined, so the page names only the copy's ridge, which the sweep's read-and-write mix matches
@@ -729,14 +733,15 @@ def test_04_review_12c_gives_the_softmax_and_transpose_shapes_where_they_are_use
     n = inspect.signature(gpu.run_transpose).parameters["n"].default
     assert softmax_rows * SOFTMAX_COLS == 2 ** 26
     softmax = _nb04_md("50bc5cbb")
-    assert f"over rows of {SOFTMAX_COLS:,} floats ({SOFTMAX_COLS * 4 // 1024} KiB each)" in softmax
+    assert f"over rows of {SOFTMAX_COLS:,} floats." in softmax
     assert f"the timed run below uses 2^26 elements, {softmax_rows:,} rows" in softmax
     assert f"an {n:,} × {n:,} float matrix, {n * n * 4 // 2 ** 20} MiB" in _nb04_md("5ab96826")
 
 
 def test_04_review_12c_terms_before_use_and_no_trial_and_error_residue():
     # C04-3: B and P named at the first figure; C04-4: PTX glossed; C04-6
-    assert "**B** (GB/s) and **P** (GFLOP/s)" in _nb04_md("sweep-03z")  # review 18c: defined where used
+    assert "**B** and **P**, each from whichever kernel reached it" in _nb04_md("sweep-03z")  # review 18c: defined where used
+    assert "- **B**, its highest GB/s at any K" in _nb04_md("sweep-06b")  # review 46b: the units are the roofs list's
     assert "(see below)" not in _nb04_md("sweep-03z")
     box = words(appendix("appendix-04-sweep.md").split("## Is the measurement honest?")[1])
     assert "the PTX (the compiler's intermediate assembly)" in box and "so x never changes" in box
@@ -773,7 +778,8 @@ def test_04_review_13c_the_plateau_is_the_sweeps_roof_and_both_dips_are_named():
     prose = words(markdown("04_sweep.ipynb"))
     # T04-2: 64,907 is the sweep's own P, a lower bound; Lab 1's fp32 FMA roof is 65,895
     assert "levels off under the compute roof (64,907" not in prose
-    assert "levels off under its P (64,907 GFLOP/s; Lab 1's FMA roof: 65,895)" in prose
+    # review 46b: why P is below Lab 1's is said once, under the first figure; the table prints 64,907
+    assert "levels off under its P while" in prose and "P is the K = 1024 point of a curve still climbing" in prose
     from rooflinelib.store.results import recorded_h200, recorded_h200_sweep
     fp32 = next(c.value for c in recorded_h200().ceilings if c.name == "fp32")
     assert f"{fp32:,.0f}" == "65,895" and f"{recorded_h200_sweep()['peak_gflops']:,.0f}" == "64,907"
@@ -1006,8 +1012,10 @@ def test_04_review_18c_the_no_overlap_formula_is_read_against_the_data():
     # review 32b: K = 64 is I = 16, not the ridge: no overlap gives 51% there
     i = envelope["ridge_k"] / 4
     assert envelope["ridge_k"] == 64 and f"{i / (i + ridge):.0%}" == "51%"
-    assert (f"there the no-overlap formula gives {i / (i + ridge):.0%} of the roof, and the sweep reached "
-            f"{envelope['at_ridge']:.0%}. **Hypothesis:** overlap is partial because at I = P/B") in words(text)  # review 40b, 44b
+    # review 46b: said once, in the answer that opens the section; the hypothesis follows the knee's reading
+    assert (f"near the ridge (K = {envelope['ridge_k']}) the kernel reaches {envelope['at_ridge']:.0%} of its roof, between a "
+            f"sharp corner (100%) and no overlap of memory and FMA time ({i / (i + ridge):.0%})") in words(_nb04_md("sweep-10"))
+    assert "(K = 56), on the table's last line. **Hypothesis:** overlap is partial because at I = P/B" in words(text)
     # the per-kernel numbers are the table's (printed), not the paragraph's
     for gone in ("12.59", "79%", "Alone, `sweep_pipelined`"):
         assert gone not in text, gone
@@ -1054,11 +1062,12 @@ def test_04_review_19c_the_figure_and_the_lesson_read_the_envelope_alone():
     md = [c for c in nb if c.cell_type == "markdown"]
     knee = next(i for i, c in enumerate(md) if c.source.startswith("## The knee and the round corner"))
     # review 25b: the kernel is named and defined once in the dial section; the caveat names it again
+    # review 46b: the opening names both kernels at the curve's first mention, pointing to the dial
     dial = next(i for i, c in enumerate(md) if c.source.startswith("## The dial: I = K/4"))
     caveat = [i for i, c in enumerate(md) if "`sweep_pipelined`" in c.source]
     # review 40b: the caveat after the knee is the appendix's, with why it matters
     # review 41b: the roofs' bullet names which kernel gives B and which P, before the knee
-    assert caveat[0] == dial and all(i < knee for i in caveat) and not any(c.source.startswith("**Caveat: an envelope.**") for c in md)
+    assert caveat[:2] == [0, dial] and all(i < knee for i in caveat) and not any(c.source.startswith("**Caveat: an envelope.**") for c in md)
     assert "therefore mixes two kernels' roofs" in words(appendix("appendix-04-sweep.md"))
 
 
@@ -1125,7 +1134,8 @@ def test_04_review_20a_the_naive_transposes_l2_traffic_explains_a_quarter():
     assert 0.2 < est["share"] < 0.3  # "about a quarter"
     text = _md04()["sweep-20"]
     assert "The likely cost is the 8x sector traffic at the L2" not in text
-    assert "those sectors take about a quarter of the measured time. **Hypothesis:**" in words(text)  # review 40b, 44b
+    assert ("those sectors take about a quarter of the measured time, an estimate pricing partial sectors as full. "
+            "**Hypothesis:**") in words(text)  # review 40b, 44b, 46b
     assert "No profile of the transpose" not in text and "No Nsight Compute profile of the transpose ladder" in words(appendix("appendix-04-sweep.md"))
     page = words(appendix("appendix-04-sweep.md"))
     assert "L2 sector traffic alone explains about a quarter of the naive kernel's time." in page
@@ -1160,8 +1170,8 @@ def test_04_review_20a_trivial_items():
     assert "Each exp here is one `ex2` instruction" not in md["sweep-14"]
     # item 5: the table's last line gives the knee's nearest K (56) and the ridge, not K = 64
     assert "nearest K = 64" not in md["sweep-12"]
-    assert ("the ridge is 15.21 FLOP/byte and the knee is at 13.57 (K = 56), both on the table's last line. "
-            "The ridge's nearest K is 64;") in md["sweep-12"]
+    assert "the knee is at 13.57 (K = 56), on the table's last line." in md["sweep-12"]
+    assert "The ridge P/B, 15.21 FLOP/byte" in md["sweep-03z"]  # review 46b: the ridge is quoted once
     from rooflinelib.lessons.sweep_lesson import roof_table
     from rooflinelib.store.results import recorded
     last = roof_table(recorded("sweep")).rstrip().splitlines()[-1]
@@ -1328,4 +1338,4 @@ def test_review34b_the_roof_table_says_which_rows_it_skips():
 def test_review34b_the_knee_cell_gives_the_finding_then_one_labelled_hypothesis():
     text = _nb04_md("sweep-12")
     assert text.count("**Hypothesis:**") == 1 and "likely" not in text
-    assert text.index("reached 85%.") < text.index("**Hypothesis:**") < text.index("#the-corner-and-the-dip-unexplained")
+    assert text.index("the knee is at 13.57") < text.index("**Hypothesis:**") < text.index("#the-corner-and-the-dip-unexplained")

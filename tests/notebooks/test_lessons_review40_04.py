@@ -110,7 +110,7 @@ def test_04_b_is_named_as_the_roof_of_the_sweeps_own_mix():
     assert "per element, 8 bytes (4 read, 4 written)" in prose
     # review 44b: the mix is named once, under the figure, with why the roofs are not Lab 1's
     assert "- **B**, its highest GB/s at any K: on the H200 4,267" in prose
-    assert "They differ from Lab 1's because the sweep reads and writes, like a copy:" in prose
+    assert "B differs from Lab 1's because the sweep reads and writes, like a copy;" in prose
     assert "Score a memory-bound kernel by the fraction of the bandwidth of its own access mix" in prose
 
 

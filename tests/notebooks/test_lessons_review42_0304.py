@@ -31,7 +31,7 @@ def test_42_the_envelopes_roofs_are_named_as_two_kernels():
     under_figure = _md("04_sweep.ipynb", "sweep-03z")
     assert "the sweep's own" not in under_figure
     # review 44b: the two kernels in one clause under the figure; which kernel gives which roof is the appendix's
-    assert under_figure.startswith("The roofs are the sweep's best rates, **B** (GB/s) and **P** (GFLOP/s), each from whichever kernel reached it.")
+    assert under_figure.startswith("The roofs are the sweep's best rates, **B** and **P**, each from whichever kernel reached it.")
     roofs = _md("04_sweep.ipynb", "sweep-06b")
     assert "from the sweep alone" not in roofs
     assert "B is `sweep`'s and P `sweep_pipelined`'s." in words(appendix("appendix-04-sweep.md"))
@@ -118,7 +118,7 @@ def test_42_only_the_write_matches_the_vendors_dram_figure():
     assert all(abs(1 - rows[n]["fraction"]) > 0.025 for n in ("dram-read", "dram-copy"))
     opening = _md("03_ceilings.ipynb", "ceilings-00")
     assert "(reading, writing or copying)" not in opening
-    assert "DRAM's fastest access mix (here the write) the two agree to about 2%" in opening
+    assert "DRAM's fastest access mix (the split of a kernel's bytes between reads and writes; here, all writes) the two agree to about 2%" in opening
 
 
 def test_42_03_markdown_did_not_grow():
