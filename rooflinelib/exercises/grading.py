@@ -491,6 +491,36 @@ def _formula_with_units(text: str) -> bool:
     return True
 
 
+#: One quantity: a plain number and its unit ("45 TFLOP/s"), read with no arithmetic.
+_QUANTITY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*([A-Za-z][A-Za-z/ ]*?)\s*$",
+                       re.IGNORECASE)
+#: The quotients of two unit families that give an intensity (a ridge P / B, or FLOPs / bytes).
+_INTENSITY_QUOTIENTS = {("rate", "bandwidth"), ("work", "bytes")}
+
+
+def _quotient_of_quantities(text: str, unit: str):
+    """An intensity written as one quantity over another, "45 TFLOP/s / 3 TB/s", in ``unit``;
+    None when ``text`` is not that or ``unit`` is not an intensity (review 46k1, key 2: a ridge
+    written so was refused as "units inside a formula").  Each side is one number with its unit,
+    read by regular expressions and the unit table only: no arithmetic is evaluated.  The split
+    is at a slash followed by a digit, as a unit's own slash ("TFLOP/s") never is."""
+    target = _unit_of(unit) if unit else None
+    if target is None or target[0] != "intensity":
+        return None
+    parts = re.split(r"\s*/\s*(?=\.?\d)", text.strip())
+    if len(parts) != 2:
+        return None
+    quantities = [_QUANTITY.match(part) for part in parts]
+    if not all(quantities):
+        return None
+    values = [float(q.group(1)) * 10 ** int(q.group(2) or 0) for q in quantities]
+    for top_family, top_factor in _unit_readings(quantities[0].group(3)):
+        for bottom_family, bottom_factor in _unit_readings(quantities[1].group(3)):
+            if (top_family, bottom_family) in _INTENSITY_QUOTIENTS and values[1] != 0:
+                return values[0] * top_factor / (values[1] * bottom_factor) / target[1]
+    return None
+
+
 def _describe(value) -> str:
     return sanity.show(value)
 
@@ -576,6 +606,9 @@ def _read_text(text: str, unit: str) -> float:
     try:
         value = evaluate(number_part, "answer")
     except ExpressionError as exc:
+        quotient = _quotient_of_quantities(stripped, unit)
+        if quotient is not None:
+            return _finite(quotient)
         if _formula_with_units(stripped):
             raise AnswerError(f"{stripped[:40]!r} has units inside a formula: write the formula "
                               "without units (120/3), or one number with its unit") from None

@@ -56,6 +56,20 @@ def test_key2_row6_smaller_type_note_fits_the_answer(answer):
     assert "fp8 or int8" in check.message
 
 
+# --- key 2, item 1: a ridge written as a rate over a bandwidth is read, with no arithmetic eval ----
+
+@pytest.mark.parametrize("answer, value", [("45 TFLOP/s / 3 TB/s", 15), ("120 TFLOP/s/3 TB/s", 40),
+                                           ("45 TFLOP/s / 3000 GB/s", 15), ("4e11 FLOP / 2e10 B", 20)])
+def test_a_rate_over_a_bandwidth_reads_as_an_intensity(answer, value):
+    from rooflinelib.exercises.grading import read_number
+    assert read_number(answer, "q", "FLOP/byte") == pytest.approx(value)
+
+
+def test_key2_ridge_as_rate_over_bandwidth_passes():
+    result = ex02.check_ridges("45 TFLOP/s / 3 TB/s", "900 TFLOP/s / 3 TB/s")
+    assert all(c.passed for c in result.checks), result
+
+
 # --- key 3: no hidden option suggested; "increases linearly" reads as linear --------------------
 
 def test_key3_grows_with_s_is_not_pointed_to_a_hidden_option():
