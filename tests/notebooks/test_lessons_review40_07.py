@@ -24,7 +24,7 @@ def test_the_no_reuse_rule_says_what_the_l2_still_holds():
     rule = _flat(_cell("## 2. Count the bytes").source)
     assert "Nothing one launch read or wrote is still on chip" not in rule
     assert ("The L2 still holds the tail of what one launch read or wrote, but the next launch starts again at "
-            "row 0 and evicts that tail before it gets there ([what this assumes]") in rule  # review 44e: the caveat linked
+            "row 0 and evicts that tail before it gets there (assumed: Hopper's policy is [undocumented]") in rule  # review 46e
 
 
 def test_the_opening_keeps_one_line_on_modes_and_section_4_says_what_the_pair_is():
@@ -35,7 +35,7 @@ def test_the_opening_keeps_one_line_on_modes_and_section_4_says_what_the_pair_is
     assert len(modes.split()) <= 30
     # the caveat sits where section 4's numbers are read
     read = _flat(_cell("The prediction is two claims").source)
-    assert "their fused kernel keeps the row in registers (yours, shared memory)" in read  # review 44e: no bare "its"
+    assert "keep their fused kernel's row in registers (yours, shared memory)" in read  # review 44e: no bare "its"
     section_4 = next(i for i, c in enumerate(cells) if c.source.startswith("## 4."))
     section_5 = next(i for i, c in enumerate(cells) if c.source.startswith("## 5."))
     assert section_4 < cells.index(_cell("The prediction is two claims")) < section_5

@@ -50,7 +50,8 @@ def test_the_recorded_pair_is_said_to_loop_a_fixed_count():
     assert any("range(t, x.shape[1], cuda.blockDim.x)" in c.source for c in _cells() if c.cell_type == "code")
     read = _flat(_cell("The prediction is two claims"))
     # review 44e: "the course's kernels" named, no bare "Its"
-    assert "The course's kernels are not yours: they loop a fixed count, and their fused kernel keeps the row in registers" in read
+    assert ("The course's kernels are not yours: they loop a fixed count, which lets the compiler keep their fused "
+            "kernel's row in registers") in read  # review 46e: why a fixed count matters
     assert "which keeps its row in registers (yours, in shared memory), moved" not in read
 
 
