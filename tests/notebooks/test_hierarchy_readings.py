@@ -81,7 +81,7 @@ def test_the_roofs_and_ridges_the_prose_quotes(recorded, prose):
     # review 20d: the roofs' sentence was cut; the table keeps the copy roof, section 2 the L2's
     # review 44c: the mixes are the roofs' printed line; the prose says there is one per mix
     assert f"copy {m.ceiling('dram').value:,.0f} GB/s" in _printed("05") and tb(m.ceiling("l2").value) in prose
-    assert "DRAM has a roof per mix of reads and writes." in prose
+    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes" in prose
     ridges = [format(m.ridge("fp32", level), digits) for level, digits in (("dram", ".1f"), ("l2", ".2f"), ("l1", ".2f"))]  # review 26c: 6.75
     assert f"so the ridge moves left: {', '.join(ridges)}." in prose  # review 33: trimmed, same ridges
     assert f"ridge against DRAM (a copy): {ridges[0]} FLOP/byte" in _printed("05")
@@ -211,7 +211,7 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
         assert term not in prose
         assert term in appendix
     assert "*thread-block cluster* (a group of blocks" in appendix and "TMA multicast (the Tensor Memory Accelerator" in appendix
-    assert "Why, and ways to cut that traffic (untested): [appendix](" in prose  # review 44c: with why the L2 roof applies
+    assert "([why; ways to cut that traffic](" in prose  # review 44c: with why the L2 roof applies
     # T05-1: the fabric is named, not a mechanism of how a line crosses it
     assert "far partition" not in prose and "attached to half of the SMs" not in prose
     assert "two **partitions** joined by a link, the L2 **fabric**" in appendix and "fabric" not in prose
@@ -221,14 +221,14 @@ def test_05_review_12c_terms_are_defined_at_first_use_and_cluster_material_is_th
 
 
 def test_05_review_12c_the_models_caveat_comes_with_the_model():
-    # C05-5: "neither a forecast nor a bound" sat at the end of section 6's last cell
+    # C05-5: "usually underestimates the kernel's rate" sat at the end of section 6's last cell
     cells = ["".join(c["source"]) for c in _cells05()]
     intro = next(i for i, c in enumerate(cells) if c.startswith("## 6."))
     explorer = next(i for i, c in enumerate(cells) if "working_set_explorer" in c)
     # review 36c: said after the student has seen the model (the explorer), where its failure is measured
     after = next(i for i, c in enumerate(cells) if c.startswith("The kernel beats the model most"))
-    assert intro < explorer < after and "neither a forecast nor a bound" in " ".join(cells[after].split())
-    assert sum("forecast nor a bound" in " ".join(c.split()) for c in cells) == 1
+    assert intro < explorer < after and "usually underestimates the kernel's rate" in " ".join(cells[after].split())
+    assert sum("usually underestimates the kernel" in " ".join(c.split()) for c in cells) == 1
 
 
 def test_05_review_12c_section_4_is_three_led_paragraphs_without_the_tables_numbers(prose):
@@ -260,8 +260,9 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     # review 32c: cut to the plateau and the one reason the chart's L2 roof is Lab 1's
     # review 37c: the best rate the L2 served the SMs (loads that share fetches beat it: section 4)
     # review 39c E1: 9.76 TB/s is the L2's best for requests not shared; sharing fetches (defined in section 2) beats it
-    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that are "
-            "not shared; blocks that share fetches receive more (the open circles).") in section2
+    # review 46c: the two L2 numbers are said plainly beside the roofs, before sharing is defined
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in prose
+    assert "not shared" not in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix
     assert "the sweep's L2 plateau sits about 9% under Lab 1's L2 roof at the same footprints" in appendix
@@ -281,7 +282,7 @@ def test_05_review_13c_technical_items(prose, appendix):
     assert "registers or shared memory, which serve one block, cannot capture it" not in prose
     # review 20d: the reason is the appendix's; the lesson keeps the link
     # review 44c: the link lands on why the L2 roof applies, which the ways to cut follow at once
-    assert "Why, and ways to cut that traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)" in prose
+    assert "([why; ways to cut that traffic](../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)" in prose
     assert "so registers or a shared-memory tile (each serves one block) cannot capture the reuse" in appendix
     assert "TMA multicast" in appendix and "holds at most 8 blocks, not 25" in appendix
     # T05-3: the L2 rows scored slice traffic, surplus included, against a roof of requested bytes;

@@ -126,7 +126,7 @@ def test_notebook_05_states_what_the_issue_found_wrong_correctly():
     text = "\n".join(_markdown("05"))
     assert "FFMA only" not in text and "FADD" in text
     assert "measure their own ceilings with microbenchmarks" not in text
-    assert "theoretical peak, not a measured one" in text  # review 38c: ncu reports it for each counter
+    assert "ncu reports a **theoretical peak**" in text and "Against the measured roofs" in text  # review 38c
     # Nsight Compute is introduced before its byte counts are discussed (fix 15: the counter names
     # are the appendix's)
     assert text.index("**Nsight Compute**") < text.index('"to L2"')
@@ -211,7 +211,7 @@ def test_notebook_05s_flop_counter_table_lists_the_fp64_counters_it_counts():
     table = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
     assert "sm__sass_thread_inst_executed" not in _prose("05")
     # review 39c: one link per section; section 3's points to the counters under the byte table
-    assert "how the byte counters differ from them, and what warm caches would change: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in " ".join(
+    assert "([the bytes, and warm caches](../docs/appendix-05-hierarchy.md#lab-4s-run)" in " ".join(
         _prose("05").split())
     for metrics in ncu.FLOP_METRICS.values():
         first, *others = metrics
@@ -316,7 +316,7 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # review 7c C05-1: notebook 07's shared-memory roof is no level of 05: the appendix's table only
     assert "| Lab 1's shared-memory roof |" not in nb05 and "| Lab 1's shared-memory roof |" in appendix
     assert "notebook 07's L1 roof" not in nb05 + _printed("05")
-    assert "DRAM has a roof per mix of reads and writes." in nb05  # review 44c: said in one sentence
+    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes" in nb05  # review 44c: said in one sentence
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
     # review 11d C07-3: the reasons are the printed notes' (one line each); the prose points at them
@@ -325,7 +325,7 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # the figures each name stands for, as both notebooks quote them
     # review 32c: the plateau's first working set is the printed table's, not repeated in the prose
     assert f"**L2**: {levels['l2'].gbps / 1e3:.2f} TB/s" in nb05 and "14.1 MB - 56.4 MB" in _printed("05")
-    assert f"The chart's L2 roof is Lab 1's {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05  # review 44c: no roofs table
+    assert f"There are two L2 numbers: Lab 1's roof, {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05  # review 46c
     assert f"Its L2 roof is {run17_l2 / 1e3:.2f} TB/s" in page07 and "9.51 TB/s" not in nb07
     assert f"notebook 05's, from the shipped run, is {lab1.ceiling('l2').value / 1e3:.2f}" in page07
     assert f"| Lab 1's shared-memory roof | {lab1.ceiling('shared').value / 1e3:.1f} TB/s (shipped run)" in appendix
@@ -415,7 +415,8 @@ def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_
     # review 5b, C05-3: the series are named in one sentence; the convoy hypothesis is the appendix's
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    assert '"global loads (L1 + L2), every SM reads all"' in text and "convoys" not in text
+    # review 46c: named plainly, by how each reads
+    assert "**Blue**, every SM reading the whole buffer through the L1 and L2" in text and "convoys" not in text
     assert "convoys sharing one fetch" in appendix
     assert "what in that costs 9% was not measured" in appendix and "costs 10%" not in appendix and "turn between the two" in appendix
     assert "no access pattern we tried got more" in appendix  # review 8, C5-5: the lesson keeps one sentence
@@ -450,15 +451,15 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "A launch whose counters show tensor-core, packed half-precision or MUFU instructions is refused" in _page05()
     assert "Lab 4 takes no FLOPs from a launch" not in text
     # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
-    assert "**Lab 4**, this notebook's, counted each kernel's bytes" in " ".join(_markdown("05")[0].split())
+    assert "Lab 4 profiles two kernels" in " ".join(_markdown("05")[7].split())  # review 46c: where it first works
 
 
 def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
     # C05-2: the marker sizes and outlines were explained before the concept they decorate
     text = _prose("05")
     assert text.index("**The hierarchical roofline**") < text.index("**Reading the chart above.**")
-    assert text.index("**Reading the chart above.**") < text.index("The outlined marker is the level that binds it")
-    assert text.index("The outlined marker is the level that binds it") < text.index("## 2.")
+    assert text.index("**Reading the chart above.**") < text.index("The outlined marker is the binding level")
+    assert text.index("The outlined marker is the binding level") < text.index("## 2.")
 
 
 def test_05s_counter_table_names_each_launch_as_the_placement_table_does():
@@ -531,11 +532,12 @@ def test_05_names_the_series_each_level_comes_from():
     assert "so no level is taken from those points" not in text
     # review 36c: why two series, said once ahead of them
     # review 38c: the series' names say how each reads (every SM all; a slice per block), once
-    assert "every SM reads all" in text and "a slice per block" in text and "Two series:" not in text
-    assert f'**Blue**, "{inner.name}": gives the **L1** level' in text  # review 39c: its range is the appendix's
+    # review 46c: named plainly, not by their quoted legend strings
+    assert "every SM reading the whole buffer" in text and "its own slice" in text and "Two series:" not in text
+    assert "(up to 537 MB), gives the **L1** level" in text and inner.name not in text
     # review 40c: "a slice per block" is defined where the series is named
-    assert (f'**Orange**, "{outer.name}": `.cg` loads skip the L1 and each block reads its own slice of the '
-            "chunks, so this series gives the **L2** and **DRAM** levels") in text
+    assert ("**Orange**, loads that skip the L1 (`.cg`) with each block reading its own slice, gives the **L2** and "
+            "**DRAM** levels") in text and outer.name not in text  # review 46c: named plainly
     cells = _cells("05")
     assert [c.get("id") for c in cells].index("c7621aef") < next(
         i for i, c in enumerate(cells) if "hierarchy_plot.sweep_figure(lesson.recorded" in "".join(c["source"]))
@@ -634,8 +636,8 @@ def test_05_review_6c_clarity_items():
     # review 36c: said under the chart that draws the copy roof
     # review 39c: with its share of that roof
     # review 44c: said plainly, with the drawn copy roof's share beside it (9% at either roof)
-    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in " ".join(
-        "".join(_nb05_cell("620151de-read")["source"]).split())
+    assert "`ws_read` only reads, so its roof is the read roof (4.51 TB/s), not the chart's copy roof; 9% either way." in " ".join(
+        "".join(_nb05_cell("f11db2bc-s4")["source"]).split())  # review 46c: in section 4, with each mix's roof
     assert "too close to the copy roof to draw" not in text
     assert "dram_also" not in _code("05") and "the dotted line" not in text
 
@@ -698,7 +700,7 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
     # review 10c T05-1: most traffic at best rates is no bound in either direction
     assert "**lower bound on the bandwidth**" not in text
     # review 12c C05-5: the caveat sits where the model is introduced; the result keeps its reading
-    assert ("The model is a pessimistic estimate, **neither a forecast nor a bound**.") in " ".join(text.split())
+    assert ("so it usually underestimates the kernel's rate.") in " ".join(text.split())
     assert "Here the model never predicted more than its kernel reached." in page
     assert "it matches by construction (the L1 roof is this series' median)" in page  # C05-4
 
@@ -726,8 +728,8 @@ def test_05s_next_step_for_ws_read_is_reuse_between_blocks():
     assert "each byte is read by about 25 blocks, probably on different SMs, and no block reads a byte twice" in page
     assert "no block reads a byte twice" in page and "Two suggestions, neither tried here" in page
     assert "TMA multicast (the Tensor Memory Accelerator" in page and "holds at most 8 blocks, not 25" in page
-    assert "Why, and ways to cut that traffic (untested): [appendix](" in " ".join(text.split())
-    assert "whose 792 blocks each read 1 MiB of one 32 MiB buffer once" in text
+    assert "([why; ways to cut that traffic](" in " ".join(text.split())
+    assert "792 blocks each read 1 MiB of one 32 MiB buffer once" in text
     assert "re-reads a 32 MiB buffer about 25 times" not in text
 
 
@@ -771,7 +773,7 @@ def test_05_puts_the_k64_sweep_at_its_copy_ridge_not_past_it():
     # review 25c: the cross-reference said plainly: the simpler (non-pipelined) of 04's two kernels
     # review 34c: the two denominators (65,895 here, 04's P there) are the appendix's
     assert ("K = 64 (16.2 FLOP/byte) sits within 10% of its copy ridge (15.4): both roofs are close (the `=`) and it "
-            "reaches 78%. K = 256") in " ".join(text.split())
+            "reaches 78%: near the ridge") in " ".join(text.split())
     assert "one-vector" not in text and "the simpler of its two kernels" not in text  # review 32c: said plainly
     assert "'=': its bytes take within 10% of the binding time, so both are close" in _printed("05")
     assert "sits at its copy ridge, 15.4: both roofs bind (78%)" not in text
@@ -816,9 +818,9 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     assert "The L2 and DRAM roofs come from orange" not in text
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
     assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
-    assert "`.cg` loads skip the L1 and each block reads its own slice of the chunks, so this series gives the **L2** and **DRAM** levels" in text
+    assert "loads that skip the L1 (`.cg`) with each block reading its own slice, gives the **L2** and **DRAM** levels" in text
     # review 38c: the series' names say how each reads (every SM all; a slice per block), once
-    assert "every SM reads all" in text and "a slice per block" in text and "Two series:" not in text
+    assert "every SM reading the whole buffer" in text and "its own slice" in text and "Two series:" not in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
@@ -995,8 +997,10 @@ def test_05_review_10c_clarity():
     # review 11c C11c-5: the answer keeps its own paragraph; Lab 4 and the data's source follow it
     # in the opening, and no meta cell sits between the chart and section 1
     answer, lab4 = md[0].split("\n\n")[2:4]
-    assert answer.startswith("**The answer, on an H200.**") and lab4.startswith("Labs are numbered apart from notebooks")
-    assert "All numbers come from recorded H200 runs; only the sweep in section 2 can be re-run live." in " ".join(lab4.split())
+    # review 46c: the lab numbering is the appendix's
+    assert answer.startswith("**The answer, on an H200.**") and lab4.startswith("Numbers come from recorded H200 runs")
+    assert "Labs are numbered apart" not in md[0] and "Labs are numbered apart from notebooks: Lab 1 is notebook 03's" in _page05()
+    assert "Numbers come from recorded H200 runs; only section 2's sweep re-runs live." in " ".join(lab4.split())
     assert nb.cells[1].cell_type == nb.cells[2].cell_type == "code" and md[1].startswith("## 1. One roof")
     text, printed = _prose("05"), _printed("05")
     # C05-5: the dates are the appendix's; C05-4: the clock note sits with section 5's peaks
@@ -1200,9 +1204,11 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     # review 40c: only the write mix reaches ncu's DRAM peak; the L1 and L2 peaks count wider paths than loads get
     # review 41c: the wider path is the L1's alone; of the L2 peak, only that no kernel tried was served more than 0.63
     # review 44c: three plain sentences; the recorded footprints put the slices' best at 0.68 of the peak
-    assert ("The DRAM write and FMA peaks are reached. ncu's L1 peak counts a 512 B per clock per SM path; loads get "
-            "128, so 0.24 is expected. No kernel tried got the L2 past about 0.68 of ncu's L2 peak. So judge "
+    # review 46c: nearly reached (0.98 to 1.00); the L1 and L2 peaks said plainly; the 0.68 (the slices' count) is the appendix's
+    assert ("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00). ncu's L1 and L2 peaks are for counters that "
+            "count more than a kernel's loads, so against them a kernel seems to have headroom it cannot use. So judge "
             "headroom against a measured roof") in " ".join(text.split())
+    assert "0.68" not in text and "No kernel tried got the slices' count past about 0.68 of ncu's L2 peak" in " ".join(_page05().split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 
 
@@ -1234,10 +1240,10 @@ def test_05_review15c_clarity_cells_split_and_shortened():
     section3 = text.split("## 3.")[1].split("## 4.")[0]
     assert "**The L2 has two counts.**" not in section3 and "the counters cannot show it" not in section3
     assert "fabric" not in section3 and "**DRAM bytes**" not in section3
-    assert ("The FLOPs match the hand counts exactly; how the byte counters differ from them, and what warm caches "
-            "would change: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run).") in " ".join(section3.split())
+    assert ("The FLOPs match the hand counts exactly ([the bytes, and warm caches]"
+            "(../docs/appendix-05-hierarchy.md#lab-4s-run)).") in " ".join(section3.split())
     # cell 19: the kernel is the explorer's
-    assert "In the kernel below" not in text and "In the explorer below, a kernel has every SM read" in text
+    assert "In the kernel below" not in text and "Below, every SM reads the same working set" in text
     # the notebook did not grow (1,800 words before round 16, 1,780 before round 17)
     assert sum(len(m.split()) for m in md) <= 1680
 
@@ -1293,7 +1299,9 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
         assert gone not in middle, gone
     # review 34c item 4: one clause warns that Lab 4's profile counts more L2 bytes; the detail stays the appendix's
     # review 39c: that clause is the appendix's "Try it yourself" now, as "1.5 times as much"
-    assert middle.count("1.5 times") == 0 and "about 1.5 times as much" in " ".join(_page05().split())
+    # review 46c: one sentence in section 3 again, "as much" (not "more"), beside the appendix's detail
+    assert middle.count("1.5 times") == 1 and "about 1.5 times as much on the sweeps" in " ".join(middle.split())
+    assert "about 1.5 times as much" in " ".join(_page05().split())
     # review 18c: the cryptic pointer to the 64 MiB launch is gone; the appendix keeps its section
     assert middle.count("64 MiB") == 0 and "they mislead" not in middle
     assert "## The 64 MiB sweep's 82% is a counting artefact" in _page05(raw=True)
@@ -1305,13 +1313,13 @@ def test_05_review16c_sections_3_to_5_carry_only_the_lesson():
     assert "FLOPs come from per-thread instruction counts" in text and "instructions: 2 per FMA" not in text
     assert "each also counted by hand" not in text and "`ws_read` has no DRAM hand count" in _page05()
     # cell 2: the streaming kernel's markers coincide; cell 6: open circles say why they give no level
-    assert "three markers overlap (the same bytes at every level), the outlined DRAM one in front" in " ".join(text.split())
+    assert "The streaming kernel's three markers overlap: it moves the same bytes at every level." in " ".join(text.split())
     # review 18c: why the open circles give no level, said plainly
     # review 20d: said plainly: not a level; ignore it
     # review 39c: "share fetches" defined here, once, where the figure first shows it
     # review 40c: the blocks are counted before the cutoff, and the mechanism is a labelled hypothesis
-    assert ("The grid has 792 blocks, so below 792 chunks (13 MB, open circles) blocks read the same chunks and **share fetches**: "
-            "the SMs receive more bytes than the L2 sends. Ignore them.") in " ".join(text.split())
+    assert ("Below 13 MB (open circles) the 792 blocks outnumber the chunks, so blocks read the same chunks and **share fetches**: "
+            "the SMs receive more bytes than the L2 sends. No level is taken there.") in " ".join(text.split())
     assert round(792 * 16384 / 1e6) == 13
 
 
@@ -1330,14 +1338,14 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
     assert text.lower().count(rule.lower()) == 1 and "The chart's DRAM roof is a copy's" not in text
     assert rule.lower() in text.split("## 4.")[1].split("## 5.")[0].lower() and "mix of reads and writes" not in reading
     # the roofs' cell follows the cell that announces it
-    assert reading.rstrip().endswith("The roofs of the recorded H200, with each level's ridge:")
+    assert reading.rstrip().endswith("The recorded H200's roofs and ridges:")
     assert "hierarchy_lesson.roofs_text(lesson)" in "".join(cells[ids.index("620151de-read") + 1]["source"])
 
 
 def test_05_review18c_the_open_circles_count_chunks_against_blocks():
     # 792 blocks of one 16 KiB chunk each: below 13 MB there are fewer chunks than blocks
     assert 792 * 16384 / 1e6 == pytest.approx(13, abs=0.05)
-    assert "The grid has 792 blocks, so below 792 chunks (13 MB, open circles)" in " ".join(_prose("05").split())
+    assert "Below 13 MB (open circles) the 792 blocks outnumber the chunks" in " ".join(_prose("05").split())
     assert "no two blocks share a byte once the buffer holds at least one chunk per block (13 MB on the H200)" in _page05()
 
 
@@ -1355,7 +1363,7 @@ def test_05_review_19c_the_series_ranges_and_the_flop_rule():
     orange = wsr.series_of(recorded, "global loads .cg (L2 only), a slice per block")
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537" and max(orange.sizes) == 2 ** 31
     # review 20d: the chunk is defined where the sweep is
-    assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB (the blue series stops at 537 MB)," in " ".join(text.split())
+    assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB," in " ".join(text.split())
     # review 39c: the range is a side detail, the appendix's series table and level notes
     assert "swept to 537 MB" not in text and "(L1 + L2, every SM reads all), swept to 537 MB" in " ".join(_page05().split())
     # Lab 4 counts DADD and DMUL too
@@ -1459,8 +1467,8 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     # review 32c: said in one clause beside the plateau (the appendix gives the footprints)
     # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
     # review 39c E1: the L2 delivered more than that to blocks sharing fetches (the figure above)
-    assert ("**L2**: 8.88 TB/s; its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports. The chart's "
-            "L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that are not shared") in text
+    assert "**L2**: 8.88 TB/s; its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports." in text
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1485,7 +1493,7 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     note = " ".join(_page05().split("## Is the L2 roof the right one for `ws_read`?")[1].split("\n## ")[0].split())
     assert quoted[1:] in note and "834 MB" not in section4 and "834 MB" not in section6
     # review 39c: the argument is said in section 4 itself; the appendix's note stays
-    assert "The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2." in section4
+    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in section4
     # the note stands alone: it says why sharing fetches does not apply
     para = note.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
     assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para
@@ -1525,7 +1533,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     sources = ["".join(c["source"]) for c in cells]
     table = next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s)
     after = sources[table + 1]
-    assert after.startswith("**`ws_read` is L2-bound.**")
+    # review 46c: the stores caveat sits under the table, ahead of the results
+    assert after.startswith("Only load rates were measured") and "**`ws_read` is L2-bound.**" in after
     # review 39c: the table's key (roof, `<`) is read before the table, the results after it
     assert "`<` marks the binding level." in sources[table - 1] and "`<` marks" not in after
     lesson = hl05.load()
@@ -1535,8 +1544,7 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     # the takeaways: three bullets of what the lesson taught
     last = _markdown("05")[-1]
     # review 39c: said as the rule section 5 gives
-    assert ("Judge headroom against a measured roof, not against ncu's peaks for the L1 and L2 counters this course "
-            "reads") in " ".join(last.split()) and "slice" not in last
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in " ".join(last.split()) and "slice" not in last
 
 
 def test_05_review25c_the_appendix_names_the_l2_column_as_the_notebook_does():

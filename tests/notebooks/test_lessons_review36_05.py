@@ -25,9 +25,10 @@ def test_a_measured_roof_is_what_a_known_kernel_reached_not_what_decides_headroo
     assert "Judge headroom against measured roofs" not in text
     # review 39c: one sentence each
     assert "judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
+    # review 46c: the takeaway names the measured roof against ncu's L1 and L2 peaks, without its chart's aside
     # review 44c: the takeaway keeps the qualifier: the peaks of the counters this course reads
-    assert ("Judge headroom against a measured roof, not against ncu's peaks for the L1 and L2 counters this course "
-            "reads") in _md("b44e88ec")
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in _md("b44e88ec")
+    assert "roofline chart" not in _md("b44e88ec")
 
 
 def test_blue_slides_and_runs_2_to_8_percent_above_the_dram_plateau_past_250_mb():
@@ -57,7 +58,7 @@ def test_the_l2_range_is_where_its_fall_starts_against_the_reported_size():
     assert quoted == "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB" and quoted in text
     assert "0.90 to 0.98" not in text
     # why the chart's L2 roof is the higher figure, in one clause
-    assert "The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver" in text
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31")
 
 
 def test_the_lts_caution_stands_apart_from_the_three_definitions():
@@ -65,8 +66,8 @@ def test_the_lts_caution_stands_apart_from_the_three_definitions():
     bullets = [line for line in text.splitlines() if line.startswith('- "')]
     assert [b.split(",")[0] for b in bullets] == ['- "L1"', '- "to L2"', '- "DRAM"']
     assert not any("lts__t_bytes" in b for b in bullets)
-    # review 39c: the caution itself is the appendix's "Try it yourself" now
-    assert "**Caution:**" not in text and "lts__t_bytes" not in text
+    # review 46c: one sentence after the definitions again; the detail stays the appendix's "Try it yourself"
+    assert "**Caution:**" not in text and text.count("lts__t_bytes") == 1
     tryit = words(appendix(PAGE).split("## Try it yourself")[1])
     assert "`lts__t_bytes`" in tryit and "between the L2's two partitions" in tryit
 
@@ -87,15 +88,15 @@ def test_the_models_caveat_follows_the_explorer():
     sources = [words(c.source) for c in cells(NB)]
     intro = next(i for i, s in enumerate(sources) if s.startswith("## 6."))
     explorer = next(i for i, s in enumerate(sources) if "working_set_explorer" in s)
-    assert "neither a forecast nor a bound" not in sources[intro]
-    assert any("neither a forecast nor a bound" in s for s in sources[explorer + 1:])
+    assert "usually underestimates the kernel's rate" not in sources[intro]
+    assert any("usually underestimates the kernel's rate" in s for s in sources[explorer + 1:])
 
 
 def test_the_read_roof_is_named_under_the_chart_that_does_not_draw_it():
     code = next(c.source for c in cells(NB) if c.get("id") == "bab8f061")
     assert "copy mix" not in code  # access mixes are defined later, in section 1's table
     # review 44c: said plainly, without pointing at a line the chart does not draw
-    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in _md("620151de-read")
+    assert "`ws_read` only reads, so its roof is the read roof (4.51 TB/s), not the chart's copy roof; 9% either way." in _md("f11db2bc-s4")
 
 
 def test_the_markdown_word_count_did_not_grow():
@@ -114,8 +115,7 @@ def test_the_l2_roof_is_the_best_rate_the_l2_served_not_the_best_any_kernel_reac
     assert "the best rate a kernel was seen to reach" not in text
     assert "the best rate a known kernel reached" not in text
     # review 39c E1: of the L2's requests that are not shared (blocks sharing fetches receive more)
-    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that "
-            "are not shared;") in _md("9ee81857")
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31") and "not shared" not in _md("5d0a7e31")
     assert "judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
 
 
@@ -132,7 +132,7 @@ def test_why_blue_beats_the_l2_roof_is_said_inline_in_section_4():
     # review 38c: shared fetches are a hypothesis, beside L1 hits
     # review 39c: the argument stated (sharing beats the roof; ws_read's loads came through the L2)
     # review 44c: the argument is the appendix's note again; section 4 keeps the reading and links the note
-    assert "The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2." in section4
+    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in section4
     assert "#is-the-l2-roof-the-right-one-for-ws_read)" in section4
     assert "Where blocks share fetches, the L2 receives fewer bytes than they load, and loads can outrun its roof." in words(appendix(PAGE))
     # the 98% is the appendix's reading: 819 of the 834 MB loaded came through the L2
@@ -143,7 +143,7 @@ def test_the_roofs_still_bound_at_measured_bytes_and_the_hypotheses_are_partly_c
     text = _md("a110c422")
     # review 39c E3: no bytes were measured for this kernel; the roof bounds only the bytes a kernel moves
     assert "the roofs still bound it at its measured bytes" not in text
-    assert "A roof bounds a kernel only at the bytes it actually moves." in text
+    assert "they move fewer bytes and can beat the roof the model picks." in text
     assert "Hypotheses (untested)" not in text and "(hypothesis, partly checked:" in text
 
 
@@ -156,6 +156,6 @@ def test_the_trivials_of_review_37c():
     assert "and 3% more for `ws_read`" in caution and round(846_629_984 / 819e6 - 1, 2) == 0.03
     cell7 = _md("c7621aef")
     # review 38c: the orange series' name says it once ("a slice per block"); the "Two series" line went
-    assert "on its own slice" not in cell7 and "a slice per block" in cell7
+    assert "on its own slice" not in cell7 and "each block reading its own slice" in cell7
     # cell 21 keeps the two ratios that matter, not the table's six in prose
-    assert "0.98 to 1.00" not in _md("cc5a9b48")
+    assert "0.98 to 1.00" in _md("cc5a9b48") and "0.89" not in _md("cc5a9b48")  # review 46c: "nearly reached (0.98 to 1.00)"

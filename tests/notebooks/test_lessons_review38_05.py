@@ -17,12 +17,12 @@ def test_section_5_is_about_the_counters_peaks_not_ncus_chart():
     assert "Nsight Compute's own chart" not in text and "draws rooflines of its own" not in text
     head = _md("9437f8c3-ncu")
     assert head.startswith("## 5. Nsight Compute's peaks")
-    assert "For each counter ncu reports a **theoretical peak, not a measured one**" in head
-    assert "the peaks of the counters this course reads" in head
+    assert "For each counter ncu reports a **theoretical peak**" in head
+    assert "Against the measured roofs" in head
     after = _md("cc5a9b48")
     assert "its L2 and L1 peaks are not" not in after
     # review 39c: one sentence; the chart's counters are the appendix's (linked from the section it points to)
-    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in after  # review 44c: plain sentences
+    assert "ncu's L1 and L2 peaks are for counters that count more than a kernel's loads" in after  # review 46c
     assert "#measured-roofs-against-ncus-peaks)" in after and ANCHOR not in after
     measured = words(appendix(PAGE).split("## Measured roofs against ncu's peaks")[1].split("\n## ")[0])
     assert f"ncu's roofline chart draws its L1 and L2 roofs from other counters ([below]({ANCHOR}))" in measured
@@ -42,7 +42,7 @@ def test_the_takeaway_names_the_total_traffic_peaks():
     last = _md("b44e88ec")
     assert "ncu's derived L1 and L2 peaks" not in last
     # review 39c; review 44c: with the qualifier (the counters this course reads)
-    assert "Judge headroom against a measured roof, not against ncu's peaks for the L1 and L2 counters this course reads" in last
+    assert "Judge headroom against a measured roof, not against ncu's L1 and L2 peaks." in last
 
 
 def test_shared_fetches_are_a_hypothesis_beside_l1_hits():

@@ -26,8 +26,7 @@ def test_e1_the_l2_roof_is_the_best_rate_for_requests_not_shared():
     assert f"{roof / 1e3:.2f}" == "9.76" and max(shared) > 1.9 * roof
     text = words(markdown(NB))
     assert "the best rate the L2 was seen to serve the SMs" not in text
-    assert ("The chart's L2 roof is Lab 1's 9.76 TB/s, the best rate the L2 was seen to deliver for requests that "
-            "are not shared; blocks that share fetches receive more (the open circles).") in _md("9ee81857")
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31")
 
 
 def test_e1_share_fetches_is_defined_once_before_it_is_used():
@@ -57,10 +56,10 @@ def test_e2_the_slice_count_is_about_1_5_times_as_much_not_more():
 def test_e3_the_model_is_a_pessimistic_estimate_and_a_roof_bounds_only_moved_bytes():
     text = _md("a110c422")
     assert "at its measured bytes" not in text and "the model counts too many" not in text
-    assert ("Past each step the model counts every read, the most possible; real loads share fetches and keep some "
-            "hits") in text
+    assert "Past each step the model charges every read, the most bytes possible" in text
+    assert "Real loads share fetches and keep some hits" in text
     assert "(hypothesis, partly checked:" in text  # the cause was not measured for this kernel
-    assert "A roof bounds a kernel only at the bytes it actually moves." in text
+    assert "they move fewer bytes and can beat the roof the model picks." in text
 
 
 def test_e4_the_explorers_first_point_above_the_l2_roof_is_explained():
@@ -88,7 +87,7 @@ def test_e4_the_explorers_first_point_above_the_l2_roof_is_explained():
 def test_cell_4_gives_ws_reads_share_of_the_undrawn_read_roof():
     share = _lesson().placement("ws_read").point("dram").fraction_of_roof
     assert f"{share:.0%}" == "9%"
-    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in _md("620151de-read")
+    assert "`ws_read` only reads, so its roof is the read roof (4.51 TB/s), not the chart's copy roof; 9% either way." in _md("f11db2bc-s4")
 
 
 def test_cell_7_keeps_no_side_details_before_the_figure():
@@ -124,7 +123,7 @@ def test_cell_18_states_why_the_l2_roof_applies_to_ws_read():
     text = _md("9437f8c3")
     assert "hypotheses: blocks share fetches" not in text
     # review 44c: one sentence and the link; the argument and the hypothesis are the appendix's note
-    assert "The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2." in text
+    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in text
     note = words(appendix(PAGE)).split("## Is the L2 roof the right one for `ws_read`?")[1].split(" ## ")[0]
     assert "loads can outrun its roof" in note and "Hypothesis: each byte's 25 readers reach it at different times." in note
 
@@ -133,8 +132,8 @@ def test_cell_21_is_two_short_sentences():
     text = _md("cc5a9b48")
     # review 40c: a second sentence says why the L1 and L2 peaks are out of reach; still short
     # review 44c: three short sentences (and the conclusion) in place of one with a fragment
-    assert text.split("([appendix]")[0].count(". ") == 3 and len(text.split()) <= 50
-    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in text and "judge headroom against a measured roof" in text
+    assert text.split("([appendix]")[0].count(". ") == 2 and len(text.split()) <= 50  # review 46c: plain
+    assert "ncu's L1 and L2 peaks are for counters that count more than a kernel's loads" in text and "judge headroom against a measured roof" in text
     assert "roofline chart" not in text and "AMD" not in text
 
 

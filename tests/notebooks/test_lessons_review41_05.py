@@ -31,7 +31,7 @@ def test_e1_the_l1_and_l2_peaks_count_wider_paths_than_loads_get():
     assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" not in text
     # review 41c: the wider path is the L1's; the L2 part says only what the appendix backs
     # review 44c: in plain sentences; the L2 figure is the recorded footprints' best (0.68, the slices' count)
-    assert "ncu's L1 peak counts a 512 B per clock per SM path; loads get 128" in text and "judge headroom against a measured roof" in text
+    assert "ncu's L1 and L2 peaks are for counters that count more than a kernel's loads" in text and "judge headroom against a measured roof" in text  # review 46c
     # the appendix says the same, with ncu's own chart's load roofs near the measured ones
     page = words(appendix(PAGE))
     assert "ncu's L1 peak counts 512 bytes per clock per SM, a wider path than loads get (128)" in page
@@ -45,7 +45,7 @@ def test_e4_only_the_dram_write_mix_reaches_ncus_peak():
     assert ratio["dram write"] >= 0.95 > ratio["dram copy"]  # 0.98 reached, 0.89 not
     text = _md("cc5a9b48")
     assert "The DRAM and FMA peaks are reached" not in text
-    assert text.startswith("The DRAM write and FMA peaks are reached.")
+    assert text.startswith("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00).")  # review 46c
 
 
 def test_e2_blue_settles_near_the_dram_plateau_past_250_mb():
@@ -66,19 +66,20 @@ def test_e3_the_share_fetches_mechanism_is_a_hypothesis_and_the_blocks_come_befo
     text = _md("c7621aef")
     assert "those asking for the same line at about the same time get one L2 read" not in text
     assert "Below 13 MB (open circles) there are fewer chunks than blocks" not in text
-    assert ("The grid has 792 blocks, so below 792 chunks (13 MB, open circles) blocks read the same chunks and "
+    assert ("Below 13 MB (open circles) the 792 blocks outnumber the chunks, so blocks read the same chunks and "
             "**share fetches**: the SMs receive more bytes than the L2 sends.") in text
     # review 44c: the mechanism is the appendix's labelled hypothesis; section 2's one link leads there
     assert "our hypothesis is that requests for one line merge on their way to the L2" in words(appendix(PAGE))
-    assert text.index("792 blocks") < text.index("13 MB")
+    assert text.index("13 MB") < text.index("792 blocks")  # review 46c: the size first, then why
     # the measured part: the slices served under half the bytes the SMs read (the appendix's table)
     assert "| 1.05 MB | 12.38 | 17.6 TB/s | 44% | 7.72 TB/s |" in appendix(PAGE)
 
 
 def test_a_slice_per_block_is_defined_where_the_series_is_named():
     text = _md("c7621aef")
-    assert (f'**Orange**, "{ORANGE}": `.cg` loads skip the L1 and each block reads its own slice of the chunks, '
-            "so this series gives the **L2** and **DRAM** levels.") in text
+    # review 46c: named plainly, not by its quoted legend string
+    assert ("**Orange**, loads that skip the L1 (`.cg`) with each block reading its own slice, gives the **L2** and "
+            "**DRAM** levels.") in text and ORANGE not in text
 
 
 # --- clarity ---------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ def test_cell_26_keeps_the_28_mb_point_and_the_models_nature_with_fewer_ratios()
         assert gone not in text, gone
     assert ("The kernel beats the model most just past each step: up to 3.3 times. Inside the L2 level it beats "
             "Lab 1's L2 roof too (12% at the explorer's 28.2 MB).") in text
-    assert "The model is a pessimistic estimate, **neither a forecast nor a bound**." in text
+    assert "so it usually underestimates the kernel's rate." in text
     assert len(re.findall(r"\d+(?:\.\d+)?(?:%| times)", text)) == 2  # 3.3 times and 12%; four before
     assert len(text.split()) <= 85  # 111 before
 
@@ -108,8 +109,9 @@ def test_cell_26_keeps_the_28_mb_point_and_the_models_nature_with_fewer_ratios()
 def test_lab_1_is_keyed_to_its_notebook_where_it_first_appears():
     text = words(markdown(NB))
     # review 44c: the labs are mapped to their notebooks once, in the opening, before either is used
-    assert text[text.index("Lab 1"):].startswith("Lab 1 is notebook 03's, Lab 3 notebook 04's.")
-    assert text.index("Lab 1 is notebook 03's") < text.index("Lab 3's `sweep`")  # Lab 4 is the title's
+    # review 46c: the numbering is the appendix's; the page keys Lab 1 to notebook 03 where it first uses it
+    assert "Labs are numbered apart" not in text and "Lab 3" not in text
+    assert text[text.index("Lab 1"):].startswith("Lab 1 measures no L1 hits; the others are Lab 1's (notebook 03)")
 
 
 def test_the_markdown_word_count_did_not_grow():

@@ -35,7 +35,7 @@ def test_05_the_model_counts_the_most_bytes_only_past_a_step():
     # holds only past each step, where every read counts
     text = _md05("a110c422")
     assert "The model counts the most bytes the kernel could move" not in text
-    assert "Past each step the model counts every read, the most possible;" in text
+    assert "Past each step the model charges every read, the most bytes possible," in text
     rule = next(words(c.source) for c in cells(NB05) if c.source.startswith("## 6."))
     assert "while W fits one L1 (~232 kB), W once per SM that reads it, 132 W; past that, every read." in rule
 
@@ -46,7 +46,7 @@ def test_05_the_warm_rerun_is_labelled_a_hypothesis():
     assert "Rerun warm, `ws_read` would find" not in text
     assert ("Hypothesis, not measured: with warm caches only `ws_read`'s DRAM bytes would fall (its 32 MiB buffer "
             "fits the L2), and it would stay L2-bound.") in text
-    assert "what warm caches would change: [appendix](../docs/appendix-05-hierarchy.md#lab-4s-run)" in _md05("f11db2bc")
+    assert "and warm caches](../docs/appendix-05-hierarchy.md#lab-4s-run)" in _md05("f11db2bc")
 
 
 def test_05_the_wider_path_is_the_l1s_and_the_l2_claim_is_the_appendixs():
@@ -54,8 +54,8 @@ def test_05_the_wider_path_is_the_l1s_and_the_l2_claim_is_the_appendixs():
     text = _md05("cc5a9b48")
     assert "The L1 and L2 peaks count wider paths" not in text
     # review 44c: plain sentences; the L2 figure is the recorded footprints' best share of the peak
-    assert ("ncu's L1 peak counts a 512 B per clock per SM path; loads get 128, so 0.24 is expected. No kernel tried got "
-            "the L2 past about 0.68 of ncu's L2 peak.") in text
+    # review 46c: one plain sentence for both peaks; the L1's path and the 0.68 are the appendix's
+    assert "ncu's L1 and L2 peaks are for counters that count more than a kernel's loads" in text and "0.68" not in text
     # the 0.63 is the table's, printed above the sentence
     table = hl.peaks_table(hl.load())
     assert next(line for line in table.splitlines() if line.startswith("l2 ")).split()[-1] == "0.63"
@@ -70,8 +70,8 @@ def test_05_the_sweep_range_names_blues_end():
     blue = wsr.series_of(wsr.recorded("h200", "numba"), "global loads (L1 + L2), every SM reads all")
     assert f"{max(blue.sizes) / 1e6:.0f}" == "537"
     text = _md05("c7621aef")
-    assert "for W from one chunk to 2 GiB, and" not in text
-    assert "for W from one chunk to 2 GiB (the blue series stops at 537 MB), and records the read bandwidth." in text
+    assert "(up to 537 MB)" in text  # review 46c: blue's end, in its own bullet
+    assert "for W from one chunk to 2 GiB, and records the read bandwidth." in text
 
 
 # --- notebook 07 ------------------------------------------------------------------------------------

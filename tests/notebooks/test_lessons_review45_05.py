@@ -29,10 +29,9 @@ def test_cell_23_says_the_l2_figure_the_recorded_footprints_support():
     text = _md("cc5a9b48")
     assert "over 0.63" not in text and "(Lab 1's, served about the bytes it sent)" not in text
     assert "slices" not in text  # a term only the appendix defines
-    assert "No kernel tried got the L2 past about 0.68 of ncu's L2 peak." in text
-    # three plain sentences in place of one with a fragment in brackets
-    assert ("ncu's L1 peak counts a 512 B per clock per SM path; loads get 128, so 0.24 is expected." in text
-            and "So judge headroom against a measured roof" in text)
+    # review 46c: the 0.68 is the slices' count, the appendix's; the page says it plainly
+    assert "0.68" not in text and "No kernel tried got the slices' count past about 0.68" in words(appendix(PAGE))
+    assert "ncu's L1 and L2 peaks are for counters that count more than a kernel's loads" in text and "So judge headroom against a measured roof" in text
     assert "loads 128;" not in text
     # the appendix carries the footprint figures the sentence rests on
     assert "10.1 and 10.5 TB/s at 40 and 50 MB" in words(appendix(PAGE))
@@ -41,9 +40,8 @@ def test_cell_23_says_the_l2_figure_the_recorded_footprints_support():
 def test_the_takeaway_keeps_the_counters_qualifier():
     # review 44c E2: the takeaway dropped "the counters this course reads"; ncu's own chart's roofs are close
     text = _md("b44e88ec")
-    assert "not against ncu's L1 and L2 peaks." not in text
-    assert ("not against ncu's peaks for the L1 and L2 counters this course reads (its roofline chart's L1 and L2 "
-            "roofs are close to measured)") in text
+    # review 46c: the parenthesis on ncu's chart was new material in a takeaway; it is the appendix's
+    assert "not against ncu's L1 and L2 peaks." in text and "roofline chart" not in text
     page = words(appendix(PAGE))
     assert "The chart's L1 and L2 roofs sit near the measured ones (32.1 and 9.76 TB/s: 0.96 and 0.95 of them)" in page
 
@@ -62,16 +60,18 @@ def test_cell_18_says_plainly_which_roof_each_row_uses():
     # review 44c clarity: "L1 and L2 rows a read roof, writes too" was telegraphic; the shares are rough
     text = _md("f11db2bc-s4")
     assert "writes too" not in text and "binding levels unchanged" not in text
-    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes." in text
+    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes:" in text
     assert ("Only load rates were measured for the L1 and L2, so their rows use them for stores too: those shares are "
-            "rough; the binding level does not change.") in text
+            "rough; the binding level does not change.") in _md("9437f8c3")  # review 46c: under the table
 
 
 def test_where_each_roof_comes_from_is_said_once_before_the_sweep():
     # review 44c clarity: the L1 roof is the sweep's, the L2 roof Lab 1's, the sweep's L2 plateau the capacity
     text = _md("5d0a7e31")
-    assert ("The L1 roof is the sweep's L1 plateau (section 2), since Lab 1 measures no L1 hits. The L2 roof is Lab 1's, "
-            "on a 15.7 MB set whose requests are not shared; the sweep's L2 plateau gives the L2's capacity.") in text
+    # review 46c: two L2 numbers said plainly, and why the chart uses Lab 1's
+    assert "The L1 roof is the sweep's L1 plateau (section 2), since Lab 1 measures no L1 hits;" in text
+    assert ("There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s. The chart uses "
+            "Lab 1's, the higher, measured with every loaded byte from the L2; the sweep gives the L2's capacity.") in " ".join(text.split())
     from rooflinelib.store import results
     assert f"{results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f}" == "15.7"
     # the roofs the cell names are the ones the roofs table prints
@@ -81,7 +81,7 @@ def test_where_each_roof_comes_from_is_said_once_before_the_sweep():
 
 def test_cell_7_reads_plainly_and_its_hypothesis_is_the_appendixs():
     text = _md("c7621aef")
-    assert "(blue: 537 MB)" not in text and "(the blue series stops at 537 MB)" in text
+    assert "(blue: 537 MB)" not in text and "(up to 537 MB)" in text
     assert "hypothesis" not in text.lower() and "requests combine" not in text
     assert "**share fetches**" in text and "appendix" not in text
     # one link in section 2 answers both: the L1's early end and the open circles (at most one per section)
@@ -102,9 +102,9 @@ def test_ws_reads_dram_share_is_said_plainly_at_either_roof():
     read_share = ws.achieved_gflops / (dram.intensity * lesson.mixes["read"])
     copy_share = ws.achieved_gflops / (dram.intensity * lesson.copying.ceiling("dram").value)
     assert f"{read_share:.0%}" == f"{copy_share:.0%}" == "9%" and f"{dram.fraction_of_roof:.0%}" == "9%"
-    text = _md("620151de-read")
-    assert "(4.51 TB/s, not drawn)" not in text and "scored against" not in text
-    assert "its DRAM share uses Lab 1's read roof (4.51 TB/s), not the copy roof drawn; 9% either way." in text
+    text = _md("f11db2bc-s4")  # review 46c: in section 4, where each DRAM row uses its mix's roof
+    assert "(4.51 TB/s, not drawn)" not in text and "scored against" not in text and "4.51" not in _md("620151de-read")
+    assert "`ws_read` only reads, so its roof is the read roof (4.51 TB/s), not the chart's copy roof; 9% either way." in text
 
 
 def test_side_questions_and_their_hypotheses_moved_to_the_appendix():
@@ -114,10 +114,11 @@ def test_side_questions_and_their_hypotheses_moved_to_the_appendix():
     assert "**Cold caches.**" not in text and "still L2-bound" not in text
     assert not any(c.get("id") == "f11db2bc-cold" for c in cells(NB))
     section4 = _md("9437f8c3")
-    assert ("The L2 roof applies: 98% of the bytes `ws_read`'s SMs loaded came through the L2. Why, and ways to cut that "
-            "traffic (untested): [appendix](../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read).") in section4
-    assert ("ncu empties caches before each launch. The FLOPs match the hand counts exactly; how the byte counters "
-            "differ from them, and what warm caches would change:") in _md("f11db2bc")
+    assert ("Could `ws_read`, like the open circles, beat the L2 roof by sharing fetches? No: 98% of the bytes `ws_read`'s "
+            "SMs loaded came through the L2 ([why; ways to cut that traffic]"
+            "(../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)).") in " ".join(section4.split())
+    assert ("ncu empties caches before each launch. The FLOPs match the hand counts exactly ([the bytes, and warm "
+            "caches]") in " ".join(_md("f11db2bc").split())
     page = words(appendix(PAGE))
     assert "Hypothesis: each byte's 25 readers reach it at different times." in page
     assert "Hypothesis, not measured: with warm caches only `ws_read`'s DRAM bytes would fall" in page
@@ -126,14 +127,14 @@ def test_side_questions_and_their_hypotheses_moved_to_the_appendix():
     first = raw.index("## Is the L2 roof the right one for `ws_read`?")
     assert raw.index("## `ws_read`: ways to cut its L2 traffic (untested)") == raw.index("\n## ", first + 1) + 1
     # fewer "Hypothesis" labels on the page: cells 17 and 20 lost theirs (cells 26 keeps its own)
-    assert text.lower().count("hypothesis") <= 1
+    # review 46c: blue's rise past the L2 (section 2) is labelled too
+    assert text.lower().count("hypothesis") <= 2
 
 
 def test_lab_numbers_are_mapped_to_notebooks_once_and_cell_0_reads_plainly():
     text = _md("60c44424")
     assert "The numbers are the shipped H200 runs'" not in text
-    assert "All numbers come from recorded H200 runs; only the sweep in section 2 can be re-run live." in text
-    assert "Labs are numbered apart from notebooks: Lab 1 is notebook 03's, Lab 3 notebook 04's." in text
-    # the mapping comes before any lab but Lab 4 (the title's) is named
-    before = text.split("Labs are numbered")[0]
-    assert "Lab 1" not in before and "Lab 3" not in before
+    assert "Numbers come from recorded H200 runs; only section 2's sweep re-runs live." in text
+    # review 46c: the lab numbering is the appendix's (a footnote the lesson does not need)
+    assert "Labs are numbered apart" not in text and "Lab 1" not in text
+    assert "Labs are numbered apart from notebooks: Lab 1 is notebook 03's, Lab 3 notebook 04's" in words(appendix(PAGE))
