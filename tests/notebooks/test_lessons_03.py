@@ -996,7 +996,7 @@ def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
     four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
     prose = words(markdown("03_ceilings.ipynb"))
     # review 44b: only the latency was measured; one chain's shortfall on a full SM is open
-    assert (f"yet at full occupancy (64 warps per SM), one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
+    assert (f"yet with every SM at its 64-warp limit, one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
             "[more](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
 
 

@@ -68,7 +68,7 @@ def test_45_the_chains_bullet_says_only_the_latency_was_measured():
     assert "cover the FMA's latency (measured)" not in method
     assert "(a chain: each FMA uses the last one's result)" in method
     assert (f"The FMA's latency (the wait for its result) measured {latency:.2f} cycles, which a full SM's warps "
-            f"should hide; yet at full occupancy (64 warps per SM), one chain reached {one:.0%} of the peak, four {four:.0%}. "
+            f"should hide; yet with every SM at its 64-warp limit, one chain reached {one:.0%} of the peak, four {four:.0%}. "
             f"Why is open ([more]({APPENDIX}#why-the-fma-ceiling-needs-independent-chains)") in method
     assert f"{latency:.2f}" == "4.08"
 
