@@ -46,7 +46,7 @@ def test_blue_slides_and_runs_2_to_8_percent_above_the_dram_plateau_past_250_mb(
 
 
 def test_the_cpu_sweep_is_said_to_measure_the_cpus_caches():
-    assert "on a CPU, a short one that measures the CPU's own caches." in _md("ed01cddb")
+    assert "on a CPU, a short one that measures the CPU's own caches; in recorded mode, nothing." in _md("ed01cddb")
 
 
 def test_the_l2_range_is_where_its_fall_starts_against_the_reported_size():

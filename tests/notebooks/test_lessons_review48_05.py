@@ -1,0 +1,33 @@
+"""Review 48c on notebook 05: the reason ncu's L1 and L2 peaks look far away (wider paths, not counters that
+count more: the L1 counter reads exactly the loaded and stored bytes), the sweep's L2 plateau 9% under Lab 1's
+roof (both all from the L2), and what the live-sweep cell does in recorded mode."""
+from types import SimpleNamespace
+
+from test_lessons_03 import markdown, words
+
+from rooflinelib.hierarchy import lesson as hierarchy_lesson
+
+NB = "05_hierarchical.ipynb"
+
+
+def test_the_peaks_are_out_of_the_loads_reach_with_the_figures_of_the_table():
+    text = words(markdown(NB))
+    assert "counters that count more than a kernel's loads" not in text
+    assert ("ncu's L1 and L2 peaks are hardware maxima that loads cannot reach (the L1 serves 512 B per clock per SM, "
+            "loads get 128; of the L2's 15.4 TB/s no kernel tried reached 0.7)") in text
+    table = hierarchy_lesson.peaks_table(hierarchy_lesson.load()).splitlines()
+    l2 = next(line.split() for line in table if line.startswith("l2 "))
+    assert l2[2] == "15,425" and float(l2[-1]) < 0.7  # the slices' peak, and Lab 1's L2 roof well under 0.7 of it
+
+
+def test_the_two_l2_numbers_are_both_all_from_the_l2_and_the_gap_is_9_percent():
+    text = words(markdown(NB))
+    assert "measured with every loaded byte from the L2" not in text
+    assert ("The chart uses Lab 1's, the best rate the L2 was seen to give; the sweep's kernel, built to find the "
+            "capacity, runs 9% below it.") in text
+    assert f"{1 - 8.88 / 9.76:.0%}" == "9%"  # the two figures the same cell prints
+
+
+def test_the_live_sweep_cell_says_recorded_mode_runs_nothing():
+    assert "on a CPU, a short one that measures the CPU's own caches; in recorded mode, nothing." in words(markdown(NB))
+    assert hierarchy_lesson.live_sweep(SimpleNamespace(mode="recorded"))[0] is None
