@@ -1206,9 +1206,10 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     # review 44c: three plain sentences; the recorded footprints put the slices' best at 0.68 of the peak
     # review 46c: nearly reached (0.98 to 1.00); the L1 and L2 peaks said plainly; the 0.68 (the slices' count) is the appendix's
     # review 48c: the L1 counter counts no more than the loads and stores; the peaks are out of the loads' reach
-    assert ("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00). ncu's L1 and L2 peaks are hardware maxima "
-            "that loads cannot reach") in " ".join(text.split())
-    assert "so against them a kernel seems to have headroom it cannot use. So judge headroom against a measured roof" in " ".join(text.split())
+    assert ("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00). ncu's L1 and L2 peaks are its counters' "
+            "rates") in " ".join(text.split())
+    assert "Against them a kernel seems to have headroom it cannot use." in " ".join(text.split())
+    assert "So judge headroom against a measured roof" in " ".join(text.split())
     assert "0.68" not in text and "No kernel tried got the slices' count past about 0.68 of ncu's L2 peak" in " ".join(_page05().split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
 

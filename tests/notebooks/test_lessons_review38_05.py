@@ -22,7 +22,7 @@ def test_section_5_is_about_the_counters_peaks_not_ncus_chart():
     after = _md("cc5a9b48")
     assert "its L2 and L1 peaks are not" not in after
     # review 39c: one sentence; the chart's counters are the appendix's (linked from the section it points to)
-    assert "ncu's L1 and L2 peaks are hardware maxima that loads cannot reach" in after  # review 46c
+    assert "ncu's L1 and L2 peaks are its counters' rates" in after  # review 46c
     assert "#measured-roofs-against-ncus-peaks)" in after and ANCHOR not in after
     measured = words(appendix(PAGE).split("## Measured roofs against ncu's peaks")[1].split("\n## ")[0])
     assert f"ncu's roofline chart draws its L1 and L2 roofs from other counters ([below]({ANCHOR}))" in measured

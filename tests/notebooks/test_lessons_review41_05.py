@@ -31,7 +31,7 @@ def test_e1_the_l1_and_l2_peaks_count_wider_paths_than_loads_get():
     assert "no kernel tried reached the L2 and L1 peaks (measured roofs 0.63 and 0.24 of them)" not in text
     # review 41c: the wider path is the L1's; the L2 part says only what the appendix backs
     # review 44c: in plain sentences; the L2 figure is the recorded footprints' best (0.68, the slices' count)
-    assert "ncu's L1 and L2 peaks are hardware maxima that loads cannot reach" in text and "judge headroom against a measured roof" in text  # review 46c
+    assert "ncu's L1 and L2 peaks are its counters' rates" in text and "judge headroom against a measured roof" in text  # review 46c
     # the appendix says the same, with ncu's own chart's load roofs near the measured ones
     page = words(appendix(PAGE))
     assert "ncu's L1 peak counts 512 bytes per clock per SM, a wider path than loads get (128)" in page

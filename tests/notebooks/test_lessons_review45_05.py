@@ -31,7 +31,7 @@ def test_cell_23_says_the_l2_figure_the_recorded_footprints_support():
     assert "slices" not in text  # a term only the appendix defines
     # review 46c: the 0.68 is the slices' count, the appendix's; the page says it plainly
     assert "0.68" not in text and "No kernel tried got the slices' count past about 0.68" in words(appendix(PAGE))
-    assert "ncu's L1 and L2 peaks are hardware maxima that loads cannot reach" in text and "So judge headroom against a measured roof" in text
+    assert "ncu's L1 and L2 peaks are its counters' rates" in text and "So judge headroom against a measured roof" in text
     assert "loads 128;" not in text
     # the appendix carries the footprint figures the sentence rests on
     assert "10.1 and 10.5 TB/s at 40 and 50 MB" in words(appendix(PAGE))
@@ -71,7 +71,7 @@ def test_where_each_roof_comes_from_is_said_once_before_the_sweep():
     # review 46c: two L2 numbers said plainly, and why the chart uses Lab 1's
     assert "The L1 roof is the sweep's L1 plateau (section 2), since Lab 1 measures no L1 hits;" in text
     assert ("There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s. The chart uses "
-            "Lab 1's, the best rate the L2 was seen to give; the sweep's kernel, built to find the capacity, runs 9% below it.") in " ".join(text.split())
+            "Lab 1's, the best rate seen with every byte served by the L2 itself; the sweep's kernel, built to find the capacity, runs 9% below it.") in " ".join(text.split())
     from rooflinelib.store import results
     assert f"{results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f}" == "15.7"
     # the roofs the cell names are the ones the roofs table prints
