@@ -261,7 +261,7 @@ def test_05_review_12c_the_l2_roof_choice_is_said_where_the_roof_is(prose, appen
     # review 37c: the best rate the L2 served the SMs (loads that share fetches beat it: section 4)
     # review 39c E1: 9.76 TB/s is the L2's best for requests not shared; sharing fetches (defined in section 2) beats it
     # review 46c: the two L2 numbers are said plainly beside the roofs, before sharing is defined
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in prose
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in prose
     assert "not shared" not in section2
     assert f"{lab1_l2 / 1e3:.2f} TB/s" == "9.76 TB/s"
     assert "so the gap between the two is the kernel, not the footprint" in appendix

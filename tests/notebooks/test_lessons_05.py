@@ -1470,7 +1470,7 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
     # review 39c E1: the L2 delivered more than that to blocks sharing fetches (the figure above)
     assert "**L2**: 8.88 TB/s; its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports." in text
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in text
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in text
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():

@@ -26,7 +26,7 @@ def test_e1_the_l2_roof_is_the_best_rate_for_requests_not_shared():
     assert f"{roof / 1e3:.2f}" == "9.76" and max(shared) > 1.9 * roof
     text = words(markdown(NB))
     assert "the best rate the L2 was seen to serve the SMs" not in text
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31")
+    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31")
 
 
 def test_e1_share_fetches_is_defined_once_before_it_is_used():

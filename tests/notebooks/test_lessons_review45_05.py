@@ -70,7 +70,7 @@ def test_where_each_roof_comes_from_is_said_once_before_the_sweep():
     text = _md("5d0a7e31")
     # review 46c: two L2 numbers said plainly, and why the chart uses Lab 1's
     assert "The L1 roof is the sweep's L1 plateau (section 2), since Lab 1 measures no L1 hits;" in text
-    assert ("There are two L2 numbers: Lab 1's roof, 9.76 TB/s, and the sweep's plateau, 8.88 TB/s. The chart uses "
+    assert ("There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s. The chart uses "
             "Lab 1's, the best rate seen with every byte served by the L2 itself; the sweep's kernel, built to find the capacity, runs 9% below it.") in " ".join(text.split())
     from rooflinelib.store import results
     assert f"{results.l2_footprint(results.recorded('ceilings', 'numba')) / 1e6:.1f}" == "15.7"
