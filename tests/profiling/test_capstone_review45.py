@@ -34,27 +34,10 @@ VARIANTS = {
     "chunked": [(NORMALIZE_LOOP, CHUNKED)],
 }
 
-# Run in a child with the simulator switched on, as a machine with no GPU runs the notebook.
-IN_THE_SIMULATOR = r"""
-import json, sys
-sys.path[:0] = [sys.argv[1], sys.argv[1] + "/profiling"]
-from rooflinelib.profiling import capstone
-from test_capstone_review32 import _solution
-import test_capstone_review45 as here
-good = _solution()
-out = {}
-for key, replace in here.VARIANTS.items():
-    k = _solution(replace)
-    got = capstone.check_kernels(k["three_pass_passes"], good["fused_passes"])
-    out[key] = [[c.status, c.message] for c in got.checks]
-print("RESULT " + json.dumps(out))
-"""
-
-
 @pytest.fixture(scope="module")
 def simulated_run():
-    from pathlib import Path
-    return simulated.result(IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]])
+    # in a child with the simulator switched on, as a machine with no GPU runs the notebook
+    return simulated.three_pass_variants("test_capstone_review45")
 
 
 def _three_pass(simulated_run, key):

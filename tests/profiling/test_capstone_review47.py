@@ -6,7 +6,6 @@ one thread then does the block's work.  K3: a fused count of 12 bytes per elemen
 asks what is counted twice.  N1: Part 4's copy roof comes from another Lab 1 run than Part 3's DRAM roof; the
 page says so."""
 import linecache
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -25,26 +24,10 @@ SERIAL = "    if t == 0:\n        for c in range(e.shape[1]):\n            y[r, 
 VARIANTS = {"guarded": [(ROW_MAX_END, GUARDED)], "serial": [(NORMALIZE_LOOP, SERIAL)]}
 MOVE_THE_CALL = "so move the call to block_reduce out of the branch"
 
-# Run in a child with the simulator switched on, as a machine with no GPU runs the notebook.
-IN_THE_SIMULATOR = r"""
-import json, sys
-sys.path[:0] = [sys.argv[1], sys.argv[1] + "/profiling"]
-from rooflinelib.profiling import capstone
-from test_capstone_review32 import _solution
-import test_capstone_review47 as here
-good = _solution()
-out = {}
-for key, replace in here.VARIANTS.items():
-    k = _solution(replace)
-    got = capstone.check_kernels(k["three_pass_passes"], good["fused_passes"])
-    out[key] = [[c.status, c.message] for c in got.checks]
-print("RESULT " + json.dumps(out))
-"""
-
-
 @pytest.fixture(scope="module")
 def simulated_run():
-    return simulated.result(IN_THE_SIMULATOR, args=[Path(__file__).resolve().parents[1]])
+    # in a child with the simulator switched on, as a machine with no GPU runs the notebook
+    return simulated.three_pass_variants("test_capstone_review47")
 
 
 def _three_pass(simulated_run, key):

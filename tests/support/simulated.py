@@ -49,3 +49,27 @@ def result(code, args=(), timeout: float = 600):
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
+
+
+# A capstone test module's VARIANTS (name: the solution's three-pass source edits) checked in one child;
+# sys.argv[1] is tests/, sys.argv[2] the module's name.
+_THREE_PASS_VARIANTS = r"""
+import importlib, json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/profiling"]
+from rooflinelib.profiling import capstone
+from test_capstone_review32 import _solution
+here = importlib.import_module(sys.argv[2])
+good = _solution()
+out = {}
+for key, replace in here.VARIANTS.items():
+    k = _solution(replace)
+    got = capstone.check_kernels(k["three_pass_passes"], good["fused_passes"])
+    out[key] = [[c.status, c.message] for c in got.checks]
+print("RESULT " + json.dumps(out))
+"""
+
+
+def three_pass_variants(module: str) -> dict:
+    """``{name: [[status, message] for the 3-pass and the fused check]}`` for each entry of ``module``'s
+    ``VARIANTS``, the solution's fused kernels beside each edited 3-pass version, checked in the simulator."""
+    return result(_THREE_PASS_VARIANTS, args=[ROOT / "tests", module])
