@@ -826,12 +826,18 @@ class _NoGuessChoices(Choices):
 
 # Review 36k2 item 4: "near the ridge" (and the band's own name) read as the ridge; a side with
 # "(at the ridge)" after it stays unreadable, since it names two answers
-_SIDES = _NoGuessChoices({name: (desc, synonyms + (desc,) + (("both roofs bind", "at ridge both roofs bind",
-                                                              "near the ridge", "close to the ridge",
-                                                              "around the ridge", "in the ridge band",
-                                                              "within the ridge band", "ridge band")
-                                                             if name == "ridge" else ()))
-                          for name, (desc, synonyms) in SIDES.options.items()})
+# "both" alone names no side: it is read only to be told so (a hidden option with its own hint);
+# "both roofs are close" and "both roofs bind" still read as the ridge
+_SIDES = _NoGuessChoices({**{name: (desc, tuple(s for s in synonyms if s != "both") + (desc,) + (
+                                 ("both roofs bind", "at ridge both roofs bind", "near the ridge",
+                                  "close to the ridge", "around the ridge", "in the ridge band",
+                                  "within the ridge band", "ridge band") if name == "ridge" else ()))
+                             for name, (desc, synonyms) in SIDES.options.items()},
+                          "both": ("names no side", ("both sides",))}, hidden=("both",))
+
+#: The hint a bare "both" hears: it names no side (the ridge is 'ridge', where both roofs are close).
+_BOTH_HINT = ("'both' names no side of the ridge: answer 'memory', 'compute' or 'ridge' (the band where "
+              "both roofs are close)")
 
 
 def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
@@ -839,8 +845,9 @@ def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
     (``ridge_name``: P64 / R, or P / R where the ceilings hold no fp64 row, review 23k K4-6);
     else grading's default side hints, in R's name, not B's (review 19k2 K4-7)."""
     if red["side"] == "ridge":
-        return {s: _band_hint(red["intensity"], red["ridge"], ridge_name) for s in ("memory", "compute")}
-    return {"memory": f"compare the intensity with {ridge_name} again: the memory side is where I x R is "
+        return {**{s: _band_hint(red["intensity"], red["ridge"], ridge_name) for s in ("memory", "compute")},
+                "both": _BOTH_HINT}
+    return {"both": _BOTH_HINT, "memory": f"compare the intensity with {ridge_name} again: the memory side is where I x R is "
                       "below the compute roof",
             "compute": f"compare the intensity with {ridge_name} again: the compute side is where I x R "
                        "exceeds the compute roof"}
@@ -849,7 +856,7 @@ def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
 def _fma_side_hints(fma: dict, b_hint: str, copy_mix: bool = True) -> dict:
     """The FMA kernel's side hints: the band where its intensity lies inside the band of P / C;
     the B hint only for an answer right against B and wrong against C outside that band."""
-    hints = {}
+    hints = {"both": _BOTH_HINT}
     for s in ("memory", "compute", "ridge"):
         if fma["side"] == "ridge" and s != "ridge":
             # Review 26k2 K4-4: with no copy mix loaded the ridge is P / B, and the hint says so
@@ -950,7 +957,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                   choices=_SIDES, hints=_reduction_side_hints(red, setup.read_ridge_name)),
                        lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
                                           "reduction side of the ridge", spread=setup.read_ridge_spread,
-                                          choices=_SIDES),
+                                          choices=_SIDES, hints={"both": _BOTH_HINT}),
                        red["ridge"] != red["adds_ridge"]),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         # Review 23k K4-1: no generic FMA/copy factor-2 hint (the sum reads only); 8 bytes per
@@ -1364,9 +1371,23 @@ def model_verdict(setup, attempt):
     read = (f"the read: {red['gbps'] / setup.read_gbps:.0%} of "
             f"{setup.read_gbps:,.0f} GB/s" if setup.dram_read_gbps else
             f"the DRAM ceiling (these ceilings hold no read mix): {red['gbps'] / setup.read_gbps:.0%}")
-    # The two key points and the two verdicts first; every aside goes to the "Also" list.
-    text = ("Two points decide both verdicts: the intensity belongs to the kernel and the ridge to "
-            "the machine, and each kernel meets the DRAM roof of its own access mix. " + fma_text +
+    # Review 19k2 (clarity, cell 15): the direct answer to Part C's question (the datasheet against
+    # the loaded ceilings) opens the answer; then the two key points and the two verdicts; every
+    # aside goes to the "Also" list.
+    datasheet_side = side_of_ridge(intensity, h200_ridge)
+    # Review 35k2 (clarity): the datasheet ridge stated once, in this answer, with its figures;
+    # the course's measured H200 only where the loaded ceilings are another machine's
+    direct = (f"{'Yes' if datasheet_side == fma['side'] else 'No'}: against the H200's datasheet "
+              f"ridge, {h200_ridge:.3g} FLOP/byte ({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s "
+              f"over {H200.ceiling('dram').value / 1e3:.1f} TB/s, a bandwidth no access mix "
+              f"reached), the FMA kernel is {SIDES.options[datasheet_side][0].split(',')[0]} "
+              f"({where(h200_ridge)}); on the ceilings loaded here ({fma['ridge']:.3g}), "
+              f"{SIDES.options[fma['side']][0].split(',')[0]}."
+              + ("" if setup.origin == "recorded" else
+                 f" The course's H200, measured, has a copy ridge of {rec_ridge:.3g} (C = "
+                 f"{rec_copy:,.0f} GB/s): {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}."))
+    text = (direct + " Two points decide both verdicts: the intensity belongs to the kernel and the ridge "
+            "to the machine, and each kernel meets the DRAM roof of its own access mix. " + fma_text +
             # Review 19k2 K4-1: not "on any machine": on a GPU with 1/64-rate fp64 its float64
             # adds' roof comes down to its intensity (the note in "Also" says so)
             f"The reduction ({red['intensity']:.3g} FLOP/byte) is {_reduction_sides(red)}; score its "
@@ -1377,20 +1398,6 @@ def model_verdict(setup, attempt):
                     "by a few percent.")
     if overlap:
         also.append(overlap)
-    # Review 19k2 (clarity, cell 15): the direct answer to the question (datasheet against the
-    # loaded ceilings) leads the asides
-    datasheet_side = side_of_ridge(intensity, h200_ridge)
-    # Review 35k2 (clarity): the datasheet ridge stated once, in this answer, with its figures;
-    # the course's measured H200 only where the loaded ceilings are another machine's
-    also.insert(0, f"{'Yes' if datasheet_side == fma['side'] else 'No'}: against the H200's datasheet "
-                   f"ridge, {h200_ridge:.3g} FLOP/byte ({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s "
-                   f"over {H200.ceiling('dram').value / 1e3:.1f} TB/s, a bandwidth no access mix "
-                   f"reached), the FMA kernel is {SIDES.options[datasheet_side][0].split(',')[0]} "
-                   f"({where(h200_ridge)}); on the ceilings loaded here ({fma['ridge']:.3g}), "
-                   f"{SIDES.options[fma['side']][0].split(',')[0]}."
-                   + ("" if setup.origin == "recorded" else
-                      f" The course's H200, measured, has a copy ridge of {rec_ridge:.3g} (C = "
-                      f"{rec_copy:,.0f} GB/s): {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}."))
     also += [cpu.strip(), *_reduction_roof_note(setup, red)]
     return reveal(attempt, text, "does the verdict depend on the hardware?",
                   key_points=("intensity belongs to the kernel, the ridge to the machine",

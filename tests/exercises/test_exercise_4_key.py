@@ -106,11 +106,14 @@ def test_the_model_answer_leads_with_the_two_key_points():
     # CPU, the datasheet and the float64 adds follow as "also"
     # (since review 5a C16 the asides are the reveal's own "Also:" list, not a tail of the answer)
     shown = ex04.model_verdict(RECORDED, "the ridge moves between machines and the kernel does not")
+    # review 51: the direct answer to Part C's question (datasheet against loaded ceilings) opens it,
+    # the two key points right after
     head, also = shown.model_answer, " ".join(shown.also)
-    assert head.startswith("Two points decide both verdicts:")
+    assert head.startswith("No: against the H200's datasheet ridge")
+    assert head.split(". ", 1)[1].startswith("Two points decide both verdicts:")
     for point in ("each kernel meets the DRAM roof of its own access mix", "P / C = 15.4", "of 4,507 GB/s"):
         assert point in head, point
-    for aside in ("ROOFLINE_MODE=cpu", "datasheet ridge", "float64", "no counter here measured the overlap"):
+    for aside in ("ROOFLINE_MODE=cpu", "float64", "no counter here measured the overlap"):
         assert aside in also and aside not in head, aside
 
 

@@ -197,9 +197,11 @@ def test_k4_clarity_the_direct_answer_leads_the_asides():
     # direct answer, datasheet against the loaded ceilings, was the fourth aside
     shown = ex04.model_verdict(RECORDED, "the verdict depends on the machine's ridge, not the kernel")
     # review 35k2: the datasheet ridge's figures moved into this aside (stated once)
-    assert shown.also[0].startswith("No: against the H200's datasheet ridge, 13.9 FLOP/byte (")
-    assert "the FMA kernel is compute-bound" in shown.also[0]
-    assert "at the ridge" in shown.also[0]
+    # review 51: it now opens the model answer itself
+    first = shown.model_answer.split(". Two points")[0]
+    assert first.startswith("No: against the H200's datasheet ridge, 13.9 FLOP/byte (")
+    assert "the FMA kernel is compute-bound" in first
+    assert "at the ridge" in first
 
 
 # --- exercise 5 ---------------------------------------------------------------------------
