@@ -71,7 +71,8 @@ def test_45_the_fma_check_is_said_in_plain_words():
             f"hardware counters [confirm they ran]({APPENDIX}#is-the-measurement-honest).") in text
     page = _page()
     assert "For `sweep`, notebook 05's hardware counters show they executed" in page
-    assert "`sweep_pipelined`'s FMAs are checked in its PTX only" in page
+    # review 51: the pipelined kernel runs in the simulator against its gold value, not only in its PTX
+    assert "`sweep_pipelined`'s are not counted on hardware: the course's tests run it in the CUDA simulator" in page
 
 
 def test_45_the_corners_hypothesis_is_a_mechanism_not_the_result():
