@@ -780,7 +780,7 @@ def _pass_rereads(passes_of, size, threads: int = SIM_THREADS) -> str:
                             f"not a constant: at the stated launch of {threads} threads a step of "
                             f"{_constant_step_value([(kernel, args)])} reads each element of {name} about "
                             f"{reads:.0f} times")
-                return (f"pass {number} ({kname}) reads {name} {reads:.3g} times from global memory, counting each "
+                return (f"pass {number} ({kname}) issues {reads:.3g} loads of {name} per element, counting each "
                         f"{name}[r, c] its source reads: does a thread loop over a run of the row (stride 1)? "
                         + STRIDE_FIX)
     return ""
@@ -884,25 +884,68 @@ def _chunked_loop(passes) -> str:
             if len(it.args) == 3 and not (isinstance(it.args[2], ast.Constant) and it.args[2].value == 1):
                 continue
             start, params = it.args[0], {a.arg for a in tree.body[0].args.args}
-            loads = isinstance(node.target, ast.Name) and any(  # a global array indexed by the loop's column
-                isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in params
-                and any(isinstance(i, ast.Name) and i.id == node.target.id for i in ast.walk(n.slice))
-                for stmt in node.body for n in ast.walk(stmt))
-            if loads and not isinstance(start, ast.Name) and _uses_thread(start, names):
+            if (_indexes_by_loop(node, params) and not isinstance(start, ast.Name)
+                    and _uses_thread(start, names)):
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
                 return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
     return ""
 
 
+def _indexes_by_loop(loop, arrays) -> bool:
+    """Whether the body of the ``for`` loop ``loop`` indexes an array named in ``arrays`` (a kernel's
+    parameters: its global arrays; or its shared arrays) by the loop's column, its target name."""
+    return isinstance(loop.target, ast.Name) and any(
+        isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in arrays
+        and any(isinstance(i, ast.Name) and i.id == loop.target.id for i in ast.walk(n.slice))
+        for stmt in loop.body for n in ast.walk(stmt))
+
+
+def _shared_arrays(tree) -> set:
+    """The names a function's source binds to ``cuda.shared.array(...)``."""
+    return {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "array"
+            and isinstance(node.value.func.value, ast.Attribute) and node.value.func.value.attr == "shared"
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _param_names(tree) -> set:
+    """A kernel's parameters and the names its source sets from them, directly or through other such names
+    (``cols = x.shape[1]``): what a bound over the row's length is written with."""
+    names = {a.arg for a in tree.body[0].args.args}
+    grew = True
+    while grew:
+        grew = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id in names
+                                                    for n in ast.walk(node.value)):
+                for target in node.targets:
+                    for t in ast.walk(target):
+                        if isinstance(t, ast.Name) and t.id not in names:
+                            names.add(t.id)
+                            grew = True
+    return names
+
+
+def _single_thread_loops(tree, depends) -> set:
+    """The ``for`` loops of a function's source that sit under an ``if`` whose test depends on the thread's
+    index (``if t == 0:``): run by some of the block's threads, not all."""
+    return {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and depends(node.test)
+            for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.For)}
+
+
 def _serial_loop(passes) -> str:
     """``"the loop `...` (NAME)"`` for the first loop ``for c in range(...)`` (no step, or a step of 1) in a kernel
-    of ``passes`` none of whose bounds depends on the thread's index, and whose body indexes a global array (a
-    parameter) by the loop's column: thread 0 walking the whole row under ``if t == 0:``.  Right, and the same
-    DRAM bytes, but on a GPU one thread then does the block's work; the passing result says so (review 46f,
-    K2); '' when none."""
+    of ``passes`` none of whose bounds depends on the thread's index, and whose body indexes by the loop's column
+    a global array (a parameter), or a shared array where the loop runs under a thread-dependent ``if`` and a
+    bound is the row's length (from a parameter): thread 0 walking the whole row, in global or in shared memory,
+    under ``if t == 0:``.  Right, and the same DRAM bytes, but on a GPU one thread then does the block's work;
+    the passing result says so (review 46f, K2), for the row in shared memory too.  A single thread summing
+    a constant number of partials (``range(1, 32)``) is not named; '' when none."""
     for kernel, _, tree, lines in _parsed_kernels(passes):
         _, depends = _thread_dependent(tree)
         params = {a.arg for a in tree.body[0].args.args}
+        shared, from_params = _shared_arrays(tree), _param_names(tree)
+        single = _single_thread_loops(tree, depends)
         for node in ast.walk(tree):
             it = node.iter if isinstance(node, ast.For) else None
             if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
@@ -912,9 +955,9 @@ def _serial_loop(passes) -> str:
                 continue
             if any(depends(a) for a in it.args):
                 continue  # the thread's own columns: the stride and chunked loops
-            if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in params
-                   and any(isinstance(i, ast.Name) and i.id == node.target.id for i in ast.walk(n.slice))
-                   for stmt in node.body for n in ast.walk(stmt)):
+            row_long = id(node) in single and any(isinstance(n, ast.Name) and n.id in from_params
+                                                  for a in it.args for n in ast.walk(a))
+            if _indexes_by_loop(node, params) or (row_long and _indexes_by_loop(node, shared)):
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
                 return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
     return ""
@@ -1104,11 +1147,14 @@ def _once_rules(passes_of, size, threads: int = SIM_THREADS) -> str:
                     f"{reads:.0f} times")
         fixed = _fixed_x_read(passes, x)
         if fixed:  # review 33f, 2: name the cause, every thread reading one element
-            return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: the "
+            return (f"issues {reads:.3g} loads of x per element, counting each x[r, c] its source reads: the "
                     f"line `{fixed}` has every thread read the same element of x; start the max at -inf "
-                    "(float32(-math.inf)) instead, so each element of x is read once")
-        return (f"reads x {reads:.3g} times from global memory, counting each x[r, c] its source reads: load each "
-                "element of x once into the row in shared memory (cuda.shared.array), then use row[c] from there")
+                    "(float32(-math.inf)) instead, so each element of x is loaded once")
+        # the simulator counts loads, not DRAM bytes: a repeated load is likely an L1 or L2 hit
+        return (f"issues {reads:.3g} loads of x per element, counting each x[r, c] its source reads; a repeated "
+                "load costs DRAM traffic only if the row no longer sits in the L1 or L2 cache (a hypothesis: the "
+                "simulator counts loads, not DRAM bytes), and the exercise asks for one: load each element of x "
+                "once into the row in shared memory (cuda.shared.array), then use row[c] from there")
     writes = counted["written"] / y.nbytes
     if writes > 1 + READ_ONCE_SLACK:
         return (f"writes {writes:.3g}x the bytes of y to global memory: write each element of y once, at the end, "
@@ -1663,9 +1709,12 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         # review 23f, 4: the two usual slips between 1.67 and 5
         ((three - n * 4) / fused, "that counts the 3-pass version's bytes as 16 per element: pass 1 reads x, pass 2 "
                                   "reads x and writes e, pass 3 reads e and writes y, 20 bytes per element"),
-        # review 41f, E5: plain words for the launch count
-        (3.0, "that is about the recorded H200's measured ratio, and the number of launches (3 against 1); the "
-              "prediction is bytes over bytes, the 3-pass version's over the fused one's"),
+        # review 41f, E5: plain words for the launch count; 3.0 is also 24 bytes per element over 8
+        ((three + n * 4) / fused, "that counts the 3-pass version's bytes as 24 per element, one read or write "
+                                  "too many: pass 1 reads x, pass 2 reads x and writes e, pass 3 reads e and "
+                                  "writes y, 20 bytes per element, over the fused kernel's 8. 3 is also the "
+                                  "number of launches (3 against 1) and about the recorded H200's measured ratio, "
+                                  "but the prediction is bytes over bytes"),
     ])
 
 

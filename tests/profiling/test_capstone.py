@@ -769,7 +769,11 @@ def test_a_fused_kernel_that_reads_x_again_from_global_memory_is_refused(kernels
     wrong = _variant("        row[c] = math.exp(row[c] - m)\n", "        row[c] = math.exp(x[r, c] - m)\n")
     got = capstone.check_kernels(kernels["three_pass_passes"], wrong["fused_passes"])
     assert [c.status for c in got.checks] == ["pass", "fail"]
-    assert "reads x 2 times" in str(got) and "shared memory" in str(got)
+    # review 51: two loads of x per element, not "reads x 2 times from global memory": the second load is
+    # likely a cache hit, and DRAM traffic follows only if the row left the cache (a hypothesis)
+    assert "issues 2 loads of x per element" in str(got) and "shared memory" in str(got)
+    assert "times from global memory" not in str(got)
+    assert "costs DRAM traffic only if the row no longer sits in the L1 or L2 cache (a hypothesis" in str(got)
     # the notebook's fused kernel reads x exactly once
     b = capstone.softmax_buffers()
     assert capstone.count_passes(kernels["fused_passes"](b), capstone.SIM_ROWS, capstone.SIM_THREADS)["read"] == b["x"].nbytes
@@ -1183,7 +1187,7 @@ def test_the_read_once_rule_counts_reads_of_x_alone(kernels):
     exec(compile(source, "y as scratch", "exec"), scratch)
     got = capstone.check_kernels(kernels["three_pass_passes"], scratch["fused_passes"])
     assert [c.status for c in got.checks] == ["pass", "fail"]
-    assert "reads x" not in str(got) and "writes 3x the bytes of y" in str(got)
+    assert "loads of x" not in str(got) and "reads x" not in str(got) and "writes 3x the bytes of y" in str(got)
     # count_bytes tells the arrays apart: the notebook's fused kernel reads x once and writes y once
     b = capstone.softmax_buffers()
     per = capstone.count_passes(kernels["fused_passes"](b), capstone.SIM_ROWS, capstone.SIM_THREADS)["per_launch"][0]
