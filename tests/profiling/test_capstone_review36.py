@@ -137,8 +137,11 @@ def test_part_2_gives_the_rule_in_two_sentences_then_the_caveat():
         part2 = " ".join(next(m for m in _markdown(page) if m.startswith("## Part 2")).split())
         assert "Count each array a launch touches once per launch. Leave out the per-row `maxima` and `sums`." \
             in part2, page
+        # review 51: the fused kernel makes no re-read of x (its later loops read the row from shared
+        # memory): the caveat no longer says it does
         assert part2.endswith("A re-read within one launch is counted once, as if cached: that holds only while "
-                              "the re-read data fits on chip, as the fused kernel's row in shared memory does."), page
+                              "the re-read data fits on chip."), page
+        assert "as the fused kernel's row in shared memory does" not in part2, page
 
 
 def test_part_4_gives_one_line_per_mode_and_part_5_no_hedge():
