@@ -31,9 +31,10 @@ from typing import Optional
 
 from rooflinelib.core import operators as ops, sanity
 from rooflinelib.store.fileio import read_text
-from rooflinelib.exercises.grading import (_FACTOR_HINTS, SIDES, AnswerError, Check, Choices,
+from rooflinelib.exercises.grading import (_FACTOR_HINTS, BOTH_HINT, SIDES, AnswerError, Check, Choices,
                                            NotAnsweredError, Table, check_function, check_number,
-                                           check_side, is_unanswered, read_number, report, reveal)
+                                           check_side, is_unanswered, read_number, report, reveal,
+                                           without_bare_both)
 from rooflinelib.core.model import (RIDGE_TOLERANCE as RIDGE_BAND, Machine, attainable_gflops,
                                     side_of_ridge, Ceiling)
 from rooflinelib.measure.accounting import sweep_work
@@ -826,18 +827,12 @@ class _NoGuessChoices(Choices):
 
 # Review 36k2 item 4: "near the ridge" (and the band's own name) read as the ridge; a side with
 # "(at the ridge)" after it stays unreadable, since it names two answers
-# "both" alone names no side: it is read only to be told so (a hidden option with its own hint);
-# "both roofs are close" and "both roofs bind" still read as the ridge
-_SIDES = _NoGuessChoices({**{name: (desc, tuple(s for s in synonyms if s != "both") + (desc,) + (
-                                 ("both roofs bind", "at ridge both roofs bind", "near the ridge",
-                                  "close to the ridge", "around the ridge", "in the ridge band",
-                                  "within the ridge band", "ridge band") if name == "ridge" else ()))
-                             for name, (desc, synonyms) in SIDES.options.items()},
-                          "both": ("names no side", ("both sides",))}, hidden=("both",))
-
-#: The hint a bare "both" hears: it names no side (the ridge is 'ridge', where both roofs are close).
-_BOTH_HINT = ("'both' names no side of the ridge: answer 'memory', 'compute' or 'ridge' (the band where "
-              "both roofs are close)")
+# "both" alone names no side: it is read only to be told so (a hidden option with its own hint)
+_SIDES = _NoGuessChoices(without_bare_both({
+    name: (desc, synonyms + (desc,) + (("both roofs bind", "at ridge both roofs bind", "near the ridge",
+                                        "close to the ridge", "around the ridge", "in the ridge band",
+                                        "within the ridge band", "ridge band") if name == "ridge" else ()))
+    for name, (desc, synonyms) in SIDES.options.items()}), hidden=("both",))
 
 
 def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
@@ -846,8 +841,8 @@ def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
     else grading's default side hints, in R's name, not B's (review 19k2 K4-7)."""
     if red["side"] == "ridge":
         return {**{s: _band_hint(red["intensity"], red["ridge"], ridge_name) for s in ("memory", "compute")},
-                "both": _BOTH_HINT}
-    return {"both": _BOTH_HINT, "memory": f"compare the intensity with {ridge_name} again: the memory side is where I x R is "
+                "both": BOTH_HINT}
+    return {"both": BOTH_HINT, "memory": f"compare the intensity with {ridge_name} again: the memory side is where I x R is "
                       "below the compute roof",
             "compute": f"compare the intensity with {ridge_name} again: the compute side is where I x R "
                        "exceeds the compute roof"}
@@ -856,7 +851,7 @@ def _reduction_side_hints(red: dict, ridge_name: str = "P64 / R") -> dict:
 def _fma_side_hints(fma: dict, b_hint: str, copy_mix: bool = True) -> dict:
     """The FMA kernel's side hints: the band where its intensity lies inside the band of P / C;
     the B hint only for an answer right against B and wrong against C outside that band."""
-    hints = {"both": _BOTH_HINT}
+    hints = {"both": BOTH_HINT}
     for s in ("memory", "compute", "ridge"):
         if fma["side"] == "ridge" and s != "ridge":
             # Review 26k2 K4-4: with no copy mix loaded the ridge is P / B, and the hint says so
@@ -957,7 +952,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                   choices=_SIDES, hints=_reduction_side_hints(red, setup.read_ridge_name)),
                        lambda: check_side(reduction_side, red["intensity"], red["adds_ridge"],
                                           "reduction side of the ridge", spread=setup.read_ridge_spread,
-                                          choices=_SIDES, hints={"both": _BOTH_HINT}),
+                                          choices=_SIDES, hints={"both": BOTH_HINT}),
                        red["ridge"] != red["adds_ridge"]),
         # Judged against its own access mix (notebook 03): the reduction only reads.
         # Review 23k K4-1: no generic FMA/copy factor-2 hint (the sum reads only); 8 bytes per

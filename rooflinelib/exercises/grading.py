@@ -906,6 +906,20 @@ SIDES = Choices({
                "at the ridge, both roofs bind", "both roofs bind")),
 })
 
+#: What a bare "both" hears where a side is asked: it names no side (see :func:`without_bare_both`).
+BOTH_HINT = ("'both' names no side of the ridge: answer 'memory', 'compute' or 'ridge' (the band where "
+             "both roofs are close)")
+
+
+def without_bare_both(options: dict) -> dict:
+    """:data:`SIDES`' ``options`` (or an exercise's own) with "both" alone taken off the ridge's spellings
+    and read instead as an option 'both' of its own, to be hidden (``hidden=("both",)``) and given
+    :data:`BOTH_HINT`: "both" names no side, while "both roofs are close" and "both roofs bind" still
+    read as the ridge."""
+    return {**{name: (desc, tuple(s for s in synonyms if s != "both")) for name, (desc, synonyms) in options.items()},
+            "both": ("names no side", ("both sides",))}
+
+
 YES_NO = Choices({
     "yes": ("yes", ("y", "true", "correct", "right")),
     "no": ("no", ("n", "false", "wrong", "incorrect")),

@@ -37,10 +37,10 @@ from rooflinelib.profiling.profile_result import ProfileError, percent
 from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
 from rooflinelib.measure.expected import fill_values
 from rooflinelib.profiling.counting import CountError, count_bytes, fake_device_functions, kernel_py_func
-from rooflinelib.exercises.grading import (Check, NotAnsweredError, Report, report, check_function,
+from rooflinelib.exercises.grading import (Check, Choices, NotAnsweredError, Report, report, check_function,
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
                                            is_unanswered, AnswerError, run_student, read_number,
-                                           reveal)
+                                           reveal, BOTH_HINT, without_bare_both)
 from rooflinelib.profiling import simulator
 from rooflinelib.profiling.simulator import quick
 from rooflinelib import modes
@@ -1742,6 +1742,10 @@ def _verdict_ridge(profile, machine) -> str:
     return text
 
 
+#: The verdicts' menu: :data:`SIDES`, where a bare "both" names no side and hears so.
+VERDICT_SIDES = Choices(without_bare_both(SIDES.options), hidden=("both",))
+
+
 def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int):
     """Each variant's verdict (``"memory"`` or ``"compute"``) against the tool's.  A key that is not
     a variant's name ('3pass') is named, with the keys expected, rather than the variant it stands
@@ -1767,8 +1771,10 @@ def check_verdicts(answers: dict, profiles: dict, machine, rows: int, cols: int)
         expected = tool_side(name, profiles, machine, rows, cols)
         where = "its profile" if profiles.get(name) is not None else "the analytic counts on these ceilings"
         ridge = _verdict_ridge(profiles.get(name), machine)
-        checks.append(check_choice(answers.get(name, NOT_ANSWERED), expected, f"verdict for the {name} softmax ({where})", SIDES,
-                                   hints={"ridge": "at the ridge means an intensity within about 10% of the ridge; "
+        checks.append(check_choice(answers.get(name, NOT_ANSWERED), expected, f"verdict for the {name} softmax ({where})",
+                                   VERDICT_SIDES,
+                                   hints={"both": BOTH_HINT,
+                                          "ridge": "at the ridge means an intensity within about 10% of the ridge; "
                                                    f"compare its intensity with {ridge}",
                                           "memory": f"compare its intensity with {ridge}",
                                           "compute": f"compare its intensity with {ridge}"}))

@@ -76,3 +76,14 @@ def test_the_loop_checks_share_one_column_index_test():
     for fn in (capstone._chunked_loop, capstone._serial_loop):
         source = inspect.getsource(fn)
         assert helper in source and "i.id == node.target.id" not in source, fn.__name__
+
+
+def test_a_bare_both_verdict_names_no_side():
+    # as in key 4: "both" alone was read as the ridge; the phrases that name the ridge still do
+    from rooflinelib.core.machines import get_machine
+    h200 = get_machine("h200")
+    got = capstone.check_verdicts({"3-pass": "both", "fused": "memory"}, {}, h200, 16384, 4096).checks
+    assert got[0].status == "fail" and got[0].message.startswith("'both' names no side of the ridge"), got[0]
+    assert got[1].status == "pass", got[1]
+    assert capstone.VERDICT_SIDES.read("both roofs bind") == "ridge"
+    assert "'both'" not in capstone.VERDICT_SIDES.menu()
