@@ -422,13 +422,18 @@ def sustained_summary(experiment) -> dict:
     lowest and highest rate (TFLOP/s), the two ten-launch bursts' rates (the cool card's first,
     then the hot card's), the windows' highest median and peak board power (W), the board's
     power limit (W, None when NVML gave none) and the NVML clock-event reason masks the windows
-    saw (0 left out).  Raises ``ValueError`` when the run has no held window or no burst."""
+    saw (0 left out); and the first held window's rate (TFLOP/s), the time it ended (s from the
+    hold's start, None when not recorded) and its reason masks, which show how soon the loss sets
+    in.  Raises ``ValueError`` when the run has no held window or no burst."""
     windows = [v for v in experiment.variants if v.extra.get("part") == "sustained"]
     bursts = [v for v in experiment.variants if v.extra.get("part") == "microbenchmark"]
     if not windows or len(bursts) < 2:
         raise ValueError("sustained: the run needs its held windows and both ten-launch bursts")
     before = (experiment.device or {}).get("before") or {}
-    return {"low_tflops": min(v.gflops for v in windows) / 1e3,
+    first = windows[0]  # the windows are recorded in the order they ran
+    return {"first_tflops": first.gflops / 1e3, "first_s": first.extra.get("elapsed_s"),
+            "first_reasons": sorted(set(first.extra.get("clock_event_reasons", ())) - {0}),
+            "low_tflops": min(v.gflops for v in windows) / 1e3,
             "high_tflops": max(v.gflops for v in windows) / 1e3,
             "cool_tflops": bursts[0].gflops / 1e3, "hot_tflops": bursts[-1].gflops / 1e3,
             "power_median_w": max(v.extra.get("power_w_median", 0.0) for v in windows),

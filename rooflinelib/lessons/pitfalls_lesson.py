@@ -324,7 +324,8 @@ def gate_lines(demo) -> list:
 
 def sustained_text(experiment) -> str:
     """Pitfall 8's evidence: the GEMM's shape (M x N x K, from the run's ``n``), the cool card's ten-launch burst against the held
-    windows (rate and SM clock), then the board's power against its limit and the reason NVML
+    windows (rate and SM clock) and against the first of them (how soon the loss sets in), then
+    the board's power against its limit and the reason NVML
     gave for the lower clock.  Every window, and the hot card's burst, are in the appendix."""
     from rooflinelib import testing
     held = pitfalls.sustained_summary(experiment)
@@ -334,8 +335,11 @@ def sustained_text(experiment) -> str:
     held_s = max((v.extra.get("elapsed_s") or 0.0) for v in experiment.variants if v.extra.get("part") == "sustained")
     n = (experiment.extra or {}).get("n")
     shape = f"the GEMM: bf16 on the tensor cores, {n} x {n} x {n}\n" if n else ""
+    ended = f", to {held['first_s']:.1f} s" if held["first_s"] else ""
     return (shape + f"ten launches, cool card: {held['cool_tflops']:.0f} TFLOP/s\n"
             f"held {held_s:.0f} s: {held['low_tflops']:.0f} to {held['high_tflops']:.0f} TFLOP/s{clock}\n"
+            f"the first window{ended}: {held['first_tflops']:.0f} TFLOP/s, "
+            f"{held['first_tflops'] / held['cool_tflops']:.0%} of the cool card's burst\n"
             f"board power up to {held['power_median_w']:.0f} W (window medians), limit "
             + (f"{held['power_limit_w']:.0f} W" if held["power_limit_w"] else "not read")
             + f"; NVML's reason for the lower clock: {', '.join(testing.throttle_names(held['reasons'])) or 'none'}")

@@ -122,7 +122,7 @@ def test_pitfall_8_contrasts_a_short_burst_with_a_long_hold():
     assert f"{1 - held['hot_tflops'] / held['cool_tflops']:.0%}" == "2%"
     section = _section("## Pitfall 8", "## Pitfall 9")
     assert "The ceiling held still" not in section and "hot card" not in section
-    assert "Ceiling runs are short bursts. Held long, a kernel can lose 15%" in section
+    assert "Ceiling runs are short bursts. Held, a kernel can lose 13% within a second" in section  # review 51
     assert "a ten-launch burst on the card still hot from the hold lost 2%." in section
     assert "burst's clock" not in section
     assert "NVML sampled no clock during the burst: compare rates, not clocks." in section
