@@ -149,7 +149,7 @@ def roofs_text(lesson: Lesson) -> str:
     lines = [f"  {c.name:8s} {c.value:>9,.0f} {c.unit:8s} {c.title}" for c in m.ceilings if c.name != "shared"]
     lines.append(f"ridge against DRAM (a copy): {m.ridge('fp32', 'dram'):.1f} FLOP/byte, "
                  f"against the L2: {m.ridge('fp32', 'l2'):.2f}, against the L1: {m.ridge('fp32', 'l1'):.2f}")
-    lines.append("Lab 1's DRAM mixes: " + ", ".join(f"{mix} {gbps:,.0f} GB/s" for mix, gbps in lesson.mixes.items()))
+    lines.append("notebook 03's DRAM mixes: " + ", ".join(f"{mix} {gbps:,.0f} GB/s" for mix, gbps in lesson.mixes.items()))
     return "\n".join(lines)
 
 
@@ -186,6 +186,24 @@ def peaks_table(lesson: Lesson) -> str:
             for label, measured in rows:
                 lines.append(f"{label:10s} {unit:>7s} {value:>10,.0f} {measured:>10,.0f} {measured / value:>15.2f}")
     return "\n".join(lines)
+
+
+def clocks_text(lesson: Lesson) -> str:
+    """The SM clocks behind :func:`peaks_table`: ncu's peaks are at the profiled launch's clock,
+    the measured roofs at the recorded runs' (so a measured roof can pass its ncu peak)."""
+    lab, ncu_mhz = measured_clocks_mhz(), lesson.kernels[0].peaks().sm_clock_mhz
+    if not (lab and ncu_mhz):
+        return "SM clocks: not recorded"
+    return (f"SM clock: ncu's peaks at {ncu_mhz:,.0f} MHz (the profiled launch's), "
+            f"the measured rows at {', '.join(f'{c:,.0f}' for c in lab)} MHz")
+
+
+def measured_clocks_mhz(names=("l2", "dram-read", "dram-write", "dram-copy", "fp32", "fp64")) -> list:
+    """The distinct SM clocks (MHz) the recorded ceilings of ``names`` ran at, from the recorded
+    run's own samples (``provenance['sm_clock_mhz_during']``); empty where none was sampled."""
+    from rooflinelib.store import results
+    during = (results.recorded_h200().provenance or {}).get("sm_clock_mhz_during", {})
+    return sorted({float(during[n]) for n in names if n in during})
 
 
 def live_sweep(mode) -> str:

@@ -229,7 +229,7 @@ def level_ceiling(level, compute_machine: Machine) -> Ceiling:
         # lab1.label names what the roof holds for: the L2's footprint, DRAM's access mix
         return Ceiling(level.name, "memory", lab1.value,
                        f"Lab 1's {level.name} ceiling, {lab1.label} ({lab1.source}); the working-set sweep's "
-                       f"plateau is {level.gbps:,.0f} GB/s and its step gives the capacity", f"{level.title} (Lab 1)")
+                       f"plateau is {level.gbps:,.0f} GB/s and its step gives the capacity", f"{level.title} (notebook 03)")
     return level.ceiling()
 
 
@@ -289,7 +289,7 @@ def with_mix_roof(machine: Machine, dram_mixes: dict, mix: str) -> Machine:
     return machine.with_ceilings(Ceiling(
         "dram", "memory", dram_mixes[mix],
         f"Lab 1's DRAM {mix} mix (the machine's dram roof, {old.value:,.0f} GB/s, is its fastest mix)",
-        f"main memory (DRAM/HBM), {MIX_WORDS[mix]} (Lab 1)"))
+        f"main memory (DRAM/HBM), {MIX_WORDS[mix]} (notebook 03)"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,8 +331,9 @@ def working_set_traffic(ws_bytes: float, reads: float, levels, readers: int = 1,
 
 
 def sm_readers(result: dict) -> int:
-    """How many readers the working-set model gives a result's machine: a GPU's SM count (every
-    SM reads the set, as the sweep's L1 series does), 1 on a CPU (the CPU sweep runs one thread)."""
+    """How many readers the working-set model gives a result's machine: a GPU's SM count (the
+    model lets every SM read the whole set, as the sweep's 'spread' series does while the set fits
+    one block's window, :func:`.workingset_files.spread_reading`), 1 on a CPU."""
     device = result.get("device", {})
     count = device.get("sm_count") if device.get("kind") == "gpu" else None
     return count if isinstance(count, int) and not isinstance(count, bool) and count >= 1 else 1
@@ -380,7 +381,7 @@ def working_set_state(levels, machine: Machine, ws_bytes: float, reads: float = 
             raise HierarchyError(f"{field_name}: must be a positive number, got {value!r}")
     traffic = working_set_traffic(ws_bytes, reads, levels, readers)
     requested = readers * reads * ws_bytes
-    kernel = HierarchicalKernel("working-set kernel", flops_per_byte * requested, traffic)
+    kernel = HierarchicalKernel("working-set model", flops_per_byte * requested, traffic)  # a prediction
     placement = place_levels(kernel, machine, compute)
     predicted = requested / (kernel.n_flops / (placement.roof_gflops * 1e9)) / 1e9
     measured = measured_at = None
@@ -482,8 +483,9 @@ def _levels(result, series):
 def hierarchy_series(result: dict) -> tuple:
     """The series a result's levels are taken from, innermost first.
 
-    On a GPU: the L1 from the series in which every SM reads the whole working set (global
-    loads, 'spread'), since the L1 is per SM; the L2 and DRAM from the series in which each
+    On a GPU: the L1 from the series whose blocks each read a window of the set from their own
+    start (global loads, 'spread'; at the L1's sizes the window holds the whole set, so every SM
+    reads all of it), since the L1 is per SM; the L2 and DRAM from the series in which each
     block reads its own slice through the L2 only ('global-cg', 'slices'), since blocks that
     share data fetch it together and make a working set larger than the L2 look cached.  That
     series counts only from the working set that gives every block chunks of its own
@@ -565,12 +567,13 @@ def reference_curve(result: dict) -> tuple:
 
 
 def kernel_curve(result: dict) -> tuple:
-    """(sizes, gbps): the series that measures the working-set model's own kernel, every SM
-    reading the whole set through the L1 (global loads, 'spread'); the one series on a CPU.
-    Not where the L2 and DRAM levels came from (:func:`reference_curve`): past the L1's step the
-    next level out serves its SMs faster than its roof (they read the same lines) and the L1
-    still serves part of the reads, both of which the model leaves out (notebook 05, section 6,
-    splits the two with the same reads through ``.cg`` loads)."""
+    """(sizes, gbps): the measured series nearest the working-set model's kernel (global loads,
+    'spread'); the one series on a CPU.  It is the model's setting, every SM reading the whole
+    set, only up to one block's window (:func:`.workingset_files.spread_reading`: 10.1 MB on the
+    recorded H200); past it each line is read by about grid x window / W blocks.  Not where the
+    L2 and DRAM levels came from (:func:`reference_curve`): past the L1's step the next level out
+    serves its SMs faster than its roof (many blocks read the same lines) and the L1 still serves
+    part of the reads, both of which the model leaves out."""
     series = series_by_access(result, "global", "spread")
     if series is None:
         series = hierarchy_series(result)[0]

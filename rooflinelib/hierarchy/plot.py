@@ -73,9 +73,9 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
     fig = go.Figure()
     for index, s in enumerate(all_series):
         fig.add_trace(go.Scatter(
-            x=list(s.sizes), y=list(s.gbps), mode="lines+markers", name=s.name, meta=f"series:{s.name}",
+            x=list(s.sizes), y=list(s.gbps), mode="lines+markers", name=s.label, meta=f"series:{s.name}",
             line=dict(color=SERIES_COLOURS[index % len(SERIES_COLOURS)], width=2), marker=dict(size=4),
-            hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s<extra>" + s.name + "</extra>"))
+            hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s<extra>" + s.label + "</extra>"))
     sizes = [x for s in all_series for x in s.sizes]
     rates = [g for s in all_series for g in s.gbps]
     for index, s in enumerate(all_series):
@@ -85,7 +85,7 @@ def sweep_figure(result: dict, series=None, levels=None, title=None, widget: boo
         if shared.sizes:
             fig.add_trace(go.Scatter(
                 x=list(shared.sizes), y=list(shared.gbps), mode="markers",
-                name=f"{s.name}: blocks share chunks below {format_bytes(s.shared_below)}",
+                name=f"{s.label}: blocks share chunks below {format_bytes(s.shared_below)}",
                 meta=f"shared-chunks:{s.name}",
                 marker=dict(size=9, symbol="circle-open", color=SERIES_COLOURS[index % len(SERIES_COLOURS)]),
                 hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s, blocks sharing chunks (no L2 level taken)<extra></extra>"))
@@ -227,8 +227,10 @@ def hierarchical_figure(machine, placements, compute: str = "fp32", levels=None,
 class WorkingSetExplorer:
     """Move the working set of a kernel that re-reads it; watch the binding level change.
 
-    Every SM of the result's GPU (one core on a CPU: :func:`.level_placement.sm_readers`) reads
-    W bytes ``reads`` times with ``flops_per_byte`` FLOPs per byte requested.
+    The model's kernel: every SM of the result's GPU (one core on a CPU:
+    :func:`.level_placement.sm_readers`) reads W bytes ``reads`` times with ``flops_per_byte``
+    FLOPs per byte requested.  The roofline's markers and the sweep's cross are that model's
+    prediction, not a measurement, and their legends say so.
     Its traffic at each level follows :func:`.level_placement.working_set_traffic`, with the
     capacities and ceilings measured by the sweep (:func:`.placement.hierarchy_levels`);
     the sweep chart marks W, and the text quotes the sweep's series of that kernel
@@ -258,14 +260,15 @@ class WorkingSetExplorer:
         span = (flops_per_byte / 4, flops_per_byte * reads * self.readers * 4)
         self.roofline = hierarchical_figure(machine, [state.placement], compute, widget=True,
                                             x_range=span,
-                                            title="The working-set kernel against every level")
+                                            title="The working-set model's kernel against every level (predicted)")
         # no 233 kB shared-memory line: no text of notebook 05 explains it (review 25c)
         self.sweep = sweep_figure(result, [c.name for c in chosen], self.levels, widget=True,
                                   title="Where the working set sits on the measured sweep",
                                   skip_reported=("shared",))
         self.sweep.add_scatter(x=[state.ws_bytes], y=[state.predicted_gbps], mode="markers",
-                               meta="ws-marker", name="the kernel (model)",
-                               marker=dict(size=14, color="#000000", symbol="x"))
+                               meta="ws-marker", name="the model's prediction (not measured)",
+                               marker=dict(size=14, color="#000000", symbol="x"),
+                               hovertemplate="%{x:.3s}B: %{y:,.0f} GB/s predicted by the model<extra></extra>")
         legend_below(self.sweep)
         self.box = w.VBox([self.slider, self.text, self.roofline, self.sweep])
         self.slider.observe(lambda change: self.update(change["new"]), names="value")

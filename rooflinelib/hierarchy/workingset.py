@@ -29,7 +29,7 @@ from rooflinelib.measure.gpu_backends import NumbaGpu
 from rooflinelib.measure.protocol import Run, measure_run
 from rooflinelib.measure.provenance import ClockSampler, cpu_provenance, library_versions, now_iso
 from rooflinelib.hierarchy.levels import format_bytes
-from rooflinelib.hierarchy.workingset_files import FORMAT, VERSION, validate
+from rooflinelib.hierarchy.workingset_files import FORMAT, SERIES_LABELS, VERSION, validate
 from rooflinelib.measure.accounting import Work
 from rooflinelib.measure.cpu import CpuBackend, workingset_read_kernel
 
@@ -68,16 +68,14 @@ def working_set_sizes(min_bytes: float, max_bytes: float, per_octave: int = PER_
 
 
 #: The GPU sweep's series: (access, pattern, largest working set).  The L1 needs every SM to
-#: read the whole set ('spread'); the L2 and DRAM need blocks that share nothing ('slices'),
-#: read far past the L2 so that the DRAM plateau is flat.  The spread .cg series shows what
-#: sharing data between blocks does to the same L2.
+#: read the whole set ('spread': each block reads a window of chunks from its own start, the
+#: whole set while it fits the window, :func:`.workingset_files.spread_reading`); the L2 and DRAM
+#: need blocks that share nothing ('slices'), read far past the L2 so that the DRAM plateau is
+#: flat.  The spread .cg series shows what sharing data between blocks does to the same L2.
 GPU_SERIES = (("global", "spread", GPU_MAX_BYTES), ("global-cg", "slices", 4 * GPU_MAX_BYTES),
               ("global-cg", "spread", GPU_MAX_BYTES), ("shared", "tiles", None))
-SERIES_NAMES = {("global", "spread"): "global loads (L1 + L2), every SM reads all",
-                ("global-cg", "slices"): "global loads .cg (L2 only), a slice per block",
-                ("global-cg", "spread"): "global loads .cg (L2 only), every SM reads all",
-                ("global", "slices"): "global loads (L1 + L2), a slice per block",
-                ("shared", "tiles"): "shared-memory tiles"}
+#: The name each series is stored under (files recorded before keep their own names).
+SERIES_NAMES = SERIES_LABELS
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,6 +39,17 @@ class HierarchyError(ValueError):
     """Bad input to the hierarchy functions or a bad working-set file; the message is one line."""
 
 
+#: What a GPU series' blocks read, by (access, pattern): the name a sweep stores and the legend
+#: label of any stored series (a file recorded under older names keeps them as its keys).
+#: 'spread': each block reads a window of consecutive chunks from its own start, cycling over the
+#: whole set (:func:`spread_reading`); 'slices': each block cycles over chunks of its own.
+SERIES_LABELS = {("global", "spread"): "global loads (L1 + L2), overlapping windows",
+                 ("global-cg", "slices"): "global loads .cg (L2 only), a slice per block",
+                 ("global-cg", "spread"): "global loads .cg (L2 only), overlapping windows",
+                 ("global", "slices"): "global loads (L1 + L2), a slice per block",
+                 ("shared", "tiles"): "shared-memory tiles"}
+
+
 @dataclass(frozen=True)
 class Series:
     """One measured curve of a working-set result (its levels: ``placement.series_levels``)."""
@@ -54,6 +65,11 @@ class Series:
     #: blocks, so blocks share chunks and their requests for one line can merge on the way to
     #: the L2.  0 when every point gives each block chunks of its own.
     shared_below: float = 0.0
+
+    @property
+    def label(self) -> str:
+        """The name a legend shows: :data:`SERIES_LABELS` for a GPU series, else the stored name."""
+        return SERIES_LABELS.get((self.access, self.pattern), self.name)
 
     def own_data(self) -> "Series":
         """The points at which no two blocks read the same data (all of them, but for a
@@ -112,6 +128,38 @@ def series_of(result: dict, name: str = None) -> Series:
                           tuple(float(r["spread"]) for r in rows), s.get("pattern", ""), shared_below)
     names = ", ".join(s["name"] for s in result["series"])
     raise HierarchyError(f"series: no series {name!r}; this result has: {names}")
+
+
+@dataclass(frozen=True)
+class SpreadReading:
+    """What the blocks of a 'spread' series read at one working set (:func:`spread_reading`)."""
+
+    ws_bytes: float
+    grid: int  # blocks in the launch, all resident at once
+    window_bytes: float  # what each block reads in one launch: n_pass chunks from its own start
+    blocks_per_line: float  # how many blocks read each line, on average (all of them while W <= window)
+
+
+def spread_reading(result: dict, ws_bytes: float, access: str = "global") -> SpreadReading:
+    """Which blocks read each line in the 'spread' series of ``access`` at ``ws_bytes``.
+
+    Block b starts at chunk b * n_chunks // grid and reads n_pass consecutive chunks, wrapping at
+    the end of the set, with n_pass from :func:`rooflinelib.measure.expected.passes_for` (the
+    result's bytes per launch).  Up to the window (n_pass chunks) every block reads the whole set,
+    once or more; past it each block reads a window of the set, and each line is read by about
+    grid x window / W blocks, not by all of them."""
+    from rooflinelib.measure.expected import passes_for
+    if isinstance(ws_bytes, bool) or not isinstance(ws_bytes, (int, float)) or not ws_bytes > 0:
+        raise HierarchyError(f"ws_bytes: must be a positive number of bytes, got {ws_bytes!r}")
+    series = next((s for s in result["series"] if s["access"] == access and s.get("pattern") == "spread"), None)
+    config = result.get("config", {})
+    chunk, per_launch = config.get("chunk_bytes"), config.get("bytes_per_launch")
+    if series is None or not isinstance(series.get("grid"), int) or not chunk or not per_launch:
+        raise HierarchyError(f"series: this result has no {access!r} 'spread' series with its grid and launch size")
+    grid = series["grid"]
+    n_chunks = max(1, int(ws_bytes) // chunk)
+    window = passes_for(per_launch, grid, n_chunks) * chunk
+    return SpreadReading(float(ws_bytes), grid, float(window), min(float(grid), grid * window / (n_chunks * chunk)))
 
 
 def loads(text: str, where: str = "working-set result") -> dict:

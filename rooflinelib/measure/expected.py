@@ -107,11 +107,14 @@ def passes_for(bytes_per_launch: float, grid: int, n_chunks: int) -> int:
 
 
 def block_chunks(n_chunks: int, grid: int, pattern: str = "spread"):
-    """For each block: its first chunk and how many chunks it cycles over (numpy arrays)."""
+    """For each block: its first chunk, how many chunks it cycles over, and where that cycle
+    starts (numpy arrays).  'spread' (and the shared tiles) cycle over the whole set: a block
+    reads n_pass chunks of it from its first (:func:`passes_for`), so all of it only while
+    n_chunks <= n_pass; 'slices' cycle over the block's own share."""
     import numpy as np
     b = np.arange(grid, dtype=np.int64)
     first = (b * n_chunks) // grid
-    if pattern != "slices":  # 'spread', and the shared tiles, walk the whole set
+    if pattern != "slices":  # 'spread', and the shared tiles, cycle over the whole set
         return first, np.full(grid, n_chunks, dtype=np.int64), np.zeros(grid, dtype=np.int64)
     last = np.maximum(((b + 1) * n_chunks) // grid, first + 1)
     return first, last - first, first

@@ -3,8 +3,10 @@
 Layout.  The working set is ``n_chunks`` chunks of CHUNK_VECTORS 16-byte vectors (16 KiB each).
 A block of BLOCK threads reads one chunk as UNROLL coalesced loads per thread (thread t reads
 vectors t, t + BLOCK, t + 2*BLOCK, t + 3*BLOCK of the chunk), then moves on to the next chunk.
-Two patterns decide which chunks (see :func:`read_kernel`): ``spread``, where every block walks
-the whole working set from its own starting chunk (so each SM's L1 sees all of it), and
+Two patterns decide which chunks (see :func:`read_kernel`): ``spread``, where each block reads
+``n_pass`` consecutive chunks from its own starting chunk, wrapping at the end of the set (the
+whole set, once or more, while it has at most ``n_pass`` chunks, so each SM's L1 sees all of it;
+past that a window of it, each line read by about grid x n_pass / n_chunks blocks), and
 ``slices``, where each block cycles over its own share (so no two blocks share data).  Either
 way, between two reads of one vector the grid reads about the whole working set: the distance
 between reuses is W, and a cache holds the data while W fits it.
@@ -54,8 +56,11 @@ READ_SIGNATURE = void(float32[::1], float32[::1], int32, int32)
 def _read_source(name, loader, slices):
     """The global-memory kernel, with ``loader`` as its 16-byte load.
 
-    ``slices`` False ("spread"): block b starts at chunk b * n_chunks // gridDim and walks the
-    whole working set, so every SM reads all of it (the L1 holds it while it fits one SM's L1).
+    ``slices`` False ("spread"): block b starts at chunk b * n_chunks // gridDim and reads the
+    next ``n_pass`` chunks, wrapping at the end of the set: the whole set (once or more) while
+    n_chunks <= n_pass, so every SM reads all of it (the L1 holds it while it fits one SM's L1);
+    past that a window of n_pass chunks, so each chunk is read by about
+    gridDim x n_pass / n_chunks blocks, not by all (``hierarchy.workingset_files.spread_reading``).
     ``slices`` True: block b owns chunks [b * n_chunks // gridDim, (b + 1) * n_chunks // gridDim)
     (at least one) and cycles over those alone.  No two blocks share data once the working set
     has a chunk per block, so no block can ride on another's misses: blocks that share data
@@ -105,8 +110,9 @@ PATTERNS = ("spread", "slices")
 @lru_cache(maxsize=None)
 def read_kernel(access: str = "global", pattern: str = "spread") -> KernelSource:
     """The working-set read kernel for ``access`` 'global' (L1 + L2) or 'global-cg' (L2 only)
-    and ``pattern`` 'spread' (every block walks the whole set) or 'slices' (each block cycles
-    over its own part).
+    and ``pattern`` 'spread' (each block reads ``n_pass`` chunks from its own start, cycling
+    over the whole set: all of it while n_chunks <= n_pass) or 'slices' (each block cycles over
+    its own part).
 
     Launch with BLOCK threads per block and any number of blocks (a sweep launches exactly the
     blocks that are resident at once, ``NumbaGpu.resident_blocks_per_sm``); ``data`` holds at least

@@ -589,7 +589,7 @@ def test_figures_and_explorer_from_the_recorded_sweep(recorded):
     assert explorer.state.placement.binding == "l1"
     for binding, ws in list(inside.items())[1:]:
         assert explorer.update(ws).placement.binding == binding
-        marker = hp.find_trace(explorer.roofline, f"hier:working-set kernel:{binding}")
+        marker = hp.find_trace(explorer.roofline, f"hier:working-set model:{binding}")
         assert marker.marker.line.width == 3  # the binding level is outlined
     assert explorer.update(-1) is None and "ws_bytes" in explorer.text.value
 
