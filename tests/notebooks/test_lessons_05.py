@@ -184,7 +184,7 @@ def test_ws_read_states_the_l2_footprint_mismatch_and_cites_gpu_benches():
     # review 12c C05-1: the bytes are the table's; the prose keeps the share of the roof
     assert f"{l2_gbps / lab1_l2:.0%}" == "89" + "%"
     assert (f"The L2 moves {asked / placed.point('dram').n_bytes:.0f} times its DRAM bytes, at "
-            f"{l2_gbps / lab1_l2:.0%} of Lab 1's L2 roof") in text
+            f"{l2_gbps / lab1_l2:.0%} of notebook 03's L2 roof") in text
     slices = ws.level_bytes("l2") / ws.seconds / 1e9 / lab1_l2
     assert f"at {slices:.0%} of Lab 1's L2 roof" not in text
     # review 8, C5-5: the lab-log asides moved to the appendix; the lesson keeps one sentence
@@ -307,16 +307,18 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     cells07 = read_json(ROOT / "notebooks" / "07_place_your_kernel.ipynb", ValueError, "a notebook")["cells"]
     nb07 = " ".join(" ".join("".join(c["source"]) for c in cells07 if c["cell_type"] == "markdown").split())
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    names = ("Lab 1's L2 roof", "the sweep's L1 plateau")
+    # review 51: 05 names the ceilings lab by its notebook; the L1 plateau is named where section 2 gives it
+    names = ("notebook 03's L2 roof",)
     for name in names:  # review 5b, C05-1: one name each, no bold names in the text; review 44c: 05 says them in prose
-        assert name in nb05 and f"**{name}**" not in nb05 and f"| {name} |" in appendix
+        assert name in nb05 and f"**{name}**" not in nb05 and f"| {name} (Lab 1's) |" in appendix
+    assert "| the sweep's L1 plateau |" in appendix and "**L1**: 32.1 TB/s, the chart's L1 roof." in nb05
     # review 8, C5-2: the table before the first placement keeps the chart's roofs; the sweep's
     # L2 plateau (its capacity, not a roof) is section 2's and the appendix's
     assert "| the sweep's L2 plateau |" not in nb05 and "| the sweep's L2 plateau |" in appendix
     # review 7c C05-1: notebook 07's shared-memory roof is no level of 05: the appendix's table only
     assert "| Lab 1's shared-memory roof |" not in nb05 and "| Lab 1's shared-memory roof |" in appendix
     assert "notebook 07's L1 roof" not in nb05 + _printed("05")
-    assert "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes" in nb05  # review 44c: said in one sentence
+    assert "Each DRAM row uses notebook 03's roof for the kernel's own mix of reads and writes" in nb05  # review 44c: said in one sentence
     # review 4b, C7-3: 07 keeps one sentence; the figures of its run live in appendix-07
     page07 = " ".join(read_text(ROOT / "docs" / "appendix-07.md", ValueError, 1_000_000).split())
     # review 11d C07-3: the reasons are the printed notes' (one line each); the prose points at them
@@ -325,7 +327,7 @@ def test_each_l2_and_l1_figure_has_one_name_in_05_and_07():
     # the figures each name stands for, as both notebooks quote them
     # review 32c: the plateau's first working set is the printed table's, not repeated in the prose
     assert f"**L2**: {levels['l2'].gbps / 1e3:.2f} TB/s" in nb05 and "14.1 MB - 56.4 MB" in _printed("05")
-    assert f"There are two L2 numbers: Lab 1's roof, {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05  # review 46c
+    assert f"The chart's L2 roof is notebook 03's {lab1.ceiling('l2').value / 1e3:.2f} TB/s" in nb05  # review 46c, 51
     assert f"Its L2 roof is {run17_l2 / 1e3:.2f} TB/s" in page07 and "9.51 TB/s" not in nb07
     assert f"notebook 05's, from the shipped run, is {lab1.ceiling('l2').value / 1e3:.2f}" in page07
     assert f"| Lab 1's shared-memory roof | {lab1.ceiling('shared').value / 1e3:.1f} TB/s (shipped run)" in appendix
@@ -415,8 +417,9 @@ def test_05_explains_every_series_of_its_sweep_figure_and_keeps_lab_numbers_out_
     # review 5b, C05-3: the series are named in one sentence; the convoy hypothesis is the appendix's
     from rooflinelib.store.fileio import read_text
     appendix = " ".join(read_text(ROOT / APPENDICES["05"], ValueError, 1_000_000).split())
-    # review 46c: named plainly, by how each reads
-    assert "**Blue**, every SM reading the whole buffer through the L1 and L2" in text and "convoys" not in text
+    # review 46c: named plainly, by how each reads; review 51: blue's blocks read windows, the whole buffer up to 10.1 MB
+    assert "**Blue**, loads through the L1 and L2 (up to 537 MB)" in text and "convoys" not in text
+    assert "every SM reading the whole buffer" not in text
     assert "convoys sharing one fetch" in appendix
     assert "what in that costs 9% was not measured" in appendix and "costs 10%" not in appendix and "turn between the two" in appendix
     assert "no access pattern we tried got more" in appendix  # review 8, C5-5: the lesson keeps one sentence
@@ -446,12 +449,12 @@ def test_05_says_the_counter_flop_refusal_is_lab_4s_and_07_uses_analytic_flops()
     assert "the course refuses a launch" not in text
     # review 18c: said from the launch's side
     # review 20d: Lab 4 refuses such a launch (ncu.NcuKernel.flops raises), it does not drop their FLOPs
-    assert "Lab 4 refuses such launches." in text
+    assert "the lab refuses such launches." in text  # review 51: this notebook's lab, named as such
     assert "gets no FLOP count" not in text
     assert "A launch whose counters show tensor-core, packed half-precision or MUFU instructions is refused" in _page05()
     assert "Lab 4 takes no FLOPs from a launch" not in text
     # defined before section 3 uses it; review 11c C11c-5: in the opening, since the title names it
-    assert "Lab 4 profiles two kernels" in " ".join(_markdown("05")[7].split())  # review 46c: where it first works
+    assert "This notebook's lab profiles two kernels" in " ".join(_markdown("05")[7].split())  # review 46c: where it first works; 51: named as this notebook's
 
 
 def test_05_explains_how_to_read_the_chart_after_the_one_roof_per_level_idea():
@@ -533,8 +536,9 @@ def test_05_names_the_series_each_level_comes_from():
     # review 36c: why two series, said once ahead of them
     # review 38c: the series' names say how each reads (every SM all; a slice per block), once
     # review 46c: named plainly, not by their quoted legend strings
-    assert "every SM reading the whole buffer" in text and "its own slice" in text and "Two series:" not in text
-    assert "(up to 537 MB), gives the **L1** level" in text and inner.name not in text
+    # review 51: blue's blocks each read a window from their own chunk (the whole buffer only up to it)
+    assert "a window past that" in text and "its own slice" in text and "Two series:" not in text
+    assert "(up to 537 MB), gives the **L1** level" in text and inner.name not in text and inner.label not in text
     # review 40c: "a slice per block" is defined where the series is named
     assert ("**Orange**, loads that skip the L1 (`.cg`) with each block reading its own slice, gives the **L2** and "
             "**DRAM** levels") in text and outer.name not in text  # review 46c: named plainly
@@ -623,7 +627,7 @@ def test_05_explains_an_fp64_rate_above_ncus_peak_by_the_clock():
 def test_05_review_6c_clarity_items():
     text, printed = _prose("05"), _printed("05")
     # C5-1; review 32c; review 34c: the reconciling parenthesis is the appendix's, at 2.4% (32,865 / 32,089)
-    assert " ".join(text.split()).count("Lab 1 measures no L1 hits") == 1 and "2% higher" not in text
+    assert " ".join(text.split()).count("notebook 03 measures no L1 hits") == 1 and "2% higher" not in text
     assert "two ways of reading one SRAM, 2.4% apart (32.9 against 32.1 TB/s; Lab 1 measures no L1 hits" in _page05()
     # C5-2; review 34c: the tensor-core note leaves the byte columns' explanation for after the table
     assert "these counts miss the tensor cores" not in "".join(_nb05_cell("7483eee1")["source"]).lower()
@@ -693,7 +697,7 @@ def test_05_checks_the_working_set_model_against_its_own_kernels_series():
             "2.0 to 3.3 times") in page
     # review 39c: inside the L2 level too (the explorer's first point), then why, then what the model is
     # review 40c: fewer ratios; the 3.3x and the explorer's 12% stay, the rest is the appendix's
-    assert "The kernel beats the model most just past each step: up to 3.3 times." in " ".join(text.split())
+    assert "Blue beats the model most just past each step: up to 3.3 times." in " ".join(text.split())
     assert ("(hypothesis, partly checked: "
             "[appendix](../docs/appendix-05-hierarchy.md#the-working-set-model-against-its-kernel-notebook-05-section-6))") in text
     assert "the sweep agrees within 10%" not in text + page and "share no fetch" not in text + page
@@ -819,8 +823,8 @@ def test_05_review_8_binding_roof_includes_compute_and_the_model_holds_within_12
     # review 11c: said once, where section 2 names the series (orange's blocks read chunks of their own)
     assert "The L2 and DRAM levels come from orange, whose blocks share no data." not in text
     assert "loads that skip the L1 (`.cg`) with each block reading its own slice, gives the **L2** and **DRAM** levels" in text
-    # review 38c: the series' names say how each reads (every SM all; a slice per block), once
-    assert "every SM reading the whole buffer" in text and "its own slice" in text and "Two series:" not in text
+    # review 38c: the series' names say how each reads (windows; a slice per block), once
+    assert "the whole buffer up to 10.1 MB, a window past that" in text and "its own slice" in text and "Two series:" not in text
 
 
 def test_05_review_8_clarity_ws_read_counters_and_the_amdahl_section():
@@ -935,7 +939,7 @@ def test_05s_explorer_keeps_the_l1_marker_visible_under_the_outlined_l2_one():
                                        ws_bytes=hl.inside_each_level(levels)["l2"])
     for ws_bytes in (hl.inside_each_level(levels)["l2"], 1.06 * levels[0].capacity_bytes, 380e6):
         state = explorer.update(ws_bytes)
-        marks = {lv: find_trace(explorer.roofline, f"hier:working-set kernel:{lv}") for lv in ("l1", "l2", "dram")}
+        marks = {lv: find_trace(explorer.roofline, f"hier:working-set model:{lv}") for lv in ("l1", "l2", "dram")}
         for inner, outer in (("l1", "l2"), ("l2", "dram")):
             a, b = marks[inner].marker, marks[outer].marker
             if abs(marks[inner].x[0] / marks[outer].x[0] - 1) < 0.05:
@@ -1161,7 +1165,7 @@ def test_05_review15c_e05_2_one_count_per_level_and_the_second_run_is_the_append
     assert "**Caution:**" not in text and "lab4_ncu.py profile" not in text
     assert ("not notebook 05's \"to L2\" bytes: about 1.5 times as much on the streaming sweeps, and 3% more for "
             "`ws_read`") in " ".join(_page05().split("## Try it yourself")[1].split())
-    assert text.index("Lab 4 profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
+    assert text.index("This notebook's lab profiles two kernels:") < text.index("**Nsight Compute** (`ncu`")
     # review 25c: the takeaways leave the slice-count caveat to the appendix's "Try it yourself"
     assert "[Profiling your own program](../docs/appendix-05-hierarchy.md#try-it-yourself)." in text
     assert "slice traffic, higher for a streaming kernel" not in text
@@ -1206,9 +1210,9 @@ def test_05_review15c_e05_5_both_dram_roofs_against_ncus_peak_are_printed_and_na
     # review 44c: three plain sentences; the recorded footprints put the slices' best at 0.68 of the peak
     # review 46c: nearly reached (0.98 to 1.00); the L1 and L2 peaks said plainly; the 0.68 (the slices' count) is the appendix's
     # review 48c: the L1 counter counts no more than the loads and stores; the peaks are out of the loads' reach
-    assert ("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00). ncu's L1 and L2 peaks are its counters' "
-            "rates") in " ".join(text.split())
-    assert "Against them a kernel seems to have headroom it cannot use." in " ".join(text.split())
+    # review 51: fp64's ratio over 1 is a clock, printed under the table; the headroom sentence folded in
+    assert ("The DRAM write and FMA peaks are nearly reached (0.98 to 1.00); fp64 passes its peak, which ncu takes at a "
+            "lower clock (last line). ncu's L1 and L2 peaks are its counters' rates, out of reach") in " ".join(text.split())
     assert "So judge headroom against a measured roof" in " ".join(text.split())
     assert "0.68" not in text and "No kernel tried got the slices' count past about 0.68 of ncu's L2 peak" in " ".join(_page05().split())
     assert "Lab 1's best mix (writing) reaches 0.98 of it and a copy 0.89" in _page05()
@@ -1245,7 +1249,8 @@ def test_05_review15c_clarity_cells_split_and_shortened():
     assert ("The FLOPs match the hand counts exactly ([the bytes, and warm caches]"
             "(../docs/appendix-05-hierarchy.md#lab-4s-run)).") in " ".join(section3.split())
     # cell 19: the kernel is the explorer's
-    assert "In the kernel below" not in text and "Below, every SM reads the same working set" in text
+    # review 51: that setting is the model's assumption, not the sweep kernel's
+    assert "In the kernel below" not in text and "The simplest cache model assumes every SM reads the same W bytes 64 times" in text
     # the notebook did not grow (1,800 words before round 16, 1,780 before round 17)
     assert sum(len(m.split()) for m in md) <= 1680
 
@@ -1336,7 +1341,7 @@ def test_05_review18c_reading_the_chart_is_its_own_cell_and_states_the_mixed_roo
     assert len(reading.split()) < len(section1.split())  # a short cell of its own
     text = _prose("05")
     # review 25c: the access-mix rule moved to section 4, where the kernels are scored
-    rule = "Each DRAM row uses Lab 1's roof for the kernel's own mix of reads and writes"
+    rule = "Each DRAM row uses notebook 03's roof for the kernel's own mix of reads and writes"
     assert text.lower().count(rule.lower()) == 1 and "The chart's DRAM roof is a copy's" not in text
     assert rule.lower() in text.split("## 4.")[1].split("## 5.")[0].lower() and "mix of reads and writes" not in reading
     # the roofs' cell follows the cell that announces it
@@ -1367,7 +1372,7 @@ def test_05_review_19c_the_series_ranges_and_the_flop_rule():
     # review 20d: the chunk is defined where the sweep is
     assert "reads a buffer of W bytes over and over in 16 KiB chunks, for W from one chunk to 2 GiB," in " ".join(text.split())
     # review 39c: the range is a side detail, the appendix's series table and level notes
-    assert "swept to 537 MB" not in text and "(L1 + L2, every SM reads all), swept to 537 MB" in " ".join(_page05().split())
+    assert "swept to 537 MB" not in text and "(L1 + L2, overlapping windows), swept to 537 MB" in " ".join(_page05().split())
     # Lab 4 counts DADD and DMUL too
     assert "1 per add or multiply (FADD, FMUL, DADD, DMUL)." in text
 
@@ -1470,7 +1475,7 @@ def test_05_review25c_e1_a_plateau_is_what_the_sweeps_kernel_got_not_the_levels_
     # review 36c: the range explained by where the fall starts; why the chart uses the higher figure
     # review 39c E1: the L2 delivered more than that to blocks sharing fetches (the figure above)
     assert "**L2**: 8.88 TB/s; its fall starts at about 56.6 MB, 0.90 of the 62.9 MB the device reports." in text
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in text
+    assert "The chart's L2 roof is notebook 03's 9.76 TB/s (15.7 MB set), the best seen with the L2 serving every byte" in " ".join(text.split())
 
 
 def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
@@ -1535,8 +1540,8 @@ def test_05_review25c_clarity_section_4_opens_with_its_result_and_the_explorer_d
     sources = ["".join(c["source"]) for c in cells]
     table = next(i for i, s in enumerate(sources) if "placement_table(lesson.taught)" in s)
     after = sources[table + 1]
-    # review 46c: the stores caveat sits under the table, ahead of the results
-    assert after.startswith("Only load rates were measured") and "**`ws_read` is L2-bound.**" in after
+    # review 46c: the stores caveat sits under the table; review 51: after the results, which come first
+    assert after.startswith("**`ws_read` is L2-bound.**") and after.rstrip().endswith("the binding level does not change.")
     # review 39c: the table's key (roof, `<`) is read before the table, the results after it
     assert "`<` marks the binding level." in sources[table - 1] and "`<` marks" not in after
     lesson = hl05.load()
@@ -1572,7 +1577,7 @@ def test_05_review32c_the_l1_plateau_and_lab_1s_shared_memory_roof_agree_as_the_
     assert f"{shared / 1e3:.1f}" == "32.9" and f"{plateau / 1e3:.1f}" == "32.1"
     assert f"{shared / plateau - 1:.1%}" == "2.4%"
     # review 34c: the row keeps its figure; the reconciliation (at 2.4%) is the appendix's
-    assert "The L1 roof is the sweep's L1 plateau (section 2)" in " ".join("".join(_nb05_cell("5d0a7e31")["source"]).split())
+    assert "The L1 roof is measured in section 2" in " ".join("".join(_nb05_cell("5d0a7e31")["source"]).split())
     assert "2.4% apart (32.9 against 32.1 TB/s" in " ".join(_page05().split())
 
 
@@ -1604,7 +1609,7 @@ def test_05_review32c_peaks_table_has_units_and_the_explorer_ridge_is_explained(
     assert hl05.peaks_table(lesson) in _printed("05")
     # section 6: the explorer's ridge is the read mix's (14.6), section 1's the copy's (15.4)
     assert f"{lesson.reading.ridge('fp32', 'dram'):.1f}" == "14.6" and f"{lesson.copying.ridge('fp32', 'dram'):.1f}" == "15.4"
-    assert "Its DRAM roof is Lab 1's read mix, 4.51 TB/s (ridge 14.6)." in _prose("05")
+    assert "Its DRAM roof is notebook 03's read mix, 4.51 TB/s (ridge 14.6)." in _prose("05")
 
 
 def test_05_review32c_the_models_table_leaves_no_range_uncovered():

@@ -58,7 +58,7 @@ def test_the_l2_range_is_where_its_fall_starts_against_the_reported_size():
     assert quoted == "its fall starts at about 56.6 MB, 0.90 of the 62.9 MB" and quoted in text
     assert "0.90 to 0.98" not in text
     # why the chart's L2 roof is the higher figure, in one clause
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31")
+    assert "The chart's L2 roof is notebook 03's 9.76 TB/s (15.7 MB set), the best seen with the L2 serving every byte" in _md("9ee81857")
 
 
 def test_the_lts_caution_stands_apart_from_the_three_definitions():
@@ -115,7 +115,7 @@ def test_the_l2_roof_is_the_best_rate_the_l2_served_not_the_best_any_kernel_reac
     assert "the best rate a kernel was seen to reach" not in text
     assert "the best rate a known kernel reached" not in text
     # review 39c E1: of the L2's requests that are not shared (blocks sharing fetches receive more)
-    assert "There are two L2 numbers: Lab 1's roof, 9.76 TB/s on a 15.7 MB set, and the sweep's plateau, 8.88 TB/s." in _md("5d0a7e31") and "not shared" not in _md("5d0a7e31")
+    assert "The chart's L2 roof is notebook 03's 9.76 TB/s (15.7 MB set), the best seen with the L2 serving every byte" in _md("9ee81857") and "not shared" not in _md("9ee81857")
     assert "judge headroom against a measured roof" in " ".join(_md("cc5a9b48").split())
 
 

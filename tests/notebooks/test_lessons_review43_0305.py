@@ -42,10 +42,10 @@ def test_43_05_the_l1_and_l2_roofs_are_read_roofs_applied_to_writes_too():
     # and each bandwidth-set L1 or L2 roof is used to 44% at most
     section = _md("05_hierarchical.ipynb", "f11db2bc-s4")
     # review 44c: said plainly, and the shares called rough
-    # review 46c: the caveat sits under the table, ahead of the results
-    assert _md("05_hierarchical.ipynb", "9437f8c3").startswith(
-        "Only load rates were measured for the L1 and L2, so their rows use them for stores too: "
-        "those shares are rough; the binding level does not change.") and "stores" not in section
+    # review 46c: the caveat sits under the table; review 51: after the results, not ahead of them
+    assert _md("05_hierarchical.ipynb", "9437f8c3").endswith(
+        "The L1 and L2 rows use load rates for stores too: "
+        "rough shares, but the binding level does not change.") and "stores" not in section
     table = "".join(o.get("text", "") for c in cells("05_hierarchical.ipynb")
                     if c.cell_type == "code" and "placement_table(" in c.source for o in c.get("outputs", []))
     sweep_rows = [line.split() for line in table.splitlines() if line.startswith("sweep K=")]

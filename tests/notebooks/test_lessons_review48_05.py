@@ -14,8 +14,11 @@ def test_the_peaks_are_out_of_the_loads_reach_with_the_figures_of_the_table():
     text = words(markdown(NB))
     assert "counters that count more than a kernel's loads" not in text
     # review 49c: 512 B per clock is the L1 counter's rate, not a documented data path; ncu's chart is fine
-    assert ("ncu's L1 and L2 peaks are its counters' rates: the L1's counts 512 B per clock per SM, of which loads get "
-            "128, and no kernel tried passed 0.7 of the L2's 15.4 TB/s.") in text
+    # review 51: 0.7 bounds what the L2 itself serves; SMs sharing fetches receive more than its peak
+    assert ("ncu's L1 and L2 peaks are its counters' rates, out of reach: the L1's counts 512 B per clock per SM, of which "
+            "loads get 128, and no kernel tried had the L2 itself serve 0.7 of its 15.4 TB/s (SMs sharing fetches receive "
+            "more).") in text
+    assert "no kernel tried passed 0.7 of the L2's 15.4 TB/s" not in text
     assert "the L1 serves 512 B" not in text and "hardware maxima" not in text
     assert ("ncu's roofline chart draws its L1 and L2 roofs from other counters, close to the measured ones.") in text
     table = hierarchy_lesson.peaks_table(hierarchy_lesson.load()).splitlines()
@@ -26,8 +29,8 @@ def test_the_peaks_are_out_of_the_loads_reach_with_the_figures_of_the_table():
 def test_the_two_l2_numbers_are_both_all_from_the_l2_and_the_gap_is_9_percent():
     text = words(markdown(NB))
     assert "measured with every loaded byte from the L2" not in text
-    assert ("The chart uses Lab 1's, the best rate seen with every byte served by the L2 itself; the sweep's kernel, built to find the "
-            "capacity, runs 9% below it.") in text
+    assert ("The chart's L2 roof is notebook 03's 9.76 TB/s (15.7 MB set), the best seen with the L2 serving every byte; "
+            "the sweep, built to find the capacity, runs 9% below.") in text
     assert f"{1 - 8.88 / 9.76:.0%}" == "9%"  # the two figures the same cell prints
 
 
