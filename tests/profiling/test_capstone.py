@@ -2319,8 +2319,9 @@ def test_the_pass_line_counts_the_stated_launch(kernels):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    (3.0, "that is about the recorded H200's measured ratio"),  # review 41f, E5: reworded
-    ("3.02", "that is about the recorded H200's measured ratio"),
+    # review 41f, E5: reworded; review 51: 3.0 is first named as 24 bytes per element over 8
+    (3.0, "that counts the 3-pass version's bytes as 24 per element"),
+    ("3.02", "about the recorded H200's measured ratio"),
     ("3x", "the prediction is bytes over bytes"),
     (2.0, "counts the 3-pass version's bytes as 16 per element"),
     ("16/8", "pass 3 reads e and writes y, 20 bytes per element"),
@@ -2397,7 +2398,7 @@ def test_a_3_pass_kernel_with_a_stride_of_1_is_refused_with_the_coalescing_reaso
     assert source.count(old) == 1
     check = capstone.check_kernels(wrong["three_pass_passes"], kernels["fused_passes"]).checks[0]
     assert check.status == "fail", check
-    assert check.message.startswith("right output, but pass 1 (row_max") and " reads x 30" in check.message
+    assert check.message.startswith("right output, but pass 1 (row_max") and " issues 30.1 loads of x per element" in check.message
     assert "stride 1" in check.message and "coalesced" in check.message and "cuda.blockDim.x" in check.message
 
 
