@@ -73,7 +73,7 @@ def test_the_page_says_which_roof_each_ridge_uses():
     roof = _cell("A kernel that reads and writes")
     # review 44e: which roof each ridge uses is said in section 3, with the two Lab 1s
     three = _cell("## 3. Predict")
-    assert "its copy roof gives a ridge of 15.5." in _flat(three) and "ridge" not in roof
+    assert "on its **copy roof**, a copy's DRAM rate: ridge 15.5." in _flat(three) and "ridge" not in roof  # review 51
     printed = "\n".join(o.get("text", "") for c in _cells() if c.cell_type == "code" for o in c.get("outputs", []))
     assert "ridge: 14 FLOP/byte" in printed and "over DRAM (write)" in printed
     # the figure's copy-roof ridge, as the appendix derives it

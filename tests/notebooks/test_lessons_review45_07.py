@@ -86,8 +86,9 @@ def test_section_3_says_which_lab_1_judges_the_recorded_profiles_and_how_close_i
     assert f"{apart:.1%}" == "0.6%"  # the copy mix is the farthest apart; the fp32 roof 0.1%
     three = _md("## 3. Predict")
     # review 46e: which roofs are close is the appendix's; the page keeps the figure
+    # review 51: the copy roof is defined here, where the page first uses it
     assert (f"Sections 4 to 6 judge the recorded profiles on their run's Lab 1 (within {apart:.1%} of the shipped "
-            f"one); its copy roof gives a ridge of "
+            f"one), on its **copy roof**, a copy's DRAM rate: ridge "
             f"{run['fp32'] / run['dram-copy']:.1f}.") in three
     assert f"{shipped['fp32'] / shipped['dram']:.0f}" == "14"  # the ridge section 3 prints: the write roof's
     # section 4 no longer carries the two ridges

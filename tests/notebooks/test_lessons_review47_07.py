@@ -31,8 +31,10 @@ def test_only_sas_loads_merged_and_the_recorded_passes_are_reproduced():
     assert "merged shared loads four into one" not in text and "20 per 16 FFMAs" not in text
     assert "the compiler merged `sa`'s loads four into one 16-byte load; `sb`'s 16 stay 4-byte." in text
     # minor 2: how a 16-byte load's passes are counted, so that 5.0 and 1.5 can be reproduced
-    assert ("a 16-byte load, served in phases, takes twice a 4-byte one's passes, `sb`'s one each: "
-            "(16 + 4 × 16) and (16 + 4 × 2) per 16 FFMAs.") in text
+    # review 51: said in words, each number named (the formula's symbols read as too dense)
+    assert ("a 16-byte load, served in phases, takes twice the passes of a 4-byte load. Per 16 FFMAs, `sb`'s 16 "
+            "loads take one pass each, and `sa`'s 4 loads 16 passes each down a column (twice 8), 2 along a row "
+            "(twice 1): 80 and 24 passes, or 5.0 and 1.5 per FFMA.") in text
     assert "Hypothesis ([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads))" in text
     recorded = gemm_targets.recorded_counters()
     rows = gemm_targets.recorded_rows(recorded)
