@@ -1729,7 +1729,7 @@ def tool_side(name: str, profiles: dict, machine, rows: int, cols: int) -> str:
 
 
 def _verdict_ridge(profile, machine) -> str:
-    """The ridge a wrong verdict's hint quotes: Part 3's printed one (fp32 over ``machine``'s DRAM roof, as
+    """The ridge a wrong verdict's hint quotes: the printed one (fp32 over ``machine``'s DRAM roof, as
     that cell prints it), and, where the profile's side was taken on another roof (the recorded pair's copy
     roof: 15.5 against 14), that roof's ridge too, named (review 35f, E1; review 9d, E-1)."""
     printed = machine.roofline("fp32", "dram").ridge
@@ -1737,7 +1737,8 @@ def _verdict_ridge(profile, machine) -> str:
     if profile is not None and abs(profile.ridge - printed) > 0.005 * printed:
         roof = str(profile.memory).replace("dram-", "")  # "dram-copy": the copy roof, as Part 4 names it
         # review 41f, E4: two ridges, each named by its roof
-        text += (f" (Part 3's DRAM roof); its profile's side is taken on the {roof} roof, "
+        # the printed roof by its mix, not by a section number: exercise 6 has Parts, notebook 07 sections
+        text += (f" (fp32 over the {machine.ceiling('dram').title} roof); its profile's side is taken on the {roof} roof, "
                  f"{profile.peak_gbps:,.0f} GB/s, whose ridge is {profile.ridge:.3g} FLOP/byte")
     return text
 
