@@ -57,8 +57,15 @@ def _case_name(intensity: float, bandwidth: float) -> str:
 _PREFIX_HINT = "off by a factor of 1,000: check the unit prefixes (T vs G in TFLOP/s, GFLOP/s, TB/s, GB/s)"
 
 
-def _prefix_slips(key: float) -> list:
-    return [(key * 1000, _PREFIX_HINT), (key / 1000, _PREFIX_HINT)]
+#: A bandwidth converted with 2^40 bytes to the TB: 3 TB/s read as 3 TiB/s, or the reverse.
+_TIB_HINT = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^12 bytes) prefixes mixed "
+             "up? This course uses decimal TB")
+
+
+def _prefix_slips(key: float, bandwidth: bool = True) -> list:
+    """The unit slips of a key: 1,000x always; TiB for TB where a bandwidth enters it."""
+    tib = [(key * 1e12 / 2 ** 40, _TIB_HINT), (key * 2 ** 40 / 1e12, _TIB_HINT)] if bandwidth else []
+    return [(key * 1000, _PREFIX_HINT), (key / 1000, _PREFIX_HINT), *tib]
 
 
 #: Review 15e, 1: the ridge inverted, B / P, is a common slip.
@@ -109,7 +116,8 @@ def check_predictions(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_
                                               f"uncapped: use the new bandwidth, {bandwidth / 1000:g} "
                                               "TB/s, then cap at the compute roof"))
         checks.append(check_number(answer, key, f"predicted TFLOP/s, {_case_name(intensity, bandwidth)}",
-                                   unit="TFLOP/s", mistakes=mistakes + _prefix_slips(key)
+                                   unit="TFLOP/s",
+                                   mistakes=mistakes + _prefix_slips(key, intensity * bandwidth <= PEAK_GFLOPS)
                                    + [(key * 1e12, "that is in FLOP/s: the answer is in TFLOP/s")],
                                    factor_hints=False))
     return report("Predicted rates", *checks)
@@ -169,6 +177,11 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
             if agrees is True:
                 answer = side
             elif agrees is False:
+                if check_side(side, intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES).passed:
+                    # the side is right and only the parentheses are off: say so, or the student
+                    # may switch sides
+                    return Check(question, "fail", f"{answer.strip()!r}: '{side}' is right, but "
+                                                   f"{_wrong_parenthesis(side, inner, intensity, bandwidth)}")
                 return Check(question, "fail", f"{answer.strip()!r}: the part in parentheses does "
                                                f"not fit the '{side}' roof; "
                                                f"{_ridge_hint(intensity, bandwidth)}")
@@ -216,6 +229,23 @@ def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: floa
     return {side: True, "ridge": None}.get(named, False)
 
 
+def _wrong_parenthesis(side: str, inner: str, intensity: float, bandwidth: float) -> str:
+    """What is wrong with the parentheses after a right side: a rate it does not give (another
+    case's, say), or a name of the other roof."""
+    rate = _rate_gflops(inner)
+    if rate is None:
+        return "the part in parentheses names the other side: drop it, or make it agree"
+    if side == "compute":
+        return (f"the compute roof is {PEAK_GFLOPS / 1000:g} TFLOP/s, not {rate / 1000:g}: "
+                "this kernel runs at the compute roof")
+    other = [b for b in BANDWIDTHS_GBPS if b != bandwidth and abs(rate - intensity * b) <= DEFAULT_RTOL * intensity * b]
+    if other:
+        return (f"{rate / 1000:g} TFLOP/s is this kernel's rate at {other[0] / 1000:g} TB/s, not at "
+                f"{bandwidth / 1000:g} TB/s")
+    return (f"{rate / 1000:g} TFLOP/s is not this kernel's rate on that roof: work out I x B at "
+            f"{bandwidth / 1000:g} TB/s again")
+
+
 def _ridge_hint(intensity: float, bandwidth: float) -> str:
     """'ridge' (or 'balanced') as an active roof: cell 5 offers only 'memory' or 'compute' and
     never defines grading's band around the ridge, so the hint compares the intensity with this
@@ -236,7 +266,10 @@ def check_table(tflops_20_at_3, tflops_80_at_3, tflops_20_at_2, tflops_80_at_2,
 
 _PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
 #: "1.5x slower", "1.5 times slower": the factor with its word; "33% slower" keeps its % reading.
-_SLOWER = re.compile(r"(x|%|\btimes|\bpercent)\s+slower\s*$", re.IGNORECASE)
+#: "33% lower", "33% less", "33% drop", "33% loss": the same share of the rate lost, in other words.
+_SLOWER = re.compile(r"(x|%|\btimes|\bpercent)\s+(?:slower|lower|less|drop|loss)\s*$", re.IGNORECASE)
+#: "none", "no change": no slowdown, old rate / new rate = 1.
+_NO_CHANGE = re.compile(r"^\s*(?:none|no change|unchanged|no slowdown|no loss)\s*$", re.IGNORECASE)
 
 #: "50% longer": the run time's increase, which the key's "how much longer the run takes" hint
 #: answers; read as a unit it was "unknown unit '% longer'" (review 46k1, key 1, item 2).
@@ -260,6 +293,7 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     if isinstance(answer, str):
         # review 40k1, key 1, item 3: "1.5x slower" reads as "1.5x" (old rate / new rate)
         answer = _SLOWER.sub(r"\1", answer)
+        answer = _NO_CHANGE.sub("1", answer)
     if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
         return check_number(answer, key, question, unit="x", rtol=_SLOWDOWN_RTOL, mistakes=mistakes,
                             factor_hints=False)

@@ -18,6 +18,7 @@ from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (DEFAULT_RTOL, FRACTION_ATOL, AnswerError, Check, Choices,
                                            NotAnsweredError, Table, _normalize, check_choice,
                                            check_number, check_side, read_number, report)
+from rooflinelib.exercises.grading import BOTH_HINT, SIDES, without_bare_both
 from rooflinelib.core.vocabulary import BF16_TENSOR
 from rooflinelib.core.model import Ceiling, Machine, classify, side_of_ridge, time_bounds
 from rooflinelib.lessons.pitfalls import launch_dominance_elements
@@ -96,7 +97,11 @@ FIRST_STEPS = Choices({
                                                   "quantize weights to fp8", "quantize to fp8",
                                                   "quantize weights", "fp8 weights",
                                                   # review 41k1 K2-3: row 7's move, named by its type
-                                                  "bf16", "use bf16", "to bf16", "cast to bf16")),
+                                                  "bf16", "use bf16", "to bf16", "cast to bf16",
+                                                  # the 8-bit types named as moves (rows 6 and 8)
+                                                  "use fp8", "use fp8 weights", "to fp8", "int8 weights",
+                                                  "use int8", "use int8 weights", "quantize to int8",
+                                                  "quantize weights to int8", "to int8")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
                                             "use matrix cores", "instruction mix", "packed ops",
@@ -112,6 +117,9 @@ FIRST_STEPS = Choices({
                 "(pipelining, prefetch, async copies)",
                 ("pipelining", "software pipelining", "prefetch", "double buffering",
                  "async copies", "ping-pong", "overlap the softmax", "overlap softmax with mma",
+                 # row 9's move in its own words: the exps under the MMAs
+                 "overlap exps with mmas", "overlap the exps with the mmas", "overlap exp with mma",
+                 "overlap exps", "overlap the exps",
                  "flashattention-3", "flashattention 3", "flash attention 3", "fa3", "fa-3")),
     "score-bandwidth": ("nothing left to delete: score it as a fraction of the DRAM bandwidth "
                         "of its own access mix",
@@ -599,6 +607,11 @@ _RIDGE_TWICE_OR_HALF = ("off by a factor of 2: the ridge is P / B, from the tabl
                         "nothing is counted")
 
 
+#: The bandwidth converted with 2^40 bytes to the TB (4.8 TB/s read as 4.8 TiB/s, or the reverse).
+_RIDGE_IN_TIB = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^12 bytes) prefixes "
+                 "mixed up? This course uses decimal TB")
+
+
 def check_ridges(ridge_fp32, ridge_bf16):
     return report(
         "Part A: the ridge points",
@@ -606,7 +619,8 @@ def check_ridges(ridge_fp32, ridge_bf16):
         # "redo the count"); grading's unit-prefix hints (1,000x) still apply
         *[check_number(answer, key, question, unit="FLOP/byte",
                        mistakes=[(1 / key, _INVERTED_RIDGE), (2 * key, _RIDGE_TWICE_OR_HALF),
-                                 (key / 2, _RIDGE_TWICE_OR_HALF)])
+                                 (key / 2, _RIDGE_TWICE_OR_HALF),
+                                 (key * 1e12 / 2 ** 40, _RIDGE_IN_TIB), (key * 2 ** 40 / 1e12, _RIDGE_IN_TIB)])
           for answer, key, question in (
               (ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof"),
               (ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof"))],
@@ -614,6 +628,10 @@ def check_ridges(ridge_fp32, ridge_bf16):
 
 
 # --- Part B: the nine rows --------------------------------------------------------------------
+
+#: The sides of a row: "both" alone names no side, and hears so (not the ridge band's hint).
+_ROW_SIDES = Choices(without_bare_both(SIDES.options), hidden=("both",), what=SIDES.what)
+
 
 def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
     """Check one row: intensity, the side of each ridge, the verdict that counts, the first step."""
@@ -627,8 +645,8 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
               (verdict, row.ridge, "verdict on the roof it runs on"))
     # The sides are always graded against the kernel's right intensity: a PASS means the side
     # is right for this kernel, never only for a wrong number above it.
-    sides = [check_side(answer, row.intensity, ridge, question,
-                        hints=verdict_hints if question.startswith("verdict") else None)
+    sides = [check_side(answer, row.intensity, ridge, question, choices=_ROW_SIDES,
+                        hints={**(verdict_hints if question.startswith("verdict") else {}), "both": BOTH_HINT})
              for answer, ridge, question in ridges]
     carried = _carried_intensity(intensity, intensity_check)
     if carried is not None:
@@ -637,8 +655,8 @@ def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
         # the number they compared (a row's key-specific verdict hint is not).
         generic = {side: f"this kernel runs on the {row.runs_on_name}: classify it against that "
                          f"roof's ridge" for side in ("memory", "compute", "ridge")}
-        own = [check_side(answer, carried, ridge, question,
-                          hints=generic if question.startswith("verdict") else None)
+        own = [check_side(answer, carried, ridge, question, choices=_ROW_SIDES,
+                          hints={**(generic if question.startswith("verdict") else {}), "both": BOTH_HINT})
                for answer, ridge, question in ridges]
         sides = [_carried(key, mine, carried) for key, mine in zip(sides, own)]
     return report(
@@ -780,7 +798,7 @@ SLOW_SECONDS = 25.6e-3
 
 #: C3, the cache-resident row: 5 read passes over a 4096-element fp32 row that stays in L2.  Each
 #: pass is run by a different block, so a re-read misses the SM's L1 (which a single block's
-#: re-reads of 16 KB would mostly hit) and is served by L2.  The kernel writes one number per row
+#: re-reads of 16 KiB (16,384 bytes) would mostly hit) and is served by L2.  The kernel writes one number per row
 #: (a row statistic), so the writes are negligible and only the reads are counted.
 ROW_ELEMENTS = 4096
 ROW_PASSES = 5
@@ -817,10 +835,12 @@ LEVELS = Choices({
                  "behind the l2")),
     # Review 7b K2-4: the Infinity Cache serves part of these bytes; they are not its own traffic.
     "infinity-cache": ("the Infinity Cache (MALL)", ("infinity cache", "mall")),
+    # AMD's documentation's word for these bytes (given in C5); hidden, to carry its own hint
+    "video-memory": ("AMD's 'video memory'", ("video memory", "vram", "vidmem")),
     "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
     "l2": ("the L2 cache", ("l2 cache",)),
     "l1": ("the L1 / LDS or shared memory", ("l1 cache", "lds", "shared memory", "shared")),
-})
+}, hidden=("video-memory",))
 
 
 def given_part_c() -> Table:
@@ -859,6 +879,7 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
         "C1: the tiny launch",
         _number(n_bytes, op.n_bytes, "bytes moved", unit="B",
                      mistakes=[(op.n_bytes / 3, "C = A + B moves three arrays: two in, one out"),
+                               (2 * op.n_bytes / 3, "you counted the two reads but not the write of C"),
                                (op.n_bytes * 8, "that is bits; one byte is 8 bits")]),
         # Review 26k1 K2-4: the time in seconds, not ns, gets its own hint
         _number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns",
@@ -962,6 +983,12 @@ _REREADS_ONLY = ("that counts the re-reads only: the first pass's bytes reach th
 
 
 _ELEMENTS_NOT_BYTES = "that counts elements, not bytes: an fp32 element is 4 bytes"
+
+#: A row of 4096 fp32 elements is 16,384 bytes: 16 KiB, not 16 KB (16,000 bytes).  A byte count in
+#: KB (or an intensity from one) is 2.4% off: the hint says which prefix the row is in, not that the
+#: student mixed prefixes up.
+_ROW_IN_KIB = ("a row of 4096 fp32 elements is 16,384 bytes: that is 16 KiB (1 KiB = 1,024 bytes), "
+               "while 16 KB is 16,000 bytes; write the count in bytes, or in KiB")
 _PER_ELEMENT = "that is FLOPs per element, not per byte: an fp32 element is 4 bytes"
 
 
@@ -979,22 +1006,26 @@ def check_cache_resident(l2_bytes, hbm_bytes, l2_intensity, hbm_intensity, bound
                                             "number is written per row, negligible): count one "
                                             "read of the row per pass"),
                                # Review 19g1 K2-5: elements, not bytes
-                               (key_l2 / fp32, _ELEMENTS_NOT_BYTES)]),
+                               (key_l2 / fp32, _ELEMENTS_NOT_BYTES),
+                               (key_l2 / 1.024, _ROW_IN_KIB)]),
         _number(hbm_bytes, key_hbm, "HBM bytes per row", unit="B",
                      mistakes=[(key_l2, "the row stays in L2 between passes: how many times "
                                         "does it come from HBM?"),
-                               (key_hbm / fp32, _ELEMENTS_NOT_BYTES)]),
+                               (key_hbm / fp32, _ELEMENTS_NOT_BYTES),
+                               (key_hbm / 1.024, _ROW_IN_KIB)]),
         _number(l2_intensity, n_flops / key_l2, "L2 intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / (key_l2 - key_hbm), _REREADS_ONLY),
                                # review 39k1: FLOPs per element, as the byte counts above
                                (n_flops / (key_l2 / fp32), _PER_ELEMENT),
                                # Review 19g1 K2-5: the two intensities swapped
                                (n_flops / key_hbm, "that divides by the HBM bytes; the L2 "
-                                                   "intensity divides by the L2 traffic")]),
+                                                   "intensity divides by the L2 traffic"),
+                               (1.024 * n_flops / key_l2, _ROW_IN_KIB)]),
         _number(hbm_intensity, n_flops / key_hbm, "HBM intensity", unit="FLOP/byte",
                      mistakes=[(n_flops / key_l2, "that divides by the L2 traffic; the HBM "
                                                   "intensity divides by HBM bytes"),
-                               (n_flops / (key_hbm / fp32), _PER_ELEMENT)]),
+                               (n_flops / (key_hbm / fp32), _PER_ELEMENT),
+                               (1.024 * n_flops / key_hbm, _ROW_IN_KIB)]),
         check_choice(bound_by, "cache", "what bounds it", C3_LIMITERS,
                      hints={"l1": _C3_L1_HINT,
                             "memory": "it is well below the HBM roof at its HBM intensity; which "
@@ -1039,6 +1070,11 @@ def _count(answer):
     return value * _COUNT_SCALES.get((match.group("scale") or "").lower(), 1)
 
 
+#: C4 with 8 bytes per element: the two reads counted, the write of C not.
+_READS_ONLY_PER_ELEMENT = ("each element moves 12 bytes, not 8: you counted the two reads but not "
+                           "the write of C")
+
+
 def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_length):
     """C4: the vector-add length whose traffic takes as long as the launch, both ways."""
     dispatch, graph = _launch_lengths()
@@ -1047,11 +1083,13 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
         "C4: how long before the launch stops dominating",
         _number(_count(elements_dispatch), dispatch, "elements, with the host's dispatch", unit="elements",
                 mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
-                          (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+                          (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write"),
+                          (dispatch * 3 / 2, _READS_ONLY_PER_ELEMENT)]),
         # Review 11b K2-1: the same 4-byte slip as the dispatch length
         _number(_count(elements_graph), graph, "elements, inside a CUDA graph", unit="elements",
                 mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
-                          (graph * 3, "each element moves 12 bytes, not 4: two reads and a write")]),
+                          (graph * 3, "each element moves 12 bytes, not 4: two reads and a write"),
+                          (graph * 3 / 2, _READS_ONLY_PER_ELEMENT)]),
         _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
                      mistakes=[(0.25, "at that length the traffic takes as long as the "
                                       "launch, and the time is their sum: what fraction of the roof's "
@@ -1079,6 +1117,10 @@ def check_counters(fetch_size_on_nvidia, write_size_on_nvidia, level):
                      hints={"l2": "they are counted where the L2 hands its misses and write-backs on, "
                                   "not for the L2's own traffic",
                             "l1": "they are counted at the L2's far side, not next to the cores",
+                            "video-memory": "'video memory' is AMD's name for the memory behind the "
+                                            "L2, where these bytes are headed or come from; but on "
+                                            "the MI300X the Infinity Cache serves part of them before "
+                                            "HBM is reached: where are they counted?",
                             "infinity-cache": "the Infinity Cache serves part of these bytes, but "
                                               "they are not its own traffic: where are they "
                                               "counted?",

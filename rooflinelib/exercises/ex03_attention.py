@@ -6,8 +6,10 @@ functions checked at several ``(s, d)`` points.
 """
 from __future__ import annotations
 
+import math
+
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (AnswerError, Check, Choices, NotAnsweredError, Table, YES_NO,
+from rooflinelib.exercises.grading import (DEFAULT_RTOL, AnswerError, Check, Choices, NotAnsweredError, Table, YES_NO,
                                            check_choice, check_function, check_number, check_side,
                                            guarded, is_unanswered, read_number, report, reveal,
                                            run_student)
@@ -32,6 +34,10 @@ GROWTH = Choices({
                                          "plateaus", "levels off", "o(1)", "constant in s",
                                          "tends to a constant", "approaches a constant",
                                          "constant (about d/2)", "constant about d/2",
+                                         # the limit named without "about": "constant (d/2)"
+                                         "constant d/2", "constant ~d/2", "approaches d/2",
+                                         "tends to d/2", "converges to d/2", "levels off at d/2",
+                                         "approaches about d/2", "tends to about d/2",
                                          "goes to a constant", "converges to a constant")),
     # Review 7b K3-1: no bare "grows", which a quadratic answer fits as well.
     "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
@@ -258,7 +264,7 @@ def crossover_floor(crossover: dict) -> float:
     return min(exact, round(exact, 1), round(exact, 2))
 
 
-def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
+def _check_smallest_s(answer, crossover: dict, gpu: str, own_ridge=None, key_ridge=None) -> Check:
     """The smallest s at which fused attention reaches the ridge: the key, or up to
     ``CROSSOVER_RTOL`` above it, since the usual shortcut, I = s/2 (dropping the softmax's 5 FLOPs
     per score against the 4d of the two GEMMs), rounded up, lands 1.0% above (494 against 489 on
@@ -267,8 +273,11 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
     ``CROSSOVER_RTOL`` passes, as the page says ("s counts tokens; 489 or the exact 488.6 both
     pass").  An answer below the exact crossover does not reach the ridge, however close (review 11b
     K3-1: 480 passed on the MI300X); a sequence length has no byte prefix, so no generic KiB/GiB
-    hint (review 6b, K3-1)."""
+    hint (review 6b, K3-1).  ``own_ridge``: the student's answer for this GPU's ridge; where it is
+    wrong and the s follows from it, the reply says so and sends them to the ridge (the error
+    carried forward), not to a recount of the intensity."""
     question = f"smallest s that reaches the {gpu} ridge (fused)"
+    carried = _carried_crossover(own_ridge, key_ridge)
     key, exact = crossover["fused_s"], crossover["fused_estimate"]
     floor = crossover_floor(crossover)
 
@@ -283,6 +292,10 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
             return Check(question, "pass", f"correct: at or above the exact crossover ({exact:.4g}) "
                                            f"and below the key; s counts tokens, so the "
                                            f"whole-number answer is {key}")
+        if carried is not None and crossover_floor(carried) <= value <= carried["fused_s"] * (1 + CROSSOVER_RTOL):
+            return Check(question, "fail", f"consistent with your ridge of {carried['ridge']:.4g}, but that "
+                                           "ridge is wrong (see above): fix the ridge first, then "
+                                           "find s again")
         for wrong, hint in _crossover_slips(key):
             if abs(value - wrong) <= CROSSOVER_RTOL * wrong:
                 return Check(question, "fail", hint)
@@ -297,6 +310,20 @@ def _check_smallest_s(answer, crossover: dict, gpu: str) -> Check:
     return guarded(question, grade)
 
 
+def _carried_crossover(own_ridge, key: float):
+    """The crossover that follows from the student's ridge where that ridge reads as a positive
+    number and is wrong (outside the ridge check's ±2%), with the ridge under 'ridge'; else None."""
+    if own_ridge is None or key is None or is_unanswered(own_ridge):
+        return None
+    try:
+        ridge = read_number(own_ridge, "ridge", unit="FLOP/byte")
+    except (AnswerError, NotAnsweredError):
+        return None
+    if not math.isfinite(ridge) or ridge <= 0 or abs(ridge - key) <= DEFAULT_RTOL * key:
+        return None
+    return {**ops.attention_fusion_crossover(ridge, HEAD_DIM, DTYPE), "ridge": ridge}
+
+
 def _ridge_slips(key: float) -> list:
     """Review 19g1 K3-3: the inverted ridge (B / P), as exercises 1 and 2 hint it.  Twice the key
     hears exercise 2's neutral factor-of-2 hint (review 39k1): given_machines() shows only the
@@ -304,7 +331,16 @@ def _ridge_slips(key: float) -> list:
     (nothing is counted, so grading's FMA-or-copy hint would not fit either)."""
     return [(1 / key, "that is B / P, bytes per FLOP: the ridge is the compute roof over the "
                       "bandwidth"),
-            (2 * key, "off by a factor of 2: the ridge is P / B, from the table's two numbers")]
+            (2 * key, "off by a factor of 2: the ridge is P / B, from the table's two numbers"),
+            # a bandwidth converted with binary prefixes (TB/s as TiB/s, or by 1,024)
+            *[(key * f, _RIDGE_IN_TIB) for f in (1e12 / 2 ** 40, 2 ** 40 / 1e12)],
+            *[(key * f, _RIDGE_IN_KIB) for f in (1 / 1.024, 1.024)]]
+
+
+_RIDGE_IN_TIB = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^12 bytes) prefixes "
+                 "mixed up? This course uses decimal TB")
+_RIDGE_IN_KIB = ("off by 2.4%: a factor of 1,024 for 1,000 (binary and decimal prefixes mixed up)? "
+                 "This course uses decimal TB")
 
 
 #: "Does it ever get there?": "never" answers it as plainly as "no" (review 39k1).
@@ -321,13 +357,13 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
         "Part C: the sequence length where fusion changes the verdict",
         check_number(ridge_mi300x, mi_ridge, "MI300X bf16 ridge", unit="FLOP/byte",
                      factor_hints=False, mistakes=_ridge_slips(mi_ridge)),
-        _check_smallest_s(s_mi300x, mi, "MI300X"),
+        _check_smallest_s(s_mi300x, mi, "MI300X", own_ridge=ridge_mi300x, key_ridge=mi_ridge),
         check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
                      "does unfused attention ever get there on MI300X?", _EVER,
                      hints={"yes": "compare the unfused limit with the ridge"}),
         check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte",
                      factor_hints=False, mistakes=_ridge_slips(h_ridge)),
-        _check_smallest_s(s_h200, h, "H200"),
+        _check_smallest_s(s_h200, h, "H200", own_ridge=ridge_h200, key_ridge=h_ridge),
     )
 
 

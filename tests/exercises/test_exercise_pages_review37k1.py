@@ -17,7 +17,9 @@ def test_exercise_3_says_the_fused_count_assumes_the_l2_serves_k_and_v_re_reads(
     # the key counts Q, K, V and O once (8sd bytes); a real kernel re-reads K and V per query block
     for folder in ("solutions", "exercises"):
         text = _markdown("03", folder)
-        assert ("A real fused kernel re-reads `K` and `V` for each block of queries; the model assumes the L2 "
+        # review 51k1, Ex3-4: "a cache", not "the L2": the MI300X's L2 is 4 MB per XCD, and its
+        # Infinity Cache would serve the re-reads there
+        assert ("A real fused kernel re-reads `K` and `V` for each block of queries; the model assumes a cache "
                 "serves those re-reads (at s = 8192 one head's `K` and `V` take 4.2 MB), so HBM sees each once.") in text
     assert round(8192 * 128 * 2 * 2 / 1e6, 1) == 4.2  # K and V, bf16, d = 128, in decimal MB
 
