@@ -588,6 +588,12 @@ def _unit_factor_slips(reference) -> list:
             for scale in (1 / factor, factor)]
 
 
+def _gib_slip(reference) -> tuple:
+    """A byte count given in GiB (4 * n / 2**30): named, as Part B names the GiB reading (review 51k2,
+    key 4, item 2)."""
+    return (lambda n: reference(n) / 2 ** 30, "that is the count in GiB (2^30 bytes): give it in bytes")
+
+
 def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
     """The four counting functions of n, at several n."""
     reduction_flops, fma_flops = _with_unit(reduction_flops, "FLOP"), _with_unit(fma_flops, "FLOP")
@@ -613,6 +619,7 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                  # Review 19k2 K4-8
                                  (lambda n: 8 * reduction_cost(n).n_bytes, "that is bits: one byte is "
                                                                            "8 bits"),
+                                 _gib_slip(lambda n: reduction_cost(n).n_bytes),
                                  *_unit_factor_slips(lambda n: reduction_cost(n).n_bytes)])),
         # Review 35k2 item 1: the count is an exact integer per element, so ±2% let 126n (63
         # multiply-adds) pass; 0.1% still reads a count written to a few figures ("17.18 GFLOPs")
@@ -624,6 +631,10 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                  *[(lambda n, k=k: 2 * k * n, "count the multiply-adds in the loop: "
                                                               f"K = {FMA_STEPS}")
                                    for k in (FMA_STEPS - 1, FMA_STEPS + 1)],
+                                 # review 51k2 item 2: 4 FLOPs per multiply-add
+                                 (lambda n: 4 * FMA_STEPS * n, "twice the count: a multiply-add "
+                                                               "is 2 FLOPs, one multiply and one "
+                                                               "add"),
                                  *_unit_factor_slips(lambda n: fma_cost(n).n_flops)]),
         check_function(fma_bytes, lambda n: fma_cost(n).n_bytes, SAMPLES, "FMA kernel bytes(n)",
                        mistakes=[(lambda n: e * n, "the kernel reads x and writes y: both cross "
@@ -637,6 +648,10 @@ def check_accounting(reduction_flops, reduction_bytes, fma_flops, fma_bytes):
                                                        "policy adds, which this course's count, like "
                                                        "Lab 1's copy ceiling, leaves out)"),
                                  (lambda n: 8 * fma_cost(n).n_bytes, "that is bits: one byte is 8 bits"),
+                                 # review 51k2 item 2: float32 taken as 8 bytes
+                                 (lambda n: 4 * e * n, "16 bytes per element counts a float32 as "
+                                                       "8 bytes (a float64's size): float32 is 4"),
+                                 _gib_slip(lambda n: fma_cost(n).n_bytes),
                                  *_unit_factor_slips(lambda n: fma_cost(n).n_bytes)]),
     )
 
@@ -1343,14 +1358,13 @@ def model_verdict(setup, attempt):
             return f"{abs(past):.0%} {'right' if past >= 0 else 'left'} of it, inside the ±{RIDGE_BAND:.0%} band"
         return f"{abs(past):.0%} {'right' if past > 0 else 'left'} of it, outside the ±{RIDGE_BAND:.0%} band"
 
-    overlap = ("At the ridge only full overlap of loads and math reaches the roof (a reading of "
-               "the model; no counter here measured the overlap)."
+    overlap = ("At the ridge only full overlap of loads and math reaches the roof (the model's "
+               "reading; no counter here measured the overlap)."
                if fma["side"] == "ridge" else "")
     also = []
     ridge_name = "P / C" if setup.dram_copy_gbps else "P / B"
     if setup.dram_copy_gbps:
-        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte on "
-                    f"every machine) reads x and writes y, a copy: against this machine's copy ridge "
+        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte) reads x and writes y, a copy: against this machine's copy ridge "
                     f"P / C = {fma['ridge']:.3g} FLOP/byte it sits "
                     f"{where(fma['ridge'])}: {SIDES.options[fma['side']][0]}; it reaches "
                     f"{fma['fraction']:.0%} of its roof. ")
@@ -1359,8 +1373,7 @@ def model_verdict(setup, attempt):
                         f"and the verdict {SIDES.options[fma['side_b']][0].split(',')[0]}: the mix "
                         "decides.")
     else:
-        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte on "
-                    f"every machine) meets a ridge of {setup.ridge:.3g} FLOP/byte on these ceilings "
+        fma_text = (f"The FMA kernel ({intensity:g} FLOP/byte) meets a ridge of {setup.ridge:.3g} FLOP/byte on these ceilings "
                     f"(they hold no copy mix, so B stands in for it): it sits {where(setup.ridge)}: "
                     f"{SIDES.options[fma['side']][0]}; it reaches {fma['fraction']:.0%} of its roof. ")
     read = (f"the read: {red['gbps'] / setup.read_gbps:.0%} of "
@@ -1372,12 +1385,18 @@ def model_verdict(setup, attempt):
     datasheet_side = side_of_ridge(intensity, h200_ridge)
     # Review 35k2 (clarity): the datasheet ridge stated once, in this answer, with its figures;
     # the course's measured H200 only where the loaded ceilings are another machine's
-    direct = (f"{'Yes' if datasheet_side == fma['side'] else 'No'}: against the H200's datasheet "
+    # Review 51k2 item 1: reveal() titles this answer with Part C's question, "does the verdict
+    # depend on the hardware?", so it opens with the answer to that (yes: the ridge is the
+    # machine's, whether or not these two ridges happen to agree), then the sub-question's verdicts
+    loaded_side = SIDES.options[fma['side']][0].split(',')[0]
+    same = (f"{loaded_side} too: the same verdict, though a machine with another ridge can give another"
+            if datasheet_side == fma['side'] else f"{loaded_side}: a different verdict")
+    direct = (f"Yes, it depends on the hardware: against the H200's datasheet "
               f"ridge, {h200_ridge:.3g} FLOP/byte ({H200.ceiling('fp32').value / 1e3:.1f} TFLOP/s "
               f"over {H200.ceiling('dram').value / 1e3:.1f} TB/s, a bandwidth no access mix "
               f"reached), the FMA kernel is {SIDES.options[datasheet_side][0].split(',')[0]} "
               f"({where(h200_ridge)}); on the ceilings loaded here ({fma['ridge']:.3g}), "
-              f"{SIDES.options[fma['side']][0].split(',')[0]}."
+              f"{same}."
               + ("" if setup.origin == "recorded" else
                  f" The course's H200, measured, has a copy ridge of {rec_ridge:.3g} (C = "
                  f"{rec_copy:,.0f} GB/s): {SIDES.options[side_of_ridge(intensity, rec_ridge)][0]}."))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (SIDES, AnswerError, Choices, check_choice, check_number,
-                                           check_side, report, reveal)
+from rooflinelib.exercises.grading import (BOTH_HINT, SIDES, AnswerError, Choices, check_choice, check_number,
+                                           check_side, report, reveal, without_bare_both)
 from rooflinelib.core.machines import H200
 from rooflinelib.core.model import attainable_gflops, classify, ridge, time_bounds
 from rooflinelib.core.vocabulary import BF16_TENSOR, TF32_TENSOR
@@ -163,7 +163,9 @@ def _with_descriptions(options: dict, extra: dict = None) -> dict:
 
 
 #: The side menu with its descriptions ("at the ridge, both roofs are close"), as exercise 4's.
-_SIDES = _NoGuessChoices(_with_descriptions(SIDES.options, {"ridge": ("both roofs bind",)}))
+# "both" alone names no side: read only to be told so, as in exercise 4
+_SIDES = _NoGuessChoices(without_bare_both(_with_descriptions(SIDES.options, {"ridge": ("both roofs bind",)})),
+                         hidden=("both",))
 
 #: Exercise 2's menus, with the spellings drill 3's answers use (the menu's
 #: own "look past the roofline", the profiler's names, the model answer's launch-size check).
@@ -237,7 +239,8 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
         check_number(ridge_point, key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(key_ridge * 1000, units), (key_ridge / 1000, units),
                                (1 / key_ridge, "the ridge is P divided by B")]),
-        check_side(side, D2_INTENSITY, key_ridge, "side of the ridge", choices=_SIDES),
+        check_side(side, D2_INTENSITY, key_ridge, "side of the ridge", choices=_SIDES,
+                   hints={"both": BOTH_HINT}),
         check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
                      factor_hints=False,
                      # the hint names no side (it would give the answer of the side check above)
@@ -246,7 +249,10 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
                                                        "both"),
                                *_tflops_slips(roof / 1000)]),
         check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
-                     unit="fraction", factor_hints=False),
+                     unit="fraction", factor_hints=False,
+                     # the fraction inverted
+                     mistakes=[(D2_PEAK_GFLOPS / roof, "divide the attainable rate by the peak, "
+                                                       "not the other way")]),
     )
 
 
@@ -274,7 +280,9 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
                          / 1e12, "that is the rate with no overlap, F / (F/P + M/B); the roof is "
                                  "min(P, I x B), the overlapped bound")]),
         check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
-                     unit="fraction", factor_hints=False),
+                     unit="fraction", factor_hints=False,
+                     mistakes=[(1 / verdict.fraction_of_roof, "divide the achieved rate by the "
+                                                              "roof, not the other way")]),
         # A cache level's bandwidth is one of the limits a chart of HBM bytes cannot show: it is
         # accepted, with what would tell.
         # A bare "latency" is a stall's here: the launch's is ruled out by the run time, so it is
@@ -379,7 +387,7 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
         check_side(_without_still(side_after), flops / after, fp32_ridge,
                    f"side of the {fp32_ridge:g} FLOP/byte fp32 vector ridge after fusion",
                    hints={"compute": "compare the fused intensity with the ridge again: which "
-                                     "is larger?"}, choices=_SIDES),
+                                     "is larger?", "both": BOTH_HINT}, choices=_SIDES),
         # A ratio of two times: no FMA/copy factor-of-2 hint. A speedup of 1 is the "same FLOPs,
         # so no gain" reading, which forgets that a memory-bound kernel's time is its bytes'.
         check_number(_percent_as_factor(speedup), memory_before / memory_after, "speedup from fusion", unit="x",

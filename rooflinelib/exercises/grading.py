@@ -645,7 +645,8 @@ def _convert(value: float, written: str, wanted: str) -> float:
         advice = "; for a count write FLOP or FLOPs"
     elif wanted_family == "rate" and families == ["work"]:
         advice = "; for a rate write FLOP/s or FLOPS"
-    where = "" if wanted_family in _COUNT_FAMILIES else f" in {wanted}"
+    # review 51k2 (key 5, item 4): no "in fraction" after "a fraction": the unit's name is the family's
+    where = "" if wanted_family in _COUNT_FAMILIES or wanted.strip().lower() == wanted_family else f" in {wanted}"
     raise AnswerError(f"{written!r} is {words}, but this asks for "
                       f"{_FAMILY_WORDS[wanted_family]}{where}{advice}")
 
@@ -700,6 +701,17 @@ def _rounded(value: float, digits: int) -> float:
     return float(f"{value:.{digits - 1}e}")
 
 
+def _roundings(value: float, digits: int) -> set:
+    """``value`` to ``digits`` significant figures, rounded half-even (Python's format: 0.125 ->
+    0.12) and half-up as students round (0.125 -> 0.13; review 51k2, key 5 item 2)."""
+    from decimal import ROUND_HALF_UP, Decimal
+    exact = Decimal(repr(value))
+    if exact == 0:
+        return {0.0}
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return {_rounded(value, digits), float(exact.quantize(quantum, rounding=ROUND_HALF_UP))}
+
+
 def _rounding_explains(value: float, expected: float, unit: str) -> bool:
     """Whether a near miss can be a rounding (review 11b K4-1: 0.793 for 0.821, the fraction
     against the wrong roof, heard "if you rounded"): within 1% of the key (a tolerance tighter
@@ -711,7 +723,8 @@ def _rounding_explains(value: float, expected: float, unit: str) -> bool:
     if abs(value - expected) <= 0.01 * abs(expected):
         return True
     digits = (2,) if unit == "fraction" else (1, 2)
-    return any(abs(value - _rounded(expected, n)) <= 1e-3 * abs(expected) for n in digits)
+    return any(abs(value - rounded) <= 1e-3 * abs(expected)
+               for n in digits for rounded in _roundings(expected, n))
 
 
 def check_number(answer, expected: float, question: str, *, unit: str = "",
@@ -895,15 +908,18 @@ SIDES = Choices({
                 "hbm bandwidth", "dram", "dram bound", "bw", "left", "left of ridge", "slope", "sloped",
                 # the course's own names for the roof (review 11a, K-01-2): "the slanted roof"
                 "slanted", "slant", "dram bandwidth", "memory bandwidth", "memory ceiling",
-                "bandwidth ceiling")),
+                "bandwidth ceiling",
+                # review 51k2: the intensity below (above) the ridge point
+                "below the ridge", "below ridge")),
     "compute": ("compute-bound, right of the ridge",
                 ("compute bound", "compute limited", "flop", "flops", "arithmetic", "math",
-                 "alu", "right", "right of ridge", "flat", "compute ceiling")),
+                 "alu", "right", "right of ridge", "flat", "compute ceiling", "above the ridge",
+                 "above ridge")),
     "ridge": ("at the ridge, both roofs are close",
               ("at ridge", "on ridge", "ridge point", "both", "balanced",
                # the side's own description, and the course's older wording of it
                "at the ridge, both roofs are close", "both roofs are close",
-               "at the ridge, both roofs bind", "both roofs bind")),
+               "at the ridge, both roofs bind", "both roofs bind", "both roofs", "borderline")),
 })
 
 #: What a bare "both" hears where a side is asked: it names no side (see :func:`without_bare_both`).
