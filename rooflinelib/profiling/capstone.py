@@ -1099,6 +1099,15 @@ def _fp64_arithmetic(tree, lines, source) -> str:
         return False
 
     for node in nodes:
+        # `/` with an int operand (1 / sums[r], row[c] * (1 / s)): Numba's true division of an int gives a
+        # float64, as 1.0 does, so it is refused as 1.0 / sums[r] is
+        div = (node if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and id(node) not in exempt
+               else None)
+        whole = [o for o in ([div.left, div.right] if div is not None else []) if is_int(o)]
+        if whole and line_of(node):
+            const = ast.get_source_segment(source, whole[0]) or "the integer"
+            return (f"the line `{line_of(node)}` divides with {const}, an integer, and Numba's `/` on an integer "
+                    f"gives a float64, so on the GPU it runs in fp64: write float32({const})")
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             it = node.iter
             if isinstance(it, ast.Call) and getattr(it.func, "id", None) == "range":
@@ -1145,11 +1154,13 @@ def _once_rules(passes_of, size, threads: int = SIM_THREADS) -> str:
             return (f"steps by a constant in `{step}`: stride by cuda.blockDim.x, not a constant: at {threads} "
                     f"threads a block a step of {_constant_step_value(passes)} reads each element of x about "
                     f"{reads:.0f} times")
-        fixed = _fixed_x_read(passes, x)
+        fixed, constant = _fixed_x_read(passes, x)
         if fixed:  # review 33f, 2: name the cause, every thread reading one element
+            what = ("has every thread read the same element of x" if constant else
+                    "reads x outside the loops, so the elements it reads are loaded again in a loop")
             return (f"issues {reads:.3g} loads of x per element, counting each x[r, c] its source reads: the "
-                    f"line `{fixed}` has every thread read the same element of x; start the max at -inf "
-                    "(float32(-math.inf)) instead, so each element of x is loaded once")
+                    f"line `{fixed}` {what}; start the max at -inf (float32(-math.inf)) instead, so each element "
+                    "of x is loaded once")
         # the simulator counts loads, not DRAM bytes: a repeated load is likely an L1 or L2 hit
         return (f"issues {reads:.3g} loads of x per element, counting each x[r, c] its source reads; a repeated "
                 "load costs DRAM traffic only if the row no longer sits in the L1 or L2 cache (a hypothesis: the "
@@ -1162,23 +1173,28 @@ def _once_rules(passes_of, size, threads: int = SIM_THREADS) -> str:
     return ""
 
 
-def _fixed_x_read(passes, x) -> str:
-    """The source line of the first read of ``x`` at a constant column (``m = x[r, 0]``) in a kernel of
-    ``passes`` that is passed ``x``, or '': a read every thread of the block makes, so x is read more than
-    once (review 33f, 2)."""
+def _fixed_x_read(passes, x) -> tuple:
+    """``(line, constant)``: the source line of the first read of ``x`` outside every loop in a kernel of
+    ``passes`` that is passed ``x``, and whether its column is a constant (``m = x[r, 0]``: a read every
+    thread of the block makes), or ``("", False)``.  Called only when x is loaded more than once per
+    element: a start such as ``m = x[r, t]`` is then loaded again by the loop (review 33f, 2)."""
     for _, args, tree, lines in _parsed_kernels(passes):
         try:
             params = [a.arg for a in tree.body[0].args.args]
         except (IndexError, AttributeError):
             continue
         names = {params[i] for i, a in enumerate(args) if a is x and i < len(params)}
+        in_loop = {id(n) for loop in ast.walk(tree) if isinstance(loop, (ast.For, ast.While))
+                   for n in ast.walk(loop)}
         for node in sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
             if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id in names
                     and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
-                    and isinstance(node.slice.elts[1], ast.Constant) and 0 < node.lineno <= len(lines)):
-                return lines[node.lineno - 1].strip()
-    return ""
+                    and 0 < node.lineno <= len(lines)):
+                constant = isinstance(node.slice.elts[1], ast.Constant)
+                if constant or id(node) not in in_loop:
+                    return lines[node.lineno - 1].strip(), constant
+    return "", False
 
 
 def _compile_refusal(passes) -> str:
@@ -1638,6 +1654,30 @@ def _simulate_output(passes, rows: int, buffers: dict, races: list = None, threa
     return buffers["y"]
 
 
+def versions_passed(check) -> dict:
+    """``{"3-pass": bool, "fused": bool}``: which versions passed :func:`check_kernels`' report ``check``
+    (its checks in that order), so that Part 2 counts and checks each version on its own."""
+    return {name: c.passed for name, c in zip(VARIANTS, check.checks)}
+
+
+def count_versions(three_pass_passes, fused_passes, passed: dict, sizes=None) -> dict:
+    """``{(rows, cols): {"3-pass": count, "fused": count}}`` at ``sizes`` (:data:`SIM_SIZES`), by
+    :func:`count_passes`, for the versions ``passed`` (:func:`versions_passed`) marks as passing; a version
+    that has not passed, or whose count stops (an index past an array's end: Part 1 named the line), gets
+    ``{}``, for which :func:`check_byte_formula` waits, never a traceback."""
+    counts = {}
+    for rows, cols in sizes or SIM_SIZES:
+        buffers = softmax_buffers(rows, cols)
+        counts[rows, cols] = {}
+        for name, passes_of in zip(VARIANTS, (three_pass_passes, fused_passes)):
+            try:
+                counts[rows, cols][name] = (count_passes(passes_of(buffers), rows, SIM_THREADS)
+                                            if passed.get(name) else {})
+            except CountError:
+                counts[rows, cols][name] = {}
+    return counts
+
+
 def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: bool = True):
     """The student's ``formula(rows, cols)`` against the distinct bytes counted at each size of
     ``counted_at`` (``{(rows, cols): count_passes(...)}``), within 2%.  The count is of the
@@ -1690,9 +1730,16 @@ def model_speedup(rows: int, cols: int) -> float:
     return operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True).n_bytes
 
 
-def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
+def _speedup_text(predicted):
+    """``predicted`` with a trailing ``x`` dropped ("2.5x", as a speed-up is written): Part 3's check and
+    Part 4's comparison read the same answer the same way."""
     if isinstance(predicted, str) and re.fullmatch(r"\s*[0-9.]+\s*[x×]\s*", predicted):
-        predicted = predicted.strip().rstrip("x×").strip()  # "2.5x", as a speed-up is written
+        return predicted.strip().rstrip("x×").strip()
+    return predicted
+
+
+def check_prediction(predicted, rows: int, cols: int, question: str = "predicted speed-up of fusion"):
+    predicted = _speedup_text(predicted)
     n = rows * cols
     streaming = operators.softmax(n, fused=False).n_bytes / operators.softmax(n, fused=True, row_on_chip=False).n_bytes
     three, fused = operators.softmax(n, fused=False).n_bytes, operators.softmax(n, fused=True).n_bytes
@@ -1705,7 +1752,7 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         (three / (fused / 2), "that divides by a fused count of 4 bytes per element: does it leave out the write "
                               "of y (x read once and y written once, 8 bytes per element)?"),
         (three / (2 * fused), "that divides by a fused count in which the kernel would read x three times (16 bytes per element "
-                              "instead of 8), or by a 3-pass count that leaves out passes"),
+                              "instead of 8)"),
         # review 23f, 4: the two usual slips between 1.67 and 5
         ((three - n * 4) / fused, "that counts the 3-pass version's bytes as 16 per element: pass 1 reads x, pass 2 "
                                   "reads x and writes e, pass 3 reads e and writes y, 20 bytes per element"),
@@ -1713,8 +1760,7 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
         ((three + n * 4) / fused, "that counts the 3-pass version's bytes as 24 per element, one read or write "
                                   "too many: pass 1 reads x, pass 2 reads x and writes e, pass 3 reads e and "
                                   "writes y, 20 bytes per element, over the fused kernel's 8. 3 is also the "
-                                  "number of launches (3 against 1) and about the recorded H200's measured ratio, "
-                                  "but the prediction is bytes over bytes"),
+                                  "number of launches (3 against 1), but the prediction is bytes over bytes"),
     ])
 
 
@@ -1944,7 +1990,7 @@ def _prediction(predicted, three):
     """``(value, note)``: the student's prediction, or the model's when it cannot be read."""
     elements = round(three.n_flops / operators.SOFTMAX_FLOPS_PER_ELEMENT)
     try:
-        return read_number(predicted, "predicted speed-up"), ""
+        return read_number(_speedup_text(predicted), "predicted speed-up"), ""
     except (AnswerError, NotAnsweredError) as exc:
         reason = "not answered yet" if isinstance(exc, NotAnsweredError) else str(exc)
         return model_speedup(elements, 1), f"(your prediction could not be read: {reason}; the model's is used) "
