@@ -51,7 +51,10 @@ BOUNDS = Choices({
              "overlapped", "the overlapped time", "overlapped time",
              # the max written out in words (it was refused as unreadable)
              "max of f/p and m/b", "maximum of f/p and m/b", "max of m/b and f/p",
-             "max(m/b, f/p)")),
+             "max(m/b, f/p)",
+             # more ways to name the larger time
+             "the bigger one", "the bigger", "the greater", "the greater one", "greater of the two",
+             "max time", "the max time", "maximum time", "the maximum time")),
     "sum": ("F/P + M/B: the model's time with no overlap, both units at their peaks (no bound: "
             "a kernel that stalls takes longer)",
             # The mirror of max's spellings, the page's own gloss ("adding them") included, so
@@ -111,7 +114,9 @@ _GROWTH = _NoGuessChoices({**GROWTH.options, "linear": (
                                    "grows proportionally to s", "linear in the sequence length",
                                    # more ways to say it
                                    "increases linearly", "like s", "proportionally", "s",
-                                   "grows like s", "increases linearly with s"))},
+                                   "grows like s", "increases linearly with s",
+                                   "linearly, without bound", "linearly without bound",
+                                   "grows linearly, without bound"))},
     hidden=GROWTH.hidden)
 
 RIDGE_MOVES = _NoGuessChoices({
@@ -132,7 +137,9 @@ RIDGE_MOVES = _NoGuessChoices({
                                                       "the ridge moves to higher intensity",
                                                       # more ways to say it
                                                       "moves to higher intensity", "further right",
-                                                      "moves further right", "farther right")),
+                                                      "moves further right", "farther right",
+                                                      # the ridge is an intensity: larger is right
+                                                      "larger", "gets larger", "up and right")),
     "left": ("the ridge moves to lower intensity", ("lower", "down", "decreases", "falls",
                                                     "moves left", "to the left",
                                                     "moves to the left", "leftwards",
@@ -145,7 +152,8 @@ RIDGE_MOVES = _NoGuessChoices({
                                                     "it moves left", "it moves to the left",
                                                     "down and to the left", "moves down",
                                                     "the ridge decreases", "the ridge shrinks",
-                                                    "the ridge moves to lower intensity")),
+                                                    "the ridge moves to lower intensity",
+                                                    "smaller", "gets smaller", "down and left")),
     "stays": ("the ridge does not move", ("same", "unchanged", "does not move", "stays put",
                                           "stays the same", "stays", "does not change",
                                           "the ridge stays", "the ridge does not move",
@@ -183,13 +191,21 @@ _RIDGE_AS_LIMIT_HINT = ("the ridge is where it sits, not a limit: at the ridge b
                         "what stops it?")
 
 
-def _percent_as_factor(answer):
-    """A ratio written as a percentage ("500%" for 5x) read as the factor it names; grading
-    reads a percentage as a fraction, which a ratio of times is not.  A leading "about" (or
-    "roughly", "~") is dropped: the drills invite approximate values."""
+def _about(answer):
+    """A leading "about" (or "roughly", "~") dropped: the drills invite approximate values, on
+    every numeric answer ("about 64" as well as "about 5")."""
     if isinstance(answer, str):
         answer = re.sub(r"^\s*(?:about|roughly|approximately|approx\.?|~)\s*", "", answer,
                         flags=re.IGNORECASE)
+    return answer
+
+
+def _percent_as_factor(answer):
+    """A ratio written as a percentage ("500%" for 5x) read as the factor it names; grading
+    reads a percentage as a fraction, which a ratio of times is not.  A leading "about" is
+    dropped (:func:`_about`)."""
+    answer = _about(answer)
+    if isinstance(answer, str):
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%\s*", answer)
         if m:
             return float(m.group(1)) / 100
@@ -236,19 +252,19 @@ def check_drill2(ridge_point, side, attainable_tflops, fraction_of_peak):
     # numbers (as for drills 1, 3 and 4).
     return report(
         "Drill 2",
-        check_number(ridge_point, key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
+        check_number(_about(ridge_point), key_ridge, "ridge", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(key_ridge * 1000, units), (key_ridge / 1000, units),
                                (1 / key_ridge, "the ridge is P divided by B")]),
         check_side(side, D2_INTENSITY, key_ridge, "side of the ridge", choices=_SIDES,
                    hints={"both": BOTH_HINT}),
-        check_number(attainable_tflops, roof / 1000, "attainable rate", unit="TFLOP/s",
+        check_number(_about(attainable_tflops), roof / 1000, "attainable rate", unit="TFLOP/s",
                      factor_hints=False,
                      # the hint names no side (it would give the answer of the side check above)
                      mistakes=[(D2_PEAK_GFLOPS / 1000, "that is the compute peak; the attainable "
                                                        "rate is the lower of P and I x B: compute "
                                                        "both"),
                                *_tflops_slips(roof / 1000)]),
-        check_number(fraction_of_peak, roof / D2_PEAK_GFLOPS, "fraction of peak compute",
+        check_number(_about(fraction_of_peak), roof / D2_PEAK_GFLOPS, "fraction of peak compute",
                      unit="fraction", factor_hints=False,
                      # the fraction inverted
                      mistakes=[(D2_PEAK_GFLOPS / roof, "divide the attainable rate by the peak, "
@@ -265,21 +281,21 @@ def check_drill3(intensity, ridge_point, roof_tflops, fraction_of_roof, bound_by
         "Drill 3",
         # No FMA/copy factor-of-2 hint on any number: the drill gives the FLOPs, the bytes, P
         # and B, so nothing is counted.
-        check_number(intensity, key_intensity, "intensity", unit="FLOP/byte", factor_hints=False,
+        check_number(_about(intensity), key_intensity, "intensity", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(1 / key_intensity, "the intensity is the FLOPs divided by the bytes")]),
         # a prefix slip (TFLOP/s over GB/s) gets drill 2's unit hint
-        check_number(ridge_point, verdict.ridge, "ridge", unit="FLOP/byte", factor_hints=False,
+        check_number(_about(ridge_point), verdict.ridge, "ridge", unit="FLOP/byte", factor_hints=False,
                      mistakes=[(1 / verdict.ridge, "the ridge is P divided by B"),
                                *[(verdict.ridge * f, "the ridge is P/B; check the units: TFLOP/s "
                                                      "over TB/s") for f in (1000, 1 / 1000)]]),
-        check_number(roof_tflops, verdict.roof_gflops / 1000, "roof at this intensity",
+        check_number(_about(roof_tflops), verdict.roof_gflops / 1000, "roof at this intensity",
                      unit="TFLOP/s", factor_hints=False,
                      # F / (F/P + M/B) is the rate with no overlap, not the roof
                      mistakes=_tflops_slips(verdict.roof_gflops / 1000)
                      + [(D3_FLOPS / time_bounds(D3_FLOPS, D3_BYTES, D3_PEAK_GFLOPS, D3_GBPS).serial_s
                          / 1e12, "that is the rate with no overlap, F / (F/P + M/B); the roof is "
                                  "min(P, I x B), the overlapped bound")]),
-        check_number(fraction_of_roof, verdict.fraction_of_roof, "fraction of the roof",
+        check_number(_about(fraction_of_roof), verdict.fraction_of_roof, "fraction of the roof",
                      unit="fraction", factor_hints=False,
                      mistakes=[(1 / verdict.fraction_of_roof, "divide the achieved rate by the "
                                                               "roof, not the other way")]),
@@ -356,6 +372,9 @@ def _without_still(answer):
                          r"(?: of (?:the )?ridge)?\s*\)?\s*", answer.lower())
         if m:
             answer = m.group(1)
+    # "it stays memory-bound": the side it stays on
+    if isinstance(answer, str):
+        answer = re.sub(r"^\s*(?:it\s+)?(?:stays|remains)\s+", "", answer, flags=re.IGNORECASE)
     if isinstance(answer, str) and answer.strip().lower().startswith("still "):
         return answer.strip()[len("still "):]
     # "memory-bound still" as well
@@ -373,12 +392,12 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
         "Drill 4",
         # Drill 4 has no FMA: a factor of 2 here is a byte slip, and its hint says so, ahead of
         # the generic FMA/copy one.
-        check_number(intensity_before, flops / before, "intensity of the five separate kernels",
+        check_number(_about(intensity_before), flops / before, "intensity of the five separate kernels",
                      unit="FLOP/byte",
                      mistakes=[(1 / (2 * ops.dtype_bytes("fp32")) / D4_KERNELS,
                                 "the FLOPs add up across the five kernels, just like the bytes"),
                                *_byte_slips(flops / before, _D4_SEPARATE_BYTES)]),
-        check_number(intensity_after, flops / after, "intensity of the fused kernel",
+        check_number(_about(intensity_after), flops / after, "intensity of the fused kernel",
                      unit="FLOP/byte",
                      # one kernel's FLOP over the fused bytes
                      mistakes=[(flops / D4_KERNELS / after, "the fused kernel still does every "
@@ -407,7 +426,7 @@ def _without_factor(answer):
     """A direction that also gives the factor ("it moves right by 6.7x") read as the
     direction; the factor is checked on its own."""
     if isinstance(answer, str):
-        m = re.fullmatch(r"\s*(.*?)\s+by\s+(?:about\s+|roughly\s+|~\s*)?[0-9.]+\s*(?:x|times)?\s*",
+        m = re.fullmatch(r"\s*(.*?)\s+by\s+(?:about\s+|roughly\s+|~\s*)?[0-9.]+(?:\s*/\s*[0-9.]+)?\s*(?:x|times)?\s*",
                          answer, flags=re.IGNORECASE)
         if m:
             return m.group(1)
@@ -442,7 +461,7 @@ def check_drill7(unfused_limit, fused_growth):
               "FLOPs per score (2d per matrix-product entry)")
     return report(
         "Drill 7",
-        check_number(unfused_limit, limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
+        check_number(_about(unfused_limit), limit, f"unfused limit at d = {D7_HEAD_DIM}, bf16",
                      unit="FLOP/byte", mistakes=[(limit * 2, scores), (limit / 2, scores)]),
         check_choice(fused_growth, "linear", "how fused intensity grows with s", _GROWTH,
                      # "constant" is right without the drill's assumption

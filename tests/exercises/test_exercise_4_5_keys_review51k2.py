@@ -54,3 +54,26 @@ def test_fraction_unit_message_is_not_garbled():
 def test_inverted_fractions_are_named():
     assert "divide the attainable rate by the peak" in str(ex05.check_drill2(20, "memory", 6, 7.5))
     assert "divide the achieved rate by the roof" in str(ex05.check_drill3(1, 1, 1, 5, "memory", "profile"))
+
+
+@pytest.mark.parametrize("text", ["the bigger one", "the greater", "max time"])
+def test_drill1_names_of_the_larger_time(text):
+    assert ex05.BOUNDS.read(text) == "max"
+
+
+def test_drill6_larger_and_a_factor_written_as_a_fraction():
+    assert ex05.RIDGE_MOVES.read("larger") == "right" and ex05.RIDGE_MOVES.read("up and right") == "right"
+    assert ex05.RIDGE_MOVES.read("smaller") == "left"
+    assert str(ex05.check_drill6("the ridge moves right, by 20/3", "20/3")).startswith("Drill 6: 2 correct")
+
+
+def test_about_on_every_numeric_drill_and_linear_without_bound():
+    assert str(ex05.check_drill7("about 64", "linearly, without bound")).startswith("Drill 7: 2 correct")
+    assert str(ex05.check_drill2("about 300", "memory", "about 120", "about 13%")).startswith("Drill 2: 4 correct")
+
+
+def test_drill4_it_stays_names_the_side_and_not_compute_stays_refused():
+    assert "[PASS] side" in str(ex05.check_drill4(0.125, 0.625, "it stays memory-bound", 5))
+    assert "[PASS] side" not in str(ex05.check_drill4(0.125, 0.625, "it stays compute-bound", 5))
+    # "not compute-bound" leaves memory and the ridge: still unreadable, never a pass
+    assert "[PASS] side" not in str(ex05.check_drill4(0.125, 0.625, "not compute-bound", 5))
