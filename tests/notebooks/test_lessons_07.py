@@ -232,8 +232,10 @@ def test_07_names_the_recorded_pairs_one_roof_and_which_roof_each_ridge_is():
             "of 14 that section 3 predicts with") in _page()
     # review 44e: section 3 names the profiles' own Lab 1 and its copy ridge in one sentence
     # review 51: which ridge is which: the printed 14 is the fastest DRAM roof's, 15.5 the copy roof's
-    assert ("The ridge below is on its fastest DRAM roof. Sections 4 to 6 judge the recorded profiles on their "
-            "run's Lab 1 (within 0.6% of the shipped one), on its **copy roof**, a copy's DRAM rate: ridge 15.5.") \
+    # review 51e: sections 4-5 use the copy roof, section 6 the fp32 and shared-memory roofs
+    assert ("The ridge below is on its fastest DRAM roof. Sections 4-5 grade the recorded profiles on their "
+            "run's **copy roof**, a copy's DRAM rate (ridge 15.5); section 6 uses that run's fp32 and "
+            "shared-memory roofs. Each is within 0.6% of the shipped Lab 1's.") \
         in " ".join(_prose().split())
     assert "section 3's ridge of 14" not in _prose()
     from rooflinelib.store.results import dram_mixes, recorded, recorded_h200
@@ -373,8 +375,9 @@ def test_07_section_6_states_its_answer_first_and_names_the_dram_roofline():
     top = section.split("Five terms")[0]  # review 19b: the question and the answer, a cell of their own
     # review 33e: the question is the tiled swap's 3.9x; both kernels introduced in one sentence first
     assert ("**The question.** Swapping the indices made the tiled GEMM 3.9x slower, with the same FLOPs and "
-            "DRAM bytes. Why? **The answer** (a *pass*: one round of shared-memory service). Mainly, its shared-memory "
-            "loads collide:") in top  # review 46e: a pass said before the answer uses it
+            "DRAM bytes. Why? **The answer.** The swap puts a warp down a column of C, not along a row; there, "
+            "mainly, its shared-memory loads collide: 5.0 *passes* (rounds of shared-memory service)") in top
+    # review 46e: a pass said before the answer uses it; review 51e: and which way the swap turns a warp
     # review 40e: the direct evidence (ncu's MIO-queue stalls) before the cap
     # review 44e: the 5 passes per multiply-add set the cap, conflict-free ones included
     assert "Its 5 passes alone hold it to at most 5% of the fp32 roof; it reached 3%." in top
@@ -482,7 +485,7 @@ def test_07_figures_roofs_are_both_the_recorded_sessions():
     # review 34e: the page now says in one sentence which Lab 1 judges the recorded profiles (pinned below)
     # review 35e: "of the run that recorded them" in place of "their own run's Lab 1"
     # review 44e: section 3 says which Lab 1 judges the recorded profiles, and how far it is from the shipped one
-    assert "judge the recorded profiles on their run's Lab 1" in " ".join(_prose().split())
+    assert "grade the recorded profiles on their run's **copy roof**" in " ".join(_prose().split())
     assert "the two runs' fp32 and copy roofs differ" not in _prose()
     assert "(fp32 65,979 GFLOP/s, shared memory 32,814 GB/s)" in _page()
     assert "the two runs' fp32 and copy roofs differ by 0.1% and 0.6%" in _page()
@@ -511,10 +514,8 @@ def test_07_section_4_keeps_one_sentence_of_provenance():
 
 def test_07_section_6_opens_with_a_three_step_roadmap():
     # clarity: section 6 is a second notebook; a roadmap (count -> measure -> bound) at its top
-    six = next(c.source for c in _cells() if c.cell_type == "markdown" and c.source.startswith("## 6."))
-    top = six  # review 19b: the question, the answer and the roadmap, one cell (the terms follow)
-    steps = [line for line in top.splitlines() if re.match(r"\d\. \*\*", line)]
-    assert [re.match(r"\d\. \*\*(\w+)\*\*", line).group(1) for line in steps] == ["Count", "Measure", "Bound"]
+    # review 51e: the three-step list repeated the three headings below word for word; the headings
+    # carry the roadmap (count in the simulator, measure on the H200, bound by each count)
     headings = [c.source.splitlines()[0] for c in _cells() if c.cell_type == "markdown" and c.source.startswith("### ")]
     assert headings == ["### The slip, counted in the simulator", "### The same kernels on the H200",
                         "### The tiled pair: shared-memory passes cap the rate",
@@ -551,12 +552,13 @@ def test_07_says_why_merged_shared_loads_lower_the_passes():
     # review 37e clarity: the LDS.128 side-trip is the appendix's; the page keeps one clause and what it means
     # review 44e: how they merged (four into one 16-byte load: 20 per 16 FFMAs, not 32), from the recorded SASS
     # review 46e: only sa's loads merged (sb's 16 stay 4-byte), and the passes of a 16-byte load are counted
-    assert ("Its shared passes, 5.0 and 1.5 per FFMA, are fewer than 9 and 2 (the caps below use them): the compiler "
+    assert ("Its shared passes per FFMA, 5.0 and 1.5, are fewer than the simulator's 9 and 2: the compiler "
             "merged `sa`'s loads four into one 16-byte load; `sb`'s 16 stay 4-byte.") in " ".join(text.split())
     assert "LDS.128" not in text
     assert "only `sa`'s are" in _page() and "4 `LDS.128`" in _page()
-    # review 46e: the phases come back as one clause, so the recorded 5.0 and 1.5 can be reproduced
-    assert "served in phases" in text and "quarter-warps" not in text and "serves four k values" not in text
+    # review 46e: the passes of the merged loads are counted, so the recorded 5.0 and 1.5 can be reproduced
+    # review 51e: "served in phases, twice the passes" read as a general rule; the factor is this kernel's
+    assert "served in phases" not in text and "quarter-warps" not in text and "serves four k values" not in text
     assert "inferred from the source" not in text
     assert "Which array the `LDS.128` read follows from the source" in _page()
     rows = gemm_targets.recorded_rows(gemm_targets.recorded_counters())
@@ -656,7 +658,7 @@ def test_07_section_6_question_and_answer_apart_from_its_terms():
     md = [c.source for c in _cells() if c.cell_type == "markdown"]
     six = next(i for i, s in enumerate(md) if s.startswith("## 6."))
     assert "Five terms" not in md[six] and md[six + 1].startswith("Five terms")
-    assert "Why?" in md[six] and "**The answer** (a *pass*" in md[six]
+    assert "Why?" in md[six] and "**The answer.** The swap puts a warp down a column" in md[six]
     assert "issue roof" not in _prose() and "hierarchical roofline plus" not in _prose()
 
 
@@ -814,7 +816,8 @@ def test_07_the_pass_rule_is_for_4_byte_words():
     # review 32e: the 16-byte remark meant nothing before LDS.128; it stands where the merged loads are read
     assert "16-byte" not in terms and "The extra passes are *bank conflicts*." in terms
     assert "a 16-byte load is split into phases" not in _md("The hardware's sectors")  # review 33e: the appendix's
-    assert "A warp's 16-byte load asks for up to 512 bytes" in _page() and "applies the rule within each" in _page()
+    assert "A warp's 16-byte load can ask for up to 512 distinct bytes" in _page()
+    assert "applies the bank rule to the 16-byte chunks within each half" in _page()
     # review 26e E4: 4 sectors only when the floats are aligned
     # review 33e item 5: 4 sectors only from a 128-byte boundary
     assert "A warp reading 32 neighbouring floats from a 128-byte boundary touches 4 sectors" in " ".join(terms.split())

@@ -85,7 +85,9 @@ def test_the_third_takeaway_turns_counts_into_caps_as_section_6_does():
     take = _flat(next(c.source for c in _cells() if c.source.startswith("## What to take away")))
     assert "The counters check the model's bytes on real hardware." not in take
     assert ("Far below a compute roof, turn each count (shared-memory passes, instructions per FFMA) into a cap: "
-            "the tightest names the limit. Where two kernels share a cap, the stall reasons rank them.") in take
+            "the tightest names the limit. Where two kernels share a cap, the stall reasons tell them apart.") in take
+    # review 51e: stall reasons say why warps waited; they do not rank two kernels' speeds
+    assert "stall reasons rank" not in take
     # what section 6 shows: the shared-pass cap binds the tiled pair, the shared issue cap cannot rank the naive pair
     assert "the cap bounds them but cannot rank them" in _flat(_prose())
 

@@ -40,7 +40,7 @@ def test_the_gemm_answer_quotes_the_recorded_mio_stalls():
     six = _cell("## 6.")
     # review 41e: the page leads with the direct evidence, the shared passes (test_lessons_review42_0507);
     # the stall figures, and the queue they wait on, are the appendix's
-    assert "Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide multiply-add" in six
+    assert "mainly, its shared-memory loads collide: 5.0 *passes* (rounds of shared-memory service) per warp-wide multiply-add" in _flat(six)
     assert f"{slip:.1f}" == "58.8" and f"{fixed:.1f}" == "6.1"
     # the same figures, and what they count, in the appendix
     assert "`mio_throttle` 58.8 against 6.1 along a row" in _page()
@@ -73,7 +73,7 @@ def test_the_page_says_which_roof_each_ridge_uses():
     roof = _cell("A kernel that reads and writes")
     # review 44e: which roof each ridge uses is said in section 3, with the two Lab 1s
     three = _cell("## 3. Predict")
-    assert "on its **copy roof**, a copy's DRAM rate: ridge 15.5." in _flat(three) and "ridge" not in roof  # review 51
+    assert "on their run's **copy roof**, a copy's DRAM rate (ridge 15.5)" in _flat(three) and "ridge" not in roof  # review 51
     printed = "\n".join(o.get("text", "") for c in _cells() if c.cell_type == "code" for o in c.get("outputs", []))
     assert "ridge: 14 FLOP/byte" in printed and "over DRAM (write)" in printed
     # the figure's copy-roof ridge, as the appendix derives it

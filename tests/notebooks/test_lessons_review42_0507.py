@@ -92,8 +92,8 @@ def test_07_the_gemm_answer_leads_with_the_shared_passes():
     assert f"{slip[key]:.1f}" == "5.0" and f"{fixed[key]:.1f}" == "1.5"
     six = _md07("## 6.")
     assert "the loads' queue" not in six
-    assert ("Mainly, its shared-memory loads collide: 5.0 shared-memory passes per warp-wide multiply-add, against 1.5 along "
-            "a row. Its 5 passes alone hold it") in six  # review 44e: the passes, not the collisions alone
+    assert ("mainly, its shared-memory loads collide: 5.0 *passes* (rounds of shared-memory service) per warp-wide "
+            "multiply-add, against 1.5. Its 5 passes alone hold it") in six  # review 44e; review 51e: pass defined in place
     # the stall figure, and what the MIO queue feeds, stay in the appendix
     assert "the MIO queue, which feeds shared-memory loads, among other instructions" in words(_page07())
 

@@ -58,7 +58,7 @@ def test_the_recorded_pair_is_said_to_loop_a_fixed_count():
 def test_the_gemm_passes_are_per_warp_wide_ffma():
     # review 42e item 3: "per multiply-add" was 32x off; the count is per warp-wide instruction
     six = _flat(_cell("## 6."))
-    assert "5.0 shared-memory passes per warp-wide multiply-add, against 1.5 along a row" in six
+    assert "5.0 *passes* (rounds of shared-memory service) per warp-wide multiply-add, against 1.5." in six
     assert "instructions per warp-wide multiply-add." in six
     assert " per multiply-add" not in six and "each multiply-add" not in six
 

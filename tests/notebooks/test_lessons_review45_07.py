@@ -87,9 +87,10 @@ def test_section_3_says_which_lab_1_judges_the_recorded_profiles_and_how_close_i
     three = _md("## 3. Predict")
     # review 46e: which roofs are close is the appendix's; the page keeps the figure
     # review 51: the copy roof is defined here, where the page first uses it
-    assert (f"Sections 4 to 6 judge the recorded profiles on their run's Lab 1 (within {apart:.1%} of the shipped "
-            f"one), on its **copy roof**, a copy's DRAM rate: ridge "
-            f"{run['fp32'] / run['dram-copy']:.1f}.") in three
+    # review 51e: which roofs each section uses; the 0.6% holds for those four, not for every roof
+    assert (f"Sections 4-5 grade the recorded profiles on their run's **copy roof**, a copy's DRAM rate (ridge "
+            f"{run['fp32'] / run['dram-copy']:.1f}); section 6 uses that run's fp32 and shared-memory roofs. "
+            f"Each is within {apart:.1%} of the shipped Lab 1's.") in three
     assert f"{shipped['fp32'] / shipped['dram']:.0f}" == "14"  # the ridge section 3 prints: the write roof's
     # section 4 no longer carries the two ridges
     assert "ridge" not in _md("A kernel that reads and writes")

@@ -32,10 +32,10 @@ def test_only_sas_loads_merged_and_the_recorded_passes_are_reproduced():
     assert "the compiler merged `sa`'s loads four into one 16-byte load; `sb`'s 16 stay 4-byte." in text
     # minor 2: how a 16-byte load's passes are counted, so that 5.0 and 1.5 can be reproduced
     # review 51: said in words, each number named (the formula's symbols read as too dense)
-    assert ("a 16-byte load, served in phases, takes twice the passes of a 4-byte load. Per 16 FFMAs, `sb`'s 16 "
-            "loads take one pass each, and `sa`'s 4 loads 16 passes each down a column (twice 8), 2 along a row "
-            "(twice 1): 80 and 24 passes, or 5.0 and 1.5 per FFMA.") in text
-    assert "Hypothesis ([how](../docs/appendix-07.md#the-tiled-kernels-shared-loads))" in text
+    # review 51e: the factor 2 is this kernel's, deduced from the counts, not a rule for 16-byte loads
+    assert ("With `sb`'s at one pass each, `sa`'s 4 loads took 64 and 8 of the 80 and 24 passes per 16 FFMAs: "
+            "16 and 2 each, twice its 4-byte loads' 8 and 1.") in text
+    assert "([why: a hypothesis](../docs/appendix-07.md#the-tiled-kernels-shared-loads))" in text
     recorded = gemm_targets.recorded_counters()
     rows = gemm_targets.recorded_rows(recorded)
     # the simulator's 4-byte passes for one load of sa: 8 down a column, 1 along a row (cell 31 says so)
@@ -48,7 +48,7 @@ def test_only_sas_loads_merged_and_the_recorded_passes_are_reproduced():
         assert f"{per_ffma:.1f}" == f"{rows[name]['shared_passes_per_ffma']:.1f}"  # ncu's count
     assert f"{rows[SLIP]['shared_passes_per_ffma']:.1f}" == "5.0" and f"{rows[FIXED]['shared_passes_per_ffma']:.1f}" == "1.5"
     page = _flat(_page())
-    assert "each `LDS.128` takes twice the passes of a 4-byte load of the same pattern" in page
+    assert "That is twice the 8 and 1 of a 4-byte load of `sa` with the same pattern" in page
     assert "LDS.128" not in _prose()  # the opcode names stay the appendix's
 
 
@@ -103,8 +103,8 @@ def test_a_pass_is_said_before_section_6s_answer_uses_it():
     # clarity: cell 25 used "passes" one cell before the term list defined it
     six = _md("## 6.")
     assert "**The answer.** Mainly" not in six
-    said = six.index("(a *pass*: one round of shared-memory service)")
-    assert said < six.index("shared-memory passes per warp-wide multiply-add")
+    said = six.index("*passes* (rounds of shared-memory service)")  # review 51e: defined where first used
+    assert said < six.index("per warp-wide multiply-add")
     assert said < six.index("passes")  # the first "passes" of the section comes after the definition
 
 

@@ -40,7 +40,7 @@ def test_51_07_section_3_says_which_ridge_is_which():
     # the other: the recorded profiles' run, fp32 over its copy mix
     fp32, _, _ = gemm_targets.recorded_roofs(capstone.recorded_pair()[0])
     copy_ridge = fp32 / capstone.RECORDED_PROFILES_COPY_GBPS
-    assert f"on its **copy roof**, a copy's DRAM rate: ridge {copy_ridge:.1f}." in three
+    assert f"on their run's **copy roof**, a copy's DRAM rate (ridge {copy_ridge:.1f})" in three  # review 51e
 
 
 def test_51_07_the_copy_roof_is_defined_where_first_used():
@@ -54,11 +54,11 @@ def test_51_07_the_pass_count_is_in_words_and_reproduces_the_recorded_passes():
     from rooflinelib.profiling import gemm_targets
     text = _md("The hardware's sectors per request")
     assert "(16 + 4 × 16)" not in text and "one's passes" not in text
-    said = ("Per 16 FFMAs, `sb`'s 16 loads take one pass each, and `sa`'s 4 loads 16 passes each down a column "
-            "(twice 8), 2 along a row (twice 1): 80 and 24 passes, or 5.0 and 1.5 per FFMA.")
+    # review 51e: the counts first, then the factor they imply, said to be this kernel's, not a rule
+    said = ("`sa`'s 4 loads took 64 and 8 of the 80 and 24 passes per 16 FFMAs: 16 and 2 each, twice its "
+            "4-byte loads' 8 and 1.")
     assert said in text
-    # the words before the numbers: the rule comes first, then the counts
-    assert text.index("takes twice the passes of a 4-byte load") < text.index(said)
+    assert text.index(said) < text.index("That factor is this kernel's")
     recorded = gemm_targets.recorded_counters()
     rows = gemm_targets.recorded_rows(recorded)
     for name, sa_passes, total in (("tiled, threadIdx.x -> row", 8, 80), ("tiled, threadIdx.x -> column", 1, 24)):
