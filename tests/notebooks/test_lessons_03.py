@@ -74,8 +74,10 @@ def test_03_compares_cycles_per_scheduler_not_a_warps_step_with_the_latency():
     # review 25b: what the FMA count shows is the appendix's, behind the check's link
     assert "The FMA count in the compiled kernel shows the compiler kept the FMAs" not in prose
     # review 44b: the lesson finishes the thought with the appendix's answer (the FMA count in the compiled code)
-    assert ("That proves the output intact; the compiled code's FMA count shows they ran "
+    # review 51b: a static count shows the FMAs are in the code; fixed trip counts make it run them all
+    assert ("The compiled code holds all the FMAs, with fixed trip counts "
             "([appendix](../docs/appendix-03-ceilings.md#how-lab-1-checks-its-fma-kernel)).") in prose
+    assert "shows they ran" not in prose
     assert "That proves the output, not the work" in page and "low-power operand pattern" in page
 
 
@@ -580,7 +582,7 @@ def test_03_review_6b_wording():
     assert "its `machine` menu also offers the vendor's `H200`." in prose
     # (trivial) a static FMA count shows the FMAs are in the code; with the trip count and the time, that they ran
     # review 15b C03: the method detail moved to the appendix, which says what proves the work
-    assert "The instruction count proves the work" in words(appendix("appendix-03-ceilings.md"))
+    assert "The instruction count shows the work is in the code" in words(appendix("appendix-03-ceilings.md"))
     # step 3 of the five takes the B of the kernel's own mix, as the worked placement does
     assert "with *your* Lab 1's P and the B of the kernel's own mix" in prose
 
@@ -737,7 +739,8 @@ def test_03_review_8_clarity():
     assert prose.count("1,830 MHz") == 1 and "1830 MHz" in page and "at 1980 MHz bf16" not in prose
     # C3-3: the check said once, shorter, and not again in the take-aways
     # review 41b: the lesson says once what the check proves (the output intact), the appendix how the work is shown
-    assert prose.count("That proves the output intact") == 1 and "That proves the output, not the work" in page
+    # review 51b: the stored sums known in advance, checked bit for bit, said once
+    assert prose.count("checked bit for bit") == 1 and "That proves the output, not the work" in page
     assert "bit-exact" not in _md_cell("On the recorded H200 the fused softmax")
     # C3-5: the method, then DRAM's roofs, then Lab 2; review 14: the chains and their fit are the appendix's
     order = [prose.index(h) for h in ("## How Lab 1 measures", "## DRAM's three roofs", "## Lab 2 in the notebook")]
@@ -996,8 +999,10 @@ def test_03_review_14_the_method_keeps_the_chains_result_in_one_clause():
     four, one = chain["4 chains, full occupancy"]["fraction"], chain["1 chain, full occupancy"]["fraction"]
     prose = words(markdown("03_ceilings.ipynb"))
     # review 44b: only the latency was measured; one chain's shortfall on a full SM is open
-    assert (f"yet with every SM at its 64-warp limit, one chain reached {one:.0%} of the peak, four {four:.0%}. Why is open ("
-            "[more](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
+    # review 51b: the open cause moved to the appendix; the lesson keeps the two measured shares
+    assert (f"With one chain per thread the H200 reached only {one:.0%} of its peak, even with every SM at its "
+            f"64-warp limit; with four, {four:.0%} ("
+            "[experiment](../docs/appendix-03-ceilings.md#why-the-fma-ceiling-needs-independent-chains)") in prose
 
 
 # --- review 15b: notebook 03 ----------------------------------------------------------------------

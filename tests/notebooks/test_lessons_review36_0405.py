@@ -51,7 +51,8 @@ def test_04_the_launch_answer_is_the_finding_and_its_number():
     between = time_split(recorded_profiles()["softmax 3-pass"])["between_s"] * 1e6
     text = words(_md("04_sweep.ipynb", "sweep-18"))
     # review 44b: the finding and its number; the upper end (42 us, under half the shortfall) is the appendix's again
-    assert text.startswith(f"**Mostly not:** about {between:.0f} µs of the 98 µs shortfall") and "42" not in text
+    # review 51b: the upper end beside the estimate again, since ncu's cold caches make 12 us a low one
+    assert text.startswith(f"**Mostly not:** about {between:.0f} µs, at most about 42, of the 98 µs shortfall")
     assert "The rest is inside the kernels" not in text and len(text.split()) <= 45
     page = words(appendix("appendix-04-sweep.md"))
     assert "for two passes 30 us, so the time outside the kernels stays under about 42 us" in page

@@ -52,7 +52,7 @@ def test_04_the_knee_left_of_the_ridge_is_said_with_its_labelled_hypothesis():
     assert f"{left:.0%}" == "11%"
     # review 40b: the lesson keeps one hypothesis; the early knee's is the appendix's, behind the corner's link
     text = words(_md("sweep-12"))
-    assert "why the knee turns early" in text and "#the-corner-and-the-dip-unexplained" in text
+    assert "why the kernel falls short of P" in text and "#the-corner-and-the-dip-unexplained" in text  # review 51b
     corner = words(appendix("appendix-04-sweep.md").split("## The corner and the dip, unexplained")[1].split("\n## ")[0])
     assert (f"the envelope's knee, 13.57 FLOP/byte, is {left:.0%} left of its ridge, 15.21. Hypothesis: a compute roof "
             "below P at small K") in corner

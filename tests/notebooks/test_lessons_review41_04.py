@@ -45,7 +45,7 @@ def test_41_the_corner_section_states_its_answer_first():
         f"## The knee and the round corner **The answer.** The corner is rounded: near the ridge (K = {env['ridge_k']}) the kernel reaches "
         f"{reached} of its roof, between a sharp corner (100%) and no overlap of memory and FMA time ({no_overlap}). "
         "The **knee**, where the measured curve turns (its log-log slope of GFLOP/s against I falls through 1/2), "
-        "sits 11% left of the ridge (unexplained).")  # review 44b: defined at first use
+        "sits 11% left of the ridge, perhaps because")  # review 44b: defined at first use; 51b: with the table's plateau
 
 
 def test_41_the_corner_keeps_one_hypothesis_and_one_appendix_link():
@@ -80,7 +80,7 @@ def test_41_the_corner_and_the_takeaway_keep_one_framing():
     assert "agree here within one sweep step" not in takeaway
     # review 41b: the takeaway is the rounded corner's numbers, not the K grid's knee offset
     assert "Its corner is rounded: 85% of the roof near the ridge, between 100% (sharp) and 51% (no overlap)." in takeaway
-    assert "sits 11% left of the ridge (unexplained)" in _md("sweep-10")
+    assert "sits 11% left of the ridge, perhaps because" in _md("sweep-10")
 
 
 def test_41_the_launch_estimate_is_two_plain_sentences():
@@ -88,8 +88,8 @@ def test_41_the_launch_estimate_is_two_plain_sentences():
     assert "estimates (not bounds)" not in text
     # review 44b: the caveats in one sentence
     assert ("Subtracting ncu's three kernel times from an event-timed run of the same function leaves the time outside "
-            "the kernels. It is an estimate: the two come from different runs, and ncu flushes the caches before each "
-            "kernel, which may lengthen its kernel times:") in text
+            "the kernels. It is an estimate: the two come from different runs, and ncu's cold caches may lengthen its "
+            "kernel times:") in text
 
 
 def test_41_the_launch_answer_gives_the_appendixs_upper_end():
@@ -98,9 +98,9 @@ def test_41_the_launch_answer_gives_the_appendixs_upper_end():
     assert bound == "42"
     text = _md("sweep-18")
     assert "The rest is inside the kernels" not in text
-    # review 44b: the upper end is the appendix's, behind the finding's link
-    assert text.startswith(f"**Mostly not:** about 12 µs of the 98 µs shortfall ([appendix]({APPENDIX}#the-three-pass-softmaxs-time)). "
-                           "Most of it is inside the kernels:") and bound not in text
+    # review 51b: the upper end is said beside the estimate, derived behind the finding's link
+    assert text.startswith(f"**Mostly not:** about 12 µs, at most about {bound}, of the 98 µs shortfall "
+                           f"([appendix]({APPENDIX}#the-three-pass-softmaxs-time)). Most of it is inside the kernels:")
     assert 2 * int(bound) < 98  # "most" holds at the upper end too
 
 

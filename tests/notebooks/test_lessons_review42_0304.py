@@ -46,9 +46,9 @@ def test_42_the_takeaway_keeps_the_rounded_corner_not_the_grids_knee_step():
     assert "one sweep step" not in takeaway and "its knee sits" not in takeaway
     assert (f"Its corner is rounded: {env['at_ridge']:.0%} of the roof near the ridge, between 100% (sharp) and "
             f"{no_overlap} (no overlap).") in takeaway
-    # the knee's offset stays in the body, as a number and labelled unexplained, as the appendix has it
+    # the knee's offset stays in the body, as a number, with the table's plateau as its hypothesis (review 51b)
     body = _md("04_sweep.ipynb", "sweep-10")
-    assert f"sits {1 - env['knee'] / env['ridge']:.0%} left of the ridge (unexplained)." in body
+    assert f"sits {1 - env['knee'] / env['ridge']:.0%} left of the ridge, perhaps because" in body
     assert "one K step left" not in body
     assert "Neither overlap extreme puts the knee left of the ridge" in words(appendix("appendix-04-sweep.md"))
 
@@ -88,8 +88,8 @@ def test_42_the_chains_result_does_not_teach_latency_as_the_cause_at_full_occupa
     assert round(chain["1 chain, one warp per scheduler"]["cycles_per_step"]) == 4  # the latency, in cycles
     prose = words(_md("03_ceilings.ipynb", "ceilings-08"))
     one = chain["1 chain, full occupancy"]["fraction"]
-    assert (f"one chain reached {one:.0%} of the peak, four 99%. Why is open "
-            f"([more]({APPENDIX_03}#why-the-fma-ceiling-needs-independent-chains)") in prose
+    assert (f"With one chain per thread the H200 reached only {one:.0%} of its peak, even with every SM at its "
+            f"64-warp limit; with four, 99% ([experiment]({APPENDIX_03}#why-the-fma-ceiling-needs-independent-chains)") in prose
     page = words(appendix("appendix-03-ceilings.md"))
     assert "**Full occupancy: not the latency.**" in page and "this is a fit, not the mechanism" in page
 
@@ -97,7 +97,7 @@ def test_42_the_chains_result_does_not_teach_latency_as_the_cause_at_full_occupa
 def test_42_checked_means_the_output_is_intact():
     # trivial: the bit-exact identity shows the output intact, not that the FMAs ran
     text = _md("03_ceilings.ipynb", "ceilings-08")
-    assert "That proves the output intact;" in text  # review 44b: then what shows the work, said once
+    assert "every thread's stored sum is known in advance and checked bit for bit" in text  # review 44b, 51b
     assert "That proves the output, not the work" in words(appendix("appendix-03-ceilings.md"))
 
 
