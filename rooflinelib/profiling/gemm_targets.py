@@ -141,10 +141,10 @@ def access_table(counts: dict, n: int = SIM_N) -> str:
     # table); repeating it here made a 200-character caption.
     lines = [f"counted in the CUDA simulator at n = {n}, one {TILE} x {TILE} block ({ffma:,} warp-wide FFMAs per kernel):",
              f"  {'kernel':30s} {'sectors/load':>12s} {'sectors/FFMA':>12s} {'shared passes/load':>18s} "
-             f"{'passes/FFMA':>11s} {'load bank conflicts':>19s}"]
+             f"{'passes/FFMA':>11s} {'load conflicts/FFMA':>19s}"]
     for name, c in counts.items():
         g, s = c["global_load"], c["shared_load"]
-        shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts']:19,}"
+        shared = (f"{s['wavefronts_per_request']:18.2f} {s['wavefronts'] / ffma:11.2f} {s['bank_conflicts'] / ffma:19.2f}"
                   if s["requests"] else f"{'no shared':>18s} {'-':>11s} {'-':>19s}")
         lines.append(f"  {label(name):30s} {g['sectors_per_request']:12.2f} {g['sectors'] / ffma:12.2f} {shared}")
     return "\n".join(lines)
