@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rooflinelib.core import operators
 from rooflinelib.core.vocabulary import compute_ceiling
 from rooflinelib.hierarchy.level_readings import l2_footprint_rows, recorded_l2_by_footprint
-from rooflinelib.store.results import mix_roofs, recorded, recorded_h200
+from rooflinelib.store.results import dram_mixes, mix_roofs, recorded, recorded_h200
 from rooflinelib.experiments.record import recorded_experiments
 from rooflinelib.core.placement import KernelPoint
 from rooflinelib.measure.gpu_backends import theoretical
@@ -207,7 +207,8 @@ def roof_shares(points, machine, compute: str = "fp32", memory: str = "dram") ->
 
 def recorded_cache_facts() -> dict:
     """Pitfall 3's kernel as measured on the H200: the L2 kernel of the recorded ``cache`` run
-    (a 25.2 MB set re-read) against Lab 1's recorded DRAM roof and the run's own copy, and, from
+    (a 25.2 MB set re-read) against Lab 1's recorded DRAM read roof (``dram-read``, the kernel's
+    own mix: it only reads) and the run's own copy, and, from
     the Nsight Compute run of the same kernel at the same footprint, the share of its requested
     bytes that did not come from DRAM (its L2 hit rate, as the DRAM counter bounds it).
 
@@ -226,7 +227,7 @@ def recorded_cache_facts() -> dict:
     ncu = next((r for r in l2_footprint_rows(record) if r["ws_bytes"] == ws), None)
     if ncu is None:
         raise ValueError(f"cache: no Nsight Compute reading of the L2 kernel at {ws} bytes")
-    dram = recorded_h200().ceiling("dram").value
+    dram = dram_mixes(recorded("ceilings"))["read"]
     return {"ws_bytes": ws, "reported_l2_bytes": l2.extra.get("reported_l2_bytes", record["reported_l2_bytes"]),
             "l2_gbps": l2.gbps, "dram_gbps": dram, "copy_gbps": copy.gbps,
             "fraction_of_dram": l2.gbps / dram, "over_copy": l2.gbps / copy.gbps,
@@ -350,6 +351,15 @@ RECORDED_POINTS = (
     ("strided", 4, "6: stride-16 reads", "read"),  # the longest stride the 64-byte hypothesis explains
     ("algorithm", 0, "7: direct correlation", "copy"),
 )
+
+
+def recorded_stride_one_share() -> float:
+    """Stride 1's useful GB/s in the recorded strided run over Lab 1's recorded read roof: the
+    base that turns pitfall 6's shares of stride 1 into shares of the roof."""
+    run = recorded_experiments().get("strided")
+    if run is None:
+        raise ValueError("strided: the recorded runs have no 'strided' experiment")
+    return run.variants[0].gbps / dram_mixes(recorded("ceilings"))["read"]
 
 
 def recorded_mix_roofs() -> tuple:

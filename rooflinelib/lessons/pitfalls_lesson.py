@@ -30,8 +30,11 @@ def table_text(experiment) -> str:
 
 
 def recorded_run_dates() -> list:
-    """The dates (YYYY-MM-DD) of the recorded H200 runs notebook 06 loads, sorted, once each."""
-    return sorted({run.created[:10] for run in recorded_experiments().values()})
+    """The dates (YYYY-MM-DD) of the recorded H200 runs notebook 06 loads, sorted, once each:
+    the timed experiments and the Nsight Compute run whose hit rate pitfall 3 quotes."""
+    from rooflinelib.hierarchy.level_readings import recorded_l2_by_footprint
+    dates = {run.created[:10] for run in recorded_experiments().values()}
+    return sorted(dates | {recorded_l2_by_footprint()["created"][:10]})
 
 
 class Lesson:
@@ -290,10 +293,15 @@ TRANSCENDENTAL_COLUMNS = (
 )
 
 
+#: The first row of pitfall 5's table: the SFU ceiling's kernel is compiled with fast math, so
+#: each exp2 is one MUFU.EX2 (kernels_numba.sfu_kernel), not a full-precision exp's sequence.
+EXP2_ROW = "exp2, fast math (one MUFU.EX2)"
+
+
 def transcendental_text(experiment) -> str:
     """Pitfall 5's table, each row's rate in its own unit: the exp2 row's in results (G results/s,
-    not FLOPs), the FMA row's in GFLOP/s."""
-    rows = [{"name": v.name, "median_s": v.median_s, "spread": v.spread,
+    not FLOPs), the FMA row's in GFLOP/s.  The exp2 row is named for what ran (:data:`EXP2_ROW`)."""
+    rows = [{"name": EXP2_ROW if i == 0 else v.name, "median_s": v.median_s, "spread": v.spread,
              "rate": f"{v.gflops:,.0f} " + ("G results/s" if i == 0 else "GFLOP/s")}
             for i, v in enumerate(experiment.variants)]
     return experiment.title + "\n" + tables.render(rows, TRANSCENDENTAL_COLUMNS) + _noise(experiment)
@@ -324,9 +332,9 @@ def gate_lines(demo) -> list:
 
 def sustained_text(experiment) -> str:
     """Pitfall 8's evidence: the GEMM's shape (M x N x K, from the run's ``n``), the cool card's ten-launch burst against the held
-    windows (rate and SM clock) and against the first of them (how soon the loss sets in), then
-    the board's power against its limit and the reason NVML
-    gave for the lower clock.  Every window, and the hot card's burst, are in the appendix."""
+    windows (rate and SM clock) and against the first of them (how soon the loss sets in), the
+    hot card's burst after the hold, then the board's power against its limit and the reason NVML
+    gave for the lower clock.  Every window is in the appendix."""
     from rooflinelib import testing
     held = pitfalls.sustained_summary(experiment)
     clocks = [v.extra["sm_clock_mhz_median"] for v in experiment.variants
@@ -336,7 +344,9 @@ def sustained_text(experiment) -> str:
     n = (experiment.extra or {}).get("n")
     shape = f"the GEMM: bf16 on the tensor cores, {n} x {n} x {n}\n" if n else ""
     ended = f", to {held['first_s']:.1f} s" if held["first_s"] else ""
-    return (shape + f"ten launches, cool card: {held['cool_tflops']:.0f} TFLOP/s\n"
+    return (shape + f"ten launches, cool card: {held['cool_tflops']:.0f} TFLOP/s; "
+            f"after the hold, hot card: {held['hot_tflops']:.0f} TFLOP/s "
+            f"({1 - held['hot_tflops'] / held['cool_tflops']:.0%} lower)\n"
             f"held {held_s:.0f} s: {held['low_tflops']:.0f} to {held['high_tflops']:.0f} TFLOP/s{clock}\n"
             f"the first window{ended}: {held['first_tflops']:.0f} TFLOP/s, "
             f"{held['first_tflops'] / held['cool_tflops']:.0%} of the cool card's burst\n"

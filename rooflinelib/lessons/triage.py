@@ -273,8 +273,9 @@ def _specific_findings(facts: KernelFacts, target: str = "gpu") -> list:
     if facts.communication_share is not None and facts.communication_share >= COMMUNICATION_SHARE:
         found.append(Finding(
             "the job waits on the interconnect, which the device roofline has no axis for",
-            "Profile the timeline; add an interconnect ceiling (FLOPs per byte communicated) and "
-            "overlap communication with compute before tuning any kernel.",
+            "Profile the timeline; add an interconnect ceiling (FLOPs per byte communicated). "
+            "Overlap communication with compute; if the link still binds, send fewer bytes per "
+            "FLOP. Only then tune kernels.",
             f"{_pct(facts.communication_share)} of the wall time is spent waiting on communication", 9))
     if facts.duration_us is not None and facts.duration_us < LAUNCH_BOUND_US and cpu:
         found.append(Finding(

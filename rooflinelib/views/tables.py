@@ -389,12 +389,17 @@ def sweep_tables(result, width: int = 40) -> str:
     return "\n".join(lines)
 
 
+#: What each HBM roof a step may be scored on measured (Lab 1's DRAM access mixes).
+HBM_MIX = {"dram-copy": "copy mix", "dram-read": "read mix", "dram": "write mix"}
+
+
 def step_roof_rows(roofs) -> list:
     """The roofs a training step meets (a :class:`rooflinelib.lessons.step_roofs.StepRoofs`): compute,
     HBM, each link, and the pageable copies beside the pinned ones where they were measured."""
     rows = [{"roof": f"compute ({roofs.compute_name})", "rate": roofs.peak_gflops, "unit": "GFLOP/s",
              "source": "measured"},
-            {"roof": "HBM (dram)", "rate": roofs.hbm_gbps, "unit": "GB/s", "source": "measured"}]
+            {"roof": f"HBM, {HBM_MIX.get(roofs.hbm_name, roofs.hbm_name)} ({roofs.hbm_name})",
+             "rate": roofs.hbm_gbps, "unit": "GB/s", "source": "measured"}]
     rows += [{"roof": r.label, "rate": r.gbps, "unit": "GB/s per direction",
               "source": "measured" if r.measured else "datasheet"} for r in roofs.links]
     rows += [{"roof": f"PCIe, pageable host memory, {direction}", "rate": gbps, "unit": "GB/s",

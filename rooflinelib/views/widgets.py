@@ -876,8 +876,9 @@ def triage_tool(**initial) -> TriageTool:
 # --- pitfall 9: a training step on three roofs -----------------------------------------------
 
 #: Trace names of the link chart's two points; their trace ids are ``point:<name>``.
-DEVICE_POINT = "the device's view (HBM intensity)"
-STEP_POINT = "the step, with the link"
+#: The two points sit at two intensities on one axis: each is read against its own roofs only.
+DEVICE_POINT = "the device's view: HBM intensity, on the HBM and compute roofs"
+STEP_POINT = "the step: FLOPs per byte sent, on the link roof"
 
 
 class LinkStepWidget(_Widget):

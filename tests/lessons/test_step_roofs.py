@@ -67,7 +67,8 @@ def test_recorded_roofs_come_from_the_shipped_files():
     links = {c["name"]: c["value"] for c in results.recorded_links()["ceilings"]}
     assert roofs.origin == "recorded"
     assert roofs.compute_name == "bf16-tensor" and roofs.peak_gflops == lab1["bf16-tensor"]
-    assert roofs.hbm_gbps == lab1["dram"]
+    # review 51d: a step reads and writes (under 90% one way), so its HBM roof is the copy mix
+    assert roofs.hbm_gbps == lab1["dram-copy"] and roofs.hbm_name == "dram-copy"
     assert roofs.host_link.measured and roofs.host_link.gbps == min(links["pcie-h2d"], links["pcie-d2h"])
     assert [r.measured for r in roofs.links] == [True, False, False]
     assert roofs.link("nvlink4").gbps == interconnect.link("nvlink4").gbps_per_direction
@@ -85,9 +86,9 @@ def test_roofs_refuse_a_result_without_link_ceilings():
 def test_roofs_ignore_unverified_ceilings():
     lab1 = copy.deepcopy(results.recorded("ceilings"))
     for row in lab1["ceilings"]:
-        if row["name"] == "dram":
+        if row["name"] in ("dram", "dram-copy"):
             row["verified"] = False
-    with pytest.raises(ResultError, match=r"^ceilings: no verified 'dram'"):
+    with pytest.raises(ResultError, match=r"^ceilings: no verified 'dram-copy' or 'dram'"):
         step_roofs.roofs_from(lab1, results.recorded_links(), "live", "")
 
 
@@ -112,7 +113,7 @@ def test_gpu_mode_falls_back_to_recorded_when_the_live_run_fails(monkeypatch):
 
 def test_roofs_table_lists_measured_and_datasheet_rows():
     text = tables.step_roofs_text(step_roofs.recorded_step_roofs())
-    assert "compute (bf16-tensor)" in text and "HBM (dram)" in text
+    assert "compute (bf16-tensor)" in text and "HBM, copy mix (dram-copy)" in text
     sources = [line.split()[-1] for line in text.splitlines()[2:]]
     assert sources == ["measured"] * 3 + ["datasheet"] * 2 + ["measured"] * 2
     assert "pageable host memory, h2d" in text
@@ -192,10 +193,12 @@ def test_gpu_mode_uses_the_stored_lab1_result_and_measures_nothing(monkeypatch, 
     from rooflinelib.store.lab_files import RESULTS_DIR_ENV, default_path
     monkeypatch.setenv(RESULTS_DIR_ENV, str(tmp_path))
     lab1 = results.recorded("ceilings")
-    lab1["ceilings"] = [dict(c, value=c["value"] * 0.5) if c["name"] == "dram" else c for c in lab1["ceilings"]]
+    lab1["ceilings"] = [dict(c, value=c["value"] * 0.5) if c["name"] in ("dram", "dram-copy") else c
+                        for c in lab1["ceilings"]]
     results.save(lab1, default_path("ceilings", "numba"))
     monkeypatch.setattr(measure, "measure_ceilings", lambda **o: pytest.fail("measured although a result was stored"))
     roofs = step_roofs.step_roofs_for(RunMode("gpu", "numba", "a test GPU"))
     stored = modes.load_ceilings(backend="numba")
-    assert roofs.origin == "file" and roofs.hbm_gbps == stored.machine.ceiling("dram").value
+    copy_roof = next(c["value"] for c in stored.result["ceilings"] if c["name"] == "dram-copy")
+    assert roofs.origin == "file" and roofs.hbm_gbps == copy_roof and roofs.hbm_name == "dram-copy"
     assert "Host link from the recorded H200 copies" in roofs.message

@@ -148,7 +148,7 @@ def test_the_figures_notebook_06s_prose_quotes_are_the_recorded_runs():
     assert "µs with one float" not in text and "grows with the arguments" not in text
     # review 12d C06-2: the point first; review 18a: the time is the host's dispatch, not the device's launch
     # review 26d: the add's time set beside the empty kernel's, in plain words
-    assert "The add took no longer than the empty kernel: the time is mostly the host's **dispatch** (Numba checking" in text
+    assert "The add took no longer than the empty kernel: the time is mostly the host's **dispatch** (Numba's whole launch path" in text
     assert "the time is the launch, not the bytes" not in text
     # review 15 (R15-3): the second run's dispatch figures are the appendix's
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
@@ -211,8 +211,10 @@ def test_pitfall_3s_triage_is_fed_measured_figures():
     from rooflinelib.experiments.record import recorded_experiments
     facts = pitfalls.recorded_cache_facts()
     l2, copy = recorded_experiments()["cache"].variants
-    assert facts["fraction_of_dram"] == pytest.approx(l2.gbps / recorded_h200().ceiling("dram").value)
-    assert 2.0 < facts["fraction_of_dram"] < 2.03 and round(facts["over_copy"], 1) == 2.2
+    # review 51d, 7: scored on the kernel's own mix, the read roof (2.10x), as the prose says, not the write roof (2.02x)
+    from rooflinelib.store import results as shipped
+    assert facts["fraction_of_dram"] == pytest.approx(l2.gbps / shipped.dram_mixes(shipped.recorded("ceilings"))["read"])
+    assert 2.09 < facts["fraction_of_dram"] < 2.11 and round(facts["over_copy"], 1) == 2.2
     assert facts["ws_bytes"] < facts["reported_l2_bytes"] == 60 * 2 ** 20
     assert 0.99 < facts["hit_rate"] < 1  # ncu: DRAM read the 25.2 MB set once per 8 GB asked
     code, printed, text = _code("06"), _printed("06"), _prose("06")
@@ -338,8 +340,8 @@ def test_the_strided_kernels_triage_gets_its_measured_share_and_the_64_byte_fit(
     assert ratio == 16 and 0.05 < stride16 < 0.07
     code, printed = _code("06"), _printed("06")
     assert "fraction_of_roof=0.9," not in code and "bytes_ratio=8.0" not in code
-    assert (f"stride 16: {stride16:.1%} of the dram-read roof counted with the useful bytes, "
-            f"{stride16 * ratio:.0%} counted") in printed
+    assert (f"stride 16: {stride16:.1%} of the dram-read roof counted with the useful bytes "
+            f"(stride 1 ran at {pitfalls.recorded_stride_one_share():.0%} of it), {stride16 * ratio:.0%} counted") in printed
     # review 11d T06-5: the 16x is the 64-byte-fetch hypothesis's, and the triage line says so
     assert "the bytes moved are 16x" not in printed and "the profiler counts" not in printed
     assert ("the bytes moved would be 16x the analytic bytes if the L2 fetches 64 B (a hypothesis, not a "
@@ -561,7 +563,7 @@ def test_the_sustained_bursts_show_their_rate_only_and_the_advice_names_the_held
     assert round(held["cool_tflops"]) == 797 and round(held["hot_tflops"]) == 781
     printed = _printed("06")
     # review 18a: two lines of evidence; the burst prints its rate only (no lagging clock or power)
-    assert "ten launches, cool card: 797 TFLOP/s\n" in printed
+    assert "ten launches, cool card: 797 TFLOP/s; after the hold, hot card: 781 TFLOP/s (2% lower)\n" in printed
     assert "held 120 s: 679 to 695 TFLOP/s, SM clock between 1,485 and 1,560 MHz\n" in printed
     assert "the first window, to 1.0 s: 695 TFLOP/s, 87% of the cool card's burst\n" in printed  # review 51
     assert ("board power up to 697 W (window medians), limit 700 W; "
@@ -623,7 +625,7 @@ def test_each_opening_kernel_is_scored_on_its_own_access_mix():
     code, printed = _code("06"), _printed("06")
     assert "pitfalls.recorded_mix_roofs()" in code and 'memory=["dram"]' not in code
     assert f"{'pitfall 6: stride-16 reads':46s}    6.04% of the dram-read roof" in printed
-    assert "stride 16: 6.0% of the dram-read roof counted with the useful bytes, 97% counted" in printed
+    assert "stride 16: 6.0% of the dram-read roof counted with the useful bytes (stride 1 ran at 91% of it), 97% counted" in printed
     assert "stride-32 reads" not in printed and "80% counted" not in printed
     assert "4.80%" not in printed and "77% counted" not in printed
 
@@ -653,7 +655,7 @@ def test_the_sustained_run_is_said_to_last_two_minutes():
     text = " ".join(_prose("06").split())
     # review 32d: "on the H200" cut (the header names the device)
     # review 33d E1: the held GEMM is the 8192^3 one, not pitfall 4's, and the page says so
-    assert "The recorded run held a larger bf16 GEMM (8192³) for two minutes" in text and "for minutes" not in text
+    assert "The recorded run held a bf16 GEMM (8192³) for two minutes" in text and "for minutes" not in text
     # review 16d E1: the two minutes are the recording's; the cell, run live, holds it for what it asks
     assert "The next cell runs the GEMM" not in text
     # review 6d T06-1: the live cell holds it for the seconds its code asks, and the prose says so;
@@ -682,7 +684,8 @@ def test_06_clarity_items_of_review_5b():
     assert "The measurement does the same work as a copy kernel" not in text
     # C06-3: exp2 results, not FLOPs
     # review 25d: the exp2 row's rate sits under its own unit, not under "GFLOP/s"
-    assert "exp2 (SFU)      2.14 ms  4,140 G results/s" in printed and "FMA             8.58 ms  66,070 GFLOP/s" in printed
+    assert "exp2, fast math (one MUFU.EX2)      2.14 ms  4,140 G results/s" in printed
+    assert re.search(r"\nFMA +8\.58 ms  66,070 GFLOP/s", printed)
     assert "GFLOP/s  spread\n----------  -----------  ----  -------  ------\nexp2" not in printed
     # C06-4: a table's header names the backend, a row its library
     assert "Table headers name the backend" not in text  # review 11d C06-1: housekeeping, not the answer
@@ -704,7 +707,7 @@ def test_06_clarity_items_of_review_5b():
     assert "earlier run" not in pitfall1
     assert "63.9" not in pitfall1 and "A later session" not in pitfall1
     assert pitfall1.index("**Symptom.**") < pitfall1.index("**Cause, measured.**")
-    assert "the time is mostly the host's **dispatch** (Numba checking" in " ".join(_prose("06").split())
+    assert "the time is mostly the host's **dispatch** (Numba's whole launch path" in " ".join(_prose("06").split())
 
 
 # --- review 5b (05): the refusal is Lab 4's, the chart read after its idea, rows named, own mixes
@@ -759,7 +762,7 @@ def test_06_explains_why_device_events_time_the_hosts_dispatch():
     # review 26d: the ~10 µs residual is the appendix's; Numba's dispatch is given its scale (CuPy, torch)
     # review 27d E4: CuPy's and torch's dispatch took one argument, Numba's 48.6 µs three arrays: said so
     # review 32d: the mechanism in two sentences; the other libraries' dispatch is the appendix's, like for like
-    assert ("the time is mostly the host's **dispatch** (Numba checking and packing the arguments, 48.6 µs), not the "
+    assert ("the time is mostly the host's **dispatch** (Numba's whole launch path, 48.6 µs), not the "
             "add's bytes. In an idle stream the GPU stamps the start event at once, while the host still prepares "
             "the launch. So for a kernel shorter than the dispatch, the events time the host ([other libraries]"
             "(../docs/appendix-06-pitfalls.md#pitfall-1-every-launch-cost-measured))") in text
@@ -901,7 +904,7 @@ def test_06_has_one_fp32_and_one_bf16_roof():
     assert "in the opening chart, on Lab 1's roof" not in text
     assert f"bf16 tensor at {bf16:,.1f} TFLOP/s, it is memory-bound at 63% (of I × B, 591.4)" in text
     # review 32d: the sustained paragraph names the GEMM, not a second figure for its roof
-    assert "The recorded run held a larger bf16 GEMM (8192³) for two minutes" in " ".join(text.split()) and "797" not in text
+    assert "The recorded run held a bf16 GEMM (8192³) for two minutes" in " ".join(text.split()) and "797" not in text
     assert f"compute (bf16-tensor)                                 {bf16 * 1e3:,.0f}" in printed
     page = " ".join((ROOT / "docs" / "appendix-06-pitfalls.md").read_text().split())
     assert "the pitfall run also timed the two roofs beside its gemms, 66.1 and 797.3 tflop/s" in page.lower()
@@ -1158,7 +1161,8 @@ def test_06_names_its_runs_once_and_each_table_starts_with_its_result():
     first = next(c for c in _cells("06") if c["cell_type"] == "code")
     header = "".join("".join(o.get("text", "")) for o in first["outputs"])
     assert header.startswith("Mode: recorded H200 data.") and len(header.strip().splitlines()) == 1
-    assert "2026-12-01" in header and pitfalls_lesson.recorded_run_dates() == ["2026-12-01"]
+    # review 51d, 8: the Nsight Compute run pitfall 3 quotes is dated too
+    assert "2026-12-01 and 2026-12-02" in header and pitfalls_lesson.recorded_run_dates() == ["2026-12-01", "2026-12-02"]
     # each experiment's table is headed by its title, not by the device and the backend
     # review 32d: the table is titled by its kernel, a grid-stride loop, not notebook 04's sweep
     assert "\nGrid-stride kernel K=64: 2 blocks against a full grid\nvariant" in printed
@@ -1275,8 +1279,8 @@ def test_06_prices_an_exp_by_the_mufu_pipes_throughput_beside_the_fma_pipes():
             f"{price['mufu_per_clock'] // schedulers} of the SM's {price['mufu_per_clock']} MUFU results a clock: "
             f"a warp-wide exp takes {clocks} clocks, the time of {clocks} FFMAs. If more than 1 instruction in "
             f"{clocks} is an exp") in flat
-    assert ("the MUFU pipe binds; instructions issued meanwhile are free. Below that ratio, an exp "
-            "costs 1 issue slot like any other instruction") in flat
+    assert ("the MUFU pipe binds; instructions issued meanwhile are free. Below that ratio, the MUFU "
+            "instruction costs one issue slot like any other") in flat
     assert "issue slots (16 FLOPs)" not in flat
     printed = _printed("06")
     assert "per SM and clock: 16 MUFU results, 128 FP32 FMAs: 8x fewer exps, 16x in FLOPs (an FMA is 2)" in printed
@@ -1357,7 +1361,7 @@ def test_06_defines_the_l2_hit_rate_and_says_why_the_gates_thresholds_differ():
     text = " ".join(_prose("06").split())
     # C: the fingerprint's "L2 hit rate" is named where its number is given
     # review 26d: the 99.7% is a separate Nsight Compute run's, and says so
-    assert ("In a separate Nsight Compute run of this kernel at this footprint, DRAM served 0.3% of the requested "
+    assert ("In a separate Nsight Compute run at this footprint, DRAM served 0.3% of the requested "
             "bytes: a byte-based **L2 hit rate** of 99.7%, 1 − DRAM bytes / requested bytes") in text
     assert "came without DRAM" not in text
     # C: 90% and 70% with no word: the slowed copy fails even the looser gate
@@ -1438,8 +1442,10 @@ def test_06_review_18a_pitfall_8_leads_with_its_lesson_and_its_detail_is_the_app
     section = " ".join(" ".join(cells[start:start + 3]).split("## Pitfall 8")[1].split("## Pitfall 9")[0].split())
     # the lesson first: a held kernel lost 15% at the power cap, which a ten-launch ceiling cannot see
     # review 51: the loss shows within the first second (the first window, 13%), not only "held long"
-    lesson = section.index("can lose 13% within a second, at the board's power cap; a ten-launch burst")
-    assert lesson < section.index("**Symptom.**") < section.index("**Cause, measured.**") < section.index("**Remedy.**")
+    # review 51d: the section opens on its two outputs (a lead-in), the 13% is the symptom, after them
+    lesson = section.index("The fp32 roof at three clocks, then one ceiling measured in repeated bursts:")
+    assert lesson < section.index("**Symptom.** Held, the GEMM lost 13% within a second")
+    assert section.index("**Symptom.**") < section.index("**Cause, measured.**") < section.index("**Remedy.**")
     assert round(100 * (1 - held["first_tflops"] / held["cool_tflops"])) == 13 and held["first_s"] < 1.05
     assert round(100 * (1 - held["low_tflops"] / held["cool_tflops"])) == 15
     # the 85% against 76% mismatch is stated and explained (review 18a, minor 1)
@@ -1474,7 +1480,7 @@ def test_06_review_18a_the_small_fixes():
     opening = " ".join(cells[0].split())
     assert "**Lab 1** (notebook 03) measured the H200's roofs; its DRAM roof depends on the **access mix**" in opening
     # review 26d: the mixes in plain words; the labels' mapping is the appendix's (checked above)
-    assert "depends on the **access mix**: copy, read or write (`dram-copy`, `dram-read`, `dram`;" in opening
+    assert "depends on the **access mix**: copy, read or write (`dram-copy`, `dram-read`, and `dram` for writes" in opening
     # cell 23: the exp break-even in plain words
     assert ("If more than 1 instruction in 8 is an exp (the FFMAs and FMULs around it count as others), the MUFU "
             "pipe binds; instructions issued meanwhile are free") in text
@@ -1700,7 +1706,7 @@ def test_06_review_30d_the_starved_kernel_is_not_called_sweep_and_dispatch_is_mo
     assert "sweep K=64 on 2 blocks" not in out and "grid-stride K=64 on 2 blocks" in out
     assert ("starved", 0, "1: grid-stride K=64 on 2 blocks", "copy") in pitfalls.RECORDED_POINTS
     text = " ".join(_prose("06").split())
-    assert "the time is mostly the host's **dispatch** (Numba checking" in text
+    assert "the time is mostly the host's **dispatch** (Numba's whole launch path" in text
 
 
 # --- review 32d (h32_06): 06 at 4.5 / 3.5; the trivial errors and the clarity items ---------------
@@ -1726,8 +1732,10 @@ def test_06_review_32d_trivial_errors_and_clarity_items():
     # review 33d (words): the write mix is said once, in the printed line under the table
     assert "Against two compute roofs the bf16 kernel gets opposite verdicts." in text
     assert "memory roof B: Lab 1's write mix, 4,693 GB/s (98.5% of each GEMM's bytes are writes)" in _printed("06")
-    # cell 45: the stored widget image is captioned as live
-    assert "The widget below is live: run the notebook to use it." in text
+    # cell 45: the stored widget image is captioned as live (by its own static caption; the prose no longer repeats it)
+    widget = next(c for c in _cells("06") if c["cell_type"] == "code" and "triage_tool(" in "".join(c["source"]))
+    caption = " ".join("".join(o.get("data", {}).get("text/plain", "")) for o in widget["outputs"])
+    assert "run the cell for the interactive figure" in caption
     # pitfall 1 is the lesson, not the record of two runs
     assert "earlier run" not in text and "CuPy" not in text and "6.2 µs" not in text
 
@@ -1750,8 +1758,8 @@ def test_06_review_33d_the_held_gemm_the_pcie_rate_the_l2_roof_and_the_burst_clo
     assert n == 8192 and all(v.n_flops == 2 * n ** 3 for v in run.variants)
     assert "(8192^3)" in run.title and "16384" not in run.title
     text, printed = " ".join(_prose("06").split()), _printed("06")
-    assert "held the bf16 GEMM" not in text and "a larger bf16 GEMM (8192³)" in text
-    assert "the GEMM: bf16 on the tensor cores, 8192 x 8192 x 8192\nten launches, cool card: 797 TFLOP/s\n" in printed
+    assert "held the bf16 GEMM" not in text and "a bf16 GEMM (8192³)" in text
+    assert "the GEMM: bf16 on the tensor cores, 8192 x 8192 x 8192\nten launches, cool card: 797 TFLOP/s;" in printed
     # T2: 64 GB/s is PCIe Gen5 x16's raw rate per direction; 63.0 after 128b/130b; 128 both ways
     assert ("PCIe Gen5 x16: 64 GB/s per direction is the raw rate, 63.0 after 128b/130b encoding; "
             "data sheets print 128 GB/s, both directions") in printed

@@ -41,7 +41,7 @@ def test_a_ten_launch_burst_sees_a_little_of_the_loss_not_none():
     assert f"{1 - held['hot_tflops'] / held['cool_tflops']:.0%}" == "2%"
     section = _section("## Pitfall 8", "## Pitfall 9")
     assert "never sees it" not in section
-    assert "a ten-launch burst on the card still hot from the hold lost 2%." in section  # wording: round 47
+    assert "after the hold, hot card: 781 TFLOP/s (2% lower)" in _printed("06")  # now printed by the cell
 
 
 def test_pitfall_5_names_the_four_schedulers_and_the_issue_bound():
@@ -70,7 +70,7 @@ def test_the_hit_rate_is_a_separate_ncu_run_and_the_kernel_meets_its_read_roof()
     read = dram_mixes(recorded("ceilings"))["read"]
     section = _section("## Pitfall 3", "## Pitfall 4")
     assert "Under Nsight Compute" not in section and "1.05x" not in section and "times the copy" not in section
-    assert "In a separate Nsight Compute run of this kernel at this footprint, DRAM served 0.3%" in section
+    assert "In a separate Nsight Compute run at this footprint, DRAM served 0.3%" in section
     assert f"moved {facts['l2_gbps'] / 1e3:.2f} TB/s: {facts['l2_gbps'] / read:.1f} times Lab 1's read roof" in section
     printed = _printed("06")
     assert "under Nsight Compute, 99.7% of its requested bytes" not in printed
@@ -89,8 +89,8 @@ def test_the_two_fft_counts_are_said_to_stand_on_different_bases():
     assert round(like_basis) == 236
     assert "the whole-signal route needs about 236 FLOPs per output" in _page()
     section = _section("## Pitfall 7", "## Pitfall 8")
-    assert ("Counted like overlap-save (one transform fewer, products added), the whole-signal route needs "
-            "236.") in section  # round 47: the old sentence read as if the products lowered 345
+    assert "Counted overlap-save's way, the whole-signal route needs 236 FLOPs per output." in section
+    assert "two transforms and the products each" in _printed("06")  # how overlap-save counts, on the page
 
 
 def test_the_opening_defines_the_tables_terms_before_the_table():
@@ -98,7 +98,7 @@ def test_the_opening_defines_the_tables_terms_before_the_table():
     opening = _flat("".join(_cells("06")[0]["source"]))
     printed_first = "".join("".join(o.get("text", "")) for o in _cells("06")[3].get("outputs", []))
     assert "dram-copy" in printed_first and "K=64" in printed_first
-    assert "(`dram-copy`, `dram-read`, `dram`; the chart's three HBM lines, within 10%)" in opening  # round 47
+    assert "(`dram-copy`, `dram-read`, and `dram` for writes, the fastest; the chart's three HBM lines, within 10%)" in opening
     assert "Each point is scored on its own mix's roof." in opening
     assert "**K**: a kernel's FMAs per float." in opening
     assert "A run's **spread**: (max − min) / median of its repeats." in opening

@@ -44,8 +44,8 @@ def test_the_236_is_said_to_come_from_counting_like_overlap_save_not_from_the_pr
     assert round(transforms * 2 / 3 + products) == 236
     section = _section("## Pitfall 7", "## Pitfall 8")
     assert "omits the products" not in section and "with them" not in section
-    assert ("Counted like overlap-save (one transform fewer, products added), the whole-signal route needs "
-            "236.") in section
+    # review 51d, 16: the figure has its unit; the printed legend above says how each column counts
+    assert "Counted overlap-save's way, the whole-signal route needs 236 FLOPs per output." in section
     assert "345" in _printed("06")  # the column the sentence corrects is on the page
 
 
@@ -56,7 +56,7 @@ def test_the_opening_names_all_three_mixes():
     assert machine.ceiling("dram").value == machine.ceiling("dram-write").value
     assert "write" in machine.ceiling("dram").label
     opening = _flat("".join(_cells("06")[0]["source"]))
-    assert "copy, read or write (`dram-copy`, `dram-read`, `dram`;" in opening
+    assert "copy, read or write (`dram-copy`, `dram-read`, and `dram` for writes, the fastest;" in opening
 
 
 def test_the_opening_charts_ridge_is_said_to_be_the_write_roofs():
@@ -122,7 +122,8 @@ def test_pitfall_8_contrasts_a_short_burst_with_a_long_hold():
     assert f"{1 - held['hot_tflops'] / held['cool_tflops']:.0%}" == "2%"
     section = _section("## Pitfall 8", "## Pitfall 9")
     assert "The ceiling held still" not in section and "hot card" not in section
-    assert "Ceiling runs are short bursts. Held, a kernel can lose 13% within a second" in section  # review 51
-    assert "a ten-launch burst on the card still hot from the hold lost 2%." in section
+    # review 51d, 17: the 13% is the symptom, after the output; the hot burst's 2% is printed by the cell
+    assert "Ceiling runs are short bursts." in section and "Held, the GEMM lost 13% within a second" in section
+    assert "(2% lower)" in _printed("06")
     assert "burst's clock" not in section
     assert "NVML sampled no clock during the burst: compare rates, not clocks." in section
