@@ -134,3 +134,11 @@ def test_51e_07_the_answer_says_what_the_swap_does_before_along_a_row_and_cell_0
     assert "**The answer** (a *pass*" not in six
     opening = _flat(_cells()[0].source)
     assert "The stored outputs show the course's H200 timings." in opening
+
+
+def test_51e_07_the_appendix_compares_the_merged_loads_with_the_loads_they_replace():
+    # "fewer passes than four 4-byte loads" compared four LDS.128 (up to 64 passes) with four scalar loads
+    page = _flat(_page())
+    assert "fewer passes than four 4-byte loads" not in page
+    assert "where the sixteen 4-byte loads of `sa` they replace take 128 and 16 (the simulator's count)." in page
+    assert 16 * 8 == 128 and 16 * 1 == 16  # sixteen loads at the simulator's 8 and 1 passes each
