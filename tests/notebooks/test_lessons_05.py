@@ -1500,7 +1500,7 @@ def test_05_review25c_e2_ws_reads_l2_rate_is_of_the_bytes_sent_to_the_l2():
     note = " ".join(_page05().split("## Is the L2 roof the right one for `ws_read`?")[1].split("\n## ")[0].split())
     assert quoted[1:] in note and "834 MB" not in section4 and "834 MB" not in section6
     # review 39c: the argument is said in section 4 itself; the appendix's note stays
-    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in section4
+    assert "Hardly: 98% of the bytes its SMs loaded came through the L2" in section4  # review 51c
     # the note stands alone: it says why sharing fetches does not apply
     para = note.split("why does that roof still bind `ws_read`?")[1].split("of Lab 1's L2 roof.")[0]
     assert "Where blocks share fetches, the L2 receives fewer bytes than they load" in para

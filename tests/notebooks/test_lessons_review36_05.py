@@ -80,7 +80,7 @@ def test_the_98_percent_check_is_the_appendixs_and_section_5_has_its_own_cell():
     assert "of the 834 MB `ws_read`'s SMs loaded, 819 came through the L2 (98%)" in page
     section4 = _md("9437f8c3")
     # review 39c: section 4 states the argument itself; the appendix keeps the note
-    assert "98% of the bytes `ws_read`'s SMs loaded came through the L2" in section4 and "## 5." not in section4
+    assert "98% of the bytes its SMs loaded came through the L2" in section4 and "## 5." not in section4
     assert _md("9437f8c3-ncu").startswith("## 5. Nsight Compute's peaks")
 
 
@@ -132,7 +132,7 @@ def test_why_blue_beats_the_l2_roof_is_said_inline_in_section_4():
     # review 38c: shared fetches are a hypothesis, beside L1 hits
     # review 39c: the argument stated (sharing beats the roof; ws_read's loads came through the L2)
     # review 44c: the argument is the appendix's note again; section 4 keeps the reading and links the note
-    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in section4
+    assert "Hardly: 98% of the bytes its SMs loaded came through the L2;" in section4  # review 51c
     assert "#is-the-l2-roof-the-right-one-for-ws_read)" in section4
     assert "Where blocks share fetches, the L2 receives fewer bytes than they load, and loads can outrun its roof." in words(appendix(PAGE))
     # the 98% is the appendix's reading: 819 of the 834 MB loaded came through the L2

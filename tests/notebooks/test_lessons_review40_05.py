@@ -123,7 +123,7 @@ def test_cell_18_states_why_the_l2_roof_applies_to_ws_read():
     text = _md("9437f8c3")
     assert "hypotheses: blocks share fetches" not in text
     # review 44c: one sentence and the link; the argument and the hypothesis are the appendix's note
-    assert "No: 98% of the bytes `ws_read`'s SMs loaded came through the L2 " in text
+    assert "Hardly: 98% of the bytes its SMs loaded came through the L2;" in text  # review 51c
     note = words(appendix(PAGE)).split("## Is the L2 roof the right one for `ws_read`?")[1].split(" ## ")[0]
     assert "loads can outrun its roof" in note and "Hypothesis: each byte's 25 readers reach it at different times." in note
 
@@ -133,7 +133,8 @@ def test_cell_21_is_two_short_sentences():
     # review 40c: a second sentence says why the L1 and L2 peaks are out of reach; still short
     # review 44c: three short sentences (and the conclusion) in place of one with a fragment
     # review 51: fp64's clause (ncu's lower clock) and the L2-served qualifier in, the headroom sentence folded in
-    assert text.split("([appendix]")[0].count(". ") == 3 and len(text.split()) <= 95  # review 46c: plain; 48c/49c: what the two peaks are, and the chart
+    # review 51c: the peaks' sentence split in three plain ones
+    assert text.split("([appendix]")[0].count(". ") == 5 and len(text.split()) <= 95  # review 46c: plain; 48c/49c: what the two peaks are, and the chart
     assert "ncu's L1 and L2 peaks are its counters' rates" in text and "judge headroom against a measured roof" in text
     assert "AMD" not in text  # review 49c: ncu's chart is named here (close to the measured roofs), not in the take-away
     assert words(markdown(NB)).count("roofline chart") == 1  # only here

@@ -117,8 +117,9 @@ def test_side_questions_and_their_hypotheses_moved_to_the_appendix():
     assert "**Cold caches.**" not in text and "still L2-bound" not in text
     assert not any(c.get("id") == "f11db2bc-cold" for c in cells(NB))
     section4 = _md("9437f8c3")
-    assert ("Could `ws_read`, like the open circles, beat the L2 roof by sharing fetches? No: 98% of the bytes `ws_read`'s "
-            "SMs loaded came through the L2 ([why; ways to cut that traffic]"
+    # review 51c: what the run shows (it does not share fetches), not that it could not
+    assert ("Does `ws_read`, like the open circles, share fetches? Hardly: 98% of the bytes its SMs loaded came through "
+            "the L2; a kernel built to share them might beat its L2 roof ([why; ways to cut that traffic]"
             "(../docs/appendix-05-hierarchy.md#is-the-l2-roof-the-right-one-for-ws_read)).") in " ".join(section4.split())
     assert ("ncu empties caches before each launch. The FLOPs match the hand counts exactly ([the bytes, and warm "
             "caches]") in " ".join(_md("f11db2bc").split())

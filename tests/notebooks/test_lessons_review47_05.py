@@ -77,8 +77,8 @@ def test_the_usual_l2_count_is_named_once_as_1_5_times_as_much():
 
 def test_ws_read_question_k64_and_the_models_wording():
     text = _md("9437f8c3")
-    assert "Could `ws_read`, like the open circles, beat the L2 roof by sharing fetches? No:" in text
-    assert "near the ridge memory and compute each need almost the whole run" in text
+    assert "Does `ws_read`, like the open circles, share fetches? Hardly:" in text  # review 51c: not "could not"
+    assert "near the ridge, imperfect overlap of memory and compute costs most" in text
     after = _md("a110c422")
     assert "bound" not in after and "so it usually underestimates the kernel's rate" in after
     assert "Labs are numbered" not in _md("60c44424")

@@ -15,8 +15,9 @@ def test_the_peaks_are_out_of_the_loads_reach_with_the_figures_of_the_table():
     assert "counters that count more than a kernel's loads" not in text
     # review 49c: 512 B per clock is the L1 counter's rate, not a documented data path; ncu's chart is fine
     # review 51: 0.7 bounds what the L2 itself serves; SMs sharing fetches receive more than its peak
-    assert ("ncu's L1 and L2 peaks are its counters' rates, out of reach: the L1's counts 512 B per clock per SM, of which "
-            "loads get 128, and no kernel tried had the L2 itself serve 0.7 of its 15.4 TB/s (SMs sharing fetches receive "
+    # review 51c: split in three sentences, "the L1's counts" said plainly
+    assert ("ncu's L1 and L2 peaks are its counters' rates, out of reach. The L1's counter counts 512 B per clock per SM, "
+            "of which loads get 128. No kernel tried had the L2 itself serve 0.7 of its 15.4 TB/s (SMs sharing fetches receive "
             "more).") in text
     assert "no kernel tried passed 0.7 of the L2's 15.4 TB/s" not in text
     assert "the L1 serves 512 B" not in text and "hardware maxima" not in text

@@ -168,7 +168,7 @@ def test_cell_22_bounds_only_what_the_l2_itself_serves():
     assert shared / peak > 0.7 > lesson.machine.ceiling("l2").value / peak  # SMs sharing fetches see more
     text = _md("cc5a9b48")
     assert "no kernel tried passed 0.7 of the L2's 15.4 TB/s" not in text
-    assert "no kernel tried had the L2 itself serve 0.7 of its 15.4 TB/s (SMs sharing fetches receive more)" in text
+    assert "No kernel tried had the L2 itself serve 0.7 of its 15.4 TB/s (SMs sharing fetches receive more)" in text
 
 
 def test_fp64_over_its_peak_is_the_clock_and_the_clocks_are_printed():

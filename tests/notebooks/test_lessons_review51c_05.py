@@ -71,3 +71,27 @@ def test_the_l1_step_hypothesis_has_its_firm_bound():
     assert (f"six blocks per SM need {blocks * reserve_kib} KiB, and the smallest Hopper carve-out that holds it is "
             f"{smallest} KiB: the L1 is at most {l1_kib} KiB ({l1_kib * 1024 / 1e3:.0f} kB), above the step") in page
     assert l1_kib * 1024 / 1e3 > 232
+
+
+# --- the notebook ---------------------------------------------------------------------------------------------
+
+def test_cell_19_says_ws_read_does_not_share_fetches_not_that_it_could_not():
+    text = " ".join(_md("9437f8c3").split())
+    assert "beat the L2 roof by sharing fetches? No:" not in text
+    lesson = _lesson()
+    placed = lesson.placement("ws_read")
+    share = placed.point("l2").n_bytes / placed.point("l1").n_bytes
+    assert (f"Does `ws_read`, like the open circles, share fetches? Hardly: {share:.0%} of the bytes its SMs loaded came "
+            "through the L2; a kernel built to share them might beat its L2 roof") in text
+    # the appendix section it links holds the untested ways to share them
+    assert "## `ws_read`: ways to cut its L2 traffic (untested)" in appendix(PAGE)
+
+
+def test_cell_22_is_split_in_plain_sentences():
+    text = _md("cc5a9b48")
+    assert "the L1's counts" not in text
+    assert "out of reach. The L1's counter counts 512 B per clock per SM, of which loads get 128. No kernel tried" in text
+
+
+def test_the_markdown_word_count_stays_capped():
+    assert sum(len(c.source.split()) for c in cells(NB) if c.cell_type == "markdown") <= 1482
