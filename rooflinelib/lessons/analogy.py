@@ -57,7 +57,7 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
     instruction on one GPU.  ``roofs``: the lowest and highest compute roof of ``span_machine``
     (the MI300X), with the unpacked fp32 roof as the lowest, and the ratio against the data
     sheet's packed fp32 figure too (the appendix's, and notebook 06's pitfall 4).
-    ``cache``: a 16 KiB row read five times, once from HBM.
+    ``cache``: a 16 KiB row read five times, once from HBM (``_cached_row``).
     Raises ``ValueError`` when the recorded launch run is not shipped."""
     launch_machine, span_machine = launch_machine or H200, span_machine or MI300X
     empty = pitfalls.recorded_empty_launch()
@@ -93,5 +93,17 @@ def break_figures(launch_machine=None, span_machine=None) -> dict:
                                if c.value == span["low"].value and c.name != span["low"].name],
                   "packed_fp32_gflops": packed,
                   "ratio_to_packed": span["high"].value / packed if packed else None},
-        "cache": {"row_bytes": row_bytes, "reads": 5, "hbm_over_l2_intensity": 5},
+        "cache": _cached_row(row_bytes, reads=5),
     }
+
+
+def _cached_row(row_bytes: int, reads: int) -> dict:
+    """A row of fp32 elements read ``reads`` times with one FMA (2 FLOPs) per element per read, every
+    re-read served by a cache: the cache carries every read's bytes, HBM the first read's only, so
+    the same FLOPs give an intensity against HBM ``reads`` times that against the cache."""
+    n_flops = 2 * (row_bytes // operators.dtype_bytes("fp32")) * reads
+    cache_bytes, hbm_bytes = reads * row_bytes, row_bytes
+    return {"row_bytes": row_bytes, "reads": reads, "n_flops": n_flops,
+            "cache_bytes": cache_bytes, "hbm_bytes": hbm_bytes,
+            "cache_intensity": n_flops / cache_bytes, "hbm_intensity": n_flops / hbm_bytes,
+            "hbm_over_l2_intensity": (n_flops / hbm_bytes) / (n_flops / cache_bytes)}

@@ -42,7 +42,10 @@ def test_the_three_breaks_quote_only_figures_the_course_recorded():
     roofs = figures["roofs"]
     assert (roofs["low"], roofs["low_gflops"], roofs["high_gflops"]) == ("fp32 vector, unpacked", 81_700, 2_614_900)
     assert round(roofs["ratio"]) == 32 and round(roofs["ratio_to_packed"]) == 16
-    assert figures["cache"] == {"row_bytes": 16_384, "reads": 5, "hbm_over_l2_intensity": 5}
+    cache = figures["cache"]  # review 51a: computed from one FMA per element per read, not typed in
+    assert (cache["row_bytes"], cache["reads"], cache["n_flops"]) == (16_384, 5, 2 * 4096 * 5)
+    assert (cache["cache_bytes"], cache["hbm_bytes"]) == (5 * 16_384, 16_384)
+    assert (cache["cache_intensity"], cache["hbm_intensity"], cache["hbm_over_l2_intensity"]) == (0.5, 2.5, 5.0)
 
 
 def test_a_log_axis_spaces_equal_factors_equally():

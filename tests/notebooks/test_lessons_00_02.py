@@ -228,7 +228,7 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     # T00-1/C00-3: 10.2 ns is the traffic time at full bandwidth, which 49 KB never reaches; the
     # course has no measured DRAM latency, so the text states a bound and names the limit.
     text = markdown("00_start_here.ipynb")
-    assert "A tiny kernel's time is its launch, not its traffic" in text
+    assert "A tiny kernel's time is its launch and the memory's latency: HBM moves" in text  # review 51a
     # review 9a C00-5: one sentence an item, the numbers in the cell's output
     assert "some 60 times the traffic" not in text
     # review 15a: one reading (no "prepared once and replayed", no "the GPU itself")
@@ -236,8 +236,8 @@ def test_00_launch_figures_are_a_bound_not_a_traffic_time():
     # review 15e: the bound and the launch are two ideas, read one after the other
     assert "the shortest possible time to move a 4,096-element add's bytes" not in text
     # review 44a: "the cheapest launch" needed CUDA graphs, which come later: the GPU's own cost
-    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best. The GPU's own launch cost "
-            "is some 60 times that.") in text  # review 46a: three sentences
+    assert ("HBM moves a 4,096-element add's bytes in 10 ns at best. Launched back to back, kernels cost the GPU "
+            "some 60 times that each.") in text  # review 46a: three sentences; 51a: per kernel, back to back
     code = next(c.source for c in cells("00_start_here.ipynb") if "break_figures" in c.source)
     assert "x that bound" in code and "at least {" in code
 
@@ -528,7 +528,7 @@ def test_00_review_6a_span_and_launch():
     assert "launched the cheapest way," not in text
     # review 10a C00-1: the same words, the 60-word sentence split; review 15a: read once
     # review 44a: no "cheapest launch" before CUDA graphs are met: the GPU's own cost of a launch
-    assert ("The GPU's own launch cost is some 60 times") in text  # review 46a
+    assert ("kernels cost the GPU some 60 times that each") in text  # review 46a, 51a
     assert "A launch from Python adds the host's work" in text
     assert "replayed as a batch" not in text and "Little" not in text
     assert "appendix-00-02.md#the-recorded-launch-figures-notebook-00" in text
@@ -916,7 +916,7 @@ def test_00_review_10a_the_packed_figure_is_the_appendixs_and_no_gemm_suspect_li
     assert "independent instructions" not in opening and "index arithmetic" not in opening
     # C00-1: the launch break's 60-word sentence is split
     assert "one launch, even done the cheapest way" not in text
-    assert "The GPU's own launch cost is some 60 times" in text  # review 46a
+    assert "Launched back to back, kernels cost the GPU some 60 times" in text  # review 46a, 51a
 
 
 # --- notebook 02 after review 7b ------------------------------------------------------------------
@@ -1089,8 +1089,9 @@ def test_02_review_15_the_exp_is_one_mufu_instruction_plus_fp32_operations_count
     # review 40a: the full-accuracy variant is the appendix's
     # review 44a: the ex2-plus-multiply is the fast form; the accurate expf adds a few FMAs; one unit, two names
     assert ("It runs on the **special-function unit (MUFU; `sfu` in code)**: in the fast form, one `ex2` instruction "
-            "plus an FP32 multiply that changes the base (an accurate `expf` adds a few FMAs). The course counts "
-            "the exp as 1 FLOP") in words(text)
+            "plus an FP32 multiply that changes the base (an accurate `expf` adds a few FMAs). At d = 128,") in words(text)
+    # review 51a (words): the convention is said once, in the counting rules, with the profiler's difference
+    assert "The course counts the exp as 1 FLOP" not in text
     assert "an `exp` or a divide is **1 FLOP**" in text  # the convention the count keeps
     assert "takes the MUFU half the time its two GEMMs take" in words(text)
 

@@ -95,7 +95,9 @@ def test_02_the_l2_is_one_cache_in_two_linked_halves():
 def test_01_datasheet_peaks_are_bounds_at_the_clock_each_assumes():
     step1 = _cell(NB01, "## Step 1: two floors under the run time")
     assert "datasheet peaks are upper bounds, so" not in step1
-    assert "datasheet peaks are upper bounds at the clock each assumes, so the floors they give" in step1
+    # review 51a: the bf16 peak assumes 1.83 GHz, below the boost, so the floor holds at that clock, not always
+    assert "each peak at the clock it assumes (the H200's tensor peaks assume 1.83 GHz, below its 1.98 GHz boost)" in step1
+    assert "valid lower bounds" not in step1
     # the H200's rows assume two clocks: bf16 tensor 1.83 GHz, fp32 vector 1.98 GHz (128 FMAs a clock)
     bf16_ghz = H200.ceiling("bf16-tensor").value / (132 * NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM["H200"])
     fp32_ghz = H200.ceiling("fp32").value / (132 * 128 * 2)  # GFLOP/s over FLOP a clock: GHz
@@ -133,10 +135,10 @@ def test_00_about_30_times_and_no_cheapest_launch_before_cuda_graphs():
     assert "peak 30 times higher" not in text and "peak about 30 times higher than fp32" in text
     # a CUDA graph is met in the cell's output and in notebook 06, after this sentence
     assert "cheapest launch" not in text
-    assert ("The GPU's own launch cost is some 60 times that. A launch from Python adds the "
-            "host's work") in text  # review 46a: one sentence each
+    assert ("Launched back to back, kernels cost the GPU some 60 times that each. A launch from Python adds the "
+            "host's work") in text  # review 51a  # review 46a: one sentence each
     launch = _printed(NB00, "break_figures")
-    assert "one launch (replayed from a CUDA graph) costs the GPU 0.64 µs, 63x that bound" in launch
+    assert "launches replayed from a CUDA graph cost the GPU 0.64 µs each, 63x that bound" in launch  # review 51a
 
 
 def test_00_01_02_review_44a_did_not_grow():

@@ -108,8 +108,8 @@ def test_00_vector_units_are_named_as_nvidia_names_them_and_the_launch_break_is_
     assert "peak about 30 times higher than fp32 on its vector units (the FP32 CUDA cores)" in text
     assert analogy.break_figures()["skills"]["slow"] == "fp32 vector"  # the printed label it maps onto
     assert "; even the GPU's own cost of a launch is some 60 times that;" not in text
-    assert ("A tiny kernel's time is its launch, not its traffic: HBM moves a 4,096-element add's bytes in 10 ns "
-            "at best. The GPU's own launch cost is some 60 times that. A launch from Python adds the host's work") in text
+    assert ("A tiny kernel's time is its launch and the memory's latency: HBM moves a 4,096-element add's bytes in 10 ns "
+            "at best. Launched back to back, kernels cost the GPU some 60 times that each. A launch from Python adds the host's work") in text  # review 51a
 
 
 def test_01_the_sum_schedule_states_that_no_bytes_move_while_the_gpu_computes():
