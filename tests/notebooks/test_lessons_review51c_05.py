@@ -93,5 +93,23 @@ def test_cell_22_is_split_in_plain_sentences():
     assert "out of reach. The L1's counter counts 512 B per clock per SM, of which loads get 128. No kernel tried" in text
 
 
+def _sharing_shares():
+    from rooflinelib.hierarchy import ncu
+    from rooflinelib.store.fileio import read_json
+    path = ncu.recorded_csv("h200_ncu_l2_sharing.csv")
+    kernels, records = ncu.load_csv(path), read_json(path.with_name("h200_ncu_l2_sharing.json"), ValueError, "")
+    return [r for r in hr.sharing_rows(kernels, records) if r["blocks_per_chunk"] > 1]
+
+
+def test_cell_7_says_what_the_counters_show_and_labels_sharing_a_hypothesis():
+    text = " ".join(_md("c7621aef").split())
+    assert "the SMs receive more bytes than the L2 sends" not in text
+    rows = _sharing_shares()
+    shares, sizes = [r["slices_share"] for r in rows], sorted(r["ws_bytes"] // 2 ** 20 for r in rows)
+    assert max(shares) < 0.5
+    assert (f"the L2 serves under half their loaded bytes ({min(shares) * 100:.0f}–{max(shares):.0%} at "
+            f"{sizes[0]}–{sizes[-1]} MB), we suppose because reads of one line **share fetches**") in text
+
+
 def test_the_markdown_word_count_stays_capped():
     assert sum(len(c.source.split()) for c in cells(NB) if c.cell_type == "markdown") <= 1482
