@@ -876,6 +876,7 @@ def _chunked_loop(passes) -> str:
     when none."""
     for kernel, _, tree, lines in _parsed_kernels(passes):
         names = _thread_names(tree)
+        _, depends = _thread_dependent(tree)  # a start named first (lo = t * n) is followed to the thread
         for node in ast.walk(tree):
             it = node.iter if isinstance(node, ast.For) else None
             if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
@@ -884,8 +885,8 @@ def _chunked_loop(passes) -> str:
             if len(it.args) == 3 and not (isinstance(it.args[2], ast.Constant) and it.args[2].value == 1):
                 continue
             start, params = it.args[0], {a.arg for a in tree.body[0].args.args}
-            if (_indexes_by_loop(node, params) and not isinstance(start, ast.Name)
-                    and _uses_thread(start, names)):
+            itself = _thread_index(start) or (isinstance(start, ast.Name) and start.id in names)
+            if _indexes_by_loop(node, params) and not itself and depends(start):
                 kname = getattr(kernel_py_func(kernel), "__name__", "kernel")
                 return f"the loop `{lines[node.lineno - 1].strip()}` ({kname})"
     return ""
@@ -1711,6 +1712,11 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
              f"that is 16 bytes per element, one array short: {passes}, 20 bytes per element"),
             (lambda rows, cols: keys[(rows, cols)] + 4 * rows * cols,
              f"that is 24 bytes per element, one array too many: {passes}, 20 bytes per element"),
+            (lambda rows, cols: keys[(rows, cols)] - 8 * rows * cols,
+             f"that is 12 bytes per element, x, e and y each counted once overall: count an array once per "
+             f"launch that touches it: {passes}, 20 bytes per element"),
+            (lambda rows, cols: 2 * keys[(rows, cols)],
+             "that is 40 bytes per element, twice the count: a float32 is 4 bytes, not 8"),
         ]
     elif question.startswith("fused") or all(len(c.get("per_launch", ())) == 1 for c in counted_at.values()):
         # review 33f, 3: the fused slip, named
@@ -1721,6 +1727,10 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
         mistakes.append((lambda rows, cols: keys[(rows, cols)] + 4 * rows * cols,
                          "that is 12 bytes per element, 4 too many: what is counted twice? The fused kernel reads x "
                          "once from global memory (its later loops read the row from shared memory) and writes y once"))
+        mistakes.append((lambda rows, cols: keys[(rows, cols)] + 8 * rows * cols,
+                         "that is 16 bytes per element: the row's store to shared memory and its loads from there stay "
+                         "on chip, so only x's read and y's write cross DRAM, 4 bytes each (a float32 is 4 bytes, "
+                         "not 8)"))
     return check_function(formula, lambda rows, cols: keys[(rows, cols)], samples, question, mistakes=mistakes)
 
 
@@ -1986,6 +1996,11 @@ def _us(seconds: float, digits: int = 3) -> str:
     return seconds_text(seconds, digits)
 
 
+def _rate(gbps: float) -> str:
+    """A rate in GB/s to at least three significant figures: 3,158 on a GPU, 1.1 on a CPU (not 1)."""
+    return f"{gbps:,.0f}" if gbps >= 100 else f"{gbps:.3g}"
+
+
 def _prediction(predicted, three):
     """``(value, note)``: the student's prediction, or the model's when it cannot be read."""
     elements = round(three.n_flops / operators.SOFTMAX_FLOPS_PER_ELEMENT)
@@ -2129,8 +2144,8 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
         bytes_line += f" (the bytes alone predict {byte_ratio:.2f}x, not {predicted:.2f}x)"
     lines.append(bytes_line + ".")
     lines.append(f"- bandwidth: the 3-pass version moved its counted bytes at {share3} of {roof_words}, the fused "
-                 f"one at {sharef}{aside}. Rates: {three.achieved_gbps:,.0f} GB/s (3-pass) and "
-                 f"{fused.achieved_gbps:,.0f} GB/s (fused).")
+                 f"one at {sharef}{aside}. Rates: {_rate(three.achieved_gbps)} GB/s (3-pass) and "
+                 f"{_rate(fused.achieved_gbps)} GB/s (fused).")
     if found == "holds":
         reading = "- so both ran about equally close to the memory roof, and time followed bytes."
     elif found == "more":

@@ -2116,7 +2116,8 @@ def test_the_capstone_page_review_18b():
         assert after.cell_type == "markdown" and after.source.startswith("On the recorded pair ncu counts 13.4")
         # review 35f, E3: an inference from the total, no instruction breakdown
         # review 41f, E2: exact, with what ncu leaves out named (test_capstone_review42)
-        assert "ncu counts 13.4 fp32 FLOPs per element, not 5." in after.source and "each `exp` costs 10.4" \
+        # review 51f, 10: a bound, since the 10.4 also holds the reciprocal and the reductions' adds
+        assert "ncu counts 13.4 fp32 FLOPs per element, not 5." in after.source and "leaves at most 10.4 per `exp`" \
             in after.source
         assert not any("The next cell ends with Nsight Compute's counters" in m for m in md)
         # cell 21: three numbered questions

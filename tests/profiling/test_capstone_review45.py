@@ -165,7 +165,7 @@ def test_the_flop_note_says_what_ncu_counts_then_the_arithmetic():
         note = next(m for m in _markdown(page) if m.startswith("On the recorded pair ncu counts 13.4"))
         sentences = [s.strip() for s in note.split(". ") if s.strip()]
         assert sentences[1] == "It counts adds and multiplies, not the max", note  # the old: one sentence, a colon
-        assert sentences[2].startswith("Inferred from that total"), note
+        assert sentences[2].startswith("That total, less the subtract, sum and multiply, leaves at most"), note
 
 
 def test_the_two_cells_did_not_grow():

@@ -120,3 +120,42 @@ def test_part_2_counts_only_the_versions_that_passed_and_never_stops():
                                         kernels_ok=passed["fused"])
     assert three.passed, three
     assert fused.status == "unanswered" and "finish your kernels first" in fused.message, fused
+
+
+# --- 5: the usual byte-count slips, named ----------------------------------------------------------------
+
+@pytest.mark.parametrize("version, per_element, hint", [
+    ("3-pass", 12, "x, e and y each counted once overall: count an array once per launch that touches it"),
+    ("3-pass", 40, "a float32 is 4 bytes, not 8"),
+    ("fused", 16, "stay on chip, so only x's read and y's write cross DRAM"),
+])
+def test_the_usual_byte_slips_get_their_own_hints(version, per_element, hint):
+    k = _solution()
+    counts = capstone.count_versions(k["three_pass_passes"], k["fused_passes"], {"3-pass": True, "fused": True})
+    counted = {s: c[version] for s, c in counts.items()}
+    got = capstone.check_byte_formula(lambda rows, cols: per_element * rows * cols, counted, f"{version} bytes")
+    assert got.status == "fail" and hint in got.message, got
+    assert "too low" not in got.message and "too high" not in got.message, got
+    right = 20 if version == "3-pass" else 8
+    assert capstone.check_byte_formula(lambda rows, cols: right * rows * cols, counted, f"{version} bytes").passed
+
+
+# --- 7: a chunked loop whose start is named first ------------------------------------------------------------
+
+def test_a_chunked_loop_over_a_named_start_gets_the_note():
+    from test_capstone_review45 import _passes
+    head = ("def a_body(x, y):\n    r, t = cuda.blockIdx.x, cuda.threadIdx.x\n    cols = x.shape[1]\n"
+            "    n = (cols + cuda.blockDim.x - 1) // cuda.blockDim.x\n")
+    named = head + "    lo = t * n\n    hi = min(lo + n, cols)\n    for c in range(lo, hi):\n        y[r, c] = x[r, c]\n"
+    assert capstone._chunked_loop(_passes(named)) == "the loop `for c in range(lo, hi):` (a_body)"
+    # the thread's index itself as the start is the stride-1 slip, told elsewhere; a block-wide start is no run
+    for start in ("t", "cuda.threadIdx.x", "r"):
+        other = head + f"    for c in range({start}, cols):\n        y[r, c] = x[r, c]\n"
+        assert capstone._chunked_loop(_passes(other)) == "", start
+
+
+# --- 11a: a CPU's rates keep their figures ---------------------------------------------------------------------
+
+def test_rates_keep_three_figures_below_100_gb_s():
+    # a CPU run's 1.1 and 0.58 GB/s printed as "1" and "1", against shares of 9.8% and 5.2%
+    assert [capstone._rate(v) for v in (1.1, 0.58, 3157.9, 12.345)] == ["1.1", "0.58", "3,158", "12.3"]
