@@ -164,6 +164,9 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     parentheses is read as that roof; a rate other than the compute roof hears the ridge hint,
     not a fuzzy "did you mean" (a kernel's rate is not a roof)."""
     question = f"active roof, {_case_name(intensity, bandwidth)}"
+    typed = answer
+    if isinstance(answer, str):
+        answer = _as_side_with_parenthesis(answer)
     if isinstance(answer, str) and (paired := _SIDE_WITH_ROOF.match(answer)):
         try:
             side = _SIDES._read(paired.group(1))
@@ -180,9 +183,9 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
                 if check_side(side, intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES).passed:
                     # the side is right and only the parentheses are off: say so, or the student
                     # may switch sides
-                    return Check(question, "fail", f"{answer.strip()!r}: '{side}' is right, but "
+                    return Check(question, "fail", f"{typed.strip()!r}: '{side}' is right, but "
                                                    f"{_wrong_parenthesis(side, inner, intensity, bandwidth)}")
-                return Check(question, "fail", f"{answer.strip()!r}: the part in parentheses does "
+                return Check(question, "fail", f"{typed.strip()!r}: the part in parentheses does "
                                                f"not fit the '{side}' roof; "
                                                f"{_ridge_hint(intensity, bandwidth)}")
     rate = _rate_gflops(answer) if isinstance(answer, str) else None
@@ -210,6 +213,33 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     return Check(question, check.status, f"{reading}: {check.message}")
 
 
+#: A bandwidth at the end of an answer, after a side: "memory roof at 3 TB/s", "memory 2 TB/s".
+_TRAILING_BANDWIDTH = re.compile(r"\s+(?:roof\s+|ceiling\s+)?(?:at\s+|of\s+|on\s+)?"
+                                 r"(\d[\d,_]*(?:\.\d+)?\s*[tg]b/s)\s*$", re.IGNORECASE)
+#: A number alone, with or without one unit word: not a comment, so never waved through as one.
+_BARE_NUMBER = re.compile(r"^\s*[\d.,_]+(?:e[+-]?\d+)?\s*[a-zµ/]*\s*$", re.IGNORECASE)
+
+
+def _as_side_with_parenthesis(answer: str) -> str:
+    """Review 53k1 (key 1, item 2): "<side> at <bandwidth>", "<side> <bandwidth>" and
+    "<side>, <text>" are written as "<side> (<bandwidth or text>)", which the parenthesis rule
+    then reads; an answer whose first part is not a side is left as it is."""
+    if _SIDE_WITH_ROOF.match(answer):
+        return answer
+    head, tail = None, None
+    if (trailing := _TRAILING_BANDWIDTH.search(answer)):
+        head, tail = answer[:trailing.start()], trailing.group(1)
+    elif "," in answer:
+        head, tail = (part.strip() for part in answer.split(",", 1))
+    if not head or not tail:
+        return answer
+    try:
+        side = _SIDES._read(head)
+    except AnswerError:
+        return answer
+    return f"{head} ({tail})" if side in ("memory", "compute") else answer
+
+
 def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: float):
     """Whether the parentheses after a side agree with it (review 46k1, key 1, item 1): True for
     the side's roof or the kernel's own rate on it ("memory (60 TFLOP/s)") or a name or position of
@@ -225,7 +255,10 @@ def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: floa
     try:
         named = _SIDES._read(inner)
     except AnswerError:
-        return None
+        # review 53k1 (key 1, item 2): words that are neither a rate, a bandwidth nor a side
+        # ("20 < 60", the figure's own ceiling name "dram-2tbs") are a comment on the side;
+        # a bare number stays unreadable
+        return None if _BARE_NUMBER.match(inner) else True
     return {side: True, "ridge": None}.get(named, False)
 
 
@@ -269,7 +302,10 @@ _PERCENT = re.compile(r"(%|\bpercent)\s*$", re.IGNORECASE)
 #: "33% lower", "33% less", "33% drop", "33% loss": the same share of the rate lost, in other words.
 _SLOWER = re.compile(r"(x|%|\btimes|\bpercent)\s+(?:slower|lower|less|drop|loss)\s*$", re.IGNORECASE)
 #: "none", "no change": no slowdown, old rate / new rate = 1.
-_NO_CHANGE = re.compile(r"^\s*(?:none|no change|unchanged|no slowdown|no loss)\s*$", re.IGNORECASE)
+_NO_CHANGE = re.compile(r"^\s*(?:none|no change|unchanged|no slowdown|no loss|(?:the )?same|unaffected|"
+                        r"no effect|no difference)\s*$", re.IGNORECASE)
+#: "x1.5", "× 1.5": the factor written with its sign first, read as "1.5".
+_LEADING_TIMES = re.compile(r"^\s*[x×]\s*(?=\d)", re.IGNORECASE)
 
 #: "50% longer": the run time's increase, which the key's "how much longer the run takes" hint
 #: answers; read as a unit it was "unknown unit '% longer'" (review 46k1, key 1, item 2).
@@ -294,6 +330,7 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
         # review 40k1, key 1, item 3: "1.5x slower" reads as "1.5x" (old rate / new rate)
         answer = _SLOWER.sub(r"\1", answer)
         answer = _NO_CHANGE.sub("1", answer)
+        answer = _LEADING_TIMES.sub("", answer)
     if not (isinstance(answer, str) and _PERCENT.search(answer.strip())):
         return check_number(answer, key, question, unit="x", rtol=_SLOWDOWN_RTOL, mistakes=mistakes,
                             factor_hints=False)
@@ -461,6 +498,20 @@ def _off_its_prediction(kernels, intensity: float, rate: float, bandwidth: float
                 and _near(memory_roofs[name], bandwidth)):
             rates.append(t.y[0])
     return rates
+
+
+#: The unit a rate sits in when it reads that many times the GFLOP/s it should be.
+_ABOVE_UNITS = {1e3: "MFLOP/s", 1e9: "FLOP/s"}
+
+
+def _unit_factor_above(off_prediction) -> "float | None":
+    """The factor (1e3 or 1e9) by which every point off its prediction sits above it, when all
+    of the exercise's points are and share one factor; else None."""
+    if len(off_prediction) != len(BANDWIDTHS_GBPS) * len(INTENSITIES):
+        return None
+    ratios = [drawn / attainable_gflops(intensity, PEAK_GFLOPS, bandwidth)
+              for bandwidth, intensity, drawn in off_prediction]
+    return next((f for f in _ABOVE_UNITS if all(_near(r, f) for r in ratios)), None)
 
 
 def _off_prediction_hint(bandwidth: float, intensity: float, drawn: float) -> str:
@@ -679,7 +730,13 @@ def check_figure(figure, points=None):
         else:
             problems += [f"no point at the prediction for {case}" for case in missing]
         problems += [_coincident_hint(bandwidth, intensity, memory_roofs) for bandwidth, intensity in coincident]
-        swapped, unswapped = _swapped(off_prediction, memory_roofs)
+        # Review 53k1 (key 1, item 1): every point the same power of 1,000 above its prediction is
+        # one unit slip (MFLOP/s or FLOP/s typed into achieved_gflops), not four missing caps.
+        above = _unit_factor_above(off_prediction) if not missing else None
+        if above is not None:
+            problems.append(f"your points sit {above:,.0f} times above the predictions: achieved_gflops "
+                            f"is in GFLOP/s, so divide your {_ABOVE_UNITS[above]} by {above:,.0f}")
+        swapped, unswapped = _swapped(off_prediction if above is None else [], memory_roofs)
         problems += swapped
         problems += [_off_prediction_hint(bandwidth, intensity, drawn)
                      for bandwidth, intensity, drawn in unswapped]

@@ -90,7 +90,13 @@ FIRST_STEPS = Choices({
                         "launches (the same bytes and FLOPs, less launch cost)",
                         ("cuda graphs", "cuda graph", "graphs", "graph", "persistent kernel",
                          "persistent kernels", "fewer launches", "more work per launch",
-                         "amortize launch", "amortise launch", "amortise-launch")),
+                         "amortize launch", "amortise launch", "amortise-launch",
+                         # the entry's own words and the solution's ("one bigger launch"): a
+                         # larger launch is this move, never 'batch' (which raises the intensity)
+                         "fewer and larger launches", "fewer, larger launches", "larger launches",
+                         "larger launch", "bigger launch", "bigger launches", "one bigger launch",
+                         "one larger launch", "one launch", "launch once", "batch launches",
+                         "batch the launches", "merge launches", "merge the launches")),
     "smaller-dtype": ("use a smaller data type", ("smaller dtype", "quantize", "quantization",
                                                   "fp8", "int8", "lower precision", "dtype",
                                                   # review 31k1 K2-4
@@ -115,8 +121,8 @@ FIRST_STEPS = Choices({
     # and the softmax's exps on the MUFU under the MMAs of another block).
     "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
                 "(pipelining, prefetch, async copies)",
-                ("pipelining", "software pipelining", "prefetch", "double buffering",
-                 "async copies", "ping-pong", "overlap the softmax", "overlap softmax with mma",
+                ("pipelining", "software pipelining", "prefetch", "prefetching", "double buffering",
+                 "async copies", "async copy", "ping-pong", "overlap the softmax", "overlap softmax with mma",
                  # row 9's move in its own words: the exps under the MMAs
                  "overlap exps with mmas", "overlap the exps with the mmas", "overlap exp with mma",
                  "overlap exps", "overlap the exps",
@@ -137,8 +143,11 @@ FIRST_STEPS = Choices({
 #: Review 42k1 K2-1: the "overlap" spellings that name only loads overlapped with math.  On a
 #: compute-bound row that overlap is already in the roof (and buys nothing), so where a row sets
 #: ``load_overlap_hint`` these spellings get that hint instead of the pass the overlap it means earns.
-LOAD_OVERLAP_SPELLINGS = frozenset(_normalize(s) for s in ("prefetch", "double buffering",
-                                                            "async copies"))
+#: The menu entry's own examples read alike: in GEMM and attention kernels "software pipelining"
+#: names the multistage async-copy overlap of loads with math, as "prefetch" does.
+LOAD_OVERLAP_SPELLINGS = frozenset(_normalize(s) for s in (
+    "prefetch", "prefetching", "double buffering", "async copies", "async copy", "pipelining",
+    "software pipelining"))
 
 #: What limits a kernel, including the limits the single-level roofline does not draw.
 LIMITERS = Choices({
@@ -146,7 +155,10 @@ LIMITERS = Choices({
     "compute": ("the compute roof", ("flops", "alu", "arithmetic", "compute roof")),
     "launch": ("launch overhead: too little work to reach steady state",
                ("launch overhead", "overhead", "kernel launch", "too small", "tiny launch",
-                "launch latency", "launch cost")),
+                "launch latency", "launch cost",
+                # C1's table names the overhead "the host's dispatch of one launch"
+                "host dispatch", "dispatch", "dispatch overhead", "host overhead",
+                "python overhead", "host's dispatch", "the host's dispatch")),
     # A bare "latency" names neither this option nor "launch" (in C1 a student means the
     # launch's by it, in C2 a stall's): it is its own option below, which gets a hint.
     "unmodelled": ("something the roofline does not model: occupancy, latency, stalls",
@@ -161,7 +173,8 @@ LIMITERS = Choices({
     "cache": ("a cache level's bandwidth, such as L2", ("l2", "l2 bandwidth", "cache bandwidth",
                                                         "l1", "cache level", "l2 cache",
                                                         "l2 cache bandwidth", "l2$", "l2 cache$",
-                                                        "l2 bandwidth bound", "cache")),
+                                                        "l2 bandwidth bound", "cache",
+                                                        "l2 bandwidth ceiling", "l2 ceiling")),
 }, hidden=("latency",))
 
 #: Review 26k1 K2-1: C3's question is built to rule out the L1 (each pass runs in a different
@@ -173,7 +186,7 @@ C3_LIMITERS = Choices({
     **{name: (desc, tuple(s for s in synonyms if s not in _C3_L1_SPELLINGS))
        for name, (desc, synonyms) in LIMITERS.options.items()},
     "l1": ("the L1 / shared memory bandwidth", tuple(s for s in _C3_L1_SPELLINGS if s != "l1")),
-}, hidden=("latency",))
+}, hidden=("latency", "l1"))
 _C3_L1_HINT = ("not the L1: each pass is run by a different block, so the re-reads cannot come "
                "from one SM's L1. Which level serves them, and which ceiling does the profiler "
                "put that level near?")
@@ -502,10 +515,9 @@ def _rows() -> tuple:
                         "runs as close to its roof as the note's schedule lets it",
              # Review 31k1 (clarity): one sentence of diagnosis, one question
              "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + "; this kernel is "
-                              "compute-bound, and fp8 pays only through faster units: its MMAs "
-                              "would speed up (this GPU's table gives no fp8 roof), its exps would "
-                              "not, so after them the gain is 1.5x and the full 2x needs them "
-                              "overlapped. What else holds this kernel back?"},
+                              "compute-bound, and this GPU lists no fp8 roof, so a smaller type "
+                              "has no faster units to reach (even with one, only the MMAs would "
+                              "speed up, not the exps). What else holds this kernel back?"},
             ((ops.attention(8192, 128, fused=False).intensity, "that is the unfused count: fused "
                                                                "attention never writes the score "
                                                                "matrix to HBM"),
@@ -612,6 +624,10 @@ _RIDGE_IN_TIB = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^
                  "mixed up? This course uses decimal TB")
 
 
+#: The two ridges swapped: each is the other roof's.
+_RIDGE_SWAPPED = "that is the ridge of the other compute roof: swapped?"
+
+
 def check_ridges(ridge_fp32, ridge_bf16):
     return report(
         "Part A: the ridge points",
@@ -619,11 +635,12 @@ def check_ridges(ridge_fp32, ridge_bf16):
         # "redo the count"); grading's unit-prefix hints (1,000x) still apply
         *[check_number(answer, key, question, unit="FLOP/byte",
                        mistakes=[(1 / key, _INVERTED_RIDGE), (2 * key, _RIDGE_TWICE_OR_HALF),
+                                 (other, _RIDGE_SWAPPED),
                                  (key / 2, _RIDGE_TWICE_OR_HALF),
                                  (key * 1e12 / 2 ** 40, _RIDGE_IN_TIB), (key * 2 ** 40 / 1e12, _RIDGE_IN_TIB)])
-          for answer, key, question in (
-              (ridge_fp32, MACHINE.ridge("fp32"), "ridge of the fp32 vector roof"),
-              (ridge_bf16, MACHINE.ridge(BF16_TENSOR), "ridge of the bf16 matrix roof"))],
+          for answer, key, other, question in (
+              (ridge_fp32, MACHINE.ridge("fp32"), MACHINE.ridge(BF16_TENSOR), "ridge of the fp32 vector roof"),
+              (ridge_bf16, MACHINE.ridge(BF16_TENSOR), MACHINE.ridge("fp32"), "ridge of the bf16 matrix roof"))],
     )
 
 

@@ -38,7 +38,12 @@ GROWTH = Choices({
                                          "constant d/2", "constant ~d/2", "approaches d/2",
                                          "tends to d/2", "converges to d/2", "levels off at d/2",
                                          "approaches about d/2", "tends to about d/2",
-                                         "goes to a constant", "converges to a constant")),
+                                         "goes to a constant", "converges to a constant",
+                                         # review 53k1 K3-2: a plateau, an asymptote
+                                         "plateau", "plateaus at d/2", "plateau at d/2",
+                                         "asymptotes", "asymptotic", "asymptotes to d/2",
+                                         "asymptotes to a constant", "constant ~ d/2",
+                                         "d/2", "~d/2", "~ d/2", "about d/2")),
     # Review 7b K3-1: no bare "grows", which a quadratic answer fits as well.
     "linear": ("grows in proportion to s", ("grows linearly", "proportional", "linearly",
                                             "o(s)", "proportional to s",
@@ -48,7 +53,12 @@ GROWTH = Choices({
                                             # review 46k1, key 3, item 2: "increases linearly"
                                             "increases linearly", "increases linearly with s",
                                             "grows linearly with s", "rises linearly",
-                                            "linearly increasing", "linear increase")),
+                                            "linearly increasing", "linear increase",
+                                            # review 53k1 K3-2: the word order turned, and the
+                                            # fused intensity written as its growth (about s/2)
+                                            "linearly with s", "grows with s linearly",
+                                            "s/2", "~s/2", "~ s/2", "about s/2", "like s/2",
+                                            "grows like s/2")),
     "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically",
                                            "grows like s squared", "grows like s^2",
                                            "quadratic growth", "grows quadratically")),
@@ -270,8 +280,8 @@ def _check_smallest_s(answer, crossover: dict, gpu: str, own_ridge=None, key_rid
     per score against the 4d of the two GEMMs), rounded up, lands 1.0% above (494 against 489 on
     the MI300X).  Review 27k1 K3-1: one rule for every answer, integer or not: anything from the
     exact crossover (488.6 on the MI300X; written to one decimal, or exactly) up to the key plus
-    ``CROSSOVER_RTOL`` passes, as the page says ("s counts tokens; 489 or the exact 488.6 both
-    pass").  An answer below the exact crossover does not reach the ridge, however close (review 11b
+    ``CROSSOVER_RTOL`` passes, as the page says ("Give the smallest whole s (up to 2% above it
+    passes); the exact crossover passes too").  An answer below the exact crossover does not reach the ridge, however close (review 11b
     K3-1: 480 passed on the MI300X); a sequence length has no byte prefix, so no generic KiB/GiB
     hint (review 6b, K3-1).  ``own_ridge``: the student's answer for this GPU's ridge; where it is
     wrong and the s follows from it, the reply says so and sends them to the ridge (the error
@@ -332,9 +342,12 @@ def _ridge_slips(key: float) -> list:
     return [(1 / key, "that is B / P, bytes per FLOP: the ridge is the compute roof over the "
                       "bandwidth"),
             (2 * key, "off by a factor of 2: the ridge is P / B, from the table's two numbers"),
-            # a bandwidth converted with binary prefixes (TB/s as TiB/s, or by 1,024)
+            # a bandwidth converted with binary prefixes (TB/s as TiB/s, or by 1,024).  The
+            # 1,024 slip sits 2.4% from the key: matched at the key's 2% it caught every ridge
+            # 2-4% off (a rounded 200 for 206.1, a rounding), so it is matched within 0.3%, as
+            # grading matches its prefix factors near 1.
             *[(key * f, _RIDGE_IN_TIB) for f in (1e12 / 2 ** 40, 2 ** 40 / 1e12)],
-            *[(key * f, _RIDGE_IN_KIB) for f in (1 / 1.024, 1.024)]]
+            *[(key * f, _RIDGE_IN_KIB, 0.003) for f in (1 / 1.024, 1.024)]]
 
 
 _RIDGE_IN_TIB = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^12 bytes) prefixes "

@@ -383,7 +383,8 @@ _FAMILIES = {
     "work": ("FLOP", {"flop": 1, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12,
                       "pflop": 1e15}),
     "time": ("s", {"s": 1, "sec": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}),
-    "intensity": ("FLOP/byte", {"flop/byte": 1, "flop/b": 1, "flops/byte": 1, "flop per byte": 1}),
+    "intensity": ("FLOP/byte", {"flop/byte": 1, "flop/b": 1, "flops/byte": 1, "flops/b": 1,
+                                "flop per byte": 1}),
     "fraction": ("fraction", {"fraction": 1, "%": 0.01, "percent": 0.01}),
     "ratio": ("x", {"x": 1, "×": 1, "times": 1}),
 }
@@ -734,7 +735,8 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
     """Pass when ``answer`` is within ``rtol`` (relative) or ``atol`` (absolute) of ``expected``.
 
     ``mistakes`` lists ``(wrong_value, hint)`` pairs for the usual slips, computed the same way
-    as the key but with the slip in it; an answer close to one gets that hint.  Otherwise a
+    as the key but with the slip in it; an answer close to one gets that hint.  A triple
+    ``(wrong_value, hint, rtol)`` matches that slip within its own ``rtol`` (a slip near the key).  Otherwise a
     generic hint names a telling factor (1000, 8, 2, GiB vs GB) or just the direction;
     ``factor_hints=False`` leaves only the direction, for a ratio no unit or FMA slip can explain.
     ``at_most=(bound, hint)`` gives ``hint`` to any answer above ``bound`` that no mistake
@@ -754,8 +756,9 @@ def check_number(answer, expected: float, question: str, *, unit: str = "",
         if unit == "fraction" and percent_ok and _close(value, 100 * expected, rtol, 100 * atol):
             return Check(question, "pass", f"correct, read as a percentage ({tolerance})")
         hints = []
-        for wrong, hint in mistakes:
-            if _close(value, float(wrong), rtol, atol) and hint not in hints:
+        for wrong, hint, *own_rtol in mistakes:
+            # a third item, where given, is that mistake's own (tighter) relative tolerance
+            if _close(value, float(wrong), own_rtol[0] if own_rtol else rtol, atol) and hint not in hints:
                 hints.append(hint)
         if hints:
             return Check(question, "fail", " ".join(hints))

@@ -747,8 +747,8 @@ def test_a_smaller_dtype_on_the_compute_bound_rows_names_the_faster_units(number
                            "smaller dtype").checks[4]
     assert check.status == "fail", check
     assert "faster units" in check.message and ex02.SMALLER_TYPE_RULE in check.message
-    # review 10b K2-2: row 9's note quotes no H200 fp8 roof; its 2x needs the exps overlapped
-    assert ("20 times the fp32 vector roof" if number == 7 else "the full 2x needs them overlapped") in check.message
+    # review 10b K2-2: row 9's note quotes no H200 fp8 roof; review 53k1: it leads with the missing roof
+    assert ("20 times the fp32 vector roof" if number == 7 else "this GPU lists no fp8 roof, so a smaller type has no faster units") in check.message
     for row in ex02.ROWS:  # no row's hint says a smaller type only deletes bytes on a compute-bound kernel
         message = ex02.check_row(row.number, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED, NOT_ANSWERED,
                                  "smaller dtype").checks[4].message
