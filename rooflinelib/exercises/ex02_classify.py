@@ -337,7 +337,9 @@ def _rows() -> tuple:
         # so halving the bytes halves the time; it changes the result, which fusion does not.
         Row(1, add, "vector add C = A + B", "n = 2^24 fp32 elements", "fp32",
             frozenset({"fuse", "score-bandwidth", "smaller-dtype"}),
-            {"batch": _BATCH_ON_ELEMENTWISE},
+            # review 53k1 K2-7: row 2's tiling hint, true of the add too
+            {"tile": "there is no reuse to capture: each element is used exactly once",
+             "batch": _BATCH_ON_ELEMENTWISE},
             ((n / (n * fp32), "you counted one array's bytes: C = A + B reads A, reads B and "
                               "writes C"),
              (n / (2 * n * fp32), "you counted the two reads but not the write of C"),

@@ -69,6 +69,12 @@ def test_c3_listing_offers_only_the_pages_menu_and_reads_the_l2_ceiling():
         assert ex02.C3_LIMITERS._read(answer) == "cache"
 
 
+def test_row_1_tile_hears_that_there_is_no_reuse():
+    row = ex02._row(1)
+    check = ex02.check_row(1, row.intensity, "memory", "memory", "memory", "tile").checks[-1]
+    assert check.status == "fail" and "each element is used exactly once" in check.message
+
+
 def test_flops_per_b_is_an_intensity_unit():
     assert check_number("0.25 FLOPs/B", 0.25, "intensity", unit="FLOP/byte").passed
 
