@@ -14,18 +14,7 @@ import nbformat
 
 from test_lessons_05 import ROOT, _cells, _markdown, _printed  # one home
 from test_notebooks import markdown_words
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _text() -> str:
-    return _flat(" ".join(_markdown("06")))
-
-
-def _section(start: str, end: str) -> str:
-    return _text().split(start)[1].split(end)[0]
+from test_lessons_review47_06 import _flat, _section, _text  # one home for 06's flattened text
 
 
 def test_51d_06_did_not_grow():
