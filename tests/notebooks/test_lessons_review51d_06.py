@@ -12,7 +12,7 @@ import re
 
 import nbformat
 
-from test_lessons_05 import ROOT, _cells, _markdown, _printed  # one home
+from test_lessons_05 import ROOT, _cells, _printed  # one home
 from test_notebooks import markdown_words
 from test_lessons_review47_06 import _flat, _section, _text  # one home for 06's flattened text
 
