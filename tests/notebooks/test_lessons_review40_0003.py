@@ -76,7 +76,7 @@ def test_01_says_why_datasheet_peaks_give_valid_floors_before_using_them():
     step1 = _section("01_derivation.ipynb", "## Step 1: two floors under the run time")
     assert "true peaks" not in markdown("01_derivation.ipynb")
     # review 44a: a datasheet row is a bound at the clock it assumes (bf16 tensor 1.83 GHz, fp32 1.98)
-    assert ("both are hard limits, each peak at the clock it assumes (the H200's tensor peaks assume 1.83 GHz, "
+    assert ("both are hard limits, each peak at the clock it assumes (the H200's low-precision tensor peaks assume 1.83 GHz, "
             "below its 1.98 GHz boost).") in step1  # review 51a: no "valid lower bounds" at any clock
 
 

@@ -112,7 +112,7 @@ def test_01_opening_says_which_roof_is_the_datasheets():
 def test_01_trivial_wording():
     text = words(markdown(NB01))
     assert "For the bytes this implementation moves" not in text
-    assert "For the bytes a given implementation moves, both are hard limits" in text
+    assert "For the bytes an implementation moves, both are hard limits" in text
     assert "A kernel pays the sum when" not in text and "A kernel pays at least the sum when" in text
     assert "The two branches draw the roof that names the model." not in text
     assert "Together, the two branches form the roof that gives the model its name." in text

@@ -96,7 +96,7 @@ def test_01_datasheet_peaks_are_bounds_at_the_clock_each_assumes():
     step1 = _cell(NB01, "## Step 1: two floors under the run time")
     assert "datasheet peaks are upper bounds, so" not in step1
     # review 51a: the bf16 peak assumes 1.83 GHz, below the boost, so the floor holds at that clock, not always
-    assert "each peak at the clock it assumes (the H200's tensor peaks assume 1.83 GHz, below its 1.98 GHz boost)" in step1
+    assert "each peak at the clock it assumes (the H200's low-precision tensor peaks assume 1.83 GHz, below its 1.98 GHz boost)" in step1
     assert "valid lower bounds" not in step1
     # the H200's rows assume two clocks: bf16 tensor 1.83 GHz, fp32 vector 1.98 GHz (128 FMAs a clock)
     bf16_ghz = H200.ceiling("bf16-tensor").value / (132 * NVIDIA_BF16_TENSOR_FLOP_PER_CLOCK_PER_SM["H200"])

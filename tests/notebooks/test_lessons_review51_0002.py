@@ -57,7 +57,7 @@ def test_51_01_a_peak_bounds_only_at_the_clock_it_assumes():
     assert "valid lower bounds" not in prose
     bf16_ghz = H200.ceiling("bf16-tensor").value / (132 * 4096)
     fp32_ghz = H200.ceiling("fp32").value / (132 * 128 * 2)
-    assert f"the H200's tensor peaks assume {bf16_ghz:.2f} GHz, below its {fp32_ghz:.2f} GHz boost" in prose
+    assert f"the H200's low-precision tensor peaks assume {bf16_ghz:.2f} GHz, below its {fp32_ghz:.2f} GHz boost" in prose
 
 
 def test_51_02_the_flop_convention_warns_of_the_profilers_count():
