@@ -71,21 +71,29 @@ ROOF_NAMES = {"fp32": "fp32 vector units", BF16_TENSOR: "bf16 matrix cores"}
 #: 900,000 / 256 = 3,516; at 3,500 a score's exp takes 0.50 of its two GEMMs' time at d = 128.
 MUFU_G_EXP_PER_S = 3_500.0
 
+#: The instruction-mix spellings that name the exps ("polynomial exp", "fewer exps"):
+#: right where the mix left is the exps (row 9), and no move on a kernel that computes none (row 7,
+#: a GEMM, where the mix is right for its multiply-adds): there they hear the row's ``no_exps_hint``.
+_EXP_MIX = ("fewer transcendentals", "fewer exps", "polynomial exp", "polynomial exps",
+            "polynomial exp2", "polynomial exp2s")
+
 #: The first move to try, as a closed menu (a move, not always an optimization: score-bandwidth).
 FIRST_STEPS = Choices({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
              ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
               "online softmax", "fuse it", "fuse into its producer", "fuse with its producer",
-              "fuse into the producer", "fuse the softmax", "fuse softmax")),
+              "fuse into the producer", "fuse the softmax", "fuse softmax", "fuse the passes")),
     "tile": ("tile for on-chip reuse in shared memory and registers",
              ("tiling", "tiles", "bigger tiles", "larger tiles", "shared memory", "reuse",
-              "blocking", "cache blocking")),
+              "blocking", "cache blocking", "use shared memory", "shared memory tiling",
+              "increase tile size", "increase the tile size", "register tiling")),
     # Review 7b K2-1: batching (more FLOPs per byte read, a higher intensity) and amortizing
     # launches (the same bytes, fewer launch costs) are two moves; a CUDA graph is the second
     # only, so it must not pass where bytes set the time (rows 6 and 8).
     "batch": ("batch more tokens or requests onto each byte read (a higher intensity)",
               ("batching", "bigger batch", "larger batch", "more tokens", "increase batch",
-               "more requests")),
+               "more requests", "increase batch size", "increase the batch size",
+               "continuous batching")),
     "amortize-launch": ("amortize the launch: CUDA graphs, persistent kernels, fewer and larger "
                         "launches (the same bytes and FLOPs, less launch cost)",
                         ("cuda graphs", "cuda graph", "graphs", "graph", "persistent kernel",
@@ -116,13 +124,21 @@ FIRST_STEPS = Choices({
                                             "use tf32 tensor cores", "tf32 matrix cores",
                                             # review 39k1: the bf16 route named in full
                                             "bf16 tensor cores", "bf16 matrix cores",
-                                            "use bf16 tensor cores", "use bf16 matrix cores")),
+                                            "use bf16 tensor cores", "use bf16 matrix cores",
+                                            # the menu's "fewer transcendentals", and row 9's
+                                            # alternative in the key's words (_EXP_MIX_SPELLINGS;
+                                            # a bare "exp2" is not one: see _EXP2_ONLY)
+                                            *_EXP_MIX)),
     # Two kinds of overlap, one entry: FlashAttention-3 does both (async loads under the MMAs,
-    # and the softmax's exps on the MUFU under the MMAs of another block).
-    "overlap": ("overlap independent work: loads with math, or one unit's work with another's "
-                "(pipelining, prefetch, async copies)",
+    # and the softmax's exps on the MUFU under the MMAs of another block).  The gloss sorts the
+    # examples as the key reads them: prefetch and async copies name loads with math only
+    # (LOAD_OVERLAP_SPELLINGS), pipelining names either (GENERIC_PIPELINING_SPELLINGS).
+    "overlap": ("overlap independent work: loads with math (prefetch, async copies) or one unit's "
+                "work with another's (pipelining)",
                 ("pipelining", "software pipelining", "prefetch", "prefetching", "double buffering",
-                 "async copies", "async copy", "ping-pong", "overlap the softmax", "overlap softmax with mma",
+                 "async copies", "async copy", "warp specialization", "warp specialisation",
+                 "warp specialized",
+                 "ping-pong", "intra-warpgroup pipelining", "overlap the softmax", "overlap softmax with mma",
                  # row 9's move in its own words: the exps under the MMAs
                  "overlap exps with mmas", "overlap the exps with the mmas", "overlap exp with mma",
                  "overlap exps", "overlap the exps",
@@ -143,11 +159,24 @@ FIRST_STEPS = Choices({
 #: Review 42k1 K2-1: the "overlap" spellings that name only loads overlapped with math.  On a
 #: compute-bound row that overlap is already in the roof (and buys nothing), so where a row sets
 #: ``load_overlap_hint`` these spellings get that hint instead of the pass the overlap it means earns.
-#: The menu entry's own examples read alike: in GEMM and attention kernels "software pipelining"
-#: names the multistage async-copy overlap of loads with math, as "prefetch" does.
+#: "Warp specialization" is one of them: FlashAttention-3 names by it the split of producer warps
+#: (async loads) from consumer warps (the MMAs and the softmax), which overlaps loads with math;
+#: its exp/MMA overlap has names of its own (ping-pong, intra-warpgroup pipelining), which pass.
 LOAD_OVERLAP_SPELLINGS = frozenset(_normalize(s) for s in (
-    "prefetch", "prefetching", "double buffering", "async copies", "async copy", "pipelining",
-    "software pipelining"))
+    "prefetch", "prefetching", "double buffering", "async copies", "async copy",
+    "warp specialization", "warp specialisation", "warp specialized"))
+
+#: "Pipelining" names no one overlap: GEMM kernels pipeline loads under math, FlashAttention-3
+#: pipelines the softmax's exps under the MMAs ("intra-warpgroup pipelining").  So it is not a
+#: load-only spelling: where a row sets ``load_overlap_hint`` these spellings pass, with the row's
+#: ``pipelining_note`` saying which pipelining helps there; elsewhere they read as 'overlap'.
+GENERIC_PIPELINING_SPELLINGS = frozenset(_normalize(s) for s in ("pipelining", "software pipelining"))
+
+#: A bare "exp2" (or "use exp2") names no lever of row 9: folding the softmax scale
+#: into exp2's argument saves an FMUL, not a MUFU op (the key's own note).  It reads as no option
+#: (CHECK YOUR INPUT) except on a row that sets ``exp2_hint``, where it hears that hint.
+_EXP2_ONLY = frozenset(_normalize(s) for s in ("exp2", "use exp2", "exp2 instead of exp"))
+_EXP_MIX_SPELLINGS = frozenset(_normalize(s) for s in _EXP_MIX)
 
 #: What limits a kernel, including the limits the single-level roofline does not draw.
 LIMITERS = Choices({
@@ -293,6 +322,14 @@ class Row:
     #: What a load-only overlap spelling (LOAD_OVERLAP_SPELLINGS) hears on a row where "overlap"
     #: is right for another overlap (row 9: the exps under the MMAs); empty where it passes.
     load_overlap_hint: str = ""
+    #: What a generic pipelining spelling (GENERIC_PIPELINING_SPELLINGS) hears as its pass on a row
+    #: that sets ``load_overlap_hint`` (FlashAttention-3's exp/MMA overlap is pipelining).
+    pipelining_note: str = ""
+    #: What a bare "exp2" (_EXP2_ONLY) hears on a row where the mix of its exps is a right move.
+    exp2_hint: str = ""
+    #: What an exp spelling of the mix (_EXP_MIX_SPELLINGS) hears on a row whose mix is a right
+    #: move but which computes no exps (row 7).
+    no_exps_hint: str = ""
 
     @property
     def runs_on_name(self) -> str:
@@ -460,7 +497,9 @@ def _rows() -> tuple:
                         "instruction-mix": "correct: move it onto the matrix cores, which on this GPU "
                                            "means bf16 (the only matrix roof listed; no TF32 roof), "
                                            "if the precision allows"},
-            dtype_is_matrix_route=True),
+            dtype_is_matrix_route=True,
+            no_exps_hint="a GEMM computes no exps (no transcendentals at all): its mix is "
+                         "multiply-adds. Which faster units could run them?"),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights cut the
@@ -540,7 +579,14 @@ def _rows() -> tuple:
             load_overlap_hint="at this intensity the loads already hide under the math (the roof "
                               "assumes loads and math overlap): the overlap that helps here runs "
                               "the exps on the MUFU under the matrix multiplies (MMAs) of another "
-                              "block"),
+                              "block",
+            # FlashAttention-3 calls its exp/MMA overlap pipelining, so the
+            # word passes; the note says which pipelining helps
+            pipelining_note="correct, if the pipelining puts the exps on the MUFU under the matrix "
+                            "multiplies (MMAs) of another block, not the loads: at this intensity "
+                            "the loads already hide under the math",
+            exp2_hint="exp2 alone saves an FMUL (the softmax scale folded into its argument), not "
+                      "a MUFU op: one exp per score stays. Which lever shortens the exps' time?"),
     )
 
 
@@ -574,7 +620,24 @@ def _require_matrix_core_hints(rows: tuple) -> tuple:
     return rows
 
 
-ROWS = _require_matrix_core_hints(_apply_smaller_type_rule(_rows()))
+def _require_overlap_notes(rows: tuple) -> tuple:
+    """A row that refuses load-only overlap accepts 'overlap' and says which pipelining passes;
+    a row with an exp2 hint accepts the instruction mix its exps are part of."""
+    for row in rows:
+        if bool(row.load_overlap_hint) != bool(row.pipelining_note) or (
+                row.load_overlap_hint and "overlap" not in row.first_steps):
+            raise ValueError(f"row {row.number}: a load-overlap hint needs 'overlap' accepted and a "
+                             "pipelining note")
+        if row.exp2_hint and "instruction-mix" not in row.first_steps:
+            raise ValueError(f"row {row.number}: an exp2 hint belongs to a row whose mix is a right move")
+        # where the mix passes, an exp spelling of it passes only if the kernel's mix has exps
+        if "instruction-mix" in row.first_steps and bool(row.exp2_hint) == bool(row.no_exps_hint):
+            raise ValueError(f"row {row.number}: a row whose mix is a right move says whether its "
+                             "exps are that mix (exp2_hint) or it has none (no_exps_hint)")
+    return rows
+
+
+ROWS = _require_overlap_notes(_require_matrix_core_hints(_apply_smaller_type_rule(_rows())))
 
 
 def names_matrix_cores(answer) -> bool:
@@ -649,7 +712,11 @@ def check_ridges(ridge_fp32, ridge_bf16):
 # --- Part B: the nine rows --------------------------------------------------------------------
 
 #: The sides of a row: "both" alone names no side, and hears so (not the ridge band's hint).
-_ROW_SIDES = Choices(without_bare_both(SIDES.options), hidden=("both",), what=SIDES.what)
+#: "IO-bound" (bound by the input/output traffic to HBM) reads as memory.
+_IO_BOUND = ("io bound", "i/o bound")
+_ROW_SIDES = Choices({name: (desc, synonyms + (_IO_BOUND if name == "memory" else ()))
+                      for name, (desc, synonyms) in without_bare_both(SIDES.options).items()},
+                     hidden=("both",), what=SIDES.what)
 
 
 def check_row(number, intensity, vs_fp32, vs_bf16, verdict, first_step):
@@ -735,6 +802,12 @@ def _named_type_without_roof(answer, machine=None) -> str:
                  if re.search(spelling, answer.lower()) and not any(n.startswith(kind) for n in names)), "")
 
 
+def _names_8bit_type(answer) -> bool:
+    """True where a first-move answer names fp8 or int8 ("use fp8 tensor cores")."""
+    return isinstance(answer, str) and any(re.search(spelling, answer.lower())
+                                           for spelling in _MATRIX_TYPE_SPELLINGS.values())
+
+
 def _names_bf16_only(answer) -> bool:
     """True where a first-move answer names bf16 and not the matrix cores ("bf16", "use bf16")."""
     return (isinstance(answer, str) and re.search(r"\bbf[ _-]?16\b", answer.lower()) is not None
@@ -744,12 +817,25 @@ def _names_bf16_only(answer) -> bool:
 def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     """The first move; on a row already on the matrix cores, naming them gets that row's hint;
     a TF32 spelling, where the GPU lists no TF32 roof and the mix is a right move, gets a hint;
-    so does a load-only overlap where the row names another overlap (``load_overlap_hint``)."""
+    so does a load-only overlap where the row names another overlap (``load_overlap_hint``),
+    while a generic "pipelining" passes there with the row's ``pipelining_note``."""
+    key = _normalize(first_step) if isinstance(first_step, str) else None
+    # An 8-bit type on the matrix cores ("use fp8 tensor cores") names the type,
+    # not where the kernel already runs: where a smaller type is refused, it hears the ruling the
+    # bare type gets ("fp8": no fp8 roof here), not "it already runs on the matrix cores"
+    if (row.on_matrix_cores_hint and "smaller-dtype" not in row.first_steps
+            and names_matrix_cores(first_step) and _names_8bit_type(first_step)):
+        return Check("first move", "fail", step_hints["smaller-dtype"])
     if row.on_matrix_cores_hint and (names_matrix_cores(first_step) or names_tf32(first_step)):
         return Check("first move", "fail", row.on_matrix_cores_hint)
-    if (row.load_overlap_hint and isinstance(first_step, str)
-            and _normalize(first_step) in LOAD_OVERLAP_SPELLINGS):
+    if row.load_overlap_hint and key in LOAD_OVERLAP_SPELLINGS:
         return Check("first move", "fail", row.load_overlap_hint)
+    if row.load_overlap_hint and key in GENERIC_PIPELINING_SPELLINGS:
+        return Check("first move", "pass", row.pipelining_note)
+    if row.exp2_hint and key in _EXP2_ONLY:
+        return Check("first move", "fail", row.exp2_hint)
+    if row.no_exps_hint and key in _EXP_MIX_SPELLINGS:
+        return Check("first move", "fail", row.no_exps_hint)
     if "instruction-mix" in row.first_steps and names_tf32(first_step) and not lists_tf32_roof():
         return Check("first move", "fail", _NO_TF32_ROOF)
     # where a smaller type is right only as the route onto the matrix cores (row 7), it must be a

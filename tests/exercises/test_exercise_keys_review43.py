@@ -23,10 +23,10 @@ def test_key2_row9_load_overlap_is_refused_with_the_exp_overlap(answer):
     assert "exps" in check.message and "matrix multiplies" in check.message
 
 
-# review 53k1 K2-2: "software pipelining", like "prefetch" (the same menu entry's examples), names
-# the async-copy overlap of loads with math in GEMM and attention kernels: it hears the hint above
+# review 56k1: "pipelining" names the exp/MMA overlap too (FlashAttention-3), so it passes here
 @pytest.mark.parametrize("answer", ["overlap", "overlap the softmax", "overlap softmax with mma",
-                                    "ping-pong", "FlashAttention-3", "instruction mix"])
+                                    "ping-pong", "FlashAttention-3", "instruction mix", "pipelining",
+                                    "software pipelining"])
 def test_key2_row9_the_exp_overlap_still_passes(answer):
     assert _first_move(answer).passed, answer
 

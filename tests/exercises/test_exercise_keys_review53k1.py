@@ -29,7 +29,10 @@ def test_c1_model_answer_comment_names_a_readable_option():
     assert ex02.FIRST_STEPS.read("one bigger launch") == "amortize-launch"
 
 
-@pytest.mark.parametrize("answer", ["pipelining", "software pipelining", "prefetch", "prefetching",
+# review 56k1: "pipelining" and "software pipelining" name the exp/MMA overlap too
+# (FlashAttention-3's intra-warpgroup pipelining), so they pass on row 9 now
+# (test_exercise_2_key_review56k1.py); the load-only examples keep the hint
+@pytest.mark.parametrize("answer", ["prefetch", "prefetching",
                                     "double buffering", "double-buffering", "async copies", "async copy"])
 def test_row_9_every_load_overlap_example_of_the_menu_entry_hears_the_same_hint(answer):
     row = ex02._row(9)
