@@ -70,6 +70,9 @@ def _prefix_slips(key: float, bandwidth: bool = True) -> list:
 
 #: Review 15e, 1: the ridge inverted, B / P, is a common slip.
 _INVERTED_RIDGE = "that is B / P; the ridge is P / B, FLOP per byte"
+#: Review 56k1 (key 1, item 4): twice or half the ridge, as exercise 2's ridge check names it.
+_RIDGE_TWICE_OR_HALF = ("off by a factor of 2: the ridge is P / B, the compute roof over this "
+                        "bandwidth, with no factor of 2 in it")
 
 
 def check_ridges(ridge_at_3, ridge_at_2):
@@ -81,11 +84,15 @@ def check_ridges(ridge_at_3, ridge_at_2):
                                # review 19g1: the two answers swapped
                                (ridge(PEAK_GFLOPS, after), f"that is the ridge at {after / 1000:g} "
                                                            f"TB/s: this one uses {before / 1000:g} TB/s"),
+                               (2 * ridge(PEAK_GFLOPS, before), _RIDGE_TWICE_OR_HALF),
+                               (ridge(PEAK_GFLOPS, before) / 2, _RIDGE_TWICE_OR_HALF),
                                *_prefix_slips(ridge(PEAK_GFLOPS, before))], factor_hints=False),
         check_number(ridge_at_2, ridge(PEAK_GFLOPS, after), "ridge at 2 TB/s", unit="FLOP/byte",
                      mistakes=[(ridge(PEAK_GFLOPS, before), "the bandwidth changed, so the ridge "
                                                             "moved: recompute P / B"),
                                (1 / ridge(PEAK_GFLOPS, after), _INVERTED_RIDGE),
+                               (2 * ridge(PEAK_GFLOPS, after), _RIDGE_TWICE_OR_HALF),
+                               (ridge(PEAK_GFLOPS, after) / 2, _RIDGE_TWICE_OR_HALF),
                                *_prefix_slips(ridge(PEAK_GFLOPS, after))], factor_hints=False),
     )
 
@@ -173,7 +180,13 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
         except AnswerError:
             side = None
         inner = paired.group(2)
-        if side == "memory" and _BANDWIDTH_ROOF.match(inner):
+        if side == "memory" and (named := _BANDWIDTH_ROOF.match(inner)):
+            gbps = _named_gbps(named)
+            if (abs(gbps - bandwidth) > 1e-9 * bandwidth and check_side(
+                    side, intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES).passed):
+                # review 56k1 (key 1, item 2): the side is right and only its bandwidth is off
+                return Check(question, "fail", f"{typed.strip()!r}: 'memory' is right, but "
+                                               f"{_not_this_bandwidth(gbps, bandwidth)}")
             return _check_active_roof(inner, intensity, bandwidth)
         if side in ("memory", "compute"):
             agrees = _parenthesis_agrees(side, inner, intensity, bandwidth)
@@ -201,16 +214,20 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
                           choices=_SIDES, hints={"ridge": _ridge_hint(intensity, bandwidth)})
     gbps = _named_gbps(named)
     if abs(gbps - bandwidth) > 1e-9 * bandwidth:
-        other = ("the roof of the other case's bandwidth" if any(
-            abs(gbps - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS) else "no roof of this exercise")
-        return Check(question, "fail", f"{gbps / 1000:g} TB/s is {other}; this case has "
-                                       f"{bandwidth / 1000:g} TB/s: is the active roof 'memory' "
-                                       "or 'compute'?")
+        return Check(question, "fail", f"{_not_this_bandwidth(gbps, bandwidth)}: is the active "
+                                       "roof 'memory' or 'compute'?")
     check = check_side("memory", intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES)
     reading = f"read {answer.strip()!r} as this case's bandwidth roof, 'memory'"
     if check.passed:
         return Check(question, "pass", f"correct: {reading}")
     return Check(question, check.status, f"{reading}: {check.message}")
+
+
+def _not_this_bandwidth(gbps: float, bandwidth: float) -> str:
+    """A bandwidth named for a case that has another one."""
+    other = ("the roof of the other case's bandwidth" if any(
+        abs(gbps - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS) else "no roof of this exercise")
+    return f"{gbps / 1000:g} TB/s is {other}; this case has {bandwidth / 1000:g} TB/s"
 
 
 #: A bandwidth at the end of an answer, after a side: "memory roof at 3 TB/s", "memory 2 TB/s".
@@ -386,6 +403,11 @@ def check_slowdowns(slowdown_20, slowdown_80):
             mistakes.append((1 - 1 / key, "a share of the rate lost? Write it with %, as "
                                           f"'{1 - 1 / key:.0%}'; as a bare number the question "
                                           "asks old rate / new rate, which is 1 or more"))
+            # review 56k1 (key 1, item 3): the same share in percent, without its % sign
+            mistakes.append((100 * (1 - 1 / key), "a share of the rate lost, in percent? Write it "
+                                                  f"with %, as '{1 - 1 / key:.0%}'; as a bare number "
+                                                  "the question asks old rate / new rate, which is "
+                                                  "1 or more"))
         checks.append(_check_slowdown(answer, key, f"slowdown of the {intensity:g} FLOP/byte kernel",
                                       mistakes))
     return report("What the bandwidth drop costs", *checks)
@@ -456,7 +478,81 @@ def _coincident_hint(bandwidth: float, intensity: float, memory_roofs: dict) -> 
             f"{bandwidth / 1000:g} TB/s roof ({_ceiling_target(bandwidth, memory_roofs)})")
 
 
-def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) -> str:
+#: A TiB is 2**40 bytes, 1.0995 TB: a bandwidth typed in TiB/s, or converted to it, is off by that.
+_TIB_PER_TB = 2 ** 40 / 1e12
+
+
+def _meant_for(bandwidth: float, kernels, memory_roofs: dict):
+    """The memory ceiling drawn for ``bandwidth`` at a wrong value, when that can be told: the
+    other bandwidth's roof is drawn and this one is not (in GB/s or TB/s), and of the ceilings
+    left once one at the other bandwidth is set aside (the default one first) exactly one
+    remains.  Where two ceilings share the other bandwidth's value (one copied from the other),
+    the copy is the one the points drawn at this bandwidth's own prediction are judged against,
+    when none drawn at the other's prediction is, else the one set aside last when a point names
+    it and none at the other's prediction does.  Returns its name, or None."""
+    other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
+    slopes = memory_roofs.values()
+    if (any(_near(s, bandwidth) or _near(s, bandwidth / 1000) for s in slopes)
+            or not any(_near(s, other) for s in slopes)):
+        return None
+    at_other = [n for n, s in memory_roofs.items() if _near(s, other)]
+    kept = next((n for n in memory_roofs if n in at_other), None)  # the default one first
+    rest = [n for n in memory_roofs if n != kept]
+    if len(rest) != 1:
+        return None
+    name = rest[0]
+    if not _near(memory_roofs[name], other):
+        return name
+    # a copy: read which of the two the points put at this bandwidth
+    own, others = set(), set()
+    for intensity in INTENSITIES:
+        rates = {b: attainable_gflops(intensity, PEAK_GFLOPS, b) for b in BANDWIDTHS_GBPS}
+        if _near(rates[bandwidth], rates[other]):
+            continue  # coincident predictions tell the two cases apart by nothing
+        for t in kernels:
+            judged = _judged_on(t, memory_roofs)
+            if judged in at_other and _near(t.x[0], intensity):
+                if _near(t.y[0], rates[bandwidth]):
+                    own.add(judged)
+                elif _near(t.y[0], rates[other]):
+                    others.add(judged)
+    meant = own - others
+    if len(meant) == 1:
+        return meant.pop()
+    # else the copy, when a point names it (one of the coincident ones) and none at the other's
+    # own prediction does
+    if name not in others and any(_judged_on(t, memory_roofs) == name for t in kernels):
+        return name
+    return None
+
+
+def _value_hint(name: str, slope: float, bandwidth: float) -> str:
+    """A memory ceiling drawn for ``bandwidth`` at the wrong value: its name, its value, the
+    value the case states, and the likely slip (TiB for TB, 1,024 GB per TB, a copied value)."""
+    tbs = f"{bandwidth / 1000:g}"
+    hint = (f"your {name!r} ceiling is at {slope:,.0f} GB/s, not the {bandwidth:,.0f} GB/s "
+            f"({tbs} TB/s) the case states")
+    other = next(b for b in BANDWIDTHS_GBPS if b != bandwidth)
+    ratio = slope / bandwidth
+
+    def fits(factor):
+        return abs(ratio - factor) <= 0.005 * factor
+
+    if _near(slope, other):
+        hint += (f": that is your {other / 1000:g} TB/s ceiling's value, copied from it? Set "
+                 f"{name!r} to {bandwidth:_.0f}")
+    elif fits(_TIB_PER_TB):
+        hint += (f": TiB for TB? {tbs} TiB/s is {bandwidth * _TIB_PER_TB:,.0f} GB/s, and {tbs} TB/s "
+                 f"is {bandwidth:,.0f} GB/s: write {bandwidth:_.0f}")
+    elif fits(1 / _TIB_PER_TB):
+        hint += (f": TiB for TB? {tbs} TB/s is {bandwidth / 1000 / _TIB_PER_TB:.3g} TiB/s, but a "
+                 f"memory Ceiling's value is in GB/s: write {bandwidth:_.0f}")
+    elif fits(1.024):
+        hint += f": 1,024 GB per TB? A TB is 1,000 GB: write {bandwidth:_.0f}"
+    return hint
+
+
+def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict, meant=None) -> str:
     """Points that belong on the ``bandwidth`` roof but are judged against the other one, ``used``
     (a ceiling's name, None when the hover names none drawn); ``memory_roofs`` is in drawing
     order, so its first name is the one a point without memory_ceiling gets."""
@@ -468,7 +564,10 @@ def _wrong_roof_hint(bandwidth: float, cases: list, used, memory_roofs: dict) ->
         roof += (", the one a point without memory_ceiling gets" if used == default
                  else ", the one its memory_ceiling names")
     target = _ceiling_target(bandwidth, memory_roofs)
-    if not any(_near(slope, bandwidth) for slope in memory_roofs.values()):
+    if meant is not None:
+        # its ceiling is drawn, at a wrong value that a hint of its own names
+        target = f"memory_ceiling={meant!r}, your {bandwidth / 1000:g} TB/s ceiling once its value is right"
+    elif not any(_near(slope, bandwidth) for slope in memory_roofs.values()):
         # Review 26k1 K1-2: the roof is not drawn (roofline_figure's memory= can leave it out),
         # so a point whose memory_ceiling already names it is judged against the default roof
         # too: the fix is to draw the ceiling, and name it where a point does not yet (review
@@ -655,17 +754,24 @@ def check_figure(figure, points=None):
             problems.append("the compute roof is missing or not at the given peak (the y axis is "
                             "in GFLOP/s)")
         slopes = [_slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")]
+        kernels = [t for t, m in zip(data, metas) if m.startswith("kernel:")]
+        memory_roofs = {m[len("mem:"):]: _slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")}
+        # Review 56k1 (key 1, item 1): a bandwidth's ceiling drawn at a wrong value (2,200 for
+        # 2 TB/s, or the other's 3,000 copied) is named with its value; the points judged against
+        # it are then that ceiling's problem, not a memory_ceiling missing or ignored.
+        meant = {b: _meant_for(b, kernels, memory_roofs) for b in BANDWIDTHS_GBPS}
         for bandwidth in BANDWIDTHS_GBPS:
             tbs = f"{bandwidth / 1000:g}"
             if any(_near(s, bandwidth) for s in slopes):
+                continue
+            if meant[bandwidth] is not None:
+                problems.append(_value_hint(meant[bandwidth], memory_roofs[meant[bandwidth]], bandwidth))
                 continue
             if any(_near(s, bandwidth / 1000) for s in slopes):
                 problems.append(f"your memory roof is at {tbs} GB/s: a memory Ceiling's value is in "
                                 f"GB/s, so {tbs} TB/s is {bandwidth:_.0f}")
             else:
                 problems.append(f"no memory roof at {tbs} TB/s (the slope is GB/s)")
-        kernels = [t for t, m in zip(data, metas) if m.startswith("kernel:")]
-        memory_roofs = {m[len("mem:"):]: _slope_of(t) for t, m in zip(data, metas) if m.startswith("mem:")}
         # Only once both bandwidth roofs are drawn: a point naming a ceiling left out of the
         # figure is the missing roof's problem, named above.
         unknown = None if problems else _unknown_ceiling(points, memory_roofs)
@@ -701,6 +807,8 @@ def check_figure(figure, points=None):
                 # alone blamed the bandwidth roof for a compute roof typed in TFLOP/s).  Points
                 # may coincide (80 FLOP/byte at either bandwidth), so any of them may be this one.
                 used = [_judged_on(t, memory_roofs) for t in at]
+                if meant[bandwidth] is not None and meant[bandwidth] in used:
+                    continue  # judged against its ceiling, whose value is named above
                 used_slopes = [memory_roofs[n] for n in used if n is not None]
                 elsewhere = _off_its_prediction(kernels, intensity, rate, bandwidth, memory_roofs)
                 if elsewhere and not any(_near(slope, bandwidth) for slope in used_slopes):
@@ -740,7 +848,7 @@ def check_figure(figure, points=None):
         problems += swapped
         problems += [_off_prediction_hint(bandwidth, intensity, drawn)
                      for bandwidth, intensity, drawn in unswapped]
-        problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs)
+        problems += [_wrong_roof_hint(bandwidth, cases, used, memory_roofs, meant[bandwidth])
                      for (bandwidth, used), cases in wrong_roof.items()]
         problems += _above_the_roofs(kernels, off_prediction)
         # A ridge that is neither key's comes from a roof at the wrong value, which the checks
