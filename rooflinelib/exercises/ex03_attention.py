@@ -7,6 +7,7 @@ functions checked at several ``(s, d)`` points.
 from __future__ import annotations
 
 import math
+import re
 
 from rooflinelib.core import operators as ops
 from rooflinelib.exercises.grading import (DEFAULT_RTOL, AnswerError, Check, Choices, NotAnsweredError, Table, YES_NO,
@@ -74,6 +75,14 @@ GROWTH = Choices({
                                                         "grows with s", "increases with s",
                                                         "grows", "increases")),
 }, hidden=("unbounded",))  # the page offers three growths: "unbounded" is read for its hint only
+#: Part B's menu (review 56k1, key 3, item 3): the unfused intensity rises with s and only tends
+#: to its limit, so the page offers "levels off" (tends to a constant); every spelling of GROWTH's
+#: "constant", the word itself included, still reads as it, and so does the page's whole label.
+PART_B_GROWTH = Choices({
+    "levels off": (GROWTH.options["constant"][0],
+                   ("constant", *GROWTH.options["constant"][1], "levels off (tends to a constant)")),
+    **{name: GROWTH.options[name] for name in GROWTH.options if name != "constant"},
+}, hidden=GROWTH.hidden)
 #: The hint for "unbounded" where the key is "linear" (the fused intensity).
 GROWTH_UNBOUNDED_HINT = "right that it does not level off: how fast does it grow with s?"
 #: The hint for "quadratic" where the key is "linear" (the fused intensity; drill 7 too).
@@ -215,19 +224,35 @@ def given_machines() -> Table:
 
 # --- Part B: the limits -----------------------------------------------------------------------
 
+#: Review 56k1 (key 3, item 1): the unit the question itself names, FLOP/byte per token, written
+#: out after the number: "0.505 FLOP/byte per token", "0.505 FLOP/B per token", "0.505 per token",
+#: "0.505 FLOP/byte/token".  Only after a number or FLOP/byte (FLOP/B): "0.505 bytes per token"
+#: keeps its unknown unit.
+_PER_TOKEN = re.compile(r"^(?P<head>.*?(?:\d|\bflops?\s*/\s*(?:byte|b)))\s*(?:per\s+token|/\s*token)\s*$",
+                        re.IGNORECASE | re.DOTALL)
+
+
+def _without_per_token(answer):
+    """``answer`` with a trailing "per token" or "/token" dropped where it follows the number or
+    FLOP/byte; anything else as it is."""
+    if isinstance(answer, str) and (match := _PER_TOKEN.match(answer)):
+        return match.group("head")
+    return answer
+
+
 def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
     limit = ops.attention_intensity_limit(HEAD_DIM, fused=False, dtype=DTYPE)
     per_token = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE).intensity / SEQ_LEN
     return report(
         "Part B: the limits as s grows",
-        check_choice(unfused_growth, "constant", "unfused intensity as s grows", GROWTH,
+        check_choice(unfused_growth, "levels off", "unfused intensity as s grows", PART_B_GROWTH,
                      hints={"linear": "the unfused traffic has an s^2 term, just like the "
                                       "FLOPs: what happens to the ratio?",
                             "unbounded": GROWTH_UNBOUNDED_ON_CONSTANT,
                             "quadratic": "the intensity is a ratio: both FLOPs and bytes grow "
                                          "like s^2"}),
-        check_choice(fused_growth, "linear", "fused intensity as s grows", GROWTH,
-                     hints={"constant": "the fused traffic has no s^2 term, but the FLOPs do",
+        check_choice(fused_growth, "linear", "fused intensity as s grows", PART_B_GROWTH,
+                     hints={"levels off": "the fused traffic has no s^2 term, but the FLOPs do",
                             "unbounded": GROWTH_UNBOUNDED_HINT,
                             "quadratic": GROWTH_QUADRATIC_HINT}),
         check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
@@ -239,7 +264,8 @@ def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
                                            "P V) is 2 FLOPs, and a bf16 element is 2 bytes, not "
                                            "4: check both")]),
         # Review 12b K3-1: attention has no copy, so the generic factor-2 hint does not fit
-        check_number(fused_per_token, per_token, f"fused intensity per token at d = {HEAD_DIM}",
+        check_number(_without_per_token(fused_per_token), per_token,
+                     f"fused intensity per token at d = {HEAD_DIM}",
                      unit="FLOP/byte", factor_hints=False,
                      mistakes=[(per_token / 2, "check 2 FLOPs per multiply-add, and "
                                                "2 bytes (not 4) per bf16 element"),
@@ -361,6 +387,29 @@ _EVER = Choices({"yes": YES_NO.options["yes"],
                  "no": (YES_NO.options["no"][0], YES_NO.options["no"][1] + ("never", "no never"))})
 
 
+#: Review 56k1 (key 3, item 2): a yes or no qualified by the head dimension it holds for:
+#: "no at d=128", "no, at d = 128", "no (d=128)".
+_AT_HEAD_DIM = re.compile(r"^\s*(?P<answer>[^,:;()]+?)\s*[,:;]?\s*\(?\s*(?:at|for|with)?\s*"
+                          r"d\s*=\s*(?P<d>\d+)\s*\)?\s*$", re.IGNORECASE)
+
+
+def _check_ever(answer, key: str, question: str) -> Check:
+    """Part C's yes or no.  A qualifier naming the question's own d (128) is dropped; one naming
+    another d answers a question not asked, so it never passes."""
+    if isinstance(answer, str) and (qualified := _AT_HEAD_DIM.match(answer)):
+        try:
+            _EVER._read(qualified.group("answer"))
+        except AnswerError:
+            pass  # not a yes or no with a d after it: read as typed
+        else:
+            if int(qualified.group("d")) != HEAD_DIM:
+                return Check(question, "fail", f"{answer.strip()!r}: the question asks at "
+                                               f"d = {HEAD_DIM}; answer for that d")
+            answer = qualified.group("answer")
+    return check_choice(answer, key, question, _EVER,
+                        hints={"yes": "compare the unfused limit with the ridge"})
+
+
 def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
     mi_ridge = MI300X.ridge(BF16_TENSOR)
     h_ridge = H200.ridge(BF16_TENSOR)
@@ -371,9 +420,8 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
         check_number(ridge_mi300x, mi_ridge, "MI300X bf16 ridge", unit="FLOP/byte",
                      factor_hints=False, mistakes=_ridge_slips(mi_ridge)),
         _check_smallest_s(s_mi300x, mi, "MI300X", own_ridge=ridge_mi300x, key_ridge=mi_ridge),
-        check_choice(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
-                     "does unfused attention ever get there on MI300X?", _EVER,
-                     hints={"yes": "compare the unfused limit with the ridge"}),
+        _check_ever(unfused_ever, "yes" if mi["unfused_ever_compute_bound"] else "no",
+                    "does unfused attention ever get there on MI300X?"),
         check_number(ridge_h200, h_ridge, "H200 bf16 ridge", unit="FLOP/byte",
                      factor_hints=False, mistakes=_ridge_slips(h_ridge)),
         _check_smallest_s(s_h200, h, "H200", own_ridge=ridge_h200, key_ridge=h_ridge),

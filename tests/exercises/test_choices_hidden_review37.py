@@ -24,7 +24,8 @@ def test_key_3_lists_the_three_growths_its_page_offers():
     # 37k1: an unreadable growth was told it is not one of four, 'unbounded' among them
     report = ex03_attention.check_limits("blah", "unbounded", 1, 1)
     unreadable, unbounded = report.checks[0].message, report.checks[1].message
-    assert "is not one of 'constant', 'linear' or 'quadratic'" in unreadable and "unbounded" not in unreadable
+    # review 56k1: the page offers "levels off" (tends to a constant) for 'constant'
+    assert "is not one of 'levels off', 'linear' or 'quadratic'" in unreadable and "unbounded" not in unreadable
     assert unbounded == ex03_attention.GROWTH_UNBOUNDED_HINT  # still read, for its hint
 
 
