@@ -1,4 +1,4 @@
-"""Review 53a, notebooks 01 and 02: only the low-precision tensor peaks assume the 1.83 GHz clock
+"""Review 53a, notebooks 01 and 02 (and review 58a, notebook 00's learning path row for 05): only the low-precision tensor peaks assume the 1.83 GHz clock
 (the fp64 tensor peak is taken at the 1.98 GHz boost, as the fp32 one is), and notebook 04 tests the
 fused softmax's predicted 2.5x rather than measuring it (its recorded ratio is larger). Each test
 fails on the text before the fix; neither notebook's markdown grew."""
@@ -31,3 +31,14 @@ def test_53a_02_notebook_04_tests_the_prediction_it_does_not_measure_it():
     prose = words(markdown(NB02))
     assert "Notebook 04 measures the 2.5x" not in prose
     assert "Notebook 04 tests the 2.5x." in prose
+
+
+def test_58a_00_the_learning_path_row_for_05_says_what_05_teaches_and_its_drill():
+    path = next(c.source for c in cells("00_start_here.ipynb")
+                if c.cell_type == "markdown" and c.source.startswith("## The learning path"))
+    row = next(line for line in path.splitlines() if "(05_hierarchical.ipynb)" in line)
+    assert "shared memory as ceilings" not in row and "AMD" not in row  # 05 draws no shared-memory roof, names no AMD
+    assert "a roof per memory level (L1, L2, HBM) from a working-set sweep" in row
+    assert row.rstrip().endswith("| exercise 5, drill 5 |")
+    fifth = " ".join(markdown("05_hierarchical.ipynb").split())
+    assert "Now do exercise 5, drill 5" in fifth and "Nsight Compute" in fifth and "AMD" not in fifth
