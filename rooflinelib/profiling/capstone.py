@@ -582,6 +582,52 @@ def _write_outside_loops(race, passes) -> bool:
     return False
 
 
+def _two_writes(race, passes) -> tuple:
+    """``(first, second, after, before)`` for a write-after-write race on a shared array whose two lines
+    sit in one function of ``passes`` (a kernel, or a device function it calls): the two write lines in
+    source order, and the two statements of one block between which a cuda.syncthreads() goes: ``after``
+    holds the first write (its loop, or the line itself), ``before`` the second.  The block is the
+    innermost one holding both in different statements; a block inside a branch or loop whose header
+    uses the thread's index is passed over for the one around it, so that every thread reaches the
+    barrier.  ``("", "", "", "")`` where the lines are one line, or not in one function."""
+    if race.write_line == race.read_line:
+        return "", "", "", ""
+    for f, tree, lines in _parsed_functions(passes):
+        stripped = [line.strip() for line in lines]
+        if race.write_line not in stripped or race.read_line not in stripped:
+            continue
+        at = {name: stripped.index(name) + 1 for name in (race.write_line, race.read_line)}
+        first, second = sorted(at, key=at.get)
+        a, b = at[first], at[second]
+        _, depends = _thread_dependent(tree)
+        found = None
+
+        def visit(node, divergent):
+            nonlocal found
+            header = (node.test if isinstance(node, (ast.If, ast.While)) else
+                      node.iter if isinstance(node, ast.For) else None)
+            inside = divergent or (header is not None and depends(header))
+            for name, value in ast.iter_fields(node):
+                if not isinstance(value, list) or not all(isinstance(s, ast.stmt) for s in value):
+                    continue
+                holding = [s for s in value if s.lineno <= a <= s.end_lineno or s.lineno <= b <= s.end_lineno]
+                here = inside if name in ("body", "orelse") else divergent
+                if (len(holding) == 2 and not here and holding[0].lineno <= a <= holding[0].end_lineno
+                        and holding[1].lineno <= b <= holding[1].end_lineno):
+                    found = holding  # an inner block that fits replaces this one
+                for s in value:
+                    visit(s, here)
+        visit(tree, False)
+        if found:
+            s1, s2 = found
+            after = (f"`{first}`" if s1.lineno == s1.end_lineno == a else
+                     f"the loop `{stripped[s1.lineno - 1]}` that writes `{first}`" if isinstance(s1, (ast.For, ast.While))
+                     else f"`{stripped[s1.lineno - 1]}` (which holds `{first}`)")
+            return first, second, after, f"`{stripped[s2.lineno - 1]}`"
+        return first, second, "", ""
+    return "", "", "", ""
+
+
 def _race_hint(race, passes=None) -> str:
     """The hint for a shared-memory race (:mod:`rooflinelib.profiling.races`): the two accesses,
     and the barrier that orders them; after the read where the code reads before it writes."""
@@ -603,6 +649,15 @@ def _race_hint(race, passes=None) -> str:
                 f"(a cuda.syncthreads() missing between two steps of the loop `{loop}`): each step reads entries "
                 "other threads wrote in the step before, so put a cuda.syncthreads() inside the loop, after each "
                 "step")
+    if race.kind == "write after write" and race.write_line != race.read_line:  # two writes: neither is a read
+        first, second, after, before = _two_writes(race, passes)
+        named = (f": first `{first}`, then `{second}`" if first else
+                 f": `{race.write_line}` and `{race.read_line}`")
+        where = (f"after {after} and before {before}" if after else
+                 "after the first write (after its loop, if it sits in one) and before the second, outside any "
+                 "branch that only some threads take")
+        return (race.sentence() + f"{named}. On a GPU either may land last, so the output is right only by luck "
+                f"(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() {where}")
     if _read_first(race, passes):  # review 36f, E4: the barrier goes after the read, before the write
         return (race.sentence() + ". On a GPU either may come first, so the output is right only by luck "
                 "(a cuda.syncthreads() missing between two phases): put a cuda.syncthreads() after the last "
@@ -1703,6 +1758,10 @@ def check_byte_formula(formula, counted_at: dict, question: str, kernels_ok: boo
          "chip (the fused kernel guarantees it by keeping its row in shared memory)"),
         (lambda rows, cols: keys[(rows, cols)] / 4,
          "that counts elements, not bytes: a float32 is 4 bytes"),
+        (lambda rows, cols: keys[(rows, cols)] / 1e9,
+         "that is the count in GB (divided by 1e9): the formula returns bytes, so leave the division out"),
+        (lambda rows, cols: keys[(rows, cols)] / 2 ** 30,
+         "that is the count in GiB (divided by 2**30): the formula returns bytes, so leave the division out"),
     ]
     if question.startswith("3-pass") or all(len(c.get("per_launch", ())) == 3 for c in counted_at.values()):
         # review 31f, 2: the 3-pass slips, named
@@ -1773,6 +1832,8 @@ def check_prediction(predicted, rows: int, cols: int, question: str = "predicted
                                   "writes y, 20 bytes per element, over the fused kernel's 8. 3 is also the "
                                   "number of launches (3 against 1), but the prediction is bytes over bytes",
          _SLIP_RTOL),
+        (100 * model_speedup(rows, cols), f"a percent? {100 * model_speedup(rows, cols):g}% is "
+                                          f"{model_speedup(rows, cols):g}x: give the ratio itself"),
     ] + _measured_mistake())
 
 
@@ -2130,6 +2191,30 @@ def _shares(three, fused, copy_gbps) -> tuple:
             f"the {copy_gbps:,.0f} GB/s copy roof", aside)
 
 
+def too_noisy(three, fused, where: str = "this run") -> str:
+    """Why a live pair's timings are too noisy to judge the equal-bandwidth claim, or '': the middle half
+    of either profile's timed repeats spread over more than :data:`~rooflinelib.measure.protocol.NOISY_IQR`
+    of their median, the bound past which Lab 1 calls a measurement noisy.  The recorded pair is never
+    judged here: its file is what the notebook is written against."""
+    from rooflinelib.measure.protocol import NOISY_IQR, iqr_spread
+    if where == RECORDED_WHERE:
+        return ""
+    parts = []
+    for name, p in (("3-pass", three), ("fused", fused)):
+        samples = tuple(getattr(p, "samples_s", ()) or ())
+        iqr = iqr_spread(samples)
+        if iqr > NOISY_IQR:
+            parts.append(f"{iqr:.0%} of their median for the {name} version ({len(samples)} repeats)")
+    if not parts:
+        return ""
+    return ("the middle half of the timed repeats spread over " + " and ".join(parts)
+            + f", more than the {NOISY_IQR:.0%} past which Lab 1 calls a measurement noisy")
+
+
+#: What the comparison and the model answer ask for when :func:`too_noisy` says the run is noisy.
+RERUN = "Rerun Part 4 on an idle machine (no other program busy), then Part 5"
+
+
 def comparison(profiles: dict, predicted: float, where: str = "this run", copy_gbps: float = None,
                explain: bool = True) -> str:
     """The measured 3-pass / fused time ratio against ``predicted``, and why they part: one
@@ -2156,8 +2241,11 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
         result = {"holds": f"within {_tolerance():.0%}, the prediction holds", "more": "fusion gained more than predicted"}
     less = f"fusion gained less than the {byte_ratio:.2f}x the bytes predict" if other else "fusion gained less than predicted"
     # four figures, so that the two times printed give the measured ratio printed (425/141 is 3.01)
+    noise = too_noisy(three, fused, where)
+    verdict = (f"too noisy to judge the equal-bandwidth claim: {noise}. {RERUN}" if noise
+               else result.get(found, less))
     lines = [note + f"{where}: predicted {predicted:.2f}x, measured {measured:.2f}x ({_us(three.seconds, 4)} "
-             f"against {_us(fused.seconds, 4)}): {result.get(found, less)}."]
+             f"against {_us(fused.seconds, 4)}): {verdict}."]
     bytes_line = f"- bytes: {three.n_bytes:,.0f} against {fused.n_bytes:,.0f} counted, a ratio of {byte_ratio:.2f}x"
     if other:
         bytes_line += f" (the bytes alone predict {byte_ratio:.2f}x, not {predicted:.2f}x)"
@@ -2172,7 +2260,7 @@ def comparison(profiles: dict, predicted: float, where: str = "this run", copy_g
         reading = "- where the time went: " + text[0].lower() + text[1:]
     else:
         reading = "- why: " + (_LESS_FUSED_SLOW if found == "less-fused-slow" else _LESS) + "."
-    if explain:
+    if explain and not noise:
         lines.append(reading)
     return "\n".join(lines)
 
@@ -2358,7 +2446,18 @@ def model_gap(attempt, profiles: dict, where: str = "the recorded H200 profiles"
     lead = (f"On {where} fusion gave {ratio:.2f}x against the {byte_ratio:.2f}x of the bytes. The prediction is "
             "two claims: the byte ratio, and equal bandwidth for both versions.")
     found = outcome(three, fused, byte_ratio)
-    if found == "holds":
+    noise = too_noisy(three, fused, where)
+    if noise:
+        lead = (f"On {where} fusion gave {ratio:.2f}x against the {byte_ratio:.2f}x of the bytes. The prediction is "
+                "two claims: the byte ratio, and equal bandwidth for both versions. This run is too noisy to judge "
+                "the second.")
+        bullets = (bytes_sentence,
+                   f"Equal bandwidth cannot be judged on this run: {noise}, so neither the speed-up nor the two "
+                   "shares of the memory roof can be trusted.",
+                   RERUN + ".")
+        points = (bytes_point, "this run's timings are too noisy to test equal bandwidth",
+                  "rerun on an idle machine before explaining the gap")
+    elif found == "holds":
         bullets = (bytes_sentence,
                    f"Equal bandwidth held as well: the 3-pass version reached {share3} of {roof_words} and the "
                    f"fused kernel {sharef}.",
