@@ -172,6 +172,7 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
     not a fuzzy "did you mean" (a kernel's rate is not a roof)."""
     question = f"active roof, {_case_name(intensity, bandwidth)}"
     typed = answer
+    commented = False
     if isinstance(answer, str):
         answer = _as_side_with_parenthesis(answer)
     if isinstance(answer, str) and (paired := _SIDE_WITH_ROOF.match(answer)):
@@ -180,6 +181,16 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
         except AnswerError:
             side = None
         inner = paired.group(2)
+        part = "the part in parentheses" if "(" in typed else "the words after the side"
+        if side == "memory" and (ceiling := _CEILING_NAME.match(inner)):
+            gbps = _CEILING_NAMES_GBPS[ceiling.group(1).lower()]
+            if abs(gbps - bandwidth) > 1e-9 * bandwidth:
+                # the page's name for the other case's ceiling is that case's bandwidth
+                if check_side(side, intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES).passed:
+                    return Check(question, "fail", f"{typed.strip()!r}: 'memory' is right, but the "
+                                                   f"ceiling {ceiling.group(1).lower()!r} is "
+                                                   f"{gbps / 1000:g} TB/s, the other case's; this "
+                                                   f"case has {bandwidth / 1000:g} TB/s")
         if side == "memory" and (named := _BANDWIDTH_ROOF.match(inner)):
             gbps = _named_gbps(named)
             if (abs(gbps - bandwidth) > 1e-9 * bandwidth and check_side(
@@ -190,15 +201,16 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
             return _check_active_roof(inner, intensity, bandwidth)
         if side in ("memory", "compute"):
             agrees = _parenthesis_agrees(side, inner, intensity, bandwidth)
-            if agrees is True:
+            if agrees is True or agrees == "comment":
                 answer = side
+                commented = agrees == "comment"
             elif agrees is False:
                 if check_side(side, intensity, ridge(PEAK_GFLOPS, bandwidth), question, choices=_SIDES).passed:
                     # the side is right and only the parentheses are off: say so, or the student
                     # may switch sides
                     return Check(question, "fail", f"{typed.strip()!r}: '{side}' is right, but "
-                                                   f"{_wrong_parenthesis(side, inner, intensity, bandwidth)}")
-                return Check(question, "fail", f"{typed.strip()!r}: the part in parentheses does "
+                                                   f"{_wrong_parenthesis(side, inner, intensity, bandwidth, part)}")
+                return Check(question, "fail", f"{typed.strip()!r}: {part} do{'es' if '(' in typed else ''} "
                                                f"not fit the '{side}' roof; "
                                                f"{_ridge_hint(intensity, bandwidth)}")
     rate = _rate_gflops(answer) if isinstance(answer, str) else None
@@ -210,8 +222,14 @@ def _check_active_roof(answer, intensity: float, bandwidth: float) -> Check:
                                            f"{_ridge_hint(intensity, bandwidth)}")
     named = _BANDWIDTH_ROOF.match(answer) if isinstance(answer, str) else None
     if named is None:
-        return check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth), question,
-                          choices=_SIDES, hints={"ridge": _ridge_hint(intensity, bandwidth)})
+        check = check_side(answer, intensity, ridge(PEAK_GFLOPS, bandwidth), question,
+                           choices=_SIDES, hints={"ridge": _ridge_hint(intensity, bandwidth)})
+        if commented and check.passed:
+            # a comment is not graded ("memory, since 20 > 40" names the right side with a
+            # false reason): the pass says what it covers
+            return Check(question, "pass", f"correct: '{answer}' is right (only the side is "
+                                           "graded, not the words after it)")
+        return check
     gbps = _named_gbps(named)
     if abs(gbps - bandwidth) > 1e-9 * bandwidth:
         return Check(question, "fail", f"{_not_this_bandwidth(gbps, bandwidth)}: is the active "
@@ -230,9 +248,20 @@ def _not_this_bandwidth(gbps: float, bandwidth: float) -> str:
     return f"{gbps / 1000:g} TB/s is {other}; this case has {bandwidth / 1000:g} TB/s"
 
 
-#: A bandwidth at the end of an answer, after a side: "memory roof at 3 TB/s", "memory 2 TB/s".
+#: A bandwidth or a rate at the end of an answer, after a side: "memory roof at 3 TB/s",
+#: "memory 2 TB/s", "compute roof at 120 TFLOP/s".
 _TRAILING_BANDWIDTH = re.compile(r"\s+(?:roof\s+|ceiling\s+)?(?:at\s+|of\s+|on\s+)?"
-                                 r"(\d[\d,_]*(?:\.\d+)?\s*[tg]b/s)\s*$", re.IGNORECASE)
+                                 r"(\d[\d,_]*(?:\.\d+)?\s*[tg]b/s"
+                                 r"|\d+(?:\.\d+)?(?:e[+-]?\d+)?\s*[gtp]?flop(?:/s|s))\s*$", re.IGNORECASE)
+#: A case named in a compute side's qualifier: "at 3 TB/s", "in the 2 TB/s case", "3 TB/s".
+_CASE_QUALIFIER = re.compile(r"^\s*(?:(?:at|in|for|with|on)\s+)?(?:the\s+)?(\d[\d,_]*(?:\.\d+)?)\s*([tg])b/s"
+                             r"(?:\s+(?:case|hbm|bandwidth|memory))?\s*$", re.IGNORECASE)
+#: A roof or ceiling named in a qualifier: a bandwidth there names the memory roof.
+_ROOF_WORD = re.compile(r"\b(?:roof|ceiling)s?\b", re.IGNORECASE)
+#: The page's names for the figure's two memory ceilings, and their bandwidths (GB/s).
+_CEILING_NAMES_GBPS = {"dram": BANDWIDTHS_GBPS[0], "dram-2tbs": BANDWIDTHS_GBPS[1]}
+_CEILING_NAME = re.compile(r"^\s*(?:the\s+)?[\"'`]?(dram(?:-2tbs)?)[\"'`]?(?:\s+(?:ceiling|roof))?\s*$",
+                           re.IGNORECASE)
 #: A number alone, with or without one unit word: not a comment, so never waved through as one.
 _BARE_NUMBER = re.compile(r"^\s*[\d.,_]+(?:e[+-]?\d+)?\s*[a-zµ/]*\s*$", re.IGNORECASE)
 
@@ -261,12 +290,16 @@ def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: floa
     """Whether the parentheses after a side agree with it (review 46k1, key 1, item 1): True for
     the side's roof or the kernel's own rate on it ("memory (60 TFLOP/s)") or a name or position of
     that side ("memory (dram)", "memory-bound (left of the ridge)"); False for the other side's
-    roof, its name or a rate this side does not give; None when the parentheses cannot be read,
-    and the answer stays unreadable.  The side itself is graded afterwards, as a bare side is."""
+    roof, its name or a rate this side does not give; "comment" for words that name none of these
+    (not graded); None when the parentheses cannot be read, and the answer stays unreadable.  The side itself is graded afterwards, as a bare side is."""
     rate = _rate_gflops(inner)
     if rate is not None:
         own = PEAK_GFLOPS if side == "compute" else intensity * bandwidth
         return abs(rate - own) <= DEFAULT_RTOL * own
+    if side == "compute" and (case := _CASE_QUALIFIER.match(inner)):
+        # the case the row names ("compute-bound at 3 TB/s"), not a roof: right only when it is
+        # this case's bandwidth
+        return abs(_named_gbps(case) - bandwidth) <= 1e-9 * bandwidth
     if _BANDWIDTH_ROOF.match(inner):
         return side == "memory"
     try:
@@ -275,16 +308,26 @@ def _parenthesis_agrees(side: str, inner: str, intensity: float, bandwidth: floa
         # review 53k1 (key 1, item 2): words that are neither a rate, a bandwidth nor a side
         # ("20 < 60", the figure's own ceiling name "dram-2tbs") are a comment on the side;
         # a bare number stays unreadable
-        return None if _BARE_NUMBER.match(inner) else True
+        return None if _BARE_NUMBER.match(inner) else "comment"
     return {side: True, "ridge": None}.get(named, False)
 
 
-def _wrong_parenthesis(side: str, inner: str, intensity: float, bandwidth: float) -> str:
+def _wrong_parenthesis(side: str, inner: str, intensity: float, bandwidth: float,
+                       part: str = "the part in parentheses") -> str:
     """What is wrong with the parentheses after a right side: a rate it does not give (another
-    case's, say), or a name of the other roof."""
+    case's, say), another case's bandwidth, or a name of the other roof.  ``part`` names what
+    follows the side as the student wrote it (no parentheses they did not type)."""
     rate = _rate_gflops(inner)
+    if side == "compute" and (case := _CASE_QUALIFIER.match(inner)):
+        gbps = _named_gbps(case)
+        other = ("the other case's bandwidth" if any(abs(gbps - b) <= 1e-9 * b for b in BANDWIDTHS_GBPS)
+                 else "no bandwidth of this exercise")
+        return f"{gbps / 1000:g} TB/s is {other}; this case has {bandwidth / 1000:g} TB/s"
+    if side == "compute" and (named := _BANDWIDTH_ROOF.match(inner)):
+        return (f"{_named_gbps(named) / 1000:g} TB/s is a memory roof; the compute roof is "
+                f"{PEAK_GFLOPS / 1000:g} TFLOP/s")
     if rate is None:
-        return "the part in parentheses names the other side: drop it, or make it agree"
+        return f"{part} names the other side: drop it, or make it agree"
     if side == "compute":
         return (f"the compute roof is {PEAK_GFLOPS / 1000:g} TFLOP/s, not {rate / 1000:g}: "
                 "this kernel runs at the compute roof")
@@ -327,6 +370,8 @@ _LEADING_TIMES = re.compile(r"^\s*[x×]\s*(?=\d)", re.IGNORECASE)
 #: "50% longer": the run time's increase, which the key's "how much longer the run takes" hint
 #: answers; read as a unit it was "unknown unit '% longer'" (review 46k1, key 1, item 2).
 _LONGER = re.compile(r"(%|\bpercent)\s+longer\s*$", re.IGNORECASE)
+_NO_LONGER = re.compile(r"^\s*0+(?:\.0*)?\s*(?:%|percent)\s+longer\s*$", re.IGNORECASE)
+_TIMES_AS_LONG = re.compile(r"(x|×|\btimes)\s+(?:longer|as\s+long|as\s+slow)\s*$", re.IGNORECASE)
 _LONGER_HINT = ("that is how much longer the run takes, as a share of the old time; the question "
                 "asks old rate / new rate, as a factor of 1 or more (a percentage here is the "
                 "share of the rate lost)")
@@ -341,6 +386,11 @@ def _check_slowdown(answer, key: float, question: str, mistakes) -> Check:
     """Old rate / new rate, as a factor; a percentage is read as the share of the rate lost
     ("33%": the new rate is 67% of the old, so old / new = 1 / (1 - 0.33)), the figure the
     model conclusion quotes."""
+    if isinstance(answer, str):
+        # "0% longer" is no change; "1.5x longer", "1.5x as long", "1.5 times as slow": the run
+        # time's factor, new time / old time, which is old rate / new rate
+        answer = _NO_LONGER.sub("1", answer)
+        answer = _TIMES_AS_LONG.sub(r"\1", answer)
     if isinstance(answer, str) and _LONGER.search(answer):
         return Check(question, "fail", f"{answer.strip()!r}: {_LONGER_HINT}")
     if isinstance(answer, str):

@@ -10,7 +10,8 @@ import math
 import re
 
 from rooflinelib.core import operators as ops
-from rooflinelib.exercises.grading import (DEFAULT_RTOL, AnswerError, Check, Choices, NotAnsweredError, Table, YES_NO,
+from rooflinelib.exercises.grading import (BOTH_HINT, DEFAULT_RTOL, SIDES, AnswerError, Check, Choices,
+                                           NotAnsweredError, Table, YES_NO, without_bare_both,
                                            check_choice, check_function, check_number, check_side,
                                            guarded, is_unanswered, read_number, report, reveal,
                                            run_student)
@@ -59,7 +60,15 @@ GROWTH = Choices({
                                             # fused intensity written as its growth (about s/2)
                                             "linearly with s", "grows with s linearly",
                                             "s/2", "~s/2", "~ s/2", "about s/2", "like s/2",
-                                            "grows like s/2")),
+                                            "grows like s/2",
+                                            # s to the first power, in the page's own idiom
+                                            # ("grows like s squared" is the quadratic option)
+                                            "grows like s", "goes like s", "grows as s",
+                                            "like s", "~s", "~ s", "increases like s",
+                                            "scales like s", "scales linearly",
+                                            "scales linearly with s", "grows linearly in s",
+                                            "linearly in s", "proportional to sequence length",
+                                            "linear in sequence length")),
     "quadratic": ("grows like s squared", ("o(s^2)", "s squared", "squared", "quadratically",
                                            "grows like s squared", "grows like s^2",
                                            "quadratic growth", "grows quadratically")),
@@ -240,21 +249,86 @@ def _without_per_token(answer):
     return answer
 
 
+#: An option followed by a comment: "linear (grows in proportion to s)", "memory, far below the ridge".
+_WITH_COMMENT = re.compile(r"^\s*(?P<head>[^(),]+?)\s*(?:\((?P<paren>[^()]*)\)|,\s*(?P<comma>[^()]+?))\s*$")
+#: The constant option with its value: "levels off at about 64", "constant at ~64", "approaches 64.6".
+_AT_VALUE = re.compile(r"^\s*(?P<head>.*?)\s*(?:\b(?:at|to|near|around)\b)?\s*(?:about|roughly|approximately|~|≈)?"
+                       r"\s*(?P<value>\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
+#: The limit's own verbs, read as the constant option when a value follows them.
+_LIMIT_VERBS = ("approaches", "tends", "tends to", "converges", "converges to", "saturates", "saturates at")
+
+
+def _read_option(answer, choices: Choices, question: str, *, levels_off=None, value=None):
+    """Exercise 1's reading of a choice with a comment: "<option> (<anything>)" and "<option>,
+    <anything>" read as the option when the comment names no other option (one that does is
+    refused, naming both); where ``levels_off`` names the constant option, "<it> at <number>" reads
+    as it, and with ``value=(key, what)`` (where it is the right answer) only when the number is
+    within ±2% of ``key``.  Returns the answer to grade, or a failed Check."""
+    if not isinstance(answer, str):
+        return answer
+    try:
+        choices._read(answer)
+        return answer
+    except AnswerError:
+        pass
+    paired = _WITH_COMMENT.match(answer)
+    if paired:
+        try:
+            option = choices._read(paired.group("head"))
+        except AnswerError:
+            return answer
+        comment = paired.group("paren") if paired.group("paren") is not None else paired.group("comma")
+        try:
+            other = choices._read(comment)
+        except AnswerError:
+            return option
+        if other == option:
+            return option
+        return Check(question, "fail", f"{answer.strip()!r}: the words after {paired.group('head').strip()!r} "
+                                       f"name {other!r}, another option: keep one")
+    at = _AT_VALUE.match(answer) if levels_off else None
+    if at and at.group("head"):
+        head = at.group("head").strip()
+        try:
+            option = choices._read("constant" if head.lower() in _LIMIT_VERBS else head)
+        except AnswerError:
+            return answer
+        if option != levels_off:
+            return answer  # only the constant has a value to level off at ("grows like s2" is no reading)
+        number = float(at.group("value"))
+        if value is None or abs(number - value[0]) <= DEFAULT_RTOL * value[0]:
+            return option
+        return Check(question, "fail", f"{answer.strip()!r}: it does level off, but not at {number:g}: "
+                                       f"work out {value[1]} (the next question) again")
+    return answer
+
+
+def _graded(reading, grade) -> Check:
+    """``grade(reading)``, or ``reading`` itself where it is already a verdict."""
+    return reading if isinstance(reading, Check) else grade(reading)
+
+
 def check_limits(unfused_growth, fused_growth, unfused_limit, fused_per_token):
     limit = ops.attention_intensity_limit(HEAD_DIM, fused=False, dtype=DTYPE)
     per_token = ops.attention(SEQ_LEN, HEAD_DIM, fused=True, dtype=DTYPE).intensity / SEQ_LEN
     return report(
         "Part B: the limits as s grows",
-        check_choice(unfused_growth, "levels off", "unfused intensity as s grows", PART_B_GROWTH,
-                     hints={"linear": "the unfused traffic has an s^2 term, just like the "
-                                      "FLOPs: what happens to the ratio?",
-                            "unbounded": GROWTH_UNBOUNDED_ON_CONSTANT,
-                            "quadratic": "the intensity is a ratio: both FLOPs and bytes grow "
-                                         "like s^2"}),
-        check_choice(fused_growth, "linear", "fused intensity as s grows", PART_B_GROWTH,
-                     hints={"levels off": "the fused traffic has no s^2 term, but the FLOPs do",
-                            "unbounded": GROWTH_UNBOUNDED_HINT,
-                            "quadratic": GROWTH_QUADRATIC_HINT}),
+        _graded(_read_option(unfused_growth, PART_B_GROWTH, "unfused intensity as s grows",
+                             levels_off="levels off", value=(limit, f"the limit at d = {HEAD_DIM}")),
+                lambda answer: check_choice(
+                    answer, "levels off", "unfused intensity as s grows", PART_B_GROWTH,
+                    hints={"linear": "the unfused traffic has an s^2 term, just like the "
+                                     "FLOPs: what happens to the ratio?",
+                           "unbounded": GROWTH_UNBOUNDED_ON_CONSTANT,
+                           "quadratic": "the intensity is a ratio: both FLOPs and bytes grow "
+                                        "like s^2"})),
+        _graded(_read_option(fused_growth, PART_B_GROWTH, "fused intensity as s grows",
+                             levels_off="levels off"),
+                lambda answer: check_choice(
+                    answer, "linear", "fused intensity as s grows", PART_B_GROWTH,
+                    hints={"levels off": "the fused traffic has no s^2 term, but the FLOPs do",
+                           "unbounded": GROWTH_UNBOUNDED_HINT,
+                           "quadratic": GROWTH_QUADRATIC_HINT})),
         check_number(unfused_limit, limit, f"unfused limit at d = {HEAD_DIM}", unit="FLOP/byte",
                      factor_hints=False,
                      mistakes=[(limit * 2, "the score matrices cost 2 bytes per element in "
@@ -430,6 +504,10 @@ def check_crossover(ridge_mi300x, s_mi300x, unfused_ever, ridge_h200, s_h200):
 
 # --- Part D (stretch): causal, decode, grouped-query ------------------------------------------
 
+#: The decode side's menu: a bare "both" names no side and hears BOTH_HINT.
+_DECODE_SIDES = Choices(without_bare_both(SIDES.options), hidden=("both",))
+
+
 def _decode_slips(key: float) -> list:
     """Review 11b K3-2: decode copies nothing, so the generic factor-2 hint ("a copy both reads
     and writes") does not fit; its slips are one of K and V left out, or a multiply-add as 1 FLOP."""
@@ -463,18 +541,32 @@ def check_stretch(causal_intensity, decode_intensity, decode_side_h200, gqa_deco
                                (causal.intensity / 2, "each multiply-add (in Q K^T "
                                                       "and in P V) is 2 FLOPs, and a bf16 element "
                                                       "is 2 bytes, not 4: check both")]),
+        # a factor of 8 here is the group size, never bits and bytes: no generic factor hints,
+        # and the group-size slips named
         check_number(decode_intensity, decode.intensity, "decode intensity (one query)",
-                     unit="FLOP/byte",
+                     unit="FLOP/byte", factor_hints=False,
                      mistakes=[(full.intensity, "in decode only one query row meets the s keys: "
-                                                "recount the FLOPs")] + _decode_slips(decode.intensity)),
-        check_side(decode_side_h200, decode.intensity, H200.ridge(BF16_TENSOR),
-                   "decode against the H200 bf16 ridge"),
+                                                "recount the FLOPs"),
+                               (gqa.intensity, f"that is the grouped-query value ({GQA_GROUP} query "
+                                               "heads per K and V): plain decode has one query head"),
+                               (decode.intensity / GQA_GROUP,
+                                f"off by the group size, {GQA_GROUP}: plain decode has one query "
+                                "head reading its own K and V, so no group factor enters it")]
+                     + _decode_slips(decode.intensity)),
+        _graded(_read_option(decode_side_h200, _DECODE_SIDES, "decode against the H200 bf16 ridge"),
+                lambda answer: check_side(answer, decode.intensity, H200.ridge(BF16_TENSOR),
+                                          "decode against the H200 bf16 ridge", choices=_DECODE_SIDES,
+                                          hints={"both": BOTH_HINT})),
         check_number(gqa_decode_intensity, gqa.intensity,
                      f"decode intensity with {GQA_GROUP} query heads per KV head",
-                     unit="FLOP/byte",
+                     unit="FLOP/byte", factor_hints=False,
                      mistakes=[(decode.intensity, "the K and V reads are now shared by several "
                                                   "query heads: the FLOPs multiply, the bytes "
-                                                  "barely change")] + _decode_slips(gqa.intensity)),
+                                                  "barely change"),
+                               (gqa.intensity * GQA_GROUP,
+                                f"the group factor applies once: {GQA_GROUP} heads' FLOPs over K "
+                                "and V read once")]
+                     + _decode_slips(gqa.intensity)),
     )
 
 

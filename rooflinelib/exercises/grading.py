@@ -801,6 +801,10 @@ _FILLER_WORDS = {"the", "a", "an", "it", "is", "its", "kernel", "bound", "limite
 _NEGATED = re.compile(r"\b(not|no|non|never|neither|nor)\b|\b(non|sub)[a-z]")
 
 
+#: What continues a spelling with a power of what came before it: "^2", "**2", " squared", "²".
+_POWER_AFTER = re.compile(r"^\s*(?:\^|\*\*|²|³|squared\b|cubed\b)")
+
+
 def _echo(text: str, limit: int = 40) -> str:
     """An answer quoted back in a message: up to ``limit`` characters, cut at a word boundary
     (review 46k2: "higher intensi" read as a typo of the student's), with "..." when cut."""
@@ -890,6 +894,10 @@ class Choices:
         # a negated answer ("not memory bound", "sublinear") sits close to the option it denies:
         # offering that option would point the wrong way (review 39k1)
         if _NEGATED.search(key):
+            close = []
+        # an answer that is a spelling cut short before a power ("grows like s" of "grows like
+        # s squared") names the lower power, not the option the full spelling names
+        if close and close[0].startswith(key) and _POWER_AFTER.match(close[0][len(key):]):
             close = []
         suggestion = f" (did you mean {self._index[close[0]]!r}?)" if close else ""
         raise AnswerError(f"{_echo(answer)!r} is not one of {self._listing()}{suggestion}")
