@@ -47,7 +47,7 @@ def _number(answer, expected, question, *, mistakes=(), **options):
         # Review 19g1 K2-1: where a listed mistake's band overlaps the factor-2 slip's (C2's
         # fraction of the peak, 0.069, against half the key, 0.065, at ±0.005), an answer in both
         # would hear two diagnoses run together: the listed one is the hint.
-        if not any(abs(wrong - float(w)) <= band(wrong) + band(float(w)) for w, _ in mistakes):
+        if not any(abs(wrong - float(w)) <= band(wrong) + band(float(w)) for w, *_ in mistakes):
             mistakes.append((wrong, _TWICE_OR_HALF))
     return check_number(answer, expected, question, mistakes=mistakes, **options)
 
@@ -77,8 +77,35 @@ MUFU_G_EXP_PER_S = 3_500.0
 _EXP_MIX = ("fewer transcendentals", "fewer exps", "polynomial exp", "polynomial exps",
             "polynomial exp2", "polynomial exp2s")
 
+def _with_heads(options: dict, extra: dict = None) -> dict:
+    """``options`` with the head of each offered option's printed meaning (up to its first colon,
+    comma or parenthesis: "overlap independent work", "HBM bandwidth") read as that option, and
+    ``extra`` adding the natural short forms of a meaning by name ("smaller data type")."""
+    extra = extra or {}
+    return {name: (desc, tuple(synonyms) + (re.split(r"[:,(]", desc)[0].strip(),)
+                   + tuple(extra.get(name, ())))
+            for name, (desc, synonyms) in options.items()}
+
+
+#: The types narrower than bf16 (fp8, int8, int4), and fp16 (as wide as bf16), named as moves:
+#: each reads as a smaller type (fp16 is none on a bf16 row, and hears so), and on row 7 each
+#: names a matrix roof this GPU does not list.
+_NARROW_TYPES = {"fp8": r"\bfp[ _-]?8\b", "int8": r"\bint[ _-]?8\b", "int4": r"\bint[ _-]?4\b"}
+_FP16 = r"\b(fp[ _-]?16|half)\b"
+_TYPE_MOVES = tuple(f"{verb}{t}" for t in ("fp16", "int4")
+                    for verb in ("", "use ", "to ", "cast to ", "quantize to ", "quantise to ",
+                                 "quantize weights to ", "quantise weights to ")) + (
+    "fp16 weights", "use fp16 weights", "int4 weights", "use int4 weights")
+
+#: The packed-op spellings of the instruction mix: a lever for vector arithmetic below its peak,
+#: so on a row where the mix is right for another reason (rows 7 and 9) they hear the row's
+#: ``packed_ops_hint``.
+_PACKED_OPS = ("packed ops", "use packed ops", "packed operations", "packed math",
+               "packed instructions", "use packed instructions")
+_PACKED_SPELLINGS = frozenset(_normalize(s) for s in _PACKED_OPS)
+
 #: The first move to try, as a closed menu (a move, not always an optimization: score-bandwidth).
-FIRST_STEPS = Choices({
+FIRST_STEPS = Choices(_with_heads({
     "fuse": ("fuse with its neighbours so intermediates never cross HBM",
              ("fusion", "kernel fusion", "fuse kernels", "single pass", "one pass",
               "online softmax", "fuse it", "fuse into its producer", "fuse with its producer",
@@ -118,7 +145,7 @@ FIRST_STEPS = Choices({
                                                   "quantize weights to int8", "to int8")),
     "instruction-mix": ("improve the instruction mix: matrix cores, packed ops, fewer "
                         "transcendentals", ("matrix cores", "tensor cores", "use tensor cores",
-                                            "use matrix cores", "instruction mix", "packed ops",
+                                            "use matrix cores", "instruction mix",
                                             # review 27k1 K2-1: TF32 spellings of the same move
                                             "tf32", "use tf32", "tf32 tensor cores",
                                             "use tf32 tensor cores", "tf32 matrix cores",
@@ -154,7 +181,21 @@ FIRST_STEPS = Choices({
     "profile": ("look past the roofline first: occupancy, stall reasons, spills, tail effects",
                 ("occupancy", "check occupancy", "stall reasons", "stalls", "profile it",
                  "profiler", "investigate")),
-})
+}, {"fuse": ("fuse with its neighbours", "fuse with its neighbors", "fuse with neighbours",
+             "fuse with neighbors"),
+    "tile": ("tile for on-chip reuse", "on-chip reuse", "tile for reuse"),
+    "batch": ("batch more tokens", "batch more requests", "batch more tokens or requests"),
+    "smaller-dtype": ("smaller data type", "a smaller data type", "smaller type", "use a smaller type",
+                      "smaller precision", "fp16", "half", "half precision", "use half precision",
+                      "int4", "quantise", "quantisation", "quantise weights", "quantise to fp8",
+                      "quantise weights to fp8", "quantise to int8", *_TYPE_MOVES),
+    "instruction-mix": ("improve instruction mix", "tensor core", "matrix core", "use tensor core",
+                        "use matrix core", "use the tensor cores", "use the matrix cores",
+                        # fp16 is no smaller type on this GPU's bf16 rows; on row 7 it hears that
+                        # this GPU lists no fp16 roof
+                        "fp16 tensor cores", "fp16 matrix cores", "use fp16 tensor cores",
+                        "use fp16 matrix cores", *_PACKED_OPS),
+    "profile": ("look past the roofline",)}))
 
 #: Review 42k1 K2-1: the "overlap" spellings that name only loads overlapped with math.  On a
 #: compute-bound row that overlap is already in the roof (and buys nothing), so where a row sets
@@ -179,7 +220,7 @@ _EXP2_ONLY = frozenset(_normalize(s) for s in ("exp2", "use exp2", "exp2 instead
 _EXP_MIX_SPELLINGS = frozenset(_normalize(s) for s in _EXP_MIX)
 
 #: What limits a kernel, including the limits the single-level roofline does not draw.
-LIMITERS = Choices({
+LIMITERS = Choices(_with_heads({
     "memory": ("HBM bandwidth", ("hbm", "bandwidth", "dram", "memory bandwidth")),
     "compute": ("the compute roof", ("flops", "alu", "arithmetic", "compute roof")),
     "launch": ("launch overhead: too little work to reach steady state",
@@ -204,7 +245,10 @@ LIMITERS = Choices({
                                                         "l2 cache bandwidth", "l2$", "l2 cache$",
                                                         "l2 bandwidth bound", "cache",
                                                         "l2 bandwidth ceiling", "l2 ceiling")),
-}, hidden=("latency",))
+}, {"unmodelled": ("not modelled by the roofline", "not modeled by the roofline",
+                   "something the roofline does not model"),
+    "cache": ("cache level bandwidth", "cache level's bandwidth", "a cache level's bandwidth")}),
+    hidden=("latency",))
 
 #: Review 26k1 K2-1: C3's question is built to rule out the L1 (each pass runs in a different
 #: block), so there an L1 answer is its own option, refused with a hint; elsewhere (C1, C2,
@@ -221,8 +265,8 @@ _C3_L1_HINT = ("not the L1: each pass is run by a different block, so the re-rea
                "put that level near?")
 
 _WHICH_LATENCY = "latency of what: the launch, or a stall inside the kernel? Name that option"
-_MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: deleting bytes no longer buys any time. "
-                            "Which lever makes the arithmetic itself faster?")
+_MEMORY_LEVER_ON_COMPUTE = ("it is compute-bound: fewer bytes, or more FLOPs per byte, buy no "
+                            "time. Which lever makes the arithmetic itself faster?")
 _COMPUTE_LEVER_ON_MEMORY = ("faster arithmetic does not help a kernel that waits on bytes: "
                             "which lever moves fewer of them?")
 #: One rule for a smaller data type as the first move, on every row and stated in every ruling:
@@ -262,6 +306,9 @@ _SMALLER_TYPE_BEFORE_REUSE = ("not as the first move: " + SMALLER_TYPE_RULE + ",
                               "reuse sets the bytes ({still}): bf16 halves the bytes, an 8-bit type "
                               "quarters them. "
                               "What deletes those re-reads?")
+#: Rows 4-5: a square GEMM has no batch to grow; its bytes are set by its own re-reads.
+_BATCH_ON_GEMM = ("this GEMM has no batch to grow: its bytes are set by how often it re-reads A and "
+                  "B. What decides that?")
 #: Review 15b, 1: row 4 with a warp's loads of A shared (coalescing): about twice its key.
 WARP_SIZE = 32
 _WARP_SHARES_A = ("that lets a warp share its loads of A (coalescing); this "
@@ -330,6 +377,9 @@ class Row:
     #: What an exp spelling of the mix (_EXP_MIX_SPELLINGS) hears on a row whose mix is a right
     #: move but which computes no exps (row 7).
     no_exps_hint: str = ""
+    #: What a packed-op spelling of the mix (_PACKED_SPELLINGS) hears on a row whose mix is a right
+    #: move for another reason (row 7: the matrix cores; row 9: the exps).
+    packed_ops_hint: str = ""
 
     @property
     def runs_on_name(self) -> str:
@@ -403,15 +453,17 @@ def _rows() -> tuple:
         Row(3, soft, "safe softmax in three passes: max; exp(x - max) written back, with its sum; "
                      "normalize that buffer",
             "n = 2^24 fp32 elements", "fp32", frozenset({"fuse", "smaller-dtype"}),
-            {"batch": _BATCH_ON_ELEMENTWISE, "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE},
+            {"batch": _BATCH_ON_ELEMENTWISE, "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE,
+             "tile": f"the row is {n * fp32 // 2 ** 20} MiB: it does not fit on chip, so tiles cannot "
+                     "hold it between the passes. Which lever removes the round trips between them?"},
             ((ops.softmax(n, fused=True).intensity, "that is the single-pass count; the "
                                                     "three-pass version reads the row in every "
                                                     "pass and writes it in two of them"),
              (soft.n_flops / (3 * n * fp32), "you counted the three reads but not the two writes"),
-             (soft.n_flops / (4 * n * fp32), "that divides its FLOPs by the bytes of the "
-                                             "3-reads-1-write softmax (which computes exp again in "
-                                             "its last pass); this one writes exp(x - max) back in "
-                                             "pass 2 and reads that buffer in pass 3"),
+             (soft.n_flops / (4 * n * fp32), "you counted 4 accesses of the row; this one makes "
+                                             "5: pass 1 reads it, pass 2 reads it and writes "
+                                             "exp(x - max), pass 3 reads that buffer and writes "
+                                             "the result"),
              (n / soft.n_bytes, "safe softmax costs 5 FLOPs per element: max, subtract, exp, "
                                 "sum, divide"),
              (soft.intensity * fp32, bytes_not_elements)),
@@ -432,6 +484,7 @@ def _rows() -> tuple:
             {"fuse": "there is nothing to fuse with: the waste is inside this kernel, which "
                      "re-reads its inputs over and over",
              "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE,
+             "batch": _BATCH_ON_GEMM,
              "smaller-dtype": _SMALLER_TYPE_BEFORE_REUSE.format(
                  still="every element is still read N times")},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; one thread per "
@@ -447,6 +500,7 @@ def _rows() -> tuple:
             frozenset({"tile"}),
             {"fuse": "there is nothing to fuse with: what decides how often A and B are re-read?",
              "score-bandwidth": _SCORE_WITH_BYTES_TO_DELETE,
+             "batch": _BATCH_ON_GEMM,
              "smaller-dtype": _SMALLER_TYPE_BEFORE_REUSE.format(
                  still="each element of A and B is still read N/b times")},
             ((ops.gemm(square, "fp32").intensity, "that assumes perfect reuse; with b x b tiles "
@@ -499,7 +553,10 @@ def _rows() -> tuple:
                                            "if the precision allows"},
             dtype_is_matrix_route=True,
             no_exps_hint="a GEMM computes no exps (no transcendentals at all): its mix is "
-                         "multiply-adds. Which faster units could run them?"),
+                         "multiply-adds. Which faster units could run them?",
+            packed_ops_hint="packed ops help vector arithmetic reach its peak, and the fp32 vector "
+                            "roof is that peak: this library GEMM is taken to run at it already, so "
+                            "packing cannot raise it. Which faster units could run its multiply-adds?"),
         Row(8, projection, "projection GEMM at batch 128 (tokens x hidden x hidden)",
             "128 x 8192 by 8192 x 8192, bf16", BF16_TENSOR, frozenset({"batch", "smaller-dtype"}),
             # Memory-bound, so time follows bytes wherever the ridge sits: fp8 weights cut the
@@ -586,7 +643,11 @@ def _rows() -> tuple:
                             "multiplies (MMAs) of another block, not the loads: at this intensity "
                             "the loads already hide under the math",
             exp2_hint="exp2 alone saves an FMUL (the softmax scale folded into its argument), not "
-                      "a MUFU op: one exp per score stays. Which lever shortens the exps' time?"),
+                      "a MUFU op: one exp per score stays. Which lever shortens the exps' time?",
+            packed_ops_hint="packed ops speed up arithmetic on the vector units, but what is left in "
+                            "this kernel's mix is the exps, one per score, on the MUFU at the note's "
+                            f"{MUFU_G_EXP_PER_S:,.0f} G exp/s: which lever makes fewer of them, or "
+                            "hides their time?"),
     )
 
 
@@ -631,6 +692,9 @@ def _require_overlap_notes(rows: tuple) -> tuple:
         if row.exp2_hint and "instruction-mix" not in row.first_steps:
             raise ValueError(f"row {row.number}: an exp2 hint belongs to a row whose mix is a right move")
         # where the mix passes, an exp spelling of it passes only if the kernel's mix has exps
+        if ("instruction-mix" in row.first_steps) != bool(row.packed_ops_hint):
+            raise ValueError(f"row {row.number}: a row whose mix is a right move says what packed ops "
+                             "do there (packed_ops_hint), and only such a row")
         if "instruction-mix" in row.first_steps and bool(row.exp2_hint) == bool(row.no_exps_hint):
             raise ValueError(f"row {row.number}: a row whose mix is a right move says whether its "
                              "exps are that mix (exp2_hint) or it has none (no_exps_hint)")
@@ -653,7 +717,10 @@ def _row(number) -> Row:
 
 
 #: Row 9's schedule, under the table: in the row it made the table too wide to read.
-ROW_9_NOTE = (f"Row 9: the score matrix stays on chip; its exps run on the MUFU, {MUFU_G_EXP_PER_S:,.0f} "
+#: Its byte count is the key's (8sd: Q, K, V and O once each), so the re-reads of K and V by each
+#: query block are counted as L2 hits, and the note says so.
+ROW_9_NOTE = (f"Row 9: the score matrix stays on chip, and Q, K, V and O each cross HBM once (count the "
+              f"blocks' re-reads of K and V as L2 hits); its exps run on the MUFU, {MUFU_G_EXP_PER_S:,.0f} "
               "G exp/s, after each block's MMAs (matrix multiply-accumulates on the tensor cores), "
               "not beside them.")
 
@@ -689,6 +756,23 @@ _RIDGE_IN_TIB = ("off by about 9%: binary (TiB, 2^40 bytes) and decimal (TB, 10^
                  "mixed up? This course uses decimal TB")
 
 
+#: The bandwidth converted with 2^30 bytes to the GB (3,000 GB/s read as GiB/s, or the reverse):
+#: matched within 0.3%, as grading matches its own prefix slips, so it never overlaps the TiB band.
+_GIB_TO_GB = 2 ** 30 / 1e9
+_TIB_TO_TB = 2 ** 40 / 1e12
+_RIDGE_IN_GIB = ("off by about 7%: binary (GiB, 2^30 bytes) and decimal (GB, 10^9 bytes) prefixes "
+                 "mixed up? This course uses decimal GB and TB")
+_PREFIX_RTOL = 0.003
+
+
+def _bandwidth_prefix_slips(key: float) -> list:
+    """The answers a bandwidth read with a binary prefix gives (GiB/s or TiB/s for GB/s or TB/s,
+    either way), each with its hint and grading's tight prefix tolerance."""
+    return [(key * f, hint, _PREFIX_RTOL)
+            for ratio, hint in ((_GIB_TO_GB, _RIDGE_IN_GIB), (_TIB_TO_TB, _RIDGE_IN_TIB))
+            for f in (ratio, 1 / ratio)]
+
+
 #: The two ridges swapped: each is the other roof's.
 _RIDGE_SWAPPED = "that is the ridge of the other compute roof: swapped?"
 
@@ -702,7 +786,8 @@ def check_ridges(ridge_fp32, ridge_bf16):
                        mistakes=[(1 / key, _INVERTED_RIDGE), (2 * key, _RIDGE_TWICE_OR_HALF),
                                  (other, _RIDGE_SWAPPED),
                                  (key / 2, _RIDGE_TWICE_OR_HALF),
-                                 (key * 1e12 / 2 ** 40, _RIDGE_IN_TIB), (key * 2 ** 40 / 1e12, _RIDGE_IN_TIB)])
+                                 (key * 1e12 / 2 ** 40, _RIDGE_IN_TIB), (key * 2 ** 40 / 1e12, _RIDGE_IN_TIB),
+                                 *[(key * f, _RIDGE_IN_GIB, _PREFIX_RTOL) for f in (_GIB_TO_GB, 1 / _GIB_TO_GB)]])
           for answer, key, other, question in (
               (ridge_fp32, MACHINE.ridge("fp32"), MACHINE.ridge(BF16_TENSOR), "ridge of the fp32 vector roof"),
               (ridge_bf16, MACHINE.ridge(BF16_TENSOR), MACHINE.ridge("fp32"), "ridge of the bf16 matrix roof"))],
@@ -789,8 +874,9 @@ _NO_TF32_ROOF = ("on a real GPU, TF32 tensor cores are the usual first move for 
                  "GPU lists no TF32 roof, so that move has no roof to reach here: which matrix roof "
                  "can it use?")
 
-#: Review 39k1: the other types a compute-bound move onto the matrix cores may name, and how.
-_MATRIX_TYPE_SPELLINGS = {"fp8": r"\bfp[ _-]?8\b", "int8": r"\bint[ _-]?8\b"}
+#: Review 39k1: the other types a compute-bound move onto the matrix cores may name, and how
+#: (fp16, as wide as bf16, names a matrix roof too: this GPU lists none for it).
+_MATRIX_TYPE_SPELLINGS = {**_NARROW_TYPES, "fp16": _FP16}
 
 
 def _named_type_without_roof(answer, machine=None) -> str:
@@ -803,9 +889,16 @@ def _named_type_without_roof(answer, machine=None) -> str:
 
 
 def _names_8bit_type(answer) -> bool:
-    """True where a first-move answer names fp8 or int8 ("use fp8 tensor cores")."""
+    """True where a first-move answer names a type narrower than bf16, fp8, int8 or int4
+    ("use fp8 tensor cores")."""
     return isinstance(answer, str) and any(re.search(spelling, answer.lower())
-                                           for spelling in _MATRIX_TYPE_SPELLINGS.values())
+                                           for spelling in _NARROW_TYPES.values())
+
+
+def _names_fp16(answer) -> bool:
+    """True where a first-move answer names fp16 ("fp16", "half precision"), and no narrower type."""
+    return (isinstance(answer, str) and re.search(_FP16, answer.lower()) is not None
+            and not _names_8bit_type(answer))
 
 
 def _names_bf16_only(answer) -> bool:
@@ -820,12 +913,19 @@ def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     so does a load-only overlap where the row names another overlap (``load_overlap_hint``),
     while a generic "pipelining" passes there with the row's ``pipelining_note``."""
     key = _normalize(first_step) if isinstance(first_step, str) else None
-    # An 8-bit type on the matrix cores ("use fp8 tensor cores") names the type,
-    # not where the kernel already runs: where a smaller type is refused, it hears the ruling the
-    # bare type gets ("fp8": no fp8 roof here), not "it already runs on the matrix cores"
-    if (row.on_matrix_cores_hint and "smaller-dtype" not in row.first_steps
-            and names_matrix_cores(first_step) and _names_8bit_type(first_step)):
-        return Check("first move", "fail", step_hints["smaller-dtype"])
+    route = {"instruction-mix", "smaller-dtype"} <= row.first_steps
+    # A narrow type on the matrix cores ("use fp8 tensor cores") names the type, not where the
+    # kernel runs: except where the type is the route onto the matrix cores (row 7, whose check
+    # below says this GPU lists no roof of it), it gets the ruling the bare type gets ("fp8").
+    if not route and names_matrix_cores(first_step) and _names_8bit_type(first_step):
+        ruling = check_choice("smaller-dtype", row.first_steps, "first move", FIRST_STEPS,
+                              hints=step_hints, notes=row.step_notes)
+        if ruling.passed:
+            unlisted = _named_type_without_roof(first_step)
+            ruling = Check("first move", "pass", ruling.message + (
+                f"; the matrix cores add nothing to it (this GPU lists no {unlisted} roof, and "
+                "this kernel waits on bytes)" if unlisted else ""))
+        return ruling
     if row.on_matrix_cores_hint and (names_matrix_cores(first_step) or names_tf32(first_step)):
         return Check("first move", "fail", row.on_matrix_cores_hint)
     if row.load_overlap_hint and key in LOAD_OVERLAP_SPELLINGS:
@@ -836,6 +936,8 @@ def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
         return Check("first move", "fail", row.exp2_hint)
     if row.no_exps_hint and key in _EXP_MIX_SPELLINGS:
         return Check("first move", "fail", row.no_exps_hint)
+    if row.packed_ops_hint and key in _PACKED_SPELLINGS:
+        return Check("first move", "fail", row.packed_ops_hint)
     if "instruction-mix" in row.first_steps and names_tf32(first_step) and not lists_tf32_roof():
         return Check("first move", "fail", _NO_TF32_ROOF)
     # where a smaller type is right only as the route onto the matrix cores (row 7), it must be a
@@ -843,8 +945,12 @@ def _check_first_step(row: Row, first_step, step_hints: dict) -> Check:
     # "bf16" reads as a smaller type (row 7's route), but on a row already in bf16 it names no
     # smaller type: it must not pass there as "smaller-dtype" (review 41k1 K2-3)
     if row.op.dtype == "bf16" and _names_bf16_only(first_step):
-        return Check("first move", "fail", "this kernel already uses bf16: which lever moves it?")
-    route = {"instruction-mix", "smaller-dtype"} <= row.first_steps
+        return Check("first move", "fail", "this kernel already uses bf16: which lever makes it "
+                                           "faster?")
+    # fp16 is as wide as bf16: on a row already in bf16 it is no smaller type
+    if row.op.dtype == "bf16" and _names_fp16(first_step) and not names_matrix_cores(first_step):
+        return Check("first move", "fail", "fp16 is as wide as bf16 (2 bytes), which this kernel "
+                                           "already uses: which lever makes it faster?")
     unlisted = _named_type_without_roof(first_step) if route else ""
     if unlisted:
         return Check("first move", "fail", f"this GPU lists no {unlisted} roof: which matrix roof can it use?")
@@ -933,7 +1039,7 @@ NCU_COUNTERS = Choices({
     "l1tex__t_bytes.sum": ("bytes through the L1", ("l1tex bytes", "l1 bytes")),
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": ("fp32 FMA thread instructions", ("ffma", "ffma count")),
 })
-LEVELS = Choices({
+LEVELS = Choices(_with_heads({
     "past-l2": ("past the L2: what the L2 sends on to the level behind it (its misses and "
                 "write-backs), whatever serves them",
                 ("fabric", "infinity fabric", "past the l2", "beyond the l2", "l2 misses", "l2 miss traffic",
@@ -945,7 +1051,9 @@ LEVELS = Choices({
     "hbm": ("HBM, the device memory", ("dram", "device memory", "global memory", "hbm3", "memory")),
     "l2": ("the L2 cache", ("l2 cache",)),
     "l1": ("the L1 / LDS or shared memory", ("l1 cache", "lds", "shared memory", "shared")),
-}, hidden=("video-memory",))
+}, {"past-l2": ("misses and write-backs", "its misses and write-backs", "misses and writebacks",
+                "l2 misses and write-backs", "the l2's misses and write-backs", "what the l2 sends on",
+                "far side of the l2", "the l2's far side")}), hidden=("video-memory",))
 
 
 def given_part_c() -> Table:
@@ -989,7 +1097,8 @@ def check_tiny_launch(n_bytes, memory_time_ns, launch_ratio, bound_by, first_ste
         # Review 26k1 K2-4: the time in seconds, not ns, gets its own hint
         _number(memory_time_ns, memory_s * 1e9, "memory time at 4 TB/s", unit="ns",
                 mistakes=[(memory_s, "that is in seconds: the answer is in nanoseconds "
-                                     "(1 ns = 1e-9 s)")]),
+                                     "(1 ns = 1e-9 s)"),
+                          *_bandwidth_prefix_slips(memory_s * 1e9)]),
         _number(launch_ratio, LAUNCH_OVERHEAD_S / memory_s, "launch overhead / memory time",
                      unit="x", mistakes=[(memory_s / LAUNCH_OVERHEAD_S,
                                           "that is memory time / launch overhead: the question "
@@ -1026,6 +1135,9 @@ def _slow():
     return intensity, classify(intensity, peak, bandwidth, achieved_gflops), achieved_gflops
 
 
+#: C2's other levers: its data (FLOPs, bytes, a time) does not say what holds it back.
+_C2_GUESS = ("this kernel is far below its roof, and C2's data does not say why: any change chosen "
+             "now is a guess. What do you look at first?")
 _SLOW_RUN_IS_NOT_A_LAUNCH = (f"not the launch: a run of {SLOW_SECONDS * 1e3:g} ms is thousands of "
                              f"times a {LAUNCH_OVERHEAD_S * 1e6:g} µs launch")
 
@@ -1068,6 +1180,8 @@ def check_far_below(intensity, roof_tflops, achieved_tflops, fraction_of_roof, b
                                     "bandwidth it already has",
                             "tile": "more reuse raises the roof; the kernel is nowhere near the "
                                     "roof it has",
+                            **dict.fromkeys(("overlap", "score-bandwidth", "instruction-mix", "batch"),
+                                            _C2_GUESS),
                             "smaller-dtype": "not as the first move: " + SMALLER_TYPE_RULE + ". "
                                              "This kernel is far below its roof, so its bytes are "
                                              "not what holds it back"}),
@@ -1189,12 +1303,14 @@ def check_launch_length(elements_dispatch, elements_graph, fraction_at_that_leng
         _number(_count(elements_dispatch), dispatch, "elements, with the host's dispatch", unit="elements",
                 mistakes=[(dispatch * per_element, "that is bytes: how many bytes does one element move?"),
                           (dispatch * 3, "each element moves 12 bytes, not 4: two reads and a write"),
-                          (dispatch * 3 / 2, _READS_ONLY_PER_ELEMENT)]),
+                          (dispatch * 3 / 2, _READS_ONLY_PER_ELEMENT),
+                          *_bandwidth_prefix_slips(dispatch)]),
         # Review 11b K2-1: the same 4-byte slip as the dispatch length
         _number(_count(elements_graph), graph, "elements, inside a CUDA graph", unit="elements",
                 mistakes=[(graph * per_element, "that is bytes: how many bytes does one element move?"),
                           (graph * 3, "each element moves 12 bytes, not 4: two reads and a write"),
-                          (graph * 3 / 2, _READS_ONLY_PER_ELEMENT)]),
+                          (graph * 3 / 2, _READS_ONLY_PER_ELEMENT),
+                          *_bandwidth_prefix_slips(graph)]),
         _number(fraction_at_that_length, 0.5, "fraction of the roof at that length", unit="fraction",
                      mistakes=[(0.25, "at that length the traffic takes as long as the "
                                       "launch, and the time is their sum: what fraction of the roof's "
