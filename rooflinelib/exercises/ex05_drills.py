@@ -90,7 +90,49 @@ class _NoGuessChoices(Choices):
                     named = set()
                 if len(named) == 1:
                     return named.pop()
+            qualified = self._qualified(answer)
+            if qualified is not None:
+                return qualified
             raise AnswerError(re.sub(r" \(did you mean '[^']*'\?\)$", "", str(err))) from None
+
+    def _qualified(self, answer):
+        """An option with a note after it, "<option>
+        (<note>)", "<option>: <note>" or "<option>; <note>" ("max (perfect overlap)", "profile
+        (ncu)", "memory-bound: 0.625 < 20"), read as the option, as a comma-joined note already
+        is; None where the note names another option of this menu, by a spelling of it or by its
+        name ("memory-bound (at the ridge)", "max: not the sum"), or the lead is no option."""
+        if not isinstance(answer, str):
+            return None
+        m = re.fullmatch(r"\s*([^(:;]+?)\s*[(:;]\s*(.*?)\s*\)?\s*", answer, flags=re.DOTALL)
+        if not m:
+            return None
+        try:
+            option = super()._read(m.group(1))
+        except AnswerError:
+            return None
+        note = m.group(2)
+        for piece in [note] + re.split(r"[,;:()]", note):
+            if piece.strip():
+                try:
+                    if super()._read(piece) != option:
+                        return None
+                except AnswerError:
+                    pass
+        try:
+            if super()._read(note) == option:  # "memory (left of the ridge)": its own words
+                return option
+        except AnswerError:
+            pass
+        # another option's name in the note ("memory (near the ridge)") names it; only a hidden
+        # option's name inside this option's own description stays ("unmodelled
+        # (occupancy/latency)": the menu's unmodelled is "occupancy, latency, stalls")
+        own = self.options[option][0].lower()
+        for name in self.options:
+            said = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+            if name != option and re.search(said, note.lower()) and not (
+                    name in self.hidden and re.search(said, own)):
+                return None
+        return option
 
 
 #: "min" is read, for its hint, but not offered: a student thinking of min(P, I x B), a min of
@@ -418,7 +460,11 @@ def check_drill4(intensity_before, intensity_after, side_after, speedup):
                                # the ratio inverted: after over before
                                (memory_after / memory_before, "that is the time after over the "
                                                               "time before: a speedup is the time "
-                                                              "before over the time after")]),
+                                                              "before over the time after"),
+                               # "80%", the share of the time fusion removes
+                               (1 - memory_after / memory_before,
+                                "that is the share of the time saved, 1 - after / before; a "
+                                "speedup is the time before over the time after")]),
     )
 
 

@@ -16,11 +16,13 @@ ATTEMPT = "the verdict depends on the ridge of the machine, not the kernel"
                                    made_up_setup(66_000.0, 4_600.0, 4_300.0, 4_200.0)])
 def test_part_c_opens_with_the_answer_to_its_printed_title(setup):
     shown = ex04.model_verdict(setup, ATTEMPT)
-    assert str(shown).startswith("[MODEL ANSWER] does the verdict depend on the hardware?\n"
-                                 "Yes, it depends on the hardware: ")
-    first = shown.model_answer.split(". ")[0]
+    # review 58 k45 item 7: the title printed is the question Part C asks first (the same
+    # verdict?), and the first word answers it ("Yes, it depends on the hardware" read as "the same")
     datasheet = ex04.side_of_ridge(ex04._keys(setup)["fma"]["intensity"], ex04.H200.ridge("fp32", "dram"))
     same = datasheet == ex04._keys(setup)["fma"]["side"]
+    assert str(shown).startswith(f"[MODEL ANSWER] {ex04.PART_C_QUESTION}\n"
+                                 + ("Yes, the same verdict: " if same else "No, a different verdict: "))
+    first = shown.model_answer.split(". ")[0]
     assert ("the same verdict" in first) == same and ("a different verdict" in first) == (not same)
 
 

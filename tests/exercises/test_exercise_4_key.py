@@ -109,7 +109,7 @@ def test_the_model_answer_leads_with_the_two_key_points():
     # review 51: the direct answer to Part C's question (datasheet against loaded ceilings) opens it,
     # the two key points right after
     head, also = shown.model_answer, " ".join(shown.also)
-    assert head.startswith("Yes, it depends on the hardware: against the H200's datasheet ridge")
+    assert head.startswith("No, a different verdict: against the H200's datasheet ridge")
     assert head.split(". ", 1)[1].startswith("Two points decide both verdicts:")
     for point in ("each kernel meets the DRAM roof of its own access mix", "P / C = 15.4", "of 4,507 GB/s"):
         assert point in head, point

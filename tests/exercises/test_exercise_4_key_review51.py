@@ -43,8 +43,8 @@ def test_the_model_answer_opens_with_the_direct_answer_to_part_c(setup):
     # against the loaded ceilings: the answer's first sentence says yes or no, and both verdicts
     shown = ex04.model_verdict(setup, "the verdict depends on the ridge of the machine, not the kernel")
     first = shown.model_answer.split(". Two points")[0]
-    # review 51k2: it opens with the answer to the question reveal() prints above it (does the
-    # verdict depend on the hardware?), then the two verdicts
-    assert first.startswith("Yes, it depends on the hardware: against the H200's datasheet ridge")
+    # review 58 k45: it opens with the answer to the question reveal() prints above it (the same
+    # verdict against the datasheet and the loaded ceilings? on the recording, no), then the verdicts
+    assert first.startswith("No, a different verdict: against the H200's datasheet ridge")
     assert "the FMA kernel is" in first and "on the ceilings loaded here" in first
     assert not any("datasheet ridge" in aside for aside in shown.also)

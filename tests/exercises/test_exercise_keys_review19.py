@@ -199,7 +199,7 @@ def test_k4_clarity_the_direct_answer_leads_the_asides():
     # review 35k2: the datasheet ridge's figures moved into this aside (stated once)
     # review 51: it now opens the model answer itself
     first = shown.model_answer.split(". Two points")[0]
-    assert first.startswith("Yes, it depends on the hardware: against the H200's datasheet ridge, 13.9 FLOP/byte (")
+    assert first.startswith("No, a different verdict: against the H200's datasheet ridge, 13.9 FLOP/byte (")
     assert "the FMA kernel is compute-bound" in first
     assert "at the ridge" in first
 

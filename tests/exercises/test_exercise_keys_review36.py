@@ -89,7 +89,7 @@ def test_item5_the_datasheet_ridge_is_stated_once():
     shown = _verdict()
     also, head = shown.also, shown.model_answer
     assert sum("13.9" in part for part in (head, *also)) == 1, also
-    assert head.startswith("Yes, it depends on the hardware: against the H200's datasheet ridge, 13.9 FLOP/byte (66.9 TFLOP/s "
+    assert head.startswith("No, a different verdict: against the H200's datasheet ridge, 13.9 FLOP/byte (66.9 TFLOP/s "
                            "over 4.8 TB/s"), head
     assert "15% right of it, outside the ±10% band" in head
     assert len(also) == 5, also

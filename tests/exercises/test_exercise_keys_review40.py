@@ -130,7 +130,7 @@ def test_key4_model_answer_is_cut_by_a_fifth_and_keeps_its_checked_facts():
     shown = str(ex04.model_verdict(RECORDED, "the ridge moves between machines, not the kernel"))
     assert len(shown.split()) <= 450, len(shown.split())
     for fact in ("P / C = 15.4 FLOP/byte", "82% of its roof", "97% of 4,507 GB/s", "its ridge: 7.42 FLOP/byte",
-                 "Yes, it depends on the hardware: against the H200's datasheet ridge, 13.9 FLOP/byte", "the ridge would be 14.1",
+                 "No, a different verdict: against the H200's datasheet ridge, 13.9 FLOP/byte", "the ridge would be 14.1",
                  "no counter here measured the overlap", "ROOFLINE_MODE=cpu", "P64 = 33,423 GFLOP/s",
                  "an add is 1", "P64 / R = 7.42 FLOP/byte (3.71 for adds alone)", "I x R = 1,127 GFLOP/s",
                  "memory-bound on a GPU with full- or half-rate fp64", "1/64-rate fp64",
