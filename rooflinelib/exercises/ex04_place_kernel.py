@@ -1052,7 +1052,7 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                    hints=_fma_side_hints(fma, b_hint, bool(setup.dram_copy_gbps)), spread=setup.copy_ridge_spread,
                    choices=_SIDES),
         # Review 11b K4-1: a fraction against I x C alone (above P) is a wrong roof, not a rounding
-        _rounded_fraction(fma_fraction_of_roof, fma["fraction"], check_number(
+        _fma_fraction_readings(setup, fma_fraction_of_roof, fma, _rounded_fraction(fma_fraction_of_roof, fma["fraction"], check_number(
                      fma_fraction_of_roof, fma["fraction"], "FMA kernel fraction of its roof",
                      unit="fraction", rtol=0.02,
                      # review 19k2 K4-7: achieved / (I x C) is also GB/s over C: both named
@@ -1063,8 +1063,40 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
                                                             else ""))
                                for wrong, name in _fma_wrong_roofs(setup, fma)]
                      # review 23k K4-1: against the fp64 roof is a wrong roof, not a factor-2 recount
-                     + _fp64_fraction_slip(setup, fma))),
+                     + _fp64_fraction_slip(setup, fma)))),
     )
+
+
+def _fma_fraction_readings(setup, answer, fma: dict, check: Check) -> Check:
+    """Review 58 k45 items 5 and 6: two readings of the FMA fraction that grading's value alone
+    misses.  A pass nearer the fraction of the H200 datasheet's fp32 peak than of the loaded P
+    gets the note the roof gets; a miss that is also the fraction of a student who counted each
+    multiply-add as 1 FLOP in the rate and the roof alike, (achieved / 2) / min(P, I / 2 x C),
+    hears that each is 2 FLOPs (on the recorded H200 it is the fraction against I x C alone)."""
+    try:
+        value = read_number(answer, check.question, "fraction")
+    except (AnswerError, NotAnsweredError):
+        return check
+    if value > 1.5 and not (isinstance(answer, str) and "%" in answer):
+        value /= 100  # a bare percentage, as check_number reads it
+    datasheet = H200.ceiling("fp32").value if "H200" in setup.machine.name else None
+    if check.passed and datasheet and fma["roof"] == setup.peak_gflops:
+        wrong = fma["achieved"] / datasheet
+        if abs(wrong / fma["fraction"] - 1) > 0.005 and abs(value - wrong) < abs(value - fma["fraction"]):
+            said = ("is the fraction of the H200 datasheet's fp32 peak, not of" if abs(value / wrong - 1) < 0.001
+                    else f"is nearer the fraction of the H200 datasheet's fp32 peak ({wrong:.3g}) than of")
+            return Check(check.question, "pass",
+                         f"{check.message}; note: {value:.3g} {said} the roof on these ceilings, the "
+                         f"measured P ({fma['fraction']:.3g}): divide by the roof, min(P, I x C)")
+    half = fma["achieved"] / 2 / attainable_gflops(fma["intensity"] / 2, setup.peak_gflops, setup.copy_gbps)
+    if (check.status == "fail" and abs(half / fma["fraction"] - 1) > 0.02
+            and abs(value / half - 1) <= 0.02):
+        said = ("if you counted each multiply-add as 1 FLOP, in the rate and in the roof alike: "
+                "each is 2 FLOPs")
+        generic = check.message.startswith("not within")
+        return Check(check.question, "fail", said[0].upper() + said[1:] if generic
+                     else f"{check.message}; or, {said}")
+    return check
 
 
 def _gib_reading(key: float, divisors: list, answer, unit: str = "fraction") -> list:

@@ -185,3 +185,38 @@ def test_the_time_saved_hears_that_a_speedup_is_before_over_after(answer):
     assert "share of the time saved" in shown and "time before over the time after" in shown, shown
     assert not shown.startswith("Drill 4: 4 correct")
     assert str(ex05.check_drill4(0.125, 0.625, "memory", "500%")).startswith("Drill 4: 4 correct")
+
+
+# --- key 4, items 5 and 6: the FMA fraction against the datasheet, and with FMAs counted as 1 ---
+
+def _fma_fraction_message(setup, answer):
+    k = ex04._keys(setup)
+    red, fma = k["reduction"], k["fma"]
+    shown = ex04.check_placement(setup, red["intensity"], red["achieved"], red["roof"], red["side"],
+                                 red["gbps"] / setup.read_gbps, fma["intensity"], fma["achieved"],
+                                 fma["roof"], fma["side"], answer)
+    return next(line for line in str(shown).splitlines() if "FMA kernel fraction" in line)
+
+
+def test_a_fraction_of_the_datasheet_peak_passes_with_the_roofs_note():
+    fma = ex04._keys(RECORDED)["fma"]
+    for answer in (fma["achieved"] / ex04.H200.ceiling("fp32").value, 0.812, "81.2%"):
+        line = _fma_fraction_message(RECORDED, answer)
+        assert "[PASS]" in line and "the H200 datasheet's fp32 peak" in line, line
+    for answer in (fma["fraction"], 0.82, "82%"):
+        line = _fma_fraction_message(RECORDED, answer)
+        assert "[PASS]" in line and "datasheet" not in line, line
+
+
+def test_a_fraction_with_each_multiply_add_counted_once_hears_it():
+    fma = ex04._keys(RECORDED)["fma"]
+    half = fma["achieved"] / 2 / min(RECORDED.peak_gflops, fma["intensity"] / 2 * RECORDED.copy_gbps)
+    line = _fma_fraction_message(RECORDED, round(half, 3))
+    assert "[TRY AGAIN]" in line and "each multiply-add as 1 FLOP, in the rate and in the roof alike" in line, line
+    # where P binds at I / 2 (a CPU-like P), that fraction differs from I x C alone's: named alone
+    setup = cpu_setup(p=100.0, noisy=False, fma_gflops=80.0)
+    k = ex04._keys(setup)["fma"]
+    half = k["achieved"] / 2 / min(setup.peak_gflops, k["intensity"] / 2 * setup.copy_gbps)
+    assert abs(half / k["fraction"] - 1) > 0.05
+    line = _fma_fraction_message(setup, round(half, 4))
+    assert "[TRY AGAIN]" in line and "each multiply-add as 1 FLOP" in line, line
