@@ -840,7 +840,7 @@ def test_exercise_4_model_answer_leads_with_the_points_and_lists_the_asides():
     answer = shown.model_answer
     # review 51: the direct answer to Part C's question (the datasheet against the loaded ceilings)
     # opens it, then the two points; about 45 words more, moved from the asides
-    assert answer.startswith("Yes, it depends on the hardware: against the H200's datasheet") and len(re.findall(r"\w+", answer)) < 175
+    assert answer.startswith("No, a different verdict: against the H200's datasheet") and len(re.findall(r"\w+", answer)) < 175
     assert answer.index("Two points decide both verdicts") < answer.index("The reduction")
     assert len(re.findall(r"[.:;] [A-Z]", answer)) <= 4  # at most five sentences
     assert "fp64" not in answer and "CPU" not in answer and answer.count("datasheet") == 1
