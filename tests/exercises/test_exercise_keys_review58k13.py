@@ -195,3 +195,16 @@ def test_ex3_bare_both_hears_that_it_names_no_side():
     check = _stretch(side="both")[2]
     assert check.status == "fail" and check.message == BOTH_HINT
     assert _stretch(side="both roofs are close")[2].status == "fail"  # read as the ridge, still wrong
+
+
+# --- exercise 1, item 6: 1 TB taken as 1,024 GB -------------------------------------------------------
+
+def test_ex1_1024_gb_per_tb_hears_its_hint_and_the_key_still_passes():
+    ridges = ex01.check_ridges(39.06, 58.59).checks
+    rates = ex01.check_predictions(61.44, N, 40.96, N).checks
+    for check in (*ridges, rates[0], rates[2]):
+        assert check.status == "fail" and "not 1,024" in check.message, check
+    assert ex01.check_ridges(40, 60).passed
+    assert ex01.check_predictions(60, 120, 40, 120).passed
+    # a value 2% off that no 1,024 explains hears only its direction
+    assert "1,024" not in ex01.check_ridges(39.6 * 0.98, N).checks[0].message
