@@ -125,10 +125,11 @@ def check_flops(attention_flops):
         attention_flops, _flops, SAMPLES, "attention FLOPs(s, d)",
         mistakes=[
             # Review 40k1 K3-1: the softmax counted per output element (c s d) is within the
-            # tolerance of leaving it out at every test point, so one hint names both
+            # tolerance of leaving it out at every test point, and so is a count per row (c s),
+            # so one hint names all three
             (lambda s, d: _flops(s, d) - softmax * s * s,
-             "the softmax is missing, or counted per output element (s x d): it costs a few "
-             "FLOPs for every score, s x s of them (max, subtract, exp, sum, divide)"),
+             "the softmax is missing, or counted per row (s) or per output element (s x d): it "
+             "costs a few FLOPs for every score, s x s of them (max, subtract, exp, sum, divide)"),
             # Review 10b K3-C1: the GEMMs right and the softmax miscounted (3 FLOPs per score is
             # the usual slip) differ from the key by a multiple of s^2: name the softmax
             # (review 19k1 K3-1: at c = 1 the softmax is counted as 1 FLOP, not left out)

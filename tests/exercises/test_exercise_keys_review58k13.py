@@ -208,3 +208,18 @@ def test_ex1_1024_gb_per_tb_hears_its_hint_and_the_key_still_passes():
     assert ex01.check_predictions(60, 120, 40, 120).passed
     # a value 2% off that no 1,024 explains hears only its direction
     assert "1,024" not in ex01.check_ridges(39.6 * 0.98, N).checks[0].message
+
+
+# --- exercise 3, item 5: the softmax counted per row is named ------------------------------------------
+
+def test_ex3_softmax_counted_per_row_is_named():
+    check = ex03.check_flops(lambda s, d: 4 * s * s * d + 5 * s)
+    assert check.status == "fail" and "per row (s)" in check.message
+
+
+def test_solution_3_limit_comment_states_the_limit():
+    import json
+    from pathlib import Path
+    cells = json.loads((Path(__file__).parents[2] / "solutions" / "03_attention_intensity.ipynb").read_text())["cells"]
+    line = next(l for c in cells if c["cell_type"] == "code" for l in c["source"] if l.startswith("unfused_limit ="))
+    assert "-> (4d + 5) / 8 as s grows" in line and "s^2 terms" not in line
