@@ -169,6 +169,7 @@ def test_item12_drill5_splits_the_expected_answers_from_the_other_conventions():
 
 # --- key 4, item 7: the rounding hint's behaviour, pinned across its rewrite as a slip table ------
 
+_ONE_FLOP = "; or, if you counted each multiply-add as 1 FLOP, in the rate and in the roof alike: each is 2 FLOPs"
 _ROUNDED = ("too far from the key to pass (±2% or ±0.5 percentage points): if you rounded, give two "
             "more figures; or did you divide by ")
 
@@ -184,12 +185,14 @@ _ROUNDED = ("too far from the key to pass (±2% or ±0.5 percentage points): if 
              "that is against B, Lab 1's best access mix (a write), or a bandwidth near it such as a "
              "datasheet's; the reduction only reads: score it against the read ceiling, setup.read_gbps"),
     (4, 0.8, "not within ±2% or ±0.5 percentage points of the key: your value is too low"),
+    # review 58 k45 item 6: on the recorded H200 the fraction against I x C alone is also that of
+    # each multiply-add counted as 1 FLOP in the rate and the roof, (achieved / 2) / (8 x C): named too
     (9, 0.8, _ROUNDED + "I x C alone (the same as GB/s over C)? (divide by the roof you found above, "
-                        "min(P, I x C))"),
+                        "min(P, I x C))" + _ONE_FLOP),
     (9, "80%", _ROUNDED + "I x C alone (the same as GB/s over C)? (divide by the roof you found "
-                          "above, min(P, I x C))"),
+                          "above, min(P, I x C))" + _ONE_FLOP),
     (9, 0.793, "divide the achieved GFLOP/s by the roof you found above, min(P, I x C), not by I x C "
-               "alone (the same as GB/s over C)"),
+               "alone (the same as GB/s over C)" + _ONE_FLOP),
     (9, 0.9, "not within ±2% or ±0.5 percentage points of the key: your value is too high"),
     (9, 1.62, "that is against the fp64 roof, P64; this kernel's FMAs are fp32: divide by its roof, "
               "min(P, I x C); a fraction above 1 means the roof divided by is not the kernel's"),
