@@ -256,7 +256,8 @@ _WITH_COMMENT = re.compile(r"^\s*(?P<head>[^(),]+?)\s*(?:\((?P<paren>[^()]*)\)|,
 _AT_VALUE = re.compile(r"^\s*(?P<head>.*?)\s*(?:\b(?:at|to|near|around)\b)?\s*(?:about|roughly|approximately|~|≈)?"
                        r"\s*(?P<value>\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 #: The limit's own verbs, read as the constant option when a value follows them.
-_LIMIT_VERBS = ("approaches", "tends", "tends to", "converges", "converges to", "saturates", "saturates at")
+_LIMIT_VERBS = ("approaches", "tends", "tends to", "converges", "converges to", "saturates", "saturates at",
+                "approaching", "tending to")
 
 
 def _read_option(answer, choices: Choices, question: str, *, levels_off=None, value=None):
@@ -279,6 +280,10 @@ def _read_option(answer, choices: Choices, question: str, *, levels_off=None, va
         except AnswerError:
             return answer
         comment = paired.group("paren") if paired.group("paren") is not None else paired.group("comma")
+        if option == levels_off and (at := _AT_VALUE.match(comment)) and (
+                not at.group("head") or at.group("head").strip().lower() in _LIMIT_VERBS):
+            # "levels off (about 64)", "levels off, at 64": the value is read, as after "at"
+            return _level_value(answer, option, float(at.group("value")), value, question)
         try:
             other = choices._read(comment)
         except AnswerError:
@@ -296,12 +301,17 @@ def _read_option(answer, choices: Choices, question: str, *, levels_off=None, va
             return answer
         if option != levels_off:
             return answer  # only the constant has a value to level off at ("grows like s2" is no reading)
-        number = float(at.group("value"))
-        if value is None or abs(number - value[0]) <= DEFAULT_RTOL * value[0]:
-            return option
-        return Check(question, "fail", f"{answer.strip()!r}: it does level off, but not at {number:g}: "
-                                       f"work out {value[1]} (the next question) again")
+        return _level_value(answer, option, float(at.group("value")), value, question)
     return answer
+
+
+def _level_value(answer: str, option: str, number: float, value, question: str):
+    """The constant option read with the value it levels off at: right within ±2% of ``value``'s
+    key (where given: the slot whose right answer it is), refused otherwise."""
+    if value is None or abs(number - value[0]) <= DEFAULT_RTOL * value[0]:
+        return option
+    return Check(question, "fail", f"{answer.strip()!r}: it does level off, but not at {number:g}: "
+                                   f"work out {value[1]} (the next question) again")
 
 
 def _graded(reading, grade) -> Check:

@@ -148,13 +148,15 @@ def test_ex3_no_quadratic_suggestion_for_a_prefix_of_its_power():
 
 @pytest.mark.parametrize("answer", ["levels off at about 64", "approaches 64.6", "constant at ~64",
                                     "levels off (tends to a constant)", "levels off (bytes grow like FLOPs)",
+                                    "levels off (about 64)", "levels off, at 64.6", "levels off (tends to 64.6)",
                                     "constant"])
 def test_ex3_unfused_levels_off_phrasings_pass(answer):
     check = _unfused(answer)
     assert check.status == "pass", check
 
 
-@pytest.mark.parametrize("answer", ["levels off at 32", "levels off at 129", "levels off (linear)", "linear"])
+@pytest.mark.parametrize("answer", ["levels off at 32", "levels off at 129", "levels off (linear)", "linear",
+                                    "levels off, at 32", "levels off (about 32)", "levels off (tends to 32)"])
 def test_ex3_unfused_wrong_value_or_option_fails(answer):
     check = _unfused(answer)
     assert check.status == "fail", check
