@@ -38,7 +38,9 @@ def test_58a_00_the_learning_path_row_for_05_says_what_05_teaches_and_its_drill(
                 if c.cell_type == "markdown" and c.source.startswith("## The learning path"))
     row = next(line for line in path.splitlines() if "(05_hierarchical.ipynb)" in line)
     assert "shared memory as ceilings" not in row and "AMD" not in row  # 05 draws no shared-memory roof, names no AMD
-    assert "a roof per memory level (L1, L2, HBM) from a working-set sweep" in row
+    assert "L1, L2 and HBM roofs, from a working-set sweep and Nsight Compute" in row
+    # notebook 04 sends the student back to exercise 1 for a falling bandwidth roof, not the sweep's curve
+    assert "exercise 1 again |" in path and "on the sweep's curve" not in path
     assert row.rstrip().endswith("| exercise 5, drill 5 |")
     fifth = " ".join(markdown("05_hierarchical.ipynb").split())
     assert "Now do exercise 5, drill 5" in fifth and "Nsight Compute" in fifth and "AMD" not in fifth
