@@ -352,7 +352,7 @@ def test_07_section_5_leaves_the_l1_and_l2_rows_to_the_appendix():
     # review 17c: the rows were printed and then called irrelevant; now only the DRAM row is printed
     from rooflinelib.profiling import capstone
     cell = next(c.source for c in _cells() if c.cell_type == "markdown"
-                and c.source.startswith("Each profile is placed on its DRAM bytes"))
+                and c.source.startswith("Placed on\n[notebook 05's hierarchical roofline]"))
     flat = " ".join(cell.split())
     assert "not like-for-like" not in flat and "that row matters" not in flat
     assert "[the L2 and L1 rows](../docs/appendix-07.md#the-softmaxes-level-by-level)" in flat

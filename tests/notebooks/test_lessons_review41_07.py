@@ -92,8 +92,8 @@ def test_section_4s_opening_is_thinner():
 
 def test_the_ncu_byte_shortfall_is_said_once():
     # clarity: 2.7% and 4.3% repeated in the level-table cell; kept once, as 0.973x and 0.957x
-    assert "2.7% and 4.3%" not in _cell("Each profile is placed")
-    assert "They sit at 72% and 86% of it, on ncu's bytes." in _cell("Each profile is placed")
+    assert "2.7% and 4.3%" not in _cell("Placed on")
+    assert "They sit at 72% and 86% of it, on ncu's bytes." in _cell("Placed on")
     assert "0.973x and 0.957x" in _cell("Three readings")
     # and the times' bullet no longer repeats cell 18's verdict
     assert "Bytes right and time off" not in _cell("Three readings")
