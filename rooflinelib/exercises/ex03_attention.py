@@ -260,6 +260,11 @@ _LIMIT_VERBS = ("approaches", "tends", "tends to", "converges", "converges to", 
                 "approaching", "tending to")
 
 
+#: A comment naming the hidden "unbounded" ("linear (does not level off)", "linear, keeps growing")
+#: says what a growing option already says: it agrees, so the option stands.
+_COMMENT_AGREES = {"unbounded": ("linear", "quadratic")}
+
+
 def _read_option(answer, choices: Choices, question: str, *, levels_off=None, value=None):
     """Exercise 1's reading of a choice with a comment: "<option> (<anything>)" and "<option>,
     <anything>" read as the option when the comment names no other option (one that does is
@@ -288,7 +293,7 @@ def _read_option(answer, choices: Choices, question: str, *, levels_off=None, va
             other = choices._read(comment)
         except AnswerError:
             return option
-        if other == option:
+        if other == option or option in _COMMENT_AGREES.get(other, ()):
             return option
         return Check(question, "fail", f"{answer.strip()!r}: the words after {paired.group('head').strip()!r} "
                                        f"name {other!r}, another option: keep one")
