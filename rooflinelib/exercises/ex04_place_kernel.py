@@ -1067,18 +1067,27 @@ def check_placement(setup, reduction_intensity, reduction_gflops, reduction_roof
     )
 
 
+def _fraction_value(answer, question: str):
+    """A fraction answer as check_number reads it (a bare number above 1.5 is a percentage), or
+    None where it cannot be read: the readings below only add to a check already made."""
+    try:
+        value = read_number(answer, question, "fraction")
+    except (AnswerError, NotAnsweredError):
+        return None
+    if value > 1.5 and not (isinstance(answer, str) and "%" in answer):
+        value /= 100
+    return value
+
+
 def _fma_fraction_readings(setup, answer, fma: dict, check: Check) -> Check:
     """Review 58 k45 items 5 and 6: two readings of the FMA fraction that grading's value alone
     misses.  A pass nearer the fraction of the H200 datasheet's fp32 peak than of the loaded P
     gets the note the roof gets; a miss that is also the fraction of a student who counted each
     multiply-add as 1 FLOP in the rate and the roof alike, (achieved / 2) / min(P, I / 2 x C),
     hears that each is 2 FLOPs (on the recorded H200 it is the fraction against I x C alone)."""
-    try:
-        value = read_number(answer, check.question, "fraction")
-    except (AnswerError, NotAnsweredError):
+    value = _fraction_value(answer, check.question)
+    if value is None:
         return check
-    if value > 1.5 and not (isinstance(answer, str) and "%" in answer):
-        value /= 100  # a bare percentage, as check_number reads it
     datasheet = H200.ceiling("fp32").value if "H200" in setup.machine.name else None
     if check.passed and datasheet and fma["roof"] == setup.peak_gflops:
         wrong = fma["achieved"] / datasheet
@@ -1235,12 +1244,9 @@ def _rounded_fraction(answer, key: float, check: Check) -> Check:
     if check.status != "fail" or slip_redo is None:
         return check
     slip, redo = slip_redo
-    try:
-        value = read_number(answer, check.question, "fraction")
-    except (AnswerError, NotAnsweredError):
+    value = _fraction_value(answer, check.question)
+    if value is None:
         return check
-    if value > 1.5 and not (isinstance(answer, str) and "%" in answer):
-        value /= 100  # a bare percentage, as check_number reads it
     if not _plausible_rounding(value, key):
         return check
     if slip is None:
