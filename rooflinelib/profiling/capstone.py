@@ -36,6 +36,7 @@ from rooflinelib.core import operators
 from rooflinelib.profiling.profile_result import ProfileError, percent
 from rooflinelib.experiments.pitfall_readings import TOLERANCE  # the course's one agreement rule
 from rooflinelib.measure.expected import fill_values
+from rooflinelib.measure.protocol import NOISY_IQR, iqr_spread
 from rooflinelib.profiling.counting import CountError, count_bytes, fake_device_functions, kernel_py_func
 from rooflinelib.exercises.grading import (Check, Choices, NotAnsweredError, Report, report, check_function,
                                            check_number, NOT_ANSWERED, SIDES, check_choice,
@@ -2196,7 +2197,6 @@ def too_noisy(three, fused, where: str = "this run") -> str:
     of either profile's timed repeats spread over more than :data:`~rooflinelib.measure.protocol.NOISY_IQR`
     of their median, the bound past which Lab 1 calls a measurement noisy.  The recorded pair is never
     judged here: its file is what the notebook is written against."""
-    from rooflinelib.measure.protocol import NOISY_IQR, iqr_spread
     if where == RECORDED_WHERE:
         return ""
     parts = []

@@ -11,21 +11,13 @@ pytest.importorskip("numba.cuda")
 
 from rooflinelib.profiling import capstone, races  # noqa: E402
 from test_capstone_review32 import _solution  # noqa: E402
+from test_capstone import _FUSED_AFTER_ARRAYS  # noqa: E402
 
 # --- 1: two writes of one shared entry ----------------------------------------------------------------
 
-_MODEL_FUSED = """    m = float32(-math.inf)
-    for c in range(t, x.shape[1], cuda.blockDim.x):
-        row[c] = x[r, c]
-        m = max(m, row[c])
-    m = block_reduce(m, part, True)
-    s = float32(0)
-    for c in range(t, x.shape[1], cuda.blockDim.x):
-        row[c] = math.exp(row[c] - m)
-        s += row[c]
-    s = block_reduce(s, part, False)
-    inv = float32(1) / s
-"""
+# the model fused kernel up to its last loop (one home: test_capstone's kernel text)
+_MODEL_FUSED = _FUSED_AFTER_ARRAYS[:_FUSED_AFTER_ARRAYS.index(
+    "    for c in range(t, x.shape[1], cuda.blockDim.x):\n        y[r, c]")]
 # every thread loads its part of the row; thread 0 alone finds the max and overwrites the row in place
 _THREAD0 = """    for c in range(t, x.shape[1], cuda.blockDim.x):
         row[c] = x[r, c]
